@@ -1,0 +1,195 @@
+//! The `Algorithm` choice and the trait every barrier algorithm implements.
+
+use crate::error::{Error, Result};
+use crate::topology::{available_cores, is_oversubscribed};
+
+/// Which barrier algorithm a [`Barrier`](crate::Barrier) runs.
+///
+/// See the [module docs](crate::barrier) for how they compare. `Auto` picks one from the party
+/// count and the available cores:
+///
+/// | parties | cores | `Auto` picks | why |
+/// |---|---|---|---|
+/// | 1 to 8 | at least `parties` | [`Counting`](Algorithm::Counting) | one line per episode: fewest coherence misses when every thread has a core |
+/// | more than 8 | at least `parties` | [`Tournament`](Algorithm::Tournament) | O(log n) critical path, every flag has one writer and one reader |
+/// | any | fewer than `parties` | [`SenseReversing`](Algorithm::SenseReversing) | one release word: a single wake-up pass releases every parked waiter, instead of a chain of sleeping threads waking each other |
+///
+/// ```
+/// use phasers::Algorithm;
+///
+/// let chosen = Algorithm::Auto.resolve(64);
+/// assert_ne!(chosen, Algorithm::Auto);
+/// assert_eq!("mcs".parse::<Algorithm>()?, Algorithm::McsTree);
+/// # Ok::<(), phasers::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Algorithm {
+    /// Chosen from the party count and the core count; see the table above.
+    #[default]
+    Auto,
+    /// Centralized sense-reversing: one arrival counter, one release word. Supports leaving.
+    SenseReversing,
+    /// Two-generation counting: the arrival counter is also the release word, and two counters
+    /// alternate between episodes so one is re-armed while the other is in use. Supports leaving.
+    Counting,
+    /// Ticket: arrivals take tickets from one ever-growing counter; a separate word serves episodes.
+    Ticket,
+    /// Software combining tree with a configurable fan-in (see
+    /// [`BarrierBuilder::fan_in`](crate::BarrierBuilder::fan_in)).
+    CombiningTree,
+    /// MCS tree: 4-ary arrival tree with the children's flags packed in one word, binary wake-up tree.
+    McsTree,
+    /// Dissemination: ceil(log2 n) rounds of pairwise signals, no tree and no central word.
+    Dissemination,
+    /// Tournament: statically paired matches up a binary tree, the champion wakes the losers back down.
+    Tournament,
+}
+
+impl Algorithm {
+    /// Every concrete algorithm (everything but `Auto`), in the order of the module docs' table.
+    pub const CONCRETE: [Algorithm; 7] = [
+        Algorithm::SenseReversing,
+        Algorithm::Counting,
+        Algorithm::Ticket,
+        Algorithm::CombiningTree,
+        Algorithm::McsTree,
+        Algorithm::Dissemination,
+        Algorithm::Tournament,
+    ];
+
+    /// The short name used on the command line and in benchmark reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Auto => "auto",
+            Algorithm::SenseReversing => "sense-reversing",
+            Algorithm::Counting => "counting",
+            Algorithm::Ticket => "ticket",
+            Algorithm::CombiningTree => "combining-tree",
+            Algorithm::McsTree => "mcs",
+            Algorithm::Dissemination => "dissemination",
+            Algorithm::Tournament => "tournament",
+        }
+    }
+
+    /// Whether participants can [`leave`](crate::Participant::leave), shrinking the barrier.
+    pub fn supports_leave(self) -> bool {
+        matches!(self, Algorithm::SenseReversing | Algorithm::Counting)
+    }
+
+    /// The concrete algorithm `Auto` stands for with `parties` participants on this machine;
+    /// any other algorithm is returned as is.
+    pub fn resolve(self, parties: usize) -> Algorithm {
+        match self {
+            Algorithm::Auto if is_oversubscribed(parties) => Algorithm::SenseReversing,
+            Algorithm::Auto if parties <= AUTO_SMALL_PARTIES => Algorithm::Counting,
+            Algorithm::Auto => Algorithm::Tournament,
+            concrete => concrete,
+        }
+    }
+
+    /// The cores `resolve` compares against (the same as [`crate::available_cores`]).
+    pub fn cores_considered() -> usize {
+        available_cores()
+    }
+}
+
+/// Up to this many parties, each with its own core, one shared line beats any tree.
+const AUTO_SMALL_PARTIES: usize = 8;
+
+impl std::fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Algorithm {
+    type Err = Error;
+
+    /// Accepts the names of [`Algorithm::name`], ignoring case, plus the aliases `sense`,
+    /// `central`, `two-generation`, `tree`, `mcs-tree` and `combining`.
+    fn from_str(text: &str) -> Result<Self> {
+        let wanted = text.trim().to_ascii_lowercase().replace('_', "-");
+        let alias = match wanted.as_str() {
+            "sense" | "central" => Some(Algorithm::SenseReversing),
+            "two-generation" => Some(Algorithm::Counting),
+            "tree" | "combining" => Some(Algorithm::CombiningTree),
+            "mcs-tree" => Some(Algorithm::McsTree),
+            _ => None,
+        };
+        alias
+            .or_else(|| {
+                std::iter::once(Algorithm::Auto)
+                    .chain(Algorithm::CONCRETE)
+                    .find(|algorithm| algorithm.name() == wanted)
+            })
+            .ok_or_else(|| {
+                let names: Vec<&str> = std::iter::once(Algorithm::Auto)
+                    .chain(Algorithm::CONCRETE)
+                    .map(Algorithm::name)
+                    .collect();
+                Error::invalid(format!(
+                    "unknown barrier algorithm {text:?}; expected one of {}",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+/// A barrier algorithm usable with static dispatch, as in `Barrier<McsTree>`.
+///
+/// The trait is sealed: the algorithms are this crate's product, and their internals (how a
+/// participant arrives, waits and resumes after a timeout) are not a stable interface.
+///
+/// ```
+/// use phasers::barrier::Dissemination;
+/// use phasers::Barrier;
+///
+/// let barrier: Barrier<Dissemination> = Barrier::builder(3).build_static()?;
+/// assert_eq!(barrier.algorithm(), phasers::Algorithm::Dissemination);
+/// # Ok::<(), phasers::Error>(())
+/// ```
+pub trait BarrierAlgorithm: sealed::AlgorithmImpl {}
+
+impl<T: sealed::AlgorithmImpl> BarrierAlgorithm for T {}
+
+/// Construction parameters shared by all algorithms; each reads what concerns it.
+#[derive(Debug, Clone, Copy)]
+pub struct Params {
+    pub(crate) fan_in: usize,
+    pub(crate) has_completion: bool,
+}
+
+pub(crate) mod sealed {
+    use super::{Algorithm, Params};
+    use crate::barrier::episode::Episode;
+    use crate::error::Error;
+    use crate::wait::Stop;
+
+    /// What an algorithm provides. `wait` must be resumable: when it returns
+    /// `Err(Stop::TimedOut)`, `local` records where the participant stopped, and the next call
+    /// continues from there in the same episode.
+    pub trait AlgorithmImpl: Send + Sync + Sized + 'static {
+        /// A participant's private state: its position in the structure, and where to resume.
+        type Local: Send + 'static;
+
+        /// Builds the shared state for `parties` (at least 1, at most `MAX_PARTIES`).
+        fn build(parties: usize, params: &Params) -> Self;
+
+        /// Which algorithm this is.
+        fn kind(&self) -> Algorithm;
+
+        /// The private state of the participant with `rank`.
+        fn local(&self, rank: usize) -> Self::Local;
+
+        /// Arrives (unless already arrived) and waits for the release of `episode.number()`.
+        /// Returns whether this participant is the episode's leader, who ran the completion action.
+        fn wait(&self, local: &mut Self::Local, episode: &Episode<'_>) -> Result<bool, Stop>;
+
+        /// Arrives at `episode.number()` without waiting, and takes this participant out of every
+        /// later episode. Only called when `kind().supports_leave()`.
+        fn leave(&self, local: &mut Self::Local, episode: &Episode<'_>) -> Result<(), Error>;
+
+        /// Wakes every parked waiter, so each re-checks the broken state.
+        fn wake_all(&self);
+    }
+}

@@ -1,0 +1,159 @@
+//! Building a barrier: parties, algorithm, completion action, wait policy.
+
+use super::algorithm::Params;
+use super::{AnyAlgorithm, Barrier, BarrierAlgorithm};
+use crate::error::{Error, Result};
+use crate::wait::{Tuning, WaitPolicy};
+use crate::Algorithm;
+
+/// The largest party count a barrier accepts.
+///
+/// Far beyond any machine's thread count; it bounds the memory of the per-participant structures
+/// (dissemination keeps `parties * ceil(log2 parties)` padded flags, 128 MiB at this limit).
+pub const MAX_PARTIES: usize = 1 << 16;
+
+/// The largest fan-in of a [`CombiningTree`](Algorithm::CombiningTree).
+pub const MAX_FAN_IN: usize = 64;
+
+/// Configures a [`Barrier`] before building it.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use std::sync::Arc;
+/// use phasers::{Algorithm, Barrier};
+///
+/// let completed = Arc::new(AtomicU64::new(0));
+/// let counter = Arc::clone(&completed);
+/// let barrier = Barrier::builder(4)
+///     .algorithm(Algorithm::CombiningTree)
+///     .fan_in(2)
+///     .on_completion(move || { counter.fetch_add(1, Ordering::Relaxed); })
+///     .build()?;
+///
+/// std::thread::scope(|s| {
+///     for mut p in barrier.participants() {
+///         s.spawn(move || for _ in 0..10 { p.wait().unwrap(); });
+///     }
+/// });
+/// assert_eq!(completed.load(Ordering::Relaxed), 10);
+/// # Ok::<(), phasers::Error>(())
+/// ```
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct BarrierBuilder {
+    parties: usize,
+    algorithm: Algorithm,
+    fan_in: usize,
+    policy: WaitPolicy,
+    completion: Option<Box<dyn FnMut() + Send>>,
+}
+
+impl BarrierBuilder {
+    pub(crate) fn new(parties: usize) -> Self {
+        BarrierBuilder {
+            parties,
+            algorithm: Algorithm::Auto,
+            fan_in: 4,
+            policy: WaitPolicy::Auto,
+            completion: None,
+        }
+    }
+
+    /// The algorithm [`build`](Self::build) uses. Defaults to [`Algorithm::Auto`].
+    pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// How many participants meet at each node of a [`CombiningTree`](Algorithm::CombiningTree),
+    /// from 2 to [`MAX_FAN_IN`]. Defaults to 4; other algorithms ignore it.
+    pub fn fan_in(mut self, fan_in: usize) -> Self {
+        self.fan_in = fan_in;
+        self
+    }
+
+    /// How waiters spend their time; `PHASERS_WAIT` overrides it. Defaults to
+    /// [`WaitPolicy::Auto`].
+    pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// An action that runs exactly once per episode, in the leader's thread, after every
+    /// participant has arrived and before any is released. Whatever it writes is visible to every
+    /// participant when its wait returns.
+    ///
+    /// If it panics, the barrier breaks (the others get [`Error::Broken`]) and the panic continues in
+    /// the leader's thread.
+    pub fn on_completion(mut self, action: impl FnMut() + Send + 'static) -> Self {
+        self.completion = Some(Box::new(action));
+        self
+    }
+
+    /// Builds a barrier that dispatches to the chosen algorithm at run time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when the party count is 0 or above [`MAX_PARTIES`], the fan-in is
+    /// out of range, or `PHASERS_WAIT` / `PHASERS_SPIN` hold a value that cannot be parsed.
+    pub fn build(self) -> Result<Barrier> {
+        let algorithm = self.algorithm.resolve(self.parties);
+        self.finish(|parties, params| AnyAlgorithm::new(algorithm, parties, params))
+    }
+
+    /// Builds a barrier that runs `A` with static dispatch; [`algorithm`](Self::algorithm) is
+    /// ignored.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build).
+    pub fn build_static<A: BarrierAlgorithm>(self) -> Result<Barrier<A>> {
+        self.finish(A::build)
+    }
+
+    fn finish<A: BarrierAlgorithm>(
+        self,
+        make: impl FnOnce(usize, &Params) -> A,
+    ) -> Result<Barrier<A>> {
+        if self.parties == 0 {
+            return Err(Error::invalid(
+                "a barrier needs at least 1 party, got 0; pass the number of threads that will wait",
+            ));
+        }
+        if self.parties > MAX_PARTIES {
+            return Err(Error::invalid(format!(
+                "a barrier takes at most {MAX_PARTIES} parties, got {}; split the work into teams",
+                self.parties
+            )));
+        }
+        if !(2..=MAX_FAN_IN).contains(&self.fan_in) {
+            return Err(Error::invalid(format!(
+                "the combining tree's fan-in must be between 2 and {MAX_FAN_IN}, got {}",
+                self.fan_in
+            )));
+        }
+        let tuning = Tuning::from_env(self.policy)?;
+        let params = Params {
+            fan_in: self.fan_in,
+            has_completion: self.completion.is_some(),
+        };
+        let algorithm = make(self.parties, &params);
+        Ok(Barrier::from_parts(
+            algorithm,
+            self.parties,
+            tuning,
+            self.completion,
+        ))
+    }
+}
+
+impl std::fmt::Debug for BarrierBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BarrierBuilder")
+            .field("parties", &self.parties)
+            .field("algorithm", &self.algorithm)
+            .field("fan_in", &self.fan_in)
+            .field("policy", &self.policy)
+            .field("completion", &self.completion.is_some())
+            .finish()
+    }
+}

@@ -1,0 +1,130 @@
+//! Two-generation counting barrier (seed 002, the software side of its hardware barrier).
+//!
+//! Each episode counts arrivals down on one of two counters, alternating, and that same counter is
+//! the word everyone waits on: a participant touches one line per episode. The counter of episode
+//! `e` is tagged with `e`; the last arrival replaces the tag, which is the release. The other counter
+//! is re-armed for episode `e + 1` by the leader of `e`, at a moment when every waiter of `e - 1` (its
+//! previous user) has provably left it, since all of them have arrived at `e`. That is why two
+//! counters are needed: with one, re-arming would race with the departure of slow waiters.
+//!
+//! # Word layout
+//!
+//! | bits | meaning |
+//! |---|---|
+//! | 32..=62 | tag: the episode the counter is armed for, modulo 2^31 |
+//! | 0..=31 | arrivals still expected |
+//!
+//! Leaving is supported: a leaver lowers the party count before its arrival, so the leader re-arms
+//! the next counter with the lowered count.
+//!
+//! # Memory ordering
+//!
+//! Arrivals decrement with `AcqRel`, so the last one acquires every earlier arrival's writes; it
+//! re-arms the other counter and publishes the new tag with `Release` swaps; waiters read the tag
+//! with `Acquire`.
+
+use crossbeam_utils::CachePadded;
+
+use super::algorithm::{sealed::AlgorithmImpl, Params};
+use super::episode::Episode;
+use crate::error::Error;
+use crate::primitive::{AtomicUsize, Ordering};
+use crate::wait::{Signal, Stop};
+use crate::Algorithm;
+
+const TAG_SHIFT: u32 = 32;
+const TAG_MASK: u64 = (1 << 31) - 1;
+const COUNT_MASK: u64 = (1 << TAG_SHIFT) - 1;
+
+fn armed(episode: u64, parties: usize) -> u64 {
+    ((episode & TAG_MASK) << TAG_SHIFT) | parties as u64
+}
+
+fn tag(word: u64) -> u64 {
+    word >> TAG_SHIFT
+}
+
+/// Two-generation counting barrier; see [`Algorithm::Counting`].
+pub struct Counting {
+    counters: [CachePadded<Signal>; 2],
+    parties: CachePadded<AtomicUsize>,
+}
+
+/// A participant's state: whether it has arrived and waits for the release.
+#[derive(Debug, Default)]
+pub struct CountingLocal {
+    arrived: bool,
+}
+
+impl Counting {
+    fn counter(&self, episode: u64) -> &Signal {
+        &self.counters[(episode & 1) as usize]
+    }
+
+    /// Counts this participant's arrival; the last one re-arms the other counter, runs the action
+    /// and releases. Returns whether this participant was the last.
+    fn arrive(&self, episode: &Episode<'_>) -> bool {
+        let number = episode.number();
+        let before = self.counter(number).fetch_sub_quiet(1);
+        debug_assert_eq!(
+            tag(before),
+            number & TAG_MASK,
+            "arrival on a counter armed for another episode"
+        );
+        if before & COUNT_MASK != 1 {
+            return false;
+        }
+        let parties = self.parties.load(Ordering::Relaxed);
+        self.counter(number + 1).publish(armed(number + 1, parties));
+        episode.complete();
+        // Tag `number + 2`, count 0: not armed yet; the leader of `number + 1` arms it.
+        self.counter(number).publish(armed(number + 2, 0));
+        true
+    }
+}
+
+impl AlgorithmImpl for Counting {
+    type Local = CountingLocal;
+
+    fn build(parties: usize, _: &Params) -> Self {
+        Counting {
+            counters: [
+                CachePadded::new(Signal::new(armed(0, parties))),
+                CachePadded::new(Signal::new(armed(1, parties))),
+            ],
+            parties: CachePadded::new(AtomicUsize::new(parties)),
+        }
+    }
+
+    fn kind(&self) -> Algorithm {
+        Algorithm::Counting
+    }
+
+    fn local(&self, _rank: usize) -> CountingLocal {
+        CountingLocal::default()
+    }
+
+    #[inline]
+    fn wait(&self, local: &mut CountingLocal, episode: &Episode<'_>) -> Result<bool, Stop> {
+        if !local.arrived {
+            if self.arrive(episode) {
+                return Ok(true);
+            }
+            local.arrived = true;
+        }
+        let mine = episode.number() & TAG_MASK;
+        episode.wait_until(self.counter(episode.number()), |word| tag(word) != mine)?;
+        local.arrived = false;
+        Ok(false)
+    }
+
+    fn leave(&self, _: &mut CountingLocal, episode: &Episode<'_>) -> Result<(), Error> {
+        self.parties.fetch_sub(1, Ordering::Relaxed);
+        self.arrive(episode);
+        Ok(())
+    }
+
+    fn wake_all(&self) {
+        self.counters.iter().for_each(|counter| counter.wake_all());
+    }
+}

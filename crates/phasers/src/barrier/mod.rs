@@ -1,0 +1,81 @@
+//! Barriers: a family of algorithms behind one API.
+//!
+//! Build a [`Barrier`] for `n` parties, hand each thread its [`Participant`], and call
+//! [`wait`](Participant::wait). Every algorithm has the same semantics:
+//!
+//! - `wait` returns the episode number and whether this participant was the **leader**; exactly one
+//!   participant leads each episode, and it runs the completion action (see
+//!   [`BarrierBuilder::on_completion`]) after the last arrival and before anyone is released.
+//! - [`wait_timeout`](Participant::wait_timeout) and [`wait_deadline`](Participant::wait_deadline)
+//!   return [`Error::Timeout`](crate::Error::Timeout) naming the ranks that have not arrived; the
+//!   arrival stays in place, and waiting again completes the same episode.
+//! - A participant that panics breaks the barrier: the others' waits return
+//!   [`Error::Broken`](crate::Error::Broken) within milliseconds.
+//! - A barrier of one party never blocks; zero parties, or more than [`MAX_PARTIES`], is an
+//!   [`Error::InvalidArgument`](crate::Error::InvalidArgument).
+//! - Every waiter spins, then yields, then parks (see [`crate::wait`]); nothing spins for ever when
+//!   threads outnumber cores.
+//!
+//! # Choosing an algorithm
+//!
+//! `n` participants; "messages" counts the cache lines written that another participant must read.
+//!
+//! | algorithm | messages per episode | critical path | leader | leave | use it when |
+//! |---|---|---|---|---|---|
+//! | [`SenseReversing`] | n arrivals on one counter + 1 release | n serialized RMWs + 1 broadcast | last arrival | yes | few threads, or more threads than cores (one wake-up releases all) |
+//! | [`Counting`] | n RMWs on one line, which is also the release | n serialized RMWs | last arrival | yes | few threads each on its own core: the fewest lines touched |
+//! | [`Ticket`] | n RMWs on the ticket line + 1 release | n serialized RMWs + 1 broadcast | last ticket | no | like sense-reversing, when a never-reset counter is wanted |
+//! | [`CombiningTree`] | about n · k/(k−1) RMWs on counters of fan-in k | log_k n levels of k RMWs, and back down | last at the root | no | many threads on a machine where one counter line is contended |
+//! | [`McsTree`] | n − 1 bit flips + n − 1 wake-ups | log_4 n up, log_2 n down | rank 0 | no | many threads; each polls only its own lines |
+//! | [`Dissemination`] | n · ceil(log2 n) signals | ceil(log2 n) rounds, no release phase | rank 0 | no | many threads with free cores: shortest path, most traffic |
+//! | [`Tournament`] | n − 1 arrivals + n − 1 wake-ups | ceil(log2 n) up, as many down | rank 0 | no | many threads; the best software barrier at scale in seed 002 |
+//!
+//! [`Algorithm::Auto`] chooses among them from the party count and the cores; its rule is on
+//! [`Algorithm`]. Dissemination has no single release step, so with a completion action it adds one
+//! (rank 0 runs the action, then releases the others through one word).
+//!
+//! # Static dispatch
+//!
+//! `Barrier` dispatches on [`AnyAlgorithm`] at run time; `Barrier<A>` for a concrete `A` does not:
+//!
+//! ```
+//! use phasers::barrier::Tournament;
+//! use phasers::Barrier;
+//!
+//! let barrier = Barrier::builder(2).build_static::<Tournament>()?;
+//! std::thread::scope(|s| {
+//!     for mut p in barrier.participants() {
+//!         s.spawn(move || for _ in 0..100 { p.wait().unwrap(); });
+//!     }
+//! });
+//! # Ok::<(), phasers::Error>(())
+//! ```
+
+mod algorithm;
+mod any;
+mod builder;
+mod combining_tree;
+mod completion;
+mod counting;
+mod dissemination;
+mod episode;
+mod mcs_tree;
+mod participant;
+mod roster;
+mod sense_reversing;
+mod shared;
+mod ticket;
+mod tournament;
+
+pub use algorithm::{Algorithm, BarrierAlgorithm};
+pub use any::{AnyAlgorithm, AnyLocal};
+pub use builder::{BarrierBuilder, MAX_FAN_IN, MAX_PARTIES};
+pub use combining_tree::{CombiningLocal, CombiningTree};
+pub use counting::{Counting, CountingLocal};
+pub use dissemination::{Dissemination, DisseminationLocal};
+pub use mcs_tree::{McsLocal, McsTree};
+pub use participant::{Participant, WaitResult};
+pub use sense_reversing::{SenseLocal, SenseReversing};
+pub use shared::Barrier;
+pub use ticket::{Ticket, TicketLocal};
+pub use tournament::{Tournament, TournamentLocal};

@@ -1,0 +1,252 @@
+//! `Participant`: one rank's handle on a barrier.
+
+use std::time::{Duration, Instant};
+
+use super::episode::Episode;
+use super::shared::Shared;
+use super::{AnyAlgorithm, BarrierAlgorithm};
+use crate::error::{Error, Result};
+use crate::primitive::Arc;
+use crate::wait::{Deadline, Stop, Waiter};
+
+/// What a completed wait reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WaitResult {
+    episode: u64,
+    leader: bool,
+}
+
+impl WaitResult {
+    /// The episode that completed, counted from 0 for each barrier.
+    pub fn episode(&self) -> u64 {
+        self.episode
+    }
+
+    /// Whether this participant was the episode's leader: exactly one participant per episode is,
+    /// and it ran the completion action. Which rank leads depends on the algorithm (see the
+    /// [module docs](crate::barrier)).
+    pub fn is_leader(&self) -> bool {
+        self.leader
+    }
+}
+
+/// One participant's handle on a [`Barrier`](super::Barrier).
+///
+/// The handle carries the rank and the participant's private state, so the hot path never looks
+/// up a thread. It is `Send` but used by one thread at a time (`&mut self`).
+///
+/// # Dropping
+///
+/// A participant that is dropped without [`leave`](Self::leave) (most importantly, during a panic)
+/// breaks the barrier from its next episode on: the others' waits for that episode return
+/// [`Error::Broken`] within milliseconds instead of hanging. Waits for episodes it had already
+/// completed are unaffected.
+///
+/// ```
+/// use std::time::Duration;
+/// use phasers::{Algorithm, Barrier, Error};
+///
+/// let barrier = Barrier::new(2, Algorithm::McsTree)?;
+/// let mut handles = barrier.participants();
+/// let mut second = handles.pop().unwrap();
+/// let mut first = handles.pop().unwrap();
+///
+/// // Rank 1 has not arrived: the wait gives up and says who is missing...
+/// match first.wait_timeout(Duration::from_millis(10)) {
+///     Err(Error::Timeout { missing, .. }) => assert_eq!(missing, vec![1]),
+///     other => panic!("expected a timeout, got {other:?}"),
+/// }
+/// // ...but rank 0's arrival stays in place, so the episode completes once rank 1 comes.
+/// std::thread::scope(|s| {
+///     s.spawn(|| second.wait().unwrap());
+///     first.wait().unwrap();
+/// });
+/// # Ok::<(), phasers::Error>(())
+/// ```
+pub struct Participant<A: BarrierAlgorithm = AnyAlgorithm> {
+    shared: Arc<Shared<A>>,
+    local: A::Local,
+    rank: usize,
+    episode: u64,
+    pending: bool,
+    left: bool,
+}
+
+impl<A: BarrierAlgorithm> Participant<A> {
+    pub(crate) fn new(shared: Arc<Shared<A>>, rank: usize) -> Self {
+        let local = shared.algorithm.local(rank);
+        Participant {
+            shared,
+            local,
+            rank,
+            episode: 0,
+            pending: false,
+            left: false,
+        }
+    }
+
+    /// This participant's rank, from 0 to `parties - 1`.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The episode this participant's next (or pending) wait completes.
+    pub fn episode(&self) -> u64 {
+        self.episode
+    }
+
+    /// Whether an earlier wait timed out after arriving: the next wait resumes that episode.
+    pub fn is_pending(&self) -> bool {
+        self.pending
+    }
+
+    /// Arrives at the barrier and waits until every participant has arrived.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Broken`] when a participant panicked or was dropped, so the episode can never
+    /// complete; [`Error::InvalidArgument`] after [`leave`](Self::leave).
+    #[inline]
+    pub fn wait(&mut self) -> Result<WaitResult> {
+        self.wait_until(Deadline::Never)
+    }
+
+    /// As [`wait`](Self::wait), giving up after `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`] naming the ranks that have not arrived; the arrival stays in place, so
+    /// waiting again completes the same episode. Otherwise as [`wait`](Self::wait).
+    pub fn wait_timeout(&mut self, timeout: Duration) -> Result<WaitResult> {
+        let deadline = Instant::now()
+            .checked_add(timeout)
+            .map_or(Deadline::Never, Deadline::At);
+        self.wait_until(deadline)
+    }
+
+    /// As [`wait`](Self::wait), giving up at `deadline`.
+    ///
+    /// # Errors
+    ///
+    /// As [`wait_timeout`](Self::wait_timeout).
+    pub fn wait_deadline(&mut self, deadline: Instant) -> Result<WaitResult> {
+        self.wait_until(Deadline::At(deadline))
+    }
+
+    /// Arrives at the current episode without waiting, and takes no part in any later one: the
+    /// barrier shrinks by one. A wait still pending after a timeout is completed first.
+    ///
+    /// Only [`SenseReversing`](crate::Algorithm::SenseReversing) and
+    /// [`Counting`](crate::Algorithm::Counting) can change their party count; see
+    /// [`Algorithm::supports_leave`](crate::Algorithm::supports_leave).
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::new(3, Algorithm::SenseReversing)?;
+    /// let mut handles = barrier.participants();
+    /// handles.pop().unwrap().leave()?; // rank 2 is done; its handle is spent
+    /// std::thread::scope(|s| {
+    ///     for mut p in handles {
+    ///         s.spawn(move || for _ in 0..100 { p.wait().unwrap(); });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] for algorithms with a fixed party count (the handle stays a full
+    /// participant); [`Error::Broken`] when the barrier is broken; [`Error::InvalidArgument`] when
+    /// this participant has already left. After a successful leave, every wait on the handle returns
+    /// [`Error::InvalidArgument`], and dropping it breaks nothing.
+    pub fn leave(&mut self) -> Result<()> {
+        let kind = self.shared.algorithm.kind();
+        if !kind.supports_leave() {
+            return Err(Error::Unsupported {
+                operation: "leaving",
+                algorithm: kind.name(),
+                hint: "its structure is fixed when it is built; use Algorithm::SenseReversing or \
+                       Algorithm::Counting for a barrier that participants can leave",
+            });
+        }
+        self.check_usable()?;
+        if self.pending {
+            self.wait()?;
+        }
+        let shared = &*self.shared;
+        let on_panic = || shared.break_from(self.episode, self.rank);
+        let waiter = Waiter::new(shared.plan, Deadline::Never, &shared.broken, self.episode);
+        let episode = Episode::new(
+            self.episode,
+            self.rank,
+            waiter,
+            &shared.completion,
+            &on_panic,
+        );
+        shared.algorithm.leave(&mut self.local, &episode)?;
+        shared.roster.leave(self.rank);
+        self.left = true;
+        Ok(())
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        if self.left {
+            return Err(Error::invalid(format!(
+                "rank {} has left this barrier and takes part in no later episode",
+                self.rank
+            )));
+        }
+        if self.shared.broken.is_broken_for(self.episode) {
+            return Err(self.shared.broken_error());
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn wait_until(&mut self, deadline: Deadline) -> Result<WaitResult> {
+        self.check_usable()?;
+        let shared = &*self.shared;
+        if !self.pending {
+            shared.roster.arrive(self.rank, self.episode);
+            self.pending = true;
+        }
+        let (number, rank) = (self.episode, self.rank);
+        let on_panic = || shared.break_from(number, rank);
+        let waiter = Waiter::new(shared.plan, deadline, &shared.broken, number);
+        let episode = Episode::new(number, rank, waiter, &shared.completion, &on_panic);
+        match shared.algorithm.wait(&mut self.local, &episode) {
+            Ok(leader) => {
+                self.pending = false;
+                self.episode += 1;
+                Ok(WaitResult {
+                    episode: number,
+                    leader,
+                })
+            }
+            Err(Stop::TimedOut) => Err(Error::Timeout {
+                episode: number,
+                missing: shared.roster.missing(number),
+            }),
+            Err(Stop::Broken) => Err(shared.broken_error()),
+        }
+    }
+}
+
+impl<A: BarrierAlgorithm> Drop for Participant<A> {
+    fn drop(&mut self) {
+        if !self.left {
+            self.shared.break_from(self.episode, self.rank);
+        }
+    }
+}
+
+impl<A: BarrierAlgorithm> std::fmt::Debug for Participant<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Participant")
+            .field("rank", &self.rank)
+            .field("episode", &self.episode)
+            .field("pending", &self.pending)
+            .finish_non_exhaustive()
+    }
+}

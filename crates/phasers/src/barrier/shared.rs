@@ -1,0 +1,189 @@
+//! `Barrier`: the shared object that hands out participants.
+
+use super::completion::Completion;
+use super::roster::Roster;
+use super::{AnyAlgorithm, BarrierAlgorithm, BarrierBuilder, Participant};
+use crate::error::{Error, Result};
+use crate::primitive::{Arc, AtomicBool, Ordering};
+use crate::wait::{BrokenState, SpinPlan, Tuning, WaitPolicy};
+use crate::Algorithm;
+
+/// A reusable barrier for a fixed set of participants, running one of several algorithms.
+///
+/// `Barrier` (with the default type parameter) picks its algorithm at run time from an
+/// [`Algorithm`]; `Barrier<A>` for a concrete algorithm type from [`crate::barrier`] (for example
+/// `Barrier<McsTree>`) dispatches statically. Each participant waits through its own
+/// [`Participant`] handle, which carries its rank and private state.
+///
+/// ```
+/// use phasers::{Algorithm, Barrier};
+///
+/// let barrier = Barrier::new(4, Algorithm::Dissemination)?;
+/// std::thread::scope(|s| {
+///     for mut p in barrier.participants() {
+///         s.spawn(move || {
+///             for round in 0..1000 {
+///                 let released = p.wait().unwrap();
+///                 assert_eq!(released.episode(), round);
+///             }
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers::Error>(())
+/// ```
+pub struct Barrier<A: BarrierAlgorithm = AnyAlgorithm> {
+    shared: Arc<Shared<A>>,
+}
+
+/// What every participant of one barrier shares.
+pub(crate) struct Shared<A: BarrierAlgorithm> {
+    pub(crate) algorithm: A,
+    pub(crate) parties: usize,
+    pub(crate) policy: WaitPolicy,
+    pub(crate) plan: SpinPlan,
+    pub(crate) broken: BrokenState,
+    pub(crate) roster: Roster,
+    pub(crate) completion: Completion,
+    claimed: Box<[AtomicBool]>,
+}
+
+impl Barrier {
+    /// A barrier for `parties` participants running `algorithm`, with the default wait policy and
+    /// no completion action. Use [`Barrier::builder`] for more options.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when `parties` is 0 or above [`MAX_PARTIES`](super::MAX_PARTIES).
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier, Error};
+    ///
+    /// assert!(matches!(Barrier::new(0, Algorithm::Ticket), Err(Error::InvalidArgument { .. })));
+    /// let single = Barrier::new(1, Algorithm::Ticket)?;
+    /// let mut only = single.participants().pop().unwrap();
+    /// assert!(only.wait()?.is_leader()); // a barrier of one never blocks
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn new(parties: usize, algorithm: Algorithm) -> Result<Barrier> {
+        BarrierBuilder::new(parties).algorithm(algorithm).build()
+    }
+
+    /// A builder for a barrier of `parties` participants.
+    pub fn builder(parties: usize) -> BarrierBuilder {
+        BarrierBuilder::new(parties)
+    }
+}
+
+impl<A: BarrierAlgorithm> Barrier<A> {
+    pub(crate) fn from_parts(
+        algorithm: A,
+        parties: usize,
+        tuning: Tuning,
+        completion: Option<Box<dyn FnMut() + Send>>,
+    ) -> Self {
+        Barrier {
+            shared: Arc::new(Shared {
+                algorithm,
+                parties,
+                policy: tuning.policy(),
+                plan: tuning.plan(parties),
+                broken: BrokenState::new(),
+                roster: Roster::new(parties),
+                completion: Completion::new(completion),
+                claimed: (0..parties).map(|_| AtomicBool::new(false)).collect(),
+            }),
+        }
+    }
+
+    /// The number of participants the barrier was built for.
+    pub fn parties(&self) -> usize {
+        self.shared.parties
+    }
+
+    /// The algorithm running (never `Auto`: this is what `Auto` resolved to).
+    pub fn algorithm(&self) -> Algorithm {
+        self.shared.algorithm.kind()
+    }
+
+    /// The wait policy in force, after `PHASERS_WAIT`'s override.
+    pub fn wait_policy(&self) -> WaitPolicy {
+        self.shared.policy
+    }
+
+    /// The handles of every rank not yet handed out, in rank order: all `parties` of them on the
+    /// first call, none after that.
+    ///
+    /// Each handle is `Send`; move one into each thread.
+    pub fn participants(&self) -> Vec<Participant<A>> {
+        (0..self.shared.parties)
+            .filter_map(|rank| self.participant(rank).ok())
+            .collect()
+    }
+
+    /// The handle of one rank.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when `rank` is not below [`parties`](Self::parties) or its handle
+    /// was already handed out (two handles for one rank would corrupt the barrier).
+    pub fn participant(&self, rank: usize) -> Result<Participant<A>> {
+        let parties = self.shared.parties;
+        let claimed = self.shared.claimed.get(rank).ok_or_else(|| {
+            Error::invalid(format!(
+                "rank {rank} is out of range: this barrier has ranks 0 to {}",
+                parties - 1
+            ))
+        })?;
+        if claimed.swap(true, Ordering::AcqRel) {
+            return Err(Error::invalid(format!(
+                "the handle of rank {rank} was already handed out; each rank has exactly one"
+            )));
+        }
+        Ok(Participant::new(Arc::clone(&self.shared), rank))
+    }
+
+    /// Whether some episode can no longer complete because a participant panicked or was dropped.
+    /// A barrier whose participants were all dropped after their last wait also reports `true`.
+    pub fn is_broken(&self) -> bool {
+        self.shared.broken.breaker().is_some()
+    }
+}
+
+impl<A: BarrierAlgorithm> Shared<A> {
+    /// Marks `episode` and later as unable to complete because of `rank`, and wakes everyone.
+    #[cold]
+    pub(crate) fn break_from(&self, episode: u64, rank: usize) {
+        if self.broken.break_from(episode, rank) {
+            self.algorithm.wake_all();
+        }
+    }
+
+    /// The error a wait at a broken episode returns.
+    pub(crate) fn broken_error(&self) -> Error {
+        let (by, episode) = self
+            .broken
+            .breaker()
+            .expect("broken_error is only called once the barrier is broken");
+        Error::Broken { by, episode }
+    }
+}
+
+impl<A: BarrierAlgorithm> Clone for Barrier<A> {
+    /// Another reference to the same barrier (handles are not duplicated).
+    fn clone(&self) -> Self {
+        Barrier {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<A: BarrierAlgorithm> std::fmt::Debug for Barrier<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Barrier")
+            .field("parties", &self.parties())
+            .field("algorithm", &self.algorithm())
+            .field("wait_policy", &self.wait_policy())
+            .field("broken", &self.is_broken())
+            .finish()
+    }
+}

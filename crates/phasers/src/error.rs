@@ -1,0 +1,77 @@
+//! The crate's one error type.
+
+/// Everything that can go wrong in a `phasers` primitive.
+///
+/// Every variant's message says what happened and what to do about it. The enum is
+/// `#[non_exhaustive]` because later primitives (phasers, reductions, teams) add their own cases.
+///
+/// ```
+/// use phasers::{Algorithm, Barrier, Error};
+///
+/// let err = Barrier::new(0, Algorithm::Auto).unwrap_err();
+/// assert!(matches!(err, Error::InvalidArgument { .. }));
+/// assert!(err.to_string().contains("at least 1"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An argument was out of range or inconsistent; the message names it and the accepted range.
+    #[error("invalid argument: {message}")]
+    InvalidArgument {
+        /// What was wrong and what is accepted.
+        message: String,
+    },
+
+    /// The deadline passed before every participant arrived.
+    ///
+    /// The caller's arrival stays in place: waiting again on the same handle completes the same
+    /// episode. `missing` lists the ranks that had not arrived when the wait gave up. It can be empty
+    /// when everyone had arrived but the release had not yet reached this participant (tree
+    /// algorithms propagate the release in steps).
+    #[error(
+        "timed out in episode {episode}: {} participant(s) had not arrived (ranks {missing:?}); \
+         the arrival stays in place, so waiting again completes this episode",
+        missing.len()
+    )]
+    Timeout {
+        /// The episode this participant is waiting to complete.
+        episode: u64,
+        /// Ranks that had not arrived at `episode` when the wait gave up, in increasing order.
+        missing: Vec<usize>,
+    },
+
+    /// A participant panicked (or its handle was dropped while others still needed it), so this
+    /// episode can never complete. The object is unusable from now on; every wait returns this error.
+    #[error(
+        "broken: participant {by} panicked or was dropped without leaving, so episode {episode} \
+         can never complete; build a new object and restart the computation"
+    )]
+    Broken {
+        /// Rank of the participant whose loss broke the object.
+        by: usize,
+        /// The first episode that cannot complete.
+        episode: u64,
+    },
+
+    /// The chosen algorithm cannot perform this operation.
+    #[error("{algorithm} does not support {operation}; {hint}")]
+    Unsupported {
+        /// The operation that was asked for.
+        operation: &'static str,
+        /// The algorithm that cannot do it.
+        algorithm: &'static str,
+        /// What to use instead.
+        hint: &'static str,
+    },
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn invalid(message: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! # phasers
+//!
+//! Fast, scalable synchronization for parallel programs: barriers that sit near the hardware floor
+//! when every thread has a core, degrade gracefully when threads outnumber cores, and never hang
+//! silently.
+//!
+//! - [`barrier`]: seven barrier algorithms behind one [`Barrier`] type, with per-participant
+//!   handles, timeouts that name who is missing, completion actions, and breaking on panic.
+//! - [`wait`]: the single spin-then-yield-then-park mechanism every primitive uses, and the
+//!   `PHASERS_WAIT` / `PHASERS_SPIN` environment overrides.
+//!
+//! ```
+//! use phasers::{Algorithm, Barrier};
+//!
+//! let barrier = Barrier::new(4, Algorithm::Auto)?;
+//! std::thread::scope(|s| {
+//!     for mut p in barrier.participants() {
+//!         s.spawn(move || {
+//!             for _ in 0..1000 {
+//!                 // ... this step's work ...
+//!                 p.wait().unwrap();
+//!             }
+//!         });
+//!     }
+//! });
+//! # Ok::<(), phasers::Error>(())
+//! ```
+
+pub mod barrier;
+mod error;
+mod primitive;
+mod topology;
+pub mod wait;
+
+pub use barrier::{Algorithm, Barrier, BarrierBuilder, Participant, WaitResult};
+pub use error::{Error, Result};
+pub use topology::{available_cores, is_oversubscribed};
+pub use wait::WaitPolicy;

@@ -41,15 +41,17 @@ pub enum Error {
     },
 
     /// A participant panicked (or its handle was dropped while others still needed it), so this
-    /// episode can never complete. The object is unusable from now on; every wait returns this error.
+    /// episode may never complete. The object is unusable from now on: every wait at or after
+    /// `episode` returns this error (waits for earlier episodes still complete normally).
     #[error(
-        "broken: participant {by} panicked or was dropped without leaving, so episode {episode} \
-         can never complete; build a new object and restart the computation"
+        "broken: participant {by} panicked or was dropped without leaving before completing \
+         episode {episode}, so waits from that episode on cannot be relied on to complete; build a \
+         new object and restart the computation"
     )]
     Broken {
         /// Rank of the participant whose loss broke the object.
         by: usize,
-        /// The first episode that cannot complete.
+        /// The first episode that the lost participant did not complete.
         episode: u64,
     },
 

@@ -10,9 +10,9 @@ use crate::topology::{available_cores, is_oversubscribed};
 ///
 /// | parties | cores | `Auto` picks | why |
 /// |---|---|---|---|
-/// | 1 to 8 | at least `parties` | [`Counting`](Algorithm::Counting) | one line per episode: fewest coherence misses when every thread has a core |
-/// | more than 8 | at least `parties` | [`Tournament`](Algorithm::Tournament) | O(log n) critical path, every flag has one writer and one reader |
-/// | any | fewer than `parties` | [`SenseReversing`](Algorithm::SenseReversing) | one release word: a single wake-up pass releases every parked waiter, instead of a chain of sleeping threads waking each other |
+/// | 1 to 16 | at least `parties` | [`SenseReversing`](Algorithm::SenseReversing) | one counter line and one release line: nothing beats it while the arrivals fit one socket's coherence traffic (seed 001 found it fastest up to 16 threads; on 2 cores it is within 1.1x of a hand-written sense-reversing barrier, see BENCHMARKS.md) |
+/// | more than 16 | at least `parties` | [`Tournament`](Algorithm::Tournament) | O(log n) critical path, every flag with one writer and one reader; the best software barrier at scale in seed 002 |
+/// | any | fewer than `parties` | [`SenseReversing`](Algorithm::SenseReversing) | one release word: a single wake-up pass releases every parked waiter, where tree barriers make sleeping threads wake each other in a chain (1.6x to 4.5x slower at 4 to 64 threads on 2 cores) |
 ///
 /// ```
 /// use phasers::Algorithm;
@@ -80,8 +80,9 @@ impl Algorithm {
     /// any other algorithm is returned as is.
     pub fn resolve(self, parties: usize) -> Algorithm {
         match self {
-            Algorithm::Auto if is_oversubscribed(parties) => Algorithm::SenseReversing,
-            Algorithm::Auto if parties <= AUTO_SMALL_PARTIES => Algorithm::Counting,
+            Algorithm::Auto if is_oversubscribed(parties) || parties <= AUTO_SMALL_PARTIES => {
+                Algorithm::SenseReversing
+            }
             Algorithm::Auto => Algorithm::Tournament,
             concrete => concrete,
         }
@@ -94,7 +95,7 @@ impl Algorithm {
 }
 
 /// Up to this many parties, each with its own core, one shared line beats any tree.
-const AUTO_SMALL_PARTIES: usize = 8;
+const AUTO_SMALL_PARTIES: usize = 16;
 
 impl std::fmt::Display for Algorithm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

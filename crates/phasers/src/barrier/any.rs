@@ -11,6 +11,17 @@ use crate::Algorithm;
 ///
 /// Each call dispatches with one `match`, which the branch predictor learns at once; name a
 /// concrete algorithm type (`Barrier<McsTree>`) to avoid even that.
+///
+/// ```
+/// use phasers::barrier::AnyAlgorithm;
+/// use phasers::{Algorithm, Barrier};
+///
+/// // `Barrier` is `Barrier<AnyAlgorithm>`: the algorithm is a value, chosen at run time.
+/// let name = std::env::var("MY_APP_BARRIER").unwrap_or_else(|_| "dissemination".into());
+/// let barrier: Barrier<AnyAlgorithm> = Barrier::new(8, name.parse::<Algorithm>()?)?;
+/// assert_eq!(barrier.algorithm(), Algorithm::Dissemination);
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub enum AnyAlgorithm {
     /// See [`Algorithm::SenseReversing`].
     SenseReversing(SenseReversing),
@@ -28,7 +39,7 @@ pub enum AnyAlgorithm {
     Tournament(Tournament),
 }
 
-/// The private state of an [`AnyAlgorithm`] participant.
+/// The private state of an [`AnyAlgorithm`] participant: the state of the algorithm chosen.
 pub enum AnyLocal {
     /// See [`SenseReversing`].
     SenseReversing(<SenseReversing as AlgorithmImpl>::Local),

@@ -65,7 +65,9 @@ impl BarrierBuilder {
     }
 
     /// How many participants meet at each node of a [`CombiningTree`](Algorithm::CombiningTree),
-    /// from 2 to [`MAX_FAN_IN`]. Defaults to 4; other algorithms ignore it.
+    /// from 2 to [`MAX_FAN_IN`]. Defaults to 4. Other algorithms do not use it, but
+    /// [`build`](Self::build) checks the range whatever the algorithm, since a value outside it is
+    /// a mistake either way (and `Auto` could pick the combining tree on another machine).
     pub fn fan_in(mut self, fan_in: usize) -> Self {
         self.fan_in = fan_in;
         self

@@ -1,19 +1,4 @@
 //! Software combining tree (Yew, Tzeng and Lawrie), with a configurable fan-in.
-//!
-//! Participants are grouped `fan_in` to a leaf node; the last to arrive at a node climbs to its
-//! parent, so contention on any one counter is at most `fan_in`, and the last arrival at the root is
-//! the leader. The release runs back down the same paths: a participant released at the node where
-//! it stopped climbing releases, top-down, every node it won on the way up, so each waiter is woken
-//! by a thread that is already running.
-//!
-//! Node counters only grow (episode `e` completes a node of `k` members at count `(e + 1) * k`), so
-//! nothing is reset.
-//!
-//! # Memory ordering
-//!
-//! Node arrivals are `AcqRel` increments: the climber acquires its node-mates' writes and carries
-//! them up, so the leader has acquired everyone's. Each node's release word is published with
-//! `Release` by the thread that won the node and read with `Acquire` by the node's other members.
 
 use crossbeam_utils::CachePadded;
 
@@ -24,7 +9,45 @@ use crate::primitive::{AtomicU64, Ordering};
 use crate::wait::{Signal, Stop};
 use crate::Algorithm;
 
-/// Software combining tree; see [`Algorithm::CombiningTree`].
+/// Software combining tree (Yew, Tzeng and Lawrie), with a configurable fan-in.
+///
+/// Participants are grouped `fan_in` to a leaf node; the last to arrive at a node climbs to its
+/// parent, so contention on any one counter is at most `fan_in`, and the last arrival at the root is
+/// the leader. The release runs back down the same paths: a participant released at the node where
+/// it stopped climbing releases, top-down, every node it won on the way up, so each waiter is woken
+/// by a thread that is already running.
+///
+/// Node counters only grow (episode `e` completes a node of `k` members at count `(e + 1) * k`), so
+/// nothing is reset.
+///
+/// # Memory ordering
+///
+/// Node arrivals are `AcqRel` increments: the climber acquires its node-mates' writes and carries
+/// them up, so the leader has acquired everyone's. Each node's release word is published with
+/// `Release` by the thread that won the node and read with `Acquire` by the node's other members.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use phasers::barrier::CombiningTree;
+/// use phasers::Barrier;
+///
+/// let barrier = Barrier::builder(3).build_static::<CombiningTree>()?;
+/// let leaders = AtomicUsize::new(0);
+/// std::thread::scope(|s| {
+///     for mut p in barrier.participants() {
+///         let leaders = &leaders;
+///         s.spawn(move || {
+///             for _ in 0..50 {
+///                 if p.wait().unwrap().is_leader() {
+///                     leaders.fetch_add(1, Ordering::Relaxed);
+///                 }
+///             }
+///         });
+///     }
+/// });
+/// assert_eq!(leaders.into_inner(), 50); // exactly one leader per episode
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub struct CombiningTree {
     nodes: Box<[Node]>,
     /// Index of the first node of each level; level 0 holds the leaves, the last level the root.

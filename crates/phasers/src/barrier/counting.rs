@@ -1,27 +1,4 @@
 //! Two-generation counting barrier (seed 002, the software side of its hardware barrier).
-//!
-//! Each episode counts arrivals down on one of two counters, alternating, and that same counter is
-//! the word everyone waits on: a participant touches one line per episode. The counter of episode
-//! `e` is tagged with `e`; the last arrival replaces the tag, which is the release. The other counter
-//! is re-armed for episode `e + 1` by the leader of `e`, at a moment when every waiter of `e - 1` (its
-//! previous user) has provably left it, since all of them have arrived at `e`. That is why two
-//! counters are needed: with one, re-arming would race with the departure of slow waiters.
-//!
-//! # Word layout
-//!
-//! | bits | meaning |
-//! |---|---|
-//! | 32..=62 | tag: the episode the counter is armed for, modulo 2^31 |
-//! | 0..=31 | arrivals still expected |
-//!
-//! Leaving is supported: a leaver lowers the party count before its arrival, so the leader re-arms
-//! the next counter with the lowered count.
-//!
-//! # Memory ordering
-//!
-//! Arrivals decrement with `AcqRel`, so the last one acquires every earlier arrival's writes; it
-//! re-arms the other counter and publishes the new tag with `Release` swaps; waiters read the tag
-//! with `Acquire`.
 
 use crossbeam_utils::CachePadded;
 
@@ -44,7 +21,53 @@ fn tag(word: u64) -> u64 {
     word >> TAG_SHIFT
 }
 
-/// Two-generation counting barrier; see [`Algorithm::Counting`].
+/// Two-generation counting barrier (seed 002, the software side of its hardware barrier).
+///
+/// Each episode counts arrivals down on one of two counters, alternating, and that same counter is
+/// the word everyone waits on: a participant touches one line per episode. The counter of episode
+/// `e` is tagged with `e`; the last arrival replaces the tag, which is the release. The other counter
+/// is re-armed for episode `e + 1` by the leader of `e`, at a moment when every waiter of `e - 1` (its
+/// previous user) has provably left it, since all of them have arrived at `e`. That is why two
+/// counters are needed: with one, re-arming would race with the departure of slow waiters.
+///
+/// # Word layout
+///
+/// | bits | meaning |
+/// |---|---|
+/// | 32..=62 | tag: the episode the counter is armed for, modulo 2^31 |
+/// | 0..=31 | arrivals still expected |
+///
+/// Leaving is supported: a leaver lowers the party count before its arrival, so the leader re-arms
+/// the next counter with the lowered count.
+///
+/// # Memory ordering
+///
+/// Arrivals decrement with `AcqRel`, so the last one acquires every earlier arrival's writes; it
+/// re-arms the other counter and publishes the new tag with `Release` swaps; waiters read the tag
+/// with `Acquire`.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use phasers::barrier::Counting;
+/// use phasers::Barrier;
+///
+/// let barrier = Barrier::builder(3).build_static::<Counting>()?;
+/// let leaders = AtomicUsize::new(0);
+/// std::thread::scope(|s| {
+///     for mut p in barrier.participants() {
+///         let leaders = &leaders;
+///         s.spawn(move || {
+///             for _ in 0..50 {
+///                 if p.wait().unwrap().is_leader() {
+///                     leaders.fetch_add(1, Ordering::Relaxed);
+///                 }
+///             }
+///         });
+///     }
+/// });
+/// assert_eq!(leaders.into_inner(), 50); // exactly one leader per episode
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub struct Counting {
     counters: [CachePadded<Signal>; 2],
     parties: CachePadded<AtomicUsize>,

@@ -1,21 +1,4 @@
 //! Dissemination barrier (Hensgen, Finkel and Manber; seed 001, §1.2.2).
-//!
-//! In round `r` of `ceil(log2 n)`, participant `i` signals `(i + 2^r) mod n` and waits for the
-//! signal of `(i - 2^r) mod n`. After the last round every participant has heard, directly or
-//! through others, from everyone, so there is no tree, no central word and no separate release.
-//!
-//! Each flag has exactly one writer and one reader and sits on its own line. A flag holds the
-//! number of episodes its writer has signalled in that round; it only grows, so a fast writer that
-//! is already one episode ahead cannot erase a signal its reader has not consumed yet.
-//!
-//! The leader is rank 0. With a completion action there is one extra step: rank 0 runs the action
-//! after its last round and then publishes a release word that the others wait on, because the
-//! action must finish before anyone is released. Without an action that step does not exist.
-//!
-//! # Memory ordering
-//!
-//! Flags are published with `Release` and read with `Acquire`. Round `r`'s signal is sent after
-//! acquiring rounds `0..r`, so after the last round each participant has acquired the writes of all.
 
 use crossbeam_utils::CachePadded;
 
@@ -25,7 +8,47 @@ use crate::error::Error;
 use crate::wait::{Signal, Stop};
 use crate::Algorithm;
 
-/// Dissemination barrier; see [`Algorithm::Dissemination`].
+/// Dissemination barrier (Hensgen, Finkel and Manber; seed 001, §1.2.2).
+///
+/// In round `r` of `ceil(log2 n)`, participant `i` signals `(i + 2^r) mod n` and waits for the
+/// signal of `(i - 2^r) mod n`. After the last round every participant has heard, directly or
+/// through others, from everyone, so there is no tree, no central word and no separate release.
+///
+/// Each flag has exactly one writer and one reader and sits on its own line. A flag holds the
+/// number of episodes its writer has signalled in that round; it only grows, so a fast writer that
+/// is already one episode ahead cannot erase a signal its reader has not consumed yet.
+///
+/// The leader is rank 0. With a completion action there is one extra step: rank 0 runs the action
+/// after its last round and then publishes a release word that the others wait on, because the
+/// action must finish before anyone is released. Without an action that step does not exist.
+///
+/// # Memory ordering
+///
+/// Flags are published with `Release` and read with `Acquire`. Round `r`'s signal is sent after
+/// acquiring rounds `0..r`, so after the last round each participant has acquired the writes of all.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use phasers::barrier::Dissemination;
+/// use phasers::Barrier;
+///
+/// let barrier = Barrier::builder(3).build_static::<Dissemination>()?;
+/// let leaders = AtomicUsize::new(0);
+/// std::thread::scope(|s| {
+///     for mut p in barrier.participants() {
+///         let leaders = &leaders;
+///         s.spawn(move || {
+///             for _ in 0..50 {
+///                 if p.wait().unwrap().is_leader() {
+///                     leaders.fetch_add(1, Ordering::Relaxed);
+///                 }
+///             }
+///         });
+///     }
+/// });
+/// assert_eq!(leaders.into_inner(), 50); // exactly one leader per episode
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub struct Dissemination {
     /// `flags[rank * rounds + r]` is what `rank` waits on in round `r`.
     flags: Box<[CachePadded<Signal>]>,

@@ -7,9 +7,21 @@ use super::shared::Shared;
 use super::{AnyAlgorithm, BarrierAlgorithm};
 use crate::error::{Error, Result};
 use crate::primitive::Arc;
-use crate::wait::{Deadline, Stop, Waiter};
+use crate::wait::{Deadline, SpinBudget, Stop, Waiter};
 
 /// What a completed wait reports.
+///
+/// ```
+/// use phasers::{Algorithm, Barrier};
+///
+/// let barrier = Barrier::new(1, Algorithm::Tournament)?;
+/// let mut only = barrier.participant(0)?;
+/// let first = only.wait()?;
+/// let second = only.wait()?;
+/// assert_eq!((first.episode(), second.episode()), (0, 1));
+/// assert!(first.is_leader() && second.is_leader());
+/// # Ok::<(), phasers::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct WaitResult {
     episode: u64,
@@ -70,12 +82,15 @@ pub struct Participant<A: BarrierAlgorithm = AnyAlgorithm> {
     episode: u64,
     pending: bool,
     left: bool,
+    spin_budget: SpinBudget,
 }
 
 impl<A: BarrierAlgorithm> Participant<A> {
     pub(crate) fn new(shared: Arc<Shared<A>>, rank: usize) -> Self {
         let local = shared.algorithm.local(rank);
+        let spin_budget = SpinBudget::new(shared.plan);
         Participant {
+            spin_budget,
             shared,
             local,
             rank,
@@ -136,9 +151,14 @@ impl<A: BarrierAlgorithm> Participant<A> {
     /// Arrives at the current episode without waiting, and takes no part in any later one: the
     /// barrier shrinks by one. A wait still pending after a timeout is completed first.
     ///
+    /// If the leaver is the last to arrive, it is that episode's leader: it runs the completion
+    /// action and releases the others, and no participant's [`WaitResult`] reports being leader.
+    ///
     /// Only [`SenseReversing`](crate::Algorithm::SenseReversing) and
     /// [`Counting`](crate::Algorithm::Counting) can change their party count; see
-    /// [`Algorithm::supports_leave`](crate::Algorithm::supports_leave).
+    /// [`Algorithm::supports_leave`](crate::Algorithm::supports_leave). `Auto` may resolve to an
+    /// algorithm that cannot, depending on the machine, so name one of those two when participants
+    /// must leave.
     ///
     /// ```
     /// use phasers::{Algorithm, Barrier};
@@ -176,7 +196,13 @@ impl<A: BarrierAlgorithm> Participant<A> {
         }
         let shared = &*self.shared;
         let on_panic = || shared.break_from(self.episode, self.rank);
-        let waiter = Waiter::new(shared.plan, Deadline::Never, &shared.broken, self.episode);
+        let waiter = Waiter::new(
+            shared.plan,
+            &self.spin_budget,
+            Deadline::Never,
+            &shared.broken,
+            self.episode,
+        );
         let episode = Episode::new(
             self.episode,
             self.rank,
@@ -184,8 +210,10 @@ impl<A: BarrierAlgorithm> Participant<A> {
             &shared.completion,
             &on_panic,
         );
-        shared.algorithm.leave(&mut self.local, &episode)?;
+        // Recorded before the arrival, which may release the others: whoever it releases must
+        // not see this rank as missing from a later episode.
         shared.roster.leave(self.rank);
+        shared.algorithm.leave(&mut self.local, &episode)?;
         self.left = true;
         Ok(())
     }
@@ -213,7 +241,13 @@ impl<A: BarrierAlgorithm> Participant<A> {
         }
         let (number, rank) = (self.episode, self.rank);
         let on_panic = || shared.break_from(number, rank);
-        let waiter = Waiter::new(shared.plan, deadline, &shared.broken, number);
+        let waiter = Waiter::new(
+            shared.plan,
+            &self.spin_budget,
+            deadline,
+            &shared.broken,
+            number,
+        );
         let episode = Episode::new(number, rank, waiter, &shared.completion, &on_panic);
         match shared.algorithm.wait(&mut self.local, &episode) {
             Ok(leader) => {

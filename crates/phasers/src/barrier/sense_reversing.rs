@@ -1,19 +1,4 @@
 //! Centralized sense-reversing barrier (seed 001, §1.1.1).
-//!
-//! Arrivals decrement one shared counter; the last arrival re-arms it for the next episode and
-//! flips the release word, on which everyone else waits. The release word holds the number of
-//! completed episodes rather than a single sense bit: its low bit *is* the sense, and the whole count
-//! lets a participant resuming after a timeout tell its own episode's release from a later one.
-//!
-//! Leaving is supported: a leaver lowers the party count, then arrives without waiting.
-//!
-//! # Memory ordering
-//!
-//! Arrivals decrement `remaining` with `AcqRel`, so the last arrival acquires every earlier
-//! arrival's writes (an RMW chain is one release sequence). It re-arms `remaining` (`Relaxed`: the
-//! next arrivals read it only after acquiring the release) and publishes the release word with
-//! `Release`; waiters read it with `Acquire`. A leaver lowers `parties` before its own `AcqRel`
-//! decrement, so the leader that re-arms reads the lowered count.
 
 use crossbeam_utils::CachePadded;
 
@@ -24,7 +9,48 @@ use crate::primitive::{AtomicUsize, Ordering};
 use crate::wait::{Signal, Stop};
 use crate::Algorithm;
 
-/// Centralized sense-reversing barrier; see [`Algorithm::SenseReversing`].
+/// Centralized sense-reversing barrier (seed 001, §1.1.1).
+///
+/// Arrivals decrement one shared counter; the last arrival re-arms it for the next episode and
+/// flips the release word, on which everyone else waits. The release word holds the number of
+/// completed episodes rather than a single sense bit: its low bit *is* the sense, and the whole count
+/// lets a participant resuming after a timeout tell its own episode's release from a later one.
+///
+/// The last arrival re-arms the counter before it releases anyone: a store to a line it already
+/// holds exclusively after its own decrement, so the re-arm costs no coherence miss.
+///
+/// Leaving is supported: a leaver lowers the party count, then arrives without waiting.
+///
+/// # Memory ordering
+///
+/// Arrivals decrement `remaining` with `AcqRel`, so the last arrival acquires every earlier
+/// arrival's writes (an RMW chain is one release sequence). It re-arms `remaining` (`Relaxed`: the
+/// next arrivals read it only after acquiring the release) and publishes the release word with
+/// `Release`; waiters read it with `Acquire`. A leaver lowers `parties` before its own `AcqRel`
+/// decrement, so the leader that re-arms reads the lowered count.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use phasers::barrier::SenseReversing;
+/// use phasers::Barrier;
+///
+/// let barrier = Barrier::builder(3).build_static::<SenseReversing>()?;
+/// let leaders = AtomicUsize::new(0);
+/// std::thread::scope(|s| {
+///     for mut p in barrier.participants() {
+///         let leaders = &leaders;
+///         s.spawn(move || {
+///             for _ in 0..50 {
+///                 if p.wait().unwrap().is_leader() {
+///                     leaders.fetch_add(1, Ordering::Relaxed);
+///                 }
+///             }
+///         });
+///     }
+/// });
+/// assert_eq!(leaders.into_inner(), 50); // exactly one leader per episode
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub struct SenseReversing {
     arrival: CachePadded<Arrival>,
     release: CachePadded<Signal>,

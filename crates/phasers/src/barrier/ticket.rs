@@ -1,15 +1,4 @@
 //! Ticket barrier (seed 002).
-//!
-//! Like a ticket lock: every arrival takes the next ticket from one counter that only grows, and a
-//! separate "now serving" word counts completed episodes. Ticket `t` belongs to episode `t / n`, and
-//! the holder of the episode's last ticket serves it. Nothing is ever reset, and waiters poll a line
-//! that arrivals do not write.
-//!
-//! # Memory ordering
-//!
-//! Tickets are taken with `AcqRel`, so the holder of the last ticket acquires every earlier
-//! arrival's writes; it publishes the served count with `Release`, and waiters read it with
-//! `Acquire`.
 
 use crossbeam_utils::CachePadded;
 
@@ -20,7 +9,41 @@ use crate::primitive::{AtomicU64, Ordering};
 use crate::wait::{Signal, Stop};
 use crate::Algorithm;
 
-/// Ticket barrier; see [`Algorithm::Ticket`].
+/// Ticket barrier (seed 002).
+///
+/// Like a ticket lock: every arrival takes the next ticket from one counter that only grows, and a
+/// separate "now serving" word counts completed episodes. Ticket `t` belongs to episode `t / n`, and
+/// the holder of the episode's last ticket serves it. Nothing is ever reset, and waiters poll a line
+/// that arrivals do not write.
+///
+/// # Memory ordering
+///
+/// Tickets are taken with `AcqRel`, so the holder of the last ticket acquires every earlier
+/// arrival's writes; it publishes the served count with `Release`, and waiters read it with
+/// `Acquire`.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use phasers::barrier::Ticket;
+/// use phasers::Barrier;
+///
+/// let barrier = Barrier::builder(3).build_static::<Ticket>()?;
+/// let leaders = AtomicUsize::new(0);
+/// std::thread::scope(|s| {
+///     for mut p in barrier.participants() {
+///         let leaders = &leaders;
+///         s.spawn(move || {
+///             for _ in 0..50 {
+///                 if p.wait().unwrap().is_leader() {
+///                     leaders.fetch_add(1, Ordering::Relaxed);
+///                 }
+///             }
+///         });
+///     }
+/// });
+/// assert_eq!(leaders.into_inner(), 50); // exactly one leader per episode
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub struct Ticket {
     tickets: CachePadded<AtomicU64>,
     served: CachePadded<Signal>,

@@ -1,19 +1,4 @@
 //! Tournament barrier (Hensgen, Finkel and Manber; seed 002).
-//!
-//! Matches are fixed in advance. In round `r`, participant `i` with `i mod 2^(r+1) == 0` is the
-//! winner of its match against `i + 2^r` (if that rank exists) and waits for the loser's arrival
-//! flag; the loser signals it and drops out to wait for its wake-up flag. Rank 0, the champion, is
-//! the leader: it runs the completion action and then wakes the losers it beat, each of whom wakes
-//! the losers it beat, back down the bracket.
-//!
-//! Every flag has one writer and one reader and its own line, and the critical path is
-//! `ceil(log2 n)` steps up and as many down. Flags hold episode counts and only grow.
-//!
-//! # Memory ordering
-//!
-//! Arrival flags and wake-up flags are published with `Release` and read with `Acquire`; a loser
-//! signals after acquiring everything its own won matches carried, so the champion has acquired the
-//! writes of all, and the wake-ups carry its view back down.
 
 use crossbeam_utils::CachePadded;
 
@@ -24,7 +9,45 @@ use crate::error::Error;
 use crate::wait::{Signal, Stop};
 use crate::Algorithm;
 
-/// Tournament barrier; see [`Algorithm::Tournament`].
+/// Tournament barrier (Hensgen, Finkel and Manber; seed 002).
+///
+/// Matches are fixed in advance. In round `r`, participant `i` with `i mod 2^(r+1) == 0` is the
+/// winner of its match against `i + 2^r` (if that rank exists) and waits for the loser's arrival
+/// flag; the loser signals it and drops out to wait for its wake-up flag. Rank 0, the champion, is
+/// the leader: it runs the completion action and then wakes the losers it beat, each of whom wakes
+/// the losers it beat, back down the bracket.
+///
+/// Every flag has one writer and one reader and its own line, and the critical path is
+/// `ceil(log2 n)` steps up and as many down. Flags hold episode counts and only grow.
+///
+/// # Memory ordering
+///
+/// Arrival flags and wake-up flags are published with `Release` and read with `Acquire`; a loser
+/// signals after acquiring everything its own won matches carried, so the champion has acquired the
+/// writes of all, and the wake-ups carry its view back down.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use phasers::barrier::Tournament;
+/// use phasers::Barrier;
+///
+/// let barrier = Barrier::builder(3).build_static::<Tournament>()?;
+/// let leaders = AtomicUsize::new(0);
+/// std::thread::scope(|s| {
+///     for mut p in barrier.participants() {
+///         let leaders = &leaders;
+///         s.spawn(move || {
+///             for _ in 0..50 {
+///                 if p.wait().unwrap().is_leader() {
+///                     leaders.fetch_add(1, Ordering::Relaxed);
+///                 }
+///             }
+///         });
+///     }
+/// });
+/// assert_eq!(leaders.into_inner(), 50); // exactly one leader per episode
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub struct Tournament {
     /// `arrivals[rank * rounds + r]`: written by the rank `rank` beats in round `r`.
     arrivals: Box<[CachePadded<Signal>]>,

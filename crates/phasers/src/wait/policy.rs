@@ -1,5 +1,8 @@
 //! How long a waiter spins and yields before it parks.
 
+use std::time::Duration;
+
+use super::spin_clock::rounds_in;
 use crate::error::{Error, Result};
 use crate::topology::is_oversubscribed;
 
@@ -22,12 +25,13 @@ use crate::topology::is_oversubscribed;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum WaitPolicy {
-    /// Spin about a few hundred microseconds when every participant has a core, almost not at all
-    /// when they outnumber the cores; then yield a little; then park. The default.
+    /// Spin about 50 µs when every participant has a core, a few rounds only when they outnumber
+    /// the cores; then yield a little; then park. The default.
     #[default]
     Auto,
-    /// Spin long (tens of milliseconds), even when oversubscribed, then yield, then park. For
-    /// dedicated cores and the lowest latency.
+    /// Start with a long spin budget (about 2 ms), even when oversubscribed, then yield, then
+    /// park. For dedicated cores and the lowest latency. Like every policy, the budget shrinks
+    /// while spins keep failing (see the [module docs](crate::wait)).
     Spin,
     /// Spin briefly, then yield the core for a long time before parking.
     Yield,
@@ -90,15 +94,15 @@ pub(crate) struct Tuning {
     spin_override: Option<u32>,
 }
 
-// One spin round is one load plus up to `MAX_BACKOFF` pauses, roughly 0.1 us to 1 us on current
-// x86 and Arm cores, so these budgets are about 0.3 ms of spinning when a core is free.
-const AUTO_SPINS: u32 = 1 << 11;
+/// `Auto`'s spin when every participant has a core: long enough to cover the arrival skew of a
+/// well-balanced step (tens of microseconds), short next to the cost of a needless park and wake.
+const AUTO_SPIN_TIME: Duration = Duration::from_micros(50);
 const AUTO_YIELDS: u32 = 16;
 // Oversubscribed: a few rounds catch a release that is already under way; beyond that the core is
 // better given to the thread that has yet to arrive.
 const OVERSUBSCRIBED_SPINS: u32 = 16;
 const OVERSUBSCRIBED_YIELDS: u32 = 2;
-const SPIN_SPINS: u32 = 1 << 16;
+const SPIN_SPIN_TIME: Duration = Duration::from_millis(2);
 const SPIN_YIELDS: u32 = 64;
 const YIELD_SPINS: u32 = 16;
 const YIELD_YIELDS: u32 = 1 << 12;
@@ -143,11 +147,11 @@ impl Tuning {
                 yields: OVERSUBSCRIBED_YIELDS,
             },
             WaitPolicy::Auto => SpinPlan {
-                spins: AUTO_SPINS,
+                spins: rounds_in(AUTO_SPIN_TIME),
                 yields: AUTO_YIELDS,
             },
             WaitPolicy::Spin => SpinPlan {
-                spins: SPIN_SPINS,
+                spins: rounds_in(SPIN_SPIN_TIME),
                 yields: SPIN_YIELDS,
             },
             WaitPolicy::Yield => SpinPlan {

@@ -20,6 +20,13 @@
 //! either the writer's change comes first and the waiter's validation fails, or the waiter is queued
 //! first and the writer's wake finds it. When nobody set `PARKED`, a writer touches only the word:
 //! no lock and no system call.
+//!
+//! # Under loom
+//!
+//! Loom cannot run `parking_lot_core`, so under `--cfg phasers_loom` each signal carries a loom
+//! mutex and condition variable with the same contract: validate under the lock, sleep on the
+//! queue, and wake under the same lock. Parked threads are then blocked in loom's eyes, which both
+//! bounds the schedules of several waiting threads and lets loom check that no wake-up is lost.
 
 use crate::primitive::{AtomicU64, Ordering};
 
@@ -30,6 +37,10 @@ pub(crate) const MAX_VALUE: u64 = PARKED - 1;
 
 pub(crate) struct Signal {
     word: AtomicU64,
+    #[cfg(phasers_loom)]
+    lot: loom::sync::Mutex<()>,
+    #[cfg(phasers_loom)]
+    sleepers: loom::sync::Condvar,
 }
 
 impl Signal {
@@ -37,6 +48,10 @@ impl Signal {
         debug_assert!(value <= MAX_VALUE);
         Signal {
             word: AtomicU64::new(value),
+            #[cfg(phasers_loom)]
+            lot: loom::sync::Mutex::new(()),
+            #[cfg(phasers_loom)]
+            sleepers: loom::sync::Condvar::new(),
         }
     }
 
@@ -100,13 +115,52 @@ impl Signal {
             .map(|_| observed | PARKED)
     }
 
-    /// Whether the word is still exactly `raw` (the value a parking waiter validated against).
-    pub(crate) fn is_unchanged(&self, raw: u64) -> bool {
-        self.word.load(Ordering::Acquire) == raw
+    /// Sleeps while the word still equals `expected` (a raw word returned by
+    /// [`mark_parked`](Self::mark_parked)) and `still_waiting()` holds, both checked under the
+    /// parking lock, until woken or `deadline`. May return spuriously; the caller re-checks.
+    #[cfg(not(phasers_loom))]
+    pub(crate) fn park(
+        &self,
+        expected: u64,
+        still_waiting: impl Fn() -> bool,
+        deadline: Option<std::time::Instant>,
+    ) {
+        let validate = || self.word.load(Ordering::Acquire) == expected && still_waiting();
+        // SAFETY: the key is the address of this signal's own word, so only this signal's waiters
+        // and wakers use it. The validate callback only loads atomics: it neither panics nor calls
+        // into the parking lot, and the other callbacks do nothing.
+        unsafe {
+            parking_lot_core::park(
+                self.park_key(),
+                validate,
+                || {},
+                |_, _| {},
+                parking_lot_core::DEFAULT_PARK_TOKEN,
+                deadline,
+            );
+        }
     }
 
-    /// The key under which waiters of this word park.
-    pub(crate) fn park_key(&self) -> usize {
+    /// Loom's model of the parking lot: validate under the lock, then sleep on the queue. Loom has
+    /// no clock, so timed waits never reach this point (they time out at their first slow check).
+    #[cfg(phasers_loom)]
+    pub(crate) fn park(
+        &self,
+        expected: u64,
+        still_waiting: impl Fn() -> bool,
+        _deadline: Option<std::time::Instant>,
+    ) {
+        let lot = self
+            .lot
+            .lock()
+            .expect("no loom thread panics while holding the parking lock");
+        if self.word.load(Ordering::Acquire) == expected && still_waiting() {
+            drop(self.sleepers.wait(lot));
+        }
+    }
+
+    #[cfg(not(phasers_loom))]
+    fn park_key(&self) -> usize {
         &self.word as *const AtomicU64 as usize
     }
 
@@ -119,6 +173,14 @@ impl Signal {
         // park under it; `unpark_all` runs no callback of ours.
         unsafe {
             parking_lot_core::unpark_all(self.park_key(), parking_lot_core::DEFAULT_UNPARK_TOKEN);
+        }
+        #[cfg(phasers_loom)]
+        {
+            let _lot = self
+                .lot
+                .lock()
+                .expect("no loom thread panics while holding the parking lock");
+            self.sleepers.notify_all();
         }
     }
 }

@@ -1,0 +1,118 @@
+//! What a barrier benchmark compares: the baselines and every algorithm of the library.
+
+use phasers::barrier::BarrierAlgorithm;
+use phasers::{Algorithm, Participant};
+
+/// One thread's way into a barrier under test. The sampling loop is generic over it, so each
+/// barrier's `wait` is called directly, with no virtual call the barrier itself would not pay.
+pub trait WaitHandle: Send {
+    /// Arrives at the barrier and returns once every party has arrived.
+    fn wait(&mut self) -> Result<(), phasers::Error>;
+}
+
+impl<A: BarrierAlgorithm> WaitHandle for Participant<A> {
+    #[inline]
+    fn wait(&mut self) -> Result<(), phasers::Error> {
+        Participant::wait(self).map(drop)
+    }
+}
+
+/// A thread's handle on Rust's standard barrier, which needs no per-thread state.
+#[derive(Debug, Clone, Copy)]
+pub struct StdHandle<'a>(pub &'a std::sync::Barrier);
+
+impl WaitHandle for StdHandle<'_> {
+    #[inline]
+    fn wait(&mut self) -> Result<(), phasers::Error> {
+        self.0.wait();
+        Ok(())
+    }
+}
+
+/// A row of the barrier table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contender {
+    /// The hand-written sense-reversing barrier of [`crate::reference`]: the yardstick.
+    Reference,
+    /// `std::sync::Barrier`: what a Rust user gets without this library.
+    Std,
+    /// One of the library's algorithms, `Auto` included.
+    Phasers(Algorithm),
+}
+
+impl Contender {
+    /// The baselines, in table order; they head every table.
+    pub const BASELINES: [Contender; 2] = [Contender::Reference, Contender::Std];
+
+    /// The name in tables, JSON and `phasers list`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Contender::Reference => "reference",
+            Contender::Std => "std::sync::Barrier",
+            Contender::Phasers(algorithm) => algorithm.name(),
+        }
+    }
+
+    /// A one-line description for `phasers list`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Contender::Reference => {
+                "hand-written centralized sense-reversing barrier (spin, yield every 64 spins): \
+                 the yardstick every ratio divides by"
+            }
+            Contender::Std => "Rust's std::sync::Barrier (mutex + condition variable)",
+            Contender::Phasers(algorithm) => algorithm_description(algorithm),
+        }
+    }
+}
+
+/// What each algorithm is, in a line; the module docs of `phasers::barrier` say more.
+pub fn algorithm_description(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::Auto => {
+            "picks from threads and cores: counting up to 8 threads with a core each, tournament \
+             above that, sense-reversing when threads outnumber cores"
+        }
+        Algorithm::SenseReversing => {
+            "centralized: one arrival counter, one release word; one wake-up releases everyone"
+        }
+        Algorithm::Counting => {
+            "two-generation counting: the arrival counter is also the release word"
+        }
+        Algorithm::Ticket => {
+            "arrivals take tickets from one counter; a separate word serves episodes"
+        }
+        Algorithm::CombiningTree => "software combining tree of counters (fan-in 4 by default)",
+        Algorithm::McsTree => "MCS tree: 4-ary arrival tree, binary wake-up tree, local spinning",
+        Algorithm::Dissemination => "ceil(log2 n) rounds of pairwise signals, no central word",
+        Algorithm::Tournament => {
+            "statically paired matches up a binary tree; the champion wakes the losers"
+        }
+    }
+}
+
+/// The description of the hardware floor, which is measured once per run rather than per row.
+pub const FLOOR_DESCRIPTION: &str =
+    "cache-line round trip between two threads pinned to different cores: the hardware floor";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_distinct() {
+        let mut names: Vec<&str> = Contender::BASELINES
+            .into_iter()
+            .chain(
+                std::iter::once(Algorithm::Auto)
+                    .chain(Algorithm::CONCRETE)
+                    .map(Contender::Phasers),
+            )
+            .map(Contender::name)
+            .collect();
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all);
+    }
+}

@@ -1,0 +1,132 @@
+//! What machine a run is on, so numbers from different machines are never confused.
+
+use serde::{Deserialize, Serialize};
+
+/// The machine facts a report carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// Cores this process may run on ([`phasers::available_cores`]: affinity mask and cgroup
+    /// quota included); the "oversubscribed" of each table is relative to it.
+    pub available_cores: usize,
+    /// The CPU model from `/proc/cpuinfo`, when there is one.
+    pub cpu_model: Option<String>,
+    /// `std::env::consts::OS`.
+    pub os: String,
+    /// `std::env::consts::ARCH`.
+    pub arch: String,
+    /// `PHASERS_WAIT`, when set: it changes every library barrier's wait policy.
+    pub phasers_wait: Option<String>,
+    /// `PHASERS_SPIN`, when set: it changes every library barrier's spin budget.
+    pub phasers_spin: Option<String>,
+}
+
+impl Machine {
+    /// The facts about the machine this process runs on.
+    pub fn detect() -> Self {
+        Machine {
+            available_cores: phasers::available_cores(),
+            cpu_model: std::fs::read_to_string("/proc/cpuinfo")
+                .ok()
+                .and_then(|text| cpu_model(&text)),
+            os: std::env::consts::OS.to_owned(),
+            arch: std::env::consts::ARCH.to_owned(),
+            phasers_wait: env_var("PHASERS_WAIT"),
+            phasers_spin: env_var("PHASERS_SPIN"),
+        }
+    }
+
+    /// One line for the top of the report.
+    pub fn summary(&self) -> String {
+        let mut line = format!(
+            "{} core{} available, {}, {}/{}",
+            self.available_cores,
+            if self.available_cores == 1 { "" } else { "s" },
+            self.cpu_model.as_deref().unwrap_or("unknown CPU"),
+            self.os,
+            self.arch
+        );
+        for (name, value) in [
+            ("PHASERS_WAIT", &self.phasers_wait),
+            ("PHASERS_SPIN", &self.phasers_spin),
+        ] {
+            if let Some(value) = value {
+                line.push_str(&format!(", {name}={value}"));
+            }
+        }
+        line
+    }
+}
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var_os(name).map(|value| value.to_string_lossy().into_owned())
+}
+
+/// The CPU model named in the text of `/proc/cpuinfo`. x86 says `model name`; other architectures
+/// use `Model`, `cpu model` or `Hardware`, and some say nothing.
+pub fn cpu_model(cpuinfo: &str) -> Option<String> {
+    const KEYS: [&str; 4] = ["model name", "cpu model", "Model", "Hardware"];
+    KEYS.iter().find_map(|wanted| {
+        cpuinfo.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            let value = value.trim();
+            (key.trim() == *wanted && !value.is_empty()).then(|| value.to_owned())
+        })
+    })
+}
+
+/// The CPUs that share a physical core with `cpu` (itself included), from Linux's topology files;
+/// `None` where the platform does not say.
+pub fn smt_siblings(cpu: usize) -> Option<Vec<usize>> {
+    let path = format!("/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list");
+    parse_cpu_list(std::fs::read_to_string(path).ok()?.trim())
+}
+
+/// Parses Linux's CPU list format, such as `0-3,8,10-11`.
+pub fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
+    let mut cpus = Vec::new();
+    for part in text
+        .split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+    {
+        match part.split_once('-') {
+            Some((first, last)) => {
+                let (first, last): (usize, usize) = (first.parse().ok()?, last.parse().ok()?);
+                if first > last {
+                    return None;
+                }
+                cpus.extend(first..=last);
+            }
+            None => cpus.push(part.parse().ok()?),
+        }
+    }
+    Some(cpus)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x86_model_name() {
+        let text = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel\t\t: 85\n\
+                    model name\t: Intel(R) Xeon(R) Processor @ 2.50GHz\nflags\t\t: fpu\n";
+        assert_eq!(
+            cpu_model(text).as_deref(),
+            Some("Intel(R) Xeon(R) Processor @ 2.50GHz")
+        );
+    }
+
+    #[test]
+    fn no_model_is_none() {
+        assert_eq!(cpu_model("processor\t: 0\nBogoMIPS\t: 50.00\n"), None);
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpu_list("0-2,8"), Some(vec![0, 1, 2, 8]));
+        assert_eq!(parse_cpu_list("5"), Some(vec![5]));
+        assert_eq!(parse_cpu_list("3-1"), None);
+        assert_eq!(parse_cpu_list("x"), None);
+    }
+}

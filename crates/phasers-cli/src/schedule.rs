@@ -1,0 +1,391 @@
+//! How many episodes each round of a row runs, and when the row stops.
+//!
+//! A row is a sequence of rounds of back-to-back barrier episodes. The first round is a warm-up;
+//! then, unless the episode count is fixed, calibration rounds grow until one lasts long enough to
+//! estimate the cost of one episode, which sizes the samples to the target duration; then come the
+//! timed samples. The [`Sampler`] is pure bookkeeping, fed the counts and durations thread 0
+//! measured, so its decisions are testable without a clock.
+//!
+//! A barrier can be fast while it is calibrated and hundreds of times slower afterwards (a waiter
+//! that spins out its whole budget each episode, for instance). So a round also has a deadline,
+//! checked by [`RoundClock`]; a round cut at its deadline is still a valid sample of fewer episodes,
+//! and the next sample is resized from it.
+
+use std::time::{Duration, Instant};
+
+/// Episodes in the warm-up round: enough to fault in every line and wake every thread once.
+pub const WARM_UP_EPISODES: u64 = 16;
+
+/// A calibration round shorter than this is too noisy to size samples from.
+const CALIBRATION_MIN: Duration = Duration::from_millis(5);
+
+/// How much one calibration round may grow over the previous one: a lucky fast round must not
+/// make the next one run for seconds.
+const MAX_GROWTH: u64 = 64;
+
+/// No sample runs more episodes than this, however cheap an episode looks.
+const MAX_EPISODES: u64 = 1 << 32;
+
+/// A calibrated round is cut once it runs this many times longer than the target sample.
+const DEADLINE_FACTOR: u32 = 4;
+
+/// How many times per planned round thread 0 reads the clock to check the deadline: often enough
+/// to catch a slow round early, rarely enough that the clock costs nothing next to the episodes.
+const CHECKS_PER_ROUND: u64 = 64;
+
+/// The settings shared by every row of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Schedule {
+    /// Episodes per sample, or `None` to calibrate each row to `target_sample`.
+    pub episodes: Option<u64>,
+    /// Timed samples wanted per row.
+    pub samples: usize,
+    /// How long a calibrated sample should last.
+    pub target_sample: Duration,
+    /// Once a row has run this long, it stops after its current sample (keeping at least one),
+    /// and a round still running is cut.
+    pub row_budget: Duration,
+}
+
+/// Where a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    WarmUp,
+    Calibrating,
+    Measuring,
+}
+
+/// One timed sample: how many back-to-back episodes ran, and how long they took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    /// Episodes in the sample.
+    pub episodes: u64,
+    /// Their total duration.
+    pub elapsed: Duration,
+}
+
+/// The bookkeeping of one row: decides each round's length and keeps the timed samples.
+#[derive(Debug, Clone)]
+pub struct Sampler {
+    schedule: Schedule,
+    phase: Phase,
+    episodes: u64,
+    samples: Vec<Sample>,
+    capped: bool,
+    cut: usize,
+}
+
+impl Sampler {
+    /// A row that has not started.
+    pub fn new(schedule: Schedule) -> Self {
+        Sampler {
+            schedule,
+            phase: Phase::WarmUp,
+            episodes: WARM_UP_EPISODES,
+            samples: Vec::new(),
+            capped: false,
+            cut: 0,
+        }
+    }
+
+    /// Episodes in the first round (the warm-up).
+    pub fn first_round(&self) -> u64 {
+        WARM_UP_EPISODES
+    }
+
+    /// Records that a round planned for `planned` episodes ran `ran` of them (fewer when it was
+    /// cut) in `elapsed`, `row_elapsed` into the row, and returns the next round's episode count,
+    /// or `None` when the row is done.
+    pub fn after_round(
+        &mut self,
+        planned: u64,
+        ran: u64,
+        elapsed: Duration,
+        row_elapsed: Duration,
+    ) -> Option<u64> {
+        let ran = ran.max(1);
+        match self.phase {
+            Phase::WarmUp | Phase::Calibrating => {
+                if let Some(fixed) = self.schedule.episodes {
+                    return Some(self.start_measuring(fixed));
+                }
+                // The warm-up never sizes samples: its first episodes pay for page faults and for
+                // waking threads that were just started, and would make every sample too short.
+                // Past the budget already, size a sample from whatever this round says.
+                let warm_up = self.phase == Phase::WarmUp;
+                if row_elapsed >= self.schedule.row_budget
+                    || (!warm_up && (elapsed >= CALIBRATION_MIN || ran < planned))
+                {
+                    return Some(self.start_measuring(self.sized(ran, elapsed)));
+                }
+                self.phase = Phase::Calibrating;
+                let least = if warm_up { 1 } else { 2 };
+                let growth = if elapsed.is_zero() {
+                    MAX_GROWTH
+                } else {
+                    // Aim a little past the minimum, so one more round usually suffices.
+                    let wanted = 2 * CALIBRATION_MIN.as_nanos() / elapsed.as_nanos();
+                    u64::try_from(wanted)
+                        .unwrap_or(MAX_GROWTH)
+                        .clamp(least, MAX_GROWTH)
+                };
+                self.episodes = ran.saturating_mul(growth).min(MAX_EPISODES);
+                Some(self.episodes)
+            }
+            Phase::Measuring => {
+                self.samples.push(Sample {
+                    episodes: ran,
+                    elapsed,
+                });
+                if ran < planned {
+                    self.cut += 1;
+                    // The barrier got slower than calibrated: size the next samples afresh, unless
+                    // the count is fixed (then only the budget cuts, and the row ends below).
+                    if self.schedule.episodes.is_none() {
+                        self.episodes = self.sized(ran, elapsed);
+                    }
+                }
+                if self.samples.len() >= self.schedule.samples {
+                    return None;
+                }
+                if row_elapsed >= self.schedule.row_budget {
+                    self.capped = true;
+                    return None;
+                }
+                Some(self.episodes)
+            }
+        }
+    }
+
+    fn start_measuring(&mut self, episodes: u64) -> u64 {
+        self.phase = Phase::Measuring;
+        self.episodes = episodes;
+        episodes
+    }
+
+    /// Episodes for a sample of the target duration, given that `episodes` took `elapsed`.
+    fn sized(&self, episodes: u64, elapsed: Duration) -> u64 {
+        let target = self.schedule.target_sample.as_nanos();
+        let wanted = target * u128::from(episodes) / elapsed.as_nanos().max(1);
+        u64::try_from(wanted)
+            .unwrap_or(MAX_EPISODES)
+            .clamp(1, MAX_EPISODES)
+    }
+
+    /// How long the next round may run before thread 0 cuts it, `row_elapsed` into the row:
+    /// a few target samples when calibrating, and never past the row budget (a fixed episode count
+    /// is only ever cut by the budget).
+    pub fn round_deadline(&self, row_elapsed: Duration) -> Duration {
+        let budget_left = self.schedule.row_budget.saturating_sub(row_elapsed);
+        match self.schedule.episodes {
+            Some(_) => budget_left,
+            None => budget_left.min(self.schedule.target_sample * DEADLINE_FACTOR),
+        }
+    }
+
+    /// Planned episodes per timed sample (the warm-up's count before measuring starts).
+    pub fn episodes(&self) -> u64 {
+        self.episodes
+    }
+
+    /// The timed samples, in the order taken.
+    pub fn samples(&self) -> &[Sample] {
+        &self.samples
+    }
+
+    /// Whether the row stopped early because it ran past its budget.
+    pub fn capped(&self) -> bool {
+        self.capped
+    }
+
+    /// How many samples were cut short at a round deadline.
+    pub fn cut(&self) -> usize {
+        self.cut
+    }
+
+    /// The samples as nanoseconds per episode.
+    pub fn per_episode_ns(&self) -> Vec<f64> {
+        self.samples
+            .iter()
+            .map(|sample| sample.elapsed.as_nanos() as f64 / sample.episodes as f64)
+            .collect()
+    }
+}
+
+/// Thread 0's check of a round's deadline, reading the clock only every few episodes.
+///
+/// How many episodes lie between two reads adapts to the pace of the round: about
+/// `CHECKS_PER_ROUND` reads over the deadline, but never more often than `CHECKS_PER_ROUND` reads
+/// over the planned episodes, so a fast barrier pays next to nothing for the clock and a barrier
+/// that turned slow is still cut near its deadline.
+#[derive(Debug)]
+pub struct RoundClock {
+    start: Instant,
+    deadline: Duration,
+    /// The most episodes between two reads.
+    most: u64,
+    every: u64,
+    countdown: u64,
+    counted: u64,
+}
+
+/// Episodes before the first read of a round, when its pace is not yet known.
+const FIRST_CHECK: u64 = 16;
+
+impl RoundClock {
+    /// A round of `planned` episodes starting now, to be cut after `deadline`.
+    pub fn start(planned: u64, deadline: Duration) -> Self {
+        let most = (planned / CHECKS_PER_ROUND).max(1);
+        let every = most.min(FIRST_CHECK);
+        RoundClock {
+            start: Instant::now(),
+            deadline,
+            most,
+            every,
+            countdown: every,
+            counted: 0,
+        }
+    }
+
+    /// Called after each episode: whether the deadline has passed (checked every few episodes).
+    #[inline]
+    pub fn expired(&mut self) -> bool {
+        self.countdown -= 1;
+        if self.countdown > 0 {
+            return false;
+        }
+        self.check()
+    }
+
+    #[inline(never)]
+    fn check(&mut self) -> bool {
+        self.counted += self.every;
+        let elapsed = self.start.elapsed();
+        if elapsed >= self.deadline {
+            return true;
+        }
+        let interval = self.deadline.as_nanos() / u128::from(CHECKS_PER_ROUND);
+        let per_episode = (elapsed.as_nanos() / u128::from(self.counted)).max(1);
+        self.every = u64::try_from(interval / per_episode)
+            .unwrap_or(u64::MAX)
+            .clamp(1, self.most);
+        self.countdown = self.every;
+        false
+    }
+
+    /// Time since the round started.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn schedule(episodes: Option<u64>) -> Schedule {
+        Schedule {
+            episodes,
+            samples: 3,
+            target_sample: 60 * MS,
+            row_budget: Duration::from_secs(3),
+        }
+    }
+
+    #[test]
+    fn fixed_episodes_skip_calibration() {
+        let mut sampler = Sampler::new(schedule(Some(1000)));
+        assert_eq!(sampler.first_round(), WARM_UP_EPISODES);
+        assert_eq!(sampler.after_round(16, 16, MS / 10, MS), Some(1000));
+        assert_eq!(sampler.after_round(1000, 1000, 2 * MS, 3 * MS), Some(1000));
+        assert_eq!(sampler.after_round(1000, 1000, 4 * MS, 7 * MS), Some(1000));
+        assert_eq!(sampler.after_round(1000, 1000, 2 * MS, 9 * MS), None);
+        assert_eq!(sampler.per_episode_ns(), vec![2000.0, 4000.0, 2000.0]);
+        assert!(!sampler.capped());
+        assert_eq!(sampler.cut(), 0);
+    }
+
+    #[test]
+    fn calibration_grows_then_sizes_samples_to_the_target() {
+        let mut sampler = Sampler::new(schedule(None));
+        // 16 episodes in 16 µs: too short, grow by the capped factor.
+        let next = sampler
+            .after_round(16, 16, Duration::from_micros(16), MS)
+            .unwrap();
+        assert_eq!(next, 16 * MAX_GROWTH);
+        // 1024 episodes in 10 ms: long enough; 60 ms needs 6144.
+        let sized = sampler.after_round(next, next, 10 * MS, 11 * MS).unwrap();
+        assert_eq!(sized, 6144);
+        assert_eq!(sampler.episodes(), 6144);
+        assert!(sampler.samples().is_empty());
+    }
+
+    #[test]
+    fn a_slow_warm_up_is_followed_by_one_calibration_round() {
+        let mut sampler = Sampler::new(schedule(None));
+        // 16 episodes in 32 ms: maybe slow, maybe just the start; check with 16 more.
+        assert_eq!(sampler.after_round(16, 16, 32 * MS, 32 * MS), Some(16));
+        // 2 ms each indeed, so 30 per 60 ms sample.
+        assert_eq!(sampler.after_round(16, 16, 32 * MS, 64 * MS), Some(30));
+    }
+
+    #[test]
+    fn budget_stops_a_row_after_at_least_one_sample() {
+        let mut sampler = Sampler::new(schedule(Some(10)));
+        // The warm-up alone blew the budget: one sample is still taken.
+        assert_eq!(sampler.after_round(16, 16, 5000 * MS, 5000 * MS), Some(10));
+        assert_eq!(sampler.after_round(10, 10, 3000 * MS, 8000 * MS), None);
+        assert_eq!(sampler.samples().len(), 1);
+        assert!(sampler.capped());
+    }
+
+    #[test]
+    fn a_cut_sample_counts_and_resizes_the_next() {
+        let mut sampler = Sampler::new(schedule(None));
+        assert_eq!(sampler.after_round(16, 16, 8 * MS, 8 * MS), Some(16));
+        assert_eq!(sampler.after_round(16, 16, 8 * MS, 16 * MS), Some(120));
+        // The barrier turned slow: only 12 of 120 episodes in 240 ms, 20 ms each.
+        assert_eq!(sampler.after_round(120, 12, 240 * MS, 300 * MS), Some(3));
+        assert_eq!(sampler.cut(), 1);
+        assert_eq!(sampler.per_episode_ns(), vec![20_000_000.0]);
+    }
+
+    #[test]
+    fn deadlines() {
+        let calibrated = Sampler::new(schedule(None));
+        assert_eq!(calibrated.round_deadline(Duration::ZERO), 240 * MS);
+        assert_eq!(calibrated.round_deadline(2900 * MS), 100 * MS);
+        assert_eq!(calibrated.round_deadline(5000 * MS), Duration::ZERO);
+        let fixed = Sampler::new(schedule(Some(10)));
+        assert_eq!(fixed.round_deadline(1000 * MS), 2000 * MS);
+    }
+
+    #[test]
+    fn sizing_never_returns_zero_episodes() {
+        let mut sampler = Sampler::new(schedule(None));
+        // Past the budget in the warm-up: straight to one sample, sized from the warm-up.
+        assert_eq!(
+            sampler.after_round(16, 16, 10_000 * MS, 10_000 * MS),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn round_clock_first_reads_after_a_few_episodes() {
+        let mut clock = RoundClock::start(CHECKS_PER_ROUND * 10, Duration::ZERO);
+        // The deadline has passed at once, but the clock is only read on every tenth episode.
+        let first = (1..=100).find(|_| clock.expired());
+        assert_eq!(first, Some(10));
+        let mut clock = RoundClock::start(1_000_000, Duration::ZERO);
+        let first = (1..=100).find(|_| clock.expired());
+        assert_eq!(first, Some(FIRST_CHECK));
+    }
+
+    #[test]
+    fn round_clock_never_expires_before_its_deadline() {
+        let mut clock = RoundClock::start(1000, Duration::from_secs(3600));
+        assert!((0..1000).all(|_| !clock.expired()));
+    }
+}

@@ -9,7 +9,6 @@
 #
 # Extra arguments go to the test binaries, e.g.:
 #   scripts/loom.sh counting::          # only the models whose name contains `counting::`
-#   scripts/loom.sh --include-ignored   # also the three-thread models, ignored by default
 #   scripts/loom.sh --nocapture         # print how many executions each model explored
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -40,9 +40,13 @@ pub enum Error {
         missing: Vec<usize>,
     },
 
-    /// A participant panicked (or its handle was dropped while others still needed it), so this
-    /// episode may never complete. The object is unusable from now on: every wait at or after
-    /// `episode` returns this error (waits for earlier episodes still complete normally).
+    /// A participant panicked (or its handle was dropped while others still needed it), so the
+    /// object cannot be relied on any more.
+    ///
+    /// `episode` is the first episode the lost participant did not complete. Waits for earlier
+    /// episodes complete normally. A wait for `episode` itself returns this error, except that it
+    /// may still complete if the lost participant had already arrived at it (after a timeout)
+    /// before it was lost. Every wait for a later episode returns this error.
     #[error(
         "broken: participant {by} panicked or was dropped without leaving before completing \
          episode {episode}, so waits from that episode on cannot be relied on to complete; build a \

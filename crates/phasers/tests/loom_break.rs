@@ -3,8 +3,9 @@
 //! - **Dropped before arriving at episode 1**: everyone else's wait for episode 1 must return
 //!   `Error::Broken { by, episode: 1 }`, and keep returning it, instead of hanging (loom reports a
 //!   hang as a deadlock or as a model that never ends). Episode 0 must complete normally for all.
-//!   Every algorithm with 2 participants (each rank dropped in turn), and the tree algorithms with 3
-//!   (the root, and a leaf).
+//!   Every algorithm with 2 participants (each rank dropped in turn), and several with 3 (the root
+//!   and a leaf of the trees): on three threads, or with the two survivors polled with timed waits
+//!   on one thread.
 //! - **Dropped right after its last episode**, while the other may still be released from it: the
 //!   other's waits for that episode and the earlier ones must succeed; breaking affects only later
 //!   episodes, so its next wait returns `Error::Broken { by, episode: 2 }`.
@@ -155,4 +156,8 @@ three_party_break_models! {
     tournament_champion_dropped: TOURNAMENT, dropper 0, groups &[&[0], &[1, 2]];
     tournament_loser_dropped: TOURNAMENT, dropper 2, groups &[&[2], &[0, 1]];
     dissemination_rank_1_dropped: DISSEMINATION, dropper 1, groups &[&[1], &[0, 2]];
+    combining_tree_fan_in_2_root_dropped_three_threads: COMBINING_TREE_FAN_IN_2, dropper 0, groups &[&[0], &[1], &[2]];
+    mcs_tree_root_dropped_three_threads: MCS_TREE, dropper 0, groups &[&[0], &[1], &[2]];
+    tournament_loser_dropped_three_threads: TOURNAMENT, dropper 2, groups &[&[0], &[1], &[2]];
+    counting_dropped_three_threads: COUNTING, dropper 1, groups &[&[0], &[1], &[2]];
 }

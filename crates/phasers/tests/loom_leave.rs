@@ -86,6 +86,12 @@ macro_rules! leave_models {
                 fn leaver_alone() {
                     leave_after_first_episode($config, 2, &[&[0, 1], &[2]]);
                 }
+
+                /// Every rank has its own thread.
+                #[test]
+                fn three_threads() {
+                    leave_after_first_episode($config, 1, &[&[0], &[1], &[2]]);
+                }
             }
         )*
     };

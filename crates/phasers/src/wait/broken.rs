@@ -2,9 +2,11 @@
 //!
 //! When a participant panics, or its handle is dropped while others still count on it, the episode
 //! it would have joined can never complete. Rather than let the others hang, the object records the
-//! first episode that cannot complete and who broke it; every wait at or after that episode returns
-//! [`Error::Broken`](crate::Error::Broken). Waits for earlier episodes still complete: the breaker had
-//! already arrived at those, so they finish as soon as the release reaches the waiter.
+//! first episode the lost participant did not complete, and who it was; waits at or after that
+//! episode return [`Error::Broken`](crate::Error::Broken). Waits for earlier episodes still complete:
+//! the breaker had already arrived at those, so they finish as soon as the release reaches the
+//! waiter. A waiter already waiting at the breaking episode may also see it complete, if the breaker
+//! had arrived there (after a timeout) before it was lost; which of the two it sees is a race.
 //!
 //! # Memory ordering
 //!

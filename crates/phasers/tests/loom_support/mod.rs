@@ -23,12 +23,11 @@
 //!
 //! # Threads
 //!
-//! Under `--cfg phasers_loom` the library's waiting loop yields to loom instead of parking. Every
-//! yield is a switch that loom's preemption bound does not count, so two threads spinning at once
-//! beside a third can hand the processor back and forth for ever ("Model exceeded maximum number of
-//! branches"). Models with three participants therefore run two of them on one loom thread, which
-//! polls both with timed waits (a timed wait arrives and returns at once under loom, leaving the
-//! arrival in place), so at most two loom threads ever spin.
+//! Each group of ranks runs on its own loom thread (see [`scenario`]). A group of one waits with
+//! `wait()`, which parks on a loom condition variable once it finds nothing to do, so loom also
+//! checks that no wake-up is lost. A larger group polls its participants in turn with timed waits,
+//! which under loom arrive and return at once, leaving the arrival in place: that explores timeouts
+//! and resumption at every point, and costs loom fewer interleavings than a thread per rank.
 
 #![allow(dead_code)] // each model file uses its own part of the harness
 

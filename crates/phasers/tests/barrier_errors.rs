@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use barrier_support::ALL;
+use barrier_support::all_algorithms;
 use phasers::barrier::{
     BarrierAlgorithm, CombiningTree, Counting, Dissemination, McsTree, SenseReversing, Ticket,
     Tournament, MAX_FAN_IN, MAX_PARTIES,
@@ -24,7 +24,7 @@ fn invalid_message<T: std::fmt::Debug>(result: Result<T, Error>, what: &str) -> 
 
 #[test]
 fn zero_parties_is_invalid_and_says_what_to_pass() {
-    for algorithm in ALL {
+    for algorithm in all_algorithms() {
         let message = invalid_message(Barrier::new(0, algorithm), "Barrier::new(0)");
         assert!(message.contains("at least 1"), "{message}");
         assert!(message.contains("number of threads"), "{message}");
@@ -44,7 +44,7 @@ fn zero_parties_is_invalid_and_says_what_to_pass() {
 
 #[test]
 fn too_many_parties_is_invalid_and_says_what_to_do() {
-    for algorithm in ALL {
+    for algorithm in all_algorithms() {
         for parties in [MAX_PARTIES + 1, usize::MAX] {
             let message = invalid_message(Barrier::new(parties, algorithm), "too many parties");
             // Names the limit, the count asked for, and the way out.
@@ -124,7 +124,7 @@ fn participant_rank_out_of_range_is_invalid() {
 
 #[test]
 fn participant_twice_for_the_same_rank_is_invalid() {
-    for algorithm in ALL {
+    for algorithm in all_algorithms() {
         let barrier = Barrier::new(3, algorithm).unwrap();
         let first = barrier.participant(1).expect("first request for rank 1");
         assert_eq!(first.rank(), 1);
@@ -141,7 +141,7 @@ fn participant_twice_for_the_same_rank_is_invalid() {
 
 #[test]
 fn participants_second_call_returns_nothing() {
-    for algorithm in ALL {
+    for algorithm in all_algorithms() {
         let barrier = Barrier::new(4, algorithm).unwrap();
         let ranks: Vec<usize> = barrier.participants().iter().map(|p| p.rank()).collect();
         assert_eq!(ranks, vec![0, 1, 2, 3]);
@@ -184,7 +184,7 @@ fn single_party_never_blocks<A: BarrierAlgorithm>(
 
 #[test]
 fn a_barrier_of_one_never_blocks() {
-    for algorithm in ALL {
+    for algorithm in all_algorithms() {
         let barrier = Barrier::new(1, algorithm).unwrap();
         single_party_never_blocks(&barrier, None);
 
@@ -219,7 +219,7 @@ fn a_static_barrier_of_one_never_blocks() {
 
 #[test]
 fn the_barrier_reports_how_it_was_built() {
-    for algorithm in ALL {
+    for algorithm in all_algorithms() {
         let barrier = Barrier::new(6, algorithm).unwrap();
         assert_eq!(barrier.parties(), 6);
         // `Auto` is resolved when the barrier is built; the barrier never reports `Auto`.

@@ -6,7 +6,9 @@ mod barrier_support;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use barrier_support::{builder_with_record, run_episodes, run_recorded, Record, Rng, ALL};
+use barrier_support::{
+    all_algorithms, builder_with_record, run_episodes, run_recorded, Record, Rng,
+};
 use phasers::{Algorithm, Barrier, Error, Participant};
 
 /// The algorithms that support leaving.
@@ -512,7 +514,7 @@ fn auto_leaves_when_its_choice_can() {
 
 #[test]
 fn every_algorithm_either_leaves_or_refuses() {
-    for algorithm in ALL {
+    for algorithm in all_algorithms() {
         let barrier = Barrier::new(2, algorithm).unwrap();
         let mut handles = barrier.participants();
         let result = handles[0].leave();

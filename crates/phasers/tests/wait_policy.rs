@@ -9,7 +9,7 @@ mod barrier_support;
 
 use std::time::{Duration, Instant};
 
-use barrier_support::{builder_with_record, run_checked, Record, ALL};
+use barrier_support::{all_algorithms, builder_with_record, run_checked, Record};
 use phasers::{Algorithm, Barrier, Error, WaitPolicy};
 
 /// Threads per barrier: 8 times the 2 cores of the CI machines.
@@ -25,7 +25,7 @@ fn oversubscribed(policy: WaitPolicy) {
     // documented, so with 16 threads on 2 cores an episode takes about a tenth of a second: a few
     // episodes suffice to check it is correct and terminates.
     let episodes = if policy == WaitPolicy::Spin { 4 } else { 1_000 };
-    for algorithm in ALL {
+    for algorithm in all_algorithms() {
         let start = Instant::now();
         let record = Record::new(THREADS, episodes);
         let barrier = builder_with_record(THREADS, &record)
@@ -44,7 +44,7 @@ fn oversubscribed(policy: WaitPolicy) {
 
 /// Under `policy`, a wait with nobody coming gives up: no policy spins for ever.
 fn gives_up(policy: WaitPolicy) {
-    for algorithm in ALL {
+    for algorithm in all_algorithms() {
         let barrier = Barrier::builder(2)
             .algorithm(algorithm)
             .wait_policy(policy)
@@ -75,7 +75,7 @@ fn gives_up(policy: WaitPolicy) {
 
 /// Under `policy`, a waiter notices a break promptly (it must not sleep or spin through it).
 fn notices_breaking(policy: WaitPolicy) {
-    for algorithm in ALL {
+    for algorithm in all_algorithms() {
         let barrier = Barrier::builder(4)
             .algorithm(algorithm)
             .wait_policy(policy)

@@ -11,16 +11,11 @@ use phasers::barrier::BarrierAlgorithm;
 use phasers::{Algorithm, Barrier, BarrierBuilder, Participant};
 
 /// Every algorithm a test should cover: the concrete ones and `Auto`.
-pub const ALL: [Algorithm; 8] = [
-    Algorithm::SenseReversing,
-    Algorithm::Counting,
-    Algorithm::Ticket,
-    Algorithm::CombiningTree,
-    Algorithm::McsTree,
-    Algorithm::Dissemination,
-    Algorithm::Tournament,
-    Algorithm::Auto,
-];
+pub fn all_algorithms() -> impl Iterator<Item = Algorithm> {
+    Algorithm::CONCRETE
+        .into_iter()
+        .chain(std::iter::once(Algorithm::Auto))
+}
 
 /// One value per cache line, so the test's own bookkeeping does not add false sharing that would
 /// change how the barrier behaves under contention.

@@ -1,24 +1,27 @@
-//! The sampling loop: back-to-back barrier episodes on T threads, timed on thread 0.
+//! One row: T threads run rounds of timed iterations of a [`Body`], timed on thread 0.
 //!
-//! Every thread runs the same sequence of rounds. Before each round all threads pass one extra
-//! "decision" episode; thread 0 publishes the next round's length before arriving there and
-//! everyone reads it after leaving, so all threads always agree on how many episodes to run (a
-//! thread running one episode more than the others would wait for ever). Thread 0 reads the clock
-//! right after leaving the decision episode and right after leaving the round's last episode, so a
-//! sample spans exactly the round's episodes.
+//! Every thread runs the same sequence of rounds. Before each round all threads meet (see
+//! [`Body::meet`]); thread 0 publishes the next round's length before arriving there and
+//! everyone reads it after leaving, so all threads always agree on how many iterations to run (a
+//! thread running one barrier episode more than the others would wait for ever). Thread 0 reads
+//! the clock right after leaving the meeting and right after its last iteration (or the closing
+//! meeting, for bodies that have one), so a sample spans exactly the round.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::ScopedJoinHandle;
 use std::time::{Duration, Instant};
 
-use phasers::Barrier;
+use phasers::{Algorithm, Barrier, Participant};
 
+use crate::affinity;
+use crate::body::{BackToBack, Body, DelayOnly, DelayThenWait};
 use crate::contender::{Contender, StdHandle, WaitHandle};
+use crate::native::{CxxBarrier, PthreadBarrier};
+use crate::openmp_row;
 use crate::reference::ReferenceBarrier;
-use crate::results::Row;
+use crate::results::{Mode, Row, RowKind};
 use crate::schedule::{RoundClock, Sampler, Schedule};
-use crate::stats;
 
 /// The value of the shared round length that tells every thread the row is over.
 const DONE: u64 = 0;
@@ -26,59 +29,166 @@ const DONE: u64 = 0;
 /// How often the spawning thread checks on a row; rare enough to cost the row nothing.
 const WATCH_INTERVAL: Duration = Duration::from_millis(20);
 
-/// Measures `contender` with `threads` threads on a fresh barrier.
+/// How every row of a run is measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowPlan {
+    /// What an iteration is.
+    pub mode: Mode,
+    /// Rounds and samples.
+    pub schedule: Schedule,
+    /// A row that completes no round for this long is taken to be hung.
+    pub hang_after: Duration,
+    /// Whether to pin each row's threads to CPUs, round robin.
+    pub pin: bool,
+    /// EPCC mode: iterations of the delay loop before each barrier.
+    pub delay: u64,
+}
+
+/// Measures `contender` with `threads` threads on a fresh barrier. The row holds the raw samples;
+/// [`Row::finish`] turns them into costs.
 ///
-/// The process exits with an error if no round completes for `hang_after`: a barrier that hangs
-/// must not hang the benchmark silently.
-pub fn run(contender: Contender, threads: usize, schedule: Schedule, hang_after: Duration) -> Row {
+/// The process exits with an error if no round completes for `plan.hang_after`: a barrier that
+/// hangs must not hang the benchmark silently.
+pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
     let name = contender.name();
+    let kind = contender.kind();
     let watch = Watch {
         name,
         threads,
-        hang_after,
+        hang_after: plan.hang_after,
     };
     let (measured, resolved, wait_policy) = match contender {
         Contender::Reference => {
             let barrier = ReferenceBarrier::new(threads);
-            (measure(barrier.handles(), schedule, &watch), None, None)
+            (with_handles(barrier.handles(), plan, &watch), None, None)
         }
         Contender::Std => {
             let barrier = std::sync::Barrier::new(threads);
             let handles = vec![StdHandle(&barrier); threads];
-            (measure(handles, schedule, &watch), None, None)
+            (with_handles(handles, plan, &watch), None, None)
         }
+        Contender::Pthread => match PthreadBarrier::new(threads) {
+            Ok(barrier) => (with_handles(barrier.handles(), plan, &watch), None, None),
+            Err(error) => return Row::failed(name, kind, plan.schedule.samples, error),
+        },
+        Contender::CxxBarrier => match CxxBarrier::new(threads) {
+            Ok(barrier) => (with_handles(barrier.handles(), plan, &watch), None, None),
+            Err(error) => return Row::failed(name, kind, plan.schedule.samples, error),
+        },
+        Contender::OpenMp => return openmp_row::run(threads, plan, true),
         Contender::Phasers(algorithm) => match Barrier::new(threads, algorithm) {
             Ok(barrier) => (
-                measure(barrier.participants(), schedule, &watch),
+                with_handles(barrier.participants(), plan, &watch),
                 Some(barrier.algorithm().name().to_owned()),
                 Some(barrier.wait_policy().name().to_owned()),
             ),
             Err(error) => {
-                return Row::failed(name, schedule.samples, format!("cannot build: {error}"))
+                return Row::failed(
+                    name,
+                    kind,
+                    plan.schedule.samples,
+                    format!("cannot build: {error}"),
+                )
             }
         },
     };
-    into_row(name, resolved, wait_policy, schedule, measured)
+    let mut row = into_row(name, kind, plan.schedule, measured);
+    (row.resolved, row.wait_policy) = (resolved, wait_policy);
+    row
+}
+
+/// EPCC's reference loop on `threads` Rust threads: the delays with no barrier.
+pub fn reference_loop(threads: usize, plan: &RowPlan) -> Row {
+    let name = "reference loop";
+    let watch = Watch {
+        name,
+        threads,
+        hang_after: plan.hang_after,
+    };
+    let measured = match control_participants(threads) {
+        Ok(control) => {
+            let bodies = control
+                .into_iter()
+                .map(|control| DelayOnly {
+                    control,
+                    delay: plan.delay,
+                })
+                .collect();
+            measure(bodies, plan, &watch)
+        }
+        Err(error) => Measured::failed(plan.schedule, error),
+    };
+    into_row(name, RowKind::Loop, plan.schedule, measured)
+}
+
+/// Wraps each thread's handle in the body of the plan's mode and measures the row.
+fn with_handles<H: WaitHandle>(handles: Vec<H>, plan: &RowPlan, watch: &Watch) -> Measured {
+    match plan.mode {
+        Mode::BackToBack => measure(handles.into_iter().map(BackToBack).collect(), plan, watch),
+        Mode::Epcc => match control_participants(handles.len()) {
+            Ok(control) => {
+                let bodies = handles
+                    .into_iter()
+                    .zip(control)
+                    .map(|(handle, control)| DelayThenWait {
+                        handle,
+                        control,
+                        delay: plan.delay,
+                    })
+                    .collect();
+                measure(bodies, plan, watch)
+            }
+            Err(error) => Measured::failed(plan.schedule, error),
+        },
+    }
+}
+
+/// The control barrier EPCC rows meet on between rounds. One of ours, so a thread that fails drops
+/// its participant and breaks it, and the others return instead of waiting for ever.
+fn control_participants(threads: usize) -> Result<Vec<Participant>, String> {
+    Barrier::new(threads, Algorithm::SenseReversing)
+        .map(|barrier| barrier.participants())
+        .map_err(|error| format!("cannot build the control barrier: {error}"))
 }
 
 /// What one row's threads produced.
-struct Measured {
-    sampler: Sampler,
-    error: Option<String>,
-    elapsed: Duration,
+pub struct Measured {
+    /// The rounds and samples thread 0 recorded.
+    pub sampler: Sampler,
+    /// The most telling failure, if any thread failed.
+    pub error: Option<String>,
+    /// Wall time of the whole row.
+    pub elapsed: Duration,
+    /// Why pinning was not done as asked, if it was not.
+    pub pin_note: Option<String>,
 }
 
-fn into_row(
-    name: &str,
-    resolved: Option<String>,
-    wait_policy: Option<String>,
-    schedule: Schedule,
-    measured: Measured,
-) -> Row {
+impl Measured {
+    fn failed(schedule: Schedule, error: String) -> Self {
+        Measured {
+            sampler: Sampler::new(schedule),
+            error: Some(error),
+            elapsed: Duration::ZERO,
+            pin_note: None,
+        }
+    }
+}
+
+/// The raw row of what a row's threads produced: samples in ns per iteration, notes on anything
+/// unusual. Nothing is dropped or subtracted yet.
+pub fn into_row(name: &str, kind: RowKind, schedule: Schedule, measured: Measured) -> Row {
     let sampler = &measured.sampler;
-    let samples_ns = sampler.per_episode_ns();
-    let taken = samples_ns.len();
-    let mut notes = Vec::new();
+    let mut row = Row::failed(name, kind, schedule.samples, String::new());
+    row.error = measured.error;
+    row.raw_ns = sampler.per_episode_ns();
+    row.episodes_per_sample = sampler.episodes();
+    row.sample_episodes = sampler
+        .samples()
+        .iter()
+        .map(|sample| sample.episodes)
+        .collect();
+    row.row_s = measured.elapsed.as_secs_f64();
+    let taken = row.raw_ns.len();
     if taken < schedule.samples {
         let why = if sampler.capped() {
             format!(
@@ -88,34 +198,20 @@ fn into_row(
         } else {
             "stopped by the error".to_owned()
         };
-        notes.push(format!("{taken} of {} samples: {why}", schedule.samples));
+        row.add_note(format!("{taken} of {} samples: {why}", schedule.samples));
     }
     if sampler.cut() > 0 {
         let at = match schedule.episodes {
             Some(_) => "at the row budget",
             None => "at 4x the target length (preempted, or the barrier slowed)",
         };
-        notes.push(format!("{} sample(s) cut {at}", sampler.cut()));
+        row.add_note(format!("{} sample(s) cut {at}", sampler.cut()));
     }
-    let note = (!notes.is_empty()).then(|| notes.join("; "));
-    Row {
-        barrier: name.to_owned(),
-        resolved,
-        wait_policy,
-        episodes_per_sample: sampler.episodes(),
-        sample_episodes: sampler
-            .samples()
-            .iter()
-            .map(|sample| sample.episodes)
-            .collect(),
-        samples_wanted: schedule.samples,
-        min_ns: stats::min(&samples_ns),
-        median_ns: stats::median(&samples_ns),
-        samples_ns,
-        row_s: measured.elapsed.as_secs_f64(),
-        note,
-        error: measured.error,
+    if let Some(note) = measured.pin_note {
+        row.add_note(note);
     }
+    row.finish(0, None);
+    row
 }
 
 /// What the spawning thread needs to tell a hung row from a slow one.
@@ -127,8 +223,8 @@ struct Watch {
 
 /// What every thread of a row shares besides the barrier.
 struct Rounds {
-    /// The next round's planned episodes, or [`DONE`]: written by thread 0 before a decision
-    /// episode, read by everyone after it.
+    /// The next round's planned episodes, or [`DONE`]: written by thread 0 before a meeting, read
+    /// by everyone after it.
     next: AtomicU64,
     /// Where thread 0 cut the current round: an episode index counted over the row's rounds, so
     /// it only ever grows and a past round's cut never applies to a later round.
@@ -137,35 +233,51 @@ struct Rounds {
     done: AtomicU64,
 }
 
-/// Runs the rounds on one thread per handle; the first handle's thread keeps time.
-fn measure<H: WaitHandle>(handles: Vec<H>, schedule: Schedule, watch: &Watch) -> Measured {
+/// Runs the rounds on one thread per body; the first body's thread keeps time.
+fn measure<B: Body>(bodies: Vec<B>, plan: &RowPlan, watch: &Watch) -> Measured {
     let start = Instant::now();
+    let schedule = plan.schedule;
     let sampler = Sampler::new(schedule);
     let rounds = Rounds {
         next: AtomicU64::new(sampler.first_round()),
         stop_at: AtomicU64::new(0),
         done: AtomicU64::new(0),
     };
-    let mut handles = handles.into_iter();
-    let Some(timer) = handles.next() else {
-        return Measured {
-            sampler,
-            error: Some("no threads".to_owned()),
-            elapsed: start.elapsed(),
-        };
+    let cpus = if plan.pin {
+        affinity::allowed_cpus()
+    } else {
+        Vec::new()
+    };
+    let mut pin_note = (plan.pin && cpus.is_empty())
+        .then(|| "--pin: this platform does not list CPUs, so threads ran unpinned".to_owned());
+    let mut bodies = bodies.into_iter();
+    let Some(timer) = bodies.next() else {
+        return Measured::failed(schedule, "no threads".to_owned());
     };
     std::thread::scope(|s| {
         let rounds = &rounds;
-        let lead = s.spawn(move || lead(timer, rounds, sampler));
-        let follow: Vec<ScopedJoinHandle<'_, Option<phasers::Error>>> = handles
-            .map(|handle| s.spawn(move || follow(handle, rounds).err()))
+        let cpus = &cpus;
+        let lead = s.spawn(move || {
+            let pinned = pin_thread(cpus, 0);
+            (lead(timer, rounds, sampler), pinned)
+        });
+        let follow: Vec<ScopedJoinHandle<'_, (Option<phasers::Error>, bool)>> = bodies
+            .enumerate()
+            .map(|(index, body)| {
+                s.spawn(move || {
+                    let pinned = pin_thread(cpus, index + 1);
+                    (follow(body, rounds).err(), pinned)
+                })
+            })
             .collect();
         watch_until_done(&lead, &follow, &rounds.done, watch);
 
         let mut failures = Failures::default();
+        let mut all_pinned = true;
         let sampler = match lead.join() {
-            Ok((sampler, error)) => {
+            Ok(((sampler, error), pinned)) => {
                 failures.add_error(0, error);
+                all_pinned &= pinned;
                 Some(sampler)
             }
             Err(panic) => {
@@ -175,29 +287,41 @@ fn measure<H: WaitHandle>(handles: Vec<H>, schedule: Schedule, watch: &Watch) ->
         };
         for (rank, thread) in (1..).zip(follow) {
             match thread.join() {
-                Ok(error) => failures.add_error(rank, error),
+                Ok((error, pinned)) => {
+                    failures.add_error(rank, error);
+                    all_pinned &= pinned;
+                }
                 Err(panic) => failures.add_panic(rank, &*panic),
             }
+        }
+        if !all_pinned && pin_note.is_none() {
+            pin_note = Some("--pin: the OS refused to pin some threads".to_owned());
         }
         Measured {
             sampler: sampler.unwrap_or_else(|| Sampler::new(schedule)),
             error: failures.first(),
             elapsed: start.elapsed(),
+            pin_note,
         }
     })
 }
 
+/// Pins thread `index` of a row when `cpus` lists any; true when it is pinned or nothing was asked.
+fn pin_thread(cpus: &[usize], index: usize) -> bool {
+    affinity::cpu_for(cpus, index).map_or(true, affinity::pin)
+}
+
 /// Thread 0: runs the rounds, times them, cuts a round that overstays its deadline, and decides
 /// the next one.
-fn lead<H: WaitHandle>(
-    mut handle: H,
+fn lead<B: Body>(
+    mut body: B,
     rounds: &Rounds,
     mut sampler: Sampler,
 ) -> (Sampler, Option<phasers::Error>) {
     let row_start = Instant::now();
     let mut episode = 0u64;
     let mut step = || -> Result<bool, phasers::Error> {
-        handle.wait()?;
+        body.meet()?;
         let planned = rounds.next.load(Ordering::Acquire);
         if planned == DONE {
             return Ok(false);
@@ -206,19 +330,22 @@ fn lead<H: WaitHandle>(
         let end = first + planned;
         let mut clock = RoundClock::start(planned, sampler.round_deadline(row_start.elapsed()));
         let mut cut = false;
-        while episode < end && !is_cut(&rounds.stop_at, first, episode) {
-            handle.wait()?;
+        while episode < end && !(B::SYNCHRONIZED && is_cut(&rounds.stop_at, first, episode)) {
+            body.iteration()?;
             episode += 1;
-            if !cut && clock.expired() {
+            if B::SYNCHRONIZED && !cut && clock.expired() {
                 // Every thread is at most one episode away from here, so one more episode gives
                 // them all time to see the cut before they could pass it (see `is_cut`).
                 rounds.stop_at.store(episode + 1, Ordering::Relaxed);
                 cut = true;
             }
         }
+        if B::MEETS_AFTER_ROUND {
+            body.meet()?;
+        }
         let elapsed = clock.elapsed();
         let decided = sampler.after_round(planned, episode - first, elapsed, row_start.elapsed());
-        // Published before the decision episode, read by the others after it.
+        // Published before the next meeting, read by the others after it.
         rounds
             .next
             .store(decided.unwrap_or(DONE), Ordering::Release);
@@ -236,21 +363,24 @@ fn lead<H: WaitHandle>(
 }
 
 /// Every other thread: runs the rounds thread 0 announces, as far as thread 0 lets them. Returning
-/// on an error drops the handle, which for the library's barriers breaks the barrier, so the other
-/// threads return too.
-fn follow<H: WaitHandle>(mut handle: H, rounds: &Rounds) -> Result<(), phasers::Error> {
+/// on an error drops the body, which for the library's barriers (the control barrier included)
+/// breaks them, so the other threads return too.
+fn follow<B: Body>(mut body: B, rounds: &Rounds) -> Result<(), phasers::Error> {
     let mut episode = 0u64;
     loop {
-        handle.wait()?;
+        body.meet()?;
         let planned = rounds.next.load(Ordering::Acquire);
         if planned == DONE {
             return Ok(());
         }
         let first = episode;
         let end = first + planned;
-        while episode < end && !is_cut(&rounds.stop_at, first, episode) {
-            handle.wait()?;
+        while episode < end && !(B::SYNCHRONIZED && is_cut(&rounds.stop_at, first, episode)) {
+            body.iteration()?;
             episode += 1;
+        }
+        if B::MEETS_AFTER_ROUND {
+            body.meet()?;
         }
     }
 }
@@ -346,12 +476,25 @@ mod tests {
     use super::*;
     use phasers::Algorithm;
 
-    fn quick() -> Schedule {
-        Schedule {
-            episodes: Some(50),
-            samples: 3,
-            target_sample: Duration::from_millis(1),
-            row_budget: Duration::from_secs(5),
+    fn quick(mode: Mode) -> RowPlan {
+        RowPlan {
+            mode,
+            schedule: Schedule {
+                episodes: Some(50),
+                samples: 3,
+                target_sample: Duration::from_millis(1),
+                row_budget: Duration::from_secs(5),
+            },
+            hang_after: Duration::from_secs(60),
+            pin: false,
+            delay: 10,
+        }
+    }
+
+    fn plan_of(schedule: Schedule) -> RowPlan {
+        RowPlan {
+            schedule,
+            ..quick(Mode::BackToBack)
         }
     }
 
@@ -363,13 +506,36 @@ mod tests {
                 .map(Contender::Phasers),
         );
         for contender in contenders {
-            for threads in [1, 3] {
-                let row = run(contender, threads, quick(), Duration::from_secs(60));
-                assert_eq!(row.error, None, "{} x{threads}", contender.name());
-                assert_eq!(row.samples_ns.len(), 3, "{} x{threads}", contender.name());
-                assert_eq!(row.episodes_per_sample, 50);
+            for (threads, mode) in [(1, Mode::BackToBack), (3, Mode::Epcc)] {
+                let row = run(contender, threads, &quick(mode));
+                let what = format!("{} x{threads} {}", contender.name(), mode.name());
+                assert_eq!(row.error, None, "{what}");
+                assert_eq!(row.raw_ns.len(), 3, "{what}");
+                assert_eq!(row.samples_ns.len(), 3, "{what}");
+                assert_eq!(row.kind, contender.kind(), "{what}");
+                assert_eq!(row.episodes_per_sample, 50, "{what}");
             }
         }
+    }
+
+    #[test]
+    fn the_reference_loop_runs_without_a_barrier() {
+        let row = reference_loop(3, &quick(Mode::Epcc));
+        assert_eq!(row.error, None);
+        assert_eq!(row.kind, RowKind::Loop);
+        assert_eq!(row.raw_ns.len(), 3);
+        assert!(row.raw_ns.iter().all(|ns| *ns > 0.0));
+    }
+
+    #[test]
+    fn pinned_rows_run() {
+        let plan = RowPlan {
+            pin: true,
+            ..quick(Mode::Epcc)
+        };
+        let row = run(Contender::Phasers(Algorithm::Auto), 3, &plan);
+        assert_eq!(row.error, None);
+        assert_eq!(row.note, None);
     }
 
     /// A barrier that takes a while per episode, whatever it was calibrated at.
@@ -398,7 +564,8 @@ mod tests {
             threads: 3,
             hang_after: Duration::from_secs(60),
         };
-        let measured = measure(handles, schedule, &watch);
+        let bodies = handles.into_iter().map(BackToBack).collect();
+        let measured = measure(bodies, &plan_of(schedule), &watch);
         assert_eq!(measured.error, None);
         let samples = measured.sampler.samples();
         assert_eq!(samples.len(), 1);
@@ -428,7 +595,11 @@ mod tests {
             threads: 1,
             hang_after: Duration::from_secs(60),
         };
-        let measured = measure(vec![Failing(0)], quick(), &watch);
+        let measured = measure(
+            vec![BackToBack(Failing(0))],
+            &quick(Mode::BackToBack),
+            &watch,
+        );
         let error = measured.error.unwrap();
         assert!(
             error.contains("thread 0") && error.contains("broken"),

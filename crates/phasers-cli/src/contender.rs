@@ -3,6 +3,8 @@
 use phasers::barrier::BarrierAlgorithm;
 use phasers::{Algorithm, Participant};
 
+use crate::results::RowKind;
+
 /// One thread's way into a barrier under test. The sampling loop is generic over it, so each
 /// barrier's `wait` is called directly, with no virtual call the barrier itself would not pay.
 pub trait WaitHandle: Send {
@@ -36,19 +38,45 @@ pub enum Contender {
     Reference,
     /// `std::sync::Barrier`: what a Rust user gets without this library.
     Std,
+    /// POSIX `pthread_barrier_t` (glibc), through the C shim.
+    Pthread,
+    /// C++20 `std::barrier` (libstdc++), through the C++ shim.
+    CxxBarrier,
+    /// OpenMP `#pragma omp barrier` (libgomp), on OpenMP's own threads.
+    OpenMp,
     /// One of the library's algorithms, `Auto` included.
     Phasers(Algorithm),
 }
 
 impl Contender {
-    /// The baselines, in table order; they head every table.
-    pub const BASELINES: [Contender; 2] = [Contender::Reference, Contender::Std];
+    /// The reference and the baselines, in table order; they head every table.
+    pub const BASELINES: [Contender; 5] = [
+        Contender::Reference,
+        Contender::Std,
+        Contender::Pthread,
+        Contender::CxxBarrier,
+        Contender::OpenMp,
+    ];
+
+    /// What the row is.
+    pub fn kind(self) -> RowKind {
+        match self {
+            Contender::Reference => RowKind::Reference,
+            Contender::Std | Contender::Pthread | Contender::CxxBarrier | Contender::OpenMp => {
+                RowKind::Baseline
+            }
+            Contender::Phasers(_) => RowKind::Ours,
+        }
+    }
 
     /// The name in tables, JSON and `phasers list`.
     pub fn name(self) -> &'static str {
         match self {
             Contender::Reference => "reference",
             Contender::Std => "std::sync::Barrier",
+            Contender::Pthread => "pthread_barrier_t",
+            Contender::CxxBarrier => "std::barrier (C++20)",
+            Contender::OpenMp => "omp barrier",
             Contender::Phasers(algorithm) => algorithm.name(),
         }
     }
@@ -61,6 +89,14 @@ impl Contender {
                  the yardstick every ratio divides by"
             }
             Contender::Std => "Rust's std::sync::Barrier (mutex + condition variable)",
+            Contender::Pthread => "POSIX pthread_barrier_wait (glibc: futex-based, sleeps)",
+            Contender::CxxBarrier => {
+                "C++20 std::barrier::arrive_and_wait (libstdc++: tree of atomics, atomic wait)"
+            }
+            Contender::OpenMp => {
+                "#pragma omp barrier (libgomp, on OpenMP's own threads; spins GOMP_SPINCOUNT, \
+                 then futex)"
+            }
             Contender::Phasers(algorithm) => algorithm_description(algorithm),
         }
     }
@@ -70,8 +106,8 @@ impl Contender {
 pub fn algorithm_description(algorithm: Algorithm) -> &'static str {
     match algorithm {
         Algorithm::Auto => {
-            "picks from threads and cores: counting up to 8 threads with a core each, tournament \
-             above that, sense-reversing when threads outnumber cores"
+            "picks from threads and cores (or from the `phasers tune` profile): sense-reversing \
+             up to 16 threads or when threads outnumber cores, tournament above that"
         }
         Algorithm::SenseReversing => {
             "centralized: one arrival counter, one release word; one wake-up releases everyone"

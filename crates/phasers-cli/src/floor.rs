@@ -11,6 +11,7 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 use serde::{Deserialize, Serialize};
 
+use crate::affinity::{allowed_cpus, pin};
 use crate::machine::smt_siblings;
 use crate::schedule::{RoundClock, Sampler, Schedule};
 use crate::stats;
@@ -88,11 +89,7 @@ pub fn measure(schedule: Schedule) -> Floor {
 
 /// Two CPUs on different physical cores if there are any, and notes on what could not be had.
 fn choose_cpus() -> (Option<[usize; 2]>, Vec<String>) {
-    let ids: Vec<usize> = core_affinity::get_core_ids()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|core| core.id)
-        .collect();
+    let ids = allowed_cpus();
     if phasers::available_cores() < 2 || ids.len() < 2 {
         return (
             None,
@@ -111,10 +108,6 @@ fn choose_cpus() -> (Option<[usize; 2]>, Vec<String>) {
             )],
         ),
     }
-}
-
-fn pin(cpu: usize) -> bool {
-    core_affinity::set_for_current(core_affinity::CoreId { id: cpu })
 }
 
 /// The timing side: sends odd values and waits for each to come back incremented, in rounds sized

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::native::{self, NativeVersions};
+
 /// The machine facts a report carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
@@ -18,6 +20,10 @@ pub struct Machine {
     pub phasers_wait: Option<String>,
     /// `PHASERS_SPIN`, when set: it changes every library barrier's spin budget.
     pub phasers_spin: Option<String>,
+    /// The compilers and runtime libraries of the C/C++/OpenMP baselines.
+    pub native: Option<NativeVersions>,
+    /// Which tuning profile `Algorithm::Auto` used, in words (`phasers list` prints the same).
+    pub profile: Option<String>,
 }
 
 impl Machine {
@@ -32,6 +38,8 @@ impl Machine {
             arch: std::env::consts::ARCH.to_owned(),
             phasers_wait: env_var("PHASERS_WAIT"),
             phasers_spin: env_var("PHASERS_SPIN"),
+            native: Some(native::versions()),
+            profile: Some(phasers::Profile::status().to_string()),
         }
     }
 

@@ -1,14 +1,22 @@
-//! The `phasers` command: benchmarks of the `phasers` barriers against the hardware floor, a
-//! hand-written reference barrier and `std::sync::Barrier`.
+//! The `phasers` command: what each barrier costs on this machine, against the hardware floor, a
+//! hand-written reference barrier and the barriers users pick today (Rust's `std::sync::Barrier`,
+//! `pthread_barrier_t`, C++20 `std::barrier`, OpenMP's `#pragma omp barrier`).
 //!
-//! `phasers` alone runs `phasers bench barrier` with its defaults (well under a minute on two
-//! cores); `phasers list` names every algorithm and baseline. This is the ad-hoc harness:
-//! back-to-back episodes, min and median over samples; the full EPCC-style suite grows out of it.
+//! `phasers` alone runs the quick suite, `phasers bench barrier` with its defaults (about a minute
+//! on two cores); `phasers list` names every algorithm and baseline; `phasers tune` measures the
+//! machine and writes the profile `Algorithm::Auto` reads.
 
+mod affinity;
 mod bench;
+mod body;
 mod contender;
+mod csv_out;
+mod delay;
 mod floor;
 mod machine;
+mod native;
+mod openmp_row;
+mod plot;
 mod reference;
 mod report;
 mod results;
@@ -16,23 +24,23 @@ mod schedule;
 mod stats;
 mod sweep;
 mod threads;
+mod tune;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use phasers::Algorithm;
 
+use crate::bench::RowPlan;
 use crate::contender::{algorithm_description, Contender, FLOOR_DESCRIPTION};
+use crate::results::{Mode, Report};
 use crate::schedule::Schedule;
-use crate::sweep::Plan;
+use crate::sweep::{Plan, EPCC_DROPPED};
 
-/// How long a calibrated sample lasts: long enough that timer resolution and one preemption are
-/// small next to it, short enough that the default run stays near a minute.
-const TARGET_SAMPLE: Duration = Duration::from_millis(60);
-
-/// Benchmarks of the phasers barriers. With no command, runs `bench barrier` with its defaults.
+/// What each barrier costs on this machine. With no command, runs the quick suite
+/// (`bench barrier` with its defaults).
 #[derive(Debug, Parser)]
 #[command(name = "phasers", version)]
 struct Cli {
@@ -49,12 +57,15 @@ enum Command {
     },
     /// List every barrier algorithm and every baseline, with a one-line description.
     List,
+    /// Measure every algorithm at several thread counts and write the profile that
+    /// `Algorithm::Auto` reads.
+    Tune(tune::TuneArgs),
 }
 
 #[derive(Debug, Subcommand)]
 enum BenchTarget {
-    /// Back-to-back barrier episodes: every algorithm against the floor, the reference barrier and
-    /// std::sync::Barrier, at each thread count.
+    /// Every algorithm against the floor, the reference barrier and the standard barriers, at each
+    /// thread count.
     Barrier(BarrierArgs),
 }
 
@@ -62,8 +73,8 @@ enum BenchTarget {
 #[derive(Debug, Parser)]
 #[command(name = "barrier")]
 struct BarrierArgs {
-    /// Thread counts, comma-separated [default: 1, 2, powers of two up to twice the available
-    /// cores, 8 and 64].
+    /// Thread counts, comma-separated [default: 1, powers of two, the cores and twice the cores,
+    /// up to twice the available cores].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = threads::parse_thread_count)]
     threads: Option<Vec<usize>>,
 
@@ -71,25 +82,98 @@ struct BarrierArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     algorithms: Option<Vec<Algorithm>>,
 
-    /// Barrier episodes per sample [default: calibrated per row so a sample lasts about 60 ms].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    episodes: Option<u64>,
+    #[command(flatten)]
+    measure: MeasureArgs,
 
-    /// Timed samples per row.
-    #[arg(long, value_name = "N", default_value_t = 7, value_parser = clap::value_parser!(u16).range(1..))]
-    samples: u16,
-
-    /// Write every result, with machine information and this command line, to FILE as JSON.
+    /// Write every result, with the machine and this command line, to FILE as JSON (schema:
+    /// docs/benchmark-json.md).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
 
-    /// Stop sampling a row after this many seconds (it keeps at least one sample).
-    #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = parse_seconds)]
-    row_budget: Duration,
+    /// Write one line per row to FILE as CSV.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
 
-    /// Stop the whole run when a row completes no round for this many seconds: it is hung.
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
+    /// Plot the median cost per barrier against threads to FILE (SVG, log scale).
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+}
+
+/// How each test is measured; shared by `bench barrier` and `tune`.
+#[derive(Debug, Clone, Args)]
+pub struct MeasureArgs {
+    /// epcc: `delay(); barrier()` with the reference loop subtracted (EPCC syncbench);
+    /// back-to-back: consecutive barriers with no delay.
+    #[arg(long, value_enum, default_value = "epcc")]
+    mode: Mode,
+
+    /// Pin each test's threads to the available CPUs, round robin.
+    #[arg(long)]
+    pin: bool,
+
+    /// Seconds each test (one barrier at one thread count) aims to take.
+    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = parse_seconds, allow_negative_numbers = true)]
+    time: Duration,
+
+    /// Timed samples per test (EPCC's outer repetitions); in EPCC mode one more is taken first
+    /// and dropped.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    samples: u16,
+
+    /// EPCC mode: the delay before each barrier, in microseconds (EPCC's default is 0.1).
+    #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = parse_delay, allow_negative_numbers = true)]
+    delay: Duration,
+
+    /// Iterations per sample (EPCC's inner repetitions) [default: sized so the test takes
+    /// --time].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    episodes: Option<u64>,
+
+    /// Stop the whole run when a test completes no round for this many seconds: it is hung.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
     hang_seconds: Duration,
+}
+
+impl MeasureArgs {
+    /// The defaults, as `phasers` with no options uses them.
+    #[cfg(test)]
+    fn defaults() -> Self {
+        BarrierArgs::try_parse_from(["barrier"])
+            .expect("the defaults parse")
+            .measure
+    }
+
+    /// The plan of a run over `threads` and `contenders` measured this way.
+    pub fn plan(&self, threads: Vec<usize>, contenders: Vec<Contender>) -> Plan {
+        let dropped = match self.mode {
+            Mode::Epcc => EPCC_DROPPED,
+            Mode::BackToBack => 0,
+        };
+        let samples = usize::from(self.samples) + dropped;
+        let delay = (self.mode == Mode::Epcc).then_some(self.delay);
+        Plan {
+            threads,
+            contenders,
+            row: RowPlan {
+                mode: self.mode,
+                schedule: Schedule {
+                    episodes: self.episodes,
+                    samples,
+                    target_sample: self.time / samples as u32,
+                    // Warm-up, calibration and a slow barrier may overrun the aim; beyond this a
+                    // test stops with the samples it has, and says so.
+                    row_budget: self.time * 3 + Duration::from_secs(1),
+                },
+                hang_after: self.hang_seconds,
+                pin: self.pin,
+                delay: delay.map_or(0, delay::calibrate),
+            },
+            delay,
+            time_per_test: self.time,
+            print_tables: true,
+            command_line: command_line(),
+        }
+    }
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -97,8 +181,17 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .parse::<f64>()
         .ok()
         .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
-        .filter(|duration| !duration.is_zero())
-        .ok_or_else(|| format!("{text:?} is not a positive number of seconds"))
+        .filter(|duration| !duration.is_zero() && *duration <= Duration::from_secs(86_400))
+        .ok_or_else(|| format!("{text:?} is not a number of seconds above 0 and at most a day"))
+}
+
+fn parse_delay(text: &str) -> Result<Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|micros| micros.is_finite() && (0.0..=1e6).contains(micros))
+        .map(|micros| Duration::from_secs_f64(micros / 1e6))
+        .ok_or_else(|| format!("{text:?} is not a delay in microseconds from 0 to 1000000"))
 }
 
 fn main() -> ExitCode {
@@ -108,6 +201,7 @@ fn main() -> ExitCode {
             list();
             Ok(())
         }
+        Some(Command::Tune(args)) => tune::run(&args),
         Some(Command::Bench {
             target: BenchTarget::Barrier(args),
         }) => bench_barrier(args),
@@ -129,7 +223,7 @@ fn list() {
     println!("algorithms (for --algorithms):");
     for algorithm in std::iter::once(Algorithm::Auto).chain(Algorithm::CONCRETE) {
         println!(
-            "  {:<18} {}",
+            "  {:<22} {}",
             algorithm.name(),
             algorithm_description(algorithm)
         );
@@ -142,32 +236,119 @@ fn list() {
         "auto on this machine ({cores} cores), threads → algorithm: {}",
         resolved.join(", ")
     );
+    println!("{}", phasers::Profile::status());
     println!();
     println!("baselines (in every report):");
-    println!("  {:<18} {FLOOR_DESCRIPTION}", "floor");
+    println!("  {:<22} {FLOOR_DESCRIPTION}", "floor");
     for baseline in Contender::BASELINES {
-        println!("  {:<18} {}", baseline.name(), baseline.description());
+        println!("  {:<22} {}", baseline.name(), baseline.description());
     }
 }
 
 fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
-    let plan = plan(&args, command_line());
-    let json = args
-        .json
-        .as_deref()
-        .map(|path| {
-            report::create_json(path)
-                .map_err(|error| format!("cannot create {}: {error}", path.display()))
-        })
-        .transpose()?;
+    let threads = sorted_unique(
+        args.threads
+            .clone()
+            .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores())),
+    );
+    let algorithms = args.algorithms.clone().unwrap_or_else(|| {
+        std::iter::once(Algorithm::Auto)
+            .chain(Algorithm::CONCRETE)
+            .collect()
+    });
+    let contenders = Contender::BASELINES
+        .into_iter()
+        .chain(unique(algorithms).into_iter().map(Contender::Phasers))
+        .collect();
+    let plan = args.measure.plan(threads, contenders);
+    // Every output file is created before the run, so a bad path fails in a second rather than
+    // after a minute of measuring.
+    let json = create(args.json.as_deref())?;
+    let csv = create(args.csv.as_deref())?;
+    if let Some(path) = &args.plot {
+        std::fs::File::create(path)
+            .map_err(|error| format!("cannot create {}: {error}", path.display()))?;
+    }
 
     let report = sweep::run(&plan);
 
+    for group in &report.groups {
+        if let Some(text) = report::ratios(group, &report.floor) {
+            println!("{text}");
+        }
+    }
     if let (Some(out), Some(path)) = (json, &args.json) {
         report::write_json(out, &report)
             .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
         eprintln!("results written to {}", path.display());
     }
+    if let (Some(out), Some(path)) = (csv, &args.csv) {
+        csv_out::write(out, &report)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        eprintln!("table written to {}", path.display());
+    }
+    if let Some(path) = &args.plot {
+        plot_report(path, &report)?;
+        eprintln!("plot written to {}", path.display());
+    }
+    failures(&report)
+}
+
+/// Plots every row's median against threads.
+fn plot_report(path: &Path, report: &Report) -> Result<(), String> {
+    let mut series: Vec<plot::Series> = Vec::new();
+    for group in &report.groups {
+        for row in &group.rows {
+            let Some(median) = row.median() else { continue };
+            let name = row.barrier.clone();
+            let index = match series.iter().position(|line| line.name == name) {
+                Some(index) => index,
+                None => {
+                    series.push(plot::Series {
+                        name,
+                        kind: match row.kind {
+                            results::RowKind::Reference => plot::SeriesKind::Reference,
+                            results::RowKind::Ours => plot::SeriesKind::Ours,
+                            results::RowKind::Baseline | results::RowKind::Loop => {
+                                plot::SeriesKind::Baseline
+                            }
+                        },
+                        points: Vec::new(),
+                    });
+                    series.len() - 1
+                }
+            };
+            series[index].points.push((group.threads, median));
+        }
+    }
+    let title = format!(
+        "phasers bench barrier ({}), {}",
+        report.settings.mode.name(),
+        report.machine.summary()
+    );
+    plot::write_svg(
+        path,
+        &plot::Plot {
+            title: &title,
+            y_label: "median cost per barrier",
+            series: &series,
+            floor_ns: report.floor.median_ns,
+            cores: Some(report.machine.available_cores),
+        },
+    )
+}
+
+/// Opens an output file before the run.
+fn create(path: Option<&Path>) -> Result<Option<std::io::BufWriter<std::fs::File>>, String> {
+    path.map(|path| {
+        report::create_json(path)
+            .map_err(|error| format!("cannot create {}: {error}", path.display()))
+    })
+    .transpose()
+}
+
+/// An error naming every row that failed, if any did.
+fn failures(report: &Report) -> Result<(), String> {
     let failed: Vec<String> = report
         .groups
         .iter()
@@ -175,6 +356,8 @@ fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
             group
                 .rows
                 .iter()
+                .chain(&group.reference_loop)
+                .chain(&group.openmp_reference_loop)
                 .filter(|row| row.error.is_some())
                 .map(move |row| format!("{} with {} threads", row.barrier, group.threads))
         })
@@ -190,36 +373,20 @@ fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
     }
 }
 
-/// The run described by the options, with the defaults filled in.
-fn plan(args: &BarrierArgs, command_line: Vec<String>) -> Plan {
-    let mut threads = args
-        .threads
-        .clone()
-        .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores()));
-    threads.sort_unstable();
-    threads.dedup();
-    let mut algorithms = Vec::new();
-    for algorithm in args.algorithms.clone().unwrap_or_else(|| {
-        std::iter::once(Algorithm::Auto)
-            .chain(Algorithm::CONCRETE)
-            .collect()
-    }) {
-        if !algorithms.contains(&algorithm) {
-            algorithms.push(algorithm);
+fn sorted_unique(mut values: Vec<usize>) -> Vec<usize> {
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+fn unique(algorithms: Vec<Algorithm>) -> Vec<Algorithm> {
+    let mut kept: Vec<Algorithm> = Vec::new();
+    for algorithm in algorithms {
+        if !kept.contains(&algorithm) {
+            kept.push(algorithm);
         }
     }
-    Plan {
-        threads,
-        algorithms,
-        schedule: Schedule {
-            episodes: args.episodes,
-            samples: usize::from(args.samples),
-            target_sample: TARGET_SAMPLE,
-            row_budget: args.row_budget,
-        },
-        hang_after: args.hang_seconds,
-        command_line,
-    }
+    kept
 }
 
 fn command_line() -> Vec<String> {
@@ -243,6 +410,13 @@ mod tests {
         }
     }
 
+    fn rejection(extra: &[&str]) -> String {
+        match bench_args(extra) {
+            Ok(args) => panic!("{extra:?} was accepted as {args:?}"),
+            Err(error) => error.to_string(),
+        }
+    }
+
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
@@ -252,70 +426,124 @@ mod tests {
     #[test]
     fn defaults() {
         let args = BarrierArgs::try_parse_from(["barrier"]).unwrap();
-        assert_eq!(args.samples, 7);
-        assert_eq!(args.row_budget, Duration::from_secs(3));
-        let plan = plan(&args, Vec::new());
-        assert_eq!(plan.algorithms.len(), 1 + Algorithm::CONCRETE.len());
-        assert_eq!(plan.algorithms[0], Algorithm::Auto);
-        assert_eq!(plan.schedule.episodes, None);
-        assert_eq!(
-            plan.threads,
-            threads::default_thread_counts(phasers::available_cores())
-        );
+        let measure = &args.measure;
+        assert_eq!(measure.mode, Mode::Epcc);
+        assert_eq!(measure.samples, 20);
+        assert_eq!(measure.time, Duration::from_secs(1));
+        assert_eq!(measure.delay, Duration::from_nanos(100));
+        assert!(!measure.pin);
+        let plan = measure.plan(vec![2], vec![Contender::Std]);
+        // EPCC: 20 outer repetitions after one dropped.
+        assert_eq!(plan.row.schedule.samples, 21);
+        assert_eq!(plan.dropped(), 1);
+        assert_eq!(plan.row.schedule.episodes, None);
+        assert!(plan.row.delay >= 1);
+        assert_eq!(plan.delay, Some(Duration::from_nanos(100)));
+    }
+
+    #[test]
+    fn back_to_back_has_no_delay_and_drops_nothing() {
+        let args =
+            bench_args(&["--mode", "back-to-back", "--samples", "7", "--time", "0.5"]).unwrap();
+        let plan = args.measure.plan(vec![2], vec![Contender::Std]);
+        assert_eq!(plan.row.mode, Mode::BackToBack);
+        assert_eq!(plan.row.schedule.samples, 7);
+        assert_eq!(plan.dropped(), 0);
+        assert_eq!(plan.row.delay, 0);
+        assert_eq!(plan.delay, None);
+        assert_eq!(plan.time_per_test, Duration::from_millis(500));
     }
 
     #[test]
     fn no_command_is_accepted() {
         assert!(Cli::try_parse_from(["phasers"]).unwrap().command.is_none());
+        assert_eq!(MeasureArgs::defaults().mode, Mode::Epcc);
     }
 
     #[test]
-    fn thread_and_algorithm_lists() {
+    fn every_option_parses() {
         let args = bench_args(&[
             "--threads",
             "8,1,2,8",
             "--algorithms",
             "mcs,tournament,mcs",
+            "--mode",
+            "epcc",
+            "--pin",
+            "--time",
+            "0.25",
             "--samples",
             "3",
+            "--delay",
+            "1.5",
+            "--episodes",
+            "100",
+            "--json",
+            "out.json",
+            "--csv",
+            "out.csv",
+            "--plot",
+            "out.svg",
         ])
         .unwrap();
-        let plan = plan(&args, Vec::new());
-        assert_eq!(plan.threads, vec![1, 2, 8]);
+        assert_eq!(sorted_unique(args.threads.clone().unwrap()), vec![1, 2, 8]);
         assert_eq!(
-            plan.algorithms,
+            unique(args.algorithms.clone().unwrap()),
             vec![Algorithm::McsTree, Algorithm::Tournament]
         );
-        assert_eq!(plan.schedule.samples, 3);
+        assert!(args.measure.pin);
+        assert_eq!(args.measure.delay, Duration::from_nanos(1500));
+        assert_eq!(args.measure.episodes, Some(100));
+        assert_eq!(args.plot.as_deref(), Some(Path::new("out.svg")));
+        let plan = args.measure.plan(vec![1], vec![]);
+        assert_eq!(plan.row.schedule.samples, 4);
+        assert_eq!(plan.row.schedule.episodes, Some(100));
+        assert!(plan.row.pin);
     }
 
     #[test]
-    fn bad_input_is_an_error_not_a_panic() {
-        for bad in [
-            &["--threads", "0"][..],
-            &["--threads", "1,,2"],
-            &["--threads", "two"],
-            &["--threads", ""],
-            &["--algorithms", "bogus"],
-            &["--samples", "0"],
-            &["--episodes", "0"],
-            &["--row-budget", "-1"],
-            &["--row-budget", "nan"],
-        ] {
-            assert!(bench_args(bad).is_err(), "{bad:?} was accepted");
-        }
-        let message = bench_args(&["--algorithms", "bogus"])
-            .unwrap_err()
-            .to_string();
-        assert!(message.contains("unknown barrier algorithm"), "{message}");
+    fn bad_input_is_an_error_with_a_clear_message() {
+        assert!(rejection(&["--threads", "0"]).contains("at least 1 thread"));
+        assert!(rejection(&["--threads", "two"]).contains("not a thread count"));
+        assert!(rejection(&["--threads", "1,,2"]).contains("not a thread count"));
+        assert!(rejection(&["--threads", ""]).contains("not a thread count"));
+        assert!(rejection(&["--threads", "100000"]).contains("allowed"));
+        assert!(rejection(&["--algorithms", "bogus"]).contains("unknown barrier algorithm"));
+        assert!(rejection(&["--mode", "fast"]).contains("possible values: epcc, back-to-back"));
+        assert!(rejection(&["--time", "0"]).contains("not a number of seconds"));
+        assert!(rejection(&["--time", "-1"]).contains("not a number of seconds"));
+        assert!(rejection(&["--time", "soon"]).contains("not a number of seconds"));
+        assert!(rejection(&["--time", "nan"]).contains("not a number of seconds"));
+        assert!(rejection(&["--delay", "-0.1"]).contains("not a delay"));
+        assert!(rejection(&["--delay", "inf"]).contains("not a delay"));
+        assert!(rejection(&["--samples", "0"]).contains("0"));
+        assert!(rejection(&["--samples", "many"]).contains("invalid"));
+        assert!(rejection(&["--episodes", "0"]).contains("0"));
+        assert!(rejection(&["--hang-seconds", "x"]).contains("not a number of seconds"));
+        assert!(rejection(&["--frobnicate"]).contains("unexpected argument"));
     }
 
     #[test]
-    fn list_and_unknown_commands() {
+    fn list_tune_and_unknown_commands() {
         assert!(matches!(
             Cli::try_parse_from(["phasers", "list"]).unwrap().command,
             Some(Command::List)
         ));
+        assert!(matches!(
+            Cli::try_parse_from(["phasers", "tune", "--time", "0.1"])
+                .unwrap()
+                .command,
+            Some(Command::Tune(_))
+        ));
         assert!(Cli::try_parse_from(["phasers", "frobnicate"]).is_err());
+    }
+
+    #[test]
+    fn unique_keeps_the_first_of_each() {
+        assert_eq!(
+            unique(vec![Algorithm::Ticket, Algorithm::Auto, Algorithm::Ticket]),
+            vec![Algorithm::Ticket, Algorithm::Auto]
+        );
+        assert_eq!(sorted_unique(vec![4, 1, 4, 2]), vec![1, 2, 4]);
     }
 }

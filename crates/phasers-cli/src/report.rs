@@ -7,10 +7,11 @@ use std::path::Path;
 use crate::contender::Contender;
 use crate::floor::Floor;
 use crate::machine::Machine;
-use crate::results::{Group, Report, Row};
+use crate::results::{Group, Mode, Report, Row, RowKind};
+use crate::sweep::Plan;
 
-/// The lines that head every report: what was measured, where, and the floor.
-pub fn header(machine: &Machine, floor: &Floor) -> String {
+/// The lines that head every report: what was measured, how, where, and the floor.
+pub fn header(machine: &Machine, floor: &Floor, plan: &Plan) -> String {
     let floor_line = match (floor.min_ns, floor.median_ns) {
         (Some(min), Some(median)) => format!(
             "cache-line round trip {}: min {}, median {} ({} samples of {} round trips){}",
@@ -30,48 +31,124 @@ pub fn header(machine: &Machine, floor: &Floor) -> String {
         ),
         _ => "not measured".to_owned(),
     };
+    let samples = plan.row.schedule.samples - plan.dropped();
+    let method = match (plan.row.mode, plan.delay) {
+        (Mode::Epcc, Some(delay)) => format!(
+            "EPCC syncbench: delay({:.2} µs) then barrier, reference loop subtracted; {samples} \
+             outer repetitions after 1 dropped",
+            delay.as_secs_f64() * 1e6
+        ),
+        _ => format!("back-to-back episodes, no delay; {samples} samples"),
+    };
     format!(
-        "phasers bench barrier: back-to-back episodes, cost of one barrier episode\n\
+        "phasers bench barrier: the cost of one barrier episode\n\
+         method:  {method}, about {:.1} s per test{}\n\
          machine: {}\n\
          floor:   {floor_line}\n\
-         units:   min and median over samples, in ns (µs or ms when large) per episode;\n         \
-         median/ref = median / reference median (lower is better);\n         \
-         x faster than std = std::sync::Barrier median / median (higher is better)\n",
+         units:   ns (µs or ms when large) per barrier; mean ± half-width of its 95% confidence\n         \
+         interval, min and median over the repetitions; ÷ref and ÷floor divide the median by\n         \
+         the reference barrier's median and by the floor's median (lower is better)\n",
+        plan.time_per_test.as_secs_f64(),
+        if plan.row.pin { ", threads pinned" } else { "" },
         machine.summary()
     )
 }
 
 /// The table of one thread count.
-pub fn table(group: &Group, cores: usize) -> String {
-    let median_of = |name: &str| {
-        group
-            .rows
-            .iter()
-            .find(|row| row.barrier == name && row.error.is_none())
-            .and_then(|row| row.median_ns)
-    };
-    let reference = median_of(Contender::Reference.name());
-    let std = median_of(Contender::Std.name());
-
-    let mut cells: Vec<[String; 6]> = vec![[
+pub fn table(group: &Group, machine: &Machine, floor: &Floor) -> String {
+    let reference = group.row(Contender::Reference.name()).and_then(Row::median);
+    let cores = machine.available_cores;
+    let mut cells: Vec<[String; 7]> = vec![[
         "barrier".into(),
+        "mean ± 95% CI".into(),
         "min".into(),
         "median".into(),
-        "median/ref".into(),
-        "x faster than std".into(),
+        "÷ref".into(),
+        "÷floor".into(),
         "note".into(),
     ]];
     for row in &group.rows {
         cells.push([
             barrier_label(row),
-            row.min_ns.map_or_else(|| "-".into(), time),
-            row.median_ns.map_or_else(|| "-".into(), time),
-            ratio(row.median_ns, reference),
-            ratio(std, row.median_ns),
+            row.summary.map_or_else(
+                || "-".into(),
+                |summary| match summary.ci95 {
+                    Some(ci) => format!("{} ± {}", time(summary.mean), time(ci)),
+                    None => time(summary.mean),
+                },
+            ),
+            row.min().map_or_else(|| "-".into(), time),
+            row.median().map_or_else(|| "-".into(), time),
+            ratio(row.median(), reference),
+            ratio(row.median(), floor.median_ns),
             row_note(row),
         ]);
     }
-    let widths: Vec<usize> = (0..6)
+    let mut out = format!(
+        "{} thread{} on {cores} core{}{}{}\n",
+        group.threads,
+        if group.threads == 1 { "" } else { "s" },
+        if cores == 1 { "" } else { "s" },
+        if group.oversubscribed {
+            " (oversubscribed)"
+        } else {
+            ""
+        },
+        group
+            .reference_loop
+            .as_ref()
+            .and_then(|row| row.summary)
+            .map(|summary| format!(", reference loop {} per iteration", time(summary.mean)))
+            .unwrap_or_default(),
+    );
+    out.push_str(&aligned(&cells));
+    out
+}
+
+/// Our best row against the reference, every baseline and the floor, by median.
+pub fn ratios(group: &Group, floor: &Floor) -> Option<String> {
+    let best = group
+        .rows
+        .iter()
+        .filter(|row| row.kind == RowKind::Ours && row.error.is_none())
+        .filter_map(|row| Some((row, row.median()?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let (best_row, best) = best;
+    let mut lines = vec![format!(
+        "{} threads: our best is {} at {} (median)",
+        group.threads,
+        barrier_label(best_row),
+        time(best)
+    )];
+    for row in group
+        .rows
+        .iter()
+        .filter(|row| matches!(row.kind, RowKind::Reference | RowKind::Baseline))
+    {
+        if let Some(median) = row.median() {
+            lines.push(format!(
+                "  {:<22} {:>9}  ours/theirs {}",
+                row.barrier,
+                time(median),
+                ratio(Some(best), Some(median))
+            ));
+        }
+    }
+    if let Some(median) = floor.median_ns {
+        lines.push(format!(
+            "  {:<22} {:>9}  ours/floor  {}",
+            "floor",
+            time(median),
+            ratio(Some(best), Some(median))
+        ));
+    }
+    Some(lines.join("\n"))
+}
+
+/// Lays out `cells` in columns: the first left-aligned, numbers right-aligned, the last (notes)
+/// free.
+fn aligned<const N: usize>(cells: &[[String; N]]) -> String {
+    let widths: Vec<usize> = (0..N)
         .map(|column| {
             cells
                 .iter()
@@ -80,25 +157,14 @@ pub fn table(group: &Group, cores: usize) -> String {
                 .unwrap_or(0)
         })
         .collect();
-
-    let mut out = format!(
-        "{} thread{} on {cores} core{}{}\n",
-        group.threads,
-        if group.threads == 1 { "" } else { "s" },
-        if cores == 1 { "" } else { "s" },
-        if group.oversubscribed {
-            " (oversubscribed)"
-        } else {
-            ""
-        }
-    );
-    for line in &cells {
+    let mut out = String::new();
+    for line in cells {
         let mut text = String::new();
         for (column, cell) in line.iter().enumerate() {
             let pad = " ".repeat(widths[column] - cell.chars().count());
             match column {
                 0 => text.push_str(&format!("{cell}{pad}")),
-                5 => text.push_str(&format!("  {cell}")),
+                c if c == N - 1 => text.push_str(&format!("  {cell}")),
                 _ => text.push_str(&format!("  {pad}{cell}")),
             }
         }
@@ -127,13 +193,15 @@ fn row_note(row: &Row) -> String {
     }
 }
 
-/// A duration in nanoseconds, in the unit that keeps it readable.
+/// A duration in nanoseconds, in the unit that keeps it readable. EPCC costs can be slightly
+/// negative (a barrier cheaper than the noise of its reference loop), so the sign is kept.
 pub fn time(ns: f64) -> String {
-    if ns < 100.0 {
+    let magnitude = ns.abs();
+    if magnitude < 100.0 {
         format!("{ns:.1} ns")
-    } else if ns < 10_000.0 {
+    } else if magnitude < 10_000.0 {
         format!("{ns:.0} ns")
-    } else if ns < 10_000_000.0 {
+    } else if magnitude < 10_000_000.0 {
         format!("{:.1} µs", ns / 1e3)
     } else {
         format!("{:.1} ms", ns / 1e6)
@@ -171,20 +239,53 @@ pub fn write_json(mut out: impl Write, report: &Report) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    fn row(barrier: &str, median: Option<f64>) -> Row {
-        Row {
-            barrier: barrier.into(),
-            resolved: None,
-            wait_policy: None,
-            episodes_per_sample: 10,
-            sample_episodes: vec![10],
-            samples_wanted: 1,
-            samples_ns: median.into_iter().collect(),
-            min_ns: median,
-            median_ns: median,
-            row_s: 0.1,
+    fn row(barrier: &str, kind: RowKind, samples: &[f64]) -> Row {
+        let mut row = Row::failed(barrier, kind, samples.len(), String::new());
+        row.error = None;
+        row.raw_ns = samples.to_vec();
+        row.finish(0, None);
+        row
+    }
+
+    fn floor(median: f64) -> Floor {
+        Floor {
+            pinned_to: Some([0, 1]),
+            round_trips_per_sample: 1000,
+            samples_ns: vec![median],
+            min_ns: Some(median),
+            median_ns: Some(median),
             note: None,
-            error: None,
+        }
+    }
+
+    fn machine() -> Machine {
+        Machine {
+            available_cores: 2,
+            cpu_model: None,
+            os: "linux".into(),
+            arch: "x86_64".into(),
+            phasers_wait: None,
+            phasers_spin: None,
+            native: None,
+            profile: None,
+        }
+    }
+
+    fn group() -> Group {
+        let mut auto = row("auto", RowKind::Ours, &[40.0, 50.0, 60.0]);
+        auto.resolved = Some("counting".into());
+        Group {
+            threads: 4,
+            oversubscribed: true,
+            reference_loop: None,
+            openmp_reference_loop: None,
+            rows: vec![
+                row("reference", RowKind::Reference, &[100.0, 100.0, 100.0]),
+                row("std::sync::Barrier", RowKind::Baseline, &[1000.0, 1000.0]),
+                auto,
+                row("mcs", RowKind::Ours, &[80.0]),
+                Row::failed("tournament", RowKind::Ours, 3, "boom".into()),
+            ],
         }
     }
 
@@ -194,10 +295,12 @@ mod tests {
         assert_eq!(time(1234.0), "1234 ns");
         assert_eq!(time(45_600.0), "45.6 µs");
         assert_eq!(time(12_300_000.0), "12.3 ms");
+        assert_eq!(time(-3.25), "-3.2 ns");
+        assert_eq!(time(-45_600.0), "-45.6 µs");
     }
 
     #[test]
-    fn ratios() {
+    fn ratios_format() {
         assert_eq!(ratio(Some(300.0), Some(100.0)), "3.00x");
         assert_eq!(ratio(Some(25_000.0), Some(10.0)), "2500x");
         assert_eq!(ratio(None, Some(1.0)), "-");
@@ -205,31 +308,48 @@ mod tests {
     }
 
     #[test]
-    fn table_aligns_and_compares_to_the_baselines() {
-        let mut auto = row("auto", Some(50.0));
-        auto.resolved = Some("counting".into());
-        let mut failed = Row::failed("mcs", 1, "boom".into());
-        failed.note = None;
-        let group = Group {
-            threads: 4,
-            oversubscribed: true,
-            rows: vec![
-                row("reference", Some(100.0)),
-                row("std::sync::Barrier", Some(1000.0)),
-                auto,
-                failed,
-            ],
-        };
-        let text = table(&group, 2);
+    fn table_aligns_and_compares_to_the_reference_and_floor() {
+        let text = table(&group(), &machine(), &floor(25.0));
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "4 threads on 2 cores (oversubscribed)");
         assert!(lines[1].starts_with("barrier"));
-        assert!(lines[4].starts_with("auto → counting"));
-        assert!(lines[4].contains("0.50x") && lines[4].contains("20.00x"));
-        assert!(lines[5].contains("ERROR: boom"));
+        assert!(lines[4].starts_with("auto → counting"), "{text}");
+        // Median 50 over the reference's 100 and the floor's 25.
+        assert!(
+            lines[4].contains("0.50x") && lines[4].contains("2.00x"),
+            "{text}"
+        );
+        // Mean 50 ± t(2) * sd 10 / sqrt 3 = 24.8.
+        assert!(lines[4].contains("50.0 ns ± 24.8 ns"), "{text}");
+        assert!(lines[6].contains("ERROR: boom"));
         // The median column ends at the same place on every line.
-        let end = |line: &str| line.find("median").map(|i| i + "median".len());
-        let median_end = end(lines[1]).unwrap();
+        let header = lines[1];
+        let median_end = header[..header.find("median").unwrap()].chars().count() + "median".len();
         assert_eq!(lines[2].chars().take(median_end).last(), Some('s'));
+    }
+
+    #[test]
+    fn ratios_name_our_best_against_each_baseline() {
+        let text = ratios(&group(), &floor(25.0)).unwrap();
+        assert!(
+            text.starts_with("4 threads: our best is auto → counting at 50.0 ns"),
+            "{text}"
+        );
+        assert!(
+            text.contains("reference") && text.contains("0.50x"),
+            "{text}"
+        );
+        assert!(
+            text.contains("std::sync::Barrier") && text.contains("0.05x"),
+            "{text}"
+        );
+        assert!(text.contains("floor") && text.contains("2.00x"), "{text}");
+    }
+
+    #[test]
+    fn no_successful_row_of_ours_means_no_ratios() {
+        let mut only_baselines = group();
+        only_baselines.rows.retain(|row| row.kind != RowKind::Ours);
+        assert_eq!(ratios(&only_baselines, &floor(25.0)), None);
     }
 }

@@ -1,13 +1,22 @@
-//! The results of a run, as written to `--json` and printed as tables.
+//! The results of a run, as written to `--json` and `--csv` and printed as tables.
+//!
+//! `docs/benchmark-json.md` documents every field; bump [`SCHEMA_VERSION`] on any change a reader
+//! could trip over (a renamed or removed field, a changed unit or meaning).
 
 use serde::{Deserialize, Serialize};
 
 use crate::floor::Floor;
 use crate::machine::Machine;
+use crate::stats::{self, Summary};
+
+/// The version of the JSON layout below.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything one `phasers bench barrier` run measured, and under what conditions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// [`SCHEMA_VERSION`] of the program that wrote the file.
+    pub schema_version: u32,
     /// The benchmark's name, so files from later benchmarks can be told apart.
     pub benchmark: String,
     /// The `phasers-cli` version that produced the report.
@@ -26,21 +35,56 @@ pub struct Report {
     pub groups: Vec<Group>,
 }
 
+/// How the rows were timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// EPCC syncbench: `delay(); barrier()` in a loop, the loop without the barrier subtracted,
+    /// 20 outer repetitions after a dropped warm-up one.
+    Epcc,
+    /// Seed 002's back-to-back episodes with no delay: the raw cost per episode.
+    BackToBack,
+}
+
+impl Mode {
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Epcc => "epcc",
+            Mode::BackToBack => "back-to-back",
+        }
+    }
+}
+
 /// The settings of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
-    /// How the rows were measured, in words.
+    /// How the rows were timed.
+    pub mode: Mode,
+    /// The same, in words.
     pub method: String,
     /// The thread counts swept.
     pub threads: Vec<usize>,
-    /// The library algorithms measured (the baselines always are).
+    /// The library algorithms measured.
     pub algorithms: Vec<String>,
-    /// Timed samples wanted per row.
+    /// The baselines measured (the floor is always measured too).
+    pub baselines: Vec<String>,
+    /// Whether each row's threads were pinned to CPUs, round robin.
+    pub pinned: bool,
+    /// The time each test (row) aims to take, in seconds.
+    pub time_per_test_s: f64,
+    /// Timed samples kept per row (EPCC's outer repetitions).
     pub samples: usize,
-    /// Episodes per sample when fixed on the command line; `None` when each row calibrated its own.
+    /// Timed samples taken before those and dropped as warm-up (EPCC drops the first).
+    pub dropped_samples: usize,
+    /// Episodes per sample when fixed on the command line; `None` when each row sized its own.
     pub episodes: Option<u64>,
-    /// Target duration of a calibrated sample, in milliseconds.
+    /// Target duration of a sample, in milliseconds.
     pub target_sample_ms: f64,
+    /// EPCC's delay before each barrier, in microseconds; `None` in back-to-back mode.
+    pub delay_us: Option<f64>,
+    /// Iterations of the delay loop that take `delay_us`, calibrated at the start of the run.
+    pub delay_iterations: Option<u64>,
     /// A row stops sampling once it has run this long, in seconds.
     pub row_budget_s: f64,
 }
@@ -52,31 +96,69 @@ pub struct Group {
     pub threads: usize,
     /// Whether the threads outnumber the available cores.
     pub oversubscribed: bool,
-    /// The rows: baselines first, then the library's algorithms.
+    /// EPCC mode: the reference loop (the delays alone) on the same threads, per iteration; its
+    /// mean is subtracted from every row run on Rust threads. `None` in back-to-back mode.
+    pub reference_loop: Option<Row>,
+    /// EPCC mode with the OpenMP row: the same delays in an OpenMP parallel region with no
+    /// barrier, subtracted from the OpenMP row alone.
+    pub openmp_reference_loop: Option<Row>,
+    /// The rows: the reference barrier, the baselines, then the library's algorithms.
     pub rows: Vec<Row>,
+}
+
+impl Group {
+    /// The row named `barrier`, when it ran without error.
+    pub fn row(&self, barrier: &str) -> Option<&Row> {
+        self.rows
+            .iter()
+            .find(|row| row.barrier == barrier && row.error.is_none())
+    }
+}
+
+/// What a row is, for colouring plots and for the ratios.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowKind {
+    /// The hand-written sense-reversing barrier every ratio divides by.
+    Reference,
+    /// What users pick today: std, pthread, C++20, OpenMP.
+    Baseline,
+    /// One of the library's algorithms.
+    Ours,
+    /// EPCC's reference loop: no barrier at all.
+    Loop,
 }
 
 /// One barrier at one thread count.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
-    /// The barrier's name: `reference`, `std::sync::Barrier`, or an algorithm name.
+    /// The barrier's name, as `phasers list` gives it.
     pub barrier: String,
+    /// What the row is.
+    pub kind: RowKind,
     /// For the library's barriers, the algorithm that ran (what `auto` resolved to).
     pub resolved: Option<String>,
     /// For the library's barriers, the wait policy in force.
     pub wait_policy: Option<String>,
-    /// Back-to-back episodes planned for each timed sample.
+    /// Iterations planned for each timed sample (EPCC's inner repetitions).
     pub episodes_per_sample: u64,
-    /// Episodes each timed sample actually ran: fewer than planned where a sample was cut short.
+    /// Iterations each timed sample actually ran, dropped ones included: fewer than planned where
+    /// a sample was cut short.
     pub sample_episodes: Vec<u64>,
-    /// Timed samples wanted.
+    /// Timed samples wanted, dropped ones included.
     pub samples_wanted: usize,
-    /// Nanoseconds per episode, one value per timed sample, in the order taken.
+    /// Nanoseconds per iteration of every timed sample, in the order taken, dropped ones included,
+    /// before the reference loop is subtracted.
+    pub raw_ns: Vec<f64>,
+    /// How many of the first `raw_ns` were dropped as warm-up.
+    pub dropped: usize,
+    /// EPCC mode: the reference loop's time per iteration subtracted from each sample.
+    pub reference_ns: Option<f64>,
+    /// The cost of one barrier in each kept sample: `raw_ns` past the dropped ones, minus
+    /// `reference_ns`.
     pub samples_ns: Vec<f64>,
-    /// The smallest of `samples_ns`.
-    pub min_ns: Option<f64>,
-    /// The median of `samples_ns`.
-    pub median_ns: Option<f64>,
+    /// Statistics over `samples_ns`; `None` when there are none.
+    pub summary: Option<Summary>,
     /// Wall time the row took, warm-up, calibration and thread start-up included, in seconds.
     pub row_s: f64,
     /// Anything a reader of the numbers should know (fewer samples than wanted, for instance).
@@ -87,21 +169,57 @@ pub struct Row {
 
 impl Row {
     /// A row that could not run at all.
-    pub fn failed(barrier: &str, samples_wanted: usize, error: String) -> Self {
+    pub fn failed(barrier: &str, kind: RowKind, samples_wanted: usize, error: String) -> Self {
         Row {
             barrier: barrier.to_owned(),
+            kind,
             resolved: None,
             wait_policy: None,
             episodes_per_sample: 0,
             sample_episodes: Vec::new(),
             samples_wanted,
+            raw_ns: Vec::new(),
+            dropped: 0,
+            reference_ns: None,
             samples_ns: Vec::new(),
-            min_ns: None,
-            median_ns: None,
+            summary: None,
             row_s: 0.0,
             note: None,
             error: Some(error),
         }
+    }
+
+    /// Drops the first `dropped` samples, subtracts `reference_ns` from the rest and summarizes
+    /// them. With fewer samples than that to drop, the row keeps its last one rather than
+    /// reporting nothing, and says so.
+    pub fn finish(&mut self, dropped: usize, reference_ns: Option<f64>) {
+        let dropped = dropped.min(self.raw_ns.len().saturating_sub(1));
+        self.dropped = dropped;
+        self.reference_ns = reference_ns;
+        let minus = reference_ns.unwrap_or(0.0);
+        self.samples_ns = self.raw_ns[dropped..]
+            .iter()
+            .map(|raw| raw - minus)
+            .collect();
+        self.summary = stats::summarize(&self.samples_ns);
+    }
+
+    /// The median cost, when the row has one.
+    pub fn median(&self) -> Option<f64> {
+        self.summary.map(|summary| summary.median)
+    }
+
+    /// The smallest cost, when the row has one.
+    pub fn min(&self) -> Option<f64> {
+        self.summary.map(|summary| summary.min)
+    }
+
+    /// Appends `note` to the row's notes.
+    pub fn add_note(&mut self, note: String) {
+        self.note = Some(match self.note.take() {
+            Some(earlier) => format!("{earlier}; {note}"),
+            None => note,
+        });
     }
 }
 
@@ -109,72 +227,61 @@ impl Row {
 mod tests {
     use super::*;
 
+    fn raw_row(raw: &[f64]) -> Row {
+        let mut row = Row::failed("auto", RowKind::Ours, raw.len(), String::new());
+        row.error = None;
+        row.raw_ns = raw.to_vec();
+        row
+    }
+
+    #[test]
+    fn finishing_drops_the_warm_up_and_subtracts_the_reference() {
+        let mut row = raw_row(&[900.0, 300.0, 200.0, 250.0]);
+        row.finish(1, Some(100.0));
+        assert_eq!(row.dropped, 1);
+        assert_eq!(row.samples_ns, vec![200.0, 100.0, 150.0]);
+        let summary = row.summary.unwrap();
+        assert_eq!(summary.median, 150.0);
+        assert_eq!(summary.min, 100.0);
+        assert_eq!(summary.mean, 150.0);
+    }
+
+    #[test]
+    fn finishing_keeps_the_only_sample() {
+        let mut row = raw_row(&[500.0]);
+        row.finish(1, None);
+        assert_eq!(row.dropped, 0);
+        assert_eq!(row.samples_ns, vec![500.0]);
+        let mut empty = raw_row(&[]);
+        empty.finish(1, Some(3.0));
+        assert!(empty.samples_ns.is_empty() && empty.summary.is_none());
+    }
+
+    #[test]
+    fn notes_accumulate() {
+        let mut row = raw_row(&[]);
+        row.add_note("first".into());
+        row.add_note("second".into());
+        assert_eq!(row.note.as_deref(), Some("first; second"));
+    }
+
     #[test]
     fn row_survives_a_json_round_trip() {
-        let row = Row {
-            barrier: "auto".into(),
-            resolved: Some("counting".into()),
-            wait_policy: Some("auto".into()),
-            episodes_per_sample: 123_456,
-            sample_episodes: vec![123_456, 123_456, 1000],
-            samples_wanted: 7,
-            samples_ns: vec![101.5, 99.25, 250.0],
-            min_ns: Some(99.25),
-            median_ns: Some(101.5),
-            row_s: 0.75,
-            note: Some("3 of 7 samples".into()),
-            error: None,
-        };
+        let mut row = raw_row(&[101.5, 99.25, 250.0]);
+        row.resolved = Some("counting".into());
+        row.wait_policy = Some("auto".into());
+        row.finish(1, Some(1.0));
         let text = serde_json::to_string(&row).unwrap();
         assert_eq!(serde_json::from_str::<Row>(&text).unwrap(), row);
+        assert!(text.contains("\"kind\":\"ours\""), "{text}");
     }
 
     #[test]
-    fn report_survives_a_json_round_trip() {
-        let report = Report {
-            benchmark: "bench barrier".into(),
-            version: "0.1.0".into(),
-            command_line: vec!["phasers".into()],
-            started_unix_s: 1,
-            machine: Machine {
-                available_cores: 2,
-                cpu_model: None,
-                os: "linux".into(),
-                arch: "x86_64".into(),
-                phasers_wait: Some("spin".into()),
-                phasers_spin: None,
-            },
-            settings: Settings {
-                method: "back-to-back".into(),
-                threads: vec![1, 2],
-                algorithms: vec!["auto".into()],
-                samples: 7,
-                episodes: None,
-                target_sample_ms: 60.0,
-                row_budget_s: 3.0,
-            },
-            floor: Floor {
-                pinned_to: Some([0, 1]),
-                round_trips_per_sample: 1000,
-                samples_ns: vec![150.0],
-                min_ns: Some(150.0),
-                median_ns: Some(150.0),
-                note: None,
-            },
-            groups: vec![Group {
-                threads: 2,
-                oversubscribed: false,
-                rows: vec![Row::failed("mcs", 7, "boom".into())],
-            }],
-        };
-        let text = serde_json::to_string_pretty(&report).unwrap();
-        assert_eq!(serde_json::from_str::<Report>(&text).unwrap(), report);
-    }
-
-    #[test]
-    fn failed_row_has_no_numbers() {
-        let row = Row::failed("mcs", 7, "broken".into());
-        assert_eq!(row.error.as_deref(), Some("broken"));
-        assert!(row.samples_ns.is_empty() && row.median_ns.is_none());
+    fn modes_are_kebab_case() {
+        assert_eq!(
+            serde_json::to_string(&Mode::BackToBack).unwrap(),
+            "\"back-to-back\""
+        );
+        assert_eq!(Mode::Epcc.name(), "epcc");
     }
 }

@@ -1,8 +1,54 @@
-//! Summary statistics over samples.
+//! Summary statistics over samples, as EPCC syncbench reports them.
 //!
-//! Only min and median: on a shared machine the distribution of a barrier's cost has a long right
-//! tail (preemption, other tenants), so the mean says more about the neighbours than the barrier.
-//! The minimum approaches the intrinsic cost; the median is what a program usually pays.
+//! EPCC reports the mean over its outer repetitions with a confidence interval. On a shared
+//! machine the distribution of a barrier's cost has a long right tail (preemption, other tenants),
+//! so the mean says much about the neighbours; the report therefore also gives the minimum, which
+//! approaches the intrinsic cost, and the median, which is what a program usually pays.
+
+use serde::{Deserialize, Serialize};
+
+/// The summary of one row's samples.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// How many samples were summarized.
+    pub count: usize,
+    /// The smallest sample.
+    pub min: f64,
+    /// The median (the mean of the two middle samples for an even count).
+    pub median: f64,
+    /// The arithmetic mean.
+    pub mean: f64,
+    /// The sample standard deviation (divisor `count - 1`); 0 for a single sample.
+    pub stddev: f64,
+    /// Half the width of the 95% confidence interval of the mean, from Student's t with
+    /// `count - 1` degrees of freedom; `None` for a single sample, which bounds nothing.
+    pub ci95: Option<f64>,
+}
+
+/// Summarizes `values`, or `None` when there are none or any is not finite (a sample that is NaN
+/// or infinite means the measurement failed, and averaging it in would hide that).
+pub fn summarize(values: &[f64]) -> Option<Summary> {
+    if values.is_empty() || values.iter().any(|value| !value.is_finite()) {
+        return None;
+    }
+    let count = values.len();
+    let mean = values.iter().sum::<f64>() / count as f64;
+    let stddev = if count > 1 {
+        let squares: f64 = values.iter().map(|value| (value - mean).powi(2)).sum();
+        (squares / (count - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    let ci95 = (count > 1).then(|| t_975(count - 1) * stddev / (count as f64).sqrt());
+    Some(Summary {
+        count,
+        min: min(values)?,
+        median: median(values)?,
+        mean,
+        stddev,
+        ci95,
+    })
+}
 
 /// The smallest value, or `None` for no values.
 pub fn min(values: &[f64]) -> Option<f64> {
@@ -21,14 +67,42 @@ pub fn median(values: &[f64]) -> Option<f64> {
     }
 }
 
+/// Student's t quantile at 0.975 (a two-sided 95% interval) for `dof` degrees of freedom.
+///
+/// Tabulated to 30 degrees of freedom, where the interval is most sensitive to it (EPCC's 20 outer
+/// repetitions give 19); above that a few anchor values, then the normal quantile. Between anchors
+/// the next smaller tabulated `dof` is used, which errs on the wide side.
+pub fn t_975(dof: usize) -> f64 {
+    const SMALL: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    const LARGE: [(usize, f64); 4] = [(40, 2.021), (60, 2.000), (120, 1.980), (1000, 1.962)];
+    match dof {
+        0 => f64::INFINITY,
+        1..=30 => SMALL[dof - 1],
+        _ => LARGE
+            .iter()
+            .rev()
+            .find(|(anchor, _)| dof >= *anchor)
+            .map_or(SMALL[29], |(_, t)| *t),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
 
     #[test]
     fn empty_has_no_summary() {
         assert_eq!(min(&[]), None);
         assert_eq!(median(&[]), None);
+        assert_eq!(summarize(&[]), None);
     }
 
     #[test]
@@ -46,5 +120,63 @@ mod tests {
     fn single_value() {
         assert_eq!(median(&[7.5]), Some(7.5));
         assert_eq!(min(&[7.5]), Some(7.5));
+        let summary = summarize(&[7.5]).unwrap();
+        assert_eq!(summary.mean, 7.5);
+        assert_eq!(summary.stddev, 0.0);
+        assert_eq!(summary.ci95, None);
+    }
+
+    #[test]
+    fn known_sample() {
+        // Mean 5, squared deviations 9+1+1+9+0 = 20 over 4 degrees of freedom: variance 5.
+        let summary = summarize(&[2.0, 4.0, 6.0, 8.0, 5.0]).unwrap();
+        assert_eq!(summary.count, 5);
+        assert_eq!(summary.min, 2.0);
+        assert_eq!(summary.median, 5.0);
+        assert!(close(summary.mean, 5.0));
+        assert!(close(summary.stddev, 5f64.sqrt()));
+        // t(0.975, 4) = 2.776; half-width = 2.776 * sqrt(5) / sqrt(5).
+        assert!(close(summary.ci95.unwrap(), 2.776));
+    }
+
+    #[test]
+    fn twenty_repetitions_use_nineteen_degrees_of_freedom() {
+        let values: Vec<f64> = (1..=20).map(f64::from).collect();
+        let summary = summarize(&values).unwrap();
+        assert!(close(summary.mean, 10.5));
+        assert!(close(summary.median, 10.5));
+        // Variance of 1..=20 with divisor 19 is 35.
+        assert!(close(summary.stddev, 35f64.sqrt()));
+        assert!(close(
+            summary.ci95.unwrap(),
+            2.093 * 35f64.sqrt() / 20f64.sqrt()
+        ));
+    }
+
+    #[test]
+    fn identical_samples_have_no_spread() {
+        let summary = summarize(&[3.0; 8]).unwrap();
+        assert_eq!(summary.stddev, 0.0);
+        assert_eq!(summary.ci95, Some(0.0));
+    }
+
+    #[test]
+    fn a_failed_sample_spoils_the_summary() {
+        assert_eq!(summarize(&[1.0, f64::NAN]), None);
+        assert_eq!(summarize(&[1.0, f64::INFINITY]), None);
+    }
+
+    #[test]
+    fn t_quantiles() {
+        assert_eq!(t_975(0), f64::INFINITY);
+        assert_eq!(t_975(1), 12.706);
+        assert_eq!(t_975(19), 2.093);
+        assert_eq!(t_975(30), 2.042);
+        assert_eq!(t_975(35), 2.042);
+        assert_eq!(t_975(59), 2.021);
+        assert_eq!(t_975(100), 2.000);
+        assert_eq!(t_975(1_000_000), 1.962);
+        // Wider with fewer degrees of freedom, always.
+        assert!((1..200).all(|dof| t_975(dof) >= t_975(dof + 1)));
     }
 }

@@ -5,19 +5,27 @@
 /// of threads.
 pub const MAX_THREADS: usize = 4096;
 
-/// Thread counts that show the oversubscribed regime even on a small machine.
-const ALWAYS: [usize; 2] = [8, 64];
-
-/// The default sweep on a machine with `cores` available cores: 1, 2, then powers of two up to
-/// twice the cores, plus 8 and 64, sorted and without repeats.
+/// The default sweep on a machine with `cores` available cores: 1, powers of two, the core count
+/// and twice the core count, up to twice the cores, sorted and without repeats. The upper half is
+/// oversubscribed, so every default run shows how a barrier degrades when threads outnumber cores.
 pub fn default_thread_counts(cores: usize) -> Vec<usize> {
-    let mut counts = vec![1, 2];
-    let mut power = 4;
-    while power <= cores.saturating_mul(2) && power <= MAX_THREADS {
+    let cores = cores.clamp(1, MAX_THREADS / 2);
+    let mut counts = vec![1, cores, 2 * cores];
+    let mut power = 2;
+    while power <= 2 * cores {
         counts.push(power);
         power *= 2;
     }
-    counts.extend(ALWAYS);
+    counts.sort_unstable();
+    counts.dedup();
+    counts
+}
+
+/// The sweep `phasers tune` measures: the default sweep, then further into oversubscription
+/// (4x the cores, and 64 threads, a common team size), so the profile covers every regime.
+pub fn tune_thread_counts(cores: usize) -> Vec<usize> {
+    let mut counts = default_thread_counts(cores);
+    counts.extend([cores.saturating_mul(4).min(MAX_THREADS), 64]);
     counts.sort_unstable();
     counts.dedup();
     counts
@@ -43,16 +51,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_on_two_cores_reaches_into_oversubscription() {
-        assert_eq!(default_thread_counts(2), vec![1, 2, 4, 8, 64]);
+    fn default_on_two_cores_goes_to_twice_the_cores() {
+        assert_eq!(default_thread_counts(2), vec![1, 2, 4]);
     }
 
     #[test]
     fn default_on_other_machines() {
-        assert_eq!(default_thread_counts(1), vec![1, 2, 8, 64]);
-        assert_eq!(default_thread_counts(6), vec![1, 2, 4, 8, 64]);
-        assert_eq!(default_thread_counts(48), vec![1, 2, 4, 8, 16, 32, 64]);
-        assert_eq!(default_thread_counts(64), vec![1, 2, 4, 8, 16, 32, 64, 128]);
+        assert_eq!(default_thread_counts(1), vec![1, 2]);
+        assert_eq!(default_thread_counts(6), vec![1, 2, 4, 6, 8, 12]);
+        assert_eq!(default_thread_counts(16), vec![1, 2, 4, 8, 16, 32]);
+        assert_eq!(default_thread_counts(0), vec![1, 2]);
+    }
+
+    #[test]
+    fn tuning_reaches_further_into_oversubscription() {
+        assert_eq!(tune_thread_counts(2), vec![1, 2, 4, 8, 64]);
+        assert_eq!(tune_thread_counts(16), vec![1, 2, 4, 8, 16, 32, 64]);
     }
 
     #[test]

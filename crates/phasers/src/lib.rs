@@ -8,6 +8,11 @@
 //!   handles, timeouts that name who is missing, completion actions, and breaking on panic.
 //! - [`wait`]: the single spin-then-yield-then-park mechanism every primitive uses, and the
 //!   `PHASERS_WAIT` / `PHASERS_SPIN` environment overrides.
+//! - [`Profile`]: what `phasers tune` measured on this machine. When a profile is in use,
+//!   [`Algorithm::Auto`] takes the algorithm measured fastest instead of following its built-in
+//!   table. It is read from the file named by `PHASERS_PROFILE`, else from
+//!   `$XDG_CONFIG_HOME/phasers/profile.json` or `~/.config/phasers/profile.json`;
+//!   `PHASERS_PROFILE=off` ignores it, and [`Profile::status`] says which applies.
 //!
 //! ```
 //! use phasers::{Algorithm, Barrier};
@@ -32,7 +37,10 @@ mod primitive;
 mod topology;
 pub mod wait;
 
-pub use barrier::{Algorithm, Barrier, BarrierBuilder, Participant, WaitResult};
+pub use barrier::{
+    Algorithm, Barrier, BarrierBuilder, Participant, Profile, ProfileEntry, ProfileStatus,
+    WaitResult,
+};
 pub use error::{Error, Result};
 pub use topology::{available_cores, is_oversubscribed};
 pub use wait::WaitPolicy;

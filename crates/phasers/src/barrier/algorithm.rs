@@ -1,12 +1,21 @@
 //! The `Algorithm` choice and the trait every barrier algorithm implements.
 
+use super::profile_status;
+use super::Profile;
 use crate::error::{Error, Result};
 use crate::topology::{available_cores, is_oversubscribed};
 
 /// Which barrier algorithm a [`Barrier`](crate::Barrier) runs.
 ///
-/// See the [module docs](crate::barrier) for how they compare. `Auto` picks one from the party
-/// count and the available cores:
+/// See the [module docs](crate::barrier) for how they compare.
+///
+/// `Auto` follows the tuning [`Profile`] that `phasers tune` measured on this machine, when one is
+/// in use: the algorithm measured fastest at the largest thread count not above the party count.
+/// The profile is found through `PHASERS_PROFILE` or at the default path (see [`Profile`] for the
+/// lookup; `PHASERS_PROFILE=off` ignores it), and [`Profile::status`] tells whether one is in use.
+/// Without one, or when it was measured on a machine with another core count, `Auto` follows its
+/// built-in rule ([`resolve_builtin`](Self::resolve_builtin)), from the party count and the
+/// available cores:
 ///
 /// | parties | cores | `Auto` picks | why |
 /// |---|---|---|---|
@@ -19,12 +28,16 @@ use crate::topology::{available_cores, is_oversubscribed};
 ///
 /// let chosen = Algorithm::Auto.resolve(64);
 /// assert_ne!(chosen, Algorithm::Auto);
+/// // With no profile in use, `resolve` is the built-in rule.
+/// if phasers::Profile::active().is_none() {
+///     assert_eq!(chosen, Algorithm::Auto.resolve_builtin(64));
+/// }
 /// assert_eq!("mcs".parse::<Algorithm>()?, Algorithm::McsTree);
 /// # Ok::<(), phasers::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Algorithm {
-    /// Chosen from the party count and the core count; see the table above.
+    /// Chosen by the tuning profile, else from the party count and the core count; see above.
     #[default]
     Auto,
     /// Centralized sense-reversing: one arrival counter, one release word. Supports leaving.
@@ -76,9 +89,36 @@ impl Algorithm {
         matches!(self, Algorithm::SenseReversing | Algorithm::Counting)
     }
 
-    /// The concrete algorithm `Auto` stands for with `parties` participants on this machine;
-    /// any other algorithm is returned as is.
+    /// The concrete algorithm `Auto` stands for with `parties` participants on this machine:
+    /// the choice of the tuning [`Profile`] in use, else the built-in rule. Any other algorithm is
+    /// returned as is, and the profile is not looked up.
+    ///
+    /// This never fails: where the profile is invalid it follows the built-in rule, while
+    /// [`BarrierBuilder::build`](crate::BarrierBuilder::build) with `Auto` returns the profile's
+    /// error.
     pub fn resolve(self, parties: usize) -> Algorithm {
+        match self {
+            Algorithm::Auto => match Profile::active() {
+                Some(profile) => profile.choose(parties),
+                None => self.resolve_builtin(parties),
+            },
+            concrete => concrete,
+        }
+    }
+
+    /// What `Auto` stands for with `parties` participants by the built-in rule (the table above),
+    /// whatever the tuning profile says; any other algorithm is returned as is.
+    ///
+    /// Comparing it with [`resolve`](Self::resolve) shows what a profile changed.
+    ///
+    /// ```
+    /// use phasers::Algorithm;
+    ///
+    /// // Up to 16 parties (or more parties than cores): one counter line beats any tree.
+    /// assert_eq!(Algorithm::Auto.resolve_builtin(2), Algorithm::SenseReversing);
+    /// assert_eq!(Algorithm::McsTree.resolve_builtin(2), Algorithm::McsTree);
+    /// ```
+    pub fn resolve_builtin(self, parties: usize) -> Algorithm {
         match self {
             Algorithm::Auto if is_oversubscribed(parties) || parties <= AUTO_SMALL_PARTIES => {
                 Algorithm::SenseReversing
@@ -88,7 +128,20 @@ impl Algorithm {
         }
     }
 
-    /// The cores `resolve` compares against (the same as [`crate::available_cores`]).
+    /// As [`resolve`](Self::resolve), but with the profile's error when `Auto` meets an invalid
+    /// one: what building a barrier uses.
+    pub(crate) fn resolve_for_build(self, parties: usize) -> Result<Algorithm> {
+        match self {
+            Algorithm::Auto => Ok(match profile_status::for_auto()? {
+                Some(profile) => profile.choose(parties),
+                None => self.resolve_builtin(parties),
+            }),
+            concrete => Ok(concrete),
+        }
+    }
+
+    /// The cores the built-in rule compares against (the same as [`crate::available_cores`]),
+    /// and that a tuning profile must have been measured with to be used.
     pub fn cores_considered() -> usize {
         available_cores()
     }
@@ -175,6 +228,12 @@ pub(crate) mod sealed {
 
         /// Builds the shared state for `parties` (at least 1, at most `MAX_PARTIES`).
         fn build(parties: usize, params: &Params) -> Self;
+
+        /// Checks what `build` depends on beyond its arguments, so that the builder can return
+        /// an error where `build` itself cannot (for `AnyAlgorithm`: the tuning profile).
+        fn prerequisites() -> Result<(), Error> {
+            Ok(())
+        }
 
         /// Which algorithm this is.
         fn kind(&self) -> Algorithm;

@@ -2,6 +2,7 @@
 
 use super::algorithm::{sealed::AlgorithmImpl, Params};
 use super::episode::Episode;
+use super::profile_status;
 use super::{CombiningTree, Counting, Dissemination, McsTree, SenseReversing, Ticket, Tournament};
 use crate::error::Error;
 use crate::wait::Stop;
@@ -101,6 +102,11 @@ impl AlgorithmImpl for AnyAlgorithm {
 
     fn build(parties: usize, params: &Params) -> Self {
         AnyAlgorithm::new(Algorithm::Auto, parties, params)
+    }
+
+    fn prerequisites() -> Result<(), Error> {
+        // `build` resolves `Auto`, which may follow the tuning profile.
+        profile_status::for_auto().map(|_| ())
     }
 
     fn kind(&self) -> Algorithm {

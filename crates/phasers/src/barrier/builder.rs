@@ -96,10 +96,16 @@ impl BarrierBuilder {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] when the party count is 0 or above [`MAX_PARTIES`], the fan-in is
-    /// out of range, or `PHASERS_WAIT` / `PHASERS_SPIN` hold a value that cannot be parsed.
+    /// out of range, `PHASERS_WAIT` / `PHASERS_SPIN` hold a value that cannot be parsed, or, with
+    /// [`Algorithm::Auto`] only, the tuning profile named by `PHASERS_PROFILE` or found at the
+    /// default path is missing or invalid (see [`Profile`](crate::Profile); the message names the
+    /// file and what to do). With a concrete algorithm the profile is not read.
     pub fn build(self) -> Result<Barrier> {
-        let algorithm = self.algorithm.resolve(self.parties);
-        self.finish(|parties, params| AnyAlgorithm::new(algorithm, parties, params))
+        let requested = self.algorithm;
+        self.finish(|parties, params| {
+            let algorithm = requested.resolve_for_build(parties)?;
+            Ok(AnyAlgorithm::new(algorithm, parties, params))
+        })
     }
 
     /// Builds a barrier that runs `A` with static dispatch; [`algorithm`](Self::algorithm) is
@@ -107,14 +113,20 @@ impl BarrierBuilder {
     ///
     /// # Errors
     ///
-    /// As [`build`](Self::build).
+    /// As [`build`](Self::build); `Barrier<AnyAlgorithm>` resolves [`Algorithm::Auto`], so it
+    /// reads the tuning profile, and no other `A` does.
     pub fn build_static<A: BarrierAlgorithm>(self) -> Result<Barrier<A>> {
-        self.finish(A::build)
+        self.finish(|parties, params| {
+            A::prerequisites()?;
+            Ok(A::build(parties, params))
+        })
     }
 
+    /// Checks the arguments and the environment, in the order the errors are documented, then
+    /// makes the algorithm's shared state.
     fn finish<A: BarrierAlgorithm>(
         self,
-        make: impl FnOnce(usize, &Params) -> A,
+        make: impl FnOnce(usize, &Params) -> Result<A>,
     ) -> Result<Barrier<A>> {
         if self.parties == 0 {
             return Err(Error::invalid(
@@ -138,7 +150,7 @@ impl BarrierBuilder {
             fan_in: self.fan_in,
             has_completion: self.completion.is_some(),
         };
-        let algorithm = make(self.parties, &params);
+        let algorithm = make(self.parties, &params)?;
         Ok(Barrier::from_parts(
             algorithm,
             self.parties,

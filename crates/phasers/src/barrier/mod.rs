@@ -31,8 +31,12 @@
 //! | [`Tournament`] | n − 1 arrivals + n − 1 wake-ups | ceil(log2 n) up, as many down | rank 0 | no | many threads; the best software barrier at scale in seed 002 |
 //!
 //! [`Algorithm::Auto`] chooses among them from the party count and the cores; its rule is on
-//! [`Algorithm`]. Dissemination has no single release step, so with a completion action it adds one
-//! (rank 0 runs the action, then releases the others through one word).
+//! [`Algorithm`]. A tuning [`Profile`] written by `phasers tune`, which measured every algorithm at
+//! several thread counts on this machine, overrides that rule; it is found through
+//! `PHASERS_PROFILE` or at `~/.config/phasers/profile.json`.
+//!
+//! Dissemination has no single release step, so with a completion action it adds one (rank 0 runs
+//! the action, then releases the others through one word).
 //!
 //! # Static dispatch
 //!
@@ -61,6 +65,10 @@ mod dissemination;
 mod episode;
 mod mcs_tree;
 mod participant;
+mod profile;
+mod profile_json;
+mod profile_path;
+mod profile_status;
 mod roster;
 mod sense_reversing;
 mod shared;
@@ -75,6 +83,8 @@ pub use counting::Counting;
 pub use dissemination::Dissemination;
 pub use mcs_tree::McsTree;
 pub use participant::{Participant, WaitResult};
+pub use profile::{Profile, ProfileEntry};
+pub use profile_status::ProfileStatus;
 pub use sense_reversing::SenseReversing;
 pub use shared::Barrier;
 pub use ticket::Ticket;

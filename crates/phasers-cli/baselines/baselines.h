@@ -1,0 +1,80 @@
+/*
+ * The C ABI between the `phasers` benchmark and its native baselines.
+ *
+ * Rust declares the same functions in crates/phasers-cli/src/native/; change both together.
+ * Every function here is callable from C: the C++ ones catch every exception at the boundary,
+ * because an exception unwinding into Rust frames is undefined behaviour.
+ */
+#ifndef PHASERS_BASELINES_H
+#define PHASERS_BASELINES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+/* No exception leaves these functions: noexcept makes a missed one std::terminate, not UB. */
+#define PHASERS_NOEXCEPT noexcept
+#else
+#define PHASERS_NOEXCEPT
+#endif
+
+/* Returned in place of an errno value when a C++ exception of no known kind was caught. */
+#define PHASERS_NATIVE_EXCEPTION (-1)
+
+/* pthread_barrier_t (glibc). create returns NULL and sets *error to the errno value of
+ * pthread_barrier_init or of the allocation; wait returns 0 for both the normal and the
+ * serial-thread return, else the error; destroy accepts NULL. */
+typedef struct phasers_pthread_barrier phasers_pthread_barrier;
+phasers_pthread_barrier *phasers_pthread_barrier_create(uint32_t parties, int *error) PHASERS_NOEXCEPT;
+int phasers_pthread_barrier_wait(phasers_pthread_barrier *barrier) PHASERS_NOEXCEPT;
+void phasers_pthread_barrier_destroy(phasers_pthread_barrier *barrier) PHASERS_NOEXCEPT;
+
+/* C++20 std::barrier<> (libstdc++), the same contract; wait is arrive_and_wait. */
+typedef struct phasers_cxx_barrier phasers_cxx_barrier;
+phasers_cxx_barrier *phasers_cxx_barrier_create(int64_t parties, int *error) PHASERS_NOEXCEPT;
+int phasers_cxx_barrier_wait(phasers_cxx_barrier *barrier) PHASERS_NOEXCEPT;
+void phasers_cxx_barrier_destroy(phasers_cxx_barrier *barrier) PHASERS_NOEXCEPT;
+
+/* What phasers_omp_round reports in `status`; `detail` says more where noted. */
+enum {
+    PHASERS_OMP_OK = 0,
+    PHASERS_OMP_INVALID = 1,         /* threads is 0 or above INT_MAX, or result is NULL */
+    PHASERS_OMP_TOO_FEW_THREADS = 2, /* detail: the team size OpenMP gave */
+    PHASERS_OMP_AFFINITY_QUERY = 3,  /* detail: errno of sched_getaffinity */
+    PHASERS_OMP_AFFINITY_SET = 4,    /* detail: error of pthread_setaffinity_np (the round ran) */
+};
+
+typedef struct {
+    uint64_t ran;        /* iterations OpenMP thread 0 ran: all of them unless cut */
+    uint64_t elapsed_ns; /* CLOCK_MONOTONIC, fork and join included */
+    int32_t status;
+    int32_t detail;
+} phasers_omp_result;
+
+/* One EPCC round: `iterations` of (delay, then `#pragma omp barrier` if with_barrier) on a team
+ * of `threads`, timed from before the fork to after the join. A round with the barrier is cut
+ * once `deadline_ns` (relative to its start) has passed; every thread then stops after the same
+ * iteration. `delay` may be NULL. Run one round at a time per process: libgomp gives each
+ * calling thread a team of its own, and two teams at once would measure each other. */
+void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint64_t),
+                       uint64_t delay_arg, bool with_barrier, bool pin, uint64_t deadline_ns,
+                       phasers_omp_result *result) PHASERS_NOEXCEPT;
+
+/* Versions for the report. */
+/* "GCC " __VERSION__ of the C compiler. */
+const char *phasers_c_compiler_version(void) PHASERS_NOEXCEPT;
+/* gnu_get_libc_version(), read at run time. */
+const char *phasers_glibc_version(void) PHASERS_NOEXCEPT;
+/* _OPENMP, e.g. 201511. */
+int64_t phasers_openmp_spec(void) PHASERS_NOEXCEPT;
+/* _GLIBCXX_RELEASE, e.g. 12. */
+int32_t phasers_libstdcxx_release(void) PHASERS_NOEXCEPT;
+/* __GLIBCXX__, the date of the libstdc++ headers, e.g. 20220819. */
+int64_t phasers_libstdcxx_date(void) PHASERS_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * OpenMP's `#pragma omp barrier` (libgomp), measured the way EPCC syncbench measures it.
+ *
+ * An OpenMP barrier only exists inside a parallel region, among OpenMP's own threads, so the
+ * whole timed loop runs here rather than in Rust. One call is one EPCC round: the fork and join
+ * of the region are inside the time, as in syncbench, and the reference round (with_barrier
+ * false) pays them too, so they cancel when the reference is subtracted.
+ */
+#define _GNU_SOURCE
+#include "baselines.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+
+/* How often thread 0 means to read the clock. A read costs tens of nanoseconds, so at this
+ * period it is invisible in the round, and a cut round overruns its deadline by about this much
+ * (plus the iteration in flight). */
+#define CHECK_PERIOD_NS 1000000.0
+
+static uint64_t now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* The iteration after which every thread stops, 0 while the round runs to the end. Thread 0 is
+ * its only writer and writes it once; on a line of its own so the loads every iteration stay hits
+ * in each core's cache. */
+typedef struct {
+    _Alignas(128) atomic_uint_fast64_t stop;
+} cut_t;
+
+/* Thread 0's private bookkeeping for reading the clock rarely but often enough. */
+typedef struct {
+    uint64_t deadline;
+    uint64_t last_ns;
+    uint64_t last_j;
+    uint64_t next_j;
+    uint64_t step;
+} watch_t;
+
+/* Called by thread 0 at iteration j, before its barrier of that iteration. Past the deadline it
+ * cuts the round after iteration j: every other thread reads the cut before iteration j + 1, and
+ * cannot begin it before thread 0 arrives at the barrier of iteration j, so all threads run
+ * exactly j + 1 iterations and none is left waiting at a barrier the others skip. The barrier
+ * orders the relaxed store before those loads. */
+static void check_deadline(watch_t *watch, uint64_t j, cut_t *cut)
+{
+    uint64_t now = now_ns();
+    if (now >= watch->deadline) {
+        atomic_store_explicit(&cut->stop, j + 1, memory_order_relaxed);
+        watch->next_j = UINT64_MAX;
+        return;
+    }
+    /* Size the next step from the latest iterations rather than the mean since the start, so a
+     * round that slows down (a preempted thread, oversubscription) is checked sooner; grow at most
+     * twofold so one fast stretch cannot postpone the next check for long. */
+    uint64_t done = j - watch->last_j;
+    uint64_t spent = now - watch->last_ns;
+    uint64_t step = 2 * watch->step;
+    if (done > 0 && spent > 0) {
+        double wanted = CHECK_PERIOD_NS * (double)done / (double)spent;
+        if (wanted < (double)step) {
+            step = wanted < 1.0 ? 1 : (uint64_t)wanted;
+        }
+    }
+    watch->step = step;
+    watch->last_j = j;
+    watch->last_ns = now;
+    watch->next_j = j + step;
+}
+
+/* The first error wins; the round still runs, so every thread meets the same barriers. */
+static void record_error(atomic_int *status, atomic_int *detail, int code, int value)
+{
+    int expected = PHASERS_OMP_OK;
+    if (atomic_compare_exchange_strong(status, &expected, code)) {
+        atomic_store(detail, value);
+    }
+}
+
+void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint64_t),
+                       uint64_t delay_arg, bool with_barrier, bool pin, uint64_t deadline_ns,
+                       phasers_omp_result *result)
+{
+    if (result == NULL) {
+        return;
+    }
+    result->ran = 0;
+    result->elapsed_ns = 0;
+    result->status = PHASERS_OMP_OK;
+    result->detail = 0;
+    if (threads == 0 || threads > INT_MAX) {
+        result->status = PHASERS_OMP_INVALID;
+        return;
+    }
+
+    /* The caller's mask is the set of CPUs the round may use. It is read before the fork because
+     * the caller becomes OpenMP thread 0, whose mask a pinned round changes (and restores below). */
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+        result->status = PHASERS_OMP_AFFINITY_QUERY;
+        result->detail = errno;
+        return;
+    }
+    int cpus[CPU_SETSIZE];
+    int cpu_count = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (CPU_ISSET(cpu, &allowed)) {
+            cpus[cpu_count++] = cpu;
+        }
+    }
+    if (cpu_count == 0) {
+        result->status = PHASERS_OMP_AFFINITY_QUERY;
+        result->detail = EINVAL;
+        return;
+    }
+
+    /* A dynamic team could be smaller than asked for; a benchmark row must have the threads it
+     * names, and a smaller team is reported rather than measured. */
+    omp_set_dynamic(0);
+    cut_t cut;
+    atomic_init(&cut.stop, 0);
+    atomic_int status = PHASERS_OMP_OK;
+    atomic_int detail = 0;
+    uint64_t ran = 0;
+
+    uint64_t start = now_ns();
+    uint64_t deadline = deadline_ns > UINT64_MAX - start ? UINT64_MAX : start + deadline_ns;
+#pragma omp parallel num_threads(threads)
+    {
+        int thread = omp_get_thread_num();
+        int team = omp_get_num_threads();
+        /* Every thread sees the same team size, so either all run the loop or none does. */
+        if (team != (int)threads) {
+            if (thread == 0) {
+                record_error(&status, &detail, PHASERS_OMP_TOO_FEW_THREADS, team);
+            }
+        } else {
+            /* libgomp keeps its pool threads from one region to the next, so a mask set by a
+             * pinned round would leak into the next unpinned one: every round sets it. */
+            cpu_set_t mask = allowed;
+            if (pin) {
+                CPU_ZERO(&mask);
+                CPU_SET(cpus[thread % cpu_count], &mask);
+            }
+            int code = pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
+            if (code != 0) {
+                record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
+            }
+
+            uint64_t j = 0;
+            if (with_barrier) {
+                watch_t watch = {deadline, start, 0, 0, 1};
+                for (; j < iterations; j++) {
+                    uint64_t stop = atomic_load_explicit(&cut.stop, memory_order_relaxed);
+                    if (stop != 0 && stop <= j) {
+                        break;
+                    }
+                    if (delay != NULL) {
+                        delay(delay_arg);
+                    }
+                    if (thread == 0 && j == watch.next_j) {
+                        check_deadline(&watch, j, &cut);
+                    }
+#pragma omp barrier
+                }
+            } else {
+                /* EPCC's reference loop: the same work without the barrier, and without a cut,
+                 * which needs the barrier to reach every thread in time. */
+                for (; j < iterations; j++) {
+                    if (delay != NULL) {
+                        delay(delay_arg);
+                    }
+                }
+            }
+            if (thread == 0) {
+                ran = j;
+            }
+        }
+    }
+    uint64_t elapsed = now_ns() - start;
+
+    if (pin) {
+        /* Thread 0 is the caller's own thread: give it back the mask it came with. */
+        int code = pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
+        if (code != 0) {
+            record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
+        }
+    }
+    result->ran = ran;
+    result->elapsed_ns = elapsed;
+    result->status = atomic_load(&status);
+    result->detail = atomic_load(&detail);
+}

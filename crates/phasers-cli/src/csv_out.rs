@@ -1,0 +1,126 @@
+//! `--csv`: one line per row, for spreadsheets and plotting scripts.
+//!
+//! The JSON holds everything; the CSV holds the summary of each row, plus the floor and EPCC's
+//! reference loops as rows of their own, so a reader can recompute every ratio from it alone.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::results::{Report, Row};
+
+/// One line of the file. Times are in nanoseconds per barrier (per iteration for the loops).
+#[derive(Debug, Serialize)]
+struct Line<'a> {
+    threads: usize,
+    oversubscribed: bool,
+    barrier: &'a str,
+    kind: &'a str,
+    resolved: Option<&'a str>,
+    mode: &'a str,
+    samples: usize,
+    min_ns: Option<f64>,
+    median_ns: Option<f64>,
+    mean_ns: Option<f64>,
+    ci95_ns: Option<f64>,
+    stddev_ns: Option<f64>,
+    reference_ns: Option<f64>,
+    note: Option<&'a str>,
+    error: Option<&'a str>,
+}
+
+impl<'a> Line<'a> {
+    fn of(row: &'a Row, threads: usize, oversubscribed: bool, mode: &'a str) -> Self {
+        let summary = row.summary;
+        Line {
+            threads,
+            oversubscribed,
+            barrier: &row.barrier,
+            kind: match row.kind {
+                crate::results::RowKind::Reference => "reference",
+                crate::results::RowKind::Baseline => "baseline",
+                crate::results::RowKind::Ours => "ours",
+                crate::results::RowKind::Loop => "loop",
+            },
+            resolved: row.resolved.as_deref(),
+            mode,
+            samples: row.samples_ns.len(),
+            min_ns: summary.map(|s| s.min),
+            median_ns: summary.map(|s| s.median),
+            mean_ns: summary.map(|s| s.mean),
+            ci95_ns: summary.and_then(|s| s.ci95),
+            stddev_ns: summary.map(|s| s.stddev),
+            reference_ns: row.reference_ns,
+            note: row.note.as_deref(),
+            error: row.error.as_deref(),
+        }
+    }
+}
+
+/// Writes the report's rows as CSV with a header line.
+pub fn write(out: impl Write, report: &Report) -> csv::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    let mode = report.settings.mode.name();
+    let floor = &report.floor;
+    writer.serialize(Line {
+        threads: 2,
+        oversubscribed: false,
+        barrier: "floor",
+        kind: "floor",
+        resolved: None,
+        mode: "round-trip",
+        samples: floor.samples_ns.len(),
+        min_ns: floor.min_ns,
+        median_ns: floor.median_ns,
+        mean_ns: None,
+        ci95_ns: None,
+        stddev_ns: None,
+        reference_ns: None,
+        note: floor.note.as_deref(),
+        error: None,
+    })?;
+    for group in &report.groups {
+        let rows = group
+            .reference_loop
+            .iter()
+            .chain(&group.openmp_reference_loop)
+            .chain(&group.rows);
+        for row in rows {
+            writer.serialize(Line::of(row, group.threads, group.oversubscribed, mode))?;
+        }
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::RowKind;
+
+    #[test]
+    fn a_row_becomes_one_line_with_a_header() {
+        let mut row = Row::failed("mcs", RowKind::Ours, 3, String::new());
+        row.error = None;
+        row.raw_ns = vec![10.0, 20.0, 30.0];
+        row.finish(0, Some(1.0));
+        let mut out = Vec::new();
+        {
+            let mut writer = csv::Writer::from_writer(&mut out);
+            writer.serialize(Line::of(&row, 4, true, "epcc")).unwrap();
+            writer.flush().unwrap();
+        }
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "threads,oversubscribed,barrier,kind,resolved,mode,samples,min_ns,median_ns,mean_ns,\
+             ci95_ns,stddev_ns,reference_ns,note,error"
+        );
+        assert!(
+            lines[1].starts_with("4,true,mcs,ours,,epcc,3,9.0,19.0,19.0,"),
+            "{text}"
+        );
+        assert!(lines[1].ends_with(",1.0,,"), "{text}");
+    }
+}

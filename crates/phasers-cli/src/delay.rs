@@ -1,0 +1,72 @@
+//! EPCC's delay loop: a fixed amount of private work between two barriers.
+//!
+//! EPCC syncbench puts `delay(delaylength)` before every barrier, so threads arrive the way they do
+//! in a program (after some work, slightly apart) rather than in lock step, and subtracts the same
+//! loop without the barrier. The loop does dependent arithmetic the compiler cannot remove and
+//! touches no shared memory, so it costs the same on every thread and adds no coherence traffic.
+//! It is an `extern "C"` function so the OpenMP baseline, whose loop runs in C, calls the very same
+//! code.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Runs `iterations` steps of private, dependent arithmetic.
+#[inline(never)]
+pub extern "C" fn delay(iterations: u64) {
+    let mut accumulator = 0u64;
+    for step in 0..iterations {
+        accumulator = black_box(accumulator.wrapping_add(step));
+    }
+    black_box(accumulator);
+}
+
+/// How many iterations of [`delay`] take `wanted`, on this thread, now.
+///
+/// Times a long run of the loop several times and keeps the fastest, as EPCC does to leave out
+/// preemptions; at least one iteration, so a delay is never silently zero.
+pub fn calibrate(wanted: Duration) -> u64 {
+    if wanted.is_zero() {
+        return 0;
+    }
+    const PROBE: u64 = 1 << 20;
+    const TRIES: usize = 5;
+    let fastest = (0..TRIES)
+        .map(|_| {
+            let start = Instant::now();
+            delay(PROBE);
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or(Duration::from_nanos(1))
+        .max(Duration::from_nanos(1));
+    let per_iteration_ns = fastest.as_nanos() as f64 / PROBE as f64;
+    ((wanted.as_nanos() as f64 / per_iteration_ns).round() as u64).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_delay_is_no_iterations() {
+        assert_eq!(calibrate(Duration::ZERO), 0);
+    }
+
+    #[test]
+    fn calibration_scales_with_the_wanted_time() {
+        let short = calibrate(Duration::from_micros(1));
+        let long = calibrate(Duration::from_micros(100));
+        assert!(short >= 1);
+        // Each call calibrates afresh, so allow for a noisy machine: ~100x, well within 10x..1000x.
+        assert!(long >= 10 * short && long <= 1000 * short, "{short} {long}");
+    }
+
+    #[test]
+    fn delay_takes_time_proportional_to_iterations() {
+        let iterations = calibrate(Duration::from_millis(2));
+        let start = Instant::now();
+        delay(iterations);
+        // Never far below what was asked; preemption can only make it longer.
+        assert!(start.elapsed() >= Duration::from_micros(500));
+    }
+}

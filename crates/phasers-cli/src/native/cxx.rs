@@ -1,0 +1,159 @@
+//! C++20 `std::barrier<>` (libstdc++), through the shim in `baselines/cxx_barrier.cpp`.
+
+use std::ffi::c_int;
+use std::marker::{PhantomData, PhantomPinned};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::{describe_error, wait_failed};
+use crate::contender::WaitHandle;
+
+/// The shim's barrier, opaque to Rust: it is only ever behind a pointer.
+#[repr(C)]
+struct RawBarrier {
+    _opaque: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+extern "C" {
+    fn phasers_cxx_barrier_create(parties: i64, error: *mut c_int) -> *mut RawBarrier;
+    fn phasers_cxx_barrier_wait(barrier: *mut RawBarrier) -> c_int;
+    fn phasers_cxx_barrier_destroy(barrier: *mut RawBarrier);
+}
+
+/// A libstdc++ `std::barrier<>` for a fixed number of parties, waited on through
+/// [`CxxHandle`]s.
+#[derive(Debug)]
+pub struct CxxBarrier {
+    raw: NonNull<RawBarrier>,
+    parties: usize,
+    /// Handles alive now. `std::barrier` makes more arrivals in a phase than parties undefined
+    /// behaviour; a handle cannot arrive twice in one phase (`arrive_and_wait` returns only once
+    /// the phase completes), so at most `parties` live handles keeps every phase within bounds.
+    live_handles: AtomicUsize,
+}
+
+// SAFETY: `std::barrier` may be used from any threads at once and destroyed from any thread once
+// nobody uses it; `CxxBarrier` owns its pointer and destroys it only in `drop`.
+unsafe impl Send for CxxBarrier {}
+// SAFETY: as above: `arrive_and_wait` is the only operation through `&self`, and it is
+// thread-safe as long as no phase gets more arrivals than parties, which `live_handles` ensures.
+unsafe impl Sync for CxxBarrier {}
+
+impl CxxBarrier {
+    /// A barrier for `parties` threads; `Err` says why not (0 parties gives
+    /// `std::barrier(0) refused: EINVAL: ...`).
+    pub fn new(parties: usize) -> Result<Self, String> {
+        let count = i64::try_from(parties)
+            .map_err(|_| format!("std::barrier({parties}): more parties than ptrdiff_t holds"))?;
+        let mut error: c_int = 0;
+        // SAFETY: `error` is a valid place for the shim to write; the shim refuses counts that
+        // std::barrier does not accept.
+        let raw = unsafe { phasers_cxx_barrier_create(count, &mut error) };
+        match NonNull::new(raw) {
+            Some(raw) => Ok(CxxBarrier {
+                raw,
+                parties,
+                live_handles: AtomicUsize::new(0),
+            }),
+            None => Err(format!(
+                "std::barrier({parties}) refused: {}",
+                describe_error(error)
+            )),
+        }
+    }
+
+    /// One handle per party, to be moved to the threads that wait.
+    ///
+    /// # Panics
+    ///
+    /// If handles from an earlier call are still alive: together they could overfill a phase.
+    pub fn handles(&self) -> Vec<CxxHandle<'_>> {
+        let handed_out = self.live_handles.compare_exchange(
+            0,
+            self.parties,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+        assert!(
+            handed_out.is_ok(),
+            "CxxBarrier::handles: the handles of an earlier call are still alive"
+        );
+        (0..self.parties)
+            .map(|_| CxxHandle { barrier: self })
+            .collect()
+    }
+}
+
+impl Drop for CxxBarrier {
+    fn drop(&mut self) {
+        // SAFETY: `raw` came from the shim's create and is destroyed only here; handles borrow
+        // the barrier, so every `arrive_and_wait` has returned.
+        unsafe { phasers_cxx_barrier_destroy(self.raw.as_ptr()) }
+    }
+}
+
+/// One thread's way into a [`CxxBarrier`].
+#[derive(Debug)]
+pub struct CxxHandle<'a> {
+    barrier: &'a CxxBarrier,
+}
+
+impl WaitHandle for CxxHandle<'_> {
+    /// `arrive_and_wait`. It does not fail in libstdc++; a caught exception panics with the code
+    /// (see [`super::wait_failed`] for why not an `Err`).
+    #[inline]
+    fn wait(&mut self) -> Result<(), phasers::Error> {
+        // SAFETY: the pointer is a live barrier (the borrow keeps it from being destroyed), and
+        // this handle is one of at most `parties` live ones (see `live_handles`).
+        let code = unsafe { phasers_cxx_barrier_wait(self.barrier.raw.as_ptr()) };
+        if code != 0 {
+            wait_failed("std::barrier::arrive_and_wait", code);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for CxxHandle<'_> {
+    fn drop(&mut self) {
+        self.barrier.live_handles.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native::tests::check_barrier_invariant;
+
+    #[test]
+    fn invariant_holds_for_1_3_and_8_threads() {
+        for threads in [1, 3, 8] {
+            let barrier = CxxBarrier::new(threads).unwrap();
+            check_barrier_invariant(barrier.handles(), 2000);
+            // Once the first handles are gone, a second set may run more episodes.
+            check_barrier_invariant(barrier.handles(), 10);
+        }
+    }
+
+    #[test]
+    fn zero_parties_is_an_error() {
+        let error = CxxBarrier::new(0).unwrap_err();
+        assert!(
+            error.starts_with("std::barrier(0) refused: EINVAL"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn too_many_parties_is_an_error() {
+        assert!(CxxBarrier::new(usize::MAX).is_err());
+    }
+
+    #[test]
+    #[should_panic(expected = "still alive")]
+    fn live_handles_are_not_handed_out_twice() {
+        let barrier = CxxBarrier::new(2).unwrap();
+        let _first = barrier.handles();
+        let _second = barrier.handles();
+    }
+}

@@ -1,0 +1,209 @@
+//! The native baselines: the barriers C, C++ and OpenMP programmers use today, built from
+//! `crates/phasers-cli/baselines/` by `build.rs` with the system GCC.
+//!
+//! A benchmark that only beats `std::sync::Barrier` says little; these are the barriers our users
+//! would otherwise reach for, in the implementations most Linux machines ship:
+//!
+//! - [`PthreadBarrier`]: POSIX `pthread_barrier_t` from glibc, what a C program uses. It measures
+//!   glibc's barrier (one shared arrival count, waiters blocking on a futex) waited on by the same
+//!   Rust threads, spawned and pinned by the same harness, as every Rust contender.
+//! - [`CxxBarrier`]: C++20 `std::barrier<>` from libstdc++ (`arrive_and_wait`), what a modern C++
+//!   program uses; its waiting is libstdc++'s atomic wait (spin, then futex). Same harness.
+//! - [`omp_round`]: OpenMP's `#pragma omp barrier` from libgomp, what an HPC code uses. An OpenMP
+//!   barrier exists only inside a parallel region among OpenMP's own threads, so the timed loop
+//!   runs in C and one call is one EPCC syncbench round, fork and join included; its reference
+//!   loop (the same region without the barrier) is what EPCC subtracts.
+//! - [`versions`]: the compiler and libraries the numbers belong to, for the report.
+//!
+//! One thing to know when reading their numbers: glibc's `pthread_barrier_wait` and libgomp's
+//! barrier make a `futex` wake system call every episode, even when nobody sleeps (strace counts
+//! one per episode even with a single thread, whose episode then costs about 150 ns against 45
+//! for `std::barrier` on our 2-core machines); libstdc++'s `std::barrier` makes none. That is
+//! their design, not the shims' overhead.
+//!
+//! The shims are as thin as a C ABI allows (an opaque pointer and the call), so the numbers are
+//! the libraries' own. No C++ exception crosses into Rust: the C++ entry points are `noexcept`
+//! and catch everything.
+
+pub mod cxx;
+pub mod openmp;
+pub mod pthread;
+
+use std::ffi::{c_char, c_int, CStr};
+
+use serde::{Deserialize, Serialize};
+
+// The entry points; the handle and result types are named through their modules.
+pub use cxx::CxxBarrier;
+pub use openmp::{omp_round, Delay};
+pub use pthread::PthreadBarrier;
+
+/// What a shim returns in place of an errno value when it caught a C++ exception of no known
+/// kind (`PHASERS_NATIVE_EXCEPTION` in `baselines.h`).
+const NATIVE_EXCEPTION: c_int = -1;
+
+extern "C" {
+    fn phasers_c_compiler_version() -> *const c_char;
+    fn phasers_glibc_version() -> *const c_char;
+    fn phasers_openmp_spec() -> i64;
+    fn phasers_libstdcxx_release() -> i32;
+    fn phasers_libstdcxx_date() -> i64;
+}
+
+/// The compiler, libraries and OpenMP settings the native baselines ran with, for the report: a
+/// baseline's numbers mean little without them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NativeVersions {
+    /// The compiler that built the C baselines, e.g. `GCC 12.2.0`.
+    pub c_compiler: String,
+    /// The glibc the process runs on (read at run time), e.g. `2.36`.
+    pub glibc: String,
+    /// The libstdc++ headers `std::barrier` was compiled from: release and date, e.g.
+    /// `12 (20220819)`.
+    pub libstdcxx: String,
+    /// The OpenMP specification libgomp implements, e.g. `201511 (OpenMP 4.5)`.
+    pub openmp: String,
+    /// `OMP_WAIT_POLICY` if set: `active` makes libgomp spin without bound, `passive` sleep at once.
+    pub omp_wait_policy: Option<String>,
+    /// `GOMP_SPINCOUNT` if set: how long libgomp spins before it sleeps.
+    pub gomp_spincount: Option<String>,
+}
+
+/// The versions the baselines were built with and run on, and the OpenMP tuning variables of
+/// this process.
+pub fn versions() -> NativeVersions {
+    // SAFETY: both functions return pointers to NUL-terminated strings that live for the whole
+    // program (a string literal, and glibc's static version string).
+    let (c_compiler, glibc) = unsafe {
+        (
+            CStr::from_ptr(phasers_c_compiler_version()),
+            CStr::from_ptr(phasers_glibc_version()),
+        )
+    };
+    // SAFETY: these functions take nothing and return constants.
+    let (openmp, release, date) = unsafe {
+        (
+            phasers_openmp_spec(),
+            phasers_libstdcxx_release(),
+            phasers_libstdcxx_date(),
+        )
+    };
+    let env = |name: &str| std::env::var_os(name).map(|value| value.to_string_lossy().into_owned());
+    NativeVersions {
+        c_compiler: c_compiler.to_string_lossy().into_owned(),
+        glibc: glibc.to_string_lossy().into_owned(),
+        libstdcxx: format!("{release} ({date})"),
+        openmp: match openmp_release(openmp) {
+            Some(name) => format!("{openmp} (OpenMP {name})"),
+            None => openmp.to_string(),
+        },
+        omp_wait_policy: env("OMP_WAIT_POLICY"),
+        gomp_spincount: env("GOMP_SPINCOUNT"),
+    }
+}
+
+/// The specification release a value of `_OPENMP` stands for (the dates are the specs' own).
+fn openmp_release(spec: i64) -> Option<&'static str> {
+    Some(match spec {
+        200505 => "2.5",
+        200805 => "3.0",
+        201107 => "3.1",
+        201307 => "4.0",
+        201511 => "4.5",
+        201811 => "5.0",
+        202011 => "5.1",
+        202111 => "5.2",
+        202411 => "6.0",
+        _ => return None,
+    })
+}
+
+/// An error code from a shim, as `EAGAIN: Resource temporarily unavailable (os error 11)`.
+fn describe_error(code: c_int) -> String {
+    if code == NATIVE_EXCEPTION {
+        return "a C++ exception was thrown".to_owned();
+    }
+    // The values are Linux's, the same on x86_64 and aarch64 (asm-generic); only the codes the
+    // shims can return are named.
+    let name = match code {
+        1 => "EPERM",
+        3 => "ESRCH",
+        11 => "EAGAIN",
+        12 => "ENOMEM",
+        14 => "EFAULT",
+        16 => "EBUSY",
+        22 => "EINVAL",
+        35 => "EDEADLK",
+        _ => return std::io::Error::from_raw_os_error(code).to_string(),
+    };
+    format!("{name}: {}", std::io::Error::from_raw_os_error(code))
+}
+
+/// A native wait failed, which the libraries only do on a corrupted barrier.
+///
+/// `phasers::Error` has no variant for a foreign library's error and no public constructor, so
+/// the handle panics instead: the harness catches the panic of a benchmark thread and reports the
+/// row as failed, naming the call and the code.
+#[cold]
+#[inline(never)]
+fn wait_failed(call: &str, code: c_int) -> ! {
+    panic!("{call} failed: {}", describe_error(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::contender::WaitHandle;
+
+    /// Runs `episodes` episodes on one thread per handle and checks the barrier invariant: after
+    /// the wait of episode k every thread has arrived at k, and none has arrived beyond k + 1
+    /// (this thread has not arrived at k + 1 yet, so nobody can be past it).
+    pub(super) fn check_barrier_invariant<H: WaitHandle>(handles: Vec<H>, episodes: usize) {
+        let threads = handles.len();
+        let arrivals = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for mut handle in handles {
+                let arrivals = &arrivals;
+                s.spawn(move || {
+                    for episode in 0..episodes {
+                        arrivals.fetch_add(1, Ordering::SeqCst);
+                        handle.wait().unwrap();
+                        let seen = arrivals.load(Ordering::SeqCst);
+                        assert!(
+                            seen >= (episode + 1) * threads,
+                            "left episode {episode} early"
+                        );
+                        assert!(
+                            seen < (episode + 2) * threads,
+                            "others ran past episode {episode}"
+                        );
+                    }
+                });
+            }
+        });
+        assert_eq!(arrivals.into_inner(), episodes * threads);
+    }
+
+    #[test]
+    fn versions_name_gnu_tools() {
+        let versions = versions();
+        assert!(versions.c_compiler.starts_with("GCC "), "{versions:?}");
+        assert!(versions.glibc.starts_with("2."), "{versions:?}");
+        assert!(versions.openmp.contains("OpenMP"), "{versions:?}");
+        assert!(versions.libstdcxx.contains(" (20"), "{versions:?}");
+    }
+
+    #[test]
+    fn errors_are_named() {
+        assert_eq!(
+            describe_error(11),
+            format!("EAGAIN: {}", std::io::Error::from_raw_os_error(11))
+        );
+        assert_eq!(
+            describe_error(NATIVE_EXCEPTION),
+            "a C++ exception was thrown"
+        );
+    }
+}

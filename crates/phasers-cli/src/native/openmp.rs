@@ -1,0 +1,268 @@
+//! OpenMP's `#pragma omp barrier` (libgomp), through the shim in `baselines/omp_barrier.c`.
+//!
+//! The timed loop runs in C on OpenMP's threads; see `phasers_omp_round` there for the round and
+//! for how a round past its deadline is cut without leaving a thread at a barrier.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use super::describe_error;
+
+/// Mirrors `phasers_omp_result` in `baselines.h`.
+#[repr(C)]
+struct RawRound {
+    ran: u64,
+    elapsed_ns: u64,
+    status: i32,
+    detail: i32,
+}
+
+/// The `status` values of `baselines.h`.
+const OK: i32 = 0;
+const INVALID: i32 = 1;
+const TOO_FEW_THREADS: i32 = 2;
+const AFFINITY_QUERY: i32 = 3;
+const AFFINITY_SET: i32 = 4;
+
+extern "C" {
+    fn phasers_omp_round(
+        threads: u32,
+        iterations: u64,
+        delay: Option<extern "C" fn(u64)>,
+        delay_arg: u64,
+        with_barrier: bool,
+        pin: bool,
+        deadline_ns: u64,
+        result: *mut RawRound,
+    );
+}
+
+/// Held for the whole of a round. libgomp gives each thread that starts a parallel region its own
+/// team, so rounds started from two Rust threads at once would run side by side and measure
+/// each other.
+static ONE_ROUND_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The work each OpenMP thread does before every barrier: EPCC's delay loop, the very function
+/// the Rust rows call.
+#[derive(Debug, Clone, Copy)]
+pub struct Delay {
+    /// Called as `function(arg)` on every OpenMP thread, every iteration. It must not panic: a
+    /// panic cannot unwind through C, and Rust aborts the process instead.
+    pub function: extern "C" fn(u64),
+    /// The argument, e.g. the calibrated number of delay-loop iterations.
+    pub arg: u64,
+}
+
+/// What one OpenMP round measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OmpRound {
+    /// Iterations every thread ran: all of those asked for, unless the deadline cut the round.
+    pub ran: u64,
+    /// From before the fork to after the join of the parallel region.
+    pub elapsed: Duration,
+}
+
+/// Runs one EPCC round on a team of `threads` OpenMP threads: `iterations` times the delay (if
+/// any) followed by `#pragma omp barrier` (if `with_barrier`; without it this is EPCC's reference
+/// loop). Returns the iterations run and the time, fork and join included.
+///
+/// A round with the barrier that runs past `deadline` (from its start) is cut: every thread stops
+/// after the same iteration, within about a millisecond, and `ran` says how many it ran. The
+/// reference loop cannot be cut, because only the barrier brings the cut to every thread in time.
+///
+/// With `pin`, OpenMP thread t runs on the t-th CPU (round robin) of the calling thread's
+/// affinity mask; without it every OpenMP thread may run on any of them (so the calling thread
+/// should not be pinned itself). The caller becomes OpenMP thread 0 and gets its mask back
+/// afterwards. Each round sets the masks afresh, which overrides `OMP_PROC_BIND` and
+/// `GOMP_CPU_AFFINITY`.
+///
+/// Rounds run one at a time: a call waits for a round running on another thread to end. libgomp
+/// keeps a team's threads for the next region started by the same thread, so calls from one
+/// long-lived thread measure warm teams, as EPCC does. libgomp exits the process if it cannot
+/// create a thread, so `threads` must stay within what the system allows.
+///
+/// `Err` on 0 threads or more than `i32::MAX`, when OpenMP gives a smaller team (e.g. under
+/// `OMP_THREAD_LIMIT`), or when the affinity calls fail.
+pub fn omp_round(
+    threads: usize,
+    iterations: u64,
+    delay: Option<Delay>,
+    with_barrier: bool,
+    pin: bool,
+    deadline: Duration,
+) -> Result<OmpRound, String> {
+    let team = u32::try_from(threads)
+        .ok()
+        .filter(|&team| team > 0 && team <= i32::MAX as u32)
+        .ok_or_else(|| {
+            format!(
+                "an OpenMP team needs 1 to {} threads, not {threads}",
+                i32::MAX
+            )
+        })?;
+    let deadline_ns = u64::try_from(deadline.as_nanos()).unwrap_or(u64::MAX);
+    let (function, arg) = match delay {
+        Some(delay) => (Some(delay.function), delay.arg),
+        None => (None, 0),
+    };
+    let mut raw = RawRound {
+        ran: 0,
+        elapsed_ns: 0,
+        status: OK,
+        detail: 0,
+    };
+    // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
+    let _one_round = ONE_ROUND_AT_A_TIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    // SAFETY: `raw` is a valid place for the result; `function`, if any, is a safe `extern "C"`
+    // function that may be called from any thread; rounds do not overlap (the lock above).
+    unsafe {
+        phasers_omp_round(
+            team,
+            iterations,
+            function,
+            arg,
+            with_barrier,
+            pin,
+            deadline_ns,
+            &mut raw,
+        );
+    }
+    match raw.status {
+        OK => Ok(OmpRound {
+            ran: raw.ran,
+            elapsed: Duration::from_nanos(raw.elapsed_ns),
+        }),
+        INVALID => Err(format!("phasers_omp_round refused {threads} threads")),
+        TOO_FEW_THREADS => Err(format!(
+            "OpenMP gave a team of {} threads instead of {threads} (OMP_THREAD_LIMIT?)",
+            raw.detail
+        )),
+        AFFINITY_QUERY => Err(format!(
+            "sched_getaffinity failed before the OpenMP round: {}",
+            describe_error(raw.detail)
+        )),
+        AFFINITY_SET => Err(format!(
+            "pthread_setaffinity_np failed on an OpenMP thread: {}",
+            describe_error(raw.detail)
+        )),
+        status => Err(format!(
+            "phasers_omp_round returned unknown status {status}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::*;
+
+    const FOREVER: Duration = Duration::from_secs(3600);
+
+    #[test]
+    fn every_iteration_runs_with_and_without_the_barrier() {
+        for threads in [1, 3, 8] {
+            for with_barrier in [true, false] {
+                let round = omp_round(threads, 2000, None, with_barrier, false, FOREVER).unwrap();
+                assert_eq!(round.ran, 2000, "{threads} threads, barrier {with_barrier}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_delay_runs_once_per_thread_and_iteration() {
+        static CALLS: AtomicU64 = AtomicU64::new(0);
+        static LAST_ARG: AtomicU64 = AtomicU64::new(0);
+        extern "C" fn count(arg: u64) {
+            CALLS.fetch_add(1, Ordering::Relaxed);
+            LAST_ARG.store(arg, Ordering::Relaxed);
+        }
+        let delay = Some(Delay {
+            function: count,
+            arg: 42,
+        });
+        for with_barrier in [true, false] {
+            CALLS.store(0, Ordering::Relaxed);
+            let round = omp_round(3, 500, delay, with_barrier, false, FOREVER).unwrap();
+            assert_eq!(round.ran, 500);
+            assert_eq!(CALLS.load(Ordering::Relaxed), 3 * 500);
+            assert_eq!(LAST_ARG.load(Ordering::Relaxed), 42);
+        }
+    }
+
+    #[test]
+    fn a_round_past_its_deadline_is_cut_on_every_thread_alike() {
+        static CALLS: AtomicU64 = AtomicU64::new(0);
+        extern "C" fn sleep_a_millisecond(_: u64) {
+            CALLS.fetch_add(1, Ordering::Relaxed);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let delay = Some(Delay {
+            function: sleep_a_millisecond,
+            arg: 0,
+        });
+        let threads = 3;
+        let round = omp_round(
+            threads,
+            1_000_000,
+            delay,
+            true,
+            false,
+            Duration::from_millis(20),
+        )
+        .unwrap();
+        assert!(round.ran >= 1 && round.ran < 1_000_000, "{round:?}");
+        assert!(round.elapsed >= Duration::from_millis(20), "{round:?}");
+        assert!(round.elapsed < Duration::from_secs(5), "{round:?}");
+        // Every thread ran exactly the iterations thread 0 reports.
+        assert_eq!(CALLS.load(Ordering::Relaxed), threads as u64 * round.ran);
+    }
+
+    #[test]
+    fn a_round_of_bare_barriers_is_cut_too() {
+        // No delay: the clock checks must space themselves out by time, not by a fixed count.
+        for threads in [1, 3] {
+            let round = omp_round(
+                threads,
+                u64::MAX,
+                None,
+                true,
+                false,
+                Duration::from_millis(20),
+            )
+            .unwrap();
+            assert!(round.ran < u64::MAX, "{round:?}");
+            assert!(round.elapsed < Duration::from_secs(5), "{round:?}");
+        }
+    }
+
+    #[test]
+    fn pinned_rounds_run_and_give_the_caller_its_mask_back() {
+        let before = core_affinity::get_core_ids();
+        for threads in [1, 3, 8] {
+            let round = omp_round(threads, 1000, None, true, true, FOREVER).unwrap();
+            assert_eq!(round.ran, 1000);
+        }
+        assert_eq!(core_affinity::get_core_ids(), before);
+        // And an unpinned round after a pinned one still runs.
+        assert_eq!(
+            omp_round(3, 1000, None, true, false, FOREVER).unwrap().ran,
+            1000
+        );
+    }
+
+    #[test]
+    fn zero_iterations_is_an_empty_round() {
+        assert_eq!(omp_round(2, 0, None, true, false, FOREVER).unwrap().ran, 0);
+    }
+
+    #[test]
+    fn bad_thread_counts_are_errors() {
+        for threads in [0, i32::MAX as usize + 1, usize::MAX] {
+            let error = omp_round(threads, 10, None, true, false, FOREVER).unwrap_err();
+            assert!(error.contains("OpenMP team needs"), "{error}");
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! `pthread_barrier_t` (glibc), through the shim in `baselines/pthread_barrier.c`.
+
+use std::ffi::c_int;
+use std::marker::{PhantomData, PhantomPinned};
+use std::ptr::NonNull;
+
+use super::{describe_error, wait_failed};
+use crate::contender::WaitHandle;
+
+/// The shim's barrier, opaque to Rust: it is only ever behind a pointer.
+#[repr(C)]
+struct RawBarrier {
+    _opaque: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+extern "C" {
+    fn phasers_pthread_barrier_create(parties: u32, error: *mut c_int) -> *mut RawBarrier;
+    fn phasers_pthread_barrier_wait(barrier: *mut RawBarrier) -> c_int;
+    fn phasers_pthread_barrier_destroy(barrier: *mut RawBarrier);
+}
+
+/// A glibc `pthread_barrier_t` for a fixed number of parties, waited on through
+/// [`PthreadHandle`]s.
+///
+/// More waiters than parties are harmless to a pthread barrier (they make up the next episode),
+/// so, unlike [`super::CxxBarrier`], handing out handles twice is allowed.
+#[derive(Debug)]
+pub struct PthreadBarrier {
+    raw: NonNull<RawBarrier>,
+    parties: usize,
+}
+
+// SAFETY: a pthread barrier may be waited on from any threads at once, and destroyed from any
+// thread once nobody waits; `PthreadBarrier` owns its pointer and destroys it only in `drop`.
+unsafe impl Send for PthreadBarrier {}
+// SAFETY: as above: `wait` is the only operation through `&self`, and it is thread-safe.
+unsafe impl Sync for PthreadBarrier {}
+
+impl PthreadBarrier {
+    /// A barrier for `parties` threads; `Err` says which call failed and why (0 parties gives
+    /// `pthread_barrier_init(0) failed: EINVAL: ...`).
+    pub fn new(parties: usize) -> Result<Self, String> {
+        let count = u32::try_from(parties).map_err(|_| {
+            format!("pthread_barrier_init({parties}): more parties than an unsigned int holds")
+        })?;
+        let mut error: c_int = 0;
+        // SAFETY: `error` is a valid place for the shim to write; any count is allowed (glibc
+        // refuses the ones it cannot handle with an error).
+        let raw = unsafe { phasers_pthread_barrier_create(count, &mut error) };
+        match NonNull::new(raw) {
+            Some(raw) => Ok(PthreadBarrier { raw, parties }),
+            None => Err(format!(
+                "pthread_barrier_init({parties}) failed: {}",
+                describe_error(error)
+            )),
+        }
+    }
+
+    /// One handle per party, to be moved to the threads that wait.
+    pub fn handles(&self) -> Vec<PthreadHandle<'_>> {
+        (0..self.parties)
+            .map(|_| PthreadHandle { barrier: self })
+            .collect()
+    }
+}
+
+impl Drop for PthreadBarrier {
+    fn drop(&mut self) {
+        // SAFETY: `raw` came from the shim's create and is destroyed only here; handles borrow
+        // the barrier, so none is waiting any more.
+        unsafe { phasers_pthread_barrier_destroy(self.raw.as_ptr()) }
+    }
+}
+
+/// One thread's way into a [`PthreadBarrier`].
+#[derive(Debug)]
+pub struct PthreadHandle<'a> {
+    barrier: &'a PthreadBarrier,
+}
+
+impl WaitHandle for PthreadHandle<'_> {
+    /// `pthread_barrier_wait`. It fails only on a corrupted barrier; that panics with the error
+    /// code (see [`super::wait_failed`] for why not an `Err`).
+    #[inline]
+    fn wait(&mut self) -> Result<(), phasers::Error> {
+        // SAFETY: the pointer is a live barrier: the borrow of `self.barrier` keeps it from being
+        // destroyed.
+        let code = unsafe { phasers_pthread_barrier_wait(self.barrier.raw.as_ptr()) };
+        if code != 0 {
+            wait_failed("pthread_barrier_wait", code);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native::tests::check_barrier_invariant;
+
+    #[test]
+    fn invariant_holds_for_1_3_and_8_threads() {
+        for threads in [1, 3, 8] {
+            let barrier = PthreadBarrier::new(threads).unwrap();
+            check_barrier_invariant(barrier.handles(), 2000);
+        }
+    }
+
+    #[test]
+    fn zero_parties_is_an_error() {
+        let error = PthreadBarrier::new(0).unwrap_err();
+        assert!(
+            error.starts_with("pthread_barrier_init(0) failed: EINVAL"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn too_many_parties_is_an_error() {
+        assert!(PthreadBarrier::new(usize::MAX).is_err());
+        // Above u32 on 64-bit targets, and above glibc's own limit either way.
+        assert!(PthreadBarrier::new(u32::MAX as usize).is_err());
+    }
+}

@@ -115,8 +115,9 @@ pub fn ratios(group: &Group, floor: &Floor) -> Option<String> {
         .min_by(|a, b| a.1.total_cmp(&b.1))?;
     let (best_row, best) = best;
     let mut lines = vec![format!(
-        "{} threads: our best is {} at {} (median)",
+        "{} thread{}: our best is {} at {} (median)",
         group.threads,
+        if group.threads == 1 { "" } else { "s" },
         barrier_label(best_row),
         time(best)
     )];

@@ -160,7 +160,11 @@ pub fn changes(decisions: &[Decision]) -> String {
                 ratio(builtin_ns, Some(chosen_ns))
             )
         };
-        text.push_str(&format!("  {:>5} threads: {line}\n", decision.threads));
+        let plural = if decision.threads == 1 { "" } else { "s" };
+        text.push_str(&format!(
+            "  {:>5} thread{plural}: {line}\n",
+            decision.threads
+        ));
     }
     text.push_str(&format!(
         "{changed} of {} thread counts changed",

@@ -218,13 +218,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_clear_winner_replaces_the_builtin_choice() {
-        let builtin = Algorithm::Auto.resolve_builtin(2);
+    /// The built-in rule's choice at `threads`, and some other algorithm.
+    fn builtin_and_another(threads: usize) -> (Algorithm, Algorithm) {
+        let builtin = Algorithm::Auto.resolve_builtin(threads);
         let other = Algorithm::CONCRETE
             .into_iter()
             .find(|algorithm| *algorithm != builtin)
-            .unwrap();
+            .expect("there are seven algorithms");
+        (builtin, other)
+    }
+
+    #[test]
+    fn a_clear_winner_replaces_the_builtin_choice() {
+        let (builtin, other) = builtin_and_another(2);
         let decision = decide(&group(2, &[(builtin, 200.0), (other, 100.0)])).unwrap();
         assert_eq!(decision.builtin, (builtin, Some(200.0)));
         assert_eq!(decision.chosen, (other, 100.0));
@@ -237,11 +243,7 @@ mod tests {
 
     #[test]
     fn a_win_within_the_noise_keeps_the_builtin_choice() {
-        let builtin = Algorithm::Auto.resolve_builtin(2);
-        let other = Algorithm::CONCRETE
-            .into_iter()
-            .find(|algorithm| *algorithm != builtin)
-            .unwrap();
+        let (builtin, other) = builtin_and_another(2);
         let decision = decide(&group(2, &[(builtin, 103.0), (other, 100.0)])).unwrap();
         assert_eq!(decision.chosen, (builtin, 103.0));
         assert!(changes(&[decision]).contains("unchanged"));
@@ -249,11 +251,7 @@ mod tests {
 
     #[test]
     fn an_unmeasured_builtin_choice_is_replaced() {
-        let builtin = Algorithm::Auto.resolve_builtin(4);
-        let other = Algorithm::CONCRETE
-            .into_iter()
-            .find(|algorithm| *algorithm != builtin)
-            .unwrap();
+        let (builtin, other) = builtin_and_another(4);
         let decision = decide(&group(4, &[(other, 100.0)])).unwrap();
         assert_eq!(decision.builtin, (builtin, None));
         assert_eq!(decision.chosen, (other, 100.0));

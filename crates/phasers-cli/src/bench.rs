@@ -178,9 +178,8 @@ impl Measured {
 /// unusual. Nothing is dropped or subtracted yet.
 pub fn into_row(name: &str, kind: RowKind, schedule: Schedule, measured: Measured) -> Row {
     let sampler = &measured.sampler;
-    let mut row = Row::failed(name, kind, schedule.samples, String::new());
+    let mut row = Row::measured(name, kind, schedule.samples, sampler.per_episode_ns());
     row.error = measured.error;
-    row.raw_ns = sampler.per_episode_ns();
     row.episodes_per_sample = sampler.episodes();
     row.sample_episodes = sampler
         .samples()

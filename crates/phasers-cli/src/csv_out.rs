@@ -100,9 +100,7 @@ mod tests {
 
     #[test]
     fn a_row_becomes_one_line_with_a_header() {
-        let mut row = Row::failed("mcs", RowKind::Ours, 3, String::new());
-        row.error = None;
-        row.raw_ns = vec![10.0, 20.0, 30.0];
+        let mut row = Row::measured("mcs", RowKind::Ours, 3, vec![10.0, 20.0, 30.0]);
         row.finish(0, Some(1.0));
         let mut out = Vec::new();
         {

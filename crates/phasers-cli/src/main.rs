@@ -102,8 +102,7 @@ struct BarrierArgs {
 /// How each test is measured; shared by `bench barrier` and `tune`.
 #[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
-    /// epcc: `delay(); barrier()` with the reference loop subtracted (EPCC syncbench);
-    /// back-to-back: consecutive barriers with no delay.
+    /// How each iteration is timed.
     #[arg(long, value_enum, default_value = "epcc")]
     mode: Mode,
 
@@ -288,60 +287,16 @@ fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
         eprintln!("table written to {}", path.display());
     }
     if let Some(path) = &args.plot {
-        plot_report(path, &report)?;
+        report::write_plot(path, &report)?;
         eprintln!("plot written to {}", path.display());
     }
     failures(&report)
 }
 
-/// Plots every row's median against threads.
-fn plot_report(path: &Path, report: &Report) -> Result<(), String> {
-    let mut series: Vec<plot::Series> = Vec::new();
-    for group in &report.groups {
-        for row in &group.rows {
-            let Some(median) = row.median() else { continue };
-            let name = row.barrier.clone();
-            let index = match series.iter().position(|line| line.name == name) {
-                Some(index) => index,
-                None => {
-                    series.push(plot::Series {
-                        name,
-                        kind: match row.kind {
-                            results::RowKind::Reference => plot::SeriesKind::Reference,
-                            results::RowKind::Ours => plot::SeriesKind::Ours,
-                            results::RowKind::Baseline | results::RowKind::Loop => {
-                                plot::SeriesKind::Baseline
-                            }
-                        },
-                        points: Vec::new(),
-                    });
-                    series.len() - 1
-                }
-            };
-            series[index].points.push((group.threads, median));
-        }
-    }
-    let title = format!(
-        "phasers bench barrier ({}), {}",
-        report.settings.mode.name(),
-        report.machine.summary()
-    );
-    plot::write_svg(
-        path,
-        &plot::Plot {
-            title: &title,
-            y_label: "median cost per barrier",
-            series: &series,
-            floor_ns: report.floor.median_ns,
-            cores: Some(report.machine.available_cores),
-        },
-    )
-}
-
 /// Opens an output file before the run.
 fn create(path: Option<&Path>) -> Result<Option<std::io::BufWriter<std::fs::File>>, String> {
     path.map(|path| {
-        report::create_json(path)
+        report::create_file(path)
             .map_err(|error| format!("cannot create {}: {error}", path.display()))
     })
     .transpose()

@@ -1,4 +1,4 @@
-//! Presenting results: aligned tables on stdout and the JSON file.
+//! Presenting results: aligned tables on stdout, the JSON file and the SVG plot.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -7,6 +7,7 @@ use std::path::Path;
 use crate::contender::Contender;
 use crate::floor::Floor;
 use crate::machine::Machine;
+use crate::plot;
 use crate::results::{Group, Mode, Report, Row, RowKind};
 use crate::sweep::Plan;
 
@@ -224,8 +225,8 @@ pub fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> String {
     }
 }
 
-/// Opens the JSON file before the run, so a bad path fails in a second rather than after a minute.
-pub fn create_json(path: &Path) -> io::Result<BufWriter<File>> {
+/// Opens an output file before the run, so a bad path fails in a second rather than after a minute.
+pub fn create_file(path: &Path) -> io::Result<BufWriter<File>> {
     File::create(path).map(BufWriter::new)
 }
 
@@ -236,14 +237,54 @@ pub fn write_json(mut out: impl Write, report: &Report) -> io::Result<()> {
     out.flush()
 }
 
+/// Plots every row's median against threads.
+pub fn write_plot(path: &Path, report: &Report) -> Result<(), String> {
+    let mut series: Vec<plot::Series> = Vec::new();
+    for group in &report.groups {
+        for row in &group.rows {
+            let Some(median) = row.median() else { continue };
+            let name = row.barrier.clone();
+            let index = match series.iter().position(|line| line.name == name) {
+                Some(index) => index,
+                None => {
+                    series.push(plot::Series {
+                        name,
+                        kind: match row.kind {
+                            RowKind::Reference => plot::SeriesKind::Reference,
+                            RowKind::Ours => plot::SeriesKind::Ours,
+                            RowKind::Baseline | RowKind::Loop => plot::SeriesKind::Baseline,
+                        },
+                        points: Vec::new(),
+                    });
+                    series.len() - 1
+                }
+            };
+            series[index].points.push((group.threads, median));
+        }
+    }
+    let title = format!(
+        "phasers bench barrier ({}), {}",
+        report.settings.mode.name(),
+        report.machine.summary()
+    );
+    plot::write_svg(
+        path,
+        &plot::Plot {
+            title: &title,
+            y_label: "median cost per barrier",
+            series: &series,
+            floor_ns: report.floor.median_ns,
+            cores: Some(report.machine.available_cores),
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn row(barrier: &str, kind: RowKind, samples: &[f64]) -> Row {
-        let mut row = Row::failed(barrier, kind, samples.len(), String::new());
-        row.error = None;
-        row.raw_ns = samples.to_vec();
+        let mut row = Row::measured(barrier, kind, samples.len(), samples.to_vec());
         row.finish(0, None);
         row
     }

@@ -39,10 +39,10 @@ pub struct Report {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
-    /// EPCC syncbench: `delay(); barrier()` in a loop, the loop without the barrier subtracted,
-    /// 20 outer repetitions after a dropped warm-up one.
+    /// EPCC syncbench: `delay(); barrier()` in a loop, minus the same loop without the barrier;
+    /// outer repetitions after a dropped warm-up one.
     Epcc,
-    /// Seed 002's back-to-back episodes with no delay: the raw cost per episode.
+    /// Consecutive barrier episodes with no delay (seed 002): the raw cost per episode.
     BackToBack,
 }
 
@@ -171,6 +171,14 @@ impl Row {
     /// A row that could not run at all.
     pub fn failed(barrier: &str, kind: RowKind, samples_wanted: usize, error: String) -> Self {
         Row {
+            error: Some(error),
+            ..Row::measured(barrier, kind, samples_wanted, Vec::new())
+        }
+    }
+
+    /// A row of raw samples (ns per iteration), not yet [finished](Row::finish).
+    pub fn measured(barrier: &str, kind: RowKind, samples_wanted: usize, raw_ns: Vec<f64>) -> Self {
+        Row {
             barrier: barrier.to_owned(),
             kind,
             resolved: None,
@@ -178,14 +186,14 @@ impl Row {
             episodes_per_sample: 0,
             sample_episodes: Vec::new(),
             samples_wanted,
-            raw_ns: Vec::new(),
+            raw_ns,
             dropped: 0,
             reference_ns: None,
             samples_ns: Vec::new(),
             summary: None,
             row_s: 0.0,
             note: None,
-            error: Some(error),
+            error: None,
         }
     }
 
@@ -228,10 +236,7 @@ mod tests {
     use super::*;
 
     fn raw_row(raw: &[f64]) -> Row {
-        let mut row = Row::failed("auto", RowKind::Ours, raw.len(), String::new());
-        row.error = None;
-        row.raw_ns = raw.to_vec();
-        row
+        Row::measured("auto", RowKind::Ours, raw.len(), raw.to_vec())
     }
 
     #[test]

@@ -201,10 +201,7 @@ mod tests {
     use crate::results::RowKind;
 
     fn row_with(raw: &[f64]) -> Row {
-        let mut row = Row::failed("x", RowKind::Ours, raw.len(), String::new());
-        row.error = None;
-        row.raw_ns = raw.to_vec();
-        row
+        Row::measured("x", RowKind::Ours, raw.len(), raw.to_vec())
     }
 
     #[test]

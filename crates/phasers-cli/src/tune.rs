@@ -72,7 +72,7 @@ pub fn run(args: &TuneArgs) -> Result<(), String> {
         .json
         .as_deref()
         .map(|path| {
-            report::create_json(path)
+            report::create_file(path)
                 .map_err(|error| format!("cannot create {}: {error}", path.display()))
         })
         .transpose()?;
@@ -208,9 +208,7 @@ mod tests {
             rows: medians
                 .iter()
                 .map(|(algorithm, median)| {
-                    let mut row = Row::failed(algorithm.name(), RowKind::Ours, 1, String::new());
-                    row.error = None;
-                    row.raw_ns = vec![*median];
+                    let mut row = Row::measured(algorithm.name(), RowKind::Ours, 1, vec![*median]);
                     row.finish(0, None);
                     row
                 })

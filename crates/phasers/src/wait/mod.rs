@@ -44,6 +44,7 @@
 //! ignored.
 
 mod broken;
+mod futex;
 mod policy;
 mod signal;
 mod spin_clock;

@@ -14,20 +14,26 @@
 //! once it sees the new value.
 //!
 //! The `PARKED` bit is set by a compare-and-swap from the exact word the waiter last read, and the
-//! waiter sleeps only if the word still equals that value when `parking_lot_core` validates it under
-//! its bucket lock. Every writer changes the word with an RMW and looks at the value it replaced: if
-//! `PARKED` was set, it clears the bit and wakes the word's sleepers, taking the same bucket lock. So
-//! either the writer's change comes first and the waiter's validation fails, or the waiter is queued
-//! first and the writer's wake finds it. When nobody set `PARKED`, a writer touches only the word:
-//! no lock and no system call.
+//! waiter sleeps only if the word still equals that value when it validates it. Every writer
+//! changes the word with an RMW and looks at the value it replaced: if `PARKED` was set, it wakes
+//! the word's sleepers. So either the writer's change comes first and the waiter's validation
+//! fails, or the waiter sleeps first and the writer's wake finds it. When nobody set `PARKED`, a
+//! writer touches only the word: no lock and no system call.
+//!
+//! Untimed sleepers wait on one futex word per signal (`atomic_wait`), which a wake bumps before
+//! waking them all with one system call; validation is ordered against the wake by that epoch (see
+//! `Signal::sleep`). Timed sleepers park through `parking_lot_core`, which validates under its
+//! bucket lock and supports deadlines; a wake releases both kinds.
 //!
 //! # Under loom
 //!
-//! Loom cannot run `parking_lot_core`, so under `--cfg phasers_loom` each signal carries a loom
-//! mutex and condition variable with the same contract: validate under the lock, sleep on the
-//! queue, and wake under the same lock. Parked threads are then blocked in loom's eyes, which both
-//! bounds the schedules of several waiting threads and lets loom check that no wake-up is lost.
+//! Loom cannot run the kernel's futex or `parking_lot_core`, so under `--cfg phasers_loom` the
+//! futex is a loom mutex and condition variable with the kernel's contract (see
+//! [`Futex`]), and the epoch protocol above runs as is. Sleeping threads are then blocked in loom's
+//! eyes, which both bounds the schedules of several waiting threads and lets loom check that no
+//! wake-up is lost. Timed sleeps never reach the futex under loom (see [`Signal::park`]).
 
+use super::futex::Futex;
 use crate::primitive::{AtomicU64, Ordering};
 
 const PARKED: u64 = 1 << 63;
@@ -37,10 +43,8 @@ pub(crate) const MAX_VALUE: u64 = PARKED - 1;
 
 pub(crate) struct Signal {
     word: AtomicU64,
-    #[cfg(phasers_loom)]
-    lot: loom::sync::Mutex<()>,
-    #[cfg(phasers_loom)]
-    sleepers: loom::sync::Condvar,
+    /// Where untimed sleepers sleep, so one system call wakes them all (see [`Signal::sleep`]).
+    futex: Futex,
 }
 
 impl Signal {
@@ -48,10 +52,7 @@ impl Signal {
         debug_assert!(value <= MAX_VALUE);
         Signal {
             word: AtomicU64::new(value),
-            #[cfg(phasers_loom)]
-            lot: loom::sync::Mutex::new(()),
-            #[cfg(phasers_loom)]
-            sleepers: loom::sync::Condvar::new(),
+            futex: Futex::new(),
         }
     }
 
@@ -116,14 +117,48 @@ impl Signal {
     }
 
     /// Sleeps while the word still equals `expected` (a raw word returned by
-    /// [`mark_parked`](Self::mark_parked)) and `still_waiting()` holds, both checked under the
-    /// parking lock, until woken or `deadline`. May return spuriously; the caller re-checks.
-    #[cfg(not(phasers_loom))]
+    /// [`mark_parked`](Self::mark_parked)) and `still_waiting()` holds, until woken or `deadline`.
+    /// May return spuriously; the caller re-checks.
+    ///
+    /// Loom has no clock, so under loom timed waits never reach this point (they time out at
+    /// their first slow check) and every sleep is untimed.
     pub(crate) fn park(
         &self,
         expected: u64,
         still_waiting: impl Fn() -> bool,
         deadline: Option<std::time::Instant>,
+    ) {
+        match deadline {
+            #[cfg(not(phasers_loom))]
+            Some(deadline) => self.park_until(expected, still_waiting, deadline),
+            _ => self.sleep(expected, still_waiting),
+        }
+    }
+
+    /// An untimed sleep on the signal's futex. When threads outnumber cores most waiters of a
+    /// barrier end up here, and one `wake_all` then releases them all with one system call, where
+    /// parking each on its own queue entry cost a system call per sleeper on the releaser's
+    /// critical path.
+    ///
+    /// The epoch is read before the word is validated, and every waker bumps it after changing the
+    /// word. So if the validation saw the old word, the epoch read saw the old epoch (a later
+    /// epoch, read with `Acquire`, would have made the waker's change visible), and the futex
+    /// wait either finds the epoch bumped and returns, or sleeps before the wake that follows.
+    fn sleep(&self, expected: u64, still_waiting: impl Fn() -> bool) {
+        let epoch = self.futex.epoch();
+        if self.word.load(Ordering::Acquire) == expected && still_waiting() {
+            self.futex.wait(epoch);
+        }
+    }
+
+    /// A timed sleep through `parking_lot_core`, which validates under its bucket lock and
+    /// supports deadlines (the futex wait of `atomic_wait` has none).
+    #[cfg(not(phasers_loom))]
+    fn park_until(
+        &self,
+        expected: u64,
+        still_waiting: impl Fn() -> bool,
+        deadline: std::time::Instant,
     ) {
         let validate = || self.word.load(Ordering::Acquire) == expected && still_waiting();
         // SAFETY: the key is the address of this signal's own word, so only this signal's waiters
@@ -136,26 +171,8 @@ impl Signal {
                 || {},
                 |_, _| {},
                 parking_lot_core::DEFAULT_PARK_TOKEN,
-                deadline,
+                Some(deadline),
             );
-        }
-    }
-
-    /// Loom's model of the parking lot: validate under the lock, then sleep on the queue. Loom has
-    /// no clock, so timed waits never reach this point (they time out at their first slow check).
-    #[cfg(phasers_loom)]
-    pub(crate) fn park(
-        &self,
-        expected: u64,
-        still_waiting: impl Fn() -> bool,
-        _deadline: Option<std::time::Instant>,
-    ) {
-        let lot = self
-            .lot
-            .lock()
-            .expect("no loom thread panics while holding the parking lock");
-        if self.word.load(Ordering::Acquire) == expected && still_waiting() {
-            drop(self.sleepers.wait(lot));
         }
     }
 
@@ -168,19 +185,12 @@ impl Signal {
     /// object breaks and every waiter must notice.
     #[cold]
     pub(crate) fn wake_all(&self) {
+        self.futex.wake_all();
         #[cfg(not(phasers_loom))]
         // SAFETY: the key is the address of a word this signal owns, so only waiters of this signal
         // park under it; `unpark_all` runs no callback of ours.
         unsafe {
             parking_lot_core::unpark_all(self.park_key(), parking_lot_core::DEFAULT_UNPARK_TOKEN);
-        }
-        #[cfg(phasers_loom)]
-        {
-            let _lot = self
-                .lot
-                .lock()
-                .expect("no loom thread panics while holding the parking lock");
-            self.sleepers.notify_all();
         }
     }
 }

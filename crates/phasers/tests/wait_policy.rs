@@ -140,6 +140,28 @@ policy_tests!(
     park: WaitPolicy::Park,
 );
 
+/// Every waiter sleeps on the signal's shared futex word whenever it waits, so one wake releases
+/// all 63 sleepers at once: the barrier invariant must hold at 64 threads on 2 cores, every episode.
+#[test]
+fn parking_at_sixty_four_threads_every_algorithm() {
+    const MANY: usize = 64;
+    let episodes = 200;
+    for algorithm in all_algorithms() {
+        let record = Record::new(MANY, episodes);
+        let barrier = builder_with_record(MANY, &record)
+            .algorithm(algorithm)
+            .wait_policy(WaitPolicy::Park)
+            .build()
+            .unwrap();
+        run_checked(
+            &format!("{algorithm} parking with {MANY} threads"),
+            &barrier,
+            &record,
+            episodes,
+        );
+    }
+}
+
 #[test]
 fn the_default_policy_is_auto() {
     assert_eq!(WaitPolicy::default(), WaitPolicy::Auto);

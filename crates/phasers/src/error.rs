@@ -69,6 +69,34 @@ pub enum Error {
         /// What to use instead.
         hint: &'static str,
     },
+
+    /// A phaser registration was asked for something its mode does not allow: registering a child
+    /// with a stronger mode, signalling from a wait-only registration, waiting from a signal-only
+    /// one, `next_single` without `SigWaitSingle`, or sending to an accumulator without the right
+    /// to signal.
+    #[error("{operation} needs {needed}, but this registration is {mode}; {hint}")]
+    Capability {
+        /// The operation that was asked for.
+        operation: &'static str,
+        /// The capability it needs.
+        needed: &'static str,
+        /// The mode of the registration that asked.
+        mode: crate::phaser::Mode,
+        /// What to do instead.
+        hint: &'static str,
+    },
+
+    /// The phaser was terminated: by [`Phaser::force_terminate`](crate::Phaser::force_terminate),
+    /// or because its last signal-capable registration was dropped, so no later phase can ever
+    /// complete.
+    #[error(
+        "the phaser is terminated (force_terminate was called, or every registration that could \
+         signal has been dropped), so phase {phase} will never complete; create a new phaser"
+    )]
+    Terminated {
+        /// The phase this wait was for.
+        phase: u64,
+    },
 }
 
 /// `Result` with this crate's [`Error`].

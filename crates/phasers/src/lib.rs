@@ -31,16 +31,20 @@
 //! # Ok::<(), phasers::Error>(())
 //! ```
 
+pub mod accumulator;
 pub mod barrier;
 mod error;
+pub mod phaser;
 mod primitive;
 mod topology;
 pub mod wait;
 
+pub use accumulator::{Accumulator, Element, Op};
 pub use barrier::{
     Algorithm, Barrier, BarrierBuilder, Participant, Profile, ProfileEntry, ProfileStatus,
     WaitResult,
 };
 pub use error::{Error, Result};
+pub use phaser::{Mode, Phaser, PhaserBuilder, Registration};
 pub use topology::{available_cores, is_oversubscribed};
 pub use wait::WaitPolicy;

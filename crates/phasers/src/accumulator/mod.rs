@@ -1,0 +1,247 @@
+//! Accumulators: reductions tied to a phaser's phases (seed 000, §II-B and §V).
+//!
+//! An [`Accumulator`] rides a [`Phaser`]. A task [`send`](Accumulator::send)s values during a
+//! phase; when the phase completes, [`result`](Accumulator::result) holds their reduction.
+//!
+//! - Several sends by one task in one phase all count; so do sends of a task dropped mid-phase.
+//! - Sends after [`Registration::signal`] count for the next phase.
+//! - A phaser can host several accumulators; each rides the same gather.
+//! - On a tree phaser the partial results combine up the same tree, fused into the gather: each
+//!   task folds its partial into its leaf's cell just before it signals, and the last signaller of a
+//!   sub-phaser moves the cell's value into its parent's cell just before it signals there. Inside a
+//!   task, sends combine in a local variable: no atomic operation per send.
+//!
+//! # Reproducible floating point
+//!
+//! Floating-point addition is not associative, so the default mode's result depends on the order in
+//! which tasks arrive. [`Accumulator::reproducible`] gives the same bits for the same values, whatever
+//! that order: each task's partial (its sends combined in the order it made them) is kept, and at
+//! the end of the phase the partials are sorted (by [`f64::total_cmp`] for floats) and combined in
+//! that order. The cost: every signal takes a lock to store its partial, and the phase's last
+//! signaller sorts and combines all `n` partials, `O(n log n)` on the critical path, instead of
+//! combining through the tree.
+//!
+//! ```
+//! use phasers::{Accumulator, Mode, Op, Phaser};
+//!
+//! let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+//! let total = Accumulator::<u64>::new(&phaser, Op::Sum)?;
+//! let largest = Accumulator::<f64>::new(&phaser, Op::Max)?;
+//! std::thread::scope(|s| {
+//!     for task in 1..=4u64 {
+//!         let mut reg = main.register(Mode::SigWait).unwrap();
+//!         let (total, largest) = (&total, &largest);
+//!         s.spawn(move || {
+//!             total.send(&mut reg, task).unwrap();
+//!             largest.send(&mut reg, task as f64 / 2.0).unwrap();
+//!             reg.next().unwrap();
+//!         });
+//!     }
+//!     main.next().unwrap();
+//! });
+//! assert_eq!(total.result(), 10);
+//! assert_eq!(largest.result(), 2.0);
+//! # Ok::<(), phasers::Error>(())
+//! ```
+
+mod cells;
+mod element;
+
+pub(crate) use cells::Cells;
+use cells::Combine;
+pub use element::Element;
+
+use std::marker::PhantomData;
+
+use crate::error::{Error, Result};
+use crate::phaser::{Phaser, Registration};
+use crate::primitive::Arc;
+
+/// A reduction operator.
+pub enum Op<T> {
+    /// `a + b`, wrapping for integers.
+    Sum,
+    /// `a * b`, wrapping for integers.
+    Product,
+    /// The smaller (for floats, [`f64::min`]: a NaN loses).
+    Min,
+    /// The larger (for floats, [`f64::max`]: a NaN loses).
+    Max,
+    /// Bitwise and; integers only.
+    And,
+    /// Bitwise or; integers only.
+    Or,
+    /// Bitwise exclusive or; integers only.
+    Xor,
+    /// A user operator: it must be associative and commutative with `identity` as its identity,
+    /// and pure, because under contention it may be called again with the same arguments.
+    Custom {
+        /// `combine(identity, x) == x` for every `x`.
+        identity: T,
+        /// The operator.
+        combine: Arc<dyn Fn(T, T) -> T + Send + Sync>,
+    },
+}
+
+impl<T> Op<T> {
+    /// A user operator; see [`Op::Custom`].
+    pub fn custom(identity: T, combine: impl Fn(T, T) -> T + Send + Sync + 'static) -> Self {
+        Op::Custom {
+            identity,
+            combine: Arc::new(combine),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Op::Sum => "Sum",
+            Op::Product => "Product",
+            Op::Min => "Min",
+            Op::Max => "Max",
+            Op::And => "And",
+            Op::Or => "Or",
+            Op::Xor => "Xor",
+            Op::Custom { .. } => "Custom",
+        }
+    }
+}
+
+impl<T: Element> Op<T> {
+    fn into_combine(self) -> Result<Combine> {
+        let typed = |identity: T, f: Arc<dyn Fn(T, T) -> T + Send + Sync>, wrapping_add| Combine {
+            identity: identity.to_bits(),
+            wrapping_add,
+            apply: Box::new(move |a, b| f(T::from_bits(a), T::from_bits(b)).to_bits()),
+            order: |a, b| T::from_bits(a).total_cmp(T::from_bits(b)),
+        };
+        let bitwise = |identity: T, op: fn(u64, u64) -> u64| {
+            typed(
+                identity,
+                Arc::new(move |a: T, b: T| a.bitwise(b, op)),
+                false,
+            )
+        };
+        if matches!(self, Op::And | Op::Or | Op::Xor) && !T::INTEGER {
+            return Err(Error::invalid(format!(
+                "Op::{} is a bitwise operator and applies to integers only, not {}; use Sum, \
+                 Product, Min, Max or Op::custom",
+                self.name(),
+                std::any::type_name::<T>()
+            )));
+        }
+        // Integer sums of 64-bit patterns wrap like the integer type itself (the upper half of a
+        // 32-bit type's pattern is dropped when it is read back), so they need only `fetch_add`.
+        Ok(match self {
+            Op::Sum => typed(T::ZERO, Arc::new(T::add), T::INTEGER),
+            Op::Product => typed(T::ONE, Arc::new(T::mul), false),
+            Op::Min => typed(T::MAX, Arc::new(T::min), false),
+            Op::Max => typed(T::MIN, Arc::new(T::max), false),
+            Op::And => bitwise(T::from_bits(u64::MAX), |a, b| a & b),
+            Op::Or => bitwise(T::ZERO, |a, b| a | b),
+            Op::Xor => bitwise(T::ZERO, |a, b| a ^ b),
+            Op::Custom { identity, combine } => typed(identity, combine, false),
+        })
+    }
+}
+
+/// A reduction tied to a phaser's phases. Cloning it is cheap (a handle to the same accumulator).
+///
+/// See the [module docs](self) for the semantics and an example.
+pub struct Accumulator<T: Element> {
+    cells: Arc<Cells>,
+    phaser: Phaser,
+    _type: PhantomData<fn(T) -> T>,
+}
+
+impl<T: Element> Clone for Accumulator<T> {
+    fn clone(&self) -> Self {
+        Accumulator {
+            cells: self.cells.clone(),
+            phaser: self.phaser.clone(),
+            _type: PhantomData,
+        }
+    }
+}
+
+impl<T: Element> Accumulator<T> {
+    /// An accumulator on `phaser` reducing with `op`; the fast mode, whose floating-point results
+    /// may differ in the last bits with the order in which tasks arrive.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a bitwise op on a floating-point type.
+    pub fn new(phaser: &Phaser, op: Op<T>) -> Result<Self> {
+        Self::build(phaser, op, false)
+    }
+
+    /// An accumulator whose result has the same bits for the same contributions, whatever the
+    /// order in which tasks arrive; see the [module docs](self) for the cost.
+    ///
+    /// ```
+    /// use phasers::{Accumulator, Mode, Op, Phaser};
+    ///
+    /// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let sum = Accumulator::<f64>::reproducible(&phaser, Op::Sum)?;
+    /// std::thread::scope(|s| {
+    ///     for value in [1e16, 1.0, -1e16] {
+    ///         let mut reg = main.register(Mode::SigWait).unwrap();
+    ///         let sum = &sum;
+    ///         s.spawn(move || {
+    ///             sum.send(&mut reg, value).unwrap();
+    ///             reg.next().unwrap();
+    ///         });
+    ///     }
+    ///     main.next().unwrap();
+    /// });
+    /// // Sorted order: -1e16 + 0.0 (the creator sent nothing) + 1.0 + 1e16, whoever came first.
+    /// assert_eq!(sum.result(), ((-1e16f64 + 1.0) + 1e16));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a bitwise op on a floating-point type.
+    pub fn reproducible(phaser: &Phaser, op: Op<T>) -> Result<Self> {
+        Self::build(phaser, op, true)
+    }
+
+    fn build(phaser: &Phaser, op: Op<T>, reproducible: bool) -> Result<Self> {
+        let cells = Arc::new(Cells::new(op.into_combine()?, phaser.nodes(), reproducible));
+        phaser.attach(cells.clone());
+        Ok(Accumulator {
+            cells,
+            phaser: phaser.clone(),
+            _type: PhantomData,
+        })
+    }
+
+    /// Contributes `value` to `registration`'s current phase.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when `registration` belongs to another phaser;
+    /// [`Error::Capability`] for a wait-only registration (its phase may already be complete).
+    pub fn send(&self, registration: &mut Registration, value: T) -> Result<()> {
+        if !Arc::ptr_eq(&registration.phaser().core, &self.phaser.core) {
+            return Err(Error::invalid(
+                "this registration belongs to another phaser than the accumulator; send with a \
+                 registration of the accumulator's phaser",
+            ));
+        }
+        registration.contribute(&self.cells, value.to_bits())
+    }
+
+    /// The reduction of the most recently completed phase (the op's identity before any).
+    pub fn result(&self) -> T {
+        T::from_bits(self.cells.result())
+    }
+}
+
+impl<T: Element> std::fmt::Debug for Accumulator<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Accumulator")
+            .field("result", &self.result())
+            .field("reproducible", &self.cells.is_reproducible())
+            .finish()
+    }
+}

@@ -1,0 +1,121 @@
+//! What every handle of one phaser shares: the tree, the release words, the broken state, and the
+//! roster of who has signalled what.
+
+use std::collections::BTreeMap;
+
+use crossbeam_utils::CachePadded;
+
+use super::gather::{Lock, Source, Tree};
+use super::shape::Shape;
+use crate::error::Error;
+use crate::primitive::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::wait::{BrokenState, Signal, Tuning};
+
+/// The `by` a termination records in the broken state, to tell it from a lost registration.
+pub(crate) const TERMINATED: usize = usize::MAX;
+
+pub(crate) struct Core {
+    pub(crate) tree: Tree,
+    /// Phases released: waiters of phase `p` wait until this exceeds `p`.
+    pub(crate) release: CachePadded<Signal>,
+    /// Phases gathered whose `next_single` action has yet to run: the action's runner waits here.
+    pub(crate) gathered: CachePadded<Signal>,
+    /// `p + 1` once some `next_single` caller of phase `p` has claimed the action.
+    pub(crate) single_claim: CachePadded<AtomicU64>,
+    pub(crate) broken: BrokenState,
+    pub(crate) tuning: Tuning,
+    /// Live registrations, of every mode, for the spin plan.
+    pub(crate) registrations: AtomicUsize,
+    /// Signal-capable registrations by id, with the next phase each will signal (for timeouts).
+    pub(crate) roster: Mutex<Roster>,
+}
+
+pub(crate) struct Roster {
+    pub(crate) next_id: usize,
+    pub(crate) signalled: BTreeMap<usize, Arc<CachePadded<AtomicU64>>>,
+}
+
+impl Core {
+    pub(crate) fn new(shape: Shape, tuning: Tuning) -> Self {
+        Core {
+            tree: Tree::new(shape),
+            release: CachePadded::new(Signal::new(0)),
+            gathered: CachePadded::new(Signal::new(0)),
+            single_claim: CachePadded::new(AtomicU64::new(0)),
+            broken: BrokenState::new(),
+            tuning,
+            registrations: AtomicUsize::new(0),
+            roster: Mutex::new(Roster {
+                next_id: 0,
+                signalled: BTreeMap::new(),
+            }),
+        }
+    }
+
+    pub(crate) fn lock(&self) -> Lock<'_> {
+        Lock::new(&self.tree.structure)
+    }
+
+    /// The root's completer: publish every accumulator's result, then either release the phase
+    /// or hand it to the `next_single` runner.
+    ///
+    /// `last` means the root's last signaller left instead of signalling: no one signalled
+    /// `phase`, and no one ever can again (only signal-capable registrations register
+    /// signal-capable children), so the phaser terminates from `phase` on, without releasing it:
+    /// a consumer waiting for `phase` must not take it as produced.
+    pub(crate) fn finish(&self, phase: u64, last: bool) {
+        if last {
+            if self.broken.break_from(phase, TERMINATED) {
+                self.wake_all();
+            }
+            return;
+        }
+        self.tree.each_accumulator(|cells| cells.finish(0, phase));
+        if self.single_claim.load(Ordering::Acquire) == phase + 1 {
+            self.gathered.publish(phase + 1);
+        } else {
+            self.release.publish(phase + 1);
+        }
+    }
+
+    /// Signals `phase` at `leaf` with the task's `partials`.
+    pub(crate) fn arrive(
+        &self,
+        leaf: usize,
+        phase: u64,
+        partials: &[(Arc<crate::accumulator::Cells>, u64)],
+    ) {
+        let mut lock = self.lock();
+        let finish = |phase, last| self.finish(phase, last);
+        self.tree
+            .arrive(leaf, phase, Source::Task(partials), &mut lock, &finish);
+    }
+
+    /// The error a wait for `phase` returns once the phaser is broken or terminated.
+    pub(crate) fn stopped(&self, phase: u64) -> Error {
+        match self.broken.breaker() {
+            Some((TERMINATED, _)) => Error::Terminated { phase },
+            Some((by, episode)) => Error::Broken { by, episode },
+            None => Error::Terminated { phase },
+        }
+    }
+
+    /// Ids of the signal-capable registrations that have not signalled `phase`.
+    pub(crate) fn missing(&self, phase: u64) -> Vec<usize> {
+        let roster = self
+            .roster
+            .lock()
+            .expect("no thread panics holding the roster");
+        roster
+            .signalled
+            .iter()
+            .filter(|(_, next)| next.load(Ordering::Relaxed) <= phase)
+            .map(|(&id, _)| id)
+            .collect()
+    }
+
+    pub(crate) fn wake_all(&self) {
+        self.release.wake_all();
+        self.gathered.wake_all();
+    }
+}

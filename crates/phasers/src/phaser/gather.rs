@@ -1,0 +1,472 @@
+//! The gather: how signals climb the sub-phaser tree, and how registrations join and leave it while
+//! gathers are in flight.
+//!
+//! # The protocol
+//!
+//! Every sub-phaser counts, in its [`Word`], the signallers that have not yet signalled its phase.
+//! A signal is one compare-and-swap on the signaller's leaf. The signal that brings the count to
+//! zero makes its sender the sub-phaser's *completer*: it moves the accumulator cells up, signals
+//! the parent the same way (so the last signaller of each sub-phaser climbs one level, and no task
+//! ever polls another's flag), and when it completes the root it finishes the phase and releases
+//! every waiter through one word. Unwinding, each completer re-arms its sub-phaser for the next
+//! phase. A completing sub-phaser's word changes only by its completer; everything else that needs
+//! it waits (briefly: the completer is running, not waiting on anyone).
+//!
+//! # Signalling ahead
+//!
+//! A signal-only task never waits for a phase to complete, so it may signal phase `p + k` while
+//! its leaf still gathers `p`. Such a signal is recorded in the sub-phaser's `early` map (phase →
+//! signals already made) under the structure lock, and the word's `ahead` bit tells the completer
+//! to consult the map when it re-arms: the next phase then starts with those signallers already
+//! counted. A sub-phaser whose signallers are all ahead completes phase after phase in one go. The
+//! same holds a level up: a sub-phaser of signal-only tasks may complete phases ahead of its
+//! parent.
+//!
+//! # Joining and leaving
+//!
+//! Registrations and drops hold the structure lock, so they are serialized with each other and
+//! with signals ahead, but never with the ordinary signals, which take no lock. A new signaller joins a
+//! sub-phaser at a phase `q`: if the sub-phaser is gathering `q` it adds one signaller and one
+//! unarrived; if it is still gathering an earlier phase (its members are ahead of it, or the task
+//! that registered it already signalled), it adds a signaller already counted as arrived at the
+//! phases before `q`. A leaf whose signallers all leave leaves its parent the same way, and a leaf
+//! that gains its first one joins its parent. A sub-phaser past `q` cannot take a signaller for
+//! `q`; placement picks another leaf.
+//!
+//! Anyone holding the lock who finds a word completing lets the lock go before waiting, because
+//! that word's completer may need the lock to re-arm it.
+
+use std::collections::BTreeMap;
+
+use crossbeam_utils::CachePadded;
+
+use super::shape::Shape;
+use super::word::{State, Word, MAX_SIGNALLERS};
+use crate::accumulator::Cells;
+use crate::primitive::{
+    spin_loop, yield_now, Arc, AtomicUsize, Mutex, MutexGuard, Ordering, RwLock,
+};
+
+/// What the structure lock protects.
+pub(crate) struct Structure {
+    /// Per sub-phaser: phase → signals already made for it by signallers ahead of the sub-phaser.
+    early: Vec<BTreeMap<u64, u32>>,
+    /// Per sub-phaser: being activated or left by the lock holder; placement must not use it.
+    busy: Vec<bool>,
+    /// Per sub-phaser: registrations placed on it (leaves only).
+    members: Vec<usize>,
+}
+
+/// The structure lock, taken only when needed and let go while waiting for a completer.
+pub(crate) struct Lock<'a> {
+    mutex: &'a Mutex<Structure>,
+    guard: Option<MutexGuard<'a, Structure>>,
+}
+
+impl<'a> Lock<'a> {
+    pub(crate) fn new(mutex: &'a Mutex<Structure>) -> Self {
+        Lock { mutex, guard: None }
+    }
+
+    pub(crate) fn get(&mut self) -> &mut Structure {
+        let mutex = self.mutex;
+        self.guard.get_or_insert_with(|| {
+            mutex
+                .lock()
+                .expect("the phaser's structure is never left half-changed by a panic")
+        })
+    }
+
+    fn is_held(&self) -> bool {
+        self.guard.is_some()
+    }
+
+    /// Lets the lock go and gives the completer of a word a chance to run.
+    fn pause(&mut self) {
+        self.guard = None;
+        yield_now();
+    }
+}
+
+/// Where the contributions of an arrival come from.
+pub(crate) enum Source<'a> {
+    /// A task's partials: (accumulator, value), already folded for reproducible accumulators.
+    Task(&'a [(Arc<Cells>, u64)]),
+    /// A sub-phaser's cells, moved to its parent.
+    Child(usize),
+}
+
+/// The tree of sub-phasers.
+pub(crate) struct Tree {
+    shape: Shape,
+    words: Box<[CachePadded<Word>]>,
+    pub(crate) structure: Mutex<Structure>,
+    accumulators: RwLock<Vec<Arc<Cells>>>,
+    accumulator_count: AtomicUsize,
+}
+
+/// Why a sub-phaser cannot take a new signaller for the asked phase.
+#[derive(Debug)]
+pub(crate) struct Unusable;
+
+impl Tree {
+    pub(crate) fn new(shape: Shape) -> Self {
+        let nodes = shape.nodes();
+        Tree {
+            shape,
+            words: (0..nodes)
+                .map(|_| CachePadded::new(Word::new(State::open(0, 0, 0, false))))
+                .collect(),
+            structure: Mutex::new(Structure {
+                early: vec![BTreeMap::new(); nodes],
+                busy: vec![false; nodes],
+                members: vec![0; nodes],
+            }),
+            accumulators: RwLock::new(Vec::new()),
+            accumulator_count: AtomicUsize::new(0),
+        }
+    }
+
+    pub(crate) fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// `source` signals `phase` at `node`. Returns whether this signal completed the root, in
+    /// which case `finish` was called for every phase it completed.
+    pub(crate) fn arrive(
+        &self,
+        node: usize,
+        phase: u64,
+        source: Source<'_>,
+        lock: &mut Lock<'_>,
+        finish: &dyn Fn(u64, bool),
+    ) {
+        let mut spins = 0u32;
+        loop {
+            let state = self.words[node].load();
+            if state.phase == phase && !state.is_completing() {
+                debug_assert!(state.unarrived >= 1, "a signaller arrived twice at {phase}");
+                // The phase cannot move on before this arrival, so the cells are this phase's.
+                self.deposit(node, phase, &source);
+                let state = self.decrement(node, state, 1, 0);
+                if state.unarrived == 0 {
+                    self.complete(node, phase, lock, finish);
+                }
+                return;
+            }
+            if state.is_completing() {
+                // The completer is re-arming for the next phase; that takes a few stores, unless
+                // it was descheduled, when the core is better handed to it. A lock holder lets the
+                // lock go first: the completer may need it.
+                spins += 1;
+                if lock.is_held() {
+                    lock.pause();
+                } else if spins < 64 {
+                    spin_loop();
+                } else {
+                    yield_now();
+                }
+                continue;
+            }
+            debug_assert!(state.phase < phase, "{node} is past phase {phase}");
+            if self.arrive_ahead(node, phase, &source, lock) {
+                return;
+            }
+        }
+    }
+
+    /// Records a signal for a phase the sub-phaser has not reached. Returns `false` when the
+    /// caller must look again (the sub-phaser moved or is completing).
+    fn arrive_ahead(
+        &self,
+        node: usize,
+        phase: u64,
+        source: &Source<'_>,
+        lock: &mut Lock<'_>,
+    ) -> bool {
+        lock.get();
+        let state = self.words[node].load();
+        if state.is_completing() {
+            lock.pause();
+            return false;
+        }
+        if state.phase == phase {
+            return false;
+        }
+        let marked = State {
+            ahead: true,
+            ..state
+        };
+        if self.words[node].replace(state, marked).is_err() {
+            return false;
+        }
+        *lock.get().early[node].entry(phase).or_insert(0) += 1;
+        self.deposit_early(phase, source);
+        true
+    }
+
+    /// Takes `arrivals` off the unarrived count and `leavers` off the signallers, whatever the
+    /// other arrivals do meanwhile. The phase cannot change: the caller has not arrived yet.
+    fn decrement(&self, node: usize, mut state: State, arrivals: u32, leavers: u32) -> State {
+        loop {
+            let new = State {
+                unarrived: state.unarrived - arrivals,
+                signallers: state.signallers - leavers,
+                ..state
+            };
+            match self.words[node].replace(state, new) {
+                Ok(()) => return new,
+                Err(now) => {
+                    debug_assert_eq!(now.phase, state.phase);
+                    state = now;
+                }
+            }
+        }
+    }
+
+    fn deposit(&self, node: usize, phase: u64, source: &Source<'_>) {
+        let parity = (phase % 2) as usize;
+        match *source {
+            Source::Task(partials) => {
+                for (cells, value) in partials {
+                    if !cells.is_reproducible() {
+                        cells.fold(node, parity, *value);
+                    }
+                }
+            }
+            Source::Child(child) => {
+                self.each_accumulator(|cells| cells.transfer(child, node, parity))
+            }
+        }
+    }
+
+    fn deposit_early(&self, phase: u64, source: &Source<'_>) {
+        match *source {
+            Source::Task(partials) => {
+                for (cells, value) in partials {
+                    if !cells.is_reproducible() {
+                        cells.fold_early(phase, *value);
+                    }
+                }
+            }
+            Source::Child(child) => {
+                self.each_accumulator(|cells| cells.transfer_early(child, phase))
+            }
+        }
+    }
+
+    /// Runs `f` on every accumulator of the phaser; free when there is none.
+    pub(crate) fn each_accumulator(&self, f: impl Fn(&Cells)) {
+        if self.accumulator_count.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let list = self
+            .accumulators
+            .read()
+            .expect("no thread panics holding the accumulator list");
+        for cells in list.iter() {
+            f(cells);
+        }
+    }
+
+    /// Attaches an accumulator: every later gather moves its cells up the tree.
+    pub(crate) fn add_accumulator(&self, cells: Arc<Cells>) {
+        let mut list = self
+            .accumulators
+            .write()
+            .expect("no thread panics holding the accumulator list");
+        list.push(cells);
+        self.accumulator_count.store(list.len(), Ordering::Release);
+    }
+
+    /// Delivers `phase` of `node` upwards, then re-arms `node`; repeats while every signaller of
+    /// the next phase had already signalled it. The caller brought the unarrived count to zero.
+    fn complete(
+        &self,
+        node: usize,
+        mut phase: u64,
+        lock: &mut Lock<'_>,
+        finish: &dyn Fn(u64, bool),
+    ) {
+        loop {
+            let state = self.words[node].load();
+            debug_assert!(state.phase == phase && state.unarrived == 0);
+            if state.signallers == 0 {
+                self.deactivate(node, phase, lock, finish);
+                return;
+            }
+            match self.shape.parent(node) {
+                None => finish(phase, false),
+                Some(parent) => self.arrive(parent, phase, Source::Child(node), lock, finish),
+            }
+            let (early, ahead) = if state.ahead {
+                let structure = lock.get();
+                let early = structure.early[node].remove(&(phase + 1)).unwrap_or(0);
+                (early, !structure.early[node].is_empty())
+            } else {
+                (0, false)
+            };
+            let unarrived = state.signallers - early;
+            self.words[node].set(State::open(phase + 1, state.signallers, unarrived, ahead));
+            if unarrived > 0 {
+                return;
+            }
+            phase += 1;
+        }
+    }
+
+    /// The last signaller of `node` left while completing `phase`: `node` leaves its parent (or,
+    /// at the root, the phaser has no signaller left and ends after this phase).
+    fn deactivate(&self, node: usize, phase: u64, lock: &mut Lock<'_>, finish: &dyn Fn(u64, bool)) {
+        lock.get().busy[node] = true;
+        match self.shape.parent(node) {
+            None => finish(phase, true),
+            Some(parent) => self.leave(parent, phase, Source::Child(node), lock, finish),
+        }
+        self.words[node].set(State::open(phase + 1, 0, 0, false));
+        let structure = lock.get();
+        structure.busy[node] = false;
+        debug_assert!(structure.early[node].is_empty());
+    }
+
+    /// A signaller of `node` whose next signal would have been for `phase` leaves, with its
+    /// contributions for `phase`. Holds the structure lock.
+    pub(crate) fn leave(
+        &self,
+        node: usize,
+        phase: u64,
+        source: Source<'_>,
+        lock: &mut Lock<'_>,
+        finish: &dyn Fn(u64, bool),
+    ) {
+        loop {
+            lock.get();
+            let state = self.words[node].load();
+            if state.is_completing() {
+                lock.pause();
+                continue;
+            }
+            debug_assert!(!state.is_inactive() && state.phase <= phase);
+            if state.phase == phase {
+                self.deposit(node, phase, &source);
+                let state = self.decrement(node, state, 1, 1);
+                if state.unarrived == 0 {
+                    self.complete(node, phase, lock, finish);
+                }
+                return;
+            }
+            // Ahead of the sub-phaser: counted as arrived at its phase, and in the early map
+            // for the phases between.
+            let structure = lock.get();
+            let early = &structure.early[node];
+            let still_ahead = early
+                .iter()
+                .any(|(&at, &count)| !(at > state.phase && at < phase && count == 1));
+            let new = State {
+                signallers: state.signallers - 1,
+                ahead: still_ahead,
+                ..state
+            };
+            if self.words[node].replace(state, new).is_err() {
+                continue;
+            }
+            let early = &mut lock.get().early[node];
+            for at in state.phase + 1..phase {
+                if let Some(count) = early.get_mut(&at) {
+                    *count -= 1;
+                    if *count == 0 {
+                        early.remove(&at);
+                    }
+                }
+            }
+            self.deposit_early(phase, &source);
+            return;
+        }
+    }
+
+    /// Adds a signaller whose first signal will be for `phase` to `node`, activating `node` and
+    /// its ancestors as needed. Holds the structure lock.
+    pub(crate) fn join(
+        &self,
+        node: usize,
+        phase: u64,
+        lock: &mut Lock<'_>,
+    ) -> Result<(), Unusable> {
+        loop {
+            if lock.get().busy[node] {
+                return Err(Unusable);
+            }
+            let state = self.words[node].load();
+            if state.is_completing() {
+                lock.pause();
+                continue;
+            }
+            if state.is_inactive() {
+                lock.get().busy[node] = true;
+                let joined = match self.shape.parent(node) {
+                    Some(parent) => self.join(parent, phase, lock),
+                    None => Ok(()),
+                };
+                if joined.is_ok() {
+                    self.words[node].set(State::open(phase, 1, 1, false));
+                }
+                lock.get().busy[node] = false;
+                return joined;
+            }
+            if state.phase > phase || state.signallers == MAX_SIGNALLERS {
+                return Err(Unusable);
+            }
+            let new = if state.phase == phase {
+                State {
+                    signallers: state.signallers + 1,
+                    unarrived: state.unarrived + 1,
+                    ..state
+                }
+            } else {
+                State {
+                    signallers: state.signallers + 1,
+                    ahead: state.ahead || phase > state.phase + 1,
+                    ..state
+                }
+            };
+            if self.words[node].replace(state, new).is_err() {
+                continue;
+            }
+            let early = &mut lock.get().early[node];
+            for at in state.phase + 1..phase {
+                *early.entry(at).or_insert(0) += 1;
+            }
+            return Ok(());
+        }
+    }
+
+    /// Places a new signaller for `phase`, preferring `near` (the registering task's leaf), then
+    /// the leaves after it, so children fill their parent's leaf first, as in the seed. When every
+    /// leaf is full or past `phase`, the new signaller goes on `near` beyond `degree`.
+    pub(crate) fn place(
+        &self,
+        near: usize,
+        phase: u64,
+        lock: &mut Lock<'_>,
+    ) -> Result<usize, Unusable> {
+        let capacity = if self.shape.tiers() == 1 {
+            usize::MAX
+        } else {
+            self.shape.degree()
+        };
+        for leaf in self.shape.leaves_from(near) {
+            if lock.get().members[leaf] < capacity && self.join(leaf, phase, lock).is_ok() {
+                lock.get().members[leaf] += 1;
+                return Ok(leaf);
+            }
+        }
+        self.join(near, phase, lock)?;
+        lock.get().members[near] += 1;
+        Ok(near)
+    }
+
+    /// Forgets a registration placed on `leaf` (its signals were already withdrawn by `leave`).
+    pub(crate) fn unplace(&self, leaf: usize, lock: &mut Lock<'_>) {
+        lock.get().members[leaf] -= 1;
+    }
+}

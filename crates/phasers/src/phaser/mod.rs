@@ -1,0 +1,275 @@
+//! Phasers: barriers whose membership changes while they run, with signal-only and wait-only
+//! members, split phases, a once-per-phase action, and a tree of sub-phasers for scale
+//! (seed 000, Habanero-Java's phasers).
+//!
+//! A [`Phaser`] is created together with its first [`Registration`]. Each registration is one
+//! task's membership, with a [`Mode`]; a registration registers children with its mode or a
+//! weaker one, and dropping a registration deregisters it.
+//!
+//! - [`Registration::next`] signals and waits: a barrier among the signal-and-wait tasks.
+//! - [`Registration::signal`] then [`Registration::wait`] split the barrier (a fuzzy barrier).
+//! - [`Registration::next_single`] runs an action once per phase, before anyone proceeds.
+//! - [`next_all`] advances several phasers together, like HJ's `next` over every registration of a
+//!   task.
+//! - A phase completes when every registered signal-capable registration has signalled it.
+//!   Signal-only registrations never wait for other tasks (they may run phases ahead);
+//!   wait-only registrations never hold a phase back.
+//! - [`Phaser::force_terminate`] ends the phaser: every wait returns
+//!   [`Error::Terminated`](crate::Error::Terminated). The phaser also terminates when its last
+//!   signal-capable registration is dropped, since no later phase could ever complete.
+//! - Timeouts ([`Registration::next_timeout`]) name the registrations that have not signalled, and
+//!   leave the signal in place.
+//! - Phases are `u64` and start at 0; the number of registrations is bounded only by memory
+//!   (about two billion per sub-phaser).
+//!
+//! # Hierarchy
+//!
+//! [`PhaserBuilder::tiers`] and [`PhaserBuilder::degree`] shape a tree of sub-phasers: `tiers`
+//! levels, each sub-phaser with up to `degree` children; registrations sit on the leaves, up to
+//! `degree` each, and a child goes on its parent's leaf until that leaf is full, as in the seed.
+//! The last signaller of a sub-phaser signals its parent, so gathers run in parallel up the tree
+//! and no task polls all the others. The release is one word every waiter watches, and waking the
+//! sleepers among them is one system call, never one per waiter. `tiers = 1` is a flat phaser.
+//! Without a choice the shape follows [`PhaserBuilder::expected_parties`]: flat up to 2 tasks,
+//! else two tiers of degree `parties / 2` clamped to 2..=16 (the seed's Table I; its best degree,
+//! 16, beat the hardware's natural 8). Measure yours with `phasers bench tree`.
+//!
+//! ```
+//! use phasers::{Mode, Phaser};
+//!
+//! let (phaser, mut main) = Phaser::builder().tiers(2).degree(2).build()?;
+//! std::thread::scope(|s| {
+//!     for _ in 0..3 {
+//!         let mut task = main.register(Mode::SigWait).unwrap();
+//!         s.spawn(move || for _ in 0..100 { task.next().unwrap(); });
+//!     }
+//!     for _ in 0..100 {
+//!         main.next().unwrap();
+//!     }
+//! });
+//! assert_eq!(phaser.phase(), 100);
+//! # Ok::<(), phasers::Error>(())
+//! ```
+
+mod core;
+mod gather;
+mod mode;
+mod registration;
+mod shape;
+mod word;
+
+pub use mode::Mode;
+pub use registration::Registration;
+
+use crate::accumulator::Cells;
+use crate::error::Result;
+use crate::primitive::{Arc, Ordering};
+use crate::wait::{Tuning, WaitPolicy};
+
+/// A phaser: the shared object the registrations synchronize on. Cloning it is cheap (it is a
+/// handle); it is needed to attach [`Accumulator`](crate::Accumulator)s and to force termination.
+///
+/// ```
+/// use phasers::{Mode, Phaser};
+///
+/// // A producer (signal-only) and a consumer (wait-only): the consumer waits for phase k to know
+/// // that item k is ready; the producer never waits.
+/// let (_phaser, creator) = Phaser::new(Mode::SigWait)?;
+/// let mut producer = creator.register(Mode::Sig)?;
+/// let mut consumer = creator.register(Mode::Wait)?;
+/// drop(creator); // the creator takes no part in the phases
+/// let items = std::sync::Mutex::new(Vec::new());
+/// std::thread::scope(|s| {
+///     s.spawn(|| {
+///         for k in 0..5 {
+///             items.lock().unwrap().push(k * k);
+///             producer.next().unwrap(); // signals phase k, never blocks
+///         }
+///     });
+///     for k in 0..5 {
+///         consumer.next().unwrap(); // phase k complete: item k is there
+///         assert_eq!(items.lock().unwrap()[k], k * k);
+///     }
+/// });
+/// # Ok::<(), phasers::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Phaser {
+    pub(crate) core: Arc<core::Core>,
+}
+
+impl Phaser {
+    /// A flat phaser whose creator is registered with `mode`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) when `PHASERS_WAIT` or
+    /// `PHASERS_SPIN` hold values that cannot be parsed.
+    pub fn new(mode: Mode) -> Result<(Phaser, Registration)> {
+        Phaser::builder().mode(mode).build()
+    }
+
+    /// A builder for every other choice: tiers, degree, wait policy.
+    pub fn builder() -> PhaserBuilder {
+        PhaserBuilder::default()
+    }
+
+    /// The phase in progress: the number of phases completed so far.
+    pub fn phase(&self) -> u64 {
+        self.core.release.load()
+    }
+
+    /// The number of tiers of sub-phasers (1: flat).
+    pub fn tiers(&self) -> usize {
+        self.core.tree.shape().tiers()
+    }
+
+    /// The most children per sub-phaser, and registrations per leaf before placement moves on.
+    pub fn degree(&self) -> usize {
+        self.core.tree.shape().degree()
+    }
+
+    /// Registrations that can signal, and so hold phases back.
+    pub fn signallers(&self) -> usize {
+        self.core
+            .roster
+            .lock()
+            .expect("no thread panics holding the roster")
+            .signalled
+            .len()
+    }
+
+    /// Ends the phaser: every wait, now or later, returns
+    /// [`Error::Terminated`](crate::Error::Terminated), including waits already blocked.
+    pub fn force_terminate(&self) {
+        if self.core.broken.break_from(0, core::TERMINATED) {
+            self.core.wake_all();
+        }
+    }
+
+    /// Whether the phaser was terminated (by [`force_terminate`](Self::force_terminate), or
+    /// because no registration can signal any more).
+    pub fn is_terminated(&self) -> bool {
+        matches!(self.core.broken.breaker(), Some((core::TERMINATED, _)))
+    }
+
+    pub(crate) fn attach(&self, cells: Arc<Cells>) {
+        self.core.tree.add_accumulator(cells);
+    }
+
+    pub(crate) fn nodes(&self) -> usize {
+        self.core.tree.shape().nodes()
+    }
+}
+
+impl std::fmt::Debug for Phaser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Phaser")
+            .field("phase", &self.phase())
+            .field("tiers", &self.tiers())
+            .field("degree", &self.degree())
+            .field(
+                "registrations",
+                &self.core.registrations.load(Ordering::Relaxed),
+            )
+            .finish()
+    }
+}
+
+/// Builds a [`Phaser`]; see [`Phaser::builder`].
+#[derive(Debug, Clone, Default)]
+pub struct PhaserBuilder {
+    mode: Mode,
+    tiers: Option<usize>,
+    degree: Option<usize>,
+    expected_parties: Option<usize>,
+    policy: WaitPolicy,
+}
+
+impl PhaserBuilder {
+    /// The creator's mode (default [`Mode::SigWait`]).
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Levels of sub-phasers: 1 is flat. See the [module docs](self) for the default.
+    pub fn tiers(mut self, tiers: usize) -> Self {
+        self.tiers = Some(tiers);
+        self
+    }
+
+    /// Children per sub-phaser, and registrations per leaf (at least 2).
+    pub fn degree(mut self, degree: usize) -> Self {
+        self.degree = Some(degree);
+        self
+    }
+
+    /// How many tasks you expect: picks the default tiers and degree.
+    pub fn expected_parties(mut self, parties: usize) -> Self {
+        self.expected_parties = Some(parties);
+        self
+    }
+
+    /// How waiters spend their time (see [`crate::wait`]); `PHASERS_WAIT` overrides it.
+    pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Creates the phaser and registers its creator.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for `tiers = 0`, `degree < 2`, a
+    /// tree of more than 2^20 sub-phasers, or unparsable `PHASERS_WAIT` / `PHASERS_SPIN`.
+    pub fn build(self) -> Result<(Phaser, Registration)> {
+        let (default_tiers, default_degree) = shape::default_shape(self.expected_parties);
+        let shape = shape::Shape::new(
+            self.tiers.unwrap_or(default_tiers),
+            self.degree.unwrap_or(default_degree),
+        )?;
+        let tuning = Tuning::from_env(self.policy)?;
+        let phaser = Phaser {
+            core: Arc::new(core::Core::new(shape, tuning)),
+        };
+        let creator = Registration::enroll(&phaser, self.mode, 0, 0, shape.first_leaf())?;
+        Ok((phaser, creator))
+    }
+}
+
+/// Advances every registration in `registrations` together: signals all of them first, then waits
+/// for each (HJ's `next` over all the phasers a task is registered on). Signalling first means a
+/// task never holds one phaser back while it waits on another.
+///
+/// ```
+/// use phasers::{phaser::next_all, Mode, Phaser};
+///
+/// let (_a, mut on_a) = Phaser::new(Mode::SigWait)?;
+/// let (_b, mut on_b) = Phaser::new(Mode::SigWait)?;
+/// next_all(&mut [&mut on_a, &mut on_b])?;
+/// assert_eq!((on_a.phase(), on_b.phase()), (1, 1));
+/// # Ok::<(), phasers::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// The first error any of the signals or waits returned; the registrations after it in the list
+/// are then left as they were (signalled but not waited for, if the error came from a wait).
+pub fn next_all(registrations: &mut [&mut Registration]) -> Result<()> {
+    for registration in registrations.iter_mut() {
+        if registration.mode().can_signal() && registration.mode().can_wait() {
+            if registration.phase() == registration.waited() {
+                registration.signal()?;
+            }
+        } else if registration.mode().can_signal() {
+            registration.signal()?;
+        }
+    }
+    for registration in registrations.iter_mut() {
+        if registration.mode().can_wait() {
+            registration.wait()?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,95 @@
+//! What a registration may do on its phaser: the capability lattice of seed 000, Figure 2.
+
+/// How a task is registered on a [`Phaser`](crate::Phaser).
+///
+/// The modes form a lattice: `SigWaitSingle > SigWait > {Sig, Wait}`. A registration may register a
+/// child with its own mode or a weaker one, never a stronger one (HJ's `async phased` rule).
+///
+/// | mode | signals (holds phases back) | waits | `next_single` |
+/// |---|---|---|---|
+/// | `SigWaitSingle` | yes | yes | yes |
+/// | `SigWait` | yes | yes | no |
+/// | `Sig` | yes, never blocks | no | no |
+/// | `Wait` | no | yes | no |
+///
+/// ```
+/// use phasers::Mode;
+///
+/// assert!(Mode::SigWait.includes(Mode::Sig));
+/// assert!(Mode::SigWait.includes(Mode::Wait));
+/// assert!(!Mode::Sig.includes(Mode::Wait));
+/// assert!(!Mode::SigWait.includes(Mode::SigWaitSingle));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Mode {
+    /// Signal, wait, and run `next_single` actions.
+    SigWaitSingle,
+    /// Signal and wait: barrier synchronization. The default.
+    #[default]
+    SigWait,
+    /// Signal only: a producer. Its signals never block, and it may run ahead of the phaser.
+    Sig,
+    /// Wait only: a consumer. It never holds a phase back.
+    Wait,
+}
+
+impl Mode {
+    /// Every mode, strongest first.
+    pub const ALL: [Mode; 4] = [Mode::SigWaitSingle, Mode::SigWait, Mode::Sig, Mode::Wait];
+
+    /// Whether registrations of this mode signal, so that phases wait for them.
+    pub fn can_signal(self) -> bool {
+        !matches!(self, Mode::Wait)
+    }
+
+    /// Whether registrations of this mode may wait for a phase to complete.
+    pub fn can_wait(self) -> bool {
+        !matches!(self, Mode::Sig)
+    }
+
+    /// Whether registrations of this mode may call `next_single`.
+    pub fn can_single(self) -> bool {
+        matches!(self, Mode::SigWaitSingle)
+    }
+
+    /// Whether every capability of `other` is also one of `self`: a registration of mode `self`
+    /// may register a child of mode `other`.
+    pub fn includes(self, other: Mode) -> bool {
+        (!other.can_signal() || self.can_signal())
+            && (!other.can_wait() || self.can_wait())
+            && (!other.can_single() || self.can_single())
+    }
+
+    /// The name used in messages and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::SigWaitSingle => "SigWaitSingle",
+            Mode::SigWait => "SigWait",
+            Mode::Sig => "Sig",
+            Mode::Wait => "Wait",
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lattice_of_figure_2() {
+        for mode in Mode::ALL {
+            assert!(mode.includes(mode), "{mode} includes itself");
+            assert!(Mode::SigWaitSingle.includes(mode));
+        }
+        assert!(!Mode::Sig.includes(Mode::SigWait));
+        assert!(!Mode::Wait.includes(Mode::SigWait));
+        assert!(!Mode::Wait.includes(Mode::Sig));
+        assert!(!Mode::SigWait.includes(Mode::SigWaitSingle));
+    }
+}

@@ -1,0 +1,445 @@
+//! One task's registration on a phaser: its mode, its place in the tree, and its phase.
+
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+use crossbeam_utils::CachePadded;
+
+use super::core::Core;
+use super::{Mode, Phaser};
+use crate::accumulator::Cells;
+use crate::error::{Error, Result};
+use crate::primitive::{Arc, AtomicU64, Ordering};
+use crate::wait::{Deadline, Signal, SpinBudget, Stop, Waiter};
+
+/// A task's membership of a [`Phaser`]: what it may do (its [`Mode`]) and which phase it is in.
+///
+/// A registration is `Send` and used by one thread at a time. Dropping it deregisters the task,
+/// in any phase; the others keep synchronizing. Dropping it while its thread panics breaks the
+/// phaser instead, so the others get [`Error::Broken`] rather than results that silently miss the
+/// task's part.
+///
+/// ```
+/// use phasers::{Mode, Phaser};
+///
+/// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+/// std::thread::scope(|s| {
+///     let mut worker = main.register(Mode::SigWait).unwrap();
+///     s.spawn(move || {
+///         for _ in 0..3 {
+///             worker.next().unwrap();
+///         }
+///         // Dropping `worker` here deregisters it.
+///     });
+///     for phase in 0..3 {
+///         assert_eq!(main.next().unwrap(), phase);
+///     }
+/// });
+/// assert_eq!(phaser.phase(), 3);
+/// # Ok::<(), phasers::Error>(())
+/// ```
+pub struct Registration {
+    pub(super) phaser: Phaser,
+    mode: Mode,
+    id: usize,
+    /// The leaf this registration signals on; `None` for wait-only registrations.
+    leaf: Option<usize>,
+    /// The next phase this registration will signal.
+    signalled: u64,
+    /// The next phase this registration will wait for.
+    waited: u64,
+    /// The roster's copy of `signalled`, read by timed-out waiters to name who is missing.
+    progress: Option<Arc<CachePadded<AtomicU64>>>,
+    /// Accumulator contributions sent since the last signal, one partial per accumulator.
+    partials: Vec<(Arc<Cells>, u64)>,
+    budget: SpinBudget,
+}
+
+impl Registration {
+    /// Registers a new task on `core` in `mode`, entering phase `signalled` (and waiting next for
+    /// `waited`), placed near `near`.
+    pub(super) fn enroll(
+        phaser: &Phaser,
+        mode: Mode,
+        signalled: u64,
+        waited: u64,
+        near: usize,
+    ) -> Result<Registration> {
+        let core: &Core = &phaser.core;
+        let leaf = if mode.can_signal() {
+            let mut lock = core.lock();
+            let leaf = core.tree.place(near, signalled, &mut lock).map_err(|_| {
+                Error::invalid(format!(
+                    "no sub-phaser can take another signaller for phase {signalled}: the \
+                     registering task's leaf already holds {} signallers",
+                    super::word::MAX_SIGNALLERS
+                ))
+            })?;
+            Some(leaf)
+        } else {
+            None
+        };
+        let mut roster = core
+            .roster
+            .lock()
+            .expect("no thread panics holding the roster");
+        let id = roster.next_id;
+        roster.next_id += 1;
+        let progress = mode.can_signal().then(|| {
+            let progress = Arc::new(CachePadded::new(AtomicU64::new(signalled)));
+            roster.signalled.insert(id, progress.clone());
+            progress
+        });
+        drop(roster);
+        core.registrations.fetch_add(1, Ordering::Relaxed);
+        let plan = core.tuning.plan(core.registrations.load(Ordering::Relaxed));
+        Ok(Registration {
+            phaser: phaser.clone(),
+            mode,
+            id,
+            leaf,
+            signalled,
+            waited,
+            progress,
+            partials: Vec::new(),
+            budget: SpinBudget::new(plan),
+        })
+    }
+
+    /// This registration's mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// An id unique within the phaser, in registration order (the creator is 0). Timeouts name
+    /// missing registrations by it.
+    pub fn id(&self) -> usize {
+        self.id
+    }
+
+    /// The phaser this registration belongs to.
+    pub fn phaser(&self) -> &Phaser {
+        &self.phaser
+    }
+
+    /// The phase this task is in: the next it will signal or, for a wait-only registration, the
+    /// next it will wait for.
+    pub fn phase(&self) -> u64 {
+        if self.mode.can_signal() {
+            self.signalled
+        } else {
+            self.waited
+        }
+    }
+
+    /// The next phase this registration will wait for.
+    pub(super) fn waited(&self) -> u64 {
+        self.waited
+    }
+
+    /// Registers a child task with `mode`, which must be no stronger than this registration's
+    /// (HJ's `async phased`). The child starts in this task's phase: if this task has not yet
+    /// signalled phase `p`, phase `p` also waits for the child.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Capability`] when `mode` is stronger than this registration's;
+    /// [`Error::Terminated`] or [`Error::Broken`] when the phaser can no longer advance.
+    pub fn register(&self, mode: Mode) -> Result<Registration> {
+        if !self.mode.includes(mode) {
+            return Err(Error::Capability {
+                operation: "registering a child",
+                needed: "a mode at least as strong as the child's",
+                mode: self.mode,
+                hint: "register the child with this registration's mode or a weaker one \
+                       (SigWaitSingle > SigWait > Sig, Wait)",
+            });
+        }
+        let core = &self.phaser.core;
+        if core.broken.is_broken_for(self.phase()) {
+            return Err(core.stopped(self.phase()));
+        }
+        let (signalled, waited) = if mode.can_signal() {
+            (self.signalled, self.signalled)
+        } else {
+            (self.signalled, self.waited)
+        };
+        let near = self.leaf.unwrap_or(core.tree.shape().first_leaf());
+        Registration::enroll(&self.phaser, mode, signalled, waited, near)
+    }
+
+    /// Advances to the next phase: signals, then waits for the phase to complete. Returns the
+    /// phase completed.
+    ///
+    /// A signal-only registration signals and returns at once; a wait-only one only waits. After
+    /// [`signal`](Self::signal), `next` waits for the phase already signalled.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Broken`] when another registration was lost in a panic, [`Error::Terminated`] after
+    /// [`Phaser::force_terminate`] or once no registration can signal any more.
+    // `next` is the phaser operation's name in Habanero-Java and in the seed; a registration is
+    // not an iterator.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Result<u64> {
+        self.next_until(Deadline::Never)
+    }
+
+    /// [`next`](Self::next), giving up after `timeout` with [`Error::Timeout`], which names the
+    /// registrations that have not signalled. The signal stays in place: calling again waits for
+    /// the same phase.
+    pub fn next_timeout(&mut self, timeout: Duration) -> Result<u64> {
+        self.next_until(Deadline::At(Instant::now() + timeout))
+    }
+
+    fn next_until(&mut self, deadline: Deadline) -> Result<u64> {
+        if !self.mode.can_wait() {
+            let phase = self.signalled;
+            self.signal()?;
+            return Ok(phase);
+        }
+        self.wait_until(deadline)
+    }
+
+    /// Signals the current phase without waiting: the first half of a split-phase (fuzzy)
+    /// barrier. Do local work, then call [`wait`](Self::wait). Contributions sent to accumulators
+    /// after this signal count for the next phase.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Capability`] for a wait-only registration; [`Error::Broken`] or
+    /// [`Error::Terminated`] when the phaser cannot advance.
+    pub fn signal(&mut self) -> Result<()> {
+        if !self.mode.can_signal() {
+            return Err(Error::Capability {
+                operation: "signal",
+                needed: "a signal-capable mode",
+                mode: self.mode,
+                hint: "a wait-only registration never holds a phase back; call wait() instead",
+            });
+        }
+        let core = &self.phaser.core;
+        if core.broken.is_broken_for(self.signalled) {
+            return Err(core.stopped(self.signalled));
+        }
+        self.signal_unchecked();
+        Ok(())
+    }
+
+    fn signal_unchecked(&mut self) {
+        let core = &self.phaser.core;
+        let phase = self.signalled;
+        for (cells, value) in &self.partials {
+            if cells.is_reproducible() {
+                cells.collect(phase, *value);
+            }
+        }
+        if let Some(progress) = &self.progress {
+            progress.store(phase + 1, Ordering::Relaxed);
+        }
+        let leaf = self
+            .leaf
+            .expect("signal-capable registrations sit on a leaf");
+        core.arrive(leaf, phase, &self.partials);
+        self.partials.clear();
+        self.signalled = phase + 1;
+    }
+
+    /// Waits for the phase this task is in to complete, signalling it first if it has not, and
+    /// returns the phase completed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Capability`] for a signal-only registration; [`Error::Broken`] or
+    /// [`Error::Terminated`] when the phaser cannot advance.
+    pub fn wait(&mut self) -> Result<u64> {
+        self.wait_until(Deadline::Never)
+    }
+
+    /// [`wait`](Self::wait), giving up after `timeout` with [`Error::Timeout`]; waiting again
+    /// waits for the same phase.
+    pub fn wait_timeout(&mut self, timeout: Duration) -> Result<u64> {
+        self.wait_until(Deadline::At(Instant::now() + timeout))
+    }
+
+    fn wait_until(&mut self, deadline: Deadline) -> Result<u64> {
+        if !self.mode.can_wait() {
+            return Err(Error::Capability {
+                operation: "wait",
+                needed: "a wait-capable mode",
+                mode: self.mode,
+                hint: "a signal-only registration never waits; call signal() or next()",
+            });
+        }
+        let phase = self.waited;
+        if self.mode.can_signal() && self.signalled == phase {
+            self.signal()?;
+        }
+        self.wait_on(&self.phaser.core.release, phase, deadline)?;
+        self.waited = phase + 1;
+        Ok(phase)
+    }
+
+    /// Waits until `signal` (the release or the gather word) passes `phase`.
+    fn wait_on(&self, signal: &Signal, phase: u64, deadline: Deadline) -> Result<()> {
+        let core = &self.phaser.core;
+        let plan = core.tuning.plan(core.registrations.load(Ordering::Relaxed));
+        let waiter = Waiter::new(plan, &self.budget, deadline, &core.broken, phase);
+        match waiter.until(signal, |done| done > phase) {
+            Ok(_) => Ok(()),
+            Err(Stop::Broken) => Err(core.stopped(phase)),
+            Err(Stop::TimedOut) => Err(Error::Timeout {
+                episode: phase,
+                missing: core.missing(phase),
+            }),
+        }
+    }
+
+    /// Advances like [`next`](Self::next), and runs `action` exactly once for this phase: after
+    /// every signal of the phase and before any registration proceeds past it. One of the tasks
+    /// calling `next_single` in the phase runs it and gets `Some(result)`; the others get `None`.
+    /// Accumulator results of the phase are already available inside the action.
+    ///
+    /// If the action panics, the phaser breaks (the others get [`Error::Broken`]) and the panic
+    /// continues in the task that ran it.
+    ///
+    /// ```
+    /// use phasers::{Accumulator, Mode, Op, Phaser};
+    ///
+    /// let (phaser, mut main) = Phaser::new(Mode::SigWaitSingle)?;
+    /// let sum = Accumulator::<i64>::new(&phaser, Op::Sum)?;
+    /// let totals = std::sync::Mutex::new(Vec::new());
+    /// std::thread::scope(|s| {
+    ///     for task in 1..=3i64 {
+    ///         let mut reg = main.register(Mode::SigWaitSingle).unwrap();
+    ///         let (sum, totals) = (&sum, &totals);
+    ///         s.spawn(move || {
+    ///             sum.send(&mut reg, task).unwrap();
+    ///             reg.next_single(|| totals.lock().unwrap().push(sum.result())).unwrap();
+    ///         });
+    ///     }
+    ///     main.next_single(|| totals.lock().unwrap().push(sum.result())).unwrap();
+    /// });
+    /// assert_eq!(*totals.lock().unwrap(), vec![6]); // ran once, with the phase's sum
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Capability`] unless the mode is [`Mode::SigWaitSingle`]; [`Error::InvalidArgument`]
+    /// between [`signal`](Self::signal) and [`wait`](Self::wait); [`Error::Broken`] or
+    /// [`Error::Terminated`] when the phaser cannot advance.
+    pub fn next_single<R>(&mut self, action: impl FnOnce() -> R) -> Result<Option<R>> {
+        if !self.mode.can_single() {
+            return Err(Error::Capability {
+                operation: "next_single",
+                needed: "mode SigWaitSingle",
+                mode: self.mode,
+                hint: "register the task with Mode::SigWaitSingle, or use next()",
+            });
+        }
+        if self.signalled != self.waited {
+            return Err(Error::invalid(format!(
+                "next_single in the middle of a split phase: phase {} was signalled but not \
+                 waited for; call wait() first",
+                self.waited
+            )));
+        }
+        let core = self.phaser.core.clone();
+        let phase = self.signalled;
+        if core.broken.is_broken_for(phase) {
+            return Err(core.stopped(phase));
+        }
+        let runs = core.single_claim.fetch_max(phase + 1, Ordering::AcqRel) < phase + 1;
+        self.signal_unchecked();
+        if !runs {
+            self.wait_on(&core.release, phase, Deadline::Never)?;
+            self.waited = phase + 1;
+            return Ok(None);
+        }
+        self.wait_on(&core.gathered, phase, Deadline::Never)?;
+        let outcome = catch_unwind(AssertUnwindSafe(action));
+        match outcome {
+            Ok(result) => {
+                core.release.publish(phase + 1);
+                self.waited = phase + 1;
+                Ok(Some(result))
+            }
+            Err(payload) => {
+                if core.broken.break_from(phase, self.id) {
+                    core.wake_all();
+                }
+                resume_unwind(payload);
+            }
+        }
+    }
+
+    /// Adds `value` to this task's partial for `cells` (combined with `combine`).
+    pub(crate) fn contribute(&mut self, cells: &Arc<Cells>, value: u64) -> Result<()> {
+        if !self.mode.can_signal() {
+            return Err(Error::Capability {
+                operation: "sending to an accumulator",
+                needed: "a signal-capable mode",
+                mode: self.mode,
+                hint: "a wait-only registration does not hold phases back, so its phase may \
+                       already be complete; send from a Sig, SigWait or SigWaitSingle registration",
+            });
+        }
+        match self
+            .partials
+            .iter_mut()
+            .find(|(c, _)| Arc::ptr_eq(c, cells))
+        {
+            Some((_, partial)) => *partial = cells.combine(*partial, value),
+            None => self.partials.push((cells.clone(), value)),
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let core = self.phaser.core.clone();
+        core.registrations.fetch_sub(1, Ordering::Relaxed);
+        if std::thread::panicking() {
+            if core.broken.break_from(self.phase(), self.id) {
+                core.wake_all();
+            }
+            return;
+        }
+        if let Some(leaf) = self.leaf {
+            core.roster
+                .lock()
+                .expect("no thread panics holding the roster")
+                .signalled
+                .remove(&self.id);
+            let phase = self.signalled;
+            for (cells, value) in &self.partials {
+                if cells.is_reproducible() {
+                    cells.collect(phase, *value);
+                }
+            }
+            let mut lock = core.lock();
+            let finish = |phase, last| core.finish(phase, last);
+            core.tree.leave(
+                leaf,
+                phase,
+                super::gather::Source::Task(&self.partials),
+                &mut lock,
+                &finish,
+            );
+            core.tree.unplace(leaf, &mut lock);
+        }
+    }
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration")
+            .field("id", &self.id)
+            .field("mode", &self.mode)
+            .field("phase", &self.phase())
+            .field("leaf", &self.leaf)
+            .finish()
+    }
+}

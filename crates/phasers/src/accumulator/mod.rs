@@ -52,6 +52,7 @@ use cells::Combine;
 pub use element::Element;
 
 use std::marker::PhantomData;
+use std::sync::Arc as StdArc;
 
 use crate::error::{Error, Result};
 use crate::phaser::{Phaser, Registration};
@@ -79,7 +80,7 @@ pub enum Op<T> {
         /// `combine(identity, x) == x` for every `x`.
         identity: T,
         /// The operator.
-        combine: Arc<dyn Fn(T, T) -> T + Send + Sync>,
+        combine: std::sync::Arc<dyn Fn(T, T) -> T + Send + Sync>,
     },
 }
 
@@ -88,7 +89,7 @@ impl<T> Op<T> {
     pub fn custom(identity: T, combine: impl Fn(T, T) -> T + Send + Sync + 'static) -> Self {
         Op::Custom {
             identity,
-            combine: Arc::new(combine),
+            combine: std::sync::Arc::new(combine),
         }
     }
 
@@ -108,16 +109,17 @@ impl<T> Op<T> {
 
 impl<T: Element> Op<T> {
     fn into_combine(self) -> Result<Combine> {
-        let typed = |identity: T, f: Arc<dyn Fn(T, T) -> T + Send + Sync>, wrapping_add| Combine {
-            identity: identity.to_bits(),
-            wrapping_add,
-            apply: Box::new(move |a, b| f(T::from_bits(a), T::from_bits(b)).to_bits()),
-            order: |a, b| T::from_bits(a).total_cmp(T::from_bits(b)),
-        };
+        let typed =
+            |identity: T, f: StdArc<dyn Fn(T, T) -> T + Send + Sync>, wrapping_add| Combine {
+                identity: identity.to_bits(),
+                wrapping_add,
+                apply: Box::new(move |a, b| f(T::from_bits(a), T::from_bits(b)).to_bits()),
+                order: |a, b| T::from_bits(a).total_cmp(T::from_bits(b)),
+            };
         let bitwise = |identity: T, op: fn(u64, u64) -> u64| {
             typed(
                 identity,
-                Arc::new(move |a: T, b: T| a.bitwise(b, op)),
+                StdArc::new(move |a: T, b: T| a.bitwise(b, op)),
                 false,
             )
         };
@@ -132,10 +134,10 @@ impl<T: Element> Op<T> {
         // Integer sums of 64-bit patterns wrap like the integer type itself (the upper half of a
         // 32-bit type's pattern is dropped when it is read back), so they need only `fetch_add`.
         Ok(match self {
-            Op::Sum => typed(T::ZERO, Arc::new(T::add), T::INTEGER),
-            Op::Product => typed(T::ONE, Arc::new(T::mul), false),
-            Op::Min => typed(T::MAX, Arc::new(T::min), false),
-            Op::Max => typed(T::MIN, Arc::new(T::max), false),
+            Op::Sum => typed(T::ZERO, StdArc::new(T::add), T::INTEGER),
+            Op::Product => typed(T::ONE, StdArc::new(T::mul), false),
+            Op::Min => typed(T::MAX, StdArc::new(T::min), false),
+            Op::Max => typed(T::MIN, StdArc::new(T::max), false),
             Op::And => bitwise(T::from_bits(u64::MAX), |a, b| a & b),
             Op::Or => bitwise(T::ZERO, |a, b| a | b),
             Op::Xor => bitwise(T::ZERO, |a, b| a ^ b),

@@ -159,11 +159,10 @@ impl Registration {
         if core.broken.is_broken_for(self.phase()) {
             return Err(core.stopped(self.phase()));
         }
-        let (signalled, waited) = if mode.can_signal() {
-            (self.signalled, self.signalled)
-        } else {
-            (self.signalled, self.waited)
-        };
+        // The child enters this task's phase: after a signal, that is the next one, whether or
+        // not this task has waited yet.
+        let phase = self.phase();
+        let (signalled, waited) = (phase, phase);
         let near = self.leaf.unwrap_or(core.tree.shape().first_leaf());
         Registration::enroll(&self.phaser, mode, signalled, waited, near)
     }

@@ -82,6 +82,10 @@ pub fn model_bounded(max_preemptions: usize, f: impl Fn() + Sync + Send + 'stati
     let mut builder = loom::model::Builder::new();
     let bound = builder.preemption_bound.unwrap_or(2).min(max_preemptions);
     builder.preemption_bound = Some(bound);
+    // A phaser model's step is longer than a barrier's (its 128-bit words are loom mutexes, and
+    // a registration takes the structure lock), so loom's default of 1000 branches per execution
+    // is too few for some of its complete executions.
+    builder.max_branches = 10_000;
     let executions = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = std::sync::Arc::clone(&executions);
     builder.check(move || {

@@ -302,7 +302,7 @@ fn dynamic_membership(tiers: usize, degree: usize, phases: u64, seed: u64) {
 }
 
 /// Phases per dynamic-membership run, and per accumulator run.
-const PHASES: u64 = 600;
+const PHASES: u64 = 400;
 const ACC_PHASES: u64 = 400;
 
 #[test]

@@ -12,10 +12,11 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 /// The sources, relative to the crate; each is also a `rerun-if-changed`.
-const HEADER: &str = "baselines/baselines.h";
-const C_SOURCES: [&str; 3] = [
+const HEADERS: [&str; 2] = ["baselines/baselines.h", "baselines/omp_common.h"];
+const C_SOURCES: [&str; 4] = [
     "baselines/pthread_barrier.c",
     "baselines/omp_barrier.c",
+    "baselines/omp_dynamic.c",
     "baselines/versions.c",
 ];
 const CXX_SOURCES: [&str; 1] = ["baselines/cxx_barrier.cpp"];
@@ -59,7 +60,7 @@ int main()
 "#;
 
 fn main() {
-    for path in C_SOURCES.iter().chain(&CXX_SOURCES).chain([&HEADER]) {
+    for path in C_SOURCES.iter().chain(&CXX_SOURCES).chain(&HEADERS) {
         println!("cargo:rerun-if-changed={path}");
     }
     println!("cargo:rerun-if-env-changed=CC");
@@ -95,7 +96,7 @@ fn main() {
     );
 
     // -O2 whatever the Cargo profile: these are the baselines' numbers, built the way their users
-    // build them. -fopenmp only matters to omp_barrier.c and versions.c (_OPENMP); it is harmless
+    // build them. -fopenmp only matters to the omp_*.c shims and versions.c (_OPENMP); it is harmless
     // to the pthread shim.
     c.build()
         .files(C_SOURCES)

@@ -39,7 +39,7 @@ void phasers_cxx_barrier_destroy(phasers_cxx_barrier *barrier) PHASERS_NOEXCEPT;
 /* What phasers_omp_round reports in `status`; `detail` says more where noted. */
 enum {
     PHASERS_OMP_OK = 0,
-    PHASERS_OMP_INVALID = 1,         /* threads is 0 or above INT_MAX, or result is NULL */
+    PHASERS_OMP_INVALID = 1,         /* threads is 0 or above INT_MAX, or work is unknown */
     PHASERS_OMP_TOO_FEW_THREADS = 2, /* detail: the team size OpenMP gave */
     PHASERS_OMP_AFFINITY_QUERY = 3,  /* detail: errno of sched_getaffinity */
     PHASERS_OMP_AFFINITY_SET = 4,    /* detail: error of pthread_setaffinity_np (the round ran) */
@@ -48,18 +48,34 @@ enum {
 typedef struct {
     uint64_t ran;        /* iterations OpenMP thread 0 ran: all of them unless cut */
     uint64_t elapsed_ns; /* CLOCK_MONOTONIC, fork and join included */
+    int64_t sum;         /* PHASERS_OMP_REDUCTION: the reduced value, threads * ran when right */
     int32_t status;
     int32_t detail;
 } phasers_omp_result;
 
-/* One EPCC round: `iterations` of (delay, then `#pragma omp barrier` if with_barrier) on a team
- * of `threads`, timed from before the fork to after the join. A round with the barrier is cut
- * once `deadline_ns` (relative to its start) has passed; every thread then stops after the same
- * iteration. `delay` may be NULL. Run one round at a time per process: libgomp gives each
- * calling thread a team of its own, and two teams at once would measure each other. */
+/* What each iteration of a round does after (or, for the reduction, inside) the delay. */
+enum {
+    PHASERS_OMP_LOOP = 0,      /* nothing: EPCC's reference loop */
+    PHASERS_OMP_BARRIER = 1,   /* #pragma omp barrier */
+    PHASERS_OMP_REDUCTION = 2, /* #pragma omp for reduction(+:sum) over one iteration per thread */
+};
+
+/* One EPCC round: `iterations` of (delay, then `work`) on a team of `threads`, timed from before
+ * the fork to after the join. A round with a barrier or a reduction is cut once `deadline_ns`
+ * (relative to its start) has passed; every thread then stops after the same iteration. `delay`
+ * may be NULL. Run one round at a time per process: libgomp gives each calling thread a team of
+ * its own, and two teams at once would measure each other. */
 void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint64_t),
-                       uint64_t delay_arg, bool with_barrier, bool pin, uint64_t deadline_ns,
+                       uint64_t delay_arg, int32_t work, bool pin, uint64_t deadline_ns,
                        phasers_omp_result *result) PHASERS_NOEXCEPT;
+
+/* The seed's dynamic-parallelism benchmark (figure 16a): for nth = 2 .. max_threads, one
+ * `#pragma omp parallel for num_threads(nth)` region whose nth iterations each run the delay.
+ * `ran` is the number of regions (max_threads - 1), `elapsed_ns` the time of all of them;
+ * status PHASERS_OMP_TOO_FEW_THREADS (detail: the team size) if a region got a smaller team,
+ * PHASERS_OMP_INVALID if max_threads is below 2 or above INT_MAX. The same one-at-a-time rule. */
+void phasers_omp_dynamic(uint32_t max_threads, void (*delay)(uint64_t), uint64_t delay_arg,
+                         phasers_omp_result *result) PHASERS_NOEXCEPT;
 
 /* Versions for the report. */
 /* "GCC " __VERSION__ of the C compiler. */

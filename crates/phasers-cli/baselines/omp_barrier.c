@@ -1,13 +1,14 @@
 /*
- * OpenMP's `#pragma omp barrier` (libgomp), measured the way EPCC syncbench measures it.
+ * OpenMP's `#pragma omp barrier` and `#pragma omp for reduction` (libgomp), measured the way
+ * EPCC syncbench measures them.
  *
- * An OpenMP barrier only exists inside a parallel region, among OpenMP's own threads, so the
- * whole timed loop runs here rather than in Rust. One call is one EPCC round: the fork and join
- * of the region are inside the time, as in syncbench, and the reference round (with_barrier
- * false) pays them too, so they cancel when the reference is subtracted.
+ * Both only exist inside a parallel region, among OpenMP's own threads, so the whole timed loop
+ * runs here rather than in Rust. One call is one EPCC round: the fork and join of the region are
+ * inside the time, as in syncbench, and the reference round (PHASERS_OMP_LOOP) pays them too, so
+ * they cancel when the reference is subtracted.
  */
 #define _GNU_SOURCE
-#include "baselines.h"
+#include "omp_common.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,19 +16,11 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <time.h>
 
 /* How often thread 0 means to read the clock. A read costs tens of nanoseconds, so at this
  * period it is invisible in the round, and a cut round overruns its deadline by about this much
  * (plus the iteration in flight). */
 #define CHECK_PERIOD_NS 1000000.0
-
-static uint64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
 
 /* The iteration after which every thread stops, 0 while the round runs to the end. Thread 0 is
  * its only writer and writes it once; on a line of its own so the loads every iteration stay hits
@@ -45,14 +38,15 @@ typedef struct {
     uint64_t step;
 } watch_t;
 
-/* Called by thread 0 at iteration j, before its barrier of that iteration. Past the deadline it
+/* Called by thread 0 at iteration j, before its barrier of that iteration (for a reduction, the
+ * barrier that ends the worksharing loop). Past the deadline it
  * cuts the round after iteration j: every other thread reads the cut before iteration j + 1, and
  * cannot begin it before thread 0 arrives at the barrier of iteration j, so all threads run
  * exactly j + 1 iterations and none is left waiting at a barrier the others skip. The barrier
  * orders the relaxed store before those loads. */
 static void check_deadline(watch_t *watch, uint64_t j, cut_t *cut)
 {
-    uint64_t now = now_ns();
+    uint64_t now = phasers_now_ns();
     if (now >= watch->deadline) {
         atomic_store_explicit(&cut->stop, j + 1, memory_order_relaxed);
         watch->next_j = UINT64_MAX;
@@ -76,27 +70,16 @@ static void check_deadline(watch_t *watch, uint64_t j, cut_t *cut)
     watch->next_j = j + step;
 }
 
-/* The first error wins; the round still runs, so every thread meets the same barriers. */
-static void record_error(atomic_int *status, atomic_int *detail, int code, int value)
-{
-    int expected = PHASERS_OMP_OK;
-    if (atomic_compare_exchange_strong(status, &expected, code)) {
-        atomic_store(detail, value);
-    }
-}
-
 void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint64_t),
-                       uint64_t delay_arg, bool with_barrier, bool pin, uint64_t deadline_ns,
+                       uint64_t delay_arg, int32_t work, bool pin, uint64_t deadline_ns,
                        phasers_omp_result *result)
 {
     if (result == NULL) {
         return;
     }
-    result->ran = 0;
-    result->elapsed_ns = 0;
-    result->status = PHASERS_OMP_OK;
-    result->detail = 0;
-    if (threads == 0 || threads > INT_MAX) {
+    phasers_clear_result(result);
+    if (threads == 0 || threads > INT_MAX ||
+        (work != PHASERS_OMP_LOOP && work != PHASERS_OMP_BARRIER && work != PHASERS_OMP_REDUCTION)) {
         result->status = PHASERS_OMP_INVALID;
         return;
     }
@@ -130,8 +113,10 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
     atomic_int status = PHASERS_OMP_OK;
     atomic_int detail = 0;
     uint64_t ran = 0;
+    /* Shared by the team: EPCC's reduction variable `a`, one more per thread and iteration. */
+    int64_t sum = 0;
 
-    uint64_t start = now_ns();
+    uint64_t start = phasers_now_ns();
     uint64_t deadline = deadline_ns > UINT64_MAX - start ? UINT64_MAX : start + deadline_ns;
 #pragma omp parallel num_threads(threads)
     {
@@ -140,7 +125,7 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
         /* Every thread sees the same team size, so either all run the loop or none does. */
         if (team != (int)threads) {
             if (thread == 0) {
-                record_error(&status, &detail, PHASERS_OMP_TOO_FEW_THREADS, team);
+                phasers_record_error(&status, &detail, PHASERS_OMP_TOO_FEW_THREADS, team);
             }
         } else {
             /* libgomp keeps its pool threads from one region to the next, so a mask set by a
@@ -152,11 +137,11 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
             }
             int code = pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
             if (code != 0) {
-                record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
+                phasers_record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
             }
 
             uint64_t j = 0;
-            if (with_barrier) {
+            if (work == PHASERS_OMP_BARRIER) {
                 watch_t watch = {deadline, start, 0, 0, 1};
                 for (; j < iterations; j++) {
                     uint64_t stop = atomic_load_explicit(&cut.stop, memory_order_relaxed);
@@ -170,6 +155,27 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
                         check_deadline(&watch, j, &cut);
                     }
 #pragma omp barrier
+                }
+            } else if (work == PHASERS_OMP_REDUCTION) {
+                /* EPCC's reduction test as the seed gives it (figure 9c): a worksharing loop of one
+                 * iteration per thread, whose implied barrier also combines the sums. That barrier
+                 * is the one that carries the cut. */
+                watch_t watch = {deadline, start, 0, 0, 1};
+                for (; j < iterations; j++) {
+                    uint64_t stop = atomic_load_explicit(&cut.stop, memory_order_relaxed);
+                    if (stop != 0 && stop <= j) {
+                        break;
+                    }
+                    if (thread == 0 && j == watch.next_j) {
+                        check_deadline(&watch, j, &cut);
+                    }
+#pragma omp for reduction(+ : sum)
+                    for (int i = 0; i < team; i++) {
+                        if (delay != NULL) {
+                            delay(delay_arg);
+                        }
+                        sum += 1;
+                    }
                 }
             } else {
                 /* EPCC's reference loop: the same work without the barrier, and without a cut,
@@ -185,17 +191,18 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
             }
         }
     }
-    uint64_t elapsed = now_ns() - start;
+    uint64_t elapsed = phasers_now_ns() - start;
 
     if (pin) {
         /* Thread 0 is the caller's own thread: give it back the mask it came with. */
         int code = pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
         if (code != 0) {
-            record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
+            phasers_record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
         }
     }
     result->ran = ran;
     result->elapsed_ns = elapsed;
+    result->sum = sum;
     result->status = atomic_load(&status);
     result->detail = atomic_load(&detail);
 }

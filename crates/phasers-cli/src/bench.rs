@@ -17,8 +17,9 @@ use phasers::{Algorithm, Barrier, Participant};
 use crate::affinity;
 use crate::body::{BackToBack, Body, DelayOnly, DelayThenWait};
 use crate::contender::{Contender, StdHandle, WaitHandle};
-use crate::native::{CxxBarrier, PthreadBarrier};
+use crate::native::{CxxBarrier, OmpWork, PthreadBarrier};
 use crate::openmp_row;
+use crate::phaser_row;
 use crate::reference::ReferenceBarrier;
 use crate::results::{Mode, Row, RowKind};
 use crate::schedule::{RoundClock, Sampler, Schedule};
@@ -52,11 +53,7 @@ pub struct RowPlan {
 pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
     let name = contender.name();
     let kind = contender.kind();
-    let watch = Watch {
-        name,
-        threads,
-        hang_after: plan.hang_after,
-    };
+    let watch = Watch::new(&name, threads, plan.hang_after);
     let (measured, resolved, wait_policy) = match contender {
         Contender::Reference => {
             let barrier = ReferenceBarrier::new(threads);
@@ -69,13 +66,18 @@ pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
         }
         Contender::Pthread => match PthreadBarrier::new(threads) {
             Ok(barrier) => (with_handles(barrier.handles(), plan, &watch), None, None),
-            Err(error) => return Row::failed(name, kind, plan.schedule.samples, error),
+            Err(error) => return Row::failed(&name, kind, plan.schedule.samples, error),
         },
         Contender::CxxBarrier => match CxxBarrier::new(threads) {
             Ok(barrier) => (with_handles(barrier.handles(), plan, &watch), None, None),
-            Err(error) => return Row::failed(name, kind, plan.schedule.samples, error),
+            Err(error) => return Row::failed(&name, kind, plan.schedule.samples, error),
         },
-        Contender::OpenMp => return openmp_row::run(threads, plan, true),
+        Contender::OpenMp => return openmp_row::run(threads, plan, OmpWork::Barrier),
+        Contender::OmpReduction => return openmp_row::run(threads, plan, OmpWork::Reduction),
+        Contender::Phaser(config) => match phaser_row::measure(config, threads, plan, &watch) {
+            Ok((measured, tree)) => (measured, Some(tree), None),
+            Err(error) => return Row::failed(&name, kind, plan.schedule.samples, error),
+        },
         Contender::Phasers(algorithm) => match Barrier::new(threads, algorithm) {
             Ok(barrier) => (
                 with_handles(barrier.participants(), plan, &watch),
@@ -84,7 +86,7 @@ pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
             ),
             Err(error) => {
                 return Row::failed(
-                    name,
+                    &name,
                     kind,
                     plan.schedule.samples,
                     format!("cannot build: {error}"),
@@ -92,7 +94,7 @@ pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
             }
         },
     };
-    let mut row = into_row(name, kind, plan.schedule, measured);
+    let mut row = into_row(&name, kind, plan.schedule, measured);
     (row.resolved, row.wait_policy) = (resolved, wait_policy);
     row
 }
@@ -100,11 +102,7 @@ pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
 /// EPCC's reference loop on `threads` Rust threads: the delays with no barrier.
 pub fn reference_loop(threads: usize, plan: &RowPlan) -> Row {
     let name = "reference loop";
-    let watch = Watch {
-        name,
-        threads,
-        hang_after: plan.hang_after,
-    };
+    let watch = Watch::new(name, threads, plan.hang_after);
     let measured = match control_participants(threads) {
         Ok(control) => {
             let bodies = control
@@ -122,7 +120,7 @@ pub fn reference_loop(threads: usize, plan: &RowPlan) -> Row {
 }
 
 /// Wraps each thread's handle in the body of the plan's mode and measures the row.
-fn with_handles<H: WaitHandle>(handles: Vec<H>, plan: &RowPlan, watch: &Watch) -> Measured {
+pub fn with_handles<H: WaitHandle>(handles: Vec<H>, plan: &RowPlan, watch: &Watch) -> Measured {
     match plan.mode {
         Mode::BackToBack => measure(handles.into_iter().map(BackToBack).collect(), plan, watch),
         Mode::Epcc => match control_participants(handles.len()) {
@@ -214,10 +212,22 @@ pub fn into_row(name: &str, kind: RowKind, schedule: Schedule, measured: Measure
 }
 
 /// What the spawning thread needs to tell a hung row from a slow one.
-struct Watch {
-    name: &'static str,
+pub struct Watch {
+    name: String,
     threads: usize,
     hang_after: Duration,
+}
+
+impl Watch {
+    /// The watch over the row `name` with `threads` threads, hung after `hang_after` without a
+    /// completed round.
+    pub fn new(name: &str, threads: usize, hang_after: Duration) -> Self {
+        Watch {
+            name: name.to_owned(),
+            threads,
+            hang_after,
+        }
+    }
 }
 
 /// What every thread of a row shares besides the barrier.
@@ -269,7 +279,11 @@ fn measure<B: Body>(bodies: Vec<B>, plan: &RowPlan, watch: &Watch) -> Measured {
                 })
             })
             .collect();
-        watch_until_done(&lead, &follow, &rounds.done, watch);
+        watch_until(
+            || lead.is_finished() && follow.iter().all(ScopedJoinHandle::is_finished),
+            &rounds.done,
+            watch,
+        );
 
         let mut failures = Failures::default();
         let mut all_pinned = true;
@@ -396,18 +410,16 @@ fn is_cut(stop_at: &AtomicU64, first: u64, episode: u64) -> bool {
     stop > first && stop <= episode
 }
 
-/// Blocks until every thread of the row has finished; exits the process if the row stops making
-/// progress, since threads stuck in a barrier cannot be cancelled.
-fn watch_until_done<T, U>(
-    lead: &ScopedJoinHandle<'_, T>,
-    follow: &[ScopedJoinHandle<'_, U>],
-    rounds_done: &AtomicU64,
-    watch: &Watch,
-) {
+/// Blocks until `finished` says every thread of the row has; exits the process if `rounds_done`
+/// stops growing for the watch's time, since threads stuck in a barrier cannot be cancelled. It
+/// looks every [`WATCH_INTERVAL`], or sooner when its thread is unparked.
+pub fn watch_until(finished: impl Fn() -> bool, rounds_done: &AtomicU64, watch: &Watch) {
     let mut last_rounds = rounds_done.load(Ordering::Relaxed);
     let mut last_progress = Instant::now();
-    while !(lead.is_finished() && follow.iter().all(ScopedJoinHandle::is_finished)) {
-        std::thread::sleep(WATCH_INTERVAL);
+    while !finished() {
+        // Parked rather than asleep, so a row that ends sooner can wake the watcher by unparking
+        // it; a wake-up for any other reason only means one more look.
+        std::thread::park_timeout(WATCH_INTERVAL);
         let rounds = rounds_done.load(Ordering::Relaxed);
         if rounds != last_rounds {
             (last_rounds, last_progress) = (rounds, Instant::now());
@@ -422,6 +434,15 @@ fn watch_until_done<T, U>(
             std::process::exit(3);
         }
     }
+}
+
+/// The message a thread panicked with.
+pub fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".to_owned())
 }
 
 /// The errors of one row's threads, kept so the root cause can be reported rather than its echo.
@@ -445,13 +466,8 @@ impl Failures {
     }
 
     fn add_panic(&mut self, rank: usize, panic: &(dyn Any + Send)) {
-        let message = panic
-            .downcast_ref::<&str>()
-            .map(|text| (*text).to_owned())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "(no message)".to_owned());
         self.panics
-            .push(format!("thread {rank} panicked: {message}"));
+            .push(format!("thread {rank} panicked: {}", panic_message(panic)));
     }
 
     /// The most telling failure, and how many others there were.
@@ -499,11 +515,7 @@ mod tests {
 
     #[test]
     fn every_contender_completes_a_small_row() {
-        let contenders = Contender::BASELINES.into_iter().chain(
-            std::iter::once(Algorithm::Auto)
-                .chain(Algorithm::CONCRETE)
-                .map(Contender::Phasers),
-        );
+        let contenders = Contender::every();
         for contender in contenders {
             for (threads, mode) in [(1, Mode::BackToBack), (3, Mode::Epcc)] {
                 let row = run(contender, threads, &quick(mode));
@@ -559,7 +571,7 @@ mod tests {
             row_budget: Duration::from_millis(50),
         };
         let watch = Watch {
-            name: "slow",
+            name: "slow".into(),
             threads: 3,
             hang_after: Duration::from_secs(60),
         };
@@ -590,7 +602,7 @@ mod tests {
     #[test]
     fn a_failing_wait_becomes_a_row_error() {
         let watch = Watch {
-            name: "failing",
+            name: "failing".into(),
             threads: 1,
             hang_after: Duration::from_secs(60),
         };

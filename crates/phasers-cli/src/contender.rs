@@ -1,8 +1,12 @@
-//! What a barrier benchmark compares: the baselines and every algorithm of the library.
+//! What a benchmark compares: the baselines, every barrier algorithm of the library, and its
+//! phasers.
+
+use std::borrow::Cow;
 
 use phasers::barrier::BarrierAlgorithm;
 use phasers::{Algorithm, Participant};
 
+use crate::phaser_config::PhaserConfig;
 use crate::results::RowKind;
 
 /// One thread's way into a barrier under test. The sampling loop is generic over it, so each
@@ -44,8 +48,12 @@ pub enum Contender {
     CxxBarrier,
     /// OpenMP `#pragma omp barrier` (libgomp), on OpenMP's own threads.
     OpenMp,
-    /// One of the library's algorithms, `Auto` included.
+    /// OpenMP `#pragma omp for reduction(+:a)` (libgomp): EPCC's reduction test.
+    OmpReduction,
+    /// One of the library's barrier algorithms, `Auto` included.
     Phasers(Algorithm),
+    /// One of the library's phasers, with or without an accumulator.
+    Phaser(PhaserConfig),
 }
 
 impl Contender {
@@ -58,26 +66,50 @@ impl Contender {
         Contender::OpenMp,
     ];
 
+    /// Every row any benchmark has, for tests that must cover them all.
+    #[cfg(test)]
+    pub fn every() -> Vec<Contender> {
+        Contender::BASELINES
+            .into_iter()
+            .chain([Contender::OmpReduction])
+            .chain(
+                std::iter::once(Algorithm::Auto)
+                    .chain(Algorithm::CONCRETE)
+                    .map(Contender::Phasers),
+            )
+            .chain(crate::phaser_bench::PHASER_ROWS.map(Contender::Phaser))
+            .collect()
+    }
+
     /// What the row is.
     pub fn kind(self) -> RowKind {
         match self {
             Contender::Reference => RowKind::Reference,
-            Contender::Std | Contender::Pthread | Contender::CxxBarrier | Contender::OpenMp => {
-                RowKind::Baseline
-            }
-            Contender::Phasers(_) => RowKind::Ours,
+            Contender::Std
+            | Contender::Pthread
+            | Contender::CxxBarrier
+            | Contender::OpenMp
+            | Contender::OmpReduction => RowKind::Baseline,
+            Contender::Phasers(_) | Contender::Phaser(_) => RowKind::Ours,
         }
     }
 
+    /// Whether the row runs on OpenMP's threads, and so subtracts OpenMP's reference loop.
+    pub fn runs_on_openmp(self) -> bool {
+        matches!(self, Contender::OpenMp | Contender::OmpReduction)
+    }
+
     /// The name in tables, JSON and `phasers list`.
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> Cow<'static, str> {
         match self {
-            Contender::Reference => "reference",
-            Contender::Std => "std::sync::Barrier",
-            Contender::Pthread => "pthread_barrier_t",
-            Contender::CxxBarrier => "std::barrier (C++20)",
-            Contender::OpenMp => "omp barrier",
-            Contender::Phasers(algorithm) => algorithm.name(),
+            Contender::Reference => "reference".into(),
+            Contender::Std => "std::sync::Barrier".into(),
+            Contender::Pthread => "pthread_barrier_t".into(),
+            Contender::CxxBarrier => "std::barrier (C++20)".into(),
+            Contender::OpenMp => "omp barrier".into(),
+            Contender::OmpReduction => "omp reduction".into(),
+            Contender::Phasers(algorithm) => algorithm.name().into(),
+            Contender::Phaser(config) => config.name(),
         }
     }
 
@@ -97,7 +129,12 @@ impl Contender {
                 "#pragma omp barrier (libgomp, on OpenMP's own threads; spins GOMP_SPINCOUNT, \
                  then futex)"
             }
+            Contender::OmpReduction => {
+                "#pragma omp for reduction(+:a) over one iteration per thread, the delay and \
+                 a += 1 inside (libgomp): EPCC's reduction test; the sum is checked"
+            }
             Contender::Phasers(algorithm) => algorithm_description(algorithm),
+            Contender::Phaser(config) => config.description(),
         }
     }
 }
@@ -137,13 +174,8 @@ mod tests {
 
     #[test]
     fn names_are_distinct() {
-        let mut names: Vec<&str> = Contender::BASELINES
+        let mut names: Vec<Cow<'static, str>> = Contender::every()
             .into_iter()
-            .chain(
-                std::iter::once(Algorithm::Auto)
-                    .chain(Algorithm::CONCRETE)
-                    .map(Contender::Phasers),
-            )
             .map(Contender::name)
             .collect();
         let all = names.len();

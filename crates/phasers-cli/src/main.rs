@@ -2,20 +2,28 @@
 //! hand-written reference barrier and the barriers users pick today (Rust's `std::sync::Barrier`,
 //! `pthread_barrier_t`, C++20 `std::barrier`, OpenMP's `#pragma omp barrier`).
 //!
-//! `phasers` alone runs the quick suite, `phasers bench barrier` with its defaults (about a minute
-//! on two cores); `phasers list` names every algorithm and baseline; `phasers tune` measures the
-//! machine and writes the profile `Algorithm::Auto` reads.
+//! `phasers` alone runs the quick suite, `phasers bench barrier` with its defaults and a short
+//! phaser comparison at 2 threads (about a minute on two cores); `phasers bench phaser`,
+//! `reduction`, `dynamic` and `tree` measure the phasers and accumulators; `phasers list` names
+//! every algorithm and baseline; `phasers tune` measures the machine and writes the profile
+//! `Algorithm::Auto` reads.
 
 mod affinity;
 mod bench;
 mod body;
+mod comparisons;
 mod contender;
 mod csv_out;
 mod delay;
+mod dynamic;
 mod floor;
 mod machine;
 mod native;
 mod openmp_row;
+mod outputs;
+mod phaser_bench;
+mod phaser_config;
+mod phaser_row;
 mod plot;
 mod reference;
 mod report;
@@ -24,9 +32,9 @@ mod schedule;
 mod stats;
 mod sweep;
 mod threads;
+mod tree;
 mod tune;
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -35,12 +43,15 @@ use phasers::Algorithm;
 
 use crate::bench::RowPlan;
 use crate::contender::{algorithm_description, Contender, FLOOR_DESCRIPTION};
-use crate::results::{Mode, Report};
+use crate::outputs::OutputArgs;
+use crate::phaser_bench::Suite;
+use crate::results::{Group, Mode, Report};
 use crate::schedule::Schedule;
-use crate::sweep::{Plan, EPCC_DROPPED};
+use crate::sweep::{Benchmark, Plan, EPCC_DROPPED};
 
-/// What each barrier costs on this machine. With no command, runs the quick suite
-/// (`bench barrier` with its defaults).
+/// What each barrier and phaser costs on this machine. With no command, runs the quick suite
+/// (`bench barrier` with its defaults, then flat phasers against our best barrier and OpenMP at
+/// 2 threads).
 #[derive(Debug, Parser)]
 #[command(name = "phasers", version)]
 struct Cli {
@@ -67,6 +78,18 @@ enum BenchTarget {
     /// Every algorithm against the floor, the reference barrier and the standard barriers, at each
     /// thread count.
     Barrier(BarrierArgs),
+    /// Phasers (flat, and the seed's tree) against our best barriers and OpenMP's barrier: EPCC's
+    /// barrier test, each thread a SigWait registration calling next().
+    Phaser(PhaserArgs),
+    /// Phasers with a sum accumulator against OpenMP's `omp for reduction`: EPCC's reduction
+    /// test; every result is checked.
+    Reduction(PhaserArgs),
+    /// A team growing from 2 to N threads with a barrier at every size: OpenMP re-forks a region
+    /// per size, a phaser registers one more task (the seed's figure 16).
+    Dynamic(dynamic::DynamicArgs),
+    /// Phasers over tiers x degree at several thread counts, with and without a sum (the seed's
+    /// figures 14 and 15).
+    Tree(tree::TreeArgs),
 }
 
 /// Options of `phasers bench barrier`.
@@ -85,21 +108,26 @@ struct BarrierArgs {
     #[command(flatten)]
     measure: MeasureArgs,
 
-    /// Write every result, with the machine and this command line, to FILE as JSON (schema:
-    /// docs/benchmark-json.md).
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-
-    /// Write one line per row to FILE as CSV.
-    #[arg(long, value_name = "FILE")]
-    csv: Option<PathBuf>,
-
-    /// Plot the median cost per barrier against threads to FILE (SVG, log scale).
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
-/// How each test is measured; shared by `bench barrier` and `tune`.
+/// Options of `phasers bench phaser` and `bench reduction`.
+#[derive(Debug, Parser)]
+#[command(name = "phaser")]
+struct PhaserArgs {
+    /// Thread counts, comma-separated [default: as `bench barrier`].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = threads::parse_thread_count)]
+    threads: Option<Vec<usize>>,
+
+    #[command(flatten)]
+    measure: MeasureArgs,
+
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// How each test is measured; shared by the sweeps and `tune`.
 #[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
     /// How each iteration is timed.
@@ -142,8 +170,13 @@ impl MeasureArgs {
             .measure
     }
 
-    /// The plan of a run over `threads` and `contenders` measured this way.
-    pub fn plan(&self, threads: Vec<usize>, contenders: Vec<Contender>) -> Plan {
+    /// The plan of `benchmark` over `threads` and `contenders` measured this way.
+    pub fn plan(
+        &self,
+        benchmark: Benchmark,
+        threads: Vec<usize>,
+        contenders: Vec<Contender>,
+    ) -> Plan {
         let dropped = match self.mode {
             Mode::Epcc => EPCC_DROPPED,
             Mode::BackToBack => 0,
@@ -151,8 +184,10 @@ impl MeasureArgs {
         let samples = usize::from(self.samples) + dropped;
         let delay = (self.mode == Mode::Epcc).then_some(self.delay);
         Plan {
-            threads,
+            benchmark,
+            threads: sorted_unique(threads),
             contenders,
+            keep: sweep::keep_all,
             row: RowPlan {
                 mode: self.mode,
                 schedule: Schedule {
@@ -175,7 +210,8 @@ impl MeasureArgs {
     }
 }
 
-fn parse_seconds(text: &str) -> Result<Duration, String> {
+/// Parses a number of seconds above 0 and at most a day.
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
     text.trim()
         .parse::<f64>()
         .ok()
@@ -184,7 +220,8 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("{text:?} is not a number of seconds above 0 and at most a day"))
 }
 
-fn parse_delay(text: &str) -> Result<Duration, String> {
+/// Parses a delay in microseconds, from 0 to a second.
+pub fn parse_delay(text: &str) -> Result<Duration, String> {
     text.trim()
         .parse::<f64>()
         .ok()
@@ -201,12 +238,14 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some(Command::Tune(args)) => tune::run(&args),
-        Some(Command::Bench {
-            target: BenchTarget::Barrier(args),
-        }) => bench_barrier(args),
-        None => BarrierArgs::try_parse_from(["barrier"])
-            .map_err(|error| format!("the default options do not parse: {error}"))
-            .and_then(bench_barrier),
+        Some(Command::Bench { target }) => match target {
+            BenchTarget::Barrier(args) => bench_barrier(args),
+            BenchTarget::Phaser(args) => bench_phasers(Suite::Phaser, args),
+            BenchTarget::Reduction(args) => bench_phasers(Suite::Reduction, args),
+            BenchTarget::Dynamic(args) => dynamic::run(&args),
+            BenchTarget::Tree(args) => tree::run(&args),
+        },
+        None => quick_suite(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -242,14 +281,36 @@ fn list() {
     for baseline in Contender::BASELINES {
         println!("  {:<22} {}", baseline.name(), baseline.description());
     }
+    println!();
+    println!("phasers and reductions (bench phaser, reduction, dynamic, tree):");
+    let phaser_rows = phaser_bench::PHASER_ROWS.map(Contender::Phaser);
+    for contender in std::iter::once(Contender::OmpReduction).chain(phaser_rows) {
+        println!("  {:<35} {}", contender.name(), contender.description());
+    }
+}
+
+/// `phasers` with no command: `bench barrier` with its defaults, then the phaser comparison at 2
+/// threads. A failure in the first does not skip the second.
+fn quick_suite() -> Result<(), String> {
+    let barrier = BarrierArgs::try_parse_from(["barrier"])
+        .map_err(|error| format!("the default options do not parse: {error}"))
+        .and_then(bench_barrier);
+    println!();
+    let phasers = PhaserArgs::try_parse_from(["phaser", "--threads", "2"])
+        .map_err(|error| format!("the default options do not parse: {error}"))
+        .and_then(|args| bench_phasers(Suite::Quick, args));
+    match (barrier, phasers) {
+        (Ok(()), Ok(())) => Ok(()),
+        (Err(error), Ok(())) | (Ok(()), Err(error)) => Err(error),
+        (Err(first), Err(second)) => Err(format!("{first}; {second}")),
+    }
 }
 
 fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
-    let threads = sorted_unique(
-        args.threads
-            .clone()
-            .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores())),
-    );
+    let threads = args
+        .threads
+        .clone()
+        .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores()));
     let algorithms = args.algorithms.clone().unwrap_or_else(|| {
         std::iter::once(Algorithm::Auto)
             .chain(Algorithm::CONCRETE)
@@ -259,54 +320,56 @@ fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
         .into_iter()
         .chain(unique(algorithms).into_iter().map(Contender::Phasers))
         .collect();
-    let plan = args.measure.plan(threads, contenders);
-    // Every output file is created before the run, so a bad path fails in a second rather than
-    // after a minute of measuring.
-    let json = create(args.json.as_deref())?;
-    let csv = create(args.csv.as_deref())?;
-    if let Some(path) = &args.plot {
-        std::fs::File::create(path)
-            .map_err(|error| format!("cannot create {}: {error}", path.display()))?;
-    }
-
-    let report = sweep::run(&plan);
-
-    for group in &report.groups {
-        if let Some(text) = report::ratios(group, &report.floor) {
-            println!("{text}");
-        }
-    }
-    if let (Some(out), Some(path)) = (json, &args.json) {
-        report::write_json(out, &report)
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-        eprintln!("results written to {}", path.display());
-    }
-    if let (Some(out), Some(path)) = (csv, &args.csv) {
-        csv_out::write(out, &report)
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-        eprintln!("table written to {}", path.display());
-    }
-    if let Some(path) = &args.plot {
-        report::write_plot(path, &report)?;
-        eprintln!("plot written to {}", path.display());
-    }
-    failures(&report)
+    let plan = args.measure.plan(Benchmark::Barrier, threads, contenders);
+    run_sweep(&plan, &args.output, |report| {
+        report
+            .groups
+            .iter()
+            .filter_map(|group| report::ratios(group, &report.floor))
+            .collect()
+    })
 }
 
-/// Opens an output file before the run.
-fn create(path: Option<&Path>) -> Result<Option<std::io::BufWriter<std::fs::File>>, String> {
-    path.map(|path| {
-        report::create_file(path)
-            .map_err(|error| format!("cannot create {}: {error}", path.display()))
+/// `bench phaser`, `bench reduction`, and the phaser part of the quick suite.
+fn bench_phasers(suite: Suite, args: PhaserArgs) -> Result<(), String> {
+    let threads = args
+        .threads
+        .clone()
+        .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores()));
+    let plan = args
+        .measure
+        .plan(suite.benchmark(), threads, suite.contenders());
+    let ratios = suite.ratios();
+    let barriers = phaser_bench::best_barrier_names();
+    run_sweep(&plan, &args.output, |report| {
+        report
+            .groups
+            .iter()
+            .filter_map(|group| comparisons::lines(group, &ratios, &barriers))
+            .collect()
     })
-    .transpose()
+}
+
+/// Runs `plan`, prints what `summary` makes of the report after the tables, writes the output
+/// files, and fails naming every row that failed. The files are created before the run.
+pub fn run_sweep(
+    plan: &Plan,
+    output: &OutputArgs,
+    summary: impl Fn(&Report) -> Vec<String>,
+) -> Result<(), String> {
+    let outputs = output.open()?;
+    let report = sweep::run(plan);
+    for text in summary(&report) {
+        println!("{text}");
+    }
+    outputs.write(&report)?;
+    failures(&report.groups)
 }
 
 /// An error naming every row that failed, if any did.
-fn failures(report: &Report) -> Result<(), String> {
-    let failed: Vec<String> = report
-        .groups
-        .iter()
+pub fn failures<'a>(groups: impl IntoIterator<Item = &'a Group>) -> Result<(), String> {
+    let failed: Vec<String> = groups
+        .into_iter()
         .flat_map(|group| {
             group
                 .rows
@@ -328,7 +391,8 @@ fn failures(report: &Report) -> Result<(), String> {
     }
 }
 
-fn sorted_unique(mut values: Vec<usize>) -> Vec<usize> {
+/// `values` in increasing order, each once.
+pub fn sorted_unique(mut values: Vec<usize>) -> Vec<usize> {
     values.sort_unstable();
     values.dedup();
     values
@@ -344,7 +408,8 @@ fn unique(algorithms: Vec<Algorithm>) -> Vec<Algorithm> {
     kept
 }
 
-fn command_line() -> Vec<String> {
+/// The command line, for reports.
+pub fn command_line() -> Vec<String> {
     std::env::args_os()
         .map(|arg| arg.to_string_lossy().into_owned())
         .collect()
@@ -354,6 +419,7 @@ fn command_line() -> Vec<String> {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+    use std::path::Path;
 
     fn bench_args(extra: &[&str]) -> Result<BarrierArgs, clap::Error> {
         let argv = ["phasers", "bench", "barrier"].iter().chain(extra);
@@ -387,7 +453,7 @@ mod tests {
         assert_eq!(measure.time, Duration::from_secs(1));
         assert_eq!(measure.delay, Duration::from_nanos(100));
         assert!(!measure.pin);
-        let plan = measure.plan(vec![2], vec![Contender::Std]);
+        let plan = measure.plan(Benchmark::Barrier, vec![2], vec![Contender::Std]);
         // EPCC: 20 outer repetitions after one dropped.
         assert_eq!(plan.row.schedule.samples, 21);
         assert_eq!(plan.dropped(), 1);
@@ -400,7 +466,9 @@ mod tests {
     fn back_to_back_has_no_delay_and_drops_nothing() {
         let args =
             bench_args(&["--mode", "back-to-back", "--samples", "7", "--time", "0.5"]).unwrap();
-        let plan = args.measure.plan(vec![2], vec![Contender::Std]);
+        let plan = args
+            .measure
+            .plan(Benchmark::Barrier, vec![2], vec![Contender::Std]);
         assert_eq!(plan.row.mode, Mode::BackToBack);
         assert_eq!(plan.row.schedule.samples, 7);
         assert_eq!(plan.dropped(), 0);
@@ -449,8 +517,8 @@ mod tests {
         assert!(args.measure.pin);
         assert_eq!(args.measure.delay, Duration::from_nanos(1500));
         assert_eq!(args.measure.episodes, Some(100));
-        assert_eq!(args.plot.as_deref(), Some(Path::new("out.svg")));
-        let plan = args.measure.plan(vec![1], vec![]);
+        assert_eq!(args.output.plot.as_deref(), Some(Path::new("out.svg")));
+        let plan = args.measure.plan(Benchmark::Barrier, vec![1], vec![]);
         assert_eq!(plan.row.schedule.samples, 4);
         assert_eq!(plan.row.schedule.episodes, Some(100));
         assert!(plan.row.pin);

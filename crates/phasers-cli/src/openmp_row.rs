@@ -1,29 +1,32 @@
-//! The OpenMP rows: `#pragma omp barrier` must run on OpenMP's own threads inside a parallel
-//! region, so each round is one call into the C shim, which times the whole region, fork and join
-//! included, exactly as EPCC syncbench does. The rounds and samples are decided here by the same
-//! [`Sampler`] as every other row.
+//! The OpenMP rows: `#pragma omp barrier` and `#pragma omp for reduction` must run on OpenMP's own
+//! threads inside a parallel region, so each round is one call into the C shim, which times the
+//! whole region, fork and join included, exactly as EPCC syncbench does. The rounds and samples
+//! are decided here by the same [`Sampler`] as every other row.
 
 use std::time::{Duration, Instant};
 
 use crate::bench::{into_row, Measured, RowPlan};
 use crate::contender::Contender;
 use crate::delay::delay;
-use crate::native::{omp_round, Delay};
+use crate::native::{omp_round, Delay, OmpWork};
 use crate::results::{Mode, Row, RowKind};
 use crate::schedule::Sampler;
 
 /// How long libgomp's idle threads may keep spinning after a region: up to 300,000 spins by
 /// default (`GOMP_SPINCOUNT`), some milliseconds. The next row waits this long, so on a small
 /// machine it does not share the cores with them.
-const SETTLE: Duration = Duration::from_millis(100);
+pub const SETTLE: Duration = Duration::from_millis(100);
 
-/// Measures the OpenMP barrier on `threads` OpenMP threads (`with_barrier`), or EPCC's reference
-/// loop for it: the same parallel region and delays with no barrier (not `with_barrier`).
-pub fn run(threads: usize, plan: &RowPlan, with_barrier: bool) -> Row {
-    let (name, kind) = if with_barrier {
-        (Contender::OpenMp.name(), Contender::OpenMp.kind())
-    } else {
-        ("omp reference loop", RowKind::Loop)
+/// Measures `work` on `threads` OpenMP threads: the OpenMP barrier, the OpenMP reduction, or
+/// EPCC's reference loop for both ([`OmpWork::Loop`]: the same parallel region and delays alone).
+pub fn run(threads: usize, plan: &RowPlan, work: OmpWork) -> Row {
+    let (name, kind) = match work {
+        OmpWork::Loop => ("omp reference loop".into(), RowKind::Loop),
+        OmpWork::Barrier => (Contender::OpenMp.name(), Contender::OpenMp.kind()),
+        OmpWork::Reduction => (
+            Contender::OmpReduction.name(),
+            Contender::OmpReduction.kind(),
+        ),
     };
     let schedule = plan.schedule;
     let start = Instant::now();
@@ -39,7 +42,9 @@ pub fn run(threads: usize, plan: &RowPlan, with_barrier: bool) -> Row {
     let mut error = None;
     while let Some(planned) = next {
         let deadline = sampler.round_deadline(start.elapsed());
-        match omp_round(threads, planned, delay, with_barrier, plan.pin, deadline) {
+        match omp_round(threads, planned, delay, work, plan.pin, deadline)
+            .and_then(|round| checked(round, threads, work))
+        {
             Ok(round) => {
                 next = sampler.after_round(planned, round.ran, round.elapsed, start.elapsed());
             }
@@ -52,7 +57,7 @@ pub fn run(threads: usize, plan: &RowPlan, with_barrier: bool) -> Row {
     let elapsed = start.elapsed();
     std::thread::sleep(SETTLE);
     into_row(
-        name,
+        &name,
         kind,
         schedule,
         Measured {
@@ -62,4 +67,25 @@ pub fn run(threads: usize, plan: &RowPlan, with_barrier: bool) -> Row {
             pin_note: None,
         },
     )
+}
+
+/// The round, unless it is a reduction whose result is wrong: a fast wrong answer is a failure,
+/// as EPCC's own check of the reduction variable says.
+fn checked(
+    round: crate::native::openmp::OmpRound,
+    threads: usize,
+    work: OmpWork,
+) -> Result<crate::native::openmp::OmpRound, String> {
+    let expected = u64::try_from(threads)
+        .ok()
+        .and_then(|threads| threads.checked_mul(round.ran))
+        .and_then(|sum| i64::try_from(sum).ok());
+    match work {
+        OmpWork::Reduction if expected != Some(round.sum) => Err(format!(
+            "wrong result: the reduction of {} iterations on {threads} threads summed to {}, \
+             not {threads} x {}",
+            round.ran, round.sum, round.ran
+        )),
+        _ => Ok(round),
+    }
 }

@@ -11,9 +11,9 @@ use crate::plot;
 use crate::results::{Group, Mode, Report, Row, RowKind};
 use crate::sweep::Plan;
 
-/// The lines that head every report: what was measured, how, where, and the floor.
-pub fn header(machine: &Machine, floor: &Floor, plan: &Plan) -> String {
-    let floor_line = match (floor.min_ns, floor.median_ns) {
+/// The floor as the header of a report states it.
+pub fn floor_line(floor: &Floor) -> String {
+    match (floor.min_ns, floor.median_ns) {
         (Some(min), Some(median)) => format!(
             "cache-line round trip {}: min {}, median {} ({} samples of {} round trips){}",
             match floor.pinned_to {
@@ -31,7 +31,12 @@ pub fn header(machine: &Machine, floor: &Floor, plan: &Plan) -> String {
                 .unwrap_or_default(),
         ),
         _ => "not measured".to_owned(),
-    };
+    }
+}
+
+/// The lines that head every report: what was measured, how, where, and the floor.
+pub fn header(machine: &Machine, floor: &Floor, plan: &Plan) -> String {
+    let floor_line = floor_line(floor);
     let samples = plan.row.schedule.samples - plan.dropped();
     let method = match (plan.row.mode, plan.delay) {
         (Mode::Epcc, Some(delay)) => format!(
@@ -42,13 +47,15 @@ pub fn header(machine: &Machine, floor: &Floor, plan: &Plan) -> String {
         _ => format!("back-to-back episodes, no delay; {samples} samples"),
     };
     format!(
-        "phasers bench barrier: the cost of one barrier episode\n\
+        "phasers {}: {}\n\
          method:  {method}, about {:.1} s per test{}\n\
          machine: {}\n\
          floor:   {floor_line}\n\
          units:   ns (µs or ms when large) per barrier; mean ± half-width of its 95% confidence\n         \
          interval, min and median over the repetitions; ÷ref and ÷floor divide the median by\n         \
          the reference barrier's median and by the floor's median (lower is better)\n",
+        plan.benchmark.name(),
+        plan.benchmark.measures(),
         plan.time_per_test.as_secs_f64(),
         if plan.row.pin { ", threads pinned" } else { "" },
         machine.summary()
@@ -57,7 +64,9 @@ pub fn header(machine: &Machine, floor: &Floor, plan: &Plan) -> String {
 
 /// The table of one thread count.
 pub fn table(group: &Group, machine: &Machine, floor: &Floor) -> String {
-    let reference = group.row(Contender::Reference.name()).and_then(Row::median);
+    let reference = group
+        .row(&Contender::Reference.name())
+        .and_then(Row::median);
     let cores = machine.available_cores;
     let mut cells: Vec<[String; 7]> = vec![[
         "barrier".into(),
@@ -102,7 +111,7 @@ pub fn table(group: &Group, machine: &Machine, floor: &Floor) -> String {
             .map(|summary| format!(", reference loop {} per iteration", time(summary.mean)))
             .unwrap_or_default(),
     );
-    out.push_str(&aligned(&cells));
+    out.push_str(&aligned(&cells, Last::Free));
     out
 }
 
@@ -147,14 +156,20 @@ pub fn ratios(group: &Group, floor: &Floor) -> Option<String> {
     Some(lines.join("\n"))
 }
 
-/// Lays out `cells` in columns: the first left-aligned, numbers right-aligned, the last (notes)
-/// free.
-fn aligned<const N: usize>(cells: &[[String; N]]) -> String {
-    let widths: Vec<usize> = (0..N)
+/// Lays out `cells` in columns: the first left-aligned, numbers right-aligned, and the last
+/// left-aligned and unpadded when it is `Last::Free` (notes).
+pub fn aligned<L: AsRef<[String]>>(cells: &[L], last: Last) -> String {
+    let columns = cells
+        .iter()
+        .map(|line| line.as_ref().len())
+        .max()
+        .unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
         .map(|column| {
             cells
                 .iter()
-                .map(|line| line[column].chars().count())
+                .filter_map(|line| line.as_ref().get(column))
+                .map(|cell| cell.chars().count())
                 .max()
                 .unwrap_or(0)
         })
@@ -162,11 +177,11 @@ fn aligned<const N: usize>(cells: &[[String; N]]) -> String {
     let mut out = String::new();
     for line in cells {
         let mut text = String::new();
-        for (column, cell) in line.iter().enumerate() {
+        for (column, cell) in line.as_ref().iter().enumerate() {
             let pad = " ".repeat(widths[column] - cell.chars().count());
             match column {
                 0 => text.push_str(&format!("{cell}{pad}")),
-                c if c == N - 1 => text.push_str(&format!("  {cell}")),
+                c if c == columns - 1 && last == Last::Free => text.push_str(&format!("  {cell}")),
                 _ => text.push_str(&format!("  {pad}{cell}")),
             }
         }
@@ -176,7 +191,17 @@ fn aligned<const N: usize>(cells: &[[String; N]]) -> String {
     out
 }
 
-fn barrier_label(row: &Row) -> String {
+/// How [`aligned`] lays out the last column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Last {
+    /// Right-aligned, like every number.
+    Number,
+    /// Left-aligned and unpadded: free text.
+    Free,
+}
+
+/// A row's name, with what it resolved to when that differs (`auto → counting`).
+pub fn barrier_label(row: &Row) -> String {
     match &row.resolved {
         Some(resolved) if *resolved != row.barrier => format!("{} → {resolved}", row.barrier),
         _ => row.barrier.clone(),
@@ -230,8 +255,8 @@ pub fn create_file(path: &Path) -> io::Result<BufWriter<File>> {
     File::create(path).map(BufWriter::new)
 }
 
-/// Writes the report as pretty-printed JSON.
-pub fn write_json(mut out: impl Write, report: &Report) -> io::Result<()> {
+/// Writes a report as pretty-printed JSON.
+pub fn write_json(mut out: impl Write, report: &impl serde::Serialize) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut out, report)?;
     out.write_all(b"\n")?;
     out.flush()
@@ -263,9 +288,10 @@ pub fn write_plot(path: &Path, report: &Report) -> Result<(), String> {
         }
     }
     let title = format!(
-        "phasers bench barrier ({}), {}",
+        "phasers {} ({}), {}",
+        report.provenance.benchmark,
         report.settings.mode.name(),
-        report.machine.summary()
+        report.provenance.machine.summary()
     );
     plot::write_svg(
         path,
@@ -274,7 +300,7 @@ pub fn write_plot(path: &Path, report: &Report) -> Result<(), String> {
             y_label: "median cost per barrier",
             series: &series,
             floor_ns: report.floor.median_ns,
-            cores: Some(report.machine.available_cores),
+            cores: Some(report.provenance.machine.available_cores),
         },
     )
 }
@@ -301,16 +327,7 @@ mod tests {
     }
 
     fn machine() -> Machine {
-        Machine {
-            available_cores: 2,
-            cpu_model: None,
-            os: "linux".into(),
-            arch: "x86_64".into(),
-            phasers_wait: None,
-            phasers_spin: None,
-            native: None,
-            profile: None,
-        }
+        crate::results::report_of(Vec::new()).provenance.machine
     }
 
     fn group() -> Group {

@@ -3,6 +3,8 @@
 //! `docs/benchmark-json.md` documents every field; bump [`SCHEMA_VERSION`] on any change a reader
 //! could trip over (a renamed or removed field, a changed unit or meaning).
 
+use std::time::{SystemTime, UNIX_EPOCH};
+
 use serde::{Deserialize, Serialize};
 
 use crate::floor::Floor;
@@ -12,12 +14,14 @@ use crate::stats::{self, Summary};
 /// The version of the JSON layout below.
 pub const SCHEMA_VERSION: u32 = 2;
 
-/// Everything one `phasers bench barrier` run measured, and under what conditions.
+/// What heads every report file: which program wrote it, for which benchmark, when, how and
+/// where. Flattened into the report, so its fields are top-level fields of the JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Report {
+pub struct Provenance {
     /// [`SCHEMA_VERSION`] of the program that wrote the file.
     pub schema_version: u32,
-    /// The benchmark's name, so files from later benchmarks can be told apart.
+    /// The benchmark's name (`bench barrier`, `bench phaser`, ...), so files of different
+    /// benchmarks can be told apart.
     pub benchmark: String,
     /// The `phasers-cli` version that produced the report.
     pub version: String,
@@ -27,6 +31,31 @@ pub struct Report {
     pub started_unix_s: u64,
     /// The machine the run was on.
     pub machine: Machine,
+}
+
+impl Provenance {
+    /// A run of `benchmark` starting now on this machine, typed as `command_line`.
+    pub fn now(benchmark: &str, command_line: Vec<String>) -> Self {
+        Provenance {
+            schema_version: SCHEMA_VERSION,
+            benchmark: benchmark.to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            command_line,
+            started_unix_s: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |since| since.as_secs()),
+            machine: Machine::detect(),
+        }
+    }
+}
+
+/// Everything one sweep (`bench barrier`, `phaser`, `reduction`, `tree`) measured, and under what
+/// conditions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Which program, benchmark, time and machine.
+    #[serde(flatten)]
+    pub provenance: Provenance,
     /// The settings every row ran with.
     pub settings: Settings,
     /// The hardware floor, measured once per run.
@@ -228,6 +257,55 @@ impl Row {
             Some(earlier) => format!("{earlier}; {note}"),
             None => note,
         });
+    }
+}
+
+/// A report of `groups` with made-up surroundings, for tests of what is drawn from the groups.
+#[cfg(test)]
+pub fn report_of(groups: Vec<Group>) -> Report {
+    Report {
+        provenance: Provenance {
+            schema_version: SCHEMA_VERSION,
+            benchmark: "bench test".into(),
+            version: "0".into(),
+            command_line: Vec::new(),
+            started_unix_s: 0,
+            machine: Machine {
+                available_cores: 2,
+                cpu_model: None,
+                os: "linux".into(),
+                arch: "x86_64".into(),
+                phasers_wait: None,
+                phasers_spin: None,
+                native: None,
+                profile: None,
+            },
+        },
+        settings: Settings {
+            mode: Mode::Epcc,
+            method: String::new(),
+            threads: groups.iter().map(|group| group.threads).collect(),
+            algorithms: Vec::new(),
+            baselines: Vec::new(),
+            pinned: false,
+            time_per_test_s: 1.0,
+            samples: 1,
+            dropped_samples: 0,
+            episodes: None,
+            target_sample_ms: 1.0,
+            delay_us: None,
+            delay_iterations: None,
+            row_budget_s: 1.0,
+        },
+        floor: Floor {
+            pinned_to: None,
+            round_trips_per_sample: 0,
+            samples_ns: Vec::new(),
+            min_ns: None,
+            median_ns: None,
+            note: None,
+        },
+        groups,
     }
 }
 

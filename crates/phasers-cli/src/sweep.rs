@@ -1,27 +1,73 @@
-//! A whole `bench barrier` run: the floor, then every barrier at every thread count.
+//! A whole sweep (`bench barrier`, `bench phaser`, `bench reduction`, `bench tree`): the floor,
+//! then every row at every thread count.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::bench::{self, RowPlan};
 use crate::contender::Contender;
 use crate::floor;
-use crate::machine::Machine;
+use crate::native::OmpWork;
 use crate::openmp_row;
 use crate::report;
-use crate::results::{Group, Mode, Report, Row, Settings, SCHEMA_VERSION};
+use crate::results::{Group, Mode, Provenance, Report, Row, RowKind, Settings};
 
 /// EPCC drops its first outer repetition: it pays for waking threads and warming caches.
 pub const EPCC_DROPPED: usize = 1;
 
+/// Which benchmark a sweep is, for its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Benchmark {
+    /// Every barrier algorithm against the baselines.
+    Barrier,
+    /// Phasers against our best barriers and OpenMP's.
+    Phaser,
+    /// Phasers with accumulators against OpenMP's reduction.
+    Reduction,
+    /// Phasers over a grid of tiers and degrees.
+    Tree,
+    /// The phaser part of the quick suite.
+    Quick,
+}
+
+impl Benchmark {
+    /// The name in reports, as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Benchmark::Barrier => "bench barrier",
+            Benchmark::Phaser => "bench phaser",
+            Benchmark::Reduction => "bench reduction",
+            Benchmark::Tree => "bench tree",
+            Benchmark::Quick => "quick suite, part 2",
+        }
+    }
+
+    /// What one iteration of its rows costs, for the header of its report.
+    pub fn measures(self) -> &'static str {
+        match self {
+            Benchmark::Barrier => "the cost of one barrier episode",
+            Benchmark::Phaser => "the cost of one phaser phase (next: signal and wait)",
+            Benchmark::Reduction => "the cost of one barrier with a sum reduction",
+            Benchmark::Tree => {
+                "the cost of one phaser phase, with and without a sum, by tiers and degree"
+            }
+            Benchmark::Quick => "the cost of one phaser phase, with and without a sum",
+        }
+    }
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// Which benchmark this is.
+    pub benchmark: Benchmark,
     /// Thread counts, in the order to run them.
     pub threads: Vec<usize>,
     /// The rows of every table, in order.
     pub contenders: Vec<Contender>,
+    /// Whether a row runs at a thread count (`bench tree` leaves out trees far too big for it).
+    pub keep: fn(Contender, usize) -> bool,
     /// How each row is measured.
     pub row: RowPlan,
     /// EPCC mode: the delay before each barrier.
@@ -43,20 +89,44 @@ impl Plan {
         }
     }
 
-    fn needs_openmp_reference(&self) -> bool {
-        self.row.mode == Mode::Epcc && self.contenders.contains(&Contender::OpenMp)
+    /// The rows of the table of `threads` threads.
+    fn contenders_at(&self, threads: usize) -> Vec<Contender> {
+        self.contenders
+            .iter()
+            .copied()
+            .filter(|&contender| (self.keep)(contender, threads))
+            .collect()
     }
+
+    /// The tests run at `threads` threads: the rows and the reference loops they need.
+    fn tests_at(&self, threads: usize) -> usize {
+        let contenders = self.contenders_at(threads);
+        let epcc = self.row.mode == Mode::Epcc;
+        contenders.len()
+            + usize::from(epcc)
+            + usize::from(needs_openmp_reference(self.row.mode, &contenders))
+    }
+}
+
+/// Every row runs at every thread count.
+pub fn keep_all(_: Contender, _: usize) -> bool {
+    true
+}
+
+fn needs_openmp_reference(mode: Mode, contenders: &[Contender]) -> bool {
+    mode == Mode::Epcc && contenders.iter().any(|c| c.runs_on_openmp())
 }
 
 /// Runs the plan, printing each table to stdout as soon as it is complete.
 pub fn run(plan: &Plan) -> Report {
-    let started_unix_s = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs());
-    let machine = Machine::detect();
+    let provenance = Provenance::now(plan.benchmark.name(), plan.command_line.clone());
+    let machine = &provenance.machine;
     let epcc = plan.row.mode == Mode::Epcc;
-    let loops_per_group = usize::from(epcc) + usize::from(plan.needs_openmp_reference());
-    let total = 1 + plan.threads.len() * (plan.contenders.len() + loops_per_group);
+    let total = 1 + plan
+        .threads
+        .iter()
+        .map(|&threads| plan.tests_at(threads))
+        .sum::<usize>();
     // indicatif draws on stderr and hides itself when stderr is not a terminal, so stdout carries
     // only the tables.
     let progress = ProgressBar::new(total as u64);
@@ -70,11 +140,12 @@ pub fn run(plan: &Plan) -> Report {
     let floor = floor::measure(plan.row.schedule);
     progress.inc(1);
     if plan.print_tables {
-        progress.suspend(|| println!("{}", report::header(&machine, &floor, plan)));
+        progress.suspend(|| println!("{}", report::header(machine, &floor, plan)));
     }
 
     let mut groups = Vec::with_capacity(plan.threads.len());
     for &threads in &plan.threads {
+        let contenders = plan.contenders_at(threads);
         let reference_loop = epcc.then(|| {
             progress.set_message(format!("{threads} threads: reference loop"));
             let mut row = bench::reference_loop(threads, &plan.row);
@@ -82,20 +153,21 @@ pub fn run(plan: &Plan) -> Report {
             progress.inc(1);
             row
         });
-        let openmp_loop = plan.needs_openmp_reference().then(|| {
+        let openmp_loop = needs_openmp_reference(plan.row.mode, &contenders).then(|| {
             progress.set_message(format!("{threads} threads: omp reference loop"));
-            let mut row = openmp_row::run(threads, &plan.row, false);
+            let mut row = openmp_row::run(threads, &plan.row, OmpWork::Loop);
             row.finish(plan.dropped(), None);
             progress.inc(1);
             row
         });
-        let mut rows = Vec::with_capacity(plan.contenders.len());
-        for &contender in &plan.contenders {
+        let mut rows = Vec::with_capacity(contenders.len());
+        for contender in contenders {
             progress.set_message(format!("{threads} threads: {}", contender.name()));
             let mut row = bench::run(contender, threads, &plan.row);
-            let reference = match contender {
-                Contender::OpenMp => openmp_loop.as_ref(),
-                _ => reference_loop.as_ref(),
+            let reference = if contender.runs_on_openmp() {
+                openmp_loop.as_ref()
+            } else {
+                reference_loop.as_ref()
             };
             finish(&mut row, reference, plan.dropped());
             rows.push(row);
@@ -109,20 +181,15 @@ pub fn run(plan: &Plan) -> Report {
             rows,
         };
         if plan.print_tables {
-            progress.suspend(|| println!("{}", report::table(&group, &machine, &floor)));
+            progress.suspend(|| println!("{}", report::table(&group, machine, &floor)));
         }
         groups.push(group);
     }
     progress.finish_and_clear();
 
     Report {
-        schema_version: SCHEMA_VERSION,
-        benchmark: "bench barrier".to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        command_line: plan.command_line.clone(),
-        started_unix_s,
+        provenance,
         settings: settings(plan),
-        machine,
         floor,
         groups,
     }
@@ -157,11 +224,12 @@ fn settings(plan: &Plan) -> Settings {
         mode: plan.row.mode,
         method: match plan.row.mode {
             Mode::Epcc => format!(
-                "EPCC syncbench: each thread runs `delay(); barrier()` in a loop; each row is \
-                 {} outer repetitions of an inner loop sized to the target time, the first \
-                 dropped; the cost is (loop time - reference loop time) / inner repetitions, \
-                 where the reference loop is the same loop without the barrier on the same \
-                 threads (for OpenMP, its own parallel region without the barrier)",
+                "EPCC syncbench: each thread runs `delay(); barrier()` in a loop (for a \
+                 reduction, `delay(); send(1); next()`, or OpenMP's `omp for reduction`); each \
+                 row is {} outer repetitions of an inner loop sized to the target time, the \
+                 first dropped; the cost is (loop time - reference loop time) / inner \
+                 repetitions, where the reference loop is the same loop without the barrier on \
+                 the same threads (for OpenMP, its own parallel region without the barrier)",
                 schedule.samples
             ),
             Mode::BackToBack => "back-to-back: T threads on a fresh barrier per row; warm-up, \
@@ -172,16 +240,14 @@ fn settings(plan: &Plan) -> Settings {
         algorithms: plan
             .contenders
             .iter()
-            .filter_map(|contender| match contender {
-                Contender::Phasers(algorithm) => Some(algorithm.name().to_owned()),
-                _ => None,
-            })
+            .filter(|contender| contender.kind() == RowKind::Ours)
+            .map(|contender| contender.name().into_owned())
             .collect(),
         baselines: plan
             .contenders
             .iter()
-            .filter(|contender| !matches!(contender, Contender::Phasers(_)))
-            .map(|contender| contender.name().to_owned())
+            .filter(|contender| contender.kind() != RowKind::Ours)
+            .map(|contender| contender.name().into_owned())
             .collect(),
         pinned: plan.row.pin,
         time_per_test_s: plan.time_per_test.as_secs_f64(),
@@ -198,7 +264,6 @@ fn settings(plan: &Plan) -> Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::RowKind;
 
     fn row_with(raw: &[f64]) -> Row {
         Row::measured("x", RowKind::Ours, raw.len(), raw.to_vec())

@@ -7,9 +7,10 @@ use clap::Args;
 use phasers::{Algorithm, Profile, ProfileEntry};
 
 use crate::contender::Contender;
-use crate::report::{self, ratio, time};
+use crate::outputs;
+use crate::report::{ratio, time};
 use crate::results::{Group, Report};
-use crate::sweep;
+use crate::sweep::{self, Benchmark};
 use crate::threads;
 use crate::MeasureArgs;
 
@@ -60,28 +61,18 @@ pub fn run(args: &TuneArgs) -> Result<(), String> {
              --output FILE, then point PHASERS_PROFILE at it",
         )?,
     };
-    let mut threads = args
+    let threads = args
         .threads
         .clone()
         .unwrap_or_else(|| threads::tune_thread_counts(phasers::available_cores()));
-    threads.sort_unstable();
-    threads.dedup();
     let contenders = Algorithm::CONCRETE.map(Contender::Phasers).to_vec();
-    let plan = args.measure.plan(threads, contenders);
-    let json = args
-        .json
-        .as_deref()
-        .map(|path| {
-            report::create_file(path)
-                .map_err(|error| format!("cannot create {}: {error}", path.display()))
-        })
-        .transpose()?;
+    let plan = args.measure.plan(Benchmark::Barrier, threads, contenders);
+    let json = outputs::open(args.json.as_deref())?;
 
     let report = sweep::run(&plan);
 
-    if let (Some(out), Some(path)) = (json, &args.json) {
-        report::write_json(out, &report)
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    if let Some((path, out)) = json {
+        outputs::write_json(out, &path, &report)?;
         eprintln!("measurements written to {}", path.display());
     }
     let decisions: Vec<Decision> = report.groups.iter().filter_map(decide).collect();
@@ -183,8 +174,8 @@ fn profile(report: &Report, decisions: &[Decision]) -> phasers::Result<Profile> 
         })
         .collect();
     Profile::new(
-        report.machine.available_cores,
-        report.machine.cpu_model.clone(),
+        report.provenance.machine.available_cores,
+        report.provenance.machine.cpu_model.clone(),
         Some(format!(
             "phasers tune {} ({} mode)",
             env!("CARGO_PKG_VERSION"),

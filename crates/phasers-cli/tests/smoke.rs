@@ -155,6 +155,10 @@ fn list_names_every_algorithm_and_baseline() {
         "pthread_barrier_t",
         "std::barrier (C++20)",
         "omp barrier",
+        "omp reduction",
+        "phaser flat",
+        "phaser tree + sum i64",
+        "phaser flat + sum f64 reproducible",
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }
@@ -187,4 +191,197 @@ fn tune_writes_a_profile_the_library_reads() {
     let threads: Vec<usize> = parsed.entries().iter().map(|entry| entry.threads).collect();
     assert_eq!(threads, vec![1, 2]);
     assert_eq!(parsed.cores(), phasers::available_cores());
+}
+
+/// Runs `args` and returns stdout, failing the test with both streams if the run failed.
+fn run_ok(args: &[&str]) -> String {
+    let output = phasers(args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{args:?}\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// Runs `args` with a tiny budget (for a sweep) and `--json`, and returns stdout and the report.
+fn run_json(args: &[&str], tiny: bool) -> (String, Value) {
+    let json = scratch(&format!("{}.json", args[1]));
+    let mut argv = args.to_vec();
+    if tiny {
+        argv.extend(["--time", "0.03", "--samples", "2"]);
+    }
+    argv.extend(["--json", json.to_str().unwrap()]);
+    let stdout = run_ok(&argv);
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (stdout, report)
+}
+
+/// The row named `name` of `group`, which must have run without error and have every statistic.
+fn good_row<'a>(group: &'a Value, name: &str) -> &'a Value {
+    let row = group["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["barrier"] == name)
+        .unwrap_or_else(|| panic!("no {name} row in {group}"));
+    assert!(row["error"].is_null(), "{row}");
+    for stat in ["min", "median", "mean"] {
+        assert!(row["summary"][stat].is_number(), "{stat} of {row}");
+    }
+    row
+}
+
+#[test]
+fn bench_phaser_compares_phasers_with_our_best_barrier_and_openmp() {
+    let (stdout, report) = run_json(&["bench", "phaser", "--threads", "1,4"], true);
+    assert_eq!(report["benchmark"], "bench phaser");
+    assert!(report["floor"]["median_ns"].as_f64().unwrap() > 0.0);
+    let groups = report["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    for group in groups {
+        for name in ["reference", "omp barrier", "auto", "sense-reversing"] {
+            good_row(group, name);
+        }
+        assert_eq!(good_row(group, "phaser flat")["resolved"], "tiers 1 (flat)");
+        good_row(group, "phaser tree");
+    }
+    // The seed's Table I gives 4 threads two tiers of degree 2.
+    assert_eq!(
+        good_row(&groups[1], "phaser tree")["resolved"],
+        "tiers 2, degree 2"
+    );
+    assert!(
+        stdout.contains("phaser flat / best barrier")
+            && stdout.contains("omp barrier / phaser tree"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bench_reduction_checks_every_sum_and_compares_with_openmp() {
+    let csv = scratch("reduction.csv");
+    let stdout = run_ok(&[
+        "bench",
+        "reduction",
+        "--threads",
+        "3",
+        "--time",
+        "0.03",
+        "--samples",
+        "2",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    let table = std::fs::read_to_string(&csv).unwrap();
+    for name in [
+        "omp reduction",
+        "phaser flat + sum i64",
+        "phaser tree + sum i64",
+        "phaser flat + sum f64 reproducible",
+    ] {
+        // The third column is the row's name.
+        let line = table
+            .lines()
+            .find(|line| line.split(',').nth(2) == Some(name))
+            .unwrap_or_else(|| panic!("no {name} line in\n{table}"));
+        // No error: the line ends with an empty error column.
+        assert!(line.ends_with(','), "{line}");
+    }
+    for ratio in [
+        "phaser flat + sum i64 / best barrier",
+        "omp reduction / phaser flat + sum i64",
+    ] {
+        assert!(stdout.contains(ratio), "{ratio} missing from\n{stdout}");
+    }
+}
+
+#[test]
+fn bench_dynamic_grows_the_team_with_openmp_and_phasers() {
+    let (stdout, report) = run_json(
+        &["bench", "dynamic", "--threads", "3", "--samples", "3"],
+        false,
+    );
+    assert_eq!(report["benchmark"], "bench dynamic");
+    assert_eq!(report["settings"]["max_threads"], 3);
+    assert_eq!(report["settings"]["steps"], 2);
+    let group = &report["group"];
+    for name in ["omp parallel for, re-forked", "phaser flat", "phaser tree"] {
+        let row = good_row(group, name);
+        assert_eq!(row["samples_ns"].as_array().unwrap().len(), 3, "{row}");
+        assert_eq!(row["dropped"], 1, "{row}");
+    }
+    assert!(
+        stdout.contains("omp parallel for, re-forked / phaser flat"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bench_tree_sweeps_tiers_and_degrees() {
+    let args = [
+        "bench",
+        "tree",
+        "--threads",
+        "2,4",
+        "--tiers",
+        "1,2",
+        "--degrees",
+        "2,16",
+    ];
+    let (stdout, report) = run_json(&args, true);
+    assert_eq!(report["benchmark"], "bench tree");
+    let groups = report["groups"].as_array().unwrap();
+    for group in groups {
+        for name in [
+            "reference",
+            "phaser flat",
+            "phaser flat + sum i64",
+            "phaser (2,2)",
+            "phaser (2,2) + sum i64",
+        ] {
+            good_row(group, name);
+        }
+    }
+    // (2,16) has 16 leaves: too many for 2 threads, run at 4.
+    let has = |group: &Value, name: &str| {
+        group["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|row| row["barrier"] == name)
+    };
+    assert!(!has(&groups[0], "phaser (2,16)"));
+    assert_eq!(
+        good_row(&groups[1], "phaser (2,16)")["resolved"],
+        "tiers 2, degree 16"
+    );
+    assert!(
+        stdout.contains("median cost per phase by (tiers, degree)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("(2,16)"), "{stdout}");
+}
+
+#[test]
+fn bad_phaser_options_fail_clearly() {
+    for (args, message) in [
+        (
+            &["bench", "tree", "--tiers", "0"][..],
+            "number of tiers from 1",
+        ),
+        (&["bench", "tree", "--degrees", "1"], "degree from 2"),
+        (&["bench", "dynamic", "--threads", "1"], "at least 2"),
+        (
+            &["bench", "reduction", "--threads", "0"],
+            "at least 1 thread",
+        ),
+        (&["bench", "phaser", "--samples", "0"], "0"),
+    ] {
+        let output = phasers(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
 }

@@ -9,10 +9,12 @@
 //!   Rust threads, spawned and pinned by the same harness, as every Rust contender.
 //! - [`CxxBarrier`]: C++20 `std::barrier<>` from libstdc++ (`arrive_and_wait`), what a modern C++
 //!   program uses; its waiting is libstdc++'s atomic wait (spin, then futex). Same harness.
-//! - [`omp_round`]: OpenMP's `#pragma omp barrier` from libgomp, what an HPC code uses. An OpenMP
-//!   barrier exists only inside a parallel region among OpenMP's own threads, so the timed loop
-//!   runs in C and one call is one EPCC syncbench round, fork and join included; its reference
-//!   loop (the same region without the barrier) is what EPCC subtracts.
+//! - [`omp_round`]: OpenMP's `#pragma omp barrier` and `#pragma omp for reduction` from libgomp,
+//!   what an HPC code uses. They exist only inside a parallel region among OpenMP's own threads,
+//!   so the timed loop runs in C and one call is one EPCC syncbench round, fork and join included;
+//!   its reference loop (the same region with neither) is what EPCC subtracts.
+//! - [`omp_dynamic`]: the OpenMP side of the seed's dynamic-parallelism benchmark, one parallel
+//!   region per team size.
 //! - [`versions`]: the compiler and libraries the numbers belong to, for the report.
 //!
 //! One thing to know when reading their numbers: glibc's `pthread_barrier_wait` and libgomp's
@@ -35,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 // The entry points; the handle and result types are named through their modules.
 pub use cxx::CxxBarrier;
-pub use openmp::{omp_round, Delay};
+pub use openmp::{omp_dynamic, omp_round, Delay, OmpWork};
 pub use pthread::PthreadBarrier;
 
 /// What a shim returns in place of an errno value when it caught a C++ exception of no known

@@ -1,6 +1,7 @@
-//! OpenMP's `#pragma omp barrier` (libgomp), through the shim in `baselines/omp_barrier.c`.
+//! OpenMP's `#pragma omp barrier` and `#pragma omp for reduction` (libgomp), through the shims in
+//! `baselines/omp_barrier.c` and `baselines/omp_dynamic.c`.
 //!
-//! The timed loop runs in C on OpenMP's threads; see `phasers_omp_round` there for the round and
+//! The timed loops run in C on OpenMP's threads; see `phasers_omp_round` there for the round and
 //! for how a round past its deadline is cut without leaving a thread at a barrier.
 
 use std::sync::{Mutex, PoisonError};
@@ -13,6 +14,7 @@ use super::describe_error;
 struct RawRound {
     ran: u64,
     elapsed_ns: u64,
+    sum: i64,
     status: i32,
     detail: i32,
 }
@@ -30,11 +32,40 @@ extern "C" {
         iterations: u64,
         delay: Option<extern "C" fn(u64)>,
         delay_arg: u64,
-        with_barrier: bool,
+        work: i32,
         pin: bool,
         deadline_ns: u64,
         result: *mut RawRound,
     );
+    fn phasers_omp_dynamic(
+        max_threads: u32,
+        delay: Option<extern "C" fn(u64)>,
+        delay_arg: u64,
+        result: *mut RawRound,
+    );
+}
+
+/// What every iteration of an OpenMP round does after the delay; mirrors `PHASERS_OMP_LOOP` and
+/// its siblings in `baselines.h`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OmpWork {
+    /// Nothing: EPCC's reference loop.
+    Loop,
+    /// `#pragma omp barrier`.
+    Barrier,
+    /// `#pragma omp for reduction(+:a)` over one iteration per thread, the delay and `a += 1`
+    /// inside it: EPCC's reduction test as the seed gives it (its figure 9c).
+    Reduction,
+}
+
+impl OmpWork {
+    fn raw(self) -> i32 {
+        match self {
+            OmpWork::Loop => 0,
+            OmpWork::Barrier => 1,
+            OmpWork::Reduction => 2,
+        }
+    }
 }
 
 /// Held for the whole of a round. libgomp gives each thread that starts a parallel region its own
@@ -60,15 +91,17 @@ pub struct OmpRound {
     pub ran: u64,
     /// From before the fork to after the join of the parallel region.
     pub elapsed: Duration,
+    /// [`OmpWork::Reduction`]: the reduced value, `threads * ran` when OpenMP got it right.
+    pub sum: i64,
 }
 
 /// Runs one EPCC round on a team of `threads` OpenMP threads: `iterations` times the delay (if
-/// any) followed by `#pragma omp barrier` (if `with_barrier`; without it this is EPCC's reference
-/// loop). Returns the iterations run and the time, fork and join included.
+/// any) and the `work`. Returns the iterations run and the time, fork and join included.
 ///
-/// A round with the barrier that runs past `deadline` (from its start) is cut: every thread stops
-/// after the same iteration, within about a millisecond, and `ran` says how many it ran. The
-/// reference loop cannot be cut, because only the barrier brings the cut to every thread in time.
+/// A round with a barrier or reduction that runs past `deadline` (from its start) is cut: every
+/// thread stops after the same iteration, within about a millisecond, and `ran` says how many it
+/// ran. The reference loop cannot be cut, because only a barrier brings the cut to every thread
+/// in time.
 ///
 /// With `pin`, OpenMP thread t runs on the t-th CPU (round robin) of the calling thread's
 /// affinity mask; without it every OpenMP thread may run on any of them (so the calling thread
@@ -87,30 +120,14 @@ pub fn omp_round(
     threads: usize,
     iterations: u64,
     delay: Option<Delay>,
-    with_barrier: bool,
+    work: OmpWork,
     pin: bool,
     deadline: Duration,
 ) -> Result<OmpRound, String> {
-    let team = u32::try_from(threads)
-        .ok()
-        .filter(|&team| team > 0 && team <= i32::MAX as u32)
-        .ok_or_else(|| {
-            format!(
-                "an OpenMP team needs 1 to {} threads, not {threads}",
-                i32::MAX
-            )
-        })?;
+    let team = team_size(threads, 1)?;
     let deadline_ns = u64::try_from(deadline.as_nanos()).unwrap_or(u64::MAX);
-    let (function, arg) = match delay {
-        Some(delay) => (Some(delay.function), delay.arg),
-        None => (None, 0),
-    };
-    let mut raw = RawRound {
-        ran: 0,
-        elapsed_ns: 0,
-        status: OK,
-        detail: 0,
-    };
+    let (function, arg) = split(delay);
+    let mut raw = RawRound::default();
     // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
     let _one_round = ONE_ROUND_AT_A_TIME
         .lock()
@@ -123,33 +140,94 @@ pub fn omp_round(
             iterations,
             function,
             arg,
-            with_barrier,
+            work.raw(),
             pin,
             deadline_ns,
             &mut raw,
         );
     }
-    match raw.status {
-        OK => Ok(OmpRound {
-            ran: raw.ran,
-            elapsed: Duration::from_nanos(raw.elapsed_ns),
-        }),
-        INVALID => Err(format!("phasers_omp_round refused {threads} threads")),
-        TOO_FEW_THREADS => Err(format!(
-            "OpenMP gave a team of {} threads instead of {threads} (OMP_THREAD_LIMIT?)",
+    raw.into_round("phasers_omp_round", &format!("{threads} threads"))
+}
+
+/// Runs the OpenMP side of the seed's dynamic-parallelism benchmark (its figure 16a) once: for
+/// `nth` from 2 to `max_threads`, a `#pragma omp parallel for num_threads(nth)` region whose `nth`
+/// iterations each run the delay. `ran` is the number of regions, `elapsed` the time of them all.
+///
+/// The same rules as [`omp_round`]: one call at a time, `Err` on fewer than 2 threads or more than
+/// `i32::MAX`, or when OpenMP gives a region a smaller team than asked.
+pub fn omp_dynamic(max_threads: usize, delay: Option<Delay>) -> Result<OmpRound, String> {
+    let team = team_size(max_threads, 2)?;
+    let (function, arg) = split(delay);
+    let mut raw = RawRound::default();
+    // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
+    let _one_round = ONE_ROUND_AT_A_TIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    // SAFETY: as in `omp_round`: a valid result place, a thread-safe delay, no overlapping rounds.
+    unsafe { phasers_omp_dynamic(team, function, arg, &mut raw) };
+    raw.into_round(
+        "phasers_omp_dynamic",
+        &format!("teams of 2 to {max_threads} threads"),
+    )
+}
+
+/// `threads` as the C side takes it, when it is a team size OpenMP accepts and at least `least`.
+fn team_size(threads: usize, least: u32) -> Result<u32, String> {
+    u32::try_from(threads)
+        .ok()
+        .filter(|&team| team >= least && team <= i32::MAX as u32)
+        .ok_or_else(|| {
+            format!(
+                "an OpenMP team needs {least} to {} threads, not {threads}",
+                i32::MAX
+            )
+        })
+}
+
+fn split(delay: Option<Delay>) -> (Option<extern "C" fn(u64)>, u64) {
+    match delay {
+        Some(delay) => (Some(delay.function), delay.arg),
+        None => (None, 0),
+    }
+}
+
+impl Default for RawRound {
+    fn default() -> Self {
+        RawRound {
+            ran: 0,
+            elapsed_ns: 0,
+            sum: 0,
+            status: OK,
+            detail: 0,
+        }
+    }
+}
+
+impl RawRound {
+    /// The round, or the error its status stands for; `call` and `asked` name what was asked.
+    fn into_round(self, call: &str, asked: &str) -> Result<OmpRound, String> {
+        let raw = self;
+        match raw.status {
+            OK => Ok(OmpRound {
+                ran: raw.ran,
+                elapsed: Duration::from_nanos(raw.elapsed_ns),
+                sum: raw.sum,
+            }),
+            INVALID => Err(format!("{call} refused {asked}")),
+            TOO_FEW_THREADS => Err(format!(
+            "OpenMP gave a team of {} threads where {call} asked for {asked} (OMP_THREAD_LIMIT?)",
             raw.detail
         )),
-        AFFINITY_QUERY => Err(format!(
-            "sched_getaffinity failed before the OpenMP round: {}",
-            describe_error(raw.detail)
-        )),
-        AFFINITY_SET => Err(format!(
-            "pthread_setaffinity_np failed on an OpenMP thread: {}",
-            describe_error(raw.detail)
-        )),
-        status => Err(format!(
-            "phasers_omp_round returned unknown status {status}"
-        )),
+            AFFINITY_QUERY => Err(format!(
+                "sched_getaffinity failed before the OpenMP round: {}",
+                describe_error(raw.detail)
+            )),
+            AFFINITY_SET => Err(format!(
+                "pthread_setaffinity_np failed on an OpenMP thread: {}",
+                describe_error(raw.detail)
+            )),
+            status => Err(format!("{call} returned unknown status {status}")),
+        }
     }
 }
 
@@ -161,14 +239,27 @@ mod tests {
 
     const FOREVER: Duration = Duration::from_secs(3600);
 
+    const EVERY_WORK: [OmpWork; 3] = [OmpWork::Loop, OmpWork::Barrier, OmpWork::Reduction];
+
     #[test]
-    fn every_iteration_runs_with_and_without_the_barrier() {
+    fn every_iteration_runs_whatever_the_work() {
         for threads in [1, 3, 8] {
-            for with_barrier in [true, false] {
-                let round = omp_round(threads, 2000, None, with_barrier, false, FOREVER).unwrap();
-                assert_eq!(round.ran, 2000, "{threads} threads, barrier {with_barrier}");
+            for work in EVERY_WORK {
+                let round = omp_round(threads, 2000, None, work, false, FOREVER).unwrap();
+                assert_eq!(round.ran, 2000, "{threads} threads, {work:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_reduction_adds_one_per_thread_and_iteration() {
+        for threads in [1, 3, 8] {
+            let round = omp_round(threads, 700, None, OmpWork::Reduction, false, FOREVER).unwrap();
+            assert_eq!(round.sum, threads as i64 * 700);
+        }
+        // Only the reduction reduces.
+        let round = omp_round(3, 700, None, OmpWork::Barrier, false, FOREVER).unwrap();
+        assert_eq!(round.sum, 0);
     }
 
     #[test]
@@ -183,9 +274,9 @@ mod tests {
             function: count,
             arg: 42,
         });
-        for with_barrier in [true, false] {
+        for work in EVERY_WORK {
             CALLS.store(0, Ordering::Relaxed);
-            let round = omp_round(3, 500, delay, with_barrier, false, FOREVER).unwrap();
+            let round = omp_round(3, 500, delay, work, false, FOREVER).unwrap();
             assert_eq!(round.ran, 500);
             assert_eq!(CALLS.load(Ordering::Relaxed), 3 * 500);
             assert_eq!(LAST_ARG.load(Ordering::Relaxed), 42);
@@ -204,20 +295,26 @@ mod tests {
             arg: 0,
         });
         let threads = 3;
-        let round = omp_round(
-            threads,
-            1_000_000,
-            delay,
-            true,
-            false,
-            Duration::from_millis(20),
-        )
-        .unwrap();
-        assert!(round.ran >= 1 && round.ran < 1_000_000, "{round:?}");
-        assert!(round.elapsed >= Duration::from_millis(20), "{round:?}");
-        assert!(round.elapsed < Duration::from_secs(5), "{round:?}");
-        // Every thread ran exactly the iterations thread 0 reports.
-        assert_eq!(CALLS.load(Ordering::Relaxed), threads as u64 * round.ran);
+        for work in [OmpWork::Barrier, OmpWork::Reduction] {
+            CALLS.store(0, Ordering::Relaxed);
+            let round = omp_round(
+                threads,
+                1_000_000,
+                delay,
+                work,
+                false,
+                Duration::from_millis(20),
+            )
+            .unwrap();
+            assert!(round.ran >= 1 && round.ran < 1_000_000, "{round:?}");
+            assert!(round.elapsed >= Duration::from_millis(20), "{round:?}");
+            assert!(round.elapsed < Duration::from_secs(5), "{round:?}");
+            // Every thread ran exactly the iterations thread 0 reports.
+            assert_eq!(CALLS.load(Ordering::Relaxed), threads as u64 * round.ran);
+            if work == OmpWork::Reduction {
+                assert_eq!(round.sum, threads as i64 * round.ran as i64);
+            }
+        }
     }
 
     #[test]
@@ -228,7 +325,7 @@ mod tests {
                 threads,
                 u64::MAX,
                 None,
-                true,
+                OmpWork::Barrier,
                 false,
                 Duration::from_millis(20),
             )
@@ -242,27 +339,51 @@ mod tests {
     fn pinned_rounds_run_and_give_the_caller_its_mask_back() {
         let before = core_affinity::get_core_ids();
         for threads in [1, 3, 8] {
-            let round = omp_round(threads, 1000, None, true, true, FOREVER).unwrap();
+            let round = omp_round(threads, 1000, None, OmpWork::Barrier, true, FOREVER).unwrap();
             assert_eq!(round.ran, 1000);
         }
         assert_eq!(core_affinity::get_core_ids(), before);
         // And an unpinned round after a pinned one still runs.
         assert_eq!(
-            omp_round(3, 1000, None, true, false, FOREVER).unwrap().ran,
+            omp_round(3, 1000, None, OmpWork::Barrier, false, FOREVER)
+                .unwrap()
+                .ran,
             1000
         );
     }
 
     #[test]
     fn zero_iterations_is_an_empty_round() {
-        assert_eq!(omp_round(2, 0, None, true, false, FOREVER).unwrap().ran, 0);
+        let round = omp_round(2, 0, None, OmpWork::Reduction, false, FOREVER).unwrap();
+        assert_eq!((round.ran, round.sum), (0, 0));
     }
 
     #[test]
     fn bad_thread_counts_are_errors() {
         for threads in [0, i32::MAX as usize + 1, usize::MAX] {
-            let error = omp_round(threads, 10, None, true, false, FOREVER).unwrap_err();
+            let error = omp_round(threads, 10, None, OmpWork::Barrier, false, FOREVER).unwrap_err();
             assert!(error.contains("OpenMP team needs"), "{error}");
         }
+        for threads in [0, 1, i32::MAX as usize + 1] {
+            let error = omp_dynamic(threads, None).unwrap_err();
+            assert!(error.contains("OpenMP team needs 2 to"), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_dynamic_benchmark_forks_one_region_per_step() {
+        static CALLS: AtomicU64 = AtomicU64::new(0);
+        extern "C" fn count(_: u64) {
+            CALLS.fetch_add(1, Ordering::Relaxed);
+        }
+        let delay = Some(Delay {
+            function: count,
+            arg: 0,
+        });
+        let round = omp_dynamic(5, delay).unwrap();
+        // Regions of 2, 3, 4 and 5 threads, one delay per thread.
+        assert_eq!(round.ran, 4);
+        assert_eq!(CALLS.load(Ordering::Relaxed), 2 + 3 + 4 + 5);
+        assert!(round.elapsed > Duration::ZERO);
     }
 }

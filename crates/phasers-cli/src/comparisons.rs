@@ -1,0 +1,153 @@
+//! The ratios a phaser report ends with: a phaser against our best barrier, OpenMP against a
+//! phaser. Each is a ratio of medians measured in the same run, at the same thread count.
+
+use std::borrow::Cow;
+
+use crate::report::{aligned, barrier_label, ratio, time, Last};
+use crate::results::{Group, Row};
+
+/// One side of a ratio.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Side {
+    /// The row of this name.
+    Row(Cow<'static, str>),
+    /// Whichever of the barrier rows named by the report has the lowest median.
+    BestBarrier,
+}
+
+/// `numerator ÷ denominator`, by median.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ratio {
+    /// Above the line.
+    pub numerator: Side,
+    /// Below it.
+    pub denominator: Side,
+}
+
+impl Ratio {
+    /// The ratio of the rows `numerator` and `denominator`.
+    pub fn of(numerator: Side, denominator: Side) -> Self {
+        Ratio {
+            numerator,
+            denominator,
+        }
+    }
+}
+
+/// The lines of `ratios` for one group; `barriers` names the rows "our best barrier" is chosen
+/// from. `None` when no ratio has both sides measured.
+pub fn lines(group: &Group, ratios: &[Ratio], barriers: &[Cow<'static, str>]) -> Option<String> {
+    let best = barriers
+        .iter()
+        .filter_map(|name| group.row(name))
+        .filter_map(|row| Some((row, row.median()?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(row, _)| row);
+    let resolve = |side: &Side| -> Option<(String, &Row)> {
+        match side {
+            Side::Row(name) => Some((name.to_string(), group.row(name)?)),
+            Side::BestBarrier => Some(("best barrier".to_owned(), best?)),
+        }
+    };
+    let measured: Vec<[String; 2]> = ratios
+        .iter()
+        .filter_map(|r| {
+            let (top, top_row) = resolve(&r.numerator)?;
+            let (bottom, bottom_row) = resolve(&r.denominator)?;
+            let (a, b) = (top_row.median()?, bottom_row.median()?);
+            Some([
+                format!("{top} / {bottom}"),
+                format!("{} / {} = {}", time(a), time(b), ratio(Some(a), Some(b))),
+            ])
+        })
+        .collect();
+    if measured.is_empty() {
+        return None;
+    }
+    let mut text = format!(
+        "{} thread{}, median ratios (below 1: the first is faster)",
+        group.threads,
+        if group.threads == 1 { "" } else { "s" }
+    );
+    if let Some(best) = best {
+        text.push_str(&format!("; best barrier: {}", barrier_label(best)));
+    }
+    for line in aligned(&measured, Last::Free).lines() {
+        text.push_str(&format!("\n  {line}"));
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::RowKind;
+
+    fn row(name: &str, median: f64) -> Row {
+        let mut row = Row::measured(name, RowKind::Ours, 1, vec![median]);
+        row.finish(0, None);
+        row
+    }
+
+    fn group() -> Group {
+        let mut auto = row("auto", 60.0);
+        auto.resolved = Some("sense-reversing".into());
+        Group {
+            threads: 2,
+            oversubscribed: false,
+            reference_loop: None,
+            openmp_reference_loop: None,
+            rows: vec![
+                auto,
+                row("ticket", 80.0),
+                row("phaser flat", 90.0),
+                row("omp reduction", 450.0),
+                Row::failed("phaser tree", RowKind::Ours, 1, "boom".into()),
+            ],
+        }
+    }
+
+    fn name(text: &'static str) -> Side {
+        Side::Row(text.into())
+    }
+
+    #[test]
+    fn ratios_divide_medians_and_name_the_best_barrier() {
+        let barriers = ["auto".into(), "ticket".into()];
+        let text = lines(
+            &group(),
+            &[
+                Ratio::of(name("phaser flat"), Side::BestBarrier),
+                Ratio::of(name("omp reduction"), name("phaser flat")),
+            ],
+            &barriers,
+        )
+        .unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "2 threads, median ratios (below 1: the first is faster); best barrier: auto → \
+             sense-reversing"
+        );
+        assert_eq!(
+            lines[1],
+            "  phaser flat / best barrier   90.0 ns / 60.0 ns = 1.50x"
+        );
+        assert_eq!(
+            lines[2],
+            "  omp reduction / phaser flat  450 ns / 90.0 ns = 5.00x"
+        );
+    }
+
+    #[test]
+    fn a_failed_or_missing_side_leaves_its_ratio_out() {
+        let ratios = [
+            Ratio::of(name("phaser tree"), Side::BestBarrier),
+            Ratio::of(name("nowhere"), name("phaser flat")),
+        ];
+        assert_eq!(lines(&group(), &ratios, &["auto".into()]), None);
+        // No barrier measured: no best barrier to divide by.
+        let best = [Ratio::of(name("phaser flat"), Side::BestBarrier)];
+        assert_eq!(lines(&group(), &best, &[]), None);
+    }
+}

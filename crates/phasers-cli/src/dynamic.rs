@@ -1,0 +1,393 @@
+//! `bench dynamic`: the seed's dynamic-parallelism benchmark (its figure 16 and Table II). A team
+//! grows from 2 to N threads one task at a time, with a barrier at every size:
+//!
+//! - OpenMP cannot change a team inside a parallel region, so it forks a region per size:
+//!   `for nth in 2..=N { #pragma omp parallel for num_threads(nth) for i in 0..nth { delay } }`;
+//! - a phaser can: the creator registers one more task per step on the live phaser, and
+//!   `next()`s with everyone registered so far; each task runs `next(); delay()` until the team
+//!   is full. Tasks are OS threads here (`std::thread::scope`), spawned as they are registered.
+//!
+//! There are no inner repetitions: as in the seed, the cost per barrier includes creating the
+//! tasks, which is the point. The whole run is repeated, and min and median are reported.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use crate::bench::{panic_message, watch_until, Watch};
+use crate::delay::{self, delay};
+use crate::floor::{self, Floor};
+use crate::native::{omp_dynamic, Delay};
+use crate::openmp_row::SETTLE;
+use crate::outputs;
+use crate::phaser_config::{shape_label, PhaserConfig, Shape};
+use crate::phaser_row;
+use crate::report;
+use crate::results::{Group, Provenance, Row, RowKind};
+use crate::schedule::Schedule;
+use crate::sweep::EPCC_DROPPED;
+use crate::threads;
+
+/// Options of `phasers bench dynamic`.
+#[derive(Debug, Args)]
+pub struct DynamicArgs {
+    /// The largest team, N: the team grows from 2 to N threads, one barrier per size
+    /// [default: twice the available cores].
+    #[arg(long, value_name = "N", value_parser = parse_largest_team)]
+    threads: Option<usize>,
+
+    /// Times the whole benchmark is repeated; one more run is taken first and dropped. Runs are
+    /// short and have no inner repetitions, so it takes many for a steady median.
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    samples: u16,
+
+    /// The delay each task runs after each barrier, in microseconds.
+    #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = crate::parse_delay, allow_negative_numbers = true)]
+    delay: Duration,
+
+    /// Stop the whole run when a phaser run completes no step for this many seconds: it is hung.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    hang_seconds: Duration,
+
+    /// Write the results, with the machine and this command line, to FILE as JSON (schema:
+    /// docs/benchmark-json.md).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+/// What `bench dynamic --json` writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DynamicReport {
+    /// Which program, benchmark (`bench dynamic`), time and machine.
+    #[serde(flatten)]
+    pub provenance: Provenance,
+    /// How the rows were measured.
+    pub settings: DynamicSettings,
+    /// The hardware floor.
+    pub floor: Floor,
+    /// One row per version; its samples are ns per barrier, one per run.
+    pub group: Group,
+}
+
+/// The settings of a `bench dynamic` run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DynamicSettings {
+    /// The method, in words.
+    pub method: String,
+    /// N, the largest team.
+    pub max_threads: usize,
+    /// Barriers per run: N - 1 (team sizes 2 to N).
+    pub steps: u64,
+    /// Runs kept per row.
+    pub samples: usize,
+    /// Runs taken before those and dropped.
+    pub dropped_samples: usize,
+    /// The delay after each barrier, in microseconds.
+    pub delay_us: f64,
+    /// Iterations of the delay loop that took `delay_us` when calibrated.
+    pub delay_iterations: u64,
+}
+
+/// The rows: OpenMP's re-forked regions, then the flat phaser and the seed's tree for N.
+const PHASERS: [PhaserConfig; 2] = [
+    PhaserConfig::FLAT,
+    PhaserConfig {
+        shape: Shape::TableOne,
+        reduction: None,
+    },
+];
+
+const OPENMP_NAME: &str = "omp parallel for, re-forked";
+
+/// Runs `phasers bench dynamic`.
+pub fn run(args: &DynamicArgs) -> Result<(), String> {
+    let provenance = Provenance::now("bench dynamic", crate::command_line());
+    let machine = &provenance.machine;
+    let max = args
+        .threads
+        .unwrap_or_else(|| default_largest_team(phasers::available_cores()));
+    let json = outputs::open(args.json.as_deref())?;
+    let samples = usize::from(args.samples) + EPCC_DROPPED;
+    let iterations = delay::calibrate(args.delay);
+    // The floor with the default sweep's sampling, scaled down: it is a line of the header here.
+    let floor = floor::measure(Schedule {
+        episodes: None,
+        samples,
+        target_sample: Duration::from_millis(10),
+        row_budget: Duration::from_secs(2),
+    });
+    let steps = steps(max);
+    let settings = DynamicSettings {
+        method: format!(
+            "the seed's figure 16: the team grows from 2 to {max} threads, one barrier per size \
+             and a delay after each; OpenMP forks a parallel for per size, the phaser registers \
+             one more task (a new OS thread) per size on the live phaser; time per barrier = \
+             time of the whole run / {steps}, no inner repetitions and nothing subtracted; \
+             {} runs after {EPCC_DROPPED} dropped",
+            args.samples
+        ),
+        max_threads: max,
+        steps,
+        samples: usize::from(args.samples),
+        dropped_samples: EPCC_DROPPED,
+        delay_us: args.delay.as_secs_f64() * 1e6,
+        delay_iterations: iterations,
+    };
+    println!(
+        "phasers bench dynamic: the cost of one barrier while the team grows\n\
+         method:  {}\n\
+         machine: {}\n\
+         floor:   {}\n\
+         units:   per barrier; min, median and mean ± 95% CI over the runs; ÷floor divides the \
+         median by the floor's (no reference barrier can change its team, so ÷ref is empty)\n",
+        settings.method,
+        machine.summary(),
+        report::floor_line(&floor)
+    );
+
+    let mut rows = vec![openmp_row(max, samples, iterations)];
+    for config in PHASERS {
+        let watch = Watch::new(&config.name(), max, args.hang_seconds);
+        rows.push(phaser_row(config, max, samples, iterations, &watch));
+    }
+    for row in &mut rows {
+        row.finish(EPCC_DROPPED, None);
+        row.episodes_per_sample = steps;
+    }
+    let group = Group {
+        threads: max,
+        oversubscribed: phasers::is_oversubscribed(max),
+        reference_loop: None,
+        openmp_reference_loop: None,
+        rows,
+    };
+    println!("{}", report::table(&group, machine, &floor));
+    let openmp = group.row(OPENMP_NAME).and_then(Row::median);
+    for config in PHASERS {
+        if let Some(row) = group.row(&config.name()) {
+            println!(
+                "{OPENMP_NAME} / {}: {}",
+                config.name(),
+                report::ratio(openmp, row.median())
+            );
+        }
+    }
+    // Checked before the group moves into the report, reported after the file is written.
+    let failures = crate::failures([&group]);
+    if let Some((path, out)) = json {
+        let report = DynamicReport {
+            provenance,
+            settings,
+            floor,
+            group,
+        };
+        outputs::write_json(out, &path, &report)?;
+        eprintln!("results written to {}", path.display());
+    }
+    failures
+}
+
+/// N when `--threads` is not given: twice the cores, so the team outgrows the machine as it grows.
+fn default_largest_team(cores: usize) -> usize {
+    cores.saturating_mul(2).clamp(2, threads::MAX_THREADS)
+}
+
+/// Parses `--threads` of `bench dynamic`: a thread count of at least 2.
+fn parse_largest_team(text: &str) -> Result<usize, String> {
+    match threads::parse_thread_count(text)? {
+        1 => Err("the team grows from 2 threads, so N must be at least 2".to_owned()),
+        n => Ok(n),
+    }
+}
+
+/// Barriers in one run: one per team size from 2 to `max`.
+fn steps(max: usize) -> u64 {
+    u64::try_from(max.saturating_sub(1)).unwrap_or(u64::MAX)
+}
+
+/// `elapsed` for a whole run, per barrier.
+fn per_barrier_ns(elapsed: Duration, steps: u64) -> f64 {
+    elapsed.as_nanos() as f64 / steps.max(1) as f64
+}
+
+/// The OpenMP version, run `samples` times.
+fn openmp_row(max: usize, samples: usize, iterations: u64) -> Row {
+    let delay = Some(Delay {
+        function: delay,
+        arg: iterations,
+    });
+    let start = Instant::now();
+    let mut raw = Vec::with_capacity(samples);
+    let mut error = None;
+    for _ in 0..samples {
+        match omp_dynamic(max, delay) {
+            Ok(round) => raw.push(per_barrier_ns(round.elapsed, round.ran)),
+            Err(message) => {
+                error = Some(message);
+                break;
+            }
+        }
+    }
+    let row_s = start.elapsed().as_secs_f64();
+    // libgomp's pool keeps spinning a while: let it settle before the phasers run.
+    std::thread::sleep(SETTLE);
+    let mut row = Row::measured(OPENMP_NAME, RowKind::Baseline, samples, raw);
+    row.error = error;
+    row.row_s = row_s;
+    row
+}
+
+/// The phaser version of `config`, run `samples` times.
+fn phaser_row(
+    config: PhaserConfig,
+    max: usize,
+    samples: usize,
+    iterations: u64,
+    watch: &Watch,
+) -> Row {
+    let name = config.name();
+    let start = Instant::now();
+    let mut raw = Vec::with_capacity(samples);
+    let mut error = None;
+    let mut label = None;
+    for _ in 0..samples {
+        match phaser_once(config, max, iterations, watch) {
+            Ok((elapsed, tree)) => {
+                raw.push(per_barrier_ns(elapsed, steps(max)));
+                label = Some(tree);
+            }
+            Err(message) => {
+                error = Some(message);
+                break;
+            }
+        }
+    }
+    let mut row = Row::measured(&name, RowKind::Ours, samples, raw);
+    row.error = error;
+    row.resolved = label;
+    row.row_s = start.elapsed().as_secs_f64();
+    row
+}
+
+/// One run of the phaser version: the time from creating the phaser to every task's end (the
+/// seed's `finish`), and the label of the tree that ran.
+fn phaser_once(
+    config: PhaserConfig,
+    max: usize,
+    iterations: u64,
+    watch: &Watch,
+) -> Result<(Duration, String), String> {
+    let steps_done = AtomicU64::new(0);
+    let watcher = std::thread::current();
+    std::thread::scope(|scope| {
+        let creator = scope.spawn(|| {
+            let run = grow(scope, config, max, iterations, &steps_done);
+            // A run takes far less than the watcher's interval: tell it at once.
+            watcher.unpark();
+            run
+        });
+        watch_until(|| creator.is_finished(), &steps_done, watch);
+        creator.join().unwrap_or_else(|panic| {
+            Err(format!("the creator panicked: {}", panic_message(&*panic)))
+        })
+    })
+}
+
+/// The creator's side of a run: registers and spawns one task per step, then joins them all.
+fn grow<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    config: PhaserConfig,
+    max: usize,
+    iterations: u64,
+    steps_done: &'scope AtomicU64,
+) -> Result<(Duration, String), String> {
+    let start = Instant::now();
+    let (phaser, mut creator) =
+        phaser_row::create(config, max).map_err(|error| format!("cannot build: {error}"))?;
+    let label = shape_label(phaser.tiers(), phaser.degree());
+    let mut tasks = Vec::with_capacity(max.saturating_sub(1));
+    let mut failure = None;
+    for nth in 2..=max {
+        let step = creator
+            .register(phasers::Mode::SigWait)
+            .map_err(|error| format!("cannot register task {nth}: {error}"))
+            .and_then(|mut task| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || -> Result<(), phasers::Error> {
+                        for _ in nth..=max {
+                            task.next()?;
+                            delay(iterations);
+                        }
+                        Ok(())
+                    })
+                    .map_err(|error| format!("cannot start task {nth}: {error}"))
+            })
+            .and_then(|task| {
+                tasks.push(task);
+                creator
+                    .next()
+                    .map_err(|error| format!("the creator's barrier {nth}: {error}"))
+            });
+        if let Err(message) = step {
+            failure = Some(message);
+            break;
+        }
+        delay(iterations);
+        steps_done.fetch_add(1, Ordering::Relaxed);
+    }
+    // Leaving now lets the tasks finish without the creator, should it have stopped early.
+    drop(creator);
+    // Every task is joined, so none is left behind whatever happened.
+    for (index, task) in tasks.into_iter().enumerate() {
+        let problem = match task.join() {
+            Ok(Ok(())) => None,
+            Ok(Err(error)) => Some(format!("task {}: {error}", index + 2)),
+            Err(panic) => Some(format!(
+                "task {} panicked: {}",
+                index + 2,
+                panic_message(&*panic)
+            )),
+        };
+        failure = failure.or(problem);
+    }
+    let elapsed = start.elapsed();
+    match failure {
+        None => Ok((elapsed, label)),
+        Some(message) => Err(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_team_grows_from_two() {
+        assert_eq!(default_largest_team(2), 4);
+        assert_eq!(default_largest_team(0), 2);
+        assert_eq!(steps(4), 3);
+        assert_eq!(steps(2), 1);
+        assert!(parse_largest_team("1").unwrap_err().contains("at least 2"));
+        assert!(parse_largest_team("0").is_err());
+        assert_eq!(parse_largest_team("64"), Ok(64));
+    }
+
+    #[test]
+    fn time_is_divided_by_the_steps() {
+        assert_eq!(per_barrier_ns(Duration::from_micros(30), 3), 10_000.0);
+        assert_eq!(per_barrier_ns(Duration::from_micros(30), 0), 30_000.0);
+    }
+
+    #[test]
+    fn one_phaser_run_completes_every_step() {
+        let watch = Watch::new("test", 5, Duration::from_secs(60));
+        for config in PHASERS {
+            let (elapsed, label) = phaser_once(config, 5, 10, &watch).unwrap();
+            assert!(elapsed > Duration::ZERO);
+            assert!(label.starts_with("tiers"), "{label}");
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! What `bench phaser`, `bench reduction` and the phaser part of the quick suite compare: their
+//! rows, and the ratios their reports end with.
+
+use std::borrow::Cow;
+
+use phasers::Algorithm;
+
+use crate::comparisons::{Ratio, Side};
+use crate::contender::Contender;
+use crate::phaser_config::{PhaserConfig, Reduction, Shape};
+use crate::sweep::Benchmark;
+
+/// The phaser with the seed's tree for the thread count.
+const TREE: PhaserConfig = PhaserConfig {
+    shape: Shape::TableOne,
+    reduction: None,
+};
+const FLAT_SUM: PhaserConfig = PhaserConfig::FLAT.with(Reduction::SumI64);
+const TREE_SUM: PhaserConfig = TREE.with(Reduction::SumI64);
+const FLAT_SUM_F64: PhaserConfig = PhaserConfig::FLAT.with(Reduction::SumF64Reproducible);
+
+/// Every phaser row of these benchmarks, for `phasers list` and the tests.
+pub const PHASER_ROWS: [PhaserConfig; 5] =
+    [PhaserConfig::FLAT, TREE, FLAT_SUM, TREE_SUM, FLAT_SUM_F64];
+
+/// Our fixed barriers the phasers are held against: `Auto`, and the centralized barrier it picks
+/// on small machines, measured side by side so "best barrier" is the better of the two in this run.
+const BEST_BARRIERS: [Algorithm; 2] = [Algorithm::Auto, Algorithm::SenseReversing];
+
+/// The rows of a phaser benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suite {
+    /// `bench phaser`: flat and tree phasers against our best barriers and OpenMP's barrier.
+    Phaser,
+    /// `bench reduction`: phasers with accumulators against OpenMP's reduction.
+    Reduction,
+    /// The quick suite's part: the flat phaser with and without a sum, against our best barriers
+    /// and OpenMP's barrier and reduction.
+    Quick,
+}
+
+impl Suite {
+    /// The benchmark its report is of.
+    pub fn benchmark(self) -> Benchmark {
+        match self {
+            Suite::Phaser => Benchmark::Phaser,
+            Suite::Reduction => Benchmark::Reduction,
+            Suite::Quick => Benchmark::Quick,
+        }
+    }
+
+    /// The rows, in table order: the reference barrier first, as in every report.
+    pub fn contenders(self) -> Vec<Contender> {
+        let phasers: &[PhaserConfig] = match self {
+            Suite::Phaser => &[PhaserConfig::FLAT, TREE],
+            Suite::Reduction => &[FLAT_SUM, TREE_SUM, FLAT_SUM_F64],
+            Suite::Quick => &[PhaserConfig::FLAT, FLAT_SUM],
+        };
+        let openmp: &[Contender] = match self {
+            Suite::Phaser => &[Contender::OpenMp],
+            Suite::Reduction | Suite::Quick => &[Contender::OpenMp, Contender::OmpReduction],
+        };
+        std::iter::once(Contender::Reference)
+            .chain(openmp.iter().copied())
+            .chain(BEST_BARRIERS.map(Contender::Phasers))
+            .chain(phasers.iter().copied().map(Contender::Phaser))
+            .collect()
+    }
+
+    /// The ratios printed after the tables.
+    pub fn ratios(self) -> Vec<Ratio> {
+        let row = |config: PhaserConfig| Side::Row(config.name());
+        let omp = |contender: Contender| Side::Row(contender.name());
+        match self {
+            Suite::Phaser => vec![
+                Ratio::of(row(PhaserConfig::FLAT), Side::BestBarrier),
+                Ratio::of(row(TREE), Side::BestBarrier),
+                Ratio::of(omp(Contender::OpenMp), row(PhaserConfig::FLAT)),
+                Ratio::of(omp(Contender::OpenMp), row(TREE)),
+            ],
+            Suite::Reduction => vec![
+                Ratio::of(row(FLAT_SUM), Side::BestBarrier),
+                Ratio::of(row(TREE_SUM), Side::BestBarrier),
+                Ratio::of(omp(Contender::OmpReduction), row(FLAT_SUM)),
+                Ratio::of(omp(Contender::OmpReduction), row(TREE_SUM)),
+                Ratio::of(row(FLAT_SUM_F64), row(FLAT_SUM)),
+                Ratio::of(omp(Contender::OmpReduction), omp(Contender::OpenMp)),
+            ],
+            Suite::Quick => vec![
+                Ratio::of(row(PhaserConfig::FLAT), Side::BestBarrier),
+                Ratio::of(row(FLAT_SUM), Side::BestBarrier),
+                Ratio::of(omp(Contender::OmpReduction), row(FLAT_SUM)),
+            ],
+        }
+    }
+}
+
+/// The names "best barrier" is chosen from.
+pub fn best_barrier_names() -> Vec<Cow<'static, str>> {
+    BEST_BARRIERS
+        .map(|algorithm| Contender::Phasers(algorithm).name())
+        .to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_ratio_names_rows_of_its_suite() {
+        for suite in [Suite::Phaser, Suite::Reduction, Suite::Quick] {
+            let names: Vec<Cow<'static, str>> = suite
+                .contenders()
+                .into_iter()
+                .map(Contender::name)
+                .collect();
+            assert_eq!(names[0], "reference", "{suite:?}");
+            for ratio in suite.ratios() {
+                for side in [ratio.numerator, ratio.denominator] {
+                    if let Side::Row(name) = side {
+                        assert!(names.contains(&name), "{suite:?}: {name}");
+                    }
+                }
+            }
+            for name in best_barrier_names() {
+                assert!(names.contains(&name), "{suite:?}: {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_quick_suite_prints_the_three_ratios_asked_for() {
+        let ratios = Suite::Quick.ratios();
+        let text: Vec<String> = ratios
+            .iter()
+            .map(|ratio| format!("{:?} / {:?}", ratio.numerator, ratio.denominator))
+            .collect();
+        assert_eq!(text.len(), 3);
+        assert!(text[0].contains("phaser flat") && text[0].contains("BestBarrier"));
+        assert!(text[1].contains("phaser flat + sum i64") && text[1].contains("BestBarrier"));
+        assert!(text[2].starts_with("Row(\"omp reduction\")"));
+    }
+}

@@ -1,0 +1,216 @@
+//! The phaser rows: one `SigWait` registration per thread, `next()` per iteration, measured by the
+//! same harness as every barrier. With a reduction, each thread first sends 1 to an accumulator,
+//! and reads the result after `next()`: a wrong sum fails the row, however fast it was.
+
+use std::fmt::Debug;
+use std::sync::OnceLock;
+
+use phasers::{Accumulator, Element, Op, Phaser, Registration};
+
+use crate::bench::{with_handles, Measured, RowPlan, Watch};
+use crate::contender::WaitHandle;
+use crate::phaser_config::{shape_label, PhaserConfig, Reduction};
+
+impl WaitHandle for Registration {
+    #[inline]
+    fn wait(&mut self) -> Result<(), phasers::Error> {
+        self.next().map(drop)
+    }
+}
+
+/// Builds the phaser of `config` for `threads` parties, runs its row, and returns what was
+/// measured with the label of the tree that actually ran; `Err` when it cannot be built.
+pub fn measure(
+    config: PhaserConfig,
+    threads: usize,
+    plan: &RowPlan,
+    watch: &Watch,
+) -> Result<(Measured, String), String> {
+    let (phaser, registrations) =
+        build(config, threads).map_err(|error| format!("cannot build: {error}"))?;
+    let label = shape_label(phaser.tiers(), phaser.degree());
+    let measured = match config.reduction {
+        None => with_handles(registrations, plan, watch),
+        Some(Reduction::SumI64) => with_sum(
+            Accumulator::<i64>::new(&phaser, Op::Sum),
+            registrations,
+            1,
+            i64::try_from(threads).unwrap_or(i64::MAX),
+            plan,
+            watch,
+        )?,
+        Some(Reduction::SumF64Reproducible) => with_sum(
+            Accumulator::<f64>::reproducible(&phaser, Op::Sum),
+            registrations,
+            1.0,
+            threads as f64,
+            plan,
+            watch,
+        )?,
+    };
+    Ok((measured, label))
+}
+
+/// The phaser of `config` and one `SigWait` registration per thread, the creator's first.
+pub fn build(
+    config: PhaserConfig,
+    threads: usize,
+) -> Result<(Phaser, Vec<Registration>), phasers::Error> {
+    let (phaser, creator) = create(config, threads)?;
+    let mut registrations = Vec::with_capacity(threads);
+    registrations.push(creator);
+    for _ in 1..threads {
+        let child = registrations[0].register(phasers::Mode::SigWait)?;
+        registrations.push(child);
+    }
+    Ok((phaser, registrations))
+}
+
+/// The phaser of `config` shaped for `threads` parties, and its creator's `SigWait` registration.
+pub fn create(
+    config: PhaserConfig,
+    threads: usize,
+) -> Result<(Phaser, Registration), phasers::Error> {
+    let (tiers, degree) = config.tiers_and_degree(threads);
+    let builder = Phaser::builder()
+        .mode(phasers::Mode::SigWait)
+        .expected_parties(threads)
+        .tiers(tiers);
+    // A flat phaser has no sub-phasers to give a degree to.
+    let builder = if tiers > 1 {
+        builder.degree(degree)
+    } else {
+        builder
+    };
+    builder.build()
+}
+
+/// Runs the row with `accumulator` on every registration; a wrong result becomes the row's error.
+fn with_sum<T: Element>(
+    accumulator: phasers::Result<Accumulator<T>>,
+    registrations: Vec<Registration>,
+    one: T,
+    expected: T,
+    plan: &RowPlan,
+    watch: &Watch,
+) -> Result<Measured, String> {
+    let accumulator =
+        accumulator.map_err(|error| format!("cannot build the accumulator: {error}"))?;
+    let wrong = WrongResult::default();
+    let handles = registrations
+        .into_iter()
+        .map(|registration| SumHandle {
+            registration,
+            accumulator: accumulator.clone(),
+            one,
+            expected,
+            wrong: &wrong,
+        })
+        .collect();
+    let mut measured = with_handles(handles, plan, watch);
+    if let Some(message) = wrong.0.into_inner() {
+        // The wrong sum is the root cause of anything that followed.
+        measured.error = Some(message);
+    }
+    Ok(measured)
+}
+
+/// One thread's registration and accumulator: `send(one); next()`, then the result is checked.
+struct SumHandle<'a, T: Element> {
+    registration: Registration,
+    accumulator: Accumulator<T>,
+    one: T,
+    expected: T,
+    wrong: &'a WrongResult,
+}
+
+impl<T: Element> WaitHandle for SumHandle<'_, T> {
+    #[inline]
+    fn wait(&mut self) -> Result<(), phasers::Error> {
+        self.accumulator.send(&mut self.registration, self.one)?;
+        let phase = self.registration.next()?;
+        // The next phase cannot complete before this thread signals it, so the result is still
+        // the one of the phase just completed.
+        let got = self.accumulator.result();
+        if got != self.expected {
+            self.wrong.record(phase, got, self.expected);
+        }
+        Ok(())
+    }
+}
+
+/// The first wrong result any thread saw. A `phasers::Error` cannot say "wrong sum", and a panic
+/// would be the harness's failure rather than the accumulator's, so the row reads it afterwards.
+#[derive(Default)]
+struct WrongResult(OnceLock<String>);
+
+impl WrongResult {
+    #[cold]
+    #[inline(never)]
+    fn record<T: Debug>(&self, phase: u64, got: T, expected: T) {
+        self.0.get_or_init(|| {
+            format!("wrong result: the sum of phase {phase} was {got:?}, not {expected:?}")
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phaser_config::Shape;
+
+    #[test]
+    fn every_thread_gets_a_sig_wait_registration() {
+        for (config, threads) in [
+            (PhaserConfig::FLAT, 1),
+            (PhaserConfig::FLAT, 5),
+            (
+                PhaserConfig {
+                    shape: Shape::TableOne,
+                    reduction: None,
+                },
+                8,
+            ),
+        ] {
+            let (phaser, registrations) = build(config, threads).unwrap();
+            assert_eq!(registrations.len(), threads);
+            assert_eq!(phaser.signallers(), threads);
+            assert!(registrations
+                .iter()
+                .all(|registration| registration.mode() == phasers::Mode::SigWait));
+        }
+    }
+
+    #[test]
+    fn the_seeds_tree_is_what_runs() {
+        let tree = PhaserConfig {
+            shape: Shape::TableOne,
+            reduction: None,
+        };
+        let (phaser, _registrations) = build(tree, 8).unwrap();
+        assert_eq!((phaser.tiers(), phaser.degree()), (2, 4));
+    }
+
+    #[test]
+    fn an_impossible_tree_is_an_error() {
+        let bad = PhaserConfig {
+            shape: Shape::Fixed {
+                tiers: 0,
+                degree: 4,
+            },
+            reduction: None,
+        };
+        assert!(build(bad, 4).is_err());
+    }
+
+    #[test]
+    fn a_wrong_result_is_kept_with_its_phase() {
+        let wrong = WrongResult::default();
+        wrong.record(7, 3_i64, 4);
+        wrong.record(8, 1_i64, 4);
+        assert_eq!(
+            wrong.0.into_inner().unwrap(),
+            "wrong result: the sum of phase 7 was 3, not 4"
+        );
+    }
+}

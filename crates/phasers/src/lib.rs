@@ -6,6 +6,11 @@
 //!
 //! - [`barrier`]: seven barrier algorithms behind one [`Barrier`] type, with per-participant
 //!   handles, timeouts that name who is missing, completion actions, and breaking on panic.
+//! - [`phaser`]: Habanero-style [`Phaser`]s: signal-only and wait-only modes, registration and
+//!   deregistration in any phase, split phases, a once-per-phase action, several phasers advanced
+//!   together, and a tree of sub-phasers (tiers, degree) for scale.
+//! - [`accumulator`]: reductions tied to a phaser's phases, combined up its tree, optionally
+//!   bit-reproducible for floating point.
 //! - [`wait`]: the single spin-then-yield-then-park mechanism every primitive uses, and the
 //!   `PHASERS_WAIT` / `PHASERS_SPIN` environment overrides.
 //! - [`Profile`]: what `phasers tune` measured on this machine. When a profile is in use,

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use crossbeam_utils::CachePadded;
 
-use crate::primitive::{AtomicBool, AtomicU64, Mutex, Ordering};
+use crate::primitive::{Arc, AtomicBool, AtomicU64, Mutex, Ordering};
 
 /// How two bit patterns combine, and in which order reproducible partials are combined.
 pub(crate) struct Combine {
@@ -24,6 +24,15 @@ pub(crate) struct Combine {
     pub(crate) wrapping_add: bool,
     pub(crate) apply: Box<dyn Fn(u64, u64) -> u64 + Send + Sync>,
     pub(crate) order: fn(u64, u64) -> std::cmp::Ordering,
+}
+
+/// A task's contribution to one accumulator in its current phase. Kept across phases (only
+/// `sent` is cleared), so that signalling costs no reference-count traffic on the shared `Cells`.
+pub(crate) struct Partial {
+    pub(crate) cells: Arc<Cells>,
+    pub(crate) value: u64,
+    /// Whether the task sent anything this phase.
+    pub(crate) sent: bool,
 }
 
 pub(crate) struct Cells {
@@ -53,6 +62,10 @@ impl Cells {
             combine,
             reproducible,
         }
+    }
+
+    pub(crate) fn identity(&self) -> u64 {
+        self.combine.identity
     }
 
     pub(crate) fn combine(&self, a: u64, b: u64) -> u64 {

@@ -47,8 +47,8 @@
 mod cells;
 mod element;
 
-pub(crate) use cells::Cells;
 use cells::Combine;
+pub(crate) use cells::{Cells, Partial};
 pub use element::Element;
 
 use std::marker::PhantomData;

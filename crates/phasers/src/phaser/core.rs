@@ -78,17 +78,27 @@ impl Core {
         }
     }
 
-    /// Signals `phase` at `leaf` with the task's `partials`.
+    /// Signals `phase` at `leaf` with the task's `partials`; `guess` and the result are the
+    /// signallers seen at the leaf (see `Tree::arrive`).
     pub(crate) fn arrive(
         &self,
         leaf: usize,
         phase: u64,
-        partials: &[(Arc<crate::accumulator::Cells>, u64)],
-    ) {
+        partials: &[crate::accumulator::Partial],
+        guess: Option<u32>,
+        settled: bool,
+    ) -> u32 {
         let mut lock = self.lock();
         let finish = |phase, last| self.finish(phase, last);
-        self.tree
-            .arrive(leaf, phase, Source::Task(partials), &mut lock, &finish);
+        self.tree.arrive(
+            leaf,
+            phase,
+            Source::Task(partials),
+            &mut lock,
+            &finish,
+            guess,
+            settled,
+        )
     }
 
     /// The error a wait for `phase` returns once the phaser is broken or terminated.

@@ -42,7 +42,7 @@ use crossbeam_utils::CachePadded;
 
 use super::shape::Shape;
 use super::word::{State, Word, MAX_SIGNALLERS};
-use crate::accumulator::Cells;
+use crate::accumulator::{Cells, Partial};
 use crate::primitive::{
     spin_loop, yield_now, Arc, AtomicUsize, Mutex, MutexGuard, Ordering, RwLock,
 };
@@ -90,10 +90,20 @@ impl<'a> Lock<'a> {
 
 /// Where the contributions of an arrival come from.
 pub(crate) enum Source<'a> {
-    /// A task's partials: (accumulator, value), already folded for reproducible accumulators.
-    Task(&'a [(Arc<Cells>, u64)]),
+    /// A task's partials (those with `sent`); reproducible accumulators were already given theirs.
+    Task(&'a [Partial]),
     /// A sub-phaser's cells, moved to its parent.
     Child(usize),
+}
+
+impl Source<'_> {
+    /// Whether the arrival carries accumulator values to fold into the sub-phaser's cells.
+    fn deposits(&self) -> bool {
+        match self {
+            Source::Task(partials) => partials.iter().any(|p| p.sent),
+            Source::Child(_) => true,
+        }
+    }
 }
 
 /// The tree of sub-phasers.
@@ -133,6 +143,13 @@ impl Tree {
 
     /// `source` signals `phase` at `node`. Returns whether this signal completed the root, in
     /// which case `finish` was called for every phase it completed.
+    ///
+    /// `guess` is the number of signallers the caller saw at `node` last time. With nothing to
+    /// deposit, the arrival first tries the word it would find if it were the phase's first
+    /// arrival: when right, the arrival costs one coherence transaction (a compare-and-swap)
+    /// instead of two (a load, then a compare-and-swap that must upgrade the line). Returns the
+    /// signallers seen, for the next guess. `settled` says the caller has seen `phase - 1`
+    /// released (or `phase` is its first), so its leaf is at `phase - 1` or later.
     pub(crate) fn arrive(
         &self,
         node: usize,
@@ -140,19 +157,43 @@ impl Tree {
         source: Source<'_>,
         lock: &mut Lock<'_>,
         finish: &dyn Fn(u64, bool),
-    ) {
+        guess: Option<u32>,
+        settled: bool,
+    ) -> u32 {
+        // A task that saw phase `phase - 1` released knows its leaf has completed that phase, so
+        // the cells of `phase`'s parity are free and it may fold into them before it knows
+        // whether its leaf has re-armed yet.
+        let deposited = settled && source.deposits();
+        if deposited {
+            self.deposit(node, phase, &source);
+        }
+        if let Some(signallers) = guess.filter(|&s| s > 0 && (deposited || !source.deposits())) {
+            let expected = State::open(phase, signallers, signallers, false);
+            let arrived = State {
+                unarrived: signallers - 1,
+                ..expected
+            };
+            if self.words[node].replace(expected, arrived).is_ok() {
+                if arrived.unarrived == 0 {
+                    self.complete(node, phase, arrived, lock, finish);
+                }
+                return signallers;
+            }
+        }
         let mut spins = 0u32;
         loop {
             let state = self.words[node].load();
             if state.phase == phase && !state.is_completing() {
                 debug_assert!(state.unarrived >= 1, "a signaller arrived twice at {phase}");
                 // The phase cannot move on before this arrival, so the cells are this phase's.
-                self.deposit(node, phase, &source);
+                if !deposited {
+                    self.deposit(node, phase, &source);
+                }
                 let state = self.decrement(node, state, 1, 0);
                 if state.unarrived == 0 {
-                    self.complete(node, phase, lock, finish);
+                    self.complete(node, phase, state, lock, finish);
                 }
-                return;
+                return state.signallers;
             }
             if state.is_completing() {
                 // The completer is re-arming for the next phase; that takes a few stores, unless
@@ -169,8 +210,9 @@ impl Tree {
                 continue;
             }
             debug_assert!(state.phase < phase, "{node} is past phase {phase}");
+            debug_assert!(!deposited, "a settled task is never ahead of its leaf");
             if self.arrive_ahead(node, phase, &source, lock) {
-                return;
+                return state.signallers;
             }
         }
     }
@@ -228,10 +270,11 @@ impl Tree {
         let parity = (phase % 2) as usize;
         match *source {
             Source::Task(partials) => {
-                for (cells, value) in partials {
-                    if !cells.is_reproducible() {
-                        cells.fold(node, parity, *value);
-                    }
+                for partial in partials
+                    .iter()
+                    .filter(|p| p.sent && !p.cells.is_reproducible())
+                {
+                    partial.cells.fold(node, parity, partial.value);
                 }
             }
             Source::Child(child) => {
@@ -243,10 +286,11 @@ impl Tree {
     fn deposit_early(&self, phase: u64, source: &Source<'_>) {
         match *source {
             Source::Task(partials) => {
-                for (cells, value) in partials {
-                    if !cells.is_reproducible() {
-                        cells.fold_early(phase, *value);
-                    }
+                for partial in partials
+                    .iter()
+                    .filter(|p| p.sent && !p.cells.is_reproducible())
+                {
+                    partial.cells.fold_early(phase, partial.value);
                 }
             }
             Source::Child(child) => {
@@ -285,11 +329,14 @@ impl Tree {
         &self,
         node: usize,
         mut phase: u64,
+        completing: State,
         lock: &mut Lock<'_>,
         finish: &dyn Fn(u64, bool),
     ) {
+        let mut known = Some(completing);
         loop {
-            let state = self.words[node].load();
+            // Nobody else changes a completing word, so the state the caller left it in is current.
+            let state = known.take().unwrap_or_else(|| self.words[node].load());
             debug_assert!(state.phase == phase && state.unarrived == 0);
             if state.signallers == 0 {
                 self.deactivate(node, phase, lock, finish);
@@ -297,7 +344,17 @@ impl Tree {
             }
             match self.shape.parent(node) {
                 None => finish(phase, false),
-                Some(parent) => self.arrive(parent, phase, Source::Child(node), lock, finish),
+                Some(parent) => {
+                    self.arrive(
+                        parent,
+                        phase,
+                        Source::Child(node),
+                        lock,
+                        finish,
+                        None,
+                        false,
+                    );
+                }
             }
             let (early, ahead) = if state.ahead {
                 let structure = lock.get();
@@ -351,7 +408,7 @@ impl Tree {
                 self.deposit(node, phase, &source);
                 let state = self.decrement(node, state, 1, 1);
                 if state.unarrived == 0 {
-                    self.complete(node, phase, lock, finish);
+                    self.complete(node, phase, state, lock, finish);
                 }
                 return;
             }

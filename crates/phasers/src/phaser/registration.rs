@@ -1,5 +1,6 @@
 //! One task's registration on a phaser: its mode, its place in the tree, and its phase.
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
@@ -7,10 +8,10 @@ use crossbeam_utils::CachePadded;
 
 use super::core::Core;
 use super::{Mode, Phaser};
-use crate::accumulator::Cells;
+use crate::accumulator::{Cells, Partial};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, AtomicU64, Ordering};
-use crate::wait::{Deadline, Signal, SpinBudget, Stop, Waiter};
+use crate::wait::{Deadline, Signal, SpinBudget, SpinPlan, Stop, Waiter};
 
 /// A task's membership of a [`Phaser`]: what it may do (its [`Mode`]) and which phase it is in.
 ///
@@ -51,7 +52,14 @@ pub struct Registration {
     /// The roster's copy of `signalled`, read by timed-out waiters to name who is missing.
     progress: Option<Arc<CachePadded<AtomicU64>>>,
     /// Accumulator contributions sent since the last signal, one partial per accumulator.
-    partials: Vec<(Arc<Cells>, u64)>,
+    partials: Vec<Partial>,
+    /// Signallers seen on the leaf at the last signal: the guess for the next one.
+    leaf_signallers: Option<u32>,
+    /// `Some(p)`: this task saw phase `p - 1` released (or `p` is 0), so its leaf has completed
+    /// every phase before `p`. Unknown for a new child until its first wait.
+    released_through: Option<u64>,
+    /// The spin plan and the phaser size it was computed for.
+    plan: Cell<(usize, SpinPlan)>,
     budget: SpinBudget,
 }
 
@@ -91,8 +99,8 @@ impl Registration {
             progress
         });
         drop(roster);
-        core.registrations.fetch_add(1, Ordering::Relaxed);
-        let plan = core.tuning.plan(core.registrations.load(Ordering::Relaxed));
+        let registrations = core.registrations.fetch_add(1, Ordering::Relaxed) + 1;
+        let plan = core.tuning.plan(registrations);
         Ok(Registration {
             phaser: phaser.clone(),
             mode,
@@ -102,6 +110,9 @@ impl Registration {
             waited,
             progress,
             partials: Vec::new(),
+            leaf_signallers: None,
+            released_through: (signalled == 0).then_some(0),
+            plan: Cell::new((registrations, plan)),
             budget: SpinBudget::new(plan),
         })
     }
@@ -228,10 +239,12 @@ impl Registration {
     fn signal_unchecked(&mut self) {
         let core = &self.phaser.core;
         let phase = self.signalled;
-        for (cells, value) in &self.partials {
-            if cells.is_reproducible() {
-                cells.collect(phase, *value);
-            }
+        for partial in self
+            .partials
+            .iter()
+            .filter(|p| p.sent && p.cells.is_reproducible())
+        {
+            partial.cells.collect(phase, partial.value);
         }
         if let Some(progress) = &self.progress {
             progress.store(phase + 1, Ordering::Relaxed);
@@ -239,8 +252,13 @@ impl Registration {
         let leaf = self
             .leaf
             .expect("signal-capable registrations sit on a leaf");
-        core.arrive(leaf, phase, &self.partials);
-        self.partials.clear();
+        let settled = self.released_through == Some(phase);
+        self.leaf_signallers =
+            Some(core.arrive(leaf, phase, &self.partials, self.leaf_signallers, settled));
+        for partial in &mut self.partials {
+            partial.sent = false;
+            partial.value = partial.cells.identity();
+        }
         self.signalled = phase + 1;
     }
 
@@ -276,14 +294,27 @@ impl Registration {
         }
         self.wait_on(&self.phaser.core.release, phase, deadline)?;
         self.waited = phase + 1;
+        self.released_through = Some(phase + 1);
         Ok(phase)
+    }
+
+    /// The spin plan for the phaser's current size, recomputed only when the size changed.
+    fn plan(&self) -> SpinPlan {
+        let core = &self.phaser.core;
+        let registrations = core.registrations.load(Ordering::Relaxed);
+        let (size, plan) = self.plan.get();
+        if size == registrations {
+            return plan;
+        }
+        let plan = core.tuning.plan(registrations);
+        self.plan.set((registrations, plan));
+        plan
     }
 
     /// Waits until `signal` (the release or the gather word) passes `phase`.
     fn wait_on(&self, signal: &Signal, phase: u64, deadline: Deadline) -> Result<()> {
         let core = &self.phaser.core;
-        let plan = core.tuning.plan(core.registrations.load(Ordering::Relaxed));
-        let waiter = Waiter::new(plan, &self.budget, deadline, &core.broken, phase);
+        let waiter = Waiter::new(self.plan(), &self.budget, deadline, &core.broken, phase);
         match waiter.until(signal, |done| done > phase) {
             Ok(_) => Ok(()),
             Err(Stop::Broken) => Err(core.stopped(phase)),
@@ -354,6 +385,7 @@ impl Registration {
         if !runs {
             self.wait_on(&core.release, phase, Deadline::Never)?;
             self.waited = phase + 1;
+            self.released_through = Some(phase + 1);
             return Ok(None);
         }
         self.wait_on(&core.gathered, phase, Deadline::Never)?;
@@ -362,6 +394,7 @@ impl Registration {
             Ok(result) => {
                 core.release.publish(phase + 1);
                 self.waited = phase + 1;
+                self.released_through = Some(phase + 1);
                 Ok(Some(result))
             }
             Err(payload) => {
@@ -387,10 +420,17 @@ impl Registration {
         match self
             .partials
             .iter_mut()
-            .find(|(c, _)| Arc::ptr_eq(c, cells))
+            .find(|p| Arc::ptr_eq(&p.cells, cells))
         {
-            Some((_, partial)) => *partial = cells.combine(*partial, value),
-            None => self.partials.push((cells.clone(), value)),
+            Some(partial) => {
+                partial.value = cells.combine(partial.value, value);
+                partial.sent = true;
+            }
+            None => self.partials.push(Partial {
+                cells: cells.clone(),
+                value,
+                sent: true,
+            }),
         }
         Ok(())
     }
@@ -413,10 +453,12 @@ impl Drop for Registration {
                 .signalled
                 .remove(&self.id);
             let phase = self.signalled;
-            for (cells, value) in &self.partials {
-                if cells.is_reproducible() {
-                    cells.collect(phase, *value);
-                }
+            for partial in self
+                .partials
+                .iter()
+                .filter(|p| p.sent && p.cells.is_reproducible())
+            {
+                partial.cells.collect(phase, partial.value);
             }
             let mut lock = core.lock();
             let finish = |phase, last| core.finish(phase, last);

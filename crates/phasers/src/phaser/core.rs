@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 
 use crossbeam_utils::CachePadded;
 
-use super::gather::{Lock, Source, Tree};
+use super::gather::{Hint, Lock, Source, Tree};
 use super::shape::Shape;
+use crate::accumulator::{Cells, Partial};
 use crate::error::Error;
 use crate::primitive::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::wait::{BrokenState, Signal, Tuning};
@@ -52,8 +53,9 @@ impl Core {
         }
     }
 
-    pub(crate) fn lock(&self) -> Lock<'_> {
-        Lock::new(&self.tree.structure)
+    /// The structure lock (not yet taken), for a task whose accumulator view is `view`.
+    pub(crate) fn lock<'a>(&'a self, view: &'a [Arc<Cells>]) -> Lock<'a> {
+        Lock::new(&self.tree.structure, view)
     }
 
     /// The root's completer: publish every accumulator's result, then either release the phase
@@ -63,14 +65,15 @@ impl Core {
     /// `phase`, and no one ever can again (only signal-capable registrations register
     /// signal-capable children), so the phaser terminates from `phase` on, without releasing it:
     /// a consumer waiting for `phase` must not take it as produced.
-    pub(crate) fn finish(&self, phase: u64, last: bool) {
+    pub(crate) fn finish(&self, phase: u64, last: bool, view: &[Arc<Cells>]) {
         if last {
             if self.broken.break_from(phase, TERMINATED) {
                 self.wake_all();
             }
             return;
         }
-        self.tree.each_accumulator(|cells| cells.finish(0, phase));
+        self.tree
+            .each_accumulator(view, |cells| cells.finish(0, phase));
         if self.single_claim.load(Ordering::Acquire) == phase + 1 {
             self.gathered.publish(phase + 1);
         } else {
@@ -78,26 +81,25 @@ impl Core {
         }
     }
 
-    /// Signals `phase` at `leaf` with the task's `partials`; `guess` and the result are the
-    /// signallers seen at the leaf (see `Tree::arrive`).
+    /// Signals `phase` at `leaf` with the task's `partials`. `hint` is what the task knows of its
+    /// leaf; the result is the signallers seen there (see `Tree::arrive`).
     pub(crate) fn arrive(
         &self,
         leaf: usize,
         phase: u64,
-        partials: &[crate::accumulator::Partial],
-        guess: Option<u32>,
-        settled: bool,
+        partials: &[Partial],
+        hint: Hint,
+        view: &[Arc<Cells>],
     ) -> u32 {
-        let mut lock = self.lock();
-        let finish = |phase, last| self.finish(phase, last);
+        let mut lock = self.lock(view);
+        let finish = |phase, last| self.finish(phase, last, view);
         self.tree.arrive(
             leaf,
             phase,
             Source::Task(partials),
             &mut lock,
             &finish,
-            guess,
-            settled,
+            hint,
         )
     }
 

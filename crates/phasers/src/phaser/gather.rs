@@ -58,14 +58,22 @@ pub(crate) struct Structure {
 }
 
 /// The structure lock, taken only when needed and let go while waiting for a completer.
+///
+/// It also carries the calling task's view of the phaser's accumulators, which every completion
+/// along the task's path up the tree uses (see [`Tree::each_accumulator`]).
 pub(crate) struct Lock<'a> {
     mutex: &'a Mutex<Structure>,
     guard: Option<MutexGuard<'a, Structure>>,
+    view: &'a [Arc<Cells>],
 }
 
 impl<'a> Lock<'a> {
-    pub(crate) fn new(mutex: &'a Mutex<Structure>) -> Self {
-        Lock { mutex, guard: None }
+    pub(crate) fn new(mutex: &'a Mutex<Structure>, view: &'a [Arc<Cells>]) -> Self {
+        Lock {
+            mutex,
+            guard: None,
+            view,
+        }
     }
 
     pub(crate) fn get(&mut self) -> &mut Structure {
@@ -94,6 +102,23 @@ pub(crate) enum Source<'a> {
     Task(&'a [Partial]),
     /// A sub-phaser's cells, moved to its parent.
     Child(usize),
+}
+
+/// What an arriving task knows of its leaf (see [`Tree::arrive`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hint {
+    /// The signallers it saw there at its last arrival.
+    pub(crate) guess: Option<u32>,
+    /// It saw the phase before this one released.
+    pub(crate) settled: bool,
+}
+
+impl Hint {
+    /// Nothing known: a sub-phaser delivering to its parent.
+    const NONE: Hint = Hint {
+        guess: None,
+        settled: false,
+    };
 }
 
 impl Source<'_> {
@@ -144,11 +169,11 @@ impl Tree {
     /// `source` signals `phase` at `node`. Returns whether this signal completed the root, in
     /// which case `finish` was called for every phase it completed.
     ///
-    /// `guess` is the number of signallers the caller saw at `node` last time. With nothing to
+    /// `hint.guess` is the number of signallers the caller saw at `node` last time. With nothing to
     /// deposit, the arrival first tries the word it would find if it were the phase's first
     /// arrival: when right, the arrival costs one coherence transaction (a compare-and-swap)
     /// instead of two (a load, then a compare-and-swap that must upgrade the line). Returns the
-    /// signallers seen, for the next guess. `settled` says the caller has seen `phase - 1`
+    /// signallers seen, for the next guess. `hint.settled` says the caller has seen `phase - 1`
     /// released (or `phase` is its first), so its leaf is at `phase - 1` or later.
     pub(crate) fn arrive(
         &self,
@@ -157,15 +182,15 @@ impl Tree {
         source: Source<'_>,
         lock: &mut Lock<'_>,
         finish: &dyn Fn(u64, bool),
-        guess: Option<u32>,
-        settled: bool,
+        hint: Hint,
     ) -> u32 {
+        let Hint { guess, settled } = hint;
         // A task that saw phase `phase - 1` released knows its leaf has completed that phase, so
         // the cells of `phase`'s parity are free and it may fold into them before it knows
         // whether its leaf has re-armed yet.
         let deposited = settled && source.deposits();
         if deposited {
-            self.deposit(node, phase, &source);
+            self.deposit(node, phase, &source, lock.view);
         }
         if let Some(signallers) = guess.filter(|&s| s > 0 && (deposited || !source.deposits())) {
             let expected = State::open(phase, signallers, signallers, false);
@@ -187,7 +212,7 @@ impl Tree {
                 debug_assert!(state.unarrived >= 1, "a signaller arrived twice at {phase}");
                 // The phase cannot move on before this arrival, so the cells are this phase's.
                 if !deposited {
-                    self.deposit(node, phase, &source);
+                    self.deposit(node, phase, &source, lock.view);
                 }
                 let state = self.decrement(node, state, 1, 0);
                 if state.unarrived == 0 {
@@ -243,7 +268,7 @@ impl Tree {
             return false;
         }
         *lock.get().early[node].entry(phase).or_insert(0) += 1;
-        self.deposit_early(phase, source);
+        self.deposit_early(phase, source, lock.view);
         true
     }
 
@@ -266,7 +291,7 @@ impl Tree {
         }
     }
 
-    fn deposit(&self, node: usize, phase: u64, source: &Source<'_>) {
+    fn deposit(&self, node: usize, phase: u64, source: &Source<'_>, view: &[Arc<Cells>]) {
         let parity = (phase % 2) as usize;
         match *source {
             Source::Task(partials) => {
@@ -278,12 +303,12 @@ impl Tree {
                 }
             }
             Source::Child(child) => {
-                self.each_accumulator(|cells| cells.transfer(child, node, parity))
+                self.each_accumulator(view, |cells| cells.transfer(child, node, parity))
             }
         }
     }
 
-    fn deposit_early(&self, phase: u64, source: &Source<'_>) {
+    fn deposit_early(&self, phase: u64, source: &Source<'_>, view: &[Arc<Cells>]) {
         match *source {
             Source::Task(partials) => {
                 for partial in partials
@@ -294,14 +319,25 @@ impl Tree {
                 }
             }
             Source::Child(child) => {
-                self.each_accumulator(|cells| cells.transfer_early(child, phase))
+                self.each_accumulator(view, |cells| cells.transfer_early(child, phase))
             }
         }
     }
 
     /// Runs `f` on every accumulator of the phaser; free when there is none.
-    pub(crate) fn each_accumulator(&self, f: impl Fn(&Cells)) {
-        if self.accumulator_count.load(Ordering::Acquire) == 0 {
+    ///
+    /// `view` is the calling task's copy of the list, refreshed before it arrived. It is complete
+    /// unless an accumulator was attached since, and then the count tells: whoever sent to that
+    /// accumulator attached-before-sent, and its arrival is ordered before this completion, so
+    /// the count read here includes it. Only then is the shared list read, under its lock, which
+    /// every completer taking on every phase would otherwise contend for.
+    pub(crate) fn each_accumulator(&self, view: &[Arc<Cells>], f: impl Fn(&Cells)) {
+        let count = self.accumulator_count.load(Ordering::Acquire);
+        if count == 0 {
+            return;
+        }
+        if view.len() == count {
+            view.iter().for_each(|cells| f(cells));
             return;
         }
         let list = self
@@ -311,6 +347,18 @@ impl Tree {
         for cells in list.iter() {
             f(cells);
         }
+    }
+
+    /// Brings a task's copy of the accumulator list up to date; one load when nothing changed.
+    pub(crate) fn refresh_view(&self, view: &mut Vec<Arc<Cells>>) {
+        if view.len() == self.accumulator_count.load(Ordering::Acquire) {
+            return;
+        }
+        let list = self
+            .accumulators
+            .read()
+            .expect("no thread panics holding the accumulator list");
+        view.clone_from(&list);
     }
 
     /// Attaches an accumulator: every later gather moves its cells up the tree.
@@ -345,15 +393,7 @@ impl Tree {
             match self.shape.parent(node) {
                 None => finish(phase, false),
                 Some(parent) => {
-                    self.arrive(
-                        parent,
-                        phase,
-                        Source::Child(node),
-                        lock,
-                        finish,
-                        None,
-                        false,
-                    );
+                    self.arrive(parent, phase, Source::Child(node), lock, finish, Hint::NONE);
                 }
             }
             let (early, ahead) = if state.ahead {
@@ -405,7 +445,7 @@ impl Tree {
             }
             debug_assert!(!state.is_inactive() && state.phase <= phase);
             if state.phase == phase {
-                self.deposit(node, phase, &source);
+                self.deposit(node, phase, &source, lock.view);
                 let state = self.decrement(node, state, 1, 1);
                 if state.unarrived == 0 {
                     self.complete(node, phase, state, lock, finish);
@@ -436,7 +476,7 @@ impl Tree {
                     }
                 }
             }
-            self.deposit_early(phase, &source);
+            self.deposit_early(phase, &source, lock.view);
             return;
         }
     }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crossbeam_utils::CachePadded;
 
 use super::core::Core;
+use super::gather::Hint;
 use super::{Mode, Phaser};
 use crate::accumulator::{Cells, Partial};
 use crate::error::{Error, Result};
@@ -58,6 +59,8 @@ pub struct Registration {
     /// `Some(p)`: this task saw phase `p - 1` released (or `p` is 0), so its leaf has completed
     /// every phase before `p`. Unknown for a new child until its first wait.
     released_through: Option<u64>,
+    /// This task's copy of the phaser's accumulator list (see `Tree::each_accumulator`).
+    view: Vec<Arc<Cells>>,
     /// The spin plan and the phaser size it was computed for.
     plan: Cell<(usize, SpinPlan)>,
     budget: SpinBudget,
@@ -75,7 +78,7 @@ impl Registration {
     ) -> Result<Registration> {
         let core: &Core = &phaser.core;
         let leaf = if mode.can_signal() {
-            let mut lock = core.lock();
+            let mut lock = core.lock(&[]);
             let leaf = core.tree.place(near, signalled, &mut lock).map_err(|_| {
                 Error::invalid(format!(
                     "no sub-phaser can take another signaller for phase {signalled}: the \
@@ -112,6 +115,7 @@ impl Registration {
             partials: Vec::new(),
             leaf_signallers: None,
             released_through: (signalled == 0).then_some(0),
+            view: Vec::new(),
             plan: Cell::new((registrations, plan)),
             budget: SpinBudget::new(plan),
         })
@@ -253,8 +257,12 @@ impl Registration {
             .leaf
             .expect("signal-capable registrations sit on a leaf");
         let settled = self.released_through == Some(phase);
-        self.leaf_signallers =
-            Some(core.arrive(leaf, phase, &self.partials, self.leaf_signallers, settled));
+        let hint = Hint {
+            guess: self.leaf_signallers,
+            settled,
+        };
+        core.tree.refresh_view(&mut self.view);
+        self.leaf_signallers = Some(core.arrive(leaf, phase, &self.partials, hint, &self.view));
         for partial in &mut self.partials {
             partial.sent = false;
             partial.value = partial.cells.identity();
@@ -460,8 +468,10 @@ impl Drop for Registration {
             {
                 partial.cells.collect(phase, partial.value);
             }
-            let mut lock = core.lock();
-            let finish = |phase, last| core.finish(phase, last);
+            core.tree.refresh_view(&mut self.view);
+            let view = &self.view;
+            let mut lock = core.lock(view);
+            let finish = |phase, last| core.finish(phase, last, view);
             core.tree.leave(
                 leaf,
                 phase,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crossbeam_utils::CachePadded;
 
-use super::gather::{Hint, Lock, Source, Tree};
+use super::gather::{Finish, Hint, Lock, Source, Tree};
 use super::shape::Shape;
 use crate::accumulator::{Cells, Partial};
 use crate::error::Error;
@@ -58,26 +58,26 @@ impl Core {
         Lock::new(&self.tree.structure, view)
     }
 
-    /// The root's completer: publish every accumulator's result, then either release the phase
-    /// or hand it to the `next_single` runner.
-    ///
-    /// `last` means the root's last signaller left instead of signalling: no one signalled
-    /// `phase`, and no one ever can again (only signal-capable registrations register
-    /// signal-capable children), so the phaser terminates from `phase` on, without releasing it:
-    /// a consumer waiting for `phase` must not take it as produced.
-    pub(crate) fn finish(&self, phase: u64, last: bool, view: &[Arc<Cells>]) {
-        if last {
-            if self.broken.break_from(phase, TERMINATED) {
-                self.wake_all();
+    /// The root's completer, in three steps (see [`Finish`]).
+    pub(crate) fn finish(&self, phase: u64, step: Finish, view: &[Arc<Cells>]) {
+        match step {
+            Finish::Close => self
+                .tree
+                .each_accumulator(view, |cells| cells.finish(0, phase)),
+            Finish::Release => {
+                // Releases are published at least once each and never go back, even when a phase
+                // of signal-only tasks overtakes this one (its root was re-armed first).
+                if self.single_claim.load(Ordering::Acquire) == phase + 1 {
+                    self.gathered.publish_at_least(phase + 1);
+                } else {
+                    self.release.publish_at_least(phase + 1);
+                }
             }
-            return;
-        }
-        self.tree
-            .each_accumulator(view, |cells| cells.finish(0, phase));
-        if self.single_claim.load(Ordering::Acquire) == phase + 1 {
-            self.gathered.publish(phase + 1);
-        } else {
-            self.release.publish(phase + 1);
+            Finish::Last => {
+                if self.broken.break_from(phase, TERMINATED) {
+                    self.wake_all();
+                }
+            }
         }
     }
 
@@ -92,7 +92,7 @@ impl Core {
         view: &[Arc<Cells>],
     ) -> u32 {
         let mut lock = self.lock(view);
-        let finish = |phase, last| self.finish(phase, last, view);
+        let finish = |phase, step| self.finish(phase, step, view);
         self.tree.arrive(
             leaf,
             phase,

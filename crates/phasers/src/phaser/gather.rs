@@ -7,10 +7,11 @@
 //! A signal is one compare-and-swap on the signaller's leaf. The signal that brings the count to
 //! zero makes its sender the sub-phaser's *completer*: it moves the accumulator cells up, signals
 //! the parent the same way (so the last signaller of each sub-phaser climbs one level, and no task
-//! ever polls another's flag), and when it completes the root it finishes the phase and releases
-//! every waiter through one word. Unwinding, each completer re-arms its sub-phaser for the next
-//! phase. A completing sub-phaser's word changes only by its completer; everything else that needs
-//! it waits (briefly: the completer is running, not waiting on anyone).
+//! ever polls another's flag). When it completes the root it computes the accumulators' results,
+//! re-arms the root, and releases every waiter through one word. Unwinding, each completer
+//! re-arms its sub-phaser for the next phase. A completing sub-phaser's word changes only by its
+//! completer; everything else that needs it waits (briefly: the completer is running, not waiting
+//! on anyone).
 //!
 //! # Signalling ahead
 //!
@@ -104,6 +105,20 @@ pub(crate) enum Source<'a> {
     Child(usize),
 }
 
+/// The root completer's steps for a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Finish {
+    /// Every signal is in: compute the accumulators' results, before the root is re-armed (the
+    /// cells of this phase's parity are reused two phases later).
+    Close,
+    /// The root is re-armed: release the waiters (or hand the phase to the `next_single` runner).
+    /// Re-arming first means released tasks find the root open, rather than spinning while the
+    /// completer wakes the sleepers, which can take the completer's core away.
+    Release,
+    /// The last signaller left without signalling: the phaser ends at this phase.
+    Last,
+}
+
 /// What an arriving task knows of its leaf (see [`Tree::arrive`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Hint {
@@ -181,7 +196,7 @@ impl Tree {
         phase: u64,
         source: Source<'_>,
         lock: &mut Lock<'_>,
-        finish: &dyn Fn(u64, bool),
+        finish: &dyn Fn(u64, Finish),
         hint: Hint,
     ) -> u32 {
         let Hint { guess, settled } = hint;
@@ -379,7 +394,7 @@ impl Tree {
         mut phase: u64,
         completing: State,
         lock: &mut Lock<'_>,
-        finish: &dyn Fn(u64, bool),
+        finish: &dyn Fn(u64, Finish),
     ) {
         let mut known = Some(completing);
         loop {
@@ -391,7 +406,7 @@ impl Tree {
                 return;
             }
             match self.shape.parent(node) {
-                None => finish(phase, false),
+                None => finish(phase, Finish::Close),
                 Some(parent) => {
                     self.arrive(parent, phase, Source::Child(node), lock, finish, Hint::NONE);
                 }
@@ -405,6 +420,9 @@ impl Tree {
             };
             let unarrived = state.signallers - early;
             self.words[node].set(State::open(phase + 1, state.signallers, unarrived, ahead));
+            if self.shape.parent(node).is_none() {
+                finish(phase, Finish::Release);
+            }
             if unarrived > 0 {
                 return;
             }
@@ -414,10 +432,16 @@ impl Tree {
 
     /// The last signaller of `node` left while completing `phase`: `node` leaves its parent (or,
     /// at the root, the phaser has no signaller left and ends after this phase).
-    fn deactivate(&self, node: usize, phase: u64, lock: &mut Lock<'_>, finish: &dyn Fn(u64, bool)) {
+    fn deactivate(
+        &self,
+        node: usize,
+        phase: u64,
+        lock: &mut Lock<'_>,
+        finish: &dyn Fn(u64, Finish),
+    ) {
         lock.get().busy[node] = true;
         match self.shape.parent(node) {
-            None => finish(phase, true),
+            None => finish(phase, Finish::Last),
             Some(parent) => self.leave(parent, phase, Source::Child(node), lock, finish),
         }
         self.words[node].set(State::open(phase + 1, 0, 0, false));
@@ -434,7 +458,7 @@ impl Tree {
         phase: u64,
         source: Source<'_>,
         lock: &mut Lock<'_>,
-        finish: &dyn Fn(u64, bool),
+        finish: &dyn Fn(u64, Finish),
     ) {
         loop {
             lock.get();

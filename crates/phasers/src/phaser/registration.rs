@@ -400,7 +400,7 @@ impl Registration {
         let outcome = catch_unwind(AssertUnwindSafe(action));
         match outcome {
             Ok(result) => {
-                core.release.publish(phase + 1);
+                core.release.publish_at_least(phase + 1);
                 self.waited = phase + 1;
                 self.released_through = Some(phase + 1);
                 Ok(Some(result))
@@ -471,7 +471,7 @@ impl Drop for Registration {
             core.tree.refresh_view(&mut self.view);
             let view = &self.view;
             let mut lock = core.lock(view);
-            let finish = |phase, last| core.finish(phase, last, view);
+            let finish = |phase, step| core.finish(phase, step, view);
             core.tree.leave(
                 leaf,
                 phase,

@@ -79,6 +79,22 @@ impl Signal {
         old & !PARKED
     }
 
+    /// Publishes `value` unless a larger value is already there: for releases that may be
+    /// published out of order. The common case is one swap; when it replaced a larger value
+    /// (a later release overtook this one), the larger value is put back, so readers may see the
+    /// smaller one only for that instant.
+    #[inline]
+    pub(crate) fn publish_at_least(&self, value: u64) {
+        let mut value = value;
+        loop {
+            let old = self.publish(value);
+            if old <= value {
+                return;
+            }
+            value = old;
+        }
+    }
+
     /// Subtracts `delta` without waking anyone: for arrivals whose waiters wait for a later
     /// release. Returns the old value.
     #[inline]

@@ -86,9 +86,7 @@ fn build(tiers: usize, degree: usize, mode: Mode) -> (Phaser, Registration) {
 #[test]
 fn join_while_gathering() {
     for (tiers, degree) in shapes() {
-        // With 2 preemptions some schedule of this model exceeds loom's branch budget; the search
-        // with 1 is complete (see the closing note of issue 4).
-        model_bounded(1, move || {
+        model_bounded(2, move || {
             let ledger = Ledger::new(3);
             let (_phaser, mut main) = build(tiers, degree, Mode::SigWait);
             let mut first = main.register(Mode::SigWait).unwrap();
@@ -122,14 +120,12 @@ fn join_while_gathering() {
     }
 }
 
-/// (At most 1 preemption: with 2 the search takes minutes, beyond the CI budget.)
-///
 /// Three tasks complete phase 0; task 2 (alone on its leaf in the tree) drops while tasks 0 and 1
 /// gather phase 1, which must then complete without it.
 #[test]
 fn leave_while_gathering() {
     for (tiers, degree) in shapes() {
-        model_bounded(1, move || {
+        model_bounded(2, move || {
             let ledger = Ledger::new(3);
             let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
             let mut first = main.register(Mode::SigWait).unwrap();
@@ -229,15 +225,13 @@ fn next_single_runs_once_between_gather_and_release() {
     });
 }
 
-/// (At most 1 preemption: with 2 the search takes minutes, beyond the CI budget.)
-///
 /// Sends of consecutive phases never mix: on a tree phaser, a signal-only sender contributes
 /// to phase 1 while phase 0 may still be gathering, and each phase's result counts only its own
 /// sends.
 #[test]
 fn accumulator_phases_do_not_mix() {
     for (tiers, degree) in shapes() {
-        model_bounded(1, move || {
+        model_bounded(2, move || {
             let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
             let sum = Accumulator::<u64>::new(&phaser, Op::Sum).unwrap();
             let mut worker = main.register(Mode::SigWait).unwrap();

@@ -97,6 +97,28 @@ pub enum Error {
         /// The phase this wait was for.
         phase: u64,
     },
+
+    /// Participants of one collective call passed arguments that must agree but do not: arrays of
+    /// different lengths, or one called `reduce` while another called `allreduce`.
+    ///
+    /// Nothing was written to the outputs. The object stays usable: the next call with matching
+    /// arguments works.
+    #[error(
+        "mismatched {what}: participant {rank} passed {ours} but participant {other} passed \
+         {theirs}; every participant of one call must pass the same {what}"
+    )]
+    Mismatch {
+        /// What differs: `"length"`, `"operation"`, or `"output length"`.
+        what: &'static str,
+        /// One participant that took part in the call.
+        rank: usize,
+        /// What `rank` passed.
+        ours: String,
+        /// A participant whose argument differs from `rank`'s.
+        other: usize,
+        /// What `other` passed.
+        theirs: String,
+    },
 }
 
 /// `Result` with this crate's [`Error`].

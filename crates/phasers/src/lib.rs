@@ -11,6 +11,8 @@
 //!   together, and a tree of sub-phasers (tiers, degree) for scale.
 //! - [`accumulator`]: reductions tied to a phaser's phases, combined up its tree, optionally
 //!   bit-reproducible for floating point.
+//! - [`reduce`]: array reductions across threads ([`Reduction`]): linear, static tree, dynamic
+//!   pair generation and dynamic group, reduce-to-root with quick return or allreduce.
 //! - [`wait`]: the single spin-then-yield-then-park mechanism every primitive uses, and the
 //!   `PHASERS_WAIT` / `PHASERS_SPIN` environment overrides.
 //! - [`Profile`]: what `phasers tune` measured on this machine. When a profile is in use,
@@ -41,6 +43,7 @@ pub mod barrier;
 mod error;
 pub mod phaser;
 mod primitive;
+pub mod reduce;
 mod topology;
 pub mod wait;
 
@@ -51,5 +54,6 @@ pub use barrier::{
 };
 pub use error::{Error, Result};
 pub use phaser::{Mode, Phaser, PhaserBuilder, Registration};
+pub use reduce::{ReduceAlgorithm, ReduceOutcome, Reducer, Reduction, ReductionBuilder};
 pub use topology::{available_cores, is_oversubscribed};
 pub use wait::WaitPolicy;

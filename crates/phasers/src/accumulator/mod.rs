@@ -93,7 +93,7 @@ impl<T> Op<T> {
         }
     }
 
-    fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Op::Sum => "Sum",
             Op::Product => "Product",

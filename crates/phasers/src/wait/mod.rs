@@ -53,5 +53,5 @@ mod waiter;
 pub(crate) use broken::BrokenState;
 pub use policy::WaitPolicy;
 pub(crate) use policy::{SpinPlan, Tuning};
-pub(crate) use signal::Signal;
+pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};
 pub(crate) use waiter::{Deadline, SpinBudget, Stop, Waiter};

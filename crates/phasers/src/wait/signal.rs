@@ -95,6 +95,33 @@ impl Signal {
         }
     }
 
+    /// Replaces the value with `new` only if it is `current`, and wakes any sleeper on success:
+    /// for hand-offs that two threads race to settle (an offer taken or withdrawn). Returns the
+    /// value found when it was not `current`.
+    #[inline]
+    pub(crate) fn compare_publish(&self, current: u64, new: u64) -> Result<(), u64> {
+        debug_assert!(new <= MAX_VALUE);
+        let mut raw = self.word.load(Ordering::Acquire);
+        loop {
+            if raw & !PARKED != current {
+                return Err(raw & !PARKED);
+            }
+            match self
+                .word
+                .compare_exchange(raw, new, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(old) => {
+                    if old & PARKED != 0 {
+                        self.wake_all();
+                    }
+                    return Ok(());
+                }
+                // Only the PARKED bit may have changed; the loop re-checks the value.
+                Err(actual) => raw = actual,
+            }
+        }
+    }
+
     /// Subtracts `delta` without waking anyone: for arrivals whose waiters wait for a later
     /// release. Returns the old value.
     #[inline]

@@ -1,0 +1,155 @@
+//! `Auto`: which algorithm a call runs, from the length, the party count and the arrival spread.
+//!
+//! Every participant of a call must run the same algorithm, yet the spread is only known once a
+//! call completed, and lengths may (wrongly) differ between participants. So the choice for call
+//! `e` is made by whoever completes call `e - 3`, from that call's length and the spread measured
+//! so far, and stored in one of four slots; everyone entering call `e` has waited for call `e - 2`
+//! to complete, so the slot is written, and it is not rewritten before everyone has read it (the
+//! next write is for call `e + 4`, made after call `e + 1` completed). The first three calls run
+//! [`Linear`](ReduceAlgorithm::Linear), which is never far off. The choice thus follows a program
+//! whose calls keep a similar length and spread, with a lag of three calls.
+
+use std::time::Duration;
+
+use super::algorithm::ReduceAlgorithm;
+use super::shared::Shared;
+use crate::primitive::{AtomicU64, AtomicUsize, Ordering};
+
+/// The spread is sampled once every this many calls: the completer reads every participant's
+/// arrival stamp, a cache miss each.
+const SAMPLE_EVERY: u64 = 8;
+/// Below this spread, arrivals are "together": a pair step of a small array takes about as long.
+const LOW_SPREAD: Duration = Duration::from_micros(5);
+/// Arrays up to this many elements: the static tree's pairs beat the linear algorithm's all-to-all
+/// reads when arrivals are together (the seed's "small array" column).
+const SMALL_ARRAY: usize = 5_000;
+/// Arrays up to this many elements: the dynamic pairs still win once arrivals spread (the seed's
+/// "medium" column); above it the linear algorithm's bandwidth wins.
+const MEDIUM_ARRAY: usize = 24_000;
+
+pub(crate) struct AutoState {
+    choice: [AtomicUsize; 4],
+    spread_ns: AtomicU64,
+}
+
+impl AutoState {
+    pub(crate) fn new() -> Self {
+        AutoState {
+            choice: std::array::from_fn(|_| AtomicUsize::new(0)),
+            spread_ns: AtomicU64::new(0),
+        }
+    }
+
+    /// The algorithm chosen for call `episode`, or `None` before any choice was made.
+    pub(crate) fn choice_for(&self, episode: u64) -> Option<ReduceAlgorithm> {
+        let code = self.choice[(episode % 4) as usize].load(Ordering::Acquire);
+        (code != 0).then(|| ReduceAlgorithm::from_code(code as u8))
+    }
+
+    /// The arrival spread measured so far (a moving average of the sampled calls).
+    pub(crate) fn spread(&self) -> Duration {
+        Duration::from_nanos(self.spread_ns.load(Ordering::Relaxed))
+    }
+}
+
+/// Bookkeeping by the participant that completed call `episode` of length `len`, off the
+/// critical path of everyone else: samples the spread, then chooses for call `episode + 3`.
+pub(crate) fn after_completion<T>(shared: &Shared<T>, episode: u64, len: usize) {
+    if shared.configured != ReduceAlgorithm::Auto {
+        return;
+    }
+    let state = &shared.auto;
+    if episode % SAMPLE_EVERY == 0 && !cfg!(phasers_loom) {
+        if let Some(sample) = measured_spread(shared, episode) {
+            let old = state.spread_ns.load(Ordering::Relaxed);
+            // Completers of successive calls run one after another (call e + 1 completes only
+            // after its completer arrived, past this bookkeeping), so load-then-store is exact.
+            let new = if old == 0 {
+                sample
+            } else {
+                (old * 3 + sample) / 4
+            };
+            state.spread_ns.store(new, Ordering::Relaxed);
+        }
+    }
+    let chosen =
+        ReduceAlgorithm::Auto.resolve(len, shared.parties, state.spread(), shared.deterministic);
+    state.choice[((episode + 3) % 4) as usize].store(chosen.code() as usize, Ordering::Release);
+}
+
+/// The time between the first and the last arrival at call `episode`, from the stamps that are
+/// still this call's (a participant that already arrived at the next call has overwritten its
+/// stamp; the sample then ignores it).
+fn measured_spread<T>(shared: &Shared<T>, episode: u64) -> Option<u64> {
+    let tag = episode & 0xFFFF;
+    let mut first = u64::MAX;
+    let mut last = 0;
+    for slot in shared.slots.iter() {
+        let stamp = slot.arrived_at.load(Ordering::Relaxed);
+        if stamp >> 48 == tag {
+            let at = stamp & ((1 << 48) - 1);
+            first = first.min(at);
+            last = last.max(at);
+        }
+    }
+    (first <= last).then(|| last - first)
+}
+
+/// The arrival stamp of call `episode`, or 0 where stamps are not kept.
+pub(crate) fn stamp<T>(shared: &Shared<T>, episode: u64) -> u64 {
+    if shared.configured != ReduceAlgorithm::Auto || cfg!(phasers_loom) {
+        return 0;
+    }
+    let ns = shared.origin.elapsed().as_nanos() as u64 & ((1 << 48) - 1);
+    ((episode & 0xFFFF) << 48) | ns
+}
+
+impl ReduceAlgorithm {
+    /// The algorithm a call runs: `self` unless it is `Auto` (or a dynamic algorithm while
+    /// `deterministic` asks for a fixed order), else the built-in rule below, from the array's
+    /// length, the party count, the cores this process may use, and the arrival spread (the time
+    /// between the first and the last participant's arrival).
+    ///
+    /// | condition | picks | why (seed 003's recommendation tables, and BENCHMARKS.md) |
+    /// |---|---|---|
+    /// | one participant | `Linear` | nothing to combine |
+    /// | `deterministic` | `StaticTree` up to 24,000 elements, else `Linear` | fixed order, and the faster of the two for the size |
+    /// | spread under 5 µs, up to 5,000 elements | `StaticTree` | pairs read one neighbour's data each round; no all-to-all contention |
+    /// | spread of 5 µs or more, up to 24,000 elements | `DynamicPairs` | pairs form as participants arrive: most of the tree is done before the last arrival |
+    /// | more than 5,000 elements with a low spread, or more than 24,000 | `Linear` | every participant streams 1/N of the array: the most bandwidth |
+    ///
+    /// ```
+    /// use phasers::ReduceAlgorithm;
+    /// use std::time::Duration;
+    ///
+    /// let spread = Duration::from_micros(100);
+    /// assert_eq!(ReduceAlgorithm::Auto.resolve(1000, 8, spread, false), ReduceAlgorithm::DynamicPairs);
+    /// assert_eq!(ReduceAlgorithm::Auto.resolve(1000, 8, spread, true), ReduceAlgorithm::StaticTree);
+    /// assert_eq!(ReduceAlgorithm::Auto.resolve(1 << 20, 8, spread, false), ReduceAlgorithm::Linear);
+    /// assert_eq!(ReduceAlgorithm::DynamicGroup.resolve(10, 8, spread, true), ReduceAlgorithm::StaticTree);
+    /// ```
+    pub fn resolve(
+        self,
+        len: usize,
+        parties: usize,
+        spread: Duration,
+        deterministic: bool,
+    ) -> ReduceAlgorithm {
+        let bounded = |large: bool| {
+            if large {
+                ReduceAlgorithm::Linear
+            } else {
+                ReduceAlgorithm::StaticTree
+            }
+        };
+        match self {
+            ReduceAlgorithm::Auto if parties <= 1 => ReduceAlgorithm::Linear,
+            ReduceAlgorithm::Auto if deterministic => bounded(len > MEDIUM_ARRAY),
+            ReduceAlgorithm::Auto if spread < LOW_SPREAD => bounded(len > SMALL_ARRAY),
+            ReduceAlgorithm::Auto if len <= MEDIUM_ARRAY => ReduceAlgorithm::DynamicPairs,
+            ReduceAlgorithm::Auto => ReduceAlgorithm::Linear,
+            chosen if deterministic && !chosen.is_fixed_order() => ReduceAlgorithm::StaticTree,
+            chosen => chosen,
+        }
+    }
+}

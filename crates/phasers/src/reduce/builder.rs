@@ -1,0 +1,298 @@
+//! `Reduction`, the group, and its builder.
+
+use std::sync::Arc as StdArc;
+
+use super::algorithm::ReduceAlgorithm;
+use super::kernel::Kernel;
+use super::reducer::Reducer;
+use super::shared::Shared;
+use crate::accumulator::{Element, Op};
+use crate::error::{Error, Result};
+use crate::primitive::{Arc, Ordering};
+use crate::wait::{Tuning, WaitPolicy};
+
+/// The most participants a group can have: the dynamic algorithms pack a rank and a count into
+/// one word.
+const MAX_PARTIES: usize = u16::MAX as usize;
+
+/// A group of participants that reduce arrays together. Cloning it is cheap (another reference to
+/// the same group); the participants' handles come from [`participants`](Self::participants).
+///
+/// See the [module docs](crate::reduce) for the algorithms and an example.
+pub struct Reduction<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Clone for Reduction<T> {
+    fn clone(&self) -> Self {
+        Reduction {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<T: Element> Reduction<T> {
+    /// A group of `participants` reducing with `op`, choosing the algorithm per call (`Auto`),
+    /// with rank 0 as the root.
+    ///
+    /// ```
+    /// use phasers::{Error, Op, Reduction};
+    ///
+    /// assert!(matches!(Reduction::<u64>::new(0, Op::Sum), Err(Error::InvalidArgument { .. })));
+    /// assert!(matches!(Reduction::<f32>::new(2, Op::Xor), Err(Error::InvalidArgument { .. })));
+    /// let group = Reduction::<u64>::new(2, Op::Sum)?;
+    /// assert_eq!(group.parties(), 2);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for 0 or more than 65,535 participants, or a bitwise op on a
+    /// floating-point type.
+    pub fn new(participants: usize, op: Op<T>) -> Result<Self> {
+        ReductionBuilder::new(participants).op(op).build()
+    }
+}
+
+impl<T: Copy + Send + Sync + 'static> Reduction<T> {
+    /// A group of `participants` reducing any `Copy` type with `combine`, which must be
+    /// associative and commutative.
+    ///
+    /// ```
+    /// use phasers::Reduction;
+    ///
+    /// // The largest value and where it came from.
+    /// let group = Reduction::with_fn(3, |a: (f64, usize), b: (f64, usize)| if b.0 > a.0 { b } else { a })?;
+    /// let mut best = [(0.0, 0)];
+    /// std::thread::scope(|s| {
+    ///     let mut handles = group.participants().into_iter();
+    ///     let mut root = handles.next().unwrap();
+    ///     for mut p in handles {
+    ///         s.spawn(move || p.reduce(&[(p.rank() as f64 * 10.0, p.rank())], &mut []).unwrap());
+    ///     }
+    ///     root.reduce(&[(5.0, 0)], &mut best).unwrap();
+    /// });
+    /// assert_eq!(best, [(20.0, 2)]);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for 0 or more than 65,535 participants.
+    pub fn with_fn(
+        participants: usize,
+        combine: impl Fn(T, T) -> T + Send + Sync + 'static,
+    ) -> Result<Self> {
+        ReductionBuilder::new(participants).combine(combine).build()
+    }
+
+    /// A builder for a group of `participants`.
+    pub fn builder(participants: usize) -> ReductionBuilder<T> {
+        ReductionBuilder::new(participants)
+    }
+
+    /// The number of participants.
+    pub fn parties(&self) -> usize {
+        self.shared.parties
+    }
+
+    /// The rank that receives [`Reducer::reduce`]'s result.
+    pub fn root(&self) -> usize {
+        self.shared.root
+    }
+
+    /// The algorithm the group was built with (`Auto` stays `Auto`; each call's
+    /// [`ReduceOutcome`](crate::ReduceOutcome) says what ran).
+    pub fn algorithm(&self) -> ReduceAlgorithm {
+        self.shared.configured
+    }
+
+    /// Whether a fixed combination order was asked for.
+    pub fn is_deterministic(&self) -> bool {
+        self.shared.deterministic
+    }
+
+    /// The wait policy in force, after `PHASERS_WAIT`'s override.
+    pub fn wait_policy(&self) -> WaitPolicy {
+        self.shared.policy
+    }
+
+    /// Whether some call can no longer complete because a participant's handle was dropped or
+    /// its operator panicked.
+    pub fn is_broken(&self) -> bool {
+        self.shared.broken.breaker().is_some()
+    }
+
+    /// The handles of every rank not yet handed out, in rank order: all of them on the first
+    /// call, none after that.
+    pub fn participants(&self) -> Vec<Reducer<T>> {
+        (0..self.shared.parties)
+            .filter_map(|rank| self.participant(rank).ok())
+            .collect()
+    }
+
+    /// The handle of one rank.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when `rank` is out of range or its handle was already handed
+    /// out (two handles for one rank would corrupt the group).
+    pub fn participant(&self, rank: usize) -> Result<Reducer<T>> {
+        let parties = self.shared.parties;
+        let claimed = self.shared.claimed.get(rank).ok_or_else(|| {
+            Error::invalid(format!(
+                "rank {rank} is out of range: this reduction has ranks 0 to {}",
+                parties - 1
+            ))
+        })?;
+        if claimed.swap(true, Ordering::AcqRel) {
+            return Err(Error::invalid(format!(
+                "the handle of rank {rank} was already handed out; each rank has exactly one"
+            )));
+        }
+        Ok(Reducer::new(Arc::clone(&self.shared), rank))
+    }
+}
+
+impl<T> std::fmt::Debug for Reduction<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reduction")
+            .field("parties", &self.shared.parties)
+            .field("root", &self.shared.root)
+            .field("algorithm", &self.shared.configured)
+            .field("deterministic", &self.shared.deterministic)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Reduction`]: the operator (required), then optionally the algorithm, the root,
+/// a fixed combination order and the wait policy.
+///
+/// ```
+/// use phasers::{Op, ReduceAlgorithm, Reduction, WaitPolicy};
+///
+/// let group = Reduction::<f64>::builder(8)
+///     .op(Op::Sum)
+///     .algorithm(ReduceAlgorithm::DynamicPairs)
+///     .deterministic(true)
+///     .root(3)
+///     .wait_policy(WaitPolicy::Auto)
+///     .build()?;
+/// assert_eq!(group.root(), 3);
+/// assert!(Reduction::<f64>::builder(8).build().is_err()); // no operator
+/// # Ok::<(), phasers::Error>(())
+/// ```
+pub struct ReductionBuilder<T> {
+    participants: usize,
+    kernel: Option<Result<Kernel<T>>>,
+    algorithm: ReduceAlgorithm,
+    root: usize,
+    deterministic: bool,
+    policy: WaitPolicy,
+}
+
+impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
+    /// A builder for `participants`; see the setters for the defaults.
+    pub fn new(participants: usize) -> Self {
+        ReductionBuilder {
+            participants,
+            kernel: None,
+            algorithm: ReduceAlgorithm::Auto,
+            root: 0,
+            deterministic: false,
+            policy: WaitPolicy::Auto,
+        }
+    }
+
+    /// Reduce with a function of your own, associative and commutative, for any `Copy` type.
+    pub fn combine(mut self, combine: impl Fn(T, T) -> T + Send + Sync + 'static) -> Self {
+        self.kernel = Some(Ok(Kernel::from_fn(StdArc::new(combine))));
+        self
+    }
+
+    /// The algorithm (default `Auto`).
+    pub fn algorithm(mut self, algorithm: ReduceAlgorithm) -> Self {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// The rank that receives `reduce`'s result (default 0).
+    pub fn root(mut self, root: usize) -> Self {
+        self.root = root;
+        self
+    }
+
+    /// Combine every element in an order fixed by the ranks, so floating-point results are the
+    /// same bits on every call (default off; see the [module docs](crate::reduce)).
+    pub fn deterministic(mut self, deterministic: bool) -> Self {
+        self.deterministic = deterministic;
+        self
+    }
+
+    /// How waiting participants spin, yield and park (default `Auto`; `PHASERS_WAIT` overrides).
+    pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The group.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for 0 or more than 65,535 participants, a root out of range,
+    /// no operator, a bitwise op on a floating-point type, or an unreadable `PHASERS_WAIT` /
+    /// `PHASERS_SPIN`.
+    pub fn build(self) -> Result<Reduction<T>> {
+        let parties = self.participants;
+        if parties == 0 || parties > MAX_PARTIES {
+            return Err(Error::invalid(format!(
+                "a reduction needs at least 1 and at most {MAX_PARTIES} participants, not \
+                 {parties}"
+            )));
+        }
+        if self.root >= parties {
+            return Err(Error::invalid(format!(
+                "root {} is out of range: a reduction of {parties} participants has ranks 0 to {}",
+                self.root,
+                parties - 1
+            )));
+        }
+        let kernel = self.kernel.ok_or_else(|| {
+            Error::invalid(
+                "a reduction needs an operator: call .op(Op::Sum) (or another Op) or \
+                 .combine(|a, b| ..) on the builder",
+            )
+        })??;
+        let tuning = Tuning::from_env(self.policy)?;
+        Ok(Reduction {
+            shared: Arc::new(Shared::new(
+                parties,
+                self.root,
+                self.algorithm,
+                self.deterministic,
+                tuning.policy(),
+                tuning.plan(parties),
+                kernel,
+            )),
+        })
+    }
+}
+
+impl<T: Element> ReductionBuilder<T> {
+    /// Reduce with a built-in operator (or [`Op::custom`]).
+    pub fn op(mut self, op: Op<T>) -> Self {
+        self.kernel = Some(Kernel::from_op(op));
+        self
+    }
+}
+
+impl<T> std::fmt::Debug for ReductionBuilder<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReductionBuilder")
+            .field("participants", &self.participants)
+            .field("algorithm", &self.algorithm)
+            .field("root", &self.root)
+            .field("deterministic", &self.deterministic)
+            .finish_non_exhaustive()
+    }
+}

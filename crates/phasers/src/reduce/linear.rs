@@ -1,0 +1,192 @@
+//! Linear: everyone meets, each participant reduces 1/N of the array across every input, and a
+//! second meeting tells everyone that nobody reads their input or writes their output any more.
+//!
+//! Each element is combined in rank order (`in[0] op in[1] op .. op in[N-1]`), so the result is
+//! the same bits on every call for a fixed N. For allreduce, each participant writes its share of
+//! the result into every output while the block is still in its cache: every input is read once
+//! and every output written once, the least traffic any allreduce can have.
+
+use std::mem::MaybeUninit;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::reducer::{Bail, Call, Reducer, Role};
+use super::slot::{KIND_ALLREDUCE, POISONED};
+use crate::error::Error;
+use crate::primitive::Ordering;
+
+/// Elements per block: a block of the result and of each input stays in L1 while it is combined
+/// and copied out.
+const BLOCK: usize = 2048;
+
+pub(crate) fn run<T: Copy + Send + Sync + 'static>(
+    me: &mut Reducer<T>,
+    call: &Call<T>,
+) -> Result<Role, Bail> {
+    meet(me, true)?;
+    let shared = &*me.shared;
+    // Everyone reads the same slots, so everyone finds the same mismatch, if any.
+    if let Some(error) = find_mismatch(me, call) {
+        shared.record_mismatch(call.episode, error);
+    } else if let Err(payload) = catch_unwind(AssertUnwindSafe(|| combine_share(me, call))) {
+        // The others may be reading this participant's input: meet them before unwinding on.
+        shared.break_from(call.episode, me.rank);
+        meet(me, false)?;
+        return Err(Bail::Panicked(payload));
+    }
+    meet(me, false)?;
+    if me.rank == shared.root {
+        me.complete(call.episode, call.len);
+    }
+    Ok(Role::Done)
+}
+
+/// Combines this participant's share of the array, and for allreduce copies it to every output.
+fn combine_share<T: Copy + Send + Sync + 'static>(me: &Reducer<T>, call: &Call<T>) {
+    let shared = &*me.shared;
+    let parties = shared.parties;
+    {
+        let inputs: Vec<*const T> = shared
+            .slots
+            .iter()
+            .map(|slot| slot.acc.load(Ordering::Relaxed) as *const T)
+            .collect();
+        let outputs: Vec<*mut T> = shared
+            .slots
+            .iter()
+            .map(|slot| slot.out.load(Ordering::Relaxed) as *mut T)
+            .collect();
+        let share = share_of(me.shared.virtual_rank(me.rank), parties, call.len);
+        let dest = if call.kind == KIND_ALLREDUCE {
+            call.out
+        } else {
+            outputs[shared.root]
+        };
+        for start in share.clone().step_by(BLOCK) {
+            let count = BLOCK.min(share.end - start);
+            // SAFETY: after the first meeting every participant's input (`len` elements, kept
+            // unchanged until the second meeting) and output are published; shares are disjoint,
+            // so this participant is the only one writing `start..start + count` of any output.
+            unsafe { reduce_block(me, &inputs, dest, start, count) };
+            if call.kind == KIND_ALLREDUCE {
+                for (rank, &out) in outputs.iter().enumerate() {
+                    if rank != me.rank {
+                        // SAFETY: as above; `dest` is this participant's own output, distinct
+                        // from every other participant's.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(dest.add(start), out.add(start), count)
+                        };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// This participant's share of `0..len`: contiguous, sizes differing by at most one element.
+fn share_of(position: usize, parties: usize, len: usize) -> std::ops::Range<usize> {
+    let base = len / parties;
+    let extra = len % parties;
+    let start = position * base + position.min(extra);
+    start..start + base + usize::from(position < extra)
+}
+
+/// `dest[start..start + count] = in[0] op in[1] op .. op in[N-1]`, in rank order.
+///
+/// # Safety
+///
+/// Every input holds `start + count` initialized elements that nobody changes meanwhile, and
+/// nobody else touches `dest[start..start + count]`.
+unsafe fn reduce_block<T: Copy + Send + Sync + 'static>(
+    me: &Reducer<T>,
+    inputs: &[*const T],
+    dest: *mut T,
+    start: usize,
+    count: usize,
+) {
+    let kernel = &me.shared.kernel;
+    // SAFETY: the caller's contract.
+    unsafe {
+        let out = std::slice::from_raw_parts_mut(dest.add(start) as *mut MaybeUninit<T>, count);
+        let first = std::slice::from_raw_parts(inputs[0].add(start), count);
+        let second = std::slice::from_raw_parts(inputs[1].add(start), count);
+        kernel.combine(out, first, second);
+        let out = std::slice::from_raw_parts_mut(dest.add(start), count);
+        for &input in &inputs[2..] {
+            kernel.accumulate(out, std::slice::from_raw_parts(input.add(start), count));
+        }
+    }
+}
+
+/// The first participant whose arguments differ from rank 0's, if any.
+fn find_mismatch<T: Copy + Send + Sync + 'static>(
+    me: &Reducer<T>,
+    call: &Call<T>,
+) -> Option<Error> {
+    let slots = &me.shared.slots;
+    if slots
+        .iter()
+        .any(|slot| slot.len.load(Ordering::Relaxed) == POISONED)
+    {
+        // The participant whose own arguments were wrong recorded the details.
+        return Some(
+            me.shared
+                .mismatch_of(call.episode)
+                .unwrap_or(Error::Mismatch {
+                    what: "output length",
+                    rank: me.rank,
+                    ours: format!("{} elements", call.len),
+                    other: me.rank,
+                    theirs: "an output of another length".to_string(),
+                }),
+        );
+    }
+    let kind0 = slots[0].kind.load(Ordering::Relaxed);
+    let len0 = slots[0].len.load(Ordering::Relaxed);
+    slots.iter().enumerate().skip(1).find_map(|(rank, slot)| {
+        let kind = slot.kind.load(Ordering::Relaxed);
+        let len = slot.len.load(Ordering::Relaxed);
+        let name = |kind: usize| {
+            if kind == KIND_ALLREDUCE {
+                "allreduce"
+            } else {
+                "reduce"
+            }
+        };
+        if kind != kind0 {
+            Some(Error::Mismatch {
+                what: "operation",
+                rank: 0,
+                ours: name(kind0).to_string(),
+                other: rank,
+                theirs: name(kind).to_string(),
+            })
+        } else if len != len0 {
+            Some(Error::Mismatch {
+                what: "length",
+                rank: 0,
+                ours: format!("{len0} elements"),
+                other: rank,
+                theirs: format!("{len} elements"),
+            })
+        } else {
+            None
+        }
+    })
+}
+
+/// Waits until every participant arrived at this meeting. The first meeting gives up when the
+/// group breaks (nobody has touched anyone's buffers yet, unless the meeting completed, which the
+/// re-check in [`Reducer::wait`] catches); the second never does, because the others may still be
+/// reading this participant's input, and they always arrive (nothing between the meetings
+/// blocks, and a panicking operator is caught and counted).
+fn meet<T: Copy + Send + Sync + 'static>(me: &Reducer<T>, checked: bool) -> Result<(), Bail> {
+    let shared = &me.shared;
+    let parties = shared.parties as u64;
+    let ticket = shared.meeting_tickets.fetch_add(1, Ordering::AcqRel);
+    let meeting = ticket / parties;
+    if ticket % parties == parties - 1 {
+        shared.meetings.publish_at_least(meeting + 1);
+    }
+    me.wait(&shared.meetings, |done| done > meeting, checked)?;
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! Array reductions across threads (seed 003): every participant brings an array, and the
+//! element-wise reduction lands at the root ([`Reducer::reduce`], with quick return) or at
+//! everyone ([`Reducer::allreduce`]).
+//!
+//! ```
+//! use phasers::{Op, Reduction};
+//!
+//! let group = Reduction::<f32>::new(4, Op::Sum)?;
+//! std::thread::scope(|s| {
+//!     for mut p in group.participants() {
+//!         s.spawn(move || {
+//!             let mine = vec![p.rank() as f32; 1000];
+//!             let mut sum = vec![0.0; 1000];
+//!             for _ in 0..10 {
+//!                 p.allreduce(&mine, &mut sum).unwrap();
+//!                 assert!(sum.iter().all(|&x| x == 6.0));
+//!             }
+//!         });
+//!     }
+//! });
+//! # Ok::<(), phasers::Error>(())
+//! ```
+//!
+//! # Algorithms
+//!
+//! | [`ReduceAlgorithm`] | how | order | returns |
+//! |---|---|---|---|
+//! | `Linear` | everyone meets; each reduces 1/N of the array across all inputs | fixed | when all are done |
+//! | `StaticTree` | pairs by rank, distance doubling; each pair splits its work | fixed | the slave, once consumed |
+//! | `DynamicPairs` | pairs in arrival order through one compare-and-swap word | arrival | the slave, once consumed |
+//! | `DynamicGroup` | as `DynamicPairs`, consumed participants help later pairs | arrival | when all are done |
+//! | `Auto` | picks per call; see [`ReduceAlgorithm::resolve`] | | |
+//!
+//! Seed 003 found no algorithm best everywhere: the linear algorithm has the bandwidth for large
+//! arrays, the static tree the least contention for small ones when everyone arrives together,
+//! and dynamic pairs win when arrivals spread, because most of the tree is reduced before the
+//! last participant arrives. BENCHMARKS.md has the measurements on our machines.
+//!
+//! # Floating point
+//!
+//! `Linear` and `StaticTree` combine each element in an order fixed by the ranks, so their
+//! floating-point results are the same bits on every call for a fixed N (the two orders differ
+//! from each other). The dynamic algorithms combine in arrival order, so results may differ in
+//! the last bits from call to call. [`ReductionBuilder::deterministic`] forces a fixed order:
+//! the dynamic algorithms then run `StaticTree`, and `Auto` chooses only between the fixed-order
+//! ones.
+//!
+//! # Operators
+//!
+//! The built-in [`Op`](crate::Op)s for `i32`, `i64`, `u32`, `u64`, `f32` and `f64` run as plain
+//! loops the compiler vectorizes. Any `Copy` type reduces with a function of your own
+//! ([`Reduction::with_fn`]), which must be associative and commutative: pairs combine in either
+//! order. It must not panic either; if it does, the group breaks, the others get
+//! [`Error::Broken`](crate::Error::Broken), and the panic goes on in the participant where it
+//! happened once no other thread uses its buffers.
+//!
+//! # Failure
+//!
+//! - Participants that pass different lengths, or call `reduce` and `allreduce` in the same
+//!   call, get [`Error::Mismatch`](crate::Error::Mismatch) (the root always; a participant that
+//!   quick-returned before the mismatch was found may not). Nothing is written, and the group
+//!   stays usable.
+//! - A handle dropped before the group's last call (its thread panicked, or simply left) breaks
+//!   the group: every call from then on returns [`Error::Broken`](crate::Error::Broken) instead
+//!   of waiting forever. A participant never returns while another may still use its buffers,
+//!   even then: an offer of its data is withdrawn or served (see the `slot` module).
+//! - Reductions have no timeout: a participant that never calls leaves the others waiting (parked
+//!   after a short spin) until its handle is dropped.
+
+mod algorithm;
+mod auto;
+mod builder;
+mod dynamic_group;
+mod dynamic_pairs;
+mod job;
+mod kernel;
+mod linear;
+mod reducer;
+mod shared;
+mod slot;
+mod static_tree;
+
+pub use algorithm::ReduceAlgorithm;
+pub use builder::{Reduction, ReductionBuilder};
+pub use reducer::{ReduceOutcome, Reducer};

@@ -1,0 +1,162 @@
+//! The state every participant of a reduction group shares.
+
+use std::mem::MaybeUninit;
+use std::time::Instant;
+
+use crossbeam_utils::CachePadded;
+
+use super::algorithm::ReduceAlgorithm;
+use super::auto::AutoState;
+use super::job::Job;
+use super::kernel::Kernel;
+use super::slot::Slot;
+use crate::error::Error;
+use crate::primitive::{AtomicBool, AtomicU64, Mutex, Ordering, UnsafeCell};
+use crate::wait::{BrokenState, Signal, SpinPlan, WaitPolicy};
+
+pub(crate) struct Shared<T> {
+    pub(crate) parties: usize,
+    pub(crate) root: usize,
+    pub(crate) configured: ReduceAlgorithm,
+    pub(crate) deterministic: bool,
+    pub(crate) policy: WaitPolicy,
+    pub(crate) plan: SpinPlan,
+    pub(crate) kernel: Kernel<T>,
+    pub(crate) slots: Box<[CachePadded<Slot>]>,
+    pub(crate) jobs: Box<[CachePadded<Job>]>,
+    /// The dynamic algorithms' pairing words, one per parity of the call number: empty (0), or
+    /// the waiting participant's rank + 1 in the high half and the number of participants its
+    /// data holds in the low half.
+    pub(crate) pairing: [CachePadded<AtomicU64>; 2],
+    /// The number of calls completed: call `e` is complete once this is above `e`.
+    pub(crate) completed: CachePadded<Signal>,
+    /// Bumped when a job is posted or a call completes, for the `DynamicGroup` workforce.
+    pub(crate) board: CachePadded<Signal>,
+    board_tickets: AtomicU64,
+    /// The linear algorithm's meetings: tickets taken, and meetings completed.
+    pub(crate) meeting_tickets: CachePadded<AtomicU64>,
+    pub(crate) meetings: CachePadded<Signal>,
+    /// Where the tree algorithms' last pair writes an allreduce's result, for everyone to copy.
+    pub(crate) result: UnsafeCell<Vec<MaybeUninit<T>>>,
+    /// The first mismatch found in a call, with the call's number.
+    pub(crate) mismatch: Mutex<Option<(u64, Error)>>,
+    pub(crate) broken: BrokenState,
+    /// Never broken: for waits that must not give up because others still use this thread's
+    /// buffers (they always end, see [`Job`]).
+    pub(crate) intact: BrokenState,
+    pub(crate) claimed: Box<[AtomicBool]>,
+    pub(crate) auto: AutoState,
+    pub(crate) origin: Instant,
+}
+
+// SAFETY: `result` is the only field that is not `Sync` by itself. Only the last pair of a call
+// writes it (the master resizes it before posting the job, the pair's chunks fill it), and
+// readers copy from it only after the call completed; the next call's last pair forms only after
+// every participant arrived at that call, so after every copy of this one. `T` crosses threads by
+// value through the buffers, hence `T: Send + Sync`.
+unsafe impl<T: Send + Sync> Sync for Shared<T> {}
+// SAFETY: as above; the shared state owns `T`s only in `result`.
+unsafe impl<T: Send + Sync> Send for Shared<T> {}
+
+impl<T> Shared<T> {
+    pub(crate) fn new(
+        parties: usize,
+        root: usize,
+        configured: ReduceAlgorithm,
+        deterministic: bool,
+        policy: WaitPolicy,
+        plan: SpinPlan,
+        kernel: Kernel<T>,
+    ) -> Self {
+        Shared {
+            parties,
+            root,
+            configured,
+            deterministic,
+            policy,
+            plan,
+            kernel,
+            slots: (0..parties)
+                .map(|_| CachePadded::new(Slot::new()))
+                .collect(),
+            jobs: (0..parties).map(|_| CachePadded::new(Job::new())).collect(),
+            pairing: [
+                CachePadded::new(AtomicU64::new(0)),
+                CachePadded::new(AtomicU64::new(0)),
+            ],
+            completed: CachePadded::new(Signal::new(0)),
+            board: CachePadded::new(Signal::new(0)),
+            board_tickets: AtomicU64::new(0),
+            meeting_tickets: CachePadded::new(AtomicU64::new(0)),
+            meetings: CachePadded::new(Signal::new(0)),
+            result: UnsafeCell::new(Vec::new()),
+            mismatch: Mutex::new(None),
+            broken: BrokenState::new(),
+            intact: BrokenState::new(),
+            claimed: (0..parties).map(|_| AtomicBool::new(false)).collect(),
+            auto: AutoState::new(),
+            origin: Instant::now(),
+        }
+    }
+
+    /// Wakes the `DynamicGroup` workforce: a job was posted or a call completed.
+    pub(crate) fn bump_board(&self) {
+        let ticket = self.board_tickets.fetch_add(1, Ordering::Relaxed) + 1;
+        // Two posters may publish out of order; a worker only waits for the value to change, and
+        // a swap is a read-modify-write, so whatever value it reads carries both posts' writes.
+        self.board.publish(ticket & crate::wait::MAX_SIGNAL_VALUE);
+    }
+
+    /// Records the first mismatch of call `episode`.
+    pub(crate) fn record_mismatch(&self, episode: u64, error: Error) {
+        let mut slot = self.mismatch.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().map_or(true, |(e, _)| *e < episode) {
+            *slot = Some((episode, error));
+        }
+    }
+
+    /// The mismatch recorded for call `episode`, if any.
+    pub(crate) fn mismatch_of(&self, episode: u64) -> Option<Error> {
+        let slot = self.mismatch.lock().unwrap_or_else(|e| e.into_inner());
+        slot.as_ref()
+            .filter(|(e, _)| *e == episode)
+            .map(|(_, error)| error.clone())
+    }
+
+    /// Marks call `episode` and later as unable to complete because of `rank`, and wakes everyone.
+    #[cold]
+    pub(crate) fn break_from(&self, episode: u64, rank: usize) {
+        if self.broken.break_from(episode, rank) {
+            for slot in self.slots.iter() {
+                slot.offer.wake_all();
+                slot.out_offer.wake_all();
+            }
+            for job in self.jobs.iter() {
+                job.done().wake_all();
+            }
+            self.completed.wake_all();
+            self.board.wake_all();
+            self.meetings.wake_all();
+        }
+    }
+
+    /// The error a call at a broken episode returns.
+    pub(crate) fn broken_error(&self) -> Error {
+        let (by, episode) = self
+            .broken
+            .breaker()
+            .expect("broken_error is only called once the group is broken");
+        Error::Broken { by, episode }
+    }
+
+    /// The position of `rank` counted from the root, so that the root is 0 in the fixed-order
+    /// algorithms.
+    pub(crate) fn virtual_rank(&self, rank: usize) -> usize {
+        (rank + self.parties - self.root) % self.parties
+    }
+
+    /// The rank at position `virtual_rank` counted from the root.
+    pub(crate) fn real_rank(&self, virtual_rank: usize) -> usize {
+        (virtual_rank + self.root) % self.parties
+    }
+}

@@ -1,0 +1,93 @@
+//! Static tree: pairs fixed by rank, the distance doubling each round (seed 003's "static").
+//!
+//! Counting positions from the root, in round `r` the participant at position `p` with
+//! `p % 2^(r+1) == 0` masters the one at `p + 2^r`, which offers its data once its own subtree is
+//! reduced. The pair splits the work (chunks claimed from the master's job, see
+//! [`Job`](super::job)); the slave returns as soon as its data is consumed, the master goes on to
+//! the next round. The root, position 0, masters the last pair, whose destination is the final
+//! buffer: the root's output for `reduce`, the shared result for `allreduce`.
+//!
+//! Every element is combined along the same tree on every call, so results are the same bits
+//! for a fixed N.
+
+use super::reducer::{Bail, Call, Reducer, Role};
+use super::slot::{tag, CALLED, KIND_ALLREDUCE, OFFERED, POISONED, TAKEN, WITHDRAWN};
+use crate::primitive::Ordering;
+
+pub(crate) fn run<T: Copy + Send + Sync + 'static>(
+    me: &mut Reducer<T>,
+    call: &Call<T>,
+) -> Result<Role, Bail> {
+    let shared = crate::primitive::Arc::clone(&me.shared);
+    let parties = shared.parties;
+    let position = shared.virtual_rank(me.rank);
+    let episode = call.episode;
+    let mut acc = call.input;
+    let mut poisoned = call.poisoned();
+    let mut distance = 1;
+    while distance < parties {
+        if position % (2 * distance) == distance {
+            return offer_and_serve(me, call, acc, poisoned);
+        }
+        let partner_position = position + distance;
+        if partner_position < parties {
+            let partner = shared.real_rank(partner_position);
+            let offer = &shared.slots[partner].offer;
+            me.wait(offer, |v| v == tag(episode, OFFERED), true)?;
+            if offer
+                .compare_publish(tag(episode, OFFERED), tag(episode, TAKEN))
+                .is_err()
+            {
+                // The partner withdrew: the group broke while it waited.
+                return Err(Bail::Broken);
+            }
+            poisoned |= me.check_partner(call, partner);
+            let last = 2 * distance >= parties;
+            let dest = if poisoned {
+                call.work
+            } else if last && call.kind == KIND_ALLREDUCE {
+                me.result_buffer(call.len)
+            } else {
+                call.work
+            };
+            let theirs = shared.slots[partner].acc.load(Ordering::Relaxed) as *const T;
+            let len = if poisoned { 0 } else { call.len };
+            me.run_pair(partner, dest, acc, theirs, len, false)?;
+            acc = dest;
+        }
+        distance *= 2;
+    }
+    me.complete(episode, call.len);
+    Ok(Role::Completed)
+}
+
+/// As the slave of this round: offers `acc` and serves the master's job. If the group breaks
+/// before a master took the offer, the offer is withdrawn and nothing of this participant's is in
+/// anyone's hands.
+fn offer_and_serve<T: Copy + Send + Sync + 'static>(
+    me: &mut Reducer<T>,
+    call: &Call<T>,
+    acc: *const T,
+    poisoned: bool,
+) -> Result<Role, Bail> {
+    let shared = crate::primitive::Arc::clone(&me.shared);
+    let episode = call.episode;
+    let slot = &shared.slots[me.rank];
+    slot.acc.store(acc as usize, Ordering::Relaxed);
+    if poisoned {
+        slot.len.store(POISONED, Ordering::Relaxed);
+    }
+    slot.offer.publish(tag(episode, OFFERED));
+    if me
+        .wait(&slot.offer, |v| v == tag(episode, CALLED), true)
+        .is_err()
+        && slot
+            .offer
+            .compare_publish(tag(episode, OFFERED), tag(episode, WITHDRAWN))
+            .is_ok()
+    {
+        return Err(Bail::Broken);
+    }
+    me.serve(episode)?;
+    Ok(Role::Consumed)
+}

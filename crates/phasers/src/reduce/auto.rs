@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::algorithm::ReduceAlgorithm;
 use super::shared::Shared;
 use crate::primitive::{AtomicU64, AtomicUsize, Ordering};
+use crate::topology::is_oversubscribed;
 
 /// The spread is sampled once every this many calls: the completer reads every participant's
 /// arrival stamp, a cache miss each.
@@ -23,8 +24,8 @@ const LOW_SPREAD: Duration = Duration::from_micros(5);
 /// Arrays up to this many elements: the static tree's pairs beat the linear algorithm's all-to-all
 /// reads when arrivals are together (the seed's "small array" column).
 const SMALL_ARRAY: usize = 5_000;
-/// Arrays up to this many elements: the dynamic pairs still win once arrivals spread (the seed's
-/// "medium" column); above it the linear algorithm's bandwidth wins.
+/// Arrays up to this many elements: the static tree is within a few percent of the linear
+/// algorithm (the seed's "medium" column), so a fixed order costs little.
 const MEDIUM_ARRAY: usize = 24_000;
 
 pub(crate) struct AutoState {
@@ -108,24 +109,26 @@ impl ReduceAlgorithm {
     /// The algorithm a call runs: `self` unless it is `Auto` (or a dynamic algorithm while
     /// `deterministic` asks for a fixed order), else the built-in rule below, from the array's
     /// length, the party count, the cores this process may use, and the arrival spread (the time
-    /// between the first and the last participant's arrival).
+    /// between the first and the last participant's arrival, averaged over recent calls).
     ///
-    /// | condition | picks | why (seed 003's recommendation tables, and BENCHMARKS.md) |
+    /// | condition (first that holds) | picks | why (seed 003's tables, and BENCHMARKS.md) |
     /// |---|---|---|
     /// | one participant | `Linear` | nothing to combine |
     /// | `deterministic` | `StaticTree` up to 24,000 elements, else `Linear` | fixed order, and the faster of the two for the size |
-    /// | spread under 5 µs, up to 5,000 elements | `StaticTree` | pairs read one neighbour's data each round; no all-to-all contention |
-    /// | spread of 5 µs or more, up to 24,000 elements | `DynamicPairs` | pairs form as participants arrive: most of the tree is done before the last arrival |
-    /// | more than 5,000 elements with a low spread, or more than 24,000 | `Linear` | every participant streams 1/N of the array: the most bandwidth |
+    /// | spread under 5 µs | `StaticTree` up to 5,000 elements, else `Linear` | arrivals together: pairs avoid the all-to-all contention on small arrays; the linear algorithm streams large ones at full bandwidth |
+    /// | more participants than cores | `DynamicPairs` | threads that wait for a core arrive late anyway; pairs form as they run, and nobody waits for a descheduled neighbour |
+    /// | spread (in ns) at least the length (in elements) | `DynamicPairs` | a pair step takes about a nanosecond per element, so most of the tree is reduced before the last arrival, which then costs about one step |
+    /// | otherwise | `Linear` | the array is too long for the spread to hide the tree's steps |
     ///
     /// ```
     /// use phasers::ReduceAlgorithm;
     /// use std::time::Duration;
     ///
     /// let spread = Duration::from_micros(100);
-    /// assert_eq!(ReduceAlgorithm::Auto.resolve(1000, 8, spread, false), ReduceAlgorithm::DynamicPairs);
-    /// assert_eq!(ReduceAlgorithm::Auto.resolve(1000, 8, spread, true), ReduceAlgorithm::StaticTree);
-    /// assert_eq!(ReduceAlgorithm::Auto.resolve(1 << 20, 8, spread, false), ReduceAlgorithm::Linear);
+    /// assert_eq!(ReduceAlgorithm::Auto.resolve(1000, 2, spread, false), ReduceAlgorithm::DynamicPairs);
+    /// assert_eq!(ReduceAlgorithm::Auto.resolve(1000, 2, spread, true), ReduceAlgorithm::StaticTree);
+    /// assert_eq!(ReduceAlgorithm::Auto.resolve(1 << 20, 2, spread, false), ReduceAlgorithm::Linear);
+    /// assert_eq!(ReduceAlgorithm::Auto.resolve(1000, 2, Duration::ZERO, false), ReduceAlgorithm::StaticTree);
     /// assert_eq!(ReduceAlgorithm::DynamicGroup.resolve(10, 8, spread, true), ReduceAlgorithm::StaticTree);
     /// ```
     pub fn resolve(
@@ -142,11 +145,13 @@ impl ReduceAlgorithm {
                 ReduceAlgorithm::StaticTree
             }
         };
+        let spread_ns = spread.as_nanos();
         match self {
             ReduceAlgorithm::Auto if parties <= 1 => ReduceAlgorithm::Linear,
             ReduceAlgorithm::Auto if deterministic => bounded(len > MEDIUM_ARRAY),
             ReduceAlgorithm::Auto if spread < LOW_SPREAD => bounded(len > SMALL_ARRAY),
-            ReduceAlgorithm::Auto if len <= MEDIUM_ARRAY => ReduceAlgorithm::DynamicPairs,
+            ReduceAlgorithm::Auto if is_oversubscribed(parties) => ReduceAlgorithm::DynamicPairs,
+            ReduceAlgorithm::Auto if spread_ns >= len as u128 => ReduceAlgorithm::DynamicPairs,
             ReduceAlgorithm::Auto => ReduceAlgorithm::Linear,
             chosen if deterministic && !chosen.is_fixed_order() => ReduceAlgorithm::StaticTree,
             chosen => chosen,

@@ -3,8 +3,8 @@
 //! toolchain fails with a message that says what to install rather than a wall of compiler output.
 //!
 //! The baselines are meant to be GNU's: glibc's pthread barrier, libstdc++'s std::barrier and
-//! libgomp's OpenMP barrier, the ones Linux users get. So the compilers must be GCC (Clang would
-//! bring libomp), and the target Linux with glibc.
+//! libgomp's OpenMP barrier and reductions, the ones Linux users get. So the compilers must be GCC
+//! (Clang would bring libomp), and the target Linux with glibc.
 
 use std::env;
 use std::fs;
@@ -13,10 +13,11 @@ use std::path::{Path, PathBuf};
 
 /// The sources, relative to the crate; each is also a `rerun-if-changed`.
 const HEADERS: [&str; 2] = ["baselines/baselines.h", "baselines/omp_common.h"];
-const C_SOURCES: [&str; 4] = [
+const C_SOURCES: [&str; 5] = [
     "baselines/pthread_barrier.c",
     "baselines/omp_barrier.c",
     "baselines/omp_dynamic.c",
+    "baselines/omp_array_reduce.c",
     "baselines/versions.c",
 ];
 const CXX_SOURCES: [&str; 1] = ["baselines/cxx_barrier.cpp"];

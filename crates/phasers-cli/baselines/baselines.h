@@ -43,6 +43,9 @@ enum {
     PHASERS_OMP_TOO_FEW_THREADS = 2, /* detail: the team size OpenMP gave */
     PHASERS_OMP_AFFINITY_QUERY = 3,  /* detail: errno of sched_getaffinity */
     PHASERS_OMP_AFFINITY_SET = 4,    /* detail: error of pthread_setaffinity_np (the round ran) */
+    PHASERS_OMP_STACK = 5,           /* detail: the smallest thread stack, in KiB, too small */
+    PHASERS_OMP_NO_MEMORY = 6,       /* detail: ENOMEM */
+    PHASERS_OMP_WRONG_COPY = 7,      /* detail: the thread whose allreduce copy differed */
 };
 
 typedef struct {
@@ -76,6 +79,43 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
  * PHASERS_OMP_INVALID if max_threads is below 2 or above INT_MAX. The same one-at-a-time rule. */
 void phasers_omp_dynamic(uint32_t max_threads, void (*delay)(uint64_t), uint64_t delay_arg,
                          phasers_omp_result *result) PHASERS_NOEXCEPT;
+
+/* OpenMP's array reduction, `omp for reduction(+ : out[:len])`, run the way `phasers bench reduce`
+ * runs its own rows (see omp_array_reduce.c): iteration 0 is a warm-up whose result is copied to
+ * `first_result`; thread 0 ends the row by the same rule as the Rust rows. Stamps are
+ * CLOCK_MONOTONIC nanoseconds. */
+typedef struct {
+    uint32_t threads;
+    bool allreduce;      /* every thread copies the sum into an output array of its own */
+    bool yield_in_stall; /* stall by yielding between looks at the clock, not by spinning */
+    uint64_t len;        /* floats per array */
+    /* Iterations the arrays below have room for, the warm-up included: the row never runs more. */
+    uint64_t max_iterations;
+    /* Measured iterations (after the warm-up) to run at least, unless the budget runs out. */
+    uint64_t min_iterations;
+    uint64_t min_time_ns; /* measured time to run at least, once min_iterations are done */
+    uint64_t budget_ns;   /* measured time after which the row stops, with at least one */
+    const uint64_t *stalls_ns; /* [iteration * threads + thread]: the stall before arriving */
+    uint64_t *arrive_ns;       /* [iteration * threads + thread]: when it called the reduction */
+    uint64_t *return_ns;       /* [iteration * threads + thread]: when it had returned */
+    float *first_result;       /* len floats: thread 0's result of the warm-up */
+    uint64_t *progress;        /* if not NULL, incremented (atomically) by thread 0 per iteration */
+} phasers_omp_array_reduce_args;
+
+/* Runs the row; `result->ran` is the iterations run, the warm-up included. Status
+ * PHASERS_OMP_STACK if a thread's stack cannot hold the private copy (see
+ * phasers_omp_array_reduce_stack_bytes), PHASERS_OMP_NO_MEMORY, PHASERS_OMP_TOO_FEW_THREADS, or
+ * PHASERS_OMP_INVALID for missing arrays or a bad thread count. One call at a time per process. */
+void phasers_omp_array_reduce(const phasers_omp_array_reduce_args *args,
+                              phasers_omp_result *result) PHASERS_NOEXCEPT;
+
+/* The stack each thread of an array reduction of `len` floats needs: GCC puts the private copy of
+ * the array on the stack. */
+uint64_t phasers_omp_array_reduce_stack_bytes(uint64_t len) PHASERS_NOEXCEPT;
+
+/* Raises the stack size of threads created from now on without an explicit one (libgomp's team
+ * threads) to at least `bytes`, through pthread_setattr_default_np; 0 or an errno value. */
+int phasers_omp_raise_default_stack(uint64_t bytes) PHASERS_NOEXCEPT;
 
 /* Versions for the report. */
 /* "GCC " __VERSION__ of the C compiler. */

@@ -2,11 +2,12 @@
 //! hand-written reference barrier and the barriers users pick today (Rust's `std::sync::Barrier`,
 //! `pthread_barrier_t`, C++20 `std::barrier`, OpenMP's `#pragma omp barrier`).
 //!
-//! `phasers` alone runs the quick suite, `phasers bench barrier` with its defaults and a short
-//! phaser comparison at 2 threads (about a minute on two cores); `phasers bench phaser`,
-//! `reduction`, `dynamic` and `tree` measure the phasers and accumulators; `phasers list` names
-//! every algorithm and baseline; `phasers tune` measures the machine and writes the profile
-//! `Algorithm::Auto` reads.
+//! `phasers` alone runs the quick suite, `phasers bench barrier` with its defaults, a short
+//! phaser comparison and a short array-reduction comparison at 2 threads (about a minute on two
+//! cores); `phasers bench phaser`, `reduction`, `dynamic` and `tree` measure the phasers and
+//! accumulators; `phasers bench reduce` the array reductions; `phasers list` names every algorithm
+//! and baseline; `phasers tune` measures the machine and writes the profile `Algorithm::Auto`
+//! reads.
 
 mod affinity;
 mod bench;
@@ -25,6 +26,7 @@ mod phaser_bench;
 mod phaser_config;
 mod phaser_row;
 mod plot;
+mod reduce_bench;
 mod reference;
 mod report;
 mod results;
@@ -49,9 +51,9 @@ use crate::results::{Group, Mode, Report};
 use crate::schedule::Schedule;
 use crate::sweep::{Benchmark, Plan, EPCC_DROPPED};
 
-/// What each barrier and phaser costs on this machine. With no command, runs the quick suite
-/// (`bench barrier` with its defaults, then flat phasers against our best barrier and OpenMP at
-/// 2 threads).
+/// What each barrier, phaser and reduction costs on this machine. With no command, runs the quick
+/// suite (`bench barrier` with its defaults, then flat phasers against our best barrier and OpenMP
+/// at 2 threads, then array reductions at 2 threads).
 #[derive(Debug, Parser)]
 #[command(name = "phasers", version)]
 struct Cli {
@@ -90,6 +92,10 @@ enum BenchTarget {
     /// Phasers over tiers x degree at several thread counts, with and without a sum (the seed's
     /// figures 14 and 15).
     Tree(tree::TreeArgs),
+    /// Array reductions (`Reduction<f32>`, every algorithm) against OpenMP's
+    /// `reduction(+:arr[:n])`, a mutex-merged reduction and the memory-bandwidth floor, over
+    /// participants, array sizes and seed 003's arrival spreads.
+    Reduce(reduce_bench::ReduceArgs),
 }
 
 /// Options of `phasers bench barrier`.
@@ -244,6 +250,7 @@ fn main() -> ExitCode {
             BenchTarget::Reduction(args) => bench_phasers(Suite::Reduction, args),
             BenchTarget::Dynamic(args) => dynamic::run(&args),
             BenchTarget::Tree(args) => tree::run(&args),
+            BenchTarget::Reduce(args) => reduce_bench::run(&args),
         },
         None => quick_suite(),
     };
@@ -287,10 +294,29 @@ fn list() {
     for contender in std::iter::once(Contender::OmpReduction).chain(phaser_rows) {
         println!("  {:<35} {}", contender.name(), contender.description());
     }
+    println!();
+    println!("array reductions (bench reduce --algorithms; omp and mutex name the baselines):");
+    for (name, description) in reduce_bench::list() {
+        println!("  {name:<35} {description}");
+    }
 }
 
-/// `phasers` with no command: `bench barrier` with its defaults, then the phaser comparison at 2
-/// threads. A failure in the first does not skip the second.
+/// The quick suite's array-reduction part: 2 threads, 1,000 and 64,000 floats, no spread and
+/// the seed's largest, `reduce`, every contender and the floor (a few seconds).
+const QUICK_REDUCE: [&str; 9] = [
+    "reduce",
+    "--threads",
+    "2",
+    "--sizes",
+    "1000,64000",
+    "--spread",
+    "none,high",
+    "--mode",
+    "reduce",
+];
+
+/// `phasers` with no command: `bench barrier` with its defaults, then the phaser comparison and
+/// the array-reduction comparison at 2 threads. A failure in one part does not skip the others.
 fn quick_suite() -> Result<(), String> {
     let barrier = BarrierArgs::try_parse_from(["barrier"])
         .map_err(|error| format!("the default options do not parse: {error}"))
@@ -299,10 +325,18 @@ fn quick_suite() -> Result<(), String> {
     let phasers = PhaserArgs::try_parse_from(["phaser", "--threads", "2"])
         .map_err(|error| format!("the default options do not parse: {error}"))
         .and_then(|args| bench_phasers(Suite::Quick, args));
-    match (barrier, phasers) {
-        (Ok(()), Ok(())) => Ok(()),
-        (Err(error), Ok(())) | (Ok(()), Err(error)) => Err(error),
-        (Err(first), Err(second)) => Err(format!("{first}; {second}")),
+    println!();
+    let reduce = reduce_bench::ReduceArgs::try_parse_from(QUICK_REDUCE)
+        .map_err(|error| format!("the default options do not parse: {error}"))
+        .and_then(|args| reduce_bench::run(&args));
+    let errors: Vec<String> = [barrier, phasers, reduce]
+        .into_iter()
+        .filter_map(Result::err)
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
     }
 }
 
@@ -559,6 +593,25 @@ mod tests {
             Some(Command::Tune(_))
         ));
         assert!(Cli::try_parse_from(["phasers", "frobnicate"]).is_err());
+    }
+
+    #[test]
+    fn bench_reduce_parses_and_the_quick_part_is_small() {
+        let parsed = Cli::try_parse_from(["phasers", "bench", "reduce", "--threads", "2,4"]);
+        assert!(matches!(
+            parsed.unwrap().command,
+            Some(Command::Bench {
+                target: BenchTarget::Reduce(_)
+            })
+        ));
+        let error =
+            Cli::try_parse_from(["phasers", "bench", "reduce", "--sizes", "0"]).unwrap_err();
+        assert!(error.to_string().contains("starts at 1 float"), "{error}");
+        let quick = reduce_bench::ReduceArgs::try_parse_from(QUICK_REDUCE).unwrap();
+        assert_eq!(quick.threads, Some(vec![2]));
+        assert_eq!(quick.sizes, Some(vec![1000, 64_000]));
+        assert_eq!(quick.spread.as_ref().map(Vec::len), Some(2));
+        assert!(quick.algorithms.is_none(), "every contender");
     }
 
     #[test]

@@ -385,3 +385,113 @@ fn bad_phaser_options_fail_clearly() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn bench_reduce_writes_every_contender_and_the_floors() {
+    let (json, csv) = (scratch("reduce.json"), scratch("reduce.csv"));
+    let plot = scratch("reduce.svg");
+    let stdout = run_ok(&[
+        "bench",
+        "reduce",
+        "--threads",
+        "2,3",
+        "--sizes",
+        "1k,200000",
+        "--spread",
+        "none,low",
+        "--min-time",
+        "0.001",
+        "--min-iterations",
+        "2",
+        "--max-iterations",
+        "4",
+        "--json",
+        json.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["benchmark"], "bench reduce");
+    assert!(report["floor"]["median_ns"].as_f64().unwrap() > 0.0);
+    assert!(report["machine"]["native"]["openmp"].is_string());
+    let contenders = names(&report["settings"], "contenders");
+    assert_eq!(contenders.len(), 7, "{contenders:?}");
+    let rows = report["rows"].as_array().unwrap();
+    // Per N (2), size (2) and mode (2): a floor, and every contender per spread (2).
+    assert_eq!(rows.len(), 2 * 2 * 2 * (1 + 2 * 7));
+    for row in rows {
+        assert!(row["error"].is_null(), "{row}");
+        assert!(row["iterations"].as_u64().unwrap() >= 2, "{row}");
+        for metric in [
+            "last_arrival_to_completion_ns",
+            "total_in_reduction_ns",
+            "arrival_window_ns",
+        ] {
+            assert!(row[metric]["median"].is_number(), "{metric} of {row}");
+        }
+        assert!(row["fraction_of_floor"].as_f64().unwrap() > 0.0, "{row}");
+    }
+    let auto = rows
+        .iter()
+        .find(|row| row["name"] == "auto")
+        .expect("an auto row");
+    assert!(!auto["chose"].as_object().unwrap().is_empty(), "{auto}");
+
+    let table = std::fs::read_to_string(&csv).unwrap();
+    // A header, the cache-line floor, and a line per row.
+    assert_eq!(table.lines().count(), 2 + rows.len());
+    assert!(table.contains("omp reduction(+:arr[:n])") && table.contains("mutex-merged"));
+    // One plot per mode, spread and size, beside the name given.
+    for name in [
+        "reduce-reduce-none-1000.svg",
+        "reduce-allreduce-low-200000.svg",
+    ] {
+        let svg = std::fs::read_to_string(plot.with_file_name(name)).unwrap();
+        assert!(
+            svg.contains("<svg") && svg.contains("dynamic-pairs"),
+            "{name}"
+        );
+    }
+    for section in [
+        "(1) the seed's headline",
+        "(2) large arrays",
+        "(3) against OpenMP's array reduction",
+        "bandwidth floor",
+        "cache-line round trip",
+    ] {
+        assert!(stdout.contains(section), "{section} missing from\n{stdout}");
+    }
+}
+
+#[test]
+fn bad_reduce_options_fail_clearly() {
+    for (args, message) in [
+        (&["--threads", "1"][..], "at least 2 participants"),
+        (&["--sizes", "0"], "starts at 1 float"),
+        (&["--sizes", "big"], "not an array size"),
+        (&["--spread", "wild"], "not a spread"),
+        (&["--mode", "scan"], "possible values"),
+        (&["--algorithms", "fastest"], "not a reduction algorithm"),
+        (&["--min-time", "0"], "not a number of seconds"),
+    ] {
+        let mut argv = vec!["bench", "reduce"];
+        argv.extend_from_slice(args);
+        let output = phasers(&argv);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+    let output = phasers(&[
+        "bench",
+        "reduce",
+        "--min-iterations",
+        "9",
+        "--max-iterations",
+        "3",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("more than --max-iterations"), "{stderr}");
+}

@@ -1,0 +1,461 @@
+//! One row on Rust threads: every participant runs iterations of stall, arrival stamp, the timed
+//! call, return stamp, with a barrier between iterations, outside the timed part.
+//!
+//! The stamps are `Instant`s taken on each participant's own thread, as nanoseconds since one
+//! origin taken before the threads start; on Linux `Instant` is `CLOCK_MONOTONIC`, one clock for
+//! every thread, so stamps from different threads can be compared. Nothing shared is written in
+//! the timed part: each thread keeps its stamps in its own vectors, collected at the end.
+//!
+//! Iteration 0 is a warm-up (page faults, cold caches, lazily built state) and is checked against
+//! the sequential sum; the iterations after it are measured. Rank 0 decides when the row ends
+//! (see [`StopRule`]) and publishes the iteration at which everyone stops before arriving at the
+//! next barrier; everyone compares it with the iteration about to start after leaving a barrier,
+//! so all participants always run the same iterations. (A bare "stop" flag would not do: a
+//! participant slow to leave barrier k could read the flag rank 0 set during iteration k, and skip
+//! an iteration rank 0 runs.) The barrier is one of ours
+//! (sense-reversing: one word releases everyone at once), so a participant that fails drops its
+//! handle, the barrier breaks, and the others return instead of waiting for ever.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+use phasers::{Algorithm, Barrier, ReduceAlgorithm};
+
+use crate::bench::{panic_message, watch_until, Watch};
+
+use super::spread::Stalls;
+use super::stall::{stall, StallPolicy};
+
+/// Why a participant stopped early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// Its own failure: a wrong result, an error from the contender.
+    Cause(String),
+    /// The echo of another participant's failure (a broken barrier or group).
+    Echo(String),
+}
+
+impl Failure {
+    /// A failure from the library: `Broken` is the echo of someone else's, anything else a cause.
+    pub fn from_library(what: &str, error: phasers::Error) -> Self {
+        match error {
+            phasers::Error::Broken { .. } => Failure::Echo(format!("{what}: {error}")),
+            error => Failure::Cause(format!("{what}: {error}")),
+        }
+    }
+}
+
+/// What one participant does in a row.
+pub trait Participant: Send {
+    /// Allocates and fills what it needs, on its own thread (so the memory is first touched, and
+    /// placed, where it is used); before the first iteration, not timed.
+    fn prepare(&mut self) -> Result<(), Failure>;
+
+    /// The timed call. Returns the algorithm that ran, when the contender says.
+    fn call(&mut self) -> Result<Option<ReduceAlgorithm>, Failure>;
+
+    /// After the warm-up iteration, not timed: checks what the call produced.
+    fn check(&mut self) -> Result<(), Failure>;
+}
+
+/// When rank 0 ends a row. Counts are of measured iterations, the warm-up not included; time is
+/// counted from the end of the warm-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopRule {
+    /// Iterations to run at least, unless the budget runs out first.
+    pub min_iterations: usize,
+    /// Time to run at least, once `min_iterations` are done.
+    pub min_time: Duration,
+    /// Iterations never to exceed.
+    pub max_iterations: usize,
+    /// Time after which the row stops even short of `min_iterations` (with at least one).
+    pub budget: Duration,
+}
+
+impl StopRule {
+    /// Whether `measured` iterations in `elapsed` are enough.
+    pub fn is_done(&self, measured: usize, elapsed: Duration) -> bool {
+        measured >= self.max_iterations
+            || (measured >= self.min_iterations && elapsed >= self.min_time)
+            || (measured >= 1 && elapsed >= self.budget)
+    }
+}
+
+/// The stamps of a row: `iterations` rows of `threads` participants, in nanoseconds on one clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Timeline {
+    /// Participants.
+    pub threads: usize,
+    /// Iterations, the warm-up included.
+    pub iterations: usize,
+    /// When participant `t` called in iteration `i`, at `i * threads + t`.
+    pub arrive_ns: Vec<u64>,
+    /// When it returned, at the same place.
+    pub return_ns: Vec<u64>,
+    /// The algorithm rank 0 was told ran, per iteration where the contender says.
+    pub chose: Vec<ReduceAlgorithm>,
+}
+
+impl Timeline {
+    /// A timeline from per-participant stamps, which must all have the same length.
+    pub fn from_threads(stamps: Vec<(Vec<u64>, Vec<u64>)>) -> Result<Self, String> {
+        let threads = stamps.len();
+        let iterations = stamps.first().map_or(0, |(arrive, _)| arrive.len());
+        if stamps
+            .iter()
+            .any(|(arrive, ret)| arrive.len() != iterations || ret.len() != iterations)
+        {
+            let counts: Vec<usize> = stamps.iter().map(|(arrive, _)| arrive.len()).collect();
+            return Err(format!(
+                "the participants ran different numbers of iterations: {counts:?}"
+            ));
+        }
+        let mut arrive_ns = vec![0; threads * iterations];
+        let mut return_ns = vec![0; threads * iterations];
+        for (rank, (arrive, ret)) in stamps.into_iter().enumerate() {
+            for iteration in 0..iterations {
+                arrive_ns[iteration * threads + rank] = arrive[iteration];
+                return_ns[iteration * threads + rank] = ret[iteration];
+            }
+        }
+        Ok(Timeline {
+            threads,
+            iterations,
+            arrive_ns,
+            return_ns,
+            chose: Vec::new(),
+        })
+    }
+}
+
+/// How a row runs.
+#[derive(Clone, Copy)]
+pub struct RowSetup<'a> {
+    /// Each participant's stall per iteration; `None` for no stall (the bandwidth floor).
+    pub stalls: Option<&'a Stalls>,
+    /// How the stalls wait.
+    pub policy: StallPolicy,
+    /// When the row ends.
+    pub stop: StopRule,
+    /// Stops the process if the row hangs.
+    pub watch: &'a Watch,
+}
+
+/// What rank 0's thread and the others share besides the barrier.
+struct Control {
+    /// The iteration no one starts: written by rank 0 during the iteration before it, read by
+    /// everyone after each barrier; `u64::MAX` until rank 0 decides.
+    stop_at: AtomicU64,
+    /// Iterations rank 0 completed, for the watchdog.
+    progress: AtomicU64,
+    /// Participants whose thread has ended, however it ended.
+    finished: AtomicUsize,
+}
+
+/// Counts a thread as finished when it ends, even by a panic, and wakes the watcher when it is
+/// the last, so the row ends without waiting for the watcher's next look.
+struct FinishGuard<'a> {
+    control: &'a Control,
+    threads: usize,
+    watcher: Thread,
+}
+
+impl Drop for FinishGuard<'_> {
+    fn drop(&mut self) {
+        if self.control.finished.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
+            self.watcher.unpark();
+        }
+    }
+}
+
+/// Runs `participants` (rank = position) on a thread each until rank 0's [`StopRule`] says
+/// enough, and returns their stamps, or the most telling failure.
+pub fn run<P: Participant>(participants: Vec<P>, setup: RowSetup<'_>) -> Result<Timeline, String> {
+    let threads = participants.len();
+    if threads == 0 {
+        return Err("a row needs at least one participant".to_owned());
+    }
+    let barrier = Barrier::new(threads, Algorithm::SenseReversing)
+        .map_err(|error| format!("cannot build the barrier between iterations: {error}"))?;
+    let control = Control {
+        stop_at: AtomicU64::new(u64::MAX),
+        progress: AtomicU64::new(0),
+        finished: AtomicUsize::new(0),
+    };
+    let origin = Instant::now();
+    let watcher = std::thread::current();
+    let outcomes = std::thread::scope(|scope| {
+        let handles: Vec<_> = participants
+            .into_iter()
+            .zip(barrier.participants())
+            .enumerate()
+            .map(|(rank, (participant, meeting))| {
+                let guard = FinishGuard {
+                    control: &control,
+                    threads,
+                    watcher: watcher.clone(),
+                };
+                let control = &control;
+                scope.spawn(move || {
+                    let _guard = guard;
+                    iterate(rank, participant, meeting, control, origin, setup)
+                })
+            })
+            .collect();
+        watch_until(
+            || control.finished.load(Ordering::Acquire) == threads,
+            &control.progress,
+            setup.watch,
+        );
+        handles
+            .into_iter()
+            .enumerate()
+            .map(|(rank, handle)| {
+                handle.join().unwrap_or_else(|panic| {
+                    Err(Failure::Cause(format!(
+                        "participant {rank} panicked: {}",
+                        panic_message(&*panic)
+                    )))
+                })
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut stamps = Vec::with_capacity(threads);
+    let mut chose = Vec::new();
+    let (mut causes, mut echoes) = (Vec::new(), Vec::new());
+    for (rank, outcome) in outcomes.into_iter().enumerate() {
+        match outcome {
+            Ok(out) => {
+                if rank == 0 {
+                    chose = out.chose;
+                }
+                stamps.push((out.arrive, out.ret));
+            }
+            Err(Failure::Cause(message)) => causes.push(format!("participant {rank}: {message}")),
+            Err(Failure::Echo(message)) => echoes.push(format!("participant {rank}: {message}")),
+        }
+    }
+    let failed = causes.len() + echoes.len();
+    if let Some(first) = causes.into_iter().chain(echoes).next() {
+        return Err(match failed {
+            1 => first,
+            _ => format!("{first} (and {} more failed)", failed - 1),
+        });
+    }
+    let mut timeline = Timeline::from_threads(stamps)?;
+    timeline.chose = chose;
+    Ok(timeline)
+}
+
+/// What one participant's thread hands back.
+struct ThreadOut {
+    arrive: Vec<u64>,
+    ret: Vec<u64>,
+    chose: Vec<ReduceAlgorithm>,
+}
+
+/// One participant's iterations.
+fn iterate<P: Participant>(
+    rank: usize,
+    mut participant: P,
+    mut meeting: phasers::Participant,
+    control: &Control,
+    origin: Instant,
+    setup: RowSetup<'_>,
+) -> Result<ThreadOut, Failure> {
+    participant.prepare()?;
+    let capacity = setup.stop.max_iterations.saturating_add(1);
+    let mut out = ThreadOut {
+        arrive: Vec::with_capacity(capacity),
+        ret: Vec::with_capacity(capacity),
+        chose: Vec::new(),
+    };
+    let mut measure_start = None;
+    for iteration in 0u64.. {
+        meeting
+            .wait()
+            .map_err(|error| Failure::from_library("the barrier between iterations", error))?;
+        if iteration >= control.stop_at.load(Ordering::Relaxed) {
+            break;
+        }
+        if let Some(stalls) = setup.stalls {
+            stall(stalls.get(iteration as usize, rank), setup.policy);
+        }
+        let arrive = nanos_since(origin);
+        let chose = participant.call()?;
+        let ret = nanos_since(origin);
+        out.arrive.push(arrive);
+        out.ret.push(ret);
+        if iteration == 0 {
+            participant.check()?;
+        }
+        if rank == 0 {
+            out.chose.extend(chose);
+            control.progress.fetch_add(1, Ordering::Relaxed);
+            // The warm-up ends the moment its check is done.
+            let start = *measure_start.get_or_insert_with(Instant::now);
+            if iteration > 0 && setup.stop.is_done(iteration as usize, start.elapsed()) {
+                // Read after the next barrier, which orders it; read earlier (a participant still
+                // leaving this iteration's barrier), it names an iteration not yet reached.
+                control.stop_at.store(iteration + 1, Ordering::Relaxed);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Nanoseconds from `origin` to now.
+#[inline]
+fn nanos_since(origin: Instant) -> u64 {
+    u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reduce_bench::spread::Preset;
+
+    /// Sleeps a little per call and counts its calls.
+    struct Counting {
+        calls: usize,
+        fail_at: Option<usize>,
+        wrong: bool,
+    }
+
+    impl Participant for Counting {
+        fn prepare(&mut self) -> Result<(), Failure> {
+            Ok(())
+        }
+
+        fn call(&mut self) -> Result<Option<ReduceAlgorithm>, Failure> {
+            self.calls += 1;
+            if self.fail_at == Some(self.calls) {
+                return Err(Failure::Cause("boom".into()));
+            }
+            std::thread::sleep(Duration::from_micros(50));
+            Ok(Some(ReduceAlgorithm::Linear))
+        }
+
+        fn check(&mut self) -> Result<(), Failure> {
+            if self.wrong {
+                Err(Failure::Cause("wrong result".into()))
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    fn counting(threads: usize) -> Vec<Counting> {
+        (0..threads)
+            .map(|_| Counting {
+                calls: 0,
+                fail_at: None,
+                wrong: false,
+            })
+            .collect()
+    }
+
+    fn rule(min_iterations: usize, max_iterations: usize) -> StopRule {
+        StopRule {
+            min_iterations,
+            min_time: Duration::from_millis(1),
+            max_iterations,
+            budget: Duration::from_secs(10),
+        }
+    }
+
+    fn setup<'a>(stalls: Option<&'a Stalls>, watch: &'a Watch, stop: StopRule) -> RowSetup<'a> {
+        RowSetup {
+            stalls,
+            policy: StallPolicy::Yield,
+            stop,
+            watch,
+        }
+    }
+
+    #[test]
+    fn the_stop_rule_needs_iterations_and_time_within_the_budget() {
+        let stop = StopRule {
+            min_iterations: 20,
+            min_time: Duration::from_millis(50),
+            max_iterations: 100,
+            budget: Duration::from_secs(1),
+        };
+        let ms = Duration::from_millis;
+        assert!(!stop.is_done(19, ms(60)));
+        assert!(!stop.is_done(20, ms(40)));
+        assert!(stop.is_done(20, ms(50)));
+        assert!(stop.is_done(100, ms(1)));
+        assert!(stop.is_done(3, ms(1000)));
+        assert!(!stop.is_done(0, ms(5000)));
+    }
+
+    #[test]
+    fn every_participant_runs_the_same_iterations_and_stamps_in_order() {
+        let watch = Watch::new("test", 3, Duration::from_secs(60));
+        let stalls = Stalls::generate(&Preset::Low.spread(), 3, 31, 1);
+        let timeline = run(counting(3), setup(Some(&stalls), &watch, rule(5, 30))).unwrap();
+        assert_eq!(timeline.threads, 3);
+        // The warm-up plus at least the minimum, at most the maximum.
+        assert!((6..=31).contains(&timeline.iterations), "{timeline:?}");
+        assert_eq!(timeline.arrive_ns.len(), 3 * timeline.iterations);
+        assert_eq!(timeline.chose.len(), timeline.iterations);
+        for (arrive, ret) in timeline.arrive_ns.iter().zip(&timeline.return_ns) {
+            assert!(ret >= arrive);
+        }
+        // Each iteration starts after the previous one ended everywhere (the barrier).
+        for iteration in 1..timeline.iterations {
+            let previous_end = (0..3)
+                .map(|t| timeline.return_ns[(iteration - 1) * 3 + t])
+                .max()
+                .unwrap();
+            let start = (0..3)
+                .map(|t| timeline.arrive_ns[iteration * 3 + t])
+                .min()
+                .unwrap();
+            assert!(start >= previous_end);
+        }
+    }
+
+    #[test]
+    fn the_maximum_caps_the_row() {
+        let watch = Watch::new("test", 2, Duration::from_secs(60));
+        let stop = StopRule {
+            min_time: Duration::from_secs(100),
+            ..rule(1, 4)
+        };
+        let timeline = run(counting(2), setup(None, &watch, stop)).unwrap();
+        assert_eq!(timeline.iterations, 5);
+    }
+
+    #[test]
+    fn a_failure_names_its_cause_not_its_echoes() {
+        let watch = Watch::new("test", 3, Duration::from_secs(60));
+        let mut participants = counting(3);
+        participants[1].fail_at = Some(3);
+        let error = run(participants, setup(None, &watch, rule(10, 50))).unwrap_err();
+        assert!(error.starts_with("participant 1: boom"), "{error}");
+        assert!(error.contains("2 more failed"), "{error}");
+    }
+
+    #[test]
+    fn a_wrong_first_result_fails_the_row() {
+        let watch = Watch::new("test", 2, Duration::from_secs(60));
+        let mut participants = counting(2);
+        participants[0].wrong = true;
+        let error = run(participants, setup(None, &watch, rule(10, 50))).unwrap_err();
+        assert!(error.contains("participant 0: wrong result"), "{error}");
+    }
+
+    #[test]
+    fn stamps_become_rows_of_iterations() {
+        let timeline =
+            Timeline::from_threads(vec![(vec![1, 10], vec![2, 11]), (vec![3, 12], vec![4, 13])])
+                .unwrap();
+        assert_eq!(timeline.arrive_ns, vec![1, 3, 10, 12]);
+        assert_eq!(timeline.return_ns, vec![2, 4, 11, 13]);
+        let error = Timeline::from_threads(vec![(vec![1], vec![2]), (vec![], vec![])]).unwrap_err();
+        assert!(error.contains("different numbers"), "{error}");
+    }
+}

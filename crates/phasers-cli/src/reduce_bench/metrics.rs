@@ -1,0 +1,178 @@
+//! The seed's two metrics, per iteration, from a row's stamps:
+//!
+//! - **last arrival to completion**: from the moment the last participant called until the result
+//!   was ready: for `reduce`, when the root's call returned; for `allreduce`, when the last
+//!   participant's did. What the application waits for once everyone has arrived;
+//! - **total time in the reduction**: each participant's return minus its own arrival, summed over
+//!   the participants. What the reduction costs the application in thread time, waiting included,
+//!   which is where a quick return or an algorithm that works while others are still stalling
+//!   shows.
+//!
+//! Also the **arrival window** (last arrival minus first), which shows the spread actually
+//! injected, scheduling included.
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::{self, Summary};
+
+use super::harness::Timeline;
+
+/// Whose return completes an iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// The root's (rank given): `reduce`, whose result only the root receives.
+    Root(usize),
+    /// The last participant's: `allreduce`, and the bandwidth floor.
+    Last,
+}
+
+/// Which metric the plots, the `÷omp` column and the OpenMP ratios use (both are always measured
+/// and written).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// Time from the last arrival to completion.
+    LastArrival,
+    /// Time in the reduction summed over participants.
+    Total,
+}
+
+impl Metric {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::LastArrival => "last-arrival",
+            Metric::Total => "total",
+        }
+    }
+
+    /// What it measures, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Metric::LastArrival => "time from the last arrival to completion",
+            Metric::Total => "time in the reduction summed over participants",
+        }
+    }
+}
+
+/// Each metric over the measured iterations, in nanoseconds.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Samples {
+    /// Last arrival to completion, per iteration.
+    pub last_arrival_to_completion: Vec<f64>,
+    /// Return minus arrival summed over participants, per iteration.
+    pub total_in_reduction: Vec<f64>,
+    /// Last arrival minus first arrival, per iteration.
+    pub arrival_window: Vec<f64>,
+}
+
+/// Summaries of [`Samples`], as reported.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Summaries {
+    /// Last arrival to completion.
+    pub last_arrival_to_completion_ns: Option<Summary>,
+    /// Total time in the reduction, summed over participants.
+    pub total_in_reduction_ns: Option<Summary>,
+    /// Last arrival minus first arrival.
+    pub arrival_window_ns: Option<Summary>,
+}
+
+impl Summaries {
+    /// The summary of `metric`.
+    pub fn of(&self, metric: Metric) -> Option<Summary> {
+        match metric {
+            Metric::LastArrival => self.last_arrival_to_completion_ns,
+            Metric::Total => self.total_in_reduction_ns,
+        }
+    }
+}
+
+impl Samples {
+    /// The metrics of every iteration of `timeline` after the first `skip` (the warm-up).
+    pub fn of(timeline: &Timeline, completion: Completion, skip: usize) -> Self {
+        let threads = timeline.threads;
+        let mut samples = Samples::default();
+        if threads == 0 {
+            return samples;
+        }
+        for iteration in skip..timeline.iterations {
+            let span = iteration * threads..(iteration + 1) * threads;
+            let arrive = &timeline.arrive_ns[span.clone()];
+            let ret = &timeline.return_ns[span];
+            let (Some(&first), Some(&last)) = (arrive.iter().min(), arrive.iter().max()) else {
+                continue;
+            };
+            let done = match completion {
+                Completion::Root(rank) => ret[rank.min(threads - 1)],
+                Completion::Last => ret.iter().copied().max().unwrap_or(last),
+            };
+            // Signed: a negative time would be a bug worth seeing, not one to clamp away.
+            samples
+                .last_arrival_to_completion
+                .push(done as f64 - last as f64);
+            samples.total_in_reduction.push(
+                ret.iter()
+                    .zip(arrive)
+                    .map(|(&ret, &arrive)| ret as f64 - arrive as f64)
+                    .sum(),
+            );
+            samples.arrival_window.push(last as f64 - first as f64);
+        }
+        samples
+    }
+
+    /// The summaries.
+    pub fn summarize(&self) -> Summaries {
+        Summaries {
+            last_arrival_to_completion_ns: stats::summarize(&self.last_arrival_to_completion),
+            total_in_reduction_ns: stats::summarize(&self.total_in_reduction),
+            arrival_window_ns: stats::summarize(&self.arrival_window),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two iterations of three participants.
+    fn timeline() -> Timeline {
+        Timeline {
+            threads: 3,
+            iterations: 2,
+            // Iteration 0 (warm-up): arrivals 0, 5, 10. Iteration 1: 100, 130, 120.
+            arrive_ns: vec![0, 5, 10, 100, 130, 120],
+            // Iteration 1: rank 0 (root) returns at 170, rank 1 at 150, rank 2 at 125.
+            return_ns: vec![50, 20, 30, 170, 150, 125],
+            chose: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn reduce_completes_when_the_root_returns() {
+        let samples = Samples::of(&timeline(), Completion::Root(0), 1);
+        assert_eq!(samples.last_arrival_to_completion, vec![40.0]);
+        // (170 - 100) + (150 - 130) + (125 - 120)
+        assert_eq!(samples.total_in_reduction, vec![95.0]);
+        assert_eq!(samples.arrival_window, vec![30.0]);
+    }
+
+    #[test]
+    fn allreduce_completes_when_the_last_returns() {
+        let samples = Samples::of(&timeline(), Completion::Last, 0);
+        // Iteration 0: last arrival 10, last return 50; iteration 1: 130 and 170.
+        assert_eq!(samples.last_arrival_to_completion, vec![40.0, 40.0]);
+        // Iteration 0: (50 - 0) + (20 - 5) + (30 - 10).
+        assert_eq!(samples.total_in_reduction, vec![85.0, 95.0]);
+        let summaries = samples.summarize();
+        assert_eq!(summaries.of(Metric::LastArrival).unwrap().median, 40.0);
+        assert_eq!(summaries.of(Metric::Total).unwrap().min, 85.0);
+        assert_eq!(summaries.arrival_window_ns.unwrap().min, 10.0);
+    }
+
+    #[test]
+    fn the_root_may_be_any_rank() {
+        let samples = Samples::of(&timeline(), Completion::Root(2), 1);
+        assert_eq!(samples.last_arrival_to_completion, vec![-5.0]);
+    }
+}

@@ -1,0 +1,198 @@
+//! The reduction people write by hand: a `Mutex<Vec<f32>>` each thread locks to add its array in,
+//! and a count the root waits on (a `Condvar`), with `allreduce` letting every thread wait and
+//! copy the sum out.
+//!
+//! The first thread in copies its array instead of adding it to zeros, as a careful hand-written
+//! version does (no separate clearing pass). A generation number makes each call self-contained:
+//! a thread that comes back for the next reduction before the last reader of this one has copied
+//! the sum out waits for it, rather than adding into a sum still being read. (The harness's
+//! barrier between iterations already prevents that; the generation keeps the type honest.)
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+use phasers::ReduceAlgorithm;
+
+use super::collective::Collective;
+use super::data;
+use super::harness::{Failure, Participant};
+
+/// The shared sum.
+pub struct MutexMerged {
+    state: Mutex<State>,
+    changed: Condvar,
+    parties: usize,
+    /// Threads that copy each sum out: 1 (the root) for `reduce`, all for `allreduce`.
+    readers: usize,
+}
+
+struct State {
+    /// The reduction in progress; starts at 0 and counts up.
+    generation: u64,
+    sum: Vec<f32>,
+    /// Threads that have added their array to this generation's sum.
+    arrived: usize,
+    /// Readers that have copied this generation's sum out.
+    collected: usize,
+}
+
+/// One thread's handle on a [`MutexMerged`].
+pub struct MutexParticipant {
+    shared: Arc<MutexMerged>,
+    rank: usize,
+    collective: Collective,
+    generation: u64,
+    len: usize,
+    expected: Arc<[f32]>,
+    input: Vec<f32>,
+    output: Vec<f32>,
+}
+
+/// The participants of a mutex-merged reduction of `len` floats among `threads`.
+pub fn participants(
+    threads: usize,
+    len: usize,
+    collective: Collective,
+    expected: &Arc<[f32]>,
+) -> Vec<MutexParticipant> {
+    let shared = Arc::new(MutexMerged {
+        state: Mutex::new(State {
+            generation: 0,
+            sum: vec![0.0; len],
+            arrived: 0,
+            collected: 0,
+        }),
+        changed: Condvar::new(),
+        parties: threads,
+        readers: match collective {
+            Collective::Reduce => 1,
+            Collective::Allreduce => threads,
+        },
+    });
+    (0..threads)
+        .map(|rank| MutexParticipant {
+            shared: Arc::clone(&shared),
+            rank,
+            collective,
+            generation: 0,
+            len,
+            expected: Arc::clone(expected),
+            input: Vec::new(),
+            output: Vec::new(),
+        })
+        .collect()
+}
+
+impl MutexMerged {
+    fn lock(&self) -> Result<MutexGuard<'_, State>, Failure> {
+        self.state.lock().map_err(poisoned)
+    }
+
+    fn wait<'a>(&self, guard: MutexGuard<'a, State>) -> Result<MutexGuard<'a, State>, Failure> {
+        self.changed.wait(guard).map_err(poisoned)
+    }
+}
+
+/// A thread panicked holding the lock: the sum may be half added.
+fn poisoned<T>(_: PoisonError<T>) -> Failure {
+    Failure::Echo("another thread panicked while adding its array in".to_owned())
+}
+
+impl MutexParticipant {
+    /// Adds `input` in, and copies the sum to `output` if this thread receives it.
+    fn merge(&mut self) -> Result<(), Failure> {
+        let shared = &*self.shared;
+        let generation = self.generation;
+        self.generation += 1;
+        let mut state = shared.lock()?;
+        while state.generation != generation {
+            state = shared.wait(state)?;
+        }
+        if state.arrived == 0 {
+            state.sum.copy_from_slice(&self.input);
+        } else {
+            for (sum, value) in state.sum.iter_mut().zip(&self.input) {
+                *sum += value;
+            }
+        }
+        state.arrived += 1;
+        if state.arrived == shared.parties {
+            shared.changed.notify_all();
+        }
+        if !self.collective.receives(self.rank) {
+            return Ok(());
+        }
+        while state.arrived < shared.parties {
+            state = shared.wait(state)?;
+        }
+        self.output.copy_from_slice(&state.sum);
+        state.collected += 1;
+        if state.collected == shared.readers {
+            state.generation += 1;
+            state.arrived = 0;
+            state.collected = 0;
+            shared.changed.notify_all();
+        }
+        Ok(())
+    }
+}
+
+impl Participant for MutexParticipant {
+    fn prepare(&mut self) -> Result<(), Failure> {
+        self.input = data::input(self.rank, self.len);
+        if self.collective.receives(self.rank) {
+            self.output = vec![0.0; self.len];
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn call(&mut self) -> Result<Option<ReduceAlgorithm>, Failure> {
+        self.merge()?;
+        Ok(None)
+    }
+
+    fn check(&mut self) -> Result<(), Failure> {
+        if self.collective.receives(self.rank) {
+            data::check(&self.output, &self.expected).map_err(Failure::Cause)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `calls` merges on one thread per participant, with no barrier between them, and
+    /// checks every result.
+    fn merge_without_a_barrier(threads: usize, len: usize, collective: Collective, calls: usize) {
+        let expected: Arc<[f32]> = data::expected(threads, len).into();
+        let participants = participants(threads, len, collective, &expected);
+        std::thread::scope(|s| {
+            for mut participant in participants {
+                s.spawn(move || {
+                    participant.prepare().unwrap();
+                    for _ in 0..calls {
+                        participant.call().unwrap();
+                        participant.check().unwrap();
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn reduce_gives_the_root_the_sum_every_time() {
+        merge_without_a_barrier(5, 100, Collective::Reduce, 200);
+    }
+
+    #[test]
+    fn allreduce_gives_everyone_the_sum_every_time() {
+        merge_without_a_barrier(4, 64, Collective::Allreduce, 200);
+    }
+
+    #[test]
+    fn one_thread_copies_its_own_array() {
+        merge_without_a_barrier(1, 10, Collective::Reduce, 3);
+    }
+}

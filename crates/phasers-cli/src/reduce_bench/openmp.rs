@@ -1,0 +1,313 @@
+//! OpenMP's array reduction, `reduction(+:arr[:n])`, through `baselines/omp_array_reduce.c`.
+//!
+//! The reduction only exists inside a parallel region among OpenMP's own threads, so the whole row
+//! runs in C: the same stall table, the same stamps (`CLOCK_MONOTONIC`, the clock `Instant` reads
+//! on Linux), the same warm-up and stop rule as the Rust rows, and the metrics are computed from
+//! its stamps by the same code.
+//!
+//! GCC puts each thread's private copy of the array on the thread's stack (it `alloca`s an array
+//! section of run-time length), so a reduction of 16 M floats needs 64 MB of stack per thread.
+//! Each row therefore runs on a fresh master thread of its own, with a stack that holds the copy,
+//! after raising the default stack size of threads created without one (libgomp's team threads);
+//! the master's pool of team threads is new, so it is created with that size, and it ends with the
+//! master, so no pool thread is left spinning into the next row. The C side checks every thread's
+//! stack before it reduces and reports one that is too small instead of overflowing it.
+
+use std::ffi::c_int;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Mutex, PoisonError};
+
+use crate::bench::{panic_message, watch_until, Watch};
+
+use super::collective::Collective;
+use super::data;
+use super::harness::{StopRule, Timeline};
+use super::spread::Stalls;
+use super::stall::StallPolicy;
+
+/// Mirrors `phasers_omp_array_reduce_args` in `baselines.h`.
+#[repr(C)]
+struct RawArgs {
+    threads: u32,
+    allreduce: bool,
+    yield_in_stall: bool,
+    len: u64,
+    max_iterations: u64,
+    min_iterations: u64,
+    min_time_ns: u64,
+    budget_ns: u64,
+    stalls_ns: *const u64,
+    arrive_ns: *mut u64,
+    return_ns: *mut u64,
+    first_result: *mut f32,
+    progress: *mut u64,
+}
+
+/// Mirrors `phasers_omp_result` in `baselines.h`.
+#[repr(C)]
+#[derive(Default)]
+struct RawResult {
+    ran: u64,
+    elapsed_ns: u64,
+    sum: i64,
+    status: i32,
+    detail: i32,
+}
+
+/// The `status` values of `baselines.h` this shim returns.
+const OK: i32 = 0;
+const INVALID: i32 = 1;
+const TOO_FEW_THREADS: i32 = 2;
+const STACK: i32 = 5;
+const NO_MEMORY: i32 = 6;
+const WRONG_COPY: i32 = 7;
+
+extern "C" {
+    fn phasers_omp_array_reduce(args: *const RawArgs, result: *mut RawResult);
+    fn phasers_omp_array_reduce_stack_bytes(len: u64) -> u64;
+    fn phasers_omp_raise_default_stack(bytes: u64) -> c_int;
+}
+
+/// Held for a whole row: libgomp gives each master thread a team of its own, so rows started from
+/// two threads at once (tests run in parallel) would run side by side and measure each other.
+static ONE_ROW_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Stack the Rust side of the master thread needs besides what the C side asks for.
+const RUST_FRAMES: usize = 1 << 20;
+
+/// What a row needs besides its point.
+pub struct OmpRow<'a> {
+    /// Participants: OpenMP threads.
+    pub threads: usize,
+    /// Floats per array.
+    pub len: usize,
+    /// `reduce` or `allreduce`.
+    pub collective: Collective,
+    /// The stalls, the same table the Rust rows read; its length bounds the iterations.
+    pub stalls: &'a Stalls,
+    /// How a stall waits.
+    pub policy: StallPolicy,
+    /// When thread 0 ends the row.
+    pub stop: StopRule,
+    /// The sequential sum, to check the warm-up's result against.
+    pub expected: &'a [f32],
+    /// Stops the process if the row hangs.
+    pub watch: &'a Watch,
+}
+
+/// Runs the row and returns its stamps, or why it could not run.
+pub fn run(row: &OmpRow<'_>) -> Result<Timeline, String> {
+    let threads = u32::try_from(row.threads)
+        .ok()
+        .filter(|&threads| threads >= 1 && threads <= i32::MAX as u32)
+        .ok_or_else(|| format!("an OpenMP team of {} threads is not possible", row.threads))?;
+    let len = row.len as u64;
+    // SAFETY: a pure function of its argument.
+    let stack = unsafe { phasers_omp_array_reduce_stack_bytes(len) };
+    // SAFETY: changes the default attributes of threads created from now on, which nothing else
+    // reads concurrently in a way that matters: only their stack size changes, and only upwards.
+    let code = unsafe { phasers_omp_raise_default_stack(stack) };
+    if code != 0 {
+        return Err(format!(
+            "cannot raise the default thread stack to {} MiB for OpenMP's private copies: {}",
+            stack >> 20,
+            std::io::Error::from_raw_os_error(code)
+        ));
+    }
+    let master_stack = usize::try_from(stack)
+        .ok()
+        .and_then(|stack| stack.checked_add(RUST_FRAMES))
+        .ok_or_else(|| format!("a stack of {stack} bytes is not possible here"))?;
+    let rows = row.stalls.iterations();
+    let slots = rows * row.threads;
+    if row.stalls.as_slice().len() != slots || rows == 0 {
+        return Err("the stall table does not match the team".to_owned());
+    }
+    let mut arrive_ns = vec![0u64; slots];
+    let mut return_ns = vec![0u64; slots];
+    let mut first_result = vec![0.0f32; row.len];
+    let progress = AtomicU64::new(0);
+    let mut raw = RawResult::default();
+    // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
+    let _one_row = ONE_ROW_AT_A_TIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let watcher = std::thread::current();
+    std::thread::scope(|scope| {
+        let (arrive_ns, return_ns) = (&mut arrive_ns, &mut return_ns);
+        let (first_result, progress, raw) = (&mut first_result, &progress, &mut raw);
+        let master = std::thread::Builder::new()
+            .name("omp-reduce-master".to_owned())
+            .stack_size(master_stack)
+            .spawn_scoped(scope, move || {
+                // Built here: the raw pointers it holds may not cross threads.
+                let args = RawArgs {
+                    threads,
+                    allreduce: row.collective == Collective::Allreduce,
+                    yield_in_stall: row.policy == StallPolicy::Yield,
+                    len,
+                    max_iterations: rows as u64,
+                    min_iterations: row.stop.min_iterations as u64,
+                    min_time_ns: duration_ns(row.stop.min_time),
+                    budget_ns: duration_ns(row.stop.budget),
+                    stalls_ns: row.stalls.as_slice().as_ptr(),
+                    arrive_ns: arrive_ns.as_mut_ptr(),
+                    return_ns: return_ns.as_mut_ptr(),
+                    first_result: first_result.as_mut_ptr(),
+                    progress: progress.as_ptr(),
+                };
+                // SAFETY: `args` points to arrays of the lengths it states (`slots` stamps each,
+                // `len` floats, `rows` rows of stalls), which outlive the call and which nothing
+                // else touches meanwhile; `progress` is an AtomicU64, which has the layout of the
+                // u64 the C side increments atomically; rows do not overlap (the lock above).
+                unsafe { phasers_omp_array_reduce(&args, raw) };
+                watcher.unpark();
+            })
+            .map_err(|error| format!("cannot start the OpenMP master thread: {error}"))?;
+        watch_until(|| master.is_finished(), progress, row.watch);
+        master
+            .join()
+            .map_err(|panic| format!("the OpenMP master panicked: {}", panic_message(&*panic)))
+    })?;
+    decode(&raw, row.threads, stack)?;
+    let ran = usize::try_from(raw.ran).unwrap_or(usize::MAX).min(rows);
+    if ran == 0 {
+        return Err("the OpenMP row ran no iteration".to_owned());
+    }
+    data::check(&first_result, row.expected)?;
+    arrive_ns.truncate(ran * row.threads);
+    return_ns.truncate(ran * row.threads);
+    Ok(Timeline {
+        threads: row.threads,
+        iterations: ran,
+        arrive_ns,
+        return_ns,
+        chose: Vec::new(),
+    })
+}
+
+fn duration_ns(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// The error the C side's status stands for, if any.
+fn decode(raw: &RawResult, threads: usize, stack: u64) -> Result<(), String> {
+    match raw.status {
+        OK => Ok(()),
+        INVALID => Err(format!(
+            "phasers_omp_array_reduce refused a team of {threads} threads"
+        )),
+        TOO_FEW_THREADS => Err(format!(
+            "OpenMP gave a team of {} threads where {threads} were asked for (OMP_THREAD_LIMIT?)",
+            raw.detail
+        )),
+        STACK => Err(format!(
+            "an OpenMP thread has a {} KiB stack, too small for the private copy of the array \
+             GCC puts there ({} KiB needed); set OMP_STACKSIZE={}M",
+            raw.detail,
+            stack.div_ceil(1024),
+            stack.div_ceil(1 << 20)
+        )),
+        NO_MEMORY => Err("out of memory allocating the OpenMP row's arrays".to_owned()),
+        WRONG_COPY => Err(format!(
+            "wrong result: OpenMP thread {}'s allreduce copy differs from the shared sum",
+            raw.detail
+        )),
+        status => Err(format!(
+            "phasers_omp_array_reduce returned unknown status {status}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::reduce_bench::metrics::Samples;
+    use crate::reduce_bench::spread::Preset;
+
+    fn row<'a>(
+        threads: usize,
+        len: usize,
+        collective: Collective,
+        stalls: &'a Stalls,
+        expected: &'a [f32],
+        watch: &'a Watch,
+    ) -> OmpRow<'a> {
+        OmpRow {
+            threads,
+            len,
+            collective,
+            stalls,
+            policy: StallPolicy::for_threads(threads),
+            stop: StopRule {
+                min_iterations: 5,
+                min_time: Duration::from_millis(1),
+                max_iterations: 20,
+                budget: Duration::from_secs(10),
+            },
+            expected,
+            watch,
+        }
+    }
+
+    #[test]
+    fn both_collectives_reduce_correctly_with_every_stall() {
+        let watch = Watch::new("omp", 3, Duration::from_secs(60));
+        for collective in Collective::ALL {
+            let (threads, len) = (3, 1000);
+            let expected = data::expected(threads, len);
+            let stalls = Stalls::generate(&Preset::Low.spread(), threads, 21, 9);
+            let timeline = run(&row(threads, len, collective, &stalls, &expected, &watch)).unwrap();
+            assert_eq!(timeline.threads, 3);
+            assert!((6..=21).contains(&timeline.iterations), "{timeline:?}");
+            let samples = Samples::of(&timeline, collective.completion(), 1);
+            assert!(samples
+                .last_arrival_to_completion
+                .iter()
+                .all(|&ns| ns >= 0.0));
+            // Each thread stalls at least as long as its table entry says before arriving.
+            for iteration in 0..timeline.iterations {
+                let arrive = &timeline.arrive_ns[iteration * 3..iteration * 3 + 3];
+                let ret = &timeline.return_ns[iteration * 3..iteration * 3 + 3];
+                assert!(arrive.iter().zip(ret).all(|(a, r)| r >= a));
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_array_fits_on_the_raised_stacks() {
+        // 4 M floats: 16 MB of private copy, twice the usual 8 MB thread stack.
+        let watch = Watch::new("omp", 2, Duration::from_secs(60));
+        let (threads, len) = (2, 4_000_000);
+        let expected = data::expected(threads, len);
+        let stalls = Stalls::generate(&Preset::None.spread(), threads, 3, 1);
+        let mut omp = row(threads, len, Collective::Reduce, &stalls, &expected, &watch);
+        omp.stop.min_iterations = 1;
+        let timeline = run(&omp).unwrap();
+        assert!(timeline.iterations >= 2);
+    }
+
+    #[test]
+    fn errors_are_explained() {
+        let stack = |detail| RawResult {
+            status: STACK,
+            detail,
+            ..RawResult::default()
+        };
+        let error = decode(&stack(8192), 2, 65 << 20).unwrap_err();
+        assert!(
+            error.contains("8192 KiB") && error.contains("OMP_STACKSIZE=65M"),
+            "{error}"
+        );
+        assert!(decode(&RawResult::default(), 2, 0).is_ok());
+        let unknown = RawResult {
+            status: 99,
+            ..RawResult::default()
+        };
+        assert!(decode(&unknown, 2, 0)
+            .unwrap_err()
+            .contains("unknown status 99"));
+    }
+}

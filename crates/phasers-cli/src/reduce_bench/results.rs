@@ -1,0 +1,293 @@
+//! What `bench reduce` writes to `--json` (and, summarized, to `--csv`): the run's settings, the
+//! cache-line floor, and one row per contender and point (participants, array length, spread,
+//! collective), plus one bandwidth-floor row per participants, length and collective.
+//!
+//! Times are nanoseconds per iteration; each summary is over the measured iterations, the warm-up
+//! left out.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::floor::Floor;
+use crate::results::Provenance;
+
+use super::collective::Collective;
+use super::contender::Kind;
+use super::metrics::{Metric, Summaries};
+use super::spread::{Realized, Spread};
+use super::stall::StallPolicy;
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReduceReport {
+    /// Which program, benchmark (`bench reduce`), time and machine.
+    #[serde(flatten)]
+    pub provenance: Provenance,
+    /// How the rows were measured.
+    pub settings: ReduceSettings,
+    /// The hardware floor: a cache-line round trip between two threads.
+    pub floor: Floor,
+    /// Every row, in the order measured: for each participant count, collective and spread, each
+    /// length's bandwidth floor (the first time that length comes up) and contenders.
+    pub rows: Vec<ReduceRow>,
+}
+
+/// The settings of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReduceSettings {
+    /// The method, in words.
+    pub method: String,
+    /// Participant counts.
+    pub threads: Vec<usize>,
+    /// Array lengths, in floats.
+    pub sizes: Vec<usize>,
+    /// When the sizes were the defaults: lengths of [`LARGE_ARRAY`](super::config::LARGE_ARRAY)
+    /// floats or more ran only with up to this many participants.
+    pub large_sizes_max_threads: Option<usize>,
+    /// The arrival spreads.
+    pub spreads: Vec<SpreadSetting>,
+    /// The collectives.
+    pub modes: Vec<Collective>,
+    /// The contenders' names.
+    pub contenders: Vec<String>,
+    /// The metric of the plots, the `÷omp` column and the OpenMP ratios.
+    pub metric: Metric,
+    /// Iterations per row before the measured ones, dropped from the statistics.
+    pub warm_up_iterations: usize,
+    /// Measured iterations per row, at least (unless the budget ran out).
+    pub min_iterations: usize,
+    /// The same for arrays of `large_array_floats` floats or more.
+    pub large_array_min_iterations: usize,
+    /// Where "large" starts, in floats.
+    pub large_array_floats: usize,
+    /// Measured iterations per row, at most.
+    pub max_iterations: usize,
+    /// Measured time per row, at least, once the minimum iterations are done, in seconds.
+    pub min_time_s: f64,
+    /// Measured time after which a row stops short of the minimum iterations, in seconds.
+    pub budget_s: f64,
+    /// The seed of the stall tables.
+    pub seed: u64,
+}
+
+/// A spread and its name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpreadSetting {
+    /// As tables and rows name it.
+    pub name: String,
+    /// The preset and its numbers.
+    #[serde(flatten)]
+    pub spread: Spread,
+}
+
+/// One contender (or the bandwidth floor) at one point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReduceRow {
+    /// The contender's name (`phasers list`), or `bandwidth floor`.
+    pub name: String,
+    /// What the row is.
+    pub kind: Kind,
+    /// Participants, N.
+    pub threads: usize,
+    /// Threads that ran: N, except for the bandwidth floor (min(N, cores)).
+    pub workers: usize,
+    /// Whether the threads that ran outnumber the available cores.
+    pub oversubscribed: bool,
+    /// Floats per array.
+    pub len: usize,
+    /// `reduce` or `allreduce`.
+    pub mode: Collective,
+    /// The spread's name; `None` for the bandwidth floor, which does not stall.
+    pub spread: Option<String>,
+    /// The stalls actually drawn for this point (all iterations in the table, not just those run).
+    pub realized_spread: Option<Realized>,
+    /// How the stalls waited.
+    pub stall_policy: Option<StallPolicy>,
+    /// For `auto`: how many measured iterations ran each algorithm.
+    pub chose: BTreeMap<String, usize>,
+    /// Measured iterations.
+    pub iterations: usize,
+    /// The metrics.
+    #[serde(flatten)]
+    pub summaries: Summaries,
+    /// Bytes an optimal reduction of the point moves (and the floor's add moves).
+    pub bytes: u64,
+    /// `bytes` over the median time from the last arrival to completion, in GB/s.
+    pub bandwidth_gb_s: Option<f64>,
+    /// `bandwidth_gb_s` over the bandwidth floor's at the same point.
+    pub fraction_of_floor: Option<f64>,
+    /// Wall time of the row, thread start-up and warm-up included, in seconds.
+    pub row_s: f64,
+    /// Anything a reader should know (a row cut by its budget, one skipped for memory).
+    pub note: Option<String>,
+    /// Why the row failed.
+    pub error: Option<String>,
+}
+
+impl ReduceRow {
+    /// The median of `metric`, when the row has one.
+    pub fn median(&self, metric: Metric) -> Option<f64> {
+        self.summaries.of(metric).map(|summary| summary.median)
+    }
+
+    /// Whether the row is of `name` at this point (any spread for the floor).
+    pub fn is_at(
+        &self,
+        name: &str,
+        threads: usize,
+        len: usize,
+        mode: Collective,
+        spread: Option<&str>,
+    ) -> bool {
+        self.name == name
+            && self.threads == threads
+            && self.len == len
+            && self.mode == mode
+            && (self.kind == Kind::Floor || self.spread.as_deref() == spread)
+    }
+
+    /// The row's name with what `auto` chose: `auto → static-tree`, or the shares when it
+    /// changed its mind.
+    pub fn label(&self) -> String {
+        let total: usize = self.chose.values().sum();
+        let mut chosen: Vec<(&String, &usize)> = self.chose.iter().collect();
+        chosen.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        match chosen[..] {
+            [] => self.name.clone(),
+            [(only, _)] if *only != self.name => format!("{} → {only}", self.name),
+            [_] => self.name.clone(),
+            _ => {
+                let shares: Vec<String> = chosen
+                    .iter()
+                    .map(|(name, count)| {
+                        format!("{name} {:.0}%", **count as f64 * 100.0 / total as f64)
+                    })
+                    .collect();
+                format!("{} → {}", self.name, shares.join(", "))
+            }
+        }
+    }
+}
+
+/// Adds `note` to `existing`.
+pub fn add_note(existing: &mut Option<String>, note: String) {
+    *existing = Some(match existing.take() {
+        Some(earlier) => format!("{earlier}; {note}"),
+        None => note,
+    });
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+    use crate::stats::summarize;
+
+    /// A row with the given medians (last arrival, total), for tests of what is drawn from rows.
+    pub fn row(
+        name: &str,
+        kind: Kind,
+        threads: usize,
+        len: usize,
+        mode: Collective,
+        spread: Option<&str>,
+        medians: (f64, f64),
+    ) -> ReduceRow {
+        ReduceRow {
+            name: name.to_owned(),
+            kind,
+            threads,
+            workers: threads,
+            oversubscribed: false,
+            len,
+            mode,
+            spread: spread.map(str::to_owned),
+            realized_spread: None,
+            stall_policy: None,
+            chose: BTreeMap::new(),
+            iterations: 1,
+            summaries: Summaries {
+                last_arrival_to_completion_ns: summarize(&[medians.0]),
+                total_in_reduction_ns: summarize(&[medians.1]),
+                arrival_window_ns: summarize(&[0.0]),
+            },
+            bytes: mode.bytes(threads, len),
+            bandwidth_gb_s: None,
+            fraction_of_floor: None,
+            row_s: 0.0,
+            note: None,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn labels_say_what_auto_chose() {
+        let mut auto = row(
+            "auto",
+            Kind::Ours,
+            2,
+            10,
+            Collective::Reduce,
+            Some("none"),
+            (1.0, 2.0),
+        );
+        assert_eq!(auto.label(), "auto");
+        auto.chose.insert("static-tree".into(), 20);
+        assert_eq!(auto.label(), "auto → static-tree");
+        auto.chose.insert("linear".into(), 5);
+        assert_eq!(auto.label(), "auto → static-tree 80%, linear 20%");
+        let mut linear = row(
+            "linear",
+            Kind::Ours,
+            2,
+            10,
+            Collective::Reduce,
+            None,
+            (1.0, 2.0),
+        );
+        linear.chose.insert("linear".into(), 3);
+        assert_eq!(linear.label(), "linear");
+    }
+
+    #[test]
+    fn rows_survive_a_json_round_trip() {
+        let mut original = row(
+            "auto",
+            Kind::Ours,
+            4,
+            1000,
+            Collective::Allreduce,
+            Some("high"),
+            (5.0, 9.0),
+        );
+        original.chose.insert("dynamic-pairs".into(), 7);
+        original.note = Some("a note".into());
+        let text = serde_json::to_string(&original).unwrap();
+        assert!(text.contains("\"last_arrival_to_completion_ns\""), "{text}");
+        assert!(text.contains("\"mode\":\"allreduce\""), "{text}");
+        assert_eq!(serde_json::from_str::<ReduceRow>(&text).unwrap(), original);
+        assert_eq!(original.median(Metric::Total), Some(9.0));
+        let floor = row(
+            "bandwidth floor",
+            Kind::Floor,
+            4,
+            1000,
+            Collective::Allreduce,
+            None,
+            (1.0, 1.0),
+        );
+        assert!(floor.is_at(
+            "bandwidth floor",
+            4,
+            1000,
+            Collective::Allreduce,
+            Some("high")
+        ));
+        assert!(original.is_at("auto", 4, 1000, Collective::Allreduce, Some("high")));
+        assert!(!original.is_at("auto", 4, 1000, Collective::Allreduce, Some("none")));
+        let mut note = None;
+        add_note(&mut note, "one".into());
+        add_note(&mut note, "two".into());
+        assert_eq!(note.as_deref(), Some("one; two"));
+    }
+}

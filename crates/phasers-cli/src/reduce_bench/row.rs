@@ -1,0 +1,311 @@
+//! Turning a contender at a point into a row: run it, compute the metrics, note anything odd.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::bench::Watch;
+
+use super::collective::Collective;
+use super::contender::{Contender, Kind, FLOOR_NAME};
+use super::floor;
+use super::harness::{self, RowSetup, StopRule, Timeline};
+use super::metrics::{Completion, Samples, Summaries};
+use super::mutex;
+use super::openmp::{self, OmpRow};
+use super::ours;
+use super::results::{add_note, ReduceRow};
+use super::spread::{Spread, Stalls};
+use super::stall::StallPolicy;
+
+/// Iterations before the measured ones: the first touches every page and cache line and builds
+/// any lazy state, and its result is the one checked.
+pub const WARM_UP: usize = 1;
+
+/// Everything the rows of one point share.
+pub struct Point<'a> {
+    /// Participants.
+    pub threads: usize,
+    /// Floats per array.
+    pub len: usize,
+    /// `reduce` or `allreduce`.
+    pub collective: Collective,
+    /// The spread the stalls were drawn from.
+    pub spread: &'a Spread,
+    /// The stalls, one row per iteration (the warm-up included).
+    pub stalls: &'a Stalls,
+    /// The sequential sum.
+    pub expected: &'a Arc<[f32]>,
+    /// When a row ends.
+    pub stop: StopRule,
+    /// When a row is hung.
+    pub hang_after: Duration,
+}
+
+/// Measures `contender` at `point`.
+pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
+    let (threads, len, collective) = (point.threads, point.len, point.collective);
+    let name = contender.name();
+    let watch = Watch::new(name, threads, point.hang_after);
+    let policy = StallPolicy::for_threads(threads);
+    let setup = RowSetup {
+        stalls: Some(point.stalls),
+        policy,
+        stop: point.stop,
+        watch: &watch,
+    };
+    let start = Instant::now();
+    let timeline = match contender {
+        Contender::Ours(algorithm) => {
+            ours::participants(algorithm, threads, len, collective, point.expected)
+                .and_then(|participants| harness::run(participants, setup))
+        }
+        Contender::Mutex => harness::run(
+            mutex::participants(threads, len, collective, point.expected),
+            setup,
+        ),
+        Contender::OpenMp => openmp::run(&OmpRow {
+            threads,
+            len,
+            collective,
+            stalls: point.stalls,
+            policy,
+            stop: point.stop,
+            expected: point.expected,
+            watch: &watch,
+        }),
+    };
+    let mut row = blank(name, contender.kind(), threads, threads, len, collective);
+    row.spread = Some(point.spread.name());
+    row.realized_spread = Some(point.stalls.realized());
+    row.stall_policy = Some(policy);
+    fill(&mut row, timeline, collective.completion(), point.stop);
+    row.row_s = start.elapsed().as_secs_f64();
+    row
+}
+
+/// Measures the bandwidth floor of `threads` participants reducing `len` floats.
+pub fn measure_floor(
+    threads: usize,
+    len: usize,
+    collective: Collective,
+    stop: StopRule,
+    hang_after: Duration,
+) -> ReduceRow {
+    let participants = floor::participants(threads, len, collective);
+    let workers = participants.len();
+    let watch = Watch::new(FLOOR_NAME, workers, hang_after);
+    let setup = RowSetup {
+        stalls: None,
+        policy: StallPolicy::for_threads(workers),
+        stop,
+        watch: &watch,
+    };
+    let start = Instant::now();
+    let timeline = harness::run(participants, setup);
+    let mut row = blank(FLOOR_NAME, Kind::Floor, threads, workers, len, collective);
+    fill(&mut row, timeline, Completion::Last, stop);
+    row.row_s = start.elapsed().as_secs_f64();
+    row.bandwidth_gb_s = bandwidth(row.bytes, &row.summaries);
+    row.fraction_of_floor = row.bandwidth_gb_s.map(|_| 1.0);
+    row
+}
+
+/// A row that was not run, saying why.
+pub fn skipped(contender: Contender, point: &Point<'_>, why: &str) -> ReduceRow {
+    let mut row = blank(
+        contender.name(),
+        contender.kind(),
+        point.threads,
+        point.threads,
+        point.len,
+        point.collective,
+    );
+    row.spread = Some(point.spread.name());
+    row.note = Some(format!("not run: {why}"));
+    row
+}
+
+/// A bandwidth-floor row that was not run, saying why.
+pub fn skipped_floor(threads: usize, len: usize, collective: Collective, why: &str) -> ReduceRow {
+    let mut row = blank(
+        FLOOR_NAME,
+        Kind::Floor,
+        threads,
+        floor::workers(threads),
+        len,
+        collective,
+    );
+    row.note = Some(format!("not run: {why}"));
+    row
+}
+
+/// Sets the row's bandwidth as a fraction of `floor`'s (the floor row of the same point).
+pub fn compare_with_floor(row: &mut ReduceRow, floor: &ReduceRow) {
+    row.bandwidth_gb_s = bandwidth(row.bytes, &row.summaries);
+    row.fraction_of_floor = match (row.bandwidth_gb_s, floor.bandwidth_gb_s) {
+        (Some(ours), Some(floor)) if floor > 0.0 => Some(ours / floor),
+        _ => None,
+    };
+}
+
+/// `bytes` over the median time from the last arrival to completion, in GB/s (bytes per ns).
+fn bandwidth(bytes: u64, summaries: &Summaries) -> Option<f64> {
+    summaries
+        .last_arrival_to_completion_ns
+        .map(|summary| summary.median)
+        .filter(|&ns| ns > 0.0)
+        .map(|ns| bytes as f64 / ns)
+}
+
+fn blank(
+    name: &str,
+    kind: Kind,
+    threads: usize,
+    workers: usize,
+    len: usize,
+    collective: Collective,
+) -> ReduceRow {
+    ReduceRow {
+        name: name.to_owned(),
+        kind,
+        threads,
+        workers,
+        oversubscribed: phasers::is_oversubscribed(workers),
+        len,
+        mode: collective,
+        spread: None,
+        realized_spread: None,
+        stall_policy: None,
+        chose: BTreeMap::new(),
+        iterations: 0,
+        summaries: Summaries {
+            last_arrival_to_completion_ns: None,
+            total_in_reduction_ns: None,
+            arrival_window_ns: None,
+        },
+        bytes: collective.bytes(threads, len),
+        bandwidth_gb_s: None,
+        fraction_of_floor: None,
+        row_s: 0.0,
+        note: None,
+        error: None,
+    }
+}
+
+/// Fills `row` from what its run produced.
+fn fill(
+    row: &mut ReduceRow,
+    timeline: Result<Timeline, String>,
+    completion: Completion,
+    stop: StopRule,
+) {
+    let timeline = match timeline {
+        Ok(timeline) => timeline,
+        Err(error) => {
+            row.error = Some(error);
+            return;
+        }
+    };
+    let measured = timeline.iterations.saturating_sub(WARM_UP);
+    row.iterations = measured;
+    row.summaries = Samples::of(&timeline, completion, WARM_UP).summarize();
+    for algorithm in timeline.chose.iter().skip(WARM_UP) {
+        *row.chose.entry(algorithm.name().to_owned()).or_insert(0) += 1;
+    }
+    if measured < stop.min_iterations && measured < stop.max_iterations {
+        add_note(
+            &mut row.note,
+            format!(
+                "{measured} of {} iterations: the row's {} s budget ran out",
+                stop.min_iterations,
+                stop.budget.as_secs_f64()
+            ),
+        );
+    }
+    if let Some(summary) = row.summaries.last_arrival_to_completion_ns {
+        if summary.min < 0.0 {
+            add_note(
+                &mut row.note,
+                "a completion stamped before the last arrival: clocks disagree".to_owned(),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reduce_bench::data;
+    use crate::reduce_bench::spread::Preset;
+
+    fn stop() -> StopRule {
+        StopRule {
+            min_iterations: 3,
+            min_time: Duration::from_millis(1),
+            max_iterations: 10,
+            budget: Duration::from_secs(10),
+        }
+    }
+
+    #[test]
+    fn every_contender_and_the_floor_make_complete_rows() {
+        let spread = Preset::Low.spread();
+        let (threads, len) = (3, 500);
+        let stalls = Stalls::generate(&spread, threads, 11, 1);
+        let expected: Arc<[f32]> = data::expected(threads, len).into();
+        for collective in Collective::ALL {
+            let point = Point {
+                threads,
+                len,
+                collective,
+                spread: &spread,
+                stalls: &stalls,
+                expected: &expected,
+                stop: stop(),
+                hang_after: Duration::from_secs(60),
+            };
+            let floor = measure_floor(threads, len, collective, stop(), Duration::from_secs(60));
+            assert_eq!(floor.error, None);
+            assert_eq!(floor.fraction_of_floor, Some(1.0));
+            assert!(floor.bandwidth_gb_s.unwrap() > 0.0);
+            for contender in Contender::all() {
+                let mut row = measure(contender, &point);
+                assert_eq!(row.error, None, "{row:?}");
+                assert!((3..=10).contains(&row.iterations), "{row:?}");
+                assert_eq!(row.spread.as_deref(), Some("low"));
+                assert!(row.summaries.total_in_reduction_ns.is_some());
+                assert!(
+                    row.median(super::super::metrics::Metric::LastArrival)
+                        .unwrap()
+                        >= 0.0
+                );
+                compare_with_floor(&mut row, &floor);
+                assert!(row.fraction_of_floor.unwrap() > 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_run_is_an_error_row() {
+        let mut row = blank("x", Kind::Ours, 2, 2, 1, Collective::Reduce);
+        fill(&mut row, Err("boom".into()), Completion::Last, stop());
+        assert_eq!(row.error.as_deref(), Some("boom"));
+        assert_eq!(row.iterations, 0);
+    }
+
+    #[test]
+    fn a_short_row_says_so() {
+        let mut row = blank("x", Kind::Ours, 1, 1, 1, Collective::Reduce);
+        let timeline = Timeline {
+            threads: 1,
+            iterations: 2,
+            arrive_ns: vec![0, 10],
+            return_ns: vec![5, 20],
+            chose: Vec::new(),
+        };
+        fill(&mut row, Ok(timeline), Completion::Last, stop());
+        assert_eq!(row.iterations, 1);
+        assert!(row.note.as_deref().unwrap().contains("1 of 3 iterations"));
+    }
+}

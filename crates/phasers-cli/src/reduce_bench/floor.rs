@@ -2,15 +2,15 @@
 //! `out[i] = a[i] + b[i]`, on `min(N, cores)` threads over disjoint buffers whose bytes read and
 //! written add up to what an optimal reduction of the point moves (see
 //! [`Collective::bytes`]). No reduction can move those bytes faster than the machine streams them,
-//! so a reduction's bandwidth (the same bytes over its median time from the last arrival to
+//! so a reduction's bandwidth (the same bytes over its median time from the first arrival to
 //! completion) as a fraction of the floor's says how close to the memory system it runs.
 //!
 //! The add reads two bytes for each one it writes, where a reduction reads N for one (`reduce`)
 //! or one for one (`allreduce`); only the total is matched. Stores that miss the cache also read
 //! the line first on most machines (write-allocate), for the floor and the reductions alike, and
 //! neither count includes it. The floor runs through the same harness as the reductions, with no
-//! stall, so its time is measured the same way: from the last thread's start to the last
-//! thread's end.
+//! stall; its time is its slowest worker's, from that worker's own start to its end, so a worker
+//! late to leave the barrier does not lower the floor.
 
 use std::hint::black_box;
 

@@ -9,7 +9,10 @@
 //!   shows.
 //!
 //! Also the **arrival window** (last arrival minus first), which shows the spread actually
-//! injected, scheduling included.
+//! injected, scheduling included, and the time from the **first arrival to completion**, the
+//! reduction's whole wall time, which the bandwidth is computed from: from the last arrival, a
+//! reduction whose early arrivals had already combined their data would seem to move all the bytes
+//! in the time of the last step.
 
 use serde::{Deserialize, Serialize};
 
@@ -64,6 +67,10 @@ pub struct Samples {
     pub total_in_reduction: Vec<f64>,
     /// Last arrival minus first arrival, per iteration.
     pub arrival_window: Vec<f64>,
+    /// First arrival to completion, per iteration.
+    pub first_arrival_to_completion: Vec<f64>,
+    /// The longest of the participants' own times (return minus arrival), per iteration.
+    pub longest_call: Vec<f64>,
 }
 
 /// Summaries of [`Samples`], as reported.
@@ -75,6 +82,10 @@ pub struct Summaries {
     pub total_in_reduction_ns: Option<Summary>,
     /// Last arrival minus first arrival.
     pub arrival_window_ns: Option<Summary>,
+    /// First arrival to completion: the time of a reduction's bandwidth.
+    pub first_arrival_to_completion_ns: Option<Summary>,
+    /// The longest participant's own time: the time of the bandwidth floor's bandwidth.
+    pub longest_call_ns: Option<Summary>,
 }
 
 impl Summaries {
@@ -117,6 +128,15 @@ impl Samples {
                     .sum(),
             );
             samples.arrival_window.push(last as f64 - first as f64);
+            samples
+                .first_arrival_to_completion
+                .push(done as f64 - first as f64);
+            samples.longest_call.push(
+                ret.iter()
+                    .zip(arrive)
+                    .map(|(&ret, &arrive)| ret as f64 - arrive as f64)
+                    .fold(0.0, f64::max),
+            );
         }
         samples
     }
@@ -127,6 +147,8 @@ impl Samples {
             last_arrival_to_completion_ns: stats::summarize(&self.last_arrival_to_completion),
             total_in_reduction_ns: stats::summarize(&self.total_in_reduction),
             arrival_window_ns: stats::summarize(&self.arrival_window),
+            first_arrival_to_completion_ns: stats::summarize(&self.first_arrival_to_completion),
+            longest_call_ns: stats::summarize(&self.longest_call),
         }
     }
 }
@@ -155,6 +177,8 @@ mod tests {
         // (170 - 100) + (150 - 130) + (125 - 120)
         assert_eq!(samples.total_in_reduction, vec![95.0]);
         assert_eq!(samples.arrival_window, vec![30.0]);
+        assert_eq!(samples.first_arrival_to_completion, vec![70.0]);
+        assert_eq!(samples.longest_call, vec![70.0]);
     }
 
     #[test]

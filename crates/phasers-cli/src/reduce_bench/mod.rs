@@ -76,8 +76,9 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
          units:   per iteration, min and median over the measured iterations; last→done: from the \
          last arrival to completion (the root's return for reduce, the last return for \
          allreduce); total: return minus arrival summed over participants; window: last minus \
-         first arrival; GB/s: the bytes an optimal reduction moves over the median last→done; \
-         %floor: that over the bandwidth floor's; ÷omp: median {} over OpenMP's\n",
+         first arrival; GB/s: the bytes an optimal reduction moves over the median time from the \
+         first arrival to completion (for the floor, its slowest worker's own time); %floor: that \
+         over the bandwidth floor's; ÷omp: median {} over OpenMP's\n",
         settings.method,
         provenance.machine.summary(),
         report::floor_line(&floor),

@@ -113,7 +113,8 @@ pub struct ReduceRow {
     pub summaries: Summaries,
     /// Bytes an optimal reduction of the point moves (and the floor's add moves).
     pub bytes: u64,
-    /// `bytes` over the median time from the last arrival to completion, in GB/s.
+    /// `bytes` over the median time from the first arrival to completion (for the bandwidth floor,
+    /// over the median of its slowest worker's time), in GB/s.
     pub bandwidth_gb_s: Option<f64>,
     /// `bandwidth_gb_s` over the bandwidth floor's at the same point.
     pub fraction_of_floor: Option<f64>,
@@ -160,13 +161,21 @@ impl ReduceRow {
             _ => {
                 let shares: Vec<String> = chosen
                     .iter()
-                    .map(|(name, count)| {
-                        format!("{name} {:.0}%", **count as f64 * 100.0 / total as f64)
-                    })
+                    .map(|(name, count)| format!("{name} {}", share(**count, total)))
                     .collect();
                 format!("{} → {}", self.name, shares.join(", "))
             }
         }
+    }
+}
+
+/// `count` of `total` as a percentage, never rounded down to nothing.
+fn share(count: usize, total: usize) -> String {
+    let percent = count as f64 * 100.0 / total.max(1) as f64;
+    if count > 0 && percent < 0.5 {
+        "<1%".to_owned()
+    } else {
+        format!("{percent:.0}%")
     }
 }
 
@@ -178,6 +187,7 @@ pub fn add_note(existing: &mut Option<String>, note: String) {
     });
 }
 
+/// Rows for the tests of what is drawn from rows (tables, ratios, files).
 #[cfg(test)]
 pub mod tests {
     use super::*;
@@ -210,6 +220,8 @@ pub mod tests {
                 last_arrival_to_completion_ns: summarize(&[medians.0]),
                 total_in_reduction_ns: summarize(&[medians.1]),
                 arrival_window_ns: summarize(&[0.0]),
+                first_arrival_to_completion_ns: summarize(&[medians.0]),
+                longest_call_ns: summarize(&[medians.0]),
             },
             bytes: mode.bytes(threads, len),
             bandwidth_gb_s: None,
@@ -236,6 +248,13 @@ pub mod tests {
         assert_eq!(auto.label(), "auto → static-tree");
         auto.chose.insert("linear".into(), 5);
         assert_eq!(auto.label(), "auto → static-tree 80%, linear 20%");
+        auto.chose.insert("dynamic-pairs".into(), 375);
+        assert_eq!(
+            auto.label(),
+            "auto → dynamic-pairs 94%, static-tree 5%, linear 1%"
+        );
+        auto.chose.insert("dynamic-pairs".into(), 10_000);
+        assert!(auto.label().ends_with("linear <1%"), "{}", auto.label());
         let mut linear = row(
             "linear",
             Kind::Ours,

@@ -106,7 +106,10 @@ pub fn measure_floor(
     let mut row = blank(FLOOR_NAME, Kind::Floor, threads, workers, len, collective);
     fill(&mut row, timeline, Completion::Last, stop);
     row.row_s = start.elapsed().as_secs_f64();
-    row.bandwidth_gb_s = bandwidth(row.bytes, &row.summaries);
+    // The longest worker's own time, not the time from the first start: a worker that leaves
+    // the barrier late (woken from a park, or kept off its core by another process) has not
+    // slowed the memory system, and should not lower the floor the reductions are held to.
+    row.bandwidth_gb_s = per_ns(row.bytes, row.summaries.longest_call_ns);
     row.fraction_of_floor = row.bandwidth_gb_s.map(|_| 1.0);
     row
 }
@@ -140,20 +143,20 @@ pub fn skipped_floor(threads: usize, len: usize, collective: Collective, why: &s
     row
 }
 
-/// Sets the row's bandwidth as a fraction of `floor`'s (the floor row of the same point).
+/// Sets the row's bandwidth as a fraction of `floor`'s (the floor row of the same point). A
+/// reduction's time is from the first arrival to completion: all of its data movement, where the
+/// time from the last arrival may only hold the last step.
 pub fn compare_with_floor(row: &mut ReduceRow, floor: &ReduceRow) {
-    row.bandwidth_gb_s = bandwidth(row.bytes, &row.summaries);
+    row.bandwidth_gb_s = per_ns(row.bytes, row.summaries.first_arrival_to_completion_ns);
     row.fraction_of_floor = match (row.bandwidth_gb_s, floor.bandwidth_gb_s) {
         (Some(ours), Some(floor)) if floor > 0.0 => Some(ours / floor),
         _ => None,
     };
 }
 
-/// `bytes` over the median time from the last arrival to completion, in GB/s (bytes per ns).
-fn bandwidth(bytes: u64, summaries: &Summaries) -> Option<f64> {
-    summaries
-        .last_arrival_to_completion_ns
-        .map(|summary| summary.median)
+/// `bytes` over the median of `time`, in GB/s (bytes per ns).
+fn per_ns(bytes: u64, time: Option<crate::stats::Summary>) -> Option<f64> {
+    time.map(|summary| summary.median)
         .filter(|&ns| ns > 0.0)
         .map(|ns| bytes as f64 / ns)
 }
@@ -183,6 +186,8 @@ fn blank(
             last_arrival_to_completion_ns: None,
             total_in_reduction_ns: None,
             arrival_window_ns: None,
+            first_arrival_to_completion_ns: None,
+            longest_call_ns: None,
         },
         bytes: collective.bytes(threads, len),
         bandwidth_gb_s: None,

@@ -159,6 +159,11 @@ fn list_names_every_algorithm_and_baseline() {
         "phaser flat",
         "phaser tree + sum i64",
         "phaser flat + sum f64 reproducible",
+        "dynamic-pairs",
+        "dynamic-group",
+        "omp reduction(+:arr[:n])",
+        "mutex-merged",
+        "bandwidth floor",
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }

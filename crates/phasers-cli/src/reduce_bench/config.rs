@@ -102,7 +102,7 @@ pub struct ReduceArgs {
     pub csv: Option<PathBuf>,
 
     /// Plot the median --metric against N, one SVG per collective, spread and size, named
-    /// FILE-<mode>-<spread>-<size>.svg beside FILE.
+    /// `FILE-<mode>-<spread>-<size>.svg` beside FILE.
     #[arg(long, visible_alias = "svg", value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 }

@@ -8,9 +8,9 @@ use super::metrics::Completion;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Collective {
-    /// `reduce`: only the root (rank 0) receives the sum.
+    /// Only the root (rank 0) receives the sum.
     Reduce,
-    /// `allreduce`: every participant receives it.
+    /// Every participant receives the sum.
     Allreduce,
 }
 

@@ -101,8 +101,9 @@ pub enum Error {
     /// Participants of one collective call passed arguments that must agree but do not: arrays of
     /// different lengths, or one called `reduce` while another called `allreduce`.
     ///
-    /// Nothing was written to the outputs. The object stays usable: the next call with matching
-    /// arguments works.
+    /// The outputs may hold partial results (a master may have accumulated into its own output
+    /// before the mismatch was found) and must not be used. The object stays usable: the next
+    /// call with matching arguments works.
     #[error(
         "mismatched {what}: participant {rank} passed {ours} but participant {other} passed \
          {theirs}; every participant of one call must pass the same {what}"

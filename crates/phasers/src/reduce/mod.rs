@@ -58,8 +58,8 @@
 //!
 //! - Participants that pass different lengths, or call `reduce` and `allreduce` in the same
 //!   call, get [`Error::Mismatch`](crate::Error::Mismatch) (the root always; a participant that
-//!   quick-returned before the mismatch was found may not). Nothing is written, and the group
-//!   stays usable.
+//!   quick-returned before the mismatch was found may not). The outputs may hold partial
+//!   results and must not be used; the group stays usable.
 //! - A handle dropped before the group's last call (its thread panicked, or simply left) breaks
 //!   the group: every call from then on returns [`Error::Broken`](crate::Error::Broken) instead
 //!   of waiting forever. A participant never returns while another may still use its buffers,

@@ -147,7 +147,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
     /// - [`Error::Mismatch`] when participants passed different lengths, or some called
     ///   [`allreduce`](Self::allreduce) instead, or the root's output is not as long as its
     ///   input. The root always learns of it; a participant that returned before it was found
-    ///   may not. Nothing is written to the output, and the group stays usable.
+    ///   may not. The output may hold a partial result; the group stays usable.
     /// - [`Error::Broken`] when a participant panicked or its handle was dropped.
     pub fn reduce(&mut self, input: &[T], output: &mut [T]) -> Result<ReduceOutcome> {
         let has_output = self.is_root();
@@ -336,7 +336,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
 
     /// Copies an allreduce's result from where the tree algorithms' last pair left it.
     fn copy_result(&self, call: &Call<T>) {
-        self.shared.result.with_mut(|result| {
+        self.shared.result.with(|result| {
             // SAFETY: the call completed, so the last pair has filled `result` with `len`
             // elements (see `Shared`'s `Sync` note for why nobody writes it meanwhile), and
             // `call.out` is this participant's output of `len` elements (checked: the call is

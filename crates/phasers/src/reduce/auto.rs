@@ -116,7 +116,7 @@ impl ReduceAlgorithm {
     /// | one participant | `Linear` | nothing to combine |
     /// | `deterministic` | `StaticTree` up to 24,000 elements, else `Linear` | fixed order, and the faster of the two for the size |
     /// | spread under 5 µs | `StaticTree` up to 5,000 elements, else `Linear` | arrivals together: pairs avoid the all-to-all contention on small arrays; the linear algorithm streams large ones at full bandwidth |
-    /// | more participants than cores | `DynamicPairs` | threads that wait for a core arrive late anyway; pairs form as they run, and nobody waits for a descheduled neighbour |
+    /// | more participants than cores, up to 24,000 elements | `DynamicPairs` | threads that wait for a core arrive late anyway; pairs form as they run, and nobody waits for a descheduled neighbour |
     /// | spread (in ns) at least the length (in elements) | `DynamicPairs` | a pair step takes about a nanosecond per element, so most of the tree is reduced before the last arrival, which then costs about one step |
     /// | otherwise | `Linear` | the array is too long for the spread to hide the tree's steps |
     ///
@@ -150,7 +150,9 @@ impl ReduceAlgorithm {
             ReduceAlgorithm::Auto if parties <= 1 => ReduceAlgorithm::Linear,
             ReduceAlgorithm::Auto if deterministic => bounded(len > MEDIUM_ARRAY),
             ReduceAlgorithm::Auto if spread < LOW_SPREAD => bounded(len > SMALL_ARRAY),
-            ReduceAlgorithm::Auto if is_oversubscribed(parties) => ReduceAlgorithm::DynamicPairs,
+            ReduceAlgorithm::Auto if is_oversubscribed(parties) && len <= MEDIUM_ARRAY => {
+                ReduceAlgorithm::DynamicPairs
+            }
             ReduceAlgorithm::Auto if spread_ns >= len as u128 => ReduceAlgorithm::DynamicPairs,
             ReduceAlgorithm::Auto => ReduceAlgorithm::Linear,
             chosen if deterministic && !chosen.is_fixed_order() => ReduceAlgorithm::StaticTree,

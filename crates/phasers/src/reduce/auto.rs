@@ -24,8 +24,8 @@ const LOW_SPREAD: Duration = Duration::from_micros(5);
 /// Arrays up to this many elements: the static tree's pairs beat the linear algorithm's all-to-all
 /// reads when arrivals are together (the seed's "small array" column).
 const SMALL_ARRAY: usize = 5_000;
-/// Arrays up to this many elements: the static tree is within a few percent of the linear
-/// algorithm (the seed's "medium" column), so a fixed order costs little.
+/// Arrays up to this many elements: dynamic pairs still win under oversubscription; above it the
+/// linear algorithm's bandwidth does (the seed's "medium" column).
 const MEDIUM_ARRAY: usize = 24_000;
 
 pub(crate) struct AutoState {
@@ -114,7 +114,7 @@ impl ReduceAlgorithm {
     /// | condition (first that holds) | picks | why (seed 003's tables, and BENCHMARKS.md) |
     /// |---|---|---|
     /// | one participant | `Linear` | nothing to combine |
-    /// | `deterministic` | `StaticTree` up to 24,000 elements, else `Linear` | fixed order, and the faster of the two for the size |
+    /// | `deterministic` | `StaticTree` | one fixed order for every call, whatever the length (switching between `Linear` and `StaticTree` would change the bits) |
     /// | spread under 5 µs | `StaticTree` up to 5,000 elements, else `Linear` | arrivals together: pairs avoid the all-to-all contention on small arrays; the linear algorithm streams large ones at full bandwidth |
     /// | more participants than cores, up to 24,000 elements | `DynamicPairs` | threads that wait for a core arrive late anyway; pairs form as they run, and nobody waits for a descheduled neighbour |
     /// | spread (in ns) at least the length (in elements) | `DynamicPairs` | a pair step takes about a nanosecond per element, so most of the tree is reduced before the last arrival, which then costs about one step |
@@ -148,7 +148,7 @@ impl ReduceAlgorithm {
         let spread_ns = spread.as_nanos();
         match self {
             ReduceAlgorithm::Auto if parties <= 1 => ReduceAlgorithm::Linear,
-            ReduceAlgorithm::Auto if deterministic => bounded(len > MEDIUM_ARRAY),
+            ReduceAlgorithm::Auto if deterministic => ReduceAlgorithm::StaticTree,
             ReduceAlgorithm::Auto if spread < LOW_SPREAD => bounded(len > SMALL_ARRAY),
             ReduceAlgorithm::Auto if is_oversubscribed(parties) && len <= MEDIUM_ARRAY => {
                 ReduceAlgorithm::DynamicPairs

@@ -42,8 +42,7 @@
 //! floating-point results are the same bits on every call for a fixed N (the two orders differ
 //! from each other). The dynamic algorithms combine in arrival order, so results may differ in
 //! the last bits from call to call. [`ReductionBuilder::deterministic`] forces a fixed order:
-//! the dynamic algorithms then run `StaticTree`, and `Auto` chooses only between the fixed-order
-//! ones.
+//! the dynamic algorithms and `Auto` then run `StaticTree` on every call.
 //!
 //! # Operators
 //!

@@ -219,6 +219,8 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         }
         let algorithm = match shared.configured {
             ReduceAlgorithm::Auto if shared.parties == 1 => ReduceAlgorithm::Linear,
+            // One fixed order for every call: the choice must not depend on history.
+            ReduceAlgorithm::Auto if shared.deterministic => ReduceAlgorithm::StaticTree,
             ReduceAlgorithm::Auto => shared
                 .auto
                 .choice_for(episode)

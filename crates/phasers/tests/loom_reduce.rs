@@ -1,5 +1,5 @@
 //! Loom models of the array reductions: every interleaving (up to the preemption bound) of 2 or 3
-//! participants through 2 episodes, mixing `reduce` and `allreduce` over arrays of 1 to 3
+//! participants through 2 episodes (and one at a higher bound), mixing `reduce` and `allreduce` over arrays of 1 to 3
 //! elements, must give every participant that receives a result the exact sum, report the right
 //! episode and `has_result`, and never need a participant's input after its call returned.
 //!
@@ -7,7 +7,8 @@
 //!   packed beside the rank, one word per call parity) and the quick-return hand-off (the offer a
 //!   waiting participant makes, taken, called and served by its master), with 2 and 3
 //!   participants, the root at either end, `reduce` twice in a row (two quick returns back to
-//!   back) and `reduce` then `allreduce`.
+//!   back) and `reduce` then `allreduce`; with 3 participants also a single `reduce` and a single
+//!   `allreduce` at a preemption bound of 1, where the 2-episode models must stay at 0.
 //! - `static_tree`, `linear`, `dynamic_group`: 2 participants, `reduce` and `allreduce`.
 //!
 //! The quick-return check: each participant gets a fresh input vector per episode and overwrites
@@ -19,8 +20,10 @@
 //!
 //! Each model names its preemption bound, chosen so the whole file runs in about two minutes in
 //! CI: the two-party quick-return model at 2 (half a million executions, about 70 s), the other
-//! two-party models at 1 (up to 200,000 executions each), and the three-party models at 0, where
-//! loom still switches threads at every blocking point (a bound of 1 did not finish in 150 s).
+//! two-party models at 1 (up to 200,000 executions each), the three-party 2-episode models at 0,
+//! where loom still switches threads at every blocking point (a bound of 1 did not finish in
+//! 150 s; a bound of 2 on the two-party `reduce` then `allreduce` models did not finish in 240 s),
+//! and the three-party 1-episode models at 1 (about 110,000 executions, 20 s each).
 //! `--nocapture` prints how many executions each explored.
 //! Run with `scripts/loom.sh loom_reduce` (or see that script for the cargo command).
 #![cfg(phasers_loom)]
@@ -131,6 +134,8 @@ reduction_models! {
         two_parties_root_1_reduce_twice: ReduceAlgorithm::DynamicPairs, 2, 1, &[(Reduce, 1), (Reduce, 3)], 2;
         three_parties_reduce_then_allreduce: ReduceAlgorithm::DynamicPairs, 3, 0, &[(Reduce, 1), (Allreduce, 2)], 0;
         three_parties_root_2_reduce_twice: ReduceAlgorithm::DynamicPairs, 3, 2, &[(Reduce, 2), (Reduce, 1)], 0;
+        three_parties_root_2_one_reduce: ReduceAlgorithm::DynamicPairs, 3, 2, &[(Reduce, 2)], 1;
+        three_parties_one_allreduce: ReduceAlgorithm::DynamicPairs, 3, 0, &[(Allreduce, 2)], 1;
     }
     static_tree => {
         two_parties_reduce_then_allreduce: ReduceAlgorithm::StaticTree, 2, 0, &[(Reduce, 2), (Allreduce, 1)], 1;

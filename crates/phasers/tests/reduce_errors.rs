@@ -6,8 +6,9 @@
 //! - handing out a rank's handle twice, or a rank that does not exist;
 //! - in a call: participants passing arrays of different lengths, calling `reduce` and `allreduce`
 //!   in the same call, or an output of the wrong length (`Mismatch`), reported to the root for
-//!   `reduce` and to everyone for `allreduce`, for every algorithm, with nothing written to the
-//!   outputs; and the group stays usable: the next call with matching arguments gives the right
+//!   `reduce` and to everyone for `allreduce`, for every algorithm (the outputs of a mismatched
+//!   call are unspecified: a master may have accumulated into its own before the mismatch was
+//!   found); and the group stays usable: the next call with matching arguments gives the right
 //!   result.
 //!
 //! Every test that runs participants does so under a watchdog (`reduce_support::within`), so a

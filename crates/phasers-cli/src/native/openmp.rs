@@ -9,20 +9,20 @@ use std::time::Duration;
 
 use super::describe_error;
 
-/// Mirrors `phasers_omp_result` in `baselines.h`.
+/// Mirrors `phasers_omp_result` in `baselines.h`, which every OpenMP shim fills.
 #[repr(C)]
-struct RawRound {
-    ran: u64,
-    elapsed_ns: u64,
-    sum: i64,
-    status: i32,
-    detail: i32,
+pub(crate) struct RawRound {
+    pub(crate) ran: u64,
+    pub(crate) elapsed_ns: u64,
+    pub(crate) sum: i64,
+    pub(crate) status: i32,
+    pub(crate) detail: i32,
 }
 
 /// The `status` values of `baselines.h`.
-const OK: i32 = 0;
-const INVALID: i32 = 1;
-const TOO_FEW_THREADS: i32 = 2;
+pub(crate) const OK: i32 = 0;
+pub(crate) const INVALID: i32 = 1;
+pub(crate) const TOO_FEW_THREADS: i32 = 2;
 const AFFINITY_QUERY: i32 = 3;
 const AFFINITY_SET: i32 = 4;
 

@@ -43,21 +43,10 @@ struct RawArgs {
     progress: *mut u64,
 }
 
-/// Mirrors `phasers_omp_result` in `baselines.h`.
-#[repr(C)]
-#[derive(Default)]
-struct RawResult {
-    ran: u64,
-    elapsed_ns: u64,
-    sum: i64,
-    status: i32,
-    detail: i32,
-}
+use crate::native::openmp::{RawRound as RawResult, INVALID, OK, TOO_FEW_THREADS};
 
-/// The `status` values of `baselines.h` this shim returns.
-const OK: i32 = 0;
-const INVALID: i32 = 1;
-const TOO_FEW_THREADS: i32 = 2;
+/// The `status` values of `baselines.h` only this shim returns (the shared ones, and the result
+/// struct, live with the barrier shim).
 const STACK: i32 = 5;
 const NO_MEMORY: i32 = 6;
 const WRONG_COPY: i32 = 7;

@@ -27,7 +27,13 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
     // Everyone reads the same slots, so everyone finds the same mismatch, if any.
     if let Some(error) = find_mismatch(me, call) {
         shared.record_mismatch(call.episode, error);
-    } else if let Err(payload) = catch_unwind(AssertUnwindSafe(|| combine_share(me, call))) {
+    } else if let Err(payload) = {
+        // The pointer lists are reused from call to call: no allocation on the hot path.
+        let mut pointers = std::mem::take(&mut me.pointers);
+        let outcome = catch_unwind(AssertUnwindSafe(|| combine_share(me, call, &mut pointers)));
+        me.pointers = pointers;
+        outcome
+    } {
         // The others may be reading this participant's input: meet them before unwinding on.
         shared.break_from(call.episode, me.rank);
         meet(me, false)?;
@@ -41,41 +47,48 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
 }
 
 /// Combines this participant's share of the array, and for allreduce copies it to every output.
-fn combine_share<T: Copy + Send + Sync + 'static>(me: &Reducer<T>, call: &Call<T>) {
+fn combine_share<T: Copy + Send + Sync + 'static>(
+    me: &Reducer<T>,
+    call: &Call<T>,
+    pointers: &mut Vec<usize>,
+) {
     let shared = &*me.shared;
     let parties = shared.parties;
-    {
-        let inputs: Vec<*const T> = shared
+    pointers.clear();
+    pointers.extend(
+        shared
             .slots
             .iter()
-            .map(|slot| slot.acc.load(Ordering::Relaxed) as *const T)
-            .collect();
-        let outputs: Vec<*mut T> = shared
+            .map(|slot| slot.acc.load(Ordering::Relaxed)),
+    );
+    pointers.extend(
+        shared
             .slots
             .iter()
-            .map(|slot| slot.out.load(Ordering::Relaxed) as *mut T)
-            .collect();
-        let share = share_of(me.shared.virtual_rank(me.rank), parties, call.len);
-        let dest = if call.kind == KIND_ALLREDUCE {
-            call.out
-        } else {
-            outputs[shared.root]
-        };
-        for start in share.clone().step_by(BLOCK) {
-            let count = BLOCK.min(share.end - start);
-            // SAFETY: after the first meeting every participant's input (`len` elements, kept
-            // unchanged until the second meeting) and output are published; shares are disjoint,
-            // so this participant is the only one writing `start..start + count` of any output.
-            unsafe { reduce_block(me, &inputs, dest, start, count) };
-            if call.kind == KIND_ALLREDUCE {
-                for (rank, &out) in outputs.iter().enumerate() {
-                    if rank != me.rank {
-                        // SAFETY: as above; `dest` is this participant's own output, distinct
-                        // from every other participant's.
-                        unsafe {
-                            std::ptr::copy_nonoverlapping(dest.add(start), out.add(start), count)
-                        };
-                    }
+            .map(|slot| slot.out.load(Ordering::Relaxed)),
+    );
+    let (inputs, outputs) = pointers.split_at(parties);
+    let share = share_of(shared.virtual_rank(me.rank), parties, call.len);
+    let dest = if call.kind == KIND_ALLREDUCE {
+        call.out
+    } else {
+        outputs[shared.root] as *mut T
+    };
+    for start in share.clone().step_by(BLOCK) {
+        let count = BLOCK.min(share.end - start);
+        // SAFETY: after the first meeting every participant's input (`len` elements, kept
+        // unchanged until the second meeting) and output are published; shares are disjoint,
+        // so this participant is the only one writing `start..start + count` of any output.
+        unsafe { reduce_block(me, inputs, dest, start, count) };
+        if call.kind == KIND_ALLREDUCE {
+            for (rank, &out) in outputs.iter().enumerate() {
+                if rank != me.rank {
+                    let out = out as *mut T;
+                    // SAFETY: as above; `dest` is this participant's own output, distinct from
+                    // every other participant's.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(dest.add(start), out.add(start), count)
+                    };
                 }
             }
         }
@@ -98,7 +111,7 @@ fn share_of(position: usize, parties: usize, len: usize) -> std::ops::Range<usiz
 /// nobody else touches `dest[start..start + count]`.
 unsafe fn reduce_block<T: Copy + Send + Sync + 'static>(
     me: &Reducer<T>,
-    inputs: &[*const T],
+    inputs: &[usize],
     dest: *mut T,
     start: usize,
     count: usize,
@@ -107,12 +120,13 @@ unsafe fn reduce_block<T: Copy + Send + Sync + 'static>(
     // SAFETY: the caller's contract.
     unsafe {
         let out = std::slice::from_raw_parts_mut(dest.add(start) as *mut MaybeUninit<T>, count);
-        let first = std::slice::from_raw_parts(inputs[0].add(start), count);
-        let second = std::slice::from_raw_parts(inputs[1].add(start), count);
+        let input = |rank: usize| (inputs[rank] as *const T).add(start);
+        let first = std::slice::from_raw_parts(input(0), count);
+        let second = std::slice::from_raw_parts(input(1), count);
         kernel.combine(out, first, second);
         let out = std::slice::from_raw_parts_mut(dest.add(start), count);
-        for &input in &inputs[2..] {
-            kernel.accumulate(out, std::slice::from_raw_parts(input.add(start), count));
+        for rank in 2..inputs.len() {
+            kernel.accumulate(out, std::slice::from_raw_parts(input(rank), count));
         }
     }
 }

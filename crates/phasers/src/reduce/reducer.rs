@@ -23,6 +23,8 @@ pub struct Reducer<T> {
     pub(crate) episode: u64,
     job_seq: u64,
     scratch: Vec<MaybeUninit<T>>,
+    /// The linear algorithm's lists of every input and output address, kept between calls.
+    pub(crate) pointers: Vec<usize>,
     budget: SpinBudget,
 }
 
@@ -100,6 +102,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
             episode: 0,
             job_seq: 0,
             scratch: Vec::new(),
+            pointers: Vec::new(),
             budget,
         }
     }

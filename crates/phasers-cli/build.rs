@@ -12,12 +12,17 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 /// The sources, relative to the crate; each is also a `rerun-if-changed`.
-const HEADERS: [&str; 2] = ["baselines/baselines.h", "baselines/omp_common.h"];
-const C_SOURCES: [&str; 5] = [
+const HEADERS: [&str; 3] = [
+    "baselines/baselines.h",
+    "baselines/omp_common.h",
+    "baselines/omp_affinity.h",
+];
+const C_SOURCES: [&str; 6] = [
     "baselines/pthread_barrier.c",
     "baselines/omp_barrier.c",
     "baselines/omp_dynamic.c",
     "baselines/omp_array_reduce.c",
+    "baselines/omp_collectives.c",
     "baselines/versions.c",
 ];
 const CXX_SOURCES: [&str; 1] = ["baselines/cxx_barrier.cpp"];

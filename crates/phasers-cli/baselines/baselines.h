@@ -45,7 +45,7 @@ enum {
     PHASERS_OMP_AFFINITY_SET = 4,    /* detail: error of pthread_setaffinity_np (the round ran) */
     PHASERS_OMP_STACK = 5,           /* detail: the smallest thread stack, in KiB, too small */
     PHASERS_OMP_NO_MEMORY = 6,       /* detail: ENOMEM */
-    PHASERS_OMP_WRONG_COPY = 7,      /* detail: the thread whose allreduce copy differed */
+    PHASERS_OMP_WRONG_COPY = 7,      /* detail: the thread whose copy of a result was wrong */
 };
 
 typedef struct {
@@ -79,6 +79,28 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
  * PHASERS_OMP_INVALID if max_threads is below 2 or above INT_MAX. The same one-at-a-time rule. */
 void phasers_omp_dynamic(uint32_t max_threads, void (*delay)(uint64_t), uint64_t delay_arg,
                          phasers_omp_result *result) PHASERS_NOEXCEPT;
+
+/* What each iteration of phasers_omp_collective_round does (see omp_collectives.c). */
+enum {
+    PHASERS_OMP_COLL_BARRIER = 1,       /* #pragma omp barrier */
+    PHASERS_OMP_COLL_ALLREDUCE_ONE = 2, /* omp for reduction(+:total) of one u64; all read it */
+    PHASERS_OMP_COLL_BROADCAST = 3,     /* root copies into a shared buffer, barrier, the others
+                                         * copy it out, barrier; the root is the iteration number
+                                         * modulo `threads` */
+};
+
+/* `iterations` of `work` back to back on a team of `threads`, inside one parallel region, after
+ * one untimed iteration whose result is checked in full; every timed iteration's result is checked
+ * too (word 0 of a broadcast). `words` is the broadcast's length in u64 (ignored by the
+ * others). `ran` is `iterations` and `elapsed_ns` the time thread 0 measured from a barrier
+ * before the first timed iteration to a barrier after the last; both are 0 on an error. Status
+ * PHASERS_OMP_WRONG_COPY (detail: the first thread with a wrong result), PHASERS_OMP_NO_MEMORY,
+ * PHASERS_OMP_TOO_FEW_THREADS, PHASERS_OMP_AFFINITY_QUERY, PHASERS_OMP_AFFINITY_SET (here nothing
+ * is timed after it), or PHASERS_OMP_INVALID for a bad thread count, work, or length. `pin` as in
+ * phasers_omp_round. One call at a time per process. */
+void phasers_omp_collective_round(uint32_t threads, uint64_t iterations, int32_t work,
+                                  uint64_t words, bool pin,
+                                  phasers_omp_result *result) PHASERS_NOEXCEPT;
 
 /* OpenMP's array reduction, `omp for reduction(+ : out[:len])`, run the way `phasers bench reduce`
  * runs its own rows (see omp_array_reduce.c): iteration 0 is a warm-up whose result is copied to

@@ -8,13 +8,11 @@
  * they cancel when the reference is subtracted.
  */
 #define _GNU_SOURCE
+#include "omp_affinity.h"
 #include "omp_common.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <omp.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 
 /* How often thread 0 means to read the clock. A read costs tens of nanoseconds, so at this
@@ -84,24 +82,12 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
         return;
     }
 
-    /* The caller's mask is the set of CPUs the round may use. It is read before the fork because
-     * the caller becomes OpenMP thread 0, whose mask a pinned round changes (and restores below). */
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+    /* The caller's mask is the set of CPUs the round may use. */
+    phasers_omp_affinity affinity;
+    int affinity_detail = 0;
+    if (phasers_read_affinity(&affinity, &affinity_detail) != PHASERS_OMP_OK) {
         result->status = PHASERS_OMP_AFFINITY_QUERY;
-        result->detail = errno;
-        return;
-    }
-    int cpus[CPU_SETSIZE];
-    int cpu_count = 0;
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-        if (CPU_ISSET(cpu, &allowed)) {
-            cpus[cpu_count++] = cpu;
-        }
-    }
-    if (cpu_count == 0) {
-        result->status = PHASERS_OMP_AFFINITY_QUERY;
-        result->detail = EINVAL;
+        result->detail = affinity_detail;
         return;
     }
 
@@ -128,14 +114,7 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
                 phasers_record_error(&status, &detail, PHASERS_OMP_TOO_FEW_THREADS, team);
             }
         } else {
-            /* libgomp keeps its pool threads from one region to the next, so a mask set by a
-             * pinned round would leak into the next unpinned one: every round sets it. */
-            cpu_set_t mask = allowed;
-            if (pin) {
-                CPU_ZERO(&mask);
-                CPU_SET(cpus[thread % cpu_count], &mask);
-            }
-            int code = pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
+            int code = phasers_place_thread(&affinity, thread, pin);
             if (code != 0) {
                 phasers_record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
             }
@@ -195,7 +174,7 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
 
     if (pin) {
         /* Thread 0 is the caller's own thread: give it back the mask it came with. */
-        int code = pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
+        int code = phasers_restore_affinity(&affinity);
         if (code != 0) {
             phasers_record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
         }

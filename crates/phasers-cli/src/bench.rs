@@ -243,7 +243,7 @@ struct Rounds {
 }
 
 /// Runs the rounds on one thread per body; the first body's thread keeps time.
-fn measure<B: Body>(bodies: Vec<B>, plan: &RowPlan, watch: &Watch) -> Measured {
+pub fn measure<B: Body>(bodies: Vec<B>, plan: &RowPlan, watch: &Watch) -> Measured {
     let start = Instant::now();
     let schedule = plan.schedule;
     let sampler = Sampler::new(schedule);

@@ -3,15 +3,16 @@
 //! `pthread_barrier_t`, C++20 `std::barrier`, OpenMP's `#pragma omp barrier`).
 //!
 //! `phasers` alone runs the quick suite, `phasers bench barrier` with its defaults, a short
-//! phaser comparison and a short array-reduction comparison at 2 threads (about a minute on two
-//! cores); `phasers bench phaser`, `reduction`, `dynamic` and `tree` measure the phasers and
-//! accumulators; `phasers bench reduce` the array reductions; `phasers list` names every algorithm
-//! and baseline; `phasers tune` measures the machine and writes the profile `Algorithm::Auto`
-//! reads.
+//! phaser comparison, a short array-reduction comparison and a short team-collectives comparison
+//! at 2 threads (about a minute on two cores); `phasers bench phaser`, `reduction`, `dynamic` and
+//! `tree` measure the phasers and accumulators; `phasers bench reduce` the array reductions;
+//! `phasers bench collectives` the team collectives; `phasers list` names every algorithm and
+//! baseline; `phasers tune` measures the machine and writes the profile `Algorithm::Auto` reads.
 
 mod affinity;
 mod bench;
 mod body;
+mod collectives_bench;
 mod comparisons;
 mod contender;
 mod csv_out;
@@ -36,6 +37,7 @@ mod sweep;
 mod threads;
 mod tree;
 mod tune;
+mod wrong_result;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -51,9 +53,9 @@ use crate::results::{Group, Mode, Report};
 use crate::schedule::Schedule;
 use crate::sweep::{Benchmark, Plan, EPCC_DROPPED};
 
-/// What each barrier, phaser and reduction costs on this machine. With no command, runs the quick
-/// suite (`bench barrier` with its defaults, then flat phasers against our best barrier and OpenMP
-/// at 2 threads, then array reductions at 2 threads).
+/// What each barrier, phaser, reduction and team collective costs on this machine. With no
+/// command, runs the quick suite (`bench barrier` with its defaults, then flat phasers against our
+/// best barrier and OpenMP at 2 threads, then array reductions and team collectives at 2 threads).
 #[derive(Debug, Parser)]
 #[command(name = "phasers", version)]
 struct Cli {
@@ -96,6 +98,10 @@ enum BenchTarget {
     /// `reduction(+:arr[:n])`, a mutex-merged reduction and the memory-bandwidth floor, over
     /// participants, array sizes and seed 003's arrival spreads.
     Reduce(reduce_bench::ReduceArgs),
+    /// Team collectives (barrier, allreduce of one u64, broadcast, alltoall; checked and
+    /// unchecked; every sync mode) on the team of all and split_grid's sub-teams, against
+    /// std::sync::Barrier, our Barrier, OpenMP and memcpy (seed 004's MPP suite).
+    Collectives(collectives_bench::CollectivesArgs),
 }
 
 /// Options of `phasers bench barrier`.
@@ -251,6 +257,7 @@ fn main() -> ExitCode {
             BenchTarget::Dynamic(args) => dynamic::run(&args),
             BenchTarget::Tree(args) => tree::run(&args),
             BenchTarget::Reduce(args) => reduce_bench::run(&args),
+            BenchTarget::Collectives(args) => collectives_bench::run(&args),
         },
         None => quick_suite(),
     };
@@ -299,6 +306,11 @@ fn list() {
     for (name, description) in reduce_bench::list() {
         println!("  {name:<35} {description}");
     }
+    println!();
+    println!("team collectives (bench collectives):");
+    for (name, description) in collectives_bench::list() {
+        println!("  {name:<35} {description}");
+    }
 }
 
 /// The quick suite's array-reduction part: 2 threads, 1,000 and 64,000 floats, no spread and
@@ -315,8 +327,30 @@ const QUICK_REDUCE: [&str; 9] = [
     "reduce",
 ];
 
-/// `phasers` with no command: `bench barrier` with its defaults, then the phaser comparison and
-/// the array-reduction comparison at 2 threads. A failure in one part does not skip the others.
+/// The quick suite's team-collectives part: 2 members, every part, a one-line broadcast and the
+/// issue's 100,000 words, one alltoall block and one sync-mode length, with short rows (a couple
+/// of seconds).
+const QUICK_COLLECTIVES: [&str; 15] = [
+    "collectives",
+    "--threads",
+    "2",
+    "--words",
+    "8,100000",
+    "--blocks",
+    "64",
+    "--sync-words",
+    "8",
+    "--time",
+    "0.03",
+    "--samples",
+    "5",
+    "--teams",
+    "all,row",
+];
+
+/// `phasers` with no command: `bench barrier` with its defaults, then the phaser comparison, the
+/// array-reduction comparison and the team-collectives comparison at 2 threads. A failure in one
+/// part does not skip the others.
 fn quick_suite() -> Result<(), String> {
     let barrier = BarrierArgs::try_parse_from(["barrier"])
         .map_err(|error| format!("the default options do not parse: {error}"))
@@ -329,7 +363,11 @@ fn quick_suite() -> Result<(), String> {
     let reduce = reduce_bench::ReduceArgs::try_parse_from(QUICK_REDUCE)
         .map_err(|error| format!("the default options do not parse: {error}"))
         .and_then(|args| reduce_bench::run(&args));
-    let errors: Vec<String> = [barrier, phasers, reduce]
+    println!();
+    let collectives = collectives_bench::CollectivesArgs::try_parse_from(QUICK_COLLECTIVES)
+        .map_err(|error| format!("the default options do not parse: {error}"))
+        .and_then(|args| collectives_bench::run(&args));
+    let errors: Vec<String> = [barrier, phasers, reduce, collectives]
         .into_iter()
         .filter_map(Result::err)
         .collect();
@@ -612,6 +650,53 @@ mod tests {
         assert_eq!(quick.sizes, Some(vec![1000, 64_000]));
         assert_eq!(quick.spread.as_ref().map(Vec::len), Some(2));
         assert!(quick.algorithms.is_none(), "every contender");
+    }
+
+    #[test]
+    fn bench_collectives_parses_and_the_quick_part_is_small() {
+        let parsed = Cli::try_parse_from([
+            "phasers",
+            "bench",
+            "collectives",
+            "--threads",
+            "2,4",
+            "--teams",
+            "all,column",
+            "--ops",
+            "barrier,broadcast",
+            "--words",
+            "4,100000",
+            "--json",
+            "c.json",
+            "--csv",
+            "c.csv",
+        ]);
+        match parsed.unwrap().command {
+            Some(Command::Bench {
+                target: BenchTarget::Collectives(args),
+            }) => {
+                assert_eq!(args.threads, Some(vec![2, 4]));
+                assert_eq!(args.words, Some(vec![4, 100_000]));
+                assert_eq!(args.ops.as_ref().map(Vec::len), Some(2));
+            }
+            other => panic!("parsed as {other:?}"),
+        }
+        for (option, value, message) in [
+            ("--threads", "1", "at least 2 members"),
+            ("--words", "0", "starts at 1 word"),
+            ("--teams", "diagonal", "possible values"),
+            ("--time", "-1", "not a number of seconds"),
+        ] {
+            let error = Cli::try_parse_from(["phasers", "bench", "collectives", option, value])
+                .unwrap_err();
+            assert!(error.to_string().contains(message), "{option} {value}: {error}");
+        }
+        let quick = collectives_bench::CollectivesArgs::try_parse_from(QUICK_COLLECTIVES).unwrap();
+        assert_eq!(quick.threads, Some(vec![2]));
+        assert_eq!(quick.words, Some(vec![8, 100_000]));
+        assert_eq!(quick.time, Duration::from_millis(30));
+        assert!(quick.ops.is_none(), "every part");
+        collectives_bench::CollectivesArgs::command().debug_assert();
     }
 
     #[test]

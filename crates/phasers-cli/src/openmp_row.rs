@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 use crate::bench::{into_row, Measured, RowPlan};
 use crate::contender::Contender;
 use crate::delay::delay;
+use crate::native::openmp::OmpRound;
 use crate::native::{omp_round, Delay, OmpWork};
 use crate::results::{Mode, Row, RowKind};
-use crate::schedule::Sampler;
+use crate::schedule::{Sampler, Schedule};
 
 /// How long libgomp's idle threads may keep spinning after a region: up to 300,000 spins by
 /// default (`GOMP_SPINCOUNT`), some milliseconds. The next row waits this long, so on a small
@@ -28,9 +29,6 @@ pub fn run(threads: usize, plan: &RowPlan, work: OmpWork) -> Row {
             Contender::OmpReduction.kind(),
         ),
     };
-    let schedule = plan.schedule;
-    let start = Instant::now();
-    let mut sampler = Sampler::new(schedule);
     let delay = match plan.mode {
         Mode::Epcc => Some(Delay {
             function: delay,
@@ -38,13 +36,27 @@ pub fn run(threads: usize, plan: &RowPlan, work: OmpWork) -> Row {
         }),
         Mode::BackToBack => None,
     };
+    sample_rounds(&name, kind, plan.schedule, |planned, deadline| {
+        omp_round(threads, planned, delay, work, plan.pin, deadline)
+            .and_then(|round| checked(round, threads, work))
+    })
+}
+
+/// Runs the rounds of an OpenMP row, each one call of `round(episodes, deadline)`, sized by the
+/// same [`Sampler`] as every other row, then lets libgomp's threads settle (see [`SETTLE`]).
+pub fn sample_rounds(
+    name: &str,
+    kind: RowKind,
+    schedule: Schedule,
+    mut round: impl FnMut(u64, Duration) -> Result<OmpRound, String>,
+) -> Row {
+    let start = Instant::now();
+    let mut sampler = Sampler::new(schedule);
     let mut next = Some(sampler.first_round());
     let mut error = None;
     while let Some(planned) = next {
         let deadline = sampler.round_deadline(start.elapsed());
-        match omp_round(threads, planned, delay, work, plan.pin, deadline)
-            .and_then(|round| checked(round, threads, work))
-        {
+        match round(planned, deadline) {
             Ok(round) => {
                 next = sampler.after_round(planned, round.ran, round.elapsed, start.elapsed());
             }
@@ -57,7 +69,7 @@ pub fn run(threads: usize, plan: &RowPlan, work: OmpWork) -> Row {
     let elapsed = start.elapsed();
     std::thread::sleep(SETTLE);
     into_row(
-        &name,
+        name,
         kind,
         schedule,
         Measured {
@@ -71,11 +83,7 @@ pub fn run(threads: usize, plan: &RowPlan, work: OmpWork) -> Row {
 
 /// The round, unless it is a reduction whose result is wrong: a fast wrong answer is a failure,
 /// as EPCC's own check of the reduction variable says.
-fn checked(
-    round: crate::native::openmp::OmpRound,
-    threads: usize,
-    work: OmpWork,
-) -> Result<crate::native::openmp::OmpRound, String> {
+fn checked(round: OmpRound, threads: usize, work: OmpWork) -> Result<OmpRound, String> {
     let expected = u64::try_from(threads)
         .ok()
         .and_then(|threads| threads.checked_mul(round.ran))

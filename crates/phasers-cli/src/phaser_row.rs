@@ -2,14 +2,12 @@
 //! same harness as every barrier. With a reduction, each thread first sends 1 to an accumulator,
 //! and reads the result after `next()`: a wrong sum fails the row, however fast it was.
 
-use std::fmt::Debug;
-use std::sync::OnceLock;
-
 use phasers::{Accumulator, Element, Op, Phaser, Registration};
 
 use crate::bench::{with_handles, Measured, RowPlan, Watch};
 use crate::contender::WaitHandle;
 use crate::phaser_config::{shape_label, PhaserConfig, Reduction};
+use crate::wrong_result::WrongResult;
 
 impl WaitHandle for Registration {
     #[inline]
@@ -108,7 +106,7 @@ fn with_sum<T: Element>(
         })
         .collect();
     let mut measured = with_handles(handles, plan, watch);
-    if let Some(message) = wrong.0.into_inner() {
+    if let Some(message) = wrong.into_message() {
         // The wrong sum is the root cause of anything that followed.
         measured.error = Some(message);
     }
@@ -133,24 +131,12 @@ impl<T: Element> WaitHandle for SumHandle<'_, T> {
         // the one of the phase just completed.
         let got = self.accumulator.result();
         if got != self.expected {
-            self.wrong.record(phase, got, self.expected);
+            let expected = self.expected;
+            self.wrong.record(|| {
+                format!("wrong result: the sum of phase {phase} was {got:?}, not {expected:?}")
+            });
         }
         Ok(())
-    }
-}
-
-/// The first wrong result any thread saw. A `phasers::Error` cannot say "wrong sum", and a panic
-/// would be the harness's failure rather than the accumulator's, so the row reads it afterwards.
-#[derive(Default)]
-struct WrongResult(OnceLock<String>);
-
-impl WrongResult {
-    #[cold]
-    #[inline(never)]
-    fn record<T: Debug>(&self, phase: u64, got: T, expected: T) {
-        self.0.get_or_init(|| {
-            format!("wrong result: the sum of phase {phase} was {got:?}, not {expected:?}")
-        });
     }
 }
 
@@ -201,16 +187,5 @@ mod tests {
             reduction: None,
         };
         assert!(build(bad, 4).is_err());
-    }
-
-    #[test]
-    fn a_wrong_result_is_kept_with_its_phase() {
-        let wrong = WrongResult::default();
-        wrong.record(7, 3_i64, 4);
-        wrong.record(8, 1_i64, 4);
-        assert_eq!(
-            wrong.0.into_inner().unwrap(),
-            "wrong result: the sum of phase 7 was 3, not 4"
-        );
     }
 }

@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 // The entry points; the handle and result types are named through their modules.
 pub use cxx::CxxBarrier;
-pub use openmp::{omp_dynamic, omp_round, Delay, OmpWork};
+pub use openmp::{omp_collective_round, omp_dynamic, omp_round, Delay, OmpCollective, OmpWork};
 pub use pthread::PthreadBarrier;
 
 /// What a shim returns in place of an errno value when it caught a C++ exception of no known

@@ -1,5 +1,6 @@
 //! OpenMP's `#pragma omp barrier` and `#pragma omp for reduction` (libgomp), through the shims in
-//! `baselines/omp_barrier.c` and `baselines/omp_dynamic.c`.
+//! `baselines/omp_barrier.c` and `baselines/omp_dynamic.c`, and the OpenMP counterparts of the
+//! team collectives, through `baselines/omp_collectives.c`.
 //!
 //! The timed loops run in C on OpenMP's threads; see `phasers_omp_round` there for the round and
 //! for how a round past its deadline is cut without leaving a thread at a barrier.
@@ -25,6 +26,8 @@ pub(crate) const INVALID: i32 = 1;
 pub(crate) const TOO_FEW_THREADS: i32 = 2;
 const AFFINITY_QUERY: i32 = 3;
 const AFFINITY_SET: i32 = 4;
+pub(crate) const NO_MEMORY: i32 = 6;
+pub(crate) const WRONG_COPY: i32 = 7;
 
 extern "C" {
     fn phasers_omp_round(
@@ -41,6 +44,14 @@ extern "C" {
         max_threads: u32,
         delay: Option<extern "C" fn(u64)>,
         delay_arg: u64,
+        result: *mut RawRound,
+    );
+    fn phasers_omp_collective_round(
+        threads: u32,
+        iterations: u64,
+        work: i32,
+        words: u64,
+        pin: bool,
         result: *mut RawRound,
     );
 }
@@ -64,6 +75,41 @@ impl OmpWork {
             OmpWork::Loop => 0,
             OmpWork::Barrier => 1,
             OmpWork::Reduction => 2,
+        }
+    }
+}
+
+/// What every iteration of an OpenMP collective round does; mirrors `PHASERS_OMP_COLL_BARRIER`
+/// and its siblings in `baselines.h`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OmpCollective {
+    /// `#pragma omp barrier`.
+    Barrier,
+    /// `#pragma omp for reduction(+:total)` of one u64 per thread, over one iteration per thread;
+    /// every thread then reads the sum and checks it.
+    AllreduceOne,
+    /// The root (the iteration number modulo the threads) copies its `words` u64 into a shared
+    /// buffer, a barrier, every other thread copies them out and checks them, a barrier.
+    Broadcast {
+        /// The length of the broadcast, in u64 words; at least 1.
+        words: usize,
+    },
+}
+
+impl OmpCollective {
+    fn raw(self) -> (i32, u64) {
+        match self {
+            OmpCollective::Barrier => (1, 0),
+            OmpCollective::AllreduceOne => (2, 0),
+            OmpCollective::Broadcast { words } => (3, words as u64),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            OmpCollective::Barrier => "barrier",
+            OmpCollective::AllreduceOne => "allreduce",
+            OmpCollective::Broadcast { .. } => "broadcast",
         }
     }
 }
@@ -169,6 +215,47 @@ pub fn omp_dynamic(max_threads: usize, delay: Option<Delay>) -> Result<OmpRound,
         "phasers_omp_dynamic",
         &format!("teams of 2 to {max_threads} threads"),
     )
+}
+
+/// Runs `iterations` of `work` back to back on a team of `threads` OpenMP threads, inside one
+/// parallel region, after one untimed iteration whose result is checked in full. `elapsed` is what
+/// thread 0 measured from a barrier before the first timed iteration to a barrier after the last:
+/// no fork, no join, no allocation. Every iteration's result is checked on every thread.
+///
+/// The same rules as [`omp_round`] for `pin`, one round at a time and the thread count. `Err`
+/// also when a thread's result was wrong, or a broadcast of no words is asked for.
+pub fn omp_collective_round(
+    threads: usize,
+    iterations: u64,
+    work: OmpCollective,
+    pin: bool,
+) -> Result<OmpRound, String> {
+    let team = team_size(threads, 1)?;
+    let (raw_work, words) = work.raw();
+    let mut raw = RawRound::default();
+    // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
+    let _one_round = ONE_ROUND_AT_A_TIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    // SAFETY: `raw` is a valid place for the result; the shim allocates every buffer it uses;
+    // rounds do not overlap (the lock above).
+    unsafe { phasers_omp_collective_round(team, iterations, raw_work, words, pin, &mut raw) };
+    let asked = match work {
+        OmpCollective::Barrier => format!("barriers on {threads} threads"),
+        OmpCollective::AllreduceOne => format!("an allreduce on {threads} threads"),
+        OmpCollective::Broadcast { words } => {
+            format!("a broadcast of {words} words on {threads} threads")
+        }
+    };
+    match raw.status {
+        WRONG_COPY => Err(format!(
+            "wrong result: OpenMP thread {}'s copy of the {} differed from what was sent",
+            raw.detail,
+            work.name()
+        )),
+        NO_MEMORY => Err(format!("out of memory allocating {asked}")),
+        _ => raw.into_round("phasers_omp_collective_round", &asked),
+    }
 }
 
 /// `threads` as the C side takes it, when it is a team size OpenMP accepts and at least `least`.
@@ -368,6 +455,29 @@ mod tests {
             let error = omp_dynamic(threads, None).unwrap_err();
             assert!(error.contains("OpenMP team needs 2 to"), "{error}");
         }
+    }
+
+    #[test]
+    fn the_collective_rounds_run_and_check_every_iteration() {
+        for threads in [1, 3, 8] {
+            for work in [
+                OmpCollective::Barrier,
+                OmpCollective::AllreduceOne,
+                OmpCollective::Broadcast { words: 1 },
+                OmpCollective::Broadcast { words: 1000 },
+            ] {
+                let round = omp_collective_round(threads, 300, work, threads == 3).unwrap();
+                assert_eq!(round.ran, 300, "{threads} threads, {work:?}");
+                assert!(round.elapsed > Duration::ZERO, "{threads} threads, {work:?}");
+            }
+        }
+        let empty = omp_collective_round(2, 0, OmpCollective::AllreduceOne, false).unwrap();
+        assert_eq!((empty.ran, empty.elapsed), (0, Duration::ZERO));
+        let error =
+            omp_collective_round(2, 10, OmpCollective::Broadcast { words: 0 }, false).unwrap_err();
+        assert!(error.contains("refused a broadcast of 0 words"), "{error}");
+        let error = omp_collective_round(0, 10, OmpCollective::AllreduceOne, false).unwrap_err();
+        assert!(error.contains("OpenMP team needs"), "{error}");
     }
 
     #[test]

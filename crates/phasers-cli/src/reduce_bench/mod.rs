@@ -18,7 +18,7 @@ mod csv_file;
 mod data;
 mod floor;
 mod harness;
-mod memory;
+pub(crate) mod memory;
 mod metrics;
 mod mutex;
 mod openmp;

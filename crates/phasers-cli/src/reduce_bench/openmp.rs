@@ -43,13 +43,13 @@ struct RawArgs {
     progress: *mut u64,
 }
 
-use crate::native::openmp::{RawRound as RawResult, INVALID, OK, TOO_FEW_THREADS};
+use crate::native::openmp::{
+    RawRound as RawResult, INVALID, NO_MEMORY, OK, TOO_FEW_THREADS, WRONG_COPY,
+};
 
-/// The `status` values of `baselines.h` only this shim returns (the shared ones, and the result
+/// The `status` value of `baselines.h` only this shim returns (the shared ones, and the result
 /// struct, live with the barrier shim).
 const STACK: i32 = 5;
-const NO_MEMORY: i32 = 6;
-const WRONG_COPY: i32 = 7;
 
 extern "C" {
     fn phasers_omp_array_reduce(args: *const RawArgs, result: *mut RawResult);

@@ -1,0 +1,328 @@
+//! The options of `phasers bench collectives`, and the run they resolve to.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+
+use crate::bench::RowPlan;
+use crate::results::Mode;
+use crate::schedule::Schedule;
+use crate::threads;
+
+use super::grid::Shape;
+use super::part::Part;
+
+/// Member counts of a default run: 2 to 64, doubling.
+pub const DEFAULT_MEMBERS: [usize; 6] = [2, 4, 8, 16, 32, 64];
+
+/// The broadcast lengths of the MPP suite (seed 004's figure 2: 4 words, doubling while below
+/// 100,000), and 100,000 itself, the length of the issue's bandwidth figure.
+pub fn default_words() -> Vec<usize> {
+    let mut words: Vec<usize> = std::iter::successors(Some(4), |&words| Some(words * 2))
+        .take_while(|&words| words < 100_000)
+        .collect();
+    words.push(100_000);
+    words
+}
+
+/// Alltoall blocks of a default run: one word (all latency), a cache line's worth of lines, and
+/// 8 KB per block (at 64 members, 512 KB per member each way).
+pub const DEFAULT_BLOCKS: [usize; 3] = [1, 64, 1024];
+
+/// Broadcast lengths of the sync-mode comparison: one cache line, where synchronization is all
+/// the cost, and 512 KB, where copying is.
+pub const DEFAULT_SYNC_WORDS: [usize; 2] = [8, 65_536];
+
+/// The longest broadcast `--words` and `--sync-words` accept: 128 MiB per member.
+pub const MAX_WORDS: usize = 1 << 24;
+
+/// The longest alltoall block `--blocks` accepts: 8 MiB per block.
+pub const MAX_BLOCK: usize = 1 << 20;
+
+/// Options of `phasers bench collectives`.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "collectives")]
+pub struct CollectivesArgs {
+    /// Member counts N, comma-separated, from 2 [default: 2,4,8,16,32,64].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_members)]
+    pub threads: Option<Vec<usize>>,
+
+    /// Teams, comma-separated: all (one team of N), row and column (split_grid's sub-teams, every
+    /// one running the collective at once) [default: all,row,column]. Baselines run on N threads.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub teams: Option<Vec<Shape>>,
+
+    /// Columns of split_grid's grid [default: the smallest power of two whose square holds N: 8
+    /// for 64 members, 8 x 4 for 32].
+    #[arg(long, value_name = "N", value_parser = parse_columns)]
+    pub columns: Option<usize>,
+
+    /// What to measure, comma-separated: barrier, allreduce, broadcast, alltoall, checked (checked
+    /// against unchecked teams), sync-modes (AllSync, MySync, NoSync broadcasts) [default: all].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub ops: Option<Vec<Part>>,
+
+    /// Broadcast lengths in u64 words, comma-separated [default: 4, 8, ... 65536 and 100000].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_words)]
+    pub words: Option<Vec<usize>>,
+
+    /// Alltoall block lengths in u64 words, comma-separated [default: 1,64,1024].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_block)]
+    pub blocks: Option<Vec<usize>>,
+
+    /// Broadcast lengths in u64 words of the sync-mode comparison [default: 8,65536].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_words)]
+    pub sync_words: Option<Vec<usize>>,
+
+    /// Seconds each row (one operation, size, team and contender at one N) aims to take.
+    #[arg(long, value_name = "SECONDS", default_value = "0.2", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    pub time: Duration,
+
+    /// Timed samples per row; min and median are over them.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub samples: u16,
+
+    /// Pin each row's threads to the available CPUs, round robin.
+    #[arg(long)]
+    pub pin: bool,
+
+    /// Stop the whole run when a row completes no round for this many seconds: it is hung.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    pub hang_seconds: Duration,
+
+    /// Write every row, with the settings, the machine and this command line, to FILE as JSON
+    /// (schema: docs/benchmark-json.md).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write one line per row to FILE as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+/// A run, resolved from [`CollectivesArgs`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Member counts, increasing.
+    pub members: Vec<usize>,
+    /// The teams, in table order.
+    pub shapes: Vec<Shape>,
+    /// `--columns`, when given.
+    pub columns: Option<usize>,
+    /// The parts, in the order a run measures them.
+    pub parts: Vec<Part>,
+    /// Broadcast lengths, increasing.
+    pub words: Vec<usize>,
+    /// Alltoall blocks, increasing.
+    pub blocks: Vec<usize>,
+    /// Sync-mode broadcast lengths, increasing.
+    pub sync_words: Vec<usize>,
+    /// How every row is measured.
+    pub plan: RowPlan,
+}
+
+impl Config {
+    /// The run `args` ask for.
+    pub fn from_args(args: &CollectivesArgs) -> Self {
+        let sorted = |given: &Option<Vec<usize>>, default: Vec<usize>| {
+            crate::sorted_unique(given.clone().unwrap_or(default))
+        };
+        let samples = usize::from(args.samples);
+        let mut shapes = args.teams.clone().unwrap_or_else(|| Shape::ALL.to_vec());
+        shapes.sort_by_key(|shape| Shape::ALL.iter().position(|s| s == shape));
+        shapes.dedup();
+        let mut parts = args.ops.clone().unwrap_or_else(|| Part::ALL.to_vec());
+        parts.sort_by_key(|part| Part::ALL.iter().position(|p| p == part));
+        parts.dedup();
+        Config {
+            members: sorted(&args.threads, DEFAULT_MEMBERS.to_vec()),
+            shapes,
+            columns: args.columns,
+            parts,
+            words: sorted(&args.words, default_words()),
+            blocks: sorted(&args.blocks, DEFAULT_BLOCKS.to_vec()),
+            sync_words: sorted(&args.sync_words, DEFAULT_SYNC_WORDS.to_vec()),
+            plan: RowPlan {
+                // Only `bench::with_handles` reads the mode; the rows here are back to back.
+                mode: Mode::BackToBack,
+                schedule: Schedule {
+                    episodes: None,
+                    samples,
+                    target_sample: args.time / samples as u32,
+                    // Warm-up and calibration may overrun the aim; beyond this a row stops with
+                    // the samples it has, and says so.
+                    row_budget: args.time * 3 + Duration::from_secs(1),
+                },
+                hang_after: args.hang_seconds,
+                pin: args.pin,
+                delay: 0,
+            },
+        }
+    }
+
+    /// The columns of the grid of `members` members.
+    pub fn columns_for(&self, members: usize) -> usize {
+        self.columns
+            .unwrap_or_else(|| super::grid::default_columns(members))
+    }
+}
+
+/// Parses one entry of `--threads`: a member count of at least 2.
+pub fn parse_members(text: &str) -> Result<usize, String> {
+    match threads::parse_thread_count(text)? {
+        1 => Err("a team collective needs at least 2 members to measure anything".to_owned()),
+        n if n > usize::from(u16::MAX) => Err(format!(
+            "{n} members is more than a team's {} allowed",
+            u16::MAX
+        )),
+        n => Ok(n),
+    }
+}
+
+/// Parses `--columns`: a whole number from 1.
+fn parse_columns(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) | Err(_) => Err(format!(
+            "{text:?} is not a number of columns (a whole number from 1)"
+        )),
+        Ok(columns) => Ok(columns),
+    }
+}
+
+/// Parses one length in u64 words from 1 to `most`, with `k` (x1,000) and `_` allowed.
+fn parse_length(text: &str, what: &str, most: usize) -> Result<usize, String> {
+    let trimmed = text.trim().replace('_', "");
+    let (digits, scale) = match trimmed.strip_suffix(['k', 'K']) {
+        Some(digits) => (digits, 1_000),
+        None => (trimmed.as_str(), 1),
+    };
+    let words = digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|value| value.checked_mul(scale))
+        .ok_or_else(|| format!("{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)"))?;
+    match words {
+        0 => Err(format!("{what} starts at 1 word")),
+        words if words > most => Err(format!(
+            "{words} words is more than the {most} allowed for {what}"
+        )),
+        words => Ok(words),
+    }
+}
+
+/// Parses one entry of `--words` and `--sync-words`.
+pub fn parse_words(text: &str) -> Result<usize, String> {
+    parse_length(text, "a broadcast length", MAX_WORDS)
+}
+
+/// Parses one entry of `--blocks`.
+pub fn parse_block(text: &str) -> Result<usize, String> {
+    parse_length(text, "an alltoall block", MAX_BLOCK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(extra: &[&str]) -> Result<CollectivesArgs, clap::Error> {
+        CollectivesArgs::try_parse_from(std::iter::once("collectives").chain(extra.iter().copied()))
+    }
+
+    fn rejection(extra: &[&str]) -> String {
+        match parse(extra) {
+            Ok(args) => panic!("{extra:?} was accepted as {args:?}"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn defaults_are_the_issues_sweep() {
+        let config = Config::from_args(&parse(&[]).unwrap());
+        assert_eq!(config.members, DEFAULT_MEMBERS);
+        assert_eq!(config.shapes, Shape::ALL);
+        assert_eq!(config.parts, Part::ALL);
+        assert_eq!(config.columns, None);
+        assert_eq!(config.columns_for(64), 8);
+        let words = default_words();
+        assert_eq!(words.first(), Some(&4));
+        assert_eq!(words[words.len() - 2..], [65_536, 100_000]);
+        assert_eq!(words.len(), 16);
+        assert_eq!(config.words, words);
+        assert_eq!(config.blocks, DEFAULT_BLOCKS);
+        assert_eq!(config.sync_words, DEFAULT_SYNC_WORDS);
+        let schedule = config.plan.schedule;
+        assert_eq!(schedule.samples, 10);
+        assert_eq!(schedule.target_sample, Duration::from_millis(20));
+        assert_eq!(schedule.episodes, None);
+        assert_eq!(config.plan.mode, Mode::BackToBack);
+        assert!(!config.plan.pin);
+    }
+
+    #[test]
+    fn every_option_parses() {
+        let args = parse(&[
+            "--threads",
+            "8,2,8",
+            "--teams",
+            "column,all",
+            "--columns",
+            "3",
+            "--ops",
+            "sync-modes,barrier",
+            "--words",
+            "100k,4,1_024",
+            "--blocks",
+            "2",
+            "--sync-words",
+            "16",
+            "--time",
+            "0.05",
+            "--samples",
+            "5",
+            "--pin",
+            "--hang-seconds",
+            "5",
+            "--json",
+            "c.json",
+            "--csv",
+            "c.csv",
+        ])
+        .unwrap();
+        let config = Config::from_args(&args);
+        assert_eq!(config.members, vec![2, 8]);
+        assert_eq!(config.shapes, vec![Shape::All, Shape::Column]);
+        assert_eq!(config.columns_for(64), 3);
+        assert_eq!(config.parts, vec![Part::Barrier, Part::SyncModes]);
+        assert_eq!(config.words, vec![4, 1024, 100_000]);
+        assert_eq!(config.blocks, vec![2]);
+        assert_eq!(config.sync_words, vec![16]);
+        assert_eq!(config.plan.schedule.samples, 5);
+        assert_eq!(
+            config.plan.schedule.target_sample,
+            Duration::from_millis(10)
+        );
+        assert!(config.plan.pin);
+        assert_eq!(config.plan.hang_after, Duration::from_secs(5));
+        assert_eq!(args.json.as_deref(), Some(std::path::Path::new("c.json")));
+    }
+
+    #[test]
+    fn bad_input_is_an_error_with_a_clear_message() {
+        assert!(rejection(&["--threads", "1"]).contains("at least 2 members"));
+        assert!(rejection(&["--threads", "two"]).contains("not a thread count"));
+        assert!(rejection(&["--threads", "100000"]).contains("allowed"));
+        assert!(rejection(&["--teams", "diagonal"]).contains("possible values: all, row, column"));
+        assert!(rejection(&["--columns", "0"]).contains("not a number of columns"));
+        assert!(rejection(&["--ops", "scan"]).contains("possible values: barrier, allreduce"));
+        assert!(rejection(&["--words", "0"]).contains("starts at 1 word"));
+        assert!(rejection(&["--words", "lots"]).contains("not a broadcast length"));
+        assert!(rejection(&["--words", "1,,2"]).contains("not a broadcast length"));
+        assert!(rejection(&["--words", "99999999"]).contains("allowed for a broadcast length"));
+        assert!(rejection(&["--blocks", "2000000"]).contains("allowed for an alltoall block"));
+        assert!(rejection(&["--sync-words", "x"]).contains("not a broadcast length"));
+        assert!(rejection(&["--time", "0"]).contains("not a number of seconds"));
+        assert!(rejection(&["--samples", "0"]).contains("0"));
+        assert!(rejection(&["--hang-seconds", "x"]).contains("not a number of seconds"));
+    }
+}

@@ -1,0 +1,453 @@
+//! The figures a run ends with, as the issue asks for them, every one a ratio of medians measured
+//! in the same run:
+//!
+//! - (a) allreduce of one u64 over our barrier, per member count (the goal is 1.5x or less: an
+//!   allreduce of one word should cost little more than the barrier it needs anyway);
+//! - (b) broadcast of the longest length (100,000 words by default) as a fraction of a memcpy;
+//! - (c) ours against OpenMP;
+//! - (d) what checking costs: a checked team over an unchecked one;
+//! - (e) the sync modes: MySync and NoSync broadcasts over AllSync ones.
+
+use phasers::SyncMode;
+
+use crate::report::{aligned, ratio, Last};
+
+use super::baselines::OURS_NAME;
+use super::grid::Shape;
+use super::openmp::{ALLREDUCE_NAME, BARRIER_NAME, BROADCAST_NAME};
+use super::operation::Operation;
+use super::ours::sync_name;
+use super::part::Part;
+use super::results::{CollectiveRow, TEAM_NAME};
+
+/// The goal of figure (a).
+pub const ALLREDUCE_GOAL: f64 = 1.5;
+
+/// What the figures are drawn from.
+pub struct FigureInput<'a> {
+    /// Every row of the run.
+    pub rows: &'a [CollectiveRow],
+    /// The member counts.
+    pub members: &'a [usize],
+    /// The team shapes of the library's rows.
+    pub shapes: &'a [Shape],
+    /// The broadcast lengths.
+    pub words: &'a [usize],
+    /// The sync-mode broadcast lengths.
+    pub sync_words: &'a [usize],
+}
+
+/// Which row a figure cell reads.
+#[derive(Clone, Copy)]
+struct Wanted<'a> {
+    part: Part,
+    operation: Operation,
+    name: &'a str,
+    team: Option<Shape>,
+    checked: Option<bool>,
+    sync: Option<SyncMode>,
+}
+
+impl<'a> Wanted<'a> {
+    fn team(part: Part, operation: Operation, shape: Shape) -> Self {
+        Wanted {
+            part,
+            operation,
+            name: TEAM_NAME,
+            team: Some(shape),
+            checked: None,
+            sync: None,
+        }
+    }
+
+    fn named(part: Part, operation: Operation, name: &'a str) -> Self {
+        Wanted {
+            part,
+            operation,
+            name,
+            team: None,
+            checked: None,
+            sync: None,
+        }
+    }
+}
+
+impl FigureInput<'_> {
+    /// The row `wanted` describes at `members`, when it ran without error.
+    fn find(&self, wanted: Wanted<'_>, members: usize) -> Option<&CollectiveRow> {
+        self.rows.iter().find(|row| {
+            row.error.is_none()
+                && row.part == wanted.part
+                && row.operation == wanted.operation
+                && row.name == wanted.name
+                && row.team == wanted.team
+                && (row.members == members || matches!(row.operation, Operation::Memcpy { .. }))
+                && wanted.checked.map_or(true, |checked| row.checked == Some(checked))
+                && wanted
+                    .sync
+                    .map_or(true, |mode| row.sync_mode.as_deref() == Some(sync_name(mode)))
+        })
+    }
+
+    fn median(&self, wanted: Wanted<'_>, members: usize) -> Option<f64> {
+        self.find(wanted, members).and_then(CollectiveRow::median)
+    }
+
+    /// A line of `numerator ÷ denominator` at every member count.
+    fn ratio_line(&self, label: String, numerator: Wanted<'_>, denominator: Wanted<'_>) -> Line {
+        let cells = self
+            .members
+            .iter()
+            .map(|&members| {
+                ratio(
+                    self.median(numerator, members),
+                    self.median(denominator, members),
+                )
+            })
+            .collect();
+        (label, cells)
+    }
+
+    /// The lines under a header of the member counts.
+    fn grid(&self, first: &str, lines: Vec<Line>) -> String {
+        let mut cells = vec![std::iter::once(first.to_owned())
+            .chain(self.members.iter().map(|members| format!("N={members}")))
+            .collect::<Vec<String>>()];
+        cells.extend(
+            lines
+                .into_iter()
+                .map(|(label, line)| std::iter::once(label).chain(line).collect()),
+        );
+        aligned(&cells, Last::Number)
+    }
+
+    fn measured(&self, part: Part) -> bool {
+        self.rows.iter().any(|row| row.part == part)
+    }
+}
+
+/// A labelled line of cells, one per member count.
+type Line = (String, Vec<String>);
+
+/// Every figure, as printed after the tables.
+pub fn summary(input: &FigureInput<'_>) -> String {
+    [
+        allreduce_over_barrier(input),
+        broadcast_against_memcpy(input),
+        against_openmp(input),
+        checked_cost(input),
+        sync_modes(input),
+    ]
+    .join("\n")
+}
+
+/// (a): allreduce of one u64 ÷ the barrier of the same teams, and ÷ our `Barrier`.
+pub fn allreduce_over_barrier(input: &FigureInput<'_>) -> String {
+    let title = format!(
+        "(a) allreduce of one u64 ÷ barrier, medians (goal: {ALLREDUCE_GOAL}x or less)"
+    );
+    if !input.measured(Part::Allreduce) || !input.measured(Part::Barrier) {
+        return format!("{title}: not measured (needs --ops barrier,allreduce)\n");
+    }
+    let mut lines = Vec::new();
+    for &shape in input.shapes {
+        lines.push(input.ratio_line(
+            format!("team {} ÷ its barrier", shape.name()),
+            Wanted::team(Part::Allreduce, Operation::Allreduce, shape),
+            Wanted::team(Part::Barrier, Operation::Barrier, shape),
+        ));
+    }
+    let all = Wanted::team(Part::Allreduce, Operation::Allreduce, Shape::All);
+    lines.push(input.ratio_line(
+        format!("team all ÷ {OURS_NAME}"),
+        all,
+        Wanted::named(Part::Barrier, Operation::Barrier, OURS_NAME),
+    ));
+    let (mut met, mut missed) = (Vec::new(), Vec::new());
+    for &members in input.members {
+        let allreduce = input.median(all, members);
+        let barrier = input.median(
+            Wanted::team(Part::Barrier, Operation::Barrier, Shape::All),
+            members,
+        );
+        if let (Some(allreduce), Some(barrier)) = (allreduce, barrier) {
+            if barrier > 0.0 && allreduce / barrier <= ALLREDUCE_GOAL {
+                met.push(members.to_string());
+            } else {
+                missed.push(members.to_string());
+            }
+        }
+    }
+    let verdict = match (met.is_empty(), missed.is_empty()) {
+        (true, true) => "not measured on the team of all".to_owned(),
+        (_, true) => format!("met at every N measured ({})", met.join(", ")),
+        (true, _) => format!("missed at every N measured ({})", missed.join(", ")),
+        _ => format!(
+            "met at N = {}; missed at N = {}",
+            met.join(", "),
+            missed.join(", ")
+        ),
+    };
+    format!(
+        "{title}\n{}    goal (team of all ÷ its barrier): {verdict}\n",
+        input.grid("", lines)
+    )
+}
+
+/// (b): the longest broadcast as a fraction of the memcpy of the same length.
+pub fn broadcast_against_memcpy(input: &FigureInput<'_>) -> String {
+    let Some(&words) = input.words.iter().max() else {
+        return "(b) broadcast against memcpy: not measured (no --words)\n".to_owned();
+    };
+    let title = format!(
+        "(b) broadcast of {words} words from a rotating root: bandwidth (payload over median \
+         time) as a fraction of a memcpy of the same length"
+    );
+    if !input.measured(Part::Broadcast) {
+        return format!("{title}: not measured (needs --ops broadcast)\n");
+    }
+    let operation = Operation::Broadcast { words };
+    let copy = input.find(
+        Wanted::named(Part::Broadcast, Operation::Memcpy { words }, "memcpy"),
+        0,
+    );
+    let cell = |row: Option<&CollectiveRow>| match row {
+        Some(row) => match (row.fraction_of_memcpy, row.bandwidth_gb_s) {
+            (Some(fraction), Some(gb)) => format!("{:.0}% ({gb:.2} GB/s)", fraction * 100.0),
+            _ => "-".to_owned(),
+        },
+        None => "-".to_owned(),
+    };
+    let mut lines: Vec<Line> = input
+        .shapes
+        .iter()
+        .map(|&shape| {
+            let wanted = Wanted::team(Part::Broadcast, operation, shape);
+            (
+                format!("team {}", shape.name()),
+                input
+                    .members
+                    .iter()
+                    .map(|&members| cell(input.find(wanted, members)))
+                    .collect(),
+            )
+        })
+        .collect();
+    let omp = Wanted::named(Part::Broadcast, operation, BROADCAST_NAME);
+    lines.push((
+        BROADCAST_NAME.to_owned(),
+        input
+            .members
+            .iter()
+            .map(|&members| cell(input.find(omp, members)))
+            .collect(),
+    ));
+    format!(
+        "{title}\n    memcpy of {words} words on one thread: {}\n{}",
+        copy.and_then(|row| row.bandwidth_gb_s)
+            .map_or_else(|| "not measured".to_owned(), |gb| format!("{gb:.2} GB/s")),
+        input.grid("", lines)
+    )
+}
+
+/// (c): ours ÷ OpenMP for the barrier, the allreduce and the shortest, middle and longest
+/// broadcasts.
+pub fn against_openmp(input: &FigureInput<'_>) -> String {
+    let title = "(c) ours ÷ OpenMP, medians (below 1: ours is faster)";
+    let mut lines = Vec::new();
+    if input.measured(Part::Barrier) {
+        let omp = Wanted::named(Part::Barrier, Operation::Barrier, BARRIER_NAME);
+        lines.push(input.ratio_line(
+            format!("team all barrier ÷ {BARRIER_NAME}"),
+            Wanted::team(Part::Barrier, Operation::Barrier, Shape::All),
+            omp,
+        ));
+        lines.push(input.ratio_line(
+            format!("{OURS_NAME} ÷ {BARRIER_NAME}"),
+            Wanted::named(Part::Barrier, Operation::Barrier, OURS_NAME),
+            omp,
+        ));
+    }
+    if input.measured(Part::Allreduce) {
+        lines.push(input.ratio_line(
+            format!("team all allreduce ÷ {ALLREDUCE_NAME}"),
+            Wanted::team(Part::Allreduce, Operation::Allreduce, Shape::All),
+            Wanted::named(Part::Allreduce, Operation::Allreduce, ALLREDUCE_NAME),
+        ));
+    }
+    if input.measured(Part::Broadcast) && !input.words.is_empty() {
+        let mut sizes = vec![
+            input.words[0],
+            input.words[input.words.len() / 2],
+            input.words[input.words.len() - 1],
+        ];
+        sizes.dedup();
+        for words in sizes {
+            let operation = Operation::Broadcast { words };
+            lines.push(input.ratio_line(
+                format!("team all broadcast {words} words ÷ omp"),
+                Wanted::team(Part::Broadcast, operation, Shape::All),
+                Wanted::named(Part::Broadcast, operation, BROADCAST_NAME),
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return format!("{title}: not measured (needs barrier, allreduce or broadcast)\n");
+    }
+    format!("{title}\n{}", input.grid("", lines))
+}
+
+/// (d): a checked team's barrier and allreduce over an unchecked team's.
+pub fn checked_cost(input: &FigureInput<'_>) -> String {
+    let mut title = "(d) checked ÷ unchecked team, medians: what checking that every call matches \
+                     costs"
+        .to_owned();
+    if cfg!(debug_assertions) {
+        title.push_str(" (a debug build: run with --release for numbers that mean anything)");
+    }
+    if !input.measured(Part::Checked) {
+        return format!("{title}: not measured (needs --ops checked)\n");
+    }
+    let lines = [Operation::Barrier, Operation::Allreduce]
+        .into_iter()
+        .map(|operation| {
+            let with = |checked| Wanted {
+                checked: Some(checked),
+                ..Wanted::team(Part::Checked, operation, Shape::All)
+            };
+            input.ratio_line(operation.label(), with(true), with(false))
+        })
+        .collect();
+    format!("{title}\n{}", input.grid("", lines))
+}
+
+/// (e): MySync and NoSync broadcasts over AllSync ones.
+pub fn sync_modes(input: &FigureInput<'_>) -> String {
+    let title = "(e) sync modes: broadcast ÷ the AllSync broadcast of the same length, medians \
+                 (below 1: the weaker mode pays off)";
+    if !input.measured(Part::SyncModes) {
+        return format!("{title}: not measured (needs --ops sync-modes)\n");
+    }
+    let mut lines = Vec::new();
+    for &words in input.sync_words {
+        let operation = Operation::Broadcast { words };
+        let with = |mode| Wanted {
+            sync: Some(mode),
+            ..Wanted::team(Part::SyncModes, operation, Shape::All)
+        };
+        for mode in [SyncMode::MySync, SyncMode::NoSync] {
+            lines.push(input.ratio_line(
+                format!("{words} words {}", sync_name(mode)),
+                with(mode),
+                with(SyncMode::AllSync),
+            ));
+        }
+    }
+    format!("{title}\n{}", input.grid("", lines))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collectives_bench::results::tests::row;
+    use crate::collectives_bench::results::Kind;
+
+    fn rows() -> Vec<CollectiveRow> {
+        let all = Some(Shape::All);
+        let bcast = Operation::Broadcast { words: 100 };
+        let mut rows = vec![
+            row(Part::Barrier, Operation::Barrier, TEAM_NAME, Kind::Ours, 2, all, 100.0),
+            row(Part::Barrier, Operation::Barrier, OURS_NAME, Kind::OurBarrier, 2, None, 80.0),
+            row(Part::Barrier, Operation::Barrier, BARRIER_NAME, Kind::Baseline, 2, None, 200.0),
+            row(Part::Barrier, Operation::Barrier, TEAM_NAME, Kind::Ours, 4, all, 100.0),
+            row(Part::Allreduce, Operation::Allreduce, TEAM_NAME, Kind::Ours, 2, all, 120.0),
+            row(Part::Allreduce, Operation::Allreduce, TEAM_NAME, Kind::Ours, 4, all, 300.0),
+            row(
+                Part::Broadcast,
+                Operation::Memcpy { words: 100 },
+                "memcpy",
+                Kind::Memcpy,
+                1,
+                None,
+                50.0,
+            ),
+            row(Part::Broadcast, bcast, TEAM_NAME, Kind::Ours, 2, all, 500.0),
+            row(Part::Broadcast, bcast, BROADCAST_NAME, Kind::Baseline, 2, None, 1000.0),
+        ];
+        rows[6].bandwidth_gb_s = Some(16.0);
+        rows[7].fraction_of_memcpy = Some(0.1);
+        rows[7].bandwidth_gb_s = Some(1.6);
+        for checked in [true, false] {
+            let mut row = row(
+                Part::Checked,
+                Operation::Barrier,
+                TEAM_NAME,
+                Kind::Ours,
+                2,
+                all,
+                if checked { 150.0 } else { 100.0 },
+            );
+            row.checked = Some(checked);
+            rows.push(row);
+        }
+        for (mode, ns) in [("all-sync", 100.0), ("my-sync", 80.0), ("no-sync", 50.0)] {
+            let mut row = row(
+                Part::SyncModes,
+                Operation::Broadcast { words: 8 },
+                TEAM_NAME,
+                Kind::Ours,
+                2,
+                all,
+                ns,
+            );
+            row.sync_mode = Some(mode.to_owned());
+            rows.push(row);
+        }
+        rows
+    }
+
+    fn input(rows: &[CollectiveRow]) -> FigureInput<'_> {
+        FigureInput {
+            rows,
+            members: &[2, 4],
+            shapes: &[Shape::All],
+            words: &[100],
+            sync_words: &[8],
+        }
+    }
+
+    #[test]
+    fn allreduce_over_barrier_says_where_the_goal_is_met() {
+        let rows = rows();
+        let text = allreduce_over_barrier(&input(&rows));
+        assert!(text.contains("1.20x") && text.contains("3.00x"), "{text}");
+        // 120 over our Barrier's 80.
+        assert!(text.contains("1.50x"), "{text}");
+        assert!(text.contains("met at N = 2; missed at N = 4"), "{text}");
+    }
+
+    #[test]
+    fn broadcast_against_memcpy_and_openmp() {
+        let rows = rows();
+        let text = broadcast_against_memcpy(&input(&rows));
+        assert!(text.contains("memcpy of 100 words on one thread: 16.00 GB/s"), "{text}");
+        assert!(text.contains("10% (1.60 GB/s)"), "{text}");
+        let text = against_openmp(&input(&rows));
+        assert!(text.contains("team all barrier ÷ omp barrier"), "{text}");
+        assert!(text.contains("0.50x"), "{text}");
+        assert!(text.contains("0.40x"), "{text}");
+        assert!(text.contains("broadcast 100 words ÷ omp"), "{text}");
+    }
+
+    #[test]
+    fn checked_and_sync_mode_ratios() {
+        let rows = rows();
+        let text = checked_cost(&input(&rows));
+        assert!(text.contains("1.50x"), "{text}");
+        let text = sync_modes(&input(&rows));
+        assert!(text.contains("8 words my-sync") && text.contains("0.80x"), "{text}");
+        assert!(text.contains("8 words no-sync") && text.contains("0.50x"), "{text}");
+        let nothing: Vec<CollectiveRow> = Vec::new();
+        assert!(summary(&input(&nothing)).contains("not measured"));
+    }
+}

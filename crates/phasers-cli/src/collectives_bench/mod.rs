@@ -1,0 +1,540 @@
+//! `phasers bench collectives`: the team collectives as seed 004's MPP suite measures them,
+//! against the barriers and copies users have without them, in one run.
+//!
+//! At each member count N, every part (see [`part`]) runs its rows: the library's collective on a
+//! fresh team of N members, on the team of all and on `split_grid`'s row and column teams (all of
+//! which run at once), and, on the team of all, the baselines: `std::sync::Barrier`, our
+//! `Barrier`, OpenMP's barrier, reduction and a broadcast through a shared buffer, and a memcpy
+//! of each broadcast length. Every row times back-to-back operations in rounds between two
+//! meetings of its threads (see [`looped`]); every result is checked. The run ends with the
+//! figures the issue asks for (see [`figures`]).
+
+mod baselines;
+mod config;
+mod csv_file;
+mod figures;
+mod grid;
+mod looped;
+mod memcpy;
+mod openmp;
+mod operation;
+mod ours;
+mod outputs;
+mod part;
+mod results;
+mod row;
+mod table;
+mod team_allreduce;
+mod team_alltoall;
+mod team_barrier;
+mod team_broadcast;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use phasers::SyncMode;
+
+use crate::floor as cache_line;
+use crate::reduce_bench::memory;
+use crate::report;
+use crate::results::{Provenance, RowKind};
+use crate::schedule::Schedule;
+
+pub use config::CollectivesArgs;
+
+use config::Config;
+use figures::FigureInput;
+use grid::Shape;
+use operation::{Operation, WORD_BYTES};
+use ours::TeamSetup;
+use outputs::Outputs;
+use part::Part;
+use results::{CollectiveRow, CollectivesReport, CollectivesSettings, Kind};
+use table::TableHead;
+
+/// The name of the memcpy rows.
+const MEMCPY_NAME: &str = "memcpy";
+
+/// Runs `phasers bench collectives`.
+pub fn run(args: &CollectivesArgs) -> Result<(), String> {
+    let config = Config::from_args(args);
+    let outputs = Outputs::open(args)?;
+    let provenance = Provenance::now("bench collectives", crate::command_line());
+    let settings = settings(&config);
+    let floor = cache_line::measure(Schedule {
+        episodes: None,
+        samples: 20,
+        target_sample: Duration::from_millis(5),
+        row_budget: Duration::from_secs(2),
+    });
+    println!(
+        "phasers bench collectives: team collectives (seed 004's MPP suite) against \
+         std::sync::Barrier, our Barrier, OpenMP and memcpy\n\
+         method:  {}\n\
+         machine: {}\n\
+         floor:   {}\n\
+         units:   per operation, min and median over the samples; GB/s: the payload over the \
+         median; of memcpy: a one-thread memcpy's median over the row's; ÷omp: the median over \
+         the OpenMP row's (below 1: ours is faster)\n",
+        settings.method,
+        provenance.machine.summary(),
+        report::floor_line(&floor),
+    );
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "warning: a debug build: teams check every call and nothing is optimized, so these \
+             numbers mean little; use `cargo run --release`"
+        );
+    }
+    let started = Instant::now();
+    let mut sweep = Sweep {
+        config: &config,
+        available: memory::available(),
+        rows: Vec::new(),
+        memcpy: HashMap::new(),
+    };
+    let steps = config.members.len() * config.parts.len();
+    let mut step = 0;
+    for &members in &config.members {
+        let mut shown = Vec::new();
+        for &part in &config.parts {
+            step += 1;
+            eprintln!(
+                "[{step}/{steps}] N = {members}, {} ({:.0} s so far)",
+                part.name(),
+                started.elapsed().as_secs_f64()
+            );
+            shown.extend(sweep.part(part, members));
+        }
+        let head = TableHead {
+            members,
+            cores: provenance.machine.available_cores,
+            columns: config.columns_for(members),
+        };
+        let shown: Vec<&CollectiveRow> = shown.iter().collect();
+        println!("{}", table::table(&head, &shown));
+    }
+    eprintln!("measured in {:.0} s", started.elapsed().as_secs_f64());
+    let rows = sweep.rows;
+    println!(
+        "{}",
+        figures::summary(&FigureInput {
+            rows: &rows,
+            members: &config.members,
+            shapes: &config.shapes,
+            words: &config.words,
+            sync_words: &config.sync_words,
+        })
+    );
+    let failures = failures(&rows);
+    let report = CollectivesReport {
+        provenance,
+        settings,
+        floor,
+        rows,
+    };
+    outputs.write(&report)?;
+    failures
+}
+
+/// The rows of a run, and the memcpy of each broadcast length, measured the first time it is
+/// needed.
+struct Sweep<'a> {
+    config: &'a Config,
+    /// The memory the kernel says is available, for skipping rows that would not fit.
+    available: Option<u64>,
+    rows: Vec<CollectiveRow>,
+    memcpy: HashMap<usize, CollectiveRow>,
+}
+
+impl Sweep<'_> {
+    /// Measures `part` at `members`; returns the rows its table shows (with the memcpy rows of
+    /// its broadcasts, which are measured once per run).
+    fn part(&mut self, part: Part, members: usize) -> Vec<CollectiveRow> {
+        let mut shown = Vec::new();
+        let columns = self.config.columns_for(members);
+        let all = |checked, sync| TeamSetup {
+            members,
+            shape: Shape::All,
+            columns,
+            checked,
+            sync,
+        };
+        match part {
+            Part::Barrier | Part::Allreduce => {
+                let operation = match part {
+                    Part::Barrier => Operation::Barrier,
+                    _ => Operation::Allreduce,
+                };
+                shown.extend(self.teams(part, operation, members));
+                if part == Part::Barrier {
+                    let plan = &self.config.plan;
+                    let ours = baselines::our_barrier(members, plan);
+                    shown.push(self.baseline(part, operation, Kind::OurBarrier, members, ours));
+                    let std = baselines::std_barrier(members, plan);
+                    shown.push(self.baseline(part, operation, Kind::Baseline, members, std));
+                }
+                shown.extend(self.openmp(part, operation, members));
+            }
+            Part::Broadcast => {
+                for &words in &self.config.words {
+                    let operation = Operation::Broadcast { words };
+                    shown.push(self.memcpy(words));
+                    let mut rows = self.teams(part, operation, members);
+                    rows.extend(self.openmp(part, operation, members));
+                    let copy = &self.memcpy[&words];
+                    for row in &mut rows {
+                        row::compare_with_memcpy(row, copy);
+                    }
+                    shown.extend(rows);
+                }
+            }
+            Part::Alltoall => {
+                for &block in &self.config.blocks {
+                    shown.extend(self.teams(part, Operation::Alltoall { block }, members));
+                }
+            }
+            Part::Checked => {
+                for operation in [Operation::Barrier, Operation::Allreduce] {
+                    for checked in [true, false] {
+                        let setup = all(Some(checked), SyncMode::AllSync);
+                        shown.push(self.team(part, operation, &setup));
+                    }
+                }
+            }
+            Part::SyncModes => {
+                for &words in &self.config.sync_words {
+                    for sync in [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync] {
+                        let setup = all(None, sync);
+                        let operation = Operation::Broadcast { words };
+                        shown.push(self.team(part, operation, &setup));
+                    }
+                }
+            }
+        }
+        self.rows.extend(
+            shown
+                .iter()
+                .filter(|row| row.kind != Kind::Memcpy)
+                .cloned(),
+        );
+        shown
+    }
+
+    /// `operation` on every team shape of the run.
+    fn teams(&self, part: Part, operation: Operation, members: usize) -> Vec<CollectiveRow> {
+        self.config
+            .shapes
+            .iter()
+            .map(|&shape| {
+                let setup = TeamSetup {
+                    members,
+                    shape,
+                    columns: self.config.columns_for(members),
+                    checked: None,
+                    sync: SyncMode::AllSync,
+                };
+                self.team(part, operation, &setup)
+            })
+            .collect()
+    }
+
+    /// One library row, unless its teams have one member each or it would not fit in memory.
+    fn team(&self, part: Part, operation: Operation, setup: &TeamSetup) -> CollectiveRow {
+        let sizes = grid::team_sizes(setup.shape, setup.members, setup.columns);
+        let why = if sizes.iter().all(|&size| size < 2) {
+            Some(format!(
+                "split_grid({}) makes {} teams of one member: nothing to synchronize",
+                setup.columns,
+                setup.shape.name()
+            ))
+        } else {
+            memory::too_big(bytes_needed(operation, setup.members), self.available)
+        };
+        match why {
+            Some(why) => {
+                let mut row = row::skipped(
+                    part,
+                    operation,
+                    results::TEAM_NAME,
+                    Kind::Ours,
+                    setup.members,
+                    &why,
+                );
+                row.team = Some(setup.shape);
+                row.team_sizes = sizes;
+                row
+            }
+            None => ours::measure(part, operation, setup, &self.config.plan),
+        }
+    }
+
+    /// A baseline row from what the harness measured.
+    fn baseline(
+        &self,
+        part: Part,
+        operation: Operation,
+        kind: Kind,
+        members: usize,
+        measured: crate::results::Row,
+    ) -> CollectiveRow {
+        let name = measured.barrier.clone();
+        row::from_measured(part, operation, &name, kind, members, measured)
+    }
+
+    /// The OpenMP counterpart of `operation` at `members`, if it has one.
+    fn openmp(&self, part: Part, operation: Operation, members: usize) -> Option<CollectiveRow> {
+        let (_, name) = openmp::counterpart(operation)?;
+        if let Some(why) = memory::too_big(bytes_needed(operation, members), self.available) {
+            return Some(row::skipped(
+                part,
+                operation,
+                name,
+                Kind::Baseline,
+                members,
+                &why,
+            ));
+        }
+        let measured = openmp::measure(operation, members, &self.config.plan)?;
+        Some(self.baseline(part, operation, Kind::Baseline, members, measured))
+    }
+
+    /// The memcpy of `words` u64, measured the first time it is asked for.
+    fn memcpy(&mut self, words: usize) -> CollectiveRow {
+        let plan = &self.config.plan;
+        let rows = &mut self.rows;
+        self.memcpy
+            .entry(words)
+            .or_insert_with(|| {
+                let operation = Operation::Memcpy { words };
+                let measured = looped::measure(
+                    MEMCPY_NAME,
+                    RowKind::Baseline,
+                    vec![memcpy::Memcpy::new(words)],
+                    plan,
+                );
+                let row = row::from_measured(
+                    Part::Broadcast,
+                    operation,
+                    MEMCPY_NAME,
+                    Kind::Memcpy,
+                    1,
+                    measured,
+                );
+                rows.push(row.clone());
+                row
+            })
+            .clone()
+    }
+}
+
+/// A generous estimate of the bytes a row of `operation` among `members` needs at once: every
+/// member's buffers, as much again for whatever the library or OpenMP keeps, and OpenMP's shared
+/// buffer.
+fn bytes_needed(operation: Operation, members: usize) -> u64 {
+    let members = members as u64;
+    let words = match operation {
+        Operation::Barrier | Operation::Allreduce => 0,
+        Operation::Broadcast { words } => (2 * members + 1) * words as u64,
+        Operation::Alltoall { block } => 4 * members * members * block as u64,
+        Operation::Memcpy { words } => 2 * words as u64,
+    };
+    words.saturating_mul(WORD_BYTES as u64)
+}
+
+/// The settings as the report states them.
+fn settings(config: &Config) -> CollectivesSettings {
+    let schedule = config.plan.schedule;
+    CollectivesSettings {
+        method: format!(
+            "each row runs one operation back to back on one thread per member (a fresh team of \
+             N members; for a baseline, N threads): a warm-up round, calibration, then {} \
+             samples of rounds sized to take about {:.1} ms, timed on the first thread from a \
+             control barrier to a control barrier after the round (at most {:.1} s per row). \
+             Broadcast roots rotate (the iteration modulo the team size); every result is \
+             checked (one word per call, every word in the first call). Row and column teams \
+             come from split_grid and all run at once. The OpenMP rows run each round in one \
+             parallel region, timed between two barriers",
+            schedule.samples,
+            schedule.target_sample.as_secs_f64() * 1e3,
+            schedule.row_budget.as_secs_f64(),
+        ),
+        members: config.members.clone(),
+        teams: config.shapes.clone(),
+        columns: config.columns,
+        parts: config.parts.clone(),
+        broadcast_words: config.words.clone(),
+        alltoall_blocks: config.blocks.clone(),
+        sync_mode_words: config.sync_words.clone(),
+        time_per_row_s: (schedule.target_sample * schedule.samples as u32).as_secs_f64(),
+        samples: schedule.samples,
+        target_sample_ms: schedule.target_sample.as_secs_f64() * 1e3,
+        row_budget_s: schedule.row_budget.as_secs_f64(),
+        pinned: config.plan.pin,
+        debug_build: cfg!(debug_assertions),
+    }
+}
+
+/// An error naming every row that failed, if any did.
+fn failures(rows: &[CollectiveRow]) -> Result<(), String> {
+    let failed: Vec<String> = rows
+        .iter()
+        .filter_map(|row| {
+            let error = row.error.as_ref()?;
+            Some(format!(
+                "{} ({}) with N = {}: {error}",
+                row.label(),
+                row.operation.label(),
+                row.members
+            ))
+        })
+        .collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} row(s) failed: {}",
+            failed.len(),
+            failed.join("; ")
+        ))
+    }
+}
+
+/// Every row of `bench collectives` with a line about it, for `phasers list`.
+pub fn list() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            results::TEAM_NAME,
+            "a Team member per thread: barrier(), allreduce of one u64 (Op::Sum), broadcast from \
+             root iteration % size, alltoall; on the team of all and split_grid's row and column \
+             teams; checked and unchecked; AllSync, MySync, NoSync",
+        ),
+        (
+            baselines::OURS_NAME,
+            "our Barrier with Algorithm::Auto on N threads: what a team's barrier and allreduce \
+             are held against",
+        ),
+        (
+            baselines::STD_NAME,
+            "Rust's std::sync::Barrier on N threads",
+        ),
+        (
+            openmp::BARRIER_NAME,
+            "OpenMP #pragma omp barrier (libgomp), back to back in one parallel region",
+        ),
+        (
+            openmp::ALLREDUCE_NAME,
+            "OpenMP omp for reduction(+:x) of one u64 per thread, then every thread reads the sum",
+        ),
+        (
+            openmp::BROADCAST_NAME,
+            "OpenMP: the root copies into a shared buffer, barrier, the others copy it out, \
+             barrier",
+        ),
+        (
+            MEMCPY_NAME,
+            "copy_from_slice of a broadcast's length on one thread: broadcast bandwidth is a \
+             fraction of its",
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collectives_bench::results::tests::row;
+
+    #[test]
+    fn failures_name_the_row() {
+        assert_eq!(failures(&[]), Ok(()));
+        let mut bad = row(
+            Part::Broadcast,
+            Operation::Broadcast { words: 8 },
+            results::TEAM_NAME,
+            Kind::Ours,
+            4,
+            Some(Shape::All),
+            1.0,
+        );
+        bad.error = Some("boom".into());
+        assert_eq!(
+            failures(&[bad]).unwrap_err(),
+            "1 row(s) failed: team all (broadcast 8 words) with N = 4: boom"
+        );
+    }
+
+    #[test]
+    fn memory_estimates_grow_with_the_data() {
+        assert_eq!(bytes_needed(Operation::Barrier, 64), 0);
+        assert_eq!(
+            bytes_needed(Operation::Broadcast { words: 100 }, 2),
+            5 * 100 * 8
+        );
+        assert_eq!(
+            bytes_needed(Operation::Alltoall { block: 1024 }, 64),
+            4 * 64 * 64 * 1024 * 8
+        );
+    }
+
+    #[test]
+    fn the_list_names_every_row() {
+        let names: Vec<&str> = list().into_iter().map(|(name, _)| name).collect();
+        assert_eq!(names.len(), 7);
+        assert!(names.contains(&"team") && names.contains(&"memcpy"));
+    }
+
+    #[test]
+    fn a_small_run_measures_every_part() {
+        let args = <CollectivesArgs as clap::Parser>::try_parse_from([
+            "collectives",
+            "--threads",
+            "3",
+            "--words",
+            "5",
+            "--blocks",
+            "2",
+            "--sync-words",
+            "4",
+            "--time",
+            "0.02",
+            "--samples",
+            "2",
+            "--columns",
+            "2",
+        ])
+        .unwrap();
+        let config = Config::from_args(&args);
+        let mut sweep = Sweep {
+            config: &config,
+            available: None,
+            rows: Vec::new(),
+            memcpy: HashMap::new(),
+        };
+        for part in Part::ALL {
+            let shown = sweep.part(part, 3);
+            assert!(!shown.is_empty(), "{part:?}");
+            for row in &shown {
+                assert_eq!(row.error, None, "{row:?}");
+                assert!(
+                    row.summary.is_some() || row.note.is_some(),
+                    "{row:?}"
+                );
+            }
+        }
+        // The memcpy is measured once, and is a row of the report.
+        assert_eq!(
+            sweep
+                .rows
+                .iter()
+                .filter(|row| row.kind == Kind::Memcpy)
+                .count(),
+            1
+        );
+        let broadcast = sweep
+            .rows
+            .iter()
+            .find(|row| row.part == Part::Broadcast && row.team == Some(Shape::All))
+            .unwrap();
+        assert!(broadcast.fraction_of_memcpy.is_some_and(|f| f > 0.0));
+    }
+}

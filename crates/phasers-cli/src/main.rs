@@ -689,7 +689,10 @@ mod tests {
         ] {
             let error = Cli::try_parse_from(["phasers", "bench", "collectives", option, value])
                 .unwrap_err();
-            assert!(error.to_string().contains(message), "{option} {value}: {error}");
+            assert!(
+                error.to_string().contains(message),
+                "{option} {value}: {error}"
+            );
         }
         let quick = collectives_bench::CollectivesArgs::try_parse_from(QUICK_COLLECTIVES).unwrap();
         assert_eq!(quick.threads, Some(vec![2]));

@@ -164,6 +164,10 @@ fn list_names_every_algorithm_and_baseline() {
         "omp reduction(+:arr[:n])",
         "mutex-merged",
         "bandwidth floor",
+        "phasers::Barrier auto",
+        "omp reduction(+:x), read by all",
+        "omp broadcast via shared buffer",
+        "memcpy",
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }
@@ -300,6 +304,83 @@ fn bench_reduction_checks_every_sum_and_compares_with_openmp() {
     ] {
         assert!(stdout.contains(ratio), "{ratio} missing from\n{stdout}");
     }
+}
+
+#[test]
+fn bench_collectives_checks_every_result_against_openmp_and_memcpy() {
+    let csv = scratch("collectives.csv");
+    let (stdout, report) = run_json(
+        &[
+            "bench",
+            "collectives",
+            "--threads",
+            "4",
+            "--words",
+            "8,1000",
+            "--blocks",
+            "3",
+            "--sync-words",
+            "8",
+            "--csv",
+            csv.to_str().unwrap(),
+        ],
+        true,
+    );
+    assert_eq!(report["benchmark"], "bench collectives");
+    assert_eq!(report["settings"]["members"][0], 4);
+    let rows = report["rows"].as_array().unwrap();
+    for row in rows {
+        assert!(row["error"].is_null(), "{row}");
+        assert!(row["summary"]["median"].is_number(), "{row}");
+    }
+    let has = |op: &str, name: &str, team: Option<&str>| {
+        rows.iter().any(|row| {
+            row["op"] == op
+                && row["name"] == name
+                && team.map_or(row["team"].is_null(), |team| row["team"] == team)
+        })
+    };
+    for team in ["all", "row", "column"] {
+        for op in ["barrier", "allreduce", "broadcast", "alltoall"] {
+            assert!(has(op, "team", Some(team)), "no {op} on {team}");
+        }
+    }
+    for (op, name) in [
+        ("barrier", "std::sync::Barrier"),
+        ("barrier", "phasers::Barrier auto"),
+        ("barrier", "omp barrier"),
+        ("allreduce", "omp reduction(+:x), read by all"),
+        ("broadcast", "omp broadcast via shared buffer"),
+        ("memcpy", "memcpy"),
+    ] {
+        assert!(has(op, name, None), "no {name}");
+    }
+    let broadcast = rows
+        .iter()
+        .find(|row| row["op"] == "broadcast" && row["words"] == 1000 && row["team"] == "all")
+        .unwrap();
+    assert!(broadcast["fraction_of_memcpy"].as_f64().unwrap() > 0.0);
+    assert!(broadcast["bandwidth_gb_s"].as_f64().unwrap() > 0.0);
+    let checked: Vec<&Value> = rows.iter().filter(|row| row["part"] == "checked").collect();
+    assert_eq!(checked.len(), 4);
+    assert!(checked.iter().any(|row| row["checked"] == true));
+    assert!(checked.iter().any(|row| row["checked"] == false));
+    let modes: Vec<&str> = rows
+        .iter()
+        .filter(|row| row["part"] == "sync-modes")
+        .map(|row| row["sync_mode"].as_str().unwrap())
+        .collect();
+    assert_eq!(modes, ["AllSync", "MySync", "NoSync"]);
+    for figure in [
+        "(a) allreduce",
+        "(b) broadcast of 1000 words",
+        "(c) ours ÷ OpenMP",
+    ] {
+        assert!(stdout.contains(figure), "{figure} missing from\n{stdout}");
+    }
+    let table = std::fs::read_to_string(&csv).unwrap();
+    // Header, floor, every row.
+    assert_eq!(table.lines().count(), 2 + rows.len());
 }
 
 #[test]

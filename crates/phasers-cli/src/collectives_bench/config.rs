@@ -201,7 +201,9 @@ fn parse_length(text: &str, what: &str, most: usize) -> Result<usize, String> {
         .parse::<usize>()
         .ok()
         .and_then(|value| value.checked_mul(scale))
-        .ok_or_else(|| format!("{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)"))?;
+        .ok_or_else(|| {
+            format!("{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)")
+        })?;
     match words {
         0 => Err(format!("{what} starts at 1 word")),
         words if words > most => Err(format!(

@@ -29,6 +29,7 @@ struct Line<'a> {
     median_ns: Option<f64>,
     mean_ns: Option<f64>,
     bandwidth_gb_s: Option<f64>,
+    aggregate_gb_s: Option<f64>,
     fraction_of_memcpy: Option<f64>,
     note: Option<&'a str>,
     error: Option<&'a str>,
@@ -59,6 +60,7 @@ impl<'a> Line<'a> {
             median_ns: row.median(),
             mean_ns: row.summary.map(|summary| summary.mean),
             bandwidth_gb_s: row.bandwidth_gb_s,
+            aggregate_gb_s: row.aggregate_gb_s,
             fraction_of_memcpy: row.fraction_of_memcpy,
             note: row.note.as_deref(),
             error: row.error.as_deref(),
@@ -88,6 +90,7 @@ pub fn write(out: impl Write, floor: &Floor, rows: &[CollectiveRow]) -> csv::Res
         median_ns: floor.median_ns,
         mean_ns: None,
         bandwidth_gb_s: None,
+        aggregate_gb_s: None,
         fraction_of_memcpy: None,
         note: floor.note.as_deref(),
         error: None,
@@ -141,8 +144,8 @@ mod tests {
         assert!(lines[1].contains("cache-line round trip,floor"), "{text}");
         assert!(
             lines[2].starts_with(
-                "4,false,broadcast,broadcast,64,team row (2 x 2),ours,row,2,2,false,all-sync,1,\
-                 10.0,10.0,10.0,,0.5"
+                "4,false,broadcast,broadcast,64,team row (2 x 2),ours,row,2,2,false,AllSync,1,\
+                 10.0,10.0,10.0,,,0.5"
             ),
             "{text}"
         );

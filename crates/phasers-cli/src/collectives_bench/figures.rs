@@ -16,7 +16,6 @@ use super::baselines::OURS_NAME;
 use super::grid::Shape;
 use super::openmp::{ALLREDUCE_NAME, BARRIER_NAME, BROADCAST_NAME};
 use super::operation::Operation;
-use super::ours::sync_name;
 use super::part::Part;
 use super::results::{CollectiveRow, TEAM_NAME};
 
@@ -82,10 +81,12 @@ impl FigureInput<'_> {
                 && row.name == wanted.name
                 && row.team == wanted.team
                 && (row.members == members || matches!(row.operation, Operation::Memcpy { .. }))
-                && wanted.checked.map_or(true, |checked| row.checked == Some(checked))
+                && wanted
+                    .checked
+                    .map_or(true, |checked| row.checked == Some(checked))
                 && wanted
                     .sync
-                    .map_or(true, |mode| row.sync_mode.as_deref() == Some(sync_name(mode)))
+                    .map_or(true, |mode| row.sync_mode.as_deref() == Some(mode.name()))
         })
     }
 
@@ -143,9 +144,8 @@ pub fn summary(input: &FigureInput<'_>) -> String {
 
 /// (a): allreduce of one u64 ÷ the barrier of the same teams, and ÷ our `Barrier`.
 pub fn allreduce_over_barrier(input: &FigureInput<'_>) -> String {
-    let title = format!(
-        "(a) allreduce of one u64 ÷ barrier, medians (goal: {ALLREDUCE_GOAL}x or less)"
-    );
+    let title =
+        format!("(a) allreduce of one u64 ÷ barrier, medians (goal: {ALLREDUCE_GOAL}x or less)");
     if !input.measured(Part::Allreduce) || !input.measured(Part::Barrier) {
         return format!("{title}: not measured (needs --ops barrier,allreduce)\n");
     }
@@ -337,7 +337,7 @@ pub fn sync_modes(input: &FigureInput<'_>) -> String {
         };
         for mode in [SyncMode::MySync, SyncMode::NoSync] {
             lines.push(input.ratio_line(
-                format!("{words} words {}", sync_name(mode)),
+                format!("{words} words {}", mode.name()),
                 with(mode),
                 with(SyncMode::AllSync),
             ));
@@ -356,12 +356,60 @@ mod tests {
         let all = Some(Shape::All);
         let bcast = Operation::Broadcast { words: 100 };
         let mut rows = vec![
-            row(Part::Barrier, Operation::Barrier, TEAM_NAME, Kind::Ours, 2, all, 100.0),
-            row(Part::Barrier, Operation::Barrier, OURS_NAME, Kind::OurBarrier, 2, None, 80.0),
-            row(Part::Barrier, Operation::Barrier, BARRIER_NAME, Kind::Baseline, 2, None, 200.0),
-            row(Part::Barrier, Operation::Barrier, TEAM_NAME, Kind::Ours, 4, all, 100.0),
-            row(Part::Allreduce, Operation::Allreduce, TEAM_NAME, Kind::Ours, 2, all, 120.0),
-            row(Part::Allreduce, Operation::Allreduce, TEAM_NAME, Kind::Ours, 4, all, 300.0),
+            row(
+                Part::Barrier,
+                Operation::Barrier,
+                TEAM_NAME,
+                Kind::Ours,
+                2,
+                all,
+                100.0,
+            ),
+            row(
+                Part::Barrier,
+                Operation::Barrier,
+                OURS_NAME,
+                Kind::OurBarrier,
+                2,
+                None,
+                80.0,
+            ),
+            row(
+                Part::Barrier,
+                Operation::Barrier,
+                BARRIER_NAME,
+                Kind::Baseline,
+                2,
+                None,
+                200.0,
+            ),
+            row(
+                Part::Barrier,
+                Operation::Barrier,
+                TEAM_NAME,
+                Kind::Ours,
+                4,
+                all,
+                100.0,
+            ),
+            row(
+                Part::Allreduce,
+                Operation::Allreduce,
+                TEAM_NAME,
+                Kind::Ours,
+                2,
+                all,
+                120.0,
+            ),
+            row(
+                Part::Allreduce,
+                Operation::Allreduce,
+                TEAM_NAME,
+                Kind::Ours,
+                4,
+                all,
+                300.0,
+            ),
             row(
                 Part::Broadcast,
                 Operation::Memcpy { words: 100 },
@@ -372,7 +420,15 @@ mod tests {
                 50.0,
             ),
             row(Part::Broadcast, bcast, TEAM_NAME, Kind::Ours, 2, all, 500.0),
-            row(Part::Broadcast, bcast, BROADCAST_NAME, Kind::Baseline, 2, None, 1000.0),
+            row(
+                Part::Broadcast,
+                bcast,
+                BROADCAST_NAME,
+                Kind::Baseline,
+                2,
+                None,
+                1000.0,
+            ),
         ];
         rows[6].bandwidth_gb_s = Some(16.0);
         rows[7].fraction_of_memcpy = Some(0.1);
@@ -390,7 +446,7 @@ mod tests {
             row.checked = Some(checked);
             rows.push(row);
         }
-        for (mode, ns) in [("all-sync", 100.0), ("my-sync", 80.0), ("no-sync", 50.0)] {
+        for (mode, ns) in [("AllSync", 100.0), ("MySync", 80.0), ("NoSync", 50.0)] {
             let mut row = row(
                 Part::SyncModes,
                 Operation::Broadcast { words: 8 },
@@ -430,7 +486,10 @@ mod tests {
     fn broadcast_against_memcpy_and_openmp() {
         let rows = rows();
         let text = broadcast_against_memcpy(&input(&rows));
-        assert!(text.contains("memcpy of 100 words on one thread: 16.00 GB/s"), "{text}");
+        assert!(
+            text.contains("memcpy of 100 words on one thread: 16.00 GB/s"),
+            "{text}"
+        );
         assert!(text.contains("10% (1.60 GB/s)"), "{text}");
         let text = against_openmp(&input(&rows));
         assert!(text.contains("team all barrier ÷ omp barrier"), "{text}");
@@ -445,8 +504,14 @@ mod tests {
         let text = checked_cost(&input(&rows));
         assert!(text.contains("1.50x"), "{text}");
         let text = sync_modes(&input(&rows));
-        assert!(text.contains("8 words my-sync") && text.contains("0.80x"), "{text}");
-        assert!(text.contains("8 words no-sync") && text.contains("0.50x"), "{text}");
+        assert!(
+            text.contains("8 words MySync") && text.contains("0.80x"),
+            "{text}"
+        );
+        assert!(
+            text.contains("8 words NoSync") && text.contains("0.50x"),
+            "{text}"
+        );
         let nothing: Vec<CollectiveRow> = Vec::new();
         assert!(summary(&input(&nothing)).contains("not measured"));
     }

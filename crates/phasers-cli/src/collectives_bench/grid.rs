@@ -108,10 +108,7 @@ pub fn place(team: &Team, shape: Shape, columns: usize) -> Result<Vec<Placed>, S
             .into_iter()
             .map(|thread| {
                 thread.join().unwrap_or_else(|panic| {
-                    Err(format!(
-                        "split_grid panicked: {}",
-                        panic_message(&*panic)
-                    ))
+                    Err(format!("split_grid panicked: {}", panic_message(&*panic)))
                 })
             })
             .collect()

@@ -73,9 +73,9 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
          method:  {}\n\
          machine: {}\n\
          floor:   {}\n\
-         units:   per operation, min and median over the samples; GB/s: the payload over the \
-         median; of memcpy: a one-thread memcpy's median over the row's; ÷omp: the median over \
-         the OpenMP row's (below 1: ours is faster)\n",
+         units:   per operation, min and median over the samples; GB/s: the payload each \
+         receiver gets over the median; of memcpy: a one-thread memcpy's median over the row's; \
+         ÷omp: the median over the OpenMP row's (below 1: ours is faster)\n",
         settings.method,
         provenance.machine.summary(),
         report::floor_line(&floor),
@@ -212,12 +212,8 @@ impl Sweep<'_> {
                 }
             }
         }
-        self.rows.extend(
-            shown
-                .iter()
-                .filter(|row| row.kind != Kind::Memcpy)
-                .cloned(),
-        );
+        self.rows
+            .extend(shown.iter().filter(|row| row.kind != Kind::Memcpy).cloned());
         shown
     }
 
@@ -296,7 +292,9 @@ impl Sweep<'_> {
             ));
         }
         let measured = openmp::measure(operation, members, &self.config.plan)?;
-        Some(self.baseline(part, operation, Kind::Baseline, members, measured))
+        let mut row = self.baseline(part, operation, Kind::Baseline, members, measured);
+        row::set_receivers(&mut row, members - 1);
+        Some(row)
     }
 
     /// The memcpy of `words` u64, measured the first time it is asked for.
@@ -313,7 +311,7 @@ impl Sweep<'_> {
                     vec![memcpy::Memcpy::new(words)],
                     plan,
                 );
-                let row = row::from_measured(
+                let mut row = row::from_measured(
                     Part::Broadcast,
                     operation,
                     MEMCPY_NAME,
@@ -321,6 +319,7 @@ impl Sweep<'_> {
                     1,
                     measured,
                 );
+                row::set_receivers(&mut row, 1);
                 rows.push(row.clone());
                 row
             })
@@ -515,10 +514,7 @@ mod tests {
             assert!(!shown.is_empty(), "{part:?}");
             for row in &shown {
                 assert_eq!(row.error, None, "{row:?}");
-                assert!(
-                    row.summary.is_some() || row.note.is_some(),
-                    "{row:?}"
-                );
+                assert!(row.summary.is_some() || row.note.is_some(), "{row:?}");
             }
         }
         // The memcpy is measured once, and is a row of the report.

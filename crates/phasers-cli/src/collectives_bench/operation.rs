@@ -61,9 +61,9 @@ impl Operation {
         match self {
             Operation::Barrier => "barrier".to_owned(),
             Operation::Allreduce => "allreduce 1 u64".to_owned(),
-            Operation::Broadcast { words } => format!("broadcast {words} words"),
-            Operation::Alltoall { block } => format!("alltoall {block} words/block"),
-            Operation::Memcpy { words } => format!("memcpy {words} words"),
+            Operation::Broadcast { words } => format!("broadcast {}", count(words)),
+            Operation::Alltoall { block } => format!("alltoall {}/block", count(block)),
+            Operation::Memcpy { words } => format!("memcpy {}", count(words)),
         }
     }
 
@@ -76,6 +76,14 @@ impl Operation {
             }
             _ => None,
         }
+    }
+}
+
+/// `1 word`, `8 words`.
+fn count(words: usize) -> String {
+    match words {
+        1 => "1 word".to_owned(),
+        words => format!("{words} words"),
     }
 }
 
@@ -110,5 +118,10 @@ mod tests {
             Operation::Alltoall { block: 64 }.label(),
             "alltoall 64 words/block"
         );
+        assert_eq!(
+            Operation::Alltoall { block: 1 }.label(),
+            "alltoall 1 word/block"
+        );
+        assert_eq!(Operation::Memcpy { words: 1 }.label(), "memcpy 1 word");
     }
 }

@@ -34,15 +34,6 @@ pub struct TeamSetup {
     pub sync: SyncMode,
 }
 
-/// The name of a sync mode in tables and files.
-pub fn sync_name(mode: SyncMode) -> &'static str {
-    match mode {
-        SyncMode::AllSync => "all-sync",
-        SyncMode::MySync => "my-sync",
-        SyncMode::NoSync => "no-sync",
-    }
-}
-
 /// Measures `operation` on the teams `setup` describes.
 pub fn measure(
     part: Part,
@@ -87,6 +78,9 @@ pub fn measure(
     );
     describe(&mut measured_row, setup);
     measured_row.checked = row.checked;
+    // Every member of a team but its root receives each broadcast.
+    let receivers = setup.members - measured_row.team_sizes.len();
+    row::set_receivers(&mut measured_row, receivers);
     measured_row
 }
 
@@ -95,7 +89,7 @@ fn describe(row: &mut CollectiveRow, setup: &TeamSetup) {
     row.team = Some(setup.shape);
     row.columns = (setup.shape != Shape::All).then_some(setup.columns);
     row.team_sizes = grid::team_sizes(setup.shape, setup.members, setup.columns);
-    row.sync_mode = Some(sync_name(setup.sync).to_owned());
+    row.sync_mode = Some(setup.sync.name().to_owned());
 }
 
 /// Times `operation` on the members in `placed`.
@@ -216,7 +210,7 @@ mod tests {
             let operation = Operation::Broadcast { words: 64 };
             let row = measure(Part::SyncModes, operation, &setup, &plan());
             assert_eq!(row.error, None, "{sync:?}: {row:?}");
-            assert_eq!(row.sync_mode.as_deref(), Some(sync_name(sync)));
+            assert_eq!(row.sync_mode.as_deref(), Some(sync.name()));
         }
     }
 }

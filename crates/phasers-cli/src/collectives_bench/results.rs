@@ -111,8 +111,12 @@ pub struct CollectiveRow {
     pub summary: Option<Summary>,
     /// Bytes one operation delivers to each receiver (broadcast, memcpy).
     pub payload_bytes: Option<u64>,
-    /// `payload_bytes` over the median time, in GB/s.
+    /// `payload_bytes` over the median time, in GB/s: what each receiver gets (the seed's
+    /// bandwidth per thread).
     pub bandwidth_gb_s: Option<f64>,
+    /// `payload_bytes` times the members that receive it (N less one root per team; 1 for
+    /// memcpy), over the median time, in GB/s (the seed's aggregate bandwidth).
+    pub aggregate_gb_s: Option<f64>,
     /// For broadcasts: the memcpy's median time over this row's (its bandwidth over memcpy's).
     pub fraction_of_memcpy: Option<f64>,
     /// Wall time of the row, thread start-up and calibration included, in seconds.
@@ -138,7 +142,7 @@ impl CollectiveRow {
     }
 
     /// What a table calls the row: `team all`, `team row (4 x 8)`, `team all checked`, `team all
-    /// no-sync`, `phasers::Barrier auto → mcs-tree`.
+    /// NoSync`, `phasers::Barrier auto → mcs-tree`.
     pub fn label(&self) -> String {
         let mut label = self.name.clone();
         if let Some(shape) = self.team {
@@ -180,14 +184,6 @@ fn sizes_text(sizes: &[usize]) -> String {
     }
 }
 
-/// Adds `note` to `existing`.
-pub fn add_note(existing: &mut Option<String>, note: String) {
-    *existing = Some(match existing.take() {
-        Some(earlier) => format!("{earlier}; {note}"),
-        None => note,
-    });
-}
-
 /// Rows for the tests of what is drawn from rows (tables, figures, files).
 #[cfg(test)]
 pub mod tests {
@@ -215,13 +211,14 @@ pub mod tests {
             columns: None,
             team_sizes: team.map_or_else(Vec::new, |_| vec![members]),
             checked: team.map(|_| false),
-            sync_mode: team.map(|_| "all-sync".to_owned()),
+            sync_mode: team.map(|_| "AllSync".to_owned()),
             resolved: None,
             operations_per_sample: 10,
             samples_ns: vec![median_ns],
             summary: summarize(&[median_ns]),
             payload_bytes: operation.payload_bytes(),
             bandwidth_gb_s: None,
+            aggregate_gb_s: None,
             fraction_of_memcpy: None,
             row_s: 0.0,
             note: None,
@@ -246,8 +243,8 @@ pub mod tests {
         assert_eq!(team.label(), "team row (3 x 3-4)");
         team.team = Some(Shape::All);
         team.part = Part::SyncModes;
-        team.sync_mode = Some("no-sync".into());
-        assert_eq!(team.label(), "team all no-sync");
+        team.sync_mode = Some("NoSync".into());
+        assert_eq!(team.label(), "team all NoSync");
         team.part = Part::Checked;
         team.checked = Some(true);
         assert_eq!(team.label(), "team all checked");
@@ -283,9 +280,5 @@ pub mod tests {
             serde_json::from_str::<CollectiveRow>(&text).unwrap(),
             original
         );
-        let mut note = None;
-        add_note(&mut note, "one".into());
-        add_note(&mut note, "two".into());
-        assert_eq!(note.as_deref(), Some("one; two"));
     }
 }

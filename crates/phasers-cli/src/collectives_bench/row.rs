@@ -72,11 +72,19 @@ pub fn blank(
         summary: None,
         payload_bytes: operation.payload_bytes(),
         bandwidth_gb_s: None,
+        aggregate_gb_s: None,
         fraction_of_memcpy: None,
         row_s: 0.0,
         note: None,
         error: None,
     }
+}
+
+/// Sets the aggregate bandwidth of a row whose payload reaches `receivers` members each time.
+pub fn set_receivers(row: &mut CollectiveRow, receivers: usize) {
+    row.aggregate_gb_s = row
+        .bandwidth_gb_s
+        .map(|per_receiver| per_receiver * receivers as f64);
 }
 
 /// Sets a broadcast's fraction of the memcpy of the same length: the memcpy's median time over
@@ -106,6 +114,8 @@ mod tests {
         assert_eq!(row.operations_per_sample, 1000);
         // 800 bytes in 300 ns.
         assert!((row.bandwidth_gb_s.unwrap() - 800.0 / 300.0).abs() < 1e-12);
+        set_receivers(&mut row, 3);
+        assert!((row.aggregate_gb_s.unwrap() - 3.0 * 800.0 / 300.0).abs() < 1e-12);
         let mut copy = Row::measured("memcpy", RowKind::Baseline, 1, vec![60.0]);
         copy.finish(0, None);
         let copy = from_measured(

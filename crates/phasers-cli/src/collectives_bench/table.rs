@@ -1,5 +1,5 @@
-//! The table printed for each member count: one block per operation and size, in the order
-//! measured, each broadcast length after the memcpy of that length.
+//! The table printed for each member count: one block per operation and size, headed by the
+//! operation, in the order measured; each broadcast length comes after the memcpy of that length.
 
 use crate::report::{aligned, ratio, time, Last};
 use crate::stats::Summary;
@@ -41,7 +41,6 @@ pub fn table(head: &TableHead, rows: &[&CollectiveRow]) -> String {
         columns_of.first().copied().unwrap_or(0),
     );
     let mut cells: Vec<Vec<String>> = vec![[
-        "operation",
         "row",
         "per op min",
         "median",
@@ -55,7 +54,10 @@ pub fn table(head: &TableHead, rows: &[&CollectiveRow]) -> String {
     let mut previous = None;
     for row in rows {
         let block = (row.part, row.operation);
-        let first = previous != Some(block);
+        if previous != Some(block) {
+            // The operation heads its block on a line of its own.
+            cells.push(vec![row.operation.label()]);
+        }
         previous = Some(block);
         let summary = |pick: fn(&Summary) -> f64| {
             row.summary
@@ -63,12 +65,7 @@ pub fn table(head: &TableHead, rows: &[&CollectiveRow]) -> String {
                 .map_or_else(|| "-".to_owned(), |summary| time(pick(summary)))
         };
         cells.push(vec![
-            if first {
-                row.operation.label()
-            } else {
-                String::new()
-            },
-            row.label(),
+            format!("  {}", row.label()),
             summary(|summary| summary.min),
             summary(|summary| summary.median),
             row.bandwidth_gb_s
@@ -187,27 +184,31 @@ mod tests {
                 && lines[0].contains("2 row team(s) of 2, 2 column team(s) of 2"),
             "{text}"
         );
-        assert!(lines[1].starts_with("operation"), "{text}");
         assert!(
-            lines[2].starts_with("barrier") && lines[2].contains("ERROR: boom"),
+            lines[1].starts_with("row ") && lines[1].contains("÷omp"),
+            "{text}"
+        );
+        assert_eq!(lines[2], "barrier", "{text}");
+        assert!(
+            lines[3].starts_with("  team all") && lines[3].contains("ERROR: boom"),
+            "{text}"
+        );
+        assert_eq!(lines[4], "memcpy 8 words", "{text}");
+        assert!(
+            lines[5].contains("memcpy") && lines[5].contains("6.40"),
+            "{text}"
+        );
+        assert_eq!(lines[6], "broadcast 8 words", "{text}");
+        assert!(
+            lines[7].starts_with("  team all")
+                && lines[7].contains("10%")
+                && lines[7].contains("0.25x"),
             "{text}"
         );
         assert!(
-            lines[3].starts_with("memcpy 8 words") && lines[3].contains("6.40"),
+            lines[8].starts_with("  team row (2 x 2)") && !lines[8].contains("0.12x"),
             "{text}"
         );
-        assert!(
-            lines[4].starts_with("broadcast 8 words")
-                && lines[4].contains("team all")
-                && lines[4].contains("10%")
-                && lines[4].contains("0.25x"),
-            "{text}"
-        );
-        assert!(
-            lines[5].starts_with(' ') && lines[5].contains("team row (2 x 2)"),
-            "{text}"
-        );
-        assert!(!lines[5].contains("0.12x"), "{text}");
-        assert!(lines[6].contains("omp broadcast"), "{text}");
+        assert!(lines[9].starts_with("  omp broadcast"), "{text}");
     }
 }

@@ -79,9 +79,7 @@ impl WaitHandle for TeamAlltoall<'_> {
         for to in 0..self.input.len() / self.block {
             self.input[to * self.block] = stamp(self.iteration, rank, to);
         }
-        self.placed
-            .member
-            .alltoall(&self.input, &mut self.output)?;
+        self.placed.member.alltoall(&self.input, &mut self.output)?;
         if let Some((from, index)) = self.first_wrong(rank) {
             let iteration = self.iteration;
             self.wrong.record(|| {

@@ -468,7 +468,10 @@ mod tests {
             ] {
                 let round = omp_collective_round(threads, 300, work, threads == 3).unwrap();
                 assert_eq!(round.ran, 300, "{threads} threads, {work:?}");
-                assert!(round.elapsed > Duration::ZERO, "{threads} threads, {work:?}");
+                assert!(
+                    round.elapsed > Duration::ZERO,
+                    "{threads} threads, {work:?}"
+                );
             }
         }
         let empty = omp_collective_round(2, 0, OmpCollective::AllreduceOne, false).unwrap();

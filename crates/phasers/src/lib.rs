@@ -13,6 +13,9 @@
 //!   bit-reproducible for floating point.
 //! - [`reduce`]: array reductions across threads ([`Reduction`]): linear, static tree, dynamic
 //!   pair generation and dynamic group, reduce-to-root with quick return or allreduce.
+//! - [`team`]: [`Team`]s of [`Member`]s running collectives (barrier, broadcast, reduce,
+//!   allreduce, gather, allgather, scatter, alltoall, scans), blocking or non-blocking, on
+//!   sub-teams made by `split`, with checked matching of members' calls.
 //! - [`wait`]: the single spin-then-yield-then-park mechanism every primitive uses, and the
 //!   `PHASERS_WAIT` / `PHASERS_SPIN` environment overrides.
 //! - [`Profile`]: what `phasers tune` measured on this machine. When a profile is in use,
@@ -44,6 +47,7 @@ mod error;
 pub mod phaser;
 mod primitive;
 pub mod reduce;
+pub mod team;
 mod topology;
 pub mod wait;
 
@@ -55,5 +59,6 @@ pub use barrier::{
 pub use error::{Error, Result};
 pub use phaser::{Mode, Phaser, PhaserBuilder, Registration};
 pub use reduce::{ReduceAlgorithm, ReduceOutcome, Reducer, Reduction, ReductionBuilder};
+pub use team::{Member, Pending, SyncMode, Team, TeamBuilder};
 pub use topology::{available_cores, is_oversubscribed};
 pub use wait::WaitPolicy;

@@ -129,6 +129,19 @@ impl Signal {
         self.word.fetch_sub(delta, Ordering::AcqRel) & !PARKED
     }
 
+    /// Adds `delta` and wakes any sleeper: for counts that a waiter waits to reach.
+    /// Returns the old value.
+    #[inline]
+    pub(crate) fn fetch_add_notify(&self, delta: u64) -> u64 {
+        let old = self.word.fetch_add(delta, Ordering::AcqRel);
+        debug_assert!((old & !PARKED) + delta <= MAX_VALUE);
+        if old & PARKED != 0 {
+            self.word.fetch_and(!PARKED, Ordering::Relaxed);
+            self.wake_all();
+        }
+        old & !PARKED
+    }
+
     /// Flips `bits` and wakes any sleeper, who re-checks whether its condition now holds.
     /// Returns the old value.
     #[inline]

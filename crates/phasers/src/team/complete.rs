@@ -1,0 +1,97 @@
+//! What the last member to arrive at a call's opening meeting does before it releases the others.
+
+use super::call::Call;
+use super::check::compare_all;
+use super::kind::{Kind, Path};
+use super::meeting::InlineResult;
+use super::member::Member;
+use super::post::Post;
+use crate::error::Error;
+use crate::primitive::Ordering;
+
+impl Member {
+    /// Checks the call, computes its inline result or split, and records its error if any.
+    pub(crate) fn complete_entry<T: Copy + Send + 'static>(&self, call: &Call<'_, T>, post: &Post) {
+        let shared = &*self.shared;
+        let seq = post.seq;
+        let mut failure = shared.error_for(seq);
+        let scan = shared.checked
+            || post.path == Path::Inline
+            || matches!(post.kind, Kind::BarrierChecked | Kind::Split);
+        if failure.is_none() && scan {
+            failure = compare_all(shared, seq, shared.checked);
+        }
+        if failure.is_none() {
+            failure = match (post.path, post.kind) {
+                (Path::Inline, _) => self.inline_result(call, post).err(),
+                (Path::None, Kind::Split) => {
+                    self.assign_splits(seq);
+                    None
+                }
+                _ => None,
+            };
+        }
+        if let Some(error) = failure {
+            shared.record_error(seq, error);
+            shared.entry.line.failed.store(seq + 1, Ordering::Release);
+        }
+    }
+
+    /// The root's payload for a broadcast, or every payload combined in rank order for a
+    /// reduction, written into the meeting's line. Every post was compared with member 0's
+    /// before, so each holds `count` elements of `T`.
+    fn inline_result<T: Copy + Send + 'static>(
+        &self,
+        call: &Call<'_, T>,
+        post: &Post,
+    ) -> Result<(), Error> {
+        let shared = &*self.shared;
+        let seq = post.seq;
+        let source = if post.kind == Kind::Broadcast {
+            post.root
+        } else {
+            0
+        };
+        // SAFETY: the meeting of `seq` is full and not yet released.
+        let first = unsafe { shared.slots[source].read_post(seq) };
+        let mut result = InlineResult {
+            count: post.count,
+            type_id: post.type_id,
+            data: first.inline,
+        };
+        if post.kind != Kind::Broadcast {
+            let op = call
+                .op
+                .as_ref()
+                .expect("reductions always carry an operator (set by every reducing collective)");
+            // SAFETY: the chunk is aligned to 64 (at least `T`'s alignment) and holds `count`
+            // elements of `T` (at most 64 bytes), copied from member 0's input.
+            let acc = unsafe {
+                std::slice::from_raw_parts_mut(result.data.0.as_mut_ptr().cast::<T>(), post.count)
+            };
+            for other in 1..shared.size {
+                // SAFETY: as for `first`.
+                let theirs = unsafe { shared.slots[other].read_post(seq) };
+                // SAFETY: as for `acc`; the post was checked to carry `count` elements of `T`.
+                let src = unsafe {
+                    std::slice::from_raw_parts(theirs.inline.0.as_ptr().cast::<T>(), post.count)
+                };
+                if let Err(panic) = self.run_op(seq, op, acc, src) {
+                    // The others get `Broken` (recorded by `run_op`); this member's panic goes on
+                    // once the meeting is released, since nobody uses its buffers any more.
+                    shared.entry.line.failed.store(seq + 1, Ordering::Release);
+                    shared.entry.release(seq);
+                    std::panic::resume_unwind(panic);
+                }
+            }
+        }
+        // SAFETY: only the completer writes the result, before the release; the readers of the
+        // previous result all arrived at this meeting, so are done with it.
+        shared
+            .entry
+            .line
+            .result
+            .with_mut(|r| unsafe { r.write(result) });
+        Ok(())
+    }
+}

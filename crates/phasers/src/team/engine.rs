@@ -1,0 +1,293 @@
+//! The steps every collective call goes through: post, meet, move data, (meet again), finish.
+//!
+//! 1. **Post.** The member waits until others are done with its previous post or staged copy,
+//!    writes its arguments (and an inline payload, or a staged copy of its input) into its slot,
+//!    and arrives at the call's opening meeting. A member whose own arguments are bad records its
+//!    error first, so the meeting fails for everyone.
+//! 2. **Meet.** The last arrival completes the meeting: it checks the posts (always for inline
+//!    payloads, splits and `barrier_checked`; for everything in checked mode), computes an inline
+//!    result or a split, and releases the others.
+//! 3. **Move.** Each member reads the buffers it needs from the others' posts, after checking each
+//!    post describes the same call, and writes its own outputs (the linear reduction also writes
+//!    its share into the others' outputs). It then tells each partner it is done with it.
+//! 4. **Meet again** (`AllSync` only), so that no member returns before all are done.
+//! 5. **Finish.** A member whose own buffers others used waits until all of them said they are
+//!    done; this wait never gives up, because they always finish (nothing they do waits for
+//!    anyone). Then the call's first recorded error, if any, is every member's result.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::call::Call;
+use super::combiner::Combiner;
+use super::kind::{readers, Kind, Path};
+use super::member::{stopped, InFlight, Member, Step};
+use super::post::{Post, INLINE_BYTES};
+use super::shared::TeamShared;
+use super::sync_mode::SyncMode;
+use crate::error::{Error, Result};
+use crate::primitive::Ordering;
+
+impl Member {
+    /// Posts `call` and arrives at its meeting.
+    pub(crate) fn start<T: Copy + Send + 'static>(
+        &mut self,
+        call: &Call<'_, T>,
+        nonblocking: bool,
+    ) -> Result<()> {
+        self.drain();
+        let shared: &TeamShared = &self.shared;
+        if shared.broken.is_broken_for(self.seq) {
+            return Err(shared.broken_error());
+        }
+        let slot = &shared.slots[self.rank];
+        self.wait_for(&slot.touched, self.expected, self.seq, true)
+            .map_err(|stop| stopped(shared, stop))?;
+
+        let seq = self.seq;
+        self.seq += 1;
+        let mut error = call.local_error.clone();
+        if error.is_none() && std::mem::align_of::<T>() > std::mem::align_of::<super::post::Chunk>()
+        {
+            error = Some(Error::invalid(format!(
+                "{} on member {}: the element type {} is aligned to {} bytes; team collectives \
+                 support alignments up to 64",
+                call.kind,
+                self.rank,
+                std::any::type_name::<T>(),
+                std::mem::align_of::<T>()
+            )));
+        }
+        let staged = nonblocking || self.mode == SyncMode::NoSync;
+        let bytes = call.count.saturating_mul(std::mem::size_of::<T>());
+        let path = if error.is_some() {
+            Path::None
+        } else {
+            match call.kind {
+                Kind::Barrier | Kind::BarrierChecked | Kind::Split => Path::None,
+                Kind::Broadcast | Kind::Reduce | Kind::Allreduce if bytes <= INLINE_BYTES => {
+                    Path::Inline
+                }
+                Kind::Reduce | Kind::Allreduce if !staged => Path::Linear,
+                _ => Path::Pull,
+            }
+        };
+
+        let mut post = Post::empty();
+        post.seq = seq;
+        post.count = call.count;
+        post.root = call.root;
+        post.type_id = std::any::TypeId::of::<T>();
+        post.kind = call.kind;
+        post.path = path;
+        post.mode = self.mode;
+        post.invalid = error.is_some();
+        post.value = call.value;
+        post.color = call.color;
+        post.key = call.key;
+        post.op = call.op_name();
+        post.type_name = std::any::type_name::<T>();
+        post.input = call.input.cast();
+        post.input_len = call.input_len;
+        post.output = call.output.cast();
+        post.output_len = call.output_len;
+        match path {
+            Path::Inline => {
+                let carries = call.kind != Kind::Broadcast || call.root == self.rank;
+                if carries {
+                    // SAFETY: `bytes <= INLINE_BYTES` and the input holds `count` elements
+                    // (checked by the collective); the chunk is aligned to 64.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            call.input.cast::<u8>(),
+                            post.inline.0.as_mut_ptr(),
+                            bytes,
+                        )
+                    };
+                }
+            }
+            Path::Pull if staged => {
+                // SAFETY: this member's readers are done (the wait above), and `T`'s alignment
+                // is at most the staging area's.
+                post.input = unsafe { slot.stage(call.input_slice_for_staging()) };
+            }
+            _ => {}
+        }
+        self.expected += readers(call.kind, path, call.root, self.rank, shared.size);
+        // SAFETY: this member owns the slot, and every member has arrived at call `seq - 1`
+        // (this member waited for its release, or drained it, before starting this call).
+        unsafe { slot.write_post(post) };
+        if let Some(error) = error {
+            shared.record_error(seq, error);
+        }
+        self.in_flight = Some(InFlight {
+            post,
+            staged,
+            step: Step::Entry,
+            panic: None,
+        });
+        if shared.entry.arrive(seq, shared.size) {
+            self.complete_entry(call, &post);
+            shared.entry.release(seq);
+        }
+        Ok(())
+    }
+
+    /// Takes the call as far as it can go: to the end when `blocking`, else until it would wait.
+    /// Returns the call's result once it is over.
+    pub(crate) fn progress<T: Copy + Send + 'static>(
+        &mut self,
+        call: &Call<'_, T>,
+        blocking: bool,
+    ) -> Option<Result<()>> {
+        let shared: &TeamShared = &self.shared;
+        loop {
+            let flight = self.in_flight.as_ref()?;
+            let post = flight.post;
+            match flight.step {
+                Step::Entry => {
+                    let line = &shared.entry.line;
+                    if blocking {
+                        if let Err(stop) =
+                            self.wait_for(&line.release, post.seq + 1, post.seq, true)
+                        {
+                            return finish(&mut self.in_flight, Err(stopped(shared, stop)));
+                        }
+                    } else if !shared.entry.is_released(post.seq) {
+                        return None;
+                    }
+                    if line.failed.load(Ordering::Acquire) == post.seq + 1 || post.invalid {
+                        let error = self.error_of(post.seq);
+                        return finish(&mut self.in_flight, Err(error));
+                    }
+                    match post.path {
+                        Path::None => return finish(&mut self.in_flight, Ok(())),
+                        Path::Inline => {
+                            let outcome = self.copy_inline_result(call, &post);
+                            return finish(&mut self.in_flight, outcome);
+                        }
+                        Path::Pull | Path::Linear => {
+                            let panic = self.move_data(call, &post);
+                            self.touch_partners(&post);
+                            let next = if post.mode == SyncMode::AllSync {
+                                let exit = self.exits;
+                                self.exits += 1;
+                                if shared.exit.arrive(exit, shared.size) {
+                                    shared.exit.release(exit);
+                                }
+                                Step::Exit { exit }
+                            } else {
+                                Step::Finish
+                            };
+                            let flight = self.in_flight.as_mut()?;
+                            flight.step = next;
+                            flight.panic = panic;
+                        }
+                    }
+                }
+                Step::Exit { exit } => {
+                    if blocking {
+                        // Nothing after the opening meeting can break (see the module docs);
+                        // should it anyway, the finish below still waits for this member's
+                        // readers before returning.
+                        let _ = self.wait_for(&shared.exit.line.release, exit + 1, post.seq, true);
+                    } else if !shared.exit.is_released(exit) {
+                        return None;
+                    }
+                    self.in_flight.as_mut()?.step = Step::Finish;
+                }
+                Step::Finish => {
+                    if !flight.staged {
+                        let slot = &shared.slots[self.rank];
+                        let _ = self.wait_for(&slot.touched, self.expected, post.seq, false);
+                    }
+                    let outcome = match shared.error_for(post.seq) {
+                        Some(error) => Err(error),
+                        None => Ok(()),
+                    };
+                    return finish(&mut self.in_flight, outcome);
+                }
+            }
+        }
+    }
+
+    /// The error recorded for call `seq`; every failed call has one.
+    pub(crate) fn error_of(&self, seq: u64) -> Error {
+        self.shared.error_for(seq).unwrap_or_else(|| {
+            Error::invalid(format!(
+                "call {seq} on this team failed, but its error was no longer kept; this is a bug \
+                 in phasers, please report it"
+            ))
+        })
+    }
+
+    /// Copies the meeting's inline result into this member's output, where it has one.
+    fn copy_inline_result<T: Copy>(&self, call: &Call<'_, T>, post: &Post) -> Result<()> {
+        let wants = match post.kind {
+            Kind::Broadcast => post.root != self.rank,
+            Kind::Reduce => post.root == self.rank,
+            Kind::Allreduce => true,
+            _ => false,
+        };
+        if !wants {
+            return Ok(());
+        }
+        let line = &self.shared.entry.line;
+        // SAFETY: the meeting of call `post.seq` is released and the next meeting's completer
+        // writes the result only after this member arrives there.
+        let result = line.result.with(|r| unsafe { *r });
+        if result.count != post.count || result.type_id != post.type_id {
+            return Err(Error::invalid(format!(
+                "{} on member {}: the inline result does not match this member's call; this is a \
+                 bug in phasers, please report it",
+                post.kind, self.rank
+            )));
+        }
+        // SAFETY: the result holds `count` elements of `T` (same type and count, checked above),
+        // and the output holds `count` (checked by the collective).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                result.data.0.as_ptr().cast::<T>(),
+                call.output,
+                post.count,
+            )
+        };
+        Ok(())
+    }
+
+    /// Runs `op` on `dest` and `src`, catching a panic so the call's duties to the others can
+    /// still be done; the panic is returned to be resumed at the end of the call.
+    pub(crate) fn run_op<T: Copy>(
+        &self,
+        seq: u64,
+        op: &Combiner<'_, T>,
+        dest: &mut [T],
+        src: &[T],
+    ) -> Result<(), Box<dyn std::any::Any + Send>> {
+        catch_unwind(AssertUnwindSafe(|| op.apply(dest, src))).inspect_err(|_| {
+            self.shared.record_error(
+                seq,
+                Error::Broken {
+                    by: self.rank,
+                    episode: seq,
+                },
+            );
+        })
+    }
+}
+
+/// Ends the call in flight with `outcome`, resuming its operator's panic if there was one.
+fn finish(in_flight: &mut Option<InFlight>, outcome: Result<()>) -> Option<Result<()>> {
+    let flight = in_flight.take()?;
+    if let Some(panic) = flight.panic {
+        std::panic::resume_unwind(panic);
+    }
+    Some(outcome)
+}
+
+impl<T> Call<'_, T> {
+    /// The input a member stages: the whole input.
+    fn input_slice_for_staging(&self) -> &[T] {
+        // SAFETY: the input is borrowed for the call and not written during it.
+        unsafe { self.input_slice() }
+    }
+}

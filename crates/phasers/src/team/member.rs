@@ -1,0 +1,225 @@
+//! A member of a team: one rank's handle, used by one thread at a time.
+
+use std::any::Any;
+
+use super::kind::{reads, Path};
+use super::post::Post;
+use super::shared::TeamShared;
+use super::sync_mode::SyncMode;
+use crate::error::Error;
+use crate::primitive::Arc;
+use crate::wait::{Deadline, Signal, SpinBudget, Stop, Waiter};
+
+/// Where a call stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Arrived at the opening meeting; waiting for its release.
+    Entry,
+    /// Data moved; arrived at the closing meeting `exit`.
+    Exit { exit: u64 },
+    /// Waiting for the others to be done with this member's buffers.
+    Finish,
+}
+
+/// The call a member is in. It lives in the member, not in the pending handle, so that a handle
+/// forgotten with `mem::forget` leaves enough behind for the next call to finish it.
+pub(crate) struct InFlight {
+    pub(crate) post: Post,
+    pub(crate) staged: bool,
+    pub(crate) step: Step,
+    /// A panic of the caller's operator, resumed once the call's duties to the others are done.
+    pub(crate) panic: Option<Box<dyn Any + Send>>,
+}
+
+/// One member of a [`Team`](super::Team): its rank, and the handle through which it calls
+/// collectives.
+///
+/// Each rank has exactly one `Member`. It is `Send` and its methods take `&mut self`, so it is
+/// used by one thread at a time. Every collective must be called by every member of the team, in
+/// the same order, with matching arguments (checked mode verifies it).
+///
+/// Dropping a member while the others still call collectives breaks the team: their calls return
+/// [`Error::Broken`] instead of waiting forever.
+pub struct Member {
+    pub(crate) shared: Arc<TeamShared>,
+    pub(crate) rank: usize,
+    /// Calls started on this team.
+    pub(crate) seq: u64,
+    /// Closing meetings attended.
+    pub(crate) exits: u64,
+    /// The `touched` count this member's slot must reach before its post or staged copy is
+    /// reused: the sum of `kind::readers` over its calls.
+    pub(crate) expected: u64,
+    pub(crate) mode: SyncMode,
+    pub(crate) budget: SpinBudget,
+    pub(crate) in_flight: Option<InFlight>,
+}
+
+// SAFETY: the only fields that are not `Send` by themselves are the raw pointers in the post of
+// the call in flight. They point to buffers borrowed for that call (by a `Pending` that also
+// borrows this member, so the member cannot move while they are live) or, for a call whose handle
+// was forgotten, to buffers this member never dereferences again (draining moves no data).
+unsafe impl Send for Member {}
+
+impl Member {
+    pub(crate) fn new(shared: Arc<TeamShared>, rank: usize) -> Self {
+        let budget = SpinBudget::new(shared.plan);
+        Member {
+            shared,
+            rank,
+            seq: 0,
+            exits: 0,
+            expected: 0,
+            mode: SyncMode::AllSync,
+            budget,
+            in_flight: None,
+        }
+    }
+
+    /// This member's rank in its team, from 0 to `size() - 1`.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The number of members of the team.
+    pub fn size(&self) -> usize {
+        self.shared.size
+    }
+
+    /// Whether the team checks that members' calls match (see [`Team`](super::Team)).
+    pub fn is_checked(&self) -> bool {
+        self.shared.checked
+    }
+
+    /// Whether the team is broken: a member was dropped or an operator panicked.
+    pub fn is_broken(&self) -> bool {
+        self.shared.broken.breaker().is_some()
+    }
+
+    /// The [`SyncMode`] of this member's next calls.
+    pub fn sync_mode(&self) -> SyncMode {
+        self.mode
+    }
+
+    /// Sets the [`SyncMode`] of this member's next calls. Every member must use the same mode for
+    /// the same call.
+    ///
+    /// ```
+    /// use phasers::{SyncMode, Team};
+    ///
+    /// let mut member = Team::new(1)?.members().pop().unwrap();
+    /// member.set_sync_mode(SyncMode::MySync);
+    /// let mut buffer = [1u64, 2, 3];
+    /// member.broadcast(0, &mut buffer)?;
+    /// assert_eq!(member.sync_mode(), SyncMode::MySync);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn set_sync_mode(&mut self, mode: SyncMode) {
+        self.mode = mode;
+    }
+
+    /// Waits until `signal` reaches `target`. A `checked` wait gives up when the team breaks at
+    /// or before `seq`; an unchecked one waits for others that still use this member's buffers,
+    /// which always finish.
+    pub(crate) fn wait_for(
+        &self,
+        signal: &Signal,
+        target: u64,
+        seq: u64,
+        checked: bool,
+    ) -> Result<(), Stop> {
+        let shared = &*self.shared;
+        let broken = if checked {
+            &shared.broken
+        } else {
+            &shared.intact
+        };
+        let waiter = Waiter::new(shared.plan, &self.budget, Deadline::Never, broken, seq);
+        waiter.until(signal, |value| value >= target).map(|_| ())
+    }
+
+    /// Tells each member whose buffers this one was to use in its call that it is done with them.
+    /// Partners whose post does not match are left alone: their count of readers does not
+    /// include this member.
+    pub(crate) fn touch_partners(&self, post: &Post) {
+        let shared = &*self.shared;
+        for owner in 0..shared.size {
+            if !reads(post.kind, post.path, post.root, self.rank, owner) {
+                continue;
+            }
+            // SAFETY: this member is within call `post.seq`, whose meeting every member reached.
+            let theirs = unsafe { shared.slots[owner].read_post(post.seq) };
+            if post.same_call(&theirs) {
+                shared.slots[owner].touched.fetch_add_notify(1);
+            }
+        }
+    }
+
+    /// Finishes a call whose pending handle was forgotten: its outputs are gone, so it moves no
+    /// data, but it still releases the buffers it was to read and attends the closing meeting.
+    pub(crate) fn drain(&mut self) {
+        let Some(flight) = self.in_flight.take() else {
+            return;
+        };
+        let post = flight.post;
+        let shared = Arc::clone(&self.shared);
+        let mut step = flight.step;
+        if step == Step::Entry {
+            if self
+                .wait_for(&shared.entry.line.release, post.seq + 1, post.seq, true)
+                .is_err()
+            {
+                return;
+            }
+            let failed = shared
+                .entry
+                .line
+                .failed
+                .load(crate::primitive::Ordering::Acquire)
+                == post.seq + 1;
+            if failed || !matches!(post.path, Path::Pull | Path::Linear) {
+                return;
+            }
+            self.touch_partners(&post);
+            if post.mode != SyncMode::AllSync {
+                return;
+            }
+            let exit = self.exits;
+            self.exits += 1;
+            if shared.exit.arrive(exit, shared.size) {
+                shared.exit.release(exit);
+            }
+            step = Step::Exit { exit };
+        }
+        if let Step::Exit { exit } = step {
+            let _ = self.wait_for(&shared.exit.line.release, exit + 1, post.seq, true);
+        }
+    }
+}
+
+impl Drop for Member {
+    fn drop(&mut self) {
+        self.drain();
+        self.shared.break_from(self.seq, self.rank);
+    }
+}
+
+impl std::fmt::Debug for Member {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Member")
+            .field("rank", &self.rank)
+            .field("size", &self.shared.size)
+            .field("calls", &self.seq)
+            .field("sync_mode", &self.mode)
+            .field("checked", &self.shared.checked)
+            .finish()
+    }
+}
+
+/// The error for a wait that stopped because the team broke.
+pub(crate) fn stopped(shared: &TeamShared, stop: Stop) -> Error {
+    match stop {
+        Stop::Broken => shared.broken_error(),
+        Stop::TimedOut => unreachable!("team waits have no deadline"),
+    }
+}

@@ -1,0 +1,92 @@
+//! What a member posts for each call: the arguments others check and the buffers they use.
+
+use std::any::TypeId;
+
+use super::kind::{Kind, Path};
+use super::sync_mode::SyncMode;
+
+/// The largest payload carried inline, in the posts and the meeting's line.
+pub(crate) const INLINE_BYTES: usize = 64;
+
+/// 64 bytes aligned to 64: the unit of inline payloads and staging areas, so that any element
+/// type with an alignment up to 64 can live in them.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(crate) struct Chunk(pub(crate) [u8; INLINE_BYTES]);
+
+impl Chunk {
+    pub(crate) const ZERO: Chunk = Chunk([0; INLINE_BYTES]);
+}
+
+/// One member's arguments for one call.
+///
+/// The fields the meeting's completer reads on the hot path (sequence, kind, counts, type and the
+/// inline payload) come first, so that they share the post's first two cache lines.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub(crate) struct Post {
+    /// The call's sequence number on this team; a post from another call is never trusted.
+    pub(crate) seq: u64,
+    /// The element count that must agree across members (see each collective's docs).
+    pub(crate) count: usize,
+    pub(crate) root: usize,
+    pub(crate) type_id: TypeId,
+    pub(crate) kind: Kind,
+    pub(crate) path: Path,
+    pub(crate) mode: SyncMode,
+    /// The member's own arguments were bad; its error is recorded in the team.
+    pub(crate) invalid: bool,
+    /// `barrier_checked`'s value, or the check value of a split (`split_grid`'s columns).
+    pub(crate) value: u64,
+    pub(crate) inline: Chunk,
+    /// Split: the color and the key.
+    pub(crate) color: u32,
+    pub(crate) key: i64,
+    /// The operator's name (`"Sum"`, `"custom"`, ..) and the element type's name, for messages.
+    pub(crate) op: &'static str,
+    pub(crate) type_name: &'static str,
+    /// Where others read this member's input (its own buffer, or its staged copy), and how many
+    /// elements are there.
+    pub(crate) input: *const u8,
+    pub(crate) input_len: usize,
+    /// Where the linear path writes this member's output, and its length.
+    pub(crate) output: *mut u8,
+    pub(crate) output_len: usize,
+}
+
+impl Post {
+    pub(crate) fn empty() -> Self {
+        Post {
+            seq: u64::MAX,
+            count: 0,
+            root: 0,
+            type_id: TypeId::of::<()>(),
+            kind: Kind::Barrier,
+            path: Path::None,
+            mode: SyncMode::AllSync,
+            invalid: false,
+            value: 0,
+            inline: Chunk::ZERO,
+            color: 0,
+            key: 0,
+            op: "",
+            type_name: "()",
+            input: std::ptr::null(),
+            input_len: 0,
+            output: std::ptr::null_mut(),
+            output_len: 0,
+        }
+    }
+
+    /// Whether `other` (a partner's post) describes the same call with the same data layout:
+    /// what memory safety needs before reading its buffers, and what makes `readers` agree.
+    pub(crate) fn same_call(&self, other: &Post) -> bool {
+        other.seq == self.seq
+            && !other.invalid
+            && other.kind == self.kind
+            && other.path == self.path
+            && other.type_id == self.type_id
+            && other.count == self.count
+            && other.root == self.root
+    }
+}

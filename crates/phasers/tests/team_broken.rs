@@ -71,7 +71,11 @@ impl Call {
             Call::Barrier => m.barrier(),
             Call::Broadcast => m.broadcast(root, &mut out[..3]),
             Call::Reduce => {
-                let out = if is_root { &mut out[..3] } else { &mut out[..0] };
+                let out = if is_root {
+                    &mut out[..3]
+                } else {
+                    &mut out[..0]
+                };
                 m.reduce(root, &mine, out, Op::Sum)
             }
             Call::Allreduce => m.allreduce(&mine, &mut out[..3], Op::Sum),
@@ -81,7 +85,11 @@ impl Call {
             }
             Call::Allgather => m.allgather(&mine, &mut out),
             Call::Scatter => {
-                let input = if is_root { vec![1u64; 3 * size] } else { Vec::new() };
+                let input = if is_root {
+                    vec![1u64; 3 * size]
+                } else {
+                    Vec::new()
+                };
                 m.scatter(root, &input, &mut out[..3])
             }
             Call::Alltoall => {
@@ -147,8 +155,9 @@ fn check_loss(size: usize, lost: usize, call: Call, loss: Loss, sync: SyncMode) 
         m.set_sync_mode(sync);
         if loss != Loss::BeforeAnyCall {
             for index in 0..CALLS_BEFORE {
-                call.make(&mut m)
-                    .unwrap_or_else(|error| panic!("{here}: call {index} before the loss: {error}"));
+                call.make(&mut m).unwrap_or_else(|error| {
+                    panic!("{here}: call {index} before the loss: {error}")
+                });
             }
             if rank == lost {
                 if loss == Loss::WhileOthersWait {
@@ -282,7 +291,10 @@ fn check_panicking_operator(size: usize, poisoned: usize, call: WithCall) {
         let Ok((poisoned_call, next)) = ending else {
             continue;
         };
-        for (which, result) in [("the poisoned call", poisoned_call), ("the next call", next)] {
+        for (which, result) in [
+            ("the poisoned call", poisoned_call),
+            ("the next call", next),
+        ] {
             assert!(
                 matches!(result, Err(Error::Broken { by, .. }) if panicked.contains(by)),
                 "{what}: rank {rank}, {which}: expected Broken by one of {panicked:?}, got \

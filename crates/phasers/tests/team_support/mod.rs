@@ -54,7 +54,11 @@ pub fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
 /// Hands each of `members` to `body` on its own thread (named after its rank), and returns each
 /// thread's outcome with its rank, in the order given, panics included. Not protected against
 /// hangs: call it inside [`within`], as [`run_each_within`] and [`run_all`] do.
-pub fn run_each<T, R, F>(members: Vec<T>, rank: fn(&T) -> usize, body: F) -> Vec<(usize, std::thread::Result<R>)>
+pub fn run_each<T, R, F>(
+    members: Vec<T>,
+    rank: fn(&T) -> usize,
+    body: F,
+) -> Vec<(usize, std::thread::Result<R>)>
 where
     T: Send + 'static,
     R: Send + 'static,
@@ -338,8 +342,8 @@ macro_rules! integer_sample {
                 match op {
                     OpKind::Sum => a.wrapping_add(b),
                     OpKind::Product => a.wrapping_mul(b),
-                    OpKind::Min => a.min(b),
-                    OpKind::Max => a.max(b),
+                    OpKind::Min => Ord::min(a, b),
+                    OpKind::Max => Ord::max(a, b),
                     OpKind::And => a & b,
                     OpKind::Or => a | b,
                     OpKind::Xor => a ^ b,
@@ -388,7 +392,8 @@ impl Sample for f64 {
     fn value(h: u64, op: OpKind) -> Self {
         match op {
             OpKind::Product => {
-                const FACTORS: [f64; 10] = [0.25, -0.25, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0];
+                const FACTORS: [f64; 10] =
+                    [0.25, -0.25, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0];
                 FACTORS[(h % 10) as usize]
             }
             _ => ((h % 2001) as i64 - 1000) as f64 / 4.0,
@@ -398,8 +403,8 @@ impl Sample for f64 {
         match op {
             OpKind::Sum => a + b,
             OpKind::Product => a * b,
-            OpKind::Min => a.min(b),
-            OpKind::Max => a.max(b),
+            OpKind::Min => f64::min(a, b),
+            OpKind::Max => f64::max(a, b),
             OpKind::Custom | OpKind::With => a + b + CUSTOM_STEP as f64,
             OpKind::And | OpKind::Or | OpKind::Xor => unreachable!("not a float operator"),
         }
@@ -491,10 +496,20 @@ pub fn call_reducing<T: Sample>(
     let f = with_fn::<T>();
     match call {
         Reducing::Reduce(root) => {
-            call_in_style!(style, member, reduce_with, ireduce_with(root, input, output, f))
+            call_in_style!(
+                style,
+                member,
+                reduce_with,
+                ireduce_with(root, input, output, f)
+            )
         }
         Reducing::Allreduce => {
-            call_in_style!(style, member, allreduce_with, iallreduce_with(input, output, f))
+            call_in_style!(
+                style,
+                member,
+                allreduce_with,
+                iallreduce_with(input, output, f)
+            )
         }
         Reducing::ScanInclusive => call_in_style!(
             style,
@@ -631,7 +646,9 @@ impl Case {
             Collective::Gather | Collective::Allgather => {
                 (0..size).flat_map(|r| self.input::<T>(r, len)).collect()
             }
-            Collective::Scatter => self.input_part(self.root, size * len, rank * len..(rank + 1) * len),
+            Collective::Scatter => {
+                self.input_part(self.root, size * len, rank * len..(rank + 1) * len)
+            }
             Collective::Alltoall => (0..size)
                 .flat_map(|r| self.input_part::<T>(r, size * len, rank * len..(rank + 1) * len))
                 .collect(),

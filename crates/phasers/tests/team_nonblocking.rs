@@ -10,8 +10,9 @@
 //! - members mixing blocking and non-blocking forms of one call never hang or get garbage.
 //!
 //! Every test runs under the watchdog, so an order of completion the library cannot handle fails
-//! after 20 seconds instead of hanging. The `AllSync` case of the first test is `#[ignore]`d: it
-//! deadlocks today (a library bug, described on the test); run it with `--ignored` once fixed.
+//! after 20 seconds instead of hanging. The `AllSync` case of the first test is the regression
+//! test for a deadlock: non-blocking calls used to wait at a closing meeting, so two members
+//! waiting on two teams in opposite orders each waited for the other.
 
 mod team_support;
 
@@ -132,9 +133,6 @@ fn waits_in_different_orders_across_teams() {
 }
 
 #[test]
-#[ignore = "library bug: in AllSync, a non-blocking call that moves data after the meeting \
-            finishes only when every member has tested or waited on it, so members waiting on \
-            calls of two teams in opposite orders deadlock"]
 fn waits_in_different_orders_across_teams_all_sync() {
     waits_in_different_orders(SyncMode::AllSync);
 }

@@ -46,6 +46,9 @@ pub(crate) fn difference(
     if full && ours.mode != theirs.mode {
         return mismatch("sync mode", ours.mode.to_string(), theirs.mode.to_string());
     }
+    if full && ours.closes_with_meeting() != theirs.closes_with_meeting() {
+        return mismatch("form", blocking(ours), blocking(theirs));
+    }
     if full && ours.kind.combines() && ours.op != theirs.op {
         return mismatch("operation", ours.op.to_string(), theirs.op.to_string());
     }
@@ -75,6 +78,14 @@ fn length(post: &Post) -> String {
     match post.kind {
         Kind::Scatter => format!("{} elements per member", post.count),
         _ => format!("{} elements", post.count),
+    }
+}
+
+fn blocking(post: &Post) -> String {
+    if post.staged {
+        format!("{} (non-blocking or NoSync, no closing meeting)", post.kind)
+    } else {
+        format!("{} (blocking AllSync, with a closing meeting)", post.kind)
     }
 }
 

@@ -81,6 +81,7 @@ impl Member {
         post.path = path;
         post.mode = self.mode;
         post.invalid = error.is_some();
+        post.staged = staged;
         post.value = call.value;
         post.color = call.color;
         post.key = call.key;
@@ -112,7 +113,6 @@ impl Member {
             }
             _ => {}
         }
-        self.expected += readers(call.kind, path, call.root, self.rank, shared.size);
         // SAFETY: this member owns the slot, and every member has arrived at call `seq - 1`
         // (this member waited for its release, or drained it, before starting this call).
         unsafe { slot.write_post(post) };
@@ -166,9 +166,12 @@ impl Member {
                             return finish(&mut self.in_flight, outcome);
                         }
                         Path::Pull | Path::Linear => {
+                            // Counted only now: after a failed meeting nobody touches anything.
+                            self.expected +=
+                                readers(post.kind, post.path, post.root, self.rank, shared.size);
                             let panic = self.move_data(call, &post);
                             self.touch_partners(&post);
-                            let next = if post.mode == SyncMode::AllSync {
+                            let next = if post.closes_with_meeting() {
                                 let exit = self.exits;
                                 self.exits += 1;
                                 if shared.exit.arrive(exit, shared.size) {

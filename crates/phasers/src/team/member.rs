@@ -2,7 +2,7 @@
 
 use std::any::Any;
 
-use super::kind::{reads, Path};
+use super::kind::{readers, reads, Path};
 use super::post::Post;
 use super::shared::TeamShared;
 use super::sync_mode::SyncMode;
@@ -138,61 +138,51 @@ impl Member {
         waiter.until(signal, |value| value >= target).map(|_| ())
     }
 
-    /// Tells each member whose buffers this one was to use in its call that it is done with them.
-    /// Partners whose post does not match are left alone: their count of readers does not
-    /// include this member.
+    /// Tells each member that counts this one among the users of its buffers in this call that
+    /// it is done. The count is the owner's own (from its post), so it is met exactly even when
+    /// posts disagree in an unchecked team; a member never touches a buffer whose owner's post
+    /// does not match its own (see `movement`), so releasing without having read is safe.
     pub(crate) fn touch_partners(&self, post: &Post) {
         let shared = &*self.shared;
-        for owner in 0..shared.size {
-            if !reads(post.kind, post.path, post.root, self.rank, owner) {
-                continue;
-            }
+        for owner in (0..shared.size).filter(|&owner| owner != self.rank) {
             // SAFETY: this member is within call `post.seq`, whose meeting every member reached.
             let theirs = unsafe { shared.slots[owner].read_post(post.seq) };
-            if post.same_call(&theirs) {
+            if theirs.seq == post.seq
+                && !theirs.invalid
+                && reads(theirs.kind, theirs.path, theirs.root, self.rank, owner)
+            {
                 shared.slots[owner].touched.fetch_add_notify(1);
             }
         }
     }
 
     /// Finishes a call whose pending handle was forgotten: its outputs are gone, so it moves no
-    /// data, but it still releases the buffers it was to read and attends the closing meeting.
+    /// data, but it still releases the buffers it was to read. (Pending calls are staged, so
+    /// nobody waits for this member's buffers and there is no closing meeting.)
     pub(crate) fn drain(&mut self) {
         let Some(flight) = self.in_flight.take() else {
             return;
         };
         let post = flight.post;
-        let shared = Arc::clone(&self.shared);
-        let mut step = flight.step;
-        if step == Step::Entry {
-            if self
-                .wait_for(&shared.entry.line.release, post.seq + 1, post.seq, true)
-                .is_err()
-            {
-                return;
-            }
-            let failed = shared
-                .entry
-                .line
-                .failed
-                .load(crate::primitive::Ordering::Acquire)
-                == post.seq + 1;
-            if failed || !matches!(post.path, Path::Pull | Path::Linear) {
-                return;
-            }
-            self.touch_partners(&post);
-            if post.mode != SyncMode::AllSync {
-                return;
-            }
-            let exit = self.exits;
-            self.exits += 1;
-            if shared.exit.arrive(exit, shared.size) {
-                shared.exit.release(exit);
-            }
-            step = Step::Exit { exit };
+        if flight.step != Step::Entry {
+            return;
         }
-        if let Step::Exit { exit } = step {
-            let _ = self.wait_for(&shared.exit.line.release, exit + 1, post.seq, true);
+        let shared = Arc::clone(&self.shared);
+        if self
+            .wait_for(&shared.entry.line.release, post.seq + 1, post.seq, true)
+            .is_err()
+        {
+            return;
+        }
+        let failed = shared
+            .entry
+            .line
+            .failed
+            .load(crate::primitive::Ordering::Acquire)
+            == post.seq + 1;
+        if !failed && matches!(post.path, Path::Pull | Path::Linear) {
+            self.expected += readers(post.kind, post.path, post.root, self.rank, shared.size);
+            self.touch_partners(&post);
         }
     }
 }

@@ -36,6 +36,8 @@ pub(crate) struct Post {
     pub(crate) mode: SyncMode,
     /// The member's own arguments were bad; its error is recorded in the team.
     pub(crate) invalid: bool,
+    /// The input was copied into the team (non-blocking calls and `NoSync`).
+    pub(crate) staged: bool,
     /// `barrier_checked`'s value, or the check value of a split (`split_grid`'s columns).
     pub(crate) value: u64,
     pub(crate) inline: Chunk,
@@ -65,6 +67,7 @@ impl Post {
             path: Path::None,
             mode: SyncMode::AllSync,
             invalid: false,
+            staged: false,
             value: 0,
             inline: Chunk::ZERO,
             color: 0,
@@ -88,5 +91,17 @@ impl Post {
             && other.type_id == self.type_id
             && other.count == self.count
             && other.root == self.root
+    }
+}
+
+impl Post {
+    /// Whether the call ends with a closing meeting: only blocking `AllSync` calls that move
+    /// data after the opening meeting. A non-blocking call never waits for one, because it would
+    /// make each member's completion depend on the others calling `test` or `wait` on it, so two
+    /// members waiting on two teams in opposite orders would deadlock.
+    pub(crate) fn closes_with_meeting(&self) -> bool {
+        self.mode == SyncMode::AllSync
+            && !self.staged
+            && matches!(self.path, Path::Pull | Path::Linear)
     }
 }

@@ -1,0 +1,187 @@
+//! Loom models of team collectives: the inline small-message path (posts combined by the last
+//! arrival into the meeting's line), the pull and linear paths with their `touched` counts, the
+//! staged copies of non-blocking calls, and non-blocking completion in any order.
+//!
+//! Every member spends (overwrites with garbage) its input the moment its call returns, keeping
+//! it allocated until the model ends: an interleaving in which anyone read a member's buffer
+//! after its call returned would put garbage into a result and fail the model. Loom checks the
+//! library's own cells (posts, staging areas, the meeting's inline result) for unordered
+//! accesses directly.
+//!
+//! Bounds: two-member models at 3 preemptions, the three-member barriers at 2 (CI's default
+//! `LOOM_MAX_PREEMPTIONS=2` caps them all at 2). At 3 the file explores about a million
+//! executions in 70 s, most of them the two-call linear allreduce (680,000).
+//! Run with `scripts/loom.sh loom_team` (`--nocapture` prints the executions explored).
+#![cfg(phasers_loom)]
+
+mod loom_support;
+
+use loom::thread;
+use loom_support::model_bounded;
+use phasers::{Member, Op, SyncMode, Team};
+
+const GARBAGE: u64 = 0xDEAD_0000_0000;
+
+fn input(call: usize, rank: usize, i: usize) -> u64 {
+    (1 + rank as u64) + 10 * (1 + i as u64) + 100 * (1 + call as u64)
+}
+
+fn sum(size: usize, call: usize, len: usize) -> Vec<u64> {
+    (0..len)
+        .map(|i| (0..size).map(|rank| input(call, rank, i)).sum())
+        .collect()
+}
+
+/// Runs `body` for every member of a team of `size` on its own loom thread.
+fn on_members(size: usize, mode: SyncMode, body: fn(&mut Member)) {
+    let team = Team::builder(size).checked(true).build().unwrap();
+    let mut members = team.members();
+    let last = members.pop().unwrap();
+    let handles: Vec<_> = members
+        .into_iter()
+        .map(|mut member| {
+            thread::spawn(move || {
+                member.set_sync_mode(mode);
+                body(&mut member);
+            })
+        })
+        .collect();
+    let mut last = last;
+    last.set_sync_mode(mode);
+    body(&mut last);
+    for handle in handles {
+        handle.join().unwrap();
+    }
+}
+
+fn allreduce_calls(member: &mut Member, len: usize, calls: usize) {
+    let size = member.size();
+    let rank = member.rank();
+    let mut spent = Vec::new();
+    for call in 0..calls {
+        let mut data: Vec<u64> = (0..len).map(|i| input(call, rank, i)).collect();
+        let mut out = vec![0; len];
+        member.allreduce(&data, &mut out, Op::Sum).unwrap();
+        data.fill(GARBAGE);
+        spent.push(data);
+        assert_eq!(out, sum(size, call, len));
+    }
+}
+
+fn broadcast_calls(member: &mut Member, len: usize, calls: usize) {
+    let size = member.size();
+    let rank = member.rank();
+    let mut spent = Vec::new();
+    for call in 0..calls {
+        let root = call % size;
+        let mut buffer: Vec<u64> = if rank == root {
+            (0..len).map(|i| input(call, root, i)).collect()
+        } else {
+            vec![0; len]
+        };
+        member.broadcast(root, &mut buffer).unwrap();
+        let expected: Vec<u64> = (0..len).map(|i| input(call, root, i)).collect();
+        assert_eq!(buffer, expected);
+        buffer.fill(GARBAGE);
+        spent.push(buffer);
+    }
+}
+
+/// Starts a non-blocking allreduce; rank 0 waits at once, the others poll `test()` first.
+fn nonblocking_allreduce(member: &mut Member, len: usize, calls: usize) {
+    let size = member.size();
+    let rank = member.rank();
+    for call in 0..calls {
+        let data: Vec<u64> = (0..len).map(|i| input(call, rank, i)).collect();
+        let mut out = vec![0; len];
+        let mut pending = member.iallreduce(&data, &mut out, Op::Sum).unwrap();
+        if rank != 0 {
+            for _ in 0..2 {
+                if pending.test().unwrap() {
+                    break;
+                }
+                thread::yield_now();
+            }
+        }
+        pending.wait().unwrap();
+        assert_eq!(out, sum(size, call, len));
+    }
+}
+
+/// Two non-blocking gathers: the second overwrites the staged copy of the first.
+fn nonblocking_gathers(member: &mut Member) {
+    let size = member.size();
+    let rank = member.rank();
+    for call in 0..2 {
+        let data = [input(call, rank, 0)];
+        let root = call % size;
+        let mut out = vec![0; if rank == root { size } else { 0 }];
+        let mut pending = member.igather(root, &data, &mut out).unwrap();
+        if rank == 1 {
+            let _ = pending.test().unwrap();
+        }
+        pending.wait().unwrap();
+        if rank == root {
+            let expected: Vec<u64> = (0..size).map(|r| input(call, r, 0)).collect();
+            assert_eq!(out, expected);
+        }
+    }
+}
+
+#[test]
+fn inline_allreduce_two_calls() {
+    model_bounded(3, || {
+        on_members(2, SyncMode::AllSync, |m| allreduce_calls(m, 1, 2))
+    });
+}
+
+#[test]
+fn inline_allreduce_nonblocking_any_order() {
+    model_bounded(3, || {
+        on_members(2, SyncMode::AllSync, |m| nonblocking_allreduce(m, 1, 2))
+    });
+}
+
+#[test]
+fn linear_allreduce_two_calls() {
+    // 9 words: over the 64-byte inline limit, so the linear path with its touched counts.
+    model_bounded(3, || {
+        on_members(2, SyncMode::MySync, |m| allreduce_calls(m, 9, 2))
+    });
+}
+
+#[test]
+fn pull_allreduce_nonblocking() {
+    model_bounded(3, || {
+        on_members(2, SyncMode::AllSync, |m| nonblocking_allreduce(m, 9, 1))
+    });
+}
+
+#[test]
+fn pull_broadcast_mysync_two_calls() {
+    model_bounded(3, || {
+        on_members(2, SyncMode::MySync, |m| broadcast_calls(m, 9, 2))
+    });
+}
+
+#[test]
+fn pull_broadcast_allsync() {
+    model_bounded(3, || {
+        on_members(2, SyncMode::AllSync, |m| broadcast_calls(m, 9, 1))
+    });
+}
+
+#[test]
+fn staged_gathers_nonblocking() {
+    model_bounded(3, || on_members(2, SyncMode::AllSync, nonblocking_gathers));
+}
+
+#[test]
+fn three_member_barriers() {
+    model_bounded(2, || {
+        on_members(3, SyncMode::AllSync, |m| {
+            m.barrier().unwrap();
+            m.barrier_checked(7).unwrap();
+        })
+    });
+}

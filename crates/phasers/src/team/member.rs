@@ -138,13 +138,20 @@ impl Member {
         waiter.until(signal, |value| value >= target).map(|_| ())
     }
 
-    /// Tells each member that counts this one among the users of its buffers in this call that
-    /// it is done. The count is the owner's own (from its post), so it is met exactly even when
-    /// posts disagree in an unchecked team; a member never touches a buffer whose owner's post
-    /// does not match its own (see `movement`), so releasing without having read is safe.
+    /// Tells each member whose buffers this one was to use in its call that it is done.
+    ///
+    /// Only the owners this member's own post names are visited, so the cost is the number of
+    /// partners, not the team's size. Each is touched if its own post counts this member, which
+    /// is the same thing when posts match; when they differ in length or type (an unchecked
+    /// team), the owner's count is still met exactly. A member never touches a buffer whose
+    /// owner's post does not match its own (see `movement`), so releasing without having read is
+    /// safe.
     pub(crate) fn touch_partners(&self, post: &Post) {
         let shared = &*self.shared;
-        for owner in (0..shared.size).filter(|&owner| owner != self.rank) {
+        for owner in 0..shared.size {
+            if !reads(post.kind, post.path, post.root, self.rank, owner) {
+                continue;
+            }
             // SAFETY: this member is within call `post.seq`, whose meeting every member reached.
             let theirs = unsafe { shared.slots[owner].read_post(post.seq) };
             if theirs.seq == post.seq

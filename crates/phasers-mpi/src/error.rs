@@ -1,0 +1,122 @@
+//! The crate's one error type.
+
+use std::time::Duration;
+
+use crate::Threading;
+
+/// Everything that can go wrong in `phasers-mpi`.
+///
+/// Every message says what happened and what to do. Errors of the shared-memory layer (a broken
+/// local barrier, a bad argument to a thread team) arrive as [`Error::Core`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The program was not started by an MPI launcher, so it would run as one lonely rank.
+    #[error(
+        "this program was not started by an MPI launcher (none of {checked} is set); run it as \
+         `mpirun -np 2 {program}` (as root, add --allow-run-as-root), or set \
+         PHASERS_MPI_SINGLETON=1 to run it as a single rank on purpose"
+    )]
+    NotLaunched {
+        /// The launcher variables that were looked for.
+        checked: &'static str,
+        /// The program's name, for the suggested command.
+        program: String,
+    },
+
+    /// MPI was already initialized (by this crate or by other code in the process).
+    #[error(
+        "MPI is already initialized in this process; create one `Mpi` at the start of `main` and \
+         pass references to it around"
+    )]
+    AlreadyInitialized,
+
+    /// The MPI library cannot give the threading level an object needs.
+    #[error(
+        "{needed_by} needs MPI thread support {needed:?}, but this MPI library provides only \
+         {provided:?}; build Open MPI or MPICH with thread support (Debian's packages have it), \
+         or use one thread per rank"
+    )]
+    Threading {
+        /// The object or call that needs the level.
+        needed_by: &'static str,
+        /// The level it needs.
+        needed: Threading,
+        /// The level MPI gave.
+        provided: Threading,
+    },
+
+    /// An argument was out of range or inconsistent; the message names it and the accepted range.
+    #[error("invalid argument: {message}")]
+    InvalidArgument {
+        /// What was wrong and what is accepted.
+        message: String,
+    },
+
+    /// The deadline passed before the other ranks' messages arrived.
+    ///
+    /// `waiting_for` lists the ranks (of the object's communicator) whose message this rank was
+    /// waiting for; a rank listed may itself be waiting for a slower one. The wait keeps its
+    /// place: waiting again on the same object continues the same episode.
+    #[error(
+        "timed out after {after:?} in {what}, episode {episode}: still waiting for rank(s) \
+         {waiting_for:?}; a rank that died ends the job through mpirun, a slow one can be waited \
+         for again"
+    )]
+    Timeout {
+        /// The operation that timed out.
+        what: &'static str,
+        /// The episode (call number) it was in.
+        episode: u64,
+        /// Ranks whose messages had not arrived.
+        waiting_for: Vec<usize>,
+        /// How long the call waited.
+        after: Duration,
+    },
+
+    /// Members of one collective call passed arguments that must agree but do not.
+    ///
+    /// In checked mode every member of the hybrid team, on every rank, gets the same error before
+    /// any buffer is touched.
+    #[error(
+        "mismatched {what}: member {rank} passed {ours} but member {other} passed {theirs}; \
+         every member of one collective call must pass the same {what}"
+    )]
+    Mismatch {
+        /// What differs: `"collective"`, `"element type"`, `"length"`, `"root"`, `"operation"`.
+        what: &'static str,
+        /// A member that took part in the call (global rank in the hybrid team).
+        rank: usize,
+        /// What `rank` passed.
+        ours: String,
+        /// A member whose argument differs.
+        other: usize,
+        /// What `other` passed.
+        theirs: String,
+    },
+
+    /// An object can no longer be used: one of its local participants panicked or was dropped,
+    /// or an earlier call timed out in a step that cannot be resumed.
+    #[error("{what} is broken: {reason}; build a new one and restart the computation")]
+    Broken {
+        /// The object.
+        what: &'static str,
+        /// Why.
+        reason: String,
+    },
+
+    /// An error of the shared-memory layer (the `phasers` crate).
+    #[error(transparent)]
+    Core(#[from] phasers::Error),
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn invalid(message: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! # phasers-mpi
+//!
+//! The concepts of [`phasers`] across MPI processes, each holding threads:
+//!
+//! - [`ProcessBarrier`]: dissemination and MCS-tree barriers over point-to-point messages, next
+//!   to the MPI library's own barrier ([`ProcessAlgorithm`]).
+//! - [`CombinedBarrier`]: the threads of a rank meet in shared memory; whichever thread
+//!   completes the local gather leads the process step, then releases its threads (seed 001).
+//!
+//! Start with [`Mpi::init`]; the program must be launched by `mpirun` (or set
+//! `PHASERS_MPI_SINGLETON=1`).
+//!
+//! # Waiting
+//!
+//! MPI cannot wake a sleeping thread, so waits on messages poll, then yield, then sleep for
+//! growing naps (up to 1 ms); the shared-memory parts use [`phasers`]' spin, yield, park. A
+//! wait that lasts longer than `PHASERS_MPI_STALL_WARN` seconds (10 by default, `off` disables)
+//! prints the operation and the ranks it waits for to stderr, so a stuck job never hangs
+//! silently. A rank that dies makes `mpirun` end the whole job with its own message.
+//!
+//! # Threads and MPI
+//!
+//! Objects whose MPI step may run on any thread need [`Threading::Serialized`] and say so with
+//! [`Error::Threading`]. Under `Serialized` this crate serializes its own MPI calls with one
+//! process-wide lock; if your code calls MPI from other threads at the same time, ask for
+//! [`Threading::Multiple`].
+
+mod channel;
+mod combined;
+mod error;
+mod mpi_env;
+mod node;
+mod process;
+mod progress;
+mod threading;
+
+pub use combined::{CombinedBarrier, CombinedBuilder, CombinedParticipant, CombinedWait};
+pub use error::{Error, Result};
+pub use mpi_env::{launched_by_mpirun, Mpi, SINGLETON_ENV};
+pub use process::{ProcessAlgorithm, ProcessBarrier};
+pub use progress::STALL_WARN_ENV;
+pub use threading::Threading;
+
+/// The MPI bindings this crate is built on, for communicators and datatypes.
+pub use mpi;

@@ -1,0 +1,213 @@
+//! Barriers across MPI processes: dissemination and MCS tree over point-to-point messages, next
+//! to the MPI library's own barrier, behind one [`ProcessAlgorithm`] choice.
+//!
+//! | algorithm | messages per rank per episode | critical path |
+//! |---|---|---|
+//! | [`Dissemination`](ProcessAlgorithm::Dissemination) | ceil(log2 P) sends and receives | ceil(log2 P) message latencies |
+//! | [`McsTree`](ProcessAlgorithm::McsTree) | at most 4 arrivals in, 1 out; 1 wake-up in, 2 out | log4 P up + log2 P down |
+//! | [`Library`](ProcessAlgorithm::Library) | whatever `MPI_Ibarrier` does | MPI's choice |
+//!
+//! Every wait polls, then yields, then sleeps (see the crate docs), so ranks that outnumber the
+//! cores do not starve each other, and a stalled wait warns on stderr.
+//!
+//! ```no_run
+//! use phasers_mpi::{Mpi, ProcessAlgorithm, ProcessBarrier, Threading};
+//!
+//! let mpi = Mpi::init(Threading::Single)?;
+//! let mut barrier = ProcessBarrier::new(&mpi, mpi.world(), ProcessAlgorithm::Dissemination)?;
+//! for _ in 0..1000 {
+//!     barrier.wait()?;
+//! }
+//! # Ok::<(), phasers_mpi::Error>(())
+//! ```
+
+mod dissemination;
+mod library;
+mod mcs_tree;
+mod step;
+
+use std::cell::RefCell;
+use std::time::{Duration, Instant};
+
+use mpi::traits::Communicator;
+
+use crate::channel::Channel;
+use crate::error::{Error, Result};
+use crate::mpi_env::Mpi;
+use crate::node::NodeShape;
+use crate::progress::{poll_until, WaitFor};
+
+use dissemination::Dissemination;
+use library::Library;
+use mcs_tree::McsTree;
+use step::ProcessStep;
+
+/// How the ranks of a communicator meet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ProcessAlgorithm {
+    /// ceil(log2 P) rounds of tagged tokens; no release phase.
+    Dissemination,
+    /// 4-ary arrival tree, binary wake-up tree.
+    McsTree,
+    /// The MPI library's barrier (`MPI_Ibarrier`, polled).
+    Library,
+}
+
+impl ProcessAlgorithm {
+    /// Every algorithm, for benchmarks and tests.
+    pub const ALL: [ProcessAlgorithm; 3] = [
+        ProcessAlgorithm::Dissemination,
+        ProcessAlgorithm::McsTree,
+        ProcessAlgorithm::Library,
+    ];
+
+    /// The algorithm's name, as the benchmark prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProcessAlgorithm::Dissemination => "dissemination",
+            ProcessAlgorithm::McsTree => "mcs-tree",
+            ProcessAlgorithm::Library => "mpi-ibarrier",
+        }
+    }
+
+    fn step(self, size: usize) -> Box<dyn ProcessStep> {
+        match self {
+            ProcessAlgorithm::Dissemination => Box::new(Dissemination::new(size)),
+            ProcessAlgorithm::McsTree => Box::new(McsTree::new()),
+            ProcessAlgorithm::Library => Box::new(Library::new()),
+        }
+    }
+}
+
+impl std::str::FromStr for ProcessAlgorithm {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        ProcessAlgorithm::ALL
+            .into_iter()
+            .find(|a| a.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "unknown process algorithm {s:?}; use dissemination, mcs-tree or mpi-ibarrier"
+                ))
+            })
+    }
+}
+
+/// A barrier among the ranks of a communicator; one per rank, used by one thread at a time.
+pub struct ProcessBarrier {
+    channel: Channel,
+    algorithm: ProcessAlgorithm,
+    step: Box<dyn ProcessStep>,
+    /// Episodes completed.
+    episode: u64,
+    oversubscribed: bool,
+}
+
+impl ProcessBarrier {
+    /// Builds the barrier on a private duplicate of `comm`. Collective: every rank of `comm`
+    /// calls it.
+    ///
+    /// # Errors
+    ///
+    /// None today; the `Result` leaves room for algorithms with limits.
+    pub fn new(
+        mpi: &Mpi,
+        comm: &impl Communicator,
+        algorithm: ProcessAlgorithm,
+    ) -> Result<ProcessBarrier> {
+        let channel = Channel::duplicate(comm);
+        let node = NodeShape::of(&channel);
+        let _ = mpi;
+        Ok(ProcessBarrier {
+            step: algorithm.step(channel.size()),
+            oversubscribed: node.oversubscribed(1),
+            channel,
+            algorithm,
+            episode: 0,
+        })
+    }
+
+    /// This rank in the barrier's communicator.
+    pub fn rank(&self) -> usize {
+        self.channel.rank()
+    }
+
+    /// The number of ranks.
+    pub fn size(&self) -> usize {
+        self.channel.size()
+    }
+
+    /// The algorithm.
+    pub fn algorithm(&self) -> ProcessAlgorithm {
+        self.algorithm
+    }
+
+    /// Episodes this rank has completed.
+    pub fn episode(&self) -> u64 {
+        self.episode
+    }
+
+    /// Waits until every rank has called `wait` as often as this one; returns the episode just
+    /// completed (0 for the first).
+    ///
+    /// # Errors
+    ///
+    /// None without a deadline; see [`wait_deadline`](Self::wait_deadline).
+    pub fn wait(&mut self) -> Result<u64> {
+        self.wait_until(None)
+    }
+
+    /// [`wait`](Self::wait) for at most `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// As [`wait_deadline`](Self::wait_deadline).
+    pub fn wait_timeout(&mut self, timeout: Duration) -> Result<u64> {
+        self.wait_until(Instant::now().checked_add(timeout))
+    }
+
+    /// [`wait`](Self::wait) until `deadline`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`] naming the ranks whose messages had not arrived. The arrival stays in
+    /// place: calling a wait again continues the same episode.
+    pub fn wait_deadline(&mut self, deadline: Instant) -> Result<u64> {
+        self.wait_until(Some(deadline))
+    }
+
+    pub(crate) fn wait_until(&mut self, deadline: Option<Instant>) -> Result<u64> {
+        let start = Instant::now();
+        let channel = &self.channel;
+        // Shared by the poll (which advances) and the stall warning (which reads), never at once.
+        let step = RefCell::new(&mut self.step);
+        let missing = || describe_ranks(&step.borrow().waiting_for(channel));
+        let wait_for = WaitFor {
+            what: self.algorithm.name(),
+            episode: self.episode,
+            rank: channel.rank(),
+            oversubscribed: self.oversubscribed,
+            missing: &missing,
+        };
+        if !poll_until(&wait_for, deadline, || step.borrow_mut().advance(channel)) {
+            return Err(Error::Timeout {
+                what: self.algorithm.name(),
+                episode: self.episode,
+                waiting_for: step.borrow().waiting_for(channel),
+                after: start.elapsed(),
+            });
+        }
+        self.episode += 1;
+        Ok(self.episode - 1)
+    }
+}
+
+/// "rank(s) [..]", or "the other ranks" when the algorithm cannot tell.
+pub(crate) fn describe_ranks(ranks: &[usize]) -> String {
+    if ranks.is_empty() {
+        "the other ranks".to_owned()
+    } else {
+        format!("rank(s) {ranks:?}")
+    }
+}

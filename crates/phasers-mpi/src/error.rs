@@ -33,9 +33,10 @@ pub enum Error {
 
     /// The MPI library cannot give the threading level an object needs.
     #[error(
-        "{needed_by} needs MPI thread support {needed:?}, but this MPI library provides only \
-         {provided:?}; build Open MPI or MPICH with thread support (Debian's packages have it), \
-         or use one thread per rank"
+        "{needed_by} needs MPI thread support {needed:?}, but MPI provides only {provided:?}; \
+         pass Threading::{needed:?} (or higher) to Mpi::init, and if MPI still provides less, use \
+         an MPI library built with thread support (Debian's Open MPI has it) or one thread per \
+         rank"
     )]
     Threading {
         /// The object or call that needs the level.

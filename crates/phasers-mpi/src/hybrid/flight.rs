@@ -182,7 +182,7 @@ impl Flight {
         let len = self.data.len();
         let count = len / self.elem_size;
         let builtin = self.reducer.as_ref().and_then(|r| r.builtin());
-        // SAFETY (every start below): `data` and `recv` are heap buffers owned by this flight;
+        // SAFETY: for every start below, `data` and `recv` are heap buffers owned by this flight;
         // neither is touched, moved out or freed until the request completes (`finish` runs
         // after a successful test, and `Drop` leaks them if it never does); `recv` is sized for
         // what the collective writes; `Blocks` live in the stage kept beside the request.

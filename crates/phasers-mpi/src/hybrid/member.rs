@@ -145,7 +145,7 @@ impl HybridMember {
 
     fn with_op<T: Element + Equivalence>(&self, post: &mut Post, op: Op<T>) {
         post.sig.op = op_name(&op);
-        self.require(post, !(is_bitwise(&op) && !T::INTEGER), true, || {
+        self.require(post, !is_bitwise(&op) || T::INTEGER, true, || {
             format!(
                 "Op::{} is a bitwise operator and applies to integers only, not {}; use Sum, \
                  Product, Min, Max or Op::custom",

@@ -4,7 +4,7 @@
 //! opens the slot for the call after next.
 
 use std::sync::{Arc, TryLockError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::bytes::Bytes;
 use super::flight::Flight;
@@ -14,6 +14,11 @@ use super::signature::{check_local, Kind, Post};
 use super::wire;
 use crate::error::{Error, Result};
 use crate::progress::{poll_until, WaitFor};
+
+/// How long a waiter with a core of its own keeps testing an in-flight call without napping.
+const BUSY_FLIGHT: Duration = Duration::from_secs(1);
+/// Each busy round: `poll_until`'s spins and yields, cut off before its naps begin.
+const BUSY_STEP: Duration = Duration::from_micros(200);
 
 /// What a member learns when it polls its call.
 pub(crate) enum Poll {
@@ -228,7 +233,7 @@ pub(crate) fn wait(
     let mut result = None;
     let missing = || missing_text(shared, call);
     let wait = wait_for(shared, kind, call, &missing);
-    let ended = poll_until(&wait, deadline, || match poll(shared, call) {
+    let mut ready = || match poll(shared, call) {
         Poll::Pending => false,
         Poll::Done(outcome) => {
             result = Some(Ok(outcome));
@@ -238,7 +243,30 @@ pub(crate) fn wait(
             result = Some(Err(error));
             true
         }
-    });
+    };
+    // MPI moves a large collective forward only inside our tests (no progress thread), so
+    // while the call is in flight and the waiter has a core, it keeps testing (spin, then
+    // yield) instead of napping between tests, for at most `BUSY_FLIGHT`; after that, the
+    // usual backoff and stall warnings.
+    let start = Instant::now();
+    let mut ended = false;
+    while !shared.oversubscribed
+        && slot(shared, call)
+            .state
+            .load(std::sync::atomic::Ordering::Acquire)
+            == IN_FLIGHT
+        && start.elapsed() < BUSY_FLIGHT
+    {
+        let step = Instant::now() + BUSY_STEP;
+        let step = deadline.map_or(step, |d| d.min(step));
+        ended = poll_until(&wait, Some(step), &mut ready);
+        if ended || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+    }
+    let ended = ended
+        || deadline.is_some_and(|d| Instant::now() >= d) && ready()
+        || !deadline.is_some_and(|d| Instant::now() >= d) && poll_until(&wait, deadline, ready);
     match result {
         Some(Ok(outcome)) => {
             depart(shared, call);

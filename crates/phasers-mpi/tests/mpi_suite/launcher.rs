@@ -6,9 +6,12 @@
 //! - `PHASERS_MPI_TEST_TIMEOUT`: seconds one job may take before it is stopped (default 300);
 //! - `PHASERS_MPIRUN`: the launcher (default `mpirun`); `PHASERS_MPIRUN_ARGS`: extra arguments.
 
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "../mpi_support/mod.rs"]
+mod mpi_support;
+
+use mpi_support::{mpirun_command, run_with_timeout};
 
 const DEFAULT_NP: &str = "2,4";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -39,7 +42,7 @@ pub fn run_jobs(filter: Option<&str>) -> i32 {
         command.arg(&exe).args(filter);
         println!("mpi_suite: launching {command:?}");
         let start = Instant::now();
-        match run_with_timeout(&mut command, timeout) {
+        match run_with_timeout(&mut command, timeout, false).map(|f| f.status) {
             Ok(status) if status.success() => {
                 println!(
                     "mpi_suite: {np} ranks passed in {:.1} s",
@@ -51,7 +54,10 @@ pub fn run_jobs(filter: Option<&str>) -> i32 {
                 failed.push(np);
             }
             Err(message) => {
-                eprintln!("mpi_suite: the job with {np} ranks: {message}");
+                eprintln!(
+                    "mpi_suite: the job with {np} ranks: {message}\n(set PHASERS_MPI_TEST_TIMEOUT \
+                     to allow more than {timeout:?})"
+                );
                 failed.push(np);
             }
         }
@@ -76,72 +82,4 @@ fn rank_counts() -> Result<Vec<usize>, String> {
             )),
         })
         .collect()
-}
-
-/// `mpirun -np <np>` with what a small shared machine needs: no binding (several threads per
-/// rank), oversubscription allowed (more ranks than cores), and root allowed when we are root.
-pub fn mpirun_command(np: usize) -> Command {
-    let mut command =
-        Command::new(std::env::var("PHASERS_MPIRUN").unwrap_or_else(|_| "mpirun".to_owned()));
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } == 0 {
-        command.arg("--allow-run-as-root");
-    }
-    command.args([
-        "-np",
-        &np.to_string(),
-        "--bind-to",
-        "none",
-        "--oversubscribe",
-    ]);
-    if let Ok(extra) = std::env::var("PHASERS_MPIRUN_ARGS") {
-        command.args(extra.split_whitespace());
-    }
-    command
-}
-
-/// Runs `command` in its own process group; past `timeout` it stops the whole group (mpirun and
-/// its ranks) with SIGTERM, then SIGKILL, and returns an error.
-pub fn run_with_timeout(command: &mut Command, timeout: Duration) -> Result<ExitStatus, String> {
-    let mut child = command
-        .stdin(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| {
-            format!(
-                "cannot start {command:?}: {e} (is Open MPI installed? run scripts/setup-mpi.sh)"
-            )
-        })?;
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            return Ok(status);
-        }
-        if Instant::now() >= deadline {
-            stop_group(&mut child);
-            return Err(format!(
-                "still running after {timeout:?}: it hangs (stopped); set \
-                 PHASERS_MPI_TEST_TIMEOUT to allow more"
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn stop_group(child: &mut Child) {
-    let group = child.id() as libc::pid_t;
-    for (signal, grace) in [
-        (libc::SIGTERM, Duration::from_secs(5)),
-        (libc::SIGKILL, Duration::from_secs(5)),
-    ] {
-        // SAFETY: signals the process group this function's caller created for the child.
-        unsafe { libc::kill(-group, signal) };
-        let until = Instant::now() + grace;
-        while Instant::now() < until {
-            if let Ok(Some(_)) = child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
 }

@@ -19,6 +19,7 @@
 mod case;
 mod combined;
 mod errors;
+mod hybrid;
 mod launcher;
 mod process;
 mod rng;
@@ -55,6 +56,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(errors::cases());
     cases.extend(process::cases());
     cases.extend(combined::cases());
+    cases.extend(hybrid::cases());
     cases
 }
 

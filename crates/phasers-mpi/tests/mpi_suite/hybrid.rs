@@ -77,7 +77,13 @@ fn custom_f64() -> Op<f64> {
     }
 }
 
-fn ops_u64() -> Vec<(&'static str, Op<u64>, fn(u64, u64) -> u64)> {
+/// A named operator and its sequential definition.
+type NamedOp<T> = (&'static str, Op<T>, fn(T, T) -> T);
+/// As [`NamedOp`], made fresh for each call (`Op` is not `Clone`), and whether the inputs must
+/// suit a product.
+type FloatOp = (&'static str, fn() -> Op<f64>, fn(f64, f64) -> f64, bool);
+
+fn ops_u64() -> Vec<NamedOp<u64>> {
     vec![
         ("sum", Op::Sum, u64::wrapping_add),
         ("product", Op::Product, u64::wrapping_mul),
@@ -204,7 +210,7 @@ fn collectives(ctx: &Ctx<'_>) -> Result<(), String> {
                     failures.check(out == want, || format!("member {me}: allreduce {name} len {len}: wrong result"));
                 }
                 // `Op` is not `Clone`: each call makes its own.
-                let f64_ops: [(&str, fn() -> Op<f64>, fn(f64, f64) -> f64, bool); 4] = [
+                let f64_ops: [FloatOp; 4] = [
                     ("sum", || Op::Sum, |a, b| a + b, false),
                     ("product", || Op::Product, |a, b| a * b, true),
                     ("min", || Op::Min, f64::min, false),

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds and runs every test of the MPI crate (crates/phasers-mpi): clippy, the unit and fault
+# tests, and the MPI suite explicitly under `mpirun -np 2` and `mpirun -np 4 --oversubscribe`.
+# Needs Open MPI and libclang: run scripts/setup-mpi.sh first (CI does).
+#
+# PHASERS_MPI_JOB_TIMEOUT (seconds, default 300) stops a job that hangs; the suite's own
+# watchdog aborts a case after 60 s, so this only catches a hang outside the cases.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+job_timeout="${PHASERS_MPI_JOB_TIMEOUT:-300}"
+mpirun_flags=(--bind-to none)
+if [ "$(id -u)" -eq 0 ]; then
+    mpirun_flags+=(--allow-run-as-root)
+fi
+
+step "MPI: cargo clippy -p phasers-mpi --all-targets -- -D warnings"
+cargo clippy -p phasers-mpi --all-targets -- -D warnings
+
+step "MPI: build the tests and examples"
+# cargo prints "Executable tests/mpi_suite/main.rs (<path>)" for each test binary it built.
+build_log="$(cargo test -p phasers-mpi --no-run 2>&1)" || { printf '%s\n' "$build_log"; exit 1; }
+printf '%s\n' "$build_log" | grep -v '^ *Compiling' || true
+suite="$(printf '%s\n' "$build_log" | sed -n 's|.*Executable tests/mpi_suite/main.rs (\(.*\))$|\1|p' | tail -n 1)"
+if [ -z "$suite" ] || [ ! -x "$suite" ]; then
+    echo "test-mpi: cannot find the mpi_suite test binary in cargo's output" >&2
+    exit 1
+fi
+
+step "MPI: unit tests, doc tests and fault tests (no mpirun around them)"
+cargo test -p phasers-mpi --lib --test mpi_faults
+cargo test -p phasers-mpi --doc
+
+step "MPI: the suite on 2 ranks: mpirun -np 2"
+timeout --kill-after=10 "$job_timeout" mpirun "${mpirun_flags[@]}" -np 2 "$suite"
+
+step "MPI: the suite on 4 ranks: mpirun -np 4 --oversubscribe"
+timeout --kill-after=10 "$job_timeout" mpirun "${mpirun_flags[@]}" -np 4 --oversubscribe "$suite"

@@ -264,9 +264,14 @@ pub(crate) fn wait(
             break;
         }
     }
+    let past_deadline = deadline.is_some_and(|d| Instant::now() >= d);
+    // Past the deadline, one last look; otherwise the usual wait.
     let ended = ended
-        || deadline.is_some_and(|d| Instant::now() >= d) && ready()
-        || !deadline.is_some_and(|d| Instant::now() >= d) && poll_until(&wait, deadline, ready);
+        || if past_deadline {
+            ready()
+        } else {
+            poll_until(&wait, deadline, ready)
+        };
     match result {
         Some(Ok(outcome)) => {
             depart(shared, call);

@@ -244,6 +244,7 @@ pub(crate) fn wait(
             true
         }
     };
+    let timed_out_here = || shared.timed_out.load(std::sync::atomic::Ordering::Acquire) == call;
     // MPI moves a large collective forward only inside our tests (no progress thread), so
     // while the call is in flight and the waiter has a core, it keeps testing (spin, then
     // yield) instead of napping between tests, for at most `BUSY_FLIGHT`; after that, the
@@ -277,6 +278,7 @@ pub(crate) fn wait(
             depart(shared, call);
             outcome
         }
+        Some(Err(_)) if timed_out_here() => Err(time_out(shared, kind, call, Vec::new(), deadline)),
         Some(Err(error)) => Err(error),
         None if !ended => Err(time_out(
             shared,
@@ -343,6 +345,9 @@ pub(crate) fn time_out(
     let after = deadline.map_or(timeout, |d| {
         timeout + Instant::now().saturating_duration_since(d)
     });
+    shared
+        .timed_out
+        .store(call, std::sync::atomic::Ordering::Release);
     shared.mark_broken(|| {
         format!(
             "call {call} ({}) timed out after {after:?}, and an MPI collective cannot be \

@@ -286,6 +286,13 @@ impl Flight {
     }
 }
 
+impl Flight {
+    /// Whether an MPI request of this flight is still outstanding.
+    pub(crate) fn is_active(&self) -> bool {
+        self.active.is_some()
+    }
+}
+
 impl Drop for Flight {
     fn drop(&mut self) {
         if let Some(active) = self.active.take() {

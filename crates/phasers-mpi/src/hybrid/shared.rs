@@ -1,6 +1,7 @@
 //! What the members of one process share: the layout, the options, the broken flag and the two
 //! call slots.
 
+use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -56,7 +57,8 @@ pub(crate) struct Slot {
 
 /// Shared by the members of one process (one per team and process).
 pub(crate) struct ProcessShared {
-    pub(crate) layout: Layout,
+    /// Dropped by hand: see `Drop for ProcessShared`.
+    pub(crate) layout: ManuallyDrop<Layout>,
     /// Members in this process.
     pub(crate) local: usize,
     pub(crate) options: Options,
@@ -65,6 +67,9 @@ pub(crate) struct ProcessShared {
     pub(crate) slots: [Slot; 2],
     broken: AtomicBool,
     reason: Mutex<String>,
+    /// The call whose timeout broke the team (`u64::MAX`: none), so every member waiting for
+    /// that call reports the timeout, not only the first to notice it.
+    pub(crate) timed_out: AtomicU64,
     /// Whether `HybridTeam::members` has handed out the members.
     pub(crate) handed_out: AtomicBool,
 }
@@ -88,12 +93,13 @@ impl ProcessShared {
             }),
         };
         Arc::new(ProcessShared {
-            layout,
+            layout: ManuallyDrop::new(layout),
             local,
             options,
             oversubscribed,
             slots: [slot(0), slot(1)],
             broken: AtomicBool::new(false),
+            timed_out: AtomicU64::new(u64::MAX),
             reason: Mutex::new(String::new()),
             handed_out: AtomicBool::new(false),
         })
@@ -131,6 +137,25 @@ impl ProcessShared {
                 .unwrap_or_else(|e| e.into_inner())
                 .clone(),
         }
+    }
+}
+
+impl Drop for ProcessShared {
+    fn drop(&mut self) {
+        let abandoned = self.slots.iter().any(|slot| {
+            slot.lock()
+                .flight
+                .as_ref()
+                .is_some_and(|flight| flight.is_active())
+        });
+        if abandoned {
+            // A call given up mid-flight (a timeout) still has an MPI collective outstanding on
+            // the team's communicators; freeing them under it crashes Open MPI when the other
+            // processes arrive. Like the flight's buffers, they are left to MPI.
+            return;
+        }
+        // SAFETY: this is the team's drop; `layout` is never used again.
+        unsafe { ManuallyDrop::drop(&mut self.layout) };
     }
 }
 

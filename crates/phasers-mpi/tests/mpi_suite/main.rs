@@ -20,6 +20,7 @@ mod case;
 mod combined;
 mod errors;
 mod hybrid;
+mod hybrid_faults;
 mod launcher;
 mod process;
 mod rng;
@@ -57,6 +58,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(process::cases());
     cases.extend(combined::cases());
     cases.extend(hybrid::cases());
+    cases.extend(hybrid_faults::cases());
     cases
 }
 

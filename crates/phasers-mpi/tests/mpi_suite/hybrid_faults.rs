@@ -1,0 +1,126 @@
+//! Hybrid teams that lose a member or run out of time: the members left get an error, never a
+//! hang, and every rank finishes the case.
+
+use std::time::Duration;
+
+use phasers::Op;
+use phasers_mpi::{Error, HybridTeam};
+
+use crate::case::{ensure, Case, Ctx, Failures, INTENTIONAL};
+
+pub fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "hybrid_dropped_member_breaks_its_process",
+            run: dropped_member,
+        },
+        Case {
+            name: "hybrid_panicking_custom_op_breaks_its_process",
+            run: panicking_op,
+        },
+        Case {
+            name: "hybrid_timeout_then_broken_others_complete",
+            run: timeout,
+        },
+    ]
+}
+
+/// On every rank member 1 is dropped before the first call; the other members' calls return
+/// `Broken` (no process reaches MPI, so no rank waits on another).
+fn dropped_member(ctx: &Ctx<'_>) -> Result<(), String> {
+    let team = HybridTeam::new(ctx.mpi, ctx.comm, 3).map_err(|e| format!("build: {e}"))?;
+    let failures = Failures::default();
+    std::thread::scope(|s| {
+        for mut member in team.members() {
+            let failures = &failures;
+            s.spawn(move || {
+                if member.local_rank() == 1 {
+                    drop(member);
+                    return;
+                }
+                for _ in 0..2 {
+                    let mut out = [0u64];
+                    let result = member.allreduce(&[1], &mut out, Op::Sum);
+                    failures.check(matches!(result, Err(Error::Broken { .. })), || {
+                        format!("member {}: {result:?}, expected Broken", member.rank())
+                    });
+                }
+            });
+        }
+    });
+    failures.into_result()
+}
+
+/// A custom operator panics on every rank; the panicking thread's siblings get `Broken`, and
+/// the panic reaches the panicking thread.
+fn panicking_op(ctx: &Ctx<'_>) -> Result<(), String> {
+    let team = HybridTeam::new(ctx.mpi, ctx.comm, 2).map_err(|e| format!("build: {e}"))?;
+    let failures = Failures::default();
+    let panicked = std::thread::scope(|s| {
+        let handles: Vec<_> = team
+            .members()
+            .into_iter()
+            .map(|mut member| {
+                let failures = &failures;
+                s.spawn(move || {
+                    let op = Op::custom(0u64, |_, _| panic!("{INTENTIONAL}: custom op"));
+                    let mut out = [0u64];
+                    let result = member.allreduce(&[1], &mut out, op);
+                    failures.check(matches!(result, Err(Error::Broken { .. })), || {
+                        format!("member {}: {result:?}, expected Broken", member.rank())
+                    });
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().err()).count()
+    });
+    // Exactly the thread that combined panicked; its sibling saw Broken.
+    let result = failures.into_result();
+    ensure(panicked == 1, || {
+        format!("{panicked} threads panicked, expected 1")
+    })?;
+    result
+}
+
+/// Rank 0 times out waiting for the others, gets `Timeout` and then `Broken`; the others arrive
+/// later and complete the call that rank 0's MPI request still takes part in. Unchecked, so the
+/// call is one `MPI_Iallreduce` that rank 0 started before it gave up (a checked call has a
+/// second stage that rank 0 would never start, and the others would time out too).
+fn timeout(ctx: &Ctx<'_>) -> Result<(), String> {
+    let team = HybridTeam::builder(ctx.mpi, ctx.comm, 2)
+        .checked(false)
+        .timeout(Duration::from_millis(200))
+        .build()
+        .map_err(|e| format!("build: {e}"))?;
+    let size = team.size() as u64;
+    let failures = Failures::default();
+    std::thread::scope(|s| {
+        for mut member in team.members() {
+            let failures = &failures;
+            let rank = ctx.rank;
+            s.spawn(move || {
+                let mut out = [0u64];
+                if rank == 0 {
+                    let first = member.allreduce(&[1], &mut out, Op::Sum);
+                    failures.check(matches!(first, Err(Error::Timeout { .. })), || {
+                        format!("member {}: {first:?}, expected Timeout", member.rank())
+                    });
+                    let second = member.allreduce(&[1], &mut out, Op::Sum);
+                    failures.check(matches!(second, Err(Error::Broken { .. })), || {
+                        format!("member {}: {second:?}, expected Broken", member.rank())
+                    });
+                } else {
+                    std::thread::sleep(Duration::from_millis(800));
+                    let result = member.allreduce(&[1], &mut out, Op::Sum);
+                    failures.check(result.is_ok() && out[0] == size, || {
+                        format!(
+                            "member {}: {result:?} {out:?}, expected {size}",
+                            member.rank()
+                        )
+                    });
+                }
+            });
+        }
+    });
+    failures.into_result()
+}

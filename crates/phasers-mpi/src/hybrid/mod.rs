@@ -69,9 +69,11 @@
 //!   members' calls return [`Error::Broken`](crate::Error::Broken) instead of waiting for it.
 //!   The other processes cannot learn of it (MPI has no way to interrupt them); they wait, with
 //!   stall warnings, until their own timeout.
-//! - A call past the team's timeout returns [`Error::Timeout`](crate::Error::Timeout) and
-//!   breaks the team in its process: an MPI collective cannot be cancelled. Its buffers stay
-//!   allocated for MPI to finish with.
+//! - A call past the team's timeout returns [`Error::Timeout`](crate::Error::Timeout) to every
+//!   member of the process waiting for it, and breaks the team in that process (later calls
+//!   return [`Error::Broken`](crate::Error::Broken)): an MPI collective cannot be cancelled. Its
+//!   buffers and the team's communicators stay allocated for MPI to finish with, so the other
+//!   processes can still complete that call when they arrive.
 //!
 //! # Threads and MPI
 //!

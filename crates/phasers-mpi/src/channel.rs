@@ -38,7 +38,6 @@ impl Channel {
     }
 
     /// Wraps a communicator this object already owns.
-    #[allow(dead_code)] // used by the hybrid team
     pub(crate) fn from_owned(comm: SimpleCommunicator) -> Channel {
         Channel {
             rank: comm.rank() as usize,

@@ -6,6 +6,9 @@
 //!   to the MPI library's own barrier ([`ProcessAlgorithm`]).
 //! - [`CombinedBarrier`]: the threads of a rank meet in shared memory; whichever thread
 //!   completes the local gather leads the process step, then releases its threads (seed 001).
+//! - [`HybridTeam`]: teams of ranks × threads with barrier, broadcast, reduce, allreduce,
+//!   gather, scatter (blocking and non-blocking) and split, over hierarchical shared-memory and
+//!   MPI algorithms (seed 004).
 //!
 //! Start with [`Mpi::init`]; the program must be launched by `mpirun` (or set
 //! `PHASERS_MPI_SINGLETON=1`).
@@ -28,6 +31,7 @@
 mod channel;
 mod combined;
 mod error;
+mod hybrid;
 mod mpi_env;
 mod node;
 mod process;
@@ -36,6 +40,7 @@ mod threading;
 
 pub use combined::{CombinedBarrier, CombinedBuilder, CombinedParticipant, CombinedWait};
 pub use error::{Error, Result};
+pub use hybrid::{HybridMember, HybridPending, HybridTeam, HybridTeamBuilder};
 pub use mpi_env::{launched_by_mpirun, Mpi, SINGLETON_ENV};
 pub use process::{ProcessAlgorithm, ProcessBarrier};
 pub use progress::STALL_WARN_ENV;

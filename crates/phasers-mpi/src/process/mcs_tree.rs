@@ -70,10 +70,10 @@ impl ProcessStep for McsTree {
                 self.stage = Stage::AwaitingWakeUp;
             }
         }
-        if self.stage == Stage::AwaitingWakeUp {
-            if !channel.try_take_token((rank - 1) / WAKE_UP_FAN_OUT, WAKE_UP) {
-                return false;
-            }
+        if self.stage == Stage::AwaitingWakeUp
+            && !channel.try_take_token((rank - 1) / WAKE_UP_FAN_OUT, WAKE_UP)
+        {
+            return false;
         }
         for child in wake_up_children(rank, size) {
             channel.send_token(child, WAKE_UP);

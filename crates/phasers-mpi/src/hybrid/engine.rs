@@ -1,0 +1,354 @@
+//! The life of one call in a process: members arrive with their posts; the last arrival
+//! combines the local part and starts the cross-process step; any member that polls advances
+//! it; when it is done every member takes its output and departs, and the last to depart
+//! opens the slot for the call after next.
+
+use std::sync::{Arc, TryLockError};
+use std::time::{Duration, Instant};
+
+use super::bytes::Bytes;
+use super::flight::Flight;
+use super::plan;
+use super::shared::{Outcome, ProcessShared, Slot, SlotInner, DONE, GATHERING, IN_FLIGHT};
+use super::signature::{check_local, Kind, Post};
+use super::wire;
+use crate::error::{Error, Result};
+use crate::progress::{poll_until, WaitFor};
+
+/// How long a waiter with a core of its own keeps testing an in-flight call without napping.
+const BUSY_FLIGHT: Duration = Duration::from_secs(1);
+/// Each busy round: `poll_until`'s spins and yields, cut off before its naps begin.
+const BUSY_STEP: Duration = Duration::from_micros(200);
+
+/// What a member learns when it polls its call.
+pub(crate) enum Poll {
+    Pending,
+    /// The call is over (with its result or its error); the member must depart.
+    Done(Result<Arc<Outcome>>),
+    /// The team broke in this process; the call will not finish.
+    Broken(Error),
+}
+
+fn slot(shared: &ProcessShared, call: u64) -> &Slot {
+    &shared.slots[(call % 2) as usize]
+}
+
+/// Posts this member's part of call `call`; waits first until the slot is free (every member
+/// has departed from call `call - 2`).
+pub(crate) fn arrive(
+    shared: &ProcessShared,
+    local_rank: usize,
+    call: u64,
+    post: Post,
+    deadline: Option<Instant>,
+) -> Result<()> {
+    let slot = slot(shared, call);
+    let kind = post.sig.kind;
+    let open = || slot.open_for.load(std::sync::atomic::Ordering::Acquire) == call;
+    if !open() {
+        let missing = || {
+            format!(
+                "the members of this process to finish call {} (slot reuse)",
+                call.saturating_sub(2)
+            )
+        };
+        let wait = wait_for(shared, kind, call, &missing);
+        let ready = poll_until(&wait, deadline, || open() || shared.is_broken());
+        if shared.is_broken() {
+            return Err(shared.broken_error());
+        }
+        if !ready {
+            return Err(time_out(shared, kind, call, Vec::new(), deadline));
+        }
+    }
+    let mut inner = slot.lock();
+    inner.posts[local_rank] = Some(post);
+    inner.arrived += 1;
+    if inner.arrived == shared.local {
+        complete_local(shared, slot, &mut inner);
+    }
+    Ok(())
+}
+
+/// The last arrival's work: compare the posts, combine the local part, start the flight.
+fn complete_local(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
+    let mut posts: Vec<Post> = inner.posts.iter_mut().filter_map(Option::take).collect();
+    if posts.len() != shared.local {
+        // Unreachable: every member posts once per call.
+        return finish(slot, inner, Err(shared.broken_error()));
+    }
+    let checked = shared.options.checked;
+    let local_error = check_local(&posts, shared.first_rank(), checked);
+    let sig = posts[0].sig;
+    let reducer = posts[0].reducer.clone();
+    let builtin = reducer.as_ref().is_some_and(|r| r.builtin().is_some());
+    let data = match &local_error {
+        Some(_) => Bytes::zeroed(plan::contribution_len(shared, &sig)),
+        None => combine(shared, &mut posts),
+    };
+    drop(posts);
+    let single = shared.layout.counts.len() == 1;
+    let exchange = (checked || sig.kind == Kind::Split) && !single;
+    let flight = if exchange {
+        let record = wire::encode(&sig, local_error.as_ref());
+        let stages = plan::stages(shared, &sig, builtin);
+        Flight::checked(record, data, stages, reducer, sig.elem_size)
+    } else {
+        match local_error {
+            Some(local) if local.everywhere || single => {
+                return finish(slot, inner, Err(local.error));
+            }
+            forced => {
+                let stages = plan::stages(shared, &sig, builtin);
+                Flight::new(
+                    data,
+                    stages,
+                    reducer,
+                    sig.elem_size,
+                    forced.map(|l| l.error),
+                )
+            }
+        }
+    };
+    inner.flight = Some(flight);
+    slot.state
+        .store(IN_FLIGHT, std::sync::atomic::Ordering::Release);
+    advance(shared, slot, inner);
+}
+
+/// The process's contribution from its members' agreeing posts.
+fn combine(shared: &ProcessShared, posts: &mut [Post]) -> Bytes {
+    let sig = posts[0].sig;
+    let first = shared.first_rank();
+    let root_local = sig.root.wrapping_sub(first);
+    match sig.kind {
+        Kind::Barrier => Bytes::default(),
+        Kind::Broadcast => match posts.get_mut(root_local) {
+            Some(root) => std::mem::take(&mut root.input),
+            None => Bytes::zeroed(sig.block()),
+        },
+        Kind::Scatter => match posts.get_mut(root_local) {
+            Some(root) => std::mem::take(&mut root.input),
+            None => Bytes::default(),
+        },
+        Kind::Reduce | Kind::Allreduce => {
+            let (head, rest) = posts.split_at_mut(1);
+            let mut acc = std::mem::take(&mut head[0].input);
+            if let Some(reducer) = &head[0].reducer {
+                for post in rest.iter() {
+                    reducer.combine(&mut acc, &post.input);
+                }
+            }
+            acc
+        }
+        Kind::Gather | Kind::Split => {
+            let block = sig.block();
+            let mut all = Bytes::zeroed(posts.len() * block);
+            for (i, post) in posts.iter().enumerate() {
+                all.as_mut_slice()[i * block..(i + 1) * block]
+                    .copy_from_slice(&post.input.as_slice()[..block]);
+            }
+            all
+        }
+    }
+}
+
+/// Advances the flight (the caller holds the slot's lock); marks the slot done when it ends.
+fn advance(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
+    let Some(flight) = inner.flight.as_mut() else {
+        return;
+    };
+    if let Some(result) = flight.advance(shared) {
+        inner.flight = None;
+        finish(slot, inner, result.map(Arc::new));
+    }
+}
+
+fn finish(slot: &Slot, inner: &mut SlotInner, result: Result<Arc<Outcome>>) {
+    inner.outcome = Some(result);
+    slot.state.store(DONE, std::sync::atomic::Ordering::Release);
+}
+
+/// Looks at call `call` once, advancing its flight if no other member is doing so.
+pub(crate) fn poll(shared: &ProcessShared, call: u64) -> Poll {
+    let slot = slot(shared, call);
+    let outcome = |inner: &SlotInner| {
+        Poll::Done(
+            inner
+                .outcome
+                .clone()
+                .unwrap_or_else(|| Err(shared.broken_error())),
+        )
+    };
+    match slot.state.load(std::sync::atomic::Ordering::Acquire) {
+        DONE => return outcome(&slot.lock()),
+        IN_FLIGHT => {
+            let guard = match slot.inner.try_lock() {
+                Ok(guard) => Some(guard),
+                Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+                Err(TryLockError::WouldBlock) => None,
+            };
+            if let Some(mut inner) = guard {
+                advance(shared, slot, &mut inner);
+                if slot.state.load(std::sync::atomic::Ordering::Acquire) == DONE {
+                    return outcome(&inner);
+                }
+            }
+        }
+        _ => {}
+    }
+    if shared.is_broken() {
+        Poll::Broken(shared.broken_error())
+    } else {
+        Poll::Pending
+    }
+}
+
+/// This member is done with call `call`; the last to depart frees the slot for `call + 2`.
+pub(crate) fn depart(shared: &ProcessShared, call: u64) {
+    let slot = slot(shared, call);
+    let mut inner = slot.lock();
+    inner.departed += 1;
+    if inner.departed == shared.local {
+        inner.arrived = 0;
+        inner.departed = 0;
+        inner.flight = None;
+        let outcome = inner.outcome.take();
+        slot.state
+            .store(GATHERING, std::sync::atomic::Ordering::Relaxed);
+        slot.open_for
+            .store(call + 2, std::sync::atomic::Ordering::Release);
+        drop(inner);
+        drop(outcome);
+    }
+}
+
+/// Waits for call `call` to end: its outcome, or the reason it cannot end.
+pub(crate) fn wait(
+    shared: &ProcessShared,
+    kind: Kind,
+    call: u64,
+    deadline: Option<Instant>,
+) -> Result<Arc<Outcome>> {
+    let mut result = None;
+    let missing = || missing_text(shared, call);
+    let wait = wait_for(shared, kind, call, &missing);
+    let mut ready = || match poll(shared, call) {
+        Poll::Pending => false,
+        Poll::Done(outcome) => {
+            result = Some(Ok(outcome));
+            true
+        }
+        Poll::Broken(error) => {
+            result = Some(Err(error));
+            true
+        }
+    };
+    // MPI moves a large collective forward only inside our tests (no progress thread), so
+    // while the call is in flight and the waiter has a core, it keeps testing (spin, then
+    // yield) instead of napping between tests, for at most `BUSY_FLIGHT`; after that, the
+    // usual backoff and stall warnings.
+    let start = Instant::now();
+    let mut ended = false;
+    while !shared.oversubscribed
+        && slot(shared, call)
+            .state
+            .load(std::sync::atomic::Ordering::Acquire)
+            == IN_FLIGHT
+        && start.elapsed() < BUSY_FLIGHT
+    {
+        let step = Instant::now() + BUSY_STEP;
+        let step = deadline.map_or(step, |d| d.min(step));
+        ended = poll_until(&wait, Some(step), &mut ready);
+        if ended || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+    }
+    let ended = ended
+        || deadline.is_some_and(|d| Instant::now() >= d) && ready()
+        || !deadline.is_some_and(|d| Instant::now() >= d) && poll_until(&wait, deadline, ready);
+    match result {
+        Some(Ok(outcome)) => {
+            depart(shared, call);
+            outcome
+        }
+        Some(Err(error)) => Err(error),
+        None if !ended => Err(time_out(
+            shared,
+            kind,
+            call,
+            missing_members(shared, call),
+            deadline,
+        )),
+        None => Err(shared.broken_error()),
+    }
+}
+
+fn wait_for<'a>(
+    shared: &ProcessShared,
+    kind: Kind,
+    call: u64,
+    missing: &'a dyn Fn() -> String,
+) -> WaitFor<'a> {
+    WaitFor {
+        what: kind.name(),
+        episode: call,
+        rank: shared.process(),
+        oversubscribed: shared.oversubscribed,
+        missing,
+    }
+}
+
+/// Global ranks of this process's members that have not arrived at `call`.
+fn missing_members(shared: &ProcessShared, call: u64) -> Vec<usize> {
+    let slot = slot(shared, call);
+    if slot.state.load(std::sync::atomic::Ordering::Acquire) != GATHERING {
+        return Vec::new();
+    }
+    match slot.inner.try_lock() {
+        Ok(inner) => inner
+            .posts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.is_none())
+            .map(|(i, _)| shared.first_rank() + i)
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn missing_text(shared: &ProcessShared, call: u64) -> String {
+    let missing = missing_members(shared, call);
+    if missing.is_empty() {
+        "the other processes (the call's MPI collective is in flight)".to_owned()
+    } else {
+        format!("member(s) {missing:?} of this process to arrive")
+    }
+}
+
+/// A timeout: the team is broken from now on (an MPI collective cannot be cancelled).
+pub(crate) fn time_out(
+    shared: &ProcessShared,
+    kind: Kind,
+    call: u64,
+    waiting_for: Vec<usize>,
+    deadline: Option<Instant>,
+) -> Error {
+    let timeout = shared.options.timeout.unwrap_or_default();
+    let after = deadline.map_or(timeout, |d| {
+        timeout + Instant::now().saturating_duration_since(d)
+    });
+    shared.mark_broken(|| {
+        format!(
+            "call {call} ({}) timed out after {after:?}, and an MPI collective cannot be \
+             cancelled",
+            kind.name()
+        )
+    });
+    Error::Timeout {
+        what: kind.name(),
+        episode: call,
+        waiting_for,
+        after,
+    }
+}

@@ -1,0 +1,143 @@
+//! Where the members are: how many each process holds, their global ranks, and the node-aware
+//! sub-communicators (the processes of a node, and one leader per node).
+
+use mpi::collective::SystemOperation;
+use mpi::topology::Color;
+use mpi::traits::{Communicator, CommunicatorCollectives};
+
+use super::shared::Options;
+use crate::channel::Channel;
+use crate::threading::mpi_call;
+
+/// The node-aware sub-communicators; present only when they help (more than one node, and some
+/// node with more than one process).
+pub(crate) struct Hierarchy {
+    /// The processes of this node, ranked as in the team's communicator.
+    pub(crate) node: Channel,
+    /// One process per node (its node rank 0), ranked as in the team's communicator; `None` on
+    /// processes that do not lead their node.
+    pub(crate) leaders: Option<Channel>,
+    /// For every process of the team: its node's index among the leaders.
+    pub(crate) node_of: Vec<usize>,
+    /// For every process of the team: its rank in its node.
+    pub(crate) node_rank_of: Vec<usize>,
+}
+
+/// The members of every process and the communicators the team's calls run on.
+pub(crate) struct Layout {
+    /// The team's private communicator of processes.
+    pub(crate) flat: Channel,
+    /// Members per process, in process order.
+    pub(crate) counts: Vec<usize>,
+    /// Global rank of each process's first member.
+    pub(crate) offsets: Vec<usize>,
+    /// Members over all processes.
+    pub(crate) size: usize,
+    pub(crate) hierarchy: Option<Hierarchy>,
+}
+
+impl Layout {
+    /// Collective over `flat`: every process passes its member count and its options; every
+    /// process then uses process 0's options, so that all run the same protocol. `node_aware`
+    /// asks for the hierarchy; `ranks_per_node` replaces the real nodes by groups of that many
+    /// consecutive processes (to exercise the node-aware path on one machine).
+    pub(crate) fn new(flat: Channel, local: usize, options: &mut Options) -> Layout {
+        let processes = flat.size();
+        let mine = [
+            local as u64,
+            u64::from(options.checked),
+            u64::from(options.node_aware),
+            options.ranks_per_node.map_or(0, |n| n as u64),
+        ];
+        let mut all = vec![0u64; 4 * processes];
+        {
+            let _call = mpi_call();
+            flat.comm().all_gather_into(&mine[..], &mut all[..]);
+        }
+        options.checked = all[1] != 0;
+        options.node_aware = all[2] != 0;
+        options.ranks_per_node = (all[3] != 0).then_some(all[3] as usize);
+        let (node_aware, ranks_per_node) = (options.node_aware, options.ranks_per_node);
+        let counts: Vec<usize> = all.chunks_exact(4).map(|c| c[0] as usize).collect();
+        let mut offsets = Vec::with_capacity(processes);
+        let mut size = 0;
+        for &c in &counts {
+            offsets.push(size);
+            size += c;
+        }
+        let hierarchy = if node_aware && processes > 1 {
+            Self::hierarchy(&flat, ranks_per_node)
+        } else {
+            None
+        };
+        Layout {
+            flat,
+            counts,
+            offsets,
+            size,
+            hierarchy,
+        }
+    }
+
+    fn hierarchy(flat: &Channel, ranks_per_node: Option<usize>) -> Option<Hierarchy> {
+        let me = flat.rank();
+        let processes = flat.size();
+        let _call = mpi_call();
+        let node = match ranks_per_node {
+            Some(n) => flat
+                .comm()
+                .split_by_color_with_key(Color::with_value((me / n.max(1)) as i32), me as i32)
+                .expect("every process passes a defined color"),
+            None => flat.comm().split_shared(me as i32),
+        };
+        // The node's leader is its lowest team rank (the node communicator is ordered by it).
+        let mut leader = 0i32;
+        node.all_reduce_into(&(me as i32), &mut leader, SystemOperation::min());
+        let mut leader_of = vec![0i32; processes];
+        flat.comm().all_gather_into(&leader, &mut leader_of[..]);
+        let mut leaders: Vec<i32> = leader_of.clone();
+        leaders.sort_unstable();
+        leaders.dedup();
+        let node_sizes_one = leaders.len() == processes;
+        // Every process decides alike from the same table, so all or none make the leaders'
+        // communicator.
+        if leaders.len() == 1 || node_sizes_one {
+            return None;
+        }
+        let is_leader = node.rank() == 0;
+        let color = if is_leader {
+            Color::with_value(0)
+        } else {
+            Color::undefined()
+        };
+        let leaders_comm = flat.comm().split_by_color_with_key(color, me as i32);
+        let node_of: Vec<usize> = leader_of
+            .iter()
+            .map(|l| leaders.binary_search(l).unwrap_or(0))
+            .collect();
+        let node_rank_of: Vec<usize> = (0..processes)
+            .map(|p| (0..p).filter(|&q| leader_of[q] == leader_of[p]).count())
+            .collect();
+        drop(_call);
+        Some(Hierarchy {
+            node: Channel::from_owned(node),
+            leaders: leaders_comm.map(Channel::from_owned),
+            node_of,
+            node_rank_of,
+        })
+    }
+
+    /// The process holding global rank `rank`.
+    pub(crate) fn process_of(&self, rank: usize) -> usize {
+        match self.offsets.binary_search(&rank) {
+            Ok(mut p) => {
+                // Processes hold at least one member, so offsets are distinct; stay safe anyway.
+                while p + 1 < self.offsets.len() && self.offsets[p + 1] == rank {
+                    p += 1;
+                }
+                p
+            }
+            Err(p) => p - 1,
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Hybrid teams: seed 004's teams and collectives over MPI processes × threads.
+//!
+//! A [`HybridTeam`] is built by every process of a communicator together, each with its own
+//! number of threads; [`HybridTeam::members`] hands out that process's [`HybridMember`]s. Ranks
+//! are global and process-major: process 0's members first, then process 1's, ... Members call
+//! [`barrier`](HybridMember::barrier), [`broadcast`](HybridMember::broadcast),
+//! [`reduce`](HybridMember::reduce), [`allreduce`](HybridMember::allreduce),
+//! [`gather`](HybridMember::gather) and [`scatter`](HybridMember::scatter), each also
+//! non-blocking (`ibarrier`, ...) with a [`HybridPending`] handle, and
+//! [`split`](HybridMember::split) into sub-teams.
+//!
+//! ```no_run
+//! use phasers::Op;
+//! use phasers_mpi::{HybridTeam, Mpi, Threading};
+//!
+//! let mpi = Mpi::init(Threading::Serialized)?;
+//! let team = HybridTeam::new(&mpi, mpi.world(), 4)?;
+//! let size = team.size();
+//! std::thread::scope(|s| {
+//!     for mut member in team.members() {
+//!         s.spawn(move || {
+//!             let mut all = vec![0usize; size];
+//!             member.gather(0, &[member.rank()], &mut all).unwrap();
+//!             let mut sum = [0.0f64];
+//!             member.allreduce(&[1.0], &mut sum, Op::Sum).unwrap();
+//!             assert_eq!(sum[0], size as f64);
+//!         });
+//!     }
+//! });
+//! # Ok::<(), phasers_mpi::Error>(())
+//! ```
+//!
+//! # How a call works (seed 004's hierarchical algorithms)
+//!
+//! Each process holds one shared state per team. Calls alternate between two slots (double
+//! buffering, as the thread team), so a member may start call `k + 1` while others still copy
+//! their outputs from call `k`; call `k` waits only until every member left call `k - 2`.
+//!
+//! 1. **Local gather.** A member copies its input into its post in the slot, with the call's
+//!    signature (collective, element type, length, root, op) and its own argument errors, and
+//!    counts itself in. Nothing the engine holds ever points into a member's buffers.
+//! 2. **Local combine.** The member whose arrival completes the gather, whichever it is,
+//!    compares the posts, then combines them: reductions in local rank order, gathers by
+//!    concatenation, the root's buffer for broadcast and scatter. It then starts the
+//!    cross-process step as non-blocking MPI collectives on buffers owned by the slot.
+//! 3. **Cross-process step.** A short list of stages (see `plan.rs`): for a built-in op's
+//!    allreduce, one `MPI_Iallreduce`, or where the team spans several nodes with several
+//!    processes each, a node `Ireduce`, a leaders' `Iallreduce` and a node `Ibcast`.
+//!    [`Op::Custom`](phasers::Op::Custom) never enters MPI: the processes' partial results are
+//!    gathered and combined in Rust in process order.
+//! 4. **Progress and departure.** Only members' polls move a call: whoever polls takes the
+//!    slot's lock if it is free, tests the active MPI request and starts the next stage. When
+//!    the call is over, each member copies its own output from the result and departs.
+//!
+//! So a one-word allreduce costs one shared-memory meeting and one `MPI_Iallreduce`.
+//!
+//! # Checked mode
+//!
+//! With [`HybridTeamBuilder::checked`], the cross-process step opens with a fixed-size
+//! record per process (its members' common signature, or the error it found among them),
+//! exchanged with `MPI_Iallgather`. Its shape never depends on the call, so it always matches.
+//! Every process draws the same verdict from the same records, so every member of every process
+//! returns the same [`Error::Mismatch`](crate::Error::Mismatch) (with global ranks) or
+//! [`Error::InvalidArgument`](crate::Error::InvalidArgument), and no payload moves.
+//!
+//! # Failures
+//!
+//! - A member dropped between calls, or panicking, breaks the team in its process: the local
+//!   members' calls return [`Error::Broken`](crate::Error::Broken) instead of waiting for it.
+//!   The other processes cannot learn of it (MPI has no way to interrupt them); they wait, with
+//!   stall warnings, until their own timeout.
+//! - A call past the team's timeout returns [`Error::Timeout`](crate::Error::Timeout) and
+//!   breaks the team in its process: an MPI collective cannot be cancelled. Its buffers stay
+//!   allocated for MPI to finish with.
+//!
+//! # Threads and MPI
+//!
+//! Any member may drive MPI, so a team with more than one thread per process needs
+//! [`Threading::Serialized`](crate::Threading::Serialized).
+
+mod bytes;
+mod engine;
+mod flight;
+mod layout;
+mod member;
+mod pending;
+mod plan;
+mod reducer;
+mod request;
+mod shared;
+mod signature;
+mod split;
+mod team;
+mod wire;
+
+pub use member::HybridMember;
+pub use pending::HybridPending;
+pub use team::{HybridTeam, HybridTeamBuilder};

@@ -1,0 +1,143 @@
+//! What the members of one process share: the layout, the options, the broken flag and the two
+//! call slots.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::bytes::Bytes;
+use super::flight::Flight;
+use super::layout::Layout;
+use super::signature::Post;
+use crate::error::{Error, Result};
+
+/// A slot's state, read without its lock by polling members.
+pub(crate) const GATHERING: u8 = 0;
+/// The local part is done; the cross-process step runs.
+pub(crate) const IN_FLIGHT: u8 = 1;
+/// The outcome is ready; members copy their outputs and depart.
+pub(crate) const DONE: u8 = 2;
+
+/// Options a team passes on to the teams split from it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Options {
+    pub(crate) checked: bool,
+    pub(crate) node_aware: bool,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) ranks_per_node: Option<usize>,
+}
+
+/// What a finished call leaves for its members.
+pub(crate) struct Outcome {
+    /// The call's result bytes (see `plan` for what each collective leaves here).
+    pub(crate) data: Bytes,
+    /// For a split: this process's new teams, by color.
+    pub(crate) split: Vec<(u32, Arc<ProcessShared>)>,
+}
+
+/// One call's state in shared memory.
+pub(crate) struct SlotInner {
+    /// Each local member's post, by local rank.
+    pub(crate) posts: Vec<Option<Post>>,
+    pub(crate) arrived: usize,
+    pub(crate) departed: usize,
+    pub(crate) flight: Option<Flight>,
+    pub(crate) outcome: Option<Result<Arc<Outcome>>>,
+}
+
+/// Calls alternate between two slots (call `k` uses slot `k % 2`), so a member can start the
+/// next call while the others still copy their outputs from the last one.
+pub(crate) struct Slot {
+    /// The call number the slot accepts: `k` once every member departed from call `k - 2`.
+    pub(crate) open_for: AtomicU64,
+    pub(crate) state: AtomicU8,
+    pub(crate) inner: Mutex<SlotInner>,
+}
+
+/// Shared by the members of one process (one per team and process).
+pub(crate) struct ProcessShared {
+    pub(crate) layout: Layout,
+    /// Members in this process.
+    pub(crate) local: usize,
+    pub(crate) options: Options,
+    /// Whether the node's threads outnumber its cores (poll briefly, then sleep).
+    pub(crate) oversubscribed: bool,
+    pub(crate) slots: [Slot; 2],
+    broken: AtomicBool,
+    reason: Mutex<String>,
+    /// Whether `HybridTeam::members` has handed out the members.
+    pub(crate) handed_out: AtomicBool,
+}
+
+impl ProcessShared {
+    pub(crate) fn new(
+        layout: Layout,
+        local: usize,
+        options: Options,
+        oversubscribed: bool,
+    ) -> Arc<ProcessShared> {
+        let slot = |k: u64| Slot {
+            open_for: AtomicU64::new(k),
+            state: AtomicU8::new(GATHERING),
+            inner: Mutex::new(SlotInner {
+                posts: (0..local).map(|_| None).collect(),
+                arrived: 0,
+                departed: 0,
+                flight: None,
+                outcome: None,
+            }),
+        };
+        Arc::new(ProcessShared {
+            layout,
+            local,
+            options,
+            oversubscribed,
+            slots: [slot(0), slot(1)],
+            broken: AtomicBool::new(false),
+            reason: Mutex::new(String::new()),
+            handed_out: AtomicBool::new(false),
+        })
+    }
+
+    /// This process's rank in the team's communicator.
+    pub(crate) fn process(&self) -> usize {
+        self.layout.flat.rank()
+    }
+
+    /// Global rank of this process's local member 0.
+    pub(crate) fn first_rank(&self) -> usize {
+        self.layout.offsets[self.process()]
+    }
+
+    pub(crate) fn is_broken(&self) -> bool {
+        self.broken.load(Ordering::Acquire)
+    }
+
+    /// Marks the team broken in this process; the first reason is kept.
+    pub(crate) fn mark_broken(&self, reason: impl FnOnce() -> String) {
+        let mut kept = self.reason.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.broken.load(Ordering::Relaxed) {
+            *kept = reason();
+            self.broken.store(true, Ordering::Release);
+        }
+    }
+
+    pub(crate) fn broken_error(&self) -> Error {
+        Error::Broken {
+            what: "hybrid team",
+            reason: self
+                .reason
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        }
+    }
+}
+
+impl Slot {
+    /// Locks the slot; a panic elsewhere never leaves it inconsistent for our use (the broken
+    /// flag tells members to stop).
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, SlotInner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

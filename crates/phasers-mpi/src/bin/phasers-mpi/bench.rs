@@ -74,9 +74,7 @@ pub fn run(mpi: &Mpi, args: &BenchArgs) -> Result<Outcome> {
         if root {
             table::process_header();
         }
-        Some(process_rows::run(mpi, schedule, |row| {
-            table::process_row(row)
-        })?)
+        Some(process_rows::run(mpi, schedule, table::process_row)?)
     } else {
         None
     };
@@ -84,21 +82,24 @@ pub fn run(mpi: &Mpi, args: &BenchArgs) -> Result<Outcome> {
         if root {
             table::grid_header();
         }
-        Some(combined_grid::run(mpi, &args.threads, schedule, |row| {
-            table::grid_row(row)
-        })?)
+        Some(combined_grid::run(
+            mpi,
+            &args.threads,
+            schedule,
+            table::grid_row,
+        )?)
     } else {
         None
     };
     let hybrid = if args.runs(Part::Hybrid) {
-        Some(hybrid::run(mpi, schedule, |_| {})?)
+        if root {
+            table::hybrid_header();
+        }
+        Some(hybrid::run(mpi, schedule, table::hybrid_row)?)
     } else {
         None
     };
     if let (Some(outputs), true) = (outputs, root) {
-        if let Some(missing) = hybrid.as_ref().and_then(|h| h.missing.as_deref()) {
-            println!("\n== hybrid allreduce ==\n{missing}");
-        }
         let report = Report {
             schema: SCHEMA,
             command: std::env::args().collect(),

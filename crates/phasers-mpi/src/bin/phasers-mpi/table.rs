@@ -2,6 +2,7 @@
 
 use crate::combined_grid::GridRow;
 use crate::floor::Floors;
+use crate::hybrid::HybridRow;
 use crate::process_rows::ProcessRow;
 use crate::stats::{Ratio, Timing};
 use crate::units::format_ns;
@@ -95,6 +96,29 @@ pub fn grid_row(row: &GridRow) {
         row.note
             .as_ref()
             .map_or(String::new(), |note| format!("  ({note})"))
+    );
+}
+
+pub fn hybrid_header() {
+    println!(
+        "\n== allreduce, Op::Sum (time per call; ratio = row / MPI_Allreduce with one rank per \
+         core) =="
+    );
+    println!(
+        "{:<14} {:>7} {:>5} {:>7} {:>10} {:>10} {:>6} {:>6}",
+        "algorithm", "length", "ranks", "threads", "min", "median", "r.min", "r.med"
+    );
+}
+
+pub fn hybrid_row(row: &HybridRow) {
+    println!(
+        "{:<14} {:>7} {:>5} {:>7} {} {}",
+        row.algorithm,
+        format!("{}x{}", row.length, row.element),
+        row.ranks,
+        row.threads,
+        timing(Some(&row.timing)),
+        ratio(row.ratio_to_mpi_allreduce)
     );
 }
 

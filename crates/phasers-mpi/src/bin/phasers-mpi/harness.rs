@@ -2,7 +2,7 @@
 //! sample on rank 0 and broadcast the decision, so every rank runs the same number of operations,
 //! then time the samples. Rank 0's clock gives the numbers.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use phasers_mpi::mpi::topology::SimpleCommunicator;
 use phasers_mpi::mpi::traits::{Communicator, CommunicatorCollectives, Root};
@@ -12,6 +12,10 @@ use crate::stats::Timing;
 
 /// Most operations in one sample: far more than a sample needs even at the floor.
 const MAX_ITERATIONS: u64 = 1 << 32;
+/// Chunks per sample (see [`measure`]).
+const CHUNKS: u64 = 16;
+/// A sample is cut once it has run this many times its target length.
+const CUT_AFTER: u32 = 4;
 
 /// How long samples are and how many.
 #[derive(Debug, Clone, Copy)]
@@ -46,10 +50,28 @@ pub fn measure(
         }
     }
     let mut samples_ns = Vec::with_capacity(schedule.samples);
+    let chunk = (iterations / CHUNKS).max(1);
     for _ in 0..schedule.samples {
         comm.barrier();
-        let took = batch(iterations)?;
-        samples_ns.push(took.as_nanos() as f64 / iterations as f64);
+        // In chunks, so that a sample that runs far past its target (a contender that fell into
+        // a slow regime after calibration) can be cut short by all ranks together; the
+        // broadcast between chunks costs about one barrier per 1/CHUNKS of the sample.
+        let start = Instant::now();
+        let mut ran = 0;
+        while ran < iterations {
+            let this = chunk.min(iterations - ran);
+            batch(this)?;
+            ran += this;
+            let mut stop = [0u64];
+            if comm.rank() == 0 && start.elapsed() > schedule.sample * CUT_AFTER {
+                stop[0] = 1;
+            }
+            root.broadcast_into(&mut stop[..]);
+            if stop[0] == 1 {
+                break;
+            }
+        }
+        samples_ns.push(start.elapsed().as_nanos() as f64 / ran as f64);
     }
     Timing::new(iterations, samples_ns)
         .ok_or_else(|| BenchError::check("the harness", "a row produced no samples"))

@@ -1,0 +1,147 @@
+//! The command line: `phasers-mpi bench [options]`, parsed by clap, which answers bad input with
+//! a usage message and exit code 2 before MPI starts.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Benchmarks of phasers-mpi's barriers and hybrid collectives against MPI's own and the EPCC
+/// mixed-mode (OpenMP + MPI) baseline. Run under mpirun, e.g.
+/// `mpirun --allow-run-as-root -np 2 --bind-to none phasers-mpi bench`.
+#[derive(Debug, Parser)]
+#[command(name = "phasers-mpi", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure the floor, the process barriers, the combined barrier grid and the hybrid
+    /// allreduce; rank 0 prints the tables and writes the files.
+    Bench(BenchArgs),
+}
+
+/// Options of `phasers-mpi bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Seconds of measurement per row, split into --samples samples (calibration and the
+    /// correctness check come on top).
+    #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = parse_seconds)]
+    pub time: f64,
+
+    /// Timed samples per row; min and median are taken over them.
+    #[arg(long, value_name = "N", default_value_t = 11,
+          value_parser = clap::value_parser!(u32).range(3..=1000))]
+    pub samples: u32,
+
+    /// Threads per rank of the combined barrier grid, comma-separated.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "1,2,4",
+          value_parser = parse_threads)]
+    pub threads: Vec<usize>,
+
+    /// Parts to run, comma-separated [default: all].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub parts: Option<Vec<Part>>,
+
+    /// Write every measurement as JSON (schema: crates/phasers-mpi/docs/bench-json.md).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write the combined barrier grid as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Draw the combined barrier grid as a heat map (SVG), one panel per algorithm.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+/// The parts of the benchmark.
+#[derive(Debug, Copy, Clone, PartialEq, Eq, ValueEnum)]
+pub enum Part {
+    /// MPI one-byte ping-pong and the cache-line round trip.
+    Floor,
+    /// Process barriers against MPI_Barrier at every rank count.
+    Process,
+    /// The combined barrier grid (ranks x threads).
+    Combined,
+    /// Hybrid team allreduce against MPI_Allreduce.
+    Hybrid,
+}
+
+impl BenchArgs {
+    /// Whether `part` is to run.
+    pub fn runs(&self, part: Part) -> bool {
+        self.parts
+            .as_ref()
+            .map_or(true, |parts| parts.contains(&part))
+    }
+}
+
+/// Most threads per rank a row may ask for; beyond it a row would take minutes on a laptop.
+const MAX_THREADS: usize = 256;
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0 {
+        Ok(seconds)
+    } else {
+        Err(format!(
+            "{text} s is out of range: give more than 0 and at most 3600 seconds"
+        ))
+    }
+}
+
+fn parse_threads(text: &str) -> Result<usize, String> {
+    let threads: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a thread count"))?;
+    if (1..=MAX_THREADS).contains(&threads) {
+        Ok(threads)
+    } else {
+        Err(format!(
+            "{threads} threads per rank: give 1 to {MAX_THREADS}"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults() {
+        let cli = Cli::try_parse_from(["phasers-mpi", "bench"]).unwrap();
+        let Command::Bench(args) = cli.command;
+        assert_eq!(args.threads, vec![1, 2, 4]);
+        assert_eq!(args.samples, 11);
+        assert!(args.runs(Part::Hybrid));
+    }
+
+    #[test]
+    fn bad_input_is_refused_by_clap() {
+        for bad in [
+            &["phasers-mpi", "bench", "--time", "0"][..],
+            &["phasers-mpi", "bench", "--time", "nan"],
+            &["phasers-mpi", "bench", "--threads", "0"],
+            &["phasers-mpi", "bench", "--threads", "1,x"],
+            &["phasers-mpi", "bench", "--samples", "1"],
+            &["phasers-mpi", "bench", "--parts", "everything"],
+        ] {
+            assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn parts_select() {
+        let cli =
+            Cli::try_parse_from(["phasers-mpi", "bench", "--parts", "floor,combined"]).unwrap();
+        let Command::Bench(args) = cli.command;
+        assert!(args.runs(Part::Floor) && args.runs(Part::Combined));
+        assert!(!args.runs(Part::Process) && !args.runs(Part::Hybrid));
+    }
+}

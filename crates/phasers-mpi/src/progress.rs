@@ -1,9 +1,10 @@
 //! Waiting for MPI: poll, then yield, then sleep, with a deadline and a stall warning.
 //!
 //! MPI cannot wake a parked thread when a message arrives, so a waiter polls. It polls in a tight
-//! loop first (a message from another core arrives within microseconds), then yields its core,
-//! then sleeps for growing naps of up to a millisecond, so that ranks that outnumber the cores
-//! do not steal them from the rank that is late. Nothing polls for ever at full speed.
+//! loop first (a message from another core arrives within microseconds), then yields its core
+//! for up to 2 ms, then sleeps for growing naps of up to a millisecond, so that ranks that
+//! outnumber the cores do not steal them from the rank that is late. Nothing polls for ever at
+//! full speed.
 //!
 //! A wait that lasts longer than `PHASERS_MPI_STALL_WARN` seconds (10 by default, `off` to
 //! disable) prints one line to stderr naming the operation, the episode and the ranks it waits
@@ -16,7 +17,12 @@ use std::time::{Duration, Instant};
 const SPIN_POLLS: u32 = 4_000;
 /// Polls before yielding when ranks × threads outnumber the cores.
 const OVERSUBSCRIBED_POLLS: u32 = 16;
-const YIELDS: u32 = 64;
+/// How long a waiter yields before it starts to nap. A rank that naps cannot be woken by the
+/// message it waits for, so napping early makes episodes wait out naps once ranks share cores
+/// (a benchmark of four ranks on two cores, napping after 64 yields, once crawled through its
+/// MCS-tree row with every rank asleep); yielding hands the core to the rank that is late, and
+/// napping is kept for waits that are really long.
+const YIELD_PHASE: Duration = Duration::from_millis(2);
 const FIRST_NAP: Duration = Duration::from_micros(20);
 const LONGEST_NAP: Duration = Duration::from_millis(1);
 /// Environment variable: seconds before a stalled wait prints a warning, or `off`.
@@ -56,7 +62,6 @@ pub(crate) fn poll_until(
     }
     let start = Instant::now();
     let mut warn_after = stall_warning();
-    let mut yields = 0;
     let mut nap = FIRST_NAP;
     loop {
         if ready() {
@@ -82,8 +87,7 @@ pub(crate) fn poll_until(
                 warn_after = Some(after * 2);
             }
         }
-        if yields < YIELDS {
-            yields += 1;
+        if now - start < YIELD_PHASE {
             std::thread::yield_now();
         } else {
             let mut sleep = nap;

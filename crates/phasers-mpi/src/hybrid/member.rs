@@ -13,7 +13,7 @@ use phasers::{Element, Op};
 use super::bytes::Bytes;
 use super::engine;
 use super::pending::{HybridPending, Output};
-use super::reducer::{is_bitwise, op_name, Typed};
+use super::reducer::{is_bitwise, Typed};
 use super::shared::ProcessShared;
 use super::signature::{Invalid, Kind, Post, Signature};
 use crate::error::{Error, Result};
@@ -144,12 +144,12 @@ impl HybridMember {
     }
 
     fn with_op<T: Element + Equivalence>(&self, post: &mut Post, op: Op<T>) {
-        post.sig.op = op_name(&op);
+        post.sig.op = op.name();
         self.require(post, !is_bitwise(&op) || T::INTEGER, true, || {
             format!(
                 "Op::{} is a bitwise operator and applies to integers only, not {}; use Sum, \
                  Product, Min, Max or Op::custom",
-                op_name(&op),
+                op.name(),
                 std::any::type_name::<T>()
             )
         });

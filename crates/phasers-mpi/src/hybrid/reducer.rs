@@ -30,20 +30,6 @@ pub(crate) trait Reducer: Send + Sync {
     fn builtin(&self) -> Option<MpiReduction>;
 }
 
-/// An op's name, as errors print it.
-pub(crate) fn op_name<T>(op: &Op<T>) -> &'static str {
-    match op {
-        Op::Sum => "Sum",
-        Op::Product => "Product",
-        Op::Min => "Min",
-        Op::Max => "Max",
-        Op::And => "And",
-        Op::Or => "Or",
-        Op::Xor => "Xor",
-        Op::Custom { .. } => "Custom",
-    }
-}
-
 /// Whether `op` is a bitwise op, which applies to integers only.
 pub(crate) fn is_bitwise<T>(op: &Op<T>) -> bool {
     matches!(op, Op::And | Op::Or | Op::Xor)

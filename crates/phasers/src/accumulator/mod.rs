@@ -93,7 +93,8 @@ impl<T> Op<T> {
         }
     }
 
-    pub(crate) fn name(&self) -> &'static str {
+    /// The op's name, as error messages print it: `"Sum"`, ..., `"Custom"`.
+    pub fn name(&self) -> &'static str {
         match self {
             Op::Sum => "Sum",
             Op::Product => "Product",

@@ -109,7 +109,8 @@ impl Mpi {
     }
 }
 
-/// Whether an MPI launcher started this process (it sets one of [`LAUNCHER_VARIABLES`]).
+/// Whether an MPI launcher started this process: it sets one of `OMPI_COMM_WORLD_SIZE`,
+/// `PMIX_RANK`, `PMI_SIZE`, `PMI_RANK` or `MPI_LOCALNRANKS`.
 pub fn launched_by_mpirun() -> bool {
     LAUNCHER_VARIABLES
         .iter()

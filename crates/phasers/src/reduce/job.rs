@@ -6,12 +6,20 @@
 //!
 //! # Memory ordering
 //!
-//! The poster writes the job's fields, then stores the cursor `(seq, 0)` with `Release`. A helper
+//! The cursor holds the job's sequence number and how many of its chunks are still unclaimed. The
+//! poster writes the job's fields, then stores the cursor `(seq, chunks)` with `Release`. A helper
 //! loads the cursor with `Acquire`, reads the fields, and claims a chunk by compare-and-swap from
-//! `(seq, c)` to `(seq, c + 1)`. A claim can only succeed while job `seq` has unclaimed chunks, so
-//! it has not finished and the poster has not overwritten its fields: whatever the helper read
-//! before the claim belongs to job `seq`. The fields are atomics because a helper that loses the
-//! race may read a newer job's values; it then discards them.
+//! `(seq, u)` to `(seq, u - 1)`, for `u > 0`; it runs chunk `chunks - u`. A claim can only succeed
+//! while job `seq` has unclaimed chunks, so it has not finished and the poster has not overwritten
+//! its fields: whatever the helper read before the claim belongs to job `seq`. The fields are
+//! atomics because a helper that loses the race may read a newer job's values; it then discards
+//! them.
+//!
+//! Whether chunks are left is decided by the cursor word alone. An earlier version counted
+//! claimed chunks up and compared them with the separately loaded `chunks` field: a helper that
+//! read a fully claimed cursor, and then the next job's larger `chunks` before the poster stored
+//! the new cursor, claimed a chunk that did not exist. That corrupted the next job's `remaining`
+//! count, so it never finished (a 64-party `DynamicGroup` stress hung about one run in six).
 //!
 //! Each finished chunk decrements `remaining` (`AcqRel`, so the decrements form one release
 //! sequence); the helper that takes it to zero publishes `done = seq`. Whoever sees `done >= seq`
@@ -27,7 +35,7 @@ use super::kernel::Kernel;
 use crate::primitive::{AtomicU64, AtomicUsize, Ordering};
 use crate::wait::Signal;
 
-/// Bits of the cursor that count claimed chunks; the rest hold the job's sequence number.
+/// Bits of the cursor that count unclaimed chunks; the rest hold the job's sequence number.
 const CHUNK_BITS: u32 = 24;
 const CHUNK_MASK: u64 = (1 << CHUNK_BITS) - 1;
 /// Chunks smaller than this cost more in claims and cache-line hand-offs than they gain in
@@ -85,7 +93,8 @@ impl Job {
         self.chunk_len.store(chunk_len, Ordering::Relaxed);
         self.chunks.store(chunks, Ordering::Relaxed);
         self.remaining.store(chunks, Ordering::Relaxed);
-        self.cursor.store(seq << CHUNK_BITS, Ordering::Release);
+        self.cursor
+            .store(seq << CHUNK_BITS | chunks as u64, Ordering::Release);
         if chunks == 0 {
             self.done.publish_at_least(seq);
         }
@@ -106,10 +115,11 @@ impl Job {
             if cursor >> CHUNK_BITS != seq {
                 break;
             }
-            let claimed = (cursor & CHUNK_MASK) as usize;
-            if claimed >= self.chunks.load(Ordering::Relaxed) {
+            let unclaimed = (cursor & CHUNK_MASK) as usize;
+            if unclaimed == 0 {
                 break;
             }
+            let chunks = self.chunks.load(Ordering::Relaxed);
             let dest = self.dest.load(Ordering::Relaxed) as *mut T;
             let a = self.a.load(Ordering::Relaxed) as *const T;
             let b = self.b.load(Ordering::Relaxed) as *const T;
@@ -117,12 +127,14 @@ impl Job {
             let chunk_len = self.chunk_len.load(Ordering::Relaxed);
             if self
                 .cursor
-                .compare_exchange(cursor, cursor + 1, Ordering::Acquire, Ordering::Relaxed)
+                .compare_exchange(cursor, cursor - 1, Ordering::Acquire, Ordering::Relaxed)
                 .is_err()
             {
                 continue;
             }
-            let start = claimed * chunk_len;
+            // The claim makes `chunks` job `seq`'s own (see the module docs), and `unclaimed` is
+            // at most `chunks`.
+            let start = (chunks - unclaimed) * chunk_len;
             let count = chunk_len.min(len - start);
             let outcome = catch_unwind(AssertUnwindSafe(|| {
                 // SAFETY: the claim succeeded, so job `seq` is live and these are its pointers:

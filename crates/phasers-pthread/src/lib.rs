@@ -1,0 +1,1 @@
+//! A drop-in `pthread_barrier_*` replacement (work in progress).

@@ -1,0 +1,1 @@
+//! Whole applications on phasers (work in progress).

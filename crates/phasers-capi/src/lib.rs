@@ -1,5 +1,15 @@
-//! The C ABI of phasers (work in progress).
-#[no_mangle]
-pub extern "C" fn phasers_probe() -> usize {
-    phasers_core::available_cores()
-}
+//! The C ABI of phasers: `libphasers.so` and `libphasers.a`, declared by `include/phasers.h`.
+//!
+//! Every function returns `PHASERS_OK` (0) or a positive `PHASERS_E*` code, and writes its results
+//! through pointers; `phasers_last_error` gives the full message of a thread's last failure.
+//! Objects are reached through handles (see [`handle`]) that every call checks, and no panic
+//! unwinds into C (see [`entry`]). The header is the C user's reference; this crate's docs say how
+//! it works inside. See README.md for building and linking.
+
+pub mod barrier;
+pub mod barrier_object;
+mod entry;
+pub mod enums;
+pub mod handle;
+pub mod last_error;
+pub mod status;

@@ -6,10 +6,23 @@
 //! unwinds into C (see [`entry`]). The header is the C user's reference; this crate's docs say how
 //! it works inside. See README.md for building and linking.
 
+pub mod accumulator;
 pub mod barrier;
 pub mod barrier_object;
 mod entry;
 pub mod enums;
 pub mod handle;
 pub mod last_error;
+pub mod phaser;
+pub mod registration;
 pub mod status;
+
+/// Handles are shared between C threads with no help from Rust's type system: every object
+/// behind one must be safe to use from any thread.
+const _: () = {
+    const fn shareable<T: Send + Sync>() {}
+    shareable::<barrier_object::BarrierObject>();
+    shareable::<phasers_core::Phaser>();
+    shareable::<registration::RegistrationObject>();
+    shareable::<accumulator::AnyAccumulator>();
+};

@@ -1,0 +1,336 @@
+/*
+ * phasers.h: the C interface of the phasers synchronization library (libphasers.so / libphasers.a).
+ *
+ * C99 and C++ compatible. Build and link: see crates/phasers-capi/README.md, or
+ *     cc prog.c $(pkg-config --cflags --libs phasers)
+ *
+ * CONVENTIONS
+ *
+ * Return values. Every function that does work returns an int: PHASERS_OK (0) or one of the
+ * positive PHASERS_E* codes below. Results go through pointer arguments, written only on success.
+ * phasers_strerror(code) describes a code; phasers_last_error() gives the full message of the
+ * calling thread's last failure (for a timeout: the ranks still missing).
+ *
+ * Enumerations (algorithm, mode, element type, operator) are passed as int and checked: a value
+ * outside the listed constants gives PHASERS_EINVAL.
+ *
+ * Handles. Objects are reached through opaque pointers made by the create functions. Every call
+ * checks the handle it is given:
+ *   - NULL gives PHASERS_ENULL;
+ *   - a destroyed handle gives PHASERS_EDESTROYED. Destroying frees the object but keeps a 16-byte
+ *     header (a "tombstone") allocated until the process exits, so that a later call with the stale
+ *     pointer is detected instead of reading freed memory. Programs that create and destroy
+ *     millions of objects pay 16 bytes for each;
+ *   - a pointer of the wrong kind (a phaser passed as a barrier) or one that was never a handle
+ *     gives PHASERS_EDESTROYED, detected from a magic word at its start. The check reads the first
+ *     8 bytes the pointer points to, so it only works if that memory is readable: it catches
+ *     mix-ups and stale handles, not arbitrary garbage pointers.
+ * Using a handle while another thread destroys it is undefined behaviour, as with pthread objects:
+ * make sure every other thread is done with a handle (for example by joining it) before destroying
+ * it. Destroy does detect threads still inside a wait (PHASERS_EBUSY, see each destroy function).
+ *
+ * Threads. Barrier ranks and registrations belong to one thread at a time: a second thread that
+ * uses the same rank or registration while the first is inside a call gets PHASERS_EBUSY (no data
+ * race, no hang). Everything else may be called from any thread.
+ *
+ * Waiting. Waits spin briefly, then yield, then sleep in the kernel; the environment variables
+ * PHASERS_WAIT=auto|spin|yield|park and PHASERS_SPIN tune this without recompiling (see the Rust
+ * crate's documentation of phasers::wait).
+ *
+ * No function lets a Rust panic escape: an internal panic is caught and reported as PHASERS_EPANIC.
+ */
+#ifndef PHASERS_H
+#define PHASERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Status codes                                                                                   */
+/* ---------------------------------------------------------------------------------------------- */
+
+enum {
+    /* Success. */
+    PHASERS_OK = 0,
+    /* An argument is out of range: a rank, a party count, an enumeration value, a tree shape, an
+       accumulator function of the wrong element type, a bitwise operator on floating point. */
+    PHASERS_EINVAL = 1,
+    /* A pointer the function needs is NULL. */
+    PHASERS_ENULL = 2,
+    /* The handle was already destroyed, or is not a handle of this kind made by this library. */
+    PHASERS_EDESTROYED = 3,
+    /* The timeout passed first. The arrival (barrier) or signal (phaser) stays in place: calling
+       the wait again completes the same episode or phase. */
+    PHASERS_ETIMEDOUT = 4,
+    /* A participant was lost to an internal panic, so the object can never complete again. */
+    PHASERS_EBROKEN = 5,
+    /* The object's algorithm cannot perform the operation. */
+    PHASERS_EUNSUPPORTED = 6,
+    /* The registration's mode does not allow the operation (signal from a wait-only registration,
+       wait from a signal-only one, register a child with a stronger mode, send to an accumulator
+       from a wait-only registration). */
+    PHASERS_ECAPABILITY = 7,
+    /* The phaser was terminated (phasers_phaser_terminate, or no registration can signal any
+       more); no later phase will complete. */
+    PHASERS_ETERMINATED = 8,
+    /* The handle is in use by another thread: two threads using the same barrier rank or the same
+       registration at once, or a destroy while a thread waits. Nothing was changed. */
+    PHASERS_EBUSY = 9,
+    /* The library caught an internal panic (a bug: please report it with phasers_last_error()).
+       The object involved may be broken; destroy it. */
+    PHASERS_EPANIC = 10
+};
+
+/* A static, never NULL description of code; "unknown phasers error code" for a value that is none
+   of the PHASERS_* codes. */
+const char *phasers_strerror(int code);
+
+/* The full message of the calling thread's last failed phasers call, or "" when its last call
+   succeeded (or it made none). The library owns the string; it stays valid until this thread's
+   next phasers call other than phasers_last_error, phasers_strerror and phasers_algorithm_name. */
+const char *phasers_last_error(void);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Barriers                                                                                       */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* A barrier of a fixed number of parties. Each thread identifies itself by a rank from 0 to
+   parties - 1 (for example omp_get_thread_num() or the index given to its thread function); each
+   rank must be used by one thread at a time. An episode completes when every rank has arrived. */
+typedef struct phasers_barrier phasers_barrier;
+
+/* What a completed wait reports. */
+typedef struct phasers_wait_result {
+    /* The episode that completed, counted from 0. */
+    uint64_t episode;
+    /* 1 for exactly one rank per episode (the leader, like PTHREAD_BARRIER_SERIAL_THREAD), else 0.
+       Which rank leads depends on the algorithm. */
+    int is_leader;
+} phasers_wait_result;
+
+/* Barrier algorithms. AUTO picks one from the party count, the cores available and the tuning
+   profile that `phasers tune` wrote, if any. */
+enum {
+    PHASERS_ALGORITHM_AUTO = 0,
+    PHASERS_ALGORITHM_SENSE_REVERSING = 1,
+    PHASERS_ALGORITHM_COUNTING = 2,
+    PHASERS_ALGORITHM_TICKET = 3,
+    PHASERS_ALGORITHM_COMBINING_TREE = 4,
+    PHASERS_ALGORITHM_MCS_TREE = 5,
+    PHASERS_ALGORITHM_DISSEMINATION = 6,
+    PHASERS_ALGORITHM_TOURNAMENT = 7
+};
+
+/* Creates a barrier of `parties` ranks (1 to 65536) running `algorithm` (PHASERS_ALGORITHM_*) and
+   stores it in *out. Errors: PHASERS_ENULL (out), PHASERS_EINVAL (parties 0 or too many, unknown
+   algorithm, or unparsable PHASERS_WAIT / PHASERS_SPIN). */
+int phasers_barrier_create(size_t parties, int algorithm, phasers_barrier **out);
+
+/* Stores the number of parties in *out. Errors: PHASERS_ENULL, PHASERS_EDESTROYED. */
+int phasers_barrier_parties(const phasers_barrier *barrier, size_t *out);
+
+/* Stores the algorithm the barrier runs in *out: what AUTO resolved to, never
+   PHASERS_ALGORITHM_AUTO. Errors: PHASERS_ENULL, PHASERS_EDESTROYED. */
+int phasers_barrier_algorithm(const phasers_barrier *barrier, int *out);
+
+/* The name of a PHASERS_ALGORITHM_* value as the `phasers` command prints it ("auto",
+   "sense-reversing", "counting", "ticket", "combining-tree", "mcs", "dissemination",
+   "tournament"), or NULL for any other value. The string is static. */
+const char *phasers_algorithm_name(int algorithm);
+
+/* Arrives as `rank` and waits until every rank has arrived at this episode. Stores the outcome in
+   *out unless out is NULL. Errors: PHASERS_ENULL (barrier), PHASERS_EDESTROYED, PHASERS_EINVAL
+   (rank >= parties), PHASERS_EBUSY (another thread is inside a call with this rank),
+   PHASERS_EBROKEN. */
+int phasers_barrier_wait(phasers_barrier *barrier, size_t rank, phasers_wait_result *out);
+
+/* As phasers_barrier_wait, giving up after timeout_ns nanoseconds with PHASERS_ETIMEDOUT;
+   phasers_last_error() then names the ranks that had not arrived. The arrival stays in place: the
+   next wait (timed or not) of the same rank completes the same episode and does not arrive again.
+   A timeout of 0 only checks. */
+int phasers_barrier_timedwait(phasers_barrier *barrier, size_t rank, uint64_t timeout_ns,
+                              phasers_wait_result *out);
+
+/* Destroys the barrier. Fails with PHASERS_EBUSY, changing nothing, while a rank waits for an
+   episode that has not completed. Threads released by a completed episode that have not yet
+   returned from their wait are waited for, so a thread may destroy the barrier as soon as its own
+   last wait returned. A rank left pending by a timeout does not prevent destruction. Errors:
+   PHASERS_ENULL, PHASERS_EDESTROYED (including a second destroy), PHASERS_EBUSY. */
+int phasers_barrier_destroy(phasers_barrier *barrier);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Phasers                                                                                        */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* A phaser (Habanero-Java style): a barrier whose members (registrations) can join and leave in
+   any phase, with signal-only and wait-only members and split-phase signal / wait. */
+typedef struct phasers_phaser phasers_phaser;
+
+/* One task's membership of a phaser, with a mode; used by one thread at a time. */
+typedef struct phasers_registration phasers_registration;
+
+/* Registration modes. SIG_WAIT_SINGLE > SIG_WAIT > {SIG, WAIT}: a registration may register
+   children with its own mode or a weaker one.
+     SIG              signals (phases wait for it), never waits: a producer;
+     WAIT             waits, never holds a phase back: a consumer;
+     SIG_WAIT         signals and waits: barrier synchronization;
+     SIG_WAIT_SINGLE  as SIG_WAIT (its single-action capability is not exposed in C yet). */
+enum {
+    PHASERS_MODE_SIG = 0,
+    PHASERS_MODE_WAIT = 1,
+    PHASERS_MODE_SIG_WAIT = 2,
+    PHASERS_MODE_SIG_WAIT_SINGLE = 3
+};
+
+/* Creates a flat phaser and registers its creator with `mode` (PHASERS_MODE_*). Stores the phaser
+   in *phaser and the creator's registration in *creator. Errors: PHASERS_ENULL, PHASERS_EINVAL. */
+int phasers_phaser_create(int mode, phasers_phaser **phaser, phasers_registration **creator);
+
+/* As phasers_phaser_create, with a tree of sub-phasers: `tiers` levels (1 is flat) and up to
+   `degree` (at least 2) children per sub-phaser and registrations per leaf. Trees scale to many
+   threads: gathers run in parallel up the tree. Errors: as phasers_phaser_create, and
+   PHASERS_EINVAL for tiers 0, degree < 2 or a tree of more than 2^20 sub-phasers. */
+int phasers_phaser_create_tree(int mode, size_t tiers, size_t degree, phasers_phaser **phaser,
+                               phasers_registration **creator);
+
+/* Stores the phase in progress, which is the number of phases completed, in *out. Errors:
+   PHASERS_ENULL, PHASERS_EDESTROYED. */
+int phasers_phaser_phase(const phasers_phaser *phaser, uint64_t *out);
+
+/* Terminates the phaser: every wait on it, including waits already blocked, returns
+   PHASERS_ETERMINATED. Errors: PHASERS_ENULL, PHASERS_EDESTROYED. */
+int phasers_phaser_terminate(phasers_phaser *phaser);
+
+/* Destroys this phaser handle. The phaser itself lives on while registrations or accumulators
+   use it; they stay valid. Errors: PHASERS_ENULL, PHASERS_EDESTROYED. */
+int phasers_phaser_destroy(phasers_phaser *phaser);
+
+/* Registers a child task with `mode`, no stronger than the parent's, and stores its registration
+   in *out (hand it to the child's thread). The child starts in the parent's current phase: if the
+   parent has not signalled phase p yet, phase p also waits for the child. Errors: PHASERS_ENULL,
+   PHASERS_EDESTROYED, PHASERS_EINVAL (mode), PHASERS_ECAPABILITY (mode stronger than the
+   parent's), PHASERS_EBUSY, PHASERS_ETERMINATED, PHASERS_EBROKEN. */
+int phasers_registration_register(phasers_registration *parent, int mode,
+                                  phasers_registration **out);
+
+/* Signals the current phase without waiting: the first half of a split-phase barrier. Do local
+   work, then call phasers_registration_wait. Errors: PHASERS_ENULL, PHASERS_EDESTROYED,
+   PHASERS_ECAPABILITY (wait-only registration), PHASERS_EBUSY, PHASERS_ETERMINATED,
+   PHASERS_EBROKEN. */
+int phasers_registration_signal(phasers_registration *registration);
+
+/* Waits until the phase this registration is in completes (signalling it first if it has not
+   signalled it yet; a wait-only registration waits for its next phase), and stores that phase in *phase unless phase is NULL. Errors: PHASERS_ENULL
+   (registration), PHASERS_EDESTROYED, PHASERS_ECAPABILITY (signal-only registration),
+   PHASERS_EBUSY, PHASERS_ETERMINATED, PHASERS_EBROKEN. */
+int phasers_registration_wait(phasers_registration *registration, uint64_t *phase);
+
+/* Advances to the next phase: signals (unless already signalled, or wait-only), then waits
+   (unless signal-only, which returns at once). Stores the phase completed (signal-only: the phase
+   signalled) in *phase unless phase is NULL. Errors: as phasers_registration_wait, without
+   PHASERS_ECAPABILITY. */
+int phasers_registration_next(phasers_registration *registration, uint64_t *phase);
+
+/* As phasers_registration_next, giving up after timeout_ns nanoseconds with PHASERS_ETIMEDOUT;
+   phasers_last_error() names the registrations (by creation order, the creator being 0) that had
+   not signalled. The signal stays in place: calling again waits for the same phase. */
+int phasers_registration_next_timeout(phasers_registration *registration, uint64_t timeout_ns,
+                                      uint64_t *phase);
+
+/* Deregisters and destroys the registration, in any phase: later phases no longer wait for it.
+   When the last registration that can signal is dropped, the phaser terminates. Errors:
+   PHASERS_ENULL, PHASERS_EDESTROYED (including a second drop), PHASERS_EBUSY (another thread is
+   inside a call on it; nothing was changed). */
+int phasers_registration_drop(phasers_registration *registration);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Accumulators                                                                                   */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* A reduction riding a phaser's phases: values sent during phase p are combined when p completes,
+   and the result functions then return that combination. */
+typedef struct phasers_accumulator phasers_accumulator;
+
+/* Element types: int32_t, int64_t, uint32_t, uint64_t, float, double. */
+enum {
+    PHASERS_TYPE_I32 = 0,
+    PHASERS_TYPE_I64 = 1,
+    PHASERS_TYPE_U32 = 2,
+    PHASERS_TYPE_U64 = 3,
+    PHASERS_TYPE_F32 = 4,
+    PHASERS_TYPE_F64 = 5
+};
+
+/* Operators. Integer sums and products wrap. MIN and MAX on floating point: a NaN loses. AND, OR
+   and XOR are for integer types only. */
+enum {
+    PHASERS_OP_SUM = 0,
+    PHASERS_OP_PRODUCT = 1,
+    PHASERS_OP_MIN = 2,
+    PHASERS_OP_MAX = 3,
+    PHASERS_OP_AND = 4,
+    PHASERS_OP_OR = 5,
+    PHASERS_OP_XOR = 6
+};
+
+/* Creates an accumulator on `phaser` for element type `type` (PHASERS_TYPE_*) reducing with `op`
+   (PHASERS_OP_*), and stores it in *out. With `reproducible` non-zero, floating-point results have
+   the same bits for the same values whatever order threads arrive in (at a cost per phase: the
+   partial values are sorted before they are combined); with 0 they may differ in the last bits.
+   Errors: PHASERS_ENULL, PHASERS_EDESTROYED, PHASERS_EINVAL (type, op, or a bitwise op on a
+   floating-point type). */
+int phasers_accumulator_create(phasers_phaser *phaser, int type, int op, int reproducible,
+                               phasers_accumulator **out);
+
+/* Contributes v through `registration` to its current phase (after phasers_registration_signal:
+   to the next phase). Several sends in one phase all count. Use the function of the accumulator's
+   element type. Errors: PHASERS_ENULL, PHASERS_EDESTROYED, PHASERS_EINVAL (another element type,
+   or a registration of another phaser), PHASERS_ECAPABILITY (wait-only registration),
+   PHASERS_EBUSY (registration in use by another thread). */
+int phasers_accumulator_send_i32(phasers_accumulator *accumulator,
+                                 phasers_registration *registration, int32_t v);
+/* As phasers_accumulator_send_i32, for PHASERS_TYPE_I64. */
+int phasers_accumulator_send_i64(phasers_accumulator *accumulator,
+                                 phasers_registration *registration, int64_t v);
+/* As phasers_accumulator_send_i32, for PHASERS_TYPE_U32. */
+int phasers_accumulator_send_u32(phasers_accumulator *accumulator,
+                                 phasers_registration *registration, uint32_t v);
+/* As phasers_accumulator_send_i32, for PHASERS_TYPE_U64. */
+int phasers_accumulator_send_u64(phasers_accumulator *accumulator,
+                                 phasers_registration *registration, uint64_t v);
+/* As phasers_accumulator_send_i32, for PHASERS_TYPE_F32. */
+int phasers_accumulator_send_f32(phasers_accumulator *accumulator,
+                                 phasers_registration *registration, float v);
+/* As phasers_accumulator_send_i32, for PHASERS_TYPE_F64. */
+int phasers_accumulator_send_f64(phasers_accumulator *accumulator,
+                                 phasers_registration *registration, double v);
+
+/* Stores in *out the result of the most recently completed phase (the operator's identity before
+   any phase completed: 0 for SUM, 1 for PRODUCT, the type's largest value for MIN, ...). Read it
+   after your wait for the phase returned. Errors: PHASERS_ENULL, PHASERS_EDESTROYED,
+   PHASERS_EINVAL (another element type). */
+int phasers_accumulator_result_i32(const phasers_accumulator *accumulator, int32_t *out);
+/* As phasers_accumulator_result_i32, for PHASERS_TYPE_I64. */
+int phasers_accumulator_result_i64(const phasers_accumulator *accumulator, int64_t *out);
+/* As phasers_accumulator_result_i32, for PHASERS_TYPE_U32. */
+int phasers_accumulator_result_u32(const phasers_accumulator *accumulator, uint32_t *out);
+/* As phasers_accumulator_result_i32, for PHASERS_TYPE_U64. */
+int phasers_accumulator_result_u64(const phasers_accumulator *accumulator, uint64_t *out);
+/* As phasers_accumulator_result_i32, for PHASERS_TYPE_F32. */
+int phasers_accumulator_result_f32(const phasers_accumulator *accumulator, float *out);
+/* As phasers_accumulator_result_i32, for PHASERS_TYPE_F64. */
+int phasers_accumulator_result_f64(const phasers_accumulator *accumulator, double *out);
+
+/* Destroys the accumulator. Values already sent still count in their phase. Errors:
+   PHASERS_ENULL, PHASERS_EDESTROYED. */
+int phasers_accumulator_destroy(phasers_accumulator *accumulator);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* PHASERS_H */

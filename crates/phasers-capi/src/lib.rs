@@ -26,3 +26,6 @@ const _: () = {
     shareable::<registration::RegistrationObject>();
     shareable::<accumulator::AnyAccumulator>();
 };
+
+#[cfg(test)]
+mod header_values;

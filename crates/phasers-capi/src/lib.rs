@@ -3,8 +3,8 @@
 //! Every function returns `PHASERS_OK` (0) or a positive `PHASERS_E*` code, and writes its results
 //! through pointers; `phasers_last_error` gives the full message of a thread's last failure.
 //! Objects are reached through handles (see [`handle`]) that every call checks, and no panic
-//! unwinds into C (every entry point runs inside `catch_unwind`). The header is the C user's reference; this crate's docs say how
-//! it works inside. See README.md for building and linking.
+//! unwinds into C: every entry point runs inside `catch_unwind`. The header is the C user's
+//! reference; this crate's docs say how it works inside. See README.md for building and linking.
 
 pub mod accumulator;
 pub mod barrier;

@@ -53,10 +53,7 @@ pub unsafe extern "C" fn phasers_phaser_create(
     guarded(|| {
         require_out(phaser, "phaser")?;
         require_out(creator, "creator")?;
-        let created = Phaser::builder()
-            .mode(mode_from_c(mode)?)
-            .tiers(1)
-            .build()?;
+        let created = Phaser::new(mode_from_c(mode)?)?;
         // SAFETY: both checked non-null; the caller promises they are writable.
         unsafe { hand_out(created, phaser, creator) }
     })

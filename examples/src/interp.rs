@@ -372,9 +372,14 @@ impl Interp {
                     waiter.wait();
                 }
             }
-            (executed, timestamp().wrapping_sub(start))
+            (executed, start, timestamp())
         })?;
-        let (executed, ticks) = run.results[0];
+        let executed = run.results[0].0;
+        // Like the run's time: from the earliest start to the latest end (the TSC of every
+        // x86_64 core counts alike).
+        let first = run.results.iter().map(|result| result.1).min().unwrap_or(0);
+        let last = run.results.iter().map(|result| result.2).max().unwrap_or(0);
+        let ticks = last.wrapping_sub(first);
         Ok((
             Timed {
                 output: MachineState {
@@ -461,7 +466,7 @@ pub struct NopCost {
     /// Nanoseconds per NOP (the run's time over the NOPs).
     pub ns: f64,
     /// Cycles per NOP: time-stamp counter ticks on x86_64 (`rdtsc`, at the TSC's nominal rate),
-    /// elsewhere `None`.
+    /// from the earliest thread's start to the latest thread's end like `ns`; elsewhere `None`.
     pub cycles: Option<f64>,
     /// Barrier waits per NOP on each thread (2, or 0 for the ideal run).
     pub barriers_per_nop: f64,

@@ -3,13 +3,16 @@
 //! `pthread_barrier_t`, C++20 `std::barrier`, OpenMP's `#pragma omp barrier`).
 //!
 //! `phasers` alone runs the quick suite, `phasers bench barrier` with its defaults, a short
-//! phaser comparison, a short array-reduction comparison and a short team-collectives comparison
-//! at 2 threads (about a minute on two cores); `phasers bench phaser`, `reduction`, `dynamic` and
+//! phaser comparison, a short array-reduction comparison, a short team-collectives comparison
+//! and two small applications at 2 threads (about a minute on two cores); `phasers bench phaser`, `reduction`, `dynamic` and
 //! `tree` measure the phasers and accumulators; `phasers bench reduce` the array reductions;
-//! `phasers bench collectives` the team collectives; `phasers list` names every algorithm and
-//! baseline; `phasers tune` measures the machine and writes the profile `Algorithm::Auto` reads.
+//! `phasers bench collectives` the team collectives; `phasers app` runs whole applications
+//! (SOR, LU, StreamCluster, a vector interpreter) on each barrier; `phasers list` names every
+//! algorithm and baseline; `phasers tune` measures the machine and writes the profile
+//! `Algorithm::Auto` reads.
 
 mod affinity;
+mod app_bench;
 mod bench;
 mod body;
 mod collectives_bench;
@@ -55,7 +58,8 @@ use crate::sweep::{Benchmark, Plan, EPCC_DROPPED};
 
 /// What each barrier, phaser, reduction and team collective costs on this machine. With no
 /// command, runs the quick suite (`bench barrier` with its defaults, then flat phasers against our
-/// best barrier and OpenMP at 2 threads, then array reductions and team collectives at 2 threads).
+/// best barrier and OpenMP at 2 threads, then array reductions, team collectives and two
+/// applications at 2 threads).
 #[derive(Debug, Parser)]
 #[command(name = "phasers", version)]
 struct Cli {
@@ -70,6 +74,9 @@ enum Command {
         #[command(subcommand)]
         target: BenchTarget,
     },
+    /// Whole applications (red-black SOR, LU factorization, StreamCluster, a VCODE-style
+    /// interpreter) on each barrier kind, timed and checked against their sequential runs.
+    App(app_bench::AppArgs),
     /// List every barrier algorithm and every baseline, with a one-line description.
     List,
     /// Measure every algorithm at several thread counts and write the profile that
@@ -250,6 +257,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some(Command::Tune(args)) => tune::run(&args),
+        Some(Command::App(args)) => app_bench::run(&args),
         Some(Command::Bench { target }) => match target {
             BenchTarget::Barrier(args) => bench_barrier(args),
             BenchTarget::Phaser(args) => bench_phasers(Suite::Phaser, args),
@@ -311,6 +319,11 @@ fn list() {
     for (name, description) in collectives_bench::list() {
         println!("  {name:<35} {description}");
     }
+    println!();
+    println!("applications (app; --sync takes auto, the algorithms, phaser, std, pthread, cxx):");
+    for (name, description) in app_bench::list() {
+        println!("  {name:<35} {description}");
+    }
 }
 
 /// The quick suite's array-reduction part: 2 threads, 1,000 and 64,000 floats, no spread and
@@ -348,9 +361,27 @@ const QUICK_COLLECTIVES: [&str; 15] = [
     "all,row",
 ];
 
+/// The quick suite's applications part: SOR and the interpreter at their small size, on 1 and 2
+/// threads, our `auto` against `std::sync::Barrier` and `pthread_barrier_t`, with the
+/// interpreter's NOP cost (about a second).
+const QUICK_APPS: [&str; 12] = [
+    "app",
+    "sor,interp",
+    "--size",
+    "small",
+    "--threads",
+    "1,2",
+    "--sync",
+    "auto,std,pthread",
+    "--repeat",
+    "3",
+    "--nops",
+    "2000",
+];
+
 /// `phasers` with no command: `bench barrier` with its defaults, then the phaser comparison, the
-/// array-reduction comparison and the team-collectives comparison at 2 threads. A failure in one
-/// part does not skip the others.
+/// array-reduction comparison, the team-collectives comparison and the applications at 2
+/// threads. A failure in one part does not skip the others.
 fn quick_suite() -> Result<(), String> {
     let barrier = BarrierArgs::try_parse_from(["barrier"])
         .map_err(|error| format!("the default options do not parse: {error}"))
@@ -367,7 +398,11 @@ fn quick_suite() -> Result<(), String> {
     let collectives = collectives_bench::CollectivesArgs::try_parse_from(QUICK_COLLECTIVES)
         .map_err(|error| format!("the default options do not parse: {error}"))
         .and_then(|args| collectives_bench::run(&args));
-    let errors: Vec<String> = [barrier, phasers, reduce, collectives]
+    println!();
+    let apps = app_bench::AppArgs::try_parse_from(QUICK_APPS)
+        .map_err(|error| format!("the default options do not parse: {error}"))
+        .and_then(|args| app_bench::run(&args));
+    let errors: Vec<String> = [barrier, phasers, reduce, collectives, apps]
         .into_iter()
         .filter_map(Result::err)
         .collect();
@@ -700,6 +735,22 @@ mod tests {
         assert_eq!(quick.time, Duration::from_millis(30));
         assert!(quick.ops.is_none(), "every part");
         collectives_bench::CollectivesArgs::command().debug_assert();
+    }
+
+    #[test]
+    fn app_parses_and_the_quick_part_is_small() {
+        match Cli::try_parse_from(["phasers", "app", "all", "--sync", "all"])
+            .unwrap()
+            .command
+        {
+            Some(Command::App(args)) => assert_eq!(args.repeat, 3),
+            other => panic!("parsed as {other:?}"),
+        }
+        assert!(Cli::try_parse_from(["phasers", "app"]).is_err());
+        let quick = app_bench::AppArgs::try_parse_from(QUICK_APPS).unwrap();
+        assert_eq!(quick.threads, Some(vec![1, 2]));
+        assert_eq!(quick.apps.len(), 2);
+        app_bench::AppArgs::command().debug_assert();
     }
 
     #[test]

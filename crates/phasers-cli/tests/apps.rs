@@ -1,0 +1,97 @@
+//! `phasers app` end to end: a tiny run of every application writes valid JSON with a checked
+//! row per thread count and kind, and bad options fail with a clear message and no output file.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn phasers(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_phasers"))
+        .args(args)
+        // The library's choices must not depend on a profile the developer happens to have.
+        .env("PHASERS_PROFILE", "off")
+        .output()
+        .expect("the phasers binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("phasers-apps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir.join(name)
+}
+
+#[test]
+fn every_application_runs_checked_on_every_default_kind() {
+    let json = scratch("apps.json");
+    let output = phasers(&[
+        "app",
+        "all",
+        "--size",
+        "small",
+        "--threads",
+        "1,3",
+        "--repeat",
+        "1",
+        "--nops",
+        "100",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["benchmark"], "app");
+    assert_eq!(report["schema_version"], 2);
+    let kinds = report["settings"]["sync"].as_array().unwrap();
+    assert_eq!(kinds.len(), 5, "auto, three baselines, the phaser");
+    let runs = report["runs"].as_array().unwrap();
+    let apps: Vec<&str> = runs
+        .iter()
+        .map(|run| run["app"].as_str().unwrap())
+        .collect();
+    assert_eq!(apps, ["sor", "lu", "streamcluster", "interp"]);
+    for run in runs {
+        assert!(run["sequential"]["median"].as_f64().unwrap() > 0.0, "{run}");
+        let rows = run["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 2 * kinds.len());
+        for row in rows {
+            assert!(row["error"].is_null(), "{row}");
+            assert!(row["summary"]["min"].as_f64().unwrap() > 0.0, "{row}");
+            assert!(row["barriers"].as_u64().unwrap() > 0, "{row}");
+            assert!(row["speedup_vs_sequential"].is_number(), "{row}");
+            assert!(row["speedup_vs_one_thread"].is_number(), "{row}");
+        }
+        let ratios = run["ratios"].as_array().unwrap();
+        assert!(ratios
+            .iter()
+            .all(|ratio| ratio["auto_over_std"].is_number()));
+    }
+    let nop = report["nop"].as_array().unwrap();
+    assert_eq!(nop.len(), 2 * (kinds.len() + 1), "every kind and the ideal");
+    assert!(nop.iter().all(|row| row["error"].is_null()));
+    assert!(stdout.contains("auto / best standard"), "{stdout}");
+    assert!(stdout.contains("ns/NOP"), "{stdout}");
+}
+
+#[test]
+fn bad_app_options_fail_clearly_and_write_nothing() {
+    let json = scratch("never.json");
+    for (args, message) in [
+        (vec!["app", "fft"], "unknown application"),
+        (
+            vec!["app", "sor", "--sync", "openmp"],
+            "unknown barrier kind",
+        ),
+        (vec!["app", "sor", "--size", "tiny"], "unknown size"),
+    ] {
+        let mut args = args.clone();
+        args.extend(["--json", json.to_str().unwrap()]);
+        let output = phasers(&args);
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(!json.exists(), "{args:?} wrote {}", json.display());
+    }
+}

@@ -39,10 +39,11 @@ const _: () = assert!(
 );
 const _: () = assert!(size_of::<*mut AnyThreadBarrier>() <= 8);
 
-/// The magic of a barrier this library initialized and has not destroyed ("PHASERS1").
-pub(crate) const LIVE: u64 = u64::from_be_bytes(*b"PHASERS1");
+/// The magic of a barrier this library initialized and has not destroyed: the bytes "PHASERS1"
+/// in memory order, so a debugger or a test can read it.
+pub(crate) const LIVE: u64 = u64::from_ne_bytes(*b"PHASERS1");
 /// The magic of a barrier this library destroyed ("PHASERS0").
-pub(crate) const DESTROYED: u64 = u64::from_be_bytes(*b"PHASERS0");
+pub(crate) const DESTROYED: u64 = u64::from_ne_bytes(*b"PHASERS0");
 
 /// What the magic word of a `pthread_barrier_t` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

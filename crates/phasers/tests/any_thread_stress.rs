@@ -156,7 +156,7 @@ stress_tests! {
     two_parties_three_threads: 2, 3, 10_000;
     // Threads not a multiple of parties.
     five_parties_seven_threads: 5, 7, 3_000;
-    // The case: 64 threads on a 16-party barrier, 4 calls per thread per episode.
+    // The case: 64 threads on a 16-party barrier, four threads for each rank.
     sixteen_parties_sixty_four_threads: 16, 64, 3_000;
     // As many threads as parties at the largest size.
     sixty_four_parties_sixty_four_threads: 64, 64, 1_000;

@@ -5,7 +5,9 @@
 //! silently.
 //!
 //! - [`barrier`]: seven barrier algorithms behind one [`Barrier`] type, with per-participant
-//!   handles, timeouts that name who is missing, completion actions, and breaking on panic.
+//!   handles, timeouts that name who is missing, completion actions, and breaking on panic;
+//!   [`AnyThreadBarrier`] for threads without ranks, as with `std::sync::Barrier` or
+//!   `pthread_barrier_t`.
 //! - [`phaser`]: Habanero-style [`Phaser`]s: signal-only and wait-only modes, registration and
 //!   deregistration in any phase, split phases, a once-per-phase action, several phasers advanced
 //!   together, and a tree of sub-phasers (tiers, degree) for scale.
@@ -53,8 +55,8 @@ pub mod wait;
 
 pub use accumulator::{Accumulator, Element, Op};
 pub use barrier::{
-    Algorithm, Barrier, BarrierBuilder, Participant, Profile, ProfileEntry, ProfileStatus,
-    WaitResult,
+    Algorithm, AnyThreadBarrier, Barrier, BarrierBuilder, Participant, Profile, ProfileEntry,
+    ProfileStatus, WaitResult,
 };
 pub use error::{Error, Result};
 pub use phaser::{Mode, Phaser, PhaserBuilder, Registration};

@@ -35,6 +35,15 @@
 //! several thread counts on this machine, overrides that rule; it is found through
 //! `PHASERS_PROFILE` or at `~/.config/phasers/profile.json`.
 //!
+//! # Threads without ranks
+//!
+//! [`AnyThreadBarrier`] wraps any of these algorithms for code written for `std::sync::Barrier` or
+//! `pthread_barrier_t`: any `n` calls to its `wait` complete an episode, whichever threads make
+//! them. Each call takes a rank from a ticket counter and waits as that rank's participant, which
+//! costs one shared `fetch_add` and an uncontended lock more than a [`Participant`]'s wait, and
+//! leaves out timeouts (an anonymous arrival cannot be resumed). The `phasers-pthread` crate builds
+//! its `LD_PRELOAD` replacement of `pthread_barrier_*` on it.
+//!
 //! Dissemination has no single release step, so with a completion action it adds one (rank 0 runs
 //! the action, then releases the others through one word).
 //!
@@ -57,6 +66,7 @@
 
 mod algorithm;
 mod any;
+mod any_thread;
 mod builder;
 mod combining_tree;
 mod completion;
@@ -77,6 +87,7 @@ mod tournament;
 
 pub use algorithm::{Algorithm, BarrierAlgorithm};
 pub use any::AnyAlgorithm;
+pub use any_thread::{AnyThreadBarrier, BarrierInUse};
 pub use builder::{BarrierBuilder, MAX_FAN_IN, MAX_PARTIES};
 pub use combining_tree::CombiningTree;
 pub use counting::Counting;

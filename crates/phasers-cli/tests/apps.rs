@@ -2,23 +2,14 @@
 //! row per thread count and kind, and bad options fail with a clear message and no output file.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn phasers(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_phasers"))
-        .args(args)
-        // The library's choices must not depend on a profile the developer happens to have.
-        .env("PHASERS_PROFILE", "off")
-        .output()
-        .expect("the phasers binary runs")
-}
+mod cli_support;
+use cli_support::phasers;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("phasers-apps-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch directory");
-    dir.join(name)
+    cli_support::scratch("apps", name)
 }
 
 #[test]

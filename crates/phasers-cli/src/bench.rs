@@ -18,6 +18,7 @@ use crate::affinity;
 use crate::body::{BackToBack, Body, DelayOnly, DelayThenWait};
 use crate::contender::{Contender, StdHandle, WaitHandle};
 use crate::native::{CxxBarrier, OmpWork, PthreadBarrier};
+use crate::omp_active::{self, ActiveWork};
 use crate::openmp_row;
 use crate::phaser_row;
 use crate::reference::ReferenceBarrier;
@@ -74,6 +75,10 @@ pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
         },
         Contender::OpenMp => return openmp_row::run(threads, plan, OmpWork::Barrier),
         Contender::OmpReduction => return openmp_row::run(threads, plan, OmpWork::Reduction),
+        Contender::OpenMpActive => return omp_active::run(threads, plan, ActiveWork::Barrier),
+        Contender::OmpReductionActive => {
+            return omp_active::run(threads, plan, ActiveWork::Reduction)
+        }
         Contender::Phaser(config) => match phaser_row::measure(config, threads, plan, &watch) {
             Ok((measured, tree)) => (measured, Some(tree), None),
             Err(error) => return Row::failed(&name, kind, plan.schedule.samples, error),

@@ -1,8 +1,10 @@
 //! The ratios a phaser report ends with: a phaser against our best barrier, OpenMP against a
-//! phaser. Each is a ratio of medians measured in the same run, at the same thread count.
+//! phaser. Each is a ratio of medians measured in the same run, at the same thread count, marked
+//! noisy when the rows' rounds disagree by more than the ratio's distance from 1 (see `noise`).
 
 use std::borrow::Cow;
 
+use crate::noise::{RatioRecord, Side as Measured};
 use crate::report::{aligned, barrier_label, ratio, time, Last};
 use crate::results::{Group, Row};
 
@@ -34,31 +36,61 @@ impl Ratio {
     }
 }
 
-/// The lines of `ratios` for one group; `barriers` names the rows "our best barrier" is chosen
-/// from. `None` when no ratio has both sides measured.
-pub fn lines(group: &Group, ratios: &[Ratio], barriers: &[Cow<'static, str>]) -> Option<String> {
-    let best = barriers
+/// The best of the rows `barriers` names, by median.
+fn best_of<'a>(group: &'a Group, barriers: &[Cow<'static, str>]) -> Option<&'a Row> {
+    barriers
         .iter()
         .filter_map(|name| group.row(name))
         .filter_map(|row| Some((row, row.median()?)))
         .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(row, _)| row);
-    let resolve = |side: &Side| -> Option<(String, &Row)> {
+        .map(|(row, _)| row)
+}
+
+/// The `ratios` of one group with both sides measured, as the JSON records them; `barriers` names
+/// the rows "our best barrier" is chosen from.
+pub fn records(
+    group: &Group,
+    ratios: &[Ratio],
+    barriers: &[Cow<'static, str>],
+) -> Vec<RatioRecord> {
+    let best = best_of(group, barriers);
+    let resolve = |side: &Side| -> Option<(String, Measured)> {
         match side {
-            Side::Row(name) => Some((name.to_string(), group.row(name)?)),
-            Side::BestBarrier => Some(("best barrier".to_owned(), best?)),
+            Side::Row(name) => Some((name.to_string(), Measured::of(group.row(name)?)?)),
+            Side::BestBarrier => Some(("best barrier".to_owned(), Measured::of(best?)?)),
         }
     };
-    let measured: Vec<[String; 2]> = ratios
+    ratios
         .iter()
         .filter_map(|r| {
-            let (top, top_row) = resolve(&r.numerator)?;
-            let (bottom, bottom_row) = resolve(&r.denominator)?;
-            let (a, b) = (top_row.median()?, bottom_row.median()?);
-            Some([
-                format!("{top} / {bottom}"),
-                format!("{} / {} = {}", time(a), time(b), ratio(Some(a), Some(b))),
-            ])
+            let (top, top_side) = resolve(&r.numerator)?;
+            let (bottom, bottom_side) = resolve(&r.denominator)?;
+            let label = format!("{top} / {bottom}");
+            RatioRecord::of(group.threads, label, &top_side, &bottom_side)
+        })
+        .collect()
+}
+
+/// The lines of `ratios` for one group; `barriers` names the rows "our best barrier" is chosen
+/// from. `None` when no ratio has both sides measured.
+pub fn lines(group: &Group, ratios: &[Ratio], barriers: &[Cow<'static, str>]) -> Option<String> {
+    let best = best_of(group, barriers);
+    let measured: Vec<[String; 2]> = records(group, ratios, barriers)
+        .iter()
+        .map(|record| {
+            let (a, b) = (record.numerator_ns, record.denominator_ns);
+            [
+                record.label.clone(),
+                format!(
+                    "{} / {} = {}  {}",
+                    time(a),
+                    time(b),
+                    ratio(Some(a), Some(b)),
+                    record.mark()
+                )
+                .trim_end()
+                .to_owned(),
+            ]
         })
         .collect();
     if measured.is_empty() {
@@ -136,6 +168,31 @@ mod tests {
         assert_eq!(
             lines[2],
             "  omp reduction / phaser flat  450 ns / 90.0 ns = 5.00x"
+        );
+    }
+
+    #[test]
+    fn rounds_that_disagree_more_than_the_gap_mark_the_line() {
+        let mut group = group();
+        // phaser flat's rounds: 80, 90, 100 ns, ×1.25 apart; the best barrier is 60 ns.
+        group.rows[2].round_medians_ns = vec![80.0, 90.0, 100.0];
+        group.rows[2].spread = Some(1.25);
+        group.rows[1].spread = Some(1.02);
+        let ratios = [
+            Ratio::of(name("phaser flat"), name("ticket")),
+            Ratio::of(name("phaser flat"), Side::BestBarrier),
+        ];
+        let records = records(&group, &ratios, &["auto".into()]);
+        // 90 / 80 is a gap of ×1.12, within the rounds' ×1.25; 90 / 60 is not.
+        assert!(records[0].noisy && !records[1].noisy);
+        assert_eq!(records[0].numerator, "phaser flat");
+        let text = lines(&group, &ratios, &["auto".into()]).unwrap();
+        assert!(
+            text.lines()
+                .nth(1)
+                .unwrap()
+                .contains("noisy: rounds ×1.25 > gap ×1.1"),
+            "{text}"
         );
     }
 

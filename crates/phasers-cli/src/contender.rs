@@ -50,6 +50,11 @@ pub enum Contender {
     OpenMp,
     /// OpenMP `#pragma omp for reduction(+:a)` (libgomp): EPCC's reduction test.
     OmpReduction,
+    /// [`Contender::OpenMp`] as OpenMP users tune it, `OMP_WAIT_POLICY=active`, measured in a
+    /// child process (see [`crate::omp_active`]).
+    OpenMpActive,
+    /// [`Contender::OmpReduction`] under `OMP_WAIT_POLICY=active`, in a child process.
+    OmpReductionActive,
     /// One of the library's barrier algorithms, `Auto` included.
     Phasers(Algorithm),
     /// One of the library's phasers, with or without an accumulator.
@@ -57,20 +62,26 @@ pub enum Contender {
 }
 
 impl Contender {
-    /// The reference and the baselines, in table order; they head every table.
-    pub const BASELINES: [Contender; 5] = [
+    /// The reference and the baselines, in table order; they head every table. OpenMP comes
+    /// with its default wait policy and tuned (`OMP_WAIT_POLICY=active`), so that whichever is
+    /// faster here is the one our barriers are held against.
+    pub const BASELINES: [Contender; 6] = [
         Contender::Reference,
         Contender::Std,
         Contender::Pthread,
         Contender::CxxBarrier,
         Contender::OpenMp,
+        Contender::OpenMpActive,
     ];
 
-    /// Every row any benchmark has, for tests that must cover them all.
+    /// Every row any benchmark has that runs in this process, for tests that must cover them
+    /// all. The `OMP_WAIT_POLICY=active` rows re-execute the `phasers` binary, which a unit test
+    /// is not; `tests/omp_active.rs` runs them end to end.
     #[cfg(test)]
     pub fn every() -> Vec<Contender> {
         Contender::BASELINES
             .into_iter()
+            .filter(|contender| !contender.runs_in_child())
             .chain([Contender::OmpReduction])
             .chain(
                 std::iter::once(Algorithm::Auto)
@@ -89,14 +100,30 @@ impl Contender {
             | Contender::Pthread
             | Contender::CxxBarrier
             | Contender::OpenMp
-            | Contender::OmpReduction => RowKind::Baseline,
+            | Contender::OmpReduction
+            | Contender::OpenMpActive
+            | Contender::OmpReductionActive => RowKind::Baseline,
             Contender::Phasers(_) | Contender::Phaser(_) => RowKind::Ours,
         }
     }
 
     /// Whether the row runs on OpenMP's threads, and so subtracts OpenMP's reference loop.
     pub fn runs_on_openmp(self) -> bool {
-        matches!(self, Contender::OpenMp | Contender::OmpReduction)
+        matches!(
+            self,
+            Contender::OpenMp
+                | Contender::OmpReduction
+                | Contender::OpenMpActive
+                | Contender::OmpReductionActive
+        )
+    }
+
+    /// Whether the row is measured by a child process (the `OMP_WAIT_POLICY=active` rows).
+    pub fn runs_in_child(self) -> bool {
+        matches!(
+            self,
+            Contender::OpenMpActive | Contender::OmpReductionActive
+        )
     }
 
     /// The name in tables, JSON and `phasers list`.
@@ -108,6 +135,8 @@ impl Contender {
             Contender::CxxBarrier => "std::barrier (C++20)".into(),
             Contender::OpenMp => "omp barrier".into(),
             Contender::OmpReduction => "omp reduction".into(),
+            Contender::OpenMpActive => "omp barrier (active)".into(),
+            Contender::OmpReductionActive => "omp reduction (active)".into(),
             Contender::Phasers(algorithm) => algorithm.name().into(),
             Contender::Phaser(config) => config.name(),
         }
@@ -132,6 +161,13 @@ impl Contender {
             Contender::OmpReduction => {
                 "#pragma omp for reduction(+:a) over one iteration per thread, the delay and \
                  a += 1 inside (libgomp): EPCC's reduction test; the sum is checked"
+            }
+            Contender::OpenMpActive => {
+                "omp barrier with OMP_WAIT_POLICY=active, as OpenMP users tune it (waiting threads \
+                 spin instead of sleeping); libgomp reads it at load, so a child process measures it"
+            }
+            Contender::OmpReductionActive => {
+                "omp reduction with OMP_WAIT_POLICY=active, measured by a child process"
             }
             Contender::Phasers(algorithm) => algorithm_description(algorithm),
             Contender::Phaser(config) => config.description(),
@@ -176,6 +212,7 @@ mod tests {
     fn names_are_distinct() {
         let mut names: Vec<Cow<'static, str>> = Contender::every()
             .into_iter()
+            .chain([Contender::OpenMpActive, Contender::OmpReductionActive])
             .map(Contender::name)
             .collect();
         let all = names.len();

@@ -1,12 +1,14 @@
 //! `--csv`: one line per row, for spreadsheets and plotting scripts.
 //!
-//! The JSON holds everything; the CSV holds the summary of each row, plus the floor and EPCC's
-//! reference loops as rows of their own, so a reader can recompute every ratio from it alone.
+//! The JSON holds everything; the CSV holds the summary of each row, plus the floors (the round
+//! trip over the whole run, and each table's floor row) and EPCC's reference loops as rows of their
+//! own, so a reader can recompute every ratio from it alone.
 
 use std::io::Write;
 
 use serde::Serialize;
 
+use crate::regime_floor::{RegimeFloor, RegimeName};
 use crate::results::{Report, Row};
 
 /// One line of the file. Times are in nanoseconds per barrier (per iteration for the loops).
@@ -25,6 +27,8 @@ struct Line<'a> {
     ci95_ns: Option<f64>,
     stddev_ns: Option<f64>,
     reference_ns: Option<f64>,
+    spread: Option<f64>,
+    noisy: bool,
     note: Option<&'a str>,
     error: Option<&'a str>,
 }
@@ -51,8 +55,36 @@ impl<'a> Line<'a> {
             ci95_ns: summary.and_then(|s| s.ci95),
             stddev_ns: summary.map(|s| s.stddev),
             reference_ns: row.reference_ns,
+            spread: row.spread,
+            noisy: row.noisy,
             note: row.note.as_deref(),
             error: row.error.as_deref(),
+        }
+    }
+
+    /// A table's floor row; `samples` counts its rounds.
+    fn floor(floor: &'a RegimeFloor, oversubscribed: bool) -> Self {
+        Line {
+            threads: floor.threads,
+            oversubscribed,
+            barrier: "floor",
+            kind: "floor",
+            resolved: None,
+            mode: match floor.regime {
+                RegimeName::RoundTrip => "round-trip",
+                RegimeName::YieldHandoffs => "yield-handoffs",
+            },
+            samples: floor.round_medians_ns.len(),
+            min_ns: floor.min_ns,
+            median_ns: floor.median_ns,
+            mean_ns: None,
+            ci95_ns: None,
+            stddev_ns: None,
+            reference_ns: None,
+            spread: floor.spread,
+            noisy: false,
+            note: Some(&floor.note),
+            error: None,
         }
     }
 }
@@ -76,10 +108,15 @@ pub fn write(out: impl Write, report: &Report) -> csv::Result<()> {
         ci95_ns: None,
         stddev_ns: None,
         reference_ns: None,
+        spread: None,
+        noisy: false,
         note: floor.note.as_deref(),
         error: None,
     })?;
     for group in &report.groups {
+        if let Some(floor) = report.regime_floor(group.threads) {
+            writer.serialize(Line::floor(floor, group.oversubscribed))?;
+        }
         let rows = group
             .reference_loop
             .iter()
@@ -113,12 +150,33 @@ mod tests {
         assert_eq!(
             lines[0],
             "threads,oversubscribed,barrier,kind,resolved,mode,samples,min_ns,median_ns,mean_ns,\
-             ci95_ns,stddev_ns,reference_ns,note,error"
+             ci95_ns,stddev_ns,reference_ns,spread,noisy,note,error"
         );
         assert!(
             lines[1].starts_with("4,true,mcs,ours,,epcc,3,9.0,19.0,19.0,"),
             "{text}"
         );
-        assert!(lines[1].ends_with(",1.0,,"), "{text}");
+        assert!(lines[1].ends_with(",1.0,,false,,"), "{text}");
+    }
+
+    #[test]
+    fn each_table_has_a_floor_line() {
+        let mut report = crate::results::report_of(Vec::new());
+        report.groups = vec![crate::results::Group {
+            threads: 4,
+            oversubscribed: true,
+            reference_loop: None,
+            openmp_reference_loop: None,
+            rows: Vec::new(),
+        }];
+        report.regime_floors = vec![RegimeFloor::yield_handoffs(4, 2, &[1000.0, 1100.0])];
+        let mut out = Vec::new();
+        write(&mut out, &report).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let line = text.lines().nth(2).unwrap();
+        assert!(
+            line.starts_with("4,true,floor,floor,,yield-handoffs,2,2000.0,2100.0,,,,,1.1,false,"),
+            "{text}"
+        );
     }
 }

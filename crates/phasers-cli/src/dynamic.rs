@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::bench::{panic_message, watch_until, Watch};
 use crate::delay::{self, delay};
 use crate::floor::{self, Floor};
+use crate::floors_record::floors_line;
 use crate::native::{omp_dynamic, Delay};
 use crate::openmp_row::SETTLE;
 use crate::outputs;
@@ -141,11 +142,13 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
          method:  {}\n\
          machine: {}\n\
          floor:   {}\n\
+         floors:  {}\n\
          units:   per barrier; min, median and mean ± 95% CI over the runs; ÷floor divides the \
          median by the floor's (no reference barrier can change its team, so ÷ref is empty)\n",
         settings.method,
         machine.summary(),
-        report::floor_line(&floor)
+        report::floor_line(&floor),
+        floors_line(&provenance)
     );
 
     let mut rows = vec![openmp_row(max, samples, iterations)];

@@ -13,8 +13,10 @@
 
 mod affinity;
 mod app_bench;
+mod barrier_ratios;
 mod bench;
 mod body;
+mod child_process;
 mod collectives_bench;
 mod comparisons;
 mod contender;
@@ -22,8 +24,13 @@ mod csv_out;
 mod delay;
 mod dynamic;
 mod floor;
+mod floors_cmd;
+mod floors_record;
+mod interleave;
 mod machine;
 mod native;
+mod noise;
+mod omp_active;
 mod openmp_row;
 mod outputs;
 mod phaser_bench;
@@ -32,8 +39,10 @@ mod phaser_row;
 mod plot;
 mod reduce_bench;
 mod reference;
+mod regime_floor;
 mod report;
 mod results;
+mod rounds;
 mod schedule;
 mod stats;
 mod sweep;
@@ -82,6 +91,17 @@ enum Command {
     /// Measure every algorithm at several thread counts and write the profile that
     /// `Algorithm::Auto` reads.
     Tune(tune::TuneArgs),
+    /// Measure this machine's floors (cache-line round trip, yield hand-off, wake-up), show the
+    /// ones the library uses and what they mean for barriers.
+    Floors(floors_cmd::FloorsArgs),
+    /// Measures one OpenMP row and prints it as JSON: what a benchmark re-runs this program for,
+    /// under `OMP_WAIT_POLICY=active` (libgomp reads it only when it loads).
+    #[command(name = omp_active::SUBCOMMAND, hide = true)]
+    InternalOmpRow(omp_active::ChildArgs),
+    /// Measures one OpenMP array-reduction row of `bench reduce`, whose point it reads as JSON
+    /// on stdin, and prints it as JSON: the same, for `bench reduce`.
+    #[command(name = reduce_bench::OMP_ACTIVE_SUBCOMMAND, hide = true)]
+    InternalOmpReduceRow,
 }
 
 #[derive(Debug, Subcommand)]
@@ -166,6 +186,14 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
     samples: u16,
 
+    /// Split each test's samples into N rounds, interleaved: round 1 of the floor and of every
+    /// row at a thread count, then round 2 of each, and so on, so a machine that drifts between
+    /// fast and slow states hits every row alike. Each round runs on a fresh barrier with its own
+    /// warm-up (in EPCC mode, its own dropped sample); tables show how much the rounds disagree,
+    /// and mark "noisy" the ratios that disagreement could reverse. At most --samples rounds.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    rounds: u16,
+
     /// EPCC mode: the delay before each barrier, in microseconds (EPCC's default is 0.1).
     #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = parse_delay, allow_negative_numbers = true)]
     delay: Duration,
@@ -221,6 +249,7 @@ impl MeasureArgs {
                 pin: self.pin,
                 delay: delay.map_or(0, delay::calibrate),
             },
+            rounds: usize::from(self.rounds),
             delay,
             time_per_test: self.time,
             print_tables: true,
@@ -250,12 +279,38 @@ pub fn parse_delay(text: &str) -> Result<Duration, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    match run(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs `command`, or the quick suite.
+fn run(command: Option<Command>) -> Result<(), String> {
+    // Every benchmark builds the library's objects, which refuse a malformed PHASERS_FLOORS: say
+    // so before measuring anything rather than in every row. (The OpenMP child builds none.)
+    if !matches!(
+        command,
+        Some(
+            Command::List
+                | Command::Floors(_)
+                | Command::InternalOmpRow(_)
+                | Command::InternalOmpReduceRow
+        )
+    ) {
+        floors_record::check()?;
+    }
+    match command {
         Some(Command::List) => {
             list();
             Ok(())
         }
+        Some(Command::Floors(args)) => floors_cmd::run(&args),
+        Some(Command::InternalOmpRow(args)) => omp_active::child(&args),
+        Some(Command::InternalOmpReduceRow) => reduce_bench::omp_active_child(),
         Some(Command::Tune(args)) => tune::run(&args),
         Some(Command::App(args)) => app_bench::run(&args),
         Some(Command::Bench { target }) => match target {
@@ -268,13 +323,6 @@ fn main() -> ExitCode {
             BenchTarget::Collectives(args) => collectives_bench::run(&args),
         },
         None => quick_suite(),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
     }
 }
 
@@ -306,7 +354,8 @@ fn list() {
     println!();
     println!("phasers and reductions (bench phaser, reduction, dynamic, tree):");
     let phaser_rows = phaser_bench::PHASER_ROWS.map(Contender::Phaser);
-    for contender in std::iter::once(Contender::OmpReduction).chain(phaser_rows) {
+    let openmp = [Contender::OmpReduction, Contender::OmpReductionActive];
+    for contender in openmp.into_iter().chain(phaser_rows) {
         println!("  {:<35} {}", contender.name(), contender.description());
     }
     println!();
@@ -432,7 +481,7 @@ fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
         report
             .groups
             .iter()
-            .filter_map(|group| report::ratios(group, &report.floor))
+            .filter_map(|group| barrier_ratios::lines(group, report.regime_floor(group.threads)))
             .collect()
     })
 }
@@ -561,9 +610,11 @@ mod tests {
         assert_eq!(measure.delay, Duration::from_nanos(100));
         assert!(!measure.pin);
         let plan = measure.plan(Benchmark::Barrier, vec![2], vec![Contender::Std]);
-        // EPCC: 20 outer repetitions after one dropped.
+        // EPCC: 20 outer repetitions after one dropped, in 5 rounds of 4 after one dropped each.
         assert_eq!(plan.row.schedule.samples, 21);
         assert_eq!(plan.dropped(), 1);
+        assert_eq!(plan.rounds(), 5);
+        assert_eq!(plan.round(0).schedule.samples, 5);
         assert_eq!(plan.row.schedule.episodes, None);
         assert!(plan.row.delay >= 1);
         assert_eq!(plan.delay, Some(Duration::from_nanos(100)));
@@ -648,6 +699,7 @@ mod tests {
         assert!(rejection(&["--delay", "inf"]).contains("not a delay"));
         assert!(rejection(&["--samples", "0"]).contains("0"));
         assert!(rejection(&["--samples", "many"]).contains("invalid"));
+        assert!(rejection(&["--rounds", "0"]).contains("0"));
         assert!(rejection(&["--episodes", "0"]).contains("0"));
         assert!(rejection(&["--hang-seconds", "x"]).contains("not a number of seconds"));
         assert!(rejection(&["--frobnicate"]).contains("unexpected argument"));

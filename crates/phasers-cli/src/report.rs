@@ -6,9 +6,12 @@ use std::path::Path;
 
 use crate::contender::Contender;
 use crate::floor::Floor;
+use crate::floors_record::floors_line;
 use crate::machine::Machine;
+use crate::noise;
 use crate::plot;
-use crate::results::{Group, Mode, Report, Row, RowKind};
+use crate::regime_floor::RegimeFloor;
+use crate::results::{Group, Mode, Provenance, Report, Row, RowKind};
 use crate::sweep::Plan;
 
 /// The floor as the header of a report states it.
@@ -34,51 +37,96 @@ pub fn floor_line(floor: &Floor) -> String {
     }
 }
 
-/// The lines that head every report: what was measured, how, where, and the floor.
-pub fn header(machine: &Machine, floor: &Floor, plan: &Plan) -> String {
-    let floor_line = floor_line(floor);
+/// The lines that head every report: what was measured, how, where, and against which floor.
+pub fn header(provenance: &Provenance, plan: &Plan) -> String {
+    let machine = &provenance.machine;
     let samples = plan.row.schedule.samples - plan.dropped();
+    let rounds = plan.rounds();
     let method = match (plan.row.mode, plan.delay) {
         (Mode::Epcc, Some(delay)) => format!(
             "EPCC syncbench: delay({:.2} µs) then barrier, reference loop subtracted; {samples} \
-             outer repetitions after 1 dropped",
+             outer repetitions in {rounds} interleaved rounds, each after 1 dropped",
             delay.as_secs_f64() * 1e6
         ),
-        _ => format!("back-to-back episodes, no delay; {samples} samples"),
+        _ => format!(
+            "back-to-back episodes, no delay; {samples} samples in {rounds} interleaved rounds"
+        ),
     };
     format!(
         "phasers {}: {}\n\
          method:  {method}, about {:.1} s per test{}\n\
          machine: {}\n\
-         floor:   {floor_line}\n\
+         floors:  {}\n\
+         floor:   a row per table: the cache-line round trip while every thread has a core,\n         \
+         ceil(threads / cores) yield hand-offs once threads outnumber cores; measured in every\n         \
+         round\n\
          units:   ns (µs or ms when large) per barrier; mean ± half-width of its 95% confidence\n         \
-         interval, min and median over the repetitions; ÷ref and ÷floor divide the median by\n         \
-         the reference barrier's median and by the floor's median (lower is better)\n",
+         interval, min and median over the repetitions; rounds: the slowest round's median\n         \
+         over the fastest's; ÷ref and ÷floor divide the median by the reference barrier's\n         \
+         median and by the floor row's (lower is better)\n",
         plan.benchmark.name(),
         plan.benchmark.measures(),
         plan.time_per_test.as_secs_f64(),
         if plan.row.pin { ", threads pinned" } else { "" },
-        machine.summary()
+        machine.summary(),
+        floors_line(provenance)
     )
 }
 
-/// The table of one thread count.
+/// The table of one thread count, dividing by the round trip `floor` (for a group measured in one
+/// piece, with no floor row of its own).
 pub fn table(group: &Group, machine: &Machine, floor: &Floor) -> String {
+    render(group, machine, floor.median_ns, None)
+}
+
+/// The table of one thread count of a sweep: a first row for its floor, which the ÷floor column
+/// divides by, and the legend of the rounds and noise under it.
+pub fn sweep_table(group: &Group, machine: &Machine, floor: &RegimeFloor) -> String {
+    let mut text = render(group, machine, floor.median_ns, Some(floor));
+    text.push_str(noise::LEGEND);
+    text.push('\n');
+    text
+}
+
+fn render(
+    group: &Group,
+    machine: &Machine,
+    floor_ns: Option<f64>,
+    floor: Option<&RegimeFloor>,
+) -> String {
     let reference = group
         .row(&Contender::Reference.name())
         .and_then(Row::median);
     let cores = machine.available_cores;
-    let mut cells: Vec<[String; 7]> = vec![[
+    let rounds = floor.is_some()
+        || group
+            .rows
+            .iter()
+            .any(|row| !row.round_medians_ns.is_empty());
+    let mut cells: Vec<Vec<String>> = vec![vec![
         "barrier".into(),
         "mean ± 95% CI".into(),
         "min".into(),
         "median".into(),
+        "rounds".into(),
         "÷ref".into(),
         "÷floor".into(),
         "note".into(),
     ]];
+    if let Some(floor) = floor {
+        cells.push(vec![
+            "floor".into(),
+            "-".into(),
+            floor.min_ns.map_or_else(|| "-".into(), time),
+            floor.median_ns.map_or_else(|| "-".into(), time),
+            noise::spread_text(floor.spread),
+            "-".into(),
+            "-".into(),
+            floor.note.clone(),
+        ]);
+    }
     for row in &group.rows {
-        cells.push([
+        cells.push(vec![
             barrier_label(row),
             row.summary.map_or_else(
                 || "-".into(),
@@ -89,10 +137,16 @@ pub fn table(group: &Group, machine: &Machine, floor: &Floor) -> String {
             ),
             row.min().map_or_else(|| "-".into(), time),
             row.median().map_or_else(|| "-".into(), time),
+            noise::spread_text(row.spread),
             ratio(row.median(), reference),
-            ratio(row.median(), floor.median_ns),
+            ratio(row.median(), floor_ns),
             row_note(row),
         ]);
+    }
+    if !rounds {
+        for line in &mut cells {
+            line.remove(4);
+        }
     }
     let mut out = format!(
         "{} thread{} on {cores} core{}{}{}\n",
@@ -108,52 +162,11 @@ pub fn table(group: &Group, machine: &Machine, floor: &Floor) -> String {
             .reference_loop
             .as_ref()
             .and_then(|row| row.summary)
-            .map(|summary| format!(", reference loop {} per iteration", time(summary.mean)))
+            .map(|summary| format!(", reference loop {} per iteration", time(summary.median)))
             .unwrap_or_default(),
     );
     out.push_str(&aligned(&cells, Last::Free));
     out
-}
-
-/// Our best row against the reference, every baseline and the floor, by median.
-pub fn ratios(group: &Group, floor: &Floor) -> Option<String> {
-    let best = group
-        .rows
-        .iter()
-        .filter(|row| row.kind == RowKind::Ours && row.error.is_none())
-        .filter_map(|row| Some((row, row.median()?)))
-        .min_by(|a, b| a.1.total_cmp(&b.1))?;
-    let (best_row, best) = best;
-    let mut lines = vec![format!(
-        "{} thread{}: our best is {} at {} (median)",
-        group.threads,
-        if group.threads == 1 { "" } else { "s" },
-        barrier_label(best_row),
-        time(best)
-    )];
-    for row in group
-        .rows
-        .iter()
-        .filter(|row| matches!(row.kind, RowKind::Reference | RowKind::Baseline))
-    {
-        if let Some(median) = row.median() {
-            lines.push(format!(
-                "  {:<22} {:>9}  ours/theirs {}",
-                row.barrier,
-                time(median),
-                ratio(Some(best), Some(median))
-            ));
-        }
-    }
-    if let Some(median) = floor.median_ns {
-        lines.push(format!(
-            "  {:<22} {:>9}  ours/floor  {}",
-            "floor",
-            time(median),
-            ratio(Some(best), Some(median))
-        ));
-    }
-    Some(lines.join("\n"))
 }
 
 /// Lays out `cells` in columns: the first left-aligned, numbers right-aligned, and the last
@@ -209,7 +222,8 @@ pub fn barrier_label(row: &Row) -> String {
 }
 
 fn row_note(row: &Row) -> String {
-    let parts: Vec<&str> = [row.error.as_deref(), row.note.as_deref()]
+    let noise = row.noise.as_ref().map(|noise| format!("noisy ({noise})"));
+    let parts: Vec<&str> = [row.error.as_deref(), noise.as_deref(), row.note.as_deref()]
         .into_iter()
         .flatten()
         .collect();
@@ -385,30 +399,36 @@ mod tests {
         let header = lines[1];
         let median_end = header[..header.find("median").unwrap()].chars().count() + "median".len();
         assert_eq!(lines[2].chars().take(median_end).last(), Some('s'));
+        assert!(
+            !text.contains("rounds"),
+            "no rounds column without rounds: {text}"
+        );
     }
 
     #[test]
-    fn ratios_name_our_best_against_each_baseline() {
-        let text = ratios(&group(), &floor(25.0)).unwrap();
+    fn a_sweep_table_starts_with_its_floor_and_shows_rounds_and_noise() {
+        let mut group = group();
+        group.rows[2].round_medians_ns = vec![45.0, 50.0, 54.0];
+        group.rows[2].spread = Some(1.2);
+        group.rows[2].add_noise("÷ std::sync::Barrier: rounds ×1.20 > gap ×1.10".into());
+        let floor = RegimeFloor::yield_handoffs(4, 2, &[10.0, 12.5]);
+        let text = sweep_table(&group, &machine(), &floor);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].contains("rounds") && lines[1].contains("÷floor"));
+        assert!(lines[2].starts_with("floor"), "{text}");
+        assert!(lines[2].contains("×1.25") && lines[2].contains("2 yield hand-offs"));
+        // Auto's median 50 over the floor's 22.5.
         assert!(
-            text.starts_with("4 threads: our best is auto → counting at 50.0 ns"),
+            lines[5].contains("×1.20") && lines[5].contains("2.22x"),
             "{text}"
         );
         assert!(
-            text.contains("reference") && text.contains("0.50x"),
+            lines[5].contains("noisy (÷ std::sync::Barrier: rounds ×1.20 > gap ×1.10)"),
             "{text}"
         );
-        assert!(
-            text.contains("std::sync::Barrier") && text.contains("0.05x"),
-            "{text}"
-        );
-        assert!(text.contains("floor") && text.contains("2.00x"), "{text}");
-    }
-
-    #[test]
-    fn no_successful_row_of_ours_means_no_ratios() {
-        let mut only_baselines = group();
-        only_baselines.rows.retain(|row| row.kind != RowKind::Ours);
-        assert_eq!(ratios(&only_baselines, &floor(25.0)), None);
+        assert!(lines
+            .last()
+            .unwrap()
+            .starts_with("rounds: the slowest round"));
     }
 }

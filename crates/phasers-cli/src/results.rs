@@ -8,11 +8,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::floor::Floor;
+use crate::floors_record::FloorsRecord;
 use crate::machine::Machine;
+use crate::noise::RatioRecord;
+use crate::regime_floor::RegimeFloor;
 use crate::stats::{self, Summary};
 
 /// The version of the JSON layout below.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// What heads every report file: which program wrote it, for which benchmark, when, how and
 /// where. Flattened into the report, so its fields are top-level fields of the JSON.
@@ -31,6 +34,11 @@ pub struct Provenance {
     pub started_unix_s: u64,
     /// The machine the run was on.
     pub machine: Machine,
+    /// The floors the library derived its wait budgets from in this run (`phasers floors`
+    /// explains them); `None` only where it could not settle them, which the benchmarks refuse
+    /// before they start, and in files written before they were recorded.
+    #[serde(default)]
+    pub floors: Option<FloorsRecord>,
 }
 
 impl Provenance {
@@ -45,6 +53,8 @@ impl Provenance {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |since| since.as_secs()),
             machine: Machine::detect(),
+            // Cached by the library: the same values its objects use in this process.
+            floors: FloorsRecord::current().ok(),
         }
     }
 }
@@ -58,10 +68,26 @@ pub struct Report {
     pub provenance: Provenance,
     /// The settings every row ran with.
     pub settings: Settings,
-    /// The hardware floor, measured once per run.
+    /// The cache-line round trip, measured in every round at every thread count and merged.
     pub floor: Floor,
     /// One table per thread count, in increasing order.
     pub groups: Vec<Group>,
+    /// The floor row of each table, in the order of `groups`: the round trip, or yield hand-offs
+    /// where threads outnumber cores.
+    #[serde(default)]
+    pub regime_floors: Vec<RegimeFloor>,
+    /// The ratios printed after the tables, with their noise verdicts.
+    #[serde(default)]
+    pub ratios: Vec<RatioRecord>,
+}
+
+impl Report {
+    /// The floor row of the table of `threads` threads, if it has one.
+    pub fn regime_floor(&self, threads: usize) -> Option<&RegimeFloor> {
+        self.regime_floors
+            .iter()
+            .find(|floor| floor.threads == threads)
+    }
 }
 
 /// How the rows were timed.
@@ -102,10 +128,15 @@ pub struct Settings {
     pub pinned: bool,
     /// The time each test (row) aims to take, in seconds.
     pub time_per_test_s: f64,
-    /// Timed samples kept per row (EPCC's outer repetitions).
+    /// Timed samples kept per row (EPCC's outer repetitions), over all its rounds.
     pub samples: usize,
-    /// Timed samples taken before those and dropped as warm-up (EPCC drops the first).
+    /// Timed samples taken at the start of each round and dropped as warm-up (EPCC drops the
+    /// first of each round).
     pub dropped_samples: usize,
+    /// `--rounds`: each row's samples are split into this many rounds, and every row's round `i`
+    /// runs before any row's round `i + 1`, so drift in the machine hits every row alike.
+    #[serde(default = "one_round")]
+    pub rounds: usize,
     /// Episodes per sample when fixed on the command line; `None` when each row sized its own.
     pub episodes: Option<u64>,
     /// Target duration of a sample, in milliseconds.
@@ -114,8 +145,13 @@ pub struct Settings {
     pub delay_us: Option<f64>,
     /// Iterations of the delay loop that take `delay_us`, calibrated at the start of the run.
     pub delay_iterations: Option<u64>,
-    /// A row stops sampling once it has run this long, in seconds.
+    /// A round of a row stops sampling once it has run this long, in seconds.
     pub row_budget_s: f64,
+}
+
+/// What files written before rounds existed did: every row in one piece.
+fn one_round() -> usize {
+    1
 }
 
 /// The rows measured at one thread count.
@@ -179,8 +215,12 @@ pub struct Row {
     /// Nanoseconds per iteration of every timed sample, in the order taken, dropped ones included,
     /// before the reference loop is subtracted.
     pub raw_ns: Vec<f64>,
-    /// How many of the first `raw_ns` were dropped as warm-up.
+    /// How many of `raw_ns` were dropped as warm-up: the first of each round (see
+    /// `round_samples`), or of the row when it ran in one piece.
     pub dropped: usize,
+    /// How many of `raw_ns` each round took, in order; empty when the row ran in one piece.
+    #[serde(default)]
+    pub round_samples: Vec<usize>,
     /// EPCC mode: the reference loop's time per iteration subtracted from each sample.
     pub reference_ns: Option<f64>,
     /// The cost of one barrier in each kept sample: `raw_ns` past the dropped ones, minus
@@ -188,6 +228,21 @@ pub struct Row {
     pub samples_ns: Vec<f64>,
     /// Statistics over `samples_ns`; `None` when there are none.
     pub summary: Option<Summary>,
+    /// The median of each round's kept samples, in the order run; empty when the row ran in one
+    /// piece.
+    #[serde(default)]
+    pub round_medians_ns: Vec<f64>,
+    /// The slowest round's median over the fastest's (see `noise::spread`); `None` with fewer
+    /// than two rounds.
+    #[serde(default)]
+    pub spread: Option<f64>,
+    /// Whether a ratio printed for this row (its ÷ref and ÷floor, and the ratio lines it heads)
+    /// is within the noise of the rounds (see `noise`).
+    #[serde(default)]
+    pub noisy: bool,
+    /// Which of those ratios, and by how much.
+    #[serde(default)]
+    pub noise: Option<String>,
     /// Wall time the row took, warm-up, calibration and thread start-up included, in seconds.
     pub row_s: f64,
     /// Anything a reader of the numbers should know (fewer samples than wanted, for instance).
@@ -217,9 +272,14 @@ impl Row {
             samples_wanted,
             raw_ns,
             dropped: 0,
+            round_samples: Vec::new(),
             reference_ns: None,
             samples_ns: Vec::new(),
             summary: None,
+            round_medians_ns: Vec::new(),
+            spread: None,
+            noisy: false,
+            noise: None,
             row_s: 0.0,
             note: None,
             error: None,
@@ -258,6 +318,15 @@ impl Row {
             None => note,
         });
     }
+
+    /// Marks the row noisy, saying which ratio and why (`÷ref: rounds ×1.30 > gap ×1.05`).
+    pub fn add_noise(&mut self, noise: String) {
+        self.noisy = true;
+        self.noise = Some(match self.noise.take() {
+            Some(earlier) => format!("{earlier}; {noise}"),
+            None => noise,
+        });
+    }
 }
 
 /// A report of `groups` with made-up surroundings, for tests of what is drawn from the groups.
@@ -280,6 +349,7 @@ pub fn report_of(groups: Vec<Group>) -> Report {
                 native: None,
                 profile: None,
             },
+            floors: None,
         },
         settings: Settings {
             mode: Mode::Epcc,
@@ -291,6 +361,7 @@ pub fn report_of(groups: Vec<Group>) -> Report {
             time_per_test_s: 1.0,
             samples: 1,
             dropped_samples: 0,
+            rounds: 1,
             episodes: None,
             target_sample_ms: 1.0,
             delay_us: None,
@@ -306,6 +377,8 @@ pub fn report_of(groups: Vec<Group>) -> Report {
             note: None,
         },
         groups,
+        regime_floors: Vec::new(),
+        ratios: Vec::new(),
     }
 }
 

@@ -1,17 +1,22 @@
-//! A whole sweep (`bench barrier`, `bench phaser`, `bench reduction`, `bench tree`): the floor,
-//! then every row at every thread count.
+//! A whole sweep (`bench barrier`, `bench phaser`, `bench reduction`, `bench tree`): every row at
+//! every thread count, in interleaved rounds with the floor (see `interleave`), then the ratios
+//! the report ends with and which of them are noise.
 
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::bench::{self, RowPlan};
+use crate::barrier_ratios;
+use crate::bench::RowPlan;
+use crate::comparisons;
 use crate::contender::Contender;
-use crate::floor;
-use crate::native::OmpWork;
-use crate::openmp_row;
+use crate::interleave;
+use crate::noise::{self, RatioRecord};
+use crate::phaser_bench::{self, Suite};
+use crate::regime_floor::RegimeFloor;
 use crate::report;
-use crate::results::{Group, Mode, Provenance, Report, Row, RowKind, Settings};
+use crate::results::{Group, Mode, Provenance, Report, RowKind, Settings};
+use crate::rounds;
 
 /// EPCC drops its first outer repetition: it pays for waking threads and warming caches.
 pub const EPCC_DROPPED: usize = 1;
@@ -68,8 +73,10 @@ pub struct Plan {
     pub contenders: Vec<Contender>,
     /// Whether a row runs at a thread count (`bench tree` leaves out trees far too big for it).
     pub keep: fn(Contender, usize) -> bool,
-    /// How each row is measured.
+    /// How each row is measured, all rounds together: `round` splits it.
     pub row: RowPlan,
+    /// `--rounds`: how many interleaved rounds each row's samples are split into.
+    pub rounds: usize,
     /// EPCC mode: the delay before each barrier.
     pub delay: Option<Duration>,
     /// The time each test aims to take.
@@ -89,8 +96,29 @@ impl Plan {
         }
     }
 
+    /// Rounds per row: as asked, but at least one and no more than the samples kept, so that every
+    /// round keeps at least one sample.
+    pub fn rounds(&self) -> usize {
+        let kept = self.row.schedule.samples - self.dropped();
+        self.rounds.clamp(1, kept.max(1))
+    }
+
+    /// How round `index` of each row is measured: its share of the kept samples (the first rounds
+    /// take one more when they do not divide evenly), its own warm-up samples to drop, and its
+    /// share of the time and the budget, so a row still takes about `time_per_test` in all.
+    pub fn round(&self, index: usize) -> RowPlan {
+        let rounds = self.rounds();
+        let kept = self.row.schedule.samples - self.dropped();
+        let samples = kept / rounds + usize::from(index < kept % rounds) + self.dropped();
+        let mut plan = self.row;
+        plan.schedule.samples = samples;
+        plan.schedule.target_sample = self.time_per_test / (rounds * samples) as u32;
+        plan.schedule.row_budget = self.row.schedule.row_budget / rounds as u32;
+        plan
+    }
+
     /// The rows of the table of `threads` threads.
-    fn contenders_at(&self, threads: usize) -> Vec<Contender> {
+    pub fn contenders_at(&self, threads: usize) -> Vec<Contender> {
         self.contenders
             .iter()
             .copied()
@@ -98,13 +126,15 @@ impl Plan {
             .collect()
     }
 
-    /// The tests run at `threads` threads: the rows and the reference loops they need.
+    /// The tests run at `threads` threads: the floor, the rows and the reference loops they need,
+    /// in every round.
     fn tests_at(&self, threads: usize) -> usize {
         let contenders = self.contenders_at(threads);
         let epcc = self.row.mode == Mode::Epcc;
-        contenders.len()
-            + usize::from(epcc)
-            + usize::from(needs_openmp_reference(self.row.mode, &contenders))
+        self.rounds()
+            * (1 + contenders.len()
+                + usize::from(epcc)
+                + usize::from(needs_openmp_reference(self.row.mode, &contenders)))
     }
 }
 
@@ -113,7 +143,8 @@ pub fn keep_all(_: Contender, _: usize) -> bool {
     true
 }
 
-fn needs_openmp_reference(mode: Mode, contenders: &[Contender]) -> bool {
+/// Whether the rows need OpenMP's own reference loop subtracted (EPCC mode with an OpenMP row).
+pub fn needs_openmp_reference(mode: Mode, contenders: &[Contender]) -> bool {
     mode == Mode::Epcc && contenders.iter().any(|c| c.runs_on_openmp())
 }
 
@@ -121,8 +152,8 @@ fn needs_openmp_reference(mode: Mode, contenders: &[Contender]) -> bool {
 pub fn run(plan: &Plan) -> Report {
     let provenance = Provenance::now(plan.benchmark.name(), plan.command_line.clone());
     let machine = &provenance.machine;
-    let epcc = plan.row.mode == Mode::Epcc;
-    let total = 1 + plan
+    let cores = machine.available_cores;
+    let total = plan
         .threads
         .iter()
         .map(|&threads| plan.tests_at(threads))
@@ -135,106 +166,83 @@ pub fn run(plan: &Plan) -> Report {
     {
         progress.set_style(style);
     }
-
-    progress.set_message("floor: cache-line round trip");
-    let floor = floor::measure(plan.row.schedule);
-    progress.inc(1);
     if plan.print_tables {
-        progress.suspend(|| println!("{}", report::header(machine, &floor, plan)));
+        progress.suspend(|| println!("{}", report::header(&provenance, plan)));
     }
 
     let mut groups = Vec::with_capacity(plan.threads.len());
+    let mut regime_floors = Vec::with_capacity(plan.threads.len());
+    let mut ratios = Vec::new();
+    let mut round_trips = Vec::new();
     for &threads in &plan.threads {
-        let contenders = plan.contenders_at(threads);
-        let reference_loop = epcc.then(|| {
-            progress.set_message(format!("{threads} threads: reference loop"));
-            let mut row = bench::reference_loop(threads, &plan.row);
-            row.finish(plan.dropped(), None);
-            progress.inc(1);
-            row
-        });
-        let openmp_loop = needs_openmp_reference(plan.row.mode, &contenders).then(|| {
-            progress.set_message(format!("{threads} threads: omp reference loop"));
-            let mut row = openmp_row::run(threads, &plan.row, OmpWork::Loop);
-            row.finish(plan.dropped(), None);
-            progress.inc(1);
-            row
-        });
-        let mut rows = Vec::with_capacity(contenders.len());
-        for contender in contenders {
-            progress.set_message(format!("{threads} threads: {}", contender.name()));
-            let mut row = bench::run(contender, threads, &plan.row);
-            let reference = if contender.runs_on_openmp() {
-                openmp_loop.as_ref()
-            } else {
-                reference_loop.as_ref()
-            };
-            finish(&mut row, reference, plan.dropped());
-            rows.push(row);
-            progress.inc(1);
-        }
-        let group = Group {
-            threads,
-            oversubscribed: phasers::is_oversubscribed(threads),
-            reference_loop,
-            openmp_reference_loop: openmp_loop,
-            rows,
-        };
+        let mut measured = interleave::measure(plan, threads, cores, &progress);
+        let records = ratio_records(plan.benchmark, &measured.group, &measured.floor);
+        noise::mark_rows(&mut measured.group, &measured.floor, &records);
         if plan.print_tables {
-            progress.suspend(|| println!("{}", report::table(&group, machine, &floor)));
+            let table = report::sweep_table(&measured.group, machine, &measured.floor);
+            progress.suspend(|| println!("{table}"));
         }
-        groups.push(group);
+        groups.push(measured.group);
+        regime_floors.push(measured.floor);
+        ratios.extend(records);
+        round_trips.extend(measured.round_trips);
     }
     progress.finish_and_clear();
+    let floor = rounds::merge_floors(&round_trips);
+    if plan.print_tables {
+        println!(
+            "round trip over every round: {}\n",
+            report::floor_line(&floor)
+        );
+    }
 
     Report {
         provenance,
         settings: settings(plan),
         floor,
         groups,
+        regime_floors,
+        ratios,
     }
 }
 
-/// Drops the warm-up samples of `row` and subtracts the mean of its reference loop, if any. A
-/// reference loop that failed leaves the row without numbers rather than with wrong ones.
-fn finish(row: &mut Row, reference: Option<&Row>, dropped: usize) {
-    match reference {
-        None => row.finish(dropped, None),
-        Some(reference) => match (&reference.error, reference.summary) {
-            (None, Some(summary)) => row.finish(dropped, Some(summary.mean)),
-            _ => {
-                row.finish(dropped, None);
-                row.summary = None;
-                row.samples_ns.clear();
-                if row.error.is_none() {
-                    row.error = Some(format!(
-                        "its reference loop failed ({}), so there is nothing to subtract",
-                        reference.error.as_deref().unwrap_or("no samples")
-                    ));
-                }
-            }
-        },
+/// The ratios the report of `benchmark` ends with, at one thread count.
+fn ratio_records(benchmark: Benchmark, group: &Group, floor: &RegimeFloor) -> Vec<RatioRecord> {
+    match Suite::of(benchmark) {
+        Some(suite) => {
+            comparisons::records(group, &suite.ratios(), &phaser_bench::best_barrier_names())
+        }
+        None if benchmark == Benchmark::Barrier => barrier_ratios::records(group, Some(floor)),
+        None => Vec::new(),
     }
 }
 
 fn settings(plan: &Plan) -> Settings {
     let schedule = plan.row.schedule;
+    let round = plan.round(0).schedule;
     let epcc = plan.row.mode == Mode::Epcc;
+    let kept = schedule.samples - plan.dropped();
+    let rounds = plan.rounds();
     Settings {
         mode: plan.row.mode,
         method: match plan.row.mode {
             Mode::Epcc => format!(
                 "EPCC syncbench: each thread runs `delay(); barrier()` in a loop (for a \
                  reduction, `delay(); send(1); next()`, or OpenMP's `omp for reduction`); each \
-                 row is {} outer repetitions of an inner loop sized to the target time, the \
-                 first dropped; the cost is (loop time - reference loop time) / inner \
-                 repetitions, where the reference loop is the same loop without the barrier on \
-                 the same threads (for OpenMP, its own parallel region without the barrier)",
-                schedule.samples
+                 row is {kept} outer repetitions of an inner loop sized to the target time, in \
+                 {rounds} rounds on a fresh barrier each, interleaved with the other rows' rounds \
+                 and the floor's, the first repetition of each round dropped; the cost is (loop \
+                 time - reference loop time) / inner repetitions, where the reference loop is \
+                 the same loop without the barrier on the same threads (for OpenMP, its own \
+                 parallel region without the barrier), run in rounds too and subtracted as the \
+                 mean over all of its rounds"
             ),
-            Mode::BackToBack => "back-to-back: T threads on a fresh barrier per row; warm-up, \
-                                 then timed samples of consecutive episodes, timed on thread 0"
-                .to_owned(),
+            Mode::BackToBack => format!(
+                "back-to-back: T threads on a fresh barrier per round; each row is {kept} timed \
+                 samples of consecutive episodes, timed on thread 0, in {rounds} rounds \
+                 interleaved with the other rows' rounds and the floor's, each after its own \
+                 warm-up"
+            ),
         },
         threads: plan.threads.clone(),
         algorithms: plan
@@ -251,40 +259,75 @@ fn settings(plan: &Plan) -> Settings {
             .collect(),
         pinned: plan.row.pin,
         time_per_test_s: plan.time_per_test.as_secs_f64(),
-        samples: schedule.samples - plan.dropped(),
+        samples: kept,
         dropped_samples: plan.dropped(),
+        rounds,
         episodes: schedule.episodes,
-        target_sample_ms: schedule.target_sample.as_secs_f64() * 1e3,
+        target_sample_ms: round.target_sample.as_secs_f64() * 1e3,
         delay_us: plan.delay.map(|delay| delay.as_secs_f64() * 1e6),
         delay_iterations: epcc.then_some(plan.row.delay),
-        row_budget_s: schedule.row_budget.as_secs_f64(),
+        row_budget_s: round.row_budget.as_secs_f64(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schedule::Schedule;
 
-    fn row_with(raw: &[f64]) -> Row {
-        Row::measured("x", RowKind::Ours, raw.len(), raw.to_vec())
+    fn plan(mode: Mode, kept: usize, rounds: usize) -> Plan {
+        let dropped = usize::from(mode == Mode::Epcc);
+        Plan {
+            benchmark: Benchmark::Barrier,
+            threads: vec![2],
+            contenders: vec![Contender::Std],
+            keep: keep_all,
+            row: RowPlan {
+                mode,
+                schedule: Schedule {
+                    episodes: None,
+                    samples: kept + dropped,
+                    target_sample: Duration::from_millis(50),
+                    row_budget: Duration::from_secs(4),
+                },
+                hang_after: Duration::from_secs(60),
+                pin: false,
+                delay: 0,
+            },
+            rounds,
+            delay: None,
+            time_per_test: Duration::from_secs(1),
+            print_tables: false,
+            command_line: Vec::new(),
+        }
     }
 
     #[test]
-    fn the_reference_mean_is_subtracted() {
-        let mut reference = row_with(&[1000.0, 90.0, 110.0]);
-        reference.finish(1, None);
-        let mut row = row_with(&[5000.0, 300.0, 400.0]);
-        finish(&mut row, Some(&reference), 1);
-        assert_eq!(row.reference_ns, Some(100.0));
-        assert_eq!(row.samples_ns, vec![200.0, 300.0]);
+    fn samples_split_into_rounds_each_with_its_warm_up() {
+        let plan = plan(Mode::Epcc, 20, 5);
+        assert_eq!(plan.rounds(), 5);
+        let round = plan.round(0);
+        // 4 kept and 1 dropped per round, a fifth of the time and of the budget.
+        assert_eq!(round.schedule.samples, 5);
+        assert_eq!(round.schedule.target_sample, Duration::from_millis(40));
+        assert_eq!(round.schedule.row_budget, Duration::from_millis(800));
+        // Std, the floor and the reference loop, in every round.
+        assert_eq!(plan.tests_at(2), 5 * 3);
     }
 
     #[test]
-    fn a_failed_reference_leaves_no_numbers() {
-        let reference = Row::failed("loop", RowKind::Loop, 3, "boom".into());
-        let mut row = row_with(&[5000.0, 300.0, 400.0]);
-        finish(&mut row, Some(&reference), 1);
-        assert!(row.summary.is_none() && row.samples_ns.is_empty());
-        assert!(row.error.unwrap().contains("boom"));
+    fn uneven_samples_go_to_the_first_rounds() {
+        let plan = plan(Mode::BackToBack, 7, 3);
+        let samples: Vec<usize> = (0..3).map(|i| plan.round(i).schedule.samples).collect();
+        assert_eq!(samples, [3, 2, 2]);
+    }
+
+    #[test]
+    fn every_round_keeps_a_sample() {
+        assert_eq!(plan(Mode::BackToBack, 3, 5).rounds(), 3);
+        assert_eq!(plan(Mode::Epcc, 3, 0).rounds(), 1);
+        let one = plan(Mode::Epcc, 1, 5);
+        assert_eq!(one.rounds(), 1);
+        assert_eq!(one.round(0).schedule.samples, 2);
     }
 }

@@ -1,15 +1,20 @@
 //! `phasers tune`: measure every algorithm at several thread counts, keep the fastest at each, and
-//! write the profile `Algorithm::Auto` reads (see `phasers::Profile`).
+//! write the profile `Algorithm::Auto` reads (see `phasers::Profile`), with the machine's floors.
+//!
+//! The rows run in interleaved rounds (`--rounds`). An algorithm replaces the built-in rule's
+//! choice at a thread count only when it beat that choice's median in a strict majority of the
+//! rounds and its overall median is at least [`MIN_GAIN`] faster: one lucky stretch of a drifting
+//! machine must not rewrite the profile.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use phasers::{Algorithm, Profile, ProfileEntry};
+use phasers::{Algorithm, Floors, Profile, ProfileEntry};
 
 use crate::contender::Contender;
 use crate::outputs;
 use crate::report::{ratio, time};
-use crate::results::{Group, Report};
+use crate::results::{Group, Report, Row};
 use crate::sweep::{self, Benchmark};
 use crate::threads;
 use crate::MeasureArgs;
@@ -50,6 +55,53 @@ pub struct Decision {
     pub builtin: (Algorithm, Option<f64>),
     /// What the profile will say, and its median cost.
     pub chosen: (Algorithm, f64),
+    /// The algorithm that replaced the built-in choice or, when none did, the fastest other one;
+    /// `None` when nothing else was measured or the built-in choice was not.
+    pub challenger: Option<Challenger>,
+}
+
+/// An algorithm held against the built-in choice.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Challenger {
+    /// Which.
+    pub algorithm: Algorithm,
+    /// Its median cost.
+    pub median_ns: f64,
+    /// The rounds in which its median beat the built-in choice's.
+    pub won: usize,
+    /// The rounds compared.
+    pub rounds: usize,
+}
+
+impl Challenger {
+    fn against(algorithm: Algorithm, row: &Row, builtin: &Row) -> Option<Self> {
+        let (won, rounds) = rounds_won(row, builtin);
+        Some(Challenger {
+            algorithm,
+            median_ns: row.median()?,
+            won,
+            rounds,
+        })
+    }
+
+    /// Whether it replaces a built-in choice of median `builtin_ns`: faster in a strict majority
+    /// of rounds, and by [`MIN_GAIN`] overall. Costs near zero (EPCC's at 1 thread can even be
+    /// slightly negative) have no meaningful ratio, so its cost is clamped at 0 for the comparison.
+    fn replaces(&self, builtin_ns: f64) -> bool {
+        2 * self.won > self.rounds && builtin_ns > self.median_ns.max(0.0) * MIN_GAIN
+    }
+}
+
+/// How many rounds `row`'s median beat `builtin`'s in, and how many rounds there were. A row that
+/// ran in one piece counts as one round.
+pub fn rounds_won(row: &Row, builtin: &Row) -> (usize, usize) {
+    let rounds_of = |row: &Row| match row.round_medians_ns.as_slice() {
+        [] => row.median().into_iter().collect(),
+        rounds => rounds.to_vec(),
+    };
+    let (ours, theirs) = (rounds_of(row), rounds_of(builtin));
+    let won = ours.iter().zip(&theirs).filter(|(a, b)| a < b).count();
+    (won, ours.len().max(theirs.len()))
 }
 
 /// Runs `phasers tune`.
@@ -70,6 +122,9 @@ pub fn run(args: &TuneArgs) -> Result<(), String> {
     let json = outputs::open(args.json.as_deref())?;
 
     let report = sweep::run(&plan);
+    // Measured now, on the machine the rows just ran on, so every process that reads the profile
+    // can skip measuring them again.
+    let floors = Floors::measure();
 
     if let Some((path, out)) = json {
         outputs::write_json(out, &path, &report)?;
@@ -84,7 +139,10 @@ pub fn run(args: &TuneArgs) -> Result<(), String> {
         );
     }
     println!("{}", changes(&decisions));
-    let profile = profile(&report, &decisions).map_err(|error| error.to_string())?;
+    println!("floors recorded in the profile: {floors}");
+    let profile = profile(&report, &decisions)
+        .map_err(|error| error.to_string())?
+        .with_floors(floors);
     profile.save(&output).map_err(|error| error.to_string())?;
     println!("profile written to {}", output.display());
     let default = Profile::default_path();
@@ -104,26 +162,43 @@ pub fn run(args: &TuneArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The choice at one thread count: the fastest algorithm by median, unless the built-in rule's
-/// choice is within [`MIN_GAIN`] of it.
+/// The choice at one thread count: the built-in rule's, unless another algorithm beat it in a
+/// strict majority of rounds and by [`MIN_GAIN`] overall (the fastest such one, by median); the
+/// fastest algorithm when the built-in choice was not measured.
 pub fn decide(group: &Group) -> Option<Decision> {
-    let median_of = |algorithm: Algorithm| group.row(algorithm.name()).and_then(|row| row.median());
-    let (fastest, fastest_ns) = Algorithm::CONCRETE
+    let measured: Vec<(Algorithm, &Row)> = Algorithm::CONCRETE
         .into_iter()
-        .filter_map(|algorithm| Some((algorithm, median_of(algorithm)?)))
-        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+        .filter_map(|algorithm| Some((algorithm, group.row(algorithm.name())?)))
+        .filter(|(_, row)| row.median().is_some())
+        .collect();
+    let median = |row: &Row| row.median().unwrap_or(f64::INFINITY);
+    let (fastest, fastest_row) = measured
+        .iter()
+        .copied()
+        .min_by(|a, b| median(a.1).total_cmp(&median(b.1)))?;
     let builtin = Algorithm::Auto.resolve_builtin(group.threads);
-    let builtin_ns = median_of(builtin);
-    // Costs near zero (EPCC's at 1 thread can even be slightly negative) have no meaningful
-    // ratio, so the winner's cost is clamped at 0 for the comparison.
-    let chosen = match builtin_ns {
-        Some(ns) if ns <= fastest_ns.max(0.0) * MIN_GAIN => (builtin, ns),
-        _ => (fastest, fastest_ns),
+    let Some(&(_, builtin_row)) = measured.iter().find(|(algorithm, _)| *algorithm == builtin)
+    else {
+        return Some(Decision {
+            threads: group.threads,
+            builtin: (builtin, None),
+            chosen: (fastest, median(fastest_row)),
+            challenger: None,
+        });
     };
+    let builtin_ns = median(builtin_row);
+    let mut challengers: Vec<Challenger> = measured
+        .iter()
+        .filter(|(algorithm, _)| *algorithm != builtin)
+        .filter_map(|&(algorithm, row)| Challenger::against(algorithm, row, builtin_row))
+        .collect();
+    challengers.sort_by(|a, b| a.median_ns.total_cmp(&b.median_ns));
+    let winner = challengers.iter().find(|c| c.replaces(builtin_ns)).copied();
     Some(Decision {
         threads: group.threads,
-        builtin: (builtin, builtin_ns),
-        chosen,
+        builtin: (builtin, Some(builtin_ns)),
+        chosen: winner.map_or((builtin, builtin_ns), |c| (c.algorithm, c.median_ns)),
+        challenger: winner.or_else(|| challengers.first().copied()),
     })
 }
 
@@ -131,7 +206,7 @@ pub fn decide(group: &Group) -> Option<Decision> {
 pub fn changes(decisions: &[Decision]) -> String {
     let mut text = format!(
         "what tuning changed (median cost per barrier; a measured winner must beat the built-in \
-         choice by {:.0}% to replace it):\n",
+         choice by {:.0}% overall and in a strict majority of the rounds to replace it):\n",
         (MIN_GAIN - 1.0) * 100.0
     );
     let changed = decisions
@@ -142,14 +217,30 @@ pub fn changes(decisions: &[Decision]) -> String {
         let (builtin, builtin_ns) = decision.builtin;
         let (chosen, chosen_ns) = decision.chosen;
         let builtin_cost = builtin_ns.map_or_else(|| "not measured".to_owned(), time);
-        let line = if chosen == builtin {
-            format!("{builtin} ({builtin_cost}), unchanged")
-        } else {
+        let rounds = |c: Challenger| format!("{} of {} rounds", c.won, c.rounds);
+        // The closest call is worth a word: the fastest other algorithm, when it was faster.
+        let rival = decision
+            .challenger
+            .filter(|c| c.median_ns < builtin_ns.unwrap_or(f64::INFINITY));
+        let line = if chosen != builtin {
             format!(
-                "{builtin} ({builtin_cost}) → {chosen} ({}), {} faster",
+                "{builtin} ({builtin_cost}) → {chosen} ({}), {} faster{}",
                 time(chosen_ns),
-                ratio(builtin_ns, Some(chosen_ns))
+                ratio(builtin_ns, Some(chosen_ns)),
+                decision
+                    .challenger
+                    .map(|c| format!(", in {}", rounds(c)))
+                    .unwrap_or_default()
             )
+        } else if let Some(c) = rival {
+            format!(
+                "{builtin} ({builtin_cost}), unchanged: {} ({}) beat it in {}",
+                c.algorithm,
+                time(c.median_ns),
+                rounds(c)
+            )
+        } else {
+            format!("{builtin} ({builtin_cost}), unchanged")
         };
         let plural = if decision.threads == 1 { "" } else { "s" };
         text.push_str(&format!(
@@ -188,20 +279,34 @@ fn profile(report: &Report, decisions: &[Decision]) -> phasers::Result<Profile> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Row, RowKind};
+    use crate::results::RowKind;
 
+    /// A group of one-piece rows: each counts as one round.
     fn group(threads: usize, medians: &[(Algorithm, f64)]) -> Group {
+        let rounds: Vec<(Algorithm, Vec<f64>)> = medians
+            .iter()
+            .map(|&(algorithm, median)| (algorithm, vec![median]))
+            .collect();
+        group_of_rounds(threads, &rounds)
+    }
+
+    /// A group whose rows have these round medians.
+    fn group_of_rounds(threads: usize, rounds: &[(Algorithm, Vec<f64>)]) -> Group {
         Group {
             threads,
             oversubscribed: false,
             reference_loop: None,
             openmp_reference_loop: None,
-            rows: medians
+            rows: rounds
                 .iter()
-                .map(|(algorithm, median)| {
-                    let mut row = Row::measured(algorithm.name(), RowKind::Ours, 1, vec![*median]);
-                    row.finish(0, None);
-                    row
+                .map(|(algorithm, medians)| {
+                    let each: Vec<Row> = medians
+                        .iter()
+                        .map(|&median| {
+                            Row::measured(algorithm.name(), RowKind::Ours, 1, vec![median])
+                        })
+                        .collect();
+                    crate::rounds::merge(&each, 0, None)
                 })
                 .collect(),
         }
@@ -245,6 +350,40 @@ mod tests {
         assert_eq!(decision.builtin, (builtin, None));
         assert_eq!(decision.chosen, (other, 100.0));
         assert!(changes(&[decision]).contains("not measured"));
+    }
+
+    #[test]
+    fn a_winner_must_win_most_rounds() {
+        let (builtin, other) = builtin_and_another(2);
+        // Much faster overall (median 60 against 100), thanks to two lucky rounds of five.
+        let lucky = group_of_rounds(
+            2,
+            &[
+                (builtin, vec![100.0, 100.0, 100.0, 100.0, 100.0]),
+                (other, vec![50.0, 60.0, 110.0, 105.0, 55.0]),
+            ],
+        );
+        // Rounds 1, 2 and 5 of 5: a strict majority.
+        let decision = decide(&lucky).unwrap();
+        assert_eq!(decision.chosen, (other, 60.0));
+        assert_eq!(decision.challenger.map(|c| (c.won, c.rounds)), Some((3, 5)));
+        assert!(changes(&[decision]).contains("in 3 of 5 rounds"));
+        let split = group_of_rounds(
+            2,
+            &[
+                (builtin, vec![100.0, 100.0, 100.0, 100.0]),
+                (other, vec![50.0, 60.0, 110.0, 105.0]),
+            ],
+        );
+        // 2 of 4 is no majority, however fast its median (82.5).
+        let decision = decide(&split).unwrap();
+        assert_eq!(decision.chosen, (builtin, 100.0));
+        let text = changes(&[decision]);
+        assert!(
+            text.contains("unchanged:") && text.contains("beat it in 2 of 4 rounds"),
+            "{text}"
+        );
+        assert_eq!(rounds_won(&split.rows[1], &split.rows[0]), (2, 4));
     }
 
     #[test]

@@ -34,7 +34,7 @@ fn every_application_runs_checked_on_every_default_kind() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["benchmark"], "app");
-    assert_eq!(report["schema_version"], 2);
+    assert_eq!(report["schema_version"], 3);
     let kinds = report["settings"]["sync"].as_array().unwrap();
     assert_eq!(kinds.len(), 5, "auto, three baselines, the phaser");
     let runs = report["runs"].as_array().unwrap();

@@ -43,10 +43,12 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
 
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(report["schema_version"], 2);
+    assert_eq!(report["schema_version"], 3);
     assert_eq!(report["settings"]["mode"], "epcc");
     assert_eq!(report["settings"]["samples"], 3);
     assert_eq!(report["settings"]["dropped_samples"], 1);
+    // 5 rounds by default, but no more than the samples: one sample each.
+    assert_eq!(report["settings"]["rounds"], 3);
     assert!(report["machine"]["available_cores"].as_u64().unwrap() >= 1);
     assert!(report["machine"]["os"].is_string());
     assert!(report["machine"]["native"]["c_compiler"].is_string());
@@ -85,15 +87,45 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
                 assert!(row["summary"][stat].is_number(), "{stat} of {row}");
             }
             assert!(row["reference_ns"].is_number(), "{row}");
+            assert_eq!(
+                row["round_medians_ns"].as_array().unwrap().len(),
+                3,
+                "{row}"
+            );
+            assert_eq!(row["round_samples"], serde_json::json!([2, 2, 2]), "{row}");
+            assert_eq!(row["dropped"], 3, "one warm-up per round: {row}");
+            assert!(row["noisy"].is_boolean(), "{row}");
         }
     }
+    // A floor row per table: the round trip, or yield hand-offs past the cores.
+    let cores = report["machine"]["available_cores"].as_u64().unwrap();
+    let floors = report["regime_floors"].as_array().unwrap();
+    assert_eq!(floors.len(), groups.len());
+    for (floor, threads) in floors.iter().zip(&threads) {
+        assert_eq!(floor["threads"], *threads);
+        let regime = if *threads <= cores {
+            "round-trip"
+        } else {
+            "yield-handoffs"
+        };
+        assert_eq!(floor["regime"], regime, "{floor}");
+        assert!(floor["median_ns"].as_f64().unwrap() > 0.0, "{floor}");
+    }
+    let ratios = report["ratios"].as_array().unwrap();
+    assert!(
+        ratios
+            .iter()
+            .any(|ratio| ratio["label"] == "auto / std::sync::Barrier"),
+        "{ratios:?}"
+    );
+    assert!(ratios.iter().all(|ratio| ratio["noisy"].is_boolean()));
 
     let table = std::fs::read_to_string(&csv).unwrap();
     let lines = table.lines().count();
-    // Header, floor, and per group two reference loops plus every row.
+    // Header, floor, and per group its floor row, two reference loops and every row.
     assert_eq!(
         lines,
-        2 + groups.len() * (2 + baselines.len() + algorithms.len())
+        2 + groups.len() * (3 + baselines.len() + algorithms.len())
     );
     let plot = std::fs::read_to_string(&svg).unwrap();
     assert!(plot.contains("<svg") && plot.contains("omp barrier"));
@@ -104,6 +136,10 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
         "{stdout}"
     );
     assert!(stdout.contains("our best is"), "{stdout}");
+    assert!(
+        stdout.contains("rounds") && stdout.contains("noisy: a ratio whose rows' rounds disagree"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -494,10 +530,10 @@ fn bench_reduce_writes_every_contender_and_the_floors() {
     assert!(report["floor"]["median_ns"].as_f64().unwrap() > 0.0);
     assert!(report["machine"]["native"]["openmp"].is_string());
     let contenders = names(&report["settings"], "contenders");
-    assert_eq!(contenders.len(), 7, "{contenders:?}");
+    assert_eq!(contenders.len(), 8, "{contenders:?}");
     let rows = report["rows"].as_array().unwrap();
     // Per N (2), size (2) and mode (2): a floor, and every contender per spread (2).
-    assert_eq!(rows.len(), 2 * 2 * 2 * (1 + 2 * 7));
+    assert_eq!(rows.len(), 2 * 2 * 2 * (1 + 2 * 8));
     for row in rows {
         assert!(row["error"].is_null(), "{row}");
         assert!(row["iterations"].as_u64().unwrap() >= 2, "{row}");
@@ -520,6 +556,7 @@ fn bench_reduce_writes_every_contender_and_the_floors() {
     // A header, the cache-line floor, and a line per row.
     assert_eq!(table.lines().count(), 2 + rows.len());
     assert!(table.contains("omp reduction(+:arr[:n])") && table.contains("mutex-merged"));
+    assert!(table.contains("omp reduction(+:arr[:n]) (active)"));
     // One plot per mode, spread and size, beside the name given.
     for name in [
         "reduce-reduce-none-1000.svg",

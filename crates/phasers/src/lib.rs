@@ -63,4 +63,4 @@ pub use phaser::{Mode, Phaser, PhaserBuilder, Registration};
 pub use reduce::{ReduceAlgorithm, ReduceOutcome, Reducer, Reduction, ReductionBuilder};
 pub use team::{Member, Pending, SyncMode, Team, TeamBuilder};
 pub use topology::{available_cores, is_oversubscribed};
-pub use wait::WaitPolicy;
+pub use wait::{Floors, FloorsSource, WaitPolicy};

@@ -21,6 +21,7 @@ use phasers_apps::interp;
 use phasers_apps::sync::{SyncKind, STD_NAME};
 use phasers_apps::workload::{AppName, Size, Workload};
 
+use crate::floors_record::floors_line;
 use crate::outputs;
 use crate::results::Provenance;
 use crate::stats;
@@ -41,9 +42,11 @@ pub fn run(args: &AppArgs) -> Result<(), String> {
         "phasers app: whole applications on each barrier kind, every result checked against \
          the sequential run\n\
          method:  {}\n\
-         machine: {}\n",
+         machine: {}\n\
+         floors:  {}\n",
         settings.method,
-        provenance.machine.summary()
+        provenance.machine.summary(),
+        floors_line(&provenance)
     );
     if cfg!(debug_assertions) {
         eprintln!(

@@ -35,6 +35,7 @@ use std::time::{Duration, Instant};
 use phasers::SyncMode;
 
 use crate::floor as cache_line;
+use crate::floors_record::floors_line;
 use crate::reduce_bench::memory;
 use crate::report;
 use crate::results::{Provenance, RowKind};
@@ -73,12 +74,14 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
          method:  {}\n\
          machine: {}\n\
          floor:   {}\n\
+         floors:  {}\n\
          units:   per operation, min and median over the samples; GB/s: the payload each \
          receiver gets over the median; of memcpy: a one-thread memcpy's median over the row's; \
          ÷omp: the median over the OpenMP row's (below 1: ours is faster)\n",
         settings.method,
         provenance.machine.summary(),
         report::floor_line(&floor),
+        floors_line(&provenance),
     );
     if cfg!(debug_assertions) {
         eprintln!(

@@ -63,7 +63,8 @@ pub struct ReduceArgs {
     pub mode: Option<Vec<Collective>>,
 
     /// Contenders, comma-separated: linear, static-tree, dynamic-pairs, dynamic-group, auto, omp,
-    /// mutex [default: all of them]. The bandwidth floor is always measured.
+    /// omp-active (OpenMP under OMP_WAIT_POLICY=active), mutex [default: all of them]. The
+    /// bandwidth floor is always measured.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_contender)]
     pub algorithms: Option<Vec<Contender>>,
 

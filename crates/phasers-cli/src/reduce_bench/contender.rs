@@ -14,6 +14,9 @@ pub enum Contender {
     Ours(ReduceAlgorithm),
     /// OpenMP's `reduction(+:arr[:n])` (libgomp), through `baselines/omp_array_reduce.c`.
     OpenMp,
+    /// The same under `OMP_WAIT_POLICY=active`, measured by a child process (see
+    /// `omp_active.rs`).
+    OpenMpActive,
     /// `Mutex<Vec<f32>>`: each participant locks and adds its array in, the root waits for the
     /// count (see `mutex.rs`).
     Mutex,
@@ -33,18 +36,21 @@ pub enum Kind {
 
 /// The name of the OpenMP row.
 pub const OPENMP_NAME: &str = "omp reduction(+:arr[:n])";
+/// The name of the OpenMP row under `OMP_WAIT_POLICY=active`.
+pub const OPENMP_ACTIVE_NAME: &str = "omp reduction(+:arr[:n]) (active)";
 /// The name of the mutex-merged row.
 pub const MUTEX_NAME: &str = "mutex-merged";
 /// The name of the bandwidth-floor row.
 pub const FLOOR_NAME: &str = "bandwidth floor";
 
 impl Contender {
-    /// Every contender, in table order: ours (`auto` last), then the baselines.
+    /// Every contender, in table order: ours (`auto` last), then the baselines, OpenMP with its
+    /// default wait policy and as its users tune it.
     pub fn all() -> Vec<Contender> {
         ReduceAlgorithm::ALL
             .into_iter()
             .map(Contender::Ours)
-            .chain([Contender::OpenMp, Contender::Mutex])
+            .chain([Contender::OpenMp, Contender::OpenMpActive, Contender::Mutex])
             .collect()
     }
 
@@ -53,6 +59,7 @@ impl Contender {
         match self {
             Contender::Ours(algorithm) => algorithm.name(),
             Contender::OpenMp => OPENMP_NAME,
+            Contender::OpenMpActive => OPENMP_ACTIVE_NAME,
             Contender::Mutex => MUTEX_NAME,
         }
     }
@@ -61,7 +68,7 @@ impl Contender {
     pub fn kind(self) -> Kind {
         match self {
             Contender::Ours(_) => Kind::Ours,
-            Contender::OpenMp | Contender::Mutex => Kind::Baseline,
+            Contender::OpenMp | Contender::OpenMpActive | Contender::Mutex => Kind::Baseline,
         }
     }
 
@@ -92,6 +99,10 @@ impl Contender {
                 "OpenMP `omp for reduction(+:arr[:n])` (libgomp), one iteration per thread, in \
                  one parallel region; same stalls, timed in C"
             }
+            Contender::OpenMpActive => {
+                "the same with OMP_WAIT_POLICY=active, as OpenMP users tune it (waiting threads \
+                 spin rather than sleep); libgomp reads it at load, so a child process measures it"
+            }
             Contender::Mutex => {
                 "std::sync::Mutex<Vec<f32>>: each thread locks and adds its array in; the root \
                  waits on a Condvar for the count"
@@ -116,6 +127,7 @@ pub const FLOOR_DESCRIPTION: &str = "STREAM-like add out[i] = a[i] + b[i] on min
 pub fn parse_contender(text: &str) -> Result<Contender, String> {
     match text.trim().to_ascii_lowercase().as_str() {
         "omp" | "openmp" => Ok(Contender::OpenMp),
+        "omp-active" | "openmp-active" => Ok(Contender::OpenMpActive),
         "mutex" | "mutex-merged" => Ok(Contender::Mutex),
         other => other
             .parse::<ReduceAlgorithm>()
@@ -125,6 +137,7 @@ pub fn parse_contender(text: &str) -> Result<Contender, String> {
                     .into_iter()
                     .map(|contender| match contender {
                         Contender::OpenMp => "omp",
+                        Contender::OpenMpActive => "omp-active",
                         Contender::Mutex => "mutex",
                         ours => ours.name(),
                     })
@@ -144,12 +157,12 @@ mod tests {
     #[test]
     fn every_contender_has_a_distinct_name_and_a_description() {
         let all = Contender::all();
-        assert_eq!(all.len(), 7);
+        assert_eq!(all.len(), 8);
         assert_eq!(all[4], Contender::Ours(ReduceAlgorithm::Auto));
         let mut names: Vec<&str> = all.iter().map(|contender| contender.name()).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 7);
+        assert_eq!(names.len(), 8);
         assert!(all.iter().all(|c| !c.description().is_empty()));
         assert_eq!(Contender::OpenMp.kind(), Kind::Baseline);
         assert_eq!(Contender::Ours(ReduceAlgorithm::Linear).kind(), Kind::Ours);
@@ -166,6 +179,7 @@ mod tests {
             Ok(Contender::Ours(ReduceAlgorithm::StaticTree))
         );
         assert_eq!(parse_contender(" OMP "), Ok(Contender::OpenMp));
+        assert_eq!(parse_contender("omp-active"), Ok(Contender::OpenMpActive));
         assert_eq!(parse_contender("mutex"), Ok(Contender::Mutex));
         let error = parse_contender("fastest").unwrap_err();
         assert!(
@@ -173,7 +187,7 @@ mod tests {
             "{error}"
         );
         assert!(
-            error.contains("linear") && error.contains("omp, mutex"),
+            error.contains("linear") && error.contains("omp, omp-active, mutex"),
             "{error}"
         );
     }

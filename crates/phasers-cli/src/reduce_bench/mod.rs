@@ -21,6 +21,7 @@ mod harness;
 pub(crate) mod memory;
 mod metrics;
 mod mutex;
+mod omp_active;
 mod openmp;
 mod ours;
 mod outputs;
@@ -38,12 +39,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::floor as cache_line;
+use crate::floors_record::floors_line;
 use crate::report;
 use crate::results::Provenance;
 use crate::schedule::Schedule;
 
 pub use config::ReduceArgs;
 pub use contender::{Contender, FLOOR_DESCRIPTION as BANDWIDTH_FLOOR_DESCRIPTION, FLOOR_NAME};
+pub use omp_active::{child as omp_active_child, SUBCOMMAND as OMP_ACTIVE_SUBCOMMAND};
 
 use collective::Collective;
 use config::{Config, LARGE_ARRAY, LARGE_MIN_ITERATIONS};
@@ -73,6 +76,7 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
          method:  {}\n\
          machine: {}\n\
          floor:   {}\n\
+         floors:  {}\n\
          units:   per iteration, min and median over the measured iterations; last→done: from the \
          last arrival to completion (the root's return for reduce, the last return for \
          allreduce); total: return minus arrival summed over participants; window: last minus \
@@ -82,6 +86,7 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
         settings.method,
         provenance.machine.summary(),
         report::floor_line(&floor),
+        floors_line(&provenance),
         config.metric.name(),
     );
 
@@ -319,9 +324,10 @@ mod tests {
     #[test]
     fn the_list_names_every_contender_and_the_floor() {
         let names: Vec<String> = list().into_iter().map(|(name, _)| name).collect();
-        assert_eq!(names.len(), 8);
+        assert_eq!(names.len(), 9);
         assert!(names.contains(&"dynamic-pairs".to_owned()));
         assert!(names.contains(&"omp reduction(+:arr[:n])".to_owned()));
+        assert!(names.contains(&"omp reduction(+:arr[:n]) (active)".to_owned()));
         assert!(names.contains(&"bandwidth floor".to_owned()));
     }
 }

@@ -12,6 +12,7 @@ use super::floor;
 use super::harness::{self, RowSetup, StopRule, Timeline};
 use super::metrics::{Completion, Samples, Summaries};
 use super::mutex;
+use super::omp_active;
 use super::openmp::{self, OmpRow};
 use super::ours;
 use super::results::{add_note, ReduceRow};
@@ -64,6 +65,8 @@ pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
             mutex::participants(threads, len, collective, point.expected),
             setup,
         ),
+        // A child process measures it and computes the whole row.
+        Contender::OpenMpActive => return omp_active::measure(point),
         Contender::OpenMp => openmp::run(&OmpRow {
             threads,
             len,
@@ -274,7 +277,12 @@ mod tests {
             assert_eq!(floor.error, None);
             assert_eq!(floor.fraction_of_floor, Some(1.0));
             assert!(floor.bandwidth_gb_s.unwrap() > 0.0);
-            for contender in Contender::all() {
+            // The child's row needs the phasers binary, which a unit test is not (see
+            // tests/omp_active.rs).
+            for contender in Contender::all()
+                .into_iter()
+                .filter(|c| *c != Contender::OpenMpActive)
+            {
                 let mut row = measure(contender, &point);
                 assert_eq!(row.error, None, "{row:?}");
                 assert!((3..=10).contains(&row.iterations), "{row:?}");

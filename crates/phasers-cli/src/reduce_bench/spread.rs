@@ -181,6 +181,19 @@ impl Stalls {
         Stalls { threads, ns }
     }
 
+    /// The table [`Stalls::as_slice`] gave, for `threads` participants: how a child process
+    /// measuring one row gets the very stalls of its point. `Err` unless the table has a whole
+    /// number of rows.
+    pub fn from_table(threads: usize, ns: Vec<u64>) -> Result<Self, String> {
+        if threads == 0 || ns.len() % threads != 0 {
+            return Err(format!(
+                "a stall table of {} values has no rows of {threads} participants",
+                ns.len()
+            ));
+        }
+        Ok(Stalls { threads, ns })
+    }
+
     /// The stall of participant `rank` in `iteration`; past the last row, none.
     pub fn get(&self, iteration: usize, rank: usize) -> u64 {
         self.ns

@@ -43,8 +43,10 @@ fn tag(word: u64) -> u64 {
 /// # Memory ordering
 ///
 /// Arrivals decrement with `AcqRel`, so the last one acquires every earlier arrival's writes; it
-/// re-arms the other counter and publishes the new tag with `Release` swaps; waiters read the tag
-/// with `Acquire`.
+/// re-arms the other counter with a `Release` store (nobody waits on it then, so no wake can be
+/// owed) and publishes the new tag with a `Release` swap; waiters read the tag with `Acquire`. The
+/// participants of `number + 1` first acquire the release of `number`, which the re-arm precedes
+/// in the leader's program order, so they see the re-armed count.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -98,7 +100,10 @@ impl Counting {
             return false;
         }
         let parties = self.parties.load(Ordering::Relaxed);
-        self.counter(number + 1).publish(armed(number + 1, parties));
+        // Every participant has arrived at `number`, so none still waits on the other counter,
+        // which `number - 1` used: a plain store re-arms it, overlapping its line's transfer with
+        // the release below.
+        self.counter(number + 1).rearm(armed(number + 1, parties));
         episode.complete();
         // Tag `number + 2`, count 0: not armed yet; the leader of `number + 1` arms it.
         self.counter(number).publish(armed(number + 2, 0));

@@ -100,3 +100,8 @@ pub use sense_reversing::SenseReversing;
 pub use shared::Barrier;
 pub use ticket::Ticket;
 pub use tournament::Tournament;
+
+/// The floors recorded in the tuning profile in use, if any (see [`crate::Floors::current`]).
+pub(crate) fn profile_floors() -> Option<crate::Floors> {
+    Profile::active().and_then(Profile::floors)
+}

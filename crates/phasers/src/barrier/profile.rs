@@ -10,6 +10,7 @@ use super::profile_json;
 use super::profile_path;
 use super::profile_status::{self, ProfileStatus};
 use crate::error::{Error, Result};
+use crate::wait::Floors;
 use crate::Algorithm;
 
 /// The measured choice of [`Algorithm::Auto`] on one machine, written by `phasers tune`.
@@ -104,6 +105,8 @@ pub struct Profile {
     created_unix_s: Option<u64>,
     /// Sorted by `threads`, no two alike, none `Auto`, never empty.
     entries: Vec<ProfileEntry>,
+    /// The floors `phasers tune` measured, which the wait budgets use instead of measuring again.
+    floors: Option<Floors>,
 }
 
 /// One line of a [`Profile`]: from `threads` parties on (up to the next entry), use `algorithm`.
@@ -288,6 +291,32 @@ impl Profile {
         self.created_unix_s
     }
 
+    /// The machine's floors as `phasers tune` measured them, if it recorded them. While this
+    /// profile is in use, [`Floors::current`] returns them (unless `PHASERS_FLOORS` says
+    /// otherwise), so no process needs to measure again.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::barrier::{Profile, ProfileEntry};
+    /// use phasers::{Algorithm, Floors};
+    ///
+    /// let entry = ProfileEntry { threads: 2, algorithm: Algorithm::Counting, median_ns: None };
+    /// let floors = Floors::new(Duration::from_nanos(60), Duration::from_micros(1), Duration::from_micros(20))?;
+    /// let profile = Profile::new(2, None, None, vec![entry])?.with_floors(floors);
+    /// let again = Profile::from_json(&profile.to_json())?;
+    /// assert_eq!(again.floors().map(|f| f.wake()), Some(Duration::from_micros(20)));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn floors(&self) -> Option<Floors> {
+        self.floors
+    }
+
+    /// The same profile, recording `floors` (see [`floors`](Self::floors)).
+    pub fn with_floors(mut self, floors: Floors) -> Profile {
+        self.floors = Some(floors.recorded_in_profile());
+        self
+    }
+
     /// Where a profile is looked up when `PHASERS_PROFILE` is unset:
     /// `$XDG_CONFIG_HOME/phasers/profile.json` when `XDG_CONFIG_HOME` is an absolute path, else
     /// `$HOME/.config/phasers/profile.json` when `HOME` is, else `None`.
@@ -385,6 +414,7 @@ impl Profile {
             created_by,
             created_unix_s,
             entries,
+            floors: None,
         })
     }
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::profile::{Profile, ProfileEntry};
 use crate::error::Error;
+use crate::wait::Floors;
 use crate::Algorithm;
 
 /// The JSON shape of a profile; `Profile` itself keeps the parsed, validated form.
@@ -22,6 +23,41 @@ struct ProfileFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     created_unix_s: Option<u64>,
     barrier: Vec<EntryFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    floors: Option<FloorsFile>,
+}
+
+/// The floors, in nanoseconds (see `Floors`).
+#[derive(Serialize, Deserialize)]
+struct FloorsFile {
+    round_trip_ns: f64,
+    yield_ns: f64,
+    wake_ns: f64,
+}
+
+impl FloorsFile {
+    fn of(floors: Floors) -> Self {
+        let ns = |value: std::time::Duration| value.as_secs_f64() * 1e9;
+        FloorsFile {
+            round_trip_ns: ns(floors.round_trip()),
+            yield_ns: ns(floors.yield_handoff()),
+            wake_ns: ns(floors.wake()),
+        }
+    }
+
+    fn floors(&self) -> Result<Floors, String> {
+        let duration = |name: &str, ns: f64| {
+            std::time::Duration::try_from_secs_f64(ns / 1e9)
+                .map_err(|_| format!("\"floors\".{name} is {ns}; a time is a finite number of ns"))
+        };
+        Floors::new(
+            duration("round_trip_ns", self.round_trip_ns)?,
+            duration("yield_ns", self.yield_ns)?,
+            duration("wake_ns", self.wake_ns)?,
+        )
+        .map(Floors::recorded_in_profile)
+        .map_err(|error| format!("\"floors\": {error}"))
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -50,6 +86,7 @@ pub(super) fn write(profile: &Profile) -> String {
                 median_ns: entry.median_ns,
             })
             .collect(),
+        floors: profile.floors().map(FloorsFile::of),
     };
     let mut text = serde_json::to_string_pretty(&file)
         .expect("a profile always serializes: plain fields, string keys, finite numbers");
@@ -103,13 +140,18 @@ pub(super) fn read(text: &str) -> Result<Profile, String> {
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
-    Profile::validated(
+    let floors = file.floors.as_ref().map(FloorsFile::floors).transpose()?;
+    let profile = Profile::validated(
         file.cores,
         file.cpu_model,
         file.created_by,
         file.created_unix_s,
         entries,
-    )
+    )?;
+    Ok(match floors {
+        Some(floors) => profile.with_floors(floors),
+        None => profile,
+    })
 }
 
 #[cfg(test)]

@@ -1,35 +1,61 @@
 //! Waiting: the one mechanism every primitive uses to wait for a word to change.
 //!
-//! A waiter first **spins** on the word, pausing with [`std::hint::spin_loop`] and a bounded
-//! exponential backoff; then it **yields** its core a few times; then it **parks** in the kernel until
-//! the word changes. How long each phase lasts is the [`WaitPolicy`], resolved once per object
-//! against the party count and the cores available (see [`crate::available_cores`]).
+//! A waiter first **spins** on the word, pausing with [`std::hint::spin_loop`] between loads; then
+//! it **yields** its core a number of times; then it **parks** in the kernel until the word
+//! changes. How long each phase lasts is the [`WaitPolicy`], turned into budgets once per object
+//! from the party count, the cores available (see [`crate::available_cores`]) and the machine's
+//! [`Floors`].
 //!
-//! Three rules hold for every primitive:
+//! # The model: three floors, measured
+//!
+//! The right budgets depend on three costs that differ tenfold between machines, so the library
+//! measures them once per process, in about 3 ms, the first time an object is built
+//! ([`Floors::current`]; `phasers floors` prints them):
+//!
+//! | floor | what it is | Xeon VM (2 cores) | EPYC VM (2 cores) |
+//! |---|---|---|---|
+//! | round trip, *R* | a cache line from one core to another and back | ~190 ns | ~55-65 ns |
+//! | yield hand-off, *Y* | a core passed between two threads with `sched_yield` | ~1 µs | ~1.1-1.9 µs |
+//! | wake, *W* | from a futex wake to the sleeper running on another core | a few µs | ~15-22 µs, sometimes a 4 ms timer tick |
+//!
+//! The budgets follow from them:
+//!
+//! - **Spin about one wake** when every participant has a core. This is the classic competitive
+//!   rule: spinning for longer than a park and wake would cost can never pay, and spinning for less
+//!   parks waits that a short spin would have caught, each then paying *W*. A spin round is a load
+//!   and up to as many pauses as fit in *R*/2, so a release is seen within half a round trip.
+//! - **Yield while a hand-off is cheaper than a wake.** After the spin, a waiter yields up to
+//!   *W*/*Y* times (at most 256), then parks. When threads outnumber cores, each yield hands the core
+//!   to a thread that has yet to arrive, which is exactly what the barrier needs; a waiter that is
+//!   still not released after *W*/*Y* hand-offs is in a wait long next to a wake, and parks.
+//! - **Oversubscribed, spin only to catch a release already on its way** (4 *R*), because a spinning
+//!   waiter steals the core that a late arrival needs.
+//!
+//! # Rules every primitive keeps
 //!
 //! - **No system call on release when nobody is parked.** A parking waiter sets a `PARKED` bit in the
 //!   word it waits on; a releaser wakes the kernel only when the value it replaced had that bit set.
-//! - **Spinning adapts.** Each participant keeps its own spin budget: a wait that outlasts it
-//!   (the awaited thread was descheduled, or is just late) shrinks it fourfold, a wait that ends
-//!   while spinning doubles it back up to the policy's budget. On a machine busy with other work,
-//!   waiters therefore stop burning their core within a few episodes.
-//! - **No endless spinning under oversubscription.** When the participants outnumber the available
-//!   cores, `Auto` spins only a handful of times before it parks, because a spinning waiter steals the
-//!   core that the late arrival needs. Every policy ends in parking, so nothing spins forever.
-//! - **Deadlines cost nothing on the fast path.** The clock is read only in the yield and park phases;
-//!   a deadline can therefore be overshot by at most one spin phase (about 50 µs with `Auto`).
+//! - **Spinning adapts, and recovers.** Each participant keeps its own spin budget. A wait that
+//!   outlasts the spin phase by more than a wake (the awaited thread was descheduled, or is just
+//!   late) shrinks it fourfold; a wait that ends while spinning, or within a wake after the spin ran
+//!   out, doubles it back, up to the policy's budget. The second half is what makes it recover:
+//!   a wait short next to a wake ends in the spin or the yields, never in a park, so a participant
+//!   whose waits are short again regains its spin within a few episodes instead of paying *W* on
+//!   every one.
+//! - **No endless spinning under oversubscription.** Every policy ends in parking, so nothing spins
+//!   forever.
+//! - **Deadlines cost nothing on the fast path.** The clock is read only once the spin phase ran
+//!   out; a deadline can therefore be overshot by at most one spin phase (about one wake with
+//!   `Auto`).
 //!
 //! # Budgets
 //!
-//! Budgets are times, converted to spin rounds once per process by timing a burst of pauses,
-//! because a pause costs a few nanoseconds on some CPUs and 40 on others.
-//!
 //! | policy | spin | then yield | then |
 //! |---|---|---|---|
-//! | `Auto`, a core per participant | about 50 µs | 16 times | park |
-//! | `Auto`, more participants than cores | 16 rounds (a few µs) | 2 times | park |
-//! | `Spin` | about 2 ms | 64 times | park |
-//! | `Yield` | 16 rounds | 4096 times | park |
+//! | `Auto`, a core per participant | about *W* | *W*/*Y* times | park |
+//! | `Auto`, more participants than cores | about 4 *R* | *W*/*Y* times | park |
+//! | `Spin` | about 100 *W* (~2 ms on the EPYC VM) | *W*/*Y* times | park |
+//! | `Yield` | about 4 *R* | 4096 times | park |
 //! | `Park` | none | none | park |
 //!
 //! # Environment
@@ -37,13 +63,18 @@
 //! | variable | values | effect |
 //! |---|---|---|
 //! | `PHASERS_WAIT` | `auto`, `spin`, `yield`, `park` | replaces the policy of every object built afterwards |
-//! | `PHASERS_SPIN` | a count, e.g. `2000` | replaces the number of spin rounds before yielding (a round is one load and up to 8 pauses) |
+//! | `PHASERS_SPIN` | a count, e.g. `2000` | replaces the number of spin rounds before yielding |
+//! | `PHASERS_FLOORS` | `round_trip=55ns,yield=1.1us,wake=22us`, any subset | replaces the measured floors (the others are still measured); see [`Floors`] |
 //!
-//! Both are read when an object is built. A value that cannot be parsed makes the constructor return
+//! `PHASERS_WAIT` and `PHASERS_SPIN` are read when an object is built, `PHASERS_FLOORS` once per
+//! process. A value that cannot be parsed makes the constructor return
 //! [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the variable, rather than being
-//! ignored.
+//! ignored. A tuning [`Profile`](crate::Profile) written by `phasers tune` records the floors it
+//! measured, and while it is in use they replace the measurement.
 
 mod broken;
+mod floors;
+mod floors_measure;
 mod futex;
 mod policy;
 mod signal;
@@ -51,6 +82,7 @@ mod spin_clock;
 mod waiter;
 
 pub(crate) use broken::BrokenState;
+pub use floors::{Floors, FloorsSource};
 pub use policy::WaitPolicy;
 pub(crate) use policy::{SpinPlan, Tuning};
 pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};

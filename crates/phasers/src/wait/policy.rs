@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use super::spin_clock::rounds_in;
+use super::floors::Floors;
+use super::spin_clock::{backoff_within, rounds_in};
 use crate::error::{Error, Result};
 use crate::topology::is_oversubscribed;
 
@@ -25,12 +26,13 @@ use crate::topology::is_oversubscribed;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum WaitPolicy {
-    /// Spin about 50 µs when every participant has a core, a few rounds only when they outnumber
-    /// the cores; then yield a little; then park. The default.
+    /// Spin about as long as a wake-up costs on this machine when every participant has a core, a
+    /// few round trips only when they outnumber the cores; then yield while a hand-off is cheaper
+    /// than a wake; then park. The default; its budgets come from the measured [`Floors`].
     #[default]
     Auto,
-    /// Start with a long spin budget (about 2 ms), even when oversubscribed, then yield, then
-    /// park. For dedicated cores and the lowest latency. Like every policy, the budget shrinks
+    /// Start with a long spin budget (a hundred wake-ups: about 2 ms on a VM whose wake costs
+    /// 22 µs), even when oversubscribed, then yield, then park. For dedicated cores and the lowest latency. Like every policy, the budget shrinks
     /// while spins keep failing (see the [module docs](crate::wait)).
     Spin,
     /// Spin briefly, then yield the core for a long time before parking.
@@ -80,35 +82,49 @@ impl std::str::FromStr for WaitPolicy {
     }
 }
 
-/// Spin rounds and yields before parking, fixed when an object is built.
+/// How a waiter spends its time before it parks, fixed when an object is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SpinPlan {
+    /// The most spin rounds before yielding; the participant's [`SpinBudget`](super::SpinBudget)
+    /// adapts below it.
     pub(crate) spins: u32,
+    /// The least the budget adapts down to: rounds enough to catch a release already on its way
+    /// (a few round trips), or `spins` if that is less.
+    pub(crate) min_spins: u32,
+    /// The most pauses between two loads of the word (the backoff doubles up to it).
+    pub(crate) backoff: u32,
+    /// Yields before parking.
     pub(crate) yields: u32,
+    /// A wait that ends within this long after its spin phase ran out was short: a longer spin
+    /// would have caught it, so the spin budget grows back (one wake, see [`Floors::wake`]).
+    pub(crate) short_wait: Duration,
 }
 
-/// The policy an object was asked for, with the environment's overrides applied.
+/// The policy an object was asked for, with the environment's overrides applied, and the floors
+/// its budgets are derived from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Tuning {
     policy: WaitPolicy,
     spin_override: Option<u32>,
+    floors: Floors,
 }
 
-/// `Auto`'s spin when every participant has a core: long enough to cover the arrival skew of a
-/// well-balanced step (tens of microseconds), short next to the cost of a needless park and wake.
-const AUTO_SPIN_TIME: Duration = Duration::from_micros(50);
-const AUTO_YIELDS: u32 = 16;
-// Oversubscribed: a few rounds catch a release that is already under way; beyond that the core is
-// better given to the thread that has yet to arrive.
-const OVERSUBSCRIBED_SPINS: u32 = 16;
-const OVERSUBSCRIBED_YIELDS: u32 = 2;
-const SPIN_SPIN_TIME: Duration = Duration::from_millis(2);
-const SPIN_YIELDS: u32 = 64;
-const YIELD_SPINS: u32 = 16;
-const YIELD_YIELDS: u32 = 1 << 12;
+/// Oversubscribed, or under the `Yield` policy, a waiter spins only long enough to catch a release
+/// already on its way: a few cache-line round trips (the release and its line's transfer).
+const CATCH_RELEASE_ROUND_TRIPS: u32 = 4;
+/// The `Spin` policy spins as long as this many wake-ups would cost: about 2 ms on the EPYC VM
+/// (wake ~22 µs), 0.4 ms on a Xeon VM (~4 µs). Users who ask for it want the core kept.
+const SPIN_POLICY_WAKES: u32 = 100;
+/// The `Yield` policy yields this many times before parking (about 5 ms of hand-offs on either VM):
+/// users who ask for it want the kernel's sleep avoided nearly always.
+const YIELD_POLICY_YIELDS: u32 = 1 << 12;
+/// However cheap a yield is next to a wake, a waiter yields at most this many times before
+/// parking, so that a waiter on a busy machine stops taking turns on the core.
+const MAX_AUTO_YIELDS: u32 = 256;
 
 impl Tuning {
-    /// `requested`, unless `PHASERS_WAIT` says otherwise; `PHASERS_SPIN` replaces the spin budget.
+    /// `requested`, unless `PHASERS_WAIT` says otherwise; `PHASERS_SPIN` replaces the spin budget;
+    /// the floors are [`Floors::current`].
     pub(crate) fn from_env(requested: WaitPolicy) -> Result<Self> {
         let policy = match std::env::var("PHASERS_WAIT") {
             Ok(text) => text.parse().map_err(|_| {
@@ -131,6 +147,7 @@ impl Tuning {
         Ok(Tuning {
             policy,
             spin_override,
+            floors: Floors::current()?,
         })
     }
 
@@ -139,39 +156,51 @@ impl Tuning {
         self.policy
     }
 
-    /// The plan for an object whose `participants` may all wait at once.
+    /// The plan for an object whose `participants` may all wait at once; see the table in the
+    /// [module docs](crate::wait).
     pub(crate) fn plan(self, participants: usize) -> SpinPlan {
-        let mut plan = match self.policy {
-            WaitPolicy::Auto if is_oversubscribed(participants) => SpinPlan {
-                spins: OVERSUBSCRIBED_SPINS,
-                yields: OVERSUBSCRIBED_YIELDS,
-            },
-            WaitPolicy::Auto => SpinPlan {
-                spins: rounds_in(AUTO_SPIN_TIME),
-                yields: AUTO_YIELDS,
-            },
-            WaitPolicy::Spin => SpinPlan {
-                spins: rounds_in(SPIN_SPIN_TIME),
-                yields: SPIN_YIELDS,
-            },
-            WaitPolicy::Yield => SpinPlan {
-                spins: YIELD_SPINS,
-                yields: YIELD_YIELDS,
-            },
-            WaitPolicy::Park => SpinPlan {
-                spins: 0,
-                yields: 0,
-            },
+        let floors = self.floors;
+        let wake = floors.wake();
+        let catch_release = floors.round_trip() * CATCH_RELEASE_ROUND_TRIPS;
+        // The competitive rule for yields: each one costs a hand-off of the core, so a waiter
+        // yields while its hand-offs add up to less than the wake that parking would cost.
+        let yields_per_wake = (wake.as_nanos() / floors.yield_handoff().as_nanos().max(1))
+            .clamp(1, MAX_AUTO_YIELDS as u128) as u32;
+        let (spin_time, yields) = match self.policy {
+            WaitPolicy::Auto if is_oversubscribed(participants) => (catch_release, yields_per_wake),
+            // The competitive rule for spins: spinning longer than a park and wake would cost can
+            // never pay, spinning less parks waits that a short spin would have caught.
+            WaitPolicy::Auto => (wake, yields_per_wake),
+            WaitPolicy::Spin => (wake * SPIN_POLICY_WAKES, yields_per_wake),
+            WaitPolicy::Yield => (catch_release, YIELD_POLICY_YIELDS),
+            WaitPolicy::Park => (Duration::ZERO, 0),
+        };
+        let backoff = backoff_within(floors.round_trip());
+        let rounds = |time: Duration| {
+            if time.is_zero() {
+                0
+            } else {
+                rounds_in(time, backoff)
+            }
+        };
+        let mut plan = SpinPlan {
+            spins: rounds(spin_time),
+            min_spins: rounds(catch_release).min(rounds(spin_time)),
+            backoff,
+            yields,
+            short_wait: wake,
         };
         if let Some(spins) = self.spin_override {
             plan.spins = spins;
+            plan.min_spins = plan.min_spins.min(spins);
         }
         if cfg!(phasers_loom) {
-            // Loom explores every interleaving of a step; spin rounds would only multiply them.
-            plan = SpinPlan {
-                spins: 0,
-                yields: 0,
-            };
+            // Loom explores every interleaving of a step, and spin rounds would multiply them: the
+            // models park at once, except those that set `PHASERS_SPIN` to walk the whole path
+            // (a spin round or two, one yield, then the park) with few rounds.
+            plan.spins = self.spin_override.unwrap_or(0).min(2);
+            plan.min_spins = plan.min_spins.min(plan.spins);
+            plan.yields = u32::from(self.spin_override.is_some());
         }
         plan
     }

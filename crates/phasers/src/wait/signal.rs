@@ -79,6 +79,15 @@ impl Signal {
         old & !PARKED
     }
 
+    /// Replaces the value with a plain store, waking no one, and clears `PARKED`: only for a word
+    /// that, as the caller can prove, nobody waits on now. A store retires into the store buffer
+    /// while the line is fetched, where a swap would stall the caller until it owns the line.
+    #[inline]
+    pub(crate) fn rearm(&self, value: u64) {
+        debug_assert!(value <= MAX_VALUE);
+        self.word.store(value, Ordering::Release);
+    }
+
     /// Publishes `value` unless a larger value is already there: for releases that may be
     /// published out of order. The common case is one swap; when it replaced a larger value
     /// (a later release overtook this one), the larger value is put back, so readers may see the

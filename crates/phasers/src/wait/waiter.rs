@@ -6,22 +6,16 @@ use std::time::Instant;
 use super::{BrokenState, Signal, SpinPlan};
 use crate::primitive::{spin_loop, yield_now};
 
-/// Pauses per spin round grow 1, 2, 4, .. up to this, so a waiter that spins long stops hammering
-/// the line, yet still sees a release within a fraction of a microsecond.
-pub(crate) const MAX_BACKOFF: u32 = 8;
-
-/// The spin budget never adapts below this many rounds: enough to catch a release already on its
-/// way, a few microseconds at most.
-const MIN_ADAPTIVE_SPINS: u32 = 16;
-
 /// A participant's current spin budget, which adapts to how its waits actually end.
 ///
-/// A wait that outlasts the spin phase means the awaited thread was not running (its core was
-/// taken by other work, or it is simply late); spinning that long again would only burn the core
-/// the late thread may need, so the budget shrinks fourfold. A wait that ends while spinning
-/// doubles it back, up to the policy's budget. On a quiet machine the budget stays at its maximum;
-/// on a loaded one it drops within a few episodes, and waiters yield instead of spinning for
-/// hundreds of microseconds per episode.
+/// A wait that outlasts the spin phase by more than a wake-up means the awaited thread was not
+/// running (its core was taken by other work, or it is simply late); spinning that long again
+/// would only burn the core the late thread may need, so the budget shrinks fourfold. A wait that
+/// ends while spinning, or within a wake-up after the spin phase ran out (a longer spin would have
+/// caught it without parking), doubles it back, up to the plan's budget. So on a quiet machine the
+/// budget stays at its maximum; on a loaded one it drops within a few episodes; and it always
+/// recovers as soon as waits are short again, because every wait that is short next to a wake ends
+/// either in the spin phase or in the yields that follow it, never in a park.
 #[derive(Debug)]
 pub(crate) struct SpinBudget(Cell<u32>);
 
@@ -30,14 +24,19 @@ impl SpinBudget {
         SpinBudget(Cell::new(plan.spins))
     }
 
-    fn after_success(&self, max: u32) {
-        let grown = self.0.get().saturating_mul(2).max(MIN_ADAPTIVE_SPINS);
-        self.0.set(grown.min(max));
+    /// The current budget, in spin rounds.
+    pub(crate) fn rounds(&self) -> u32 {
+        self.0.get()
     }
 
-    fn after_exhaustion(&self, max: u32) {
-        let shrunk = (self.0.get() / 4).max(MIN_ADAPTIVE_SPINS);
-        self.0.set(shrunk.min(max));
+    fn grow(&self, plan: SpinPlan) {
+        let grown = self.0.get().saturating_mul(2).max(plan.min_spins);
+        self.0.set(grown.min(plan.spins));
+    }
+
+    fn shrink(&self, plan: SpinPlan) {
+        let shrunk = (self.0.get() / 4).max(plan.min_spins);
+        self.0.set(shrunk.min(plan.spins));
     }
 }
 
@@ -112,21 +111,34 @@ impl<'a> Waiter<'a> {
     #[inline(never)]
     fn until_slow(&self, signal: &Signal, done: &dyn Fn(u64) -> bool) -> Result<u64, Stop> {
         let mut backoff = 1;
-        for _ in 0..self.budget.0.get() {
+        for _ in 0..self.budget.rounds() {
             for _ in 0..backoff {
                 spin_loop();
             }
-            backoff = (backoff * 2).min(MAX_BACKOFF);
+            backoff = (backoff * 2).min(self.plan.backoff);
             let value = signal.load();
             if done(value) {
-                self.budget.after_success(self.plan.spins);
+                self.budget.grow(self.plan);
                 return Ok(value);
             }
             if self.broken.is_broken_for(self.episode) {
                 return Err(Stop::Broken);
             }
         }
-        self.budget.after_exhaustion(self.plan.spins);
+        // The clock is read only once the spin phase ran out: the fast waits never pay for it.
+        let spin_ran_out = (!cfg!(phasers_loom)).then(Instant::now);
+        let outcome = self.yield_then_park(signal, done);
+        if outcome.is_ok() {
+            match spin_ran_out {
+                Some(at) if at.elapsed() <= self.plan.short_wait => self.budget.grow(self.plan),
+                _ => self.budget.shrink(self.plan),
+            }
+        }
+        outcome
+    }
+
+    /// The rest of a wait whose spin phase ran out: yields, then parks until the condition holds.
+    fn yield_then_park(&self, signal: &Signal, done: &dyn Fn(u64) -> bool) -> Result<u64, Stop> {
         for _ in 0..self.plan.yields {
             yield_now();
             if let Some(outcome) = self.check(signal, done) {

@@ -1,0 +1,155 @@
+//! Running this program again as a child and reading back the one JSON value it prints.
+//!
+//! Some baselines can only be measured in a fresh process: libgomp reads `OMP_WAIT_POLICY` once,
+//! when it loads (see [`crate::omp_active`]). The child runs a hidden subcommand, may be handed
+//! its job on stdin, and prints its result as JSON on stdout. Whatever goes wrong (it cannot
+//! start, fails, prints something else, or hangs and is killed) comes back as an error that says
+//! so, for the caller to turn into a failed row.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+
+/// This program, ready to run `subcommand`.
+pub fn this_program(subcommand: &str) -> Result<Command, String> {
+    let exe = std::env::current_exe()
+        .map_err(|error| format!("cannot find this program to re-run it: {error}"))?;
+    let mut command = Command::new(exe);
+    command.arg(subcommand);
+    Ok(command)
+}
+
+/// Runs `command` with `input` on its stdin and parses what it prints. `Err` completes the
+/// sentence "the child process ...". A child still running after `limit` is killed.
+pub fn run<T: DeserializeOwned>(
+    mut command: Command,
+    input: Option<String>,
+    limit: Duration,
+) -> Result<T, String> {
+    let mut child = command
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("could not start: {error}"))?;
+    let (stdin, mut stdout, mut stderr) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    // Written from a thread of its own, so a large job cannot fill the pipe while the child's
+    // output fills the other one. Dropping the pipe afterwards tells the child the job is whole.
+    let writer = std::thread::spawn(move || {
+        if let (Some(mut stdin), Some(input)) = (stdin, input) {
+            // A child that exits without reading says why on stderr, reported below.
+            let _ = stdin.write_all(input.as_bytes());
+        }
+    });
+    // stdout ends when the child exits, so its reader tells the parent when that is, and the
+    // parent waits on a channel rather than polling the child.
+    let (done, finished) = mpsc::channel();
+    let stdout_reader = std::thread::spawn(move || {
+        let text = read_all(stdout.as_mut());
+        let _ = done.send(());
+        text
+    });
+    let stderr_reader = std::thread::spawn(move || read_all(stderr.as_mut()));
+    let killed = finished.recv_timeout(limit).is_err() && child.kill().is_ok();
+    let status = child
+        .wait()
+        .map_err(|error| format!("could not be waited for: {error}"))?;
+    let _ = writer.join();
+    let out = stdout_reader.join().unwrap_or_default();
+    let err = stderr_reader.join().unwrap_or_default();
+    if killed {
+        return Err(format!(
+            "ran past {} s (the row budget and --hang-seconds) and was killed",
+            limit.as_secs_f64()
+        ));
+    }
+    let said = last_line(&err)
+        .map(|line| format!(": {line}"))
+        .unwrap_or_default();
+    if !status.success() {
+        return Err(format!("failed ({status}){said}"));
+    }
+    serde_json::from_str(out.trim()).map_err(|error| {
+        format!(
+            "printed no result ({error}; it printed {:?}){said}",
+            out.chars().take(120).collect::<String>()
+        )
+    })
+}
+
+fn read_all(pipe: Option<&mut impl Read>) -> String {
+    let mut text = String::new();
+    if let Some(pipe) = pipe {
+        // A read error leaves what was read, which the caller reports as a bad result.
+        let _ = pipe.read_to_string(&mut text);
+    }
+    text
+}
+
+/// The last line that says something: the child's error message, when it has one.
+fn last_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).rfind(|line| !line.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+
+    const LIMIT: Duration = Duration::from_secs(30);
+
+    fn shell(script: &str) -> Command {
+        let mut command = Command::new("sh");
+        command.args(["-c", script]);
+        command
+    }
+
+    #[test]
+    fn what_the_child_prints_is_read_back() {
+        let value: Vec<u32> = run(shell("echo '[1, 2, 3]'"), None, LIMIT).unwrap();
+        assert_eq!(value, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn the_input_reaches_the_child() {
+        let big: Vec<u64> = (0..100_000).collect();
+        let input = serde_json::to_string(&big).unwrap();
+        let echoed: Vec<u64> = run(shell("cat"), Some(input), LIMIT).unwrap();
+        assert_eq!(echoed, big);
+    }
+
+    #[test]
+    fn a_failing_child_is_an_error_that_says_why() {
+        let error = run::<u32>(shell("echo 'error: no OpenMP' >&2; exit 3"), None, LIMIT);
+        let error = error.unwrap_err();
+        assert!(
+            error.contains("failed") && error.contains("no OpenMP"),
+            "{error}"
+        );
+        let error = run::<u32>(shell("echo hello"), None, LIMIT).unwrap_err();
+        assert!(
+            error.contains("printed no result") && error.contains("hello"),
+            "{error}"
+        );
+        let missing = Command::new("/nonexistent/phasers");
+        let error = run::<u32>(missing, None, LIMIT).unwrap_err();
+        assert!(error.contains("could not start"), "{error}");
+    }
+
+    #[test]
+    fn a_stuck_child_is_killed() {
+        let start = Instant::now();
+        let error = run::<u32>(shell("exec sleep 30"), None, Duration::from_millis(200));
+        assert!(error.unwrap_err().contains("was killed"));
+        assert!(start.elapsed() < Duration::from_secs(10));
+    }
+}

@@ -1,0 +1,267 @@
+//! `phasers floors`: the three costs every waiting decision of the library is weighed against,
+//! measured afresh a few times (so their noise shows), the ones the library uses in this process
+//! and where those come from, and what they mean for barriers on this machine.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use crate::floors_record::{nanos, short_time, source_words, FloorsRecord};
+use crate::outputs;
+use crate::results::Provenance;
+
+/// Options of `phasers floors`.
+#[derive(Debug, Args)]
+pub struct FloorsArgs {
+    /// Fresh measurements to take; each takes a few milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub samples: u16,
+
+    /// Write the measurements, the floors in use and the machine to FILE as JSON (schema:
+    /// docs/benchmark-json.md).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// One measurement of the three floors, in ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// A cache line from one core to another and back.
+    pub round_trip_ns: u64,
+    /// One hand-off of a core between two threads on it.
+    pub yield_ns: u64,
+    /// From a futex wake call to the sleeper running on another core.
+    pub wake_ns: u64,
+}
+
+/// What `phasers floors --json` writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FloorsReport {
+    /// Which program, when, which machine, and (`floors`) the floors in use.
+    #[serde(flatten)]
+    pub provenance: Provenance,
+    /// Every fresh measurement, in the order taken.
+    pub measurements: Vec<Measurement>,
+    /// The least of each floor over `measurements`.
+    pub min: Measurement,
+    /// The median of each floor over `measurements`.
+    pub median: Measurement,
+}
+
+/// Runs `phasers floors`.
+pub fn run(args: &FloorsArgs) -> Result<(), String> {
+    // The floors in use first: with a malformed PHASERS_FLOORS the library would refuse every
+    // object, so the command says why and stops, as the benchmarks do, before creating a file.
+    let in_use = FloorsRecord::current()?;
+    let json = outputs::open(args.json.as_deref())?;
+    let provenance = Provenance::now("floors", crate::command_line());
+    let measurements: Vec<Measurement> = (0..args.samples)
+        .map(|_| {
+            let floors = phasers::Floors::measure();
+            Measurement {
+                round_trip_ns: nanos(floors.round_trip()),
+                yield_ns: nanos(floors.yield_handoff()),
+                wake_ns: nanos(floors.wake()),
+            }
+        })
+        .collect();
+    let report = FloorsReport {
+        min: over(&measurements, |values| values[0]),
+        median: over(&measurements, |values| values[(values.len() - 1) / 2]),
+        measurements,
+        provenance,
+    };
+    print!("{}", text(&report, &in_use));
+    if let Some((path, out)) = json {
+        outputs::write_json(out, &path, &report)?;
+        eprintln!("floors written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// Each floor over `measurements`, as `pick` chooses from its sorted values (never empty).
+fn over(measurements: &[Measurement], pick: fn(&[u64]) -> u64) -> Measurement {
+    let floor = |get: fn(&Measurement) -> u64| {
+        let mut values: Vec<u64> = measurements.iter().map(get).collect();
+        values.sort_unstable();
+        pick(&values)
+    };
+    Measurement {
+        round_trip_ns: floor(|m| m.round_trip_ns),
+        yield_ns: floor(|m| m.yield_ns),
+        wake_ns: floor(|m| m.wake_ns),
+    }
+}
+
+/// The whole printed report: the measurements, the floors in use, and what they mean.
+fn text(report: &FloorsReport, in_use: &FloorsRecord) -> String {
+    let machine = &report.provenance.machine;
+    let (min, median) = (report.min, report.median);
+    let count = report.measurements.len();
+    let mut out = format!(
+        "phasers floors: what waiting costs on this machine\n\
+         machine: {}\n\
+         measured now, {count} time{}: min and median (Floors::measure, a few ms each)\n",
+        machine.summary(),
+        if count == 1 { "" } else { "s" }
+    );
+    for (name, least, middle, meaning) in [
+        (
+            "round trip",
+            min.round_trip_ns,
+            median.round_trip_ns,
+            "a cache line from one core to another and back, spinning",
+        ),
+        (
+            "yield hand-off",
+            min.yield_ns,
+            median.yield_ns,
+            "one hand-off of a core between two threads on it (sched_yield)",
+        ),
+        (
+            "wake",
+            min.wake_ns,
+            median.wake_ns,
+            "from a futex wake call to the sleeper running on another core",
+        ),
+    ] {
+        out.push_str(&format!(
+            "  {name:<15} min {:>7}, median {:>7}   {meaning}\n",
+            short_time(least),
+            short_time(middle)
+        ));
+    }
+    out.push_str(&format!(
+        "in use:  round trip {}, yield hand-off {}, wake {}; source {}: {}\n\n",
+        short_time(in_use.round_trip_ns),
+        short_time(in_use.yield_ns),
+        short_time(in_use.wake_ns),
+        in_use.source,
+        source_detail(&in_use.source)
+    ));
+    out.push_str("what they mean for barriers (from the floors in use):\n");
+    for line in consequences(in_use, machine.available_cores) {
+        out.push_str(&format!("  - {line}\n"));
+    }
+    out
+}
+
+/// Where the floors in use came from, and how to change them.
+fn source_detail(source: &str) -> &'static str {
+    match source {
+        "measured" => {
+            "by the library, once per process; every object of this process uses them, and \
+             PHASERS_FLOORS or a `phasers tune` profile would set them instead"
+        }
+        "environment" => {
+            "set by PHASERS_FLOORS, which overrides the measurement and the profile; unset it to \
+             measure"
+        }
+        "environment+measured" => {
+            "PHASERS_FLOORS sets some, the library measured the rest; unset it to measure all"
+        }
+        "profile" => {
+            "recorded in the tuning profile by `phasers tune`; PHASERS_PROFILE=off ignores it, \
+             PHASERS_FLOORS overrides it"
+        }
+        _ => source_words(source),
+    }
+}
+
+/// What the floors imply, one sentence each.
+fn consequences(floors: &FloorsRecord, cores: usize) -> Vec<String> {
+    let cores = cores.max(1);
+    let handoffs = |threads: usize| {
+        let per_core = threads.div_ceil(cores);
+        format!(
+            "{threads} threads on {cores} core{} ≈ {per_core} × yield ≈ {}",
+            if cores == 1 { "" } else { "s" },
+            short_time(floors.yield_ns.saturating_mul(per_core as u64))
+        )
+    };
+    let wake = short_time(floors.wake_ns);
+    let ratio = |over: u64| floors.wake_ns as f64 / over.max(1) as f64;
+    vec![
+        format!(
+            "a barrier with a core per thread cannot beat about one round trip per episode \
+             (~{}): the arrivals must reach one cache line and the release must come back",
+            short_time(floors.round_trip_ns)
+        ),
+        format!(
+            "with T threads on C cores each episode needs at least ceil(T/C) hand-offs of a \
+             core, since every thread must run once: {}; {}",
+            handoffs(2 * cores),
+            handoffs(64.max(4 * cores))
+        ),
+        format!(
+            "spinning longer than one wake (~{wake}) costs more than parking would, so waiters \
+             that have a core each spin up to about that long and then park (the competitive \
+             rule: never worse than twice the best choice made in hindsight)"
+        ),
+        format!(
+            "wake / yield = {:.0}: a waiter that shares its core may yield through about that \
+             many hand-offs before parking pays; it parks for waits longer than that",
+            ratio(floors.yield_ns)
+        ),
+        format!(
+            "wake / round trip = {:.0}: one sleeping waiter costs an episode as much as that \
+             many round trips, which is why short episodes should never park",
+            ratio(floors.round_trip_ns)
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(round_trip_ns: u64, yield_ns: u64, wake_ns: u64) -> FloorsRecord {
+        FloorsRecord {
+            round_trip_ns,
+            yield_ns,
+            wake_ns,
+            source: "environment".into(),
+        }
+    }
+
+    #[test]
+    fn min_and_median_are_per_floor() {
+        let m = |round_trip_ns, yield_ns, wake_ns| Measurement {
+            round_trip_ns,
+            yield_ns,
+            wake_ns,
+        };
+        let all = [m(70, 900, 30), m(60, 1000, 10), m(80, 800, 20)];
+        assert_eq!(over(&all, |v| v[0]), m(60, 800, 10));
+        assert_eq!(over(&all, |v| v[(v.len() - 1) / 2]), m(70, 900, 20));
+    }
+
+    #[test]
+    fn the_consequences_follow_from_the_floors() {
+        let lines = consequences(&record(100, 2_000, 30_000), 2);
+        assert!(lines[0].contains("~100 ns"), "{}", lines[0]);
+        assert!(
+            lines[1].contains("4 threads on 2 cores ≈ 2 × yield ≈ 4.0 µs"),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].contains("64 threads on 2 cores ≈ 32 × yield ≈ 64 µs"));
+        assert!(lines[2].contains("~30 µs"), "{}", lines[2]);
+        assert!(lines[3].starts_with("wake / yield = 15"), "{}", lines[3]);
+        assert!(
+            lines[4].starts_with("wake / round trip = 300"),
+            "{}",
+            lines[4]
+        );
+        // One core: every pair of threads shares it.
+        assert!(consequences(&record(100, 2_000, 30_000), 1)[1].contains("2 threads on 1 core ≈"));
+    }
+
+    #[test]
+    fn every_source_says_how_to_change_it() {
+        for source in ["measured", "environment", "environment+measured", "profile"] {
+            assert!(source_detail(source).contains("PHASERS_"), "{source}");
+        }
+    }
+}

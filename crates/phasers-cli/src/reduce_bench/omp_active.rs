@@ -1,0 +1,199 @@
+//! OpenMP's array reduction as its users tune it, `OMP_WAIT_POLICY=active`: the row
+//! `omp reduction(+:arr[:n]) (active)`.
+//!
+//! With libgomp's default policy a thread that waits long enough sleeps in the kernel, and under a
+//! wide arrival spread the reduction then waits for a wake-up, sometimes for the next timer tick.
+//! OpenMP users who care set `OMP_WAIT_POLICY=active`, so the tuned row stands next to the default
+//! one. libgomp reads the variable only when it loads, so a child process measures the row (see
+//! [`crate::omp_active`]): the parent hands it the point on stdin (sizes, collective, spread, the
+//! very stall table the other rows of the point read, and the stop rule), the child runs the
+//! OpenMP row exactly as the parent would and prints the finished row as JSON.
+
+use std::io::Read;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::child_process;
+use crate::omp_active::{failure, WAIT_POLICY};
+
+use super::collective::Collective;
+use super::contender::Contender;
+use super::data;
+use super::harness::StopRule;
+use super::results::ReduceRow;
+use super::row::{self, Point};
+use super::spread::{Spread, Stalls};
+
+/// The subcommand the child runs; hidden from `--help`.
+pub const SUBCOMMAND: &str = "internal-omp-reduce-row";
+
+/// One point, as the child needs it to measure the OpenMP row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Job {
+    threads: usize,
+    len: usize,
+    collective: Collective,
+    spread: Spread,
+    /// The stall table, row by row: the same stalls every other row of the point meets.
+    stalls: Vec<u64>,
+    min_iterations: usize,
+    min_time_ns: u64,
+    max_iterations: usize,
+    budget_ns: u64,
+    hang_after_ns: u64,
+}
+
+impl Job {
+    fn of(point: &Point<'_>) -> Self {
+        Job {
+            threads: point.threads,
+            len: point.len,
+            collective: point.collective,
+            spread: *point.spread,
+            stalls: point.stalls.as_slice().to_vec(),
+            min_iterations: point.stop.min_iterations,
+            min_time_ns: nanos(point.stop.min_time),
+            max_iterations: point.stop.max_iterations,
+            budget_ns: nanos(point.stop.budget),
+            hang_after_ns: nanos(point.hang_after),
+        }
+    }
+
+    fn stop(&self) -> StopRule {
+        StopRule {
+            min_iterations: self.min_iterations,
+            min_time: Duration::from_nanos(self.min_time_ns),
+            max_iterations: self.max_iterations,
+            budget: Duration::from_nanos(self.budget_ns),
+        }
+    }
+}
+
+/// The parent's side: the OpenMP row of `point`, measured by a child under
+/// `OMP_WAIT_POLICY=active`.
+pub fn measure(point: &Point<'_>) -> ReduceRow {
+    let start = Instant::now();
+    // The child stops at the row budget; past that and the hang time, it is stuck.
+    let limit = point.stop.budget + point.hang_after + Duration::from_secs(5);
+    let measured = serde_json::to_string(&Job::of(point))
+        .map_err(|error| format!("could not be given its job: {error}"))
+        .and_then(|job| {
+            let mut command = child_process::this_program(SUBCOMMAND)?;
+            command.env(WAIT_POLICY.0, WAIT_POLICY.1);
+            child_process::run::<ReduceRow>(command, Some(job), limit)
+        });
+    let name = Contender::OpenMpActive.name();
+    match measured {
+        Ok(mut row) => {
+            row.name = name.to_owned();
+            // Process start and libgomp's loading included, as a row's thread start-up is.
+            row.row_s = start.elapsed().as_secs_f64();
+            row
+        }
+        Err(error) => {
+            // The point's blank row, failed rather than skipped.
+            let mut row = row::skipped(Contender::OpenMpActive, point, "");
+            row.note = None;
+            row.error = Some(failure(&error));
+            row
+        }
+    }
+}
+
+/// The child's side: reads the job from stdin, measures the OpenMP row and prints it.
+pub fn child() -> Result<(), String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|error| format!("cannot read the job: {error}"))?;
+    let job: Job =
+        serde_json::from_str(&text).map_err(|error| format!("not a job ({error}): {text:.80}"))?;
+    let stalls = Stalls::from_table(job.threads, job.stalls.clone())?;
+    let expected: Arc<[f32]> = data::expected(job.threads, job.len).into();
+    let point = Point {
+        threads: job.threads,
+        len: job.len,
+        collective: job.collective,
+        spread: &job.spread,
+        stalls: &stalls,
+        expected: &expected,
+        stop: job.stop(),
+        hang_after: Duration::from_nanos(job.hang_after_ns),
+    };
+    let row = row::measure(Contender::OpenMp, &point);
+    let text =
+        serde_json::to_string(&row).map_err(|error| format!("cannot encode the row: {error}"))?;
+    println!("{text}");
+    Ok(())
+}
+
+fn nanos(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reduce_bench::spread::Preset;
+
+    #[test]
+    fn a_job_survives_json_and_keeps_the_stalls() {
+        let spread = Preset::Low.spread();
+        let stalls = Stalls::generate(&spread, 3, 7, 42);
+        let expected: Arc<[f32]> = data::expected(3, 10).into();
+        let stop = StopRule {
+            min_iterations: 2,
+            min_time: Duration::from_millis(3),
+            max_iterations: 6,
+            budget: Duration::from_secs(2),
+        };
+        let point = Point {
+            threads: 3,
+            len: 10,
+            collective: Collective::Allreduce,
+            spread: &spread,
+            stalls: &stalls,
+            expected: &expected,
+            stop,
+            hang_after: Duration::from_secs(60),
+        };
+        let job = Job::of(&point);
+        let back: Job = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
+        assert_eq!(back, job);
+        assert_eq!(back.stop(), stop);
+        assert_eq!(Stalls::from_table(3, back.stalls).unwrap(), stalls);
+    }
+
+    #[test]
+    fn a_failed_child_gives_a_failed_row() {
+        let spread = Preset::None.spread();
+        let stalls = Stalls::generate(&spread, 2, 3, 1);
+        let expected: Arc<[f32]> = data::expected(2, 4).into();
+        let point = Point {
+            threads: 2,
+            len: 4,
+            collective: Collective::Reduce,
+            spread: &spread,
+            stalls: &stalls,
+            expected: &expected,
+            stop: StopRule {
+                min_iterations: 1,
+                min_time: Duration::from_millis(1),
+                max_iterations: 2,
+                budget: Duration::from_millis(1),
+            },
+            hang_after: Duration::from_millis(1),
+        };
+        // The unit-test binary has no such subcommand, so whatever it does gives no row.
+        let row = measure(&point);
+        assert_eq!(row.name, "omp reduction(+:arr[:n]) (active)");
+        let error = row.error.unwrap();
+        assert!(
+            error.starts_with("the child process with OMP_WAIT_POLICY=active"),
+            "{error}"
+        );
+        assert_eq!(row.iterations, 0);
+    }
+}

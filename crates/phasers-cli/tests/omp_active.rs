@@ -1,0 +1,176 @@
+//! The `OMP_WAIT_POLICY=active` rows end to end: the child subcommand prints a row the parent can
+//! read, `bench barrier` shows the tuned row next to the default one, and a child whose OpenMP
+//! fails gives a failed row, not a crash.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+mod cli_support;
+use cli_support::{phasers, scratch};
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn the_child_prints_one_row_as_json() {
+    for work in ["barrier", "reduction"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_phasers"))
+            .args([
+                "internal-omp-row",
+                "--threads=2",
+                &format!("--work={work}"),
+                "--mode=epcc",
+                "--episodes=50",
+                "--samples=3",
+                "--target-sample-ns=1000000",
+                "--row-budget-ns=5000000000",
+                "--hang-after-ns=60000000000",
+                "--delay-iterations=10",
+            ])
+            .env("OMP_WAIT_POLICY", "active")
+            .output()
+            .expect("the phasers binary runs");
+        let stdout = text(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{stdout}\n{}",
+            text(&output.stderr)
+        );
+        assert_eq!(stdout.lines().count(), 1, "one line of JSON: {stdout}");
+        let row: Value = serde_json::from_str(&stdout).unwrap();
+        assert!(row["error"].is_null(), "{row}");
+        assert_eq!(row["raw_ns"].as_array().unwrap().len(), 3, "{row}");
+        assert_eq!(row["episodes_per_sample"], 50, "{row}");
+    }
+}
+
+#[test]
+fn bench_barrier_has_the_tuned_row_next_to_the_default() {
+    let json = scratch("omp-active", "barrier.json");
+    let output = phasers(&[
+        "bench",
+        "barrier",
+        "--threads",
+        "2",
+        "--algorithms",
+        "auto",
+        "--time",
+        "0.05",
+        "--samples",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = text(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        text(&output.stderr)
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = report["groups"][0]["rows"].as_array().unwrap();
+    let row = |name: &str| {
+        rows.iter()
+            .find(|row| row["barrier"] == name)
+            .unwrap_or_else(|| panic!("no {name} row"))
+    };
+    let (default, active) = (row("omp barrier"), row("omp barrier (active)"));
+    for row in [default, active] {
+        assert!(row["error"].is_null(), "{row}");
+        assert_eq!(row["kind"], "baseline");
+        assert_eq!(row["samples_ns"].as_array().unwrap().len(), 3, "{row}");
+        assert!(row["summary"]["median"].is_number(), "{row}");
+    }
+    // Both subtract the OpenMP reference loop.
+    assert_eq!(
+        active["reference_ns"],
+        report["groups"][0]["openmp_reference_loop"]["summary"]["mean"]
+    );
+    assert!(stdout.contains("omp barrier (active)"), "{stdout}");
+}
+
+#[test]
+fn a_child_whose_openmp_fails_gives_a_failed_row() {
+    // OpenMP gives teams of one thread only, in the parent and so in the child.
+    let output = Command::new(env!("CARGO_BIN_EXE_phasers"))
+        .args([
+            "bench",
+            "barrier",
+            "--threads",
+            "2",
+            "--algorithms",
+            "auto",
+            "--time",
+            "0.03",
+            "--samples",
+            "2",
+        ])
+        .env("PHASERS_PROFILE", "off")
+        .env("OMP_THREAD_LIMIT", "1")
+        .output()
+        .expect("the phasers binary runs");
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("omp barrier (active) with 2 threads"),
+        "{stderr}"
+    );
+    // The other rows ran.
+    assert!(stdout.contains("auto"), "{stdout}");
+}
+
+#[test]
+fn bench_reduce_has_the_tuned_row_on_the_same_stalls() {
+    let json = scratch("omp-active", "reduce.json");
+    let output = phasers(&[
+        "bench",
+        "reduce",
+        "--threads",
+        "2",
+        "--sizes",
+        "1k",
+        "--spread",
+        "low",
+        "--mode",
+        "reduce",
+        "--algorithms",
+        "omp,omp-active",
+        "--min-time",
+        "0.001",
+        "--min-iterations",
+        "2",
+        "--max-iterations",
+        "4",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = text(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        text(&output.stderr)
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    let row = |name: &str| {
+        rows.iter()
+            .find(|row| row["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} row"))
+    };
+    let default = row("omp reduction(+:arr[:n])");
+    let active = row("omp reduction(+:arr[:n]) (active)");
+    for row in [default, active] {
+        assert!(row["error"].is_null(), "{row}");
+        assert!(row["iterations"].as_u64().unwrap() >= 2, "{row}");
+        assert!(
+            row["last_arrival_to_completion_ns"]["median"].is_number(),
+            "{row}"
+        );
+    }
+    // The child read the very stall table of the point.
+    assert_eq!(active["realized_spread"], default["realized_spread"]);
+    assert_eq!(active["spread"], "low");
+    assert!(stdout.contains("(active)"), "{stdout}");
+}

@@ -231,13 +231,13 @@ fn the_barrier_reports_how_it_was_built() {
     }
     let barrier = Barrier::builder(3).build_static::<Tournament>().unwrap();
     assert_eq!(barrier.algorithm(), Algorithm::Tournament);
-    // Without a tuning profile, `Auto` follows the documented table: sense-reversing up to 16
+    // Without a tuning profile, `Auto` follows the documented table: counting up to 16
     // parties or whenever the parties outnumber the cores, tournament beyond. `resolve_builtin`,
     // because a developer's own profile (at the default path) may change what `resolve` says.
     for parties in [1, 2, 3, 8, 16, 17, 64, 1000] {
         let chosen = Algorithm::Auto.resolve_builtin(parties);
         let expected = if parties <= 16 || phasers::is_oversubscribed(parties) {
-            Algorithm::SenseReversing
+            Algorithm::Counting
         } else {
             Algorithm::Tournament
         };

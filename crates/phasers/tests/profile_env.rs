@@ -57,10 +57,7 @@ fn auto_follows_the_profile_named_by_phasers_profile() {
         Algorithm::Ticket
     );
     assert_eq!(Algorithm::Ticket.resolve(3), Algorithm::Ticket);
-    assert_eq!(
-        Algorithm::Auto.resolve_builtin(2),
-        Algorithm::SenseReversing
-    );
+    assert_eq!(Algorithm::Auto.resolve_builtin(2), Algorithm::Counting);
 
     works(&Barrier::new(1, Algorithm::Auto).unwrap());
     works(&Barrier::new(4, Algorithm::Auto).unwrap());

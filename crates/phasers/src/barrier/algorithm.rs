@@ -19,9 +19,9 @@ use crate::topology::{available_cores, is_oversubscribed};
 ///
 /// | parties | cores | `Auto` picks | why |
 /// |---|---|---|---|
-/// | 1 to 16 | at least `parties` | [`SenseReversing`](Algorithm::SenseReversing) | one counter line and one release line: nothing beats it while the arrivals fit one socket's coherence traffic (seed 001 found it fastest up to 16 threads; on 2 cores it is within 1.1x of a hand-written sense-reversing barrier, see BENCHMARKS.md) |
+/// | 1 to 16 | at least `parties` | [`Counting`](Algorithm::Counting) | a centralized barrier whose arrival counter is also its release word: the sense-reversing barrier's chain of arrivals without its second line, so the leader releases through a line it already owns (seed 001 found the centralized barrier fastest up to 16 threads; at 2 threads on the 2-core VMs counting measured 0.55-0.7x sense-reversing and level with dissemination, see BENCHMARKS.md) |
 /// | more than 16 | at least `parties` | [`Tournament`](Algorithm::Tournament) | O(log n) critical path, every flag with one writer and one reader; the best software barrier at scale in seed 002 |
-/// | any | fewer than `parties` | [`SenseReversing`](Algorithm::SenseReversing) | one release word: a single wake-up pass releases every parked waiter, where tree barriers make sleeping threads wake each other in a chain (1.6x to 4.5x slower at 4 to 64 threads on 2 cores) |
+/// | any | fewer than `parties` | [`Counting`](Algorithm::Counting) | one release word: a single wake-up pass releases every parked waiter, where tree barriers make sleeping threads wake each other in a chain (1.6x to 4.5x slower at 4 to 64 threads on 2 cores); level with sense-reversing there, and one line fewer |
 ///
 /// ```
 /// use phasers::Algorithm;
@@ -115,13 +115,13 @@ impl Algorithm {
     /// use phasers::Algorithm;
     ///
     /// // Up to 16 parties (or more parties than cores): one counter line beats any tree.
-    /// assert_eq!(Algorithm::Auto.resolve_builtin(2), Algorithm::SenseReversing);
+    /// assert_eq!(Algorithm::Auto.resolve_builtin(2), Algorithm::Counting);
     /// assert_eq!(Algorithm::McsTree.resolve_builtin(2), Algorithm::McsTree);
     /// ```
     pub fn resolve_builtin(self, parties: usize) -> Algorithm {
         match self {
             Algorithm::Auto if is_oversubscribed(parties) || parties <= AUTO_SMALL_PARTIES => {
-                Algorithm::SenseReversing
+                Algorithm::Counting
             }
             Algorithm::Auto => Algorithm::Tournament,
             concrete => concrete,

@@ -197,7 +197,7 @@ impl<A: BarrierAlgorithm> Participant<A> {
         let shared = &*self.shared;
         let on_panic = || shared.break_from(self.episode, self.rank);
         let waiter = Waiter::new(
-            shared.plan,
+            &shared.plan,
             &self.spin_budget,
             Deadline::Never,
             &shared.broken,
@@ -242,7 +242,7 @@ impl<A: BarrierAlgorithm> Participant<A> {
         let (number, rank) = (self.episode, self.rank);
         let on_panic = || shared.break_from(number, rank);
         let waiter = Waiter::new(
-            shared.plan,
+            &shared.plan,
             &self.spin_budget,
             deadline,
             &shared.broken,

@@ -322,7 +322,8 @@ impl Registration {
     /// Waits until `signal` (the release or the gather word) passes `phase`.
     fn wait_on(&self, signal: &Signal, phase: u64, deadline: Deadline) -> Result<()> {
         let core = &self.phaser.core;
-        let waiter = Waiter::new(self.plan(), &self.budget, deadline, &core.broken, phase);
+        let plan = self.plan();
+        let waiter = Waiter::new(&plan, &self.budget, deadline, &core.broken, phase);
         match waiter.until(signal, |done| done > phase) {
             Ok(_) => Ok(()),
             Err(Stop::Broken) => Err(core.stopped(phase)),

@@ -407,7 +407,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
             &shared.intact
         };
         let waiter = Waiter::new(
-            shared.plan,
+            &shared.plan,
             &self.budget,
             Deadline::Never,
             broken,

@@ -134,7 +134,7 @@ impl Member {
         } else {
             &shared.intact
         };
-        let waiter = Waiter::new(shared.plan, &self.budget, Deadline::Never, broken, seq);
+        let waiter = Waiter::new(&shared.plan, &self.budget, Deadline::Never, broken, seq);
         waiter.until(signal, |value| value >= target).map(|_| ())
     }
 

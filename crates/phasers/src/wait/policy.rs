@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::floors::Floors;
 use super::spin_clock::{backoff_within, rounds_in};
 use crate::error::{Error, Result};
-use crate::topology::is_oversubscribed;
+use crate::topology::{available_cores, is_oversubscribed};
 
 /// How a waiting participant spends its time before the word it waits on changes.
 ///
@@ -109,9 +109,16 @@ pub(crate) struct Tuning {
     floors: Floors,
 }
 
-/// Oversubscribed, or under the `Yield` policy, a waiter spins only long enough to catch a release
-/// already on its way: a few cache-line round trips (the release and its line's transfer).
+/// Under the `Yield` policy a waiter spins only long enough to catch a release already on its way:
+/// a few cache-line round trips (the release and its line's transfer). It is also the least an
+/// adaptive spin budget shrinks to.
 const CATCH_RELEASE_ROUND_TRIPS: u32 = 4;
+/// Oversubscribed, `Auto` yields at least this many times before parking. Measured on the 2-core
+/// EPYC VM (`phasers bench barrier --mode back-to-back`, 4 to 64 threads): with 1 yield the waiters
+/// of a 4-thread barrier parked on most episodes and paid the ~15 µs wake every time (7.5x slower
+/// than with 2); 2 to 8 yields were within the rounds' noise of each other at 8, 32 and 64 threads.
+/// It is also the count libstdc++'s `std::barrier` yields before its futex wait.
+const MIN_OVERSUBSCRIBED_YIELDS: u32 = 4;
 /// The `Spin` policy spins as long as this many wake-ups would cost: about 2 ms on the EPYC VM
 /// (wake ~22 µs), 0.4 ms on a Xeon VM (~4 µs). Users who ask for it want the core kept.
 const SPIN_POLICY_WAKES: u32 = 100;
@@ -121,6 +128,11 @@ const YIELD_POLICY_YIELDS: u32 = 1 << 12;
 /// However cheap a yield is next to a wake, a waiter yields at most this many times before
 /// parking, so that a waiter on a busy machine stops taking turns on the core.
 const MAX_AUTO_YIELDS: u32 = 256;
+
+/// How many participants share each core when all wait at once (at least 1).
+fn sharing(participants: usize) -> u32 {
+    participants.div_ceil(available_cores()).max(1) as u32
+}
 
 impl Tuning {
     /// `requested`, unless `PHASERS_WAIT` says otherwise; `PHASERS_SPIN` replaces the spin budget;
@@ -167,7 +179,12 @@ impl Tuning {
         let yields_per_wake = (wake.as_nanos() / floors.yield_handoff().as_nanos().max(1))
             .clamp(1, MAX_AUTO_YIELDS as u128) as u32;
         let (spin_time, yields) = match self.policy {
-            WaitPolicy::Auto if is_oversubscribed(participants) => (catch_release, yields_per_wake),
+            // Oversubscribed, every spin round and every yield is paid by all the threads that
+            // share the core, so a waiter does not spin at all and shares out its yields.
+            WaitPolicy::Auto if is_oversubscribed(participants) => (
+                Duration::ZERO,
+                (yields_per_wake / sharing(participants)).max(MIN_OVERSUBSCRIBED_YIELDS),
+            ),
             // The competitive rule for spins: spinning longer than a park and wake would cost can
             // never pay, spinning less parks waits that a short spin would have caught.
             WaitPolicy::Auto => (wake, yields_per_wake),

@@ -74,7 +74,7 @@ pub enum Stop {
 
 /// One participant's wait for one episode: the plan, the deadline, and the object's broken state.
 pub(crate) struct Waiter<'a> {
-    plan: SpinPlan,
+    plan: &'a SpinPlan,
     budget: &'a SpinBudget,
     deadline: Deadline,
     broken: &'a BrokenState,
@@ -83,7 +83,7 @@ pub(crate) struct Waiter<'a> {
 
 impl<'a> Waiter<'a> {
     pub(crate) fn new(
-        plan: SpinPlan,
+        plan: &'a SpinPlan,
         budget: &'a SpinBudget,
         deadline: Deadline,
         broken: &'a BrokenState,
@@ -105,11 +105,15 @@ impl<'a> Waiter<'a> {
         if done(value) {
             return Ok(value);
         }
-        self.until_slow(signal, &done)
+        self.until_slow(signal, done)
     }
 
+    /// The spin phase, monomorphized for each condition so that the loop holds nothing but a pause,
+    /// a load and the condition: it reads only the word, and the broken state and the clock are
+    /// read once it ran out (a wait that breaks is noticed at most one spin phase late, about one
+    /// wake with `Auto`).
     #[inline(never)]
-    fn until_slow(&self, signal: &Signal, done: &dyn Fn(u64) -> bool) -> Result<u64, Stop> {
+    fn until_slow<F: Fn(u64) -> bool>(&self, signal: &Signal, done: F) -> Result<u64, Stop> {
         let mut backoff = 1;
         for _ in 0..self.budget.rounds() {
             for _ in 0..backoff {
@@ -118,20 +122,24 @@ impl<'a> Waiter<'a> {
             backoff = (backoff * 2).min(self.plan.backoff);
             let value = signal.load();
             if done(value) {
-                self.budget.grow(self.plan);
+                self.budget.grow(*self.plan);
                 return Ok(value);
             }
-            if self.broken.is_broken_for(self.episode) {
-                return Err(Stop::Broken);
-            }
         }
+        self.after_spin(signal, &done)
+    }
+
+    /// A wait whose spin phase ran out: yields, then parks, and adapts the spin budget to how long
+    /// the rest of the wait took.
+    #[cold]
+    fn after_spin(&self, signal: &Signal, done: &dyn Fn(u64) -> bool) -> Result<u64, Stop> {
         // The clock is read only once the spin phase ran out: the fast waits never pay for it.
         let spin_ran_out = (!cfg!(phasers_loom)).then(Instant::now);
         let outcome = self.yield_then_park(signal, done);
         if outcome.is_ok() {
             match spin_ran_out {
-                Some(at) if at.elapsed() <= self.plan.short_wait => self.budget.grow(self.plan),
-                _ => self.budget.shrink(self.plan),
+                Some(at) if at.elapsed() <= self.plan.short_wait => self.budget.grow(*self.plan),
+                _ => self.budget.shrink(*self.plan),
             }
         }
         outcome

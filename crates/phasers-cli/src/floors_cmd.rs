@@ -200,8 +200,10 @@ fn consequences(floors: &FloorsRecord, cores: usize) -> Vec<String> {
              rule: never worse than twice the best choice made in hindsight)"
         ),
         format!(
-            "wake / yield = {:.0}: a waiter that shares its core may yield through about that \
-             many hand-offs before parking pays; it parks for waits longer than that",
+            "wake / yield = {:.0}: a waiter yields through about that many hand-offs before \
+             parking pays; when k threads share a core each of its yields costs all k a \
+             hand-off, so it yields wake / (yield × k) times (at least 4), never spins, and \
+             parks for waits longer than that",
             ratio(floors.yield_ns)
         ),
         format!(

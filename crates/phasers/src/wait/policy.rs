@@ -98,6 +98,9 @@ pub(crate) struct SpinPlan {
     /// A wait that ends within this long after its spin phase ran out was short: a longer spin
     /// would have caught it, so the spin budget grows back (one wake, see [`Floors::wake`]).
     pub(crate) short_wait: Duration,
+    /// A yield that lasts this long or more ran another thread on the core (half a hand-off, see
+    /// [`Floors::yield_handoff`]): a `sched_yield` with nobody else to run returns far sooner.
+    pub(crate) handoff: Duration,
 }
 
 /// The policy an object was asked for, with the environment's overrides applied, and the floors
@@ -206,6 +209,7 @@ impl Tuning {
             backoff,
             yields,
             short_wait: wake,
+            handoff: floors.yield_handoff() / 2,
         };
         if let Some(spins) = self.spin_override {
             plan.spins = spins;

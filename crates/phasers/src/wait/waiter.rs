@@ -10,12 +10,15 @@ use crate::primitive::{spin_loop, yield_now};
 ///
 /// A wait that outlasts the spin phase by more than a wake-up means the awaited thread was not
 /// running (its core was taken by other work, or it is simply late); spinning that long again
-/// would only burn the core the late thread may need, so the budget shrinks fourfold. A wait that
-/// ends while spinning, or within a wake-up after the spin phase ran out (a longer spin would have
-/// caught it without parking), doubles it back, up to the plan's budget. So on a quiet machine the
-/// budget stays at its maximum; on a loaded one it drops within a few episodes; and it always
-/// recovers as soon as waits are short again, because every wait that is short next to a wake ends
-/// either in the spin phase or in the yields that follow it, never in a park.
+/// would only burn the core the late thread may need, so the budget shrinks fourfold. So does a
+/// wait that ended only once a yield gave our core to another thread: the awaited thread shared
+/// our core, and every spin round delayed it. A wait that ends while spinning, or within a wake-up
+/// after the spin phase ran out with our core kept (a longer spin would have caught it without
+/// parking), doubles it back, up to the plan's budget. So on a quiet machine the budget stays at
+/// its maximum; on a loaded one, or with two participants on one core, it drops within a few
+/// episodes; and it recovers as soon as waits are short again, because a wait that is short next
+/// to a wake and whose awaited thread runs elsewhere ends either in the spin phase or in the
+/// yields that follow it, which then return at once.
 #[derive(Debug)]
 pub(crate) struct SpinBudget(Cell<u32>);
 
@@ -38,6 +41,14 @@ impl SpinBudget {
         let shrunk = (self.0.get() / 4).max(plan.min_spins);
         self.0.set(shrunk.min(plan.spins));
     }
+}
+
+/// How a wait that outlasted its spin phase ended: still holding its core, or after giving it to
+/// another thread (a yield that ran someone else, or a park).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    OnOurCore,
+    AfterHandingOff,
 }
 
 /// When a wait gives up.
@@ -135,29 +146,47 @@ impl<'a> Waiter<'a> {
     fn after_spin(&self, signal: &Signal, done: &dyn Fn(u64) -> bool) -> Result<u64, Stop> {
         // The clock is read only once the spin phase ran out: the fast waits never pay for it.
         let spin_ran_out = (!cfg!(phasers_loom)).then(Instant::now);
-        let outcome = self.yield_then_park(signal, done);
+        let (outcome, ended) = self.yield_then_park(signal, done);
         if outcome.is_ok() {
-            match spin_ran_out {
-                Some(at) if at.elapsed() <= self.plan.short_wait => self.budget.grow(*self.plan),
-                _ => self.budget.shrink(*self.plan),
+            // A longer spin would have caught this wait only if it ended soon after the spin ran
+            // out, and without our core: a wait that ended once a yield handed the core to another
+            // thread was waiting for that thread (two participants on one core), and spinning
+            // longer would only have delayed it.
+            let short = spin_ran_out.is_some_and(|at| at.elapsed() <= self.plan.short_wait);
+            if short && ended == Ended::OnOurCore {
+                self.budget.grow(*self.plan);
+            } else {
+                self.budget.shrink(*self.plan);
             }
         }
         outcome
     }
 
     /// The rest of a wait whose spin phase ran out: yields, then parks until the condition holds.
-    fn yield_then_park(&self, signal: &Signal, done: &dyn Fn(u64) -> bool) -> Result<u64, Stop> {
+    /// Also tells whether some yield handed the core to another thread or the waiter parked.
+    fn yield_then_park(
+        &self,
+        signal: &Signal,
+        done: &dyn Fn(u64) -> bool,
+    ) -> (Result<u64, Stop>, Ended) {
+        let mut ended = Ended::OnOurCore;
         for _ in 0..self.plan.yields {
+            let before = (!cfg!(phasers_loom)).then(Instant::now);
             yield_now();
+            // A yield that took half a hand-off or more ran another thread on this core.
+            if before.is_some_and(|at| at.elapsed() >= self.plan.handoff) {
+                ended = Ended::AfterHandingOff;
+            }
             if let Some(outcome) = self.check(signal, done) {
-                return outcome;
+                return (outcome, ended);
             }
         }
         loop {
             let raw = signal.load_raw();
             if let Some(outcome) = self.check(signal, done) {
-                return outcome;
+                return (outcome, ended);
             }
+            ended = Ended::AfterHandingOff;
             self.park(signal, raw);
         }
     }
@@ -187,6 +216,90 @@ impl<'a> Waiter<'a> {
             expected,
             || !broken.is_broken_for(episode),
             self.deadline.instant(),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn plan() -> SpinPlan {
+        SpinPlan {
+            spins: 4096,
+            min_spins: 8,
+            backoff: 1,
+            yields: 64,
+            short_wait: Duration::from_millis(1),
+            handoff: Duration::from_nanos(500),
+        }
+    }
+
+    /// Two threads pass a counter back and forth through two signals, each waiting with its own
+    /// budget (starting at `start` rounds), and return the budgets they end with and the largest
+    /// each reached.
+    fn ping_pong(
+        cores: [Option<core_affinity::CoreId>; 2],
+        rounds: u64,
+        start: u32,
+    ) -> [(u32, u32); 2] {
+        let (plan, broken) = (plan(), BrokenState::new());
+        let signals = [Signal::new(0), Signal::new(0)];
+        let play = |me: usize| {
+            if let Some(core) = cores[me] {
+                core_affinity::set_for_current(core);
+            }
+            let budget = SpinBudget(Cell::new(start));
+            let mut largest = start;
+            for round in 1..=rounds {
+                if me == 0 {
+                    signals[1].publish(round);
+                }
+                let waiter = Waiter::new(&plan, &budget, Deadline::Never, &broken, 0);
+                waiter.until(&signals[me], |value| value >= round).unwrap();
+                if me == 1 {
+                    signals[0].publish(round);
+                }
+                largest = largest.max(budget.rounds());
+            }
+            (budget.rounds(), largest)
+        };
+        std::thread::scope(|s| {
+            let other = s.spawn(|| play(1));
+            let mine = play(0);
+            [mine, other.join().unwrap()]
+        })
+    }
+
+    /// The regression behind issue 17's 10 µs episodes: two participants that the scheduler put
+    /// on one core, while the object believed each had its own. Every spin then burns the core the
+    /// other one needs, and each wait ends right after a yield hands the core over; the budgets
+    /// must shrink to their least, not grow back because the waits ended soon after the spin.
+    #[test]
+    fn two_waiters_on_one_core_stop_spinning() {
+        let Some(core) = core_affinity::get_core_ids().and_then(|ids| ids.first().copied()) else {
+            return; // no affinity on this platform: nothing to pin the two threads to
+        };
+        let budgets = ping_pong([Some(core), Some(core)], 200, plan().spins);
+        let least = plan().min_spins;
+        assert_eq!(budgets.map(|(end, _)| end), [least; 2], "{budgets:?}");
+    }
+
+    /// The other half: on two cores, waits of a round trip end while spinning, so budgets that
+    /// start at their least grow back to the most, instead of staying stuck where every wait
+    /// yields and parks (issue 17's bimodal interpreter runs).
+    #[test]
+    fn budgets_recover_when_waits_are_short_again() {
+        let ids = core_affinity::get_core_ids().unwrap_or_default();
+        let (Some(&first), Some(&second)) = (ids.first(), ids.get(1)) else {
+            return; // one core: no two threads can both run, nothing to recover to
+        };
+        let budgets = ping_pong([Some(first), Some(second)], 2_000, plan().min_spins);
+        assert_eq!(
+            budgets.map(|(_, largest)| largest),
+            [plan().spins; 2],
+            "{budgets:?}"
         );
     }
 }

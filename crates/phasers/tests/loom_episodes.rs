@@ -25,31 +25,6 @@ mod loom_support;
 
 use loom_support::*;
 
-/// Every group of ranks runs on its own loom thread through `episodes` episodes.
-fn episodes(
-    config: Config,
-    parties: usize,
-    episodes: u64,
-    groups: &'static [&'static [usize]],
-    max_preemptions: usize,
-) {
-    model_bounded(max_preemptions, move || {
-        let (reports, ledger) = scenario(
-            config,
-            parties,
-            episodes as usize,
-            groups,
-            move |mut group, ledger| {
-                (0..episodes)
-                    .flat_map(|episode| complete(&mut group, ledger, episode))
-                    .collect()
-            },
-        );
-        assert_one_leader_each(&reports, episodes);
-        assert_eq!(ledger.completions(), episodes);
-    });
-}
-
 /// `name: parties, episodes, groups, at most this many preemptions;`, each with its attributes.
 macro_rules! episode_models {
     ($($algorithm:ident: $config:expr => {
@@ -63,7 +38,7 @@ macro_rules! episode_models {
                     #[test]
                     $(#[$attribute])*
                     fn $name() {
-                        episodes($config, $parties, $episodes, $groups, $preemptions);
+                        run_episodes($config, $parties, $episodes, $groups, $preemptions);
                     }
                 )*
             }

@@ -29,21 +29,7 @@ fn walk_the_wait_path(config: Config, parties: usize, episodes: u64, max_preempt
         2 => &[&[0], &[1]],
         _ => &[&[0], &[1], &[2]],
     };
-    model_bounded(max_preemptions, move || {
-        let (reports, ledger) = scenario(
-            config,
-            parties,
-            episodes as usize,
-            groups,
-            move |mut group, ledger| {
-                (0..episodes)
-                    .flat_map(|episode| complete(&mut group, ledger, episode))
-                    .collect()
-            },
-        );
-        assert_one_leader_each(&reports, episodes);
-        assert_eq!(ledger.completions(), episodes);
-    });
+    run_episodes(config, parties, episodes, groups, max_preemptions);
 }
 
 #[test]

@@ -88,3 +88,36 @@ pub fn team(parties: usize) {
         }
     });
 }
+
+/// The four tests of a `floors_*` file, under the floors text `$floors`.
+#[macro_export]
+macro_rules! floors_stress_tests {
+    ($floors:expr) => {
+        #[test]
+        fn barriers_2() {
+            floors_stress_support::use_floors($floors);
+            floors_stress_support::every_algorithm(2);
+        }
+
+        #[test]
+        fn barriers_8() {
+            floors_stress_support::use_floors($floors);
+            floors_stress_support::every_algorithm(8);
+        }
+
+        #[test]
+        fn barriers_64() {
+            floors_stress_support::use_floors($floors);
+            floors_stress_support::every_algorithm(64);
+        }
+
+        #[test]
+        fn phaser_and_team() {
+            floors_stress_support::use_floors($floors);
+            for parties in [2, 8, 64] {
+                floors_stress_support::phaser(parties);
+                floors_stress_support::team(parties);
+            }
+        }
+    };
+}

@@ -434,3 +434,28 @@ pub fn assert_broken(rank: usize, outcome: Result<WaitResult, Error>, by: usize,
         }
     }
 }
+
+/// Every group of ranks runs on its own loom thread through `episodes` episodes.
+pub fn run_episodes(
+    config: Config,
+    parties: usize,
+    episodes: u64,
+    groups: &'static [&'static [usize]],
+    max_preemptions: usize,
+) {
+    model_bounded(max_preemptions, move || {
+        let (reports, ledger) = scenario(
+            config,
+            parties,
+            episodes as usize,
+            groups,
+            move |mut group, ledger| {
+                (0..episodes)
+                    .flat_map(|episode| complete(&mut group, ledger, episode))
+                    .collect()
+            },
+        );
+        assert_one_leader_each(&reports, episodes);
+        assert_eq!(ledger.completions(), episodes);
+    });
+}

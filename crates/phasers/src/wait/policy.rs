@@ -101,6 +101,9 @@ pub(crate) struct SpinPlan {
     /// A yield that lasts this long or more ran another thread on the core (half a hand-off, see
     /// [`Floors::yield_handoff`]): a `sched_yield` with nobody else to run returns far sooner.
     pub(crate) handoff: Duration,
+    /// Whether the participants outnumber the cores, so that yields are meant to hand the core
+    /// over (see [`SpinBudget`](super::SpinBudget)).
+    pub(crate) shares_cores: bool,
 }
 
 /// The policy an object was asked for, with the environment's overrides applied, and the floors
@@ -210,6 +213,7 @@ impl Tuning {
             yields,
             short_wait: wake,
             handoff: floors.yield_handoff() / 2,
+            shares_cores: is_oversubscribed(participants),
         };
         if let Some(spins) = self.spin_override {
             plan.spins = spins;

@@ -176,7 +176,10 @@ impl<'a> Waiter<'a> {
             } else {
                 self.budget.shrink(*self.plan);
             }
-            self.budget.park_next.set(ended == Ended::AfterHandingOff);
+            // Oversubscribed, handing the core over is what the yields are for.
+            self.budget
+                .park_next
+                .set(ended == Ended::AfterHandingOff && !self.plan.shares_cores);
         }
         outcome
     }
@@ -259,6 +262,7 @@ mod tests {
             yields: 64,
             short_wait: Duration::from_millis(1),
             handoff: Duration::from_nanos(500),
+            shares_cores: false,
         }
     }
 

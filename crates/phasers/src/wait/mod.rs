@@ -23,7 +23,8 @@
 //! - **Spin about one wake** when every participant has a core. This is the classic competitive
 //!   rule: spinning for longer than a park and wake would cost can never pay, and spinning for less
 //!   parks waits that a short spin would have caught, each then paying *W*. A spin round is a load
-//!   and up to as many pauses as fit in *R*/2, so a release is seen within half a round trip.
+//!   and one pause: the polled line is written only by the releaser, so polling it costs nothing
+//!   until the release, and a longer backoff would only see the release later.
 //! - **Yield while a hand-off is cheaper than a wake.** After the spin, a waiter yields up to
 //!   *W*/*Y* times (at most 256), then parks: a waiter still not released after that many hand-offs
 //!   is in a wait long next to a wake.

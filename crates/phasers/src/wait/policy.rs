@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::floors::Floors;
-use super::spin_clock::{backoff_within, rounds_in};
+use super::spin_clock::rounds_in;
 use crate::error::{Error, Result};
 use crate::topology::{available_cores, is_oversubscribed};
 
@@ -91,8 +91,6 @@ pub(crate) struct SpinPlan {
     /// The least the budget adapts down to: rounds enough to catch a release already on its way
     /// (a few round trips), or `spins` if that is less.
     pub(crate) min_spins: u32,
-    /// The most pauses between two loads of the word (the backoff doubles up to it).
-    pub(crate) backoff: u32,
     /// Yields before parking.
     pub(crate) yields: u32,
     /// A wait that ends within this long after its spin phase ran out was short: a longer spin
@@ -198,18 +196,16 @@ impl Tuning {
             WaitPolicy::Yield => (catch_release, YIELD_POLICY_YIELDS),
             WaitPolicy::Park => (Duration::ZERO, 0),
         };
-        let backoff = backoff_within(floors.round_trip());
         let rounds = |time: Duration| {
             if time.is_zero() {
                 0
             } else {
-                rounds_in(time, backoff)
+                rounds_in(time)
             }
         };
         let mut plan = SpinPlan {
             spins: rounds(spin_time),
             min_spins: rounds(catch_release).min(rounds(spin_time)),
-            backoff,
             yields,
             short_wait: wake,
             handoff: floors.yield_handoff() / 2,

@@ -137,12 +137,8 @@ impl<'a> Waiter<'a> {
     /// wake with `Auto`).
     #[inline(never)]
     fn until_slow<F: Fn(u64) -> bool>(&self, signal: &Signal, done: F) -> Result<u64, Stop> {
-        let mut backoff = 1;
         for _ in 0..self.budget.rounds() {
-            for _ in 0..backoff {
-                spin_loop();
-            }
-            backoff = (backoff * 2).min(self.plan.backoff);
+            spin_loop();
             let value = signal.load();
             if done(value) {
                 self.budget.grow(*self.plan);
@@ -258,7 +254,6 @@ mod tests {
         SpinPlan {
             spins: 4096,
             min_spins: 8,
-            backoff: 1,
             yields: 64,
             short_wait: Duration::from_millis(1),
             handoff: Duration::from_nanos(500),

@@ -312,6 +312,17 @@ impl Profile {
     }
 
     /// The same profile, recording `floors` (see [`floors`](Self::floors)).
+    ///
+    /// ```
+    /// use phasers::barrier::{Profile, ProfileEntry};
+    /// use phasers::{Algorithm, Floors, FloorsSource};
+    ///
+    /// let entry = ProfileEntry { threads: 2, algorithm: Algorithm::Counting, median_ns: None };
+    /// let floors = Floors::from_env_text("round_trip=60ns,yield=1us,wake=20us")?;
+    /// let profile = Profile::new(2, None, None, vec![entry])?.with_floors(floors);
+    /// assert_eq!(profile.floors().map(|f| f.source()), Some(FloorsSource::Profile));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn with_floors(mut self, floors: Floors) -> Profile {
         self.floors = Some(floors.recorded_in_profile());
         self

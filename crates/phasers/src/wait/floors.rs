@@ -147,6 +147,12 @@ impl Floors {
     ///
     /// [`Error::InvalidArgument`] when `PHASERS_FLOORS` cannot be parsed; the message names the
     /// variable and the expected form. (Every builder returns this error too.)
+    ///
+    /// ```
+    /// let floors = phasers::Floors::current()?;
+    /// assert!(floors.wake() > std::time::Duration::ZERO);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn current() -> Result<Floors> {
         static CURRENT: OnceLock<Result<Floors>> = OnceLock::new();
         CURRENT.get_or_init(Floors::resolve).clone()
@@ -215,6 +221,12 @@ impl Floors {
 
     /// A cache line's round trip between two cores: the least any barrier among threads on two
     /// cores can cost per episode.
+    ///
+    /// ```
+    /// let floors = phasers::Floors::from_env_text("round_trip=190ns,yield=1us,wake=4us")?;
+    /// assert_eq!(floors.round_trip(), std::time::Duration::from_nanos(190));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn round_trip(&self) -> Duration {
         self.round_trip
     }
@@ -222,17 +234,36 @@ impl Floors {
     /// One hand-off of a core from a thread that yields to another runnable thread on it: what
     /// each of the `threads / cores` threads sharing a core costs a barrier per episode when
     /// threads outnumber cores.
+    ///
+    /// ```
+    /// let floors = phasers::Floors::from_env_text("round_trip=190ns,yield=1us,wake=4us")?;
+    /// assert_eq!(floors.yield_handoff(), std::time::Duration::from_micros(1));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn yield_handoff(&self) -> Duration {
         self.yield_handoff
     }
 
     /// One wake-up: from a thread's wake call to the sleeping thread running again on another
     /// core. What parking costs a waiter that is released soon after it sleeps.
+    ///
+    /// ```
+    /// let floors = phasers::Floors::from_env_text("round_trip=190ns,yield=1us,wake=4us")?;
+    /// assert_eq!(floors.wake(), std::time::Duration::from_micros(4));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wake(&self) -> Duration {
         self.wake
     }
 
     /// Where these values came from.
+    ///
+    /// ```
+    /// use phasers::{Floors, FloorsSource};
+    /// let floors = Floors::from_env_text("round_trip=190ns,yield=1us,wake=4us")?;
+    /// assert_eq!(floors.source(), FloorsSource::Environment);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn source(&self) -> FloorsSource {
         self.source
     }

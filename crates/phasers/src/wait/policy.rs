@@ -26,14 +26,16 @@ use crate::topology::{available_cores, is_oversubscribed};
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum WaitPolicy {
-    /// Spin about as long as a wake-up costs on this machine when every participant has a core, a
-    /// few round trips only when they outnumber the cores; then yield while a hand-off is cheaper
-    /// than a wake; then park. The default; its budgets come from the measured [`Floors`].
+    /// Spin about as long as a wake-up costs on this machine when every participant has a core,
+    /// not at all when they outnumber the cores; then yield while a hand-off is cheaper than a
+    /// wake (sharing that budget among the threads of a core); then park. The default; its budgets
+    /// come from the measured [`Floors`].
     #[default]
     Auto,
     /// Start with a long spin budget (a hundred wake-ups: about 2 ms on a VM whose wake costs
-    /// 22 µs), even when oversubscribed, then yield, then park. For dedicated cores and the lowest latency. Like every policy, the budget shrinks
-    /// while spins keep failing (see the [module docs](crate::wait)).
+    /// 22 µs), even when oversubscribed, then yield, then park. For dedicated cores and the lowest
+    /// latency. Like every policy, the budget shrinks while spins keep failing (see the
+    /// [module docs](crate::wait)).
     Spin,
     /// Spin briefly, then yield the core for a long time before parking.
     Yield,

@@ -1,25 +1,16 @@
 //! `phasers floors` end to end: it measures and explains all three floors, writes them as JSON,
 //! reports `PHASERS_FLOORS` as the source of the floors in use, and refuses a malformed one.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
 mod cli_support;
-use cli_support::{phasers, scratch};
+use cli_support::{json_file, phasers, phasers_with, scratch, succeeded, text};
 
 /// Runs `phasers` with `PHASERS_FLOORS` set to `floors`.
 fn phasers_with_floors(floors: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_phasers"))
-        .args(args)
-        .env("PHASERS_PROFILE", "off")
-        .env("PHASERS_FLOORS", floors)
-        .output()
-        .expect("the phasers binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    phasers_with(&[("PHASERS_FLOORS", floors)], args)
 }
 
 #[test]
@@ -39,7 +30,7 @@ fn floors_measures_explains_and_writes_all_three() {
         assert!(stdout.contains(words), "{words} missing from\n{stdout}");
     }
 
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report: Value = json_file(&json);
     assert_eq!(report["benchmark"], "floors");
     assert!(report["machine"]["available_cores"].as_u64().unwrap() >= 1);
     let measurements = report["measurements"].as_array().unwrap();
@@ -67,12 +58,7 @@ fn floors_from_the_environment_are_the_ones_in_use() {
         "round_trip=100ns,yield=2us,wake=30us",
         &["floors", "--samples", "1"],
     );
-    let stdout = text(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        text(&output.stderr)
-    );
+    let stdout = succeeded(&output);
     let in_use = stdout
         .lines()
         .find(|line| line.starts_with("in use"))
@@ -123,19 +109,14 @@ fn every_report_records_and_states_the_floors() {
             json.to_str().unwrap(),
         ],
     );
-    let stdout = text(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        text(&output.stderr)
-    );
+    let stdout = succeeded(&output);
     assert!(
         stdout.contains(
             "floors:  round trip 100 ns, yield hand-off 2.0 µs, wake 30 µs (set by PHASERS_FLOORS"
         ),
         "{stdout}"
     );
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report: Value = json_file(&json);
     let floors = &report["floors"];
     assert_eq!(floors["round_trip_ns"], 100);
     assert_eq!(floors["yield_ns"], 2000);

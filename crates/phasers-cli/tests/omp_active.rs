@@ -2,25 +2,21 @@
 //! read, `bench barrier` shows the tuned row next to the default one, and a child whose OpenMP
 //! fails gives a failed row, not a crash.
 
-use std::process::Command;
-
 use serde_json::Value;
 
 mod cli_support;
-use cli_support::{phasers, scratch};
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use cli_support::{json_file, phasers, phasers_with, scratch, succeeded, text};
 
 #[test]
 fn the_child_prints_one_row_as_json() {
     for work in ["barrier", "reduction"] {
-        let output = Command::new(env!("CARGO_BIN_EXE_phasers"))
-            .args([
+        let work = format!("--work={work}");
+        let output = phasers_with(
+            &[("OMP_WAIT_POLICY", "active")],
+            &[
                 "internal-omp-row",
                 "--threads=2",
-                &format!("--work={work}"),
+                &work,
                 "--mode=epcc",
                 "--episodes=50",
                 "--samples=3",
@@ -28,16 +24,9 @@ fn the_child_prints_one_row_as_json() {
                 "--row-budget-ns=5000000000",
                 "--hang-after-ns=60000000000",
                 "--delay-iterations=10",
-            ])
-            .env("OMP_WAIT_POLICY", "active")
-            .output()
-            .expect("the phasers binary runs");
-        let stdout = text(&output.stdout);
-        assert!(
-            output.status.success(),
-            "{stdout}\n{}",
-            text(&output.stderr)
+            ],
         );
+        let stdout = succeeded(&output);
         assert_eq!(stdout.lines().count(), 1, "one line of JSON: {stdout}");
         let row: Value = serde_json::from_str(&stdout).unwrap();
         assert!(row["error"].is_null(), "{row}");
@@ -63,13 +52,8 @@ fn bench_barrier_has_the_tuned_row_next_to_the_default() {
         "--json",
         json.to_str().unwrap(),
     ]);
-    let stdout = text(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        text(&output.stderr)
-    );
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let stdout = succeeded(&output);
+    let report: Value = json_file(&json);
     let rows = report["groups"][0]["rows"].as_array().unwrap();
     let row = |name: &str| {
         rows.iter()
@@ -94,8 +78,9 @@ fn bench_barrier_has_the_tuned_row_next_to_the_default() {
 #[test]
 fn a_child_whose_openmp_fails_gives_a_failed_row() {
     // OpenMP gives teams of one thread only, in the parent and so in the child.
-    let output = Command::new(env!("CARGO_BIN_EXE_phasers"))
-        .args([
+    let output = phasers_with(
+        &[("OMP_THREAD_LIMIT", "1")],
+        &[
             "bench",
             "barrier",
             "--threads",
@@ -106,11 +91,8 @@ fn a_child_whose_openmp_fails_gives_a_failed_row() {
             "0.03",
             "--samples",
             "2",
-        ])
-        .env("PHASERS_PROFILE", "off")
-        .env("OMP_THREAD_LIMIT", "1")
-        .output()
-        .expect("the phasers binary runs");
+        ],
+    );
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(
@@ -146,13 +128,8 @@ fn bench_reduce_has_the_tuned_row_on_the_same_stalls() {
         "--json",
         json.to_str().unwrap(),
     ]);
-    let stdout = text(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        text(&output.stderr)
-    );
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let stdout = succeeded(&output);
+    let report: Value = json_file(&json);
     let rows = report["rows"].as_array().unwrap();
     let row = |name: &str| {
         rows.iter()

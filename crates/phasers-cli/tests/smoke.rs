@@ -348,6 +348,8 @@ fn bench_collectives_checks_every_result_against_openmp_and_memcpy() {
             "3",
             "--sync-words",
             "8",
+            "--rounds",
+            "2",
             "--csv",
             csv.to_str().unwrap(),
         ],
@@ -389,9 +391,13 @@ fn bench_collectives_checks_every_result_against_openmp_and_memcpy() {
     assert!(broadcast["fraction_of_memcpy"].as_f64().unwrap() > 0.0);
     assert!(broadcast["bandwidth_gb_s"].as_f64().unwrap() > 0.0);
     let checked: Vec<&Value> = rows.iter().filter(|row| row["part"] == "checked").collect();
-    assert_eq!(checked.len(), 4);
+    // Barrier, allreduce and 8-word broadcast, each checked and unchecked, in two rounds.
+    assert_eq!(checked.len(), 6);
     assert!(checked.iter().any(|row| row["checked"] == true));
     assert!(checked.iter().any(|row| row["checked"] == false));
+    for row in &checked {
+        assert_eq!(row["round_medians_ns"].as_array().unwrap().len(), 2, "{row}");
+    }
     let modes: Vec<&str> = rows
         .iter()
         .filter(|row| row["part"] == "sync-modes")
@@ -402,6 +408,7 @@ fn bench_collectives_checks_every_result_against_openmp_and_memcpy() {
         "(a) allreduce",
         "(b) broadcast of 1000 words",
         "(c) ours ÷ OpenMP",
+        "(d) checked ÷ unchecked",
     ] {
         assert!(stdout.contains(figure), "{figure} missing from\n{stdout}");
     }

@@ -1,6 +1,7 @@
 //! Loom models of team collectives: the inline small-message path (posts combined by the last
 //! arrival into the meeting's line), the pull and linear paths with their `touched` counts, the
-//! staged copies of non-blocking calls, and non-blocking completion in any order.
+//! staged copies of non-blocking calls, non-blocking completion in any order, and a mismatch
+//! caught by the signatures summed in the arrival word.
 //!
 //! Every member spends (overwrites with garbage) its input the moment its call returns, keeping
 //! it allocated until the model ends: an interleaving in which anyone read a member's buffer
@@ -182,6 +183,29 @@ fn three_member_barriers() {
         on_members(3, SyncMode::AllSync, |m| {
             m.barrier().unwrap();
             m.barrier_checked(7).unwrap();
+        })
+    });
+}
+
+/// A mismatched call found by the signatures in the arrival word, then two matched ones: every
+/// member gets the same `Mismatch`, and the word the completer reset counts the next meetings
+/// from zero (a stale count or sum would release a meeting early or report a false mismatch).
+/// Member 1 calls 9 words where member 0 calls 1: the linear path against the inline one, which
+/// would wait for ever if the meeting let it through.
+#[test]
+fn mismatch_then_matched_calls() {
+    model_bounded(2, || {
+        on_members(2, SyncMode::AllSync, |m| {
+            let len = if m.rank() == 1 { 9 } else { 1 };
+            let data = vec![1u64; len];
+            let mut out = vec![0; len];
+            let error = m.allreduce(&data, &mut out, Op::Sum).unwrap_err();
+            assert!(
+                matches!(error, phasers::Error::Mismatch { what: "length", .. }),
+                "{error:?}"
+            );
+            m.barrier().unwrap();
+            allreduce_calls(m, 1, 1);
         })
     });
 }

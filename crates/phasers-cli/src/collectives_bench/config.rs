@@ -83,6 +83,12 @@ pub struct CollectivesArgs {
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub samples: u16,
 
+    /// Rounds of `--ops checked`: each round measures every checked row and its unchecked twin
+    /// back to back (alternating which goes first), so both see the machine alike; the figure
+    /// reports the median of the rounds' ratios and their range.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub rounds: u16,
+
     /// Pin each row's threads to the available CPUs, round robin.
     #[arg(long)]
     pub pin: bool,
@@ -118,6 +124,8 @@ pub struct Config {
     pub blocks: Vec<usize>,
     /// Sync-mode broadcast lengths, increasing.
     pub sync_words: Vec<usize>,
+    /// Rounds of the checked part.
+    pub rounds: usize,
     /// How every row is measured.
     pub plan: RowPlan,
 }
@@ -143,6 +151,7 @@ impl Config {
             words: sorted(&args.words, default_words()),
             blocks: sorted(&args.blocks, DEFAULT_BLOCKS.to_vec()),
             sync_words: sorted(&args.sync_words, DEFAULT_SYNC_WORDS.to_vec()),
+            rounds: usize::from(args.rounds),
             plan: RowPlan {
                 // Only `bench::with_handles` reads the mode; the rows here are back to back.
                 mode: Mode::BackToBack,

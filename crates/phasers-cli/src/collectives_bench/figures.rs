@@ -12,6 +12,7 @@ use phasers::SyncMode;
 
 use crate::report::{aligned, ratio, Last};
 
+use super::checked_rounds;
 use super::baselines::OURS_NAME;
 use super::grid::Shape;
 use super::openmp::{ALLREDUCE_NAME, BARRIER_NAME, BROADCAST_NAME};
@@ -297,10 +298,11 @@ pub fn against_openmp(input: &FigureInput<'_>) -> String {
     format!("{title}\n{}", input.grid("", lines))
 }
 
-/// (d): a checked team's barrier and allreduce over an unchecked team's.
+/// (d): a checked team's barrier, allreduce and broadcast over an unchecked team's, round by
+/// round (see `checked_rounds`).
 pub fn checked_cost(input: &FigureInput<'_>) -> String {
-    let mut title = "(d) checked ÷ unchecked team, medians: what checking that every call matches \
-                     costs"
+    let mut title = "(d) checked ÷ unchecked team: the median of the rounds' ratios [their range]; \
+                     what checking that every call matches costs (goal: 1.10x or less)"
         .to_owned();
     if cfg!(debug_assertions) {
         title.push_str(" (a debug build: run with --release for numbers that mean anything)");
@@ -308,14 +310,28 @@ pub fn checked_cost(input: &FigureInput<'_>) -> String {
     if !input.measured(Part::Checked) {
         return format!("{title}: not measured (needs --ops checked)\n");
     }
-    let lines = [Operation::Barrier, Operation::Allreduce]
+    let lines = super::CHECKED_OPERATIONS
         .into_iter()
         .map(|operation| {
             let with = |checked| Wanted {
                 checked: Some(checked),
                 ..Wanted::team(Part::Checked, operation, Shape::All)
             };
-            input.ratio_line(operation.label(), with(true), with(false))
+            let cells = input
+                .members
+                .iter()
+                .map(|&members| {
+                    match (input.find(with(true), members), input.find(with(false), members)) {
+                        (Some(checked), Some(unchecked)) => {
+                            checked_rounds::ratio_cell(&checked_rounds::round_ratios(
+                                checked, unchecked,
+                            ))
+                        }
+                        _ => "-".to_owned(),
+                    }
+                })
+                .collect();
+            (operation.label(), cells)
         })
         .collect();
     format!("{title}\n{}", input.grid("", lines))

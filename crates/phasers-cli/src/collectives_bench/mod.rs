@@ -10,6 +10,7 @@
 //! figures the issue asks for (see [`figures`]).
 
 mod baselines;
+mod checked_rounds;
 mod config;
 mod csv_file;
 mod figures;
@@ -55,6 +56,14 @@ use table::TableHead;
 
 /// The name of the memcpy rows.
 const MEMCPY_NAME: &str = "memcpy";
+
+/// What `--ops checked` runs on a checked and an unchecked team: the calls issue 18 sets the
+/// checked ÷ unchecked target for.
+const CHECKED_OPERATIONS: [Operation; 3] = [
+    Operation::Barrier,
+    Operation::Allreduce,
+    Operation::Broadcast { words: 8 },
+];
 
 /// Runs `phasers bench collectives`.
 pub fn run(args: &CollectivesArgs) -> Result<(), String> {
@@ -198,12 +207,17 @@ impl Sweep<'_> {
                 }
             }
             Part::Checked => {
-                for operation in [Operation::Barrier, Operation::Allreduce] {
-                    for checked in [true, false] {
-                        let setup = all(Some(checked), SyncMode::AllSync);
-                        shown.push(self.team(part, operation, &setup));
+                let mut twins: Vec<[Vec<CollectiveRow>; 2]> = Vec::new();
+                twins.resize_with(CHECKED_OPERATIONS.len(), Default::default);
+                for round in 0..self.config.rounds {
+                    for (operation, twin) in CHECKED_OPERATIONS.into_iter().zip(&mut twins) {
+                        for checked in checked_rounds::checked_first(round) {
+                            let setup = all(Some(checked), SyncMode::AllSync);
+                            twin[usize::from(!checked)].push(self.team(part, operation, &setup));
+                        }
                     }
                 }
+                shown.extend(twins.into_iter().flatten().filter_map(checked_rounds::merge));
             }
             Part::SyncModes => {
                 for &words in &self.config.sync_words {
@@ -370,6 +384,7 @@ fn settings(config: &Config) -> CollectivesSettings {
         sync_mode_words: config.sync_words.clone(),
         time_per_row_s: (schedule.target_sample * schedule.samples as u32).as_secs_f64(),
         samples: schedule.samples,
+        rounds: config.rounds,
         target_sample_ms: schedule.target_sample.as_secs_f64() * 1e3,
         row_budget_s: schedule.row_budget.as_secs_f64(),
         pinned: config.plan.pin,

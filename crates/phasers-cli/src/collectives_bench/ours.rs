@@ -27,8 +27,8 @@ pub struct TeamSetup {
     pub shape: Shape,
     /// The grid's columns, for row and column teams.
     pub columns: usize,
-    /// Whether the team checks each call; `None` for the library's default (checked in debug
-    /// builds, or as `PHASERS_CHECKED` says).
+    /// Whether the team checks each call; `None` for the library's default (checked, unless
+    /// `PHASERS_CHECKED` says otherwise).
     pub checked: Option<bool>,
     /// The sync mode of broadcasts.
     pub sync: SyncMode,

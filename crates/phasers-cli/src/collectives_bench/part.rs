@@ -16,7 +16,7 @@ pub enum Part {
     Broadcast,
     /// Alltoall at each `--blocks`.
     Alltoall,
-    /// Barrier and one-u64 allreduce on a checked team and on an unchecked one.
+    /// Barrier, one-u64 allreduce and 8-word broadcast on a checked team and on an unchecked one.
     Checked,
     /// Broadcast at each `--sync-words` with every sync mode (AllSync, MySync, NoSync).
     SyncModes,

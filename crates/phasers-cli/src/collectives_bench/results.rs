@@ -51,6 +51,8 @@ pub struct CollectivesSettings {
     pub time_per_row_s: f64,
     /// Timed samples per row.
     pub samples: usize,
+    /// Rounds of part `checked` (`--rounds`).
+    pub rounds: usize,
     /// How long each sample aims to take, in milliseconds.
     pub target_sample_ms: f64,
     /// A row stops taking samples after this long, in seconds.
@@ -109,6 +111,9 @@ pub struct CollectiveRow {
     pub samples_ns: Vec<f64>,
     /// Statistics over `samples_ns`.
     pub summary: Option<Summary>,
+    /// For rows measured in rounds (`--ops checked`): the median of each round, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_medians_ns: Vec<f64>,
     /// Bytes one operation delivers to each receiver (broadcast, memcpy).
     pub payload_bytes: Option<u64>,
     /// `payload_bytes` over the median time, in GB/s: what each receiver gets (the seed's
@@ -216,6 +221,7 @@ pub mod tests {
             operations_per_sample: 10,
             samples_ns: vec![median_ns],
             summary: summarize(&[median_ns]),
+            round_medians_ns: vec![median_ns],
             payload_bytes: operation.payload_bytes(),
             bandwidth_gb_s: None,
             aggregate_gb_s: None,

@@ -70,6 +70,7 @@ pub fn blank(
         operations_per_sample: 0,
         samples_ns: Vec::new(),
         summary: None,
+        round_medians_ns: Vec::new(),
         payload_bytes: operation.payload_bytes(),
         bandwidth_gb_s: None,
         aggregate_gb_s: None,

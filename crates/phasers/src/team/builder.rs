@@ -9,8 +9,8 @@ use crate::wait::{Tuning, WaitPolicy};
 /// The most members a team may have (the same bound as a [`Reduction`](crate::Reduction)).
 pub const MAX_MEMBERS: usize = u16::MAX as usize;
 
-/// The environment variable that turns checked mode on or off for teams that do not choose
-/// explicitly: `on`/`1`/`true` or `off`/`0`/`false`.
+/// The environment variable that turns checked calls off (or on) for teams that do not choose with
+/// the builder: `on`/`1`/`true` or `off`/`0`/`false`. Teams are checked when it is unset.
 pub const CHECKED_ENV: &str = "PHASERS_CHECKED";
 
 /// A set of members with ranks `0..size`, on which collectives run (seed 004's teams).
@@ -19,19 +19,35 @@ pub const CHECKED_ENV: &str = "PHASERS_CHECKED";
 /// to move into threads. Members split into sub-teams with [`Member::split`] and
 /// [`Member::split_grid`].
 ///
-/// **Checked mode** makes every call's opening meeting compare all members' arguments (the
-/// collective, element type, lengths, root, sync mode and operator), so that mismatched calls
-/// return [`Error::Mismatch`] on every member, naming both sides, before any buffer is touched.
-/// It is on by default in debug builds and off in release builds; `PHASERS_CHECKED=on` (or
-/// [`TeamBuilder::checked`]) turns it on in release. Without it, calls that differ remain
-/// memory-safe (each member checks a partner's post before touching its buffers) but may return
-/// unspecified outputs or wait forever; bad arguments of a member's own (a root out of range, an
-/// output of the wrong length) are reported to every member in both modes.
+/// # Checked calls
+///
+/// Every call is checked by default, in release builds as in debug: when members' calls differ in
+/// the collective, the element type, a length, the root, the operator, the sync mode, or blocking
+/// against non-blocking, every member gets [`Error::Mismatch`] naming two members and what each
+/// passed, before any buffer is touched, instead of a hang or garbage. The team stays usable for
+/// the next matched call.
+///
+/// **What it costs.** Each member folds its call's arguments into one word (a keyed hash, a few
+/// nanoseconds) and adds it to the arrival it makes anyway at the call's opening meeting; the last
+/// arrival compares the sum with its own. A matched call moves no extra cache line, so a checked
+/// team runs within the noise of an unchecked one (`phasers bench collectives --ops checked`
+/// measures it; BENCHMARKS.md has the table). Only a mismatch reads every member's arguments, to
+/// name the difference. A mismatch escapes with probability about 2^-47 per call (the hash is
+/// keyed per team, so no choice of arguments makes it more likely); memory safety never rests on
+/// the check.
+///
+/// **What [`unchecked`](TeamBuilder::unchecked) gives up.** It saves the hash, a few nanoseconds
+/// per call. Calls that differ then stay memory-safe (each member checks a partner's arguments
+/// before touching its buffers) but may wait forever or return an error that cannot name the
+/// other member; the stall report is then the only signal. Bad arguments of a member's own (a root
+/// out of range, an output of the wrong length) are reported to every member either way.
+/// `PHASERS_CHECKED=off` turns checks off for teams that do not choose with the builder.
 ///
 /// ```
 /// use phasers::{Op, Team};
 ///
-/// let team = Team::builder(4).checked(true).build()?;
+/// let team = Team::new(4)?;
+/// assert!(team.is_checked());
 /// std::thread::scope(|s| {
 ///     for mut member in team.members() {
 ///         s.spawn(move || {
@@ -69,7 +85,7 @@ impl Team {
         self.shared.size
     }
 
-    /// Whether calls are checked for matching arguments.
+    /// Whether calls are checked for matching arguments (see [Checked calls](Team#checked-calls)).
     pub fn is_checked(&self) -> bool {
         self.shared.checked
     }
@@ -138,10 +154,42 @@ impl TeamBuilder {
         }
     }
 
-    /// Turns checked mode on or off, whatever the build and `PHASERS_CHECKED` say.
+    /// Turns checked calls on or off, whatever `PHASERS_CHECKED` says (see [`Team`]: on by
+    /// default).
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// assert!(!Team::builder(2).checked(false).build()?.is_checked());
+    /// assert!(Team::builder(2).checked(true).build()?.is_checked());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn checked(mut self, checked: bool) -> Self {
         self.checked = Some(checked);
         self
+    }
+
+    /// Turns checked calls off: the same as `checked(false)`. See [`Team`] for what this gives
+    /// up; the saving is a few nanoseconds per call.
+    ///
+    /// ```
+    /// use phasers::{Op, Team};
+    ///
+    /// let team = Team::builder(2).unchecked().build()?;
+    /// assert!(!team.is_checked());
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.members() {
+    ///         s.spawn(move || {
+    ///             let mut sum = [0u32];
+    ///             member.allreduce(&[1], &mut sum, Op::Sum).unwrap();
+    ///             assert_eq!(sum, [2]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn unchecked(self) -> Self {
+        self.checked(false)
     }
 
     /// How members wait (spin, yield, park); `PHASERS_WAIT` overrides it.
@@ -164,7 +212,7 @@ impl TeamBuilder {
         }
         let checked = match self.checked {
             Some(checked) => checked,
-            None => checked_from_env()?.unwrap_or(cfg!(debug_assertions)),
+            None => checked_from_env()?.unwrap_or(true),
         };
         let tuning = Tuning::from_env(self.policy)?;
         Ok(Team {

@@ -94,6 +94,15 @@ impl<'a, T> Call<'a, T> {
         self.op.as_ref().map_or("", Combiner::name)
     }
 
+    /// The operator as a word for the call's signature: each built-in op, a custom `Op`, and a
+    /// function of the caller's have their own; 0 without an operator.
+    pub(crate) fn op_code(&self) -> u64
+    where
+        T: Copy,
+    {
+        self.op.as_ref().map_or(0, Combiner::code)
+    }
+
     /// The input as a slice.
     ///
     /// # Safety

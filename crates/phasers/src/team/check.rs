@@ -6,8 +6,8 @@ use super::shared::TeamShared;
 use crate::error::Error;
 
 /// The first way `theirs` (member `other`'s post) differs from `ours` (member `rank`'s), as an
-/// [`Error::Mismatch`]. `full` adds what only checked mode compares: the sync mode and the
-/// operator. `barrier_checked` values and `split_grid` shapes are always compared.
+/// [`Error::Mismatch`]. `full` adds what only checked teams compare: the sync mode, blocking
+/// against non-blocking, and the operator. `barrier_checked` values and `split_grid` shapes are always compared.
 pub(crate) fn difference(
     ours: &Post,
     rank: usize,
@@ -46,7 +46,7 @@ pub(crate) fn difference(
     if full && ours.mode != theirs.mode {
         return mismatch("sync mode", ours.mode.to_string(), theirs.mode.to_string());
     }
-    if full && ours.closes_with_meeting() != theirs.closes_with_meeting() {
+    if full && ours.blocking != theirs.blocking {
         return mismatch("form", blocking(ours), blocking(theirs));
     }
     if full && ours.kind.combines() && ours.op != theirs.op {
@@ -82,10 +82,10 @@ fn length(post: &Post) -> String {
 }
 
 fn blocking(post: &Post) -> String {
-    if post.staged {
-        format!("{} (non-blocking or NoSync, no closing meeting)", post.kind)
+    if post.blocking {
+        format!("{} (the blocking form)", post.kind)
     } else {
-        format!("{} (blocking AllSync, with a closing meeting)", post.kind)
+        format!("i{} (the non-blocking form)", post.kind)
     }
 }
 

@@ -230,7 +230,7 @@ impl Member {
     ///
     /// # Errors
     ///
-    /// [`Error::Broken`] when the team is broken; [`Error::Mismatch`] in checked mode when
+    /// [`Error::Broken`] when the team is broken; [`Error::Mismatch`] (checked teams, the default) when
     /// another member called a different collective.
     pub fn barrier(&mut self) -> Result<()> {
         self.run(Call::<()>::new(Kind::Barrier))
@@ -238,7 +238,7 @@ impl Member {
 
     /// A barrier that also checks every member passed the same `value`: seed 004's barrier with
     /// an expression (`upc_barrier expr`), to catch members that reached different barriers. It
-    /// compares the values whether or not the team is in checked mode.
+    /// compares the values whether or not the team is checked.
     ///
     /// ```
     /// use phasers::{Error, Team};
@@ -287,8 +287,8 @@ impl Member {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] on every member when a root is out of range;
-    /// [`Error::Mismatch`] when lengths, roots or collectives differ (every member in checked
-    /// mode; at least the members that read a mismatched buffer otherwise); [`Error::Broken`].
+    /// [`Error::Mismatch`] when lengths, roots or collectives differ (every member of a checked team, the
+    /// default; at least the members that read a mismatched buffer otherwise); [`Error::Broken`].
     pub fn broadcast<T: Copy + Send + 'static>(
         &mut self,
         root: usize,

@@ -45,6 +45,23 @@ impl<'a, T: Copy> Combiner<'a, T> {
         }
     }
 
+    /// One word per distinct [`name`](Self::name), for the call's signature.
+    pub(crate) fn code(&self) -> u64 {
+        match self {
+            Combiner::Builtin { op, .. } => match op {
+                Op::Sum => 1,
+                Op::Product => 2,
+                Op::Min => 3,
+                Op::Max => 4,
+                Op::And => 5,
+                Op::Or => 6,
+                Op::Xor => 7,
+                Op::Custom { .. } => 8,
+            },
+            Combiner::Borrowed(_) | Combiner::Owned(_) => 9,
+        }
+    }
+
     #[inline]
     pub(crate) fn apply(&self, dest: &mut [T], src: &[T]) {
         match self {

@@ -11,15 +11,27 @@ use crate::primitive::Ordering;
 
 impl Member {
     /// Checks the call, computes its inline result or split, and records its error if any.
-    pub(crate) fn complete_entry<T: Copy + Send + 'static>(&self, call: &Call<'_, T>, post: &Post) {
+    /// `matched` tells whether every member arrived with this member's signature (always true
+    /// for an unchecked team).
+    pub(crate) fn complete_entry<T: Copy + Send + 'static>(
+        &self,
+        call: &Call<'_, T>,
+        post: &Post,
+        matched: bool,
+    ) {
         let shared = &*self.shared;
         let seq = post.seq;
         let mut failure = shared.error_for(seq);
-        let scan = shared.checked
+        // The posts are read only when the signatures differ, or when the call reads them anyway:
+        // inline payloads are combined from them, and a split's colors and keys live there.
+        let scan = !matched
             || post.path == Path::Inline
             || matches!(post.kind, Kind::BarrierChecked | Kind::Split);
         if failure.is_none() && scan {
             failure = compare_all(shared, seq, shared.checked);
+        }
+        if failure.is_none() && !matched {
+            failure = Some(unexplained_difference(post, self.rank));
         }
         if failure.is_none() {
             failure = match (post.path, post.kind) {
@@ -55,6 +67,7 @@ impl Member {
         // SAFETY: the meeting of `seq` is full and not yet released.
         let first = unsafe { shared.slots[source].read_post(seq) };
         let mut result = InlineResult {
+            seq,
             count: post.count,
             type_id: post.type_id,
             data: first.inline,
@@ -93,5 +106,19 @@ impl Member {
             .result
             .with_mut(|r| unsafe { r.write(result) });
         Ok(())
+    }
+}
+
+/// The error for signatures that differ while every compared field agrees. The signature covers
+/// exactly the fields the full comparison checks, so this cannot happen unless a member's post
+/// was written outside the protocol; it is still a typed error, never a hang.
+#[cold]
+fn unexplained_difference(post: &Post, rank: usize) -> Error {
+    Error::Mismatch {
+        what: "call signature",
+        rank,
+        ours: post.kind.to_string(),
+        other: rank,
+        theirs: "a call whose signature differs in no compared field".to_string(),
     }
 }

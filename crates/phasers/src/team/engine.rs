@@ -4,9 +4,11 @@
 //!    writes its arguments (and an inline payload, or a staged copy of its input) into its slot,
 //!    and arrives at the call's opening meeting. A member whose own arguments are bad records its
 //!    error first, so the meeting fails for everyone.
-//! 2. **Meet.** The last arrival completes the meeting: it checks the posts (always for inline
-//!    payloads, splits and `barrier_checked`; for everything in checked mode), computes an inline
-//!    result or a split, and releases the others.
+//! 2. **Meet.** The last arrival completes the meeting: in a checked team it compares the sum of
+//!    the members' signatures, carried in their arrivals, with its own (see `signature`); it
+//!    reads every post when they differ, to name the difference, and whenever the call needs the
+//!    posts (inline payloads, splits, `barrier_checked`). It then computes an inline result or a
+//!    split, and releases the others.
 //! 3. **Move.** Each member reads the buffers it needs from the others' posts, after checking each
 //!    post describes the same call, and writes its own outputs (the linear reduction also writes
 //!    its share into the others' outputs). It then tells each partner it is done with it.
@@ -22,7 +24,9 @@ use super::combiner::Combiner;
 use super::kind::{readers, Kind, Path};
 use super::member::{stopped, InFlight, Member, Step};
 use super::post::{Post, INLINE_BYTES};
+use super::builder::CHECKED_ENV;
 use super::shared::TeamShared;
+use super::signature;
 use super::sync_mode::SyncMode;
 use crate::error::{Error, Result};
 use crate::primitive::Ordering;
@@ -82,6 +86,7 @@ impl Member {
         post.mode = self.mode;
         post.invalid = error.is_some();
         post.staged = staged;
+        post.blocking = !nonblocking;
         post.value = call.value;
         post.color = call.color;
         post.key = call.key;
@@ -125,8 +130,13 @@ impl Member {
             step: Step::Entry,
             panic: None,
         });
-        if shared.entry.arrive(seq, shared.size) {
-            self.complete_entry(call, &post);
+        let signature = if shared.checked {
+            signature::of(&post, call.op_code(), shared.signature_key)
+        } else {
+            0
+        };
+        if let Some(matched) = shared.entry.arrive(shared.size, signature) {
+            self.complete_entry(call, &post, matched);
             shared.entry.release(seq);
         }
         Ok(())
@@ -174,7 +184,7 @@ impl Member {
                             let next = if post.closes_with_meeting() {
                                 let exit = self.exits;
                                 self.exits += 1;
-                                if shared.exit.arrive(exit, shared.size) {
+                                if shared.exit.arrive(shared.size, 0).is_some() {
                                     shared.exit.release(exit);
                                 }
                                 Step::Exit { exit }
@@ -214,11 +224,14 @@ impl Member {
     }
 
     /// The error recorded for call `seq`; every failed call has one.
+    ///
+    /// Errors are kept for the last few calls, and a member is at most one call behind another
+    /// (every call opens with a meeting of all), so the error is always still there; the fallback
+    /// below only keeps this a typed error should that ever change.
     pub(crate) fn error_of(&self, seq: u64) -> Error {
         self.shared.error_for(seq).unwrap_or_else(|| {
             Error::invalid(format!(
-                "call {seq} on this team failed, but its error was no longer kept; this is a bug \
-                 in phasers, please report it"
+                "call {seq} on this team failed on another member, and its error is no longer                  kept; the other members' results for that call say what went wrong"
             ))
         })
     }
@@ -238,11 +251,12 @@ impl Member {
         // SAFETY: the meeting of call `post.seq` is released and the next meeting's completer
         // writes the result only after this member arrives there.
         let result = line.result.with(|r| unsafe { *r });
-        if result.count != post.count || result.type_id != post.type_id {
+        if result.seq != post.seq || result.count != post.count || result.type_id != post.type_id
+        {
+            // Only an unchecked team gets here: a checked one compares every call at the meeting.
             return Err(Error::invalid(format!(
-                "{} on member {}: the inline result does not match this member's call; this is a \
-                 bug in phasers, please report it",
-                post.kind, self.rank
+                "{} of {} elements on member {}: the other members' calls did not match this one                  (a different collective, length or element type), so no result was made for it.                  This team is unchecked (`TeamBuilder::unchecked` or {CHECKED_ENV}=off), so the                  difference was not caught before the call; build the team checked to get                  Error::Mismatch naming both members",
+                post.kind, post.count, self.rank
             )));
         }
         // SAFETY: the result holds `count` elements of `T` (same type and count, checked above),

@@ -6,6 +6,7 @@ use std::any::TypeId;
 use crossbeam_utils::CachePadded;
 
 use super::post::Chunk;
+use super::signature;
 use crate::primitive::{AtomicU64, Ordering, UnsafeCell};
 use crate::wait::Signal;
 
@@ -13,6 +14,9 @@ use crate::wait::Signal;
 /// that a one-word allreduce costs one line more than a barrier.
 #[derive(Clone, Copy)]
 pub(crate) struct InlineResult {
+    /// The call it belongs to: a member whose call found no inline result of its own (possible
+    /// only in an unchecked team whose members called different things) sees an older one.
+    pub(crate) seq: u64,
     pub(crate) count: usize,
     pub(crate) type_id: TypeId,
     pub(crate) data: Chunk,
@@ -42,6 +46,7 @@ impl Meeting {
                 release: Signal::new(0),
                 failed: AtomicU64::new(0),
                 result: UnsafeCell::new(InlineResult {
+                    seq: u64::MAX,
                     count: 0,
                     type_id: TypeId::of::<()>(),
                     data: Chunk::ZERO,
@@ -50,26 +55,37 @@ impl Meeting {
         }
     }
 
-    /// Arrives at meeting `index` of a team of `size`; returns `true` for the last arrival, who
-    /// must complete the meeting and then [`release`](Self::release) it.
+    /// Arrives at the current meeting of a team of `size`, with the call's `signature` (0 for
+    /// calls that are not compared). Returns `None` unless this is the last arrival, who must
+    /// complete the meeting and then [`release`](Self::release) it; the last arrival gets whether
+    /// every member arrived with its signature.
     ///
-    /// Arrivals only count up, so nothing is reset on the critical path: meeting `index` is full
-    /// when `(index + 1) * size` arrivals happened, and no member arrives at `index + 1` before
-    /// `index` is released.
+    /// The word starts each meeting at zero (the completer resets it before the release, on a line
+    /// its own add just brought into its cache). Each arrival adds
+    /// [`signature::arrival`](super::signature::arrival): one in the low bits, which count, and
+    /// its signature in the high bits, which sum (see [`signature`](super::signature)).
     ///
     /// # Memory ordering
     ///
     /// Each arrival is an `AcqRel` RMW on one word, so the last arrival reads the end of a release
-    /// sequence that contains every earlier arrival, and sees every post written before them.
+    /// sequence that contains every earlier arrival, and sees every post written before them. No
+    /// member arrives at the next meeting before it saw this one's release, which the completer
+    /// publishes with `Release` after its reset, so every arrival there adds to the reset word.
     #[inline]
-    pub(crate) fn arrive(&self, index: u64, size: usize) -> bool {
-        let before = self.arrivals.fetch_add(1, Ordering::AcqRel);
-        before + 1 == (index + 1) * size as u64
+    pub(crate) fn arrive(&self, size: usize, signature: u64) -> Option<bool> {
+        let before = self
+            .arrivals
+            .fetch_add(signature::arrival(signature), Ordering::AcqRel);
+        let after = before.wrapping_add(signature::arrival(signature));
+        let count = after & ((1 << signature::COUNT_BITS) - 1);
+        (count == size as u64).then(|| after == signature::all_matched(size, signature))
     }
 
-    /// Ends meeting `index`: what the completer wrote becomes visible to every waiter.
+    /// Ends meeting `index`: what the completer wrote becomes visible to every waiter, and the
+    /// arrival word is ready for the next meeting.
     #[inline]
     pub(crate) fn release(&self, index: u64) {
+        self.arrivals.store(0, Ordering::Relaxed);
         self.line.release.publish(index + 1);
     }
 

@@ -47,8 +47,8 @@
 //!   so this wait always ends, and a call never returns while its buffers are in use.
 //! - Bad arguments of a member's own are recorded before it arrives, so the meeting fails for
 //!   all. A member whose partner's post describes a different call never touches that partner's
-//!   buffers; checked mode turns every such difference into an error for all before any data
-//!   moves.
+//!   buffers; a checked team (the default) turns every such difference into an error for
+//!   all before any data moves, and a stall report names members that never come.
 //! - A dropped member breaks the team: the others' waits for it return [`Error::Broken`]. It can
 //!   only be dropped outside a call (or after its pending call was finished), so it never leaves
 //!   others' buffers in use.
@@ -71,6 +71,7 @@ mod movement;
 mod pending;
 mod post;
 mod shared;
+mod signature;
 mod slot;
 mod split;
 mod sync_mode;

@@ -38,6 +38,8 @@ pub(crate) struct Post {
     pub(crate) invalid: bool,
     /// The input was copied into the team (non-blocking calls and `NoSync`).
     pub(crate) staged: bool,
+    /// The blocking form of the collective (not an `i`-method).
+    pub(crate) blocking: bool,
     /// `barrier_checked`'s value, or the check value of a split (`split_grid`'s columns).
     pub(crate) value: u64,
     pub(crate) inline: Chunk,
@@ -68,6 +70,7 @@ impl Post {
             mode: SyncMode::AllSync,
             invalid: false,
             staged: false,
+            blocking: true,
             value: 0,
             inline: Chunk::ZERO,
             color: 0,

@@ -16,6 +16,8 @@ pub(crate) type SplitSeat = (Arc<TeamShared>, usize);
 pub(crate) struct TeamShared {
     pub(crate) size: usize,
     pub(crate) checked: bool,
+    /// The key of this team's call signatures (see `signature`).
+    pub(crate) signature_key: u64,
     pub(crate) tuning: Tuning,
     pub(crate) plan: SpinPlan,
     pub(crate) slots: Box<[Slot]>,
@@ -49,6 +51,7 @@ impl TeamShared {
         TeamShared {
             size,
             checked,
+            signature_key: super::signature::new_key(),
             tuning,
             plan: tuning.plan(size),
             slots: (0..size).map(|_| Slot::new()).collect(),

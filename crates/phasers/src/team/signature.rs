@@ -1,0 +1,198 @@
+//! A call's signature: what members must agree on, folded into one word that rides in the
+//! arrival at the opening meeting.
+//!
+//! Every member adds `1 + (signature << COUNT_BITS)` to the meeting's arrival word (see
+//! [`Meeting::arrive`](super::meeting::Meeting::arrive)), so the word's high bits end a meeting
+//! holding the sum of every member's signature. The last arrival already reads that word (the
+//! result of its own add tells it that it is last), so comparing the sum with `size` times its own
+//! signature costs no cache line beyond the barrier's: a matched call pays for hashing its
+//! arguments, a few nanoseconds, and nothing else. Only when the sums differ does the completer
+//! read every member's post, to find and name the first difference
+//! ([`check::compare_all`](super::check::compare_all)).
+//!
+//! The hash is keyed with a random value drawn when the team is built, so no choice of arguments
+//! makes two different calls collide on purpose; a mismatch then goes unnoticed with probability
+//! about 2^-47 per call (the width of the sum). Memory safety never depends on it: a member
+//! checks a partner's post before it touches the partner's buffers (`movement`), and the inline
+//! paths compare every post exactly before combining.
+
+use std::any::TypeId;
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use super::kind::Kind;
+use super::post::Post;
+
+/// The low bits of the arrival word count arrivals; they must hold more values than a meeting
+/// can see (at most [`MAX_MEMBERS`](super::MAX_MEMBERS) + 1, below 2^17).
+pub(crate) const COUNT_BITS: u32 = 17;
+
+/// What one arrival adds to the arrival word for a call of `signature`.
+#[inline]
+pub(crate) fn arrival(signature: u64) -> u64 {
+    1u64.wrapping_add(signature << COUNT_BITS)
+}
+
+/// What a meeting's arrival word holds once `size` members arrived with the same `signature`,
+/// starting from zero.
+#[inline]
+pub(crate) fn all_matched(size: usize, signature: u64) -> u64 {
+    arrival(signature).wrapping_mul(size as u64)
+}
+
+/// A random key for one team's signatures.
+pub(crate) fn new_key() -> u64 {
+    if cfg!(phasers_loom) {
+        // Loom replays executions and needs them deterministic.
+        return 0x5EED;
+    }
+    std::collections::hash_map::RandomState::new().hash_one(0u8) | 1
+}
+
+/// The signature of `post`, keyed with `key`: every field that
+/// [`check::difference`](super::check::difference) compares in checked mode, and nothing else, so
+/// that equal signatures come from calls the full comparison accepts.
+#[inline]
+pub(crate) fn of(post: &Post, op_code: u64, key: u64) -> u64 {
+    let mut hash = Fold(key);
+    hash.add(post.kind as u64);
+    hash.add(type_code(post.type_id));
+    hash.add(post.count as u64);
+    if post.kind.has_root() {
+        hash.add(post.root as u64);
+    }
+    hash.add(post.path as u64);
+    hash.add(post.mode as u64);
+    hash.add(u64::from(post.blocking));
+    if post.kind.combines() {
+        hash.add(op_code);
+    }
+    if matches!(post.kind, Kind::BarrierChecked | Kind::Split) {
+        hash.add(post.value);
+    }
+    hash.finish()
+}
+
+/// The element type as a word. `TypeId::of::<T>()` is a constant of the monomorphized caller, so
+/// this usually folds away.
+#[inline]
+fn type_code(type_id: TypeId) -> u64 {
+    let mut hasher = Words(0);
+    type_id.hash(&mut hasher);
+    hasher.0
+}
+
+/// A multiply-and-rotate fold: fast, and enough mixing for a keyed sum check (a collision needs
+/// the key's hash of two different argument lists to agree in 47 bits).
+struct Fold(u64);
+
+impl Fold {
+    const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
+
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0 ^ word).wrapping_mul(Self::MULTIPLIER).rotate_left(29);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+        x ^ (x >> 33)
+    }
+}
+
+/// Collects what `TypeId` hashes into one word.
+struct Words(u64);
+
+impl Hasher for Words {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = self.0.rotate_left(17) ^ word;
+    }
+
+    fn write_u128(&mut self, word: u128) {
+        self.write_u64(word as u64);
+        self.write_u64((word >> 64) as u64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::team::kind::Path;
+
+    fn post(kind: Kind, count: usize) -> Post {
+        let mut post = Post::empty();
+        post.kind = kind;
+        post.count = count;
+        post.type_id = TypeId::of::<u64>();
+        post.path = if count * 8 <= 64 {
+            Path::Inline
+        } else {
+            Path::Linear
+        };
+        post
+    }
+
+    #[test]
+    fn every_compared_field_changes_the_signature() {
+        let key = new_key();
+        let base = post(Kind::Allreduce, 2);
+        let sig = of(&base, 1, key);
+        assert_eq!(sig, of(&base, 1, key));
+        let mut other = base;
+        other.count = 3;
+        assert_ne!(sig, of(&other, 1, key));
+        other = base;
+        other.kind = Kind::Broadcast;
+        assert_ne!(sig, of(&other, 1, key));
+        other = base;
+        other.type_id = TypeId::of::<i64>();
+        assert_ne!(sig, of(&other, 1, key));
+        other = base;
+        other.blocking = false;
+        assert_ne!(sig, of(&other, 1, key), "blocking against non-blocking");
+        assert_ne!(sig, of(&base, 2, key), "the operator");
+    }
+
+    #[test]
+    fn fields_a_call_does_not_compare_leave_it_alone() {
+        let key = new_key();
+        let mut barrier = post(Kind::Barrier, 0);
+        barrier.path = Path::None;
+        let sig = of(&barrier, 0, key);
+        let mut other = barrier;
+        other.root = 5;
+        other.value = 9;
+        assert_eq!(sig, of(&other, 3, key), "root, value and operator of a barrier");
+    }
+
+    #[test]
+    fn a_sum_of_matched_arrivals_is_recognized_and_one_stranger_is_not() {
+        let key = new_key();
+        let ours = of(&post(Kind::Allreduce, 2), 1, key);
+        let theirs = of(&post(Kind::Allreduce, 102), 1, key);
+        for size in [1usize, 2, 8, 64, 65_535] {
+            let matched = (0..size).fold(0u64, |word, _| word.wrapping_add(arrival(ours)));
+            assert_eq!(matched, all_matched(size, ours));
+            assert_eq!(matched & ((1 << COUNT_BITS) - 1), size as u64);
+            let one_off = matched
+                .wrapping_sub(arrival(ours))
+                .wrapping_add(arrival(theirs));
+            assert_ne!(one_off, all_matched(size, ours), "size {size}");
+            assert_eq!(one_off & ((1 << COUNT_BITS) - 1), size as u64);
+        }
+    }
+}

@@ -396,7 +396,11 @@ fn bench_collectives_checks_every_result_against_openmp_and_memcpy() {
     assert!(checked.iter().any(|row| row["checked"] == true));
     assert!(checked.iter().any(|row| row["checked"] == false));
     for row in &checked {
-        assert_eq!(row["round_medians_ns"].as_array().unwrap().len(), 2, "{row}");
+        assert_eq!(
+            row["round_medians_ns"].as_array().unwrap().len(),
+            2,
+            "{row}"
+        );
     }
     let modes: Vec<&str> = rows
         .iter()

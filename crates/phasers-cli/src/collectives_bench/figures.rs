@@ -12,8 +12,8 @@ use phasers::SyncMode;
 
 use crate::report::{aligned, ratio, Last};
 
-use super::checked_rounds;
 use super::baselines::OURS_NAME;
+use super::checked_rounds;
 use super::grid::Shape;
 use super::openmp::{ALLREDUCE_NAME, BARRIER_NAME, BROADCAST_NAME};
 use super::operation::Operation;
@@ -301,9 +301,10 @@ pub fn against_openmp(input: &FigureInput<'_>) -> String {
 /// (d): a checked team's barrier, allreduce and broadcast over an unchecked team's, round by
 /// round (see `checked_rounds`).
 pub fn checked_cost(input: &FigureInput<'_>) -> String {
-    let mut title = "(d) checked ÷ unchecked team: the median of the rounds' ratios [their range]; \
+    let mut title =
+        "(d) checked ÷ unchecked team: the median of the rounds' ratios [their range]; \
                      what checking that every call matches costs (goal: 1.10x or less)"
-        .to_owned();
+            .to_owned();
     if cfg!(debug_assertions) {
         title.push_str(" (a debug build: run with --release for numbers that mean anything)");
     }
@@ -321,12 +322,13 @@ pub fn checked_cost(input: &FigureInput<'_>) -> String {
                 .members
                 .iter()
                 .map(|&members| {
-                    match (input.find(with(true), members), input.find(with(false), members)) {
-                        (Some(checked), Some(unchecked)) => {
-                            checked_rounds::ratio_cell(&checked_rounds::round_ratios(
-                                checked, unchecked,
-                            ))
-                        }
+                    match (
+                        input.find(with(true), members),
+                        input.find(with(false), members),
+                    ) {
+                        (Some(checked), Some(unchecked)) => checked_rounds::ratio_cell(
+                            &checked_rounds::round_ratios(checked, unchecked),
+                        ),
                         _ => "-".to_owned(),
                     }
                 })

@@ -217,7 +217,12 @@ impl Sweep<'_> {
                         }
                     }
                 }
-                shown.extend(twins.into_iter().flatten().filter_map(checked_rounds::merge));
+                shown.extend(
+                    twins
+                        .into_iter()
+                        .flatten()
+                        .filter_map(checked_rounds::merge),
+                );
             }
             Part::SyncModes => {
                 for &words in &self.config.sync_words {

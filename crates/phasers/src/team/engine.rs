@@ -19,12 +19,12 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use super::builder::CHECKED_ENV;
 use super::call::Call;
 use super::combiner::Combiner;
 use super::kind::{readers, Kind, Path};
 use super::member::{stopped, InFlight, Member, Step};
 use super::post::{Post, INLINE_BYTES};
-use super::builder::CHECKED_ENV;
 use super::shared::TeamShared;
 use super::signature;
 use super::sync_mode::SyncMode;
@@ -231,7 +231,8 @@ impl Member {
     pub(crate) fn error_of(&self, seq: u64) -> Error {
         self.shared.error_for(seq).unwrap_or_else(|| {
             Error::invalid(format!(
-                "call {seq} on this team failed on another member, and its error is no longer                  kept; the other members' results for that call say what went wrong"
+                "call {seq} on this team failed on another member, and its error is no longer \
+                 kept; the other members' results for that call say what went wrong"
             ))
         })
     }
@@ -251,11 +252,14 @@ impl Member {
         // SAFETY: the meeting of call `post.seq` is released and the next meeting's completer
         // writes the result only after this member arrives there.
         let result = line.result.with(|r| unsafe { *r });
-        if result.seq != post.seq || result.count != post.count || result.type_id != post.type_id
-        {
+        if result.seq != post.seq || result.count != post.count || result.type_id != post.type_id {
             // Only an unchecked team gets here: a checked one compares every call at the meeting.
             return Err(Error::invalid(format!(
-                "{} of {} elements on member {}: the other members' calls did not match this one                  (a different collective, length or element type), so no result was made for it.                  This team is unchecked (`TeamBuilder::unchecked` or {CHECKED_ENV}=off), so the                  difference was not caught before the call; build the team checked to get                  Error::Mismatch naming both members",
+                "{} of {} elements on member {}: the other members' calls did not match this one \
+                 (a different collective, length or element type), so no result was made for it. \
+                 This team is unchecked (`TeamBuilder::unchecked` or {CHECKED_ENV}=off), so the \
+                 difference was not caught before the call; build the team checked to get \
+                 Error::Mismatch naming both members",
                 post.kind, post.count, self.rank
             )));
         }

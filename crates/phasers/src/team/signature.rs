@@ -90,7 +90,9 @@ impl Fold {
 
     #[inline]
     fn add(&mut self, word: u64) {
-        self.0 = (self.0 ^ word).wrapping_mul(Self::MULTIPLIER).rotate_left(29);
+        self.0 = (self.0 ^ word)
+            .wrapping_mul(Self::MULTIPLIER)
+            .rotate_left(29);
     }
 
     #[inline]
@@ -176,7 +178,11 @@ mod tests {
         let mut other = barrier;
         other.root = 5;
         other.value = 9;
-        assert_eq!(sig, of(&other, 3, key), "root, value and operator of a barrier");
+        assert_eq!(
+            sig,
+            of(&other, 3, key),
+            "root, value and operator of a barrier"
+        );
     }
 
     #[test]

@@ -125,7 +125,7 @@ enum {
     PHASERS_ALGORITHM_TOURNAMENT = 7
 };
 
-/* Creates a barrier of `parties` ranks (1 to 65536) running `algorithm` (PHASERS_ALGORITHM_*) and
+/* Creates a barrier of `parties` ranks (1 to 16384) running `algorithm` (PHASERS_ALGORITHM_*) and
    stores it in *out. Errors: PHASERS_ENULL (out), PHASERS_EINVAL (parties 0 or too many, unknown
    algorithm, or unparsable PHASERS_WAIT / PHASERS_SPIN). */
 int phasers_barrier_create(size_t parties, int algorithm, phasers_barrier **out);
@@ -187,13 +187,16 @@ enum {
 };
 
 /* Creates a flat phaser and registers its creator with `mode` (PHASERS_MODE_*). Stores the phaser
-   in *phaser and the creator's registration in *creator. Errors: PHASERS_ENULL, PHASERS_EINVAL. */
+   in *phaser and the creator's registration in *creator. Errors: PHASERS_ENULL, PHASERS_EINVAL
+   (an unknown mode, or PHASERS_MODE_WAIT: a wait-only creator could register only waiters, so no
+   phase would ever complete). */
 int phasers_phaser_create(int mode, phasers_phaser **phaser, phasers_registration **creator);
 
 /* As phasers_phaser_create, with a tree of sub-phasers: `tiers` levels (1 is flat) and up to
    `degree` (at least 2) children per sub-phaser and registrations per leaf. Trees scale to many
    threads: gathers run in parallel up the tree. Errors: as phasers_phaser_create, and
-   PHASERS_EINVAL for tiers 0, degree < 2 or a tree of more than 2^20 sub-phasers. */
+   PHASERS_EINVAL for tiers 0, degree < 2 or a tree of more than 65536 sub-phasers (at most 16
+   tiers of degree 2, a degree of at most 65535 with 2 tiers), returned at once for any size_t. */
 int phasers_phaser_create_tree(int mode, size_t tiers, size_t degree, phasers_phaser **phaser,
                                phasers_registration **creator);
 

@@ -4,6 +4,7 @@
 //! checks and restores them in sequence; no other test shares this process.
 
 use phasers::barrier::McsTree;
+use phasers::wait::MAX_SPIN_ROUNDS;
 use phasers::{Algorithm, Barrier, Error, WaitPolicy};
 
 const WAIT: &str = "PHASERS_WAIT";
@@ -78,8 +79,16 @@ fn environment_overrides() {
     works(&Barrier::new(4, Algorithm::Dissemination).unwrap());
     std::env::remove_var(WAIT);
 
-    // An unparsable spin count is an error naming the variable.
-    for bad in ["abc", "-1", "1.5", "", "99999999999"] {
+    // An unparsable spin count, or one above `MAX_SPIN_ROUNDS`, is an error naming the variable.
+    for bad in [
+        "abc",
+        "-1",
+        "1.5",
+        "",
+        "99999999999",
+        "16777217",
+        "4294967295",
+    ] {
         std::env::set_var(SPIN, bad);
         let message = invalid_message(Barrier::new(2, Algorithm::Auto), "PHASERS_SPIN");
         assert!(message.contains(SPIN), "PHASERS_SPIN={bad:?}: {message}");
@@ -87,6 +96,13 @@ fn environment_overrides() {
             message.contains("whole number"),
             "PHASERS_SPIN={bad:?}: {message}"
         );
+        let whole: Option<u64> = bad.parse().ok();
+        if whole.is_some_and(|spins| spins > u64::from(MAX_SPIN_ROUNDS)) {
+            assert!(
+                message.contains(&MAX_SPIN_ROUNDS.to_string()),
+                "PHASERS_SPIN={bad:?} names the limit: {message}"
+            );
+        }
     }
     // A valid count, zero included (park almost at once), is accepted and the barrier works.
     for good in ["0", "2000", " 16 "] {

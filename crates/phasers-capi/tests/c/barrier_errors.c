@@ -106,7 +106,23 @@ static void invalid_arguments(void) {
     EXPECT_CODE(PHASERS_EINVAL, phasers_barrier_create(4, PHASERS_ALGORITHM_TOURNAMENT + 1, &b));
     EXPECT_MESSAGE("PHASERS_ALGORITHM_");
     EXPECT_CODE(PHASERS_EINVAL, phasers_barrier_create((size_t)1 << 20, PHASERS_ALGORITHM_AUTO, &b));
+    EXPECT_MESSAGE("16384");
+    /* A negative count converted to size_t, and SIZE_MAX, are too many parties, not a huge
+       allocation. */
+    int negative = -1;
+    EXPECT_CODE(PHASERS_EINVAL,
+                phasers_barrier_create((size_t)negative, PHASERS_ALGORITHM_DISSEMINATION, &b));
+    EXPECT_CODE(PHASERS_EINVAL, phasers_barrier_create(SIZE_MAX, PHASERS_ALGORITHM_TOURNAMENT, &b));
+    EXPECT_MESSAGE("at most 16384");
     CHECK(b == NULL);
+    /* The largest barrier is built, and a timeout no clock can hold is no timeout. */
+    EXPECT_OK(phasers_barrier_create(16384, PHASERS_ALGORITHM_DISSEMINATION, &b));
+    EXPECT_OK(phasers_barrier_destroy(b));
+    EXPECT_OK(phasers_barrier_create(1, PHASERS_ALGORITHM_COUNTING, &b));
+    phasers_wait_result result = {UINT64_MAX, -1};
+    EXPECT_OK(phasers_barrier_timedwait(b, 0, UINT64_MAX, &result));
+    CHECK(result.episode == 0 && result.is_leader == 1);
+    EXPECT_OK(phasers_barrier_destroy(b));
     EXPECT_OK(phasers_barrier_create(2, PHASERS_ALGORITHM_DISSEMINATION, &b));
     EXPECT_CODE(PHASERS_EINVAL, phasers_barrier_wait(b, 2, NULL));
     EXPECT_MESSAGE("ranks are 0 to 1");

@@ -200,6 +200,32 @@ static void handle_lifetimes(void) {
                                                            &creator));
     EXPECT_CODE(PHASERS_EINVAL, phasers_phaser_create_tree(PHASERS_MODE_SIG_WAIT, 2, 1, &phaser,
                                                            &creator));
+    /* Sizes from a negative int or SIZE_MAX are refused at once, not looped over or allocated. */
+    int negative = -1;
+    EXPECT_CODE(PHASERS_EINVAL, phasers_phaser_create_tree(PHASERS_MODE_SIG_WAIT, (size_t)negative,
+                                                           2, &phaser, &creator));
+    EXPECT_MESSAGE("65536");
+    EXPECT_CODE(PHASERS_EINVAL, phasers_phaser_create_tree(PHASERS_MODE_SIG_WAIT, SIZE_MAX,
+                                                           SIZE_MAX, &phaser, &creator));
+    EXPECT_CODE(PHASERS_EINVAL, phasers_phaser_create_tree(PHASERS_MODE_SIG_WAIT, 2, SIZE_MAX,
+                                                           &phaser, &creator));
+    EXPECT_CODE(PHASERS_EINVAL, phasers_phaser_create_tree(PHASERS_MODE_SIG_WAIT, 17, 2, &phaser,
+                                                           &creator));
+    /* A wait-only creator could never see a phase complete. */
+    EXPECT_CODE(PHASERS_EINVAL, phasers_phaser_create(PHASERS_MODE_WAIT, &phaser, &creator));
+    EXPECT_MESSAGE("Mode::Wait");
+    /* The largest trees work, and a timeout no clock can hold is no timeout. */
+    EXPECT_OK(phasers_phaser_create_tree(PHASERS_MODE_SIG_WAIT, 16, 2, &phaser, &creator));
+    phase = UINT64_MAX;
+    EXPECT_OK(phasers_registration_next_timeout(creator, UINT64_MAX, &phase));
+    CHECK(phase == 0);
+    EXPECT_OK(phasers_registration_drop(creator));
+    EXPECT_OK(phasers_phaser_destroy(phaser));
+    EXPECT_OK(phasers_phaser_create_tree(PHASERS_MODE_SIG_WAIT, 2, 65535, &phaser, &creator));
+    EXPECT_OK(phasers_registration_next(creator, &phase));
+    CHECK(phase == 0);
+    EXPECT_OK(phasers_registration_drop(creator));
+    EXPECT_OK(phasers_phaser_destroy(phaser));
     phasers_barrier *barrier;
     EXPECT_OK(phasers_barrier_create(1, PHASERS_ALGORITHM_AUTO, &barrier));
     EXPECT_CODE(PHASERS_EDESTROYED,

@@ -6,13 +6,41 @@ use crate::error::{Error, Result};
 use crate::wait::{Tuning, WaitPolicy};
 use crate::Algorithm;
 
-/// The largest party count a barrier accepts.
+/// The largest party count a barrier accepts: 16,384.
 ///
-/// Far beyond any machine's thread count; it bounds the memory of the per-participant structures
-/// (dissemination keeps `parties * ceil(log2 parties)` padded flags, 128 MiB at this limit).
-pub const MAX_PARTIES: usize = 1 << 16;
+/// Several times beyond any machine's thread count; it bounds the memory of the per-participant
+/// structures and the time to build and to break a barrier. Dissemination and tournament keep
+/// `parties * ceil(log2 parties)` padded flags, 28 MiB at this limit, and breaking a barrier
+/// (a participant dropped or panicking) wakes every one of them. At 65,536 parties that was
+/// 128 MiB and half a second. Above it, [`BarrierBuilder::build`] returns
+/// [`Error::InvalidArgument`]: split the threads into groups, each with its own barrier (or a
+/// [`Team`](crate::Team) split into sub-teams).
+///
+/// ```
+/// use phasers::barrier::MAX_PARTIES;
+/// use phasers::{Algorithm, Barrier, Error};
+///
+/// let largest = Barrier::new(MAX_PARTIES, Algorithm::Dissemination)?;
+/// assert_eq!(largest.parties(), MAX_PARTIES);
+/// let err = Barrier::new(MAX_PARTIES + 1, Algorithm::Dissemination).unwrap_err();
+/// assert!(matches!(err, Error::InvalidArgument { .. }));
+/// assert!(err.to_string().contains("16384"));
+/// # Ok::<(), phasers::Error>(())
+/// ```
+pub const MAX_PARTIES: usize = 1 << 14;
 
-/// The largest fan-in of a [`CombiningTree`](Algorithm::CombiningTree).
+/// The largest fan-in of a [`CombiningTree`](Algorithm::CombiningTree): 64.
+///
+/// ```
+/// use phasers::barrier::MAX_FAN_IN;
+/// use phasers::{Algorithm, Barrier, Error};
+///
+/// let wide = Barrier::builder(8).algorithm(Algorithm::CombiningTree).fan_in(MAX_FAN_IN).build()?;
+/// assert_eq!(wide.parties(), 8);
+/// let err = Barrier::builder(8).fan_in(MAX_FAN_IN + 1).build().unwrap_err();
+/// assert!(matches!(err, Error::InvalidArgument { .. }));
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub const MAX_FAN_IN: usize = 64;
 
 /// Configures a [`Barrier`] before building it.
@@ -135,13 +163,15 @@ impl BarrierBuilder {
         }
         if self.parties > MAX_PARTIES {
             return Err(Error::invalid(format!(
-                "a barrier takes at most {MAX_PARTIES} parties, got {}; split the work into teams",
+                "a barrier takes at most {MAX_PARTIES} parties (phasers::barrier::MAX_PARTIES), \
+                 got {}; split the work among groups of threads with a barrier each",
                 self.parties
             )));
         }
         if !(2..=MAX_FAN_IN).contains(&self.fan_in) {
             return Err(Error::invalid(format!(
-                "the combining tree's fan-in must be between 2 and {MAX_FAN_IN}, got {}",
+                "the combining tree's fan-in must be between 2 and {MAX_FAN_IN} \
+                 (phasers::barrier::MAX_FAN_IN), got {}; 4 is the default",
                 self.fan_in
             )));
         }

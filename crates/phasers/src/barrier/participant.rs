@@ -126,17 +126,25 @@ impl<A: BarrierAlgorithm> Participant<A> {
         self.wait_until(Deadline::Never)
     }
 
-    /// As [`wait`](Self::wait), giving up after `timeout`.
+    /// As [`wait`](Self::wait), giving up after `timeout`. A timeout too long for the clock to
+    /// hold its end (such as [`Duration::MAX`]) never expires.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::new(1, Algorithm::Counting)?;
+    /// let mut only = barrier.participant(0)?;
+    /// assert_eq!(only.wait_timeout(Duration::MAX)?.episode(), 0);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
     /// [`Error::Timeout`] naming the ranks that have not arrived; the arrival stays in place, so
     /// waiting again completes the same episode. Otherwise as [`wait`](Self::wait).
     pub fn wait_timeout(&mut self, timeout: Duration) -> Result<WaitResult> {
-        let deadline = Instant::now()
-            .checked_add(timeout)
-            .map_or(Deadline::Never, Deadline::At);
-        self.wait_until(deadline)
+        self.wait_until(Deadline::after(timeout))
     }
 
     /// As [`wait`](Self::wait), giving up at `deadline`.

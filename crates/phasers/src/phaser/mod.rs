@@ -60,6 +60,7 @@ mod word;
 
 pub use mode::Mode;
 pub use registration::Registration;
+pub use shape::MAX_SUB_PHASERS;
 
 use crate::accumulator::Cells;
 use crate::error::Result;
@@ -103,8 +104,9 @@ impl Phaser {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) when `PHASERS_WAIT` or
-    /// `PHASERS_SPIN` hold values that cannot be parsed.
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for [`Mode::Wait`] (see
+    /// [`PhaserBuilder::mode`]), or when `PHASERS_WAIT` or `PHASERS_SPIN` hold values that cannot
+    /// be used.
     pub fn new(mode: Mode) -> Result<(Phaser, Registration)> {
         Phaser::builder().mode(mode).build()
     }
@@ -188,24 +190,76 @@ pub struct PhaserBuilder {
 
 impl PhaserBuilder {
     /// The creator's mode (default [`Mode::SigWait`]).
+    ///
+    /// [`Mode::Wait`] is refused by [`build`](Self::build): a wait-only creator can register only
+    /// wait-only children, so no registration could ever signal and every wait would block for
+    /// ever. Create the phaser with a signal-capable mode and register the waiters from it.
+    ///
+    /// ```
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// let err = Phaser::builder().mode(Mode::Wait).build().unwrap_err();
+    /// assert!(matches!(err, Error::InvalidArgument { .. }));
+    /// let (_phaser, creator) = Phaser::builder().mode(Mode::Sig).build()?;
+    /// assert_eq!(creator.mode(), Mode::Sig);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
         self
     }
 
     /// Levels of sub-phasers: 1 is flat. See the [module docs](self) for the default.
+    ///
+    /// At least 1; with `degree`, the tree may have at most [`MAX_SUB_PHASERS`] sub-phasers, so
+    /// at most 16 tiers (with degree 2). [`build`](Self::build) refuses anything else with
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument), at once, however large.
+    ///
+    /// ```
+    /// use phasers::{Error, Phaser};
+    ///
+    /// let err = Phaser::builder().tiers(usize::MAX).degree(2).build().unwrap_err();
+    /// assert!(matches!(err, Error::InvalidArgument { .. }));
+    /// let (phaser, _creator) = Phaser::builder().tiers(3).degree(4).build()?;
+    /// assert_eq!((phaser.tiers(), phaser.degree()), (3, 4));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn tiers(mut self, tiers: usize) -> Self {
         self.tiers = Some(tiers);
         self
     }
 
-    /// Children per sub-phaser, and registrations per leaf (at least 2).
+    /// Children per sub-phaser, and registrations per leaf before placement moves to the next
+    /// leaf: at least 2. With `tiers`, the tree may have at most [`MAX_SUB_PHASERS`] sub-phasers,
+    /// so with 2 tiers the degree is at most 65,535; a flat phaser (1 tier) takes any degree.
+    ///
+    /// ```
+    /// use phasers::{Error, Phaser};
+    ///
+    /// let err = Phaser::builder().tiers(2).degree(usize::MAX).build().unwrap_err();
+    /// assert!(matches!(err, Error::InvalidArgument { .. }));
+    /// assert!(Phaser::builder().tiers(2).degree(1).build().is_err());
+    /// let (phaser, _creator) = Phaser::builder().tiers(2).degree(16).build()?;
+    /// assert_eq!(phaser.degree(), 16);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn degree(mut self, degree: usize) -> Self {
         self.degree = Some(degree);
         self
     }
 
-    /// How many tasks you expect: picks the default tiers and degree.
+    /// How many tasks you expect: picks the default tiers and degree (see the
+    /// [module docs](self)); any count is accepted, since it only chooses a shape.
+    ///
+    /// ```
+    /// use phasers::Phaser;
+    ///
+    /// let (phaser, _creator) = Phaser::builder().expected_parties(64).build()?;
+    /// assert_eq!((phaser.tiers(), phaser.degree()), (2, 16));
+    /// let (phaser, _creator) = Phaser::builder().expected_parties(usize::MAX).build()?;
+    /// assert_eq!((phaser.tiers(), phaser.degree()), (2, 16));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn expected_parties(mut self, parties: usize) -> Self {
         self.expected_parties = Some(parties);
         self
@@ -222,13 +276,21 @@ impl PhaserBuilder {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for `tiers = 0`, `degree < 2`, a
-    /// tree of more than 2^20 sub-phasers, or unparsable `PHASERS_WAIT` / `PHASERS_SPIN`.
+    /// tree of more than [`MAX_SUB_PHASERS`] sub-phasers, a [`Mode::Wait`] creator, or
+    /// `PHASERS_WAIT` / `PHASERS_SPIN` values that cannot be used.
     pub fn build(self) -> Result<(Phaser, Registration)> {
         let (default_tiers, default_degree) = shape::default_shape(self.expected_parties);
         let shape = shape::Shape::new(
             self.tiers.unwrap_or(default_tiers),
             self.degree.unwrap_or(default_degree),
         )?;
+        if !self.mode.can_signal() {
+            return Err(crate::error::Error::invalid(
+                "a phaser's creator cannot be Mode::Wait: it could register only wait-only \
+                 children, so no phase could ever complete; create the phaser with Mode::SigWait \
+                 (or Mode::Sig) and register the waiters from the creator",
+            ));
+        }
         let tuning = Tuning::from_env(self.policy)?;
         let phaser = Phaser {
             core: Arc::new(core::Core::new(shape, tuning)),

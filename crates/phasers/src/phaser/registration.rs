@@ -2,7 +2,7 @@
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
@@ -201,9 +201,23 @@ impl Registration {
 
     /// [`next`](Self::next), giving up after `timeout` with [`Error::Timeout`], which names the
     /// registrations that have not signalled. The signal stays in place: calling again waits for
-    /// the same phase.
+    /// the same phase. A timeout too long for the clock to hold its end (such as
+    /// [`Duration::MAX`]) never expires.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// let (_phaser, mut creator) = Phaser::new(Mode::SigWait)?;
+    /// let mut late = creator.register(Mode::SigWait)?;
+    /// let err = creator.next_timeout(Duration::from_millis(1)).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing } if *missing == [late.id()]));
+    /// late.signal()?;
+    /// assert_eq!(creator.next_timeout(Duration::MAX)?, 0);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn next_timeout(&mut self, timeout: Duration) -> Result<u64> {
-        self.next_until(Deadline::At(Instant::now() + timeout))
+        self.next_until(Deadline::after(timeout))
     }
 
     fn next_until(&mut self, deadline: Deadline) -> Result<u64> {
@@ -282,9 +296,20 @@ impl Registration {
     }
 
     /// [`wait`](Self::wait), giving up after `timeout` with [`Error::Timeout`]; waiting again
-    /// waits for the same phase.
+    /// waits for the same phase. A timeout too long for the clock to hold its end (such as
+    /// [`Duration::MAX`]) never expires.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (_phaser, mut creator) = Phaser::new(Mode::SigWait)?;
+    /// creator.signal()?;
+    /// assert_eq!(creator.wait_timeout(Duration::MAX)?, 0);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wait_timeout(&mut self, timeout: Duration) -> Result<u64> {
-        self.wait_until(Deadline::At(Instant::now() + timeout))
+        self.wait_until(Deadline::after(timeout))
     }
 
     fn wait_until(&mut self, deadline: Deadline) -> Result<u64> {

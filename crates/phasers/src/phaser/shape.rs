@@ -5,8 +5,32 @@
 
 use crate::error::{Error, Result};
 
-/// More sub-phasers than this is a typo, not a plan: 2^20 sub-phasers already take 256 MiB.
-const MAX_NODES: usize = 1 << 20;
+/// The most sub-phasers a [`Phaser`](crate::Phaser) tree may have: `1 + degree + degree^2 + ...
+/// + degree^(tiers - 1)` must not exceed it.
+///
+/// Each sub-phaser costs about 160 bytes, and each [`Accumulator`](crate::Accumulator) on the
+/// phaser 128 more, so the largest tree takes about 10 MiB plus 8 MiB per accumulator. It already
+/// has tens of thousands of leaves, more than any machine has threads to register on them: a tree
+/// beyond it is a mistake in the arguments (a swapped `tiers` and `degree`, say), refused with
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) rather than allocated. With degree 2
+/// it allows up to 16 tiers; with 2 tiers, a degree up to 65,535; with degree 16 (the seed's
+/// best), up to 4 tiers.
+///
+/// ```
+/// use phasers::phaser::MAX_SUB_PHASERS;
+/// use phasers::{Error, Phaser};
+///
+/// // 16 tiers of degree 2: 2^16 - 1 sub-phasers, within the limit.
+/// let (phaser, mut creator) = Phaser::builder().tiers(16).degree(2).build()?;
+/// assert_eq!(creator.next()?, 0);
+/// // One tier more would need 2^17 - 1 of them.
+/// let err = Phaser::builder().tiers(17).degree(2).build().unwrap_err();
+/// assert!(matches!(err, Error::InvalidArgument { .. }));
+/// assert!(err.to_string().contains(&MAX_SUB_PHASERS.to_string()));
+/// # drop(phaser);
+/// # Ok::<(), phasers::Error>(())
+/// ```
+pub const MAX_SUB_PHASERS: usize = 1 << 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Shape {
@@ -29,21 +53,22 @@ impl Shape {
                  registrations; use degree >= 2 (the seed's best was 16)"
             )));
         }
+        // Every tier at least doubles the level's width, so the count passes the limit within
+        // about log2(MAX_SUB_PHASERS) tiers: the loop stops there, however many tiers were asked.
         let mut nodes = 0usize;
         let mut level = 1usize;
         let mut first_leaf = 0;
-        for tier in 0..tiers {
-            if tier == tiers - 1 {
-                first_leaf = nodes;
-            }
+        for _ in 0..tiers {
+            first_leaf = nodes;
             nodes = nodes.saturating_add(level);
+            if nodes > MAX_SUB_PHASERS {
+                return Err(Error::invalid(format!(
+                    "tiers = {tiers} and degree = {degree} make more than {MAX_SUB_PHASERS} \
+                     sub-phasers (phasers::phaser::MAX_SUB_PHASERS); use fewer tiers or a smaller \
+                     degree (2 tiers of degree 16 serve 256 tasks with 17 sub-phasers)"
+                )));
+            }
             level = level.saturating_mul(degree);
-        }
-        if nodes > MAX_NODES {
-            return Err(Error::invalid(format!(
-                "tiers = {tiers} and degree = {degree} make {nodes} sub-phasers, more than the \
-                 {MAX_NODES} allowed; use fewer tiers or a smaller degree"
-            )));
         }
         Ok(Shape {
             tiers,
@@ -125,6 +150,33 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("sub-phasers"));
+    }
+
+    #[test]
+    fn huge_shapes_are_refused_at_once() {
+        for (tiers, degree) in [
+            (usize::MAX, 2),
+            (usize::MAX, usize::MAX),
+            (2, usize::MAX),
+            (17, 2),
+            (2, MAX_SUB_PHASERS),
+        ] {
+            let message = Shape::new(tiers, degree).unwrap_err().to_string();
+            assert!(
+                message.contains(&MAX_SUB_PHASERS.to_string()),
+                "({tiers}, {degree}): {message}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_largest_shapes_fit() {
+        assert_eq!(Shape::new(16, 2).unwrap().nodes(), MAX_SUB_PHASERS - 1);
+        assert_eq!(
+            Shape::new(2, MAX_SUB_PHASERS - 1).unwrap().nodes(),
+            MAX_SUB_PHASERS
+        );
+        assert_eq!(Shape::new(1, usize::MAX).unwrap().nodes(), 1);
     }
 
     #[test]

@@ -11,9 +11,23 @@ use crate::error::{Error, Result};
 use crate::primitive::{Arc, Ordering};
 use crate::wait::{Tuning, WaitPolicy};
 
-/// The most participants a group can have: the dynamic algorithms pack a rank and a count into
-/// one word.
-const MAX_PARTIES: usize = u16::MAX as usize;
+/// The most participants a [`Reduction`] can have: 65,535 (the dynamic algorithms pack a rank and a
+/// count into one word, and the arrival stamps number calls modulo 2^16).
+///
+/// Above it, [`ReductionBuilder::build`] returns [`Error::InvalidArgument`]: reduce within groups
+/// of threads first, then across the groups' results.
+///
+/// ```
+/// use phasers::reduce::MAX_PARTIES;
+/// use phasers::{Error, Op, Reduction};
+///
+/// assert_eq!(Reduction::<u64>::new(MAX_PARTIES, Op::Sum)?.parties(), MAX_PARTIES);
+/// let err = Reduction::<u64>::new(MAX_PARTIES + 1, Op::Sum).unwrap_err();
+/// assert!(matches!(err, Error::InvalidArgument { .. }));
+/// assert!(err.to_string().contains("65535"));
+/// # Ok::<(), phasers::Error>(())
+/// ```
+pub const MAX_PARTIES: usize = u16::MAX as usize;
 
 /// A group of participants that reduce arrays together. Cloning it is cheap (another reference to
 /// the same group); the participants' handles come from [`participants`](Self::participants).
@@ -47,8 +61,8 @@ impl<T: Element> Reduction<T> {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for 0 or more than 65,535 participants, or a bitwise op on a
-    /// floating-point type.
+    /// [`Error::InvalidArgument`] for 0 or more than [`MAX_PARTIES`] participants, or a bitwise op
+    /// on a floating-point type.
     pub fn new(participants: usize, op: Op<T>) -> Result<Self> {
         ReductionBuilder::new(participants).op(op).build()
     }
@@ -78,7 +92,7 @@ impl<T: Copy + Send + Sync + 'static> Reduction<T> {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for 0 or more than 65,535 participants.
+    /// [`Error::InvalidArgument`] for 0 or more than [`MAX_PARTIES`] participants.
     pub fn with_fn(
         participants: usize,
         combine: impl Fn(T, T) -> T + Send + Sync + 'static,
@@ -216,7 +230,18 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
         self
     }
 
-    /// The rank that receives `reduce`'s result (default 0).
+    /// The rank that receives `reduce`'s result (default 0); [`build`](Self::build) refuses a
+    /// root that is not below the participant count.
+    ///
+    /// ```
+    /// use phasers::{Error, Op, Reduction};
+    ///
+    /// let group = Reduction::<u64>::builder(4).op(Op::Sum).root(3).build()?;
+    /// assert_eq!(group.root(), 3);
+    /// let err = Reduction::<u64>::builder(4).op(Op::Sum).root(usize::MAX).build().unwrap_err();
+    /// assert!(matches!(err, Error::InvalidArgument { .. }));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn root(mut self, root: usize) -> Self {
         self.root = root;
         self
@@ -239,20 +264,22 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for 0 or more than 65,535 participants, a root out of range,
-    /// no operator, a bitwise op on a floating-point type, or an unreadable `PHASERS_WAIT` /
-    /// `PHASERS_SPIN`.
+    /// [`Error::InvalidArgument`] for 0 or more than [`MAX_PARTIES`] participants, a root out of
+    /// range, no operator, a bitwise op on a floating-point type, or `PHASERS_WAIT` /
+    /// `PHASERS_SPIN` values that cannot be used.
     pub fn build(self) -> Result<Reduction<T>> {
         let parties = self.participants;
         if parties == 0 || parties > MAX_PARTIES {
             return Err(Error::invalid(format!(
-                "a reduction needs at least 1 and at most {MAX_PARTIES} participants, not \
-                 {parties}"
+                "a reduction needs at least 1 and at most {MAX_PARTIES} participants \
+                 (phasers::reduce::MAX_PARTIES), not {parties}; pass the number of threads that \
+                 will reduce, and above the limit reduce within groups of threads first"
             )));
         }
         if self.root >= parties {
             return Err(Error::invalid(format!(
-                "root {} is out of range: a reduction of {parties} participants has ranks 0 to {}",
+                "root {} is out of range: a reduction of {parties} participants has ranks 0 to \
+                 {}; pass one of them as the root",
                 self.root,
                 parties - 1
             )));

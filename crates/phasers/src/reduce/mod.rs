@@ -80,5 +80,5 @@ mod slot;
 mod static_tree;
 
 pub use algorithm::ReduceAlgorithm;
-pub use builder::{Reduction, ReductionBuilder};
+pub use builder::{Reduction, ReductionBuilder, MAX_PARTIES};
 pub use reducer::{ReduceOutcome, Reducer};

@@ -66,7 +66,7 @@
 //! | variable | values | effect |
 //! |---|---|---|
 //! | `PHASERS_WAIT` | `auto`, `spin`, `yield`, `park` | replaces the policy of every object built afterwards |
-//! | `PHASERS_SPIN` | a count, e.g. `2000` | replaces the number of spin rounds before yielding |
+//! | `PHASERS_SPIN` | a count, e.g. `2000`, at most [`MAX_SPIN_ROUNDS`] | replaces the number of spin rounds before yielding |
 //! | `PHASERS_FLOORS` | `round_trip=55ns,yield=1.1us,wake=22us`, any subset | replaces the measured floors (the others are still measured); see [`Floors`] |
 //!
 //! `PHASERS_WAIT` and `PHASERS_SPIN` are read when an object is built, `PHASERS_FLOORS` once per
@@ -86,7 +86,7 @@ mod waiter;
 
 pub(crate) use broken::BrokenState;
 pub use floors::{Floors, FloorsSource};
-pub use policy::WaitPolicy;
 pub(crate) use policy::{SpinPlan, Tuning};
+pub use policy::{WaitPolicy, MAX_SPIN_ROUNDS};
 pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};
 pub(crate) use waiter::{Deadline, SpinBudget, Stop, Waiter};

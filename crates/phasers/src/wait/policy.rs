@@ -135,9 +135,52 @@ const YIELD_POLICY_YIELDS: u32 = 1 << 12;
 /// parking, so that a waiter on a busy machine stops taking turns on the core.
 const MAX_AUTO_YIELDS: u32 = 256;
 
+/// The most spin rounds a waiter makes before it yields: the largest `PHASERS_SPIN` accepted, and
+/// the cap on the budgets every [`WaitPolicy`] derives from the floors.
+///
+/// A waiter reads the broken state and the clock only once its spin phase ran out, so the spin
+/// phase bounds how late a timeout or a broken object is noticed. 2^24 rounds of one pause each
+/// last from about 20 ms (a pause of 1 ns) to 0.7 s (40 ns, Skylake-SP's); the `Spin` policy's
+/// budget, about 2 ms, is far below. A larger `PHASERS_SPIN` makes every constructor return
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the variable.
+///
+/// ```
+/// use phasers::wait::MAX_SPIN_ROUNDS;
+/// use phasers::{Algorithm, Barrier, Error};
+///
+/// std::env::set_var("PHASERS_SPIN", (MAX_SPIN_ROUNDS + 1).to_string());
+/// let err = Barrier::new(2, Algorithm::Counting).unwrap_err();
+/// assert!(matches!(err, Error::InvalidArgument { .. }));
+/// assert!(err.to_string().contains("PHASERS_SPIN"));
+/// std::env::set_var("PHASERS_SPIN", MAX_SPIN_ROUNDS.to_string());
+/// assert!(Barrier::new(2, Algorithm::Counting).is_ok());
+/// std::env::remove_var("PHASERS_SPIN");
+/// ```
+pub const MAX_SPIN_ROUNDS: u32 = 1 << 24;
+
 /// How many participants share each core when all wait at once (at least 1).
 fn sharing(participants: usize) -> u32 {
-    participants.div_ceil(available_cores()).max(1) as u32
+    let per_core = participants.div_ceil(available_cores()).max(1);
+    u32::try_from(per_core).unwrap_or(u32::MAX)
+}
+
+/// The spin count `PHASERS_SPIN` holds: a whole number up to [`MAX_SPIN_ROUNDS`].
+fn parse_spin(text: &str) -> Result<u32> {
+    let spins = text.trim().parse::<u64>().map_err(|_| {
+        Error::invalid(format!(
+            "PHASERS_SPIN={text:?} is not a spin count; set it to a whole number such as 2000, \
+             or unset it"
+        ))
+    })?;
+    match u32::try_from(spins) {
+        Ok(spins) if spins <= MAX_SPIN_ROUNDS => Ok(spins),
+        _ => Err(Error::invalid(format!(
+            "PHASERS_SPIN={text:?} is more spin rounds than the {MAX_SPIN_ROUNDS} allowed \
+             (phasers::wait::MAX_SPIN_ROUNDS), which already spin for up to a second before a \
+             timeout or a broken object is noticed; set it to a whole number such as 2000, or \
+             unset it"
+        ))),
+    }
 }
 
 impl Tuning {
@@ -154,12 +197,7 @@ impl Tuning {
             Err(_) => requested,
         };
         let spin_override = match std::env::var("PHASERS_SPIN") {
-            Ok(text) => Some(text.trim().parse::<u32>().map_err(|_| {
-                Error::invalid(format!(
-                    "PHASERS_SPIN={text:?} is not a spin count; set it to a whole number such as \
-                     2000, or unset it"
-                ))
-            })?),
+            Ok(text) => Some(parse_spin(&text)?),
             Err(_) => None,
         };
         Ok(Tuning {
@@ -202,7 +240,7 @@ impl Tuning {
             if time.is_zero() {
                 0
             } else {
-                rounds_in(time)
+                rounds_in(time).min(MAX_SPIN_ROUNDS)
             }
         };
         let mut plan = SpinPlan {

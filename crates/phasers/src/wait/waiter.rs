@@ -71,6 +71,13 @@ pub(crate) enum Deadline {
 }
 
 impl Deadline {
+    /// `timeout` from now; a timeout so long that no `Instant` can hold its end never passes.
+    pub(crate) fn after(timeout: std::time::Duration) -> Deadline {
+        Instant::now()
+            .checked_add(timeout)
+            .map_or(Deadline::Never, Deadline::At)
+    }
+
     fn has_passed(self) -> bool {
         match self {
             Deadline::Never => false,

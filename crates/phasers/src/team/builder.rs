@@ -7,6 +7,14 @@ use crate::primitive::{Arc, Ordering};
 use crate::wait::{Tuning, WaitPolicy};
 
 /// The most members a team may have (the same bound as a [`Reduction`](crate::Reduction)).
+///
+/// ```
+/// use phasers::{team::MAX_MEMBERS, Error, Team};
+///
+/// assert_eq!(Team::new(MAX_MEMBERS)?.size(), MAX_MEMBERS);
+/// assert!(matches!(Team::new(MAX_MEMBERS + 1), Err(Error::InvalidArgument { .. })));
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub const MAX_MEMBERS: usize = u16::MAX as usize;
 
 /// The environment variable that turns checked calls off (or on) for teams that do not choose with
@@ -206,7 +214,9 @@ impl TeamBuilder {
     pub fn build(self) -> Result<Team> {
         if self.size == 0 || self.size > MAX_MEMBERS {
             return Err(Error::invalid(format!(
-                "a team needs 1 to {MAX_MEMBERS} members, not {}",
+                "a team needs 1 to {MAX_MEMBERS} members (phasers::team::MAX_MEMBERS), not {}; \
+                 pass the number of threads that will take part, and above the limit split the \
+                 work among several teams",
                 self.size
             )));
         }

@@ -35,7 +35,9 @@
  *
  * Waiting. Waits spin briefly, then yield, then sleep in the kernel; the environment variables
  * PHASERS_WAIT=auto|spin|yield|park and PHASERS_SPIN tune this without recompiling (see the Rust
- * crate's documentation of phasers::wait).
+ * crate's documentation of phasers::wait). A wait that lasts longer than PHASERS_STALL (default
+ * 10s; "off" silences it) prints one line on stderr naming the object, the episode and who has not
+ * arrived, and goes on waiting.
  *
  * No function lets a Rust panic escape: an internal panic is caught and reported as PHASERS_EPANIC.
  */
@@ -127,7 +129,7 @@ enum {
 
 /* Creates a barrier of `parties` ranks (1 to 16384) running `algorithm` (PHASERS_ALGORITHM_*) and
    stores it in *out. Errors: PHASERS_ENULL (out), PHASERS_EINVAL (parties 0 or too many, unknown
-   algorithm, or unparsable PHASERS_WAIT / PHASERS_SPIN). */
+   algorithm, or unparsable PHASERS_WAIT / PHASERS_SPIN / PHASERS_STALL). */
 int phasers_barrier_create(size_t parties, int algorithm, phasers_barrier **out);
 
 /* Stores the number of parties in *out. Errors: PHASERS_ENULL, PHASERS_EDESTROYED. */

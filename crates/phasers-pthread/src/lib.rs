@@ -18,8 +18,8 @@
 //!   [`MAX_PARTIES`] give `EINVAL`. A process-shared attribute
 //!   (`PTHREAD_PROCESS_SHARED`) goes to the system implementation: a heap object in one process
 //!   cannot serve another. So does every barrier under `PHASERS_PTHREAD=off`, and, with one line on
-//!   stderr, a barrier that cannot be built because `PHASERS_WAIT`, `PHASERS_SPIN` or the tuning
-//!   profile is invalid. The algorithm comes from `PHASERS_BARRIER_ALGORITHM` (see [`config`]).
+//!   stderr, a barrier that cannot be built because `PHASERS_WAIT`, `PHASERS_SPIN`,
+//!   `PHASERS_STALL` or the tuning profile is invalid. The algorithm comes from `PHASERS_BARRIER_ALGORITHM` (see [`config`]).
 //! - **wait**: `PTHREAD_BARRIER_SERIAL_THREAD` for exactly one call per episode (the leader), 0 for
 //!   the others. A destroyed barrier gives `EINVAL`. A broken barrier, which needs a panic inside
 //!   the library and so cannot happen from C, gives `EINVAL` too: it is the only error POSIX lists.

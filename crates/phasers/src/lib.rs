@@ -18,8 +18,10 @@
 //! - [`team`]: [`Team`]s of [`Member`]s running collectives (barrier, broadcast, reduce,
 //!   allreduce, gather, allgather, scatter, alltoall, scans), blocking or non-blocking, on
 //!   sub-teams made by `split`, with checked matching of members' calls.
-//! - [`wait`]: the single spin-then-yield-then-park mechanism every primitive uses, and the
-//!   `PHASERS_WAIT` / `PHASERS_SPIN` environment overrides.
+//! - [`wait`]: the single spin-then-yield-then-park mechanism every primitive uses, the
+//!   `PHASERS_WAIT` / `PHASERS_SPIN` environment overrides, and stall reports: a waiter that has
+//!   waited past the stall time (`PHASERS_STALL`, 10 s by default) says which object, episode and
+//!   members it waits for, once, on stderr or to [`set_stall_hook`]'s hook.
 //! - [`Profile`]: what `phasers tune` measured on this machine. When a profile is in use,
 //!   [`Algorithm::Auto`] takes the algorithm measured fastest instead of following its built-in
 //!   table. It is read from the file named by `PHASERS_PROFILE`, else from
@@ -63,4 +65,4 @@ pub use phaser::{Mode, Phaser, PhaserBuilder, Registration};
 pub use reduce::{ReduceAlgorithm, ReduceOutcome, Reducer, Reduction, ReductionBuilder};
 pub use team::{Member, Pending, SyncMode, Team, TeamBuilder};
 pub use topology::{available_cores, is_oversubscribed};
-pub use wait::{Floors, FloorsSource, WaitPolicy};
+pub use wait::{clear_stall_hook, set_stall_hook, Floors, FloorsSource, StallReport, WaitPolicy};

@@ -1,5 +1,7 @@
 //! Building a barrier: parties, algorithm, completion action, wait policy.
 
+use std::time::Duration;
+
 use super::algorithm::Params;
 use super::{AnyAlgorithm, Barrier, BarrierAlgorithm};
 use crate::error::{Error, Result};
@@ -73,6 +75,7 @@ pub struct BarrierBuilder {
     fan_in: usize,
     policy: WaitPolicy,
     completion: Option<Box<dyn FnMut() + Send>>,
+    stall_after: Option<Duration>,
 }
 
 impl BarrierBuilder {
@@ -83,6 +86,7 @@ impl BarrierBuilder {
             fan_in: 4,
             policy: WaitPolicy::Auto,
             completion: None,
+            stall_after: None,
         }
     }
 
@@ -108,6 +112,25 @@ impl BarrierBuilder {
         self
     }
 
+    /// How long a waiter waits before it reports a stall (see [`crate::wait`]'s "Stalls"):
+    /// once per episode, naming the ranks that have not arrived, then it waits on.
+    /// `Duration::MAX` or `Duration::ZERO` turns the reports off. Without it, `PHASERS_STALL`
+    /// decides, else 10 s.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::Barrier;
+    ///
+    /// // Phases that legitimately take minutes: report only after an hour.
+    /// let barrier = Barrier::builder(8).stall_after(Duration::from_secs(3600)).build()?;
+    /// assert_eq!(barrier.stall_after(), Some(Duration::from_secs(3600)));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn stall_after(mut self, after: Duration) -> Self {
+        self.stall_after = Some(after);
+        self
+    }
+
     /// An action that runs exactly once per episode, in the leader's thread, after every
     /// participant has arrived and before any is released. Whatever it writes is visible to every
     /// participant when its wait returns.
@@ -124,10 +147,10 @@ impl BarrierBuilder {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] when the party count is 0 or above [`MAX_PARTIES`], the fan-in is
-    /// out of range, `PHASERS_WAIT` / `PHASERS_SPIN` hold a value that cannot be parsed, or, with
-    /// [`Algorithm::Auto`] only, the tuning profile named by `PHASERS_PROFILE` or found at the
-    /// default path is missing or invalid (see [`Profile`](crate::Profile); the message names the
-    /// file and what to do). With a concrete algorithm the profile is not read.
+    /// out of range, `PHASERS_WAIT` / `PHASERS_SPIN` / `PHASERS_STALL` hold a value that cannot be
+    /// parsed, or, with [`Algorithm::Auto`] only, the tuning profile named by `PHASERS_PROFILE` or
+    /// found at the default path is missing or invalid (see [`Profile`](crate::Profile); the
+    /// message names the file and what to do). With a concrete algorithm the profile is not read.
     pub fn build(self) -> Result<Barrier> {
         let requested = self.algorithm;
         self.finish(|parties, params| {
@@ -175,7 +198,7 @@ impl BarrierBuilder {
                 self.fan_in
             )));
         }
-        let tuning = Tuning::from_env(self.policy)?;
+        let tuning = Tuning::from_env(self.policy)?.with_stall_after(self.stall_after);
         let params = Params {
             fan_in: self.fan_in,
             has_completion: self.completion.is_some(),
@@ -198,6 +221,7 @@ impl std::fmt::Debug for BarrierBuilder {
             .field("fan_in", &self.fan_in)
             .field("policy", &self.policy)
             .field("completion", &self.completion.is_some())
+            .field("stall_after", &self.stall_after)
             .finish()
     }
 }

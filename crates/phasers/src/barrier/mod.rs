@@ -79,7 +79,6 @@ mod profile;
 mod profile_json;
 mod profile_path;
 mod profile_status;
-mod roster;
 mod sense_reversing;
 mod shared;
 mod ticket;

@@ -7,7 +7,7 @@ use super::shared::Shared;
 use super::{AnyAlgorithm, BarrierAlgorithm};
 use crate::error::{Error, Result};
 use crate::primitive::Arc;
-use crate::wait::{Deadline, SpinBudget, Stop, Waiter};
+use crate::wait::{Deadline, SpinBudget, Stop, Waiter, Watch};
 
 /// What a completed wait reports.
 ///
@@ -210,6 +210,7 @@ impl<A: BarrierAlgorithm> Participant<A> {
             Deadline::Never,
             &shared.broken,
             self.episode,
+            Some(Watch::arrivals(shared)),
         );
         let episode = Episode::new(
             self.episode,
@@ -255,6 +256,7 @@ impl<A: BarrierAlgorithm> Participant<A> {
             deadline,
             &shared.broken,
             number,
+            Some(Watch::arrivals(shared)),
         );
         let episode = Episode::new(number, rank, waiter, &shared.completion, &on_panic);
         match shared.algorithm.wait(&mut self.local, &episode) {

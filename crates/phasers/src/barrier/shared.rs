@@ -1,11 +1,10 @@
 //! `Barrier`: the shared object that hands out participants.
 
 use super::completion::Completion;
-use super::roster::Roster;
 use super::{AnyAlgorithm, BarrierAlgorithm, BarrierBuilder, Participant};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, AtomicBool, Ordering};
-use crate::wait::{BrokenState, SpinPlan, Tuning, WaitPolicy};
+use crate::wait::{BrokenState, Roster, SpinPlan, Stall, Tuning, WaitPolicy, Watched, Wording};
 use crate::Algorithm;
 
 /// A reusable barrier for a fixed set of participants, running one of several algorithms.
@@ -14,6 +13,13 @@ use crate::Algorithm;
 /// [`Algorithm`]; `Barrier<A>` for a concrete algorithm type from [`crate::barrier`] (for example
 /// `Barrier<McsTree>`) dispatches statically. Each participant waits through its own
 /// [`Participant`] handle, which carries its rank and private state.
+///
+/// # Stalls
+///
+/// A participant that stops calling `wait` without leaving or being dropped leaves the others
+/// waiting. Once they have waited for the stall time ([`BarrierBuilder::stall_after`], else
+/// `PHASERS_STALL`, else 10 s), one of them reports it, once per episode, naming the ranks that
+/// have not arrived (see [`StallReport`](crate::StallReport)), and they wait on.
 ///
 /// ```
 /// use phasers::{Algorithm, Barrier};
@@ -43,6 +49,7 @@ pub(crate) struct Shared<A: BarrierAlgorithm> {
     pub(crate) plan: SpinPlan,
     pub(crate) broken: BrokenState,
     pub(crate) roster: Roster,
+    pub(crate) stall: Stall,
     pub(crate) completion: Completion,
     claimed: Box<[AtomicBool]>,
 }
@@ -89,6 +96,7 @@ impl<A: BarrierAlgorithm> Barrier<A> {
                 plan: tuning.plan(parties),
                 broken: BrokenState::new(),
                 roster: Roster::new(parties),
+                stall: Stall::new(tuning.stall_after()),
                 completion: Completion::new(completion),
                 claimed: (0..parties).map(|_| AtomicBool::new(false)).collect(),
             }),
@@ -108,6 +116,23 @@ impl<A: BarrierAlgorithm> Barrier<A> {
     /// The wait policy in force, after `PHASERS_WAIT`'s override.
     pub fn wait_policy(&self) -> WaitPolicy {
         self.shared.policy
+    }
+
+    /// How long a waiter waits before it reports a stall, after `stall_after` and
+    /// `PHASERS_STALL`; `None` when stalls are not reported.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::Barrier;
+    ///
+    /// let barrier = Barrier::builder(4).stall_after(Duration::from_secs(60)).build()?;
+    /// assert_eq!(barrier.stall_after(), Some(Duration::from_secs(60)));
+    /// let quiet = Barrier::builder(4).stall_after(Duration::MAX).build()?;
+    /// assert_eq!(quiet.stall_after(), None);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn stall_after(&self) -> Option<std::time::Duration> {
+        self.shared.stall.after()
     }
 
     /// The handles of every rank not yet handed out, in rank order: all `parties` of them on the
@@ -165,6 +190,39 @@ impl<A: BarrierAlgorithm> Shared<A> {
             .breaker()
             .expect("broken_error is only called once the barrier is broken");
         Error::Broken { by, episode }
+    }
+}
+
+/// How stall reports speak of barriers.
+static STALL_WORDING: Wording = Wording {
+    unit: "episode",
+    members: "rank(s)",
+    all_arrived: "although every rank has arrived: the completion action may still be running",
+    unnamed: "for ranks it cannot name",
+    advice: "every participant must wait in every episode; one that is done should leave() \
+             (SenseReversing, Counting) or be dropped, which breaks the barrier so that the \
+             others get Error::Broken instead of waiting",
+};
+
+impl<A: BarrierAlgorithm> Watched for Shared<A> {
+    fn stall(&self) -> &Stall {
+        &self.stall
+    }
+
+    fn wording(&self) -> &'static Wording {
+        &STALL_WORDING
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "Barrier ({:?}, {} participants)",
+            self.algorithm.kind(),
+            self.parties
+        )
+    }
+
+    fn missing(&self, episode: u64) -> Vec<usize> {
+        self.roster.missing(episode)
     }
 }
 

@@ -10,7 +10,7 @@ use super::shape::Shape;
 use crate::accumulator::{Cells, Partial};
 use crate::error::Error;
 use crate::primitive::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
-use crate::wait::{BrokenState, Signal, Tuning};
+use crate::wait::{BrokenState, Signal, Stall, Tuning, Watched, Wording};
 
 /// The `by` a termination records in the broken state, to tell it from a lost registration.
 pub(crate) const TERMINATED: usize = usize::MAX;
@@ -27,8 +27,10 @@ pub(crate) struct Core {
     pub(crate) tuning: Tuning,
     /// Live registrations, of every mode, for the spin plan.
     pub(crate) registrations: AtomicUsize,
-    /// Signal-capable registrations by id, with the next phase each will signal (for timeouts).
+    /// Signal-capable registrations by id, with the next phase each will signal (for timeouts
+    /// and stall reports).
     pub(crate) roster: Mutex<Roster>,
+    pub(crate) stall: Stall,
 }
 
 pub(crate) struct Roster {
@@ -50,6 +52,7 @@ impl Core {
                 next_id: 0,
                 signalled: BTreeMap::new(),
             }),
+            stall: Stall::new(tuning.stall_after()),
         }
     }
 
@@ -129,5 +132,40 @@ impl Core {
     pub(crate) fn wake_all(&self) {
         self.release.wake_all();
         self.gathered.wake_all();
+    }
+}
+
+/// How stall reports speak of phasers.
+static STALL_WORDING: Wording = Wording {
+    unit: "phase",
+    members: "registration(s)",
+    all_arrived: "although every registration has signalled: the phase's next_single action may \
+                  still be running",
+    unnamed: "for registrations it cannot name",
+    advice: "every signal-capable registration must signal each phase; drop one that is done \
+             (it deregisters), and register tasks that only wait with Mode::Wait",
+};
+
+impl Watched for Core {
+    fn stall(&self) -> &Stall {
+        &self.stall
+    }
+
+    fn wording(&self) -> &'static Wording {
+        &STALL_WORDING
+    }
+
+    fn describe(&self) -> String {
+        let signallers = self
+            .roster
+            .lock()
+            .expect("no thread panics holding the roster")
+            .signalled
+            .len();
+        format!("Phaser of {signallers} signallers")
+    }
+
+    fn missing(&self, phase: u64) -> Vec<usize> {
+        Core::missing(self, phase)
     }
 }

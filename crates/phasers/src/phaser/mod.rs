@@ -62,6 +62,8 @@ pub use mode::Mode;
 pub use registration::Registration;
 pub use shape::MAX_SUB_PHASERS;
 
+use std::time::Duration;
+
 use crate::accumulator::Cells;
 use crate::error::Result;
 use crate::primitive::{Arc, Ordering};
@@ -94,6 +96,15 @@ use crate::wait::{Tuning, WaitPolicy};
 /// });
 /// # Ok::<(), phasers::Error>(())
 /// ```
+///
+/// # Stalls
+///
+/// A signal-capable registration that stops signalling without being dropped holds every later
+/// phase back. Once the waiters have waited for the stall time ([`PhaserBuilder::stall_after`],
+/// else `PHASERS_STALL`, else 10 s), one of them reports it, once per phase, naming the
+/// [`id`](Registration::id)s of the registrations that have not signalled (see
+/// [`StallReport`](crate::StallReport)), and they wait on. A wait-only consumer that is meant to
+/// wait long for a producer's phases should have a longer stall time, or `Duration::MAX`.
 #[derive(Clone)]
 pub struct Phaser {
     pub(crate) core: Arc<core::Core>,
@@ -105,8 +116,8 @@ impl Phaser {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for [`Mode::Wait`] (see
-    /// [`PhaserBuilder::mode`]), or when `PHASERS_WAIT` or `PHASERS_SPIN` hold values that cannot
-    /// be used.
+    /// [`PhaserBuilder::mode`]), or when `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` hold
+    /// values that cannot be used.
     pub fn new(mode: Mode) -> Result<(Phaser, Registration)> {
         Phaser::builder().mode(mode).build()
     }
@@ -139,6 +150,21 @@ impl Phaser {
             .expect("no thread panics holding the roster")
             .signalled
             .len()
+    }
+
+    /// How long a waiter waits before it reports a stall, after `stall_after` and
+    /// `PHASERS_STALL`; `None` when stalls are not reported.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::Phaser;
+    ///
+    /// let (phaser, _creator) = Phaser::builder().stall_after(Duration::from_secs(5)).build()?;
+    /// assert_eq!(phaser.stall_after(), Some(Duration::from_secs(5)));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn stall_after(&self) -> Option<Duration> {
+        self.core.stall.after()
     }
 
     /// Ends the phaser: every wait, now or later, returns
@@ -186,6 +212,7 @@ pub struct PhaserBuilder {
     degree: Option<usize>,
     expected_parties: Option<usize>,
     policy: WaitPolicy,
+    stall_after: Option<Duration>,
 }
 
 impl PhaserBuilder {
@@ -271,13 +298,32 @@ impl PhaserBuilder {
         self
     }
 
+    /// How long a waiter waits before it reports a stall (see [`crate::wait`]'s "Stalls"): once
+    /// per phase, naming the registrations that have not signalled, then it waits on.
+    /// `Duration::MAX` or `Duration::ZERO` turns the reports off. Without it, `PHASERS_STALL`
+    /// decides, else 10 s.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::Phaser;
+    ///
+    /// // A consumer may wait hours for its producer: no reports.
+    /// let (phaser, _creator) = Phaser::builder().stall_after(Duration::MAX).build()?;
+    /// assert_eq!(phaser.stall_after(), None);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn stall_after(mut self, after: Duration) -> Self {
+        self.stall_after = Some(after);
+        self
+    }
+
     /// Creates the phaser and registers its creator.
     ///
     /// # Errors
     ///
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for `tiers = 0`, `degree < 2`, a
     /// tree of more than [`MAX_SUB_PHASERS`] sub-phasers, a [`Mode::Wait`] creator, or
-    /// `PHASERS_WAIT` / `PHASERS_SPIN` values that cannot be used.
+    /// `PHASERS_WAIT` / `PHASERS_SPIN` / `PHASERS_STALL` values that cannot be used.
     pub fn build(self) -> Result<(Phaser, Registration)> {
         let (default_tiers, default_degree) = shape::default_shape(self.expected_parties);
         let shape = shape::Shape::new(
@@ -291,7 +337,7 @@ impl PhaserBuilder {
                  (or Mode::Sig) and register the waiters from the creator",
             ));
         }
-        let tuning = Tuning::from_env(self.policy)?;
+        let tuning = Tuning::from_env(self.policy)?.with_stall_after(self.stall_after);
         let phaser = Phaser {
             core: Arc::new(core::Core::new(shape, tuning)),
         };

@@ -12,7 +12,7 @@ use super::{Mode, Phaser};
 use crate::accumulator::{Cells, Partial};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, AtomicU64, Ordering};
-use crate::wait::{Deadline, Signal, SpinBudget, SpinPlan, Stop, Waiter};
+use crate::wait::{Deadline, Signal, SpinBudget, SpinPlan, Stop, Waiter, Watch};
 
 /// A task's membership of a [`Phaser`]: what it may do (its [`Mode`]) and which phase it is in.
 ///
@@ -348,7 +348,14 @@ impl Registration {
     fn wait_on(&self, signal: &Signal, phase: u64, deadline: Deadline) -> Result<()> {
         let core = &self.phaser.core;
         let plan = self.plan();
-        let waiter = Waiter::new(&plan, &self.budget, deadline, &core.broken, phase);
+        let waiter = Waiter::new(
+            &plan,
+            &self.budget,
+            deadline,
+            &core.broken,
+            phase,
+            Some(Watch::arrivals(&**core)),
+        );
         match waiter.until(signal, |done| done > phase) {
             Ok(_) => Ok(()),
             Err(Stop::Broken) => Err(core.stopped(phase)),

@@ -1,6 +1,7 @@
 //! `Reduction`, the group, and its builder.
 
 use std::sync::Arc as StdArc;
+use std::time::Duration;
 
 use super::algorithm::ReduceAlgorithm;
 use super::kernel::Kernel;
@@ -33,6 +34,13 @@ pub const MAX_PARTIES: usize = u16::MAX as usize;
 /// the same group); the participants' handles come from [`participants`](Self::participants).
 ///
 /// See the [module docs](crate::reduce) for the algorithms and an example.
+///
+/// # Stalls
+///
+/// A participant that stops calling without dropping its handle leaves the others waiting. Once
+/// they have waited for the stall time ([`ReductionBuilder::stall_after`], else `PHASERS_STALL`,
+/// else 10 s), one of them reports it, once per call, naming the ranks that have not arrived at
+/// the call (see [`StallReport`](crate::StallReport)), and they wait on.
 pub struct Reduction<T> {
     shared: Arc<Shared<T>>,
 }
@@ -131,6 +139,24 @@ impl<T: Copy + Send + Sync + 'static> Reduction<T> {
         self.shared.policy
     }
 
+    /// How long a waiter waits before it reports a stall, after `stall_after` and
+    /// `PHASERS_STALL`; `None` when stalls are not reported.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Op, Reduction};
+    ///
+    /// let group = Reduction::<u64>::builder(4)
+    ///     .op(Op::Sum)
+    ///     .stall_after(Duration::from_secs(20))
+    ///     .build()?;
+    /// assert_eq!(group.stall_after(), Some(Duration::from_secs(20)));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn stall_after(&self) -> Option<Duration> {
+        self.shared.stall.after()
+    }
+
     /// Whether some call can no longer complete because a participant's handle was dropped or
     /// its operator panicked.
     pub fn is_broken(&self) -> bool {
@@ -203,6 +229,7 @@ pub struct ReductionBuilder<T> {
     root: usize,
     deterministic: bool,
     policy: WaitPolicy,
+    stall_after: Option<Duration>,
 }
 
 impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
@@ -215,6 +242,7 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
             root: 0,
             deterministic: false,
             policy: WaitPolicy::Auto,
+            stall_after: None,
         }
     }
 
@@ -260,13 +288,34 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
         self
     }
 
+    /// How long a waiting participant waits before it reports a stall (see [`crate::wait`]'s
+    /// "Stalls"): once per call, naming the ranks that have not arrived, then it waits on.
+    /// `Duration::MAX` or `Duration::ZERO` turns the reports off. Without it, `PHASERS_STALL`
+    /// decides, else 10 s.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Op, Reduction};
+    ///
+    /// let group = Reduction::<f64>::builder(4)
+    ///     .op(Op::Sum)
+    ///     .stall_after(Duration::ZERO)
+    ///     .build()?;
+    /// assert_eq!(group.stall_after(), None);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn stall_after(mut self, after: Duration) -> Self {
+        self.stall_after = Some(after);
+        self
+    }
+
     /// The group.
     ///
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] for 0 or more than [`MAX_PARTIES`] participants, a root out of
     /// range, no operator, a bitwise op on a floating-point type, or `PHASERS_WAIT` /
-    /// `PHASERS_SPIN` values that cannot be used.
+    /// `PHASERS_SPIN` / `PHASERS_STALL` values that cannot be used.
     pub fn build(self) -> Result<Reduction<T>> {
         let parties = self.participants;
         if parties == 0 || parties > MAX_PARTIES {
@@ -290,15 +339,14 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
                  .combine(|a, b| ..) on the builder",
             )
         })??;
-        let tuning = Tuning::from_env(self.policy)?;
+        let tuning = Tuning::from_env(self.policy)?.with_stall_after(self.stall_after);
         Ok(Reduction {
             shared: Arc::new(Shared::new(
                 parties,
                 self.root,
                 self.algorithm,
                 self.deterministic,
-                tuning.policy(),
-                tuning.plan(parties),
+                tuning,
                 kernel,
             )),
         })

@@ -10,7 +10,7 @@ use super::slot::{tag, CALLED, KIND_ALLREDUCE, KIND_REDUCE, OFFERED, POISONED, W
 use super::{dynamic_group, dynamic_pairs, linear, static_tree};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, Ordering};
-use crate::wait::{Deadline, Signal, SpinBudget, Stop, Waiter};
+use crate::wait::{Deadline, Signal, SpinBudget, Stall, Stop, Waiter, Watch, Watched, Wording};
 
 /// One participant of a [`Reduction`](crate::Reduction): its rank and private state.
 ///
@@ -251,6 +251,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
             work,
         };
         let slot = &shared.slots[self.rank];
+        shared.roster.arrive(self.rank, episode);
         slot.publish_data(input.as_ptr() as usize, len, kind, out as usize);
         slot.arrived_at
             .store(auto::stamp(&shared, episode), Ordering::Relaxed);
@@ -412,6 +413,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
             Deadline::Never,
             broken,
             self.episode,
+            Some(Watch::arrivals(&**shared)),
         );
         match waiter.until(signal, &done) {
             Ok(value) => Ok(value),
@@ -529,6 +531,38 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
             }
             result.as_mut_ptr() as *mut T
         })
+    }
+}
+
+/// How stall reports speak of reductions.
+static STALL_WORDING: Wording = Wording {
+    unit: "call",
+    members: "participant(s)",
+    all_arrived: "although every participant has arrived: an operator may still be running",
+    unnamed: "for participants it cannot name",
+    advice: "every participant must make the same calls in the same order; one that is done \
+             should be dropped, which breaks the group so that the others get Error::Broken \
+             instead of waiting",
+};
+
+impl<T> Watched for Shared<T> {
+    fn stall(&self) -> &Stall {
+        &self.stall
+    }
+
+    fn wording(&self) -> &'static Wording {
+        &STALL_WORDING
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "Reduction ({:?}, {} participants)",
+            self.configured, self.parties
+        )
+    }
+
+    fn missing(&self, episode: u64) -> Vec<usize> {
+        self.roster.missing(episode)
     }
 }
 

@@ -12,7 +12,7 @@ use super::kernel::Kernel;
 use super::slot::Slot;
 use crate::error::Error;
 use crate::primitive::{AtomicBool, AtomicU64, Mutex, Ordering, UnsafeCell};
-use crate::wait::{BrokenState, Signal, SpinPlan, WaitPolicy};
+use crate::wait::{BrokenState, Roster, Signal, SpinPlan, Stall, Tuning, WaitPolicy};
 
 pub(crate) struct Shared<T> {
     pub(crate) parties: usize,
@@ -47,6 +47,9 @@ pub(crate) struct Shared<T> {
     pub(crate) claimed: Box<[AtomicBool]>,
     pub(crate) auto: AutoState,
     pub(crate) origin: Instant,
+    /// The calls each participant has arrived at, and the stall latch, for stall reports.
+    pub(crate) roster: Roster,
+    pub(crate) stall: Stall,
 }
 
 // SAFETY: `result` is the only field that is not `Sync` by itself. Only the last pair of a call
@@ -64,8 +67,7 @@ impl<T> Shared<T> {
         root: usize,
         configured: ReduceAlgorithm,
         deterministic: bool,
-        policy: WaitPolicy,
-        plan: SpinPlan,
+        tuning: Tuning,
         kernel: Kernel<T>,
     ) -> Self {
         Shared {
@@ -73,8 +75,8 @@ impl<T> Shared<T> {
             root,
             configured,
             deterministic,
-            policy,
-            plan,
+            policy: tuning.policy(),
+            plan: tuning.plan(parties),
             kernel,
             slots: (0..parties)
                 .map(|_| CachePadded::new(Slot::new()))
@@ -96,6 +98,8 @@ impl<T> Shared<T> {
             claimed: (0..parties).map(|_| AtomicBool::new(false)).collect(),
             auto: AutoState::new(),
             origin: Instant::now(),
+            roster: Roster::new(parties),
+            stall: Stall::new(tuning.stall_after()),
         }
     }
 

@@ -1,5 +1,7 @@
 //! Creating a team and handing out its members.
 
+use std::time::Duration;
+
 use super::member::Member;
 use super::shared::TeamShared;
 use crate::error::{Error, Result};
@@ -68,6 +70,14 @@ pub const CHECKED_ENV: &str = "PHASERS_CHECKED";
 /// });
 /// # Ok::<(), phasers::Error>(())
 /// ```
+///
+/// # Stalls
+///
+/// A member that stops calling collectives (its thread blocked elsewhere, or its loop over
+/// without dropping the member), or calls that differ in an unchecked team, leave the others
+/// waiting. Once they have waited for the stall time ([`TeamBuilder::stall_after`], else
+/// `PHASERS_STALL`, else 10 s), one of them reports it, once per call, naming the members that
+/// have not begun the call (see [`StallReport`](crate::StallReport)), and they wait on.
 pub struct Team {
     shared: Arc<TeamShared>,
 }
@@ -78,7 +88,7 @@ impl Team {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] for 0 or more than [`MAX_MEMBERS`] members, or a bad
-    /// `PHASERS_CHECKED`, `PHASERS_WAIT` or `PHASERS_SPIN`.
+    /// `PHASERS_CHECKED`, `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL`.
     pub fn new(size: usize) -> Result<Self> {
         TeamBuilder::new(size).build()
     }
@@ -101,6 +111,21 @@ impl Team {
     /// The wait policy in force (after `PHASERS_WAIT`).
     pub fn wait_policy(&self) -> WaitPolicy {
         self.shared.tuning.policy()
+    }
+
+    /// How long a waiting member waits before it reports a stall, after `stall_after` and
+    /// `PHASERS_STALL`; `None` when stalls are not reported.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::Team;
+    ///
+    /// let team = Team::builder(4).stall_after(Duration::from_secs(30)).build()?;
+    /// assert_eq!(team.stall_after(), Some(Duration::from_secs(30)));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn stall_after(&self) -> Option<Duration> {
+        self.shared.stall.after()
     }
 
     /// The members of every rank not yet handed out, in rank order: all of them on the first
@@ -150,6 +175,7 @@ pub struct TeamBuilder {
     size: usize,
     checked: Option<bool>,
     policy: WaitPolicy,
+    stall_after: Option<Duration>,
 }
 
 impl TeamBuilder {
@@ -159,6 +185,7 @@ impl TeamBuilder {
             size,
             checked: None,
             policy: WaitPolicy::Auto,
+            stall_after: None,
         }
     }
 
@@ -206,6 +233,24 @@ impl TeamBuilder {
         self
     }
 
+    /// How long a waiting member waits before it reports a stall (see [`crate::wait`]'s
+    /// "Stalls"): once per call, naming the members that have not begun it, then it waits on.
+    /// `Duration::MAX` or `Duration::ZERO` turns the reports off. Without it, `PHASERS_STALL`
+    /// decides, else 10 s. Sub-teams made by `split` inherit it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::Team;
+    ///
+    /// let team = Team::builder(4).stall_after(Duration::MAX).build()?;
+    /// assert_eq!(team.stall_after(), None);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn stall_after(mut self, after: Duration) -> Self {
+        self.stall_after = Some(after);
+        self
+    }
+
     /// Makes the team.
     ///
     /// # Errors
@@ -224,7 +269,7 @@ impl TeamBuilder {
             Some(checked) => checked,
             None => checked_from_env()?.unwrap_or(true),
         };
-        let tuning = Tuning::from_env(self.policy)?;
+        let tuning = Tuning::from_env(self.policy)?.with_stall_after(self.stall_after);
         Ok(Team {
             shared: Arc::new(TeamShared::new(self.size, checked, tuning)),
         })

@@ -8,7 +8,7 @@ use super::shared::TeamShared;
 use super::sync_mode::SyncMode;
 use crate::error::Error;
 use crate::primitive::Arc;
-use crate::wait::{Deadline, Signal, SpinBudget, Stop, Waiter};
+use crate::wait::{Deadline, Signal, SpinBudget, Stop, Waiter, Watch};
 
 /// Where a call stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +121,15 @@ impl Member {
     /// Waits until `signal` reaches `target`. A `checked` wait gives up when the team breaks at
     /// or before `seq`; an unchecked one waits for others that still use this member's buffers,
     /// which always finish.
+    ///
+    /// It also records, for stall reports, that this member has begun call `seq`: every call's
+    /// first step is a wait for this member's readers (in `start`, before it posts), so a member
+    /// missing from the roster of call `seq` has not begun it. A `Relaxed` store to a line only
+    /// this member writes: it stays in this member's cache.
+    ///
+    /// A wait at an opening meeting reports, if it stalls, the members that have not begun the
+    /// call; the other waits (for this member's readers, or at a closing meeting) wait for
+    /// members that began it and are still moving data, which the roster cannot tell apart.
     pub(crate) fn wait_for(
         &self,
         signal: &Signal,
@@ -129,12 +138,25 @@ impl Member {
         checked: bool,
     ) -> Result<(), Stop> {
         let shared = &*self.shared;
+        shared.roster.arrive(self.rank, seq);
         let broken = if checked {
             &shared.broken
         } else {
             &shared.intact
         };
-        let waiter = Waiter::new(&shared.plan, &self.budget, Deadline::Never, broken, seq);
+        let watch = if std::ptr::eq(signal, &shared.entry.line.release) {
+            Watch::arrivals(shared)
+        } else {
+            Watch::progress(shared)
+        };
+        let waiter = Waiter::new(
+            &shared.plan,
+            &self.budget,
+            Deadline::Never,
+            broken,
+            seq,
+            Some(watch),
+        );
         waiter.until(signal, |value| value >= target).map(|_| ())
     }
 

@@ -4,7 +4,7 @@ use super::meeting::Meeting;
 use super::slot::Slot;
 use crate::error::Error;
 use crate::primitive::{Arc, AtomicBool, AtomicU64, Mutex, Ordering};
-use crate::wait::{BrokenState, SpinPlan, Tuning};
+use crate::wait::{BrokenState, Roster, SpinPlan, Stall, Tuning, Watched, Wording};
 
 /// How many recent calls keep their error: a member can be at most one call ahead of another
 /// (every call opens with a meeting of all), so two would do; a few more cost nothing.
@@ -36,6 +36,9 @@ pub(crate) struct TeamShared {
     /// buffers (they always finish: see the module docs).
     pub(crate) intact: BrokenState,
     pub(crate) claimed: Box<[AtomicBool]>,
+    /// The calls each member has begun, for stall reports (see `Member::wait_for`).
+    pub(crate) roster: Roster,
+    pub(crate) stall: Stall,
 }
 
 // SAFETY: the fields that are not `Sync` by themselves are the slots' posts and staging areas and
@@ -63,6 +66,8 @@ impl TeamShared {
             broken: BrokenState::new(),
             intact: BrokenState::new(),
             claimed: (0..size).map(|_| AtomicBool::new(false)).collect(),
+            roster: Roster::new(size),
+            stall: Stall::new(tuning.stall_after()),
         }
     }
 
@@ -119,5 +124,35 @@ impl TeamShared {
             .breaker()
             .expect("broken_error is only called once the team is broken");
         Error::Broken { by, episode }
+    }
+}
+
+/// How stall reports speak of teams.
+static STALL_WORDING: Wording = Wording {
+    unit: "call",
+    members: "member(s)",
+    all_arrived: "although every member has begun it: the last to arrive may still be checking it",
+    unnamed: "for members still moving data in it (an operator of theirs may not return)",
+    advice:
+        "every member must make the same collective calls in the same order (checked mode, \
+             PHASERS_CHECKED=on, finds calls that differ); a member that is done should be \
+             dropped, which breaks the team so that the others get Error::Broken instead of waiting",
+};
+
+impl Watched for TeamShared {
+    fn stall(&self) -> &Stall {
+        &self.stall
+    }
+
+    fn wording(&self) -> &'static Wording {
+        &STALL_WORDING
+    }
+
+    fn describe(&self) -> String {
+        format!("Team of {}", self.size)
+    }
+
+    fn missing(&self, seq: u64) -> Vec<usize> {
+        self.roster.missing(seq)
     }
 }

@@ -3,8 +3,10 @@
 //!
 //! Outside loom this is the kernel's futex (through `atomic_wait`): `wait(e)` sleeps only while
 //! the word still holds `e`, compared atomically with the queueing, and `wake_all` bumps the word
-//! and then wakes every sleeper. Under loom it is a mutex and condition variable with that same
-//! contract, so the loom models check the protocol built on it rather than trust it.
+//! and then wakes every sleeper. On Linux, `wait_until` is the same futex wait with a timeout
+//! (`atomic_wait` has none), so timed sleepers share the one wake-up system call. Under loom it is
+//! a mutex and condition variable with that same contract, so the loom models check the protocol
+//! built on it rather than trust it.
 
 #[cfg(not(phasers_loom))]
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -52,6 +54,33 @@ impl Futex {
             if self.epoch.load(Ordering::Relaxed) == epoch {
                 drop(self.sleepers.wait(guard));
             }
+        }
+    }
+
+    /// Sleeps while the epoch is still `epoch`, until `deadline` at the latest. May return
+    /// spuriously.
+    #[cfg(all(target_os = "linux", not(phasers_loom)))]
+    pub(crate) fn wait_until(&self, epoch: u32, deadline: std::time::Instant) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        // A relative timeout, measured by the kernel on CLOCK_MONOTONIC, the clock of `Instant`.
+        let timeout = libc::timespec {
+            tv_sec: left.as_secs().min(libc::time_t::MAX as u64) as libc::time_t,
+            tv_nsec: left.subsec_nanos() as _,
+        };
+        // SAFETY: `FUTEX_WAIT` reads the 32-bit word at the address of `self.epoch`, which lives
+        // as long as `self`, and the timespec on this stack frame; it writes neither. It returns
+        // at once if the word no longer holds `epoch`, on a wake, a signal or the timeout.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                &self.epoch as *const AtomicU32,
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                epoch,
+                &timeout as *const libc::timespec,
+            );
         }
     }
 

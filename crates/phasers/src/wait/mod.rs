@@ -68,25 +68,56 @@
 //! | `PHASERS_WAIT` | `auto`, `spin`, `yield`, `park` | replaces the policy of every object built afterwards |
 //! | `PHASERS_SPIN` | a count, e.g. `2000`, at most [`MAX_SPIN_ROUNDS`] | replaces the number of spin rounds before yielding |
 //! | `PHASERS_FLOORS` | `round_trip=55ns,yield=1.1us,wake=22us`, any subset | replaces the measured floors (the others are still measured); see [`Floors`] |
+//! | `PHASERS_STALL` | a duration (`10s`, `500ms`, `1.5s`, `2min`; a bare number is seconds), or `off` / `0` | when a waiter reports a stall (default 10 s), for objects whose builder sets no `stall_after`; see [Stalls](#stalls) |
 //!
-//! `PHASERS_WAIT` and `PHASERS_SPIN` are read when an object is built, `PHASERS_FLOORS` once per
-//! process. A value that cannot be parsed makes the constructor return
+//! `PHASERS_WAIT`, `PHASERS_SPIN` and `PHASERS_STALL` are read when an object is built,
+//! `PHASERS_FLOORS` once per process. A value that cannot be parsed makes the constructor return
 //! [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the variable, rather than being
 //! ignored. A tuning [`Profile`](crate::Profile) written by `phasers tune` records the floors it
 //! measured, and while it is in use they replace the measurement.
+//!
+//! # Stalls
+//!
+//! Some mistakes no check can catch: a participant that silently stops calling (its thread blocked
+//! elsewhere, or its loop ended without dropping its handle), or a team whose checks are off and
+//! whose members' calls differ. Its partners then wait for ever, but not silently: once a waiter
+//! has waited for the **stall time** (10 s by default), it reports the object, the episode, who
+//! has not arrived and how long it has waited, once per object and episode (not once per
+//! waiter), as one line on stderr or to the hook set with [`set_stall_hook`] (a [`StallReport`]).
+//! The wait then goes on: a stall is not an error, and timeouts and broken objects behave as
+//! before.
+//!
+//! The stall time is each builder's `stall_after`, else [`STALL_ENV`] (`PHASERS_STALL=30s`,
+//! `=off`), else [`DEFAULT_STALL_AFTER`]. Barriers, teams and reductions name the ranks missing;
+//! phasers name the ids of the registrations that have not signalled. A team member waiting after
+//! the opening meeting of a call, for others to finish moving data, cannot name them, and says so.
+//!
+//! It costs nothing on the fast path: only a waiter whose spin phase ran out looks at the clock
+//! (as for deadlines), and it sleeps with a timeout of the earlier of its deadline and its stall
+//! moment, so the one that notices was asleep anyway. Waits that are meant to last longer than the
+//! stall time (a consumer waiting an hour for a producer's phase) should set a longer one on their
+//! object, or `Duration::MAX` for none.
 
 mod broken;
 mod floors;
 mod floors_measure;
 mod futex;
 mod policy;
+mod roster;
 mod signal;
 mod spin_clock;
+mod stall;
+mod stall_report;
 mod waiter;
 
 pub(crate) use broken::BrokenState;
 pub use floors::{Floors, FloorsSource};
 pub(crate) use policy::{SpinPlan, Tuning};
 pub use policy::{WaitPolicy, MAX_SPIN_ROUNDS};
+pub(crate) use roster::Roster;
 pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};
+pub(crate) use stall::{Stall, Watch, Watched};
+pub use stall::{DEFAULT_STALL_AFTER, STALL_ENV};
+pub(crate) use stall_report::Wording;
+pub use stall_report::{clear_stall_hook, has_stall_hook, set_stall_hook, StallReport};
 pub(crate) use waiter::{Deadline, SpinBudget, Stop, Waiter};

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use super::floors::Floors;
 use super::spin_clock::rounds_in;
+use super::stall::{stall_after, stall_after_from_env};
 use crate::error::{Error, Result};
 use crate::topology::{available_cores, is_oversubscribed};
 
@@ -106,13 +107,15 @@ pub(crate) struct SpinPlan {
     pub(crate) shares_cores: bool,
 }
 
-/// The policy an object was asked for, with the environment's overrides applied, and the floors
-/// its budgets are derived from.
+/// The policy an object was asked for, with the environment's overrides applied, the floors its
+/// budgets are derived from, and when its waiters report a stall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Tuning {
     policy: WaitPolicy,
     spin_override: Option<u32>,
     floors: Floors,
+    /// `None`: no stall reports.
+    stall_after: Option<Duration>,
 }
 
 /// Under the `Yield` policy a waiter spins only long enough to catch a release already on its way:
@@ -185,7 +188,9 @@ fn parse_spin(text: &str) -> Result<u32> {
 
 impl Tuning {
     /// `requested`, unless `PHASERS_WAIT` says otherwise; `PHASERS_SPIN` replaces the spin budget;
-    /// the floors are [`Floors::current`].
+    /// the floors are [`Floors::current`]; the stall time is `PHASERS_STALL`'s or the default (see
+    /// [`with_stall_after`](Self::with_stall_after)). Every builder calls this, so a value of any
+    /// of these variables that cannot be parsed fails every build.
     pub(crate) fn from_env(requested: WaitPolicy) -> Result<Self> {
         let policy = match std::env::var("PHASERS_WAIT") {
             Ok(text) => text.parse().map_err(|_| {
@@ -200,11 +205,30 @@ impl Tuning {
             Ok(text) => Some(parse_spin(&text)?),
             Err(_) => None,
         };
+        let stall_after = stall_after_from_env()?;
         Ok(Tuning {
             policy,
             spin_override,
             floors: Floors::current()?,
+            stall_after,
         })
+    }
+
+    /// The stall time a builder asked for, if it did, in place of the environment's:
+    /// `Duration::ZERO` and `Duration::MAX` turn reports off.
+    pub(crate) fn with_stall_after(self, requested: Option<Duration>) -> Self {
+        match requested {
+            Some(after) => Tuning {
+                stall_after: stall_after(after),
+                ..self
+            },
+            None => self,
+        }
+    }
+
+    /// When the object's waiters report a stall; `None` when they never do.
+    pub(crate) fn stall_after(self) -> Option<Duration> {
+        self.stall_after
     }
 
     /// The policy in force after the environment's override.

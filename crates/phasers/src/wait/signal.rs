@@ -20,10 +20,11 @@
 //! fails, or the waiter sleeps first and the writer's wake finds it. When nobody set `PARKED`, a
 //! writer touches only the word: no lock and no system call.
 //!
-//! Untimed sleepers wait on one futex word per signal (`atomic_wait`), which a wake bumps before
-//! waking them all with one system call; validation is ordered against the wake by that epoch (see
-//! `Signal::sleep`). Timed sleepers park through `parking_lot_core`, which validates under its
-//! bucket lock and supports deadlines; a wake releases both kinds.
+//! Sleepers wait on one futex word per signal, which a wake bumps before waking them all with one
+//! system call; validation is ordered against the wake by that epoch (see `Signal::sleep`). On
+//! Linux timed sleepers (a deadline, or a stall moment: see `stall`) wait on the same word with a
+//! timeout. Elsewhere they park through `parking_lot_core`, which validates under its bucket lock
+//! and supports deadlines, and a wake releases both kinds.
 //!
 //! # Under loom
 //!
@@ -186,7 +187,7 @@ impl Signal {
     /// May return spuriously; the caller re-checks.
     ///
     /// Loom has no clock, so under loom timed waits never reach this point (they time out at
-    /// their first slow check) and every sleep is untimed.
+    /// their first slow check, and stall reports are off) and every sleep is untimed.
     pub(crate) fn park(
         &self,
         expected: u64,
@@ -194,31 +195,42 @@ impl Signal {
         deadline: Option<std::time::Instant>,
     ) {
         match deadline {
-            #[cfg(not(phasers_loom))]
+            #[cfg(all(not(target_os = "linux"), not(phasers_loom)))]
             Some(deadline) => self.park_until(expected, still_waiting, deadline),
-            _ => self.sleep(expected, still_waiting),
+            _ => self.sleep(expected, still_waiting, deadline),
         }
     }
 
-    /// An untimed sleep on the signal's futex. When threads outnumber cores most waiters of a
-    /// barrier end up here, and one `wake_all` then releases them all with one system call, where
-    /// parking each on its own queue entry cost a system call per sleeper on the releaser's
-    /// critical path.
+    /// A sleep on the signal's futex, timed on Linux when `deadline` is set. When threads
+    /// outnumber cores most waiters of a barrier end up here, and one `wake_all` then releases
+    /// them all with one system call, where parking each on its own queue entry cost a system call
+    /// per sleeper on the releaser's critical path.
     ///
     /// The epoch is read before the word is validated, and every waker bumps it after changing the
     /// word. So if the validation saw the old word, the epoch read saw the old epoch (a later
     /// epoch, read with `Acquire`, would have made the waker's change visible), and the futex
     /// wait either finds the epoch bumped and returns, or sleeps before the wake that follows.
-    fn sleep(&self, expected: u64, still_waiting: impl Fn() -> bool) {
+    fn sleep(
+        &self,
+        expected: u64,
+        still_waiting: impl Fn() -> bool,
+        deadline: Option<std::time::Instant>,
+    ) {
         let epoch = self.futex.epoch();
-        if self.word.load(Ordering::Acquire) == expected && still_waiting() {
-            self.futex.wait(epoch);
+        if self.word.load(Ordering::Acquire) != expected || !still_waiting() {
+            return;
+        }
+        match deadline {
+            #[cfg(all(target_os = "linux", not(phasers_loom)))]
+            Some(deadline) => self.futex.wait_until(epoch, deadline),
+            _ => self.futex.wait(epoch),
         }
     }
 
     /// A timed sleep through `parking_lot_core`, which validates under its bucket lock and
-    /// supports deadlines (the futex wait of `atomic_wait` has none).
-    #[cfg(not(phasers_loom))]
+    /// supports deadlines (the futex wait of `atomic_wait` has none), where no timed futex wait
+    /// of our own is written.
+    #[cfg(all(not(target_os = "linux"), not(phasers_loom)))]
     fn park_until(
         &self,
         expected: u64,
@@ -241,7 +253,7 @@ impl Signal {
         }
     }
 
-    #[cfg(not(phasers_loom))]
+    #[cfg(all(not(target_os = "linux"), not(phasers_loom)))]
     fn park_key(&self) -> usize {
         &self.word as *const AtomicU64 as usize
     }
@@ -251,7 +263,7 @@ impl Signal {
     #[cold]
     pub(crate) fn wake_all(&self) {
         self.futex.wake_all();
-        #[cfg(not(phasers_loom))]
+        #[cfg(all(not(target_os = "linux"), not(phasers_loom)))]
         // SAFETY: the key is the address of a word this signal owns, so only waiters of this signal
         // park under it; `unpark_all` runs no callback of ours.
         unsafe {

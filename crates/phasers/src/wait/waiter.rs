@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::time::Instant;
 
-use super::{BrokenState, Signal, SpinPlan};
+use super::{BrokenState, Signal, SpinPlan, Watch};
 use crate::primitive::{spin_loop, yield_now};
 
 /// A participant's current spin budget, which adapts to how its waits actually end.
@@ -102,13 +102,15 @@ pub enum Stop {
     Broken,
 }
 
-/// One participant's wait for one episode: the plan, the deadline, and the object's broken state.
+/// One participant's wait for one episode: the plan, the deadline, the object's broken state, and
+/// what to report if the wait stalls (`None`: nothing).
 pub(crate) struct Waiter<'a> {
     plan: &'a SpinPlan,
     budget: &'a SpinBudget,
     deadline: Deadline,
     broken: &'a BrokenState,
     episode: u64,
+    watch: Option<Watch<'a>>,
 }
 
 impl<'a> Waiter<'a> {
@@ -118,6 +120,7 @@ impl<'a> Waiter<'a> {
         deadline: Deadline,
         broken: &'a BrokenState,
         episode: u64,
+        watch: Option<Watch<'a>>,
     ) -> Self {
         Waiter {
             plan,
@@ -125,6 +128,7 @@ impl<'a> Waiter<'a> {
             deadline,
             broken,
             episode,
+            watch,
         }
     }
 
@@ -161,7 +165,7 @@ impl<'a> Waiter<'a> {
     fn after_spin(&self, signal: &Signal, done: &dyn Fn(u64) -> bool) -> Result<u64, Stop> {
         // The clock is read only once the spin phase ran out: the fast waits never pay for it.
         let spin_ran_out = (!cfg!(phasers_loom)).then(Instant::now);
-        let (outcome, ended) = self.yield_then_park(signal, done);
+        let (outcome, ended) = self.yield_then_park(signal, done, spin_ran_out);
         if outcome.is_ok() {
             // A longer spin would have caught this wait if it ended soon after the spin ran out:
             // within a wake while we kept our core, or within two after we parked (the second is
@@ -187,12 +191,15 @@ impl<'a> Waiter<'a> {
         outcome
     }
 
-    /// The rest of a wait whose spin phase ran out: yields, then parks until the condition holds.
-    /// Also tells whether some yield handed the core to another thread, or else the waiter parked.
+    /// The rest of a wait whose spin phase ran out (at `spin_ran_out`; `None` under loom, which
+    /// has no clock): yields, then parks until the condition holds, reporting a stall once if it
+    /// sleeps that long. Also tells whether some yield handed the core to another thread, or else
+    /// the waiter parked.
     fn yield_then_park(
         &self,
         signal: &Signal,
         done: &dyn Fn(u64) -> bool,
+        spin_ran_out: Option<Instant>,
     ) -> (Result<u64, Stop>, Ended) {
         let mut ended = Ended::OnOurCore;
         let yields = if self.budget.park_next.replace(false) {
@@ -211,6 +218,10 @@ impl<'a> Waiter<'a> {
                 return (outcome, ended);
             }
         }
+        // The moment this wait counts as stalled, until it has passed.
+        let mut stall_at = spin_ran_out
+            .zip(self.watch)
+            .and_then(|(since, watch)| watch.stalls_at(since));
         loop {
             let raw = signal.load_raw();
             if let Some(outcome) = self.check(signal, done) {
@@ -219,7 +230,13 @@ impl<'a> Waiter<'a> {
             if ended == Ended::OnOurCore {
                 ended = Ended::AfterParking;
             }
-            self.park(signal, raw);
+            if stall_at.is_some_and(|at| Instant::now() >= at) {
+                stall_at = None;
+                if let (Some(watch), Some(since)) = (self.watch, spin_ran_out) {
+                    watch.report(self.episode, since);
+                }
+            }
+            self.park(signal, raw, stall_at);
         }
     }
 
@@ -237,18 +254,18 @@ impl<'a> Waiter<'a> {
         }
     }
 
-    /// Sleeps until the word moves away from `observed`, the object breaks, or the deadline passes.
-    /// May return spuriously; the caller re-checks.
-    fn park(&self, signal: &Signal, observed: u64) {
+    /// Sleeps until the word moves away from `observed`, the object breaks, or the deadline or
+    /// `stall_at` passes. May return spuriously; the caller re-checks.
+    fn park(&self, signal: &Signal, observed: u64, stall_at: Option<Instant>) {
         let Some(expected) = signal.mark_parked(observed) else {
             return;
         };
+        let wake_by = match (self.deadline.instant(), stall_at) {
+            (Some(deadline), Some(stall_at)) => Some(deadline.min(stall_at)),
+            (deadline, stall_at) => deadline.or(stall_at),
+        };
         let (broken, episode) = (self.broken, self.episode);
-        signal.park(
-            expected,
-            || !broken.is_broken_for(episode),
-            self.deadline.instant(),
-        );
+        signal.park(expected, || !broken.is_broken_for(episode), wake_by);
     }
 }
 
@@ -291,7 +308,7 @@ mod tests {
                 if me == 0 {
                     signals[1].publish(round);
                 }
-                let waiter = Waiter::new(&plan, &budget, Deadline::Never, &broken, 0);
+                let waiter = Waiter::new(&plan, &budget, Deadline::Never, &broken, 0, None);
                 waiter.until(&signals[me], |value| value >= round).unwrap();
                 if me == 1 {
                     signals[0].publish(round);

@@ -1,11 +1,13 @@
-//! Who has arrived where: the record behind `Error::Timeout { missing }`.
+//! Who has arrived where: the record behind a barrier's `Error::Timeout { missing }` and behind
+//! the stall reports of barriers, teams and reductions.
 //!
-//! Each participant writes, on its own padded line, how many episodes it has arrived at. A timed-out
-//! waiter reads every line to name the ranks that have not arrived at its episode. The write is a
-//! `Relaxed` store to a line that only its owner writes, so it stays in the owner's cache and costs
-//! about as much as a local variable; the reads happen only on a timeout.
+//! Each participant writes, on its own padded line, how many episodes (or calls) it has arrived
+//! at. A timed-out or stalled waiter reads every line to name the ranks that have not arrived at
+//! its episode. The write is a `Relaxed` store to a line that only its owner writes, so it stays
+//! in the owner's cache and costs about as much as a local variable; the reads happen only on a
+//! timeout or a stall report.
 //!
-//! The list is exact for every algorithm, up to arrivals that race with the reading itself.
+//! The list is exact, up to arrivals that race with the reading itself.
 
 use crossbeam_utils::CachePadded;
 

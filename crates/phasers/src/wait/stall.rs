@@ -1,0 +1,297 @@
+//! Stall reports: a waiter that has slept past its object's stall time says so, once per object
+//! and episode, naming who it waits for.
+//!
+//! Checks cannot catch every mistake that leaves waiters waiting for ever: a participant that
+//! silently stops calling (its thread blocked elsewhere, or its loop ended without dropping its
+//! handle), or a team whose checks are off and whose members' calls differ. The waiters then
+//! sleep, which is right (the late one may come), but they should not sleep silently.
+//!
+//! # Cost
+//!
+//! Nothing on the fast path: a waiter looks at the clock only once its spin phase ran out (as it
+//! does for deadlines), and it sleeps with a timeout of the earlier of its deadline and its stall
+//! moment, so the stall is noticed by a waiter that was asleep anyway. The report itself is cold.
+//!
+//! # One report per object and episode
+//!
+//! Every waiter of a stalled episode reaches its stall moment; the first to wake claims the
+//! episode in the object's latch ([`Stall::claim`]), a word holding the last reported episode
+//! plus one, and the others find it claimed and go back to sleep. The latch only moves forward,
+//! so an episode reported later than a newer one is dropped: waiters of a newer episode have
+//! already said what holds the object up.
+//!
+//! # Under loom
+//!
+//! Loom has no clock: stall reports are off in loom builds, so the models explore the same
+//! protocol as before (untimed sleeps).
+
+use std::time::{Duration, Instant};
+
+use super::stall_report::{deliver, StallReport, Wording};
+use crate::error::{Error, Result};
+use crate::primitive::{AtomicU64, Ordering};
+
+/// The environment variable that sets the stall time of objects whose builder does not:
+/// a duration such as `10s`, `500ms`, `1.5s` or `2min` (a bare number is seconds), or `off`
+/// (also `0`) to turn stall reports off.
+///
+/// ```
+/// assert_eq!(phasers::wait::STALL_ENV, "PHASERS_STALL");
+/// ```
+pub const STALL_ENV: &str = "PHASERS_STALL";
+
+/// The stall time when neither the builder nor [`STALL_ENV`] sets one.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// assert_eq!(phasers::wait::DEFAULT_STALL_AFTER, Duration::from_secs(10));
+/// ```
+pub const DEFAULT_STALL_AFTER: Duration = Duration::from_secs(10);
+
+/// The stall time from [`STALL_ENV`], else [`DEFAULT_STALL_AFTER`]; `None` when reports are off.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] naming the variable when its value is not a stall time.
+pub(crate) fn stall_after_from_env() -> Result<Option<Duration>> {
+    match std::env::var(STALL_ENV) {
+        Ok(text) => parse_stall_after(&text).map_err(|why| {
+            Error::invalid(format!(
+                "{STALL_ENV}={text:?} {why}; set it to a duration such as 10s, 500ms or 1.5s, or \
+                 to off, or unset it"
+            ))
+        }),
+        Err(std::env::VarError::NotPresent) => Ok(Some(DEFAULT_STALL_AFTER)),
+        Err(std::env::VarError::NotUnicode(text)) => Err(Error::invalid(format!(
+            "{STALL_ENV}={text:?} is not text; set it to a duration such as 10s, 500ms or 1.5s, \
+             or to off, or unset it"
+        ))),
+    }
+}
+
+/// Parses a stall time: a number with a unit (`ns`, `us`, `ms`, `s`, `min`; none means seconds,
+/// as `PHASERS_MPI_STALL_WARN`), or `off`. `None` when reports are off. The error says what is
+/// wrong with the text, to follow the variable's name and value.
+pub(crate) fn parse_stall_after(text: &str) -> std::result::Result<Option<Duration>, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| "is not a duration".to_string())?;
+    let seconds_per_unit = match unit.trim() {
+        "" | "s" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" => 1e-6,
+        "ns" => 1e-9,
+        "min" => 60.0,
+        other => return Err(format!("has the unit {other:?}; use ns, us, ms, s or min")),
+    };
+    let after = Duration::try_from_secs_f64(value * seconds_per_unit)
+        .map_err(|_| "is too long a duration".to_string())?;
+    Ok(stall_after(after))
+}
+
+/// `after` as a stall time: `None` (no reports) for zero, as `PHASERS_STALL=0`, and for
+/// [`Duration::MAX`].
+pub(crate) fn stall_after(after: Duration) -> Option<Duration> {
+    (!after.is_zero() && after != Duration::MAX).then_some(after)
+}
+
+/// One object's stall time and its report latch.
+pub(crate) struct Stall {
+    after: Option<Duration>,
+    /// The last episode reported, plus one; 0 before the first report.
+    reported: AtomicU64,
+}
+
+impl Stall {
+    /// A latch for an object whose waiters report after `after` (never for `None`). Loom builds
+    /// never report (loom has no clock).
+    pub(crate) fn new(after: Option<Duration>) -> Self {
+        Stall {
+            after: after.filter(|_| !cfg!(phasers_loom)),
+            reported: AtomicU64::new(0),
+        }
+    }
+
+    /// The stall time in force; `None` when reports are off.
+    pub(crate) fn after(&self) -> Option<Duration> {
+        self.after
+    }
+
+    /// Claims the report of `episode`: `true` for exactly one caller per episode, and for none
+    /// once a later episode was reported. `Relaxed` is enough: the latch orders nothing else.
+    fn claim(&self, episode: u64) -> bool {
+        let mut seen = self.reported.load(Ordering::Relaxed);
+        while seen <= episode {
+            match self.reported.compare_exchange_weak(
+                seen,
+                episode.saturating_add(1),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => seen = now,
+            }
+        }
+        false
+    }
+}
+
+/// An object whose waiters report stalls: its latch, how it is named, and who it waits for.
+pub(crate) trait Watched {
+    /// The object's stall time and latch.
+    fn stall(&self) -> &Stall;
+    /// How reports on this kind of object speak.
+    fn wording(&self) -> &'static Wording;
+    /// The object as a report names it, e.g. "Team of 64".
+    fn describe(&self) -> String;
+    /// Who has not arrived at `episode`, in increasing order: ranks, or registration ids.
+    fn missing(&self, episode: u64) -> Vec<usize>;
+}
+
+/// What a waiter reports on if it stalls: the object, and whether its wait is one the object
+/// can name the missing members of.
+#[derive(Clone, Copy)]
+pub(crate) struct Watch<'a> {
+    object: &'a dyn Watched,
+    names_missing: bool,
+}
+
+impl<'a> Watch<'a> {
+    /// A wait for the others to arrive: its report names those that have not.
+    pub(crate) fn arrivals(object: &'a dyn Watched) -> Self {
+        Watch {
+            object,
+            names_missing: true,
+        }
+    }
+
+    /// A wait for others to finish their part of an episode they all arrived at: its report
+    /// cannot name them.
+    pub(crate) fn progress(object: &'a dyn Watched) -> Self {
+        Watch {
+            object,
+            names_missing: false,
+        }
+    }
+
+    /// When a wait whose spin phase ran out at `since` has stalled; `None` when reports are off
+    /// (or the stall time is too long to reach).
+    pub(crate) fn stalls_at(&self, since: Instant) -> Option<Instant> {
+        since.checked_add(self.object.stall().after()?)
+    }
+
+    /// Reports that a wait for `episode`, which has been waiting since `since`, has stalled,
+    /// unless another waiter already reported this episode or a later one.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn report(&self, episode: u64, since: Instant) {
+        let object = self.object;
+        if !object.stall().claim(episode) {
+            return;
+        }
+        let missing = self.names_missing.then(|| object.missing(episode));
+        deliver(&StallReport::new(
+            object.describe(),
+            episode,
+            missing,
+            since.elapsed(),
+            object.wording(),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stall_times_parse_in_every_unit() {
+        for (text, after) in [
+            ("10s", Some(Duration::from_secs(10))),
+            ("250ms", Some(Duration::from_millis(250))),
+            ("1.5s", Some(Duration::from_millis(1500))),
+            (" 2min ", Some(Duration::from_secs(120))),
+            ("500us", Some(Duration::from_micros(500))),
+            ("500µs", Some(Duration::from_micros(500))),
+            ("3", Some(Duration::from_secs(3))),
+            ("0.25", Some(Duration::from_millis(250))),
+            ("off", None),
+            ("OFF", None),
+            ("0", None),
+            ("0ms", None),
+        ] {
+            assert_eq!(parse_stall_after(text), Ok(after), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn bad_stall_times_say_what_is_wrong() {
+        for (text, says) in [
+            ("", "not a duration"),
+            ("soon", "not a duration"),
+            ("-1s", "not a duration"),
+            ("1.2.3s", "not a duration"),
+            ("10 seconds", "unit \"seconds\""),
+            ("1e3", "unit \"e3\""),
+            ("1h", "unit \"h\""),
+            ("1000000000000000000000s", "too long"),
+        ] {
+            let why = parse_stall_after(text).unwrap_err();
+            assert!(why.contains(says), "{text:?} gave {why:?}");
+        }
+    }
+
+    #[test]
+    fn zero_and_max_mean_never() {
+        assert_eq!(stall_after(Duration::ZERO), None);
+        assert_eq!(stall_after(Duration::MAX), None);
+        assert_eq!(
+            stall_after(Duration::from_secs(1)),
+            Some(Duration::from_secs(1))
+        );
+    }
+
+    #[test]
+    fn the_latch_reports_each_episode_once_and_never_an_older_one() {
+        let stall = Stall::new(Some(Duration::from_secs(1)));
+        assert!(stall.claim(3));
+        assert!(!stall.claim(3));
+        assert!(!stall.claim(2));
+        assert!(stall.claim(4));
+        assert!(!stall.claim(4));
+        assert!(stall.claim(9));
+    }
+
+    #[test]
+    fn one_of_many_racing_waiters_claims_an_episode() {
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+        const EPISODES: u64 = 200;
+        let stall = Stall::new(Some(Duration::from_secs(1)));
+        let claims: Vec<AtomicUsize> = (0..EPISODES).map(|_| AtomicUsize::new(0)).collect();
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    for episode in 0..EPISODES {
+                        if stall.claim(episode) {
+                            claims[episode as usize].fetch_add(1, Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        // A thread that falls behind finds later episodes claimed and skips its older ones, so
+        // an episode may go unreported, but none twice, and the newest always once.
+        assert!(claims.iter().all(|c| c.load(Relaxed) <= 1));
+        assert_eq!(claims[EPISODES as usize - 1].load(Relaxed), 1);
+    }
+}

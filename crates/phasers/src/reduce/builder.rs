@@ -51,8 +51,9 @@ const MAX_PARTIES: usize = u16::MAX as usize;
 /// so build a new group.
 ///
 /// The check costs a matched call no cache-line transfer: each participant's kind and length
-/// travel in the cache line its partner reads anyway to take its data, and the only other access
-/// is one load, at the end of a call, of a word that only a mismatch writes.
+/// travel in the cache line its partner reads anyway to take its data, and the only other accesses
+/// are loads, at the end of a call, of a word that only a mismatch writes. There is no opt-out:
+/// there would be nothing to save.
 ///
 /// ```
 /// use phasers::{Error, Op, ReduceAlgorithm, Reduction};

@@ -148,14 +148,16 @@ fn agreed_len<T: Copy + Send + Sync + 'static>(me: &Reducer<T>, call: &Call<T>) 
     let mut poisoned = first.poisoned;
     for (rank, slot) in shared.slots.iter().enumerate().skip(1) {
         let theirs = slot.signature();
-        poisoned |= theirs.poisoned;
-        if !poisoned {
-            if let Some(error) = first.difference(0, &theirs, rank) {
-                shared.record_mismatch(call.episode, error);
-                poisoned = true;
-            }
-        }
         len = len.min(theirs.len);
+        if poisoned {
+            continue;
+        }
+        if let Err(found) = first.meet(0, &theirs, rank) {
+            if let Some(error) = found {
+                shared.record_mismatch(call.episode, error);
+            }
+            poisoned = true;
+        }
     }
     for (rank, slot) in shared.slots.iter().enumerate() {
         if call.kind == KIND_ALLREDUCE || rank == shared.root {

@@ -58,7 +58,7 @@
 //! - Participants that pass different lengths, call `reduce` and `allreduce` in the same call,
 //!   or pass an output of the wrong length, all get
 //!   [`Error::Mismatch`](crate::Error::Mismatch) naming both sides, and the group is failed from
-//!   then on; the check is always on and costs a matched call nothing measurable. See
+//!   then on; the check is always on and costs a matched call no cache-line transfer. See
 //!   [`Reduction`'s docs](crate::Reduction#mismatched-calls) for what is compared, when each
 //!   participant learns of it, and what the outputs hold.
 //! - A handle dropped before the group's last call (its thread panicked, or simply left) breaks

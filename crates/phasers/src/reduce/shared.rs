@@ -137,10 +137,17 @@ impl<T> Shared<T> {
 
     /// The mismatch that fails call `episode`: its own, or an earlier call's (the group is failed
     /// from the call after a mismatched one on).
+    #[inline]
     pub(crate) fn mismatch_for(&self, episode: u64) -> Option<Error> {
         if !self.is_mismatched(episode) {
             return None;
         }
+        self.recorded_mismatch()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn recorded_mismatch(&self) -> Option<Error> {
         let slot = self.mismatch.lock().unwrap_or_else(|e| e.into_inner());
         slot.as_ref().map(|(_, error)| error.clone())
     }

@@ -66,7 +66,26 @@ impl Signature {
     /// How many elements a pair of `self` and `theirs` combines: the common length, or `None`
     /// when the call is poisoned (either side already was, or they differ). A difference seen
     /// here for the first time comes back as the error to record.
+    #[inline]
     pub(crate) fn meet(
+        &self,
+        rank: usize,
+        theirs: &Signature,
+        other: usize,
+    ) -> Result<usize, Option<Error>> {
+        if self == theirs && !self.poisoned {
+            // Equal lengths; the minimum only keeps the pair inside both buffers whatever the
+            // comparison decided.
+            return Ok(self.len.min(theirs.len));
+        }
+        self.fail_to_meet(rank, theirs, other)
+    }
+
+    /// [`meet`](Self::meet) off the matched path, so that a matched call runs only the
+    /// comparison.
+    #[cold]
+    #[inline(never)]
+    fn fail_to_meet(
         &self,
         rank: usize,
         theirs: &Signature,
@@ -75,12 +94,7 @@ impl Signature {
         if self.poisoned || theirs.poisoned {
             return Err(None);
         }
-        match self.difference(rank, theirs, other) {
-            Some(error) => Err(Some(error)),
-            // Equal lengths; the minimum only keeps the pair inside both buffers whatever the
-            // comparison above decided.
-            None => Ok(self.len.min(theirs.len)),
-        }
+        Err(self.difference(rank, theirs, other))
     }
 
     /// The first field in which `theirs` (participant `other`'s) differs from `self` (participant

@@ -383,6 +383,8 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
     /// call before the mismatch was found (its data consumed) learns of it there, and one that
     /// already waits in the next call is woken instead of waiting for participants that will not
     /// come. Calls complete in order, so the earliest mismatch is the one that fails the group.
+    /// (Only a handle dropped at a later call before this one completes can break the group
+    /// first, from that later call; the calls in between then run as usual.)
     pub(crate) fn complete(&self, episode: u64, len: usize) {
         let shared = &self.shared;
         if shared.is_mismatched(episode) {

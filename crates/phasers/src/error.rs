@@ -102,8 +102,9 @@ pub enum Error {
     /// different lengths, or one called `reduce` while another called `allreduce`.
     ///
     /// The outputs may hold partial results (a master may have accumulated into its own output
-    /// before the mismatch was found) and must not be used. The object stays usable: the next
-    /// call with matching arguments works.
+    /// before the mismatch was found) and must not be used. A [`Team`](crate::Team) stays
+    /// usable: the next call with matching arguments works. A [`Reduction`](crate::Reduction) is
+    /// failed: every later call returns the same error (see its docs).
     #[error(
         "mismatched {what}: participant {rank} passed {ours} but participant {other} passed \
          {theirs}; every participant of one call must pass the same {what}"

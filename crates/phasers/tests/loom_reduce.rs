@@ -18,12 +18,23 @@
 //! that participant's call returned, the garbage would reach a result and fail the model. Loom
 //! checks the library's own cells (the shared result buffer) for unordered accesses directly.
 //!
-//! Each model names its preemption bound, chosen so the whole file runs in about two minutes in
+//! - `mismatch`: calls whose participants disagree (a longer array at the participant that arrives
+//!   last in the tree, `reduce` against `allreduce`, an output of the wrong length), followed by a
+//!   matched call. Every participant must get the same `Error::Mismatch` by its last call, never
+//!   an `Ok` with a result from the mismatched call, and nobody may wait for ever: the mismatched
+//!   call completes without a result, its completer fails the group from the next call on, and
+//!   that wakes a participant that quick-returned and already waits in the next call.
+//!
+//! Each model names its preemption bound, chosen so the whole file runs in about three minutes in
 //! CI: the two-party quick-return model at 2 (half a million executions, about 70 s), the other
 //! two-party models at 1 (up to 200,000 executions each), the three-party 2-episode models at 0,
 //! where loom still switches threads at every blocking point (a bound of 1 did not finish in
 //! 150 s; a bound of 2 on the two-party `reduce` then `allreduce` models did not finish in 240 s),
-//! and the three-party 1-episode models at 1 (about 110,000 executions, 20 s each).
+//! and the three-party 1-episode models at 1 (about 110,000 executions, 20 s each). The mismatch
+//! models are cheaper (a mismatched call combines nothing): the two-party ones at 2 (up to 15,000
+//! executions), the three-party ones at 1, where the static tree's explores about 340,000
+//! executions (45 s), a fifth of them with a participant that quick-returned from the mismatched
+//! call, and the dynamic pairs' about 2,000 (at 2 it would take 290,000).
 //! `--nocapture` prints how many executions each explored.
 //! Run with `scripts/loom.sh loom_reduce` (or see that script for the cargo command).
 #![cfg(phasers_loom)]
@@ -33,7 +44,7 @@ mod reduce_support;
 
 use loom::thread;
 use loom_support::model_bounded;
-use phasers::{Op, ReduceAlgorithm, Reducer, Reduction};
+use phasers::{Error, Op, ReduceAlgorithm, Reducer, Reduction};
 use reduce_support::Mode;
 
 /// What a spent input holds: far from any sum of real inputs, so a result that read it shows.
@@ -147,4 +158,132 @@ reduction_models! {
     dynamic_group => {
         two_parties_reduce_then_allreduce: ReduceAlgorithm::DynamicGroup, 2, 0, &[(Reduce, 1), (Allreduce, 2)], 1;
     }
+}
+
+/// One participant's mismatched call then matched calls (`plan[0]` is this participant's own
+/// mismatched call, the rest are everyone's), returning every outcome. Inputs are spent at once
+/// after each call, as in [`participate`].
+fn participate_mismatched(
+    mut participant: Reducer<u64>,
+    root: usize,
+    plan: &[(Mode, usize, usize)],
+) -> Vec<phasers::Result<phasers::ReduceOutcome>> {
+    let rank = participant.rank();
+    let mut spent = Vec::new();
+    let mut outcomes = Vec::new();
+    for (episode, &(mode, len, out_len)) in plan.iter().enumerate() {
+        let mut data: Vec<u64> = (0..len).map(|i| input(episode, rank, i)).collect();
+        let receives = mode.has_result(rank, root);
+        let mut output = vec![0; if receives { out_len } else { 0 }];
+        outcomes.push(mode.call(&mut participant, &data, &mut output));
+        data.fill(GARBAGE);
+        spent.push(data);
+    }
+    outcomes
+}
+
+/// `plans[rank]` per participant; checks that everyone gets the same `Mismatch` of kind `what` by
+/// its last call, that every call after the first error returns it too, and that an `Ok` before it
+/// carries no result.
+fn mismatch_model(
+    algorithm: ReduceAlgorithm,
+    root: usize,
+    plans: &'static [&'static [(Mode, usize, usize)]],
+    what: &'static str,
+    max_preemptions: usize,
+) {
+    model_bounded(max_preemptions, move || {
+        let parties = plans.len();
+        let group = Reduction::<u64>::builder(parties)
+            .op(Op::Sum)
+            .algorithm(algorithm)
+            .root(root)
+            .build()
+            .expect("a valid group");
+        let mut handles = group.participants().into_iter();
+        drop(group);
+        let first = handles.next().expect("rank 0");
+        let threads: Vec<_> = handles
+            .map(|participant| {
+                let plan = plans[participant.rank()];
+                thread::spawn(move || participate_mismatched(participant, root, plan))
+            })
+            .collect();
+        let mut outcomes = vec![participate_mismatched(first, root, plans[0])];
+        for thread in threads {
+            outcomes.push(thread.join().expect("a participant's thread panicked"));
+        }
+        let error = outcomes
+            .iter()
+            .flatten()
+            .find_map(|outcome| outcome.as_ref().err().cloned())
+            .expect("someone learns of the mismatch");
+        assert!(
+            matches!(&error, Error::Mismatch { what: kind, .. } if *kind == what),
+            "{error}"
+        );
+        for (rank, calls) in outcomes.iter().enumerate() {
+            let first_error = calls
+                .iter()
+                .position(|outcome| outcome.is_err())
+                .unwrap_or_else(|| panic!("rank {rank} never learned of the mismatch"));
+            for (episode, outcome) in calls.iter().enumerate() {
+                match outcome {
+                    Ok(done) => assert!(
+                        episode < first_error && !done.has_result(),
+                        "rank {rank}, episode {episode}: {done:?}"
+                    ),
+                    Err(got) => assert_eq!(got, &error, "rank {rank}, episode {episode}"),
+                }
+            }
+        }
+    });
+}
+
+/// `name: algorithm, root, plans, kind of mismatch, at most this many preemptions;`
+macro_rules! mismatch_models {
+    ($($name:ident: $algorithm:expr, $root:literal, $plans:expr, $what:literal, $preemptions:literal;)*) => {
+        mod mismatch {
+            use super::*;
+
+            $(
+                #[test]
+                fn $name() {
+                    mismatch_model($algorithm, $root, $plans, $what, $preemptions);
+                }
+            )*
+        }
+    };
+}
+
+mismatch_models! {
+    // Rank 1 is consumed by the root in the first round and may return before rank 2's longer
+    // array is seen; it must learn from its next call, which waits for the root.
+    static_tree_three_parties_late_length: ReduceAlgorithm::StaticTree, 0, &[
+        &[(Reduce, 1, 1), (Reduce, 1, 1)],
+        &[(Reduce, 1, 0), (Reduce, 1, 0)],
+        &[(Reduce, 2, 0), (Reduce, 1, 0)],
+    ], "length", 1;
+    // Whoever pairs first may return before the odd one arrives.
+    dynamic_pairs_three_parties_length: ReduceAlgorithm::DynamicPairs, 0, &[
+        &[(Reduce, 1, 1), (Reduce, 1, 1)],
+        &[(Reduce, 1, 0), (Reduce, 1, 0)],
+        &[(Reduce, 2, 0), (Reduce, 1, 0)],
+    ], "length", 1;
+    dynamic_pairs_two_parties_operation: ReduceAlgorithm::DynamicPairs, 1, &[
+        &[(Allreduce, 1, 1), (Reduce, 1, 1)],
+        &[(Reduce, 1, 1), (Reduce, 1, 1)],
+    ], "operation", 2;
+    static_tree_two_parties_output_length: ReduceAlgorithm::StaticTree, 0, &[
+        &[(Allreduce, 2, 2), (Allreduce, 1, 1)],
+        &[(Allreduce, 2, 1), (Allreduce, 1, 1)],
+    ], "output length", 2;
+    linear_two_parties_length: ReduceAlgorithm::Linear, 0, &[
+        &[(Allreduce, 1, 1), (Reduce, 1, 1)],
+        &[(Allreduce, 3, 3), (Reduce, 1, 1)],
+    ], "length", 2;
+    dynamic_group_two_parties_length: ReduceAlgorithm::DynamicGroup, 0, &[
+        &[(Reduce, 2, 2), (Reduce, 1, 1)],
+        &[(Reduce, 1, 0), (Reduce, 1, 0)],
+    ], "length", 2;
 }

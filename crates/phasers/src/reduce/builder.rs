@@ -35,6 +35,83 @@ pub const MAX_PARTIES: usize = u16::MAX as usize;
 ///
 /// See the [module docs](crate::reduce) for the algorithms and an example.
 ///
+/// # Mismatched calls
+///
+/// The participants of one call must agree on its kind (all [`reduce`](Reducer::reduce) or all
+/// [`allreduce`](Reducer::allreduce)) and on the input length, and each participant that
+/// receives the result must pass an output as long as its input. Every call checks this, in
+/// every build profile. The root, the operator and the element type belong to the group, so they
+/// cannot differ between participants.
+///
+/// When the participants disagree, every one of them gets [`Error::Mismatch`] naming two
+/// participants and what each passed (for an output of the wrong length, the one participant's
+/// input and output lengths), the same error for all:
+///
+/// - from the call itself, for every participant still in it when the difference is found: always
+///   the root, every participant of an `allreduce`, and everyone under `Linear` and
+///   `DynamicGroup`;
+/// - from a later call, for a participant of `reduce` that returned before the difference was
+///   found elsewhere in the tree (its data was consumed by a master that matched it: quick
+///   return): from its next call, or, if it returned from that one at once too, still before the
+///   difference was found, from the call after it. Such a participant has no output, and its
+///   `Ok` says only that its input is free again.
+///
+/// Nobody waits for ever, and nobody reads or writes past any buffer, whatever the others
+/// declared. Outputs of the mismatched call hold unspecified values: untouched, or partly reduced
+/// (a master may have accumulated into its own output before the difference was found).
+///
+/// The group is then failed, as [`is_broken`](Self::is_broken) says: once the mismatched call has
+/// completed, every call returns the same error at once. A mismatch is a bug in the calling
+/// program, and after a quick return the participants no longer agree on which call is which,
+/// so build a new group.
+///
+/// The check costs a matched call no cache-line transfer: each participant's kind and length
+/// travel in the cache line its partner reads anyway to take its data, and the only other accesses
+/// are loads, at the end of a call, of a word that only a mismatch writes. There is no opt-out:
+/// there would be nothing to save.
+///
+/// ```
+/// use phasers::{Error, Op, ReduceAlgorithm, Reduction};
+///
+/// let group = Reduction::<u32>::builder(2)
+///     .op(Op::Sum)
+///     .algorithm(ReduceAlgorithm::StaticTree)
+///     .build()?;
+/// let results = std::thread::scope(|s| {
+///     let threads: Vec<_> = group
+///         .participants()
+///         .into_iter()
+///         .map(|mut p| {
+///             s.spawn(move || {
+///                 let len = if p.rank() == 0 { 2 } else { 102 };
+///                 let mut out = vec![0; len];
+///                 let first = p.allreduce(&vec![1; len], &mut out);
+///                 // Matched this time, but the group is failed.
+///                 let second = p.allreduce(&[1, 1], &mut [0, 0]);
+///                 (first, second)
+///             })
+///         })
+///         .collect();
+///     threads.into_iter().map(|t| t.join().unwrap()).collect::<Vec<_>>()
+/// });
+/// for (first, second) in results {
+///     let error = first.unwrap_err();
+///     assert_eq!(
+///         error,
+///         Error::Mismatch {
+///             what: "length",
+///             rank: 0,
+///             ours: "2 elements".into(),
+///             other: 1,
+///             theirs: "102 elements".into(),
+///         }
+///     );
+///     assert_eq!(second.unwrap_err(), error);
+/// }
+/// assert!(group.is_broken());
+/// # Ok::<(), phasers::Error>(())
+/// ```
+///
 /// # Stalls
 ///
 /// A participant that stops calling without dropping its handle leaves the others waiting. Once
@@ -158,7 +235,8 @@ impl<T: Copy + Send + Sync + 'static> Reduction<T> {
     }
 
     /// Whether some call can no longer complete because a participant's handle was dropped or
-    /// its operator panicked.
+    /// its operator panicked, or because an earlier call was mismatched (see
+    /// [Mismatched calls](Self#mismatched-calls)).
     pub fn is_broken(&self) -> bool {
         self.shared.broken.breaker().is_some()
     }

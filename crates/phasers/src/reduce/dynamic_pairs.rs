@@ -22,7 +22,8 @@
 //! workforce (see [`dynamic_group`](super::dynamic_group)).
 
 use super::reducer::{Bail, Call, Reducer, Role};
-use super::slot::{tag, CALLED, KIND_ALLREDUCE, OFFERED, POISONED, TAKEN};
+use super::signature::{Signature, KIND_ALLREDUCE};
+use super::slot::{tag, CALLED, OFFERED, TAKEN};
 use crate::primitive::{Arc, Ordering};
 
 const EMPTY: u64 = 0;
@@ -51,30 +52,37 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
     let word = &shared.pairing[(episode % 2) as usize];
     let mut acc = call.input;
     let mut count = 1;
-    let mut poisoned = call.poisoned();
+    // What `acc` holds: this participant's input, then what its pairs combined.
+    let mut held = call.signature();
     loop {
         let Some((partner, partner_count)) = pair_up(word, me.rank, count) else {
             return wait_to_be_taken(me, call, packed(me.rank, count));
         };
-        poisoned |= me.check_partner(call, partner);
+        let mut combined = me.check_partner(call, held, partner);
         let total = count + partner_count;
         let last = total == parties;
         let mut dest = call.work;
-        if last && !poisoned {
-            if call.kind == KIND_ALLREDUCE {
-                dest = me.result_buffer(call.len);
-            } else {
-                let root = &shared.slots[shared.root];
-                let taken = root
-                    .out_offer
-                    .compare_publish(tag(episode, OFFERED), tag(episode, TAKEN));
-                // A root that withdrew gave up on a broken group; there is nowhere to write.
-                poisoned |= taken.is_err();
-                dest = root.out.load(Ordering::Relaxed) as *mut T;
+        if last {
+            if let Some(len) = combined {
+                if call.kind == KIND_ALLREDUCE {
+                    dest = me.result_buffer(len);
+                } else {
+                    let root = &shared.slots[shared.root];
+                    let taken = root
+                        .out_offer
+                        .compare_publish(tag(episode, OFFERED), tag(episode, TAKEN));
+                    // A root that withdrew gave up on a broken group; there is nowhere to write.
+                    // The root's output is as long as its input (its own check), so as long as
+                    // the pair's data; the minimum keeps inside it whatever the checks decided.
+                    combined = taken
+                        .ok()
+                        .map(|_| len.min(root.out_len.load(Ordering::Relaxed)));
+                    dest = root.out.load(Ordering::Relaxed) as *mut T;
+                }
             }
         }
         let theirs = shared.slots[partner].acc.load(Ordering::Relaxed) as *const T;
-        let len = if poisoned { 0 } else { call.len };
+        let len = combined.unwrap_or(0);
         me.run_pair(partner, dest, acc, theirs, len, group)?;
         acc = dest;
         count = total;
@@ -82,10 +90,12 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
             me.complete(episode, call.len);
             return Ok(Role::Completed);
         }
-        slot.acc.store(acc as usize, Ordering::Relaxed);
-        if poisoned {
-            slot.len.store(POISONED, Ordering::Relaxed);
-        }
+        held = Signature {
+            len,
+            poisoned: combined.is_none(),
+            ..held
+        };
+        slot.publish_acc(acc as usize, held);
     }
 }
 

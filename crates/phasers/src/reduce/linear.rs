@@ -10,8 +10,7 @@ use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::reducer::{Bail, Call, Reducer, Role};
-use super::slot::{KIND_ALLREDUCE, POISONED};
-use crate::error::Error;
+use super::signature::KIND_ALLREDUCE;
 use crate::primitive::Ordering;
 
 /// Elements per block: a block of the result and of each input stays in L1 while it is combined
@@ -24,20 +23,21 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
 ) -> Result<Role, Bail> {
     meet(me, true)?;
     let shared = &*me.shared;
-    // Everyone reads the same slots, so everyone finds the same mismatch, if any.
-    if let Some(error) = find_mismatch(me, call) {
-        shared.record_mismatch(call.episode, error);
-    } else if let Err(payload) = {
+    // Everyone reads the same slots, so everyone finds the same mismatch, if any, and either
+    // everyone combines or nobody does.
+    if let Some(len) = agreed_len(me, call) {
         // The pointer lists are reused from call to call: no allocation on the hot path.
         let mut pointers = std::mem::take(&mut me.pointers);
-        let outcome = catch_unwind(AssertUnwindSafe(|| combine_share(me, call, &mut pointers)));
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            combine_share(me, call, len, &mut pointers)
+        }));
         me.pointers = pointers;
-        outcome
-    } {
-        // The others may be reading this participant's input: meet them before unwinding on.
-        shared.break_from(call.episode, me.rank);
-        meet(me, false)?;
-        return Err(Bail::Panicked(payload));
+        if let Err(payload) = outcome {
+            // The others may be reading this participant's input: meet them before unwinding on.
+            shared.break_from(call.episode, me.rank);
+            meet(me, false)?;
+            return Err(Bail::Panicked(payload));
+        }
     }
     meet(me, false)?;
     if me.rank == shared.root {
@@ -46,10 +46,12 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
     Ok(Role::Done)
 }
 
-/// Combines this participant's share of the array, and for allreduce copies it to every output.
+/// Combines this participant's share of the first `len` elements, and for allreduce copies it to
+/// every output.
 fn combine_share<T: Copy + Send + Sync + 'static>(
     me: &Reducer<T>,
     call: &Call<T>,
+    len: usize,
     pointers: &mut Vec<usize>,
 ) {
     let shared = &*me.shared;
@@ -68,7 +70,7 @@ fn combine_share<T: Copy + Send + Sync + 'static>(
             .map(|slot| slot.out.load(Ordering::Relaxed)),
     );
     let (inputs, outputs) = pointers.split_at(parties);
-    let share = share_of(shared.virtual_rank(me.rank), parties, call.len);
+    let share = share_of(shared.virtual_rank(me.rank), parties, len);
     let dest = if call.kind == KIND_ALLREDUCE {
         call.out
     } else {
@@ -76,9 +78,10 @@ fn combine_share<T: Copy + Send + Sync + 'static>(
     };
     for start in share.clone().step_by(BLOCK) {
         let count = BLOCK.min(share.end - start);
-        // SAFETY: after the first meeting every participant's input (`len` elements, kept
-        // unchanged until the second meeting) and output are published; shares are disjoint,
-        // so this participant is the only one writing `start..start + count` of any output.
+        // SAFETY: after the first meeting every participant's input (at least `len` elements,
+        // kept unchanged until the second meeting) and output (at least `len` where it is
+        // written, see `agreed_len`) are published; shares are disjoint, so this participant is
+        // the only one writing `start..start + count` of any output.
         unsafe { reduce_block(me, inputs, dest, start, count) };
         if call.kind == KIND_ALLREDUCE {
             for (rank, &out) in outputs.iter().enumerate() {
@@ -131,61 +134,37 @@ unsafe fn reduce_block<T: Copy + Send + Sync + 'static>(
     }
 }
 
-/// The first participant whose arguments differ from rank 0's, if any.
-fn find_mismatch<T: Copy + Send + Sync + 'static>(
-    me: &Reducer<T>,
-    call: &Call<T>,
-) -> Option<Error> {
-    let slots = &me.shared.slots;
-    if slots
-        .iter()
-        .any(|slot| slot.len.load(Ordering::Relaxed) == POISONED)
-    {
-        // The participant whose own arguments were wrong recorded the details.
-        return Some(
-            me.shared
-                .mismatch_of(call.episode)
-                .unwrap_or(Error::Mismatch {
-                    what: "output length",
-                    rank: me.rank,
-                    ours: format!("{} elements", call.len),
-                    other: me.rank,
-                    theirs: "an output of another length".to_string(),
-                }),
-        );
-    }
-    let kind0 = slots[0].kind.load(Ordering::Relaxed);
-    let len0 = slots[0].len.load(Ordering::Relaxed);
-    slots.iter().enumerate().skip(1).find_map(|(rank, slot)| {
-        let kind = slot.kind.load(Ordering::Relaxed);
-        let len = slot.len.load(Ordering::Relaxed);
-        let name = |kind: usize| {
-            if kind == KIND_ALLREDUCE {
-                "allreduce"
-            } else {
-                "reduce"
-            }
-        };
-        if kind != kind0 {
-            Some(Error::Mismatch {
-                what: "operation",
-                rank: 0,
-                ours: name(kind0).to_string(),
-                other: rank,
-                theirs: name(kind).to_string(),
-            })
-        } else if len != len0 {
-            Some(Error::Mismatch {
-                what: "length",
-                rank: 0,
-                ours: format!("{len0} elements"),
-                other: rank,
-                theirs: format!("{len} elements"),
-            })
-        } else {
-            None
+/// The length every participant passed, or `None` when the call is poisoned: some participant's
+/// own output was wrong (it recorded why), or some participant's signature differs from rank 0's
+/// (recorded here). Every participant reads the same slots after the first meeting, so all come to
+/// the same answer.
+///
+/// The length returned is also the shortest of every input and of every output the call writes,
+/// so the combination stays inside every buffer whatever the comparison decided.
+fn agreed_len<T: Copy + Send + Sync + 'static>(me: &Reducer<T>, call: &Call<T>) -> Option<usize> {
+    let shared = &me.shared;
+    let first = shared.slots[0].signature();
+    let mut len = first.len;
+    let mut poisoned = first.poisoned;
+    for (rank, slot) in shared.slots.iter().enumerate().skip(1) {
+        let theirs = slot.signature();
+        len = len.min(theirs.len);
+        if poisoned {
+            continue;
         }
-    })
+        if let Err(found) = first.meet(0, &theirs, rank) {
+            if let Some(error) = found {
+                shared.record_mismatch(call.episode, error);
+            }
+            poisoned = true;
+        }
+    }
+    for (rank, slot) in shared.slots.iter().enumerate() {
+        if call.kind == KIND_ALLREDUCE || rank == shared.root {
+            len = len.min(slot.out_len.load(Ordering::Relaxed));
+        }
+    }
+    (!poisoned).then_some(len)
 }
 
 /// Waits until every participant arrived at this meeting. The first meeting gives up when the

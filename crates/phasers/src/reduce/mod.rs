@@ -55,10 +55,12 @@
 //!
 //! # Failure
 //!
-//! - Participants that pass different lengths, or call `reduce` and `allreduce` in the same
-//!   call, get [`Error::Mismatch`](crate::Error::Mismatch) (the root always; a participant that
-//!   quick-returned before the mismatch was found may not). The outputs may hold partial
-//!   results and must not be used; the group stays usable.
+//! - Participants that pass different lengths, call `reduce` and `allreduce` in the same call,
+//!   or pass an output of the wrong length, all get
+//!   [`Error::Mismatch`](crate::Error::Mismatch) naming both sides, and the group is failed from
+//!   then on; the check is always on and costs a matched call no cache-line transfer. See
+//!   [`Reduction`'s docs](crate::Reduction#mismatched-calls) for what is compared, when each
+//!   participant learns of it, and what the outputs hold.
 //! - A handle dropped before the group's last call (its thread panicked, or simply left) breaks
 //!   the group: every call from then on returns [`Error::Broken`](crate::Error::Broken) instead
 //!   of waiting forever. A participant never returns while another may still use its buffers,
@@ -76,6 +78,7 @@ mod kernel;
 mod linear;
 mod reducer;
 mod shared;
+mod signature;
 mod slot;
 mod static_tree;
 

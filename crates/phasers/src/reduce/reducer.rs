@@ -6,9 +6,10 @@ use super::algorithm::ReduceAlgorithm;
 use super::auto;
 use super::job::Panic;
 use super::shared::Shared;
-use super::slot::{tag, CALLED, KIND_ALLREDUCE, KIND_REDUCE, OFFERED, POISONED, WITHDRAWN};
+use super::signature::{self, Signature, KIND_ALLREDUCE, KIND_REDUCE};
+use super::slot::{tag, CALLED, OFFERED, WITHDRAWN};
 use super::{dynamic_group, dynamic_pairs, linear, static_tree};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::primitive::{Arc, Ordering};
 use crate::wait::{Deadline, Signal, SpinBudget, Stall, Stop, Waiter, Watch, Watched, Wording};
 
@@ -16,7 +17,7 @@ use crate::wait::{Deadline, Signal, SpinBudget, Stall, Stop, Waiter, Watch, Watc
 ///
 /// A handle is `Send` and used by one thread at a time. Dropping it while others still count on
 /// it (before the group's last call, or while its thread panics) breaks the group: their calls
-/// return [`Error::Broken`] instead of waiting forever.
+/// return [`Error::Broken`](crate::Error::Broken) instead of waiting forever.
 pub struct Reducer<T> {
     pub(crate) shared: Arc<Shared<T>>,
     pub(crate) rank: usize,
@@ -79,8 +80,10 @@ pub(crate) struct Call<T> {
     pub(crate) episode: u64,
     pub(crate) kind: usize,
     pub(crate) input: *const T,
-    /// The call's length, or `POISONED` when this participant's own arguments were wrong.
+    /// The input's length.
     pub(crate) len: usize,
+    /// Whether this participant's own arguments were wrong (its output's length).
+    pub(crate) poisoned: bool,
     /// This participant's output, or null when it has none in this call.
     pub(crate) out: *mut T,
     /// Where this participant accumulates when it masters a pair: its output, else scratch.
@@ -88,8 +91,13 @@ pub(crate) struct Call<T> {
 }
 
 impl<T> Call<T> {
-    pub(crate) fn poisoned(&self) -> bool {
-        self.len == POISONED
+    /// This participant's side of the call.
+    pub(crate) fn signature(&self) -> Signature {
+        Signature {
+            kind: self.kind,
+            len: self.len,
+            poisoned: self.poisoned,
+        }
     }
 }
 
@@ -147,11 +155,14 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Mismatch`] when participants passed different lengths, or some called
-    ///   [`allreduce`](Self::allreduce) instead, or the root's output is not as long as its
-    ///   input. The root always learns of it; a participant that returned before it was found
-    ///   may not. The output may hold a partial result; the group stays usable.
-    /// - [`Error::Broken`] when a participant panicked or its handle was dropped.
+    /// - [`Error::Mismatch`](crate::Error::Mismatch) when participants passed different
+    ///   lengths, or some called [`allreduce`](Self::allreduce) instead, or the root's output is
+    ///   not as long as its input; or later, from the next call or the one after, for a
+    ///   participant that returned before the difference was found. The root's output holds
+    ///   unspecified values, and the group is failed: every later call returns the same error
+    ///   (see [`Reduction`](crate::Reduction#mismatched-calls)).
+    /// - [`Error::Broken`](crate::Error::Broken) when a participant panicked or its handle was
+    ///   dropped.
     pub fn reduce(&mut self, input: &[T], output: &mut [T]) -> Result<ReduceOutcome> {
         let has_output = self.is_root();
         self.call(KIND_REDUCE, input, output, has_output)
@@ -182,7 +193,8 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
     ///
     /// # Errors
     ///
-    /// As [`reduce`](Self::reduce); every participant learns of a mismatch.
+    /// As [`reduce`](Self::reduce); every participant learns of a mismatch from the call itself,
+    /// and every output holds unspecified values.
     pub fn allreduce(&mut self, input: &[T], output: &mut [T]) -> Result<ReduceOutcome> {
         self.call(KIND_ALLREDUCE, input, output, true)
     }
@@ -199,19 +211,10 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         if shared.broken.is_broken_for(episode) {
             return Err(shared.broken_error());
         }
-        let mut len = input.len();
-        if has_output && output.len() != input.len() {
-            shared.record_mismatch(
-                episode,
-                Error::Mismatch {
-                    what: "output length",
-                    rank: self.rank,
-                    ours: format!("an input of {} elements", input.len()),
-                    other: self.rank,
-                    theirs: format!("an output of {} elements", output.len()),
-                },
-            );
-            len = POISONED;
+        let poisoned = has_output && output.len() != input.len();
+        if poisoned {
+            let error = signature::output_length(self.rank, input.len(), output.len());
+            shared.record_mismatch(episode, error);
         }
         // Call `e` may reuse what call `e - 2` used (pairing word, choice slot): wait until it
         // completed. Almost always it has, and this is one load.
@@ -246,13 +249,20 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
             episode,
             kind,
             input: input.as_ptr(),
-            len,
+            len: input.len(),
+            poisoned,
             out,
             work,
         };
+        let out_len = if out.is_null() { 0 } else { output.len() };
         let slot = &shared.slots[self.rank];
         shared.roster.arrive(self.rank, episode);
-        slot.publish_data(input.as_ptr() as usize, len, kind, out as usize);
+        slot.publish_data(
+            input.as_ptr() as usize,
+            call.signature(),
+            out as usize,
+            out_len,
+        );
         slot.arrived_at
             .store(auto::stamp(&shared, episode), Ordering::Relaxed);
 
@@ -275,7 +285,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
             Err(Bail::Broken) => return Err(shared.broken_error()),
             Err(Bail::Panicked(payload)) => std::panic::resume_unwind(payload),
         }
-        if let Some(mismatch) = shared.mismatch_of(episode) {
+        if let Some(mismatch) = shared.mismatch_for(episode) {
             return Err(mismatch);
         }
         if shared.broken.is_broken_for(episode) {
@@ -316,7 +326,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
                 }
             }
         }
-        if call.kind == KIND_ALLREDUCE && shared.mismatch_of(call.episode).is_none() {
+        if call.kind == KIND_ALLREDUCE && !shared.is_mismatched(call.episode) {
             self.copy_result(call);
         }
         Ok(())
@@ -342,22 +352,25 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
 
     /// Copies an allreduce's result from where the tree algorithms' last pair left it.
     fn copy_result(&self, call: &Call<T>) {
+        // What the last pair wrote; equal to `call.len` in a call without a mismatch, and the
+        // bound whatever the check decided.
+        let len = call.len.min(self.shared.result_len.load(Ordering::Relaxed));
         self.shared.result.with(|result| {
-            // SAFETY: the call completed, so the last pair has filled `result` with `len`
-            // elements (see `Shared`'s `Sync` note for why nobody writes it meanwhile), and
-            // `call.out` is this participant's output of `len` elements (checked: the call is
-            // not poisoned, or the mismatch would have been recorded).
+            // SAFETY: the call completed, so the last pair has filled `result` with `result_len`
+            // elements (see `Shared`'s `Sync` note for why nobody writes it meanwhile; the
+            // completion's `Acquire` made `result_len` visible too), and `call.out` is this
+            // participant's output of `call.len` elements (its own check in `call`).
             unsafe {
                 let result = &*result;
-                debug_assert!(result.len() >= call.len);
-                std::ptr::copy_nonoverlapping(result.as_ptr() as *const T, call.out, call.len);
+                debug_assert!(result.len() >= len);
+                std::ptr::copy_nonoverlapping(result.as_ptr() as *const T, call.out, len);
             }
         });
     }
 
     /// A group of one: the result is the input.
     fn alone(&mut self, call: &Call<T>) -> Result<Role, Bail> {
-        if !call.out.is_null() && !call.poisoned() {
+        if !call.out.is_null() && !call.poisoned {
             // SAFETY: `input` and `out` are the caller's slices of `len` elements, distinct
             // (one is shared, the other exclusive).
             unsafe { std::ptr::copy_nonoverlapping(call.input, call.out, call.len) };
@@ -366,9 +379,18 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         Ok(Role::Done)
     }
 
-    /// Marks call `episode` complete and makes `Auto`'s choice for a later call.
+    /// Marks call `episode` complete and makes `Auto`'s choice for a later call. A mismatched
+    /// call first fails the group from the next call on: a participant that returned from this
+    /// call before the mismatch was found (its data consumed) learns of it there, and one that
+    /// already waits in the next call is woken instead of waiting for participants that will not
+    /// come. Calls complete in order, so the earliest mismatch is the one that fails the group.
+    /// (Only a handle dropped at a later call before this one completes can break the group
+    /// first, from that later call; the calls in between then run as usual.)
     pub(crate) fn complete(&self, episode: u64, len: usize) {
         let shared = &self.shared;
+        if shared.is_mismatched(episode) {
+            shared.break_from(episode + 1, self.rank);
+        }
         shared.completed.publish_at_least(episode + 1);
         if shared.configured == ReduceAlgorithm::DynamicGroup {
             shared.bump_board();
@@ -478,48 +500,30 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         self.help_until_done(master, seq)
     }
 
-    /// Compares this participant's arguments with `other`'s; records and returns whether the call
-    /// is poisoned (either side already was, or they differ).
-    pub(crate) fn check_partner(&self, call: &Call<T>, other: usize) -> bool {
-        let shared = &self.shared;
-        let slot = &shared.slots[other];
-        let their_len = slot.len.load(Ordering::Relaxed);
-        let their_kind = slot.kind.load(Ordering::Relaxed);
-        if call.poisoned() || their_len == POISONED {
-            return true;
+    /// Compares the data this participant is about to combine (`mine`) with `other`'s offer, and
+    /// returns how many elements the pair combines, or `None` when the call is poisoned (either
+    /// side already was, or they differ; a new difference is recorded for everyone).
+    pub(crate) fn check_partner(
+        &self,
+        call: &Call<T>,
+        mine: Signature,
+        other: usize,
+    ) -> Option<usize> {
+        let theirs = self.shared.slots[other].signature();
+        match mine.meet(self.rank, &theirs, other) {
+            Ok(len) => Some(len),
+            Err(found) => {
+                if let Some(error) = found {
+                    self.shared.record_mismatch(call.episode, error);
+                }
+                None
+            }
         }
-        let describe = |kind: usize| {
-            if kind == KIND_REDUCE {
-                "reduce"
-            } else {
-                "allreduce"
-            }
-        };
-        let error = if their_kind != call.kind {
-            Error::Mismatch {
-                what: "operation",
-                rank: self.rank,
-                ours: describe(call.kind).to_string(),
-                other,
-                theirs: describe(their_kind).to_string(),
-            }
-        } else if their_len != call.len {
-            Error::Mismatch {
-                what: "length",
-                rank: self.rank,
-                ours: format!("{} elements", call.len),
-                other,
-                theirs: format!("{their_len} elements"),
-            }
-        } else {
-            return false;
-        };
-        shared.record_mismatch(call.episode, error);
-        true
     }
 
-    /// The buffer the last pair of an allreduce writes, sized for `len` elements.
+    /// The buffer the last pair of an allreduce writes, sized for the `len` elements it writes.
     pub(crate) fn result_buffer(&self, len: usize) -> *mut T {
+        self.shared.result_len.store(len, Ordering::Relaxed);
         self.shared.result.with_mut(|result| {
             // SAFETY: only the last pair's master calls this, before it posts the job, and no
             // participant reads the buffer until the call completes (see `Shared`).

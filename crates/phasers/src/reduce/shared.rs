@@ -11,7 +11,7 @@ use super::job::Job;
 use super::kernel::Kernel;
 use super::slot::Slot;
 use crate::error::Error;
-use crate::primitive::{AtomicBool, AtomicU64, Mutex, Ordering, UnsafeCell};
+use crate::primitive::{AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering, UnsafeCell};
 use crate::wait::{BrokenState, Roster, Signal, SpinPlan, Stall, Tuning, WaitPolicy};
 
 pub(crate) struct Shared<T> {
@@ -36,10 +36,15 @@ pub(crate) struct Shared<T> {
     /// The linear algorithm's meetings: tickets taken, and meetings completed.
     pub(crate) meeting_tickets: CachePadded<AtomicU64>,
     pub(crate) meetings: CachePadded<Signal>,
-    /// Where the tree algorithms' last pair writes an allreduce's result, for everyone to copy.
+    /// Where the tree algorithms' last pair writes an allreduce's result, for everyone to copy,
+    /// and how many elements of it the last pair wrote.
     pub(crate) result: UnsafeCell<Vec<MaybeUninit<T>>>,
-    /// The first mismatch found in a call, with the call's number.
-    pub(crate) mismatch: Mutex<Option<(u64, Error)>>,
+    pub(crate) result_len: AtomicUsize,
+    /// The number of the earliest mismatched call, plus one (0: none). Only a mismatch writes it,
+    /// so the load every call makes at its end stays in the reader's cache.
+    mismatched: CachePadded<AtomicU64>,
+    /// The mismatch of that call: the first difference found in it.
+    mismatch: Mutex<Option<(u64, Error)>>,
     pub(crate) broken: BrokenState,
     /// Never broken: for waits that must not give up because others still use this thread's
     /// buffers (they always end, see [`Job`]).
@@ -92,6 +97,8 @@ impl<T> Shared<T> {
             meeting_tickets: CachePadded::new(AtomicU64::new(0)),
             meetings: CachePadded::new(Signal::new(0)),
             result: UnsafeCell::new(Vec::new()),
+            result_len: AtomicUsize::new(0),
+            mismatched: CachePadded::new(AtomicU64::new(0)),
             mismatch: Mutex::new(None),
             broken: BrokenState::new(),
             intact: BrokenState::new(),
@@ -111,20 +118,42 @@ impl<T> Shared<T> {
         self.board.publish(ticket & crate::wait::MAX_SIGNAL_VALUE);
     }
 
-    /// Records the first mismatch of call `episode`.
+    /// Records `error`, a difference found in call `episode`, unless an earlier difference of
+    /// that call or of an earlier one is already recorded. Called before the call completes.
+    #[cold]
     pub(crate) fn record_mismatch(&self, episode: u64, error: Error) {
         let mut slot = self.mismatch.lock().unwrap_or_else(|e| e.into_inner());
-        if slot.as_ref().map_or(true, |(e, _)| *e < episode) {
+        if slot.as_ref().map_or(true, |(e, _)| episode < *e) {
             *slot = Some((episode, error));
+            // Under the lock, so the word and the record change together; `Release` publishes the
+            // record to a reader that sees the word.
+            self.mismatched.store(episode + 1, Ordering::Release);
         }
     }
 
-    /// The mismatch recorded for call `episode`, if any.
-    pub(crate) fn mismatch_of(&self, episode: u64) -> Option<Error> {
+    /// Whether call `episode`, or an earlier one, was mismatched: one load of a word that only a
+    /// mismatch writes.
+    #[inline]
+    pub(crate) fn is_mismatched(&self, episode: u64) -> bool {
+        let first = self.mismatched.load(Ordering::Acquire);
+        first != 0 && first - 1 <= episode
+    }
+
+    /// The mismatch that fails call `episode`: its own, or an earlier call's (the group is failed
+    /// from the call after a mismatched one on).
+    #[inline]
+    pub(crate) fn mismatch_for(&self, episode: u64) -> Option<Error> {
+        if !self.is_mismatched(episode) {
+            return None;
+        }
+        self.recorded_mismatch()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn recorded_mismatch(&self) -> Option<Error> {
         let slot = self.mismatch.lock().unwrap_or_else(|e| e.into_inner());
-        slot.as_ref()
-            .filter(|(e, _)| *e == episode)
-            .map(|(_, error)| error.clone())
+        slot.as_ref().map(|(_, error)| error.clone())
     }
 
     /// Marks call `episode` and later as unable to complete because of `rank`, and wakes everyone.
@@ -144,12 +173,19 @@ impl<T> Shared<T> {
         }
     }
 
-    /// The error a call at a broken episode returns.
+    /// The error a call at a broken episode returns: the mismatch that failed the group, or
+    /// [`Error::Broken`] naming the participant that was lost, whichever came first.
     pub(crate) fn broken_error(&self) -> Error {
         let (by, episode) = self
             .broken
             .breaker()
             .expect("broken_error is only called once the group is broken");
+        // A mismatch in call `e` fails the group from call `e + 1` (see `Reducer::complete`).
+        if episode > 0 && self.is_mismatched(episode - 1) {
+            if let Some(mismatch) = self.mismatch_for(episode - 1) {
+                return mismatch;
+            }
+        }
         Error::Broken { by, episode }
     }
 

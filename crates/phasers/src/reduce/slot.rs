@@ -19,6 +19,7 @@
 //! race waits for `CALLED` without giving up. The root's output buffer, which the last pair of the
 //! dynamic algorithms writes, is offered the same way through `out_offer`.
 
+use super::signature::Signature;
 use crate::primitive::{AtomicU64, AtomicUsize, Ordering};
 use crate::wait::Signal;
 
@@ -33,32 +34,30 @@ pub(crate) fn tag(episode: u64, state: u64) -> u64 {
     ((episode + 1) << 2) | state
 }
 
-/// A length no call can have: marks data that is not to be combined because the call already
-/// went wrong (lengths or operations differ).
-pub(crate) const POISONED: usize = usize::MAX;
-
-/// The call's kind, as published in [`Slot::kind`].
-pub(crate) const KIND_REDUCE: usize = 1;
-pub(crate) const KIND_ALLREDUCE: usize = 2;
-
+/// What a participant publishes for a call. `repr(C)` keeps what a master reads to take the data
+/// (the pointer, the signature and the offer word) in the first cache line, and the output, which
+/// only the linear algorithm and the dynamic algorithms' last pair read, in the second.
+#[repr(C)]
 pub(crate) struct Slot {
     /// The participant's accumulated data: its input, or after it mastered a pair, the buffer it
     /// accumulated into.
     pub(crate) acc: AtomicUsize,
-    /// The call's length, or [`POISONED`].
+    /// How many elements `acc` holds (see [`Signature`]).
     pub(crate) len: AtomicUsize,
-    /// `KIND_REDUCE` or `KIND_ALLREDUCE`.
+    /// The call's kind, with [`POISONED`](super::signature::POISONED) once `acc` must not be
+    /// combined (see [`Signature::kind_word`]).
     pub(crate) kind: AtomicUsize,
     pub(crate) offer: Signal,
     /// Set by the master before it publishes `CALLED`: whose job slot to help, and which job.
     pub(crate) master: AtomicUsize,
     pub(crate) job: AtomicU64,
-    /// The participant's output buffer (null when it has none in this call).
-    pub(crate) out: AtomicUsize,
-    pub(crate) out_offer: Signal,
     /// When the participant arrived: nanoseconds since the group's origin in the low 48 bits,
     /// the call's number (mod 2^16) above, so a reader can tell a stale stamp.
     pub(crate) arrived_at: AtomicU64,
+    /// The participant's output buffer (null when it has none in this call), and its length.
+    pub(crate) out: AtomicUsize,
+    pub(crate) out_len: AtomicUsize,
+    pub(crate) out_offer: Signal,
 }
 
 impl Slot {
@@ -70,17 +69,40 @@ impl Slot {
             offer: Signal::new(0),
             master: AtomicUsize::new(0),
             job: AtomicU64::new(0),
-            out: AtomicUsize::new(0),
-            out_offer: Signal::new(0),
             arrived_at: AtomicU64::new(0),
+            out: AtomicUsize::new(0),
+            out_len: AtomicUsize::new(0),
+            out_offer: Signal::new(0),
         }
     }
 
-    /// Publishes this participant's data for a call (before any offer makes it visible).
-    pub(crate) fn publish_data(&self, acc: usize, len: usize, kind: usize, out: usize) {
-        self.acc.store(acc, Ordering::Relaxed);
-        self.len.store(len, Ordering::Relaxed);
-        self.kind.store(kind, Ordering::Relaxed);
+    /// Publishes this participant's data for a call (before any offer makes it visible): its
+    /// input and signature, and its output of `out_len` elements (null when it has none).
+    pub(crate) fn publish_data(
+        &self,
+        acc: usize,
+        signature: Signature,
+        out: usize,
+        out_len: usize,
+    ) {
+        self.publish_acc(acc, signature);
         self.out.store(out, Ordering::Relaxed);
+        self.out_len.store(out_len, Ordering::Relaxed);
+    }
+
+    /// Publishes the data this participant offers next: `acc`, described by `signature`.
+    pub(crate) fn publish_acc(&self, acc: usize, signature: Signature) {
+        self.acc.store(acc, Ordering::Relaxed);
+        self.len.store(signature.len, Ordering::Relaxed);
+        self.kind.store(signature.kind_word(), Ordering::Relaxed);
+    }
+
+    /// The signature of the data this participant offers. Read after the `Acquire` that made its
+    /// offer (or the meeting) visible.
+    pub(crate) fn signature(&self) -> Signature {
+        Signature::from_words(
+            self.kind.load(Ordering::Relaxed),
+            self.len.load(Ordering::Relaxed),
+        )
     }
 }

@@ -11,7 +11,8 @@
 //! for a fixed N.
 
 use super::reducer::{Bail, Call, Reducer, Role};
-use super::slot::{tag, CALLED, KIND_ALLREDUCE, OFFERED, POISONED, TAKEN, WITHDRAWN};
+use super::signature::{Signature, KIND_ALLREDUCE};
+use super::slot::{tag, CALLED, OFFERED, TAKEN, WITHDRAWN};
 use crate::primitive::Ordering;
 
 pub(crate) fn run<T: Copy + Send + Sync + 'static>(
@@ -23,11 +24,12 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
     let position = shared.virtual_rank(me.rank);
     let episode = call.episode;
     let mut acc = call.input;
-    let mut poisoned = call.poisoned();
+    // What `acc` holds: this participant's input, then what its pairs combined.
+    let mut held = call.signature();
     let mut distance = 1;
     while distance < parties {
         if position % (2 * distance) == distance {
-            return offer_and_serve(me, call, acc, poisoned);
+            return offer_and_serve(me, call, acc, held);
         }
         let partner_position = position + distance;
         if partner_position < parties {
@@ -41,19 +43,22 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
                 // The partner withdrew: the group broke while it waited.
                 return Err(Bail::Broken);
             }
-            poisoned |= me.check_partner(call, partner);
+            let combined = me.check_partner(call, held, partner);
             let last = 2 * distance >= parties;
-            let dest = if poisoned {
-                call.work
-            } else if last && call.kind == KIND_ALLREDUCE {
-                me.result_buffer(call.len)
+            let len = combined.unwrap_or(0);
+            let dest = if combined.is_some() && last && call.kind == KIND_ALLREDUCE {
+                me.result_buffer(len)
             } else {
                 call.work
             };
             let theirs = shared.slots[partner].acc.load(Ordering::Relaxed) as *const T;
-            let len = if poisoned { 0 } else { call.len };
             me.run_pair(partner, dest, acc, theirs, len, false)?;
             acc = dest;
+            held = Signature {
+                len,
+                poisoned: combined.is_none(),
+                ..held
+            };
         }
         distance *= 2;
     }
@@ -68,15 +73,12 @@ fn offer_and_serve<T: Copy + Send + Sync + 'static>(
     me: &mut Reducer<T>,
     call: &Call<T>,
     acc: *const T,
-    poisoned: bool,
+    held: Signature,
 ) -> Result<Role, Bail> {
     let shared = crate::primitive::Arc::clone(&me.shared);
     let episode = call.episode;
     let slot = &shared.slots[me.rank];
-    slot.acc.store(acc as usize, Ordering::Relaxed);
-    if poisoned {
-        slot.len.store(POISONED, Ordering::Relaxed);
-    }
+    slot.publish_acc(acc as usize, held);
     slot.offer.publish(tag(episode, OFFERED));
     if me
         .wait(&slot.offer, |v| v == tag(episode, CALLED), true)

@@ -14,9 +14,16 @@ use std::sync::atomic::{AtomicU32, Ordering};
 #[cfg(phasers_loom)]
 use loom::sync::atomic::{AtomicU32, Ordering};
 
+/// The word sleepers wait on: `linux_futex`'s on Linux, for its timed waits (`atomic_wait` has
+/// none), a plain atomic elsewhere. Both are an `AtomicU32` in memory.
+#[cfg(all(target_os = "linux", not(phasers_loom)))]
+type Word = linux_futex::Futex<linux_futex::Private>;
+#[cfg(not(all(target_os = "linux", not(phasers_loom))))]
+type Word = AtomicU32;
+
 /// A 32-bit epoch that every wake bumps.
 pub(crate) struct Futex {
-    epoch: AtomicU32,
+    word: Word,
     #[cfg(phasers_loom)]
     lock: loom::sync::Mutex<()>,
     #[cfg(phasers_loom)]
@@ -26,7 +33,7 @@ pub(crate) struct Futex {
 impl Futex {
     pub(crate) fn new() -> Self {
         Futex {
-            epoch: AtomicU32::new(0),
+            word: Word::new(0),
             #[cfg(phasers_loom)]
             lock: loom::sync::Mutex::new(()),
             #[cfg(phasers_loom)]
@@ -34,24 +41,33 @@ impl Futex {
         }
     }
 
+    /// The epoch as an atomic, whatever wraps it.
+    #[inline]
+    fn epoch_word(&self) -> &AtomicU32 {
+        #[cfg(all(target_os = "linux", not(phasers_loom)))]
+        return &self.word.value;
+        #[cfg(not(all(target_os = "linux", not(phasers_loom))))]
+        return &self.word;
+    }
+
     /// The current epoch, to be read before the sleeper validates its condition (`Acquire`, so a
     /// sleeper that reads a wake's bump also sees what the waker wrote before it).
     #[inline]
     pub(crate) fn epoch(&self) -> u32 {
-        self.epoch.load(Ordering::Acquire)
+        self.epoch_word().load(Ordering::Acquire)
     }
 
     /// Sleeps while the epoch is still `epoch`. May return spuriously.
     pub(crate) fn wait(&self, epoch: u32) {
         #[cfg(not(phasers_loom))]
-        atomic_wait::wait(&self.epoch, epoch);
+        atomic_wait::wait(self.epoch_word(), epoch);
         #[cfg(phasers_loom)]
         {
             let guard = self
                 .lock
                 .lock()
                 .expect("no loom thread panics while holding the futex lock");
-            if self.epoch.load(Ordering::Relaxed) == epoch {
+            if self.epoch_word().load(Ordering::Relaxed) == epoch {
                 drop(self.sleepers.wait(guard));
             }
         }
@@ -65,30 +81,17 @@ impl Futex {
         if left.is_zero() {
             return;
         }
-        // A relative timeout, measured by the kernel on CLOCK_MONOTONIC, the clock of `Instant`.
-        let timeout = libc::timespec {
-            tv_sec: left.as_secs().min(libc::time_t::MAX as u64) as libc::time_t,
-            tv_nsec: left.subsec_nanos() as _,
-        };
-        // SAFETY: `FUTEX_WAIT` reads the 32-bit word at the address of `self.epoch`, which lives
-        // as long as `self`, and the timespec on this stack frame; it writes neither. It returns
-        // at once if the word no longer holds `epoch`, on a wake, a signal or the timeout.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                &self.epoch as *const AtomicU32,
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                epoch,
-                &timeout as *const libc::timespec,
-            );
-        }
+        // The same futex word `atomic_wait` sleeps on, so one wake reaches timed and untimed
+        // sleepers alike. Every outcome (woken, timed out, interrupted, the epoch already moved)
+        // sends the caller back to check its condition, so the result carries nothing to act on.
+        let _ = self.word.wait_for(epoch, left);
     }
 
     /// Bumps the epoch (`Release`, after whatever the waker changed), then wakes every sleeper.
     pub(crate) fn wake_all(&self) {
-        self.epoch.fetch_add(1, Ordering::Release);
+        self.epoch_word().fetch_add(1, Ordering::Release);
         #[cfg(not(phasers_loom))]
-        atomic_wait::wake_all(&self.epoch);
+        atomic_wait::wake_all(self.epoch_word());
         #[cfg(phasers_loom)]
         {
             let _guard = self

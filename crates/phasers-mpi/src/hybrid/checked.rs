@@ -62,12 +62,12 @@ fn placement(shared: &ProcessShared, sig: &Signature, typed: bool) -> (Mode, usi
         Kind::Reduce | Kind::Allreduce => (
             Mode::Placed,
             processes.saturating_mul(block),
-            process * block,
+            process.saturating_mul(block),
         ),
         Kind::Gather | Kind::Split => (
             Mode::Placed,
             layout.size.saturating_mul(block),
-            shared.first_rank() * block,
+            shared.first_rank().saturating_mul(block),
         ),
     };
     if used == 0 {

@@ -81,7 +81,11 @@
 //! So a matched small call costs what it costs unchecked plus the envelope's extra bytes (Open
 //! MPI 4.1, 2 processes of one node: the envelope's reduction took 0.67 us, a one-word
 //! `MPI_Iallreduce` 0.55 us); a barrier or a broadcast becomes that reduction too, since a
-//! check needs every process to hear from every other. Unchecked, processes that call differently make an erroneous MPI program: an
+//! check needs every process to hear from every other. End to end (`examples/hybrid_allreduce`,
+//! 2 processes x 1 thread, 2-core AMD EPYC), checked against unchecked: a one-word allreduce
+//! 1.27 us against 1.04 us, 17 `f64` (the most inside the envelope) 1.37 us against 1.15 us,
+//! 18 `f64` (the first sent after it) 2.11 us against 1.15 us, 1024 `f64` 10.2 us against
+//! 8.6 us, 1M `f64` alike (15 ms), a barrier 1.2 us against 0.67 us. Unchecked, processes that call differently make an erroneous MPI program: an
 //! allreduce of 2 elements against one of 102 aborts the job with `MPI_ERR_TRUNCATE`, a
 //! broadcast against an allreduce hangs, and broadcasts of different lengths or roots, or
 //! reductions with different ops or element types, return garbage without an error.

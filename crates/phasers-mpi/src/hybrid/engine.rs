@@ -11,7 +11,6 @@ use super::flight::Flight;
 use super::plan;
 use super::shared::{Outcome, ProcessShared, Slot, SlotInner, DONE, GATHERING, IN_FLIGHT};
 use super::signature::{check_local, Kind, Post};
-use super::wire;
 use crate::error::{Error, Result};
 use crate::progress::{poll_until, WaitFor};
 
@@ -71,6 +70,10 @@ pub(crate) fn arrive(
 }
 
 /// The last arrival's work: compare the posts, combine the local part, start the flight.
+///
+/// Across processes, a checked call (and every split) starts with its envelope (see
+/// `checked.rs`); an unchecked one goes straight to its stages, a process whose members got the
+/// call wrong sending zeros of the length its first member's call implies.
 fn complete_local(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
     let mut posts: Vec<Post> = inner.posts.iter_mut().filter_map(Option::take).collect();
     if posts.len() != shared.local {
@@ -78,27 +81,31 @@ fn complete_local(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
         return finish(slot, inner, Err(shared.broken_error()));
     }
     let checked = shared.options.checked;
-    let local_error = check_local(&posts, shared.first_rank(), checked);
+    let single = shared.layout.counts.len() == 1;
+    let process = (!single).then(|| shared.process());
+    let local_error = check_local(&posts, shared.first_rank(), process, checked);
     let sig = posts[0].sig;
     let reducer = posts[0].reducer.clone();
     let builtin = reducer.as_ref().is_some_and(|r| r.builtin().is_some());
-    let data = match &local_error {
-        Some(_) => Bytes::zeroed(plan::contribution_len(shared, &sig)),
-        None => combine(shared, &mut posts),
-    };
-    drop(posts);
-    let single = shared.layout.counts.len() == 1;
-    let exchange = (checked || sig.kind == Kind::Split) && !single;
-    let flight = if exchange {
-        let record = wire::encode(&sig, local_error.as_ref());
-        let stages = plan::stages(shared, &sig, builtin);
-        Flight::checked(record, data, stages, reducer, sig.elem_size)
+    let flight = if (checked || sig.kind == Kind::Split) && !single {
+        let data = match local_error {
+            Some(_) => Bytes::default(),
+            None => combine(shared, &mut posts),
+        };
+        drop(posts);
+        Flight::checked(shared, sig, local_error, data, reducer)
     } else {
         match local_error {
             Some(local) if local.everywhere || single => {
+                drop(posts);
                 return finish(slot, inner, Err(local.error));
             }
             forced => {
+                let data = match forced {
+                    Some(_) => Bytes::zeroed(plan::contribution_len(shared, &sig)),
+                    None => combine(shared, &mut posts),
+                };
+                drop(posts);
                 let stages = plan::stages(shared, &sig, builtin);
                 Flight::new(
                     data,

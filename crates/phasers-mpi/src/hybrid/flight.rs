@@ -5,9 +5,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::bytes::Bytes;
-use super::reducer::Reducer;
+use super::checked::{CheckedCall, Next};
+use super::envelope;
+use super::plan;
+use super::reducer::{MpiReduction, Reducer};
 use super::request::{self, Blocks, Request};
 use super::shared::{Outcome, ProcessShared};
+use super::signature::{LocalError, Signature};
 use super::wire;
 use crate::channel::Channel;
 use crate::error::{Error, Result};
@@ -26,20 +30,22 @@ pub(crate) enum Net {
 /// One step of a call's cross-process part. `data` is the process's current value; results
 /// arrive in `recv` and replace `data` where the stage says so.
 pub(crate) enum Stage {
-    /// Checked mode: every process's record (see [`wire`]); the payload follows if all agree.
-    Signatures,
+    /// A checked call whose envelopes disagree: every process's detailed record (see [`wire`])
+    /// to every process, which draws the call's error from them.
+    Details,
     Barrier(Net),
     /// `data` from `root` to all, in place.
     Bcast {
         net: Net,
         root: usize,
     },
-    /// Built-in reduction of `data` to `root`, which takes the result.
+    /// Reduction of `data` with the flight's MPI operation (a built-in op, or the envelope's
+    /// merge) to `root`, which takes the result.
     Reduce {
         net: Net,
         root: usize,
     },
-    /// Built-in reduction of `data`; everyone takes the result.
+    /// As `Reduce`; everyone takes the result.
     Allreduce(Net),
     /// Custom reduction to all: gather every process's partial, combine in process order.
     AllgatherFold,
@@ -70,10 +76,16 @@ pub(crate) struct Flight {
     active: Option<(Request, Stage)>,
     data: Bytes,
     recv: Bytes,
-    /// Checked mode: the payload and its stages, held until the records agree.
-    held: Option<(Bytes, VecDeque<Stage>)>,
+    /// The MPI operation of `Reduce` and `Allreduce` stages: the envelope's while it travels,
+    /// then the call's built-in op.
+    reduction: Option<MpiReduction>,
+    /// Custom reductions combine the gathered partial results with it.
     reducer: Option<Arc<dyn Reducer>>,
+    /// Bytes per element of `data`: MPI counts elements.
     elem_size: usize,
+    /// A checked call whose envelope is on its way: what it holds back until the envelopes
+    /// are merged.
+    checked: Option<CheckedCall>,
     /// An error found locally in unchecked mode: the stages run (so the other processes are not
     /// left waiting), and then every local member gets this error.
     forced: Option<Error>,
@@ -93,30 +105,33 @@ impl Flight {
             active: None,
             data,
             recv: Bytes::default(),
-            held: None,
+            reduction: reducer.as_ref().and_then(|r| r.builtin()),
             reducer,
             elem_size: elem_size.max(1),
             forced,
+            checked: None,
             split: Vec::new(),
         }
     }
 
-    /// A checked flight: the records first, then `payload` through `stages` if they agree.
+    /// A checked call (see `checked.rs`): the envelope first, then what it says follows.
     pub(crate) fn checked(
-        record: Bytes,
-        payload: Bytes,
-        stages: VecDeque<Stage>,
+        shared: &ProcessShared,
+        sig: Signature,
+        local_error: Option<LocalError>,
+        data: Bytes,
         reducer: Option<Arc<dyn Reducer>>,
-        elem_size: usize,
     ) -> Flight {
+        let (record, call) = CheckedCall::start(shared, sig, local_error, data, reducer.clone());
         let mut flight = Flight::new(
             record,
-            VecDeque::from([Stage::Signatures]),
+            plan::envelope_stages(shared),
             reducer,
-            elem_size,
+            envelope::RECORD,
             None,
         );
-        flight.held = Some((payload, stages));
+        flight.reduction = Some(envelope::reduction());
+        flight.checked = Some(call);
         flight
     }
 
@@ -134,6 +149,10 @@ impl Flight {
                 }
             }
             let Some(stage) = self.stages.pop_front() else {
+                if let Some(call) = self.checked.take() {
+                    self.after_envelope(call, shared);
+                    continue;
+                }
                 if let Some(error) = self.forced.take() {
                     return Some(Err(error));
                 }
@@ -151,6 +170,27 @@ impl Flight {
             }
             if let Some(request) = self.begin(&stage, shared) {
                 self.active = Some((request, stage));
+            }
+        }
+    }
+
+    /// Goes on as the merged envelope (now `data`) says.
+    fn after_envelope(&mut self, call: CheckedCall, shared: &ProcessShared) {
+        match call.after(shared, &self.data) {
+            Next::Go {
+                data,
+                stages,
+                reduction,
+                elem_size,
+            } => {
+                self.data = data;
+                self.stages = stages;
+                self.reduction = reduction;
+                self.elem_size = elem_size.max(1);
+            }
+            Next::Details(record) => {
+                self.data = record;
+                self.stages = VecDeque::from([Stage::Details]);
             }
         }
     }
@@ -181,14 +221,14 @@ impl Flight {
         let send = self.data.as_ptr();
         let len = self.data.len();
         let count = len / self.elem_size;
-        let builtin = self.reducer.as_ref().and_then(|r| r.builtin());
+        let reduction = self.reduction;
         // SAFETY: for every start below, `data` and `recv` are heap buffers owned by this flight;
         // neither is touched, moved out or freed until the request completes (`finish` runs
         // after a successful test, and `Drop` leaks them if it never does); `recv` is sized for
         // what the collective writes; `Blocks` live in the stage kept beside the request.
         let request = unsafe {
             match stage {
-                Stage::Signatures => {
+                Stage::Details => {
                     self.recv = Bytes::zeroed(wire::RECORD * size);
                     request::iallgather(channel, send, len, self.recv.as_mut_ptr())
                 }
@@ -198,12 +238,12 @@ impl Flight {
                 }
                 Stage::Reduce { root, .. } => {
                     self.recv = Bytes::zeroed(len);
-                    let red = builtin?;
+                    let red = reduction?;
                     request::ireduce(channel, send, self.recv.as_mut_ptr(), count, red, *root)
                 }
                 Stage::Allreduce(_) => {
                     self.recv = Bytes::zeroed(len);
-                    let red = builtin?;
+                    let red = reduction?;
                     request::iallreduce(channel, send, self.recv.as_mut_ptr(), count, red)
                 }
                 Stage::AllgatherFold => {
@@ -233,16 +273,11 @@ impl Flight {
     fn finish(&mut self, stage: Stage, shared: &ProcessShared) -> Result<()> {
         let me = Self::channel(shared, Self::net(&stage)).map_or(0, Channel::rank);
         match stage {
-            Stage::Signatures => {
-                if let Some(error) =
+            Stage::Details => {
+                return Err(
                     wire::verdict(self.recv.as_slice(), &shared.layout.offsets, true)
-                {
-                    return Err(error);
-                }
-                if let Some((payload, stages)) = self.held.take() {
-                    self.data = payload;
-                    self.stages = stages;
-                }
+                        .unwrap_or_else(wire::unnamed_difference),
+                );
             }
             Stage::Barrier(_) | Stage::Bcast { .. } | Stage::Split => {}
             Stage::Reduce { root, .. } => {

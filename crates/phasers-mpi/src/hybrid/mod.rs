@@ -54,14 +54,41 @@
 //!
 //! So a one-word allreduce costs one shared-memory meeting and one `MPI_Iallreduce`.
 //!
-//! # Checked mode
+//! # Checked mode (the default)
 //!
-//! With [`HybridTeamBuilder::checked`], the cross-process step opens with a fixed-size
-//! record per process (its members' common signature, or the error it found among them),
-//! exchanged with `MPI_Iallgather`. Its shape never depends on the call, so it always matches.
-//! Every process draws the same verdict from the same records, so every member of every process
-//! returns the same [`Error::Mismatch`](crate::Error::Mismatch) (with global ranks) or
-//! [`Error::InvalidArgument`](crate::Error::InvalidArgument), and no payload moves.
+//! Every member of every process must make the same call: the same collective, element type,
+//! length, root and op. Checked, which teams are unless built with
+//! [`HybridTeamBuilder::unchecked`], members that differ get the same
+//! [`Error::Mismatch`](crate::Error::Mismatch) on every member of every process, naming both
+//! sides (global ranks, processes, and each one's call), and a member's bad argument reaches
+//! every member as the same [`Error::InvalidArgument`](crate::Error::InvalidArgument): never a
+//! hang, an MPI error or garbage, in every build profile.
+//!
+//! 1. The members of a process are compared in step 2 above, as always.
+//! 2. The cross-process step opens with the **envelope** (`envelope.rs`): 256 bytes per
+//!    process holding the call's signature (each word and its complement, merged by maximum:
+//!    every process learns whether all words' maximum equals their minimum), an error flag, and
+//!    the call's data where it fits in 136 bytes (reduced with the call's op, or placed at the
+//!    process's offset and merged by OR). It is one `MPI_Iallreduce` with an MPI operation of
+//!    ours (node-aware: node reduce, leaders' allreduce, node broadcast), whose shape never
+//!    depends on the call, so processes that called differently still make matching MPI calls.
+//! 3. Every process reads the same merged envelope. All agree and the data was inside: the call
+//!    is over, one reduction as unchecked. All agree and the data was too large: the call's
+//!    own stages follow, one small round trip later. Some differ: each process's 1 KiB
+//!    detailed record goes to every process (`MPI_Iallgather`), and each draws the same error
+//!    from them; no data moves.
+//!
+//! So a matched small call costs what it costs unchecked plus the envelope's extra bytes (Open
+//! MPI 4.1, 2 processes of one node: the envelope's reduction took 0.67 us, a one-word
+//! `MPI_Iallreduce` 0.55 us); a barrier or a broadcast becomes that reduction too, since a
+//! check needs every process to hear from every other. End to end (`examples/hybrid_allreduce`,
+//! 2 processes x 1 thread, 2-core AMD EPYC), checked against unchecked: a one-word allreduce
+//! 1.27 us against 1.04 us, 17 `f64` (the most inside the envelope) 1.37 us against 1.15 us,
+//! 18 `f64` (the first sent after it) 2.11 us against 1.15 us, 1024 `f64` 10.2 us against
+//! 8.6 us, 1M `f64` alike (15 ms), a barrier 1.2 us against 0.67 us. Unchecked, processes that call differently make an erroneous MPI program: an
+//! allreduce of 2 elements against one of 102 aborts the job with `MPI_ERR_TRUNCATE`, a
+//! broadcast against an allreduce hangs, and broadcasts of different lengths or roots, or
+//! reductions with different ops or element types, return garbage without an error.
 //!
 //! # Failures
 //!
@@ -81,7 +108,9 @@
 //! [`Threading::Serialized`](crate::Threading::Serialized).
 
 mod bytes;
+mod checked;
 mod engine;
+mod envelope;
 mod flight;
 mod layout;
 mod member;

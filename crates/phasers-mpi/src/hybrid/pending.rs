@@ -39,8 +39,8 @@ impl<'a> Output<'a> {
                 what: "hybrid team",
                 reason: format!(
                     "a call's result has {} bytes where this member needs {} from byte {}; in \
-                     unchecked mode this means members called different collectives (build the \
-                     team with .checked(true) to find them)",
+                     an unchecked team this means members called different collectives (build \
+                     the team without .unchecked() to find them)",
                     src.len(),
                     self.len,
                     self.from

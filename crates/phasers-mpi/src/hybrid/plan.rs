@@ -121,6 +121,26 @@ pub(crate) fn stages(shared: &ProcessShared, sig: &Signature, builtin: bool) -> 
     VecDeque::from(stages)
 }
 
+/// The stages of a checked call's envelope (see `envelope.rs`), the same for every call: one
+/// `MPI_Iallreduce`, or where the team is node-aware a node `Ireduce`, a leaders' `Iallreduce`
+/// and a node `Ibcast`, each with the envelope's datatype and merge.
+pub(crate) fn envelope_stages(shared: &ProcessShared) -> VecDeque<Stage> {
+    match shared.layout.hierarchy {
+        Some(_) => VecDeque::from([
+            Stage::Reduce {
+                net: Net::Node,
+                root: 0,
+            },
+            Stage::Allreduce(Net::Leaders),
+            Stage::Bcast {
+                net: Net::Node,
+                root: 0,
+            },
+        ]),
+        None => VecDeque::from([Stage::Allreduce(Net::Flat)]),
+    }
+}
+
 /// Bytes this process contributes to a call whose members agree on `sig`: what a process sends
 /// in place of its members' data when they got the call wrong (unchecked mode), so that the
 /// other processes' MPI calls still match.

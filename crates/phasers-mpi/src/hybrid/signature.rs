@@ -87,46 +87,77 @@ impl Signature {
         self.len * self.elem_size
     }
 
-    pub(crate) fn length_text(&self) -> String {
-        match self.kind {
-            Kind::Scatter => format!("{} elements per member", self.len),
-            _ => format!("{} elements", self.len),
-        }
+    /// The call in words, for the two sides of a [`Error::Mismatch`]: "allreduce of 2 u64
+    /// elements with Op::Sum".
+    pub(crate) fn describe(&self) -> String {
+        describe_call(self.kind, self.type_name, self.len, self.root, self.op)
     }
 
-    /// The first way `theirs` differs from `self`: (what, ours, theirs). `full` adds the
+    /// What differs first between `self` and `theirs`, in the order a reader checks a call:
+    /// the collective, the element type, the length, the root, the operator. `full` adds the
     /// operator, which only checked mode compares.
     pub(crate) fn difference(
         &self,
         theirs: &Signature,
         same_type: bool,
         full: bool,
-    ) -> Option<(&'static str, String, String)> {
+    ) -> Option<&'static str> {
         if self.kind != theirs.kind {
-            return Some((
-                "collective",
-                self.kind.name().to_owned(),
-                theirs.kind.name().to_owned(),
-            ));
+            Some("collective")
+        } else if !same_type || self.elem_size != theirs.elem_size {
+            Some("element type")
+        } else if self.len != theirs.len {
+            Some("length")
+        } else if self.kind.has_root() && self.root != theirs.root {
+            Some("root")
+        } else if full && self.kind.combines() && self.op != theirs.op {
+            Some("operation")
+        } else {
+            None
         }
-        if !same_type || self.elem_size != theirs.elem_size {
-            return Some((
-                "element type",
-                self.type_name.to_owned(),
-                theirs.type_name.to_owned(),
-            ));
-        }
-        if self.len != theirs.len {
-            return Some(("length", self.length_text(), theirs.length_text()));
-        }
-        if self.kind.has_root() && self.root != theirs.root {
-            return Some(("root", self.root.to_string(), theirs.root.to_string()));
-        }
-        if full && self.kind.combines() && self.op != theirs.op {
-            return Some(("operation", self.op.to_owned(), theirs.op.to_owned()));
-        }
-        None
     }
+}
+
+/// A call in words: "barrier", "broadcast of 2 u64 elements from root 0", "allreduce of 2 u64
+/// elements with Op::Sum", "scatter of 2 u64 elements per member from root 1", ...
+pub(crate) fn describe_call(
+    kind: Kind,
+    type_name: &str,
+    len: usize,
+    root: usize,
+    op: &str,
+) -> String {
+    let elements = |per_member: bool| {
+        let each = if per_member { " per member" } else { "" };
+        format!(
+            "{len} {type_name} element{}{each}",
+            if len == 1 { "" } else { "s" }
+        )
+    };
+    match kind {
+        Kind::Barrier | Kind::Split => kind.name().to_owned(),
+        Kind::Broadcast => format!("broadcast of {} from root {root}", elements(false)),
+        Kind::Reduce => format!("reduce of {} to root {root} with Op::{op}", elements(false)),
+        Kind::Allreduce => format!("allreduce of {} with Op::{op}", elements(false)),
+        Kind::Gather => format!("gather of {} to root {root}", elements(false)),
+        Kind::Scatter => format!("scatter of {} from root {root}", elements(true)),
+    }
+}
+
+/// " (process 3)" where the team has several processes, so both sides of a mismatch say where
+/// the call was made.
+pub(crate) fn in_process(process: Option<usize>) -> String {
+    process.map_or_else(String::new, |p| format!(" (process {p})"))
+}
+
+/// A 64-bit FNV-1a hash: how a name (an element type, an operator) travels in a fixed-size word.
+pub(crate) fn name_hash(name: &str) -> u64 {
+    if name.is_empty() {
+        return 0;
+    }
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// A bad argument of a member's own.
@@ -156,19 +187,26 @@ pub(crate) struct LocalError {
 }
 
 /// Compares the posts of one process's members (local rank order; `first_rank` is local member
-/// 0's global rank), then looks for their own argument errors.
-pub(crate) fn check_local(posts: &[Post], first_rank: usize, full: bool) -> Option<LocalError> {
+/// 0's global rank, `process` this process where the team has several), then looks for their
+/// own argument errors.
+pub(crate) fn check_local(
+    posts: &[Post],
+    first_rank: usize,
+    process: Option<usize>,
+    full: bool,
+) -> Option<LocalError> {
     let first = &posts[0];
     for (i, post) in posts.iter().enumerate().skip(1) {
         let same_type = first.sig.type_id == post.sig.type_id;
-        if let Some((what, ours, theirs)) = first.sig.difference(&post.sig, same_type, full) {
+        if let Some(what) = first.sig.difference(&post.sig, same_type, full) {
+            let at = in_process(process);
             return Some(LocalError {
                 error: Error::Mismatch {
                     what,
                     rank: first_rank,
-                    ours,
+                    ours: format!("{}{at}", first.sig.describe()),
                     other: first_rank + i,
-                    theirs,
+                    theirs: format!("{}{at}", post.sig.describe()),
                 },
                 everywhere: false,
             });
@@ -180,4 +218,35 @@ pub(crate) fn check_local(posts: &[Post], first_rank: usize, full: bool) -> Opti
             everywhere: invalid.everywhere,
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_read_as_words() {
+        let mut sig = Signature::new::<u64>(Kind::Allreduce, 2, 5);
+        sig.op = "Sum";
+        assert_eq!(sig.describe(), "allreduce of 2 u64 elements with Op::Sum");
+        let bcast = Signature::new::<f64>(Kind::Broadcast, 1, 3);
+        assert_eq!(bcast.describe(), "broadcast of 1 f64 element from root 3");
+        let scatter = Signature::new::<u32>(Kind::Scatter, 4, 0);
+        assert_eq!(
+            scatter.describe(),
+            "scatter of 4 u32 elements per member from root 0"
+        );
+        assert_eq!(
+            Signature::new::<()>(Kind::Barrier, 0, 0).describe(),
+            "barrier"
+        );
+        assert_eq!(sig.difference(&bcast, false, true), Some("collective"));
+        let mut max = sig;
+        max.op = "Max";
+        assert_eq!(sig.difference(&max, true, true), Some("operation"));
+        assert_eq!(sig.difference(&max, true, false), None);
+        assert_eq!(in_process(Some(1)), " (process 1)");
+        assert_ne!(name_hash("u64"), name_hash("i64"));
+        assert_eq!(name_hash(""), 0);
+    }
 }

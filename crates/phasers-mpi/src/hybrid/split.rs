@@ -165,8 +165,10 @@ impl HybridMember {
     /// Collective over the whole team, in every process, and synchronizing, like
     /// `MPI_Comm_split` (which it calls): every member calls it. The new teams have their own
     /// communicators and are independent of this one and of each other; they inherit checked
-    /// mode, node awareness and the timeout. Splits are always checked: members of any process
-    /// that call a different collective get [`Error::Mismatch`].
+    /// mode, node awareness and the timeout. In a checked team (the default), members of any
+    /// process that call a different collective get [`Error::Mismatch`]; in an unchecked team,
+    /// only the members of one process are compared (see
+    /// [`HybridTeamBuilder::unchecked`](super::HybridTeamBuilder::unchecked)).
     ///
     /// A hybrid team's ranks are process-major. So the new team's processes come in the order
     /// of their first member by `(key, old rank)`, and each process's members by `(key, old

@@ -1,17 +1,18 @@
-//! The fixed-size record each process sends in checked mode: its members' common signature and
-//! the error it found locally, if any. Every process gathers every record and draws the same
-//! conclusion from them, so every member of every process returns the same result.
+//! The fixed-size detailed record each process sends when a checked call's envelopes disagree
+//! (see `checked.rs`): its members' common signature and the error it found locally, if any.
+//! Every process gathers every record and draws the same conclusion from them, so every member
+//! of every process returns the same error, naming both sides.
 //!
 //! | bytes | content |
 //! |---|---|
-//! | 0..96 | 12 little-endian `u64`s: kind, element size, length, root, error tag, error `what`, rank, other, everywhere |
+//! | 0..96 | 12 little-endian `u64`s: kind, element size, length, root, error tag, error `what`, rank, other, everywhere, element type name hash |
 //! | 96..224 | element type name (UTF-8, zero padded, cut at 128 bytes) |
 //! | 224..256 | op name |
 //! | 256..640 | first text (`ours`, or the invalid-argument message) |
 //! | 640..1024 | second text (`theirs`) |
 
 use super::bytes::Bytes;
-use super::signature::{Kind, LocalError, Signature};
+use super::signature::{describe_call, in_process, name_hash, Kind, LocalError, Signature};
 use crate::error::Error;
 
 /// Bytes of one process's record.
@@ -39,6 +40,8 @@ pub(crate) fn encode(sig: &Signature, error: Option<&LocalError>) -> Bytes {
     words[1] = sig.elem_size as u64;
     words[2] = sig.len as u64;
     words[3] = sig.root as u64;
+    // The name field cuts long names; the hash tells apart types whose names differ further on.
+    words[9] = name_hash(sig.type_name);
     let (mut first, mut second) = (String::new(), String::new());
     if let Some(local) = error {
         words[8] = u64::from(local.everywhere);
@@ -141,16 +144,19 @@ impl Record {
         Kind::ALL.into_iter().find(|k| *k as u64 == self.words[0])
     }
 
-    fn kind_name(&self) -> String {
-        self.kind()
-            .map_or_else(|| "?".to_owned(), |k| k.name().to_owned())
-    }
-
-    fn length_text(&self) -> String {
-        match self.kind() {
-            Some(Kind::Scatter) => format!("{} elements per member", self.words[2]),
-            _ => format!("{} elements", self.words[2]),
-        }
+    /// The call in words, with the process that made it.
+    fn describe(&self, process: usize) -> String {
+        let call = match self.kind() {
+            Some(kind) => describe_call(
+                kind,
+                &self.type_name,
+                self.words[2] as usize,
+                self.words[3] as usize,
+                &self.op,
+            ),
+            None => format!("an unknown collective (code {})", self.words[0]),
+        };
+        format!("{call}{}", in_process(Some(process)))
     }
 }
 
@@ -164,30 +170,29 @@ pub(crate) fn verdict(records: &[u8], offsets: &[usize], full: bool) -> Option<E
     let all: Vec<Record> = records.chunks_exact(RECORD).map(decode).collect();
     let first = all.first()?;
     for (p, rec) in all.iter().enumerate() {
-        let diff = if rec.words[0] != first.words[0] {
-            Some(("collective", first.kind_name(), rec.kind_name()))
-        } else if rec.words[1] != first.words[1] || rec.type_name != first.type_name {
-            Some((
-                "element type",
-                first.type_name.clone(),
-                rec.type_name.clone(),
-            ))
+        let what = if rec.words[0] != first.words[0] {
+            Some("collective")
+        } else if rec.words[1] != first.words[1]
+            || rec.words[9] != first.words[9]
+            || rec.type_name != first.type_name
+        {
+            Some("element type")
         } else if rec.words[2] != first.words[2] {
-            Some(("length", first.length_text(), rec.length_text()))
+            Some("length")
         } else if first.kind().is_some_and(Kind::has_root) && rec.words[3] != first.words[3] {
-            Some(("root", first.words[3].to_string(), rec.words[3].to_string()))
+            Some("root")
         } else if full && first.kind().is_some_and(Kind::combines) && rec.op != first.op {
-            Some(("operation", first.op.clone(), rec.op.clone()))
+            Some("operation")
         } else {
             None
         };
-        if let Some((what, ours, theirs)) = diff {
+        if let Some(what) = what {
             return Some(Error::Mismatch {
                 what,
                 rank: offsets[0],
-                ours,
+                ours: first.describe(0),
                 other: offsets[p],
-                theirs,
+                theirs: rec.describe(p),
             });
         }
         match rec.error() {
@@ -196,7 +201,6 @@ pub(crate) fn verdict(records: &[u8], offsets: &[usize], full: bool) -> Option<E
             // thread team does.
             Some(Error::Mismatch {
                 what,
-                ours,
                 other,
                 theirs,
                 ..
@@ -204,7 +208,7 @@ pub(crate) fn verdict(records: &[u8], offsets: &[usize], full: bool) -> Option<E
                 return Some(Error::Mismatch {
                     what,
                     rank: offsets[0],
-                    ours,
+                    ours: first.describe(0),
                     other,
                     theirs,
                 })
@@ -214,6 +218,18 @@ pub(crate) fn verdict(records: &[u8], offsets: &[usize], full: bool) -> Option<E
         }
     }
     None
+}
+
+/// The error when the envelopes disagreed but no field of the detailed records differs (the
+/// records compare every field the envelope carries, so only a record damaged on the way can
+/// get here): every process draws it alike from the same records.
+pub(crate) fn unnamed_difference() -> Error {
+    Error::Broken {
+        what: "hybrid team",
+        reason: "the processes' calls differ (their envelopes disagree) in a way their detailed \
+                 records do not show; every member of every process must make the same call"
+            .to_owned(),
+    }
 }
 
 /// Whether every process's record says MPI is left out of the call alike (see
@@ -249,8 +265,11 @@ mod tests {
                 ours,
                 theirs,
             }) => {
-                assert_eq!(ours, "7 elements");
-                assert_eq!(theirs, "8 elements");
+                assert_eq!(ours, "allreduce of 7 f64 elements with Op::Sum (process 0)");
+                assert_eq!(
+                    theirs,
+                    "allreduce of 8 f64 elements with Op::Sum (process 1)"
+                );
             }
             v => panic!("unexpected verdict {v:?}"),
         }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use phasers::Op;
 use phasers_mpi::{Error, HybridTeam};
 
-use crate::case::{ensure, Case, Ctx, Failures, INTENTIONAL};
+use crate::case::{ensure, every, Case, Ctx, Failures, INTENTIONAL};
 
 pub fn cases() -> Vec<Case> {
     vec![
@@ -83,12 +83,19 @@ fn panicking_op(ctx: &Ctx<'_>) -> Result<(), String> {
 }
 
 /// Rank 0 times out waiting for the others, gets `Timeout` and then `Broken`; the others arrive
-/// later and complete the call that rank 0's MPI request still takes part in. Unchecked, so the
-/// call is one `MPI_Iallreduce` that rank 0 started before it gave up (a checked call has a
-/// second stage that rank 0 would never start, and the others would time out too).
+/// later and complete the call that rank 0's MPI request still takes part in. Checked or not,
+/// a one-word allreduce is one `MPI_Iallreduce` (checked, the word travels in the envelope)
+/// that rank 0 started before it gave up; a call of several stages would leave the others
+/// waiting for one that rank 0 never starts.
 fn timeout(ctx: &Ctx<'_>) -> Result<(), String> {
+    every([true, false], |checked| {
+        timeout_in(ctx, checked).map_err(|e| format!("checked {checked}: {e}"))
+    })
+}
+
+fn timeout_in(ctx: &Ctx<'_>, checked: bool) -> Result<(), String> {
     let team = HybridTeam::builder(ctx.mpi, ctx.comm, 2)
-        .checked(false)
+        .checked(checked)
         .timeout(Duration::from_millis(200))
         .build()
         .map_err(|e| format!("build: {e}"))?;

@@ -21,6 +21,7 @@ mod combined;
 mod errors;
 mod hybrid;
 mod hybrid_faults;
+mod hybrid_mismatch;
 mod launcher;
 mod process;
 mod rng;
@@ -59,6 +60,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(combined::cases());
     cases.extend(hybrid::cases());
     cases.extend(hybrid_faults::cases());
+    cases.extend(hybrid_mismatch::cases());
     cases
 }
 

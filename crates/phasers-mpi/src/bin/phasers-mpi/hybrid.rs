@@ -203,8 +203,9 @@ fn hybrid<T: Value>(
         "hybrid allreduce of {length} at {} ranks x {threads} threads",
         comm.size()
     );
+    // The algorithm, without the cross-process check (see `HybridTeamBuilder::unchecked`).
     let team = HybridTeam::builder(mpi, comm, threads)
-        .checked(false)
+        .unchecked()
         .build()?;
     let workers: Vec<_> = team
         .members()

@@ -1,0 +1,165 @@
+//! A checked call across processes: the envelope each process sends first, and what follows
+//! once the envelopes are merged (see `envelope.rs`).
+//!
+//! | the merged envelope says | what follows |
+//! |---|---|
+//! | all agree, payload inside | nothing: the result is read from the envelope (a split still makes its teams) |
+//! | all agree, payload follows | the call's own stages (`plan::stages`), as unchecked |
+//! | some differ, or found an error | every process's detailed record (`wire.rs`) to every process; each draws the same error |
+//!
+//! Every process sees the same merged envelope, so all take the same row, and no payload of a
+//! disagreeing call ever reaches MPI.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::bytes::Bytes;
+use super::envelope::{self, Header, Mode};
+use super::flight::Stage;
+use super::plan;
+use super::reducer::{MpiReduction, Reducer};
+use super::shared::ProcessShared;
+use super::signature::{Kind, LocalError, Signature};
+use super::wire;
+
+/// What a process holds back while its envelope travels.
+pub(crate) struct CheckedCall {
+    sig: Signature,
+    local_error: Option<LocalError>,
+    reducer: Option<Arc<dyn Reducer>>,
+    /// The process's contribution when it is too large for the envelope; `None` when it
+    /// travels inside.
+    follows: Option<Bytes>,
+}
+
+/// What the call does once the envelopes are merged.
+pub(crate) enum Next {
+    /// Every process made the same call: it goes on with `data` through `stages` (none when the
+    /// envelope carried it all), `Reduce` and `Allreduce` stages with `reduction`.
+    Go {
+        data: Bytes,
+        stages: VecDeque<Stage>,
+        reduction: Option<MpiReduction>,
+        elem_size: usize,
+    },
+    /// Some process called differently or found an error: this process's detailed record, for
+    /// the exchange that names what differs.
+    Details(Bytes),
+}
+
+/// How a call's payload travels in the envelope: its mode, the bytes all processes' payloads
+/// span together, and where this process writes its part.
+fn placement(shared: &ProcessShared, sig: &Signature, typed: bool) -> (Mode, usize, usize) {
+    let block = sig.block();
+    let layout = &shared.layout;
+    let (process, processes) = (shared.process(), layout.counts.len());
+    let (mode, used, at) = match sig.kind {
+        Kind::Barrier => (Mode::Empty, 0, 0),
+        Kind::Broadcast => (Mode::Placed, block, 0),
+        Kind::Scatter => (Mode::Placed, layout.size.saturating_mul(block), 0),
+        Kind::Reduce | Kind::Allreduce if typed => (Mode::Reduced, block, 0),
+        // A custom op: every process's partial result, combined in process order afterwards.
+        Kind::Reduce | Kind::Allreduce => (
+            Mode::Placed,
+            processes.saturating_mul(block),
+            process.saturating_mul(block),
+        ),
+        Kind::Gather | Kind::Split => (
+            Mode::Placed,
+            layout.size.saturating_mul(block),
+            shared.first_rank().saturating_mul(block),
+        ),
+    };
+    if used == 0 {
+        (Mode::Empty, 0, 0)
+    } else if used > envelope::CAPACITY {
+        (Mode::Follows, 0, 0)
+    } else {
+        (mode, used, at)
+    }
+}
+
+impl CheckedCall {
+    /// The envelope of a call whose members posted `sig`, with `local_error` where they
+    /// disagree among themselves or passed a bad argument, and this process's contribution
+    /// `data` otherwise; and what to keep until it returns.
+    pub(crate) fn start(
+        shared: &ProcessShared,
+        sig: Signature,
+        local_error: Option<LocalError>,
+        data: Bytes,
+        reducer: Option<Arc<dyn Reducer>>,
+    ) -> (Bytes, CheckedCall) {
+        let typed = reducer.as_ref().and_then(|r| r.typed());
+        let (mode, used, at) = placement(shared, &sig, typed.is_some());
+        let header = Header::new(&sig, mode, typed.filter(|_| mode == Mode::Reduced), used);
+        let inside = matches!(mode, Mode::Placed | Mode::Reduced) && local_error.is_none();
+        let payload = if inside { data.as_slice() } else { &[] };
+        let record = envelope::seal(&header, local_error.is_some(), payload, at);
+        let follows = (mode == Mode::Follows).then_some(data);
+        let call = CheckedCall {
+            sig,
+            local_error,
+            reducer,
+            follows,
+        };
+        (record, call)
+    }
+
+    /// What follows the merged envelope `merged`.
+    pub(crate) fn after(self, shared: &ProcessShared, merged: &Bytes) -> Next {
+        let Some(payload) = envelope::open(merged.as_slice()) else {
+            return Next::Details(wire::encode(&self.sig, self.local_error.as_ref()));
+        };
+        let builtin = self.reducer.as_ref().and_then(|r| r.builtin());
+        match self.follows {
+            Some(data) => Next::Go {
+                data,
+                stages: plan::stages(shared, &self.sig, builtin.is_some()),
+                reduction: builtin,
+                elem_size: self.sig.elem_size,
+            },
+            None => Next::Go {
+                data: self.unpack(shared, payload),
+                stages: if self.sig.kind == Kind::Split {
+                    VecDeque::from([Stage::Split])
+                } else {
+                    VecDeque::new()
+                },
+                reduction: None,
+                elem_size: self.sig.elem_size,
+            },
+        }
+    }
+
+    /// The call's result from the merged payload, as the call's own stages would leave it.
+    fn unpack(&self, shared: &ProcessShared, payload: &[u8]) -> Bytes {
+        let block = self.sig.block();
+        let part = |from: usize, len: usize| {
+            Bytes::copy_of(
+                from.checked_add(len)
+                    .and_then(|end| payload.get(from..end))
+                    .unwrap_or(&[]),
+            )
+        };
+        match self.sig.kind {
+            Kind::Barrier => Bytes::default(),
+            Kind::Reduce | Kind::Allreduce => match &self.reducer {
+                Some(reducer) if reducer.typed().is_none() => {
+                    // The processes' partial results, combined in process order.
+                    let processes = shared.layout.counts.len();
+                    let mut acc = part(0, block);
+                    for p in 1..processes {
+                        reducer.combine(&mut acc, &part(p * block, block));
+                    }
+                    acc
+                }
+                _ => part(0, block),
+            },
+            Kind::Broadcast => part(0, block),
+            Kind::Gather | Kind::Split => part(0, shared.layout.size * block),
+            // Scatter leaves each process its own members' blocks.
+            Kind::Scatter => part(shared.first_rank() * block, shared.local * block),
+        }
+    }
+}

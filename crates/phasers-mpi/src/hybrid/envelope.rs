@@ -1,0 +1,370 @@
+//! The envelope: the fixed-size record with which every checked call across processes starts.
+//!
+//! Each process contributes one record to one reduction whose MPI operation is [`merge`] (flat:
+//! one `MPI_Iallreduce`; node-aware: node `Ireduce`, leaders' `Iallreduce`, node `Ibcast`).
+//! Its shape never depends on the call, so processes that called differently still make
+//! matching MPI calls; and the merged header tells every process, alike, whether every process
+//! made the same call and found no error among its members. A call whose payload fits
+//! ([`CAPACITY`]) travels in the same record, so it costs one reduction, as unchecked.
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 0..56 | the call's 7 header words (see [`Header`]), merged by maximum |
+//! | 56..112 | their complements, merged by maximum: the complement of the minimum |
+//! | 112..120 | 1 where a process found an error among its members, merged by maximum |
+//! | 120..256 | the payload, merged as the header's mode says while all headers agree |
+//!
+//! Maximum and complement of the minimum are exact, associative and commutative, so every
+//! process ends with the same header whatever order MPI merges in: all words agree exactly when
+//! every process's maximum equals its minimum. Header words are little-endian; the payload
+//! holds the members' own values, native-endian.
+
+use std::mem::MaybeUninit;
+use std::os::raw::{c_int, c_void};
+use std::sync::OnceLock;
+
+use mpi::datatype::Equivalence;
+use mpi::ffi;
+use mpi::raw::AsRaw;
+
+use super::bytes::Bytes;
+use super::reducer::{Builtin, ElementCode, MpiReduction};
+use super::signature::{name_hash, Signature};
+use crate::threading::mpi_call;
+
+/// Bytes of one record. Measured with 2 processes on one node (Open MPI 4.1, shared memory): a
+/// 256-byte record merges in about the time of a one-word `MPI_Iallreduce` plus 0.1 us, while
+/// 320 bytes and more cost another 0.15 us, and past 4 KiB the message goes by rendezvous.
+pub(crate) const RECORD: usize = 256;
+/// Header words; their complements follow them.
+const WORDS: usize = 7;
+const FLAG_AT: usize = 2 * WORDS * 8;
+const PAYLOAD_AT: usize = FLAG_AT + 8;
+/// Payload bytes a record carries: a call whose processes' payloads take more sends the
+/// envelope first and its payload after.
+pub(crate) const CAPACITY: usize = RECORD - PAYLOAD_AT;
+
+/// How the payload area merges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// No payload (a barrier, zero-length buffers).
+    Empty = 0,
+    /// Each process writes its bytes where no other process writes, and zeros elsewhere:
+    /// merged by OR, every process ends with every part.
+    Placed = 1,
+    /// One block per process, combined element by element with the call's built-in op.
+    Reduced = 2,
+    /// The payload is too large for the record: it follows once the headers agree.
+    Follows = 3,
+}
+
+impl Mode {
+    fn from_code(code: u64) -> Option<Mode> {
+        [Mode::Empty, Mode::Placed, Mode::Reduced, Mode::Follows]
+            .into_iter()
+            .find(|m| *m as u64 == code)
+    }
+}
+
+/// What every process must agree on, in 7 words: kind, mode, element and op codes packed in
+/// word 0; the element type's name hash; the element size; the length; the root; the op's name
+/// hash; the payload bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Header {
+    words: [u64; WORDS],
+}
+
+impl Header {
+    /// The header of a call whose members agree on `sig`, sending its payload as `mode`
+    /// (`typed`: the element and op a [`Mode::Reduced`] payload combines with), `used` bytes
+    /// over all processes.
+    pub(crate) fn new(
+        sig: &Signature,
+        mode: Mode,
+        typed: Option<(ElementCode, Builtin)>,
+        used: usize,
+    ) -> Header {
+        let (element, op) = typed.map_or((0, 0), |(e, b)| (e.code(), b.code()));
+        Header {
+            words: [
+                sig.kind as u64 | (mode as u64) << 8 | element << 16 | op << 24,
+                name_hash(sig.type_name),
+                sig.elem_size as u64,
+                sig.len as u64,
+                sig.root as u64,
+                name_hash(sig.op),
+                used as u64,
+            ],
+        }
+    }
+
+    fn mode(&self) -> Option<Mode> {
+        Mode::from_code((self.words[0] >> 8) & 0xff)
+    }
+
+    fn typed(&self) -> Option<(ElementCode, Builtin)> {
+        let element = ElementCode::from_code((self.words[0] >> 16) & 0xff)?;
+        Some((element, Builtin::from_code((self.words[0] >> 24) & 0xff)?))
+    }
+
+    fn used(&self) -> usize {
+        usize::try_from(self.words[6]).map_or(CAPACITY, |u| u.min(CAPACITY))
+    }
+}
+
+/// This process's record: `header`, whether it found an error among its members, and its
+/// `payload` written at byte `at` of the payload area (left out if it does not fit, which a
+/// header whose mode is not [`Mode::Follows`] rules out).
+pub(crate) fn seal(header: &Header, error: bool, payload: &[u8], at: usize) -> Bytes {
+    let mut record = Bytes::zeroed(RECORD);
+    let bytes = record.as_mut_slice();
+    for (i, w) in header.words.iter().enumerate() {
+        bytes[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+        bytes[(WORDS + i) * 8..(WORDS + i) * 8 + 8].copy_from_slice(&(!w).to_le_bytes());
+    }
+    bytes[FLAG_AT..PAYLOAD_AT].copy_from_slice(&u64::from(error).to_le_bytes());
+    let area = &mut bytes[PAYLOAD_AT..];
+    if let Some(part) = at
+        .checked_add(payload.len())
+        .and_then(|end| area.get_mut(at..end))
+    {
+        part.copy_from_slice(payload);
+    }
+    record
+}
+
+/// A record as merged so far.
+struct Merged {
+    high: [u64; WORDS],
+    not_low: [u64; WORDS],
+    error: u64,
+}
+
+fn word(bytes: &[u8], at: usize) -> u64 {
+    let mut le = [0u8; 8];
+    le.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(le)
+}
+
+impl Merged {
+    /// `bytes` is one whole record.
+    fn read(bytes: &[u8]) -> Merged {
+        let mut merged = Merged {
+            high: [0; WORDS],
+            not_low: [0; WORDS],
+            error: word(bytes, FLAG_AT),
+        };
+        for i in 0..WORDS {
+            merged.high[i] = word(bytes, i * 8);
+            merged.not_low[i] = word(bytes, (WORDS + i) * 8);
+        }
+        merged
+    }
+
+    /// Every record merged into this one had the same header and no error.
+    fn settled(&self) -> bool {
+        self.error == 0 && self.high.iter().zip(&self.not_low).all(|(h, n)| *h == !*n)
+    }
+}
+
+/// The payload area of a merged record when every process made the same call and found no
+/// error; `None` when they must exchange their detailed records to find out what differs.
+pub(crate) fn open(record: &[u8]) -> Option<&[u8]> {
+    let merged = Merged::read(record.get(..RECORD)?);
+    merged
+        .settled()
+        .then(|| &record[PAYLOAD_AT..PAYLOAD_AT + Header { words: merged.high }.used()])
+}
+
+/// Merges record `input` into record `inout` (each exactly [`RECORD`] bytes): the payloads
+/// when both sides agree, then the headers.
+fn merge(input: &[u8], inout: &mut [u8]) {
+    let (a, b) = (Merged::read(input), Merged::read(inout));
+    if a.settled() && b.settled() && a.high == b.high {
+        let header = Header { words: a.high };
+        let end = PAYLOAD_AT + header.used();
+        let (x, acc) = (&input[PAYLOAD_AT..end], &mut inout[PAYLOAD_AT..end]);
+        match (header.mode(), header.typed()) {
+            (Some(Mode::Placed), _) => {
+                for (acc, x) in acc.iter_mut().zip(x) {
+                    *acc |= *x;
+                }
+            }
+            (Some(Mode::Reduced), Some((element, op))) => element.combine_bytes(op, acc, x),
+            _ => {}
+        }
+    }
+    for i in 0..WORDS {
+        let high = a.high[i].max(b.high[i]);
+        let not_low = a.not_low[i].max(b.not_low[i]);
+        inout[i * 8..i * 8 + 8].copy_from_slice(&high.to_le_bytes());
+        inout[(WORDS + i) * 8..(WORDS + i) * 8 + 8].copy_from_slice(&not_low.to_le_bytes());
+    }
+    inout[FLAG_AT..PAYLOAD_AT].copy_from_slice(&a.error.max(b.error).to_le_bytes());
+}
+
+/// The envelope's MPI operation (`MPI_User_function`): merges `*len` records of `invec` into
+/// those of `inoutvec`.
+unsafe extern "C" fn merge_records(
+    invec: *mut c_void,
+    inoutvec: *mut c_void,
+    len: *mut c_int,
+    _datatype: *mut ffi::MPI_Datatype,
+) {
+    if invec.is_null() || inoutvec.is_null() || len.is_null() {
+        return;
+    }
+    // SAFETY: MPI passes a valid count.
+    let count = usize::try_from(unsafe { *len }).unwrap_or(0);
+    // SAFETY: MPI calls this operation only with our datatype (one record of `RECORD` bytes per
+    // element), so both buffers hold `count` records; the input is only read, and MPI gives
+    // the two buffers distinct memory.
+    let (input, inout) = unsafe {
+        (
+            std::slice::from_raw_parts(invec.cast::<u8>(), count * RECORD),
+            std::slice::from_raw_parts_mut(inoutvec.cast::<u8>(), count * RECORD),
+        )
+    };
+    let merged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for (x, acc) in input
+            .chunks_exact(RECORD)
+            .zip(inout.chunks_exact_mut(RECORD))
+        {
+            merge(x, acc);
+        }
+    }));
+    if merged.is_err() {
+        // Merging is arithmetic on fixed offsets and cannot fail; were it to, this process's
+        // record would differ from the others' and the processes' calls would part ways, so
+        // stop here (a panic must not unwind into MPI's C frames).
+        std::process::abort();
+    }
+}
+
+/// The envelope's MPI datatype (one record) and operation ([`merge`], commutative). Made on
+/// first use, under the MPI lock; MPI frees them at `MPI_Finalize`. The first use is a
+/// team's construction, so calls never wait for it.
+pub(crate) fn reduction() -> MpiReduction {
+    static HANDLES: OnceLock<MpiReduction> = OnceLock::new();
+    *HANDLES.get_or_init(|| {
+        let _call = mpi_call();
+        let mut datatype = MaybeUninit::<ffi::MPI_Datatype>::uninit();
+        let mut op = MaybeUninit::<ffi::MPI_Op>::uninit();
+        // SAFETY: MPI is initialized (a team exists only under an `Mpi`); both calls write
+        // their handle before returning (MPI's errors are fatal); `RECORD` fits a C int;
+        // `merge_records` has `MPI_User_function`'s signature and never unwinds.
+        unsafe {
+            ffi::MPI_Type_contiguous(
+                RECORD as c_int,
+                u8::equivalent_datatype().as_raw(),
+                datatype.as_mut_ptr(),
+            );
+            ffi::MPI_Type_commit(datatype.as_mut_ptr());
+            ffi::MPI_Op_create(Some(merge_records), 1, op.as_mut_ptr());
+            MpiReduction {
+                datatype: datatype.assume_init(),
+                op: op.assume_init(),
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hybrid::signature::Kind;
+
+    fn allreduce(len: usize, op: &'static str) -> Signature {
+        let mut sig = Signature::new::<u64>(Kind::Allreduce, len, 0);
+        sig.op = op;
+        sig
+    }
+
+    fn reduced(sig: &Signature, values: &[u64]) -> Bytes {
+        let typed = Some((ElementCode::U64, Builtin::Sum));
+        let header = Header::new(sig, Mode::Reduced, typed, sig.block());
+        seal(&header, false, Bytes::copy_of(values).as_slice(), 0)
+    }
+
+    /// Merges `records` in the given order, as one branch of MPI's tree would.
+    fn merge_all(records: &[&Bytes]) -> Bytes {
+        let mut acc = Bytes::copy_of(records[0].as_slice());
+        for r in &records[1..] {
+            merge(r.as_slice(), acc.as_mut_slice());
+        }
+        acc
+    }
+
+    #[test]
+    fn agreeing_records_combine_their_payloads() {
+        let sig = allreduce(2, "Sum");
+        let (a, b, c) = (
+            reduced(&sig, &[1, 2]),
+            reduced(&sig, &[10, 20]),
+            reduced(&sig, &[100, 200]),
+        );
+        for order in [[&a, &b, &c], [&c, &a, &b]] {
+            let merged = merge_all(&order);
+            let payload = open(merged.as_slice()).expect("the records agree");
+            assert_eq!(payload, Bytes::copy_of(&[111u64, 222]).as_slice());
+        }
+    }
+
+    #[test]
+    fn placed_payloads_meet_by_or() {
+        let sig = Signature::new::<u32>(Kind::Gather, 1, 0);
+        let header = Header::new(&sig, Mode::Placed, None, 8);
+        let a = seal(&header, false, &7u32.to_ne_bytes(), 0);
+        let b = seal(&header, false, &9u32.to_ne_bytes(), 4);
+        let merged = merge_all(&[&b, &a]);
+        let mut want = 7u32.to_ne_bytes().to_vec();
+        want.extend(9u32.to_ne_bytes());
+        assert_eq!(open(merged.as_slice()), Some(&want[..]));
+    }
+
+    #[test]
+    fn any_difference_or_error_is_seen_in_every_order() {
+        let sig = allreduce(2, "Sum");
+        let long = allreduce(102, "Sum");
+        let max = allreduce(2, "Max");
+        let follows = Header::new(&long, Mode::Follows, None, 0);
+        let differing = [
+            seal(&follows, false, &[], 0),
+            reduced(&max, &[1, 1]),
+            reduced(&Signature::new::<u64>(Kind::Broadcast, 2, 0), &[1, 1]),
+            {
+                let header = Header::new(&sig, Mode::Reduced, None, sig.block());
+                seal(&header, true, &[], 0)
+            },
+        ];
+        let (a, b) = (reduced(&sig, &[1, 2]), reduced(&sig, &[3, 4]));
+        for odd in &differing {
+            for order in [[&a, &b, odd], [odd, &a, &b], [&a, odd, &b]] {
+                let merged = merge_all(&order);
+                assert_eq!(open(merged.as_slice()), None);
+                // A partial merge in another branch of the tree stays unsettled too.
+                let mut other = merge_all(&[&b, odd]);
+                merge(a.as_slice(), other.as_mut_slice());
+                assert_eq!(open(other.as_slice()), None);
+            }
+        }
+    }
+
+    #[test]
+    fn the_record_is_shaped_as_documented() {
+        assert_eq!(PAYLOAD_AT, 120);
+        assert_eq!(CAPACITY, 136);
+        let sig = allreduce(3, "Sum");
+        let header = Header::new(&sig, Mode::Follows, None, 0);
+        assert_eq!(header.mode(), Some(Mode::Follows));
+        assert_eq!(header.typed(), None);
+        let typed = Header::new(
+            &sig,
+            Mode::Reduced,
+            Some((ElementCode::F64, Builtin::Max)),
+            24,
+        );
+        assert_eq!(typed.typed(), Some((ElementCode::F64, Builtin::Max)));
+        assert_eq!(typed.used(), 24);
+    }
+}

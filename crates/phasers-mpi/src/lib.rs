@@ -40,7 +40,9 @@ mod threading;
 
 pub use combined::{CombinedBarrier, CombinedBuilder, CombinedParticipant, CombinedWait};
 pub use error::{Error, Result};
-pub use hybrid::{HybridMember, HybridPending, HybridTeam, HybridTeamBuilder};
+pub use hybrid::{
+    HybridMember, HybridPending, HybridTeam, HybridTeamBuilder, MAX_THREADS_PER_PROCESS,
+};
 pub use mpi_env::{launched_by_mpirun, Mpi, SINGLETON_ENV};
 pub use process::{ProcessAlgorithm, ProcessBarrier};
 pub use progress::STALL_WARN_ENV;

@@ -6,7 +6,9 @@ use mpi::topology::Color;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use super::shared::Options;
+use super::team::MAX_THREADS_PER_PROCESS;
 use crate::channel::Channel;
+use crate::error::{Error, Result};
 use crate::threading::mpi_call;
 
 /// The node-aware sub-communicators; present only when they help (more than one node, and some
@@ -41,7 +43,11 @@ impl Layout {
     /// process then uses process 0's options, so that all run the same protocol. `node_aware`
     /// asks for the hierarchy; `ranks_per_node` replaces the real nodes by groups of that many
     /// consecutive processes (to exercise the node-aware path on one machine).
-    pub(crate) fn new(flat: Channel, local: usize, options: &mut Options) -> Layout {
+    ///
+    /// Every process checks every count, so all of them refuse a bad one together, naming the
+    /// process that passed it: a process that refused alone would leave the others in the next
+    /// collective.
+    pub(crate) fn new(flat: Channel, local: usize, options: &mut Options) -> Result<Layout> {
         let processes = flat.size();
         let mine = [
             local as u64,
@@ -59,6 +65,18 @@ impl Layout {
         options.ranks_per_node = (all[3] != 0).then_some(all[3] as usize);
         let (node_aware, ranks_per_node) = (options.node_aware, options.ranks_per_node);
         let counts: Vec<usize> = all.chunks_exact(4).map(|c| c[0] as usize).collect();
+        if let Some((process, &count)) = counts
+            .iter()
+            .enumerate()
+            .find(|(_, &count)| count == 0 || count > MAX_THREADS_PER_PROCESS)
+        {
+            return Err(Error::invalid(format!(
+                "process {process} asked for a hybrid team of {count} threads; a hybrid team \
+                 needs 1 to {MAX_THREADS_PER_PROCESS} threads per process \
+                 (phasers_mpi::MAX_THREADS_PER_PROCESS): pass the number of threads that will \
+                 take part in each process"
+            )));
+        }
         let mut offsets = Vec::with_capacity(processes);
         let mut size = 0;
         for &c in &counts {
@@ -70,13 +88,13 @@ impl Layout {
         } else {
             None
         };
-        Layout {
+        Ok(Layout {
             flat,
             counts,
             offsets,
             size,
             hierarchy,
-        }
+        })
     }
 
     fn hierarchy(flat: &Channel, ranks_per_node: Option<usize>) -> Option<Hierarchy> {

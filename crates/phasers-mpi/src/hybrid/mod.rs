@@ -126,4 +126,4 @@ mod wire;
 
 pub use member::HybridMember;
 pub use pending::HybridPending;
-pub use team::{HybridTeam, HybridTeamBuilder};
+pub use team::{HybridTeam, HybridTeamBuilder, MAX_THREADS_PER_PROCESS};

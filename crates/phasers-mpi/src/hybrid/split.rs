@@ -143,7 +143,7 @@ pub(crate) fn make_teams(
             .iter()
             .filter(|e| (first..first + shared.local).contains(&e.2))
             .count();
-        let child = build_shared(Channel::from_owned(comm), local, shared.options);
+        let child = build_shared(Channel::from_owned(comm), local, shared.options)?;
         if child.layout.size != groups[&color].len() {
             return Err(Error::Broken {
                 what: "hybrid team",

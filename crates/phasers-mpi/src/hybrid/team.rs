@@ -18,14 +18,36 @@ use crate::threading::Threading;
 
 /// Collective over `channel`: the layout, node shape and slots of a team with `local` members
 /// here.
-pub(crate) fn build_shared(channel: Channel, local: usize, options: Options) -> Arc<ProcessShared> {
+/// The most threads one process may bring to a hybrid team: a team of threads' bound
+/// ([`phasers::team::MAX_MEMBERS`]), since the threads of a process meet through one.
+///
+/// ```no_run
+/// use phasers_mpi::{Error, HybridTeam, Mpi, Threading, MAX_THREADS_PER_PROCESS};
+///
+/// let mpi = Mpi::init(Threading::Serialized)?;
+/// let refused = HybridTeam::new(&mpi, mpi.world(), MAX_THREADS_PER_PROCESS + 1);
+/// assert!(matches!(refused, Err(Error::InvalidArgument { .. })));
+/// # Ok::<(), phasers_mpi::Error>(())
+/// ```
+pub const MAX_THREADS_PER_PROCESS: usize = phasers::team::MAX_MEMBERS;
+
+pub(crate) fn build_shared(
+    channel: Channel,
+    local: usize,
+    options: Options,
+) -> Result<Arc<ProcessShared>> {
     // Checked calls and splits merge envelopes with an MPI operation of ours: make it now, so
     // no call waits for it.
     envelope::reduction();
     let mut options = options;
     let node = NodeShape::of(&channel);
-    let layout = Layout::new(channel, local, &mut options);
-    ProcessShared::new(layout, local, options, node.oversubscribed(local))
+    let layout = Layout::new(channel, local, &mut options)?;
+    Ok(ProcessShared::new(
+        layout,
+        local,
+        options,
+        node.oversubscribed(local),
+    ))
 }
 
 /// A team of threads across the processes of a communicator: seed 004's teams and collectives
@@ -239,15 +261,13 @@ impl<C: Communicator> HybridTeamBuilder<'_, C> {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for 0 threads or a bad `PHASERS_CHECKED`;
+    /// [`Error::InvalidArgument`] on every process when any process passed 0 threads or more
+    /// than [`MAX_THREADS_PER_PROCESS`], or for a bad `PHASERS_CHECKED`;
     /// [`Error::Threading`] when there is more than one thread per process and MPI provides
     /// less than [`Threading::Serialized`] (any member may drive MPI).
     pub fn build(self) -> Result<HybridTeam> {
-        if self.threads == 0 {
-            return Err(Error::invalid(
-                "a hybrid team needs at least 1 thread per process",
-            ));
-        }
+        // A thread count of 0 or above the limit is refused by every process together, once
+        // the counts are exchanged (see `Layout::new`), so that none is left in a collective.
         if self.threads > 1 {
             self.mpi.require(
                 Threading::Serialized,
@@ -266,7 +286,7 @@ impl<C: Communicator> HybridTeamBuilder<'_, C> {
         };
         let channel = Channel::duplicate(self.comm);
         Ok(HybridTeam {
-            shared: build_shared(channel, self.threads, options),
+            shared: build_shared(channel, self.threads, options)?,
         })
     }
 }

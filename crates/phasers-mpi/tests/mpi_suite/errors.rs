@@ -2,7 +2,10 @@
 //! `Mpi::init`, algorithm names, and the combined barrier's builder errors.
 
 use mpi::traits::Communicator;
-use phasers_mpi::{mpi, CombinedBarrier, Error, Mpi, ProcessAlgorithm, Threading};
+use phasers_mpi::{
+    mpi, CombinedBarrier, Error, HybridTeam, Mpi, ProcessAlgorithm, Threading,
+    MAX_THREADS_PER_PROCESS,
+};
 
 use crate::case::{ensure, Case, Ctx};
 
@@ -23,6 +26,10 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "combined_builder_rejects_bad_thread_counts",
             run: builder_errors,
+        },
+        Case {
+            name: "hybrid_builder_rejects_bad_thread_counts_on_every_rank",
+            run: hybrid_builder_errors,
         },
     ]
 }
@@ -159,4 +166,39 @@ fn builder_errors(ctx: &Ctx<'_>) -> Result<(), String> {
     ensure(ranks == [0, 1, 2], || {
         format!("participants have thread ranks {ranks:?}, expected [0, 1, 2]")
     })
+}
+
+/// A thread count of 0, or above the limit, on one rank only: every rank gets the same
+/// `InvalidArgument` naming that rank (none is left waiting in a collective), and a good team
+/// builds afterwards.
+fn hybrid_builder_errors(ctx: &Ctx<'_>) -> Result<(), String> {
+    let me = ctx.comm.rank() as usize;
+    let last = ctx.comm.size() as usize - 1;
+    for bad in [0, MAX_THREADS_PER_PROCESS + 1] {
+        let threads = if me == last { bad } else { 1 };
+        match HybridTeam::new(ctx.mpi, ctx.comm, threads) {
+            Err(error @ Error::InvalidArgument { .. }) => {
+                let text = error.to_string();
+                ensure(
+                    text.contains(&format!("process {last}"))
+                        && text.contains(&bad.to_string())
+                        && text.contains(&MAX_THREADS_PER_PROCESS.to_string()),
+                    || format!("{bad} threads on rank {last}: the message says too little: {text}"),
+                )?
+            }
+            Err(other) => {
+                return Err(format!(
+                    "{bad} threads on rank {last} gave {other:?}, expected InvalidArgument"
+                ))
+            }
+            Ok(_) => {
+                return Err(format!(
+                    "a hybrid team with {bad} threads on rank {last} was built"
+                ))
+            }
+        }
+    }
+    let team = HybridTeam::new(ctx.mpi, ctx.comm, 1).map_err(|e| e.to_string())?;
+    let mut member = team.members().pop().ok_or("no member handed out")?;
+    member.barrier().map_err(|e| e.to_string())
 }

@@ -101,7 +101,10 @@ fn a_registration_times_out_at_once_on_zero_naming_the_missing() {
             "{error:?}"
         );
         let error = creator.wait_timeout(Duration::ZERO).unwrap_err();
-        assert!(matches!(error, Error::Timeout { episode: 0, .. }), "{error:?}");
+        assert!(
+            matches!(error, Error::Timeout { episode: 0, .. }),
+            "{error:?}"
+        );
     });
     late.signal().unwrap();
     assert_eq!(creator.next_timeout(Duration::MAX).unwrap(), 0);

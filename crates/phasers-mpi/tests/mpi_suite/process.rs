@@ -30,7 +30,32 @@ pub fn cases() -> Vec<Case> {
             name: "process_barrier_timeout_names_ranks_and_keeps_the_arrival",
             run: timeout_keeps_arrival,
         },
+        Case {
+            name: "process_barrier_duration_max_is_no_deadline",
+            run: duration_max_is_no_deadline,
+        },
     ]
+}
+
+/// `wait_timeout(Duration::MAX)` on every algorithm: no overflow, and an episode that every rank
+/// reaches completes as with `wait` (issue 21).
+fn duration_max_is_no_deadline(ctx: &Ctx<'_>) -> Result<(), String> {
+    every(ProcessAlgorithm::ALL, |algorithm| {
+        let mut barrier =
+            ProcessBarrier::new(ctx.mpi, ctx.comm, algorithm).map_err(|e| e.to_string())?;
+        for episode in 0..3 {
+            match barrier.wait_timeout(Duration::MAX) {
+                Ok(got) if got == episode => {}
+                other => {
+                    return Err(format!(
+                        "{}: episode {episode} gave {other:?}",
+                        algorithm.name()
+                    ))
+                }
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Episodes without sleeps (messages race) and with random sleeps (every rank is sometimes last).

@@ -494,8 +494,9 @@ fn broken_rank_others_time_out(ctx: &Ctx<'_>) -> Result<(), String> {
     failures.into_result()
 }
 
-/// Thread 0 waits 100 ms for thread 1, which arrives after 1 s: `Core(Timeout)` names thread 1;
-/// waiting again completes episode 0.
+/// Thread 0 checks with a zero timeout, then waits 100 ms for thread 1, which arrives after 1 s:
+/// both give `Core(Timeout)` naming thread 1 at once; waiting again with `Duration::MAX` (no
+/// deadline) completes episode 0, then 1.
 fn local_timeout(ctx: &Ctx<'_>) -> Result<(), String> {
     let barrier = CombinedBarrier::builder(ctx.mpi, ctx.comm, 2)
         .build()
@@ -509,6 +510,17 @@ fn local_timeout(ctx: &Ctx<'_>) -> Result<(), String> {
                 if t == 1 {
                     std::thread::sleep(Duration::from_millis(1000));
                 } else {
+                    // Duration::ZERO only checks (issue 21): thread 1 is missing, at once.
+                    match p.wait_timeout(Duration::ZERO) {
+                        Err(Error::Core(phasers::Error::Timeout {
+                            episode: 0,
+                            missing,
+                        })) if missing == [1] => {}
+                        other => failures.add(format!(
+                            "thread 0: a zero timeout returned {other:?}, expected \
+                             Core(Timeout {{ episode: 0, missing: [1] }})"
+                        )),
+                    }
                     match p.wait_timeout(Duration::from_millis(100)) {
                         Err(Error::Core(phasers::Error::Timeout {
                             episode: 0,
@@ -520,8 +532,9 @@ fn local_timeout(ctx: &Ctx<'_>) -> Result<(), String> {
                         )),
                     }
                 }
+                // Duration::MAX is no deadline: the episodes complete as with `wait`.
                 for e in 0..2 {
-                    match p.wait() {
+                    match p.wait_timeout(Duration::MAX) {
                         Ok(done) => failures.check(done.episode == e, || {
                             format!(
                                 "thread {t}: episode {} after a local timeout, expected {e}",

@@ -284,6 +284,13 @@ fn timeout_keeps_arrival(ctx: &Ctx<'_>) -> Result<(), String> {
                     "a deadline already past returned {other:?}, expected a timeout in episode 0"
                 )),
             }
+            // Duration::ZERO only checks (issue 21), as a past deadline does.
+            match barrier.wait_timeout(Duration::ZERO) {
+                Err(Error::Timeout { episode: 0, .. }) => {}
+                other => failures.add(format!(
+                    "a zero timeout returned {other:?}, expected a timeout in episode 0"
+                )),
+            }
             match barrier.wait() {
                 Ok(got) => failures.check(got == 0, || {
                     format!("waiting again after the timeout completed episode {got}, expected 0")

@@ -22,6 +22,9 @@ static void timeout_keeps_the_arrival(void) {
     phasers_wait_result result;
     EXPECT_CODE(PHASERS_ETIMEDOUT, phasers_barrier_timedwait(b, 0, 1000000, &result));
     EXPECT_MESSAGE("ranks [1]");
+    /* A timeout of 0 only checks: rank 1 is still missing. */
+    EXPECT_CODE(PHASERS_ETIMEDOUT, phasers_barrier_timedwait(b, 0, 0, &result));
+    EXPECT_MESSAGE("ranks [1]");
     /* Rank 1 arrives: the episode completes for it without waiting, since rank 0's arrival
        stayed; rank 0's next wait completes the same episode 0 instead of arriving again. */
     EXPECT_OK(phasers_barrier_timedwait(b, 1, 1000000000, &result));

@@ -111,6 +111,8 @@ static void timeout_and_busy(void) {
     EXPECT_OK(phasers_registration_register(poller, PHASERS_MODE_SIG_WAIT, &late));      /* 2 */
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, next_once, NULL) == 0);
+    /* A timeout of 0 only checks: registration 2 has not signalled. */
+    EXPECT_CODE(PHASERS_ETIMEDOUT, phasers_registration_next_timeout(poller, 0, NULL));
     /* The poller's signal stays in place across timeouts; once only registration 2 is missing,
        the thread has signalled inside phasers_registration_next and is waiting there. */
     for (;;) {

@@ -209,3 +209,63 @@ fn mismatch_then_matched_calls() {
         })
     });
 }
+
+/// The scenario of issue 21: in an unchecked team, member 0's allreduce of 1 word travels inline
+/// while member 1's of 9 takes the linear path, so the meeting lets the call through. Member 0
+/// finds no inline result for its call, fails, and is dropped; member 1 waits for it at the
+/// closing meeting and for its touch. Both must fail and member 1 must return in every
+/// interleaving (a hang is a loom deadlock): member 0 settles its debt (the touch member 1's post
+/// counts) and its drop breaks the team from that call, which ends the closing meeting's wait.
+#[test]
+fn unchecked_mismatch_then_dropped() {
+    model_bounded(2, || {
+        let team = Team::builder(2).unchecked().build().unwrap();
+        let mut members = team.members();
+        let mut one = members.pop().unwrap();
+        let mut zero = members.pop().unwrap();
+        let other = thread::spawn(move || {
+            let data = [1u64; 9];
+            let mut out = [0u64; 9];
+            let result = one.allreduce(&data, &mut out, Op::Sum);
+            assert!(result.is_err(), "member 1: {result:?}");
+        });
+        let mut out = [0u64; 1];
+        let result = zero.allreduce(&[1u64], &mut out, Op::Sum);
+        assert!(result.is_err(), "member 0: {result:?}");
+        drop(zero);
+        other.join().unwrap();
+    });
+}
+
+/// A member that starts a non-blocking broadcast, forgets its handle and is dropped, while the
+/// other calls the blocking form in an unchecked team: the meeting lets both through, the blocking
+/// member reads the root's staged copy and then waits at a closing meeting the dropped member
+/// never attends. The drop breaks the team from that call, so the blocking call returns `Broken`
+/// and the next call too; a wait for the opening meeting that sees the break looks at the release
+/// once more (`Member::wait_for`), so no member gives up on a meeting that did release.
+#[test]
+fn forgotten_pending_against_blocking_then_dropped() {
+    model_bounded(2, || {
+        let team = Team::builder(2).unchecked().build().unwrap();
+        let mut members = team.members();
+        let mut one = members.pop().unwrap();
+        let mut zero = members.pop().unwrap();
+        let other = thread::spawn(move || {
+            let mut buffer = [0u64; 9];
+            let first = one.broadcast(0, &mut buffer);
+            assert!(
+                matches!(first, Err(phasers::Error::Broken { by: 0, .. })),
+                "member 1: {first:?}"
+            );
+            assert!(matches!(
+                one.barrier(),
+                Err(phasers::Error::Broken { by: 0, .. })
+            ));
+        });
+        let mut buffer = [5u64; 9];
+        let pending = zero.ibroadcast(0, &mut buffer).unwrap();
+        std::mem::forget(pending);
+        drop(zero);
+        other.join().unwrap();
+    });
+}

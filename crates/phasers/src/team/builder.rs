@@ -49,7 +49,8 @@ pub const CHECKED_ENV: &str = "PHASERS_CHECKED";
 /// **What [`unchecked`](TeamBuilder::unchecked) gives up.** It saves the hash, a few nanoseconds
 /// per call. Calls that differ then stay memory-safe (each member checks a partner's arguments
 /// before touching its buffers) but may wait forever or return an error that cannot name the
-/// other member; the stall report is then the only signal. Bad arguments of a member's own (a root
+/// other member; the stall report is then the only signal. Dropping a member still ends the
+/// others' waits, in the call they are in or the next, with an error. Bad arguments of a member's own (a root
 /// out of range, an output of the wrong length) are reported to every member either way.
 /// `PHASERS_CHECKED=off` turns checks off for teams that do not choose with the builder.
 ///

@@ -16,6 +16,11 @@
 //! 5. **Finish.** A member whose own buffers others used waits until all of them said they are
 //!    done; this wait never gives up, because they always finish (nothing they do waits for
 //!    anyone). Then the call's first recorded error, if any, is every member's result.
+//!
+//! Each owner waits for the readers its own post names. When posts differ (possible only in an
+//! unchecked team), a member may be counted as a reader by an owner it does not read: it settles
+//! that debt after a call that recorded an error, and when it is dropped
+//! (`Member::settle_debts`), so the owner's wait still ends.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -172,7 +177,14 @@ impl Member {
                     match post.path {
                         Path::None => return finish(&mut self.in_flight, Ok(())),
                         Path::Inline => {
-                            let outcome = self.copy_inline_result(call, &post);
+                            let outcome = self.copy_inline_result(call, &post).map_err(|error| {
+                                // Every member of the call fails with it, not only this one;
+                                // and the others, whose posts differ, may count this member as
+                                // a reader of theirs.
+                                shared.record_error(post.seq, error);
+                                self.settle_debts(&post);
+                                self.error_of(post.seq)
+                            });
                             return finish(&mut self.in_flight, outcome);
                         }
                         Path::Pull | Path::Linear => {
@@ -181,6 +193,12 @@ impl Member {
                                 readers(post.kind, post.path, post.root, self.rank, shared.size);
                             let panic = self.move_data(call, &post);
                             self.touch_partners(&post);
+                            if shared.error_for(post.seq).is_some() {
+                                // Some post may differ from this member's (a mismatch is
+                                // recorded as the call's error), so some owner may count this
+                                // member as a reader although it reads nothing of theirs.
+                                self.settle_debts(&post);
+                            }
                             let next = if post.closes_with_meeting() {
                                 let exit = self.exits;
                                 self.exits += 1;
@@ -199,10 +217,15 @@ impl Member {
                 }
                 Step::Exit { exit } => {
                     if blocking {
-                        // Nothing after the opening meeting can break (see the module docs);
-                        // should it anyway, the finish below still waits for this member's
-                        // readers before returning.
-                        let _ = self.wait_for(&shared.exit.line.release, exit + 1, post.seq, true);
+                        // A member that passed the opening meeting and skipped this one (its
+                        // call differed, in an unchecked team) breaks the team from this call
+                        // when it is dropped; this wait then gives up, the call fails for all,
+                        // and the finish below still waits for this member's readers, which
+                        // always come, before returning.
+                        let exit_release = &shared.exit.line.release;
+                        if let Err(stop) = self.wait_for(exit_release, exit + 1, post.seq, true) {
+                            shared.record_error(post.seq, stopped(shared, stop));
+                        }
                     } else if !shared.exit.is_released(exit) {
                         return None;
                     }

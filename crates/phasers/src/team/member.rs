@@ -1,6 +1,7 @@
 //! A member of a team: one rank's handle, used by one thread at a time.
 
 use std::any::Any;
+use std::cell::Cell;
 
 use super::kind::{readers, reads, Path};
 use super::post::Post;
@@ -53,6 +54,9 @@ pub struct Member {
     pub(crate) mode: SyncMode,
     pub(crate) budget: SpinBudget,
     pub(crate) in_flight: Option<InFlight>,
+    /// `seq + 1` of the last call whose debts this member settled (see
+    /// [`settle_debts`](Self::settle_debts)), so that no owner is touched twice for one call.
+    pub(crate) settled: Cell<u64>,
 }
 
 // SAFETY: the only fields that are not `Send` by themselves are the raw pointers in the post of
@@ -73,6 +77,7 @@ impl Member {
             mode: SyncMode::AllSync,
             budget,
             in_flight: None,
+            settled: Cell::new(0),
         }
     }
 
@@ -157,7 +162,17 @@ impl Member {
             seq,
             Some(watch),
         );
-        waiter.until(signal, |value| value >= target).map(|_| ())
+        match waiter.until(signal, |value| value >= target) {
+            Ok(_) => Ok(()),
+            // The waiter looks at the signal before the broken state, so it may have missed a
+            // signal that reached `target` just before the team broke. A member that breaks the
+            // team from a call it was in does so only after seeing that call's meeting released
+            // (see `Drop`), and the broken state was read with `Acquire`: this second look sees
+            // that release. Without it, a member could give up on a meeting that did release,
+            // and the others would count it as a reader that never comes.
+            Err(Stop::Broken) if signal.load() >= target => Ok(()),
+            Err(stop) => Err(stop),
+        }
     }
 
     /// Tells each member whose buffers this one was to use in its call that it is done.
@@ -183,6 +198,90 @@ impl Member {
                 shared.slots[owner].touched.fetch_add_notify(1);
             }
         }
+    }
+
+    /// Touches every owner that counts this member as a reader of call `post.seq` (this
+    /// member's own post) although this member's post does not read it, so never touched it in
+    /// [`touch_partners`](Self::touch_partners): the debts a call whose members disagreed leaves
+    /// behind (only an unchecked team lets such a call through its meeting). Each owner waits
+    /// for exactly the readers its own post names, so without this an owner whose partner saw a
+    /// different call would wait for ever, even after that partner is dropped.
+    ///
+    /// Releasing an owner this member never reads is safe: its post says so itself. It reads
+    /// every post (a cache miss each), so it runs only on the rare paths: after a call that
+    /// recorded an error, and when a member is dropped after a call whose posts differ. At most
+    /// once per call (`settled`), so no owner is counted twice.
+    ///
+    /// The caller knows that call `post.seq`'s meeting was released without failing, that this
+    /// member has not begun a later call, and that `post` is this member's post of it.
+    #[cold]
+    pub(crate) fn settle_debts(&self, post: &Post) {
+        if self.settled.get() > post.seq {
+            return;
+        }
+        self.settled.set(post.seq + 1);
+        let shared = &*self.shared;
+        for owner in 0..shared.size {
+            if owner == self.rank || reads(post.kind, post.path, post.root, self.rank, owner) {
+                continue;
+            }
+            // SAFETY: every member arrived at call `post.seq` (its meeting is released), and
+            // none writes that parity again before every member, this one included, arrives at
+            // call `post.seq + 1`, which this member has not begun.
+            let theirs = unsafe { shared.slots[owner].read_post(post.seq) };
+            if theirs.seq == post.seq
+                && !theirs.invalid
+                && reads(theirs.kind, theirs.path, theirs.root, self.rank, owner)
+            {
+                shared.slots[owner].touched.fetch_add_notify(1);
+            }
+        }
+    }
+
+    /// Settles what this member's last call left the others waiting for, before it is dropped,
+    /// and returns the first call the others cannot complete without it.
+    ///
+    /// Normally that is the next call: this member finished its last one as everyone else did.
+    /// But in an unchecked team its last call may have differed from the others' (another
+    /// length, path or form), so that they still wait in it for this member: for its touches,
+    /// which [`settle_debts`](Self::settle_debts) gives now, and at a closing meeting it never
+    /// attends, which only breaking the team from that call ends (that wait gives up on a break;
+    /// the wait for readers after it does not, and ends once every reader touched). Reading
+    /// every post costs a cache miss per member, paid once per dropped member.
+    fn settle_last_call(&self) -> u64 {
+        let Some(last) = self.seq.checked_sub(1) else {
+            return self.seq;
+        };
+        let shared = &*self.shared;
+        // This member arrived at meeting `last` (every call posts, then arrives). If the meeting
+        // is not released now, it never will be: this member's wait for it gave up, which
+        // happens only once the team is broken from a call whose meeting someone never reached
+        // (see `wait_for`), and then nobody counts readers for it. A meeting that failed counts
+        // no readers either.
+        let failed = shared
+            .entry
+            .line
+            .failed
+            .load(crate::primitive::Ordering::Acquire)
+            == last + 1;
+        if !shared.entry.is_released(last) || failed {
+            return self.seq;
+        }
+        // SAFETY: the meeting of `last` is released, so every member posted for it (the release
+        // was read with `Acquire`), and no member writes that parity again before every member,
+        // this one included, arrives at call `last + 1`, which this one never begins.
+        let own = unsafe { shared.slots[self.rank].read_post(last) };
+        let differs = (0..shared.size).any(|owner| {
+            // SAFETY: as above.
+            let theirs = unsafe { shared.slots[owner].read_post(last) };
+            let meets = own.closes_with_meeting() == theirs.closes_with_meeting();
+            owner != self.rank && !(own.same_call(&theirs) && meets)
+        });
+        if !differs {
+            return self.seq;
+        }
+        self.settle_debts(&own);
+        last
     }
 
     /// Finishes a call whose pending handle was forgotten: its outputs are gone, so it moves no
@@ -219,7 +318,8 @@ impl Member {
 impl Drop for Member {
     fn drop(&mut self) {
         self.drain();
-        self.shared.break_from(self.seq, self.rank);
+        let from = self.settle_last_call();
+        self.shared.break_from(from, self.rank);
     }
 }
 

@@ -49,9 +49,15 @@
 //!   all. A member whose partner's post describes a different call never touches that partner's
 //!   buffers; a checked team (the default) turns every such difference into an error for
 //!   all before any data moves, and a stall report names members that never come.
-//! - A dropped member breaks the team: the others' waits for it return [`Error::Broken`]. It can
-//!   only be dropped outside a call (or after its pending call was finished), so it never leaves
-//!   others' buffers in use.
+//! - A dropped member breaks the team: the others' waits for it return [`Error::Broken`], for the
+//!   call they are in or at the latest for their next. It can only be dropped outside a call (a
+//!   forgotten pending call is finished first, moving no data), so it never leaves others'
+//!   buffers in use. Whatever its last call was, its drop ends every wait of the others in it:
+//!   where that call differed from theirs (possible only in an unchecked team), it first
+//!   releases every owner whose own post counts it as a reader, though it read nothing of theirs,
+//!   and breaks the team from that call, so that a closing meeting it never attended gives up
+//!   too. Only the wait for a member's own readers never gives up; it ends because every live
+//!   reader finishes without waiting for anyone, and a dropped one released it.
 //! - An operator that panics is caught; the member finishes its duties to the others, every
 //!   member gets [`Error::Broken`], and the panic then continues in its own thread.
 //!

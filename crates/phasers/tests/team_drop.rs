@@ -29,37 +29,22 @@ use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use phasers::{Error, Member, Op, Pending, Team};
-use team_support::{run_all, within};
+use team_support::{run_all, within, Collective};
 
-/// The collectives, each called with the same arguments by every member.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Collective {
-    Barrier,
-    Broadcast,
-    Reduce,
-    Allreduce,
-    Gather,
-    Allgather,
-    Scatter,
-    Alltoall,
-    ScanInclusive,
-    ScanExclusive,
+/// What these tests do with each collective (team_support's [`Collective`]), every member passing
+/// the same arguments.
+trait DropCalls: Sized {
+    fn buffers(self, rank: usize, size: usize, len: usize) -> (Vec<u64>, Vec<u64>);
+    fn call(self, m: &mut Member, input: &[u64], output: &mut [u64]) -> phasers::Result<()>;
+    fn start<'a>(
+        self,
+        m: &'a mut Member,
+        input: &'a [u64],
+        output: &'a mut [u64],
+    ) -> phasers::Result<Box<dyn Handle + 'a>>;
 }
 
-impl Collective {
-    const ALL: [Collective; 10] = [
-        Collective::Barrier,
-        Collective::Broadcast,
-        Collective::Reduce,
-        Collective::Allreduce,
-        Collective::Gather,
-        Collective::Allgather,
-        Collective::Scatter,
-        Collective::Alltoall,
-        Collective::ScanInclusive,
-        Collective::ScanExclusive,
-    ];
-
+impl DropCalls for Collective {
     /// The input and output of `rank` for one call of `len` elements per member (roots at the
     /// last rank).
     fn buffers(self, rank: usize, size: usize, len: usize) -> (Vec<u64>, Vec<u64>) {

@@ -48,6 +48,9 @@ impl Member {
         if shared.broken.is_broken_for(self.seq) {
             return Err(shared.broken_error());
         }
+        // For stall reports: this member has begun call `seq`, so a member missing from the
+        // roster of a call has not begun it. A `Relaxed` store to a line only this member writes.
+        shared.roster.arrive(self.rank, self.seq);
         let slot = &shared.slots[self.rank];
         self.wait_for(&slot.touched, self.expected, self.seq, true)
             .map_err(|stop| stopped(shared, stop))?;

@@ -127,14 +127,10 @@ impl Member {
     /// or before `seq`; an unchecked one waits for others that still use this member's buffers,
     /// which always finish.
     ///
-    /// It also records, for stall reports, that this member has begun call `seq`: every call's
-    /// first step is a wait for this member's readers (in `start`, before it posts), so a member
-    /// missing from the roster of call `seq` has not begun it. A `Relaxed` store to a line only
-    /// this member writes: it stays in this member's cache.
-    ///
     /// A wait at an opening meeting reports, if it stalls, the members that have not begun the
-    /// call; the other waits (for this member's readers, or at a closing meeting) wait for
-    /// members that began it and are still moving data, which the roster cannot tell apart.
+    /// call (the roster `start` keeps); the other waits (for this member's readers, or at a
+    /// closing meeting) wait for members that began it and are still moving data, which the
+    /// roster cannot tell apart.
     pub(crate) fn wait_for(
         &self,
         signal: &Signal,
@@ -143,7 +139,6 @@ impl Member {
         checked: bool,
     ) -> Result<(), Stop> {
         let shared = &*self.shared;
-        shared.roster.arrive(self.rank, seq);
         let broken = if checked {
             &shared.broken
         } else {

@@ -137,7 +137,7 @@ impl SyncKind {
     ) -> Result<R, String> {
         match self {
             SyncKind::Ours(algorithm) => {
-                let barrier = Barrier::new(threads, *algorithm).map_err(|error| {
+                let barrier = Barrier::with_algorithm(threads, *algorithm).map_err(|error| {
                     format!("cannot build the {} barrier: {error}", self.name())
                 })?;
                 let handles = barrier

@@ -40,7 +40,7 @@ pub struct BarrierObject {
 impl BarrierObject {
     /// A barrier of `parties` ranks running `algorithm`.
     pub fn new(parties: usize, algorithm: Algorithm) -> Result<Self, Failure> {
-        let barrier = Barrier::new(parties, algorithm)?;
+        let barrier = Barrier::with_algorithm(parties, algorithm)?;
         let ranks = barrier
             .participants()
             .into_iter()

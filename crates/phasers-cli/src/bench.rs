@@ -83,7 +83,7 @@ pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
             Ok((measured, tree)) => (measured, Some(tree), None),
             Err(error) => return Row::failed(&name, kind, plan.schedule.samples, error),
         },
-        Contender::Phasers(algorithm) => match Barrier::new(threads, algorithm) {
+        Contender::Phasers(algorithm) => match Barrier::with_algorithm(threads, algorithm) {
             Ok(barrier) => (
                 with_handles(barrier.participants(), plan, &watch),
                 Some(barrier.algorithm().name().to_owned()),
@@ -149,7 +149,7 @@ pub fn with_handles<H: WaitHandle>(handles: Vec<H>, plan: &RowPlan, watch: &Watc
 /// The control barrier EPCC rows meet on between rounds. One of ours, so a thread that fails drops
 /// its participant and breaks it, and the others return instead of waiting for ever.
 fn control_participants(threads: usize) -> Result<Vec<Participant>, String> {
-    Barrier::new(threads, Algorithm::SenseReversing)
+    Barrier::with_algorithm(threads, Algorithm::SenseReversing)
         .map(|barrier| barrier.participants())
         .map_err(|error| format!("cannot build the control barrier: {error}"))
 }

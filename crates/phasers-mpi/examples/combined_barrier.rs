@@ -32,8 +32,8 @@ fn run() -> Result<(), phasers_mpi::Error> {
             s.spawn(move || {
                 for round in 0..1000 {
                     let result = p.wait().unwrap();
-                    assert_eq!(result.episode, round);
-                    if result.leader {
+                    assert_eq!(result.episode(), round);
+                    if result.is_leader() {
                         led.fetch_add(1, Ordering::Relaxed);
                     }
                 }

@@ -42,7 +42,7 @@ fn time(m: &mut HybridMember, len: usize, reps: u32) -> Duration {
     }
     let took = start.elapsed() / reps;
     if len > 0 {
-        assert_eq!(out[0], m.size() as f64);
+        assert_eq!(out[0], m.parties() as f64);
     }
     took
 }
@@ -60,9 +60,9 @@ fn main() -> Result<(), Error> {
     let mut best = Vec::new();
     std::thread::scope(|s| {
         let handles: Vec<_> = checked
-            .members()
+            .participants()
             .into_iter()
-            .zip(unchecked.members())
+            .zip(unchecked.participants())
             .map(|(mut c, mut u)| {
                 s.spawn(move || {
                     LENGTHS.map(|(len, reps)| {

@@ -40,7 +40,7 @@ impl Checks<'_> {
 }
 
 fn blocking(m: &mut HybridMember, c: &Checks) {
-    let (rank, size) = (m.rank(), m.size());
+    let (rank, size) = (m.rank(), m.parties());
     for _ in 0..3 {
         m.barrier().unwrap();
     }
@@ -122,7 +122,7 @@ fn blocking(m: &mut HybridMember, c: &Checks) {
 }
 
 fn non_blocking(m: &mut HybridMember, c: &Checks) {
-    let (rank, size) = (m.rank(), m.size());
+    let (rank, size) = (m.rank(), m.parties());
     let by_test = rank % 2 == 0;
     for len in LENGTHS {
         let root = size - 1;
@@ -185,11 +185,11 @@ fn non_blocking(m: &mut HybridMember, c: &Checks) {
 }
 
 fn splits(m: &mut HybridMember, c: &Checks) {
-    let (rank, size) = (m.rank(), m.size());
+    let (rank, size) = (m.rank(), m.parties());
     // Halves by parity, equal keys: new ranks follow old ranks exactly.
     let mut half = m.split((rank % 2) as u32, 0).unwrap().unwrap();
     let same: Vec<usize> = (0..size).filter(|r| r % 2 == rank % 2).collect();
-    c.eq(half.size(), same.len(), "split size");
+    c.eq(half.parties(), same.len(), "split size");
     c.eq(
         half.rank(),
         same.iter().position(|&r| r == rank).unwrap(),
@@ -202,14 +202,14 @@ fn splits(m: &mut HybridMember, c: &Checks) {
         same.iter().map(|&r| r as u64).sum::<u64>(),
         "split allreduce",
     );
-    let mut old = vec![0usize; if half.rank() == 0 { half.size() } else { 0 }];
+    let mut old = vec![0usize; if half.rank() == 0 { half.parties() } else { 0 }];
     half.gather(0, &[rank], &mut old).unwrap();
     if half.rank() == 0 {
         c.eq(old, same.clone(), "split gather of old ranks");
     }
     // Reversed keys: the same members, in (key, old rank) order where the layout allows.
     let mut rev = m.split(0, -(rank as i64)).unwrap().unwrap();
-    c.eq(rev.size(), size, "reversed split size");
+    c.eq(rev.parties(), size, "reversed split size");
     let mut seen = vec![0usize; if rev.rank() == 0 { size } else { 0 }];
     rev.gather(0, &[rank], &mut seen).unwrap();
     if rev.rank() == 0 {
@@ -226,7 +226,7 @@ fn splits(m: &mut HybridMember, c: &Checks) {
     let rest = m.split(color, 0).unwrap();
     c.eq(rest.is_none(), rank == 0, "split NONE");
     if let Some(mut rest) = rest {
-        c.eq(rest.size(), size - 1, "split without member 0");
+        c.eq(rest.parties(), size - 1, "split without member 0");
         rest.barrier().unwrap();
     }
     // The parent and the halves still work, in either order.
@@ -235,7 +235,7 @@ fn splits(m: &mut HybridMember, c: &Checks) {
 }
 
 fn errors(m: &mut HybridMember, c: &Checks) {
-    let (rank, size) = (m.rank(), m.size());
+    let (rank, size) = (m.rank(), m.parties());
     let mut buf = [0u64; 3];
     let e = m.broadcast(size, &mut buf).unwrap_err();
     c.eq(
@@ -339,7 +339,7 @@ fn main() -> Result<(), Error> {
         assert_eq!(team.is_checked(), checked);
         let c = Checks { count: &count };
         std::thread::scope(|s| {
-            for mut m in team.members() {
+            for mut m in team.participants() {
                 let c = &c;
                 s.spawn(move || {
                     blocking(&mut m, c);
@@ -353,7 +353,7 @@ fn main() -> Result<(), Error> {
         if me == 0 {
             println!(
                 "hybrid_team: {name} (size {}, node-aware stages: {}): ok",
-                team.size(),
+                team.parties(),
                 team.is_node_aware()
             );
         }

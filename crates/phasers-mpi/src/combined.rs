@@ -203,9 +203,35 @@ impl CombinedBarrier {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct CombinedWait {
     /// The episode completed across every rank, from 0.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `episode()`: wait results are read by methods"
+    )]
     pub episode: u64,
     /// Whether this thread ran the process step for its rank.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `is_leader()`: wait results are read by methods"
+    )]
     pub leader: bool,
+}
+
+// The fields stay public, deprecated, for one release; the methods are the names table's.
+#[allow(deprecated)]
+impl CombinedWait {
+    pub(crate) fn new(episode: u64, leader: bool) -> Self {
+        CombinedWait { episode, leader }
+    }
+
+    /// The episode completed across every rank, from 0.
+    pub fn episode(&self) -> u64 {
+        self.episode
+    }
+
+    /// Whether this thread ran the process step for its rank (one thread per rank leads).
+    pub fn is_leader(&self) -> bool {
+        self.leader
+    }
 }
 
 /// One thread's handle on a [`CombinedBarrier`].
@@ -267,9 +293,6 @@ impl CombinedParticipant {
                 reason: "the process step failed without saying why".to_owned(),
             }));
         }
-        Ok(CombinedWait {
-            episode,
-            leader: local.is_leader(),
-        })
+        Ok(CombinedWait::new(episode, local.is_leader()))
     }
 }

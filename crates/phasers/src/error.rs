@@ -8,7 +8,7 @@
 /// ```
 /// use phasers::{Algorithm, Barrier, Error};
 ///
-/// let err = Barrier::new(0, Algorithm::Auto).unwrap_err();
+/// let err = Barrier::with_algorithm(0, Algorithm::Auto).unwrap_err();
 /// assert!(matches!(err, Error::InvalidArgument { .. }));
 /// assert!(err.to_string().contains("at least 1"));
 /// ```

@@ -31,7 +31,7 @@
 //! ```
 //! use phasers::{Algorithm, Barrier};
 //!
-//! let barrier = Barrier::new(4, Algorithm::Auto)?;
+//! let barrier = Barrier::with_algorithm(4, Algorithm::Auto)?;
 //! std::thread::scope(|s| {
 //!     for mut p in barrier.participants() {
 //!         s.spawn(move || {

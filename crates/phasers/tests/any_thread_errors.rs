@@ -32,7 +32,7 @@ fn zero_or_too_many_parties_is_invalid() {
 
 #[test]
 fn from_barrier_needs_every_participant() {
-    let barrier = Barrier::new(2, Algorithm::SenseReversing).unwrap();
+    let barrier = Barrier::with_algorithm(2, Algorithm::SenseReversing).unwrap();
     let mut kept = barrier.participant(0).unwrap();
     match AnyThreadBarrier::from_barrier(barrier) {
         Err(Error::InvalidArgument { message }) => {
@@ -43,7 +43,7 @@ fn from_barrier_needs_every_participant() {
     // Rank 1's handle went down with the barrier: the kept handle is told, instead of hanging.
     assert!(matches!(kept.wait(), Err(Error::Broken { by: 1, .. })));
 
-    let barrier = Barrier::new(3, Algorithm::Tournament).unwrap();
+    let barrier = Barrier::with_algorithm(3, Algorithm::Tournament).unwrap();
     let all = barrier.participants();
     assert!(matches!(
         AnyThreadBarrier::from_barrier(barrier),

@@ -66,7 +66,7 @@ fn check_stays_broken(p: &mut Participant, expected: &Error, what: &str) {
 /// participant waits for that episode.
 fn panic_breaks(algorithm: Algorithm, parties: usize, culprit: usize, warmup: u64) {
     let what = format!("{algorithm}, {parties} parties, rank {culprit} panics");
-    let barrier = Barrier::new(parties, algorithm).unwrap();
+    let barrier = Barrier::with_algorithm(parties, algorithm).unwrap();
     let mut handles = barrier.participants();
     run_episodes(&mut handles, warmup);
     assert!(!barrier.is_broken());
@@ -129,7 +129,7 @@ fn panic_breaks(algorithm: Algorithm, parties: usize, culprit: usize, warmup: u6
 /// `warmup`, but not the episode it completed, even when the others have not yet seen its release.
 fn drop_breaks(algorithm: Algorithm, parties: usize, culprit: usize, warmup: u64) {
     let what = format!("{algorithm}, {parties} parties, rank {culprit} dropped");
-    let barrier = Barrier::new(parties, algorithm).unwrap();
+    let barrier = Barrier::with_algorithm(parties, algorithm).unwrap();
     let mut handles = barrier.participants();
     run_episodes(&mut handles, warmup - 1);
     let dropped = handles.remove(culprit);
@@ -311,7 +311,7 @@ broken_tests!(
 /// documented meaning of `is_broken`: some episode can no longer complete).
 #[test]
 fn dropping_every_handle_breaks() {
-    let barrier = Barrier::new(4, Algorithm::Auto).unwrap();
+    let barrier = Barrier::with_algorithm(4, Algorithm::Auto).unwrap();
     let handles = barrier.participants();
     assert!(!barrier.is_broken());
     drop(handles);
@@ -321,7 +321,7 @@ fn dropping_every_handle_breaks() {
 /// A handle that was never handed out breaks nothing.
 #[test]
 fn unclaimed_handles_do_not_break() {
-    let barrier = Barrier::new(3, Algorithm::Auto).unwrap();
+    let barrier = Barrier::with_algorithm(3, Algorithm::Auto).unwrap();
     assert!(!barrier.is_broken());
     let clone = barrier.clone();
     drop(clone);

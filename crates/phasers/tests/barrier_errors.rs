@@ -25,7 +25,10 @@ fn invalid_message<T: std::fmt::Debug>(result: Result<T, Error>, what: &str) -> 
 #[test]
 fn zero_parties_is_invalid_and_says_what_to_pass() {
     for algorithm in all_algorithms() {
-        let message = invalid_message(Barrier::new(0, algorithm), "Barrier::new(0)");
+        let message = invalid_message(
+            Barrier::with_algorithm(0, algorithm),
+            "Barrier::with_algorithm(0)",
+        );
         assert!(message.contains("at least 1"), "{message}");
         assert!(message.contains("number of threads"), "{message}");
         // The builder path and static dispatch reject it the same way.
@@ -46,7 +49,10 @@ fn zero_parties_is_invalid_and_says_what_to_pass() {
 fn too_many_parties_is_invalid_and_says_what_to_do() {
     for algorithm in all_algorithms() {
         for parties in [MAX_PARTIES + 1, usize::MAX] {
-            let message = invalid_message(Barrier::new(parties, algorithm), "too many parties");
+            let message = invalid_message(
+                Barrier::with_algorithm(parties, algorithm),
+                "too many parties",
+            );
             // Names the limit, the count asked for, and the way out.
             assert!(message.contains(&MAX_PARTIES.to_string()), "{message}");
             assert!(message.contains(&parties.to_string()), "{message}");
@@ -64,7 +70,8 @@ fn too_many_parties_is_invalid_and_says_what_to_do() {
 fn max_parties_is_accepted() {
     // The limit itself is valid. The centralized algorithms keep little per-participant state, so
     // building one at the limit is cheap enough for a test.
-    let barrier = Barrier::new(MAX_PARTIES, Algorithm::SenseReversing).expect("at the limit");
+    let barrier =
+        Barrier::with_algorithm(MAX_PARTIES, Algorithm::SenseReversing).expect("at the limit");
     assert_eq!(barrier.parties(), MAX_PARTIES);
     let last = barrier.participant(MAX_PARTIES - 1).expect("last rank");
     assert_eq!(last.rank(), MAX_PARTIES - 1);
@@ -112,7 +119,7 @@ fn fan_in_bounds_are_accepted() {
 
 #[test]
 fn participant_rank_out_of_range_is_invalid() {
-    let barrier = Barrier::new(3, Algorithm::Auto).unwrap();
+    let barrier = Barrier::with_algorithm(3, Algorithm::Auto).unwrap();
     for rank in [3, 4, usize::MAX] {
         let message = invalid_message(barrier.participant(rank), "rank out of range");
         assert!(message.contains(&format!("rank {rank}")), "{message}");
@@ -125,7 +132,7 @@ fn participant_rank_out_of_range_is_invalid() {
 #[test]
 fn participant_twice_for_the_same_rank_is_invalid() {
     for algorithm in all_algorithms() {
-        let barrier = Barrier::new(3, algorithm).unwrap();
+        let barrier = Barrier::with_algorithm(3, algorithm).unwrap();
         let first = barrier.participant(1).expect("first request for rank 1");
         assert_eq!(first.rank(), 1);
         let message = invalid_message(barrier.participant(1), "second request for rank 1");
@@ -142,7 +149,7 @@ fn participant_twice_for_the_same_rank_is_invalid() {
 #[test]
 fn participants_second_call_returns_nothing() {
     for algorithm in all_algorithms() {
-        let barrier = Barrier::new(4, algorithm).unwrap();
+        let barrier = Barrier::with_algorithm(4, algorithm).unwrap();
         let ranks: Vec<usize> = barrier.participants().iter().map(|p| p.rank()).collect();
         assert_eq!(ranks, vec![0, 1, 2, 3]);
         assert!(barrier.participants().is_empty());
@@ -185,7 +192,7 @@ fn single_party_never_blocks<A: BarrierAlgorithm>(
 #[test]
 fn a_barrier_of_one_never_blocks() {
     for algorithm in all_algorithms() {
-        let barrier = Barrier::new(1, algorithm).unwrap();
+        let barrier = Barrier::with_algorithm(1, algorithm).unwrap();
         single_party_never_blocks(&barrier, None);
 
         let completed = Arc::new(AtomicU64::new(0));
@@ -220,7 +227,7 @@ fn a_static_barrier_of_one_never_blocks() {
 #[test]
 fn the_barrier_reports_how_it_was_built() {
     for algorithm in all_algorithms() {
-        let barrier = Barrier::new(6, algorithm).unwrap();
+        let barrier = Barrier::with_algorithm(6, algorithm).unwrap();
         assert_eq!(barrier.parties(), 6);
         // `Auto` is resolved when the barrier is built; the barrier never reports `Auto`.
         assert_eq!(barrier.algorithm(), algorithm.resolve(6));
@@ -262,7 +269,7 @@ fn error_messages_say_what_happened_and_what_to_do() {
     assert!(broken.contains("build a new object"), "{broken}");
 
     // The Unsupported message, as a real leave produces it, names the algorithm and the way out.
-    let barrier = Barrier::new(2, Algorithm::Tournament).unwrap();
+    let barrier = Barrier::with_algorithm(2, Algorithm::Tournament).unwrap();
     let mut handles = barrier.participants();
     let unsupported = handles[0].leave().unwrap_err();
     match &unsupported {
@@ -282,7 +289,9 @@ fn error_messages_say_what_happened_and_what_to_do() {
     // The handle is unharmed: both ranks can still complete an episode.
     barrier_support::run_episodes(&mut handles, 2);
 
-    let invalid = Barrier::new(0, Algorithm::Auto).unwrap_err().to_string();
+    let invalid = Barrier::with_algorithm(0, Algorithm::Auto)
+        .unwrap_err()
+        .to_string();
     assert!(invalid.starts_with("invalid argument: "), "{invalid}");
 }
 

@@ -202,7 +202,7 @@ fn leave_completes_a_pending_wait(algorithm: Algorithm) {
 
 /// A rank that left is not named as missing by a timed-out wait.
 fn left_rank_is_not_missing(algorithm: Algorithm) {
-    let barrier = Barrier::new(3, algorithm).unwrap();
+    let barrier = Barrier::with_algorithm(3, algorithm).unwrap();
     let mut handles = barrier.participants();
     handles.pop().unwrap().leave().unwrap();
     for episode in 0..3 {
@@ -314,7 +314,7 @@ fn everyone_leaves(algorithm: Algorithm) {
 /// participant, even with a pending wait.
 fn leave_unsupported(algorithm: Algorithm) {
     let parties = 3;
-    let barrier = Barrier::new(parties, algorithm).unwrap();
+    let barrier = Barrier::with_algorithm(parties, algorithm).unwrap();
     let resolved = barrier.algorithm();
     assert!(!resolved.supports_leave());
     let mut handles = barrier.participants();
@@ -491,7 +491,7 @@ fn other_algorithms_refuse_to_leave() {
 #[test]
 fn auto_leaves_when_its_choice_can() {
     for parties in [2, 3, 8, 9, 64] {
-        let barrier = Barrier::new(parties, Algorithm::Auto).unwrap();
+        let barrier = Barrier::with_algorithm(parties, Algorithm::Auto).unwrap();
         let resolved = barrier.algorithm();
         let mut handles = barrier.participants();
         let mut last = handles.pop().unwrap();
@@ -515,7 +515,7 @@ fn auto_leaves_when_its_choice_can() {
 #[test]
 fn every_algorithm_either_leaves_or_refuses() {
     for algorithm in all_algorithms() {
-        let barrier = Barrier::new(2, algorithm).unwrap();
+        let barrier = Barrier::with_algorithm(2, algorithm).unwrap();
         let mut handles = barrier.participants();
         let result = handles[0].leave();
         assert_eq!(

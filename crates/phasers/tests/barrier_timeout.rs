@@ -197,7 +197,7 @@ fn repeated_timeouts(algorithm: Algorithm, parties: usize, episodes: u64) {
 
 /// Checks the `Participant` accessors around a timeout on the simplest case.
 fn accessors_follow_the_pending_arrival(algorithm: Algorithm) {
-    let barrier = Barrier::new(2, algorithm).unwrap();
+    let barrier = Barrier::with_algorithm(2, algorithm).unwrap();
     let mut handles = barrier.participants();
     let second: Participant = handles.pop().unwrap();
     let mut first = handles.pop().unwrap();

@@ -637,11 +637,11 @@ fn check_team((size, checked, policy): (usize, Option<bool>, WaitPolicy)) -> Out
         return expect_invalid(result, &what);
     }
     let team = expect_built(result, &what)?;
-    prop_assert_eq!(team.size(), size);
+    prop_assert_eq!(team.parties(), size);
     if let Some(checked) = checked {
         prop_assert_eq!(team.is_checked(), checked);
     }
-    let members = team.members();
+    let members = team.participants();
     prop_assert_eq!(members.len(), size);
     if size > SMALL {
         return Ok(());
@@ -719,7 +719,7 @@ fn check_split(case: SplitCase) -> Outcome {
     let seats = &case.seats;
     let seen: Vec<SplitSeen> = std::thread::scope(|s| {
         let threads: Vec<_> = team
-            .members()
+            .participants()
             .into_iter()
             .map(|mut member| {
                 s.spawn(move || {
@@ -728,13 +728,16 @@ fn check_split(case: SplitCase) -> Outcome {
                         .and_then(|(mut row, mut column)| {
                             row.barrier()?;
                             column.barrier()?;
-                            Ok(((row.rank(), row.size()), (column.rank(), column.size())))
+                            Ok((
+                                (row.rank(), row.parties()),
+                                (column.rank(), column.parties()),
+                            ))
                         });
                     let (color, key) = seats[member.rank()];
                     let split = member.split(color, key).and_then(|new| {
                         new.map(|mut new| {
                             new.barrier()?;
-                            Ok((new.rank(), new.size()))
+                            Ok((new.rank(), new.parties()))
                         })
                         .transpose()
                     });
@@ -772,7 +775,7 @@ fn splits_refuse_or_work() {
 
 fn check_timeouts((timeout, algorithm): (Duration, Algorithm)) -> Outcome {
     let what = format!("timeout {timeout:?}, {algorithm:?}");
-    let barrier = expect_built(Barrier::new(1, algorithm), &what)?;
+    let barrier = expect_built(Barrier::with_algorithm(1, algorithm), &what)?;
     let mut only = expect_built(barrier.participant(0), &what)?;
     let released = expect_built(timed(&what, || only.wait_timeout(timeout))?, &what)?;
     prop_assert_eq!(released.episode(), 0);
@@ -924,7 +927,7 @@ impl Drop for SpinRestored {
 fn check_spin(spins: u64) -> Outcome {
     std::env::set_var("PHASERS_SPIN", format!(" {spins} "));
     let what = format!("PHASERS_SPIN={spins}");
-    let barrier = timed(&what, || Barrier::new(1, Algorithm::Counting))?;
+    let barrier = timed(&what, || Barrier::with_algorithm(1, Algorithm::Counting))?;
     let team = timed(&what, || Team::new(1))?;
     if spins > u64::from(MAX_SPIN_ROUNDS) {
         expect_invalid(barrier, &what)?;
@@ -933,7 +936,7 @@ fn check_spin(spins: u64) -> Outcome {
     let barrier = expect_built(barrier, &what)?;
     let mut only = expect_built(barrier.participant(0), &what)?;
     prop_assert!(expect_built(only.wait(), &what)?.is_leader());
-    team_works(expect_built(team, &what)?.members())
+    team_works(expect_built(team, &what)?.participants())
 }
 
 #[test]

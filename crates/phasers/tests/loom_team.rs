@@ -36,7 +36,7 @@ fn sum(size: usize, call: usize, len: usize) -> Vec<u64> {
 /// Runs `body` for every member of a team of `size` on its own loom thread.
 fn on_members(size: usize, mode: SyncMode, body: fn(&mut Member)) {
     let team = Team::builder(size).checked(true).build().unwrap();
-    let mut members = team.members();
+    let mut members = team.participants();
     let last = members.pop().unwrap();
     let handles: Vec<_> = members
         .into_iter()
@@ -56,7 +56,7 @@ fn on_members(size: usize, mode: SyncMode, body: fn(&mut Member)) {
 }
 
 fn allreduce_calls(member: &mut Member, len: usize, calls: usize) {
-    let size = member.size();
+    let size = member.parties();
     let rank = member.rank();
     let mut spent = Vec::new();
     for call in 0..calls {
@@ -70,7 +70,7 @@ fn allreduce_calls(member: &mut Member, len: usize, calls: usize) {
 }
 
 fn broadcast_calls(member: &mut Member, len: usize, calls: usize) {
-    let size = member.size();
+    let size = member.parties();
     let rank = member.rank();
     let mut spent = Vec::new();
     for call in 0..calls {
@@ -90,7 +90,7 @@ fn broadcast_calls(member: &mut Member, len: usize, calls: usize) {
 
 /// Starts a non-blocking allreduce; rank 0 waits at once, the others poll `test()` first.
 fn nonblocking_allreduce(member: &mut Member, len: usize, calls: usize) {
-    let size = member.size();
+    let size = member.parties();
     let rank = member.rank();
     for call in 0..calls {
         let data: Vec<u64> = (0..len).map(|i| input(call, rank, i)).collect();
@@ -111,7 +111,7 @@ fn nonblocking_allreduce(member: &mut Member, len: usize, calls: usize) {
 
 /// Two non-blocking gathers: the second overwrites the staged copy of the first.
 fn nonblocking_gathers(member: &mut Member) {
-    let size = member.size();
+    let size = member.parties();
     let rank = member.rank();
     for call in 0..2 {
         let data = [input(call, rank, 0)];
@@ -220,7 +220,7 @@ fn mismatch_then_matched_calls() {
 fn unchecked_mismatch_then_dropped() {
     model_bounded(2, || {
         let team = Team::builder(2).unchecked().build().unwrap();
-        let mut members = team.members();
+        let mut members = team.participants();
         let mut one = members.pop().unwrap();
         let mut zero = members.pop().unwrap();
         let other = thread::spawn(move || {
@@ -247,7 +247,7 @@ fn unchecked_mismatch_then_dropped() {
 fn forgotten_pending_against_blocking_then_dropped() {
     model_bounded(2, || {
         let team = Team::builder(2).unchecked().build().unwrap();
-        let mut members = team.members();
+        let mut members = team.participants();
         let mut one = members.pop().unwrap();
         let mut zero = members.pop().unwrap();
         let other = thread::spawn(move || {

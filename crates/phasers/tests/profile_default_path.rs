@@ -34,10 +34,12 @@ fn the_profile_at_the_default_path_is_used() {
     assert!(matches!(status, ProfileStatus::Active { .. }), "{status:?}");
     assert_eq!(status.path(), Some(path.as_path()));
     assert_eq!(
-        Barrier::new(1, Algorithm::Auto).unwrap().algorithm(),
+        Barrier::with_algorithm(1, Algorithm::Auto)
+            .unwrap()
+            .algorithm(),
         Algorithm::Counting
     );
-    let barrier = Barrier::new(3, Algorithm::Auto).unwrap();
+    let barrier = Barrier::with_algorithm(3, Algorithm::Auto).unwrap();
     assert_eq!(barrier.algorithm(), Algorithm::Tournament);
     works(&barrier);
 }

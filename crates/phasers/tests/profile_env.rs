@@ -41,7 +41,7 @@ fn auto_follows_the_profile_named_by_phasers_profile() {
             Algorithm::Dissemination
         };
         assert_eq!(Algorithm::Auto.resolve(parties), expected, "{parties}");
-        let barrier = Barrier::new(parties, Algorithm::Auto).unwrap();
+        let barrier = Barrier::with_algorithm(parties, Algorithm::Auto).unwrap();
         assert_eq!(barrier.algorithm(), expected, "{parties}");
         // The builder's default, and the statically dispatched `Barrier<AnyAlgorithm>`, are `Auto`.
         assert_eq!(
@@ -53,19 +53,23 @@ fn auto_follows_the_profile_named_by_phasers_profile() {
     }
     // The profile only concerns `Auto`, and the built-in rule stays available for comparison.
     assert_eq!(
-        Barrier::new(3, Algorithm::Ticket).unwrap().algorithm(),
+        Barrier::with_algorithm(3, Algorithm::Ticket)
+            .unwrap()
+            .algorithm(),
         Algorithm::Ticket
     );
     assert_eq!(Algorithm::Ticket.resolve(3), Algorithm::Ticket);
     assert_eq!(Algorithm::Auto.resolve_builtin(2), Algorithm::Counting);
 
-    works(&Barrier::new(1, Algorithm::Auto).unwrap());
-    works(&Barrier::new(4, Algorithm::Auto).unwrap());
+    works(&Barrier::with_algorithm(1, Algorithm::Auto).unwrap());
+    works(&Barrier::with_algorithm(4, Algorithm::Auto).unwrap());
 
     // Read once: deleting the file changes nothing in this process, while a fresh lookup sees it.
     drop(scratch);
     assert_eq!(
-        Barrier::new(2, Algorithm::Auto).unwrap().algorithm(),
+        Barrier::with_algorithm(2, Algorithm::Auto)
+            .unwrap()
+            .algorithm(),
         Algorithm::McsTree
     );
     let fresh = ProfileStatus::detect();

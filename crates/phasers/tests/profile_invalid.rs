@@ -23,12 +23,15 @@ fn a_broken_profile_fails_auto_only() {
 
     // A concrete algorithm builds and works whatever the profile holds.
     for algorithm in Algorithm::CONCRETE {
-        let barrier = Barrier::new(3, algorithm).unwrap();
+        let barrier = Barrier::with_algorithm(3, algorithm).unwrap();
         assert_eq!(barrier.algorithm(), algorithm);
     }
     works(&Barrier::builder(2).build_static::<McsTree>().unwrap());
 
-    let message = invalid_message(Barrier::new(2, Algorithm::Auto), "Barrier::new with Auto");
+    let message = invalid_message(
+        Barrier::with_algorithm(2, Algorithm::Auto),
+        "Barrier::new with Auto",
+    );
     assert!(message.contains(&path.display().to_string()), "{message}");
     assert!(message.contains("named by PHASERS_PROFILE"), "{message}");
     assert!(message.contains("not JSON"), "{message}");
@@ -46,7 +49,7 @@ fn a_broken_profile_fails_auto_only() {
         assert_eq!(invalid_message(result, what), message);
     }
     // Bad arguments are reported before the environment, as with PHASERS_WAIT.
-    let zero = invalid_message(Barrier::new(0, Algorithm::Auto), "zero parties");
+    let zero = invalid_message(Barrier::with_algorithm(0, Algorithm::Auto), "zero parties");
     assert!(zero.contains("at least 1"), "{zero}");
 
     let status = Profile::status();

@@ -22,13 +22,13 @@ fn off_ignores_even_a_broken_default_profile() {
     assert_eq!(*Profile::status(), ProfileStatus::Disabled);
     assert_eq!(Profile::active(), None);
     for parties in party_counts() {
-        let barrier = Barrier::new(parties, Algorithm::Auto).unwrap();
+        let barrier = Barrier::with_algorithm(parties, Algorithm::Auto).unwrap();
         assert_eq!(
             barrier.algorithm(),
             Algorithm::Auto.resolve_builtin(parties)
         );
     }
-    works(&Barrier::new(2, Algorithm::Auto).unwrap());
+    works(&Barrier::with_algorithm(2, Algorithm::Auto).unwrap());
 
     // Without the variable, the same broken default file would be an error naming it.
     std::env::remove_var(Profile::ENV_VAR);

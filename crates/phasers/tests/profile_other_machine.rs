@@ -26,10 +26,10 @@ fn a_profile_from_another_machine_shape_is_ignored() {
         let builtin = Algorithm::Auto.resolve_builtin(parties);
         assert_ne!(builtin, Algorithm::McsTree);
         assert_eq!(Algorithm::Auto.resolve(parties), builtin, "{parties}");
-        let barrier = Barrier::new(parties, Algorithm::Auto).unwrap();
+        let barrier = Barrier::with_algorithm(parties, Algorithm::Auto).unwrap();
         assert_eq!(barrier.algorithm(), builtin, "{parties}");
     }
-    works(&Barrier::new(3, Algorithm::Auto).unwrap());
+    works(&Barrier::with_algorithm(3, Algorithm::Auto).unwrap());
 
     let status = Profile::status();
     assert_eq!(

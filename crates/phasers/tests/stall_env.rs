@@ -12,7 +12,9 @@ use phasers::{Algorithm, AnyThreadBarrier, Barrier, Error, Mode, Op, Phaser, Red
 /// The stall time of one object of each kind built now, without a builder setting.
 fn stall_times() -> [Option<Duration>; 4] {
     [
-        Barrier::new(2, Algorithm::Ticket).unwrap().stall_after(),
+        Barrier::with_algorithm(2, Algorithm::Ticket)
+            .unwrap()
+            .stall_after(),
         Team::new(2).unwrap().stall_after(),
         Phaser::new(Mode::SigWait).unwrap().0.stall_after(),
         Reduction::<u64>::new(2, Op::Sum).unwrap().stall_after(),
@@ -86,7 +88,7 @@ fn phasers_stall_sets_the_stall_time_and_a_bad_value_fails_every_build() {
     for bad in ["soon", "10 seconds", "-1s", "1h"] {
         std::env::set_var(STALL_ENV, bad);
         let messages = [
-            invalid_message(Barrier::new(2, Algorithm::Auto), "Barrier::new"),
+            invalid_message(Barrier::with_algorithm(2, Algorithm::Auto), "Barrier::new"),
             invalid_message(
                 Barrier::builder(2).build_static::<McsTree>(),
                 "build_static",

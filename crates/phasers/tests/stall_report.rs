@@ -27,7 +27,7 @@ fn a_team_member_that_stops_calling_is_reported_once_per_call() {
         let team = Team::builder(SIZE).stall_after(STALL).build().unwrap();
         let (gate, hold) = gate();
         std::thread::scope(|s| {
-            for mut member in team.members() {
+            for mut member in team.participants() {
                 let hold = &hold;
                 s.spawn(move || {
                     for call in 0..CALLS {

@@ -15,7 +15,7 @@ const TEST: &str = "without_a_hook_a_stall_is_one_line_on_stderr";
 
 /// In the child: 8 participants, rank 6 stops for a second before episode 3, then goes on.
 fn stalled_barrier() {
-    let barrier = Barrier::new(8, Algorithm::Counting).unwrap();
+    let barrier = Barrier::with_algorithm(8, Algorithm::Counting).unwrap();
     assert_eq!(barrier.stall_after(), Some(Duration::from_millis(300)));
     std::thread::scope(|s| {
         for mut p in barrier.participants() {

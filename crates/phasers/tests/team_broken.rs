@@ -62,7 +62,7 @@ impl Call {
     ];
 
     fn make(self, m: &mut Member) -> phasers::Result<()> {
-        let size = m.size();
+        let size = m.parties();
         let root = size - 1;
         let mine = [m.rank() as u64; 3];
         let is_root = m.rank() == root;
@@ -145,7 +145,7 @@ fn check_loss(size: usize, lost: usize, call: Call, loss: Loss, sync: SyncMode) 
     let team = Team::new(size).expect("a valid team");
     let what = format!("{size} members, rank {lost} lost {loss:?}, {call:?}, {sync:?}");
     let name = what.clone();
-    let mut members = team.members();
+    let mut members = team.participants();
     if loss == Loss::BeforeAnyCall {
         drop(members.remove(lost));
     }
@@ -254,24 +254,25 @@ fn check_panicking_operator(size: usize, poisoned: usize, call: WithCall) {
     let team = Team::new(size).expect("a valid team");
     const LEN: usize = 20;
     let what = format!("{size} members, poison in rank {poisoned}'s input, {call:?}");
-    let endings: Vec<(usize, Ending)> = run_each_within(&what, team.members(), move |mut m| {
-        let rank = m.rank();
-        let mut input: Vec<i64> = (0..LEN as i64).collect();
-        call.make(&mut m, &input)
-            .unwrap_or_else(|error| panic!("rank {rank}: the clean call: {error}"));
-        if rank == poisoned {
-            input[LEN / 2] = POISON;
-        }
-        let poisoned_call = call.make(&mut m, &input);
-        let start = Instant::now();
-        let next = call.make(&mut m, &input);
-        assert!(
-            start.elapsed() < PROMPTLY,
-            "rank {rank}: the call after the panic took {:?}",
-            start.elapsed()
-        );
-        (poisoned_call, next)
-    });
+    let endings: Vec<(usize, Ending)> =
+        run_each_within(&what, team.participants(), move |mut m| {
+            let rank = m.rank();
+            let mut input: Vec<i64> = (0..LEN as i64).collect();
+            call.make(&mut m, &input)
+                .unwrap_or_else(|error| panic!("rank {rank}: the clean call: {error}"));
+            if rank == poisoned {
+                input[LEN / 2] = POISON;
+            }
+            let poisoned_call = call.make(&mut m, &input);
+            let start = Instant::now();
+            let next = call.make(&mut m, &input);
+            assert!(
+                start.elapsed() < PROMPTLY,
+                "rank {rank}: the call after the panic took {:?}",
+                start.elapsed()
+            );
+            (poisoned_call, next)
+        });
     let mut panicked = BTreeSet::new();
     for (rank, ending) in &endings {
         if let Err(payload) = ending {

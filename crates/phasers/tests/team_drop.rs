@@ -73,7 +73,7 @@ impl DropCalls for Collective {
 
     /// One blocking call.
     fn call(self, m: &mut Member, input: &[u64], output: &mut [u64]) -> phasers::Result<()> {
-        let root = m.size() - 1;
+        let root = m.parties() - 1;
         match self {
             Collective::Barrier => m.barrier(),
             Collective::Broadcast => m.broadcast(root, output),
@@ -95,7 +95,7 @@ impl DropCalls for Collective {
         input: &'a [u64],
         output: &'a mut [u64],
     ) -> phasers::Result<Box<dyn Handle + 'a>> {
-        let root = m.size() - 1;
+        let root = m.parties() - 1;
         fn boxed<'a, T: Copy + Send + 'static>(
             pending: phasers::Result<Pending<'a, T>>,
         ) -> phasers::Result<Box<dyn Handle + 'a>> {
@@ -177,7 +177,7 @@ fn check_drop(
     // nobody wrote their outputs after that.
     let returned = Arc::new(Barrier::new(size - 1));
     let name = what.clone();
-    run_all(&what, team.members(), move |mut m| {
+    run_all(&what, team.participants(), move |mut m| {
         let rank = m.rank();
         let here = format!("{name}: rank {rank}");
         let (input, mut output) = collective.buffers(rank, size, len);
@@ -323,7 +323,7 @@ fn unchecked_inline_against_linear_then_dropped() {
         let team = Team::builder(2).unchecked().build().expect("a valid team");
         let what = format!("unchecked allreduce of 2 against 102, round {round}");
         let name = what.clone();
-        let results = run_all(&what, team.members(), move |mut m| {
+        let results = run_all(&what, team.participants(), move |mut m| {
             let len = if m.rank() == 0 { 2 } else { 102 };
             let input = vec![m.rank() as u64 + 1; len];
             let mut output = vec![0u64; len];
@@ -353,7 +353,7 @@ fn unchecked_inline_against_linear_then_dropped() {
 fn unchecked_mismatch_partner_dropped_later() {
     let team = Team::builder(2).unchecked().build().expect("a valid team");
     let results = within("unchecked mismatch, late drop", move || {
-        let mut members = team.members();
+        let mut members = team.participants();
         let mut one = members.pop().expect("member 1");
         let mut zero = members.pop().expect("member 0");
         let waiter = std::thread::spawn(move || {

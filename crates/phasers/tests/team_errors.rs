@@ -65,18 +65,18 @@ fn too_many_members_is_invalid() {
 #[test]
 fn each_member_is_handed_out_once() {
     let team = Team::new(4).expect("a valid team");
-    let second = team.member(2).expect("rank 2, the first time");
+    let second = team.participant(2).expect("rank 2, the first time");
     assert_eq!(second.rank(), 2);
-    let message = invalid_message(team.member(2), "rank 2 again");
+    let message = invalid_message(team.participant(2), "rank 2 again");
     assert_mentions("rank 2 again", &message, &["2"]);
-    let message = invalid_message(team.member(4), "rank 4 of 4");
+    let message = invalid_message(team.participant(4), "rank 4 of 4");
     assert_mentions("rank 4 of 4", &message, &["4"]);
     // `members` hands out the rest, in rank order, without the one already taken.
-    let rest = team.members();
+    let rest = team.participants();
     let ranks: Vec<usize> = rest.iter().map(Member::rank).collect();
     assert_eq!(ranks, [0, 1, 3]);
-    assert!(team.members().is_empty(), "nothing left to hand out");
-    invalid_message(team.member(0), "rank 0 after members()");
+    assert!(team.participants().is_empty(), "nothing left to hand out");
+    invalid_message(team.participant(0), "rank 0 after members()");
 }
 
 /// Team size of the call-error tests, and the member that passes the bad argument (a middle one,
@@ -117,7 +117,7 @@ macro_rules! either {
 /// right sum everywhere.
 fn check_still_usable(what: &str, m: &mut Member) {
     let rank = m.rank();
-    let size = m.size() as u64;
+    let size = m.parties() as u64;
     let mut output = [0u64; 3];
     m.allreduce(&[rank as u64 + 1; 3], &mut output, Op::Sum)
         .unwrap_or_else(|error| panic!("{what}: rank {rank}, the call after the error: {error}"));
@@ -169,7 +169,7 @@ fn check_invalid(invalid: &Invalid, then_usable: bool) {
             let culprits = invalid.culprits.clone();
             let needles = invalid.needles;
             let call = Arc::clone(&invalid.call);
-            run_all(&what, team.members(), move |mut m| {
+            run_all(&what, team.participants(), move |mut m| {
                 let rank = m.rank();
                 let bad = culprits.contains(&rank);
                 let here = format!("{name}: rank {rank}");
@@ -612,7 +612,7 @@ fn check_mismatch(disagreement: &Disagreement, deviant: usize, form: Form, then_
     );
     let name = what.clone();
     let call = Arc::clone(&disagreement.call);
-    let errors = run_all(&what, team.members(), move |mut m| {
+    let errors = run_all(&what, team.participants(), move |mut m| {
         let rank = m.rank();
         assert!(m.is_checked());
         let result = call(&mut m, rank == deviant, form);
@@ -713,7 +713,7 @@ fn checked_team_survives_a_series_of_mismatches() {
         .map(|d| (d.what, d.call))
         .collect();
     let calls = Arc::new(calls);
-    run_all("a series", team.members(), move |mut m| {
+    run_all("a series", team.participants(), move |mut m| {
         let rank = m.rank();
         for (index, (what, call)) in calls.iter().enumerate() {
             let deviant = index % SIZE;
@@ -746,7 +746,7 @@ fn unchecked_length_mismatch_is_safe() {
             assert!(!team.is_checked());
             let what = format!("unchecked, rank {deviant} passes {odd} instead of {common}");
             let name = what.clone();
-            run_all(&what, team.members(), move |mut m| {
+            run_all(&what, team.participants(), move |mut m| {
                 let rank = m.rank();
                 let len = if rank == deviant { odd } else { common };
                 let input = vec![1u64; len];

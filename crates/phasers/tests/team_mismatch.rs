@@ -89,7 +89,7 @@ fn still_usable(m: &mut Member) {
     let mut sum = [0u64];
     m.allreduce(&[1], &mut sum, Op::Sum)
         .expect("an allreduce after the mismatch");
-    assert_eq!(sum[0], m.size() as u64);
+    assert_eq!(sum[0], m.parties() as u64);
 }
 
 fn check(case: &Case, size: usize, odd_rank: usize) {
@@ -97,7 +97,7 @@ fn check(case: &Case, size: usize, odd_rank: usize) {
     assert!(team.is_checked(), "teams are checked by default");
     let what = format!("{}, {size} members, rank {odd_rank} odd", case.name);
     let call = Arc::clone(&case.call);
-    let results = run_all(&what, team.members(), move |mut m| {
+    let results = run_all(&what, team.participants(), move |mut m| {
         let odd = m.rank() == odd_rank;
         let result = call(&mut m, odd);
         still_usable(&mut m);
@@ -154,17 +154,21 @@ fn mismatches_return_mismatch_on_every_member_at_eight() {
 #[test]
 fn unchecked_blocking_against_nonblocking_completes() {
     let team = Team::builder(2).unchecked().build().expect("a team");
-    let results = run_all("unchecked allreduce/iallreduce", team.members(), |mut m| {
-        let input = [1u64, 2];
-        let mut output = [0u64; 2];
-        let result = if m.rank() == 1 {
-            m.iallreduce(&input, &mut output, Op::Sum)
-                .and_then(|pending| pending.wait())
-        } else {
-            m.allreduce(&input, &mut output, Op::Sum)
-        };
-        result.map(|()| output)
-    });
+    let results = run_all(
+        "unchecked allreduce/iallreduce",
+        team.participants(),
+        |mut m| {
+            let input = [1u64, 2];
+            let mut output = [0u64; 2];
+            let result = if m.rank() == 1 {
+                m.iallreduce(&input, &mut output, Op::Sum)
+                    .and_then(|pending| pending.wait())
+            } else {
+                m.allreduce(&input, &mut output, Op::Sum)
+            };
+            result.map(|()| output)
+        },
+    );
     for result in results {
         assert_eq!(result, Ok([2, 4]));
     }

@@ -53,7 +53,7 @@ fn waits_in_different_orders(sync: SyncMode) {
             let team = Team::new(size).expect("a valid team");
             let what = format!("{sync:?}, length {len}, round {round_seed}");
             let name = what.clone();
-            run_all(&what, team.members(), move |mut whole: Member| {
+            run_all(&what, team.participants(), move |mut whole: Member| {
                 let rank = whole.rank();
                 let (mut row, mut column) = whole.split_grid(columns).expect("split_grid");
                 for m in [&mut whole, &mut row, &mut column] {
@@ -62,8 +62,8 @@ fn waits_in_different_orders(sync: SyncMode) {
                 let input = contribution(rank, len);
                 let me = [rank as u64];
                 let mut sum = vec![0u64; len];
-                let mut gathered = vec![0u64; row.size()];
-                let column_root = column.size() - 1;
+                let mut gathered = vec![0u64; row.parties()];
+                let column_root = column.parties() - 1;
                 let mut broadcast = if column.rank() == column_root {
                     vec![rank as u64; 4]
                 } else {
@@ -146,7 +146,7 @@ fn polling_while_doing_other_work() {
         let team = Team::new(size).expect("a valid team");
         let what = format!("{sync:?}");
         let name = what.clone();
-        run_all(&what, team.members(), move |mut m| {
+        run_all(&what, team.participants(), move |mut m| {
             let rank = m.rank();
             m.set_sync_mode(sync);
             for call in 0..20u64 {
@@ -192,7 +192,7 @@ fn one_member_delays() {
                 let team = Team::new(size).expect("a valid team");
                 let what = format!("{sync:?}, rank {late} late, before start: {before_start}");
                 let name = what.clone();
-                run_all(&what, team.members(), move |mut m| {
+                run_all(&what, team.participants(), move |mut m| {
                     let rank = m.rank();
                     m.set_sync_mode(sync);
                     let delay = || std::thread::sleep(Duration::from_millis(15));
@@ -240,7 +240,7 @@ fn dropping_an_unfinished_pending_completes_it() {
             let team = Team::new(size).expect("a valid team");
             let what = format!("{sync:?}, rank {dropper} drops");
             let name = what.clone();
-            run_all(&what, team.members(), move |mut m| {
+            run_all(&what, team.participants(), move |mut m| {
                 let rank = m.rank();
                 m.set_sync_mode(sync);
                 for call in 0..3usize {
@@ -293,7 +293,7 @@ fn wait_after_test_returned_true_is_ok() {
         let team = Team::new(size).expect("a valid team");
         let what = format!("{sync:?}");
         let name = what.clone();
-        run_all(&what, team.members(), move |mut m| {
+        run_all(&what, team.participants(), move |mut m| {
             let rank = m.rank();
             m.set_sync_mode(sync);
             for call in 0..10 {
@@ -343,7 +343,7 @@ fn mixing_blocking_and_non_blocking_forms_is_safe() {
                     .expect("a valid team");
                 let what = format!("{sync:?}, gather {gather}, length {len}, pattern {call}");
                 let name = what.clone();
-                let results = run_all(&what, team.members(), move |mut m| {
+                let results = run_all(&what, team.participants(), move |mut m| {
                     let rank = m.rank();
                     m.set_sync_mode(sync);
                     let input = contribution(rank, len);

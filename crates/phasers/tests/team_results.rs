@@ -95,7 +95,7 @@ fn plan<T: Sample>(size: usize, seed: u64) -> Vec<Case> {
 fn run_plan<T: Sample>(what: &str, team: &Team, plan: Vec<Case>) {
     let plan = Arc::new(plan);
     let name = what.to_string();
-    run_all(what, team.members(), move |mut member| {
+    run_all(what, team.participants(), move |mut member| {
         for (index, case) in plan.iter().enumerate() {
             check_call::<T>(&format!("{name}, call {index}"), &mut member, case);
         }
@@ -143,7 +143,7 @@ fn user_type_collectives_match_their_definitions() {
 #[test]
 fn small_examples_by_hand() {
     let team = Team::new(3).expect("a valid team");
-    let outputs = run_all("by hand", team.members(), |mut m| {
+    let outputs = run_all("by hand", team.participants(), |mut m| {
         let rank = m.rank() as u64;
         let mut results: Vec<Vec<u64>> = Vec::new();
 
@@ -266,7 +266,7 @@ fn exclusive_scan_leaves_rank_0_output_untouched() {
                 let team = Team::new(size).expect("a valid team");
                 let what = format!("{size} members, {style:?}, {op:?}");
                 let name = what.clone();
-                run_all(&what, team.members(), move |mut m| {
+                run_all(&what, team.participants(), move |mut m| {
                     let rank = m.rank();
                     let input: Vec<u64> = (0..5).map(|i| (rank * 10 + i) as u64).collect();
                     let mut output = vec![0xAAAA_u64; 5];
@@ -317,7 +317,7 @@ fn check_split(what: &str, colors: Vec<u32>, keys: Vec<i64>) {
     let size = colors.len();
     let team = Team::new(size).expect("a valid team");
     let name = what.to_string();
-    run_all(what, team.members(), move |mut m| {
+    run_all(what, team.participants(), move |mut m| {
         let rank = m.rank();
         let here = format!("{name}: old rank {rank}");
         let sub = m
@@ -330,7 +330,7 @@ fn check_split(what: &str, colors: Vec<u32>, keys: Vec<i64>) {
             (Some(group), Some(mut sub)) => {
                 let new_rank = group.iter().position(|&r| r == rank).expect("in its group");
                 assert_eq!(sub.rank(), new_rank, "{here}: new rank");
-                assert_eq!(sub.size(), group.len(), "{here}: new size");
+                assert_eq!(sub.parties(), group.len(), "{here}: new size");
                 let mut members = vec![0u64; group.len()];
                 sub.allgather(&[rank as u64], &mut members)
                     .unwrap_or_else(|error| panic!("{here}: allgather on the new team: {error}"));
@@ -418,7 +418,7 @@ fn split_by_color_and_key() {
 fn split_of_a_split() {
     let size = 8;
     let team = Team::new(size).expect("a valid team");
-    run_all("nested split", team.members(), move |mut m| {
+    run_all("nested split", team.participants(), move |mut m| {
         let rank = m.rank();
         // Halves by parity, numbered in reverse; then halves of those by new rank.
         let mut half = m
@@ -454,7 +454,7 @@ fn split_grid_makes_rows_and_columns() {
             let team = Team::new(size).expect("a valid team");
             let what = format!("{size} members, {columns} columns");
             let name = what.clone();
-            run_all(&what, team.members(), move |mut m| {
+            run_all(&what, team.participants(), move |mut m| {
                 let rank = m.rank();
                 let here = format!("{name}: rank {rank}");
                 let (mut row, mut column) = m
@@ -469,14 +469,18 @@ fn split_grid_makes_rows_and_columns() {
                     .map(|r| r as u64)
                     .collect();
                 assert_eq!(row.rank(), rank % columns, "{here}: row rank");
-                assert_eq!(row.size(), row_members.len(), "{here}: row size");
+                assert_eq!(row.parties(), row_members.len(), "{here}: row size");
                 assert_eq!(column.rank(), rank / columns, "{here}: column rank");
-                assert_eq!(column.size(), column_members.len(), "{here}: column size");
-                let mut got = vec![0u64; row.size()];
+                assert_eq!(
+                    column.parties(),
+                    column_members.len(),
+                    "{here}: column size"
+                );
+                let mut got = vec![0u64; row.parties()];
                 row.allgather(&[rank as u64], &mut got)
                     .unwrap_or_else(|error| panic!("{here}: row allgather: {error}"));
                 assert_eq!(got, row_members, "{here}: row members");
-                let mut got = vec![0u64; column.size()];
+                let mut got = vec![0u64; column.parties()];
                 column
                     .allgather(&[rank as u64], &mut got)
                     .unwrap_or_else(|error| panic!("{here}: column allgather: {error}"));
@@ -521,14 +525,14 @@ fn short_plan<T: Sample>(size: usize, seed: u64) -> Vec<Case> {
 fn sibling_sub_teams_run_at_the_same_time() {
     let size = 8;
     let team = Team::new(size).expect("a valid team");
-    run_all("siblings", team.members(), move |mut m: Member| {
+    run_all("siblings", team.participants(), move |mut m: Member| {
         let rank = m.rank();
         let color = (rank % 3) as u32;
         let mut sub = m
             .split(color, rank as i64)
             .expect("split")
             .expect("everyone has a color");
-        let sub_plan = short_plan::<i32>(sub.size(), hash(&[u64::from(color), 0x51B]));
+        let sub_plan = short_plan::<i32>(sub.parties(), hash(&[u64::from(color), 0x51B]));
         let parent_plan = short_plan::<u64>(size, 0x9A2E);
         // The sub-teams run their plans while the parent runs a call now and then, so the three
         // siblings' calls overlap each other and the parent's.
@@ -548,11 +552,12 @@ fn sibling_sub_teams_run_at_the_same_time() {
 fn row_and_column_teams_run_at_the_same_time() {
     let (size, columns) = (8, 3);
     let team = Team::new(size).expect("a valid team");
-    run_all("grid", team.members(), move |mut m: Member| {
+    run_all("grid", team.participants(), move |mut m: Member| {
         let rank = m.rank();
         let (mut row, mut column) = m.split_grid(columns).expect("split_grid");
-        let row_plan = short_plan::<Stats>(row.size(), hash(&[(rank / columns) as u64, 0x20]));
-        let column_plan = short_plan::<f64>(column.size(), hash(&[(rank % columns) as u64, 0xC0]));
+        let row_plan = short_plan::<Stats>(row.parties(), hash(&[(rank / columns) as u64, 0x20]));
+        let column_plan =
+            short_plan::<f64>(column.parties(), hash(&[(rank % columns) as u64, 0xC0]));
         for index in 0..row_plan.len().max(column_plan.len()) {
             if let Some(case) = row_plan.get(index) {
                 check_call::<Stats>(&format!("row, call {index}"), &mut row, case);

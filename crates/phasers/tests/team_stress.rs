@@ -50,7 +50,7 @@ fn random_case(size: usize, h: u64) -> (Case, bool) {
 /// Makes a random call drawn from `h` on `member` after a random delay of the member's own, and
 /// checks it.
 fn random_call(what: &str, member: &mut Member, h: u64, delay: u64) {
-    let (case, stats) = random_case(member.size(), h);
+    let (case, stats) = random_case(member.parties(), h);
     arrive_after(delay);
     if stats {
         check_call::<Stats>(what, member, &case);
@@ -73,7 +73,7 @@ fn stress(size: usize, seed: u64, phases: u64, rounds: u64) {
     let name = what.clone();
     let colors = 1 + hash(&[seed, 0xC0]) % 4;
     let columns = 1 + (hash(&[seed, 0x6D]) % size as u64) as usize;
-    let counts = run_all(&what, team.members(), move |mut whole| {
+    let counts = run_all(&what, team.participants(), move |mut whole| {
         let rank = whole.rank();
         let h = hash(&[seed, rank as u64]);
         let color = if h % 8 == 0 {
@@ -215,7 +215,7 @@ fn barrier_invariant(size: usize, episodes: u64, seed: u64) {
             .collect(),
     );
     let name = what.clone();
-    run_all(&what, team.members(), move |mut whole| {
+    run_all(&what, team.participants(), move |mut whole| {
         let rank = whole.rank();
         let color = color_of(rank);
         let mut sub = whole

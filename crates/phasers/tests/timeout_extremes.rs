@@ -30,7 +30,7 @@ fn quickly<R>(what: &str, f: impl FnOnce() -> R) -> R {
 #[test]
 fn a_lone_participant_passes_with_any_timeout() {
     for algorithm in algorithms() {
-        let barrier = Barrier::new(1, algorithm).unwrap();
+        let barrier = Barrier::with_algorithm(1, algorithm).unwrap();
         let mut only = barrier.participant(0).unwrap();
         let what = format!("{algorithm:?}");
         quickly(&what, || {
@@ -45,7 +45,7 @@ fn a_lone_participant_passes_with_any_timeout() {
 #[test]
 fn zero_and_a_past_deadline_time_out_at_once_naming_the_missing() {
     for algorithm in algorithms() {
-        let barrier = Barrier::new(2, algorithm).unwrap();
+        let barrier = Barrier::with_algorithm(2, algorithm).unwrap();
         let mut handles = barrier.participants();
         let mut late = handles.pop().unwrap();
         let mut early = handles.pop().unwrap();

@@ -42,7 +42,10 @@ fn environment_overrides() {
     // constructor, rather than being ignored.
     std::env::set_var(WAIT, "bogus");
     for algorithm in [Algorithm::Auto, Algorithm::Ticket] {
-        let message = invalid_message(Barrier::new(2, algorithm), "PHASERS_WAIT=bogus, new");
+        let message = invalid_message(
+            Barrier::with_algorithm(2, algorithm),
+            "PHASERS_WAIT=bogus, new",
+        );
         assert!(message.contains(WAIT), "{message}");
         assert!(message.contains("bogus"), "{message}");
         assert!(message.contains("auto, spin, yield or park"), "{message}");
@@ -72,11 +75,11 @@ fn environment_overrides() {
             .build()
             .unwrap_or_else(|e| panic!("PHASERS_WAIT={text:?}: {e}"));
         assert_eq!(barrier.wait_policy(), policy, "PHASERS_WAIT={text:?}");
-        let barrier = Barrier::new(3, Algorithm::McsTree).unwrap();
+        let barrier = Barrier::with_algorithm(3, Algorithm::McsTree).unwrap();
         assert_eq!(barrier.wait_policy(), policy, "PHASERS_WAIT={text:?}");
     }
     std::env::set_var(WAIT, "park");
-    works(&Barrier::new(4, Algorithm::Dissemination).unwrap());
+    works(&Barrier::with_algorithm(4, Algorithm::Dissemination).unwrap());
     std::env::remove_var(WAIT);
 
     // An unparsable spin count, or one above `MAX_SPIN_ROUNDS`, is an error naming the variable.
@@ -90,7 +93,7 @@ fn environment_overrides() {
         "4294967295",
     ] {
         std::env::set_var(SPIN, bad);
-        let message = invalid_message(Barrier::new(2, Algorithm::Auto), "PHASERS_SPIN");
+        let message = invalid_message(Barrier::with_algorithm(2, Algorithm::Auto), "PHASERS_SPIN");
         assert!(message.contains(SPIN), "PHASERS_SPIN={bad:?}: {message}");
         assert!(
             message.contains("whole number"),
@@ -118,9 +121,9 @@ fn environment_overrides() {
     // Both at once: the policy error is reported first, and fixing it reveals the spin error.
     std::env::set_var(WAIT, "bogus");
     std::env::set_var(SPIN, "abc");
-    assert!(invalid_message(Barrier::new(2, Algorithm::Auto), "both").contains(WAIT));
+    assert!(invalid_message(Barrier::with_algorithm(2, Algorithm::Auto), "both").contains(WAIT));
     std::env::set_var(WAIT, "park");
-    assert!(invalid_message(Barrier::new(2, Algorithm::Auto), "spin").contains(SPIN));
+    assert!(invalid_message(Barrier::with_algorithm(2, Algorithm::Auto), "spin").contains(SPIN));
 
     // Unset: the builder's own policy is back.
     std::env::remove_var(WAIT);
@@ -131,7 +134,9 @@ fn environment_overrides() {
         .unwrap();
     assert_eq!(barrier.wait_policy(), WaitPolicy::Yield);
     assert_eq!(
-        Barrier::new(2, Algorithm::Auto).unwrap().wait_policy(),
+        Barrier::with_algorithm(2, Algorithm::Auto)
+            .unwrap()
+            .wait_policy(),
         WaitPolicy::Auto
     );
 

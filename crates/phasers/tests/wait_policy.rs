@@ -167,7 +167,9 @@ fn the_default_policy_is_auto() {
     assert_eq!(WaitPolicy::default(), WaitPolicy::Auto);
     if !env_overrides_policy() {
         assert_eq!(
-            Barrier::new(2, Algorithm::Auto).unwrap().wait_policy(),
+            Barrier::with_algorithm(2, Algorithm::Auto)
+                .unwrap()
+                .wait_policy(),
             WaitPolicy::Auto
         );
         let built = Barrier::builder(2).build().unwrap();

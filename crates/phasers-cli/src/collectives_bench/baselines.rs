@@ -29,7 +29,7 @@ pub fn std_barrier(threads: usize, plan: &RowPlan) -> Row {
 
 /// Our `Barrier` with `Algorithm::Auto` among `threads` threads, with what `auto` resolved to.
 pub fn our_barrier(threads: usize, plan: &RowPlan) -> Row {
-    match Barrier::new(threads, Algorithm::Auto) {
+    match Barrier::with_algorithm(threads, Algorithm::Auto) {
         Ok(barrier) => {
             let mut row = looped::measure(OURS_NAME, RowKind::Ours, barrier.participants(), plan);
             row.resolved = Some(barrier.algorithm().name().to_owned());

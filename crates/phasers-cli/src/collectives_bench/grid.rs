@@ -72,11 +72,11 @@ pub struct Placed {
 /// One member per rank of `team` (the team of all), on the teams of `shape`, in the order of the
 /// ranks in `team`. `split_grid` is collective, so each member splits on a thread of its own.
 pub fn place(team: &Team, shape: Shape, columns: usize) -> Result<Vec<Placed>, String> {
-    let members = team.members();
-    if members.len() != team.size() {
+    let members = team.participants();
+    if members.len() != team.parties() {
         return Err(format!(
             "the team of {} handed out {} members",
-            team.size(),
+            team.parties(),
             members.len()
         ));
     }
@@ -151,7 +151,7 @@ mod tests {
         for shape in Shape::ALL {
             let team = Team::new(6).unwrap();
             let placed = place(&team, shape, 4).unwrap();
-            let sizes: Vec<usize> = placed.iter().map(|p| p.member.size()).collect();
+            let sizes: Vec<usize> = placed.iter().map(|p| p.member.parties()).collect();
             let expected: Vec<usize> = (0..6)
                 .map(|rank| match shape {
                     Shape::All => 6,

@@ -42,7 +42,7 @@ impl<H: WaitHandle> Body for Looped<H> {
 /// place on it and the others return instead of waiting for ever.
 pub fn measure<H: WaitHandle>(name: &str, kind: RowKind, ops: Vec<H>, plan: &RowPlan) -> Row {
     let threads = ops.len();
-    let control = match Barrier::new(threads, Algorithm::SenseReversing) {
+    let control = match Barrier::with_algorithm(threads, Algorithm::SenseReversing) {
         Ok(barrier) => barrier.participants(),
         Err(error) => {
             return Row::failed(

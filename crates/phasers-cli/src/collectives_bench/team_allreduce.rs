@@ -49,7 +49,7 @@ impl WaitHandle for TeamAllreduce<'_> {
         let member = &mut self.placed.member;
         let mine = [contribution(member.rank(), self.iteration)];
         member.allreduce(&mine, &mut self.sum, Op::Sum)?;
-        let expected = expected_sum(member.size(), self.iteration);
+        let expected = expected_sum(member.parties(), self.iteration);
         if self.sum[0] != expected {
             let (got, iteration, rank) = (self.sum[0], self.iteration, member.rank());
             self.wrong.record(|| {

@@ -38,7 +38,7 @@ impl<'a> TeamAlltoall<'a> {
     /// in `wrong`.
     pub fn new(placed: Placed, block: usize, wrong: &'a WrongResult) -> Self {
         let block = block.max(1);
-        let (rank, size) = (placed.member.rank(), placed.member.size());
+        let (rank, size) = (placed.member.rank(), placed.member.parties());
         let input = (0..size * block)
             .map(|i| initial_word(rank, i / block, i % block))
             .collect();

@@ -66,7 +66,7 @@ impl WaitHandle for TeamBroadcast<'_> {
     fn wait(&mut self) -> Result<(), phasers::Error> {
         let member = &mut self.placed.member;
         let rank = member.rank();
-        let root = (self.iteration % member.size() as u64) as usize;
+        let root = (self.iteration % member.parties() as u64) as usize;
         if rank == root {
             self.buffer[0] = stamp(self.iteration);
         }

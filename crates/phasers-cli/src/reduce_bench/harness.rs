@@ -176,7 +176,7 @@ pub fn run<P: Participant>(participants: Vec<P>, setup: RowSetup<'_>) -> Result<
     if threads == 0 {
         return Err("a row needs at least one participant".to_owned());
     }
-    let barrier = Barrier::new(threads, Algorithm::SenseReversing)
+    let barrier = Barrier::with_algorithm(threads, Algorithm::SenseReversing)
         .map_err(|error| format!("cannot build the barrier between iterations: {error}"))?;
     let control = Control {
         stop_at: AtomicU64::new(u64::MAX),

@@ -49,8 +49,17 @@ impl HybridMember {
     }
 
     /// Members over all processes.
-    pub fn size(&self) -> usize {
+    pub fn parties(&self) -> usize {
         self.shared.layout.size
+    }
+
+    /// Members over all processes.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `parties()`: one name for the count on every type"
+    )]
+    pub fn size(&self) -> usize {
+        self.parties()
     }
 
     /// This member's rank among its process's members.
@@ -111,7 +120,7 @@ impl HybridMember {
     }
 
     fn check_root(&self, post: &mut Post) {
-        let (root, size) = (post.sig.root, self.size());
+        let (root, size) = (post.sig.root, self.parties());
         self.require(post, root < size, true, || {
             format!(
                 "root {root} is out of range; this team has members 0 to {}",
@@ -281,7 +290,7 @@ impl HybridMember {
         input: &'a [T],
         output: &'a mut [T],
     ) -> Result<HybridPending<'a>> {
-        let size = self.size();
+        let size = self.parties();
         let mut post = self.post::<T>(Kind::Gather, input.len(), root);
         self.check_root(&mut post);
         self.check_bytes(&mut post, size);
@@ -313,7 +322,7 @@ impl HybridMember {
         input: &'a [T],
         output: &'a mut [T],
     ) -> Result<HybridPending<'a>> {
-        let size = self.size();
+        let size = self.parties();
         let count = output.len();
         let mut post = self.post::<T>(Kind::Scatter, count, root);
         self.check_root(&mut post);
@@ -343,7 +352,7 @@ impl HybridMember {
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let team = HybridTeam::new(&mpi, mpi.world(), 4)?;
     /// std::thread::scope(|s| {
-    ///     for mut member in team.members() {
+    ///     for mut member in team.participants() {
     ///         s.spawn(move || member.barrier().unwrap());
     ///     }
     /// });
@@ -369,7 +378,7 @@ impl HybridMember {
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
     /// std::thread::scope(|s| {
-    ///     for mut member in team.members() {
+    ///     for mut member in team.participants() {
     ///         s.spawn(move || {
     ///             let mut word = [if member.rank() == 1 { 42u64 } else { 0 }];
     ///             member.broadcast(1, &mut word).unwrap();
@@ -431,9 +440,9 @@ impl HybridMember {
     ///
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
-    /// let size = team.size() as u64;
+    /// let size = team.parties() as u64;
     /// std::thread::scope(|s| {
-    ///     for mut member in team.members() {
+    ///     for mut member in team.participants() {
     ///         s.spawn(move || {
     ///             let mut sum = [0u64];
     ///             member.allreduce(&[member.rank() as u64], &mut sum, Op::Sum).unwrap();

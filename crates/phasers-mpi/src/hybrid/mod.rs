@@ -15,9 +15,9 @@
 //!
 //! let mpi = Mpi::init(Threading::Serialized)?;
 //! let team = HybridTeam::new(&mpi, mpi.world(), 4)?;
-//! let size = team.size();
+//! let size = team.parties();
 //! std::thread::scope(|s| {
-//!     for mut member in team.members() {
+//!     for mut member in team.participants() {
 //!         s.spawn(move || {
 //!             let mut all = vec![0usize; size];
 //!             member.gather(0, &[member.rank()], &mut all).unwrap();

@@ -70,7 +70,7 @@ impl<'a> Output<'a> {
 /// let mpi = Mpi::init(Threading::Serialized)?;
 /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
 /// std::thread::scope(|s| {
-///     for mut member in team.members() {
+///     for mut member in team.participants() {
 ///         s.spawn(move || {
 ///             let mut value = [member.rank() as u64];
 ///             let mut pending = member.ibroadcast(0, &mut value).unwrap();

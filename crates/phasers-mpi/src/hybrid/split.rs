@@ -181,7 +181,7 @@ impl HybridMember {
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
     /// std::thread::scope(|s| {
-    ///     for mut member in team.members() {
+    ///     for mut member in team.participants() {
     ///         s.spawn(move || {
     ///             // One team of the local rank 0 members, one of the local rank 1 members.
     ///             let color = member.local_rank() as u32;

@@ -66,11 +66,11 @@ pub(crate) fn build_shared(
 /// let team = HybridTeam::new(&mpi, mpi.world(), 4)?;
 /// assert!(team.is_checked());
 /// std::thread::scope(|s| {
-///     for mut member in team.members() {
+///     for mut member in team.participants() {
 ///         s.spawn(move || {
 ///             let mut max = [0.0f64];
 ///             member.allreduce(&[member.rank() as f64], &mut max, Op::Max).unwrap();
-///             assert_eq!(max[0], (member.size() - 1) as f64);
+///             assert_eq!(max[0], (member.parties() - 1) as f64);
 ///         });
 ///     }
 /// });
@@ -109,9 +109,18 @@ impl HybridTeam {
         }
     }
 
+    /// This process's members.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `participants()`: one name for handing out handles on every type"
+    )]
+    pub fn members(&self) -> Vec<HybridMember> {
+        self.participants()
+    }
+
     /// This process's members, local ranks `0..threads`, to move into threads. The first call
     /// hands them out; later calls return an empty `Vec` (each member exists once).
-    pub fn members(&self) -> Vec<HybridMember> {
+    pub fn participants(&self) -> Vec<HybridMember> {
         if self.shared.handed_out.swap(true, Ordering::AcqRel) {
             return Vec::new();
         }
@@ -127,8 +136,17 @@ impl HybridTeam {
     }
 
     /// Members over all processes.
-    pub fn size(&self) -> usize {
+    pub fn parties(&self) -> usize {
         self.shared.layout.size
+    }
+
+    /// Members over all processes.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `parties()`: one name for the count on every type"
+    )]
+    pub fn size(&self) -> usize {
+        self.parties()
     }
 
     /// Members in this process.

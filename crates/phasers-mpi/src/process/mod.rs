@@ -134,8 +134,17 @@ impl ProcessBarrier {
     }
 
     /// The number of ranks.
-    pub fn size(&self) -> usize {
+    pub fn parties(&self) -> usize {
         self.channel.size()
+    }
+
+    /// The number of ranks.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `parties()`: one name for the count on every type"
+    )]
+    pub fn size(&self) -> usize {
+        self.parties()
     }
 
     /// The algorithm.

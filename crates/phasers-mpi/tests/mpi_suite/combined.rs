@@ -124,13 +124,13 @@ fn invariant(ctx: &Ctx<'_>, config: &Config) -> Result<(), String> {
                             return;
                         }
                     };
-                    failures.check(done.episode == e, || {
+                    failures.check(done.episode() == e, || {
                         format!(
                             "thread {t}: wait returned episode {}, expected {e}",
-                            done.episode
+                            done.episode()
                         )
                     });
-                    if done.leader {
+                    if done.is_leader() {
                         leaders[e as usize].fetch_add(1, Ordering::Relaxed);
                     }
                     for (r, &threads) in config.threads.iter().enumerate() {
@@ -308,7 +308,7 @@ fn leader_is_last_arrival(ctx: &Ctx<'_>) -> Result<(), String> {
                         std::thread::sleep(Duration::from_millis(5));
                     }
                     match p.wait() {
-                        Ok(done) if done.leader => {
+                        Ok(done) if done.is_leader() => {
                             if t == late {
                                 late_led.fetch_add(1, Ordering::Relaxed);
                             }
@@ -535,10 +535,10 @@ fn local_timeout(ctx: &Ctx<'_>) -> Result<(), String> {
                 // Duration::MAX is no deadline: the episodes complete as with `wait`.
                 for e in 0..2 {
                     match p.wait_timeout(Duration::MAX) {
-                        Ok(done) => failures.check(done.episode == e, || {
+                        Ok(done) => failures.check(done.episode() == e, || {
                             format!(
                                 "thread {t}: episode {} after a local timeout, expected {e}",
-                                done.episode
+                                done.episode()
                             )
                         }),
                         Err(error) => failures.add(format!("thread {t}: episode {e}: {error}")),
@@ -598,10 +598,10 @@ fn process_timeout(ctx: &Ctx<'_>) -> Result<(), String> {
                     }
                     for e in 0..2 {
                         match p.wait() {
-                            Ok(done) => failures.check(done.episode == e, || {
+                            Ok(done) => failures.check(done.episode() == e, || {
                                 format!(
                                     "rank {rank} thread {t}: episode {} after the timeout, expected {e}",
-                                    done.episode
+                                    done.episode()
                                 )
                             }),
                             Err(error) => {

@@ -199,6 +199,6 @@ fn hybrid_builder_errors(ctx: &Ctx<'_>) -> Result<(), String> {
         }
     }
     let team = HybridTeam::new(ctx.mpi, ctx.comm, 1).map_err(|e| e.to_string())?;
-    let mut member = team.members().pop().ok_or("no member handed out")?;
+    let mut member = team.participants().pop().ok_or("no member handed out")?;
     member.barrier().map_err(|e| e.to_string())
 }

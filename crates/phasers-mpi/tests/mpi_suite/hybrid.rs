@@ -131,7 +131,7 @@ fn with_team(
     let team = builder.build().map_err(|e| format!("build: {e}"))?;
     let failures = Failures::default();
     std::thread::scope(|s| {
-        for mut member in team.members() {
+        for mut member in team.participants() {
             let (failures, body) = (&failures, &body);
             s.spawn(move || body(&mut member, failures));
         }
@@ -153,7 +153,7 @@ fn collectives(ctx: &Ctx<'_>) -> Result<(), String> {
     }
     every(configs, |(checked, node_aware, emulate)| {
         with_team(ctx, 2, checked, node_aware, emulate, |member, failures| {
-            let (me, size) = (member.rank(), member.size());
+            let (me, size) = (member.rank(), member.parties());
             let mut c = 0u64;
             let call = |what: String, result: phasers_mpi::Result<()>| {
                 if let Err(error) = result {
@@ -253,10 +253,10 @@ fn nonblocking(ctx: &Ctx<'_>) -> Result<(), String> {
     let (first, second) = (build()?, build()?);
     let failures = Failures::default();
     std::thread::scope(|s| {
-        for (mut a, mut b) in first.members().into_iter().zip(second.members()) {
+        for (mut a, mut b) in first.participants().into_iter().zip(second.participants()) {
             let failures = &failures;
             s.spawn(move || {
-                let (me, size) = (a.rank(), a.size());
+                let (me, size) = (a.rank(), a.parties());
                 for c in 0..20u64 {
                     let len = [1usize, 7, 0, 100][c as usize % 4];
                     let input = input_u64(me, len, c);
@@ -321,7 +321,7 @@ fn nonblocking(ctx: &Ctx<'_>) -> Result<(), String> {
 /// sub-team adds up exactly its members' old ranks.
 fn split(ctx: &Ctx<'_>) -> Result<(), String> {
     with_team(ctx, 3, true, true, None, |member, failures| {
-        let (me, size) = (member.rank(), member.size());
+        let (me, size) = (member.rank(), member.parties());
         let color_of = |m: usize| {
             if m == size - 1 {
                 phasers::team::NONE
@@ -342,12 +342,12 @@ fn split(ctx: &Ctx<'_>) -> Result<(), String> {
                     .position(|&m| m == me)
                     .expect("in its own color");
                 failures.check(
-                    me != size - 1 && sub.rank() == place && sub.size() == peers.len(),
+                    me != size - 1 && sub.rank() == place && sub.parties() == peers.len(),
                     || {
                         format!(
                             "member {me}: sub-team rank {} size {}, expected {place} of {}",
                             sub.rank(),
-                            sub.size(),
+                            sub.parties(),
                             peers.len()
                         )
                     },
@@ -359,7 +359,7 @@ fn split(ctx: &Ctx<'_>) -> Result<(), String> {
                     }),
                     Err(error) => failures.add(format!("member {me}: sub-team allreduce: {error}")),
                 }
-                let mut gathered = vec![0u64; if sub.rank() == 0 { sub.size() } else { 0 }];
+                let mut gathered = vec![0u64; if sub.rank() == 0 { sub.parties() } else { 0 }];
                 match sub.gather(0, &[me as u64], &mut gathered) {
                     Ok(()) if sub.rank() == 0 => {
                         let want: Vec<u64> = peers.iter().map(|&m| m as u64).collect();
@@ -381,7 +381,7 @@ fn split(ctx: &Ctx<'_>) -> Result<(), String> {
 fn bad_arguments(ctx: &Ctx<'_>) -> Result<(), String> {
     every([true, false], |checked| {
         with_team(ctx, 2, checked, true, None, |member, failures| {
-            let (me, size) = (member.rank(), member.size());
+            let (me, size) = (member.rank(), member.parties());
             let invalid = |what: &str, result: phasers_mpi::Result<()>| match result {
                 Err(Error::InvalidArgument { .. }) => {}
                 other => failures.add(format!(
@@ -438,13 +438,13 @@ fn mismatches(ctx: &Ctx<'_>) -> Result<(), String> {
     );
     let scenarios: [Scenario; 3] = [
         ("length", |m| {
-            let len = if m.rank() == m.size() - 1 { 2 } else { 1 };
+            let len = if m.rank() == m.parties() - 1 { 2 } else { 1 };
             let mut out = vec![0u64; len];
             m.allreduce(&vec![1u64; len], &mut out, Op::Sum)
         }),
         ("collective", |m| {
             let mut buffer = [0u64; 1];
-            if m.rank() == m.size() - 1 {
+            if m.rank() == m.parties() - 1 {
                 m.broadcast(0, &mut buffer)
             } else {
                 let mut out = [0u64; 1];
@@ -452,7 +452,7 @@ fn mismatches(ctx: &Ctx<'_>) -> Result<(), String> {
             }
         }),
         ("root", |m| {
-            let root = usize::from(m.rank() == m.size() - 1);
+            let root = usize::from(m.rank() == m.parties() - 1);
             let mut buffer = [0u64; 1];
             m.broadcast(root, &mut buffer)
         }),
@@ -497,7 +497,7 @@ fn stress(ctx: &Ctx<'_>) -> Result<(), String> {
     let threads = (64 / ctx.size).max(1);
     let seed = ctx.seed;
     with_team(ctx, threads, true, true, None, |member, failures| {
-        let (me, size) = (member.rank(), member.size());
+        let (me, size) = (member.rank(), member.parties());
         // The same sequence on every member.
         let mut shared = Rng::new(seed, 0, 0);
         let mut own = Rng::new(seed, me, 1);

@@ -31,7 +31,7 @@ fn dropped_member(ctx: &Ctx<'_>) -> Result<(), String> {
     let team = HybridTeam::new(ctx.mpi, ctx.comm, 3).map_err(|e| format!("build: {e}"))?;
     let failures = Failures::default();
     std::thread::scope(|s| {
-        for mut member in team.members() {
+        for mut member in team.participants() {
             let failures = &failures;
             s.spawn(move || {
                 if member.local_rank() == 1 {
@@ -58,7 +58,7 @@ fn panicking_op(ctx: &Ctx<'_>) -> Result<(), String> {
     let failures = Failures::default();
     let panicked = std::thread::scope(|s| {
         let handles: Vec<_> = team
-            .members()
+            .participants()
             .into_iter()
             .map(|mut member| {
                 let failures = &failures;
@@ -99,10 +99,10 @@ fn timeout_in(ctx: &Ctx<'_>, checked: bool) -> Result<(), String> {
         .timeout(Duration::from_millis(200))
         .build()
         .map_err(|e| format!("build: {e}"))?;
-    let size = team.size() as u64;
+    let size = team.parties() as u64;
     let failures = Failures::default();
     std::thread::scope(|s| {
-        for mut member in team.members() {
+        for mut member in team.participants() {
             let failures = &failures;
             let rank = ctx.rank;
             s.spawn(move || {

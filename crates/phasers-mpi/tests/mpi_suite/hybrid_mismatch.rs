@@ -115,7 +115,7 @@ fn scenarios() -> Vec<Scenario> {
         }),
         ("gather length 1 vs 3", "length", |m, odd| {
             let len = if odd { 3 } else { 1 };
-            let mut all = vec![0u32; if m.rank() == 0 { m.size() * len } else { 0 }];
+            let mut all = vec![0u32; if m.rank() == 0 { m.parties() * len } else { 0 }];
             m.gather(0, &vec![7u32; len], &mut all)
         }),
         ("split vs barrier", "collective", |m, odd| {
@@ -152,7 +152,7 @@ fn across(ctx: &Ctx<'_>, threads: usize) -> Result<(), String> {
                 "last member only: allreduce length 2 vs 102",
                 "length",
                 |m, _| {
-                    let last = m.rank() == m.size() - 1;
+                    let last = m.rank() == m.parties() - 1;
                     allreduce_u64(m, if last { 102 } else { 2 }, Op::Sum)
                 },
             ));
@@ -161,14 +161,14 @@ fn across(ctx: &Ctx<'_>, threads: usize) -> Result<(), String> {
         let texts: Vec<Mutex<Vec<String>>> = all.iter().map(|_| Mutex::default()).collect();
         let failures = Failures::default();
         std::thread::scope(|s| {
-            for mut member in team.members() {
+            for mut member in team.participants() {
                 let (all, texts, failures) = (&all, &texts, &failures);
                 s.spawn(move || {
                     let me = member.rank();
                     let odd = member.process_rank() == last_process;
                     for (i, (name, what, call)) in all.iter().enumerate() {
                         let expected_other = if name.starts_with("last member") {
-                            member.size() - 1
+                            member.parties() - 1
                         } else {
                             last_process * threads
                         };
@@ -213,7 +213,7 @@ fn across(ctx: &Ctx<'_>, threads: usize) -> Result<(), String> {
                         // The team goes on: a matched call right after works.
                         let mut sum = [0u64];
                         match member.allreduce(&[1], &mut sum, Op::Sum) {
-                            Ok(()) => failures.check(sum[0] == member.size() as u64, || {
+                            Ok(()) => failures.check(sum[0] == member.parties() as u64, || {
                                 format!("{shape}: after {name}: member {me}: sum {}", sum[0])
                             }),
                             Err(error) => failures.add(format!(
@@ -256,10 +256,10 @@ fn capacity(ctx: &Ctx<'_>) -> Result<(), String> {
     let team = HybridTeam::new(ctx.mpi, ctx.comm, 1).map_err(|e| format!("build: {e}"))?;
     let failures = Failures::default();
     std::thread::scope(|s| {
-        for mut m in team.members() {
+        for mut m in team.participants() {
             let failures = &failures;
             s.spawn(move || {
-                let (me, size) = (m.rank(), m.size());
+                let (me, size) = (m.rank(), m.parties());
                 let last = size - 1;
                 let check = |what: String, result: Result<()>, right: bool| match result {
                     Ok(()) => {

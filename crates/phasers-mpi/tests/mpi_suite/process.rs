@@ -84,7 +84,7 @@ fn invariant(
     let failures = Failures::default();
     failures.check(
         barrier.rank() == me
-            && barrier.size() == size
+            && barrier.parties() == size
             && barrier.algorithm() == algorithm
             && barrier.episode() == 0,
         || {
@@ -92,7 +92,7 @@ fn invariant(
                 "a new barrier reports rank {} size {} algorithm {:?} episode {}, expected {me}, \
                  {size}, {algorithm:?}, 0",
                 barrier.rank(),
-                barrier.size(),
+                barrier.parties(),
                 barrier.algorithm(),
                 barrier.episode()
             )

@@ -19,7 +19,7 @@ use crate::Algorithm;
 ///
 /// // `Barrier` is `Barrier<AnyAlgorithm>`: the algorithm is a value, chosen at run time.
 /// let name = std::env::var("MY_APP_BARRIER").unwrap_or_else(|_| "dissemination".into());
-/// let barrier: Barrier<AnyAlgorithm> = Barrier::new(8, name.parse::<Algorithm>()?)?;
+/// let barrier: Barrier<AnyAlgorithm> = Barrier::with_algorithm(8, name.parse::<Algorithm>()?)?;
 /// assert_eq!(barrier.algorithm(), Algorithm::Dissemination);
 /// # Ok::<(), phasers::Error>(())
 /// ```

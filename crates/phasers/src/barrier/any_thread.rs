@@ -128,7 +128,7 @@ impl AnyThreadBarrier {
     /// assert!(matches!(err, Error::InvalidArgument { .. }));
     /// ```
     pub fn new(parties: usize, algorithm: Algorithm) -> Result<AnyThreadBarrier> {
-        Self::from_barrier(Barrier::new(parties, algorithm)?)
+        Self::from_barrier(Barrier::with_algorithm(parties, algorithm)?)
     }
 }
 

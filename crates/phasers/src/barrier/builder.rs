@@ -22,9 +22,9 @@ use crate::Algorithm;
 /// use phasers::barrier::MAX_PARTIES;
 /// use phasers::{Algorithm, Barrier, Error};
 ///
-/// let largest = Barrier::new(MAX_PARTIES, Algorithm::Dissemination)?;
+/// let largest = Barrier::with_algorithm(MAX_PARTIES, Algorithm::Dissemination)?;
 /// assert_eq!(largest.parties(), MAX_PARTIES);
-/// let err = Barrier::new(MAX_PARTIES + 1, Algorithm::Dissemination).unwrap_err();
+/// let err = Barrier::with_algorithm(MAX_PARTIES + 1, Algorithm::Dissemination).unwrap_err();
 /// assert!(matches!(err, Error::InvalidArgument { .. }));
 /// assert!(err.to_string().contains("16384"));
 /// # Ok::<(), phasers::Error>(())

@@ -14,7 +14,7 @@ use crate::wait::{Deadline, SpinBudget, Stop, Waiter, Watch};
 /// ```
 /// use phasers::{Algorithm, Barrier};
 ///
-/// let barrier = Barrier::new(1, Algorithm::Tournament)?;
+/// let barrier = Barrier::with_algorithm(1, Algorithm::Tournament)?;
 /// let mut only = barrier.participant(0)?;
 /// let first = only.wait()?;
 /// let second = only.wait()?;
@@ -58,7 +58,7 @@ impl WaitResult {
 /// use std::time::Duration;
 /// use phasers::{Algorithm, Barrier, Error};
 ///
-/// let barrier = Barrier::new(2, Algorithm::McsTree)?;
+/// let barrier = Barrier::with_algorithm(2, Algorithm::McsTree)?;
 /// let mut handles = barrier.participants();
 /// let mut second = handles.pop().unwrap();
 /// let mut first = handles.pop().unwrap();
@@ -133,7 +133,7 @@ impl<A: BarrierAlgorithm> Participant<A> {
     /// use std::time::Duration;
     /// use phasers::{Algorithm, Barrier};
     ///
-    /// let barrier = Barrier::new(1, Algorithm::Counting)?;
+    /// let barrier = Barrier::with_algorithm(1, Algorithm::Counting)?;
     /// let mut only = barrier.participant(0)?;
     /// assert_eq!(only.wait_timeout(Duration::MAX)?.episode(), 0);
     /// # Ok::<(), phasers::Error>(())
@@ -171,7 +171,7 @@ impl<A: BarrierAlgorithm> Participant<A> {
     /// ```
     /// use phasers::{Algorithm, Barrier};
     ///
-    /// let barrier = Barrier::new(3, Algorithm::SenseReversing)?;
+    /// let barrier = Barrier::with_algorithm(3, Algorithm::SenseReversing)?;
     /// let mut handles = barrier.participants();
     /// handles.pop().unwrap().leave()?; // rank 2 is done; its handle is spent
     /// std::thread::scope(|s| {

@@ -24,7 +24,7 @@ use crate::Algorithm;
 /// ```
 /// use phasers::{Algorithm, Barrier};
 ///
-/// let barrier = Barrier::new(4, Algorithm::Dissemination)?;
+/// let barrier = Barrier::with_algorithm(4, Algorithm::Dissemination)?;
 /// std::thread::scope(|s| {
 ///     for mut p in barrier.participants() {
 ///         s.spawn(move || {
@@ -55,23 +55,60 @@ pub(crate) struct Shared<A: BarrierAlgorithm> {
 }
 
 impl Barrier {
+    /// A ready barrier for `parties` participants with the default algorithm
+    /// ([`Algorithm::Auto`]), wait policy and stall time, like `std::sync::Barrier::new`.
+    ///
+    /// As with `std::sync::Barrier`, 0 parties behaves as 1: every `wait` returns at once, as
+    /// leader. Use [`Barrier::with_algorithm`] or [`Barrier::builder`] to choose the algorithm and
+    /// get a typed error instead.
+    ///
+    /// # Panics
+    ///
+    /// When `parties` is above [`MAX_PARTIES`](super::MAX_PARTIES) (16,384), or when
+    /// `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` holds a value that does not parse; the
+    /// message says which. [`Barrier::with_algorithm`] returns these as
+    /// [`Error::InvalidArgument`] instead.
+    ///
+    /// ```
+    /// use phasers::Barrier;
+    ///
+    /// let barrier = Barrier::new(4);
+    /// assert_eq!(barrier.parties(), 4);
+    /// std::thread::scope(|s| {
+    ///     for mut p in barrier.participants() {
+    ///         s.spawn(move || for _ in 0..100 { p.wait().unwrap(); });
+    ///     }
+    /// });
+    /// assert_eq!(Barrier::new(0).parties(), 1); // std's rule: 0 parties is 1
+    /// ```
+    pub fn new(parties: usize) -> Barrier {
+        match Barrier::with_algorithm(parties.max(1), Algorithm::Auto) {
+            Ok(barrier) => barrier,
+            Err(error) => panic!("Barrier::new({parties}): {error}"),
+        }
+    }
+
     /// A barrier for `parties` participants running `algorithm`, with the default wait policy and
     /// no completion action. Use [`Barrier::builder`] for more options.
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] when `parties` is 0 or above [`MAX_PARTIES`](super::MAX_PARTIES).
+    /// [`Error::InvalidArgument`] when `parties` is 0 or above [`MAX_PARTIES`](super::MAX_PARTIES),
+    /// or when `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` does not parse.
     ///
     /// ```
     /// use phasers::{Algorithm, Barrier, Error};
     ///
-    /// assert!(matches!(Barrier::new(0, Algorithm::Ticket), Err(Error::InvalidArgument { .. })));
-    /// let single = Barrier::new(1, Algorithm::Ticket)?;
+    /// assert!(matches!(
+    ///     Barrier::with_algorithm(0, Algorithm::Ticket),
+    ///     Err(Error::InvalidArgument { .. })
+    /// ));
+    /// let single = Barrier::with_algorithm(1, Algorithm::Ticket)?;
     /// let mut only = single.participants().pop().unwrap();
     /// assert!(only.wait()?.is_leader()); // a barrier of one never blocks
     /// # Ok::<(), phasers::Error>(())
     /// ```
-    pub fn new(parties: usize, algorithm: Algorithm) -> Result<Barrier> {
+    pub fn with_algorithm(parties: usize, algorithm: Algorithm) -> Result<Barrier> {
         BarrierBuilder::new(parties).algorithm(algorithm).build()
     }
 

@@ -13,7 +13,7 @@ use crate::wait::{Tuning, WaitPolicy};
 /// ```
 /// use phasers::{team::MAX_MEMBERS, Error, Team};
 ///
-/// assert_eq!(Team::new(MAX_MEMBERS)?.size(), MAX_MEMBERS);
+/// assert_eq!(Team::new(MAX_MEMBERS)?.parties(), MAX_MEMBERS);
 /// assert!(matches!(Team::new(MAX_MEMBERS + 1), Err(Error::InvalidArgument { .. })));
 /// # Ok::<(), phasers::Error>(())
 /// ```
@@ -60,7 +60,7 @@ pub const CHECKED_ENV: &str = "PHASERS_CHECKED";
 /// let team = Team::new(4)?;
 /// assert!(team.is_checked());
 /// std::thread::scope(|s| {
-///     for mut member in team.members() {
+///     for mut member in team.participants() {
 ///         s.spawn(move || {
 ///             let mut sum = [0u64];
 ///             member.allreduce(&[1], &mut sum, Op::Sum).unwrap();
@@ -99,9 +99,31 @@ impl Team {
         TeamBuilder::new(size)
     }
 
-    /// The number of members.
-    pub fn size(&self) -> usize {
+    /// The number of members, from the names table's `parties()`.
+    ///
+    /// ```
+    /// let team = phasers::Team::new(3)?;
+    /// assert_eq!(team.parties(), 3);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn parties(&self) -> usize {
         self.shared.size
+    }
+
+    /// The number of members.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// let team = phasers::Team::new(3)?;
+    /// assert_eq!(team.size(), team.parties());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `parties()`: one name for the count on every type"
+    )]
+    pub fn size(&self) -> usize {
+        self.parties()
     }
 
     /// Whether calls are checked for matching arguments (see [Checked calls](Team#checked-calls)).
@@ -131,19 +153,73 @@ impl Team {
 
     /// The members of every rank not yet handed out, in rank order: all of them on the first
     /// call, none after that.
-    pub fn members(&self) -> Vec<Member> {
+    ///
+    /// ```
+    /// let team = phasers::Team::new(4)?;
+    /// let members = team.participants();
+    /// assert_eq!(members.iter().map(|m| m.rank()).collect::<Vec<_>>(), [0, 1, 2, 3]);
+    /// assert!(team.participants().is_empty()); // each rank is handed out once
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn participants(&self) -> Vec<Member> {
         (0..self.shared.size)
-            .filter_map(|rank| self.member(rank).ok())
+            .filter_map(|rank| self.participant(rank).ok())
             .collect()
     }
 
+    /// The members of every rank not yet handed out.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// let team = phasers::Team::new(2)?;
+    /// assert_eq!(team.members().len(), 2);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `participants()`: one name for handing out handles on every type"
+    )]
+    pub fn members(&self) -> Vec<Member> {
+        self.participants()
+    }
+
     /// The member of one rank.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// let team = phasers::Team::new(2)?;
+    /// assert_eq!(team.member(1)?.rank(), 1);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Team::participant`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `participant(rank)`: one name for handing out handles on every type"
+    )]
+    pub fn member(&self, rank: usize) -> Result<Member> {
+        self.participant(rank)
+    }
+
+    /// The member of one rank, for handing ranks to threads one at a time.
+    ///
+    /// ```
+    /// use phasers::{Error, Team};
+    ///
+    /// let team = Team::new(2)?;
+    /// assert_eq!(team.participant(1)?.rank(), 1);
+    /// assert!(matches!(team.participant(1), Err(Error::InvalidArgument { .. }))); // taken
+    /// assert!(matches!(team.participant(2), Err(Error::InvalidArgument { .. }))); // no rank 2
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] when `rank` is out of range or its member was already handed
     /// out (two handles for one rank would corrupt the team).
-    pub fn member(&self, rank: usize) -> Result<Member> {
+    pub fn participant(&self, rank: usize) -> Result<Member> {
         let size = self.shared.size;
         let claimed = self.shared.claimed.get(rank).ok_or_else(|| {
             Error::invalid(format!(
@@ -214,7 +290,7 @@ impl TeamBuilder {
     /// let team = Team::builder(2).unchecked().build()?;
     /// assert!(!team.is_checked());
     /// std::thread::scope(|s| {
-    ///     for mut member in team.members() {
+    ///     for mut member in team.participants() {
     ///         s.spawn(move || {
     ///             let mut sum = [0u32];
     ///             member.allreduce(&[1], &mut sum, Op::Sum).unwrap();

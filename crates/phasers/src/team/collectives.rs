@@ -36,7 +36,7 @@ impl Member {
     }
 
     fn check_root(&self, call: &mut Call<'_, impl Sized>) {
-        let (root, size) = (call.root, self.size());
+        let (root, size) = (call.root, self.parties());
         self.require(call, root < size, || {
             format!(
                 "root {root} is out of range; this team has members 0 to {}",
@@ -152,7 +152,7 @@ impl Member {
             self.check_root(&mut call);
         }
         if kind == Kind::Allgather || root == self.rank {
-            let expected = count.checked_mul(self.size());
+            let expected = count.checked_mul(self.parties());
             self.check_len(
                 &mut call,
                 "output",
@@ -173,7 +173,7 @@ impl Member {
             .count(count);
         self.check_root(&mut call);
         if root == self.rank {
-            let expected = count.checked_mul(self.size());
+            let expected = count.checked_mul(self.parties());
             self.check_len(
                 &mut call,
                 "root's input",
@@ -186,7 +186,7 @@ impl Member {
     }
 
     fn alltoall_call<'a, T>(&self, input: &'a [T], output: &'a mut [T]) -> Call<'a, T> {
-        let (count, out, size) = (input.len(), output.len(), self.size());
+        let (count, out, size) = (input.len(), output.len(), self.parties());
         let mut call = Call::new(Kind::Alltoall)
             .input(input)
             .output(output)
@@ -246,7 +246,7 @@ impl Member {
     /// let team = Team::new(2)?;
     /// let results: Vec<_> = std::thread::scope(|s| {
     ///     let handles: Vec<_> = team
-    ///         .members()
+    ///         .participants()
     ///         .into_iter()
     ///         .map(|mut m| s.spawn(move || m.barrier_checked(7 + m.rank() as u64)))
     ///         .collect();
@@ -273,7 +273,7 @@ impl Member {
     ///
     /// let team = Team::new(3)?;
     /// std::thread::scope(|s| {
-    ///     for mut m in team.members() {
+    ///     for mut m in team.participants() {
     ///         s.spawn(move || {
     ///             let mut buffer = if m.rank() == 1 { vec![4u32, 5, 6] } else { vec![0; 3] };
     ///             m.broadcast(1, &mut buffer).unwrap();
@@ -346,7 +346,7 @@ impl Member {
     ///
     /// let team = Team::new(4)?;
     /// std::thread::scope(|s| {
-    ///     for mut m in team.members() {
+    ///     for mut m in team.participants() {
     ///         s.spawn(move || {
     ///             let mut total = [0u64];
     ///             m.allreduce(&[m.rank() as u64], &mut total, Op::Sum).unwrap();
@@ -382,7 +382,7 @@ impl Member {
     }
 
     /// Concatenates every member's `input` (all of one length) in rank order into the root's
-    /// `output`, which holds `size() * input.len()` elements. Others may pass `&mut []`.
+    /// `output`, which holds `parties() * input.len()` elements. Others may pass `&mut []`.
     ///
     /// # Errors
     ///
@@ -404,7 +404,7 @@ impl Member {
     ///
     /// let team = Team::new(3)?;
     /// std::thread::scope(|s| {
-    ///     for mut m in team.members() {
+    ///     for mut m in team.participants() {
     ///         s.spawn(move || {
     ///             let mut all = [0u8; 6];
     ///             let mine = [m.rank() as u8; 2];
@@ -428,7 +428,7 @@ impl Member {
         self.run(call)
     }
 
-    /// Hands block `r` of the root's `input` (`size() * output.len()` elements) to member `r`'s
+    /// Hands block `r` of the root's `input` (`parties() * output.len()` elements) to member `r`'s
     /// `output`. Others may pass `&[]` as input.
     ///
     /// # Errors
@@ -446,14 +446,14 @@ impl Member {
 
     /// The transpose: `input` and `output` hold one block per member; block `j` of this member's
     /// output becomes block `rank()` of member `j`'s input. Both are as long, a multiple of
-    /// `size()`.
+    /// `parties()`.
     ///
     /// ```
     /// use phasers::Team;
     ///
     /// let team = Team::new(2)?;
     /// std::thread::scope(|s| {
-    ///     for mut m in team.members() {
+    ///     for mut m in team.participants() {
     ///         s.spawn(move || {
     ///             let r = m.rank() as u16;
     ///             let input = [10 * r, 10 * r + 1];
@@ -486,7 +486,7 @@ impl Member {
     ///
     /// let team = Team::new(3)?;
     /// std::thread::scope(|s| {
-    ///     for mut m in team.members() {
+    ///     for mut m in team.participants() {
     ///         s.spawn(move || {
     ///             let mut prefix = [0i32];
     ///             m.scan_inclusive(&[m.rank() as i32 + 1], &mut prefix, Op::Sum).unwrap();

@@ -81,14 +81,37 @@ impl Member {
         }
     }
 
-    /// This member's rank in its team, from 0 to `size() - 1`.
+    /// This member's rank in its team, from 0 to `parties() - 1`.
     pub fn rank(&self) -> usize {
         self.rank
     }
 
     /// The number of members of the team.
-    pub fn size(&self) -> usize {
+    ///
+    /// ```
+    /// let team = phasers::Team::new(3)?;
+    /// let member = team.participant(0)?;
+    /// assert_eq!(member.parties(), 3);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn parties(&self) -> usize {
         self.shared.size
+    }
+
+    /// The number of members of the team.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// let team = phasers::Team::new(3)?;
+    /// assert_eq!(team.participant(0)?.size(), 3);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `parties()`: one name for the count on every type"
+    )]
+    pub fn size(&self) -> usize {
+        self.parties()
     }
 
     /// Whether the team checks that members' calls match (see [`Team`](super::Team)).
@@ -112,7 +135,7 @@ impl Member {
     /// ```
     /// use phasers::{SyncMode, Team};
     ///
-    /// let mut member = Team::new(1)?.members().pop().unwrap();
+    /// let mut member = Team::new(1)?.participants().pop().unwrap();
     /// member.set_sync_mode(SyncMode::MySync);
     /// let mut buffer = [1u64, 2, 3];
     /// member.broadcast(0, &mut buffer)?;

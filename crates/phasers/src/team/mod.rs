@@ -15,7 +15,7 @@
 //!
 //! let team = Team::new(4)?;
 //! std::thread::scope(|s| {
-//!     for mut member in team.members() {
+//!     for mut member in team.participants() {
 //!         s.spawn(move || {
 //!             let (mut row, mut column) = member.split_grid(2).unwrap();
 //!             let mut sum = [0u64];

@@ -25,7 +25,7 @@ use crate::error::Result;
 /// let team = Team::new(2)?;
 /// let sums: Vec<u64> = std::thread::scope(|s| {
 ///     let handles: Vec<_> = team
-///         .members()
+///         .participants()
 ///         .into_iter()
 ///         .map(|mut m| s.spawn(move || {
 ///             let input = [m.rank() as u64 + 1; 100];

@@ -26,11 +26,11 @@ impl Member {
     /// let team = Team::new(4)?;
     /// let halves: Vec<_> = std::thread::scope(|s| {
     ///     let handles: Vec<_> = team
-    ///         .members()
+    ///         .participants()
     ///         .into_iter()
     ///         .map(|mut m| s.spawn(move || {
     ///             let half = m.split((m.rank() % 2) as u32, 0).unwrap().unwrap();
-    ///             (m.rank(), half.rank(), half.size())
+    ///             (m.rank(), half.rank(), half.parties())
     ///         }))
     ///         .collect();
     ///     handles.into_iter().map(|h| h.join().unwrap()).collect()
@@ -57,11 +57,11 @@ impl Member {
     /// let team = Team::new(6)?;
     /// let seats: Vec<_> = std::thread::scope(|s| {
     ///     let handles: Vec<_> = team
-    ///         .members()
+    ///         .participants()
     ///         .into_iter()
     ///         .map(|mut m| s.spawn(move || {
     ///             let (row, column) = m.split_grid(3).unwrap();
-    ///             (row.size(), row.rank(), column.size(), column.rank())
+    ///             (row.parties(), row.rank(), column.parties(), column.rank())
     ///         }))
     ///         .collect();
     ///     handles.into_iter().map(|h| h.join().unwrap()).collect()
@@ -80,7 +80,7 @@ impl Member {
                 "split_grid on member {}: 0 columns; pass at least 1 (at most the team's size, \
                  {}, for more than one row)",
                 self.rank,
-                self.size()
+                self.parties()
             ))
         });
         let rank = self.rank;

@@ -152,11 +152,11 @@ const MAX_AUTO_YIELDS: u32 = 256;
 /// use phasers::{Algorithm, Barrier, Error};
 ///
 /// std::env::set_var("PHASERS_SPIN", (MAX_SPIN_ROUNDS + 1).to_string());
-/// let err = Barrier::new(2, Algorithm::Counting).unwrap_err();
+/// let err = Barrier::with_algorithm(2, Algorithm::Counting).unwrap_err();
 /// assert!(matches!(err, Error::InvalidArgument { .. }));
 /// assert!(err.to_string().contains("PHASERS_SPIN"));
 /// std::env::set_var("PHASERS_SPIN", MAX_SPIN_ROUNDS.to_string());
-/// assert!(Barrier::new(2, Algorithm::Counting).is_ok());
+/// assert!(Barrier::with_algorithm(2, Algorithm::Counting).is_ok());
 /// std::env::remove_var("PHASERS_SPIN");
 /// ```
 pub const MAX_SPIN_ROUNDS: u32 = 1 << 24;

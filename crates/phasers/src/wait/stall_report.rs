@@ -102,7 +102,7 @@ impl StallReport {
     /// # phasers::set_stall_hook(move |report| sink.lock().unwrap().push(report.clone()));
     /// // Member 0 calls a barrier at once, member 1 200 ms later; the stall time is 20 ms.
     /// let team = phasers::Team::builder(2).stall_after(Duration::from_millis(20)).build()?;
-    /// # let mut members = team.members();
+    /// # let mut members = team.participants();
     /// # let (mut late, mut early) = (members.pop().unwrap(), members.pop().unwrap());
     /// # std::thread::scope(|s| {
     /// #     s.spawn(move || early.barrier().unwrap());
@@ -128,7 +128,7 @@ impl StallReport {
     /// # phasers::set_stall_hook(move |report| sink.lock().unwrap().push(report.clone()));
     /// // Member 0 calls a barrier at once, member 1 200 ms later; the stall time is 20 ms.
     /// let team = phasers::Team::builder(2).stall_after(Duration::from_millis(20)).build()?;
-    /// # let mut members = team.members();
+    /// # let mut members = team.participants();
     /// # let (mut late, mut early) = (members.pop().unwrap(), members.pop().unwrap());
     /// # std::thread::scope(|s| {
     /// #     s.spawn(move || early.barrier().unwrap());
@@ -157,7 +157,7 @@ impl StallReport {
     /// # phasers::set_stall_hook(move |report| sink.lock().unwrap().push(report.clone()));
     /// // Member 0 calls a barrier at once, member 1 200 ms later; the stall time is 20 ms.
     /// let team = phasers::Team::builder(2).stall_after(Duration::from_millis(20)).build()?;
-    /// # let mut members = team.members();
+    /// # let mut members = team.participants();
     /// # let (mut late, mut early) = (members.pop().unwrap(), members.pop().unwrap());
     /// # std::thread::scope(|s| {
     /// #     s.spawn(move || early.barrier().unwrap());
@@ -182,7 +182,7 @@ impl StallReport {
     /// # phasers::set_stall_hook(move |report| sink.lock().unwrap().push(report.clone()));
     /// // Member 0 calls a barrier at once, member 1 200 ms later; the stall time is 20 ms.
     /// let team = phasers::Team::builder(2).stall_after(Duration::from_millis(20)).build()?;
-    /// # let mut members = team.members();
+    /// # let mut members = team.participants();
     /// # let (mut late, mut early) = (members.pop().unwrap(), members.pop().unwrap());
     /// # std::thread::scope(|s| {
     /// #     s.spawn(move || early.barrier().unwrap());
@@ -252,7 +252,7 @@ static HOOK: RwLock<Option<Hook>> = RwLock::new(None);
 ///     count.fetch_add(1, Ordering::Relaxed);
 /// });
 /// let team = Team::builder(2).stall_after(Duration::from_millis(50)).build()?;
-/// let mut members = team.members();
+/// let mut members = team.participants();
 /// let (mut second, mut first) = (members.pop().unwrap(), members.pop().unwrap());
 /// std::thread::scope(|s| {
 ///     s.spawn(move || second.barrier().unwrap());

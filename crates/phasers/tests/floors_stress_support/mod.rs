@@ -73,7 +73,7 @@ pub fn team(parties: usize) {
     let team = Team::new(parties).expect("valid team");
     let expected: u64 = (0..parties as u64).sum();
     std::thread::scope(|s| {
-        for mut member in team.members() {
+        for mut member in team.participants() {
             s.spawn(move || {
                 let rank = member.rank() as u64;
                 for _ in 0..episodes {

@@ -584,7 +584,7 @@ impl Case {
 /// buffer afterwards. The output starts as the sentinel throughout, so unwritten elements show.
 pub fn make_call<T: Sample>(member: &mut Member, case: &Case) -> phasers::Result<Vec<T>> {
     let rank = member.rank();
-    let size = member.size();
+    let size = member.parties();
     let len = case.len;
     let root = case.root;
     let style = case.style;
@@ -654,7 +654,7 @@ pub fn make_call<T: Sample>(member: &mut Member, case: &Case) -> phasers::Result
 /// unless it succeeds with exactly the sequential definition's result.
 pub fn check_call<T: Sample>(what: &str, member: &mut Member, case: &Case) {
     let rank = member.rank();
-    let size = member.size();
+    let size = member.parties();
     let got = make_call::<T>(member, case)
         .unwrap_or_else(|error| panic!("{what}: rank {rank} of {size}, {case:?}: {error}"));
     assert_same(

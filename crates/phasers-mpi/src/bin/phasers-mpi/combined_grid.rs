@@ -191,7 +191,7 @@ fn wait_checked(
     participant: &mut CombinedParticipant,
     expected: &mut u64,
 ) -> Result<()> {
-    let episode = participant.wait()?.episode;
+    let episode = participant.wait()?.episode();
     if episode != *expected {
         return Err(wrong_episode(what, episode, *expected));
     }

@@ -208,7 +208,7 @@ fn hybrid<T: Value>(
         .unchecked()
         .build()?;
     let workers: Vec<_> = team
-        .members()
+        .participants()
         .into_iter()
         .map(|member| {
             let what = what.as_str();
@@ -223,7 +223,7 @@ fn hybrid<T: Value>(
                     Task::Check => 1,
                     Task::Run(n) => n,
                 };
-                let size = member.size();
+                let size = member.parties();
                 let result = (0..calls).try_for_each(|_| {
                     clear_ends(&mut output);
                     member.allreduce(&input, &mut output, Op::Sum)?;

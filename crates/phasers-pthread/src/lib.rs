@@ -133,7 +133,7 @@ unsafe fn init(
         // SAFETY: the caller's guarantees are glibc's.
         return unsafe { system_init(&storage, barrier, attr, count) };
     }
-    match AnyThreadBarrier::new(count as usize, config::config().algorithm) {
+    match AnyThreadBarrier::with_algorithm(count as usize, config::config().algorithm) {
         Ok(ours) => {
             storage.publish(Box::into_raw(Box::new(ours)));
             0

@@ -28,10 +28,40 @@
 //!   `$XDG_CONFIG_HOME/phasers/profile.json` or `~/.config/phasers/profile.json`;
 //!   `PHASERS_PROFILE=off` ignores it, and [`Profile::status`] says which applies.
 //!
-//! ```
-//! use phasers::{Algorithm, Barrier};
+//! # Names
 //!
-//! let barrier = Barrier::with_algorithm(4, Algorithm::Auto)?;
+//! Every type uses the same words for the same things, here and in `phasers-mpi`. When you add
+//! an item, take its name from this table.
+//!
+//! | What | Name | Where |
+//! |---|---|---|
+//! | Build with the defaults | `X::new(..)` | [`Barrier::new`] and [`AnyThreadBarrier::new`] return a ready object, like `std::sync::Barrier::new`; the others return `Result` |
+//! | Choose the algorithm, get a `Result` | `X::with_algorithm(parties, algorithm)` | [`Barrier`], [`AnyThreadBarrier`] |
+//! | Build with options | `X::builder(..)` → `XBuilder`, one setter per option named after it, then `.build()` → `Result<X>` | [`BarrierBuilder`], [`PhaserBuilder`], [`ReductionBuilder`], [`TeamBuilder`] |
+//! | Hand out every handle | `participants()` → `Vec` in rank order, each rank once | [`Barrier`], [`Reduction`], [`Team`], and the MPI types |
+//! | Hand out one handle | `participant(rank)` → `Result` | [`Barrier`], [`Reduction`], [`Team`] |
+//! | How many take part | `parties()` | every object, and every handle |
+//! | A handle's place | `rank()` | [`Participant`], [`Reducer`], [`Member`]; a phaser's [`Registration::id`] is not a rank, since registrations come and go |
+//! | Block until the others arrive | `wait()`, and `wait_timeout(Duration)` / `wait_deadline(Instant)`, which return [`Error::Timeout`] instead of waiting on | [`Participant`], [`AnyThreadBarrier`], [`Pending`], [`WaitGroup`] |
+//! | A phaser's arrive-and-wait | `next()`, `next_timeout`, `next_deadline`; split: `signal()`, then `wait()`, `wait_timeout`, `wait_deadline` | [`Registration`] (Habanero's names: `wait` alone is the second half of a split phase) |
+//! | Wait for a phase without taking part | `await_phase(phase)`, `await_phase_timeout`, `await_phase_deadline` | [`Phaser`] |
+//! | Collectives | MPI's names (`barrier`, `broadcast`, `allreduce`, ...); the non-blocking form adds an `i` (`iallreduce`) and returns a [`Pending`], whose `wait_timeout` bounds the call | [`Member`], and the MPI hybrid team |
+//! | What a wait returns | a value read by methods, never public fields: `episode()`, `is_leader()` | [`WaitResult`], `phasers_mpi::CombinedWait`; a phaser returns its phase, a `u64` |
+//! | Broken by a panic or a dropped handle | `is_broken()`, and [`Error::Broken`] from every later wait | every object that can break |
+//! | How waiters wait | builder `.wait_policy(policy)`, getter `wait_policy()` | every builder and object |
+//! | When a stall is reported | builder `.stall_after(duration)`, getter `stall_after()` | every builder and object |
+//! | Checked calls | builder `.checked(bool)` / `.unchecked()`, getter `is_checked()` | [`Team`], the MPI hybrid team |
+//! | Bounds | `MAX_*` constants in the module, refused above with [`Error::InvalidArgument`] | [`barrier::MAX_PARTIES`], [`team::MAX_MEMBERS`], ... |
+//!
+//! The names these replaced (`Team::members`, `Team::member`, `Team::size`, `Member::size`, and
+//! in `phasers-mpi` `HybridTeam::members`, the `size()` methods and `CombinedWait`'s public
+//! fields) still work for one release, deprecated. `Barrier::new(parties, algorithm)` is now
+//! [`Barrier::with_algorithm`].
+//!
+//! ```
+//! use phasers::Barrier;
+//!
+//! let barrier = Barrier::new(4);
 //! std::thread::scope(|s| {
 //!     for mut p in barrier.participants() {
 //!         s.spawn(move || {
@@ -42,7 +72,7 @@
 //!         });
 //!     }
 //! });
-//! # Ok::<(), phasers::Error>(())
+//! assert_eq!(barrier.parties(), 4);
 //! ```
 
 pub mod accumulator;

@@ -21,7 +21,7 @@ fn is_send_and_sync() {
 #[test]
 fn zero_or_too_many_parties_is_invalid() {
     for parties in [0, MAX_PARTIES + 1] {
-        match AnyThreadBarrier::new(parties, Algorithm::Auto) {
+        match AnyThreadBarrier::with_algorithm(parties, Algorithm::Auto) {
             Err(Error::InvalidArgument { message }) => {
                 assert!(message.contains("part"), "{message}")
             }
@@ -78,7 +78,7 @@ fn from_barrier_keeps_algorithm_and_static_dispatch() {
 #[test]
 fn settle_on_a_fresh_barrier_is_ok() {
     for algorithm in Algorithm::CONCRETE {
-        let barrier = AnyThreadBarrier::new(3, algorithm).unwrap();
+        let barrier = AnyThreadBarrier::with_algorithm(3, algorithm).unwrap();
         assert_eq!(barrier.settle(), Ok(()));
     }
 }
@@ -97,7 +97,7 @@ fn busy(barrier: &AnyThreadBarrier) -> BarrierInUse {
 fn settle_reports_an_incomplete_episode_and_changes_nothing() {
     within("settle with calls waiting", || {
         for algorithm in Algorithm::CONCRETE {
-            let barrier = Arc::new(AnyThreadBarrier::new(3, algorithm).unwrap());
+            let barrier = Arc::new(AnyThreadBarrier::with_algorithm(3, algorithm).unwrap());
             // Episode 0 completes with three calls; then two calls wait at episode 1.
             std::thread::scope(|s| {
                 for _ in 0..3 {
@@ -144,7 +144,7 @@ fn leader_settles_while_others_return() {
     within("the leader settles right after its wait", || {
         for algorithm in Algorithm::CONCRETE {
             for _ in 0..50 {
-                let barrier = AnyThreadBarrier::new(8, algorithm).unwrap();
+                let barrier = AnyThreadBarrier::with_algorithm(8, algorithm).unwrap();
                 std::thread::scope(|s| {
                     for _ in 0..8 {
                         s.spawn(|| {

@@ -88,7 +88,8 @@ impl Record {
 /// `threads` threads make `episodes * parties` calls between them on a barrier of `parties`.
 fn stress(algorithm: Algorithm, parties: usize, threads: usize, episodes: usize) {
     let total = episodes * parties;
-    let barrier = Arc::new(AnyThreadBarrier::new(parties, algorithm).expect("valid barrier"));
+    let barrier =
+        Arc::new(AnyThreadBarrier::with_algorithm(parties, algorithm).expect("valid barrier"));
     assert_eq!(barrier.algorithm(), algorithm.resolve(parties));
     let what = format!(
         "{algorithm} ({}), {parties} parties, {threads} threads, {episodes} episodes",

@@ -325,8 +325,10 @@ fn barrier_builders_refuse_or_work() {
 }
 
 fn check_any_thread((parties, algorithm): (usize, Algorithm)) -> Outcome {
-    let what = format!("AnyThreadBarrier::new({parties}, {algorithm:?})");
-    let result = timed(&what, || AnyThreadBarrier::new(parties, algorithm))?;
+    let what = format!("AnyThreadBarrier::with_algorithm({parties}, {algorithm:?})");
+    let result = timed(&what, || {
+        AnyThreadBarrier::with_algorithm(parties, algorithm)
+    })?;
     if !(1..=phasers::barrier::MAX_PARTIES).contains(&parties) {
         return expect_invalid(result, &what);
     }

@@ -57,7 +57,8 @@ fn assert_episodes(calls: &[Calls], parties: usize, episodes: u64) {
 fn three_threads(algorithm: Algorithm, calls: u64, max_preemptions: usize) {
     model_bounded(max_preemptions, move || {
         const PARTIES: u64 = 2;
-        let barrier = Arc::new(AnyThreadBarrier::new(PARTIES as usize, algorithm).unwrap());
+        let barrier =
+            Arc::new(AnyThreadBarrier::with_algorithm(PARTIES as usize, algorithm).unwrap());
         let arrivals = Arc::new(AtomicU64::new(0));
         let body = {
             let barrier = Arc::clone(&barrier);
@@ -173,7 +174,8 @@ fn two_threads_three_episodes_tournament() {
 #[test]
 fn settle_after_wait() {
     model_bounded(usize::MAX, || {
-        let barrier = Arc::new(AnyThreadBarrier::new(2, Algorithm::SenseReversing).unwrap());
+        let barrier =
+            Arc::new(AnyThreadBarrier::with_algorithm(2, Algorithm::SenseReversing).unwrap());
         let other = {
             let barrier = Arc::clone(&barrier);
             thread::spawn(move || barrier.wait().unwrap())

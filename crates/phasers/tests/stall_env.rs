@@ -98,7 +98,7 @@ fn phasers_stall_sets_the_stall_time_and_a_bad_value_fails_every_build() {
                 "Barrier with stall_after",
             ),
             invalid_message(
-                AnyThreadBarrier::new(2, Algorithm::Counting),
+                AnyThreadBarrier::with_algorithm(2, Algorithm::Counting),
                 "AnyThreadBarrier",
             ),
             invalid_message(Team::new(2), "Team::new"),

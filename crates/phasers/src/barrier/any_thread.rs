@@ -26,7 +26,7 @@ use crate::Algorithm;
 /// use phasers::{Algorithm, AnyThreadBarrier};
 ///
 /// // 2 parties, 4 threads with one call each: any two calls complete an episode.
-/// let barrier = AnyThreadBarrier::new(2, Algorithm::Tournament)?;
+/// let barrier = AnyThreadBarrier::with_algorithm(2, Algorithm::Tournament)?;
 /// let results: Vec<_> = std::thread::scope(|s| {
 ///     let threads: Vec<_> = (0..4).map(|_| s.spawn(|| barrier.wait().unwrap())).collect();
 ///     threads.into_iter().map(|t| t.join().unwrap()).collect()
@@ -110,6 +110,34 @@ struct Slot<A: BarrierAlgorithm> {
 }
 
 impl AnyThreadBarrier {
+    /// A ready barrier for `parties` calls per episode with the default algorithm
+    /// ([`Algorithm::Auto`]), like `std::sync::Barrier::new`: 0 parties behaves as 1.
+    ///
+    /// # Panics
+    ///
+    /// As [`Barrier::new`]: above [`MAX_PARTIES`](super::MAX_PARTIES), or with an environment
+    /// override or tuning profile that does not parse. [`with_algorithm`](Self::with_algorithm)
+    /// returns those as errors.
+    ///
+    /// ```
+    /// use phasers::AnyThreadBarrier;
+    ///
+    /// let barrier = AnyThreadBarrier::new(3);
+    /// std::thread::scope(|s| {
+    ///     for _ in 0..3 {
+    ///         s.spawn(|| for _ in 0..10 { barrier.wait().unwrap(); });
+    ///     }
+    /// });
+    /// assert_eq!(barrier.parties(), 3);
+    /// ```
+    pub fn new(parties: usize) -> AnyThreadBarrier {
+        match Self::from_barrier(Barrier::new(parties)) {
+            Ok(barrier) => barrier,
+            // A fresh barrier has handed out no participant, so `from_barrier` cannot refuse it.
+            Err(error) => panic!("AnyThreadBarrier::new({parties}): {error}"),
+        }
+    }
+
     /// A barrier for `parties` calls per episode running `algorithm`, with the default wait policy
     /// (`PHASERS_WAIT` applies as for every barrier). Build a [`Barrier`] with
     /// [`Barrier::builder`] and pass it to [`from_barrier`](Self::from_barrier) for the other
@@ -119,15 +147,15 @@ impl AnyThreadBarrier {
     ///
     /// [`Error::InvalidArgument`] when `parties` is 0 or above
     /// [`MAX_PARTIES`](super::MAX_PARTIES), or when `PHASERS_WAIT` or the tuning profile that
-    /// `Auto` reads is invalid, as for [`Barrier::new`].
+    /// `Auto` reads is invalid, as for [`Barrier::with_algorithm`].
     ///
     /// ```
     /// use phasers::{Algorithm, AnyThreadBarrier, Error};
     ///
-    /// let err = AnyThreadBarrier::new(0, Algorithm::Auto).unwrap_err();
+    /// let err = AnyThreadBarrier::with_algorithm(0, Algorithm::Auto).unwrap_err();
     /// assert!(matches!(err, Error::InvalidArgument { .. }));
     /// ```
-    pub fn new(parties: usize, algorithm: Algorithm) -> Result<AnyThreadBarrier> {
+    pub fn with_algorithm(parties: usize, algorithm: Algorithm) -> Result<AnyThreadBarrier> {
         Self::from_barrier(Barrier::with_algorithm(parties, algorithm)?)
     }
 }
@@ -225,7 +253,7 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// ```
     /// use phasers::{Algorithm, AnyThreadBarrier};
     ///
-    /// let barrier = AnyThreadBarrier::new(2, Algorithm::Auto)?;
+    /// let barrier = AnyThreadBarrier::with_algorithm(2, Algorithm::Auto)?;
     /// std::thread::scope(|s| {
     ///     s.spawn(|| barrier.wait().unwrap());
     ///     barrier.wait().unwrap();
@@ -306,7 +334,7 @@ impl<A: BarrierAlgorithm> fmt::Debug for AnyThreadBarrier<A> {
 /// ```
 /// use phasers::{Algorithm, AnyThreadBarrier};
 ///
-/// let barrier = AnyThreadBarrier::new(2, Algorithm::Auto)?;
+/// let barrier = AnyThreadBarrier::with_algorithm(2, Algorithm::Auto)?;
 /// std::thread::scope(|s| {
 ///     let waiting = s.spawn(|| barrier.wait().unwrap());
 ///     // Spin until the other thread's call has arrived: then settle must refuse.

@@ -64,9 +64,10 @@ impl Barrier {
     ///
     /// # Panics
     ///
-    /// When `parties` is above [`MAX_PARTIES`](super::MAX_PARTIES) (16,384), or when
-    /// `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` holds a value that does not parse; the
-    /// message says which. [`Barrier::with_algorithm`] returns these as
+    /// When `parties` is above [`MAX_PARTIES`](super::MAX_PARTIES) (16,384), when
+    /// `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` holds a value that does not parse, or when
+    /// the tuning profile `Auto` reads (see [`Profile`](crate::Profile)) is invalid; the message
+    /// says which and what to do. [`Barrier::with_algorithm`] returns these as
     /// [`Error::InvalidArgument`] instead.
     ///
     /// ```

@@ -28,6 +28,19 @@
 //!   `$XDG_CONFIG_HOME/phasers/profile.json` or `~/.config/phasers/profile.json`;
 //!   `PHASERS_PROFILE=off` ignores it, and [`Profile::status`] says which applies.
 //!
+//! # Sources
+//!
+//! The docs cite five sources by number ("seed 000" to "seed 004"); `docs/references.md` in the
+//! repository gives each in full and says what we took from it.
+//!
+//! | cited as | source |
+//! |---|---|
+//! | seed 000 | J. Shirako and V. Sarkar, "Hierarchical Phasers for Scalable Synchronization and Reductions in Dynamic Parallelism", IPDPS 2010 |
+//! | seed 001 | H. Seyedroudbari and D. K. Kadiyala, "Barrier Synchronization with OpenMP and MPI", project report, Georgia Institute of Technology |
+//! | seed 002 | K. Hetland et al., "Paths to Fast Barrier Synchronization on the Node", HPDC 2019 |
+//! | seed 003 | P. Falkman, "Efficient reduction over threads", thesis, KTH Royal Institute of Technology, 2011 |
+//! | seed 004 | an evaluation of the UPC collectives of IBM's xlUPC compiler on Power7 IH (title and authors not in the copy we hold) |
+//!
 //! # Names
 //!
 //! Every type uses the same words for the same things, here and in `phasers-mpi`. When you add
@@ -96,3 +109,8 @@ pub use reduce::{ReduceAlgorithm, ReduceOutcome, Reducer, Reduction, ReductionBu
 pub use team::{Member, Pending, SyncMode, Team, TeamBuilder};
 pub use topology::{available_cores, is_oversubscribed};
 pub use wait::{clear_stall_hook, set_stall_hook, Floors, FloorsSource, StallReport, WaitPolicy};
+
+// The README's Rust blocks run as doctests, so the first code a newcomer copies always compiles.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

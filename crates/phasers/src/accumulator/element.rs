@@ -8,6 +8,25 @@ mod sealed {
 
 /// A type an [`Accumulator`](crate::Accumulator) reduces: `i32`, `i64`, `u32`, `u64`, `f32`,
 /// `f64`. Values travel through the phaser's tree as 64-bit patterns.
+///
+/// The trait is sealed: bound generic code by it, but do not implement it.
+///
+/// ```
+/// use phasers::{Accumulator, Element, Mode, Op, Phaser};
+///
+/// // A sum over one phase, for any element type.
+/// fn sum<T: Element>(values: &[T]) -> phasers::Result<T> {
+///     let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+///     let sum = Accumulator::new(&phaser, Op::Sum)?;
+///     values.iter().try_for_each(|&v| sum.send(&mut main, v))?;
+///     main.next()?;
+///     Ok(sum.result())
+/// }
+/// assert_eq!((sum(&[1i32, -3])?, sum(&[1i64, 2])?), (-2, 3));
+/// assert_eq!((sum(&[1u32, 2])?, sum(&[u64::MAX, 2])?), (3, 1)); // integers wrap
+/// assert_eq!((sum(&[0.5f32, 0.25])?, sum(&[1.5f64, 2.0])?), (0.75, 3.5));
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub trait Element:
     sealed::Sealed + Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static
 {

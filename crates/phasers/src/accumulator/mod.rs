@@ -58,7 +58,25 @@ use crate::error::{Error, Result};
 use crate::phaser::{Phaser, Registration};
 use crate::primitive::Arc;
 
-/// A reduction operator.
+/// A reduction operator, for an [`Accumulator`] or a [`Reduction`](crate::Reduction).
+///
+/// ```
+/// use phasers::{Op, Reduction};
+///
+/// let ops = [Op::<u32>::Sum, Op::Product, Op::Min, Op::Max, Op::And, Op::Or, Op::Xor];
+/// assert_eq!(ops.map(|op| op.name()), ["Sum", "Product", "Min", "Max", "And", "Or", "Xor"]);
+/// let group = Reduction::<u32>::new(4, Op::Xor)?;
+/// std::thread::scope(|s| {
+///     for mut p in group.participants() {
+///         s.spawn(move || {
+///             let mut out = [0];
+///             p.allreduce(&[p.rank() as u32 + 1], &mut out).unwrap();
+///             assert_eq!(out, [1 ^ 2 ^ 3 ^ 4]);
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub enum Op<T> {
     /// `a + b`, wrapping for integers.
     Sum,
@@ -86,6 +104,24 @@ pub enum Op<T> {
 
 impl<T> Op<T> {
     /// A user operator; see [`Op::Custom`].
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// // The greatest common divisor: associative, commutative, and gcd(0, x) == x.
+    /// fn gcd(a: u64, b: u64) -> u64 { if b == 0 { a } else { gcd(b, a % b) } }
+    /// let group = Reduction::new(3, Op::custom(0, gcd))?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let mut out = [0];
+    ///             p.allreduce(&[12 * (p.rank() as u64 + 2)], &mut out).unwrap();
+    ///             assert_eq!(out, [12]); // gcd(24, 36, 48)
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn custom(identity: T, combine: impl Fn(T, T) -> T + Send + Sync + 'static) -> Self {
         Op::Custom {
             identity,
@@ -94,6 +130,15 @@ impl<T> Op<T> {
     }
 
     /// The op's name, as error messages print it: `"Sum"`, ..., `"Custom"`.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// assert_eq!(Op::<f64>::Max.name(), "Max");
+    /// assert_eq!(Op::custom(1u64, |a, b| a * b).name(), "Custom");
+    /// let err = Reduction::<f64>::new(2, Op::Xor).unwrap_err();
+    /// assert!(err.to_string().contains("Op::Xor"));
+    /// ```
     pub fn name(&self) -> &'static str {
         match self {
             Op::Sum => "Sum",
@@ -149,7 +194,27 @@ impl<T: Element> Op<T> {
 
 /// A reduction tied to a phaser's phases. Cloning it is cheap (a handle to the same accumulator).
 ///
-/// See the [module docs](self) for the semantics and an example.
+/// ```
+/// use phasers::{Accumulator, Mode, Op, Phaser};
+///
+/// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+/// let count = Accumulator::<u32>::new(&phaser, Op::Sum)?;
+/// std::thread::scope(|s| {
+///     for _ in 0..3 {
+///         let mut reg = main.register(Mode::SigWait).unwrap();
+///         let count = count.clone(); // the same accumulator
+///         s.spawn(move || {
+///             count.send(&mut reg, 1).unwrap();
+///             reg.next().unwrap();
+///         });
+///     }
+///     main.next().unwrap();
+/// });
+/// assert_eq!(count.result(), 3);
+/// # Ok::<(), phasers::Error>(())
+/// ```
+///
+/// See the [module docs](self) for the semantics.
 pub struct Accumulator<T: Element> {
     cells: Arc<Cells>,
     phaser: Phaser,
@@ -169,6 +234,27 @@ impl<T: Element> Clone for Accumulator<T> {
 impl<T: Element> Accumulator<T> {
     /// An accumulator on `phaser` reducing with `op`; the fast mode, whose floating-point results
     /// may differ in the last bits with the order in which tasks arrive.
+    ///
+    /// ```
+    /// use phasers::{Accumulator, Error, Mode, Op, Phaser};
+    ///
+    /// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let bitwise_float = Accumulator::<f64>::new(&phaser, Op::Or);
+    /// assert!(matches!(bitwise_float, Err(Error::InvalidArgument { .. })));
+    /// let lowest = Accumulator::<i64>::new(&phaser, Op::Min)?;
+    /// std::thread::scope(|s| {
+    ///     for value in [3, -7, 5] {
+    ///         let (mut reg, lowest) = (main.register(Mode::SigWait).unwrap(), &lowest);
+    ///         s.spawn(move || {
+    ///             lowest.send(&mut reg, value).unwrap();
+    ///             reg.next().unwrap();
+    ///         });
+    ///     }
+    ///     main.next().unwrap();
+    /// });
+    /// assert_eq!(lowest.result(), -7);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -220,6 +306,28 @@ impl<T: Element> Accumulator<T> {
 
     /// Contributes `value` to `registration`'s current phase.
     ///
+    /// ```
+    /// use phasers::{Accumulator, Error, Mode, Op, Phaser};
+    ///
+    /// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let sum = Accumulator::<u64>::new(&phaser, Op::Sum)?;
+    /// std::thread::scope(|s| {
+    ///     let (mut reg, sum) = (main.register(Mode::SigWait).unwrap(), &sum);
+    ///     s.spawn(move || {
+    ///         // Several sends in one phase all count.
+    ///         (1..=3).for_each(|v| sum.send(&mut reg, v).unwrap());
+    ///         reg.next().unwrap();
+    ///     });
+    ///     main.next().unwrap();
+    /// });
+    /// assert_eq!(sum.result(), 6);
+    /// let (_other, mut stranger) = Phaser::new(Mode::SigWait)?;
+    /// assert!(matches!(sum.send(&mut stranger, 1), Err(Error::InvalidArgument { .. })));
+    /// let mut watcher = main.register(Mode::Wait)?;
+    /// assert!(matches!(sum.send(&mut watcher, 1), Err(Error::Capability { .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] when `registration` belongs to another phaser;
@@ -235,6 +343,23 @@ impl<T: Element> Accumulator<T> {
     }
 
     /// The reduction of the most recently completed phase (the op's identity before any).
+    ///
+    /// ```
+    /// use phasers::{Accumulator, Mode, Op, Phaser};
+    ///
+    /// // One task, so each `next` completes a phase at once.
+    /// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let largest = Accumulator::<f32>::new(&phaser, Op::Max)?;
+    /// assert_eq!(largest.result(), f32::NEG_INFINITY); // Max's identity
+    /// largest.send(&mut main, 2.5)?;
+    /// assert_eq!(largest.result(), f32::NEG_INFINITY); // the phase is not complete
+    /// main.next()?;
+    /// assert_eq!(largest.result(), 2.5);
+    /// largest.send(&mut main, 1.0)?;
+    /// main.next()?;
+    /// assert_eq!(largest.result(), 1.0); // each phase starts from the identity
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn result(&self) -> T {
         T::from_bits(self.cells.result())
     }

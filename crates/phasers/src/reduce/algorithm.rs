@@ -36,6 +36,18 @@ pub enum ReduceAlgorithm {
 
 impl ReduceAlgorithm {
     /// Every algorithm, `Auto` last.
+    ///
+    /// ```
+    /// use phasers::ReduceAlgorithm;
+    ///
+    /// assert_eq!(ReduceAlgorithm::ALL.len(), 5);
+    /// assert_eq!(ReduceAlgorithm::ALL[4], ReduceAlgorithm::Auto);
+    /// // Each name parses back to its algorithm.
+    /// for algorithm in ReduceAlgorithm::ALL {
+    ///     assert_eq!(algorithm.name().parse::<ReduceAlgorithm>()?, algorithm);
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub const ALL: [ReduceAlgorithm; 5] = [
         ReduceAlgorithm::Linear,
         ReduceAlgorithm::StaticTree,
@@ -45,6 +57,15 @@ impl ReduceAlgorithm {
     ];
 
     /// The short name used on the command line and in benchmark reports.
+    ///
+    /// ```
+    /// use phasers::ReduceAlgorithm;
+    ///
+    /// assert_eq!(ReduceAlgorithm::DynamicGroup.name(), "dynamic-group");
+    /// assert_eq!(ReduceAlgorithm::Auto.to_string(), ReduceAlgorithm::Auto.name());
+    /// let names: Vec<_> = ReduceAlgorithm::ALL.iter().map(|a| a.name()).collect();
+    /// assert_eq!(names, ["linear", "static-tree", "dynamic-pairs", "dynamic-group", "auto"]);
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             ReduceAlgorithm::Auto => "auto",
@@ -57,6 +78,16 @@ impl ReduceAlgorithm {
 
     /// Whether every element is combined in an order fixed by the ranks alone, so floating-point
     /// results are the same bits from call to call for a fixed party count.
+    ///
+    /// ```
+    /// use phasers::ReduceAlgorithm;
+    ///
+    /// let all = ReduceAlgorithm::ALL.into_iter();
+    /// let fixed: Vec<_> = all.filter(|a| a.is_fixed_order()).collect();
+    /// assert_eq!(fixed, [ReduceAlgorithm::Linear, ReduceAlgorithm::StaticTree]);
+    /// // `Auto` may pick an arrival-order algorithm: it promises no fixed order.
+    /// assert!(!ReduceAlgorithm::Auto.is_fixed_order());
+    /// ```
     pub fn is_fixed_order(self) -> bool {
         matches!(self, ReduceAlgorithm::Linear | ReduceAlgorithm::StaticTree)
     }

@@ -186,32 +186,136 @@ impl<T: Copy + Send + Sync + 'static> Reduction<T> {
     }
 
     /// A builder for a group of `participants`.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// // Rank 1 receives the result.
+    /// let group = Reduction::<u32>::builder(2).op(Op::Max).root(1).build()?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let mut out = [0];
+    ///             p.reduce(&[p.rank() as u32 + 5], &mut out).unwrap();
+    ///             if p.is_root() {
+    ///                 assert_eq!(out, [6]);
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn builder(participants: usize) -> ReductionBuilder<T> {
         ReductionBuilder::new(participants)
     }
 
     /// The number of participants.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// let group = Reduction::<u64>::new(3, Op::Sum)?;
+    /// assert_eq!(group.parties(), 3);
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             // Everyone brings a 1: the sum counts the participants.
+    ///             let mut count = [0];
+    ///             p.allreduce(&[1], &mut count).unwrap();
+    ///             assert_eq!(count, [3]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn parties(&self) -> usize {
         self.shared.parties
     }
 
     /// The rank that receives [`Reducer::reduce`]'s result.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// let group = Reduction::<i32>::builder(3).op(Op::Sum).root(2).build()?;
+    /// assert_eq!(group.root(), 2);
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let mut out = [0];
+    ///             let outcome = p.reduce(&[10], &mut out).unwrap();
+    ///             // Only rank 2's output holds the sum.
+    ///             assert_eq!(outcome.has_result(), p.rank() == 2);
+    ///             assert_eq!(out[0], if p.rank() == 2 { 30 } else { 0 });
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn root(&self) -> usize {
         self.shared.root
     }
 
     /// The algorithm the group was built with (`Auto` stays `Auto`; each call's
     /// [`ReduceOutcome`](crate::ReduceOutcome) says what ran).
+    ///
+    /// ```
+    /// use phasers::{Op, ReduceAlgorithm, Reduction};
+    ///
+    /// let group = Reduction::<u64>::new(2, Op::Sum)?;
+    /// assert_eq!(group.algorithm(), ReduceAlgorithm::Auto);
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let mut out = [0];
+    ///             let outcome = p.allreduce(&[2], &mut out).unwrap();
+    ///             assert_eq!(out, [4]);
+    ///             assert_ne!(outcome.algorithm(), ReduceAlgorithm::Auto); // what Auto chose
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn algorithm(&self) -> ReduceAlgorithm {
         self.shared.configured
     }
 
     /// Whether a fixed combination order was asked for.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// assert!(!Reduction::<f64>::new(4, Op::Sum)?.is_deterministic());
+    /// let group = Reduction::<f64>::builder(4).op(Op::Sum).deterministic(true).build()?;
+    /// assert!(group.is_deterministic());
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let mut sum = [0.0];
+    ///             let outcome = p.allreduce(&[0.1 * p.rank() as f64], &mut sum).unwrap();
+    ///             assert!(outcome.algorithm().is_fixed_order());
+    ///             assert!((sum[0] - 0.6).abs() < 1e-12);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn is_deterministic(&self) -> bool {
         self.shared.deterministic
     }
 
     /// The wait policy in force, after `PHASERS_WAIT`'s override.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction, WaitPolicy};
+    ///
+    /// let group = Reduction::<u64>::builder(2).op(Op::Sum).wait_policy(WaitPolicy::Park).build()?;
+    /// // `PHASERS_WAIT`, when set, overrides the builder.
+    /// if std::env::var_os("PHASERS_WAIT").is_none() {
+    ///     assert_eq!(group.wait_policy(), WaitPolicy::Park);
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wait_policy(&self) -> WaitPolicy {
         self.shared.policy
     }
@@ -237,12 +341,45 @@ impl<T: Copy + Send + Sync + 'static> Reduction<T> {
     /// Whether some call can no longer complete because a participant's handle was dropped or
     /// its operator panicked, or because an earlier call was mismatched (see
     /// [Mismatched calls](Self#mismatched-calls)).
+    ///
+    /// ```
+    /// use phasers::{Error, Op, Reduction};
+    ///
+    /// let group = Reduction::<u64>::new(2, Op::Sum)?;
+    /// let mut handles = group.participants();
+    /// assert!(!group.is_broken());
+    /// // Rank 1 leaves before the first call: that call can no longer complete.
+    /// drop(handles.pop());
+    /// assert!(group.is_broken());
+    /// let result = handles[0].allreduce(&[1], &mut [0]);
+    /// assert!(matches!(result, Err(Error::Broken { .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn is_broken(&self) -> bool {
         self.shared.broken.breaker().is_some()
     }
 
     /// The handles of every rank not yet handed out, in rank order: all of them on the first
     /// call, none after that.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// let group = Reduction::<u32>::new(4, Op::Sum)?;
+    /// let handles = group.participants();
+    /// assert_eq!(handles.len(), 4);
+    /// assert!(group.participants().is_empty()); // each rank is handed out once
+    /// std::thread::scope(|s| {
+    ///     for mut p in handles {
+    ///         s.spawn(move || {
+    ///             let mut out = [0];
+    ///             p.allreduce(&[p.rank() as u32], &mut out).unwrap();
+    ///             assert_eq!(out, [0 + 1 + 2 + 3]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn participants(&self) -> Vec<Reducer<T>> {
         (0..self.shared.parties)
             .filter_map(|rank| self.participant(rank).ok())
@@ -250,6 +387,23 @@ impl<T: Copy + Send + Sync + 'static> Reduction<T> {
     }
 
     /// The handle of one rank.
+    ///
+    /// ```
+    /// use phasers::{Error, Op, Reduction};
+    ///
+    /// let group = Reduction::<u64>::new(2, Op::Sum)?;
+    /// let mut root = group.participant(0)?;
+    /// let mut other = group.participant(1)?;
+    /// assert!(matches!(group.participant(0), Err(Error::InvalidArgument { .. }))); // handed out
+    /// assert!(matches!(group.participant(2), Err(Error::InvalidArgument { .. }))); // no rank 2
+    /// let mut sum = [0];
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || other.reduce(&[5], &mut []).unwrap());
+    ///     root.reduce(&[1], &mut sum).unwrap();
+    /// });
+    /// assert_eq!(sum, [6]);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -311,7 +465,19 @@ pub struct ReductionBuilder<T> {
 }
 
 impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
-    /// A builder for `participants`; see the setters for the defaults.
+    /// A builder for `participants`; see the setters for the defaults. The same as
+    /// [`Reduction::builder`].
+    ///
+    /// ```
+    /// use phasers::{Op, ReduceAlgorithm, ReductionBuilder};
+    ///
+    /// let group = ReductionBuilder::<u64>::new(2).op(Op::Sum).build()?;
+    /// // The defaults: rank 0 is the root, `Auto` chooses, arrival order is allowed.
+    /// assert_eq!((group.parties(), group.root()), (2, 0));
+    /// assert_eq!(group.algorithm(), ReduceAlgorithm::Auto);
+    /// assert!(!group.is_deterministic());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn new(participants: usize) -> Self {
         ReductionBuilder {
             participants,
@@ -325,12 +491,50 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
     }
 
     /// Reduce with a function of your own, associative and commutative, for any `Copy` type.
+    ///
+    /// ```
+    /// use phasers::Reduction;
+    ///
+    /// // The smallest and the largest `u8` at once: a pair is no `Element`, a function is fine.
+    /// let group = Reduction::builder(3)
+    ///     .combine(|a: (u8, u8), b: (u8, u8)| (a.0.min(b.0), a.1.max(b.1)))
+    ///     .build()?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let mine = (p.rank() as u8 * 10, p.rank() as u8 * 10);
+    ///             let mut out = [(0, 0)];
+    ///             p.allreduce(&[mine], &mut out).unwrap();
+    ///             assert_eq!(out, [(0, 20)]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn combine(mut self, combine: impl Fn(T, T) -> T + Send + Sync + 'static) -> Self {
         self.kernel = Some(Ok(Kernel::from_fn(StdArc::new(combine))));
         self
     }
 
     /// The algorithm (default `Auto`).
+    ///
+    /// ```
+    /// use phasers::{Op, ReduceAlgorithm, Reduction};
+    ///
+    /// for algorithm in [ReduceAlgorithm::Linear, ReduceAlgorithm::DynamicGroup] {
+    ///     let group = Reduction::<u64>::builder(2).op(Op::Sum).algorithm(algorithm).build()?;
+    ///     std::thread::scope(|s| {
+    ///         for mut p in group.participants() {
+    ///             s.spawn(move || {
+    ///                 let mut out = [0; 3];
+    ///                 let outcome = p.allreduce(&[1, 2, 3], &mut out).unwrap();
+    ///                 assert_eq!((out, outcome.algorithm()), ([2, 4, 6], algorithm));
+    ///             });
+    ///         }
+    ///     });
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn algorithm(mut self, algorithm: ReduceAlgorithm) -> Self {
         self.algorithm = algorithm;
         self
@@ -355,12 +559,52 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
 
     /// Combine every element in an order fixed by the ranks, so floating-point results are the
     /// same bits on every call (default off; see the [module docs](crate::reduce)).
+    ///
+    /// ```
+    /// use phasers::{Op, ReduceAlgorithm, Reduction};
+    ///
+    /// let group = Reduction::<f64>::builder(4)
+    ///     .op(Op::Sum)
+    ///     .algorithm(ReduceAlgorithm::DynamicPairs)
+    ///     .deterministic(true)
+    ///     .build()?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let (mine, mut first, mut again) = ([0.1 * p.rank() as f64], [0.0], [0.0]);
+    ///             let outcome = p.allreduce(&mine, &mut first).unwrap();
+    ///             p.allreduce(&mine, &mut again).unwrap();
+    ///             // The static tree's fixed order replaces arrival order: the bits repeat.
+    ///             assert_eq!(outcome.algorithm(), ReduceAlgorithm::StaticTree);
+    ///             assert_eq!(again[0].to_bits(), first[0].to_bits());
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn deterministic(mut self, deterministic: bool) -> Self {
         self.deterministic = deterministic;
         self
     }
 
     /// How waiting participants spin, yield and park (default `Auto`; `PHASERS_WAIT` overrides).
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction, WaitPolicy};
+    ///
+    /// // Park almost at once: for a machine shared with other work.
+    /// let group = Reduction::<u64>::builder(2).op(Op::Sum).wait_policy(WaitPolicy::Park).build()?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let mut out = [0];
+    ///             p.allreduce(&[7], &mut out).unwrap();
+    ///             assert_eq!(out, [14]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
         self.policy = policy;
         self
@@ -388,6 +632,19 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
     }
 
     /// The group.
+    ///
+    /// ```
+    /// use phasers::{Error, Op, Reduction};
+    ///
+    /// let none = Reduction::<u64>::builder(0).op(Op::Sum).build();
+    /// assert!(matches!(none, Err(Error::InvalidArgument { .. })));
+    /// // No operator: the error says how to give one.
+    /// let err = Reduction::<u64>::builder(2).build().unwrap_err();
+    /// assert!(err.to_string().contains(".op(Op::Sum)"));
+    /// let group = Reduction::<u64>::builder(2).op(Op::Sum).build()?;
+    /// assert_eq!(group.parties(), 2);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -433,6 +690,24 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
 
 impl<T: Element> ReductionBuilder<T> {
     /// Reduce with a built-in operator (or [`Op::custom`]).
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// // Bitwise operators are for integers: `build` refuses them on floats.
+    /// assert!(Reduction::<f64>::builder(2).op(Op::And).build().is_err());
+    /// let group = Reduction::<i32>::builder(3).op(Op::Min).build()?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let mut out = [0; 2];
+    ///             p.allreduce(&[p.rank() as i32 - 1, 5], &mut out).unwrap();
+    ///             assert_eq!(out, [-1, 5]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn op(mut self, op: Op<T>) -> Self {
         self.kernel = Some(Kernel::from_op(op));
         self

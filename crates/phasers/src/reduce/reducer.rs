@@ -15,6 +15,24 @@ use crate::wait::{Deadline, Signal, SpinBudget, Stall, Stop, Waiter, Watch, Watc
 
 /// One participant of a [`Reduction`](crate::Reduction): its rank and private state.
 ///
+/// ```
+/// use phasers::{Op, Reducer, Reduction};
+///
+/// let group = Reduction::<u64>::new(2, Op::Sum)?;
+/// let handles: Vec<Reducer<u64>> = group.participants();
+/// std::thread::scope(|s| {
+///     for mut p in handles {
+///         // Each handle moves to the thread that uses it.
+///         s.spawn(move || {
+///             let mut out = [0];
+///             p.allreduce(&[p.rank() as u64 + 1], &mut out).unwrap();
+///             assert_eq!(out, [3]);
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers::Error>(())
+/// ```
+///
 /// A handle is `Send` and used by one thread at a time. Dropping it while others still count on
 /// it (before the group's last call, or while its thread panics) breaks the group: their calls
 /// return [`Error::Broken`](crate::Error::Broken) instead of waiting forever.
@@ -31,6 +49,26 @@ pub struct Reducer<T> {
 
 /// What a call did: its number, the algorithm that ran, and whether this participant's output
 /// holds the result.
+///
+/// ```
+/// use phasers::{Op, ReduceAlgorithm, Reduction};
+///
+/// let group = Reduction::<u32>::builder(2)
+///     .op(Op::Sum)
+///     .algorithm(ReduceAlgorithm::Linear)
+///     .build()?;
+/// std::thread::scope(|s| {
+///     for mut p in group.participants() {
+///         s.spawn(move || {
+///             let outcome = p.allreduce(&[1], &mut [0]).unwrap();
+///             assert_eq!(outcome.episode(), 0);
+///             assert_eq!(outcome.algorithm(), ReduceAlgorithm::Linear);
+///             assert!(outcome.has_result());
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReduceOutcome {
     episode: u64,
@@ -40,17 +78,74 @@ pub struct ReduceOutcome {
 
 impl ReduceOutcome {
     /// The call's number, counted from 0 for each group.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// let group = Reduction::<u64>::new(2, Op::Sum)?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             for call in 0..3 {
+    ///                 let mut out = [0];
+    ///                 let outcome = p.allreduce(&[call], &mut out).unwrap();
+    ///                 assert_eq!((outcome.episode(), out[0]), (call, 2 * call));
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn episode(&self) -> u64 {
         self.episode
     }
 
     /// The algorithm that ran (never `Auto`: what `Auto` chose).
+    ///
+    /// ```
+    /// use phasers::{Op, ReduceAlgorithm, Reduction};
+    ///
+    /// // Dynamic pairs, but a fixed order asked for: the static tree runs instead.
+    /// let group = Reduction::<f32>::builder(3)
+    ///     .op(Op::Sum)
+    ///     .algorithm(ReduceAlgorithm::DynamicPairs)
+    ///     .deterministic(true)
+    ///     .build()?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let mut out = [0.0];
+    ///             let outcome = p.allreduce(&[0.5], &mut out).unwrap();
+    ///             assert_eq!((outcome.algorithm(), out), (ReduceAlgorithm::StaticTree, [1.5]));
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn algorithm(&self) -> ReduceAlgorithm {
         self.algorithm
     }
 
     /// Whether this participant's output holds the result: at the root for `reduce`, everywhere
     /// for `allreduce`.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// let group = Reduction::<i64>::new(3, Op::Product)?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             let mut out = [0];
+    ///             let outcome = p.reduce(&[p.rank() as i64 + 2], &mut out).unwrap();
+    ///             assert_eq!(outcome.has_result(), p.is_root());
+    ///             let outcome = p.allreduce(&[-1], &mut out).unwrap();
+    ///             assert!(outcome.has_result() && out == [-1]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn has_result(&self) -> bool {
         self.has_result
     }
@@ -116,13 +211,72 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
     }
 
     /// This participant's rank, from 0.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// let group = Reduction::<u32>::new(3, Op::Or)?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             // One bit per rank: all three are set, so each rank came once.
+    ///             let mut out = [0];
+    ///             p.allreduce(&[1 << p.rank()], &mut out).unwrap();
+    ///             assert_eq!(out, [0b111]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn rank(&self) -> usize {
         self.rank
     }
 
     /// Whether this participant receives `reduce`'s result.
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// let group = Reduction::<u64>::builder(2).op(Op::Sum).root(1).build()?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             assert_eq!(p.is_root(), p.rank() == 1);
+    ///             // Only the root needs an output.
+    ///             let mut out = if p.is_root() { vec![0] } else { vec![] };
+    ///             p.reduce(&[4], &mut out).unwrap();
+    ///             assert!(!p.is_root() || out == [8]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn is_root(&self) -> bool {
         self.rank == self.shared.root
+    }
+
+    /// The number of participants in this handle's group, the same as
+    /// [`Reduction::parties`](crate::Reduction::parties).
+    ///
+    /// ```
+    /// use phasers::{Op, Reduction};
+    ///
+    /// let group = Reduction::<u64>::new(4, Op::Sum)?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         s.spawn(move || {
+    ///             // Everyone brings a 1: the sum is the party count.
+    ///             let mut out = [0];
+    ///             p.allreduce(&[1], &mut out).unwrap();
+    ///             assert_eq!(out[0], p.parties() as u64);
+    ///             assert_eq!(p.parties(), 4);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn parties(&self) -> usize {
+        self.shared.parties
     }
 
     /// Reduces every participant's `input` into the root's `output`, element by element.

@@ -8,9 +8,14 @@
 /// ```
 /// use phasers::{Algorithm, Barrier, Error};
 ///
-/// let err = Barrier::with_algorithm(0, Algorithm::Auto).unwrap_err();
-/// assert!(matches!(err, Error::InvalidArgument { .. }));
-/// assert!(err.to_string().contains("at least 1"));
+/// let err = Barrier::with_algorithm(0, Algorithm::Counting).unwrap_err();
+/// match &err {
+///     Error::InvalidArgument { message } => assert!(message.contains("at least 1 party")),
+///     other => panic!("expected InvalidArgument, got {other:?}"),
+/// }
+/// // The message says what was wrong and what to do; print it as it is.
+/// println!("{err}");
+/// assert!(err.to_string().starts_with("invalid argument: a barrier needs at least 1 party"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -124,6 +129,17 @@ pub enum Error {
 }
 
 /// `Result` with this crate's [`Error`].
+///
+/// ```
+/// use phasers::{Algorithm, Barrier, Result};
+///
+/// // A helper that builds a barrier passes its errors on with `?`.
+/// fn pair() -> Result<Barrier> {
+///     Barrier::with_algorithm(2, Algorithm::Counting)
+/// }
+/// assert_eq!(pair()?.parties(), 2);
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

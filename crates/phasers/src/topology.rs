@@ -22,6 +22,13 @@ pub fn available_cores() -> usize {
 ///
 /// When they do, a spinning waiter only steals the core that a late arrival needs, so every
 /// primitive's waiters stop spinning almost at once and park instead.
+///
+/// ```
+/// use phasers::{available_cores, is_oversubscribed};
+///
+/// assert!(!is_oversubscribed(available_cores())); // one thread per core
+/// assert!(is_oversubscribed(available_cores() + 1));
+/// ```
 pub fn is_oversubscribed(participants: usize) -> bool {
     participants > available_cores()
 }

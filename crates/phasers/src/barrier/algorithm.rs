@@ -60,6 +60,19 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every concrete algorithm (everything but `Auto`), in the order of the module docs' table.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// assert_eq!(Algorithm::CONCRETE.len(), 7);
+    /// assert_eq!(Algorithm::CONCRETE[0], Algorithm::SenseReversing);
+    /// for algorithm in Algorithm::CONCRETE {
+    ///     assert_ne!(algorithm, Algorithm::Auto);
+    ///     // A barrier runs exactly the concrete algorithm it is given.
+    ///     assert_eq!(Barrier::with_algorithm(3, algorithm)?.algorithm(), algorithm);
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub const CONCRETE: [Algorithm; 7] = [
         Algorithm::SenseReversing,
         Algorithm::Counting,
@@ -71,6 +84,18 @@ impl Algorithm {
     ];
 
     /// The short name used on the command line and in benchmark reports.
+    ///
+    /// ```
+    /// use phasers::Algorithm;
+    ///
+    /// assert_eq!(Algorithm::McsTree.name(), "mcs");
+    /// assert_eq!(Algorithm::McsTree.to_string(), "mcs"); // `Display` writes the name
+    /// // Every name parses back to its algorithm.
+    /// for algorithm in Algorithm::CONCRETE {
+    ///     assert_eq!(algorithm.name().parse::<Algorithm>()?, algorithm);
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Auto => "auto",
@@ -85,6 +110,14 @@ impl Algorithm {
     }
 
     /// Whether participants can [`leave`](crate::Participant::leave), shrinking the barrier.
+    ///
+    /// ```
+    /// use phasers::Algorithm;
+    ///
+    /// let can_leave: Vec<Algorithm> =
+    ///     Algorithm::CONCRETE.into_iter().filter(|a| a.supports_leave()).collect();
+    /// assert_eq!(can_leave, [Algorithm::SenseReversing, Algorithm::Counting]);
+    /// ```
     pub fn supports_leave(self) -> bool {
         matches!(self, Algorithm::SenseReversing | Algorithm::Counting)
     }
@@ -96,6 +129,13 @@ impl Algorithm {
     /// This never fails: where the profile is invalid it follows the built-in rule, while
     /// [`BarrierBuilder::build`](crate::BarrierBuilder::build) with `Auto` returns the profile's
     /// error.
+    ///
+    /// ```
+    /// use phasers::Algorithm;
+    ///
+    /// assert_eq!(Algorithm::Ticket.resolve(8), Algorithm::Ticket); // concrete: as is
+    /// assert!(Algorithm::CONCRETE.contains(&Algorithm::Auto.resolve(8)));
+    /// ```
     pub fn resolve(self, parties: usize) -> Algorithm {
         match self {
             Algorithm::Auto => match Profile::active() {
@@ -142,6 +182,15 @@ impl Algorithm {
 
     /// The cores the built-in rule compares against (the same as [`crate::available_cores`]),
     /// and that a tuning profile must have been measured with to be used.
+    ///
+    /// ```
+    /// use phasers::Algorithm;
+    ///
+    /// let cores = Algorithm::cores_considered();
+    /// assert_eq!(cores, phasers::available_cores());
+    /// // More parties than cores: one release word, whatever the party count.
+    /// assert_eq!(Algorithm::Auto.resolve_builtin(cores + 1), Algorithm::Counting);
+    /// ```
     pub fn cores_considered() -> usize {
         available_cores()
     }

@@ -91,6 +91,14 @@ impl BarrierBuilder {
     }
 
     /// The algorithm [`build`](Self::build) uses. Defaults to [`Algorithm::Auto`].
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::builder(4).algorithm(Algorithm::Dissemination).build()?;
+    /// assert_eq!(barrier.algorithm(), Algorithm::Dissemination);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
         self.algorithm = algorithm;
         self
@@ -100,6 +108,17 @@ impl BarrierBuilder {
     /// from 2 to [`MAX_FAN_IN`]. Defaults to 4. Other algorithms do not use it, but
     /// [`build`](Self::build) checks the range whatever the algorithm, since a value outside it is
     /// a mistake either way (and `Auto` could pick the combining tree on another machine).
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier, Error};
+    ///
+    /// let ternary = Barrier::builder(9).algorithm(Algorithm::CombiningTree).fan_in(3).build()?;
+    /// assert_eq!(ternary.algorithm(), Algorithm::CombiningTree);
+    /// // Checked even for an algorithm that does not use it.
+    /// let unary = Barrier::builder(9).algorithm(Algorithm::Counting).fan_in(1).build();
+    /// assert!(matches!(unary, Err(Error::InvalidArgument { .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn fan_in(mut self, fan_in: usize) -> Self {
         self.fan_in = fan_in;
         self
@@ -107,6 +126,15 @@ impl BarrierBuilder {
 
     /// How waiters spend their time; `PHASERS_WAIT` overrides it. Defaults to
     /// [`WaitPolicy::Auto`].
+    ///
+    /// ```
+    /// use phasers::{Barrier, WaitPolicy};
+    ///
+    /// std::env::remove_var("PHASERS_WAIT"); // which would override the builder's policy
+    /// let barrier = Barrier::builder(2).wait_policy(WaitPolicy::Yield).build()?;
+    /// assert_eq!(barrier.wait_policy(), WaitPolicy::Yield);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
         self.policy = policy;
         self
@@ -137,6 +165,28 @@ impl BarrierBuilder {
     ///
     /// If it panics, the barrier breaks (the others get [`Error::Broken`]) and the panic continues in
     /// the leader's thread.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use std::sync::Arc;
+    /// use phasers::Barrier;
+    ///
+    /// let completed = Arc::new(AtomicU64::new(0));
+    /// let counter = Arc::clone(&completed);
+    /// let action = move || { counter.fetch_add(1, Ordering::Relaxed); };
+    /// let barrier = Barrier::builder(2).on_completion(action).build()?;
+    /// std::thread::scope(|s| {
+    ///     for mut p in barrier.participants() {
+    ///         let completed = &completed;
+    ///         // Each wait returns after its episode's action ran, and before the next one's.
+    ///         s.spawn(move || for episode in 1..=5 {
+    ///             p.wait().unwrap();
+    ///             assert_eq!(completed.load(Ordering::Relaxed), episode);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn on_completion(mut self, action: impl FnMut() + Send + 'static) -> Self {
         self.completion = Some(Box::new(action));
         self
@@ -151,6 +201,18 @@ impl BarrierBuilder {
     /// parsed, or, with [`Algorithm::Auto`] only, the tuning profile named by `PHASERS_PROFILE` or
     /// found at the default path is missing or invalid (see [`Profile`](crate::Profile); the
     /// message names the file and what to do). With a concrete algorithm the profile is not read.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier, Error};
+    ///
+    /// let barrier = Barrier::builder(4).algorithm(Algorithm::McsTree).build()?;
+    /// assert_eq!(barrier.parties(), 4);
+    /// let err = Barrier::builder(0).algorithm(Algorithm::McsTree).build().unwrap_err();
+    /// assert!(matches!(err, Error::InvalidArgument { .. }));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn build(self) -> Result<Barrier> {
         let requested = self.algorithm;
         self.finish(|parties, params| {
@@ -166,6 +228,18 @@ impl BarrierBuilder {
     ///
     /// As [`build`](Self::build); `Barrier<AnyAlgorithm>` resolves [`Algorithm::Auto`], so it
     /// reads the tuning profile, and no other `A` does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::barrier::McsTree;
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let builder = Barrier::builder(2).algorithm(Algorithm::Ticket);
+    /// let barrier: Barrier<McsTree> = builder.build_static()?;
+    /// assert_eq!(barrier.algorithm(), Algorithm::McsTree); // the type decides
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn build_static<A: BarrierAlgorithm>(self) -> Result<Barrier<A>> {
         self.finish(|parties, params| {
             A::prerequisites()?;

@@ -53,9 +53,10 @@
 //!
 //! ```
 //! use phasers::barrier::Tournament;
-//! use phasers::Barrier;
+//! use phasers::{Algorithm, Barrier};
 //!
 //! let barrier = Barrier::builder(2).build_static::<Tournament>()?;
+//! assert_eq!(barrier.algorithm(), Algorithm::Tournament);
 //! std::thread::scope(|s| {
 //!     for mut p in barrier.participants() {
 //!         s.spawn(move || for _ in 0..100 { p.wait().unwrap(); });

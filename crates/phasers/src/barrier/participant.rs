@@ -30,6 +30,17 @@ pub struct WaitResult {
 
 impl WaitResult {
     /// The episode that completed, counted from 0 for each barrier.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::with_algorithm(1, Algorithm::Counting)?;
+    /// let mut only = barrier.participant(0)?;
+    /// for expected in 0..3 {
+    ///     assert_eq!(only.wait()?.episode(), expected);
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn episode(&self) -> u64 {
         self.episode
     }
@@ -37,6 +48,21 @@ impl WaitResult {
     /// Whether this participant was the episode's leader: exactly one participant per episode is,
     /// and it ran the completion action. Which rank leads depends on the algorithm (see the
     /// [module docs](crate::barrier)).
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::with_algorithm(2, Algorithm::Tournament)?;
+    /// let mut handles = barrier.participants();
+    /// let (mut second, mut first) = (handles.pop().unwrap(), handles.pop().unwrap());
+    /// let (ours, theirs) = std::thread::scope(|s| {
+    ///     let other = s.spawn(move || second.wait());
+    ///     (first.wait(), other.join().unwrap())
+    /// });
+    /// // The tournament's champion, rank 0, leads every episode.
+    /// assert!(ours?.is_leader() && !theirs?.is_leader());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn is_leader(&self) -> bool {
         self.leader
     }
@@ -101,16 +127,68 @@ impl<A: BarrierAlgorithm> Participant<A> {
     }
 
     /// This participant's rank, from 0 to `parties - 1`.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::with_algorithm(3, Algorithm::Counting)?;
+    /// assert_eq!(barrier.participant(2)?.rank(), 2);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn rank(&self) -> usize {
         self.rank
     }
 
+    /// How many participants the barrier was built for, the same as
+    /// [`Barrier::parties`](super::Barrier::parties); a [`leave`](Self::leave) does not change it.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::with_algorithm(3, Algorithm::Counting)?;
+    /// for p in barrier.participants() {
+    ///     assert_eq!(p.parties(), 3);
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn parties(&self) -> usize {
+        self.shared.parties
+    }
+
     /// The episode this participant's next (or pending) wait completes.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::with_algorithm(1, Algorithm::Ticket)?;
+    /// let mut only = barrier.participant(0)?;
+    /// assert_eq!(only.episode(), 0);
+    /// only.wait()?;
+    /// assert_eq!(only.episode(), 1);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn episode(&self) -> u64 {
         self.episode
     }
 
     /// Whether an earlier wait timed out after arriving: the next wait resumes that episode.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::with_algorithm(2, Algorithm::Counting)?;
+    /// let mut handles = barrier.participants();
+    /// let (mut second, mut first) = (handles.pop().unwrap(), handles.pop().unwrap());
+    /// assert!(first.wait_timeout(Duration::from_millis(1)).is_err()); // rank 1 never came
+    /// assert!(first.is_pending());
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| second.wait().unwrap());
+    ///     assert_eq!(first.wait().unwrap().episode(), 0); // the same episode, resumed
+    /// });
+    /// assert!(!first.is_pending());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn is_pending(&self) -> bool {
         self.pending
     }
@@ -121,6 +199,23 @@ impl<A: BarrierAlgorithm> Participant<A> {
     ///
     /// [`Error::Broken`] when a participant panicked or was dropped, so the episode can never
     /// complete; [`Error::InvalidArgument`] after [`leave`](Self::leave).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier, WaitResult};
+    ///
+    /// let barrier = Barrier::with_algorithm(3, Algorithm::Dissemination)?;
+    /// let results: Vec<WaitResult> = std::thread::scope(|s| {
+    ///     let threads: Vec<_> =
+    ///         barrier.participants().into_iter().map(|mut p| s.spawn(move || p.wait())).collect();
+    ///     threads.into_iter().map(|t| t.join().unwrap()).collect::<Result<_, _>>()
+    /// })?;
+    /// // Every participant passed episode 0, and exactly one of them led it.
+    /// assert!(results.iter().all(|r| r.episode() == 0));
+    /// assert_eq!(results.iter().filter(|r| r.is_leader()).count(), 1);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     #[inline]
     pub fn wait(&mut self) -> Result<WaitResult> {
         self.wait_until(Deadline::Never)
@@ -152,6 +247,23 @@ impl<A: BarrierAlgorithm> Participant<A> {
     /// # Errors
     ///
     /// As [`wait_timeout`](Self::wait_timeout).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers::{Algorithm, Barrier, Error};
+    ///
+    /// let barrier = Barrier::with_algorithm(2, Algorithm::Dissemination)?;
+    /// let mut first = barrier.participant(0)?; // rank 1's handle is never taken
+    /// let deadline = Instant::now() + Duration::from_millis(5);
+    /// match first.wait_deadline(deadline) {
+    ///     Err(Error::Timeout { episode, missing }) => assert_eq!((episode, missing), (0, vec![1])),
+    ///     other => panic!("expected a timeout, got {other:?}"),
+    /// }
+    /// assert!(Instant::now() >= deadline); // it gave up at the deadline, not before
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wait_deadline(&mut self, deadline: Instant) -> Result<WaitResult> {
         self.wait_until(Deadline::At(deadline))
     }
@@ -169,11 +281,13 @@ impl<A: BarrierAlgorithm> Participant<A> {
     /// must leave.
     ///
     /// ```
-    /// use phasers::{Algorithm, Barrier};
+    /// use phasers::{Algorithm, Barrier, Error};
     ///
     /// let barrier = Barrier::with_algorithm(3, Algorithm::SenseReversing)?;
     /// let mut handles = barrier.participants();
-    /// handles.pop().unwrap().leave()?; // rank 2 is done; its handle is spent
+    /// let mut done = handles.pop().unwrap();
+    /// done.leave()?; // rank 2 is done; its handle is spent
+    /// assert!(matches!(done.wait(), Err(Error::InvalidArgument { .. })));
     /// std::thread::scope(|s| {
     ///     for mut p in handles {
     ///         s.spawn(move || for _ in 0..100 { p.wait().unwrap(); });

@@ -143,12 +143,37 @@ pub(crate) const WHAT_TO_DO: &str =
 
 impl Profile {
     /// The environment variable that names the profile file, or disables profiles with `off`.
+    ///
+    /// ```
+    /// use phasers::{Profile, ProfileStatus};
+    ///
+    /// assert_eq!(Profile::ENV_VAR, "PHASERS_PROFILE");
+    /// std::env::set_var(Profile::ENV_VAR, "off");
+    /// assert_eq!(ProfileStatus::detect(), ProfileStatus::Disabled);
+    /// ```
     pub const ENV_VAR: &'static str = "PHASERS_PROFILE";
 
     /// The `"format"` string every profile file starts with.
+    ///
+    /// ```
+    /// use phasers::Profile;
+    ///
+    /// assert_eq!(Profile::FORMAT, "phasers-profile");
+    /// // A JSON file of another tool is refused, whatever else it holds.
+    /// assert!(Profile::from_json(r#"{"format": "other-tool", "version": 1}"#).is_err());
+    /// ```
     pub const FORMAT: &'static str = "phasers-profile";
 
     /// The format version this build reads and writes.
+    ///
+    /// ```
+    /// use phasers::Profile;
+    ///
+    /// assert_eq!(Profile::VERSION, 1);
+    /// let newer = r#"{"format": "phasers-profile", "version": 2}"#;
+    /// let err = Profile::from_json(newer).unwrap_err();
+    /// assert!(err.to_string().contains("reads version 1 only"), "{err}");
+    /// ```
     pub const VERSION: u64 = 1;
 
     /// A profile measured on a machine with `cores` cores, stamped with the current time.
@@ -160,6 +185,20 @@ impl Profile {
     /// [`Error::InvalidArgument`] when `cores` is 0, `entries` is empty, two entries have the same
     /// thread count, an entry has 0 threads, names [`Algorithm::Auto`], or has a `median_ns` that
     /// is negative or not finite.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile, ProfileEntry};
+    ///
+    /// let entry = |threads, algorithm| ProfileEntry { threads, algorithm, median_ns: None };
+    /// let entries = vec![entry(8, Algorithm::Tournament), entry(1, Algorithm::Counting)];
+    /// let profile = Profile::new(2, None, None, entries)?;
+    /// assert_eq!(profile.entries()[0].threads, 1); // sorted by thread count
+    /// // A profile names what was measured, and `Auto` is not an algorithm one can measure.
+    /// assert!(Profile::new(2, None, None, vec![entry(1, Algorithm::Auto)]).is_err());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn new(
         cores: usize,
         cpu_model: Option<String>,
@@ -180,6 +219,20 @@ impl Profile {
     ///
     /// [`Error::InvalidArgument`] when the text is not JSON, is not a version 1 phasers profile, or
     /// breaks a rule of [`new`](Self::new); the message says which.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile};
+    ///
+    /// let text = r#"{"format": "phasers-profile", "version": 1, "cores": 2,
+    ///                "barrier": [{"threads": 1, "algorithm": "sense"}]}"#;
+    /// let profile = Profile::from_json(text)?;
+    /// assert_eq!(profile.choose(4), Algorithm::SenseReversing); // aliases are accepted
+    /// let err = Profile::from_json("{}").unwrap_err();
+    /// assert!(err.to_string().contains("phasers tune"), "{err}"); // says what to do
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn from_json(text: &str) -> Result<Profile> {
         profile_json::read(text).map_err(|problem| {
             Error::invalid(format!(
@@ -189,6 +242,17 @@ impl Profile {
     }
 
     /// The profile as pretty-printed JSON, which [`from_json`](Self::from_json) reads back.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile, ProfileEntry};
+    ///
+    /// let entry = ProfileEntry { threads: 4, algorithm: Algorithm::McsTree, median_ns: None };
+    /// let profile = Profile::new(2, None, None, vec![entry])?;
+    /// let text = profile.to_json();
+    /// assert!(text.contains(r#""algorithm": "mcs""#), "{text}"); // written by `Algorithm::name`
+    /// assert_eq!(Profile::from_json(&text)?, profile);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn to_json(&self) -> String {
         profile_json::write(self)
     }
@@ -199,6 +263,24 @@ impl Profile {
     ///
     /// [`Error::InvalidArgument`] naming `path` when it cannot be read or does not hold a valid
     /// profile (as [`from_json`](Self::from_json)); the message says what to do.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Profile;
+    ///
+    /// let dir = std::env::temp_dir().join(format!("phasers-doc-load-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("profile.json");
+    /// let text = r#"{"format": "phasers-profile", "version": 1, "cores": 4,
+    ///                "barrier": [{"threads": 1, "algorithm": "counting"}]}"#;
+    /// std::fs::write(&path, text)?;
+    /// assert_eq!(Profile::load(&path)?.cores(), 4);
+    /// let err = Profile::load(&dir.join("nowhere.json")).unwrap_err();
+    /// assert!(err.to_string().contains("nowhere.json"), "{err}"); // names the file
+    /// std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn load(path: &Path) -> Result<Profile> {
         Profile::read(path).map_err(|problem| match problem {
             Problem::Unreadable(err) => Error::invalid(format!(
@@ -222,6 +304,21 @@ impl Profile {
     ///
     /// [`Error::InvalidArgument`] naming the path and the I/O error when a directory cannot be
     /// created or the file cannot be written.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile, ProfileEntry};
+    ///
+    /// let entry = ProfileEntry { threads: 1, algorithm: Algorithm::Counting, median_ns: None };
+    /// let profile = Profile::new(2, None, None, vec![entry])?;
+    /// let dir = std::env::temp_dir().join(format!("phasers-doc-save-{}", std::process::id()));
+    /// let path = dir.join("phasers").join("profile.json"); // the directories are created
+    /// profile.save(&path)?;
+    /// assert_eq!(Profile::load(&path)?, profile);
+    /// std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn save(&self, path: &Path) -> Result<()> {
         let cannot = |what: &str, target: &Path, err: std::io::Error| {
             Error::invalid(format!(
@@ -259,6 +356,18 @@ impl Profile {
     /// `parties`, or of the first entry when `parties` is below every count.
     ///
     /// Never [`Algorithm::Auto`].
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile, ProfileEntry};
+    ///
+    /// let entry = |threads, algorithm| ProfileEntry { threads, algorithm, median_ns: None };
+    /// let entries = vec![entry(2, Algorithm::Counting), entry(16, Algorithm::Tournament)];
+    /// let profile = Profile::new(2, None, None, entries)?;
+    /// assert_eq!(profile.choose(1), Algorithm::Counting); // below every count: the first entry
+    /// assert_eq!(profile.choose(15), Algorithm::Counting);
+    /// assert_eq!(profile.choose(16), Algorithm::Tournament);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn choose(&self, parties: usize) -> Algorithm {
         let covering = self
             .entries
@@ -267,26 +376,75 @@ impl Profile {
     }
 
     /// The core count of the machine the profile was measured on.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile, ProfileEntry};
+    ///
+    /// let entry = ProfileEntry { threads: 1, algorithm: Algorithm::Counting, median_ns: None };
+    /// let profile = Profile::new(8, None, None, vec![entry])?;
+    /// assert_eq!(profile.cores(), 8); // used only where `available_cores()` is 8 too
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn cores(&self) -> usize {
         self.cores
     }
 
     /// The entries, sorted by thread count; never empty.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile, ProfileEntry};
+    ///
+    /// let entry = |threads| ProfileEntry { threads, algorithm: Algorithm::Ticket, median_ns: None };
+    /// let profile = Profile::new(2, None, None, vec![entry(4), entry(1), entry(2)])?;
+    /// let threads: Vec<usize> = profile.entries().iter().map(|e| e.threads).collect();
+    /// assert_eq!(threads, [1, 2, 4]);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn entries(&self) -> &[ProfileEntry] {
         &self.entries
     }
 
     /// The CPU the profile was measured on, as `phasers tune` described it.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile, ProfileEntry};
+    ///
+    /// let entry = ProfileEntry { threads: 1, algorithm: Algorithm::Counting, median_ns: None };
+    /// let model = Some("Example CPU @ 2.5GHz".to_owned());
+    /// let profile = Profile::new(2, model, None, vec![entry])?;
+    /// assert_eq!(profile.cpu_model(), Some("Example CPU @ 2.5GHz"));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn cpu_model(&self) -> Option<&str> {
         self.cpu_model.as_deref()
     }
 
     /// The program that wrote the profile, such as `phasers tune 0.1.0`.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile, ProfileEntry};
+    ///
+    /// let entry = ProfileEntry { threads: 1, algorithm: Algorithm::Counting, median_ns: None };
+    /// let profile = Profile::new(2, None, Some("my-tuner 1.0".into()), vec![entry])?;
+    /// assert_eq!(profile.created_by(), Some("my-tuner 1.0"));
+    /// assert_eq!(Profile::from_json(&profile.to_json())?.created_by(), Some("my-tuner 1.0"));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn created_by(&self) -> Option<&str> {
         self.created_by.as_deref()
     }
 
     /// When the profile was made, in seconds since the Unix epoch.
+    ///
+    /// ```
+    /// use phasers::Profile;
+    ///
+    /// let text = r#"{"format": "phasers-profile", "version": 1, "cores": 2,
+    ///                "created_unix_s": 1795000000,
+    ///                "barrier": [{"threads": 1, "algorithm": "counting"}]}"#;
+    /// assert_eq!(Profile::from_json(text)?.created_unix_s(), Some(1_795_000_000));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn created_unix_s(&self) -> Option<u64> {
         self.created_unix_s
     }
@@ -361,6 +519,15 @@ impl Profile {
     }
 
     /// The profile `Auto` uses in this process, if any: [`status`](Self::status)`().profile()`.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile};
+    ///
+    /// // Set before anything in this process looks the profile up: none is used.
+    /// std::env::set_var(Profile::ENV_VAR, "off");
+    /// assert!(Profile::active().is_none());
+    /// assert_eq!(Algorithm::Auto.resolve(8), Algorithm::Auto.resolve_builtin(8));
+    /// ```
     pub fn active() -> Option<&'static Profile> {
         Profile::status().profile()
     }

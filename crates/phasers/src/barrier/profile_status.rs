@@ -69,6 +69,17 @@ impl ProfileStatus {
     /// For a program that has just written a profile and wants to tell whether later runs will
     /// use it; `Auto` in this process keeps what [`Profile::status`] found first. Under
     /// `--cfg phasers_loom` it is always [`Disabled`](Self::Disabled) and reads nothing.
+    ///
+    /// ```
+    /// use phasers::{Profile, ProfileStatus};
+    ///
+    /// let name = format!("phasers-doc-detect-{}.json", std::process::id());
+    /// let missing = std::env::temp_dir().join(name);
+    /// std::env::set_var(Profile::ENV_VAR, &missing);
+    /// let status = ProfileStatus::detect();
+    /// assert_eq!(status.path(), Some(missing.as_path()));
+    /// assert!(status.error().is_some()); // a file named by PHASERS_PROFILE must exist
+    /// ```
     pub fn detect() -> ProfileStatus {
         if cfg!(phasers_loom) {
             // Loom models must be deterministic functions of their schedule: no files, no env.
@@ -82,6 +93,18 @@ impl ProfileStatus {
     }
 
     /// The profile `Auto` chooses from, when it is [`Active`](Self::Active).
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile, ProfileEntry, ProfileStatus};
+    ///
+    /// let entry = ProfileEntry { threads: 1, algorithm: Algorithm::Counting, median_ns: None };
+    /// let profile = Profile::new(2, None, None, vec![entry])?;
+    /// let path = "/etc/phasers/profile.json".into();
+    /// let status = ProfileStatus::Active { path, profile: profile.clone() };
+    /// assert_eq!(status.profile(), Some(&profile));
+    /// assert_eq!(ProfileStatus::Disabled.profile(), None);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn profile(&self) -> Option<&Profile> {
         match self {
             ProfileStatus::Active { profile, .. } => Some(profile),
@@ -90,6 +113,16 @@ impl ProfileStatus {
     }
 
     /// The file that was looked at, if any.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use phasers::ProfileStatus;
+    ///
+    /// let path = Path::new("/home/me/.config/phasers/profile.json");
+    /// let not_found = ProfileStatus::NotFound { path: Some(path.to_path_buf()) };
+    /// assert_eq!(not_found.path(), Some(path));
+    /// assert_eq!(ProfileStatus::Disabled.path(), None); // nothing was looked at
+    /// ```
     pub fn path(&self) -> Option<&Path> {
         match self {
             ProfileStatus::Active { path, .. }
@@ -102,6 +135,20 @@ impl ProfileStatus {
 
     /// The error building a barrier with `Auto` returns, when the profile is
     /// [`Invalid`](Self::Invalid).
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier, Profile};
+    ///
+    /// let name = format!("phasers-doc-error-{}.json", std::process::id());
+    /// let path = std::env::temp_dir().join(name);
+    /// std::fs::write(&path, "not a profile")?;
+    /// std::env::set_var(Profile::ENV_VAR, &path); // before this process looks it up
+    /// let error = Profile::status().error().expect("the file is invalid").clone();
+    /// assert_eq!(Barrier::with_algorithm(2, Algorithm::Auto).unwrap_err(), error);
+    /// assert!(Barrier::with_algorithm(2, Algorithm::Counting).is_ok()); // the profile is not read
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn error(&self) -> Option<&Error> {
         match self {
             ProfileStatus::Invalid { error, .. } => Some(error),

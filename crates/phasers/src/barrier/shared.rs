@@ -114,6 +114,14 @@ impl Barrier {
     }
 
     /// A builder for a barrier of `parties` participants.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::builder(3).algorithm(Algorithm::Ticket).build()?;
+    /// assert_eq!((barrier.parties(), barrier.algorithm()), (3, Algorithm::Ticket));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn builder(parties: usize) -> BarrierBuilder {
         BarrierBuilder::new(parties)
     }
@@ -142,16 +150,46 @@ impl<A: BarrierAlgorithm> Barrier<A> {
     }
 
     /// The number of participants the barrier was built for.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::with_algorithm(5, Algorithm::Counting)?;
+    /// assert_eq!(barrier.parties(), 5);
+    /// assert_eq!(barrier.participants().len(), 5); // one handle per party
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn parties(&self) -> usize {
         self.shared.parties
     }
 
     /// The algorithm running (never `Auto`: this is what `Auto` resolved to).
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let chosen = Barrier::with_algorithm(2, Algorithm::McsTree)?.algorithm();
+    /// assert_eq!(chosen, Algorithm::McsTree);
+    /// assert_ne!(Barrier::new(2).algorithm(), Algorithm::Auto);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn algorithm(&self) -> Algorithm {
         self.shared.algorithm.kind()
     }
 
     /// The wait policy in force, after `PHASERS_WAIT`'s override.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier, WaitPolicy};
+    ///
+    /// // PHASERS_WAIT replaces the policy the builder asked for.
+    /// std::env::set_var("PHASERS_WAIT", "park");
+    /// let builder = Barrier::builder(2).algorithm(Algorithm::Counting);
+    /// let barrier = builder.wait_policy(WaitPolicy::Spin).build()?;
+    /// assert_eq!(barrier.wait_policy(), WaitPolicy::Park);
+    /// std::env::remove_var("PHASERS_WAIT");
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wait_policy(&self) -> WaitPolicy {
         self.shared.policy
     }
@@ -177,6 +215,17 @@ impl<A: BarrierAlgorithm> Barrier<A> {
     /// first call, none after that.
     ///
     /// Each handle is `Send`; move one into each thread.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::with_algorithm(3, Algorithm::Counting)?;
+    /// let handles = barrier.participants();
+    /// let ranks: Vec<usize> = handles.iter().map(|p| p.rank()).collect();
+    /// assert_eq!(ranks, [0, 1, 2]);
+    /// assert!(barrier.participants().is_empty()); // every rank was handed out
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn participants(&self) -> Vec<Participant<A>> {
         (0..self.shared.parties)
             .filter_map(|rank| self.participant(rank).ok())
@@ -189,6 +238,19 @@ impl<A: BarrierAlgorithm> Barrier<A> {
     ///
     /// [`Error::InvalidArgument`] when `rank` is not below [`parties`](Self::parties) or its handle
     /// was already handed out (two handles for one rank would corrupt the barrier).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier, Error};
+    ///
+    /// let barrier = Barrier::with_algorithm(2, Algorithm::Counting)?;
+    /// assert_eq!(barrier.participant(1)?.rank(), 1);
+    /// // Rank 1's handle is out, and there is no rank 2.
+    /// assert!(matches!(barrier.participant(1), Err(Error::InvalidArgument { .. })));
+    /// assert!(matches!(barrier.participant(2), Err(Error::InvalidArgument { .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn participant(&self, rank: usize) -> Result<Participant<A>> {
         let parties = self.shared.parties;
         let claimed = self.shared.claimed.get(rank).ok_or_else(|| {
@@ -207,6 +269,19 @@ impl<A: BarrierAlgorithm> Barrier<A> {
 
     /// Whether some episode can no longer complete because a participant panicked or was dropped.
     /// A barrier whose participants were all dropped after their last wait also reports `true`.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier, Error};
+    ///
+    /// let barrier = Barrier::with_algorithm(2, Algorithm::Counting)?;
+    /// let mut handles = barrier.participants();
+    /// assert!(!barrier.is_broken());
+    /// drop(handles.pop()); // rank 1 is dropped without leaving, before episode 0
+    /// assert!(barrier.is_broken());
+    /// let result = handles[0].wait();
+    /// assert!(matches!(result, Err(Error::Broken { by: 1, episode: 0 })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn is_broken(&self) -> bool {
         self.shared.broken.breaker().is_some()
     }

@@ -23,6 +23,9 @@ use crate::topology::{available_cores, is_oversubscribed};
 ///     .algorithm(Algorithm::SenseReversing)
 ///     .wait_policy(WaitPolicy::Park)
 ///     .build()?;
+/// // Builders start from `Auto`; the name is what PHASERS_WAIT takes.
+/// assert_eq!(WaitPolicy::default(), WaitPolicy::Auto);
+/// assert_eq!("park".parse::<WaitPolicy>()?, WaitPolicy::Park);
 /// # Ok::<(), phasers::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -46,6 +49,15 @@ pub enum WaitPolicy {
 
 impl WaitPolicy {
     /// Every policy, in the order of the table in the module docs.
+    ///
+    /// ```
+    /// use phasers::WaitPolicy;
+    ///
+    /// assert_eq!(
+    ///     WaitPolicy::ALL,
+    ///     [WaitPolicy::Auto, WaitPolicy::Spin, WaitPolicy::Yield, WaitPolicy::Park]
+    /// );
+    /// ```
     pub const ALL: [WaitPolicy; 4] = [
         WaitPolicy::Auto,
         WaitPolicy::Spin,
@@ -54,6 +66,17 @@ impl WaitPolicy {
     ];
 
     /// The name used by `PHASERS_WAIT` and by the command line.
+    ///
+    /// ```
+    /// use phasers::WaitPolicy;
+    ///
+    /// assert_eq!(WaitPolicy::Yield.name(), "yield");
+    /// // Every name parses back to its policy, ignoring case.
+    /// for policy in WaitPolicy::ALL {
+    ///     assert_eq!(policy.name().to_uppercase().parse::<WaitPolicy>()?, policy);
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             WaitPolicy::Auto => "auto",

@@ -34,13 +34,12 @@ const LISTED: usize = 16;
 /// `phasers: ` followed by the report's [`Display`](std::fmt::Display) text.
 ///
 /// ```
-/// use std::sync::{Arc, Mutex};
+/// use std::sync::mpsc;
 /// use std::time::Duration;
-/// use phasers::{Algorithm, Barrier, StallReport};
+/// use phasers::{Algorithm, Barrier};
 ///
-/// let reports = Arc::new(Mutex::new(Vec::<StallReport>::new()));
-/// let sink = Arc::clone(&reports);
-/// phasers::set_stall_hook(move |report| sink.lock().unwrap().push(report.clone()));
+/// let (sender, reports) = mpsc::channel();
+/// phasers::set_stall_hook(move |report| sender.send(report.clone()).unwrap());
 ///
 /// let barrier = Barrier::builder(2)
 ///     .algorithm(Algorithm::Counting)
@@ -48,16 +47,18 @@ const LISTED: usize = 16;
 ///     .build()?;
 /// let mut handles = barrier.participants();
 /// let (mut late, mut early) = (handles.pop().unwrap(), handles.pop().unwrap());
-/// std::thread::scope(|s| {
+/// let report = std::thread::scope(|s| {
 ///     s.spawn(move || early.wait().unwrap());
-///     std::thread::sleep(Duration::from_millis(500)); // rank 1 is late: rank 0 stalls
+///     // Rank 1 arrives once rank 0 has reported waiting for it, however slow the machine
+///     // (or after 10 s, so that a missing report fails the test instead of hanging it).
+///     let report = reports.recv_timeout(Duration::from_secs(10));
 ///     late.wait().unwrap();
+///     report
 /// });
 /// phasers::clear_stall_hook();
 ///
-/// let reports = reports.lock().unwrap();
-/// assert_eq!(reports.len(), 1);
-/// let report = &reports[0];
+/// let report = report.expect("rank 0 reports the stall");
+/// assert!(reports.try_recv().is_err()); // one report per episode
 /// assert_eq!(report.object(), "Barrier (Counting, 2 participants)");
 /// assert_eq!(report.episode(), 0);
 /// assert_eq!(report.missing(), Some(&[1][..]));
@@ -95,21 +96,22 @@ impl StallReport {
     /// `Phaser of 3 signallers`, `Reduction (Linear, 4 participants)`.
     ///
     /// ```
-    /// # use std::sync::{Arc, Mutex};
+    /// # use std::sync::mpsc;
     /// # use std::time::Duration;
-    /// # let reports = Arc::new(Mutex::new(Vec::new()));
-    /// # let sink = Arc::clone(&reports);
-    /// # phasers::set_stall_hook(move |report| sink.lock().unwrap().push(report.clone()));
-    /// // Member 0 calls a barrier at once, member 1 200 ms later; the stall time is 20 ms.
+    /// # let (sender, reports) = mpsc::channel();
+    /// # phasers::set_stall_hook(move |report| sender.send(report.clone()).unwrap());
+    /// // Member 0 calls a barrier; member 1 calls once member 0 has reported waiting for it
+    /// // past the stall time, 20 ms.
     /// let team = phasers::Team::builder(2).stall_after(Duration::from_millis(20)).build()?;
     /// # let mut members = team.participants();
     /// # let (mut late, mut early) = (members.pop().unwrap(), members.pop().unwrap());
-    /// # std::thread::scope(|s| {
+    /// # let report = std::thread::scope(|s| {
     /// #     s.spawn(move || early.barrier().unwrap());
-    /// #     std::thread::sleep(Duration::from_millis(200));
+    /// #     let report = reports.recv_timeout(Duration::from_secs(10));
     /// #     late.barrier().unwrap();
+    /// #     report
     /// # });
-    /// # let report = reports.lock().unwrap()[0].clone();
+    /// # let report = report.expect("member 0 reports the stall");
     /// assert_eq!(report.object(), "Team of 2");
     /// # Ok::<(), phasers::Error>(())
     /// ```
@@ -121,21 +123,22 @@ impl StallReport {
     /// number, the phaser's phase (each counted from 0).
     ///
     /// ```
-    /// # use std::sync::{Arc, Mutex};
+    /// # use std::sync::mpsc;
     /// # use std::time::Duration;
-    /// # let reports = Arc::new(Mutex::new(Vec::new()));
-    /// # let sink = Arc::clone(&reports);
-    /// # phasers::set_stall_hook(move |report| sink.lock().unwrap().push(report.clone()));
-    /// // Member 0 calls a barrier at once, member 1 200 ms later; the stall time is 20 ms.
+    /// # let (sender, reports) = mpsc::channel();
+    /// # phasers::set_stall_hook(move |report| sender.send(report.clone()).unwrap());
+    /// // Member 0 calls a barrier; member 1 calls once member 0 has reported waiting for it
+    /// // past the stall time, 20 ms.
     /// let team = phasers::Team::builder(2).stall_after(Duration::from_millis(20)).build()?;
     /// # let mut members = team.participants();
     /// # let (mut late, mut early) = (members.pop().unwrap(), members.pop().unwrap());
-    /// # std::thread::scope(|s| {
+    /// # let report = std::thread::scope(|s| {
     /// #     s.spawn(move || early.barrier().unwrap());
-    /// #     std::thread::sleep(Duration::from_millis(200));
+    /// #     let report = reports.recv_timeout(Duration::from_secs(10));
     /// #     late.barrier().unwrap();
+    /// #     report
     /// # });
-    /// # let report = reports.lock().unwrap()[0].clone();
+    /// # let report = report.expect("member 0 reports the stall");
     /// assert_eq!(report.episode(), 0); // the team's first call
     /// # Ok::<(), phasers::Error>(())
     /// ```
@@ -150,21 +153,22 @@ impl StallReport {
     /// the call's opening meeting, for others to finish moving data.
     ///
     /// ```
-    /// # use std::sync::{Arc, Mutex};
+    /// # use std::sync::mpsc;
     /// # use std::time::Duration;
-    /// # let reports = Arc::new(Mutex::new(Vec::new()));
-    /// # let sink = Arc::clone(&reports);
-    /// # phasers::set_stall_hook(move |report| sink.lock().unwrap().push(report.clone()));
-    /// // Member 0 calls a barrier at once, member 1 200 ms later; the stall time is 20 ms.
+    /// # let (sender, reports) = mpsc::channel();
+    /// # phasers::set_stall_hook(move |report| sender.send(report.clone()).unwrap());
+    /// // Member 0 calls a barrier; member 1 calls once member 0 has reported waiting for it
+    /// // past the stall time, 20 ms.
     /// let team = phasers::Team::builder(2).stall_after(Duration::from_millis(20)).build()?;
     /// # let mut members = team.participants();
     /// # let (mut late, mut early) = (members.pop().unwrap(), members.pop().unwrap());
-    /// # std::thread::scope(|s| {
+    /// # let report = std::thread::scope(|s| {
     /// #     s.spawn(move || early.barrier().unwrap());
-    /// #     std::thread::sleep(Duration::from_millis(200));
+    /// #     let report = reports.recv_timeout(Duration::from_secs(10));
     /// #     late.barrier().unwrap();
+    /// #     report
     /// # });
-    /// # let report = reports.lock().unwrap()[0].clone();
+    /// # let report = report.expect("member 0 reports the stall");
     /// assert_eq!(report.missing(), Some(&[1][..]));
     /// # Ok::<(), phasers::Error>(())
     /// ```
@@ -175,21 +179,22 @@ impl StallReport {
     /// How long the reporting waiter had waited.
     ///
     /// ```
-    /// # use std::sync::{Arc, Mutex};
+    /// # use std::sync::mpsc;
     /// # use std::time::Duration;
-    /// # let reports = Arc::new(Mutex::new(Vec::new()));
-    /// # let sink = Arc::clone(&reports);
-    /// # phasers::set_stall_hook(move |report| sink.lock().unwrap().push(report.clone()));
-    /// // Member 0 calls a barrier at once, member 1 200 ms later; the stall time is 20 ms.
+    /// # let (sender, reports) = mpsc::channel();
+    /// # phasers::set_stall_hook(move |report| sender.send(report.clone()).unwrap());
+    /// // Member 0 calls a barrier; member 1 calls once member 0 has reported waiting for it
+    /// // past the stall time, 20 ms.
     /// let team = phasers::Team::builder(2).stall_after(Duration::from_millis(20)).build()?;
     /// # let mut members = team.participants();
     /// # let (mut late, mut early) = (members.pop().unwrap(), members.pop().unwrap());
-    /// # std::thread::scope(|s| {
+    /// # let report = std::thread::scope(|s| {
     /// #     s.spawn(move || early.barrier().unwrap());
-    /// #     std::thread::sleep(Duration::from_millis(200));
+    /// #     let report = reports.recv_timeout(Duration::from_secs(10));
     /// #     late.barrier().unwrap();
+    /// #     report
     /// # });
-    /// # let report = reports.lock().unwrap()[0].clone();
+    /// # let report = report.expect("member 0 reports the stall");
     /// assert!(report.waited() >= Duration::from_millis(20));
     /// # Ok::<(), phasers::Error>(())
     /// ```
@@ -239,28 +244,27 @@ static HOOK: RwLock<Option<Hook>> = RwLock::new(None);
 /// once it returns; a hook that panics has its report printed to stderr instead.
 ///
 /// ```
-/// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use std::sync::Arc;
+/// use std::sync::mpsc;
 /// use std::time::Duration;
 /// use phasers::Team;
 ///
-/// let stalls = Arc::new(AtomicUsize::new(0));
-/// let count = Arc::clone(&stalls);
-/// phasers::set_stall_hook(move |report| {
-///     assert_eq!(report.object(), "Team of 2");
-///     assert_eq!(report.missing(), Some(&[0][..]));
-///     count.fetch_add(1, Ordering::Relaxed);
-/// });
+/// // The hook only passes the line on: a hook that panics has its report printed instead.
+/// let (sender, lines) = mpsc::channel();
+/// phasers::set_stall_hook(move |report| sender.send(report.to_string()).unwrap());
 /// let team = Team::builder(2).stall_after(Duration::from_millis(50)).build()?;
 /// let mut members = team.participants();
 /// let (mut second, mut first) = (members.pop().unwrap(), members.pop().unwrap());
-/// std::thread::scope(|s| {
+/// let line = std::thread::scope(|s| {
 ///     s.spawn(move || second.barrier().unwrap());
-///     std::thread::sleep(Duration::from_millis(500)); // member 0 is late to call 0
+///     // Member 0 is late to call 0: it calls once member 1 has reported waiting for it.
+///     let line = lines.recv_timeout(Duration::from_secs(10));
 ///     first.barrier().unwrap();
+///     line
 /// });
 /// phasers::clear_stall_hook();
-/// assert_eq!(stalls.load(Ordering::Relaxed), 1);
+/// let line = line.expect("member 1 reports the stall");
+/// assert!(line.starts_with("Team of 2 has waited"), "{line}");
+/// assert!(line.contains("for member(s) [0]"), "{line}");
 /// # Ok::<(), phasers::Error>(())
 /// ```
 pub fn set_stall_hook(hook: impl Fn(&StallReport) + Send + Sync + 'static) {

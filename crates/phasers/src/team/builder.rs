@@ -21,13 +21,23 @@ pub const MAX_MEMBERS: usize = u16::MAX as usize;
 
 /// The environment variable that turns checked calls off (or on) for teams that do not choose with
 /// the builder: `on`/`1`/`true` or `off`/`0`/`false`. Teams are checked when it is unset.
+///
+/// ```
+/// use phasers::team::CHECKED_ENV;
+/// use phasers::Team;
+///
+/// assert_eq!(CHECKED_ENV, "PHASERS_CHECKED");
+/// // The builder's choice wins over the variable.
+/// assert!(Team::builder(2).checked(true).build()?.is_checked());
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub const CHECKED_ENV: &str = "PHASERS_CHECKED";
 
 /// A set of members with ranks `0..size`, on which collectives run (seed 004's teams).
 ///
-/// `Team::new(n)` makes the team; [`members`](Self::members) hands out one [`Member`] per rank
-/// to move into threads. Members split into sub-teams with [`Member::split`] and
-/// [`Member::split_grid`].
+/// `Team::new(n)` makes the team; [`participants`](Self::participants) hands out one
+/// [`Member`] per rank to move into threads. Members split into sub-teams with
+/// [`Member::split`] and [`Member::split_grid`].
 ///
 /// # Checked calls
 ///
@@ -86,6 +96,17 @@ pub struct Team {
 impl Team {
     /// A team of `size` members, with the default checked mode and wait policy.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Error, Team};
+    ///
+    /// let team = Team::new(4)?;
+    /// assert_eq!(team.parties(), 4);
+    /// assert!(matches!(Team::new(0), Err(Error::InvalidArgument { .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] for 0 or more than [`MAX_MEMBERS`] members, or a bad
@@ -95,6 +116,19 @@ impl Team {
     }
 
     /// A builder, to choose checked mode and the wait policy.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::Team;
+    ///
+    /// let team = Team::builder(3)
+    ///     .unchecked()
+    ///     .stall_after(Duration::from_secs(60))
+    ///     .build()?;
+    /// assert_eq!((team.parties(), team.is_checked()), (3, false));
+    /// assert_eq!(team.stall_after(), Some(Duration::from_secs(60)));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn builder(size: usize) -> TeamBuilder {
         TeamBuilder::new(size)
     }
@@ -127,11 +161,30 @@ impl Team {
     }
 
     /// Whether calls are checked for matching arguments (see [Checked calls](Team#checked-calls)).
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// assert!(Team::builder(2).checked(true).build()?.is_checked());
+    /// assert!(!Team::builder(2).unchecked().build()?.is_checked());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn is_checked(&self) -> bool {
         self.shared.checked
     }
 
     /// The wait policy in force (after `PHASERS_WAIT`).
+    ///
+    /// ```
+    /// use phasers::{Team, WaitPolicy};
+    ///
+    /// let team = Team::builder(2).wait_policy(WaitPolicy::Park).build()?;
+    /// // PHASERS_WAIT, when set, overrides the builder's choice.
+    /// if std::env::var_os("PHASERS_WAIT").is_none() {
+    ///     assert_eq!(team.wait_policy(), WaitPolicy::Park);
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wait_policy(&self) -> WaitPolicy {
         self.shared.tuning.policy()
     }
@@ -247,6 +300,15 @@ impl std::fmt::Debug for Team {
 }
 
 /// Options for a [`Team`].
+///
+/// ```
+/// use phasers::{Team, WaitPolicy};
+///
+/// let team = Team::builder(4).checked(true).wait_policy(WaitPolicy::Yield).build()?;
+/// assert_eq!(team.parties(), 4);
+/// assert!(team.is_checked());
+/// # Ok::<(), phasers::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct TeamBuilder {
     size: usize,
@@ -257,6 +319,14 @@ pub struct TeamBuilder {
 
 impl TeamBuilder {
     /// A builder for a team of `size` members.
+    ///
+    /// ```
+    /// use phasers::TeamBuilder;
+    ///
+    /// let team = TeamBuilder::new(3).build()?; // the same as Team::builder(3)
+    /// assert_eq!(team.parties(), 3);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn new(size: usize) -> Self {
         TeamBuilder {
             size,
@@ -305,6 +375,16 @@ impl TeamBuilder {
     }
 
     /// How members wait (spin, yield, park); `PHASERS_WAIT` overrides it.
+    ///
+    /// ```
+    /// use phasers::{Team, WaitPolicy};
+    ///
+    /// let team = Team::builder(2).wait_policy(WaitPolicy::Spin).build()?;
+    /// if std::env::var_os("PHASERS_WAIT").is_none() {
+    ///     assert_eq!(team.wait_policy(), WaitPolicy::Spin);
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
         self.policy = policy;
         self
@@ -329,6 +409,17 @@ impl TeamBuilder {
     }
 
     /// Makes the team.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{team::MAX_MEMBERS, Error, Team};
+    ///
+    /// assert_eq!(Team::builder(2).build()?.parties(), 2);
+    /// let too_many = Team::builder(MAX_MEMBERS + 1).build();
+    /// assert!(matches!(too_many, Err(Error::InvalidArgument { .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///

@@ -6,6 +6,7 @@
 
 use super::call::Call;
 use super::combiner::Combiner;
+use super::engine::Until;
 use super::kind::Kind;
 use super::member::Member;
 use super::pending::Pending;
@@ -15,7 +16,7 @@ use crate::error::{Error, Result};
 impl Member {
     fn run<T: Copy + Send + 'static>(&mut self, call: Call<'_, T>) -> Result<()> {
         self.start(&call, false)?;
-        self.progress(&call, true)
+        self.progress(&call, Until::END)
             .expect("a blocking call runs to its end")
     }
 
@@ -228,6 +229,27 @@ impl Member {
 
     /// Waits until every member of the team has called `barrier`.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// let arrived = AtomicUsize::new(0);
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         let arrived = &arrived;
+    ///         s.spawn(move || {
+    ///             arrived.fetch_add(1, Ordering::Relaxed);
+    ///             m.barrier().unwrap();
+    ///             assert_eq!(arrived.load(Ordering::Relaxed), 3); // every member arrived first
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Broken`] when the team is broken; [`Error::Mismatch`] (checked teams, the default) when
@@ -302,6 +324,25 @@ impl Member {
     /// root's `output` (as long as the input). Other members' outputs are not written; they may
     /// pass `&mut []`.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Op, Team};
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             // Only the root's output is written; the others pass an empty one.
+    ///             let mut max = vec![0u32; if m.rank() == 0 { 2 } else { 0 }];
+    ///             m.reduce(0, &[m.rank() as u32, 5], &mut max, Op::Max).unwrap();
+    ///             assert_eq!(max, if m.rank() == 0 { vec![2, 5] } else { vec![] });
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`broadcast`](Self::broadcast); also [`Error::InvalidArgument`] for a bitwise op on
@@ -320,6 +361,24 @@ impl Member {
     /// [`reduce`](Self::reduce) with a function of your own, for any element type. The function
     /// must be associative and commutative, and should not panic (if it does, every member gets
     /// [`Error::Broken`] and the panic continues in the thread that raised it).
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(4)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let scored = [(m.rank() % 2 * 10, m.rank())]; // (score, rank): who scored best?
+    ///             let mut best = [(0, 0)];
+    ///             m.reduce_with(0, &scored, &mut best, |a, b| a.max(b)).unwrap();
+    ///             // Only the root's output is written.
+    ///             assert_eq!(best[0], if m.rank() == 0 { (10, 3) } else { (0, 0) });
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn reduce_with<T: Copy + Send + 'static>(
         &mut self,
         root: usize,
@@ -371,6 +430,24 @@ impl Member {
     }
 
     /// [`allreduce`](Self::allreduce) with a function of your own (see [`reduce_with`](Self::reduce_with)).
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let x = [10, 40, 20][m.rank()];
+    ///             let min_max = |a: (i32, i32), b: (i32, i32)| (a.0.min(b.0), a.1.max(b.1));
+    ///             let mut range = [(0, 0)];
+    ///             m.allreduce_with(&[(x, x)], &mut range, min_max).unwrap();
+    ///             assert_eq!(range, [(10, 40)]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn allreduce_with<T: Copy + Send + 'static>(
         &mut self,
         input: &[T],
@@ -383,6 +460,25 @@ impl Member {
 
     /// Concatenates every member's `input` (all of one length) in rank order into the root's
     /// `output`, which holds `parties() * input.len()` elements. Others may pass `&mut []`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             // Only the root's output is written; the others pass an empty one.
+    ///             let mut all = vec![0u16; if m.rank() == 1 { 6 } else { 0 }];
+    ///             m.gather(1, &[m.rank() as u16; 2], &mut all).unwrap();
+    ///             assert_eq!(all, if m.rank() == 1 { vec![0, 0, 1, 1, 2, 2] } else { vec![] });
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -430,6 +526,26 @@ impl Member {
 
     /// Hands block `r` of the root's `input` (`parties() * output.len()` elements) to member `r`'s
     /// `output`. Others may pass `&[]` as input.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             // Only the root's input is read; the others pass an empty one.
+    ///             let blocks: &[u8] = if m.rank() == 0 { &[1, 2, 3, 4, 5, 6] } else { &[] };
+    ///             let mut mine = [0u8; 2];
+    ///             m.scatter(0, blocks, &mut mine).unwrap();
+    ///             assert_eq!(mine, [[1, 2], [3, 4], [5, 6]][m.rank()]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -511,6 +627,22 @@ impl Member {
     }
 
     /// [`scan_inclusive`](Self::scan_inclusive) with a function of your own.
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let (x, mut running_max) = ([3, 1, 4][m.rank()], [0u8]);
+    ///             m.scan_inclusive_with(&[x], &mut running_max, u8::max).unwrap();
+    ///             assert_eq!(running_max[0], [3, 3, 4][m.rank()]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn scan_inclusive_with<T: Copy + Send + 'static>(
         &mut self,
         input: &[T],
@@ -529,6 +661,24 @@ impl Member {
     /// Exclusive prefix: `output = input₀ op … op input_(rank−1)`. Member 0 has no prefix: its
     /// output is left untouched.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Op, Team};
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut before = [-1i64];
+    ///             m.scan_exclusive(&[m.rank() as i64 + 1], &mut before, Op::Sum).unwrap();
+    ///             assert_eq!(before[0], [-1, 1, 3][m.rank()]); // member 0's is left as it was
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`reduce`](Self::reduce).
@@ -543,6 +693,25 @@ impl Member {
     }
 
     /// [`scan_exclusive`](Self::scan_exclusive) with a function of your own.
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mine = [(1u32, m.rank() as u32 * 10)]; // (count, sum) of its items
+    ///             let mut before = [(0, 0)];
+    ///             let add = |a: (u32, u32), b: (u32, u32)| (a.0 + b.0, a.1 + b.1);
+    ///             m.scan_exclusive_with(&mine, &mut before, add).unwrap();
+    ///             // Member 0's output is left as it was.
+    ///             assert_eq!(before[0], [(0, 0), (1, 0), (2, 10)][m.rank()]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn scan_exclusive_with<T: Copy + Send + 'static>(
         &mut self,
         input: &[T],
@@ -562,6 +731,30 @@ impl Member {
 
     /// Starts a [`barrier`](Self::barrier); see [`Pending`].
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::time::Duration;
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// let arrived = AtomicUsize::new(0);
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         let arrived = &arrived;
+    ///         s.spawn(move || {
+    ///             arrived.fetch_add(1, Ordering::Relaxed);
+    ///             let mut pending = m.ibarrier().unwrap();
+    ///             // ... work that does not need the others ...
+    ///             pending.wait_timeout(Duration::from_secs(10)).unwrap(); // a bounded wait
+    ///             assert_eq!(arrived.load(Ordering::Relaxed), 3);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Broken`] when the team is already broken; the call's own errors come from
@@ -571,6 +764,24 @@ impl Member {
     }
 
     /// Starts a [`barrier_checked`](Self::barrier_checked); see [`Pending`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Error, Team};
+    ///
+    /// let team = Team::new(2)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             // The members pass different values: a mismatch, reported to every member.
+    ///             let outcome = m.ibarrier_checked(40 + m.rank() as u64).unwrap().wait();
+    ///             assert!(matches!(outcome, Err(Error::Mismatch { what: "barrier value", .. })));
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -582,6 +793,24 @@ impl Member {
     }
 
     /// Starts a [`broadcast`](Self::broadcast); see [`Pending`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut buffer = if m.rank() == 2 { [7u64, 8] } else { [0; 2] };
+    ///             m.ibroadcast(2, &mut buffer).unwrap().wait().unwrap();
+    ///             assert_eq!(buffer, [7, 8]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -596,6 +825,26 @@ impl Member {
     }
 
     /// Starts a [`reduce`](Self::reduce); see [`Pending`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Op, Team};
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             // Only the root's output is written; the others pass an empty one.
+    ///             let mut product = vec![0u64; if m.rank() == 2 { 1 } else { 0 }];
+    ///             let factor = [m.rank() as u64 + 2];
+    ///             m.ireduce(2, &factor, &mut product, Op::Product).unwrap().wait().unwrap();
+    ///             assert_eq!(product, if m.rank() == 2 { vec![24] } else { vec![] }); // 2 * 3 * 4
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -613,6 +862,26 @@ impl Member {
 
     /// Starts a [`reduce_with`](Self::reduce_with); see [`Pending`].
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(2)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut longest = [0usize];
+    ///             let len = ["a", "abc"][m.rank()].len();
+    ///             m.ireduce_with(1, &[len], &mut longest, usize::max).unwrap().wait().unwrap();
+    ///             // Only the root's output is written.
+    ///             assert_eq!(longest, [if m.rank() == 1 { 3 } else { 0 }]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`ibarrier`](Self::ibarrier).
@@ -629,6 +898,27 @@ impl Member {
 
     /// Starts an [`allreduce`](Self::allreduce); see [`Pending`].
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Op, Team};
+    ///
+    /// let team = Team::new(4)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let (input, mut sum) = ([1, 2, m.rank() as u64], [0u64; 3]);
+    ///             let mut pending = m.iallreduce(&input, &mut sum, Op::Sum).unwrap();
+    ///             pending.wait_timeout(Duration::from_secs(10)).unwrap();
+    ///             drop(pending); // it borrows `sum` until dropped
+    ///             assert_eq!(sum, [4, 8, 6]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`ibarrier`](Self::ibarrier).
@@ -643,6 +933,25 @@ impl Member {
     }
 
     /// Starts an [`allreduce_with`](Self::allreduce_with); see [`Pending`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(2)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut both = [false];
+    ///             let ready = [m.rank() == 0 || m.rank() == 1];
+    ///             m.iallreduce_with(&ready, &mut both, |a, b| a && b).unwrap().wait().unwrap();
+    ///             assert_eq!(both, [true]); // every member is ready
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -659,6 +968,25 @@ impl Member {
 
     /// Starts a [`gather`](Self::gather); see [`Pending`].
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             // Only the root's output is written; the others pass an empty one.
+    ///             let mut all = vec!['-'; if m.rank() == 0 { 3 } else { 0 }];
+    ///             m.igather(0, &[['x', 'y', 'z'][m.rank()]], &mut all).unwrap().wait().unwrap();
+    ///             assert_eq!(all, if m.rank() == 0 { vec!['x', 'y', 'z'] } else { vec![] });
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`ibarrier`](Self::ibarrier).
@@ -674,6 +1002,24 @@ impl Member {
 
     /// Starts an [`allgather`](Self::allgather); see [`Pending`].
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(2)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut all = [0i8; 4];
+    ///             m.iallgather(&[m.rank() as i8, -1], &mut all).unwrap().wait().unwrap();
+    ///             assert_eq!(all, [0, -1, 1, -1]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`ibarrier`](Self::ibarrier).
@@ -687,6 +1033,25 @@ impl Member {
     }
 
     /// Starts a [`scatter`](Self::scatter); see [`Pending`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(2)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let seeds: &[u64] = if m.rank() == 1 { &[11, 22] } else { &[] }; // the root's
+    ///             let mut seed = [0u64];
+    ///             m.iscatter(1, seeds, &mut seed).unwrap().wait().unwrap();
+    ///             assert_eq!(seed, [[11, 22][m.rank()]]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -703,6 +1068,25 @@ impl Member {
 
     /// Starts an [`alltoall`](Self::alltoall); see [`Pending`].
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let r = m.rank() as u32;
+    ///             let (input, mut output) = ([10 * r, 10 * r + 1, 10 * r + 2], [0u32; 3]);
+    ///             m.ialltoall(&input, &mut output).unwrap().wait().unwrap();
+    ///             assert_eq!(output, [r, 10 + r, 20 + r]); // block j came from member j
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`ibarrier`](Self::ibarrier).
@@ -716,6 +1100,24 @@ impl Member {
     }
 
     /// Starts a [`scan_inclusive`](Self::scan_inclusive); see [`Pending`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Op, Team};
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let (bit, mut prefix) = ([1u32 << m.rank()], [0u32]);
+    ///             m.iscan_inclusive(&bit, &mut prefix, Op::Or).unwrap().wait().unwrap();
+    ///             assert_eq!(prefix, [[0b1, 0b11, 0b111][m.rank()]]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -731,6 +1133,24 @@ impl Member {
     }
 
     /// Starts a [`scan_inclusive_with`](Self::scan_inclusive_with); see [`Pending`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let (x, mut running_min) = ([[5, -2, 7][m.rank()]], [0i16]);
+    ///             m.iscan_inclusive_with(&x, &mut running_min, i16::min).unwrap().wait().unwrap();
+    ///             assert_eq!(running_min, [[5, -2, -2][m.rank()]]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -752,6 +1172,25 @@ impl Member {
 
     /// Starts a [`scan_exclusive`](Self::scan_exclusive); see [`Pending`].
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Op, Team};
+    ///
+    /// let team = Team::new(3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut offset = [0u64];
+    ///             let len = [4, 2, 3][m.rank()]; // where does this member's part start?
+    ///             m.iscan_exclusive(&[len], &mut offset, Op::Sum).unwrap().wait().unwrap();
+    ///             assert_eq!(offset, [[0, 4, 6][m.rank()]]); // member 0's is left as it was: 0
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`ibarrier`](Self::ibarrier).
@@ -766,6 +1205,26 @@ impl Member {
     }
 
     /// Starts a [`scan_exclusive_with`](Self::scan_exclusive_with); see [`Pending`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// let team = Team::new(2)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut before = [(0u8, 0u8)];
+    ///             let x = (m.rank() as u8 + 1, 9);
+    ///             let sum_and_max = |a: (u8, u8), b: (u8, u8)| (a.0 + b.0, a.1.max(b.1));
+    ///             m.iscan_exclusive_with(&[x], &mut before, sum_and_max).unwrap().wait().unwrap();
+    ///             assert_eq!(before, [[(0, 0), (1, 9)][m.rank()]]); // member 0's: left as it was
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///

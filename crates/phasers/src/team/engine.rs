@@ -35,6 +35,21 @@ use super::signature;
 use super::sync_mode::SyncMode;
 use crate::error::{Error, Result};
 use crate::primitive::Ordering;
+use crate::wait::{Deadline, Stop};
+
+/// How far [`Member::progress`] may wait for the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Until {
+    /// Not at all: stop where the call would wait (`Pending::test`).
+    NoWait,
+    /// Until the deadline passes; with [`Deadline::Never`], to the end of the call.
+    Deadline(Deadline),
+}
+
+impl Until {
+    /// To the end of the call: the blocking collectives and `Pending::wait`.
+    pub(crate) const END: Until = Until::Deadline(Deadline::Never);
+}
 
 impl Member {
     /// Posts `call` and arrives at its meeting.
@@ -52,8 +67,14 @@ impl Member {
         // roster of a call has not begun it. A `Relaxed` store to a line only this member writes.
         shared.roster.arrive(self.rank, self.seq);
         let slot = &shared.slots[self.rank];
-        self.wait_for(&slot.touched, self.expected, self.seq, true)
-            .map_err(|stop| stopped(shared, stop))?;
+        self.wait_for(
+            &slot.touched,
+            self.expected,
+            self.seq,
+            true,
+            Deadline::Never,
+        )
+        .map_err(|stop| stopped(shared, stop))?;
 
         let seq = self.seq;
         self.seq += 1;
@@ -150,14 +171,24 @@ impl Member {
         Ok(())
     }
 
-    /// Takes the call as far as it can go: to the end when `blocking`, else until it would wait.
-    /// Returns the call's result once it is over.
+    /// Takes the call as far as it can go: until it would wait (`Until::NoWait`), or until it
+    /// is over or the deadline passes. Returns the call's result once it is over, and `None`
+    /// while it is not: the call stays where it was, and a later `progress` picks it up there.
+    ///
+    /// A deadline is only ever passed on to [`wait_for`](Member::wait_for), the same wait as
+    /// without one, so a wait that times out has changed nothing the others see: each step
+    /// below either waits for a signal (reads only) or, once the signal is there, acts and moves
+    /// on to the next step.
     pub(crate) fn progress<T: Copy + Send + 'static>(
         &mut self,
         call: &Call<'_, T>,
-        blocking: bool,
+        until: Until,
     ) -> Option<Result<()>> {
         let shared: &TeamShared = &self.shared;
+        let (blocking, deadline) = match until {
+            Until::NoWait => (false, Deadline::Never),
+            Until::Deadline(deadline) => (true, deadline),
+        };
         loop {
             let flight = self.in_flight.as_ref()?;
             let post = flight.post;
@@ -165,10 +196,12 @@ impl Member {
                 Step::Entry => {
                     let line = &shared.entry.line;
                     if blocking {
-                        if let Err(stop) =
-                            self.wait_for(&line.release, post.seq + 1, post.seq, true)
-                        {
-                            return finish(&mut self.in_flight, Err(stopped(shared, stop)));
+                        match self.wait_for(&line.release, post.seq + 1, post.seq, true, deadline) {
+                            Ok(()) => {}
+                            Err(Stop::TimedOut) => return None,
+                            Err(stop) => {
+                                return finish(&mut self.in_flight, Err(stopped(shared, stop)))
+                            }
                         }
                     } else if !shared.entry.is_released(post.seq) {
                         return None;
@@ -226,8 +259,10 @@ impl Member {
                         // and the finish below still waits for this member's readers, which
                         // always come, before returning.
                         let exit_release = &shared.exit.line.release;
-                        if let Err(stop) = self.wait_for(exit_release, exit + 1, post.seq, true) {
-                            shared.record_error(post.seq, stopped(shared, stop));
+                        match self.wait_for(exit_release, exit + 1, post.seq, true, deadline) {
+                            Ok(()) => {}
+                            Err(Stop::TimedOut) => return None,
+                            Err(stop) => shared.record_error(post.seq, stopped(shared, stop)),
                         }
                     } else if !shared.exit.is_released(exit) {
                         return None;
@@ -236,8 +271,13 @@ impl Member {
                 }
                 Step::Finish => {
                     if !flight.staged {
+                        // Unchecked, so it never gives up on a break: only its deadline ends it.
                         let slot = &shared.slots[self.rank];
-                        let _ = self.wait_for(&slot.touched, self.expected, post.seq, false);
+                        let touched =
+                            self.wait_for(&slot.touched, self.expected, post.seq, false, deadline);
+                        if touched.is_err() {
+                            return None;
+                        }
                     }
                     let outcome = match shared.error_for(post.seq) {
                         Some(error) => Err(error),
@@ -246,6 +286,21 @@ impl Member {
                     return finish(&mut self.in_flight, outcome);
                 }
             }
+        }
+    }
+
+    /// The error for a timed wait on the call in flight that gave up: the call's number on this
+    /// team, and the members that have not begun it (from the roster `start` keeps: one load per
+    /// member, paid only on a timeout).
+    #[cold]
+    pub(crate) fn timed_out(&self) -> Error {
+        let seq = self
+            .in_flight
+            .as_ref()
+            .map_or(self.seq.saturating_sub(1), |flight| flight.post.seq);
+        Error::Timeout {
+            episode: seq,
+            missing: self.shared.roster.missing(seq),
         }
     }
 

@@ -3,6 +3,14 @@
 use std::fmt;
 
 /// The collective a member called; checked mode compares it across members.
+///
+/// ```
+/// use phasers::team::Kind;
+///
+/// // Each variant is written as the method it stands for.
+/// assert_eq!(Kind::Allreduce.to_string(), "allreduce");
+/// assert_ne!(Kind::Barrier, Kind::BarrierChecked);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// [`Member::barrier`](super::Member::barrier).
@@ -33,6 +41,13 @@ pub enum Kind {
 
 impl Kind {
     /// The method's name.
+    ///
+    /// ```
+    /// use phasers::team::Kind;
+    ///
+    /// assert_eq!(Kind::ScanExclusive.name(), "scan_exclusive");
+    /// assert_eq!(Kind::Split.name(), "split"); // split_grid is a split too
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Kind::Barrier => "barrier",

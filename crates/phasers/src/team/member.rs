@@ -35,6 +35,22 @@ pub(crate) struct InFlight {
 /// One member of a [`Team`](super::Team): its rank, and the handle through which it calls
 /// collectives.
 ///
+/// ```
+/// use phasers::Team;
+///
+/// let team = Team::new(3)?;
+/// std::thread::scope(|s| {
+///     for mut m in team.participants() {
+///         s.spawn(move || {
+///             let mut word = [if m.rank() == 0 { 7u8 } else { 0 }];
+///             m.broadcast(0, &mut word).unwrap();
+///             assert_eq!((word, m.parties()), ([7], 3));
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers::Error>(())
+/// ```
+///
 /// Each rank has exactly one `Member`. It is `Send` and its methods take `&mut self`, so it is
 /// used by one thread at a time. Every collective must be called by every member of the team, in
 /// the same order, with matching arguments (checked mode verifies it).
@@ -82,6 +98,14 @@ impl Member {
     }
 
     /// This member's rank in its team, from 0 to `parties() - 1`.
+    ///
+    /// ```
+    /// let team = phasers::Team::new(3)?;
+    /// let ranks: Vec<usize> = team.participants().iter().map(|m| m.rank()).collect();
+    /// assert_eq!(ranks, [0, 1, 2]);
+    /// assert_eq!(phasers::Team::new(3)?.participant(2)?.rank(), 2);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn rank(&self) -> usize {
         self.rank
     }
@@ -115,16 +139,46 @@ impl Member {
     }
 
     /// Whether the team checks that members' calls match (see [`Team`](super::Team)).
+    ///
+    /// ```
+    /// use phasers::Team;
+    ///
+    /// assert!(Team::builder(2).checked(true).build()?.participant(0)?.is_checked());
+    /// assert!(!Team::builder(2).unchecked().build()?.participant(0)?.is_checked());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn is_checked(&self) -> bool {
         self.shared.checked
     }
 
     /// Whether the team is broken: a member was dropped or an operator panicked.
+    ///
+    /// ```
+    /// use phasers::{Error, Team};
+    ///
+    /// let team = Team::new(2)?;
+    /// let mut first = team.participant(0)?;
+    /// assert!(!first.is_broken());
+    /// drop(team.participant(1)?); // dropping a member breaks the team
+    /// assert!(first.is_broken());
+    /// assert!(matches!(first.barrier(), Err(Error::Broken { by: 1, .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn is_broken(&self) -> bool {
         self.shared.broken.breaker().is_some()
     }
 
     /// The [`SyncMode`] of this member's next calls.
+    ///
+    /// ```
+    /// use phasers::{SyncMode, Team};
+    ///
+    /// let mut member = Team::new(1)?.participant(0)?;
+    /// assert_eq!(member.sync_mode(), SyncMode::AllSync); // the default
+    /// member.set_sync_mode(SyncMode::NoSync);
+    /// assert_eq!(member.sync_mode(), SyncMode::NoSync);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn sync_mode(&self) -> SyncMode {
         self.mode
     }
@@ -146,9 +200,9 @@ impl Member {
         self.mode = mode;
     }
 
-    /// Waits until `signal` reaches `target`. A `checked` wait gives up when the team breaks at
-    /// or before `seq`; an unchecked one waits for others that still use this member's buffers,
-    /// which always finish.
+    /// Waits until `signal` reaches `target`, or `deadline` passes. A `checked` wait gives up
+    /// when the team breaks at or before `seq`; an unchecked one waits for others that still use
+    /// this member's buffers, which always finish.
     ///
     /// A wait at an opening meeting reports, if it stalls, the members that have not begun the
     /// call (the roster `start` keeps); the other waits (for this member's readers, or at a
@@ -160,6 +214,7 @@ impl Member {
         target: u64,
         seq: u64,
         checked: bool,
+        deadline: Deadline,
     ) -> Result<(), Stop> {
         let shared = &*self.shared;
         let broken = if checked {
@@ -175,7 +230,7 @@ impl Member {
         let waiter = Waiter::new(
             &shared.plan,
             &self.budget,
-            Deadline::Never,
+            deadline,
             broken,
             seq,
             Some(watch),
@@ -315,7 +370,13 @@ impl Member {
         }
         let shared = Arc::clone(&self.shared);
         if self
-            .wait_for(&shared.entry.line.release, post.seq + 1, post.seq, true)
+            .wait_for(
+                &shared.entry.line.release,
+                post.seq + 1,
+                post.seq,
+                true,
+                Deadline::Never,
+            )
             .is_err()
         {
             return;
@@ -357,6 +418,7 @@ impl std::fmt::Debug for Member {
 pub(crate) fn stopped(shared: &TeamShared, stop: Stop) -> Error {
     match stop {
         Stop::Broken => shared.broken_error(),
-        Stop::TimedOut => unreachable!("team waits have no deadline"),
+        // Only `Pending`'s timed waits have a deadline, and they stop before getting here.
+        Stop::TimedOut => unreachable!("a timed-out wait leaves its call in progress"),
     }
 }

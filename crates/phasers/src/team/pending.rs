@@ -1,16 +1,25 @@
 //! A non-blocking collective in progress.
 
+use std::time::{Duration, Instant};
+
 use super::call::Call;
+use super::engine::Until;
 use super::member::Member;
 use crate::error::Result;
+use crate::wait::Deadline;
 
 /// A collective started by one of [`Member`]'s `i`-methods (`ibroadcast`, `iallreduce`, ...).
 ///
 /// It borrows the member and the call's buffers until it is dropped, so neither can be used
 /// (nor the outputs read) before the call is over: misuse fails to compile. The call makes
-/// progress only in this member's own calls to [`test`](Self::test) and [`wait`](Self::wait):
-/// there is no background thread. Members may wait in any order; the call completes once every
-/// member has started it and each has tested or waited until done.
+/// progress only in this member's own calls to [`test`](Self::test), [`wait`](Self::wait),
+/// [`wait_timeout`](Self::wait_timeout) and [`wait_deadline`](Self::wait_deadline): there is no
+/// background thread. Members may wait in any order; the call completes once every member has
+/// started it and each has tested or waited until done.
+///
+/// `wait_timeout` is how a collective's wait is bounded: `member.ibarrier()?.wait_timeout(d)`
+/// returns [`Error::Timeout`](crate::Error::Timeout) if the others have not all come within `d`,
+/// and leaves the call pending, to be finished by a later `wait`, `test` or `wait_timeout`.
 ///
 /// Inputs are copied into the team when the call starts, so others never read the caller's
 /// buffers after `i`-method returns; only the caller writes its outputs, during `test` or `wait`.
@@ -63,13 +72,26 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
     /// Makes what progress is possible without waiting. Returns `Ok(true)` once the call is over
     /// and its outputs are written, `Ok(false)` while it is not.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// let team = phasers::Team::new(2)?;
+    /// let (mut first, mut second) = (team.participant(0)?, team.participant(1)?);
+    /// let mut early = first.ibarrier()?;
+    /// assert!(!early.test()?); // member 1 has not started the barrier yet
+    /// let mut late = second.ibarrier()?;
+    /// assert!(late.test()? && early.test()?);
+    /// assert!(early.test()?); // and it stays over
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// The call's error, as the blocking form would return it; every later `test` or `wait`
     /// returns it again.
     pub fn test(&mut self) -> Result<bool> {
         if self.outcome.is_none() {
-            self.outcome = self.member.progress(&self.call, false);
+            self.outcome = self.member.progress(&self.call, Until::NoWait);
         }
         match &self.outcome {
             None => Ok(false),
@@ -79,6 +101,22 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
 
     /// Waits until the call is over and returns its result.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// let team = phasers::Team::new(2)?;
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut buffer = [m.rank() as u8 + 1; 4]; // the root's, member 1's: [2; 4]
+    ///             m.ibroadcast(1, &mut buffer).unwrap().wait().unwrap();
+    ///             assert_eq!(buffer, [2; 4]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As the blocking form of the collective.
@@ -86,9 +124,94 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
         self.finish()
     }
 
+    /// As [`wait`](Self::wait), giving up after `timeout`: this is how a collective's wait is
+    /// bounded, as in `member.ibarrier()?.wait_timeout(d)`. A timeout too long for the clock to
+    /// hold its end (such as [`Duration::MAX`]) never expires.
+    ///
+    /// When it gives up, the call is still pending: nothing is undone, and [`wait`](Self::wait),
+    /// [`test`](Self::test) or another `wait_timeout` finishes it (so does dropping the handle,
+    /// however long that takes). Once the call is over, every later call returns its outcome
+    /// again, as `test` does. It waits as `wait` does (spin, yield, then park, as the team's
+    /// [`WaitPolicy`](crate::WaitPolicy) says), with the deadline passed to the same wait; it
+    /// does not poll.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Error, Team};
+    ///
+    /// let team = Team::new(2)?;
+    /// let (mut first, mut late) = (team.participant(0)?, team.participant(1)?);
+    /// let mut pending = first.ibarrier()?;
+    /// // Member 1 has not started the barrier, so the wait gives up and names it...
+    /// let waited = pending.wait_timeout(Duration::from_millis(10));
+    /// assert!(matches!(waited, Err(Error::Timeout { missing, .. }) if missing == [1]));
+    /// // ...and the barrier is still pending: once member 1 comes, waiting again completes it.
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || late.ibarrier().unwrap().wait().unwrap());
+    ///     pending.wait_timeout(Duration::from_secs(10))
+    /// })?;
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`](crate::Error::Timeout) when `timeout` passes first: its `episode` is
+    /// the call's number on this team (counting from 0) and `missing` the members that had not
+    /// started the call (empty when all had, and the call's completion had not yet reached this
+    /// member). Otherwise as the blocking form of the collective.
+    pub fn wait_timeout(&mut self, timeout: Duration) -> Result<()> {
+        self.wait_until(Deadline::after(timeout))
+    }
+
+    /// As [`wait_timeout`](Self::wait_timeout), giving up at `deadline`. A deadline already
+    /// past still completes a call that is ready, without waiting.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers::{Op, Team};
+    ///
+    /// let team = Team::new(3)?;
+    /// let deadline = Instant::now() + Duration::from_secs(10); // one deadline for every member
+    /// std::thread::scope(|s| {
+    ///     for mut m in team.participants() {
+    ///         s.spawn(move || {
+    ///             let (mine, mut max) = ([m.rank() as u32], [0u32]);
+    ///             let mut pending = m.iallreduce(&mine, &mut max, Op::Max).unwrap();
+    ///             pending.wait_deadline(deadline).unwrap();
+    ///             drop(pending); // it borrows `max` until dropped
+    ///             assert_eq!(max, [2]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`wait_timeout`](Self::wait_timeout).
+    pub fn wait_deadline(&mut self, deadline: Instant) -> Result<()> {
+        self.wait_until(Deadline::At(deadline))
+    }
+
+    /// Takes the call as far as `deadline` allows; the call's outcome once it is over, else a
+    /// timeout that leaves it in progress.
+    fn wait_until(&mut self, deadline: Deadline) -> Result<()> {
+        if self.outcome.is_none() {
+            self.outcome = self.member.progress(&self.call, Until::Deadline(deadline));
+        }
+        match &self.outcome {
+            Some(outcome) => outcome.clone(),
+            None => Err(self.member.timed_out()),
+        }
+    }
+
     fn finish(&mut self) -> Result<()> {
         if self.outcome.is_none() {
-            self.outcome = self.member.progress(&self.call, true);
+            self.outcome = self.member.progress(&self.call, Until::END);
         }
         self.outcome.clone().unwrap_or(Ok(()))
     }

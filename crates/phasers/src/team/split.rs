@@ -1,6 +1,7 @@
 //! Making sub-teams: `split(color, key)` as `MPI_Comm_split`, and the seed's rows and columns.
 
 use super::call::Call;
+use super::engine::Until;
 use super::kind::Kind;
 use super::member::Member;
 use super::shared::{SplitSeat, TeamShared};
@@ -8,6 +9,22 @@ use crate::error::{Error, Result};
 use crate::primitive::Arc;
 
 /// The color that opts a member out of a split: [`Member::split`] returns `Ok(None)` for it.
+///
+/// ```
+/// use phasers::{team::NONE, Team};
+///
+/// let team = Team::new(2)?;
+/// std::thread::scope(|s| {
+///     for mut m in team.participants() {
+///         s.spawn(move || {
+///             let color = if m.rank() == 1 { NONE } else { 0 };
+///             let new_team = m.split(color, 0).unwrap();
+///             assert_eq!(new_team.is_some(), m.rank() == 0); // member 1 opted out
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers::Error>(())
+/// ```
 pub const NONE: u32 = u32::MAX;
 
 impl Member {
@@ -111,7 +128,7 @@ impl Member {
             call.fail(error);
         }
         self.start(&call, false)?;
-        self.progress(&call, true)
+        self.progress(&call, Until::END)
             .expect("a blocking call runs to its end")?;
         let mut seats = self.shared.splits.lock().unwrap_or_else(|e| e.into_inner());
         let seat = seats.get_mut(self.rank).and_then(Option::take);

@@ -4,6 +4,23 @@ use std::fmt;
 
 /// When other members may touch a member's buffers, and when a collective call returns.
 ///
+/// ```
+/// use phasers::{SyncMode, Team};
+///
+/// let team = Team::new(2)?;
+/// std::thread::scope(|s| {
+///     for mut m in team.participants() {
+///         s.spawn(move || {
+///             m.set_sync_mode(SyncMode::NoSync); // every member, for the same calls
+///             let mut all = [0u32; 2];
+///             m.allgather(&[m.rank() as u32 + 5], &mut all).unwrap();
+///             assert_eq!(all, [5, 6]);
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers::Error>(())
+/// ```
+///
 /// Seed 004's collectives take `IN` and `OUT` flags (`ALLSYNC`, `MYSYNC`, `NOSYNC`). Here buffers
 /// belong to each member (the seed's multi-valued arguments), and their addresses travel through
 /// the call's opening meeting, so no buffer is ever touched before every member has entered: the
@@ -45,9 +62,23 @@ pub enum SyncMode {
 
 impl SyncMode {
     /// Every mode, strongest first.
+    ///
+    /// ```
+    /// use phasers::SyncMode;
+    ///
+    /// assert_eq!(SyncMode::ALL.len(), 3);
+    /// assert_eq!(SyncMode::ALL[0], SyncMode::default()); // AllSync, the strongest
+    /// ```
     pub const ALL: [SyncMode; 3] = [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync];
 
     /// The mode's name as written in code.
+    ///
+    /// ```
+    /// use phasers::SyncMode;
+    ///
+    /// assert_eq!(SyncMode::MySync.name(), "MySync");
+    /// assert_eq!(SyncMode::NoSync.to_string(), SyncMode::NoSync.name());
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             SyncMode::AllSync => "AllSync",

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::sync::PoisonError;
+use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
@@ -19,8 +20,8 @@ use crate::Algorithm;
 /// It runs any [`Algorithm`], including the rank-based trees, by giving each call a rank from a
 /// ticket counter, as described below. It costs one shared
 /// `fetch_add` and an uncontended lock per call on top of the algorithm's own wait, so when each
-/// thread has a fixed rank, [`Barrier`] with its [`Participant`]s is faster, and it also offers
-/// timeouts, which this type cannot (see below).
+/// thread has a fixed rank, [`Barrier`] with its [`Participant`]s is faster, and its timeouts can
+/// be retried, where a timed wait here breaks the barrier (see below).
 ///
 /// ```
 /// use phasers::{Algorithm, AnyThreadBarrier};
@@ -74,18 +75,41 @@ use crate::Algorithm;
 /// - **The barrier invariant** (nobody leaves episode `e` before `n` calls arrived at it, and what
 ///   they wrote before arriving is visible) is the underlying barrier's, since each call arrives as
 ///   one participant. Exactly one call per episode is its leader, for the same reason.
+/// - **A timed wait that gives up breaks exactly the episodes that cannot complete.** It waited as
+///   slot `r`'s participant at that participant's episode `e`, so every episode before `e` had
+///   completed, for everyone; dropping the participant breaks `e` and later, and wakes their
+///   waiters. Its wait for the slot's lock needs no deadline: by the argument above, the holder's
+///   episode already has all its calls, so it completes (or breaks) without any new call.
 ///
 /// The hot path adds one `fetch_add` on the ticket line and an uncontended lock and unlock of the
 /// caller's own slot to the algorithm's wait.
 ///
-/// # No timed wait
+/// # A timed wait that gives up breaks the barrier
 ///
-/// A participant whose timed wait gives up keeps its arrival in place, and the next wait on the same
-/// handle completes that episode instead of arriving again. With anonymous callers that breaks the
-/// counting: the call that timed out would have counted towards its episode while its caller was
-/// told it had not passed, and the next call to take the slot would complete the old arrival instead
-/// of adding its own, so `n` calls would no longer complete an episode. None of the algorithms can
-/// withdraw an arrival, so there is no `wait_timeout`; use [`Barrier`] with ranks for that.
+/// [`wait_timeout`](Self::wait_timeout) and [`wait_deadline`](Self::wait_deadline) follow
+/// `java.util.concurrent.CyclicBarrier`: a call that gives up returns [`Error::Timeout`] and
+/// **breaks the barrier**, so that every other call waiting at that episode, and every later call,
+/// returns [`Error::Broken`] at once instead of waiting. Build a new barrier to go on.
+///
+/// A call cannot give up quietly and let the others go on, because its arrival cannot be
+/// withdrawn: none of the algorithms can take an arrival back, and the call has already counted
+/// towards its episode. Had it been kept, the next call to take the slot would complete the old
+/// arrival instead of adding its own, and `n` calls would no longer complete an episode. (A
+/// [`Participant`]'s timed wait keeps its arrival for the same handle to resume; anonymous calls
+/// have no handle to resume with.)
+///
+/// ```
+/// use std::time::Duration;
+/// use phasers::{AnyThreadBarrier, Error};
+///
+/// let barrier = AnyThreadBarrier::new(2);
+/// // Nobody else comes: the timed wait gives up, 1 call of 2 having arrived...
+/// let err = barrier.wait_timeout(Duration::from_millis(10)).unwrap_err();
+/// assert!(matches!(err, Error::Timeout { ref missing, .. } if missing.len() == 1));
+/// // ...and breaks the barrier: every later call returns at once instead of waiting.
+/// assert!(barrier.is_broken());
+/// assert!(matches!(barrier.wait(), Err(Error::Broken { .. })));
+/// ```
 ///
 /// # Destroying
 ///
@@ -103,7 +127,9 @@ pub struct AnyThreadBarrier<A: BarrierAlgorithm = AnyAlgorithm> {
 
 /// One rank's participant and how many calls have taken it.
 struct Slot<A: BarrierAlgorithm> {
-    participant: Participant<A>,
+    /// The rank's participant, or, once a timed wait on it gave up and dropped it (which broke
+    /// the barrier), the error that every later call on this slot returns.
+    participant: Result<Participant<A>>,
     /// Calls that have locked this slot. Counted as soon as the lock is taken, so whoever holds the
     /// lock knows that every counted call has left (see `settle`).
     calls: u64,
@@ -205,7 +231,7 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
             .into_iter()
             .map(|participant| {
                 CachePadded::new(Mutex::new(Slot {
-                    participant,
+                    participant: Ok(participant),
                     calls: 0,
                 }))
             })
@@ -224,23 +250,152 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// `pthread_barrier_wait` would answer `PTHREAD_BARRIER_SERIAL_THREAD`); it ran the completion
     /// action, if any. [`episode`](WaitResult::episode) numbers the episodes from 0.
     ///
+    /// ```
+    /// use phasers::AnyThreadBarrier;
+    ///
+    /// let barrier = AnyThreadBarrier::new(2);
+    /// let (mine, theirs) = std::thread::scope(|s| {
+    ///     let other = s.spawn(|| barrier.wait());
+    ///     (barrier.wait(), other.join().unwrap())
+    /// });
+    /// let (mine, theirs) = (mine?, theirs?);
+    /// assert_eq!((mine.episode(), theirs.episode()), (0, 0));
+    /// assert!(mine.is_leader() != theirs.is_leader()); // exactly one leads
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
-    /// [`Error::Broken`] when a completion action panicked, so the barrier cannot be relied on any
-    /// more: every later call returns it too, without blocking.
+    /// [`Error::Broken`] when a completion action panicked or a timed wait gave up (see
+    /// [`wait_timeout`](Self::wait_timeout)), so the barrier cannot be relied on any more: every
+    /// later call returns it too, without blocking.
+    #[inline]
     pub fn wait(&self) -> Result<WaitResult> {
+        self.wait_until(None)
+    }
+
+    /// As [`wait`](Self::wait), giving up after `timeout`; a call that gives up **breaks the
+    /// barrier**, as in `java.util.concurrent.CyclicBarrier`. A timeout too long for the clock to
+    /// hold its end (such as [`Duration::MAX`]) never expires.
+    ///
+    /// The arrival of a call cannot be withdrawn (see the [type docs](AnyThreadBarrier)), so a call
+    /// that gives up leaves its episode unable to complete: it drops its rank's participant, which
+    /// breaks the barrier from that episode on. Every other call waiting at the episode then
+    /// returns [`Error::Broken`] within milliseconds, and so does every later call, without
+    /// blocking. Build a new barrier to go on. (A last call that arrives in the instant between
+    /// the timeout and the break still completes the episode for the others, as for
+    /// [`Error::Broken`] in general; the call that gave up reports the timeout all the same.)
+    ///
+    /// When every call of the episode had arrived by the deadline and only the release was still on
+    /// its way (tree algorithms release in steps), the wait completes instead: the episode needs no
+    /// further call. The timeout covers the wait for the other calls of this episode; a call first
+    /// waits, without a deadline, for the previous call of its rank to leave, which needs no
+    /// further call either.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{AnyThreadBarrier, Error};
+    ///
+    /// let barrier = AnyThreadBarrier::new(2);
+    /// std::thread::scope(|s| {
+    ///     let other = s.spawn(|| barrier.wait_timeout(Duration::from_secs(10)));
+    ///     assert_eq!(barrier.wait_timeout(Duration::MAX)?.episode(), 0); // both came in time
+    ///     assert_eq!(other.join().unwrap()?.episode(), 0);
+    ///     Ok::<(), Error>(())
+    /// })?;
+    /// // Alone at episode 1: this call gives up and breaks the barrier.
+    /// assert!(matches!(
+    ///     barrier.wait_timeout(Duration::from_millis(10)),
+    ///     Err(Error::Timeout { episode: 1, .. })
+    /// ));
+    /// assert!(matches!(barrier.wait(), Err(Error::Broken { .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`] when the call gave up: `episode` is the episode it waited for, counted
+    /// from 0, and `missing` has one entry per call that had not arrived, so
+    /// `parties() - missing.len()` calls (this one included) had arrived of
+    /// [`parties`](Self::parties). (Its entries are internal ranks, which mean nothing to anonymous
+    /// callers, and, unlike a [`Participant`]'s timeout, this one cannot be resumed: the barrier
+    /// is broken.) Otherwise as [`wait`](Self::wait): [`Error::Broken`] when the barrier is broken.
+    pub fn wait_timeout(&self, timeout: Duration) -> Result<WaitResult> {
+        // Saturating, as `Participant::wait_timeout`: an end no `Instant` can hold never comes.
+        self.wait_until(Instant::now().checked_add(timeout))
+    }
+
+    /// As [`wait_timeout`](Self::wait_timeout), giving up at `deadline`: a call that gives up
+    /// **breaks the barrier**, and every other current and later call returns [`Error::Broken`].
+    ///
+    /// A deadline already past still arrives: it completes the episode if this call is the last
+    /// to arrive, and otherwise gives up at once.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers::{AnyThreadBarrier, Error};
+    ///
+    /// let barrier = AnyThreadBarrier::new(1);
+    /// // A barrier of one: the only call completes its episode, whatever the deadline.
+    /// assert!(barrier.wait_deadline(Instant::now())?.is_leader());
+    ///
+    /// let pair = AnyThreadBarrier::new(2);
+    /// let past = Instant::now() - Duration::from_millis(1);
+    /// assert!(matches!(pair.wait_deadline(past), Err(Error::Timeout { episode: 0, .. })));
+    /// assert!(pair.is_broken());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`wait_timeout`](Self::wait_timeout).
+    pub fn wait_deadline(&self, deadline: Instant) -> Result<WaitResult> {
+        self.wait_until(Some(deadline))
+    }
+
+    /// The wait behind `wait`, `wait_timeout` and `wait_deadline`; `None` waits without a deadline.
+    #[inline]
+    fn wait_until(&self, deadline: Option<Instant>) -> Result<WaitResult> {
         // Relaxed: the ticket only chooses a slot. Everything that must be ordered is ordered by
         // the slot's lock and the barrier itself (see `settle` for the one reader of the count).
         let ticket = self.tickets.fetch_add(1, Ordering::Relaxed);
         let rank = (ticket % self.slots.len() as u64) as usize;
         // A poisoned slot means a completion action panicked in an earlier wait on this slot; that
         // panic broke the barrier, and the participant reports `Error::Broken` below rather than
-        // this call panicking too.
+        // this call panicking too. The lock is taken without a deadline: its holder is the
+        // previous call of this rank, whose episode has every call already (its tickets were all
+        // taken before this one), so it completes or breaks without waiting for anyone new.
         let mut slot = self.slots[rank]
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         slot.calls += 1;
-        slot.participant.wait()
+        let participant = match &mut slot.participant {
+            Ok(participant) => participant,
+            // A timed wait gave up on this slot earlier and broke the barrier.
+            Err(lost) => return Err(lost.clone()),
+        };
+        let Some(deadline) = deadline else {
+            return participant.wait();
+        };
+        match participant.wait_deadline(deadline) {
+            // Every call of the episode has arrived (the roster only under-reports arrivals), so
+            // the release needs nobody else: finish the wait rather than break an episode that is
+            // completing.
+            Err(Error::Timeout { missing, .. }) if missing.is_empty() => participant.wait(),
+            Err(Error::Timeout { episode, missing }) => {
+                // The arrival cannot be withdrawn, so the episode cannot complete as counted:
+                // dropping the participant breaks the barrier from `episode` on (the mechanism a
+                // lost `Participant` uses), and every waiter there is woken with `Error::Broken`.
+                // Later calls on this slot find the error in its place.
+                let lost = std::mem::replace(
+                    &mut slot.participant,
+                    Err(Error::Broken { by: rank, episode }),
+                );
+                drop(lost);
+                Err(Error::Timeout { episode, missing })
+            }
+            done => done,
+        }
     }
 
     /// Waits until every call of a completed episode has left [`wait`](Self::wait), so that the
@@ -295,21 +450,61 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     }
 
     /// The number of calls that complete an episode.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, AnyThreadBarrier};
+    ///
+    /// let barrier = AnyThreadBarrier::with_algorithm(3, Algorithm::Dissemination)?;
+    /// assert_eq!(barrier.parties(), 3);
+    /// assert_eq!(AnyThreadBarrier::new(0).parties(), 1); // std's rule: 0 parties is 1
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn parties(&self) -> usize {
         self.barrier.parties()
     }
 
     /// The algorithm running (never `Auto`: this is what `Auto` resolved to).
+    ///
+    /// ```
+    /// use phasers::{Algorithm, AnyThreadBarrier};
+    ///
+    /// let mcs = AnyThreadBarrier::with_algorithm(4, Algorithm::McsTree)?;
+    /// assert_eq!(mcs.algorithm(), Algorithm::McsTree);
+    /// assert_ne!(AnyThreadBarrier::new(4).algorithm(), Algorithm::Auto);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn algorithm(&self) -> Algorithm {
         self.barrier.algorithm()
     }
 
     /// The wait policy in force, after `PHASERS_WAIT`'s override.
+    ///
+    /// ```
+    /// use phasers::{AnyThreadBarrier, Barrier, WaitPolicy};
+    ///
+    /// let barrier = Barrier::builder(2).wait_policy(WaitPolicy::Park).build()?;
+    /// let barrier = AnyThreadBarrier::from_barrier(barrier)?; // the policy carries over
+    /// if std::env::var_os("PHASERS_WAIT").is_none() {
+    ///     assert_eq!(barrier.wait_policy(), WaitPolicy::Park);
+    /// }
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wait_policy(&self) -> WaitPolicy {
         self.barrier.wait_policy()
     }
 
-    /// Whether a completion action panicked, so that waits return [`Error::Broken`].
+    /// Whether a completion action panicked or a timed wait gave up, so that waits return
+    /// [`Error::Broken`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::AnyThreadBarrier;
+    ///
+    /// let barrier = AnyThreadBarrier::new(2);
+    /// assert!(!barrier.is_broken());
+    /// assert!(barrier.wait_timeout(Duration::from_millis(1)).is_err()); // alone: it gives up
+    /// assert!(barrier.is_broken());
+    /// ```
     pub fn is_broken(&self) -> bool {
         self.barrier.is_broken()
     }
@@ -360,16 +555,71 @@ pub struct BarrierInUse {
 
 impl BarrierInUse {
     /// The episode that has not completed, counted from 0.
+    ///
+    /// ```
+    /// use phasers::AnyThreadBarrier;
+    ///
+    /// let barrier = AnyThreadBarrier::new(2);
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| barrier.wait().unwrap());
+    ///     barrier.wait().unwrap(); // episode 0 completes
+    /// });
+    /// std::thread::scope(|s| {
+    ///     let waiting = s.spawn(|| barrier.wait().unwrap());
+    ///     // Retry until the other call has arrived at episode 1.
+    ///     let busy = loop {
+    ///         if let Err(busy) = barrier.settle() { break busy; }
+    ///         std::thread::yield_now();
+    ///     };
+    ///     assert_eq!(busy.episode(), 1);
+    ///     barrier.wait().unwrap();
+    ///     waiting.join().unwrap();
+    /// });
+    /// ```
     pub fn episode(&self) -> u64 {
         self.episode
     }
 
     /// How many calls have arrived at it (at least 1, fewer than [`parties`](Self::parties)).
+    ///
+    /// ```
+    /// use phasers::AnyThreadBarrier;
+    ///
+    /// let barrier = AnyThreadBarrier::new(3);
+    /// std::thread::scope(|s| {
+    ///     let waiting = s.spawn(|| barrier.wait().unwrap());
+    ///     // Retry until the other call has arrived: 1 of 3.
+    ///     let busy = loop {
+    ///         if let Err(busy) = barrier.settle() { break busy; }
+    ///         std::thread::yield_now();
+    ///     };
+    ///     assert_eq!((busy.arrived(), busy.parties()), (1, 3));
+    ///     s.spawn(|| barrier.wait().unwrap());
+    ///     barrier.wait().unwrap(); // the third call completes the episode
+    ///     waiting.join().unwrap();
+    /// });
+    /// ```
     pub fn arrived(&self) -> usize {
         self.arrived
     }
 
     /// How many calls complete an episode.
+    ///
+    /// ```
+    /// use phasers::AnyThreadBarrier;
+    ///
+    /// let barrier = AnyThreadBarrier::new(2);
+    /// std::thread::scope(|s| {
+    ///     let waiting = s.spawn(|| barrier.wait().unwrap());
+    ///     let busy = loop {
+    ///         if let Err(busy) = barrier.settle() { break busy; }
+    ///         std::thread::yield_now();
+    ///     };
+    ///     assert_eq!(busy.parties(), barrier.parties());
+    ///     barrier.wait().unwrap();
+    ///     waiting.join().unwrap();
+    /// });
+    /// ```
     pub fn parties(&self) -> usize {
         self.parties
     }

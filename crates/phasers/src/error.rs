@@ -29,13 +29,19 @@ pub enum Error {
 
     /// The deadline passed before every participant arrived.
     ///
-    /// The caller's arrival stays in place: waiting again on the same handle completes the same
-    /// episode. `missing` lists the ranks that had not arrived when the wait gave up. It can be empty
+    /// On a handle (a barrier's [`Participant`](crate::Participant), a phaser's
+    /// [`Registration`](crate::Registration), a team's [`Pending`](crate::Pending)) the caller's
+    /// arrival stays in place: waiting again on the same handle completes the same episode. An
+    /// [`AnyThreadBarrier`](crate::AnyThreadBarrier) call has no handle to resume, so its timeout
+    /// breaks the barrier instead, as `java.util.concurrent.CyclicBarrier`'s does.
+    ///
+    /// `missing` lists the ranks that had not arrived when the wait gave up. It can be empty
     /// when everyone had arrived but the release had not yet reached this participant (tree
     /// algorithms propagate the release in steps).
     #[error(
         "timed out in episode {episode}: {} participant(s) had not arrived (ranks {missing:?}); \
-         the arrival stays in place, so waiting again completes this episode",
+         on a handle the arrival stays in place, so waiting again completes this episode, but an \
+         AnyThreadBarrier is broken by the timeout and must be rebuilt",
         missing.len()
     )]
     Timeout {

@@ -40,8 +40,9 @@
 //! [`AnyThreadBarrier`] wraps any of these algorithms for code written for `std::sync::Barrier` or
 //! `pthread_barrier_t`: any `n` calls to its `wait` complete an episode, whichever threads make
 //! them. Each call takes a rank from a ticket counter and waits as that rank's participant, which
-//! costs one shared `fetch_add` and an uncontended lock more than a [`Participant`]'s wait, and
-//! leaves out timeouts (an anonymous arrival cannot be resumed). The `phasers-pthread` crate builds
+//! costs one shared `fetch_add` and an uncontended lock more than a [`Participant`]'s wait. An
+//! anonymous arrival cannot be resumed, so a timed wait that gives up breaks the barrier, as
+//! `java.util.concurrent.CyclicBarrier`'s does. The `phasers-pthread` crate builds
 //! its `LD_PRELOAD` replacement of `pthread_barrier_*` on it.
 //!
 //! Dissemination has no single release step, so with a completion action it adds one (rank 0 runs

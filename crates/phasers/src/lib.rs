@@ -114,3 +114,8 @@ pub use wait::{clear_stall_hook, set_stall_hook, Floors, FloorsSource, StallRepo
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
+
+// The guide's Rust blocks run as doctests too.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide.md")]
+struct GuideDoctests;

@@ -10,9 +10,10 @@
 //!
 //! Because the leader can be any thread, the barrier needs [`Threading::Serialized`].
 //!
-//! ```no_run
+//! ```
 //! use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
 //!
+//! # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
 //! let mpi = Mpi::init(Threading::Serialized)?;
 //! let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 4)
 //!     .process(ProcessAlgorithm::Dissemination)
@@ -20,8 +21,8 @@
 //! std::thread::scope(|s| {
 //!     for mut p in barrier.participants() {
 //!         s.spawn(move || {
-//!             for _ in 0..1000 {
-//!                 p.wait().unwrap();
+//!             for step in 0..100 {
+//!                 assert_eq!(p.wait().unwrap().episode(), step);
 //!             }
 //!         });
 //!     }
@@ -76,7 +77,24 @@ impl ProcessSide {
     }
 }
 
-/// Configures a [`CombinedBarrier`].
+/// Configures a [`CombinedBarrier`]: made by [`CombinedBarrier::builder`], one setter per
+/// option, then [`build`](Self::build).
+///
+/// ```
+/// use phasers::{Algorithm, WaitPolicy};
+/// use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
+///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+/// let mpi = Mpi::init(Threading::Serialized)?;
+/// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2)
+///     .local(Algorithm::Dissemination)
+///     .process(ProcessAlgorithm::Library)
+///     .wait_policy(WaitPolicy::Spin)
+///     .build()?;
+/// assert_eq!(barrier.local_algorithm(), Algorithm::Dissemination);
+/// assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::Library);
+/// # Ok::<(), phasers_mpi::Error>(())
+/// ```
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct CombinedBuilder<'a, C: Communicator> {
     mpi: &'a Mpi,
@@ -90,18 +108,56 @@ pub struct CombinedBuilder<'a, C: Communicator> {
 impl<'a, C: Communicator> CombinedBuilder<'a, C> {
     /// The shared-memory algorithm the threads of a rank meet with (default
     /// [`Algorithm::SenseReversing`], whose leader is the last arrival).
+    ///
+    /// ```
+    /// use phasers::Algorithm;
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2)
+    ///     .local(Algorithm::McsTree)
+    ///     .build()?;
+    /// assert_eq!(barrier.local_algorithm(), Algorithm::McsTree);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn local(mut self, algorithm: Algorithm) -> Self {
         self.local = algorithm;
         self
     }
 
     /// The algorithm across ranks (default [`ProcessAlgorithm::Dissemination`]).
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2)
+    ///     .process(ProcessAlgorithm::McsTree)
+    ///     .build()?;
+    /// assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::McsTree);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn process(mut self, algorithm: ProcessAlgorithm) -> Self {
         self.process = algorithm;
         self
     }
 
     /// How the threads of a rank wait for each other (default [`WaitPolicy::Auto`]).
+    ///
+    /// ```
+    /// use phasers::WaitPolicy;
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2)
+    ///     .wait_policy(WaitPolicy::Yield)
+    ///     .build()?;
+    /// assert_eq!(barrier.wait_policy(), WaitPolicy::Yield);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
         self.policy = policy;
         self
@@ -115,6 +171,20 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
     /// [`Error::Threading`] when there is more than one thread per rank and MPI provides less
     /// than [`Threading::Serialized`]; [`Error::Core`] for a thread count the local barrier
     /// rejects (0, or above [`phasers::barrier::MAX_PARTIES`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Error, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 3).build()?;
+    /// assert_eq!(barrier.threads(), 3);
+    /// let none = CombinedBarrier::builder(&mpi, mpi.world(), 0).build();
+    /// assert!(matches!(none, Err(Error::InvalidArgument { .. })));
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn build(self) -> Result<CombinedBarrier> {
         if self.threads > 1 {
             self.mpi.require(
@@ -128,6 +198,7 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
             ));
         }
         let process = ProcessBarrier::new(self.mpi, self.comm, self.process)?;
+        let parties = process.sum_over_ranks(self.threads);
         let side = Arc::new(ProcessSide {
             barrier: Mutex::new(process),
             completed: AtomicU64::new(0),
@@ -143,19 +214,54 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
             local,
             side,
             process: self.process,
+            parties,
         })
     }
 }
 
 /// A barrier across every thread of every rank of a communicator.
+///
+/// ```
+/// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+/// let mpi = Mpi::init(Threading::Serialized)?;
+/// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+/// let arrived = std::sync::atomic::AtomicUsize::new(0);
+/// std::thread::scope(|s| {
+///     for mut p in barrier.participants() {
+///         let arrived = &arrived;
+///         s.spawn(move || {
+///             arrived.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+///             p.wait().unwrap();
+///             // Nobody leaves before every thread of every rank has arrived.
+///             assert_eq!(arrived.load(std::sync::atomic::Ordering::Relaxed), 2);
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers_mpi::Error>(())
+/// ```
 pub struct CombinedBarrier {
     local: Barrier,
     side: Arc<ProcessSide>,
     process: ProcessAlgorithm,
+    /// Threads over all ranks.
+    parties: usize,
 }
 
 impl CombinedBarrier {
     /// A builder for `threads` threads in this rank, across the ranks of `comm`.
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// assert_eq!(barrier.threads(), 2);
+    /// assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::Dissemination);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn builder<'a, C: Communicator>(
         mpi: &'a Mpi,
         comm: &'a C,
@@ -172,6 +278,17 @@ impl CombinedBarrier {
     }
 
     /// The handles of this rank's threads, ranks `0..threads`; call once.
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 3).build()?;
+    /// let ranks: Vec<usize> = barrier.participants().iter().map(|p| p.thread_rank()).collect();
+    /// assert_eq!(ranks, [0, 1, 2]);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn participants(&self) -> Vec<CombinedParticipant> {
         self.local
             .participants()
@@ -179,27 +296,114 @@ impl CombinedBarrier {
             .map(|local| CombinedParticipant {
                 local,
                 side: Arc::clone(&self.side),
+                parties: self.parties,
             })
             .collect()
     }
 
-    /// Threads per rank.
+    /// Threads in this rank (other ranks may have built the barrier with other counts).
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 3).build()?;
+    /// assert_eq!(barrier.threads(), 3);
+    /// assert_eq!(barrier.participants().len(), 3);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn threads(&self) -> usize {
         self.local.parties()
     }
 
+    /// How many threads take part over all ranks: the sum of every rank's
+    /// [`threads`](Self::threads) (ranks × threads when every rank brings the same number).
+    /// Counted once, when the barrier is built.
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 3).build()?;
+    /// // Every rank of this example brings 3 threads.
+    /// assert_eq!(barrier.parties(), 3 * mpi.size());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    pub fn parties(&self) -> usize {
+        self.parties
+    }
+
+    /// How the threads of this rank wait for each other (see
+    /// [`CombinedBuilder::wait_policy`]).
+    ///
+    /// ```
+    /// use phasers::WaitPolicy;
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// assert_eq!(barrier.wait_policy(), WaitPolicy::Auto);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    pub fn wait_policy(&self) -> WaitPolicy {
+        self.local.wait_policy()
+    }
+
     /// The local algorithm.
+    ///
+    /// ```
+    /// use phasers::Algorithm;
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// assert_eq!(barrier.local_algorithm(), Algorithm::SenseReversing);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn local_algorithm(&self) -> Algorithm {
         self.local.algorithm()
     }
 
     /// The algorithm across ranks.
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2)
+    ///     .process(ProcessAlgorithm::Library)
+    ///     .build()?;
+    /// assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::Library);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn process_algorithm(&self) -> ProcessAlgorithm {
         self.process
     }
 }
 
-/// What a [`CombinedParticipant::wait`] returns.
+/// What a [`CombinedParticipant::wait`] returns: the episode, and whether this thread led it.
+///
+/// ```
+/// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+/// let mpi = Mpi::init(Threading::Serialized)?;
+/// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+/// let waits = std::thread::scope(|s| {
+///     let handles: Vec<_> = barrier.participants().into_iter()
+///         .map(|mut p| s.spawn(move || p.wait().unwrap()))
+///         .collect();
+///     handles.into_iter().map(|h| h.join().unwrap()).collect::<Vec<_>>()
+/// });
+/// assert!(waits.iter().all(|w| w.episode() == 0));
+/// assert_eq!(waits.iter().filter(|w| w.is_leader()).count(), 1);
+/// # Ok::<(), phasers_mpi::Error>(())
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct CombinedWait {
     /// The episode completed across every rank, from 0.
@@ -224,29 +428,125 @@ impl CombinedWait {
     }
 
     /// The episode completed across every rank, from 0.
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 1).build()?;
+    /// let mut only = barrier.participants().pop().unwrap();
+    /// assert_eq!(only.wait()?.episode(), 0);
+    /// assert_eq!(only.wait()?.episode(), 1);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn episode(&self) -> u64 {
         self.episode
     }
 
     /// Whether this thread ran the process step for its rank (one thread per rank leads).
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 1).build()?;
+    /// let mut only = barrier.participants().pop().unwrap();
+    /// // The only thread of its rank leads every episode.
+    /// assert!(only.wait()?.is_leader());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn is_leader(&self) -> bool {
         self.leader
     }
 }
 
-/// One thread's handle on a [`CombinedBarrier`].
+/// One thread's handle on a [`CombinedBarrier`], from [`CombinedBarrier::participants`]; move
+/// it into its thread.
+///
+/// ```
+/// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+/// let mpi = Mpi::init(Threading::Serialized)?;
+/// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+/// std::thread::scope(|s| {
+///     for mut p in barrier.participants() {
+///         s.spawn(move || {
+///             assert_eq!(p.wait().unwrap().episode(), 0);
+///             assert_eq!(p.wait().unwrap().episode(), 1);
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers_mpi::Error>(())
+/// ```
 pub struct CombinedParticipant {
     local: Participant,
     side: Arc<ProcessSide>,
+    parties: usize,
 }
 
 impl CombinedParticipant {
     /// This thread's rank among the threads of its process.
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// let participants = barrier.participants();
+    /// assert_eq!(participants[1].thread_rank(), 1);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn thread_rank(&self) -> usize {
         self.local.rank()
     }
 
+    /// How many threads take part over all ranks, as [`CombinedBarrier::parties`].
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// let participants = barrier.participants();
+    /// assert_eq!(participants[0].parties(), barrier.parties());
+    /// assert_eq!(participants[0].parties(), 2 * mpi.size());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    pub fn parties(&self) -> usize {
+        self.parties
+    }
+
     /// Waits until every thread of every rank has arrived.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// let count = AtomicUsize::new(0);
+    /// std::thread::scope(|s| {
+    ///     for mut p in barrier.participants() {
+    ///         let count = &count;
+    ///         s.spawn(move || {
+    ///             for step in 1..=3 {
+    ///                 count.fetch_add(1, Relaxed);
+    ///                 p.wait().unwrap();
+    ///                 // Both threads counted this step before either went on.
+    ///                 assert_eq!(count.load(Relaxed), 2 * step);
+    ///                 p.wait().unwrap();
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -259,6 +559,26 @@ impl CombinedParticipant {
 
     /// [`wait`](Self::wait) for at most `timeout`.
     ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers_mpi::{CombinedBarrier, Error, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// let mut ps = barrier.participants();
+    /// let (mut second, mut first) = (ps.pop().unwrap(), ps.pop().unwrap());
+    /// // Thread 1 has not arrived: the wait gives up, and thread 0's arrival stays in place.
+    /// let early = first.wait_timeout(Duration::from_millis(1));
+    /// assert!(matches!(early, Err(Error::Core(phasers::Error::Timeout { .. }))));
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || second.wait().unwrap());
+    ///     let done = first.wait_timeout(Duration::from_secs(10)).unwrap();
+    ///     assert_eq!(done.episode(), 0);
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`wait_deadline`](Self::wait_deadline).
@@ -267,6 +587,22 @@ impl CombinedParticipant {
     }
 
     /// [`wait`](Self::wait) until `deadline`.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// let deadline = Instant::now() + Duration::from_secs(10);
+    /// std::thread::scope(|s| {
+    ///     for mut p in barrier.participants() {
+    ///         s.spawn(move || assert_eq!(p.wait_deadline(deadline).unwrap().episode(), 0));
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     ///
     /// # Errors
     ///

@@ -8,6 +8,17 @@ use crate::Threading;
 ///
 /// Every message says what happened and what to do. Errors of the shared-memory layer (a broken
 /// local barrier, a bad argument to a thread team) arrive as [`Error::Core`].
+///
+/// ```
+/// use phasers_mpi::{Error, Mpi, Threading};
+///
+/// # std::env::remove_var(phasers_mpi::SINGLETON_ENV);
+/// // Run without `mpirun` and without PHASERS_MPI_SINGLETON=1:
+/// let error = Mpi::init(Threading::Single).err().unwrap();
+/// assert!(matches!(error, Error::NotLaunched { .. }));
+/// // The message says how to launch the program.
+/// assert!(error.to_string().contains("mpirun -np 2"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -112,6 +123,18 @@ pub enum Error {
 }
 
 /// `Result` with this crate's [`Error`].
+///
+/// ```
+/// use phasers_mpi::{Mpi, Result, Threading};
+///
+/// fn world_size() -> Result<usize> {
+///     let mpi = Mpi::init(Threading::Single)?;
+///     Ok(mpi.size())
+/// }
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+/// assert_eq!(world_size()?, 1);
+/// # Ok::<(), phasers_mpi::Error>(())
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

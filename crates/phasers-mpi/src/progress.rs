@@ -26,6 +26,16 @@ const YIELD_PHASE: Duration = Duration::from_millis(2);
 const FIRST_NAP: Duration = Duration::from_micros(20);
 const LONGEST_NAP: Duration = Duration::from_millis(1);
 /// Environment variable: seconds before a stalled wait prints a warning, or `off`.
+///
+/// Read once, at the first wait that could stall; set it before.
+///
+/// ```
+/// use phasers_mpi::STALL_WARN_ENV;
+///
+/// assert_eq!(STALL_WARN_ENV, "PHASERS_MPI_STALL_WARN");
+/// // Warn after 2.5 s instead of 10.
+/// std::env::set_var(STALL_WARN_ENV, "2.5");
+/// ```
 pub const STALL_WARN_ENV: &str = "PHASERS_MPI_STALL_WARN";
 const DEFAULT_STALL_WARN: Duration = Duration::from_secs(10);
 

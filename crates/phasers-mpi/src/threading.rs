@@ -5,6 +5,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// How much concurrency MPI allows, weakest first (`MPI_THREAD_*`).
+///
+/// The levels are ordered, so "at least `Serialized`" is a comparison:
+///
+/// ```
+/// use phasers_mpi::Threading;
+///
+/// assert!(Threading::Single < Threading::Funneled);
+/// assert!(Threading::Funneled < Threading::Serialized);
+/// assert!(Threading::Multiple >= Threading::Serialized);
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Threading {
     /// Only one thread exists.

@@ -205,6 +205,12 @@ pub(crate) fn poll(shared: &ProcessShared, call: u64) -> Poll {
         _ => {}
     }
     if shared.is_broken() {
+        // A member may break the team (dropping its handle) right after the call ended, while
+        // this member's look above was out of date; the call's outcome still stands. The flag
+        // was set after the call ended, so a second look at the state, after the flag, sees it.
+        if slot.state.load(std::sync::atomic::Ordering::Acquire) == DONE {
+            return outcome(&slot.lock());
+        }
         Poll::Broken(shared.broken_error())
     } else {
         Poll::Pending
@@ -237,6 +243,26 @@ pub(crate) fn wait(
     call: u64,
     deadline: Option<Instant>,
 ) -> Result<Arc<Outcome>> {
+    wait_until(shared, kind, call, deadline, None).unwrap_or_else(|| Err(shared.broken_error()))
+}
+
+/// As [`wait`], but also gives up, quietly, at `until` (a wait's own deadline, not the team's):
+/// `None` when `until` passed first with the call still running. Nothing changes then: the call
+/// stays in its slot, the other members keep moving it, and a later wait or poll takes its
+/// outcome. The team's `deadline` still breaks the team when it passes first.
+pub(crate) fn wait_until(
+    shared: &ProcessShared,
+    kind: Kind,
+    call: u64,
+    deadline: Option<Instant>,
+    until: Option<Instant>,
+) -> Option<Result<Arc<Outcome>>> {
+    let team_deadline = deadline;
+    // The wait ends at the earlier of the two.
+    let deadline = match (team_deadline, until) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     let mut result = None;
     let missing = || missing_text(shared, call);
     let wait = wait_for(shared, kind, call, &missing);
@@ -280,22 +306,26 @@ pub(crate) fn wait(
         } else {
             poll_until(&wait, deadline, ready)
         };
-    match result {
+    Some(match result {
         Some(Ok(outcome)) => {
             depart(shared, call);
             outcome
         }
-        Some(Err(_)) if timed_out_here() => Err(time_out(shared, kind, call, Vec::new(), deadline)),
+        Some(Err(_)) if timed_out_here() => {
+            Err(time_out(shared, kind, call, Vec::new(), team_deadline))
+        }
         Some(Err(error)) => Err(error),
+        // The wait's own deadline, with the team's still ahead: the call goes on.
+        None if !ended && !team_deadline.is_some_and(|d| Instant::now() >= d) => return None,
         None if !ended => Err(time_out(
             shared,
             kind,
             call,
             missing_members(shared, call),
-            deadline,
+            team_deadline,
         )),
         None => Err(shared.broken_error()),
-    }
+    })
 }
 
 fn wait_for<'a>(
@@ -314,7 +344,7 @@ fn wait_for<'a>(
 }
 
 /// Global ranks of this process's members that have not arrived at `call`.
-fn missing_members(shared: &ProcessShared, call: u64) -> Vec<usize> {
+pub(crate) fn missing_members(shared: &ProcessShared, call: u64) -> Vec<usize> {
     let slot = slot(shared, call);
     if slot.state.load(std::sync::atomic::Ordering::Acquire) != GATHERING {
         return Vec::new();

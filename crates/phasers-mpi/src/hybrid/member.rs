@@ -34,6 +34,24 @@ const MPI_MAX_BYTES: usize = i32::MAX as usize;
 ///
 /// Element types travel between processes as bytes, so `T` must be plain data: numbers, arrays
 /// and structs of them, never references, pointers or types that own memory.
+///
+/// ```
+/// use phasers_mpi::{HybridTeam, Mpi, Threading};
+///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+/// let mpi = Mpi::init(Threading::Serialized)?;
+/// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+/// std::thread::scope(|s| {
+///     for mut member in team.participants() {
+///         s.spawn(move || {
+///             // Ranks are process-major: every process brings 2 members here.
+///             assert_eq!(member.rank(), 2 * member.process_rank() + member.local_rank());
+///             member.barrier().unwrap();
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers_mpi::Error>(())
+/// ```
 pub struct HybridMember {
     pub(crate) shared: Arc<ProcessShared>,
     pub(crate) local_rank: usize,
@@ -44,16 +62,54 @@ pub struct HybridMember {
 
 impl HybridMember {
     /// This member's rank among all members of all processes.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let members = team.participants();
+    /// let ranks: Vec<usize> = members.iter().map(|m| m.rank()).collect();
+    /// // This process's members, consecutive from its first global rank.
+    /// let first = 2 * team.process_rank();
+    /// assert_eq!(ranks, [first, first + 1]);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn rank(&self) -> usize {
         self.rank
     }
 
     /// Members over all processes.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let members = team.participants();
+    /// assert_eq!(members[0].parties(), team.parties());
+    /// assert_eq!(members[0].parties(), 2 * mpi.size());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn parties(&self) -> usize {
         self.shared.layout.size
     }
 
     /// Members over all processes.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let members = team.participants();
+    /// assert_eq!(members[0].size(), members[0].parties());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     #[deprecated(
         since = "0.2.0",
         note = "use `parties()`: one name for the count on every type"
@@ -63,26 +119,84 @@ impl HybridMember {
     }
 
     /// This member's rank among its process's members.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let members = team.participants();
+    /// assert_eq!(members[1].local_rank(), 1);
+    /// assert_eq!(members[1].rank() - members[0].rank(), 1);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn local_rank(&self) -> usize {
         self.local_rank
     }
 
     /// The number of members in this process.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 3)?;
+    /// let members = team.participants();
+    /// assert_eq!(members[0].local_size(), 3);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn local_size(&self) -> usize {
         self.shared.local
     }
 
     /// This process's rank in the team's communicator.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let members = team.participants();
+    /// // Built on the world, the team ranks processes as the world does.
+    /// assert_eq!(members[0].process_rank(), mpi.rank());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn process_rank(&self) -> usize {
         self.shared.process()
     }
 
     /// The number of processes in the team.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let members = team.participants();
+    /// assert_eq!(members[0].processes(), mpi.size());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn processes(&self) -> usize {
         self.shared.layout.counts.len()
     }
 
     /// Whether calls are checked (see [`HybridTeamBuilder::checked`](super::HybridTeamBuilder::checked)).
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let members = team.participants();
+    /// // Checked is the default.
+    /// assert!(members[0].is_checked());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn is_checked(&self) -> bool {
         self.shared.options.checked
     }
@@ -189,6 +303,29 @@ impl HybridMember {
 
     /// Starts a [`barrier`](Self::barrier); see [`HybridPending`].
     ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let arrived = &AtomicUsize::new(0);
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             arrived.fetch_add(1, Relaxed);
+    ///             let pending = member.ibarrier().unwrap();
+    ///             // ... work that does not need the others ...
+    ///             pending.wait().unwrap();
+    ///             // Every member of this process arrived before any left.
+    ///             assert_eq!(arrived.load(Relaxed), member.local_size());
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Broken`] when the team is broken, [`Error::Timeout`] when the team's timeout
@@ -201,6 +338,28 @@ impl HybridMember {
     }
 
     /// Starts a [`broadcast`](Self::broadcast); see [`HybridPending`].
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut word = [if member.rank() == 0 { 42u64 } else { 0 }];
+    ///             let mut pending = member.ibroadcast(0, &mut word).unwrap();
+    ///             while !pending.test().unwrap() {
+    ///                 std::thread::yield_now(); // or work that does not need `word`
+    ///             }
+    ///             drop(pending);
+    ///             assert_eq!(word, [42]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -223,6 +382,29 @@ impl HybridMember {
     }
 
     /// Starts a [`reduce`](Self::reduce); see [`HybridPending`].
+    ///
+    /// ```
+    /// use phasers::Op;
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let size = team.parties() as u64;
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let rank = member.rank() as u64;
+    ///             let mut max = [0u64];
+    ///             member.ireduce(0, &[rank], &mut max, Op::Max).unwrap().wait().unwrap();
+    ///             if rank == 0 {
+    ///                 assert_eq!(max, [size - 1]);
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -256,6 +438,28 @@ impl HybridMember {
 
     /// Starts an [`allreduce`](Self::allreduce); see [`HybridPending`].
     ///
+    /// ```
+    /// use phasers::Op;
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let size = team.parties() as i64;
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let input = [member.rank() as i64, 1];
+    ///             let mut output = [0i64; 2];
+    ///             let pending = member.iallreduce(&input, &mut output, Op::Sum).unwrap();
+    ///             pending.wait().unwrap();
+    ///             assert_eq!(output, [size * (size - 1) / 2, size]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`ibarrier`](Self::ibarrier).
@@ -280,6 +484,28 @@ impl HybridMember {
     }
 
     /// Starts a [`gather`](Self::gather); see [`HybridPending`].
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let size = team.parties();
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut all = vec![0u8; size];
+    ///             let rank = member.rank() as u8;
+    ///             member.igather(1, &[rank], &mut all).unwrap().wait().unwrap();
+    ///             if rank == 1 {
+    ///                 assert_eq!(all, (0..size as u8).collect::<Vec<_>>());
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -312,6 +538,26 @@ impl HybridMember {
     }
 
     /// Starts a [`scatter`](Self::scatter); see [`HybridPending`].
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let size = team.parties();
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let blocks: Vec<u32> = (0..size as u32).map(|r| r * 100).collect();
+    ///             let mut mine = [0u32];
+    ///             member.iscatter(0, &blocks, &mut mine).unwrap().wait().unwrap();
+    ///             assert_eq!(mine, [member.rank() as u32 * 100]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -346,14 +592,21 @@ impl HybridMember {
 
     /// Waits until every member of the team, in every process, has called `barrier`.
     ///
-    /// ```no_run
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     /// use phasers_mpi::{HybridTeam, Mpi, Threading};
     ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let team = HybridTeam::new(&mpi, mpi.world(), 4)?;
+    /// let arrived = &AtomicUsize::new(0);
     /// std::thread::scope(|s| {
     ///     for mut member in team.participants() {
-    ///         s.spawn(move || member.barrier().unwrap());
+    ///         s.spawn(move || {
+    ///             arrived.fetch_add(1, Relaxed);
+    ///             member.barrier().unwrap();
+    ///             assert_eq!(arrived.load(Relaxed), 4);
+    ///         });
     ///     }
     /// });
     /// # Ok::<(), phasers_mpi::Error>(())
@@ -372,9 +625,10 @@ impl HybridMember {
     /// Copies the root's `buffer` into every other member's `buffer`. Every member passes a
     /// buffer of the same length.
     ///
-    /// ```no_run
+    /// ```
     /// use phasers_mpi::{HybridTeam, Mpi, Threading};
     ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
     /// std::thread::scope(|s| {
@@ -416,6 +670,32 @@ impl HybridMember {
     /// As [`broadcast`](Self::broadcast); also [`Error::InvalidArgument`] for a bitwise op on
     /// floating-point numbers or a root output of the wrong length, and [`Error::Mismatch`] for
     /// different operators (checked mode).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Op;
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let size = team.parties() as u64;
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let rank = member.rank() as u64;
+    ///             // Only the root's output is written; the others pass an empty one.
+    ///             let mut sum = vec![0u64; if rank == 1 { 1 } else { 0 }];
+    ///             member.reduce(1, &[rank], &mut sum, Op::Sum).unwrap();
+    ///             if rank == 1 {
+    ///                 assert_eq!(sum, [size * (size - 1) / 2]);
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn reduce<T: Element + Equivalence>(
         &mut self,
         root: usize,
@@ -434,10 +714,11 @@ impl HybridMember {
     /// allreduce among the leaders, a broadcast back, where the team spans several nodes with
     /// several processes each); whichever member polls advances it.
     ///
-    /// ```no_run
+    /// ```
     /// use phasers::Op;
     /// use phasers_mpi::{HybridTeam, Mpi, Threading};
     ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
     /// let size = team.parties() as u64;
@@ -466,12 +747,36 @@ impl HybridMember {
     }
 
     /// Concatenates every member's `input` (all of one length) in rank order into the root's
-    /// `output`, which holds `size() * input.len()` elements. Others may pass `&mut []`.
+    /// `output`, which holds `parties() * input.len()` elements. Others may pass `&mut []`.
     ///
     /// # Errors
     ///
     /// As [`broadcast`](Self::broadcast); also [`Error::InvalidArgument`] for a root output of
     /// the wrong length.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let size = team.parties();
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let rank = member.rank();
+    ///             let mut all = vec![0usize; if rank == 0 { 2 * size } else { 0 }];
+    ///             member.gather(0, &[rank, 10 * rank], &mut all).unwrap();
+    ///             if rank == 0 {
+    ///                 assert_eq!(&all[..4], [0, 0, 1, 10]);
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn gather<T: Copy + Send + 'static>(
         &mut self,
         root: usize,
@@ -481,13 +786,38 @@ impl HybridMember {
         self.igather(root, input, output)?.wait()
     }
 
-    /// Hands block `r` of the root's `input` (`size() * output.len()` elements) to member `r`'s
+    /// Hands block `r` of the root's `input` (`parties() * output.len()` elements) to member `r`'s
     /// `output`. Others may pass `&[]` as input.
     ///
     /// # Errors
     ///
     /// As [`broadcast`](Self::broadcast); also [`Error::InvalidArgument`] for a root input of
     /// the wrong length.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let size = team.parties();
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let rank = member.rank();
+    ///             // The root's input holds one block of 2 per member; the others pass none.
+    ///             let blocks = if rank == 0 { 2 * size } else { 0 };
+    ///             let input: Vec<usize> = (0..blocks).collect();
+    ///             let mut block = [0usize; 2];
+    ///             member.scatter(0, &input, &mut block).unwrap();
+    ///             assert_eq!(block, [2 * rank, 2 * rank + 1]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn scatter<T: Copy + Send + 'static>(
         &mut self,
         root: usize,

@@ -1,18 +1,19 @@
 //! Hybrid teams: seed 004's teams and collectives over MPI processes × threads.
 //!
 //! A [`HybridTeam`] is built by every process of a communicator together, each with its own
-//! number of threads; [`HybridTeam::members`] hands out that process's [`HybridMember`]s. Ranks
-//! are global and process-major: process 0's members first, then process 1's, ... Members call
-//! [`barrier`](HybridMember::barrier), [`broadcast`](HybridMember::broadcast),
+//! number of threads; [`HybridTeam::participants`] hands out that process's [`HybridMember`]s.
+//! Ranks are global and process-major: process 0's members first, then process 1's, ... Members
+//! call [`barrier`](HybridMember::barrier), [`broadcast`](HybridMember::broadcast),
 //! [`reduce`](HybridMember::reduce), [`allreduce`](HybridMember::allreduce),
 //! [`gather`](HybridMember::gather) and [`scatter`](HybridMember::scatter), each also
 //! non-blocking (`ibarrier`, ...) with a [`HybridPending`] handle, and
 //! [`split`](HybridMember::split) into sub-teams.
 //!
-//! ```no_run
+//! ```
 //! use phasers::Op;
 //! use phasers_mpi::{HybridTeam, Mpi, Threading};
 //!
+//! # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
 //! let mpi = Mpi::init(Threading::Serialized)?;
 //! let team = HybridTeam::new(&mpi, mpi.world(), 4)?;
 //! let size = team.parties();
@@ -101,6 +102,10 @@
 //!   return [`Error::Broken`](crate::Error::Broken)): an MPI collective cannot be cancelled. Its
 //!   buffers and the team's communicators stay allocated for MPI to finish with, so the other
 //!   processes can still complete that call when they arrive.
+//! - A non-blocking call's own deadline, [`HybridPending::wait_timeout`] or
+//!   [`HybridPending::wait_deadline`], breaks nothing: the wait returns
+//!   [`Error::Timeout`](crate::Error::Timeout), the call stays pending, and a later wait or test
+//!   completes it.
 //!
 //! # Threads and MPI
 //!

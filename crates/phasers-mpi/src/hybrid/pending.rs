@@ -1,7 +1,7 @@
 //! The handle of a non-blocking call.
 
 use std::marker::PhantomData;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::engine::{self, Poll};
 use super::member::HybridMember;
@@ -60,13 +60,16 @@ impl<'a> Output<'a> {
 ///
 /// It borrows the member and the call's buffers until it is finished, so neither can be used
 /// (or dropped) meanwhile. The call moves forward only while members of the team poll it:
-/// [`test`](Self::test) polls once, [`wait`](Self::wait) polls until it ends. Outputs are written
-/// by this handle itself, when a poll finds the call over. Dropping the handle waits for the
-/// call (or, while its thread panics, breaks the team instead).
+/// [`test`](Self::test) polls once, [`wait`](Self::wait) polls until it ends, and
+/// [`wait_timeout`](Self::wait_timeout) / [`wait_deadline`](Self::wait_deadline) until it ends
+/// or the time is up (the call then stays pending). Outputs are written by this handle itself,
+/// when a poll finds the call over. Dropping the handle waits for the call (or, while its thread
+/// panics, breaks the team instead).
 ///
-/// ```no_run
+/// ```
 /// use phasers_mpi::{HybridTeam, Mpi, Threading};
 ///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
 /// let mpi = Mpi::init(Threading::Serialized)?;
 /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
 /// std::thread::scope(|s| {
@@ -124,6 +127,33 @@ impl<'a> HybridPending<'a> {
     /// The call's errors, as its blocking form: [`Error::InvalidArgument`],
     /// [`Error::Mismatch`], [`Error::Broken`], and [`Error::Timeout`] when the team's timeout
     /// passed (the team is then broken).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Op;
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mut sum = [0u32];
+    ///             let mut pending = member.iallreduce(&[1], &mut sum, Op::Sum).unwrap();
+    ///             while !pending.test().unwrap() {
+    ///                 std::thread::yield_now(); // or work that does not need `sum`
+    ///             }
+    ///             // Once over, it stays over.
+    ///             assert!(pending.test().unwrap());
+    ///             drop(pending);
+    ///             assert_eq!(sum[0] as usize, member.parties());
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn test(&mut self) -> Result<bool> {
         if let Some(result) = &self.finished {
             return result.clone().map(|()| true);
@@ -155,11 +185,131 @@ impl<'a> HybridPending<'a> {
 
     /// Waits until the call is over.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::Op;
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let input = [member.rank() as u32];
+    ///             let mut max = [0u32];
+    ///             let pending = member.iallreduce(&input, &mut max, Op::Max).unwrap();
+    ///             pending.wait().unwrap();
+    ///             assert_eq!(max[0] as usize, member.parties() - 1);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`test`](Self::test).
     pub fn wait(mut self) -> Result<()> {
         self.complete()
+    }
+
+    /// [`wait`](Self::wait) for at most `timeout`; on [`Error::Timeout`] the call stays
+    /// pending, and a later `wait`, `wait_timeout` or [`test`](Self::test) completes it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers_mpi::{Error, HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let (gave_up, late) = std::sync::mpsc::channel();
+    /// let mut members = team.participants();
+    /// let (mut second, mut first) = (members.pop().unwrap(), members.pop().unwrap());
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || {
+    ///         let mut pending = first.ibarrier().unwrap();
+    ///         // Member 1 has not arrived: the wait gives up, the call stays pending.
+    ///         let early = pending.wait_timeout(Duration::from_millis(1));
+    ///         assert!(matches!(early, Err(Error::Timeout { .. })));
+    ///         gave_up.send(()).unwrap();
+    ///         assert!(pending.wait_timeout(Duration::from_secs(10)).is_ok());
+    ///     });
+    ///     late.recv().unwrap();
+    ///     second.barrier().unwrap();
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`wait_deadline`](Self::wait_deadline).
+    pub fn wait_timeout(&mut self, timeout: Duration) -> Result<()> {
+        match Instant::now().checked_add(timeout) {
+            Some(deadline) => self.wait_deadline(deadline),
+            None => self.complete(),
+        }
+    }
+
+    /// [`wait`](Self::wait) until `deadline`; on [`Error::Timeout`] the call stays pending, and
+    /// a later `wait`, `wait_deadline` or [`test`](Self::test) completes it.
+    ///
+    /// The wait polls as [`wait`](Self::wait) does (spin, yield, growing naps) and stops at
+    /// `deadline`. Giving up here cancels nothing, so, unlike the team's own
+    /// [`timeout`](super::HybridTeamBuilder::timeout), it does not break the team: the call's
+    /// buffers stay borrowed by this handle, the other members keep moving the call, and the
+    /// outputs are written when a later wait or test finds it over. A team timeout that passes
+    /// first still ends the call with [`Error::Timeout`] and breaks the team, as for `wait`.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers_mpi::{Error, HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let mut members = team.participants();
+    /// let (mut second, mut first) = (members.pop().unwrap(), members.pop().unwrap());
+    /// let mut value = [0u8];
+    /// let mut pending = first.ibroadcast(1, &mut value)?;
+    /// // Member 1 has not called yet, so the deadline passes.
+    /// let waited = pending.wait_deadline(Instant::now() + Duration::from_millis(1));
+    /// assert!(matches!(waited, Err(Error::Timeout { episode: 0, .. })));
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || second.broadcast(1, &mut [9u8]).unwrap());
+    ///     pending.wait_deadline(Instant::now() + Duration::from_secs(10)).unwrap();
+    /// });
+    /// drop(pending);
+    /// assert_eq!(value, [9]);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`] when `deadline` passes first, naming the members of this process
+    /// that have not arrived (empty while the call waits for other processes); the call is
+    /// still pending. Otherwise the call's errors, as [`test`](Self::test).
+    pub fn wait_deadline(&mut self, deadline: Instant) -> Result<()> {
+        if let Some(result) = &self.finished {
+            return result.clone();
+        }
+        let start = Instant::now();
+        let shared = &self.member.shared;
+        match engine::wait_until(shared, self.kind, self.call, self.deadline, Some(deadline)) {
+            Some(outcome) => {
+                let result = self.take(outcome);
+                self.finished = Some(result.clone());
+                result
+            }
+            None => Err(Error::Timeout {
+                what: self.kind.name(),
+                episode: self.call,
+                waiting_for: engine::missing_members(shared, self.call),
+                after: start.elapsed(),
+            }),
+        }
     }
 
     fn complete(&mut self) -> Result<()> {

@@ -175,9 +175,10 @@ impl HybridMember {
     /// rank)`; where keys follow the process order (equal keys, say), that is exactly
     /// `(key, old rank)`.
     ///
-    /// ```no_run
+    /// ```
     /// use phasers_mpi::{HybridTeam, Mpi, Threading};
     ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
     /// std::thread::scope(|s| {

@@ -21,9 +21,10 @@ use crate::threading::Threading;
 /// The most threads one process may bring to a hybrid team: a team of threads' bound
 /// ([`phasers::team::MAX_MEMBERS`]), since the threads of a process meet through one.
 ///
-/// ```no_run
+/// ```
 /// use phasers_mpi::{Error, HybridTeam, Mpi, Threading, MAX_THREADS_PER_PROCESS};
 ///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
 /// let mpi = Mpi::init(Threading::Serialized)?;
 /// let refused = HybridTeam::new(&mpi, mpi.world(), MAX_THREADS_PER_PROCESS + 1);
 /// assert!(matches!(refused, Err(Error::InvalidArgument { .. })));
@@ -58,10 +59,11 @@ pub(crate) fn build_shared(
 /// any process, all get [`Error::Mismatch`] (see [`HybridTeamBuilder::unchecked`] for what
 /// that costs and what turning it off gives up).
 ///
-/// ```no_run
+/// ```
 /// use phasers::Op;
 /// use phasers_mpi::{HybridTeam, Mpi, Threading};
 ///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
 /// let mpi = Mpi::init(Threading::Serialized)?;
 /// let team = HybridTeam::new(&mpi, mpi.world(), 4)?;
 /// assert!(team.is_checked());
@@ -87,12 +89,37 @@ impl HybridTeam {
     /// # Errors
     ///
     /// As [`HybridTeamBuilder::build`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 3)?;
+    /// assert_eq!(team.local_size(), 3);
+    /// // Every process brings 3 threads here.
+    /// assert_eq!(team.parties(), 3 * mpi.size());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn new(mpi: &Mpi, comm: &impl Communicator, threads: usize) -> Result<HybridTeam> {
         HybridTeam::builder(mpi, comm, threads).build()
     }
 
     /// A builder for a team of `threads` members in this process, across the processes of
     /// `comm`.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::builder(&mpi, mpi.world(), 2).unchecked().build()?;
+    /// assert!(!team.is_checked());
+    /// assert_eq!(team.local_size(), 2);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn builder<'a, C: Communicator>(
         mpi: &'a Mpi,
         comm: &'a C,
@@ -110,6 +137,17 @@ impl HybridTeam {
     }
 
     /// This process's members.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// assert_eq!(team.members().len(), 2);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     #[deprecated(
         since = "0.2.0",
         note = "use `participants()`: one name for handing out handles on every type"
@@ -120,6 +158,18 @@ impl HybridTeam {
 
     /// This process's members, local ranks `0..threads`, to move into threads. The first call
     /// hands them out; later calls return an empty `Vec` (each member exists once).
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let members = team.participants();
+    /// assert_eq!(members.iter().map(|m| m.local_rank()).collect::<Vec<_>>(), [0, 1]);
+    /// assert!(team.participants().is_empty());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn participants(&self) -> Vec<HybridMember> {
         if self.shared.handed_out.swap(true, Ordering::AcqRel) {
             return Vec::new();
@@ -135,12 +185,34 @@ impl HybridTeam {
             .collect()
     }
 
-    /// Members over all processes.
+    /// Members over all processes: the sum of every process's thread count.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// // One process of 2 threads, when run as a single rank.
+    /// assert_eq!(team.parties(), 2 * mpi.size());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn parties(&self) -> usize {
         self.shared.layout.size
     }
 
     /// Members over all processes.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// assert_eq!(team.size(), team.parties());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     #[deprecated(
         since = "0.2.0",
         note = "use `parties()`: one name for the count on every type"
@@ -150,33 +222,103 @@ impl HybridTeam {
     }
 
     /// Members in this process.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 3)?;
+    /// assert_eq!(team.local_size(), 3);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn local_size(&self) -> usize {
         self.shared.local
     }
 
     /// Processes in the team.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// // Built on the world: every process of the job.
+    /// assert_eq!(team.processes(), mpi.size());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn processes(&self) -> usize {
         self.shared.layout.counts.len()
     }
 
     /// This process's rank in the team's communicator.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// assert_eq!(team.process_rank(), mpi.rank());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn process_rank(&self) -> usize {
         self.shared.process()
     }
 
     /// Whether calls are checked (agreed by all processes: process 0's choice).
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// assert!(team.is_checked());
+    /// let unchecked = HybridTeam::builder(&mpi, mpi.world(), 2).checked(false).build()?;
+    /// assert!(!unchecked.is_checked());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn is_checked(&self) -> bool {
         self.shared.options.checked
     }
 
     /// Whether calls run node-aware stages (process 0's choice, and only where the team spans
     /// several nodes, some with several processes).
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// // Node-aware by default, but one node has nothing to gain from node stages.
+    /// assert!(!team.is_node_aware());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn is_node_aware(&self) -> bool {
         self.shared.layout.hierarchy.is_some()
     }
 }
 
-/// Configures a [`HybridTeam`].
+/// Configures a [`HybridTeam`]: made by [`HybridTeam::builder`], one setter per option, then
+/// [`build`](Self::build).
+///
+/// ```
+/// use std::time::Duration;
+/// use phasers_mpi::{HybridTeam, Mpi, Threading};
+///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+/// let mpi = Mpi::init(Threading::Serialized)?;
+/// let team = HybridTeam::builder(&mpi, mpi.world(), 2)
+///     .checked(true)
+///     .node_aware(false)
+///     .timeout(Duration::from_secs(10))
+///     .build()?;
+/// assert!(team.is_checked() && !team.is_node_aware());
+/// # Ok::<(), phasers_mpi::Error>(())
+/// ```
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct HybridTeamBuilder<'a, C: Communicator> {
     mpi: &'a Mpi,
@@ -205,9 +347,10 @@ impl<C: Communicator> HybridTeamBuilder<'_, C> {
     /// time on a small call, and one small round trip on a call whose data exceeds the
     /// envelope.
     ///
-    /// ```no_run
+    /// ```
     /// use phasers_mpi::{HybridTeam, Mpi, Threading};
     ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let team = HybridTeam::builder(&mpi, mpi.world(), 2).unchecked().build()?;
     /// assert!(!team.is_checked());
@@ -244,6 +387,27 @@ impl<C: Communicator> HybridTeamBuilder<'_, C> {
     /// envelope first and its data once every process agreed: one small round trip more, small
     /// beside the data. Only a call that differs pays more: one `MPI_Iallgather` of a 1 KiB
     /// record per process, from which every process draws the same error.
+    ///
+    /// ```
+    /// use phasers::Op;
+    /// use phasers_mpi::{Error, HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::builder(&mpi, mpi.world(), 2).checked(true).build()?;
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             // Member 0 sums one element, member 1 two: both hear of it.
+    ///             let input = vec![1u64; member.rank() + 1];
+    ///             let mut output = vec![0u64; input.len()];
+    ///             let result = member.allreduce(&input, &mut output, Op::Sum);
+    ///             assert!(matches!(result, Err(Error::Mismatch { what: "length", .. })));
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn checked(mut self, checked: bool) -> Self {
         self.checked = Some(checked);
         self
@@ -253,6 +417,16 @@ impl<C: Communicator> HybridTeamBuilder<'_, C> {
     /// several processes, barrier, broadcast, reduce and allreduce go through the node first,
     /// then across one leader per node, then back through the node. `false` uses one flat
     /// communicator of processes (the MPI library's own algorithms).
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::builder(&mpi, mpi.world(), 2).node_aware(false).build()?;
+    /// assert!(!team.is_node_aware());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn node_aware(mut self, node_aware: bool) -> Self {
         self.node_aware = node_aware;
         self
@@ -260,7 +434,25 @@ impl<C: Communicator> HybridTeamBuilder<'_, C> {
 
     /// The longest a call may take (default: no limit). A call that runs out of time returns
     /// [`Error::Timeout`], and the team is broken from then on in this process, because an MPI
-    /// collective cannot be cancelled.
+    /// collective cannot be cancelled. To give up waiting without breaking the team, wait on a
+    /// non-blocking call with [`HybridPending::wait_timeout`](super::HybridPending::wait_timeout).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers_mpi::{Error, HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::builder(&mpi, mpi.world(), 2)
+    ///     .timeout(Duration::from_millis(5))
+    ///     .build()?;
+    /// let mut members = team.participants();
+    /// let (mut late, mut first) = (members.pop().unwrap(), members.pop().unwrap());
+    /// // Member 1 is not there: member 0's barrier times out, and the team breaks.
+    /// assert!(matches!(first.barrier(), Err(Error::Timeout { .. })));
+    /// assert!(matches!(late.barrier(), Err(Error::Broken { .. })));
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
@@ -283,6 +475,21 @@ impl<C: Communicator> HybridTeamBuilder<'_, C> {
     /// than [`MAX_THREADS_PER_PROCESS`], or for a bad `PHASERS_CHECKED`;
     /// [`Error::Threading`] when there is more than one thread per process and MPI provides
     /// less than [`Threading::Serialized`] (any member may drive MPI).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers_mpi::{Error, HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::builder(&mpi, mpi.world(), 2).build()?;
+    /// assert_eq!(team.local_size(), 2);
+    /// // Every process passed 0 threads here, so every process gets the error.
+    /// let empty = HybridTeam::builder(&mpi, mpi.world(), 0).build();
+    /// assert!(matches!(empty, Err(Error::InvalidArgument { .. })));
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
     pub fn build(self) -> Result<HybridTeam> {
         // A thread count of 0 or above the limit is refused by every process together, once
         // the counts are exchanged (see `Layout::new`), so that none is left in a collective.

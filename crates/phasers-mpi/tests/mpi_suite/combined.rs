@@ -32,6 +32,10 @@ pub fn cases() -> Vec<Case> {
             run: thread_counts_differ,
         },
         Case {
+            name: "combined_parties_sums_every_rank_threads",
+            run: parties_sum,
+        },
+        Case {
             name: "combined_stress_64_participants",
             run: stress_64_participants,
         },
@@ -623,5 +627,25 @@ fn process_timeout(ctx: &Ctx<'_>) -> Result<(), String> {
         failures
             .into_result()
             .map_err(|e| format!("{}: {e}", process.name()))
+    })
+}
+
+/// `parties()` counts every thread of every rank: rank `r` brings `r + 1` threads, so the
+/// barrier and each handle report `1 + 2 + ... + size`, and `threads()` this rank's own count.
+fn parties_sum(ctx: &Ctx<'_>) -> Result<(), String> {
+    let threads = ctx.rank + 1;
+    let barrier = CombinedBarrier::builder(ctx.mpi, ctx.comm, threads)
+        .build()
+        .map_err(|e| format!("build: {e}"))?;
+    let expected = ctx.size * (ctx.size + 1) / 2;
+    ensure(barrier.parties() == expected, || {
+        format!("parties() = {}, expected {expected}", barrier.parties())
+    })?;
+    ensure(barrier.threads() == threads, || {
+        format!("threads() = {}, expected {threads}", barrier.threads())
+    })?;
+    let participants = barrier.participants();
+    ensure(participants.iter().all(|p| p.parties() == expected), || {
+        "a participant's parties() differs from the barrier's".to_string()
     })
 }

@@ -22,6 +22,10 @@ pub fn cases() -> Vec<Case> {
             name: "hybrid_timeout_then_broken_others_complete",
             run: timeout,
         },
+        Case {
+            name: "hybrid_wait_timeout_leaves_the_call_pending",
+            run: wait_timeout_pending,
+        },
     ]
 }
 
@@ -126,6 +130,76 @@ fn timeout_in(ctx: &Ctx<'_>, checked: bool) -> Result<(), String> {
                         )
                     });
                 }
+            });
+        }
+    });
+    failures.into_result()
+}
+
+/// The last rank comes late to a non-blocking allreduce; on the others, `wait_timeout` returns
+/// `Timeout` and leaves the call pending (a `test` right after still says "not over"), then
+/// `wait` completes it with the right sum, and the team goes on: not broken. Checked and not,
+/// with one word (one MPI stage) and 1000 (checked: the envelope, then the data).
+fn wait_timeout_pending(ctx: &Ctx<'_>) -> Result<(), String> {
+    every(
+        [(true, 1), (true, 1000), (false, 1), (false, 1000)],
+        |(checked, len)| {
+            wait_timeout_in(ctx, checked, len)
+                .map_err(|e| format!("checked {checked}, {len} words: {e}"))
+        },
+    )
+}
+
+fn wait_timeout_in(ctx: &Ctx<'_>, checked: bool, len: usize) -> Result<(), String> {
+    let team = HybridTeam::builder(ctx.mpi, ctx.comm, 2)
+        .checked(checked)
+        .build()
+        .map_err(|e| format!("build: {e}"))?;
+    let size = team.parties() as u64;
+    let expected = size * (size + 1) / 2;
+    let late = ctx.rank + 1 == ctx.size;
+    let failures = Failures::default();
+    std::thread::scope(|s| {
+        for mut member in team.participants() {
+            let failures = &failures;
+            s.spawn(move || {
+                let rank = member.rank();
+                let input = vec![rank as u64 + 1; len];
+                let mut out = vec![0u64; len];
+                if late {
+                    // Far longer than the others' timeout, so theirs passes first.
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                let result =
+                    member
+                        .iallreduce(&input, &mut out, Op::Sum)
+                        .and_then(|mut pending| {
+                            if !late {
+                                let early = pending.wait_timeout(Duration::from_millis(50));
+                                failures.check(matches!(early, Err(Error::Timeout { .. })), || {
+                                    format!(
+                                    "member {rank}: {early:?} from wait_timeout, expected Timeout"
+                                )
+                                });
+                                let polled = pending.test();
+                                failures.check(matches!(polled, Ok(false)), || {
+                                    format!(
+                                        "member {rank}: {polled:?} from test, expected Ok(false)"
+                                    )
+                                });
+                            }
+                            pending.wait()
+                        });
+                failures.check(result.is_ok() && out.iter().all(|&v| v == expected), || {
+                    format!(
+                        "member {rank}: {result:?}, out[0] = {:?}, expected {expected}",
+                        out.first()
+                    )
+                });
+                let after = member.barrier();
+                failures.check(after.is_ok(), || {
+                    format!("member {rank}: barrier after the timed-out wait gave {after:?}")
+                });
             });
         }
     });

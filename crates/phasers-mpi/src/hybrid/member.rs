@@ -19,7 +19,7 @@ use super::signature::{Invalid, Kind, Post, Signature};
 use crate::error::{Error, Result};
 
 /// The largest byte count MPI takes in one call (a C `int`).
-const MPI_MAX_BYTES: usize = i32::MAX as usize;
+pub(super) const MPI_MAX_BYTES: usize = i32::MAX as usize;
 
 /// One member of a [`HybridTeam`](super::HybridTeam): a thread's handle, `Send`, used through
 /// `&mut self`.
@@ -203,7 +203,7 @@ impl HybridMember {
 
     // ----- building posts -----
 
-    fn post<T: 'static>(&self, kind: Kind, len: usize, root: usize) -> Post {
+    pub(super) fn post<T: 'static>(&self, kind: Kind, len: usize, root: usize) -> Post {
         Post {
             sig: Signature::new::<T>(kind, len, root),
             invalid: None,
@@ -251,7 +251,7 @@ impl HybridMember {
     }
 
     /// The call's largest buffer must fit one MPI call.
-    fn check_bytes(&self, post: &mut Post, members: usize) {
+    pub(super) fn check_bytes(&self, post: &mut Post, members: usize) {
         let bytes = post.sig.block().checked_mul(members);
         self.require(
             post,
@@ -279,7 +279,7 @@ impl HybridMember {
         post.reducer = Some(Arc::new(Typed::new(op)));
     }
 
-    fn start<'a>(
+    pub(super) fn start<'a>(
         &'a mut self,
         post: Post,
         output: Option<Output<'a>>,

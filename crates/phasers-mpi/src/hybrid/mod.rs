@@ -7,7 +7,10 @@
 //! [`reduce`](HybridMember::reduce), [`allreduce`](HybridMember::allreduce),
 //! [`gather`](HybridMember::gather) and [`scatter`](HybridMember::scatter), each also
 //! non-blocking (`ibarrier`, ...) with a [`HybridPending`] handle, and
-//! [`split`](HybridMember::split) into sub-teams.
+//! [`split`](HybridMember::split) into sub-teams. [`allgather`](HybridMember::allgather),
+//! [`alltoall`](HybridMember::alltoall), [`scan_inclusive`](HybridMember::scan_inclusive) and
+//! [`scan_exclusive`](HybridMember::scan_exclusive) are composed of two of those (a gather to
+//! member 0, then a broadcast or a scatter from it) and blocking only for now.
 //!
 //! ```
 //! use phasers::Op;
@@ -114,6 +117,7 @@
 
 mod bytes;
 mod checked;
+mod composed;
 mod engine;
 mod envelope;
 mod flight;

@@ -49,10 +49,6 @@ impl Kind {
             Kind::Broadcast | Kind::Reduce | Kind::Gather | Kind::Scatter
         )
     }
-
-    pub(crate) fn combines(self) -> bool {
-        matches!(self, Kind::Reduce | Kind::Allreduce)
-    }
 }
 
 /// What every member of a call must pass alike.
@@ -65,7 +61,8 @@ pub(crate) struct Signature {
     /// Elements per member (the input's length; the output's for scatter).
     pub(crate) len: usize,
     pub(crate) root: usize,
-    /// The op's name, `""` for calls that do not combine.
+    /// The op's name, `""` for calls that do not combine; for the first step of a composed
+    /// call, the call (`"allgather"`, `"scan_inclusive with Op::Sum"`, see `composed.rs`).
     pub(crate) op: &'static str,
 }
 
@@ -110,7 +107,9 @@ impl Signature {
             Some("length")
         } else if self.kind.has_root() && self.root != theirs.root {
             Some("root")
-        } else if full && self.kind.combines() && self.op != theirs.op {
+        } else if full && self.op != theirs.op {
+            // Only reductions and the first steps of composed calls (`composed.rs`) name an
+            // op; every other call leaves it empty.
             Some("operation")
         } else {
             None
@@ -139,7 +138,12 @@ pub(crate) fn describe_call(
         Kind::Broadcast => format!("broadcast of {} from root {root}", elements(false)),
         Kind::Reduce => format!("reduce of {} to root {root} with Op::{op}", elements(false)),
         Kind::Allreduce => format!("allreduce of {} with Op::{op}", elements(false)),
-        Kind::Gather => format!("gather of {} to root {root}", elements(false)),
+        Kind::Gather if op.is_empty() => format!("gather of {} to root {root}", elements(false)),
+        // The first step of a composed call, which names the call (see `composed.rs`).
+        Kind::Gather => format!(
+            "gather of {} to root {root}, step 1 of {op}",
+            elements(false)
+        ),
         Kind::Scatter => format!("scatter of {} from root {root}", elements(true)),
     }
 }

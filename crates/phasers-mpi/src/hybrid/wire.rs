@@ -22,6 +22,9 @@ const WORDS: usize = 12;
 const TYPE_AT: usize = 96;
 const OP_AT: usize = 224;
 const FIRST_AT: usize = 256;
+/// The longest op name a record carries whole.
+#[cfg(test)]
+pub(crate) const OP_BYTES: usize = FIRST_AT - OP_AT;
 const SECOND_AT: usize = 640;
 
 const NO_ERROR: u64 = 0;
@@ -181,7 +184,7 @@ pub(crate) fn verdict(records: &[u8], offsets: &[usize], full: bool) -> Option<E
             Some("length")
         } else if first.kind().is_some_and(Kind::has_root) && rec.words[3] != first.words[3] {
             Some("root")
-        } else if full && first.kind().is_some_and(Kind::combines) && rec.op != first.op {
+        } else if full && rec.op != first.op {
             Some("operation")
         } else {
             None

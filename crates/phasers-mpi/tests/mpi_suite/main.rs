@@ -20,6 +20,7 @@ mod case;
 mod combined;
 mod errors;
 mod hybrid;
+mod hybrid_composed;
 mod hybrid_faults;
 mod hybrid_mismatch;
 mod launcher;
@@ -59,6 +60,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(process::cases());
     cases.extend(combined::cases());
     cases.extend(hybrid::cases());
+    cases.extend(hybrid_composed::cases());
     cases.extend(hybrid_faults::cases());
     cases.extend(hybrid_mismatch::cases());
     cases

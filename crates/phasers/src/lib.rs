@@ -104,7 +104,7 @@ pub use barrier::{
     ProfileStatus, WaitResult,
 };
 pub use error::{Error, Result};
-pub use phaser::{Mode, Phaser, PhaserBuilder, Registration};
+pub use phaser::{Mode, Phaser, PhaserBuilder, Registration, WaitGroup};
 pub use reduce::{ReduceAlgorithm, ReduceOutcome, Reducer, Reduction, ReductionBuilder};
 pub use team::{Member, Pending, SyncMode, Team, TeamBuilder};
 pub use topology::{available_cores, is_oversubscribed};

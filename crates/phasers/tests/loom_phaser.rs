@@ -18,17 +18,29 @@
 //!   after its `next_single`).
 //! - **Accumulators across phases**: sends of two phases never mix, on flat and tree phasers, with a
 //!   signal-only sender that runs a phase ahead.
+//! - **An unregistered observer** (`await_phase_races_the_advance`): a thread holding only the
+//!   `Phaser` waits for each phase while the tasks complete it; when its wait returns it sees every
+//!   signal of the phases completed, and it never misses a release.
+//! - **The advance action and its `Break`** (`on_advance_terminates_after_its_phase`): the action
+//!   runs once per phase, after every signal and before anyone proceeds (it increments a
+//!   non-atomic counter each task reads once released); its `Break` after phase 1 lets phase 1
+//!   complete and every later wait return `Terminated`, even with a signal-only task that has
+//!   signalled phase 2 already.
+//! - **A wait group** (`wait_group_waits_for_every_clone`): a wait returns only after every clone
+//!   is dropped, including one cloned while the wait runs, and sees what the tasks did first.
 //!
 //! Run with `scripts/loom.sh`.
 #![cfg(phasers_loom)]
 
 mod loom_support;
 
+use std::ops::ControlFlow;
+
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
 use loom_support::model_bounded;
-use phasers::{Accumulator, Mode, Op, Phaser, Registration};
+use phasers::{Accumulator, Error, Mode, Op, Phaser, Registration, WaitGroup};
 
 const PHASES: usize = 2;
 
@@ -266,4 +278,182 @@ fn accumulator_phases_do_not_mix() {
             drop(feeder_thread.join().unwrap());
         });
     }
+}
+
+/// Loom's cells are not `Send`, which an advance action must be: this lets a model's action
+/// capture them.
+struct LoomOnly<T>(T);
+
+// SAFETY: loom runs the threads of a model one at a time on one OS thread, and checks every access
+// to its cells for races itself; only the signature of `on_advance`, made for real threads, asks
+// for `Send`.
+unsafe impl<T> Send for LoomOnly<T> {}
+
+impl<T> LoomOnly<T> {
+    /// Through a method, so a closure captures the whole wrapper, not the `!Send` field.
+    fn get(&self) -> &T {
+        &self.0
+    }
+}
+
+/// Two tasks run `phases` phases; a third thread, not registered, waits for phase 0 and then for
+/// whatever phase is in progress, with `await_phase`. Each return must come after every signal of
+/// the phases it reports complete, and report them in order.
+fn observer_model(phases: usize, max_preemptions: usize) {
+    for (tiers, degree) in shapes() {
+        model_bounded(max_preemptions, move || {
+            let ledger = Ledger::new(2);
+            let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
+            let mut other = main.register(Mode::SigWait).unwrap();
+            let observer = phaser.clone();
+            let observer_ledger = ledger.clone();
+            let observer_thread = thread::spawn(move || {
+                let mut phase = 0;
+                while phase < phases as u64 {
+                    let next = observer.await_phase(phase).unwrap();
+                    assert!(next > phase, "await_phase({phase}) returned {next}");
+                    for done in phase..next {
+                        observer_ledger.check([0, 1], done as usize);
+                    }
+                    phase = next;
+                }
+                assert_eq!(phase, phases as u64, "no phase beyond the last is released");
+            });
+            let other_ledger = ledger.clone();
+            let other_thread = thread::spawn(move || {
+                for phase in 0..phases {
+                    other_ledger.mark(1, phase);
+                    assert_eq!(other.next().unwrap(), phase as u64);
+                }
+                // Kept until the main task is done, so the phaser does not terminate early.
+                other
+            });
+            for phase in 0..phases {
+                ledger.mark(0, phase);
+                assert_eq!(main.next().unwrap(), phase as u64);
+            }
+            observer_thread.join().unwrap();
+            drop(other_thread.join().unwrap());
+        });
+    }
+}
+
+/// The observer over both phases. Two preemptions take this three-thread model minutes, so it
+/// explores one; the next model explores two over one phase.
+#[test]
+fn await_phase_races_the_advance() {
+    observer_model(PHASES, 1);
+}
+
+/// The observer's wait for one phase with up to two preemptions: deeper schedules of the race
+/// between its park and the release.
+#[test]
+fn await_phase_races_one_release_deeply() {
+    observer_model(1, 2);
+}
+
+/// Two `SigWait` tasks and a signal-only task that signals phases 0, 1 and 2 without waiting, on a
+/// phaser whose advance action counts its calls in a non-atomic cell, checks every signal of its
+/// phase, and returns `Break` after phase 1. Both phases complete (each task reads the count once
+/// released: the action ran before), and every later wait returns `Terminated { phase: 2 }`
+/// although the producer may have signalled phase 2 before the `Break`.
+#[test]
+fn on_advance_terminates_after_its_phase() {
+    for (tiers, degree) in shapes() {
+        model_bounded(2, move || {
+            let ledger = Ledger::new(3);
+            let calls = Arc::new(UnsafeCell::new(0u64));
+            let captured = LoomOnly((ledger.clone(), calls.clone()));
+            let (phaser, main) = Phaser::builder()
+                .tiers(tiers)
+                .degree(degree)
+                .on_advance(move |phase, registered| {
+                    let (action_ledger, action_calls) = captured.get();
+                    assert_eq!(registered, 3);
+                    action_ledger.check([0, 1, 2], phase as usize);
+                    // SAFETY: the actions run one at a time, between a phase's gather and its
+                    // release; loom fails the model if two actions or a reader overlap.
+                    let before = action_calls.with_mut(|calls| unsafe {
+                        *calls += 1;
+                        *calls - 1
+                    });
+                    assert_eq!(before, phase, "one action per phase, in order");
+                    if phase == 1 {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                })
+                .build()
+                .expect("a valid shape");
+            let other = main.register(Mode::SigWait).unwrap();
+            let mut producer = main.register(Mode::Sig).unwrap();
+            let producer_ledger = ledger.clone();
+            let producer_thread = thread::spawn(move || {
+                for phase in 0..PHASES {
+                    producer_ledger.mark(2, phase);
+                    assert_eq!(producer.next().unwrap(), phase as u64);
+                }
+                // Phase 2: before the `Break` the signal goes in, after it the phaser refuses it.
+                match producer.next() {
+                    Ok(2) | Err(Error::Terminated { phase: 2 }) => {}
+                    other => panic!("the producer's signal of phase 2 gave {other:?}"),
+                }
+                producer
+            });
+            let run = move |task: usize,
+                            mut reg: Registration,
+                            ledger: Arc<Ledger>,
+                            calls: Arc<UnsafeCell<u64>>| {
+                for phase in 0..PHASES {
+                    ledger.mark(task, phase);
+                    assert_eq!(reg.next().unwrap(), phase as u64);
+                    // SAFETY: read after the release of `phase`, ordered after its action.
+                    let count = calls.with(|calls| unsafe { *calls });
+                    assert_eq!(
+                        count,
+                        phase as u64 + 1,
+                        "released before the action of {phase}"
+                    );
+                }
+                assert_eq!(reg.next(), Err(Error::Terminated { phase: 2 }));
+            };
+            let (other_ledger, other_calls) = (ledger.clone(), calls.clone());
+            let other_thread = thread::spawn(move || run(1, other, other_ledger, other_calls));
+            run(0, main, ledger, calls);
+            other_thread.join().unwrap();
+            drop(producer_thread.join().unwrap());
+            assert!(phaser.is_terminated());
+            assert_eq!(phaser.phase(), 2, "phase 2 is never released");
+        });
+    }
+}
+
+/// A `WaitGroup` of three tasks on two threads: one task clones a third from its own clone and
+/// drops its own, all while the main thread waits. The wait returns after every drop, seeing what
+/// each task wrote before dropping (the tasks' cells are the ledger's phase-0 cells).
+#[test]
+fn wait_group_waits_for_every_clone() {
+    model_bounded(2, || {
+        let ledger = Ledger::new(3);
+        let group = WaitGroup::new();
+        let (first, second) = (group.clone(), group.clone());
+        let first_ledger = ledger.clone();
+        let first_thread = thread::spawn(move || {
+            let late = first.clone();
+            first_ledger.mark(0, 0);
+            drop(first);
+            first_ledger.mark(2, 0);
+            drop(late);
+        });
+        let second_ledger = ledger.clone();
+        let second_thread = thread::spawn(move || {
+            second_ledger.mark(1, 0);
+            drop(second);
+        });
+        group.wait().unwrap();
+        ledger.check([0, 1, 2], 0);
+        first_thread.join().unwrap();
+        second_thread.join().unwrap();
+    });
 }

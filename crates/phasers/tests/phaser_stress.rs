@@ -1,5 +1,6 @@
 //! Stress of the phaser barrier invariant under dynamic membership, up to 64 tasks, for a flat
-//! phaser and trees of several shapes; and of a sum accumulator with 64 tasks.
+//! phaser and trees of several shapes; of a sum accumulator with 64 tasks; and of the advance
+//! action and unregistered observers (`await_phase`) with 64 threads.
 //!
 //! The invariant: no task leaves phase `k` before every task registered for `k` has arrived at `k`.
 //! With dynamic membership "registered for `k`" is per task: a task is registered for the phases
@@ -17,12 +18,13 @@
 
 mod phaser_support;
 
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::thread::Scope;
 
 use phaser_support::{Rng, Watchdog};
-use phasers::{Accumulator, Mode, Op, Phaser, Registration};
+use phasers::{Accumulator, Error, Mode, Op, Phaser, Registration};
 
 /// Not registered (yet): `joined` of a slot no parent has filled, `left` of a task still there.
 const NEVER: u64 = u64::MAX;
@@ -412,4 +414,148 @@ fn accumulators_with_64_tasks_flat() {
 #[test]
 fn accumulators_with_64_tasks_tree() {
     accumulator_stress(2, 4, ACC_PHASES);
+}
+
+/// 59 `SigWait` tasks and a signal-only producer on a phaser whose advance action checks each
+/// phase (after every signal, before anyone left it, once, in order) and ends the phaser with a
+/// `Break` after the last one, while 4 unregistered observers follow the phases with
+/// `await_phase`: 64 threads. The producer runs ahead, held to two phases ahead by its own
+/// `await_phase`, so the action also runs inside its signals, and the `Break` may find the next
+/// phase signalled by it already; that phase must never complete.
+fn advance_action_and_observers(tiers: usize, degree: usize, last: u64) {
+    const TASKS: usize = 59;
+    const OBSERVERS: usize = 4;
+    let what = format!("on_advance and await_phase, tiers {tiers}, degree {degree}");
+    let arrivals: Arc<Vec<AtomicUsize>> =
+        Arc::new((0..=last + 2).map(|_| AtomicUsize::new(0)).collect());
+    let passed: Arc<Vec<AtomicUsize>> =
+        Arc::new((0..=last + 1).map(|_| AtomicUsize::new(0)).collect());
+    let actions = Arc::new(AtomicU64::new(0));
+    let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let (a, p, c, f, w) = (
+        arrivals.clone(),
+        passed.clone(),
+        actions.clone(),
+        failure.clone(),
+        what.clone(),
+    );
+    let (phaser, creator) = Phaser::builder()
+        .tiers(tiers)
+        .degree(degree)
+        .on_advance(move |phase, registered| {
+            let i = phase as usize;
+            let (calls, arrived, left) = (
+                c.fetch_add(1, Ordering::SeqCst),
+                a[i].load(Ordering::SeqCst),
+                p[i].load(Ordering::SeqCst),
+            );
+            if calls != phase || arrived != TASKS + 1 || left != 0 || registered != TASKS + 1 {
+                let mut failure = f.lock().unwrap_or_else(|e| e.into_inner());
+                failure.get_or_insert(format!(
+                    "{w}: the action of phase {phase} was call {calls}, saw {arrived} arrivals, \
+                     {left} tasks past it and {registered} registered"
+                ));
+                return ControlFlow::Break(());
+            }
+            if phase == last {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .build()
+        .expect("a valid phaser");
+    let watchdog = Watchdog::new(&what, &phaser);
+    let mut regs = creator
+        .register_many(Mode::SigWait, TASKS - 1)
+        .expect("registering");
+    let producer = creator.register(Mode::Sig).expect("a producer");
+    regs.push(creator);
+    let fail = |message: String| {
+        let mut failure = failure.lock().unwrap_or_else(|e| e.into_inner());
+        failure.get_or_insert(message);
+    };
+    std::thread::scope(|s| {
+        for mut reg in regs {
+            let (arrivals, passed, what, fail, watchdog) =
+                (&arrivals, &passed, &what, &fail, &watchdog);
+            s.spawn(move || {
+                for phase in 0..=last + 1 {
+                    arrivals[phase as usize].fetch_add(1, Ordering::SeqCst);
+                    match reg.next() {
+                        Ok(done) if done == phase && phase <= last => {}
+                        Err(Error::Terminated { phase: at }) if at == last + 1 => return,
+                        Err(Error::Terminated { .. }) if watchdog.fired() => {
+                            return fail(format!("{what}: hang, the watchdog terminated it"));
+                        }
+                        other => {
+                            return fail(format!("{what}: next() in phase {phase}: {other:?}"))
+                        }
+                    }
+                    passed[phase as usize].fetch_add(1, Ordering::SeqCst);
+                }
+            });
+        }
+        let (arrivals, what, fail, phaser) = (&arrivals, &what, &fail, &phaser);
+        let mut producer = producer;
+        s.spawn(move || {
+            for phase in 0..=last + 2 {
+                if phase >= 2 {
+                    // Hold back to two phases ahead; the end is reported by the signal below.
+                    let _ = phaser.await_phase(phase - 2);
+                }
+                arrivals[phase as usize].fetch_add(1, Ordering::SeqCst);
+                match producer.next() {
+                    Ok(done) if done == phase => {}
+                    // It may have signalled `last + 1` before the `Break`, never `last + 2`.
+                    Err(Error::Terminated { phase: at }) if at > last => return,
+                    other => return fail(format!("{what}: producer in phase {phase}: {other:?}")),
+                }
+            }
+            fail(format!(
+                "{what}: the producer signalled past the last phase"
+            ));
+        });
+        for _ in 0..OBSERVERS {
+            s.spawn(move || {
+                let mut phase = 0;
+                loop {
+                    match phaser.await_phase(phase) {
+                        Ok(next) if next > phase => {
+                            // Every task signalled the phases completed.
+                            for done in phase..next.min(last + 1) {
+                                let arrived = arrivals[done as usize].load(Ordering::SeqCst);
+                                if arrived < TASKS + 1 {
+                                    return fail(format!(
+                                        "{what}: an observer saw phase {done} complete with \
+                                         {arrived} arrivals"
+                                    ));
+                                }
+                            }
+                            phase = next;
+                        }
+                        Err(Error::Terminated { phase: at }) if at == last + 1 => return,
+                        other => return fail(format!("{what}: await_phase({phase}): {other:?}")),
+                    }
+                }
+            });
+        }
+    });
+    drop(watchdog);
+    if let Some(failure) = failure.lock().unwrap().take() {
+        panic!("{failure}");
+    }
+    assert_eq!(actions.load(Ordering::SeqCst), last + 1, "{what}");
+    assert_eq!(phaser.phase(), last + 1, "{what}");
+    assert!(phaser.is_terminated(), "{what}");
+}
+
+#[test]
+fn advance_action_and_observers_64_threads_flat() {
+    advance_action_and_observers(1, 16, 300);
+}
+
+#[test]
+fn advance_action_and_observers_64_threads_tree() {
+    advance_action_and_observers(2, 4, 300);
 }

@@ -1,10 +1,12 @@
 //! What every handle of one phaser shares: the tree, the release words, the broken state, and the
 //! roster of who has signalled what.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use crossbeam_utils::CachePadded;
 
+use super::advance::{Advanced, OnAdvance, Panic};
 use super::gather::{Finish, Hint, Lock, Source, Tree};
 use super::shape::Shape;
 use crate::accumulator::{Cells, Partial};
@@ -31,6 +33,9 @@ pub(crate) struct Core {
     /// and stall reports).
     pub(crate) roster: Mutex<Roster>,
     pub(crate) stall: Stall,
+    /// The action run as each phase completes
+    /// ([`PhaserBuilder::on_advance`](super::PhaserBuilder::on_advance)).
+    advance: Option<OnAdvance>,
 }
 
 pub(crate) struct Roster {
@@ -39,7 +44,7 @@ pub(crate) struct Roster {
 }
 
 impl Core {
-    pub(crate) fn new(shape: Shape, tuning: Tuning) -> Self {
+    pub(crate) fn new(shape: Shape, tuning: Tuning, advance: Option<OnAdvance>) -> Self {
         Core {
             tree: Tree::new(shape),
             release: CachePadded::new(Signal::new(0)),
@@ -53,6 +58,7 @@ impl Core {
                 signalled: BTreeMap::new(),
             }),
             stall: Stall::new(tuning.stall_after()),
+            advance,
         }
     }
 
@@ -61,13 +67,34 @@ impl Core {
         Lock::new(&self.tree.structure, view)
     }
 
-    /// The root's completer, in three steps (see [`Finish`]).
-    pub(crate) fn finish(&self, phase: u64, step: Finish, view: &[Arc<Cells>]) {
+    /// The root's completer, in three steps (see [`Finish`]). `by` is the registration whose
+    /// signal or drop is completing the phase; a panic of the advance action is left in
+    /// `panicked` for that registration to resume once the gather is done (unwinding from inside
+    /// it would leave the root completing for ever).
+    pub(crate) fn finish(
+        &self,
+        phase: u64,
+        step: Finish,
+        view: &[Arc<Cells>],
+        by: usize,
+        panicked: &Cell<Option<Panic>>,
+    ) {
         match step {
-            Finish::Close => self
-                .tree
-                .each_accumulator(view, |cells| cells.finish(0, phase)),
+            Finish::Close => {
+                self.tree
+                    .each_accumulator(view, |cells| cells.finish(0, phase));
+                if let Some(payload) = self.advance(phase, by) {
+                    panicked.set(Some(payload));
+                }
+            }
             Finish::Release => {
+                // A phase the phaser was terminated or broken at is never released, so that every
+                // wait for it reports the end instead of racing the release: after an advance
+                // action's `Break` at `p`, phase `p + 1` must not complete even when signals of
+                // tasks running ahead had already gathered it.
+                if self.broken.is_broken_for(phase) {
+                    return;
+                }
                 // Releases are published at least once each and never go back, even when a phase
                 // of signal-only tasks overtakes this one (its root was re-armed first).
                 if self.single_claim.load(Ordering::Acquire) == phase + 1 {
@@ -84,8 +111,46 @@ impl Core {
         }
     }
 
-    /// Signals `phase` at `leaf` with the task's `partials`. `hint` is what the task knows of its
-    /// leaf; the result is the signallers seen there (see `Tree::arrive`).
+    /// Runs the advance action for `phase`, if there is one and the phaser can still complete the
+    /// phase. The root is completing meanwhile, so no later phase can complete before the action
+    /// returns: the actions run one at a time, in phase order. Returns the action's panic, after
+    /// breaking the phaser at `phase` in `by`'s name.
+    fn advance(&self, phase: u64, by: usize) -> Option<Panic> {
+        let action = self.advance.as_ref()?;
+        if self.broken.is_broken_for(phase) {
+            return None;
+        }
+        match action.run(phase, self.signallers()) {
+            Advanced::Continue => None,
+            Advanced::Terminate => {
+                // The advance of `phase` happens; no later phase can complete.
+                if self.broken.break_from(phase.saturating_add(1), TERMINATED) {
+                    self.wake_all();
+                }
+                None
+            }
+            Advanced::Panicked(payload) => {
+                if self.broken.break_from(phase, by) {
+                    self.wake_all();
+                }
+                Some(payload)
+            }
+        }
+    }
+
+    /// Signal-capable registrations now.
+    pub(crate) fn signallers(&self) -> usize {
+        self.roster
+            .lock()
+            .expect("no thread panics holding the roster")
+            .signalled
+            .len()
+    }
+
+    /// Signals `phase` at `leaf` with the task's `partials`, for registration `by`. `hint` is what
+    /// the task knows of its leaf. Returns the signallers seen there (see `Tree::arrive`) and, if
+    /// this signal completed a phase whose advance action panicked, the panic: the caller resumes
+    /// it once its own state records the signal (the phaser is already broken and consistent).
     pub(crate) fn arrive(
         &self,
         leaf: usize,
@@ -93,17 +158,21 @@ impl Core {
         partials: &[Partial],
         hint: Hint,
         view: &[Arc<Cells>],
-    ) -> u32 {
+        by: usize,
+    ) -> (u32, Option<Panic>) {
         let mut lock = self.lock(view);
-        let finish = |phase, step| self.finish(phase, step, view);
-        self.tree.arrive(
+        let panicked = Cell::new(None);
+        let finish = |phase, step| self.finish(phase, step, view, by, &panicked);
+        let seen = self.tree.arrive(
             leaf,
             phase,
             Source::Task(partials),
             &mut lock,
             &finish,
             hint,
-        )
+        );
+        drop(lock);
+        (seen, panicked.into_inner())
     }
 
     /// The error a wait for `phase` returns once the phaser is broken or terminated.

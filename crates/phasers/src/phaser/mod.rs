@@ -17,8 +17,12 @@
 //! - [`Phaser::force_terminate`] ends the phaser: every wait returns
 //!   [`Error::Terminated`](crate::Error::Terminated). The phaser also terminates when its last
 //!   signal-capable registration is dropped, since no later phase could ever complete.
-//! - Timeouts ([`Registration::next_timeout`]) name the registrations that have not signalled, and
-//!   leave the signal in place.
+//! - Timeouts ([`Registration::next_timeout`], [`Registration::next_deadline`]) name the
+//!   registrations that have not signalled, and leave the signal in place.
+//! - [`Phaser::await_phase`] waits for a phase without a registration, and [`Phaser::arrived`] and
+//!   [`Phaser::unarrived`] count the signals of the phase in progress.
+//! - [`PhaserBuilder::on_advance`] runs an action as each phase completes, which may end the
+//!   phaser.
 //! - Phases are `u64` and start at 0; the number of registrations is bounded only by memory
 //!   (about two billion per sub-phaser).
 //!
@@ -50,19 +54,55 @@
 //! assert_eq!(phaser.phase(), 100);
 //! # Ok::<(), phasers::Error>(())
 //! ```
+//!
+//! # From `java.util.concurrent.Phaser`
+//!
+//! Java's phaser counts anonymous parties; here each party is a [`Registration`] value with a
+//! [`Mode`], so the operations that act for a party are methods of its registration, and the ones
+//! that only observe are methods of the [`Phaser`]. Every public method of Java's class:
+//!
+//! | `java.util.concurrent.Phaser` | `phasers` |
+//! |---|---|
+//! | `register()` | [`Registration::register`]: an existing registration registers the new party (with its mode or a weaker one), which starts in its phase. There is no anonymous registration: a party is a value someone must hold. |
+//! | `bulkRegister(n)` | [`Registration::register_many`]`(mode, n)` |
+//! | `arrive()` | [`Registration::signal`] (it returns `()`; the phase is [`Registration::phase`] before the call), or [`next`](Registration::next) on a [`Mode::Sig`] registration, which never blocks. |
+//! | `arriveAndDeregister()` | dropping the [`Registration`]: it leaves in any phase, counted as arrived at the phase in progress. |
+//! | `arriveAndAwaitAdvance()` | [`Registration::next`] (and [`next_timeout`](Registration::next_timeout), [`next_deadline`](Registration::next_deadline)); it returns the phase completed, where Java returns the next one. |
+//! | `awaitAdvance(phase)` | [`Phaser::await_phase`], for anyone holding the phaser; a registration waits with [`Registration::wait`]. |
+//! | `awaitAdvanceInterruptibly(phase)` | No interrupts: Rust threads cannot be interrupted. [`Phaser::await_phase_deadline`] bounds the wait, and [`Phaser::force_terminate`] from another thread ends every wait with [`Error::Terminated`](crate::Error::Terminated). |
+//! | `awaitAdvanceInterruptibly(phase, timeout, unit)` | [`Phaser::await_phase_timeout`]: [`Error::Timeout`](crate::Error::Timeout) in place of `TimeoutException`, naming the registrations that have not signalled. |
+//! | `getPhase()` | [`Phaser::phase`] (never negative: [`Phaser::is_terminated`] tells termination apart), and [`Registration::phase`] for one party's. |
+//! | `getRegisteredParties()` | [`Phaser::registered`]: signal-capable registrations (wait-only ones hold no phase back). |
+//! | `getArrivedParties()` | [`Phaser::arrived`] |
+//! | `getUnarrivedParties()` | [`Phaser::unarrived`] |
+//! | `getParent()`, `getRoot()` | None: a tree of sub-phasers is one [`Phaser`] ([`PhaserBuilder::tiers`], [`PhaserBuilder::degree`]) whose sub-phasers are not handles of their own; registrations are placed on its leaves, and signals climb it without the caller choosing a parent. |
+//! | `isTerminated()` | [`Phaser::is_terminated`] |
+//! | `forceTermination()` | [`Phaser::force_terminate`] |
+//! | `onAdvance(phase, parties)` | [`PhaserBuilder::on_advance`]: a closure instead of an overridden method, returning [`ControlFlow::Break`] where Java returns `true`. |
+//! | `toString()` | the [`Debug`](std::fmt::Debug) form of [`Phaser`]: phase, shape, registered and arrived. |
+//!
+//! [`WaitGroup`] is the common one-shot use of a phaser, where each task's part is to finish.
 
+mod advance;
+mod await_phase;
 mod core;
+mod counts;
 mod gather;
 mod mode;
 mod registration;
 mod shape;
+mod wait_group;
 mod word;
 
 pub use mode::Mode;
 pub use registration::Registration;
 pub use shape::MAX_SUB_PHASERS;
+pub use wait_group::WaitGroup;
 
+use std::ops::ControlFlow;
 use std::time::Duration;
+
+use self::advance::OnAdvance;
 
 use crate::accumulator::Cells;
 use crate::error::Result;
@@ -70,7 +110,9 @@ use crate::primitive::{Arc, Ordering};
 use crate::wait::{Tuning, WaitPolicy};
 
 /// A phaser: the shared object the registrations synchronize on. Cloning it is cheap (it is a
-/// handle); it is needed to attach [`Accumulator`](crate::Accumulator)s and to force termination.
+/// handle); it is needed to attach [`Accumulator`](crate::Accumulator)s, to force termination, and
+/// to watch the phases without taking part ([`await_phase`](Self::await_phase),
+/// [`arrived`](Self::arrived)).
 ///
 /// ```
 /// use phasers::{Mode, Phaser};
@@ -118,38 +160,93 @@ impl Phaser {
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for [`Mode::Wait`] (see
     /// [`PhaserBuilder::mode`]), or when `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` hold
     /// values that cannot be used.
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (phaser, creator) = Phaser::new(Mode::SigWaitSingle)?;
+    /// assert_eq!((phaser.tiers(), creator.mode(), creator.id()), (1, Mode::SigWaitSingle, 0));
+    /// assert!(Phaser::new(Mode::Wait).is_err());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn new(mode: Mode) -> Result<(Phaser, Registration)> {
         Phaser::builder().mode(mode).build()
     }
 
-    /// A builder for every other choice: tiers, degree, wait policy.
+    /// A builder for every other choice: tiers, degree, wait policy, stall time, advance action.
+    ///
+    /// ```
+    /// use phasers::{Phaser, WaitPolicy};
+    ///
+    /// let (phaser, _creator) = Phaser::builder()
+    ///     .tiers(2)
+    ///     .degree(8)
+    ///     .wait_policy(WaitPolicy::Park)
+    ///     .build()?;
+    /// assert_eq!((phaser.tiers(), phaser.degree()), (2, 8));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn builder() -> PhaserBuilder {
         PhaserBuilder::default()
     }
 
     /// The phase in progress: the number of phases completed so far.
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (phaser, mut creator) = Phaser::new(Mode::SigWait)?;
+    /// assert_eq!(phaser.phase(), 0);
+    /// creator.next()?;
+    /// creator.next()?;
+    /// assert_eq!(phaser.phase(), 2);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn phase(&self) -> u64 {
         self.core.release.load()
     }
 
     /// The number of tiers of sub-phasers (1: flat).
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (flat, _creator) = Phaser::new(Mode::SigWait)?;
+    /// assert_eq!(flat.tiers(), 1);
+    /// let (tree, _creator) = Phaser::builder().tiers(3).build()?;
+    /// assert_eq!(tree.tiers(), 3);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn tiers(&self) -> usize {
         self.core.tree.shape().tiers()
     }
 
     /// The most children per sub-phaser, and registrations per leaf before placement moves on.
+    ///
+    /// ```
+    /// use phasers::Phaser;
+    ///
+    /// let (phaser, _creator) = Phaser::builder().tiers(2).degree(4).build()?;
+    /// assert_eq!(phaser.degree(), 4);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn degree(&self) -> usize {
         self.core.tree.shape().degree()
     }
 
-    /// Registrations that can signal, and so hold phases back.
+    /// Registrations that can signal, and so hold phases back (also under Java's name,
+    /// [`registered`](Self::registered)).
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (phaser, creator) = Phaser::new(Mode::SigWait)?;
+    /// let _consumer = creator.register(Mode::Wait)?;
+    /// assert_eq!(phaser.signallers(), 1);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn signallers(&self) -> usize {
-        self.core
-            .roster
-            .lock()
-            .expect("no thread panics holding the roster")
-            .signalled
-            .len()
+        self.core.signallers()
     }
 
     /// How long a waiter waits before it reports a stall, after `stall_after` and
@@ -168,15 +265,43 @@ impl Phaser {
     }
 
     /// Ends the phaser: every wait, now or later, returns
-    /// [`Error::Terminated`](crate::Error::Terminated), including waits already blocked.
+    /// [`Error::Terminated`](crate::Error::Terminated), including waits already blocked, except
+    /// waits for phases that completed before. A phase whose last signal comes afterwards is not
+    /// released.
+    ///
+    /// ```
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// let (phaser, mut creator) = Phaser::new(Mode::SigWait)?;
+    /// let mut blocked = creator.register(Mode::SigWait)?;
+    /// let waiting = std::thread::spawn(move || blocked.next());
+    /// phaser.force_terminate(); // the creator never signals: this ends the wait
+    /// assert_eq!(waiting.join().unwrap(), Err(Error::Terminated { phase: 0 }));
+    /// assert_eq!(creator.next(), Err(Error::Terminated { phase: 0 }));
+    /// assert_eq!(phaser.await_phase(0), Err(Error::Terminated { phase: 0 }));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn force_terminate(&self) {
         if self.core.broken.break_from(0, core::TERMINATED) {
             self.core.wake_all();
         }
     }
 
-    /// Whether the phaser was terminated (by [`force_terminate`](Self::force_terminate), or
-    /// because no registration can signal any more).
+    /// Whether the phaser was terminated (by [`force_terminate`](Self::force_terminate), by a
+    /// [`PhaserBuilder::on_advance`] action's `Break`, or because no registration can signal any
+    /// more).
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (phaser, creator) = Phaser::new(Mode::SigWait)?;
+    /// let consumer = creator.register(Mode::Wait)?;
+    /// assert!(!phaser.is_terminated());
+    /// drop(creator); // the last registration that could signal
+    /// assert!(phaser.is_terminated());
+    /// # drop(consumer);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn is_terminated(&self) -> bool {
         matches!(self.core.broken.breaker(), Some((core::TERMINATED, _)))
     }
@@ -192,6 +317,7 @@ impl Phaser {
 
 impl std::fmt::Debug for Phaser {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (registered, arrived) = self.counts();
         f.debug_struct("Phaser")
             .field("phase", &self.phase())
             .field("tiers", &self.tiers())
@@ -200,11 +326,28 @@ impl std::fmt::Debug for Phaser {
                 "registrations",
                 &self.core.registrations.load(Ordering::Relaxed),
             )
+            .field("registered", &registered)
+            .field("arrived", &arrived)
+            .field("terminated", &self.is_terminated())
             .finish()
     }
 }
 
 /// Builds a [`Phaser`]; see [`Phaser::builder`].
+///
+/// ```
+/// use std::time::Duration;
+/// use phasers::{Mode, Phaser, PhaserBuilder};
+///
+/// let builder: PhaserBuilder = Phaser::builder()
+///     .mode(Mode::SigWaitSingle)
+///     .expected_parties(32)
+///     .stall_after(Duration::from_secs(60));
+/// let (phaser, creator) = builder.build()?;
+/// assert_eq!((phaser.tiers(), phaser.degree()), (2, 16));
+/// assert_eq!(creator.mode(), Mode::SigWaitSingle);
+/// # Ok::<(), phasers::Error>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct PhaserBuilder {
     mode: Mode,
@@ -213,6 +356,7 @@ pub struct PhaserBuilder {
     expected_parties: Option<usize>,
     policy: WaitPolicy,
     stall_after: Option<Duration>,
+    on_advance: Option<OnAdvance>,
 }
 
 impl PhaserBuilder {
@@ -293,6 +437,14 @@ impl PhaserBuilder {
     }
 
     /// How waiters spend their time (see [`crate::wait`]); `PHASERS_WAIT` overrides it.
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser, WaitPolicy};
+    ///
+    /// let (_phaser, mut creator) = Phaser::builder().wait_policy(WaitPolicy::Yield).build()?;
+    /// assert_eq!(creator.next()?, 0);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
         self.policy = policy;
         self
@@ -317,6 +469,77 @@ impl PhaserBuilder {
         self
     }
 
+    /// An action run once per phase as the phase completes, like overriding
+    /// `java.util.concurrent.Phaser::onAdvance`. It gets the phase completing and the number of
+    /// signal-capable registrations (what [`Phaser::registered`] returns then), and returns
+    /// [`ControlFlow::Continue`] to go on or [`ControlFlow::Break`] to terminate the phaser.
+    ///
+    /// - **When and where.** After every signal of the phase and before anyone waiting for it
+    ///   proceeds, on the thread whose signal or drop completed the phase (so possibly inside a
+    ///   signal-only task's [`next`](Registration::next), or inside a `drop`). Accumulator results
+    ///   of the phase are available; a [`next_single`](Registration::next_single) action of the
+    ///   same phase runs after it. Actions run one at a time, in phase order, once per phase.
+    /// - **`Break(())`.** The phase completes: its waits return `Ok` with it, as usual. Then the
+    ///   phaser is terminated, as by [`Phaser::force_terminate`]: every wait for a later phase,
+    ///   every signal and every registration returns
+    ///   [`Error::Terminated`](crate::Error::Terminated), and no later phase completes or runs the
+    ///   action, even if its signals were already in. Java folds both facts into the negative
+    ///   number its waits then return; here a task learns that its phase completed (so its results
+    ///   are good) and, at its next call, that the phaser ended.
+    /// - **A panic.** The phase does not complete: the phaser breaks, so every wait for the phase
+    ///   or a later one returns [`Error::Broken`](crate::Error::Broken) naming the registration
+    ///   whose signal or drop ran the action, and the panic continues in that thread once the
+    ///   phaser is consistent (out of its `signal`, `next`, or `drop`).
+    /// - **Keep it short, and leave the phaser's registrations alone in it.** The phaser is in the
+    ///   middle of completing the phase while the action runs, so a wait on this phaser for that
+    ///   phase, or a signal, registration or drop of one of its registrations, would wait for the
+    ///   action itself and never end. Reading the phaser ([`Phaser::phase`],
+    ///   [`Phaser::registered`], ...) is fine, and so is [`Phaser::force_terminate`] (the phase is
+    ///   then not released). Signals of the next phase that reach the phaser meanwhile (from tasks
+    ///   running ahead) wait for the action, spinning and then yielding.
+    ///
+    /// Builders cloned from this one share the action: phasers built from them call the same
+    /// closure, one call at a time.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// // Like Java's onAdvance returning `phase >= 2 || parties == 0`: three phases, then the end.
+    /// let (phaser, mut main) = Phaser::builder()
+    ///     .on_advance(|phase, registered| {
+    ///         if phase >= 2 || registered == 0 {
+    ///             ControlFlow::Break(())
+    ///         } else {
+    ///             ControlFlow::Continue(())
+    ///         }
+    ///     })
+    ///     .build()?;
+    /// let mut worker = main.register(Mode::SigWait)?;
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || {
+    ///         for phase in 0..3 {
+    ///             assert_eq!(worker.next(), Ok(phase));
+    ///         }
+    ///         assert_eq!(worker.next(), Err(Error::Terminated { phase: 3 }));
+    ///     });
+    ///     for phase in 0..3 {
+    ///         assert_eq!(main.next(), Ok(phase));
+    ///     }
+    ///     assert_eq!(main.next(), Err(Error::Terminated { phase: 3 }));
+    /// });
+    /// assert!(phaser.is_terminated());
+    /// assert_eq!(phaser.phase(), 3);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn on_advance(
+        mut self,
+        action: impl FnMut(u64, usize) -> ControlFlow<()> + Send + 'static,
+    ) -> Self {
+        self.on_advance = Some(OnAdvance::new(Box::new(action)));
+        self
+    }
+
     /// Creates the phaser and registers its creator.
     ///
     /// # Errors
@@ -324,6 +547,16 @@ impl PhaserBuilder {
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for `tiers = 0`, `degree < 2`, a
     /// tree of more than [`MAX_SUB_PHASERS`] sub-phasers, a [`Mode::Wait`] creator, or
     /// `PHASERS_WAIT` / `PHASERS_SPIN` / `PHASERS_STALL` values that cannot be used.
+    ///
+    /// ```
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// let (phaser, creator) = Phaser::builder().mode(Mode::Sig).build()?;
+    /// assert_eq!((phaser.phase(), creator.phase(), creator.mode()), (0, 0, Mode::Sig));
+    /// let err = Phaser::builder().tiers(0).build().unwrap_err();
+    /// assert!(matches!(err, Error::InvalidArgument { .. }));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn build(self) -> Result<(Phaser, Registration)> {
         let (default_tiers, default_degree) = shape::default_shape(self.expected_parties);
         let shape = shape::Shape::new(
@@ -339,7 +572,7 @@ impl PhaserBuilder {
         }
         let tuning = Tuning::from_env(self.policy)?.with_stall_after(self.stall_after);
         let phaser = Phaser {
-            core: Arc::new(core::Core::new(shape, tuning)),
+            core: Arc::new(core::Core::new(shape, tuning, self.on_advance)),
         };
         let creator = Registration::enroll(&phaser, self.mode, 0, 0, shape.first_leaf())?;
         Ok((phaser, creator))

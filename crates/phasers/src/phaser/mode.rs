@@ -35,25 +35,65 @@ pub enum Mode {
 
 impl Mode {
     /// Every mode, strongest first.
+    ///
+    /// ```
+    /// use phasers::Mode;
+    ///
+    /// assert_eq!(Mode::ALL.len(), 4);
+    /// assert!(Mode::ALL.iter().all(|&mode| Mode::ALL[0].includes(mode)));
+    /// ```
     pub const ALL: [Mode; 4] = [Mode::SigWaitSingle, Mode::SigWait, Mode::Sig, Mode::Wait];
 
     /// Whether registrations of this mode signal, so that phases wait for them.
+    ///
+    /// ```
+    /// use phasers::Mode;
+    ///
+    /// assert!(Mode::Sig.can_signal() && Mode::SigWait.can_signal());
+    /// assert!(!Mode::Wait.can_signal());
+    /// ```
     pub fn can_signal(self) -> bool {
         !matches!(self, Mode::Wait)
     }
 
     /// Whether registrations of this mode may wait for a phase to complete.
+    ///
+    /// ```
+    /// use phasers::Mode;
+    ///
+    /// assert!(Mode::Wait.can_wait() && Mode::SigWaitSingle.can_wait());
+    /// assert!(!Mode::Sig.can_wait());
+    /// ```
     pub fn can_wait(self) -> bool {
         !matches!(self, Mode::Sig)
     }
 
     /// Whether registrations of this mode may call `next_single`.
+    ///
+    /// ```
+    /// use phasers::Mode;
+    ///
+    /// let single: Vec<_> = Mode::ALL.into_iter().filter(|m| m.can_single()).collect();
+    /// assert_eq!(single, [Mode::SigWaitSingle]);
+    /// ```
     pub fn can_single(self) -> bool {
         matches!(self, Mode::SigWaitSingle)
     }
 
     /// Whether every capability of `other` is also one of `self`: a registration of mode `self`
     /// may register a child of mode `other`.
+    ///
+    /// ```
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// assert!(Mode::SigWait.includes(Mode::Wait));
+    /// assert!(!Mode::Wait.includes(Mode::Sig));
+    /// let (_phaser, creator) = Phaser::new(Mode::SigWait)?;
+    /// let consumer = creator.register(Mode::Wait)?;
+    /// let err = consumer.register(Mode::Sig).unwrap_err();
+    /// assert!(matches!(err, Error::Capability { .. }));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn includes(self, other: Mode) -> bool {
         (!other.can_signal() || self.can_signal())
             && (!other.can_wait() || self.can_wait())
@@ -61,6 +101,13 @@ impl Mode {
     }
 
     /// The name used in messages and on the command line.
+    ///
+    /// ```
+    /// use phasers::Mode;
+    ///
+    /// assert_eq!(Mode::SigWaitSingle.name(), "SigWaitSingle");
+    /// assert_eq!(Mode::Wait.to_string(), Mode::Wait.name());
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Mode::SigWaitSingle => "SigWaitSingle",

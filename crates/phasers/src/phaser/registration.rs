@@ -2,7 +2,7 @@
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
@@ -122,23 +122,62 @@ impl Registration {
     }
 
     /// This registration's mode.
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (_phaser, creator) = Phaser::new(Mode::SigWait)?;
+    /// assert_eq!(creator.register(Mode::Sig)?.mode(), Mode::Sig);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn mode(&self) -> Mode {
         self.mode
     }
 
     /// An id unique within the phaser, in registration order (the creator is 0). Timeouts name
     /// missing registrations by it.
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (_phaser, creator) = Phaser::new(Mode::SigWait)?;
+    /// let children = creator.register_many(Mode::SigWait, 2)?;
+    /// assert_eq!(creator.id(), 0);
+    /// assert_eq!((children[0].id(), children[1].id()), (1, 2));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn id(&self) -> usize {
         self.id
     }
 
     /// The phaser this registration belongs to.
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (_phaser, mut creator) = Phaser::new(Mode::SigWait)?;
+    /// creator.next()?;
+    /// assert_eq!(creator.phaser().phase(), 1);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn phaser(&self) -> &Phaser {
         &self.phaser
     }
 
     /// The phase this task is in: the next it will signal or, for a wait-only registration, the
     /// next it will wait for.
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (_phaser, mut creator) = Phaser::new(Mode::SigWait)?;
+    /// assert_eq!(creator.phase(), 0);
+    /// creator.signal()?;
+    /// assert_eq!(creator.phase(), 1); // signalled phase 0, not yet waited for it
+    /// creator.wait()?;
+    /// assert_eq!(creator.phase(), 1);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn phase(&self) -> u64 {
         if self.mode.can_signal() {
             self.signalled
@@ -156,11 +195,33 @@ impl Registration {
     /// (HJ's `async phased`). The child starts in this task's phase: if this task has not yet
     /// signalled phase `p`, phase `p` also waits for the child.
     ///
+    /// ```
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// let (phaser, mut creator) = Phaser::new(Mode::SigWait)?;
+    /// let child = creator.register(Mode::Sig)?;
+    /// assert_eq!((child.phase(), phaser.registered()), (0, 2));
+    /// creator.signal()?;
+    /// let late = creator.register(Mode::Wait)?; // after the signal: enters phase 1
+    /// assert_eq!(late.phase(), 1);
+    /// let err = late.register(Mode::SigWait).unwrap_err(); // stronger than Wait
+    /// assert!(matches!(err, Error::Capability { .. }));
+    /// # drop(child);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Capability`] when `mode` is stronger than this registration's;
     /// [`Error::Terminated`] or [`Error::Broken`] when the phaser can no longer advance.
     pub fn register(&self, mode: Mode) -> Result<Registration> {
+        self.admit(mode)?;
+        self.enroll_child(mode)
+    }
+
+    /// The checks before registering children with `mode`: the capability, and a phaser that can
+    /// still advance.
+    fn admit(&self, mode: Mode) -> Result<()> {
         if !self.mode.includes(mode) {
             return Err(Error::Capability {
                 operation: "registering a child",
@@ -174,6 +235,12 @@ impl Registration {
         if core.broken.is_broken_for(self.phase()) {
             return Err(core.stopped(self.phase()));
         }
+        Ok(())
+    }
+
+    /// Registers one child with `mode`, once [`admit`](Self::admit) allowed it.
+    fn enroll_child(&self, mode: Mode) -> Result<Registration> {
+        let core = &self.phaser.core;
         // The child enters this task's phase: after a signal, that is the next one, whether or
         // not this task has waited yet.
         let phase = self.phase();
@@ -182,11 +249,66 @@ impl Registration {
         Registration::enroll(&self.phaser, mode, signalled, waited, near)
     }
 
+    /// Registers `count` child tasks with `mode` at once (`java.util.concurrent.Phaser`'s
+    /// `bulkRegister`): the same as `count` calls of [`register`](Self::register), returned in
+    /// registration order (increasing [`id`](Self::id)s). They all start in this task's phase: when
+    /// this registration can signal and has not signalled its phase, that phase cannot complete
+    /// while they are being registered, so it waits for every one of them. Either all are
+    /// registered or none: on an error the ones already made are dropped (deregistered) again.
+    /// `count = 0` registers nobody, after the same checks.
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let workers = main.register_many(Mode::SigWait, 3)?;
+    /// assert_eq!(workers.len(), 3);
+    /// assert_eq!(phaser.registered(), 4);
+    /// std::thread::scope(|s| {
+    ///     for mut worker in workers {
+    ///         s.spawn(move || assert_eq!(worker.next().unwrap(), 0));
+    ///     }
+    ///     assert_eq!(main.next().unwrap(), 0);
+    /// });
+    /// assert_eq!(phaser.registered(), 1); // the workers were dropped
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`register`](Self::register); and [`Error::InvalidArgument`] when `count` registrations
+    /// cannot be held in memory, or a sub-phaser cannot take that many more signallers.
+    pub fn register_many(&self, mode: Mode, count: usize) -> Result<Vec<Registration>> {
+        self.admit(mode)?;
+        let mut children = Vec::new();
+        children.try_reserve_exact(count).map_err(|_| {
+            Error::invalid(format!(
+                "register_many({mode}, {count}): cannot allocate room for {count} registrations; \
+                 register fewer tasks"
+            ))
+        })?;
+        for _ in 0..count {
+            // On an error the children made so far are dropped with the vector: they deregister.
+            children.push(self.enroll_child(mode)?);
+        }
+        Ok(children)
+    }
+
     /// Advances to the next phase: signals, then waits for the phase to complete. Returns the
     /// phase completed.
     ///
     /// A signal-only registration signals and returns at once; a wait-only one only waits. After
     /// [`signal`](Self::signal), `next` waits for the phase already signalled.
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (_phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let mut producer = main.register(Mode::Sig)?;
+    /// assert_eq!(producer.next()?, 0); // signal-only: returns at once
+    /// assert_eq!(main.next()?, 0); // the last signal of phase 0, then the wait
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -220,6 +342,32 @@ impl Registration {
         self.next_until(Deadline::after(timeout))
     }
 
+    /// [`next`](Self::next), giving up at `deadline` with [`Error::Timeout`], like
+    /// [`next_timeout`](Self::next_timeout): the signal stays in place, and calling again waits
+    /// for the same phase. A deadline already past still signals, and returns at once if that
+    /// completed the phase.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// let (_phaser, mut creator) = Phaser::new(Mode::SigWait)?;
+    /// let mut late = creator.register(Mode::SigWait)?;
+    /// let soon = Instant::now() + Duration::from_millis(1);
+    /// let err = creator.next_deadline(soon).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing } if *missing == [late.id()]));
+    /// late.signal()?;
+    /// assert_eq!(creator.next_deadline(Instant::now())?, 0);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`next_timeout`](Self::next_timeout).
+    pub fn next_deadline(&mut self, deadline: Instant) -> Result<u64> {
+        self.next_until(Deadline::At(deadline))
+    }
+
     fn next_until(&mut self, deadline: Deadline) -> Result<u64> {
         if !self.mode.can_wait() {
             let phase = self.signalled;
@@ -232,6 +380,19 @@ impl Registration {
     /// Signals the current phase without waiting: the first half of a split-phase (fuzzy)
     /// barrier. Do local work, then call [`wait`](Self::wait). Contributions sent to accumulators
     /// after this signal count for the next phase.
+    ///
+    /// ```
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// main.signal()?; // the only signaller: phase 0 completes
+    /// assert_eq!(phaser.phase(), 1);
+    /// // ... local work that does not need the others ...
+    /// assert_eq!(main.wait()?, 0);
+    /// let mut consumer = main.register(Mode::Wait)?;
+    /// assert!(matches!(consumer.signal(), Err(Error::Capability { .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -276,16 +437,35 @@ impl Registration {
             settled,
         };
         core.tree.refresh_view(&mut self.view);
-        self.leaf_signallers = Some(core.arrive(leaf, phase, &self.partials, hint, &self.view));
+        let (seen, panicked) = core.arrive(leaf, phase, &self.partials, hint, &self.view, self.id);
+        self.leaf_signallers = Some(seen);
         for partial in &mut self.partials {
             partial.sent = false;
             partial.value = partial.cells.identity();
         }
         self.signalled = phase + 1;
+        // This signal completed a phase whose advance action panicked: the phaser is broken, and
+        // the panic goes on in this task once its state records the signal (so that its drop,
+        // during the unwinding or later, sees where it is).
+        if let Some(payload) = panicked {
+            resume_unwind(payload);
+        }
     }
 
     /// Waits for the phase this task is in to complete, signalling it first if it has not, and
     /// returns the phase completed.
+    ///
+    /// ```
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// let (_phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let mut consumer = main.register(Mode::Wait)?;
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || assert_eq!(consumer.wait().unwrap(), 0));
+    ///     assert_eq!(main.wait().unwrap(), 0); // signals phase 0 first: it had not
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -310,6 +490,30 @@ impl Registration {
     /// ```
     pub fn wait_timeout(&mut self, timeout: Duration) -> Result<u64> {
         self.wait_until(Deadline::after(timeout))
+    }
+
+    /// [`wait`](Self::wait), giving up at `deadline` with [`Error::Timeout`]; waiting again waits
+    /// for the same phase.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// let (_phaser, mut creator) = Phaser::new(Mode::SigWait)?;
+    /// let mut late = creator.register(Mode::SigWait)?;
+    /// creator.signal()?;
+    /// let err = creator.wait_deadline(Instant::now() + Duration::from_millis(1)).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, .. }));
+    /// late.signal()?;
+    /// assert_eq!(creator.wait_deadline(Instant::now())?, 0);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`wait_timeout`](Self::wait_timeout).
+    pub fn wait_deadline(&mut self, deadline: Instant) -> Result<u64> {
+        self.wait_until(Deadline::At(deadline))
     }
 
     fn wait_until(&mut self, deadline: Deadline) -> Result<u64> {
@@ -504,7 +708,8 @@ impl Drop for Registration {
             core.tree.refresh_view(&mut self.view);
             let view = &self.view;
             let mut lock = core.lock(view);
-            let finish = |phase, step| core.finish(phase, step, view);
+            let panicked = Cell::new(None);
+            let finish = |phase, step| core.finish(phase, step, view, self.id, &panicked);
             core.tree.leave(
                 leaf,
                 phase,
@@ -513,6 +718,12 @@ impl Drop for Registration {
                 &finish,
             );
             core.tree.unplace(leaf, &mut lock);
+            drop(lock);
+            // This drop completed a phase whose advance action panicked: the phaser is broken and
+            // the tree consistent, so the panic goes on here, as it would have in a signal.
+            if let Some(payload) = panicked.into_inner() {
+                resume_unwind(payload);
+            }
         }
     }
 }

@@ -98,11 +98,12 @@ pub enum Error {
     },
 
     /// The phaser was terminated: by [`Phaser::force_terminate`](crate::Phaser::force_terminate),
-    /// or because its last signal-capable registration was dropped, so no later phase can ever
-    /// complete.
+    /// by its [`on_advance`](crate::PhaserBuilder::on_advance) action returning `Break`, or because
+    /// its last signal-capable registration was dropped, so no later phase can ever complete.
     #[error(
-        "the phaser is terminated (force_terminate was called, or every registration that could \
-         signal has been dropped), so phase {phase} will never complete; create a new phaser"
+        "the phaser is terminated (force_terminate was called, its on_advance action returned \
+         Break, or every registration that could signal has been dropped), so phase {phase} will \
+         never complete; create a new phaser"
     )]
     Terminated {
         /// The phase this wait was for.

@@ -11,7 +11,6 @@
 #[path = "../examples/rayon_pool.rs"]
 mod example;
 
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use phasers::{AnyThreadBarrier, Barrier, Error, Team};
@@ -19,27 +18,10 @@ use rayon::prelude::*;
 
 use example::{heat_on_pool, heat_sequential, pool_of};
 
-/// How long a group of threads may take before the test calls it a hang.
-const HANG: Duration = Duration::from_secs(20);
-
-/// Runs `f` on its own thread; fails naming `what` if it has not finished within [`HANG`].
-fn within<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
-    let (tx, rx) = mpsc::channel();
-    let handle = std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    match rx.recv_timeout(HANG) {
-        Ok(value) => {
-            let _ = handle.join();
-            value
-        }
-        Err(mpsc::RecvTimeoutError::Disconnected) => match handle.join() {
-            Err(payload) => std::panic::resume_unwind(payload),
-            Ok(()) => unreachable!("the thread sends before it ends"),
-        },
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("{what}: still running after {HANG:?}"),
-    }
-}
+// The phasers crate's hang watchdog, shared rather than copied.
+#[path = "../../crates/phasers/tests/watchdog_support/mod.rs"]
+mod watchdog_support;
+use watchdog_support::within;
 
 #[test]
 fn the_example_program_asserts_its_results_and_returns_ok() {

@@ -1,0 +1,90 @@
+//! `include/phasers.hpp`, the header-only C++17 layer: the programs in `tests/cxx/` compile with
+//! `g++ -std=c++17 -Wall -Wextra -Werror -pedantic` (and stricter conversion warnings), link
+//! against `libphasers.so` and run; unsupported element types fail to compile with the header's
+//! message.
+
+mod support;
+
+use std::process::Command;
+use std::time::Duration;
+
+use support::{compile_with, crate_dir, run, run_captured, Link};
+
+/// The flags every C++ test program is built with.
+fn flags(standard: &'static str) -> Vec<&'static str> {
+    vec![
+        standard,
+        "-O1",
+        "-g",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+        "-Wshadow",
+        "-Wconversion",
+        "-Wsign-conversion",
+        "-pthread",
+    ]
+}
+
+/// Compiles `tests/cxx/<source>` as `standard` and runs it; it must print `<expected> ok`.
+fn compile_and_run(source: &str, standard: &'static str, name: &str, link: Link, expected: &str) {
+    let path = format!("../cxx/{source}");
+    let program = compile_with("g++", &flags(standard), &[&path], name, link);
+    let outcome = run(&program, &[]).expect_success(name);
+    assert!(
+        outcome.stdout.contains(&format!("{expected} ok")),
+        "{name} printed:\n{}\nstderr:\n{}",
+        outcome.stdout,
+        outcome.stderr
+    );
+}
+
+#[test]
+fn cxx_core_wrappers() {
+    compile_and_run("core.cpp", "-std=c++17", "cxx_core", Link::Shared, "cxx core");
+}
+
+#[test]
+fn cxx_core_wrappers_cpp20_static() {
+    // The header under a later standard (char8_t exists there), linked with the static library.
+    compile_and_run(
+        "core.cpp",
+        "-std=c++20",
+        "cxx_core_cpp20",
+        Link::Static,
+        "cxx core",
+    );
+}
+
+/// Compiles `tests/cxx/unsupported.cpp` with `-DCASE=case` (syntax only); returns whether it
+/// compiled and what the compiler said.
+fn compile_case(case: u32) -> (bool, String) {
+    let mut command = Command::new("g++");
+    command
+        .args(["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-DCASE={case}"))
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg(crate_dir().join("tests/cxx/unsupported.cpp"));
+    let outcome = run_captured(
+        command,
+        &format!("cxx_unsupported_{case}"),
+        Duration::from_secs(120),
+    );
+    (outcome.success, outcome.stderr)
+}
+
+#[test]
+fn cxx_unsupported_element_types_do_not_compile() {
+    let (ok, stderr) = compile_case(0);
+    assert!(ok, "the control case must compile:\n{stderr}");
+    for case in 1..=3 {
+        let (ok, stderr) = compile_case(case);
+        assert!(!ok, "case {case} compiled, but its element type is unsupported");
+        assert!(
+            stderr.contains("T must be float, double or a 32- or 64-bit integer"),
+            "case {case} failed without the header's static_assert message:\n{stderr}"
+        );
+    }
+}

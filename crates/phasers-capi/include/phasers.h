@@ -29,9 +29,25 @@
  * make sure every other thread is done with a handle (for example by joining it) before destroying
  * it. Destroy does detect threads still inside a wait (PHASERS_EBUSY, see each destroy function).
  *
- * Threads. Barrier ranks and registrations belong to one thread at a time: a second thread that
- * uses the same rank or registration while the first is inside a call gets PHASERS_EBUSY (no data
- * race, no hang). Everything else may be called from any thread.
+ * Threads. Barrier ranks, reduction ranks, registrations, team members and requests belong to one
+ * thread at a time: a second thread that uses the same one while the first is inside a call gets
+ * PHASERS_EBUSY (no data race, no hang). Everything else may be called from any thread.
+ *
+ * Buffers. Reductions and collectives take arrays as void pointers of the element type the call
+ * names, with counts in elements (not bytes). A buffer of zero elements is not read and may be
+ * NULL; otherwise NULL gives PHASERS_ENULL. A count whose size in bytes cannot exist (it overflows,
+ * or exceeds PTRDIFF_MAX), a pointer not aligned for its element type, and an input that overlaps
+ * the output give PHASERS_EINVAL. The library cannot check that the memory is really there: each
+ * buffer must hold its count of elements and stay valid until the call returns (for a
+ * non-blocking call, until its request completes).
+ *
+ * Collective calls. Every rank of a reduction and every member of a team takes part in each call,
+ * in the same order. An error found in a participant's own arguments before the call starts
+ * (PHASERS_ENULL, PHASERS_EINVAL for an enumeration value, a buffer or a size, PHASERS_EBUSY,
+ * PHASERS_EDESTROYED) returns at once without taking part, so the others wait for it: fix the
+ * program (a wait longer than PHASERS_STALL is reported on stderr). Arguments that differ between
+ * participants (lengths, roots, operators) are found by the call itself and reported to every
+ * participant (PHASERS_EMISMATCH), as is a root out of range (PHASERS_EINVAL).
  *
  * Waiting. Waits spin briefly, then yield, then sleep in the kernel; the environment variables
  * PHASERS_WAIT=auto|spin|yield|park and PHASERS_SPIN tune this without recompiling (see the Rust
@@ -84,7 +100,12 @@ enum {
     PHASERS_EBUSY = 9,
     /* The library caught an internal panic (a bug: please report it with phasers_last_error()).
        The object involved may be broken; destroy it. */
-    PHASERS_EPANIC = 10
+    PHASERS_EPANIC = 10,
+    /* The ranks or members of one collective call passed arguments that differ: the element
+       count, the root, the operator, the element type or the collective itself.
+       phasers_last_error() names two of them and what each passed. Every participant of the call
+       gets it. */
+    PHASERS_EMISMATCH = 11
 };
 
 /* A static, never NULL description of code; "unknown phasers error code" for a value that is none
@@ -333,6 +354,75 @@ int phasers_accumulator_result_f64(const phasers_accumulator *accumulator, doubl
 /* Destroys the accumulator. Values already sent still count in their phase. Errors:
    PHASERS_ENULL, PHASERS_EDESTROYED. */
 int phasers_accumulator_destroy(phasers_accumulator *accumulator);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Reductions                                                                                     */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* An array reduction among a fixed number of ranks (0 to parties - 1, for example
+   omp_get_thread_num()): in each call every rank brings an array of `count` elements, and the
+   element-wise reduction lands at the root (phasers_reduction_reduce) or at every rank
+   (phasers_reduction_allreduce). The element type, the operator, the algorithm and the root are
+   fixed at creation. Each rank must be used by one thread at a time. Reductions have no timeout:
+   a rank that never calls leaves the others waiting (reported on stderr after PHASERS_STALL). */
+typedef struct phasers_reduction phasers_reduction;
+
+/* Reduction algorithms. AUTO picks one per call from the array length, the number of ranks, the
+   cores and how spread out recent arrivals were.
+     LINEAR         everyone meets, then each rank reduces 1/parties of the array across all
+                    inputs; fixed combination order; everyone returns when the call is done;
+     STATIC_TREE    pairs fixed by rank, the distance doubling; fixed order; a rank whose data was
+                    consumed returns at once (quick return);
+     DYNAMIC_PAIRS  pairs in arrival order; floating-point results may differ in the last bits
+                    from call to call; quick return;
+     DYNAMIC_GROUP  as DYNAMIC_PAIRS, but ranks that would return help later pairs instead. */
+enum {
+    PHASERS_REDUCE_AUTO = 0,
+    PHASERS_REDUCE_LINEAR = 1,
+    PHASERS_REDUCE_STATIC_TREE = 2,
+    PHASERS_REDUCE_DYNAMIC_PAIRS = 3,
+    PHASERS_REDUCE_DYNAMIC_GROUP = 4
+};
+
+/* Creates a reduction of `parties` ranks (1 to 65535) of element type `type` (PHASERS_TYPE_F32,
+   PHASERS_TYPE_F64, PHASERS_TYPE_I32 or PHASERS_TYPE_I64) combining with `op` (PHASERS_OP_*) by
+   `algorithm` (PHASERS_REDUCE_*), and stores it in *out. `root` is the rank that receives
+   phasers_reduction_reduce's result. Errors: PHASERS_ENULL (out), PHASERS_EINVAL (parties 0 or too
+   many, root >= parties, an unknown or unsupported type, op or algorithm, a bitwise op on a
+   floating-point type, or unparsable PHASERS_WAIT / PHASERS_SPIN / PHASERS_STALL). */
+int phasers_reduction_create(size_t parties, int type, int op, int algorithm, size_t root,
+                             phasers_reduction **out);
+
+/* Stores the number of ranks in *out. Errors: PHASERS_ENULL, PHASERS_EDESTROYED. */
+int phasers_reduction_parties(const phasers_reduction *reduction, size_t *out);
+
+/* Reduces every rank's `input` (count elements of the reduction's type) into the root's `output`
+   (count elements, not overlapping input). Quick return: a rank whose data has been consumed may
+   return before the root has the result (not under LINEAR and DYNAMIC_GROUP, where every rank
+   returns when the call is done); its input is then free again. `output` is written at the root
+   only; the other ranks' output is not read and may be NULL. Stores 1 in *has_result at the root
+   and 0 at the other ranks, unless has_result is NULL.
+   Errors: PHASERS_ENULL (reduction, or a NULL input, or the root's NULL output, with count > 0),
+   PHASERS_EDESTROYED, PHASERS_EINVAL (rank >= parties, or a buffer as in CONVENTIONS),
+   PHASERS_EBUSY (another thread is inside a call with this rank), PHASERS_EMISMATCH (the ranks
+   passed different counts, or some called allreduce: every rank still in the call gets it; a rank
+   that returned early gets it from its next call or the one after; the outputs of that call hold
+   unspecified values, and the reduction is failed: every later call returns the same error, so
+   destroy it), PHASERS_EBROKEN (a rank was lost to an internal panic). */
+int phasers_reduction_reduce(phasers_reduction *reduction, size_t rank, const void *input,
+                             void *output, size_t count, int *has_result);
+
+/* Reduces every rank's `input` (count elements) into every rank's `output` (count elements, not
+   overlapping input: pass separate arrays). Every rank returns when the result is in its output.
+   Errors: as phasers_reduction_reduce, with output required at every rank; PHASERS_EMISMATCH
+   reaches every rank from the call itself. */
+int phasers_reduction_allreduce(phasers_reduction *reduction, size_t rank, const void *input,
+                                void *output, size_t count);
+
+/* Destroys the reduction. Fails with PHASERS_EBUSY, changing nothing, while a thread is inside a
+   call on it: destroy it after every thread's last call returned (join the threads first).
+   Errors: PHASERS_ENULL, PHASERS_EDESTROYED (including a second destroy), PHASERS_EBUSY. */
+int phasers_reduction_destroy(phasers_reduction *reduction);
 
 #ifdef __cplusplus
 } /* extern "C" */

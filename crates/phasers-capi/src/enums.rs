@@ -3,7 +3,7 @@
 
 use std::ffi::c_int;
 
-use phasers_core::{Algorithm, Mode};
+use phasers_core::{Algorithm, Mode, ReduceAlgorithm};
 
 use crate::status::Failure;
 
@@ -17,6 +17,15 @@ pub const ALGORITHMS: [Algorithm; 8] = [
     Algorithm::McsTree,
     Algorithm::Dissemination,
     Algorithm::Tournament,
+];
+
+/// Reduction algorithms in the order of the header's `PHASERS_REDUCE_*` values.
+pub const REDUCE_ALGORITHMS: [ReduceAlgorithm; 5] = [
+    ReduceAlgorithm::Auto,
+    ReduceAlgorithm::Linear,
+    ReduceAlgorithm::StaticTree,
+    ReduceAlgorithm::DynamicPairs,
+    ReduceAlgorithm::DynamicGroup,
 ];
 
 /// Phaser modes in the order of the header's `PHASERS_MODE_*` values.
@@ -143,6 +152,21 @@ mod tests {
         for (value, algorithm) in ALGORITHMS.iter().enumerate() {
             assert_eq!(algorithm_to_c(*algorithm) as usize, value);
         }
+    }
+
+    #[test]
+    fn reduce_algorithms_cover_every_one_once() {
+        assert_eq!(REDUCE_ALGORITHMS.len(), ReduceAlgorithm::ALL.len());
+        for algorithm in ReduceAlgorithm::ALL {
+            assert_eq!(
+                REDUCE_ALGORITHMS
+                    .iter()
+                    .filter(|a| **a == algorithm)
+                    .count(),
+                1
+            );
+        }
+        assert_eq!(REDUCE_ALGORITHMS[0], ReduceAlgorithm::Auto);
     }
 
     #[test]

@@ -36,14 +36,26 @@ pub enum Kind {
     Registration = 3,
     /// `phasers_accumulator`.
     Accumulator = 4,
+    /// `phasers_reduction`.
+    Reduction = 5,
+    /// `phasers_team`.
+    Team = 6,
+    /// `phasers_member`.
+    Member = 7,
+    /// `phasers_request`.
+    Request = 8,
 }
 
 impl Kind {
-    const ALL: [Kind; 4] = [
+    const ALL: [Kind; 8] = [
         Kind::Barrier,
         Kind::Phaser,
         Kind::Registration,
         Kind::Accumulator,
+        Kind::Reduction,
+        Kind::Team,
+        Kind::Member,
+        Kind::Request,
     ];
 
     /// The magic of a live handle of this kind.
@@ -58,6 +70,10 @@ impl Kind {
             Kind::Phaser => "phasers_phaser",
             Kind::Registration => "phasers_registration",
             Kind::Accumulator => "phasers_accumulator",
+            Kind::Reduction => "phasers_reduction",
+            Kind::Team => "phasers_team",
+            Kind::Member => "phasers_member",
+            Kind::Request => "phasers_request",
         }
     }
 

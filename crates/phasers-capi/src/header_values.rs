@@ -3,7 +3,7 @@
 
 use std::ffi::c_int;
 
-use crate::enums::{ALGORITHMS, ELEMENT_TYPES, MODES, OPS};
+use crate::enums::{ALGORITHMS, ELEMENT_TYPES, MODES, OPS, REDUCE_ALGORITHMS};
 use crate::status::*;
 
 const HEADER: &str = include_str!("../include/phasers.h");
@@ -35,6 +35,7 @@ fn status_codes_match() {
         ("PHASERS_ETERMINATED", PHASERS_ETERMINATED),
         ("PHASERS_EBUSY", PHASERS_EBUSY),
         ("PHASERS_EPANIC", PHASERS_EPANIC),
+        ("PHASERS_EMISMATCH", PHASERS_EMISMATCH),
     ];
     for (name, value) in codes {
         assert_eq!(header_value(name), value, "{name}");
@@ -76,6 +77,20 @@ fn enumerations_match() {
         let name = element.suffix().to_ascii_uppercase();
         assert_eq!(
             header_value(&format!("PHASERS_TYPE_{name}")),
+            value as c_int
+        );
+    }
+    let reduce_algorithms = [
+        "AUTO",
+        "LINEAR",
+        "STATIC_TREE",
+        "DYNAMIC_PAIRS",
+        "DYNAMIC_GROUP",
+    ];
+    assert_eq!(reduce_algorithms.len(), REDUCE_ALGORITHMS.len());
+    for (value, name) in reduce_algorithms.iter().enumerate() {
+        assert_eq!(
+            header_value(&format!("PHASERS_REDUCE_{name}")),
             value as c_int
         );
     }

@@ -9,11 +9,13 @@
 pub mod accumulator;
 pub mod barrier;
 pub mod barrier_object;
+mod collective_args;
 mod entry;
 pub mod enums;
 pub mod handle;
 pub mod last_error;
 pub mod phaser;
+pub mod reduction;
 pub mod registration;
 pub mod status;
 
@@ -25,6 +27,7 @@ const _: () = {
     shareable::<phasers_core::Phaser>();
     shareable::<registration::RegistrationObject>();
     shareable::<accumulator::AnyAccumulator>();
+    shareable::<reduction::ReductionObject>();
 };
 
 #[cfg(test)]

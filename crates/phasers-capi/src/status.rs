@@ -27,9 +27,12 @@ pub const PHASERS_ETERMINATED: c_int = 8;
 pub const PHASERS_EBUSY: c_int = 9;
 /// The library caught an internal panic; the object's state cannot be trusted.
 pub const PHASERS_EPANIC: c_int = 10;
+/// Participants of one collective call passed arguments that differ (length, root, operator,
+/// element type, collective).
+pub const PHASERS_EMISMATCH: c_int = 11;
 
 /// Every code with its description, in code order (index = code).
-const DESCRIPTIONS: [&CStr; 11] = [
+const DESCRIPTIONS: [&CStr; 12] = [
     c"success",
     c"invalid argument",
     c"a required pointer is NULL",
@@ -41,6 +44,7 @@ const DESCRIPTIONS: [&CStr; 11] = [
     c"the phaser is terminated",
     c"the handle is in use by another thread",
     c"internal panic caught in the phasers library",
+    c"the participants of one call passed arguments that differ",
 ];
 
 /// What [`phasers_strerror`] returns for a code it does not know.
@@ -98,7 +102,8 @@ impl Failure {
 impl From<Error> for Failure {
     fn from(error: Error) -> Self {
         let code = match &error {
-            Error::InvalidArgument { .. } | Error::Mismatch { .. } => PHASERS_EINVAL,
+            Error::InvalidArgument { .. } => PHASERS_EINVAL,
+            Error::Mismatch { .. } => PHASERS_EMISMATCH,
             Error::Timeout { .. } => PHASERS_ETIMEDOUT,
             Error::Broken { .. } => PHASERS_EBROKEN,
             Error::Unsupported { .. } => PHASERS_EUNSUPPORTED,
@@ -122,12 +127,12 @@ mod tests {
             // SAFETY: phasers_strerror returns a pointer to a static NUL-terminated string.
             unsafe { CStr::from_ptr(phasers_strerror(code)) }
         };
-        let known: Vec<&CStr> = (PHASERS_OK..=PHASERS_EPANIC).map(description).collect();
+        let known: Vec<&CStr> = (PHASERS_OK..=PHASERS_EMISMATCH).map(description).collect();
         for (i, text) in known.iter().enumerate() {
             assert_ne!(*text, UNKNOWN, "code {i}");
             assert!(!known[..i].contains(text), "code {i} repeats a description");
         }
-        for code in [-1, PHASERS_EPANIC + 1, c_int::MAX, c_int::MIN] {
+        for code in [-1, PHASERS_EMISMATCH + 1, c_int::MAX, c_int::MIN] {
             assert_eq!(description(code), UNKNOWN);
         }
     }
@@ -147,6 +152,19 @@ mod tests {
         assert_eq!(
             Failure::from(Error::Broken { by: 0, episode: 1 }).code,
             PHASERS_EBROKEN
+        );
+        let mismatch = Failure::from(Error::Mismatch {
+            what: "length",
+            rank: 0,
+            ours: "2 elements".into(),
+            other: 1,
+            theirs: "3 elements".into(),
+        });
+        assert_eq!(mismatch.code, PHASERS_EMISMATCH);
+        assert!(
+            mismatch.message.contains("3 elements"),
+            "{}",
+            mismatch.message
         );
     }
 }

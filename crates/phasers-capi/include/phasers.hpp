@@ -186,21 +186,19 @@ public:
     template <std::size_t N>
     constexpr span(T (&array)[N]) noexcept : data_(array), size_(N) {}
 
-    /* From a contiguous container whose elements are T (or, for span<const T>, T or const T). */
+    /* From a contiguous container whose elements are T (or, for span<const T>, T or const T).
+       As with std::span, only a span<const T> binds a temporary container: the span must not
+       outlive it. */
     template <class Container,
               class Pointer = decltype(std::data(std::declval<Container &>())),
               class = decltype(std::size(std::declval<Container &>())),
               std::enable_if_t<std::is_pointer_v<Pointer> &&
-                                   std::is_convertible_v<std::remove_pointer_t<Pointer> (*)[], T (*)[]>,
+                                   std::is_convertible_v<std::remove_pointer_t<Pointer> (*)[], T (*)[]> &&
+                                   (std::is_lvalue_reference_v<Container> || std::is_const_v<T>) &&
+                                   !std::is_same_v<std::remove_cv_t<std::remove_reference_t<Container>>, span>,
                                int> = 0>
-    constexpr span(Container &container) noexcept
+    constexpr span(Container &&container) noexcept
         : data_(std::data(container)), size_(std::size(container)) {}
-
-    /* span<T> to span<const T>. */
-    template <class U, std::enable_if_t<!std::is_same_v<U, T> &&
-                                            std::is_convertible_v<U (*)[], T (*)[]>,
-                                        int> = 0>
-    constexpr span(span<U> other) noexcept : data_(other.data()), size_(other.size()) {}
 
     constexpr T *data() const noexcept { return data_; }
     constexpr std::size_t size() const noexcept { return size_; }
@@ -619,6 +617,114 @@ private:
         }
     }
     phasers_accumulator *handle_ = nullptr;
+};
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Reduction                                                                                      */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* The element types of a Reduction: float, double and the 32- and 64-bit signed integers. */
+template <class T>
+inline constexpr bool is_reduction_element_v =
+    element_type_v<T> == PHASERS_TYPE_F32 || element_type_v<T> == PHASERS_TYPE_F64 ||
+    element_type_v<T> == PHASERS_TYPE_I32 || element_type_v<T> == PHASERS_TYPE_I64;
+
+/* Reduction algorithms (PHASERS_REDUCE_*); `automatic` picks one per call. */
+enum class reduce_algorithm : int {
+    automatic = PHASERS_REDUCE_AUTO,
+    linear = PHASERS_REDUCE_LINEAR,
+    static_tree = PHASERS_REDUCE_STATIC_TREE,
+    dynamic_pairs = PHASERS_REDUCE_DYNAMIC_PAIRS,
+    dynamic_group = PHASERS_REDUCE_DYNAMIC_GROUP
+};
+
+/* An array reduction among a fixed number of ranks (0 .. parties-1), each used by one thread at a
+   time: in each call every rank brings an array of the same length, and the element-wise
+   reduction lands at the root (reduce) or at every rank (allreduce). The operator, the algorithm
+   and the root are fixed at construction. Reductions have no timeout: a rank that never calls
+   (for example because its thread threw) leaves the others waiting; use a Team where a thread may
+   fail. */
+template <class T>
+class Reduction {
+    static_assert(is_reduction_element_v<T>,
+                  "phasers::Reduction<T>: T must be float, double, or a 32- or 64-bit signed integer");
+
+public:
+    explicit Reduction(std::size_t parties, op operation = op::sum,
+                       reduce_algorithm which = reduce_algorithm::automatic, std::size_t root = 0)
+        : root_(root) {
+        detail::check(phasers_reduction_create(parties, element_type_v<T>, static_cast<int>(operation),
+                                               static_cast<int>(which), root, &handle_),
+                      "phasers_reduction_create");
+    }
+    Reduction(Reduction &&other) noexcept
+        : handle_(std::exchange(other.handle_, nullptr)), root_(other.root_) {}
+    Reduction &operator=(Reduction &&other) noexcept {
+        if (this != &other) {
+            release();
+            handle_ = std::exchange(other.handle_, nullptr);
+            root_ = other.root_;
+        }
+        return *this;
+    }
+    Reduction(const Reduction &) = delete;
+    Reduction &operator=(const Reduction &) = delete;
+    ~Reduction() { release(); }
+
+    std::size_t parties() const {
+        std::size_t parties = 0;
+        detail::check(phasers_reduction_parties(handle_, &parties), "phasers_reduction_parties");
+        return parties;
+    }
+
+    /* The rank that receives reduce's result. */
+    std::size_t root() const noexcept { return root_; }
+
+    /* Reduces every rank's input into the root's output (as long as the input; the other ranks'
+       outputs are neither read nor written, and may be empty). Returns true at the root. A rank
+       whose data was consumed may return before the root has the result (quick return). */
+    bool reduce(std::size_t rank, span<const T> input, span<T> output) {
+        if (rank == root_ && output.size() != input.size()) {
+            detail::fail_here(PHASERS_EINVAL, "phasers_reduction_reduce",
+                              "the root's output holds " + std::to_string(output.size()) +
+                                  " elements, the input " + std::to_string(input.size()));
+        }
+        return reduce(rank, input.data(), output.empty() ? nullptr : output.data(), input.size());
+    }
+    bool reduce(std::size_t rank, const T *input, T *output, std::size_t count) {
+        int has_result = 0;
+        detail::check(phasers_reduction_reduce(handle_, rank, input, output, count, &has_result),
+                      "phasers_reduction_reduce");
+        return has_result != 0;
+    }
+
+    /* Reduces every rank's input into every rank's output (as long as the input, not
+       overlapping it). */
+    void allreduce(std::size_t rank, span<const T> input, span<T> output) {
+        if (output.size() != input.size()) {
+            detail::fail_here(PHASERS_EINVAL, "phasers_reduction_allreduce",
+                              "the output holds " + std::to_string(output.size()) +
+                                  " elements, the input " + std::to_string(input.size()));
+        }
+        allreduce(rank, input.data(), output.data(), input.size());
+    }
+    void allreduce(std::size_t rank, const T *input, T *output, std::size_t count) {
+        detail::check(phasers_reduction_allreduce(handle_, rank, input, output, count),
+                      "phasers_reduction_allreduce");
+    }
+
+    phasers_reduction *native_handle() const noexcept { return handle_; }
+    explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+private:
+    void release() noexcept {
+        if (handle_ != nullptr) {
+            (void)phasers_reduction_destroy(handle_);
+            handle_ = nullptr;
+        }
+    }
+    phasers_reduction *handle_ = nullptr;
+    std::size_t root_ = 0;
 };
 
 }  // namespace phasers

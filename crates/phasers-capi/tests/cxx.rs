@@ -42,7 +42,13 @@ fn compile_and_run(source: &str, standard: &'static str, name: &str, link: Link,
 
 #[test]
 fn cxx_core_wrappers() {
-    compile_and_run("core.cpp", "-std=c++17", "cxx_core", Link::Shared, "cxx core");
+    compile_and_run(
+        "core.cpp",
+        "-std=c++17",
+        "cxx_core",
+        Link::Shared,
+        "cxx core",
+    );
 }
 
 #[test]
@@ -54,6 +60,17 @@ fn cxx_core_wrappers_cpp20_static() {
         "cxx_core_cpp20",
         Link::Static,
         "cxx core",
+    );
+}
+
+#[test]
+fn cxx_reduction_wrappers() {
+    compile_and_run(
+        "reduction.cpp",
+        "-std=c++17",
+        "cxx_reduction",
+        Link::Shared,
+        "cxx reduction",
     );
 }
 
@@ -79,11 +96,21 @@ fn compile_case(case: u32) -> (bool, String) {
 fn cxx_unsupported_element_types_do_not_compile() {
     let (ok, stderr) = compile_case(0);
     assert!(ok, "the control case must compile:\n{stderr}");
-    for case in 1..=3 {
+    let accumulator = "T must be float, double or a 32- or 64-bit integer";
+    let reduction = "T must be float, double, or a 32- or 64-bit signed integer";
+    for (case, message) in [
+        (1, accumulator),
+        (2, accumulator),
+        (3, accumulator),
+        (4, reduction),
+    ] {
         let (ok, stderr) = compile_case(case);
-        assert!(!ok, "case {case} compiled, but its element type is unsupported");
         assert!(
-            stderr.contains("T must be float, double or a 32- or 64-bit integer"),
+            !ok,
+            "case {case} compiled, but its element type is unsupported"
+        );
+        assert!(
+            stderr.contains(message),
             "case {case} failed without the header's static_assert message:\n{stderr}"
         );
     }

@@ -9,6 +9,8 @@ int main() {
     phasers::Accumulator<long double> bad(phaser, phasers::op::sum);
 #elif CASE == 3
     phasers::Accumulator<bool> bad(phaser, phasers::op::sum);
+#elif CASE == 4
+    phasers::Reduction<unsigned> bad(2);  // an element type, but not of reductions
 #else
     phasers::Accumulator<double> bad(phaser, phasers::op::sum);  // compiles: the control case
 #endif

@@ -424,6 +424,187 @@ int phasers_reduction_allreduce(phasers_reduction *reduction, size_t rank, const
    Errors: PHASERS_ENULL, PHASERS_EDESTROYED (including a second destroy), PHASERS_EBUSY. */
 int phasers_reduction_destroy(phasers_reduction *reduction);
 
+/* ---------------------------------------------------------------------------------------------- */
+/* Teams                                                                                          */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* A team of a fixed number of members (ranks 0 to parties - 1) that call collectives (MPI's
+   names: barrier, broadcast, reduce, allreduce, gather, allgather, scatter, alltoall, scans), each
+   passing its own buffers. Every member calls every collective of its team, in the same order.
+   The team hands out one phasers_member per rank; a member belongs to one thread at a time. */
+typedef struct phasers_team phasers_team;
+/* One rank's membership of a team (or of a sub-team made by phasers_member_split). */
+typedef struct phasers_member phasers_member;
+/* A non-blocking collective in flight, started by a phasers_member_i* function. */
+typedef struct phasers_request phasers_request;
+
+/* Creates a team of `parties` members (1 to 65535) and stores it in *out. With `checked` non-zero
+   (the Rust default) every call compares the members' arguments (collective, element type, count,
+   root, operator, blocking or non-blocking form) and a difference gives PHASERS_EMISMATCH to every
+   member before any data moves; the team stays usable. With 0 (unchecked, as in MPI) differing
+   calls are the program's bug and their outcome is undefined (memory is still never read or
+   written out of bounds, but members may wait for ever). `checked` is used as given (the
+   environment variable PHASERS_CHECKED, which Rust teams without a choice follow, does not apply).
+   Errors: PHASERS_ENULL (out), PHASERS_EINVAL (parties 0 or too many, or unparsable PHASERS_WAIT /
+   PHASERS_SPIN / PHASERS_STALL). */
+int phasers_team_create(size_t parties, int checked, phasers_team **out);
+
+/* Stores the number of members in *out. Errors: PHASERS_ENULL, PHASERS_EDESTROYED. */
+int phasers_team_parties(const phasers_team *team, size_t *out);
+
+/* Stores the member of `rank` in *out (hand it to the thread that plays that rank). Each rank is
+   handed out once. Errors: PHASERS_ENULL, PHASERS_EDESTROYED, PHASERS_EINVAL (rank >= parties, or
+   its member was already handed out). */
+int phasers_team_member(phasers_team *team, size_t rank, phasers_member **out);
+
+/* Destroys the team. Fails with PHASERS_EBUSY, changing nothing, while member handles made from it
+   (by phasers_team_member, or by splitting them) exist: destroy the members first. Errors:
+   PHASERS_ENULL, PHASERS_EDESTROYED (including a second destroy), PHASERS_EBUSY. */
+int phasers_team_destroy(phasers_team *team);
+
+/* Store the member's rank in its team, and the number of members of its team, in *out. They work
+   while the member is busy in another thread or with a request. Errors: PHASERS_ENULL,
+   PHASERS_EDESTROYED. */
+int phasers_member_rank(const phasers_member *member, size_t *out);
+int phasers_member_parties(const phasers_member *member, size_t *out);
+
+/* Collective: every member of the team calls it. Members that pass the same `color` (0 or more)
+   form a sub-team, ranked by `key`, ties broken by their rank in this team (as MPI_Comm_split).
+   Stores the caller's member of its sub-team in *out: a new handle, used and destroyed like the
+   ones phasers_team_member gives (it counts towards this team's phasers_team_destroy), whose
+   collectives run independently of this team's; this member stays usable. Sub-teams inherit
+   checked mode. Errors: PHASERS_ENULL (member, out), PHASERS_EDESTROYED, PHASERS_EINVAL (a
+   negative color), PHASERS_EBUSY (the member is in use by another thread or a request),
+   PHASERS_EMISMATCH (another member called a different collective), PHASERS_EBROKEN. */
+int phasers_member_split(phasers_member *member, int color, int key, phasers_member **out);
+
+/* Destroys the member's handle. Destroying a member whose team still calls collectives breaks the
+   team for the others: their calls return PHASERS_EBROKEN instead of waiting for it, as dropping a
+   Rust Member does. Fails with PHASERS_EBUSY, changing nothing, while a thread is inside a call on
+   it or a request of its is in flight (wait for or free the request first). Errors:
+   PHASERS_ENULL, PHASERS_EDESTROYED (including a second destroy), PHASERS_EBUSY. */
+int phasers_member_destroy(phasers_member *member);
+
+/* The collectives. Every member of the team calls the same one, with the same element type
+   (`type`, PHASERS_TYPE_*: all six), count, root and operator (`op`, PHASERS_OP_*; AND, OR and XOR
+   on PHASERS_TYPE_F32 / F64 give PHASERS_EINVAL to every member). Buffers are void pointers of the
+   element type, counts in elements, as CONVENTIONS says (inputs and outputs must not overlap).
+   A collective returns once this member's outputs are written and its inputs are free again.
+
+   Errors common to all of them:
+     PHASERS_ENULL       member NULL, or a buffer the call reads or writes here NULL with a count
+                         above 0;
+     PHASERS_EDESTROYED  member destroyed, or not a member handle;
+     PHASERS_EINVAL      an unknown type or op, a buffer as in CONVENTIONS (overlap, misalignment,
+                         parties * count overflowing); a root >= parties or a bitwise op on
+                         floating point (these two reach every member);
+     PHASERS_EBUSY       another thread is inside a call on this member, or a request of its is in
+                         flight;
+     PHASERS_EMISMATCH   checked team: members passed a different collective, type, count, root,
+                         operator or form (blocking against non-blocking); every member gets it,
+                         the outputs are untouched, and the team stays usable;
+     PHASERS_EBROKEN     a member was destroyed (or lost to an internal panic) while the team still
+                         needed it. */
+
+/* Waits until every member has called it. */
+int phasers_member_barrier(phasers_member *member);
+/* Copies the root's `buffer` (count elements) into every other member's `buffer`. */
+int phasers_member_broadcast(phasers_member *member, int type, void *buffer, size_t count,
+                             size_t root);
+/* Reduces every member's `input` (count elements) element-wise into the root's `output` (count
+   elements). Only the root's output is written; the others' is not read and may be NULL. */
+int phasers_member_reduce(phasers_member *member, int type, int op, const void *input,
+                          void *output, size_t count, size_t root);
+/* Reduces every member's `input` into every member's `output` (count elements each). */
+int phasers_member_allreduce(phasers_member *member, int type, int op, const void *input,
+                             void *output, size_t count);
+/* Gathers every member's `input` (count elements) into the root's `output` (parties * count
+   elements, member r's block at r * count). The others' output is not read and may be NULL. */
+int phasers_member_gather(phasers_member *member, int type, const void *input, void *output,
+                          size_t count, size_t root);
+/* As phasers_member_gather, into every member's `output` (parties * count elements). */
+int phasers_member_allgather(phasers_member *member, int type, const void *input, void *output,
+                             size_t count);
+/* Sends block r (count elements at r * count) of the root's `input` (parties * count elements)
+   to member r's `output` (count elements). The others' input is not read and may be NULL. */
+int phasers_member_scatter(phasers_member *member, int type, const void *input, void *output,
+                           size_t count, size_t root);
+/* Every member's `input` and `output` hold parties * count elements: block r of member s's input
+   goes to block s of member r's output. */
+int phasers_member_alltoall(phasers_member *member, int type, const void *input, void *output,
+                            size_t count);
+/* Stores in member r's `output` the reduction of the inputs of members 0 to r (count elements
+   each). */
+int phasers_member_scan_inclusive(phasers_member *member, int type, int op, const void *input,
+                                  void *output, size_t count);
+/* Stores in member r's `output` the reduction of the inputs of members 0 to r - 1; member 0's
+   output is left as it was. */
+int phasers_member_scan_exclusive(phasers_member *member, int type, int op, const void *input,
+                                  void *output, size_t count);
+
+/* Non-blocking forms: the same arguments as the blocking collective, plus `out`, where the request
+   is stored. The call starts and the function returns at once; the call makes progress in
+   phasers_request_test / _wait / _timedwait / _free on this request (there is no background
+   thread), and completes once every member has started it and each tests or waits until done.
+   In a checked team, a member's blocking call and another's non-blocking one are a mismatch.
+
+   Buffers (as MPI_I*): every buffer passed must stay valid, and must not be read (outputs) or
+   written (inputs, outputs) by the program, until the request completes: phasers_request_test
+   set *done to 1, or phasers_request_wait / _timedwait / _free returned. The library uses them
+   until then, from whichever thread calls the request functions.
+
+   The member: while a request is in flight, every other call on its member, including another
+   non-blocking one and phasers_member_destroy, gives PHASERS_EBUSY. Finish the request first.
+
+   Errors: as the blocking form, and PHASERS_ENULL for `out`. Errors found before the call starts
+   return at once and make no request; the call's own errors (PHASERS_EMISMATCH, PHASERS_EINVAL
+   for a root out of range or a bitwise op on floating point, PHASERS_EBROKEN) come from the
+   request functions. */
+int phasers_member_ibarrier(phasers_member *member, phasers_request **out);
+int phasers_member_ibroadcast(phasers_member *member, int type, void *buffer, size_t count,
+                              size_t root, phasers_request **out);
+int phasers_member_ireduce(phasers_member *member, int type, int op, const void *input,
+                           void *output, size_t count, size_t root, phasers_request **out);
+int phasers_member_iallreduce(phasers_member *member, int type, int op, const void *input,
+                              void *output, size_t count, phasers_request **out);
+int phasers_member_igather(phasers_member *member, int type, const void *input, void *output,
+                           size_t count, size_t root, phasers_request **out);
+int phasers_member_iallgather(phasers_member *member, int type, const void *input, void *output,
+                              size_t count, phasers_request **out);
+int phasers_member_iscatter(phasers_member *member, int type, const void *input, void *output,
+                            size_t count, size_t root, phasers_request **out);
+int phasers_member_ialltoall(phasers_member *member, int type, const void *input, void *output,
+                             size_t count, phasers_request **out);
+int phasers_member_iscan_inclusive(phasers_member *member, int type, int op, const void *input,
+                                   void *output, size_t count, phasers_request **out);
+int phasers_member_iscan_exclusive(phasers_member *member, int type, int op, const void *input,
+                                   void *output, size_t count, phasers_request **out);
+
+/* Makes what progress is possible without waiting and stores in *done 1 once the call is over (its
+   outputs written, its buffers free), else 0. The request stays valid either way: release it with
+   phasers_request_wait (which then returns at once) or phasers_request_free. Returns the call's
+   error once it is over with one (every later test or wait returns it again; *done is not
+   written). Errors: PHASERS_ENULL (request, done), PHASERS_EDESTROYED (a request already waited
+   for or freed), PHASERS_EBUSY (another thread is using the request), and the call's errors. */
+int phasers_request_test(phasers_request *request, int *done);
+
+/* Waits until the call is over, frees the request (whatever the outcome) and returns the call's
+   outcome: PHASERS_OK or its error. Errors: PHASERS_ENULL, PHASERS_EDESTROYED, PHASERS_EBUSY
+   (another thread is using the request; nothing was freed), and the call's errors. */
+int phasers_request_wait(phasers_request *request);
+
+/* As phasers_request_wait, giving up after timeout_ns nanoseconds with PHASERS_ETIMEDOUT, which
+   leaves the request valid and in flight (phasers_last_error() names the members that had not
+   started the call); call it again, or phasers_request_wait, to finish it. Any other outcome frees
+   the request, as phasers_request_wait does. A timeout of 0 only checks. */
+int phasers_request_timedwait(phasers_request *request, uint64_t timeout_ns);
+
+/* Frees the request, first finishing its call (waiting for the other members if need be), as
+   dropping a Rust Pending does; the call's own outcome is discarded (use phasers_request_wait to
+   see it). Errors: PHASERS_ENULL, PHASERS_EDESTROYED (including a second free), PHASERS_EBUSY
+   (another thread is using the request; nothing was freed). */
+int phasers_request_free(phasers_request *request);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

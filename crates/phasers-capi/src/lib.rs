@@ -10,6 +10,7 @@ pub mod accumulator;
 pub mod barrier;
 pub mod barrier_object;
 mod collective_args;
+pub mod collectives;
 mod entry;
 pub mod enums;
 pub mod handle;
@@ -17,7 +18,9 @@ pub mod last_error;
 pub mod phaser;
 pub mod reduction;
 pub mod registration;
+pub mod request;
 pub mod status;
+pub mod team;
 
 /// Handles are shared between C threads with no help from Rust's type system: every object
 /// behind one must be safe to use from any thread.
@@ -28,6 +31,9 @@ const _: () = {
     shareable::<registration::RegistrationObject>();
     shareable::<accumulator::AnyAccumulator>();
     shareable::<reduction::ReductionObject>();
+    shareable::<team::TeamObject>();
+    shareable::<team::MemberObject>();
+    shareable::<request::RequestObject>();
 };
 
 #[cfg(test)]

@@ -727,6 +727,604 @@ private:
     std::size_t root_ = 0;
 };
 
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Team, Member, Request                                                                          */
+/* ---------------------------------------------------------------------------------------------- */
+
+namespace detail {
+
+template <class T>
+using remove_cvref_t = std::remove_cv_t<std::remove_reference_t<T>>;
+
+template <class T>
+constexpr int collective_type() {
+    static_assert(is_element_v<T>,
+                  "phasers::Member: the element type must be float, double or a 32- or 64-bit "
+                  "integer");
+    return element_type_v<T>;
+}
+
+/* A collective's input: a contiguous container (or span) of an element type, as span<const E>. */
+template <class In>
+auto input_span(In &&input) {
+    static_assert(is_contiguous_v<In>,
+                  "phasers::Member: pass a contiguous container (std::vector, std::array, T[N], "
+                  "phasers::span) or a pointer and a count");
+    using E = std::remove_const_t<element_of<In>>;
+    (void)collective_type<E>();
+    return span<const E>(std::data(input), std::size(input));
+}
+
+/* A collective's output: as input_span, writable. */
+template <class Out>
+auto output_span(Out &&output) {
+    static_assert(is_contiguous_v<Out>,
+                  "phasers::Member: pass a contiguous container (std::vector, std::array, T[N], "
+                  "phasers::span) or a pointer and a count");
+    static_assert(!std::is_const_v<element_of<Out>>, "phasers::Member: the output must be writable");
+    using E = element_of<Out>;
+    (void)collective_type<E>();
+    return span<E>(std::data(output), std::size(output));
+}
+
+template <class In, class Out>
+constexpr void same_elements() {
+    static_assert(std::is_same_v<std::remove_const_t<element_of<In>>, element_of<Out>>,
+                  "phasers::Member: the input and the output must have the same element type");
+}
+
+/* A non-blocking call's buffer must outlive its Request: a named container, or a span. */
+template <class Buffer>
+constexpr void lasting() {
+    static_assert(std::is_lvalue_reference_v<Buffer> || is_span<remove_cvref_t<Buffer>>::value,
+                  "phasers::Member: a non-blocking call's buffers must outlive its Request; pass a "
+                  "named container (not a temporary) or a phasers::span");
+}
+
+inline void expect(bool ok, const char *function, const std::string &why) {
+    if (!ok) {
+        fail_here(PHASERS_EINVAL, function, why);
+    }
+}
+
+inline std::string sizes(const char *what, std::size_t got, std::size_t expected) {
+    return std::string(what) + " holds " + std::to_string(got) + " elements, " +
+           std::to_string(expected) + " expected";
+}
+
+}  // namespace detail
+
+/* A non-blocking collective in flight (Rust's Pending), returned by Member::i*. Its buffers must
+   stay untouched until it completes: test() returned true, or wait() / wait_timeout() returned.
+   The call makes progress only inside test / wait / wait_timeout (there is no background
+   thread), and its member accepts no other call meanwhile (PHASERS_EBUSY). The destructor
+   finishes the call (waiting for the other members) and discards its outcome, so declare a
+   Request after its buffers and its Member, which then outlive it. */
+class Request {
+public:
+    Request() noexcept = default;
+    /* Takes ownership of a C request. */
+    explicit Request(phasers_request *handle) noexcept : handle_(handle) {}
+    Request(Request &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    Request &operator=(Request &&other) noexcept {
+        if (this != &other) {
+            release();
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
+        return *this;
+    }
+    Request(const Request &) = delete;
+    Request &operator=(const Request &) = delete;
+    ~Request() { release(); }
+
+    /* Makes what progress it can without waiting: true once the call is over (its outputs
+       written). Throws the call's error once it is over with one. The request stays valid. */
+    bool test() {
+        int done = 0;
+        detail::check(phasers_request_test(handle_, &done), "phasers_request_test");
+        return done != 0;
+    }
+
+    /* Waits until the call is over, and throws its error if it failed. Leaves this empty. */
+    void wait() {
+        phasers_request *handle = handle_;
+        const int code = phasers_request_wait(handle);
+        if (code != PHASERS_EBUSY && code != PHASERS_ENULL) {
+            handle_ = nullptr;  // freed, whatever the outcome
+        }
+        detail::check(code, "phasers_request_wait");
+    }
+
+    /* As wait, giving up after `timeout`: false when the call is still in flight (the request
+       stays valid: call again), true when it is over (this is then empty). */
+    template <class Rep, class Period>
+    bool wait_timeout(std::chrono::duration<Rep, Period> timeout) {
+        const int code = phasers_request_timedwait(handle_, detail::to_ns(timeout));
+        if (code == PHASERS_ETIMEDOUT) {
+            return false;
+        }
+        if (code != PHASERS_EBUSY && code != PHASERS_ENULL) {
+            handle_ = nullptr;
+        }
+        detail::check(code, "phasers_request_timedwait");
+        return true;
+    }
+
+    phasers_request *native_handle() const noexcept { return handle_; }
+    /* True until the request was waited for (or moved from). */
+    explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+private:
+    void release() noexcept {
+        if (handle_ != nullptr) {
+            (void)phasers_request_free(handle_);
+            handle_ = nullptr;
+        }
+    }
+    phasers_request *handle_ = nullptr;
+};
+
+class Team;
+
+/* One rank's membership of a team, used by one thread at a time; it calls the collectives.
+   Destroying a Member while the team still needs it breaks the team: the other members' calls
+   throw phasers::error with PHASERS_EBROKEN instead of waiting for it. So a thread that throws
+   while it owns its Member releases the others.
+   Sizes: containers give their size; the pointer forms take `count`, the elements per member as
+   in C. A size found wrong here (C cannot see it) throws PHASERS_EINVAL before the call: this
+   member then does not take part, and the others wait until its Member is destroyed. */
+class Member {
+public:
+    Member() noexcept = default;
+    Member(Member &&other) noexcept
+        : handle_(std::exchange(other.handle_, nullptr)),
+          team_(std::move(other.team_)),
+          rank_(other.rank_),
+          parties_(other.parties_) {}
+    Member &operator=(Member &&other) noexcept {
+        if (this != &other) {
+            release();
+            handle_ = std::exchange(other.handle_, nullptr);
+            team_ = std::move(other.team_);
+            rank_ = other.rank_;
+            parties_ = other.parties_;
+        }
+        return *this;
+    }
+    Member(const Member &) = delete;
+    Member &operator=(const Member &) = delete;
+    ~Member() { release(); }
+
+    std::size_t rank() const {
+        std::size_t rank = 0;
+        detail::check(phasers_member_rank(handle_, &rank), "phasers_member_rank");
+        return rank;
+    }
+    std::size_t parties() const {
+        std::size_t parties = 0;
+        detail::check(phasers_member_parties(handle_, &parties), "phasers_member_parties");
+        return parties;
+    }
+
+    /* Collective: members with the same color (0 or more) form a sub-team, ranked by key, ties by
+       rank. Returns this member's member of it; this one stays usable. */
+    Member split(int color, int key) {
+        phasers_member *out = nullptr;
+        detail::check(phasers_member_split(handle_, color, key, &out), "phasers_member_split");
+        return Member(out, team_);
+    }
+
+    /* ---- blocking collectives ---- */
+
+    void barrier() { detail::check(phasers_member_barrier(handle_), "phasers_member_barrier"); }
+
+    template <class T>
+    void broadcast(std::size_t root, T *buffer, std::size_t count) {
+        detail::check(phasers_member_broadcast(handle_, detail::collective_type<T>(), buffer, count,
+                                               root),
+                      "phasers_member_broadcast");
+    }
+    template <class Buffer>
+    void broadcast(std::size_t root, Buffer &&buffer) {
+        auto b = detail::output_span(buffer);
+        broadcast(root, b.data(), b.size());
+    }
+
+    template <class T>
+    void reduce(std::size_t root, const T *input, T *output, std::size_t count, op operation) {
+        detail::check(phasers_member_reduce(handle_, detail::collective_type<T>(),
+                                            static_cast<int>(operation), input, output, count, root),
+                      "phasers_member_reduce");
+    }
+    /* Only the root's output is written (as long as the input); the others may pass an empty
+       one. */
+    template <class In, class Out>
+    void reduce(std::size_t root, In &&input, Out &&output, op operation) {
+        auto [in, out] = rooted_pair<In, Out>(input, output, root, 1, "phasers_member_reduce");
+        reduce(root, in.data(), out, in.size(), operation);
+    }
+
+    template <class T>
+    void allreduce(const T *input, T *output, std::size_t count, op operation) {
+        detail::check(phasers_member_allreduce(handle_, detail::collective_type<T>(),
+                                               static_cast<int>(operation), input, output, count),
+                      "phasers_member_allreduce");
+    }
+    template <class In, class Out>
+    void allreduce(In &&input, Out &&output, op operation) {
+        auto [in, out] = sized<In, Out>(input, output, 1, "phasers_member_allreduce");
+        allreduce(in.data(), out.data(), in.size(), operation);
+    }
+
+    template <class T>
+    void gather(std::size_t root, const T *input, T *output, std::size_t count) {
+        detail::check(phasers_member_gather(handle_, detail::collective_type<T>(), input, output,
+                                            count, root),
+                      "phasers_member_gather");
+    }
+    /* The root's output holds parties() times the input, member r's block at r * size; the
+       others may pass an empty one. */
+    template <class In, class Out>
+    void gather(std::size_t root, In &&input, Out &&output) {
+        auto [in, out] = rooted_pair<In, Out>(input, output, root, parties_, "phasers_member_gather");
+        gather(root, in.data(), out, in.size());
+    }
+
+    template <class T>
+    void allgather(const T *input, T *output, std::size_t count) {
+        detail::check(phasers_member_allgather(handle_, detail::collective_type<T>(), input, output,
+                                               count),
+                      "phasers_member_allgather");
+    }
+    template <class In, class Out>
+    void allgather(In &&input, Out &&output) {
+        auto [in, out] = sized<In, Out>(input, output, parties_, "phasers_member_allgather");
+        allgather(in.data(), out.data(), in.size());
+    }
+
+    template <class T>
+    void scatter(std::size_t root, const T *input, T *output, std::size_t count) {
+        detail::check(phasers_member_scatter(handle_, detail::collective_type<T>(), input, output,
+                                             count, root),
+                      "phasers_member_scatter");
+    }
+    /* Block r of the root's input (parties() times the output's size) goes to member r's
+       output; the others may pass an empty input. */
+    template <class In, class Out>
+    void scatter(std::size_t root, In &&input, Out &&output) {
+        auto [in, out] = scatter_pair<In, Out>(input, output, root, "phasers_member_scatter");
+        scatter(root, in, out.data(), out.size());
+    }
+
+    template <class T>
+    void alltoall(const T *input, T *output, std::size_t count) {
+        detail::check(phasers_member_alltoall(handle_, detail::collective_type<T>(), input, output,
+                                              count),
+                      "phasers_member_alltoall");
+    }
+    /* Input and output hold parties() blocks of the same size: block r of the input goes to
+       member r. */
+    template <class In, class Out>
+    void alltoall(In &&input, Out &&output) {
+        auto [in, out] = alltoall_pair<In, Out>(input, output, "phasers_member_alltoall");
+        alltoall(in.data(), out.data(), in.size() / parties_);
+    }
+
+    template <class T>
+    void scan_inclusive(const T *input, T *output, std::size_t count, op operation) {
+        detail::check(phasers_member_scan_inclusive(handle_, detail::collective_type<T>(),
+                                                    static_cast<int>(operation), input, output,
+                                                    count),
+                      "phasers_member_scan_inclusive");
+    }
+    template <class In, class Out>
+    void scan_inclusive(In &&input, Out &&output, op operation) {
+        auto [in, out] = sized<In, Out>(input, output, 1, "phasers_member_scan_inclusive");
+        scan_inclusive(in.data(), out.data(), in.size(), operation);
+    }
+
+    template <class T>
+    void scan_exclusive(const T *input, T *output, std::size_t count, op operation) {
+        detail::check(phasers_member_scan_exclusive(handle_, detail::collective_type<T>(),
+                                                    static_cast<int>(operation), input, output,
+                                                    count),
+                      "phasers_member_scan_exclusive");
+    }
+    /* Member 0's output is left as it was. */
+    template <class In, class Out>
+    void scan_exclusive(In &&input, Out &&output, op operation) {
+        auto [in, out] = sized<In, Out>(input, output, 1, "phasers_member_scan_exclusive");
+        scan_exclusive(in.data(), out.data(), in.size(), operation);
+    }
+
+    /* ---- non-blocking collectives: the same arguments; they return a Request ---- */
+
+    Request ibarrier() {
+        phasers_request *request = nullptr;
+        detail::check(phasers_member_ibarrier(handle_, &request), "phasers_member_ibarrier");
+        return Request(request);
+    }
+
+    template <class T>
+    Request ibroadcast(std::size_t root, T *buffer, std::size_t count) {
+        phasers_request *request = nullptr;
+        detail::check(phasers_member_ibroadcast(handle_, detail::collective_type<T>(), buffer,
+                                                count, root, &request),
+                      "phasers_member_ibroadcast");
+        return Request(request);
+    }
+    template <class Buffer>
+    Request ibroadcast(std::size_t root, Buffer &&buffer) {
+        detail::lasting<Buffer>();
+        auto b = detail::output_span(buffer);
+        return ibroadcast(root, b.data(), b.size());
+    }
+
+    template <class T>
+    Request ireduce(std::size_t root, const T *input, T *output, std::size_t count, op operation) {
+        phasers_request *request = nullptr;
+        detail::check(phasers_member_ireduce(handle_, detail::collective_type<T>(),
+                                             static_cast<int>(operation), input, output, count,
+                                             root, &request),
+                      "phasers_member_ireduce");
+        return Request(request);
+    }
+    template <class In, class Out>
+    Request ireduce(std::size_t root, In &&input, Out &&output, op operation) {
+        detail::lasting<In>();
+        detail::lasting<Out>();
+        auto [in, out] = rooted_pair<In, Out>(input, output, root, 1, "phasers_member_ireduce");
+        return ireduce(root, in.data(), out, in.size(), operation);
+    }
+
+    template <class T>
+    Request iallreduce(const T *input, T *output, std::size_t count, op operation) {
+        phasers_request *request = nullptr;
+        detail::check(phasers_member_iallreduce(handle_, detail::collective_type<T>(),
+                                                static_cast<int>(operation), input, output, count,
+                                                &request),
+                      "phasers_member_iallreduce");
+        return Request(request);
+    }
+    template <class In, class Out>
+    Request iallreduce(In &&input, Out &&output, op operation) {
+        detail::lasting<In>();
+        detail::lasting<Out>();
+        auto [in, out] = sized<In, Out>(input, output, 1, "phasers_member_iallreduce");
+        return iallreduce(in.data(), out.data(), in.size(), operation);
+    }
+
+    template <class T>
+    Request igather(std::size_t root, const T *input, T *output, std::size_t count) {
+        phasers_request *request = nullptr;
+        detail::check(phasers_member_igather(handle_, detail::collective_type<T>(), input, output,
+                                             count, root, &request),
+                      "phasers_member_igather");
+        return Request(request);
+    }
+    template <class In, class Out>
+    Request igather(std::size_t root, In &&input, Out &&output) {
+        detail::lasting<In>();
+        detail::lasting<Out>();
+        auto [in, out] =
+            rooted_pair<In, Out>(input, output, root, parties_, "phasers_member_igather");
+        return igather(root, in.data(), out, in.size());
+    }
+
+    template <class T>
+    Request iallgather(const T *input, T *output, std::size_t count) {
+        phasers_request *request = nullptr;
+        detail::check(phasers_member_iallgather(handle_, detail::collective_type<T>(), input,
+                                                output, count, &request),
+                      "phasers_member_iallgather");
+        return Request(request);
+    }
+    template <class In, class Out>
+    Request iallgather(In &&input, Out &&output) {
+        detail::lasting<In>();
+        detail::lasting<Out>();
+        auto [in, out] = sized<In, Out>(input, output, parties_, "phasers_member_iallgather");
+        return iallgather(in.data(), out.data(), in.size());
+    }
+
+    template <class T>
+    Request iscatter(std::size_t root, const T *input, T *output, std::size_t count) {
+        phasers_request *request = nullptr;
+        detail::check(phasers_member_iscatter(handle_, detail::collective_type<T>(), input, output,
+                                              count, root, &request),
+                      "phasers_member_iscatter");
+        return Request(request);
+    }
+    template <class In, class Out>
+    Request iscatter(std::size_t root, In &&input, Out &&output) {
+        detail::lasting<In>();
+        detail::lasting<Out>();
+        auto [in, out] = scatter_pair<In, Out>(input, output, root, "phasers_member_iscatter");
+        return iscatter(root, in, out.data(), out.size());
+    }
+
+    template <class T>
+    Request ialltoall(const T *input, T *output, std::size_t count) {
+        phasers_request *request = nullptr;
+        detail::check(phasers_member_ialltoall(handle_, detail::collective_type<T>(), input,
+                                               output, count, &request),
+                      "phasers_member_ialltoall");
+        return Request(request);
+    }
+    template <class In, class Out>
+    Request ialltoall(In &&input, Out &&output) {
+        detail::lasting<In>();
+        detail::lasting<Out>();
+        auto [in, out] = alltoall_pair<In, Out>(input, output, "phasers_member_ialltoall");
+        return ialltoall(in.data(), out.data(), in.size() / parties_);
+    }
+
+    template <class T>
+    Request iscan_inclusive(const T *input, T *output, std::size_t count, op operation) {
+        phasers_request *request = nullptr;
+        detail::check(phasers_member_iscan_inclusive(handle_, detail::collective_type<T>(),
+                                                     static_cast<int>(operation), input, output,
+                                                     count, &request),
+                      "phasers_member_iscan_inclusive");
+        return Request(request);
+    }
+    template <class In, class Out>
+    Request iscan_inclusive(In &&input, Out &&output, op operation) {
+        detail::lasting<In>();
+        detail::lasting<Out>();
+        auto [in, out] = sized<In, Out>(input, output, 1, "phasers_member_iscan_inclusive");
+        return iscan_inclusive(in.data(), out.data(), in.size(), operation);
+    }
+
+    template <class T>
+    Request iscan_exclusive(const T *input, T *output, std::size_t count, op operation) {
+        phasers_request *request = nullptr;
+        detail::check(phasers_member_iscan_exclusive(handle_, detail::collective_type<T>(),
+                                                     static_cast<int>(operation), input, output,
+                                                     count, &request),
+                      "phasers_member_iscan_exclusive");
+        return Request(request);
+    }
+    template <class In, class Out>
+    Request iscan_exclusive(In &&input, Out &&output, op operation) {
+        detail::lasting<In>();
+        detail::lasting<Out>();
+        auto [in, out] = sized<In, Out>(input, output, 1, "phasers_member_iscan_exclusive");
+        return iscan_exclusive(in.data(), out.data(), in.size(), operation);
+    }
+
+    phasers_member *native_handle() const noexcept { return handle_; }
+    explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+private:
+    friend class Team;
+
+    /* Takes ownership of a C member of `team`, which it keeps alive. */
+    Member(phasers_member *handle, std::shared_ptr<phasers_team> team)
+        : handle_(handle), team_(std::move(team)) {
+        // Cached for the size checks; neither fails on the fresh handle.
+        (void)phasers_member_rank(handle_, &rank_);
+        (void)phasers_member_parties(handle_, &parties_);
+    }
+
+    /* Input and output of sizes n and n * factor. */
+    template <class In, class Out>
+    static auto sized(In &input, Out &output, std::size_t factor, const char *function) {
+        detail::same_elements<In, Out>();
+        auto in = detail::input_span(input);
+        auto out = detail::output_span(output);
+        detail::expect(out.size() == in.size() * factor, function,
+                       detail::sizes("the output", out.size(), in.size() * factor));
+        return std::make_pair(in, out);
+    }
+
+    /* As sized at the root; elsewhere the output is ignored (NULL when empty). */
+    template <class In, class Out>
+    auto rooted_pair(In &input, Out &output, std::size_t root, std::size_t factor,
+                     const char *function) const {
+        detail::same_elements<In, Out>();
+        auto in = detail::input_span(input);
+        auto out = detail::output_span(output);
+        if (rank_ == root) {
+            detail::expect(out.size() == in.size() * factor, function,
+                           detail::sizes("the root's output", out.size(), in.size() * factor));
+        }
+        return std::make_pair(in, out.empty() ? nullptr : out.data());
+    }
+
+    /* Scatter: the root's input is parties() times the output; elsewhere it is ignored. */
+    template <class In, class Out>
+    auto scatter_pair(In &input, Out &output, std::size_t root, const char *function) const {
+        detail::same_elements<In, Out>();
+        auto in = detail::input_span(input);
+        auto out = detail::output_span(output);
+        if (rank_ == root) {
+            detail::expect(in.size() == out.size() * parties_, function,
+                           detail::sizes("the root's input", in.size(), out.size() * parties_));
+        }
+        return std::make_pair(in.empty() ? nullptr : in.data(), out);
+    }
+
+    /* Alltoall: equal sizes, a multiple of parties(). */
+    template <class In, class Out>
+    auto alltoall_pair(In &input, Out &output, const char *function) const {
+        detail::same_elements<In, Out>();
+        auto in = detail::input_span(input);
+        auto out = detail::output_span(output);
+        detail::expect(in.size() == out.size() && parties_ != 0 && in.size() % parties_ == 0,
+                       function,
+                       "the input and the output must hold the same number of elements, a multiple "
+                       "of parties() = " + std::to_string(parties_) + " (input " +
+                           std::to_string(in.size()) + ", output " + std::to_string(out.size()) +
+                           ")");
+        return std::make_pair(in, out);
+    }
+
+    void release() noexcept {
+        if (handle_ != nullptr) {
+            (void)phasers_member_destroy(handle_);
+            handle_ = nullptr;
+        }
+        team_.reset();
+    }
+
+    phasers_member *handle_ = nullptr;
+    std::shared_ptr<phasers_team> team_;  // the team outlives its members
+    std::size_t rank_ = 0;
+    std::size_t parties_ = 0;
+};
+
+/* A team of a fixed number of members. It hands out one Member per rank; the C team is destroyed
+   when the Team and every Member made from it are gone, in any order. */
+class Team {
+public:
+    /* `checked` (the Rust default): calls that differ between members throw PHASERS_EMISMATCH on
+       every member instead of being undefined. */
+    explicit Team(std::size_t parties, bool checked = true) {
+        phasers_team *handle = nullptr;
+        detail::check(phasers_team_create(parties, checked ? 1 : 0, &handle), "phasers_team_create");
+        team_ = std::shared_ptr<phasers_team>(handle, [](phasers_team *team) {
+            (void)phasers_team_destroy(team);
+        });
+    }
+    Team(Team &&) noexcept = default;
+    Team &operator=(Team &&) noexcept = default;
+    Team(const Team &) = delete;
+    Team &operator=(const Team &) = delete;
+    ~Team() = default;
+
+    std::size_t parties() const {
+        std::size_t parties = 0;
+        detail::check(phasers_team_parties(team_.get(), &parties), "phasers_team_parties");
+        return parties;
+    }
+
+    /* The member of `rank`, handed out once. */
+    Member participant(std::size_t rank) {
+        phasers_member *member = nullptr;
+        detail::check(phasers_team_member(team_.get(), rank, &member), "phasers_team_member");
+        return Member(member, team_);
+    }
+
+    /* Every member, in rank order. */
+    std::vector<Member> participants() {
+        std::vector<Member> members;
+        const std::size_t n = parties();
+        members.reserve(n);
+        for (std::size_t rank = 0; rank < n; rank++) {
+            members.push_back(participant(rank));
+        }
+        return members;
+    }
+
+    phasers_team *native_handle() const noexcept { return team_.get(); }
+    explicit operator bool() const noexcept { return team_ != nullptr; }
+
+private:
+    std::shared_ptr<phasers_team> team_;
+};
+
 }  // namespace phasers
 
 #endif /* PHASERS_HPP */

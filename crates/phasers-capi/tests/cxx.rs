@@ -74,6 +74,17 @@ fn cxx_reduction_wrappers() {
     );
 }
 
+#[test]
+fn cxx_team_member_request_wrappers() {
+    compile_and_run(
+        "team.cpp",
+        "-std=c++17",
+        "cxx_team",
+        Link::Shared,
+        "cxx team",
+    );
+}
+
 /// Compiles `tests/cxx/unsupported.cpp` with `-DCASE=case` (syntax only); returns whether it
 /// compiled and what the compiler said.
 fn compile_case(case: u32) -> (bool, String) {
@@ -103,6 +114,11 @@ fn cxx_unsupported_element_types_do_not_compile() {
         (2, accumulator),
         (3, accumulator),
         (4, reduction),
+        (
+            5,
+            "the element type must be float, double or a 32- or 64-bit integer",
+        ),
+        (6, "a non-blocking call's buffers must outlive its Request"),
     ] {
         let (ok, stderr) = compile_case(case);
         assert!(

@@ -117,6 +117,38 @@ module phasers
             reduction_reduce_i32_1, reduction_reduce_i64_0, reduction_reduce_i64_1
     end type phasers_reduction
 
+    ! A team; it hands out one member per rank.
+    type, public :: phasers_team
+        type(c_ptr) :: handle = c_null_ptr
+    contains
+        procedure :: create => phasers_team_create
+        procedure :: parties => phasers_team_parties
+        procedure :: member => phasers_team_member
+        procedure :: destroy => phasers_team_destroy
+    end type phasers_team
+
+    ! One rank's handle on a team, used by one thread at a time. Destroying a member while others
+    ! still need it breaks the team for them (PHASERS_EBROKEN).
+    type, public :: phasers_member
+        type(c_ptr) :: handle = c_null_ptr
+    contains
+        procedure :: rank => phasers_member_rank
+        procedure :: parties => phasers_member_parties
+        procedure :: barrier => phasers_member_barrier
+        procedure :: destroy => phasers_member_destroy
+        procedure, private :: member_broadcast_f64_0, member_broadcast_f64_1, &
+            member_broadcast_f32_0, member_broadcast_f32_1, member_broadcast_i32_0, &
+            member_broadcast_i32_1, member_broadcast_i64_0, member_broadcast_i64_1
+        generic :: broadcast => member_broadcast_f64_0, member_broadcast_f64_1, &
+            member_broadcast_f32_0, member_broadcast_f32_1, member_broadcast_i32_0, &
+            member_broadcast_i32_1, member_broadcast_i64_0, member_broadcast_i64_1
+        procedure, private :: member_allreduce_f64_0, member_allreduce_f64_1, &
+            member_allreduce_f32_0, member_allreduce_f32_1, member_allreduce_i32_0, &
+            member_allreduce_i32_1, member_allreduce_i64_0, member_allreduce_i64_1
+        generic :: allreduce => member_allreduce_f64_0, member_allreduce_f64_1, &
+            member_allreduce_f32_0, member_allreduce_f32_1, member_allreduce_i32_0, &
+            member_allreduce_i32_1, member_allreduce_i64_0, member_allreduce_i64_1
+    end type phasers_member
 
     ! The collectives under the C names, resolved by the kind and rank of the arrays.
     interface phasers_reduction_allreduce
@@ -129,8 +161,21 @@ module phasers
             reduction_reduce_f32_0, reduction_reduce_f32_1, reduction_reduce_i32_0, &
             reduction_reduce_i32_1, reduction_reduce_i64_0, reduction_reduce_i64_1
     end interface phasers_reduction_reduce
+    interface phasers_member_broadcast
+        module procedure member_broadcast_f64_0, member_broadcast_f64_1, &
+            member_broadcast_f32_0, member_broadcast_f32_1, member_broadcast_i32_0, &
+            member_broadcast_i32_1, member_broadcast_i64_0, member_broadcast_i64_1
+    end interface phasers_member_broadcast
+    interface phasers_member_allreduce
+        module procedure member_allreduce_f64_0, member_allreduce_f64_1, &
+            member_allreduce_f32_0, member_allreduce_f32_1, member_allreduce_i32_0, &
+            member_allreduce_i32_1, member_allreduce_i64_0, member_allreduce_i64_1
+    end interface phasers_member_allreduce
     public :: phasers_reduction_create, phasers_reduction_parties, phasers_reduction_destroy, &
         phasers_reduction_allreduce, phasers_reduction_reduce
+    public :: phasers_team_create, phasers_team_parties, phasers_team_member, phasers_team_destroy, &
+        phasers_member_rank, phasers_member_parties, phasers_member_barrier, &
+        phasers_member_destroy, phasers_member_broadcast, phasers_member_allreduce
 
     public :: phasers_strerror, phasers_last_error, phasers_algorithm_name
     public :: phasers_barrier_create, phasers_barrier_parties, phasers_barrier_wait, &
@@ -322,6 +367,72 @@ module phasers
             integer(c_int) :: code
         end function c_reduction_destroy
 
+        function c_team_create(parties, checked, out) bind(c, name='phasers_team_create') &
+                result(code)
+            import :: c_int, c_ptr, c_size_t
+            integer(c_size_t), value :: parties
+            integer(c_int), value :: checked
+            type(c_ptr), intent(out) :: out
+            integer(c_int) :: code
+        end function c_team_create
+        function c_team_parties(team, out) bind(c, name='phasers_team_parties') result(code)
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: team
+            integer(c_size_t), intent(out) :: out
+            integer(c_int) :: code
+        end function c_team_parties
+        function c_team_member(team, rank, out) bind(c, name='phasers_team_member') result(code)
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: team
+            integer(c_size_t), value :: rank
+            type(c_ptr), intent(out) :: out
+            integer(c_int) :: code
+        end function c_team_member
+        function c_team_destroy(team) bind(c, name='phasers_team_destroy') result(code)
+            import :: c_int, c_ptr
+            type(c_ptr), value :: team
+            integer(c_int) :: code
+        end function c_team_destroy
+        function c_member_rank(member, out) bind(c, name='phasers_member_rank') result(code)
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: member
+            integer(c_size_t), intent(out) :: out
+            integer(c_int) :: code
+        end function c_member_rank
+        function c_member_parties(member, out) bind(c, name='phasers_member_parties') result(code)
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: member
+            integer(c_size_t), intent(out) :: out
+            integer(c_int) :: code
+        end function c_member_parties
+        function c_member_destroy(member) bind(c, name='phasers_member_destroy') result(code)
+            import :: c_int, c_ptr
+            type(c_ptr), value :: member
+            integer(c_int) :: code
+        end function c_member_destroy
+        function c_member_barrier(member) bind(c, name='phasers_member_barrier') result(code)
+            import :: c_int, c_ptr
+            type(c_ptr), value :: member
+            integer(c_int) :: code
+        end function c_member_barrier
+        function c_member_broadcast(member, type, buffer, count, root) &
+                bind(c, name='phasers_member_broadcast') result(code)
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: member
+            integer(c_int), value :: type
+            type(c_ptr), value :: buffer
+            integer(c_size_t), value :: count, root
+            integer(c_int) :: code
+        end function c_member_broadcast
+        function c_member_allreduce(member, type, op, input, output, count) &
+                bind(c, name='phasers_member_allreduce') result(code)
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: member
+            integer(c_int), value :: type, op
+            type(c_ptr), value :: input, output
+            integer(c_size_t), value :: count
+            integer(c_int) :: code
+        end function c_member_allreduce
     end interface
 
 contains
@@ -622,6 +733,87 @@ contains
         call check(code, 'phasers_reduction_destroy', stat)
     end subroutine phasers_reduction_destroy
 
+    ! ---- teams -----------------------------------------------------------------------------------
+
+    ! Creates a team of `parties` members; `checked` (default .true.) makes calls that differ
+    ! between members fail with PHASERS_EMISMATCH on every member.
+    subroutine phasers_team_create(team, parties, checked, stat)
+        class(phasers_team), intent(out) :: team
+        integer, intent(in) :: parties
+        logical, intent(in), optional :: checked
+        integer, intent(out), optional :: stat
+        integer(c_int) :: flag
+        flag = 1
+        if (present(checked)) then
+            if (.not. checked) flag = 0
+        end if
+        call check(c_team_create(int(parties, c_size_t), flag, team%handle), 'phasers_team_create', &
+            stat)
+    end subroutine phasers_team_create
+
+    function phasers_team_parties(team) result(parties)
+        class(phasers_team), intent(in) :: team
+        integer :: parties
+        integer(c_size_t) :: n
+        n = 0
+        call check(c_team_parties(team%handle, n), 'phasers_team_parties')
+        parties = int(n)
+    end function phasers_team_parties
+
+    ! The member of `rank`; each rank is handed out once.
+    subroutine phasers_team_member(team, rank, member, stat)
+        class(phasers_team), intent(in) :: team
+        integer, intent(in) :: rank
+        type(phasers_member), intent(out) :: member
+        integer, intent(out), optional :: stat
+        call check(c_team_member(team%handle, int(rank, c_size_t), member%handle), &
+            'phasers_team_member', stat)
+    end subroutine phasers_team_member
+
+    ! Destroys the team, after its members (PHASERS_EBUSY while members exist).
+    subroutine phasers_team_destroy(team, stat)
+        class(phasers_team), intent(inout) :: team
+        integer, intent(out), optional :: stat
+        integer(c_int) :: code
+        code = c_team_destroy(team%handle)
+        if (code == PHASERS_OK) team%handle = c_null_ptr
+        call check(code, 'phasers_team_destroy', stat)
+    end subroutine phasers_team_destroy
+
+    function phasers_member_rank(member) result(rank)
+        class(phasers_member), intent(in) :: member
+        integer :: rank
+        integer(c_size_t) :: n
+        n = 0
+        call check(c_member_rank(member%handle, n), 'phasers_member_rank')
+        rank = int(n)
+    end function phasers_member_rank
+
+    function phasers_member_parties(member) result(parties)
+        class(phasers_member), intent(in) :: member
+        integer :: parties
+        integer(c_size_t) :: n
+        n = 0
+        call check(c_member_parties(member%handle, n), 'phasers_member_parties')
+        parties = int(n)
+    end function phasers_member_parties
+
+    ! Waits for every member of the team.
+    subroutine phasers_member_barrier(member, stat)
+        class(phasers_member), intent(in) :: member
+        integer, intent(out), optional :: stat
+        call check(c_member_barrier(member%handle), 'phasers_member_barrier', stat)
+    end subroutine phasers_member_barrier
+
+    ! Destroys the member; while the others still need it, that breaks the team for them.
+    subroutine phasers_member_destroy(member, stat)
+        class(phasers_member), intent(inout) :: member
+        integer, intent(out), optional :: stat
+        integer(c_int) :: code
+        code = c_member_destroy(member%handle)
+        if (code == PHASERS_OK) member%handle = c_null_ptr
+        call check(code, 'phasers_member_destroy', stat)
+    end subroutine phasers_member_destroy
 
     ! ---- the collectives, one specific procedure per kind (real64, real32, int32, int64) and rank
     ! (scalar, contiguous rank-1 array) ---------------------------------------------------------
@@ -994,4 +1186,231 @@ contains
         if (present(has_result)) has_result = got /= 0
     end subroutine reduction_reduce_i64_1
 
+    subroutine member_broadcast_f64_0(self, buffer, root, stat)
+        class(phasers_member), intent(in) :: self
+        real(c_double), intent(inout), target :: buffer
+        integer, intent(in) :: root
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_buffer
+        p_buffer = c_loc(buffer)
+        call check(c_member_broadcast(self%handle, int(PHASERS_TYPE_F64, c_int), p_buffer, &
+            int(1, c_size_t), int(root, c_size_t)), 'phasers_member_broadcast', stat)
+    end subroutine member_broadcast_f64_0
+
+    subroutine member_broadcast_f64_1(self, buffer, root, stat)
+        class(phasers_member), intent(in) :: self
+        real(c_double), intent(inout), target, contiguous :: buffer(:)
+        integer, intent(in) :: root
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_buffer
+        real(c_double), target :: none(1)
+        p_buffer = c_loc(none)
+        if (size(buffer) > 0) p_buffer = c_loc(buffer)
+        call check(c_member_broadcast(self%handle, int(PHASERS_TYPE_F64, c_int), p_buffer, &
+            int(size(buffer), c_size_t), int(root, c_size_t)), 'phasers_member_broadcast', stat)
+    end subroutine member_broadcast_f64_1
+
+    subroutine member_broadcast_f32_0(self, buffer, root, stat)
+        class(phasers_member), intent(in) :: self
+        real(c_float), intent(inout), target :: buffer
+        integer, intent(in) :: root
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_buffer
+        p_buffer = c_loc(buffer)
+        call check(c_member_broadcast(self%handle, int(PHASERS_TYPE_F32, c_int), p_buffer, &
+            int(1, c_size_t), int(root, c_size_t)), 'phasers_member_broadcast', stat)
+    end subroutine member_broadcast_f32_0
+
+    subroutine member_broadcast_f32_1(self, buffer, root, stat)
+        class(phasers_member), intent(in) :: self
+        real(c_float), intent(inout), target, contiguous :: buffer(:)
+        integer, intent(in) :: root
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_buffer
+        real(c_float), target :: none(1)
+        p_buffer = c_loc(none)
+        if (size(buffer) > 0) p_buffer = c_loc(buffer)
+        call check(c_member_broadcast(self%handle, int(PHASERS_TYPE_F32, c_int), p_buffer, &
+            int(size(buffer), c_size_t), int(root, c_size_t)), 'phasers_member_broadcast', stat)
+    end subroutine member_broadcast_f32_1
+
+    subroutine member_broadcast_i32_0(self, buffer, root, stat)
+        class(phasers_member), intent(in) :: self
+        integer(c_int32_t), intent(inout), target :: buffer
+        integer, intent(in) :: root
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_buffer
+        p_buffer = c_loc(buffer)
+        call check(c_member_broadcast(self%handle, int(PHASERS_TYPE_I32, c_int), p_buffer, &
+            int(1, c_size_t), int(root, c_size_t)), 'phasers_member_broadcast', stat)
+    end subroutine member_broadcast_i32_0
+
+    subroutine member_broadcast_i32_1(self, buffer, root, stat)
+        class(phasers_member), intent(in) :: self
+        integer(c_int32_t), intent(inout), target, contiguous :: buffer(:)
+        integer, intent(in) :: root
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_buffer
+        integer(c_int32_t), target :: none(1)
+        p_buffer = c_loc(none)
+        if (size(buffer) > 0) p_buffer = c_loc(buffer)
+        call check(c_member_broadcast(self%handle, int(PHASERS_TYPE_I32, c_int), p_buffer, &
+            int(size(buffer), c_size_t), int(root, c_size_t)), 'phasers_member_broadcast', stat)
+    end subroutine member_broadcast_i32_1
+
+    subroutine member_broadcast_i64_0(self, buffer, root, stat)
+        class(phasers_member), intent(in) :: self
+        integer(c_int64_t), intent(inout), target :: buffer
+        integer, intent(in) :: root
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_buffer
+        p_buffer = c_loc(buffer)
+        call check(c_member_broadcast(self%handle, int(PHASERS_TYPE_I64, c_int), p_buffer, &
+            int(1, c_size_t), int(root, c_size_t)), 'phasers_member_broadcast', stat)
+    end subroutine member_broadcast_i64_0
+
+    subroutine member_broadcast_i64_1(self, buffer, root, stat)
+        class(phasers_member), intent(in) :: self
+        integer(c_int64_t), intent(inout), target, contiguous :: buffer(:)
+        integer, intent(in) :: root
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_buffer
+        integer(c_int64_t), target :: none(1)
+        p_buffer = c_loc(none)
+        if (size(buffer) > 0) p_buffer = c_loc(buffer)
+        call check(c_member_broadcast(self%handle, int(PHASERS_TYPE_I64, c_int), p_buffer, &
+            int(size(buffer), c_size_t), int(root, c_size_t)), 'phasers_member_broadcast', stat)
+    end subroutine member_broadcast_i64_1
+
+    subroutine member_allreduce_f64_0(self, input, output, op, stat)
+        class(phasers_member), intent(in) :: self
+        real(c_double), intent(in), target :: input
+        real(c_double), intent(inout), target :: output
+        integer, intent(in) :: op
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_input, p_output
+        p_input = c_loc(input)
+        p_output = c_loc(output)
+        call check(c_member_allreduce(self%handle, int(PHASERS_TYPE_F64, c_int), int(op, c_int), p_input, &
+            p_output, int(1, c_size_t)), 'phasers_member_allreduce', stat)
+    end subroutine member_allreduce_f64_0
+
+    subroutine member_allreduce_f64_1(self, input, output, op, stat)
+        class(phasers_member), intent(in) :: self
+        real(c_double), intent(in), target, contiguous :: input(:)
+        real(c_double), intent(inout), target, contiguous :: output(:)
+        integer, intent(in) :: op
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_input, p_output
+        real(c_double), target :: none(1)
+        if (size(output) /= size(input)) then
+            call refuse('phasers_member_allreduce', 'output and input differ in size', stat)
+            return
+        end if
+        p_input = c_loc(none)
+        if (size(input) > 0) p_input = c_loc(input)
+        p_output = c_loc(none)
+        if (size(output) > 0) p_output = c_loc(output)
+        call check(c_member_allreduce(self%handle, int(PHASERS_TYPE_F64, c_int), int(op, c_int), p_input, &
+            p_output, int(size(input), c_size_t)), 'phasers_member_allreduce', stat)
+    end subroutine member_allreduce_f64_1
+
+    subroutine member_allreduce_f32_0(self, input, output, op, stat)
+        class(phasers_member), intent(in) :: self
+        real(c_float), intent(in), target :: input
+        real(c_float), intent(inout), target :: output
+        integer, intent(in) :: op
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_input, p_output
+        p_input = c_loc(input)
+        p_output = c_loc(output)
+        call check(c_member_allreduce(self%handle, int(PHASERS_TYPE_F32, c_int), int(op, c_int), p_input, &
+            p_output, int(1, c_size_t)), 'phasers_member_allreduce', stat)
+    end subroutine member_allreduce_f32_0
+
+    subroutine member_allreduce_f32_1(self, input, output, op, stat)
+        class(phasers_member), intent(in) :: self
+        real(c_float), intent(in), target, contiguous :: input(:)
+        real(c_float), intent(inout), target, contiguous :: output(:)
+        integer, intent(in) :: op
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_input, p_output
+        real(c_float), target :: none(1)
+        if (size(output) /= size(input)) then
+            call refuse('phasers_member_allreduce', 'output and input differ in size', stat)
+            return
+        end if
+        p_input = c_loc(none)
+        if (size(input) > 0) p_input = c_loc(input)
+        p_output = c_loc(none)
+        if (size(output) > 0) p_output = c_loc(output)
+        call check(c_member_allreduce(self%handle, int(PHASERS_TYPE_F32, c_int), int(op, c_int), p_input, &
+            p_output, int(size(input), c_size_t)), 'phasers_member_allreduce', stat)
+    end subroutine member_allreduce_f32_1
+
+    subroutine member_allreduce_i32_0(self, input, output, op, stat)
+        class(phasers_member), intent(in) :: self
+        integer(c_int32_t), intent(in), target :: input
+        integer(c_int32_t), intent(inout), target :: output
+        integer, intent(in) :: op
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_input, p_output
+        p_input = c_loc(input)
+        p_output = c_loc(output)
+        call check(c_member_allreduce(self%handle, int(PHASERS_TYPE_I32, c_int), int(op, c_int), p_input, &
+            p_output, int(1, c_size_t)), 'phasers_member_allreduce', stat)
+    end subroutine member_allreduce_i32_0
+
+    subroutine member_allreduce_i32_1(self, input, output, op, stat)
+        class(phasers_member), intent(in) :: self
+        integer(c_int32_t), intent(in), target, contiguous :: input(:)
+        integer(c_int32_t), intent(inout), target, contiguous :: output(:)
+        integer, intent(in) :: op
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_input, p_output
+        integer(c_int32_t), target :: none(1)
+        if (size(output) /= size(input)) then
+            call refuse('phasers_member_allreduce', 'output and input differ in size', stat)
+            return
+        end if
+        p_input = c_loc(none)
+        if (size(input) > 0) p_input = c_loc(input)
+        p_output = c_loc(none)
+        if (size(output) > 0) p_output = c_loc(output)
+        call check(c_member_allreduce(self%handle, int(PHASERS_TYPE_I32, c_int), int(op, c_int), p_input, &
+            p_output, int(size(input), c_size_t)), 'phasers_member_allreduce', stat)
+    end subroutine member_allreduce_i32_1
+
+    subroutine member_allreduce_i64_0(self, input, output, op, stat)
+        class(phasers_member), intent(in) :: self
+        integer(c_int64_t), intent(in), target :: input
+        integer(c_int64_t), intent(inout), target :: output
+        integer, intent(in) :: op
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_input, p_output
+        p_input = c_loc(input)
+        p_output = c_loc(output)
+        call check(c_member_allreduce(self%handle, int(PHASERS_TYPE_I64, c_int), int(op, c_int), p_input, &
+            p_output, int(1, c_size_t)), 'phasers_member_allreduce', stat)
+    end subroutine member_allreduce_i64_0
+
+    subroutine member_allreduce_i64_1(self, input, output, op, stat)
+        class(phasers_member), intent(in) :: self
+        integer(c_int64_t), intent(in), target, contiguous :: input(:)
+        integer(c_int64_t), intent(inout), target, contiguous :: output(:)
+        integer, intent(in) :: op
+        integer, intent(out), optional :: stat
+        type(c_ptr) :: p_input, p_output
+        integer(c_int64_t), target :: none(1)
+        if (size(output) /= size(input)) then
+            call refuse('phasers_member_allreduce', 'output and input differ in size', stat)
+            return
+        end if
+        p_input = c_loc(none)
+        if (size(input) > 0) p_input = c_loc(input)
+        p_output = c_loc(none)
+        if (size(output) > 0) p_output = c_loc(output)
+        call check(c_member_allreduce(self%handle, int(PHASERS_TYPE_I64, c_int), int(op, c_int), p_input, &
+            p_output, int(size(input), c_size_t)), 'phasers_member_allreduce', stat)
+    end subroutine member_allreduce_i64_1
 end module phasers

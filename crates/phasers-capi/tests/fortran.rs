@@ -144,6 +144,20 @@ fn fortran_reductions() {
 }
 
 #[test]
+fn fortran_teams() {
+    if !have_gfortran("fortran_teams") {
+        return;
+    }
+    compile_and_run(
+        "tests/fortran/team.f90",
+        "fortran_team",
+        Link::Shared,
+        &[],
+        "fortran team ok",
+    );
+}
+
+#[test]
 fn fortran_failure_without_stat_stops_with_the_message() {
     if !have_gfortran("fortran_failure_without_stat_stops_with_the_message") {
         return;

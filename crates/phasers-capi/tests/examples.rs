@@ -34,3 +34,27 @@ fn phaser_accumulator_example() {
     );
     assert!(outcome.stdout.ends_with("ok\n"), "{}", outcome.stdout);
 }
+
+#[test]
+fn allreduce_1m_example() {
+    let program = compile_c(
+        &["../../examples/c/allreduce_1m.c"],
+        "example_allreduce_1m",
+        Link::Shared,
+    );
+    for api in ["reduction", "team"] {
+        let outcome = run(&program, &["2", api]).expect_success("examples/c/allreduce_1m.c");
+        assert!(
+            outcome.stdout.starts_with(&format!(
+                "{api} allreduce of 1048576 doubles, 2 threads, 2 calls: "
+            )),
+            "{}",
+            outcome.stdout
+        );
+        assert!(
+            outcome.stdout.ends_with(" ns per call\n"),
+            "{}",
+            outcome.stdout
+        );
+    }
+}

@@ -525,6 +525,14 @@ static void broken(void) {
     EXPECT_OK(phasers_team_member(team, 1, &m1));
     EXPECT_OK(phasers_member_destroy(m1));
     EXPECT_CODE(PHASERS_EBROKEN, phasers_member_barrier(m0));
+    /* A non-blocking call on a broken team fails at once and makes no request: the member is not
+       left held. */
+    phasers_request *request = NULL;
+    int64_t in[1] = {1}, out[1];
+    EXPECT_CODE(PHASERS_EBROKEN, phasers_member_iallreduce(m0, PHASERS_TYPE_I64, PHASERS_OP_SUM, in,
+                                                           out, 1, &request));
+    CHECK(request == NULL);
+    EXPECT_CODE(PHASERS_EBROKEN, phasers_member_ibarrier(m0, &request));
     EXPECT_OK(phasers_member_destroy(m0));
     EXPECT_OK(phasers_team_destroy(team));
 }

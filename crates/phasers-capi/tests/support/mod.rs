@@ -216,8 +216,14 @@ pub fn compile_c(sources: &[&str], name: &str, link: Link) -> PathBuf {
 
 /// Runs a compiled test program with `args`, giving it two minutes.
 pub fn run(program: &Path, args: &[&str]) -> Outcome {
+    run_with_env(program, args, &[])
+}
+
+/// As [`run`], with the environment variables `env` set for the program.
+pub fn run_with_env(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let mut command = Command::new(program);
     command.args(args);
+    command.envs(env.iter().copied());
     let label = format!(
         "{}{}",
         program.file_name().unwrap().to_string_lossy(),

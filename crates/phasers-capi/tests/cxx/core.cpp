@@ -275,6 +275,42 @@ static void moves() {
     CHECK(acc2.result() == 5);
 }
 
+// --- destructors release the C handles ---------------------------------------------------------
+
+// A destroyed C handle stays a tombstone, so a stale pointer reads PHASERS_EDESTROYED: that shows
+// each destructor (and move-assignment over a live handle) destroyed what it owned.
+static void destructors_release() {
+    phasers_barrier *barrier;
+    phasers_phaser *phaser;
+    phasers_registration *creator, *child, *replaced;
+    phasers_accumulator *accumulator;
+    {
+        phasers::Barrier b(2);
+        barrier = b.native_handle();
+        auto [p, main_task] = phasers::Phaser::create();
+        phaser = p.native_handle();
+        creator = main_task.native_handle();
+        phasers::Registration c = main_task.register_child(phasers::mode::sig_wait);
+        child = c.native_handle();
+        phasers::Registration r = main_task.register_child(phasers::mode::wait);
+        replaced = r.native_handle();
+        r = main_task.register_child(phasers::mode::wait);  // the old one is dropped now
+        std::uint64_t phase = 0;
+        CHECK(phasers_registration_next(replaced, &phase) == PHASERS_EDESTROYED);
+        phasers::Accumulator<double> a(p, phasers::op::sum);
+        accumulator = a.native_handle();
+        CHECK(phasers_barrier_parties(barrier, nullptr) == PHASERS_ENULL);  // alive: checks `out`
+    }
+    std::size_t parties = 0;
+    std::uint64_t phase = 0;
+    double result = 0.0;
+    CHECK(phasers_barrier_parties(barrier, &parties) == PHASERS_EDESTROYED);
+    CHECK(phasers_phaser_phase(phaser, &phase) == PHASERS_EDESTROYED);
+    CHECK(phasers_registration_next(creator, &phase) == PHASERS_EDESTROYED);
+    CHECK(phasers_registration_next(child, &phase) == PHASERS_EDESTROYED);
+    CHECK(phasers_accumulator_result_f64(accumulator, &result) == PHASERS_EDESTROYED);
+}
+
 // --- a thread that throws while it holds a registration ----------------------------------------
 
 static void owner_throws_registration() {
@@ -351,6 +387,7 @@ int main() {
     accumulator_sum<double>(false);
     accumulator_sum<double>(true);
     moves();
+    destructors_release();
     owner_throws_registration();
     owner_throws_barrier_timeout();
     std::printf("cxx core ok\n");

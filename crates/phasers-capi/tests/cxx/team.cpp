@@ -249,6 +249,40 @@ static void moves_and_lifetimes() {
     CHECK(sub.parties() == 1);
 }
 
+// Destructors release the C handles: a stale pointer then reads PHASERS_EDESTROYED (the handles
+// stay as tombstones). The C team goes with the last of the Team and its Members.
+static void destructors_release() {
+    phasers_team *team_handle;
+    phasers_member *member_handle, *sub_handle;
+    phasers_request *request_handle;
+    phasers_reduction *reduction_handle;
+    std::size_t n = 0;
+    {
+        phasers::Member kept;
+        {
+            phasers::Team team(1);
+            team_handle = team.native_handle();
+            kept = team.participant(0);
+        }
+        CHECK(phasers_team_parties(team_handle, &n) == PHASERS_OK && n == 1);  // kept alive
+        member_handle = kept.native_handle();
+        phasers::Member sub = kept.split(0, 0);
+        sub_handle = sub.native_handle();
+        phasers::Request request = kept.ibarrier();
+        request_handle = request.native_handle();
+        request = phasers::Request();  // freed: the call finished first
+        int done = 0;
+        CHECK(phasers_request_test(request_handle, &done) == PHASERS_EDESTROYED);
+        kept.barrier();  // the member is free again
+        phasers::Reduction<int> reduction(1);
+        reduction_handle = reduction.native_handle();
+    }
+    CHECK(phasers_member_rank(member_handle, &n) == PHASERS_EDESTROYED);
+    CHECK(phasers_member_rank(sub_handle, &n) == PHASERS_EDESTROYED);
+    CHECK(phasers_team_parties(team_handle, &n) == PHASERS_EDESTROYED);
+    CHECK(phasers_reduction_parties(reduction_handle, &n) == PHASERS_EDESTROYED);
+}
+
 // A thread that throws while it owns its Member: unwinding destroys the Member, which breaks the
 // team, and the others' next call throws PHASERS_EBROKEN instead of waiting for it forever.
 static void owner_throws() {
@@ -291,6 +325,7 @@ int main() {
     request_timeout();
     errors();
     moves_and_lifetimes();
+    destructors_release();
     owner_throws();
     std::printf("cxx team ok\n");
     return 0;

@@ -87,6 +87,27 @@ fn cxx_team_member_request_wrappers() {
     );
 }
 
+#[test]
+fn cxx_example_team() {
+    let program = compile_with(
+        "g++",
+        &flags("-std=c++17"),
+        &["../../examples/cxx/team.cpp"],
+        "cxx_example_team",
+        Link::Shared,
+    );
+    let outcome = run(&program, &[]).expect_success("examples/cxx/team.cpp");
+    assert!(
+        outcome.stdout.contains("every member: 10 (6 + 3 + 1)")
+            && outcome
+                .stdout
+                .contains("3 members were released with PHASERS_EBROKEN")
+            && outcome.stdout.ends_with("ok\n"),
+        "{}",
+        outcome.stdout
+    );
+}
+
 /// Compiles `tests/cxx/unsupported.cpp` with `-DCASE=case` (syntax only); returns whether it
 /// compiled and what the compiler said.
 fn compile_case(case: u32) -> (bool, String) {

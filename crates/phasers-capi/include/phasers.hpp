@@ -5,24 +5,31 @@
  *     c++ -std=c++17 prog.cpp $(pkg-config --cflags --libs phasers) -pthread -o prog
  *     # or, in CMake: find_package(phasers REQUIRED) + target_link_libraries(app phasers::phasers)
  *
- * Everything is in namespace `phasers`. Names follow the Rust crate (its "Names" table): parties(),
- * rank(), wait() / wait_timeout(), a phaser's next() / signal(), collectives under MPI's names with
- * an `i` for the non-blocking form. phasers.h documents every call in detail; this header says
- * what the C++ layer adds.
+ * Everything is in namespace `phasers`: Barrier, Phaser and Registration, Accumulator<T>,
+ * Reduction<T>, Team, Member and Request, phasers::error, and phasers::span<T>. Names follow the
+ * Rust crate (its "Names" table): parties(), rank(), participant() / participants(), wait() /
+ * wait_timeout(), a phaser's next() / signal(), force_terminate(), collectives under MPI's names
+ * with an `i` for the non-blocking form and the root first (broadcast(root, buffer)). Where C++
+ * forbids the Rust name: Registration::register_child (`register` is a keyword), op::bit_and /
+ * bit_or / bit_xor (`and`, `or`, `xor` are). phasers.h documents every call in detail; this header
+ * says what the C++ layer adds.
  *
  * OWNERSHIP. Every object is a move-only RAII handle: its destructor releases the C handle
  * (destroy, or for a Registration or Member, leaving the phaser or team), so a thread that ends by
  * an exception gives up its membership on the way out, and the others are not left waiting for it:
  *   - a Registration leaves its phaser: later phases no longer wait for it;
  *   - a Member destroyed while the others still need it breaks the team: their calls throw
- *     phasers::error with code() == PHASERS_EBROKEN instead of waiting forever.
- * A Barrier rank is a number, not an object, so nothing can give it up on a thread's behalf: a
- * rank that never arrives leaves the others waiting. Where a thread may fail, use a Team (whose
- * Member breaks the team when it is destroyed), a Phaser, or Barrier::wait_timeout.
+ *     phasers::error with code() == PHASERS_EBROKEN instead of waiting for ever.
+ * Barrier and Reduction ranks are numbers, not objects, so nothing can give one up on a thread's
+ * behalf: a rank that never arrives leaves the others waiting (a stall report on stderr after
+ * PHASERS_STALL). Where a thread may fail, use a Team, a Phaser, or Barrier::wait_timeout.
+ * Members keep their team alive: the C team is destroyed with the last of the Team and its
+ * Members, in any order. A Request's destructor finishes its call first (as dropping a Rust Pending
+ * does); destroy it before its Member, that is, declare it after.
  * A moved-from handle is empty (explicit operator bool is false); calling it throws phasers::error
  * with PHASERS_ENULL. native_handle() gives the C handle for calls this header does not wrap.
- * Destructors never throw: a destroy that fails there (PHASERS_EBUSY: another thread still waits
- * on the object, a bug in the program) leaves the object allocated.
+ * Destructors never throw: a destroy that fails there (PHASERS_EBUSY: another thread is still
+ * inside a call on the object, a bug in the program) leaves the object allocated.
  *
  * ERRORS. Failures throw phasers::error (a std::runtime_error) carrying the PHASERS_E* code and
  * the text of phasers_last_error(). Exceptions rather than returned codes because constructors
@@ -34,12 +41,15 @@
  * contiguous container of the element type (std::vector<T>, std::array<T, N>, T[N], or the
  * minimal phasers::span<T> below, a pointer and a size). Element types map to PHASERS_TYPE_* at
  * compile time: float, double, and the 32- and 64-bit signed and unsigned integers (whatever
- * their spelling: int, long, long long, std::int64_t, ...); any other type is a compile error
- * (static_assert). Output sizes are checked before the C call, since C cannot see them: a wrong
- * size throws phasers::error with PHASERS_EINVAL.
+ * their spelling: int, long, long long, std::int64_t, ...; reductions: float, double and the
+ * signed ones); any other type is a compile error (static_assert). Output sizes are checked before
+ * the C call, since C cannot see them: a wrong size throws phasers::error with PHASERS_EINVAL, and
+ * this participant does not take part in the call (a Member's destruction then releases the
+ * others). The buffers of a non-blocking call must outlive its Request: a temporary container is
+ * a compile error there.
  *
- * THREADS. As in C: a barrier rank, a Registration, a Member is used by one thread at a time
- * (a second thread gets PHASERS_EBUSY); everything else may be shared.
+ * THREADS. As in C: a barrier or reduction rank, a Registration, a Member, a Request is used by one
+ * thread at a time (a second thread gets PHASERS_EBUSY); everything else may be shared.
  */
 #ifndef PHASERS_HPP
 #define PHASERS_HPP

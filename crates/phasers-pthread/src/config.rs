@@ -5,6 +5,9 @@
 //! - `PHASERS_BARRIER_ALGORITHM`: the algorithm of every barrier, named as `phasers list` prints
 //!   them (`auto`, `sense-reversing`, `counting`, `ticket`, `combining-tree`, `mcs`,
 //!   `dissemination`, `tournament`; case and `_` for `-` do not matter). Unset means `auto`.
+//!   Only the algorithms in which the last arrival releases everyone are used (see
+//!   `last_arrival_releases`): asking for another prints one line on stderr, once, and `counting`
+//!   runs instead; `auto` chooses among them silently.
 //!
 //! An invalid value prints one line on stderr, once, and the default applies: a program would
 //! rarely check `pthread_barrier_init`'s result, so failing the call would only move the problem.
@@ -34,6 +37,51 @@ pub(crate) fn config() -> Config {
     })
 }
 
+/// The algorithm that runs where `PHASERS_BARRIER_ALGORITHM` or `auto` chose one in which the
+/// last arrival does not release everyone: Auto's own choice for few parties and for more parties
+/// than cores, whose arrival counter is also its release word.
+pub(crate) const SUBSTITUTE: Algorithm = Algorithm::Counting;
+
+/// Whether, in `algorithm`, the last call to arrive completes the episode and releases every
+/// waiter by itself, as glibc's `pthread_barrier_wait` does. POSIX programs may rely on it: a
+/// thread that has arrived may run a signal handler that waits for another thread of the same
+/// episode to be released (a flag that thread sets once its `pthread_barrier_wait` returns), and
+/// with glibc the episode still completes.
+///
+/// The centralized algorithms give it: the last arrival publishes one release word that every
+/// waiter reads. The others make threads that have already arrived do part of the episode's work,
+/// so one of them held up in a signal handler holds up the threads it should release
+/// ([`why_not`] says how); the test `tests/c/signal_release.c` hangs with each of them.
+pub(crate) fn last_arrival_releases(algorithm: Algorithm) -> bool {
+    why_not(algorithm).is_none()
+}
+
+/// Why the last arrival does not release everyone in `algorithm`, or `None` when it does.
+/// `Auto` is not an algorithm that runs; it is answered as the algorithms it may resolve to, some
+/// of which do not give the guarantee.
+pub(crate) fn why_not(algorithm: Algorithm) -> Option<&'static str> {
+    match algorithm {
+        Algorithm::SenseReversing | Algorithm::Counting | Algorithm::Ticket => None,
+        Algorithm::CombiningTree => Some(
+            "the release goes down the tree through threads that have already arrived, each \
+             releasing the subtree below it",
+        ),
+        Algorithm::McsTree => Some(
+            "rank 0 waits for its children's arrivals before it completes the episode, and the \
+             wake-ups go down a tree of threads that have already arrived",
+        ),
+        Algorithm::Dissemination => Some(
+            "every thread that has arrived must play its ceil(log2 n) rounds of signals for the \
+             others to complete theirs",
+        ),
+        Algorithm::Tournament => Some(
+            "the winners of the matches, threads that have already arrived, must play on up the \
+             bracket and wake the losers back down",
+        ),
+        Algorithm::Auto => Some("auto may resolve to an algorithm that does not give it"),
+    }
+}
+
 /// Prints one line about the environment on stderr. Writing errors are ignored: a closed stderr
 /// must not make a barrier call fail or panic.
 pub(crate) fn warn(message: &str) {
@@ -60,7 +108,21 @@ fn enabled(value: Option<&str>) -> bool {
 fn algorithm(value: Option<&str>) -> Algorithm {
     match value.map(str::parse::<Algorithm>) {
         None => Algorithm::Auto,
-        Some(Ok(algorithm)) => algorithm,
+        Some(Ok(Algorithm::Auto)) => Algorithm::Auto,
+        Some(Ok(algorithm)) => match why_not(algorithm) {
+            None => algorithm,
+            Some(why) => {
+                warn(&format!(
+                    "PHASERS_BARRIER_ALGORITHM={}: refusing {algorithm}, in which the last \
+                     arrival does not release everyone ({why}), so a thread that waits in a \
+                     signal handler for another thread of its episode would hang them both, \
+                     while POSIX programs may rely on the last arrival releasing everyone, as \
+                     glibc's barrier does; using {SUBSTITUTE} instead",
+                    value.unwrap_or_default().trim()
+                ));
+                SUBSTITUTE
+            }
+        },
         Some(Err(error)) => {
             warn(&format!(
                 "PHASERS_BARRIER_ALGORITHM: {error}; using auto for every barrier"
@@ -90,11 +152,41 @@ mod tests {
     #[test]
     fn algorithm_names() {
         assert_eq!(algorithm(None), Algorithm::Auto);
-        assert_eq!(algorithm(Some("mcs")), Algorithm::McsTree);
-        assert_eq!(algorithm(Some("Dissemination")), Algorithm::Dissemination);
+        assert_eq!(algorithm(Some("auto")), Algorithm::Auto);
+        assert_eq!(
+            algorithm(Some("Sense_Reversing")),
+            Algorithm::SenseReversing
+        );
+        assert_eq!(algorithm(Some("central")), Algorithm::SenseReversing);
         for concrete in Algorithm::CONCRETE {
-            assert_eq!(algorithm(Some(concrete.name())), concrete);
+            let expected = if last_arrival_releases(concrete) {
+                concrete
+            } else {
+                SUBSTITUTE
+            };
+            assert_eq!(algorithm(Some(concrete.name())), expected, "{concrete}");
         }
+        // Refused under any spelling (with a warning line).
+        assert_eq!(algorithm(Some("MCS")), SUBSTITUTE);
+        assert_eq!(algorithm(Some("tree")), SUBSTITUTE);
         assert_eq!(algorithm(Some("fastest-please")), Algorithm::Auto);
+    }
+
+    #[test]
+    fn which_algorithms_release_on_the_last_arrival() {
+        let kept: Vec<Algorithm> = Algorithm::CONCRETE
+            .into_iter()
+            .filter(|&algorithm| last_arrival_releases(algorithm))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                Algorithm::SenseReversing,
+                Algorithm::Counting,
+                Algorithm::Ticket
+            ]
+        );
+        assert!(last_arrival_releases(SUBSTITUTE));
+        assert!(!last_arrival_releases(Algorithm::Auto));
     }
 }

@@ -12,20 +12,24 @@
 //! # Behaviour
 //!
 //! - **Storage**: the caller's `pthread_barrier_t` holds a pointer to a heap
-//!   [`AnyThreadBarrier`] and a magic word where glibc writes nothing
-//!   (see [`storage`]). Calls on a barrier without the magic go to the system implementation.
+//!   [`AnyThreadBarrier`] and a state word where glibc writes nothing, and glibc's own fields hold
+//!   values on which glibc's functions stop cleanly, should a library that binds to glibc directly
+//!   (`RTLD_DEEPBIND`) call them: its wait aborts with its futex message instead of dividing by
+//!   0 (see [`storage`]). Calls on a barrier that is not ours go to the system implementation.
 //! - **init**: a null barrier, a count of 0 or a count above
 //!   [`MAX_PARTIES`] give `EINVAL`. A process-shared attribute
 //!   (`PTHREAD_PROCESS_SHARED`) goes to the system implementation: a heap object in one process
 //!   cannot serve another. So does every barrier under `PHASERS_PTHREAD=off`, and, with one line on
 //!   stderr, a barrier that cannot be built because `PHASERS_WAIT`, `PHASERS_SPIN`,
-//!   `PHASERS_STALL` or the tuning profile is invalid. The algorithm comes from `PHASERS_BARRIER_ALGORITHM` (see [`config`]).
+//!   `PHASERS_STALL` or the tuning profile is invalid. The algorithm comes from
+//!   `PHASERS_BARRIER_ALGORITHM` (see [`config`]), restricted to those in which the last arrival
+//!   releases everyone, as glibc's does (`config::last_arrival_releases`).
 //! - **wait**: `PTHREAD_BARRIER_SERIAL_THREAD` for exactly one call per episode (the leader), 0 for
 //!   the others. A destroyed barrier gives `EINVAL`. A broken barrier, which needs a panic inside
 //!   the library and so cannot happen from C, gives `EINVAL` too: it is the only error POSIX lists.
 //! - **destroy**: waits until every thread released by the last episode has left `wait` (so the
 //!   serial thread may destroy the barrier as soon as its own wait returns), then frees the
-//!   object, writes the destroyed magic and returns 0. `EBUSY` when threads wait at an episode that
+//!   object, writes the destroyed state and returns 0. `EBUSY` when threads wait at an episode that
 //!   has not completed (the barrier is left as it was); `EINVAL` for a null or already destroyed
 //!   barrier.
 //! - **panics** never unwind into C: every entry point catches them and returns `EINVAL` (the
@@ -47,7 +51,7 @@ mod system;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use phasers::barrier::MAX_PARTIES;
-use phasers::{AnyThreadBarrier, Error};
+use phasers::{Algorithm, AnyThreadBarrier, Error, Profile};
 
 use storage::{State, Storage};
 use system::system;
@@ -133,7 +137,7 @@ unsafe fn init(
         // SAFETY: the caller's guarantees are glibc's.
         return unsafe { system_init(&storage, barrier, attr, count) };
     }
-    match AnyThreadBarrier::with_algorithm(count as usize, config::config().algorithm) {
+    match build(count as usize, config::config().algorithm) {
         Ok(ours) => {
             storage.publish(Box::into_raw(Box::new(ours)));
             0
@@ -146,7 +150,34 @@ unsafe fn init(
     }
 }
 
-/// glibc's init, with our magic cleared so later calls go to glibc too.
+/// A barrier of `parties` running `requested` (which the configuration has already turned into
+/// [`config::SUBSTITUTE`] if it was an algorithm in which the last arrival does not release
+/// everyone), or, for `Auto`, what `Auto` resolves to as long as it releases on the last arrival,
+/// else the substitute: every barrier built here gives glibc's guarantee that the last arrival
+/// releases everyone (see [`config::last_arrival_releases`]).
+fn build(parties: usize, requested: Algorithm) -> Result<AnyThreadBarrier, Error> {
+    // Resolved first, so that a refused choice is never allocated (a tournament of 16384 parties
+    // takes 36 MB). An invalid tuning profile is left to `with_algorithm(Auto)`, which reports it
+    // as for any phasers barrier, and `init` then falls back to glibc's barrier.
+    let algorithm = match requested {
+        Algorithm::Auto
+            if Profile::status().error().is_none()
+                && !config::last_arrival_releases(Algorithm::Auto.resolve(parties)) =>
+        {
+            config::SUBSTITUTE
+        }
+        other => other,
+    };
+    let barrier = AnyThreadBarrier::with_algorithm(parties, algorithm)?;
+    if config::last_arrival_releases(barrier.algorithm()) {
+        Ok(barrier)
+    } else {
+        // `Auto` resolved otherwise while building than just above (the profile changed).
+        AnyThreadBarrier::with_algorithm(parties, config::SUBSTITUTE)
+    }
+}
+
+/// glibc's init, with our state word cleared so later calls go to glibc too.
 ///
 /// # Safety
 ///
@@ -200,7 +231,7 @@ unsafe fn wait(barrier: *mut libc::pthread_barrier_t) -> libc::c_int {
     let storage = unsafe { Storage::of(barrier) };
     match storage.state() {
         State::Live(ours) => {
-            // SAFETY: a live magic means `init` published this pointer to a leaked Box, and only
+            // SAFETY: a live state means `init` published this pointer to a leaked Box, and only
             // `destroy` frees it, which the caller guarantees does not run concurrently; and
             // destroy's settle waits until this call has left `AnyThreadBarrier::wait`.
             match unsafe { &*ours }.wait() {
@@ -236,7 +267,7 @@ unsafe fn destroy(barrier: *mut libc::pthread_barrier_t) -> libc::c_int {
             }
             storage.mark_destroyed();
             // SAFETY: `ours` came from `Box::into_raw` in `init`; settle returned, so every call
-            // that used it has left, and the destroyed magic keeps later calls away from it.
+            // that used it has left, and the destroyed state keeps later calls away from it.
             drop(unsafe { Box::from_raw(ours) });
             0
         }

@@ -4,7 +4,7 @@
  *
  *   implementation: <the library pthread_barrier_wait resolves to>
  *   phasers_pthread_active: <-1 when the preload is not loaded, else what it returns>
- *   private_magic: <1 when a private barrier carries the preload's magic, else 0>
+ *   private_magic: <1 when a private barrier carries the preload's layout and live state, else 0>
  *   shared_magic: <the same for a process-shared barrier (the preload leaves those to glibc)>
  *
  * Checks, for 2, 3, 8 and 64 threads: each thread increments an arrival counter before every
@@ -37,10 +37,13 @@
         exit(1);                                                                                   \
     } while (0)
 
-static const char MAGIC[8] = {'P', 'H', 'A', 'S', 'E', 'R', 'S', '1'};
-
+/* The preload's layout (its README): glibc's count field (bytes 8..12) all ones, its shared field
+   (12..16) "PHAS", and the state word (20..24) "ERS1" while the barrier is live. */
 static int has_magic(const pthread_barrier_t *barrier) {
-    return memcmp((const char *)barrier + sizeof(pthread_barrier_t) - 8, MAGIC, 8) == 0;
+    const char *bytes = (const char *)barrier;
+    static const char count[4] = {'\xff', '\xff', '\xff', '\xff'};
+    return memcmp(bytes + 8, count, 4) == 0 && memcmp(bytes + 12, "PHAS", 4) == 0 &&
+           memcmp(bytes + 20, "ERS1", 4) == 0;
 }
 
 static void sleep_ms(long ms) {

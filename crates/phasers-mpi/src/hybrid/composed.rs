@@ -166,6 +166,44 @@ impl HybridMember {
         error
     }
 
+    /// This member's own error when `output` is not as long as `input`.
+    fn output_as_long_as_input(&self, call: &str, input: usize, output: usize) -> Option<Invalid> {
+        self.own_problem(call, output == input, || {
+            format!("the output has {output} elements but must have {input} (as long as the input)")
+        })
+    }
+
+    /// Step 1 of the calls that end in a scatter (alltoall, the scans): gathers every member's
+    /// `input` into the blocks member 0 returns (empty elsewhere). On failure, in the cases
+    /// [`after_failed_step`](Self::after_failed_step) names, this process still joins the
+    /// scatter with buffers of its own, and the error is returned.
+    fn gather_for_scatter<T: Copy + Send + 'static>(
+        &mut self,
+        tag: &'static str,
+        input: &[T],
+        problem: Option<Invalid>,
+    ) -> Result<Vec<T>> {
+        let size = self.parties();
+        let fits = fits::<T>(input.len(), size);
+        let at_root = self.rank == ROOT;
+        let mut blocks = if at_root && problem.is_none() && fits {
+            input.repeat(size)
+        } else {
+            Vec::new()
+        };
+        match self.gather_step(tag, input, &mut blocks, problem) {
+            Ok(()) => Ok(blocks),
+            Err(error) => Err(self.after_failed_step(error, fits, |me| {
+                let whole = if at_root {
+                    input.repeat(size)
+                } else {
+                    Vec::new()
+                };
+                let _ = me.scatter(ROOT, &whole, &mut input.to_vec());
+            })),
+        }
+    }
+
     /// Concatenates every member's `input` (all of one length) in rank order into every
     /// member's `output`, which holds `parties() * input.len()` elements: [`phasers::Member`]'s
     /// allgather, across all members of all processes.
@@ -294,30 +332,8 @@ impl HybridMember {
                      equal block per member)"
                 )
             })
-            .or_else(|| {
-                self.own_problem(CALL, output.len() == len, || {
-                    format!(
-                        "the output has {} elements but must have {len} (as long as the input)",
-                        output.len()
-                    )
-                })
-            });
-        let fits = fits::<T>(len, size);
-        let mut blocks = if self.rank == ROOT && problem.is_none() && fits {
-            input.repeat(size)
-        } else {
-            Vec::new()
-        };
-        if let Err(error) = self.gather_step(CALL, input, &mut blocks, problem) {
-            return Err(self.after_failed_step(error, fits, |me| {
-                let whole = if me.rank == ROOT {
-                    input.repeat(size)
-                } else {
-                    Vec::new()
-                };
-                let _ = me.scatter(ROOT, &whole, &mut input.to_vec());
-            }));
-        }
+            .or_else(|| self.output_as_long_as_input(CALL, len, output.len()));
+        let mut blocks = self.gather_for_scatter(CALL, input, problem)?;
         if self.rank == ROOT {
             transpose_blocks(&mut blocks, size, len / size);
         }
@@ -436,31 +452,8 @@ impl HybridMember {
                 )),
                 everywhere: true,
             })
-            .or_else(|| {
-                self.own_problem(call, output.len() == count, || {
-                    format!(
-                        "the output has {} elements but must have {count} (as long as the input)",
-                        output.len()
-                    )
-                })
-            });
-        let fits = fits::<T>(count, size);
-        let mut blocks = if self.rank == ROOT && problem.is_none() && fits {
-            input.repeat(size)
-        } else {
-            Vec::new()
-        };
-        let tag = scan_tag(exclusive, &op);
-        if let Err(error) = self.gather_step(tag, input, &mut blocks, problem) {
-            return Err(self.after_failed_step(error, fits, |me| {
-                let whole = if me.rank == ROOT {
-                    input.repeat(size)
-                } else {
-                    Vec::new()
-                };
-                let _ = me.scatter(ROOT, &whole, &mut input.to_vec());
-            }));
-        }
+            .or_else(|| self.output_as_long_as_input(call, count, output.len()));
+        let mut blocks = self.gather_for_scatter(scan_tag(exclusive, &op), input, problem)?;
         if self.rank == ROOT {
             inclusive_prefixes(&mut blocks, count, &op);
             if exclusive && count > 0 {

@@ -16,8 +16,8 @@ if [ "$(id -u)" -eq 0 ]; then
     mpirun_flags+=(--allow-run-as-root)
 fi
 
-step "MPI: cargo clippy -p phasers-mpi --all-targets -- -D warnings"
-cargo clippy -p phasers-mpi --all-targets -- -D warnings
+step "MPI: cargo clippy -p phasers-mpi -p phasers-mpi-bench --all-targets -- -D warnings"
+cargo clippy -p phasers-mpi -p phasers-mpi-bench --all-targets -- -D warnings
 
 step "MPI: build the tests and examples"
 # cargo prints "Executable tests/mpi_suite/main.rs (<path>)" for each test binary it built.
@@ -31,6 +31,7 @@ fi
 
 step "MPI: unit tests, doc tests and fault tests (no mpirun around them)"
 cargo test -p phasers-mpi --lib --test mpi_faults
+cargo test -p phasers-mpi-bench
 # One doctest at a time: each is an MPI singleton, and Open MPI 4.1 singletons started together
 # race to create their session directory under /tmp ("mkdir /tmp/ompi...: File exists"), which
 # fails about one start in 300 with 4 at once. In series the ~100 doctests take under a minute.
@@ -41,3 +42,19 @@ timeout --kill-after=10 "$job_timeout" mpirun "${mpirun_flags[@]}" -np 2 "$suite
 
 step "MPI: the suite on 4 ranks: mpirun -np 4 --oversubscribe"
 timeout --kill-after=10 "$job_timeout" mpirun "${mpirun_flags[@]}" -np 4 --oversubscribe "$suite"
+
+step "MPI: the benchmark command runs end to end (mpirun -np 2, short rows, every part and file)"
+# Its own crate (crates/phasers-mpi-bench); a debug build: this checks that every part runs, checks
+# its results and writes its files, not what it measures.
+cargo build -p phasers-mpi-bench
+bench_out="$(mktemp -d)"
+timeout --kill-after=10 "$job_timeout" mpirun "${mpirun_flags[@]}" -np 2 --bind-to none \
+    "${CARGO_TARGET_DIR:-target}/debug/phasers-mpi" bench --time 0.02 --samples 3 --threads 1,2 \
+    --json "$bench_out/bench.json" --csv "$bench_out/bench.csv" --plot "$bench_out/bench.svg"
+for file in bench.json bench.csv bench.svg; do
+    if [ ! -s "$bench_out/$file" ]; then
+        echo "test-mpi: phasers-mpi bench wrote no $file" >&2
+        exit 1
+    fi
+done
+rm -rf "$bench_out"

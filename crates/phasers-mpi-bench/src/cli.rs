@@ -44,7 +44,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub parts: Option<Vec<Part>>,
 
-    /// Write every measurement as JSON (schema: crates/phasers-mpi/docs/bench-json.md).
+    /// Write every measurement as JSON (schema: crates/phasers-mpi-bench/docs/bench-json.md).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 

@@ -1,4 +1,4 @@
-//! The JSON report (schema: `crates/phasers-mpi/docs/bench-json.md`).
+//! The JSON report (schema: `crates/phasers-mpi-bench/docs/bench-json.md`).
 
 use serde::Serialize;
 

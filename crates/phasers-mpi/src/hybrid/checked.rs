@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 use super::bytes::Bytes;
 use super::envelope::{self, Header, Mode};
-use super::flight::Stage;
+use super::layout::Layout;
 use super::plan;
 use super::reducer::{MpiReduction, Reducer};
-use super::shared::ProcessShared;
 use super::signature::{Kind, LocalError, Signature};
+use super::stage::Stage;
 use super::wire;
 
 /// What a process holds back while its envelope travels.
@@ -49,10 +49,9 @@ pub(crate) enum Next {
 
 /// How a call's payload travels in the envelope: its mode, the bytes all processes' payloads
 /// span together, and where this process writes its part.
-fn placement(shared: &ProcessShared, sig: &Signature, typed: bool) -> (Mode, usize, usize) {
+fn placement(layout: &Layout, sig: &Signature, typed: bool) -> (Mode, usize, usize) {
     let block = sig.block();
-    let layout = &shared.layout;
-    let (process, processes) = (shared.process(), layout.counts.len());
+    let (process, processes) = (layout.process(), layout.counts.len());
     let (mode, used, at) = match sig.kind {
         Kind::Barrier => (Mode::Empty, 0, 0),
         Kind::Broadcast => (Mode::Placed, block, 0),
@@ -67,7 +66,7 @@ fn placement(shared: &ProcessShared, sig: &Signature, typed: bool) -> (Mode, usi
         Kind::Gather | Kind::Split => (
             Mode::Placed,
             layout.size.saturating_mul(block),
-            shared.first_rank().saturating_mul(block),
+            layout.first_rank().saturating_mul(block),
         ),
     };
     if used == 0 {
@@ -84,14 +83,14 @@ impl CheckedCall {
     /// disagree among themselves or passed a bad argument, and this process's contribution
     /// `data` otherwise; and what to keep until it returns.
     pub(crate) fn start(
-        shared: &ProcessShared,
+        layout: &Layout,
         sig: Signature,
         local_error: Option<LocalError>,
         data: Bytes,
         reducer: Option<Arc<dyn Reducer>>,
     ) -> (Bytes, CheckedCall) {
         let typed = reducer.as_ref().and_then(|r| r.typed());
-        let (mode, used, at) = placement(shared, &sig, typed.is_some());
+        let (mode, used, at) = placement(layout, &sig, typed.is_some());
         let header = Header::new(&sig, mode, typed.filter(|_| mode == Mode::Reduced), used);
         let inside = matches!(mode, Mode::Placed | Mode::Reduced) && local_error.is_none();
         let payload = if inside { data.as_slice() } else { &[] };
@@ -107,7 +106,7 @@ impl CheckedCall {
     }
 
     /// What follows the merged envelope `merged`.
-    pub(crate) fn after(self, shared: &ProcessShared, merged: &Bytes) -> Next {
+    pub(crate) fn after(self, layout: &Layout, merged: &Bytes) -> Next {
         let Some(payload) = envelope::open(merged.as_slice()) else {
             return Next::Details(wire::encode(&self.sig, self.local_error.as_ref()));
         };
@@ -115,12 +114,12 @@ impl CheckedCall {
         match self.follows {
             Some(data) => Next::Go {
                 data,
-                stages: plan::stages(shared, &self.sig, builtin.is_some()),
+                stages: plan::stages(layout, &self.sig, builtin.is_some()),
                 reduction: builtin,
                 elem_size: self.sig.elem_size,
             },
             None => Next::Go {
-                data: self.unpack(shared, payload),
+                data: self.unpack(layout, payload),
                 stages: if self.sig.kind == Kind::Split {
                     VecDeque::from([Stage::Split])
                 } else {
@@ -133,7 +132,7 @@ impl CheckedCall {
     }
 
     /// The call's result from the merged payload, as the call's own stages would leave it.
-    fn unpack(&self, shared: &ProcessShared, payload: &[u8]) -> Bytes {
+    fn unpack(&self, layout: &Layout, payload: &[u8]) -> Bytes {
         let block = self.sig.block();
         let part = |from: usize, len: usize| {
             Bytes::copy_of(
@@ -147,7 +146,7 @@ impl CheckedCall {
             Kind::Reduce | Kind::Allreduce => match &self.reducer {
                 Some(reducer) if reducer.typed().is_none() => {
                     // The processes' partial results, combined in process order.
-                    let processes = shared.layout.counts.len();
+                    let processes = layout.counts.len();
                     let mut acc = part(0, block);
                     for p in 1..processes {
                         reducer.combine(&mut acc, &part(p * block, block));
@@ -157,9 +156,9 @@ impl CheckedCall {
                 _ => part(0, block),
             },
             Kind::Broadcast => part(0, block),
-            Kind::Gather | Kind::Split => part(0, shared.layout.size * block),
+            Kind::Gather | Kind::Split => part(0, layout.size * block),
             // Scatter leaves each process its own members' blocks.
-            Kind::Scatter => part(shared.first_rank() * block, shared.local * block),
+            Kind::Scatter => part(layout.first_rank() * block, layout.local() * block),
         }
     }
 }

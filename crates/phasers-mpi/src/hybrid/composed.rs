@@ -21,7 +21,8 @@ use mpi::datatype::Equivalence;
 use phasers::{Element, Op};
 
 use super::bytes::Bytes;
-use super::member::{HybridMember, MPI_MAX_BYTES};
+use super::collectives::MPI_MAX_BYTES;
+use super::member::HybridMember;
 use super::pending::Output;
 use super::reducer::{is_bitwise, Builtin};
 use super::signature::{Invalid, Kind};

@@ -7,10 +7,11 @@ use std::sync::{Arc, TryLockError};
 use std::time::{Duration, Instant};
 
 use super::bytes::Bytes;
-use super::flight::Flight;
+use super::flight::{Flight, Landing};
 use super::plan;
 use super::shared::{Outcome, ProcessShared, Slot, SlotInner, DONE, GATHERING, IN_FLIGHT};
 use super::signature::{check_local, Kind, Post};
+use super::split_teams;
 use crate::error::{Error, Result};
 use crate::progress::{poll_until, WaitFor};
 
@@ -93,7 +94,7 @@ fn complete_local(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
             None => combine(shared, &mut posts),
         };
         drop(posts);
-        Flight::checked(shared, sig, local_error, data, reducer)
+        Flight::checked(&shared.layout, sig, local_error, data, reducer)
     } else {
         match local_error {
             Some(local) if local.everywhere || single => {
@@ -102,11 +103,11 @@ fn complete_local(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
             }
             forced => {
                 let data = match forced {
-                    Some(_) => Bytes::zeroed(plan::contribution_len(shared, &sig)),
+                    Some(_) => Bytes::zeroed(plan::contribution_len(&shared.layout, &sig)),
                     None => combine(shared, &mut posts),
                 };
                 drop(posts);
-                let stages = plan::stages(shared, &sig, builtin);
+                let stages = plan::stages(&shared.layout, &sig, builtin);
                 Flight::new(
                     data,
                     stages,
@@ -165,10 +166,25 @@ fn advance(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
     let Some(flight) = inner.flight.as_mut() else {
         return;
     };
-    if let Some(result) = flight.advance(shared) {
+    if let Some(result) = flight.advance(&shared.layout) {
         inner.flight = None;
-        finish(slot, inner, result.map(Arc::new));
+        let outcome = result.and_then(|landing| land(shared, landing));
+        finish(slot, inner, outcome.map(Arc::new));
     }
+}
+
+/// What a landed flight leaves for the members; a split's new teams are made here, by the
+/// member that landed it, once per process.
+fn land(shared: &ProcessShared, landing: Landing) -> Result<Outcome> {
+    let split = if landing.split {
+        split_teams::make_teams(shared, &landing.data)?
+    } else {
+        Vec::new()
+    };
+    Ok(Outcome {
+        data: landing.data,
+        split,
+    })
 }
 
 fn finish(slot: &Slot, inner: &mut SlotInner, result: Result<Arc<Outcome>>) {

@@ -7,67 +7,23 @@ use std::sync::Arc;
 use super::bytes::Bytes;
 use super::checked::{CheckedCall, Next};
 use super::envelope;
+use super::layout::Layout;
 use super::plan;
 use super::reducer::{MpiReduction, Reducer};
-use super::request::{self, Blocks, Request};
-use super::shared::{Outcome, ProcessShared};
+use super::request::{self, Request};
 use super::signature::{LocalError, Signature};
+use super::stage::{Net, Stage};
 use super::wire;
 use crate::channel::Channel;
 use crate::error::{Error, Result};
 
-/// Which communicator a stage runs on.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Net {
-    /// All processes of the team.
-    Flat,
-    /// The processes of this node.
-    Node,
-    /// One leader per node; processes that lead no node skip the stage.
-    Leaders,
-}
-
-/// One step of a call's cross-process part. `data` is the process's current value; results
-/// arrive in `recv` and replace `data` where the stage says so.
-pub(crate) enum Stage {
-    /// A checked call whose envelopes disagree: every process's detailed record (see [`wire`])
-    /// to every process, which draws the call's error from them.
-    Details,
-    Barrier(Net),
-    /// `data` from `root` to all, in place.
-    Bcast {
-        net: Net,
-        root: usize,
-    },
-    /// Reduction of `data` with the flight's MPI operation (a built-in op, or the envelope's
-    /// merge) to `root`, which takes the result.
-    Reduce {
-        net: Net,
-        root: usize,
-    },
-    /// As `Reduce`; everyone takes the result.
-    Allreduce(Net),
-    /// Custom reduction to all: gather every process's partial, combine in process order.
-    AllgatherFold,
-    /// Custom reduction to `root`: gather the partials there, combine in process order.
-    GatherFold {
-        root: usize,
-        blocks: Blocks,
-    },
-    /// Concatenation of every process's `data` at `root`.
-    Gatherv {
-        root: usize,
-        blocks: Blocks,
-    },
-    /// Concatenation of every process's `data` at every process.
-    Allgatherv(Blocks),
-    /// `root`'s `data`, cut into one block per process.
-    Scatterv {
-        root: usize,
-        blocks: Blocks,
-    },
-    /// A split's new communicators and teams, from the gathered (color, key, rank) entries.
-    Split,
+/// What a flight leaves once its stages are done.
+pub(crate) struct Landing {
+    /// The call's result bytes (see `plan` for what each collective leaves here).
+    pub(crate) data: Bytes,
+    /// Whether the stages ended with [`Stage::Split`]: `data` then holds every member's split
+    /// entry, from which the engine makes this process's new teams.
+    pub(crate) split: bool,
 }
 
 /// A call's cross-process step in progress.
@@ -89,7 +45,8 @@ pub(crate) struct Flight {
     /// An error found locally in unchecked mode: the stages run (so the other processes are not
     /// left waiting), and then every local member gets this error.
     forced: Option<Error>,
-    split: Vec<(u32, Arc<ProcessShared>)>,
+    /// Whether [`Stage::Split`] was reached (see [`Landing::split`]).
+    split: bool,
 }
 
 impl Flight {
@@ -110,22 +67,22 @@ impl Flight {
             elem_size: elem_size.max(1),
             forced,
             checked: None,
-            split: Vec::new(),
+            split: false,
         }
     }
 
     /// A checked call (see `checked.rs`): the envelope first, then what it says follows.
     pub(crate) fn checked(
-        shared: &ProcessShared,
+        layout: &Layout,
         sig: Signature,
         local_error: Option<LocalError>,
         data: Bytes,
         reducer: Option<Arc<dyn Reducer>>,
     ) -> Flight {
-        let (record, call) = CheckedCall::start(shared, sig, local_error, data, reducer.clone());
+        let (record, call) = CheckedCall::start(layout, sig, local_error, data, reducer.clone());
         let mut flight = Flight::new(
             record,
-            plan::envelope_stages(shared),
+            plan::envelope_stages(layout),
             reducer,
             envelope::RECORD,
             None,
@@ -136,47 +93,47 @@ impl Flight {
     }
 
     /// Tests the active stage and starts the next ones; `Some` once the call is over.
-    pub(crate) fn advance(&mut self, shared: &ProcessShared) -> Option<Result<Outcome>> {
+    pub(crate) fn advance(&mut self, layout: &Layout) -> Option<Result<Landing>> {
         loop {
             if let Some((request, _)) = self.active.as_mut() {
                 if !request.test() {
                     return None;
                 }
                 if let Some((_, stage)) = self.active.take() {
-                    if let Err(error) = self.finish(stage, shared) {
+                    if let Err(error) = self.finish(stage, layout) {
                         return Some(Err(error));
                     }
                 }
             }
             let Some(stage) = self.stages.pop_front() else {
                 if let Some(call) = self.checked.take() {
-                    self.after_envelope(call, shared);
+                    self.after_envelope(call, layout);
                     continue;
                 }
                 if let Some(error) = self.forced.take() {
                     return Some(Err(error));
                 }
-                return Some(Ok(Outcome {
+                return Some(Ok(Landing {
                     data: std::mem::take(&mut self.data),
-                    split: std::mem::take(&mut self.split),
+                    split: self.split,
                 }));
             };
             if let Stage::Split = stage {
-                match super::split::make_teams(shared, &self.data) {
-                    Ok(teams) => self.split = teams,
-                    Err(error) => return Some(Err(error)),
-                }
+                // A split's last stage. A split never has a `forced` error (across processes it
+                // is always checked; alone, a process returns its error before any flight), so
+                // the flight lands next, and the engine makes the teams from `data`.
+                self.split = true;
                 continue;
             }
-            if let Some(request) = self.begin(&stage, shared) {
+            if let Some(request) = self.begin(&stage, layout) {
                 self.active = Some((request, stage));
             }
         }
     }
 
     /// Goes on as the merged envelope (now `data`) says.
-    fn after_envelope(&mut self, call: CheckedCall, shared: &ProcessShared) {
-        match call.after(shared, &self.data) {
+    fn after_envelope(&mut self, call: CheckedCall, layout: &Layout) {
+        match call.after(layout, &self.data) {
             Next::Go {
                 data,
                 stages,
@@ -195,9 +152,9 @@ impl Flight {
         }
     }
 
-    fn channel(shared: &ProcessShared, net: Net) -> Option<&Channel> {
-        match (net, &shared.layout.hierarchy) {
-            (Net::Flat, _) => Some(&shared.layout.flat),
+    fn channel(layout: &Layout, net: Net) -> Option<&Channel> {
+        match (net, &layout.hierarchy) {
+            (Net::Flat, _) => Some(&layout.flat),
             (Net::Node, Some(h)) => Some(&h.node),
             (Net::Leaders, Some(h)) => h.leaders.as_ref(),
             (_, None) => None,
@@ -215,8 +172,8 @@ impl Flight {
     }
 
     /// Starts `stage`; `None` when this process takes no part in it.
-    fn begin(&mut self, stage: &Stage, shared: &ProcessShared) -> Option<Request> {
-        let channel = Self::channel(shared, Self::net(stage))?;
+    fn begin(&mut self, stage: &Stage, layout: &Layout) -> Option<Request> {
+        let channel = Self::channel(layout, Self::net(stage))?;
         let (me, size) = (channel.rank(), channel.size());
         let send = self.data.as_ptr();
         let len = self.data.len();
@@ -270,14 +227,12 @@ impl Flight {
     }
 
     /// Takes a completed stage's result.
-    fn finish(&mut self, stage: Stage, shared: &ProcessShared) -> Result<()> {
-        let me = Self::channel(shared, Self::net(&stage)).map_or(0, Channel::rank);
+    fn finish(&mut self, stage: Stage, layout: &Layout) -> Result<()> {
+        let me = Self::channel(layout, Self::net(&stage)).map_or(0, Channel::rank);
         match stage {
             Stage::Details => {
-                return Err(
-                    wire::verdict(self.recv.as_slice(), &shared.layout.offsets, true)
-                        .unwrap_or_else(wire::unnamed_difference),
-                );
+                return Err(wire::verdict(self.recv.as_slice(), &layout.offsets, true)
+                    .unwrap_or_else(wire::unnamed_difference));
             }
             Stage::Barrier(_) | Stage::Bcast { .. } | Stage::Split => {}
             Stage::Reduce { root, .. } => {

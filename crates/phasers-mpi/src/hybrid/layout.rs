@@ -1,15 +1,29 @@
-//! Where the members are: how many each process holds, their global ranks, and the node-aware
-//! sub-communicators (the processes of a node, and one leader per node).
+//! Where the members are: how many each process holds (at most [`MAX_THREADS_PER_PROCESS`]),
+//! their global ranks, and the node-aware sub-communicators (the processes of a node, and one
+//! leader per node).
 
 use mpi::collective::SystemOperation;
 use mpi::topology::Color;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
-use super::shared::Options;
-use super::team::MAX_THREADS_PER_PROCESS;
+use super::options::Options;
 use crate::channel::Channel;
 use crate::error::{Error, Result};
 use crate::threading::mpi_call;
+
+/// The most threads one process may bring to a hybrid team: a team of threads' bound
+/// ([`phasers::team::MAX_MEMBERS`]), since the threads of a process meet through one.
+///
+/// ```
+/// use phasers_mpi::{Error, HybridTeam, Mpi, Threading, MAX_THREADS_PER_PROCESS};
+///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+/// let mpi = Mpi::init(Threading::Serialized)?;
+/// let refused = HybridTeam::new(&mpi, mpi.world(), MAX_THREADS_PER_PROCESS + 1);
+/// assert!(matches!(refused, Err(Error::InvalidArgument { .. })));
+/// # Ok::<(), phasers_mpi::Error>(())
+/// ```
+pub const MAX_THREADS_PER_PROCESS: usize = phasers::team::MAX_MEMBERS;
 
 /// The node-aware sub-communicators; present only when they help (more than one node, and some
 /// node with more than one process).
@@ -143,6 +157,21 @@ impl Layout {
             node_of,
             node_rank_of,
         })
+    }
+
+    /// This process's rank in the team's communicator.
+    pub(crate) fn process(&self) -> usize {
+        self.flat.rank()
+    }
+
+    /// Global rank of this process's local member 0.
+    pub(crate) fn first_rank(&self) -> usize {
+        self.offsets[self.process()]
+    }
+
+    /// Members in this process.
+    pub(crate) fn local(&self) -> usize {
+        self.counts[self.process()]
     }
 
     /// The process holding global rank `rank`.

@@ -114,15 +114,50 @@
 //!
 //! Any member may drive MPI, so a team with more than one thread per process needs
 //! [`Threading::Serialized`](crate::Threading::Serialized).
+//!
+//! # Layers of the code
+//!
+//! Each file imports only files above it in this list (bottom first): shared state at the
+//! bottom, the engine below the member, the public handles on top.
+//!
+//! 1. `bytes.rs`: the pointer-free, aligned byte buffer that inputs, MPI buffers and results
+//!    live in.
+//! 2. `reducer.rs`: how a reduction combines bytes, and the MPI operation of a built-in op.
+//! 3. `signature.rs`: a member's post (the call's signature, its argument error, its input)
+//!    and how one process's posts are compared.
+//! 4. `wire.rs`: the detailed record that names what differs when a checked call disagrees.
+//! 5. `envelope.rs`: the fixed-size envelope a checked call starts with, and its MPI merge.
+//! 6. `request.rs`: the non-blocking MPI collectives started through `mpi::ffi`.
+//! 7. `options.rs`: the options every process agrees on, inherited by split teams.
+//! 8. `layout.rs`: where the members are (counts, global ranks, node communicators) and
+//!    [`MAX_THREADS_PER_PROCESS`].
+//! 9. `stage.rs`: the kinds of cross-process stage and the communicator each runs on.
+//! 10. `plan.rs`: which stages each collective runs, flat or node-aware.
+//! 11. `checked.rs`: a checked call's envelope and what follows it.
+//! 12. `flight.rs`: a call's cross-process step in progress, stage after stage.
+//! 13. `shared.rs`: what a process's members share (layout, options, broken flag, two call
+//!     slots holding flights), and building it collectively.
+//! 14. `split_teams.rs`: the split's entries, and the new teams a process makes from them.
+//! 15. `engine.rs`: the life of a call in a process: arrive, combine, advance, wait, depart.
+//! 16. `member.rs`: [`HybridMember`], a thread's handle, and what dropping it does.
+//! 17. `pending.rs`: [`HybridPending`], a non-blocking call's handle, and where outputs go.
+//! 18. `collectives.rs`: the member's collectives, blocking and non-blocking, and their
+//!     argument checks.
+//! 19. `composed.rs`: allgather, alltoall and the scans, composed of two collectives.
+//! 20. `split.rs`: [`HybridMember::split`].
+//! 21. `team.rs`: [`HybridTeam`] and [`HybridTeamBuilder`], which build the team and hand out
+//!     its members.
 
 mod bytes;
 mod checked;
+mod collectives;
 mod composed;
 mod engine;
 mod envelope;
 mod flight;
 mod layout;
 mod member;
+mod options;
 mod pending;
 mod plan;
 mod reducer;
@@ -130,9 +165,12 @@ mod request;
 mod shared;
 mod signature;
 mod split;
+mod split_teams;
+mod stage;
 mod team;
 mod wire;
 
+pub use layout::MAX_THREADS_PER_PROCESS;
 pub use member::HybridMember;
 pub use pending::HybridPending;
-pub use team::{HybridTeam, HybridTeamBuilder, MAX_THREADS_PER_PROCESS};
+pub use team::{HybridTeam, HybridTeamBuilder};

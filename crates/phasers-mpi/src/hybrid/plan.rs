@@ -14,15 +14,14 @@
 
 use std::collections::VecDeque;
 
-use super::flight::{Net, Stage};
+use super::layout::Layout;
 use super::request::Blocks;
-use super::shared::ProcessShared;
 use super::signature::{Kind, Signature};
+use super::stage::{Net, Stage};
 
 /// The stages of a call whose members agree on `sig`; `builtin` says whether the op maps to an
 /// MPI operation.
-pub(crate) fn stages(shared: &ProcessShared, sig: &Signature, builtin: bool) -> VecDeque<Stage> {
-    let layout = &shared.layout;
+pub(crate) fn stages(layout: &Layout, sig: &Signature, builtin: bool) -> VecDeque<Stage> {
     if layout.counts.len() == 1 {
         // One process: the local part is the whole call.
         return if sig.kind == Kind::Split {
@@ -31,7 +30,7 @@ pub(crate) fn stages(shared: &ProcessShared, sig: &Signature, builtin: bool) -> 
             VecDeque::new()
         };
     }
-    let me = shared.process();
+    let me = layout.process();
     let block = sig.block();
     let root = layout.process_of(sig.root.min(layout.size.saturating_sub(1)));
     let hier = layout.hierarchy.as_ref();
@@ -124,8 +123,8 @@ pub(crate) fn stages(shared: &ProcessShared, sig: &Signature, builtin: bool) -> 
 /// The stages of a checked call's envelope (see `envelope.rs`), the same for every call: one
 /// `MPI_Iallreduce`, or where the team is node-aware a node `Ireduce`, a leaders' `Iallreduce`
 /// and a node `Ibcast`, each with the envelope's datatype and merge.
-pub(crate) fn envelope_stages(shared: &ProcessShared) -> VecDeque<Stage> {
-    match shared.layout.hierarchy {
+pub(crate) fn envelope_stages(layout: &Layout) -> VecDeque<Stage> {
+    match layout.hierarchy {
         Some(_) => VecDeque::from([
             Stage::Reduce {
                 net: Net::Node,
@@ -144,15 +143,15 @@ pub(crate) fn envelope_stages(shared: &ProcessShared) -> VecDeque<Stage> {
 /// Bytes this process contributes to a call whose members agree on `sig`: what a process sends
 /// in place of its members' data when they got the call wrong (unchecked mode), so that the
 /// other processes' MPI calls still match.
-pub(crate) fn contribution_len(shared: &ProcessShared, sig: &Signature) -> usize {
+pub(crate) fn contribution_len(layout: &Layout, sig: &Signature) -> usize {
     let block = sig.block();
     match sig.kind {
         Kind::Barrier => 0,
         Kind::Broadcast | Kind::Reduce | Kind::Allreduce => block,
-        Kind::Gather | Kind::Split => shared.local * block,
+        Kind::Gather | Kind::Split => layout.local() * block,
         Kind::Scatter => {
-            if root_is_local(shared, sig.root) {
-                shared.layout.size * block
+            if root_is_local(layout, sig.root) {
+                layout.size * block
             } else {
                 0
             }
@@ -161,7 +160,7 @@ pub(crate) fn contribution_len(shared: &ProcessShared, sig: &Signature) -> usize
 }
 
 /// Whether global rank `root` is one of this process's members.
-pub(crate) fn root_is_local(shared: &ProcessShared, root: usize) -> bool {
-    let first = shared.first_rank();
-    (first..first + shared.local).contains(&root)
+pub(crate) fn root_is_local(layout: &Layout, root: usize) -> bool {
+    let first = layout.first_rank();
+    (first..first + layout.local()).contains(&root)
 }

@@ -1,16 +1,19 @@
 //! What the members of one process share: the layout, the options, the broken flag and the two
-//! call slots.
+//! call slots; and how every process of a team builds it together.
 
 use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use super::bytes::Bytes;
+use super::envelope;
 use super::flight::Flight;
 use super::layout::Layout;
+use super::options::Options;
 use super::signature::Post;
+use crate::channel::Channel;
 use crate::error::{Error, Result};
+use crate::node::NodeShape;
 
 /// A slot's state, read without its lock by polling members.
 pub(crate) const GATHERING: u8 = 0;
@@ -18,15 +21,6 @@ pub(crate) const GATHERING: u8 = 0;
 pub(crate) const IN_FLIGHT: u8 = 1;
 /// The outcome is ready; members copy their outputs and depart.
 pub(crate) const DONE: u8 = 2;
-
-/// Options a team passes on to the teams split from it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Options {
-    pub(crate) checked: bool,
-    pub(crate) node_aware: bool,
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) ranks_per_node: Option<usize>,
-}
 
 /// What a finished call leaves for its members.
 pub(crate) struct Outcome {
@@ -74,6 +68,27 @@ pub(crate) struct ProcessShared {
     pub(crate) handed_out: AtomicBool,
 }
 
+/// Collective over `channel`: the layout, node shape and slots of a team with `local` members
+/// here.
+pub(crate) fn build_shared(
+    channel: Channel,
+    local: usize,
+    options: Options,
+) -> Result<Arc<ProcessShared>> {
+    // Checked calls and splits merge envelopes with an MPI operation of ours: make it now, so
+    // no call waits for it.
+    envelope::reduction();
+    let mut options = options;
+    let node = NodeShape::of(&channel);
+    let layout = Layout::new(channel, local, &mut options)?;
+    Ok(ProcessShared::new(
+        layout,
+        local,
+        options,
+        node.oversubscribed(local),
+    ))
+}
+
 impl ProcessShared {
     pub(crate) fn new(
         layout: Layout,
@@ -107,12 +122,12 @@ impl ProcessShared {
 
     /// This process's rank in the team's communicator.
     pub(crate) fn process(&self) -> usize {
-        self.layout.flat.rank()
+        self.layout.process()
     }
 
     /// Global rank of this process's local member 0.
     pub(crate) fn first_rank(&self) -> usize {
-        self.layout.offsets[self.process()]
+        self.layout.first_rank()
     }
 
     pub(crate) fn is_broken(&self) -> bool {

@@ -6,50 +6,13 @@ use std::time::Duration;
 
 use mpi::traits::Communicator;
 
-use super::envelope;
-use super::layout::Layout;
 use super::member::HybridMember;
-use super::shared::{Options, ProcessShared};
+use super::options::Options;
+use super::shared::{build_shared, ProcessShared};
 use crate::channel::Channel;
 use crate::error::{Error, Result};
 use crate::mpi_env::Mpi;
-use crate::node::NodeShape;
 use crate::threading::Threading;
-
-/// Collective over `channel`: the layout, node shape and slots of a team with `local` members
-/// here.
-/// The most threads one process may bring to a hybrid team: a team of threads' bound
-/// ([`phasers::team::MAX_MEMBERS`]), since the threads of a process meet through one.
-///
-/// ```
-/// use phasers_mpi::{Error, HybridTeam, Mpi, Threading, MAX_THREADS_PER_PROCESS};
-///
-/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
-/// let mpi = Mpi::init(Threading::Serialized)?;
-/// let refused = HybridTeam::new(&mpi, mpi.world(), MAX_THREADS_PER_PROCESS + 1);
-/// assert!(matches!(refused, Err(Error::InvalidArgument { .. })));
-/// # Ok::<(), phasers_mpi::Error>(())
-/// ```
-pub const MAX_THREADS_PER_PROCESS: usize = phasers::team::MAX_MEMBERS;
-
-pub(crate) fn build_shared(
-    channel: Channel,
-    local: usize,
-    options: Options,
-) -> Result<Arc<ProcessShared>> {
-    // Checked calls and splits merge envelopes with an MPI operation of ours: make it now, so
-    // no call waits for it.
-    envelope::reduction();
-    let mut options = options;
-    let node = NodeShape::of(&channel);
-    let layout = Layout::new(channel, local, &mut options)?;
-    Ok(ProcessShared::new(
-        layout,
-        local,
-        options,
-        node.oversubscribed(local),
-    ))
-}
 
 /// A team of threads across the processes of a communicator: seed 004's teams and collectives
 /// over ranks × threads. One `HybridTeam` per process; every process builds it together (the
@@ -472,7 +435,7 @@ impl<C: Communicator> HybridTeamBuilder<'_, C> {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] on every process when any process passed 0 threads or more
-    /// than [`MAX_THREADS_PER_PROCESS`], or for a bad `PHASERS_CHECKED`;
+    /// than [`MAX_THREADS_PER_PROCESS`](crate::MAX_THREADS_PER_PROCESS), or for a bad `PHASERS_CHECKED`;
     /// [`Error::Threading`] when there is more than one thread per process and MPI provides
     /// less than [`Threading::Serialized`] (any member may drive MPI).
     ///

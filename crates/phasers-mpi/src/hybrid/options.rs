@@ -1,0 +1,12 @@
+//! The options every process of a team agrees on, which the teams split from it inherit.
+
+use std::time::Duration;
+
+/// Options a team passes on to the teams split from it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Options {
+    pub(crate) checked: bool,
+    pub(crate) node_aware: bool,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) ranks_per_node: Option<usize>,
+}

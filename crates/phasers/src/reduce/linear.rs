@@ -9,7 +9,9 @@
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::reducer::{Bail, Call, Reducer, Role};
+use super::call::{Bail, Call, Role};
+use super::handle::Reducer;
+use super::kernel::Kernel;
 use super::signature::KIND_ALLREDUCE;
 use crate::primitive::Ordering;
 
@@ -40,7 +42,7 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
         }
     }
     meet(me, false)?;
-    if me.rank == shared.root {
+    if me.rank == call.root {
         me.complete(call.episode, call.len);
     }
     Ok(Role::Done)
@@ -70,11 +72,11 @@ fn combine_share<T: Copy + Send + Sync + 'static>(
             .map(|slot| slot.out.load(Ordering::Relaxed)),
     );
     let (inputs, outputs) = pointers.split_at(parties);
-    let share = share_of(shared.virtual_rank(me.rank), parties, len);
+    let share = share_of(shared.virtual_rank(me.rank, call.root), parties, len);
     let dest = if call.kind == KIND_ALLREDUCE {
         call.out
     } else {
-        outputs[shared.root] as *mut T
+        outputs[call.root] as *mut T
     };
     for start in share.clone().step_by(BLOCK) {
         let count = BLOCK.min(share.end - start);
@@ -82,7 +84,7 @@ fn combine_share<T: Copy + Send + Sync + 'static>(
         // kept unchanged until the second meeting) and output (at least `len` where it is
         // written, see `agreed_len`) are published; shares are disjoint, so this participant is
         // the only one writing `start..start + count` of any output.
-        unsafe { reduce_block(me, inputs, dest, start, count) };
+        unsafe { reduce_block(call.kernel, inputs, dest, start, count) };
         if call.kind == KIND_ALLREDUCE {
             for (rank, &out) in outputs.iter().enumerate() {
                 if rank != me.rank {
@@ -113,13 +115,12 @@ fn share_of(position: usize, parties: usize, len: usize) -> std::ops::Range<usiz
 /// Every input holds `start + count` initialized elements that nobody changes meanwhile, and
 /// nobody else touches `dest[start..start + count]`.
 unsafe fn reduce_block<T: Copy + Send + Sync + 'static>(
-    me: &Reducer<T>,
+    kernel: &Kernel<T>,
     inputs: &[usize],
     dest: *mut T,
     start: usize,
     count: usize,
 ) {
-    let kernel = &me.shared.kernel;
     // SAFETY: the caller's contract.
     unsafe {
         let out = std::slice::from_raw_parts_mut(dest.add(start) as *mut MaybeUninit<T>, count);
@@ -160,7 +161,7 @@ fn agreed_len<T: Copy + Send + Sync + 'static>(me: &Reducer<T>, call: &Call<T>) 
         }
     }
     for (rank, slot) in shared.slots.iter().enumerate() {
-        if call.kind == KIND_ALLREDUCE || rank == shared.root {
+        if call.kind == KIND_ALLREDUCE || rank == call.root {
             len = len.min(slot.out_len.load(Ordering::Relaxed));
         }
     }

@@ -71,8 +71,10 @@
 mod algorithm;
 mod auto;
 mod builder;
+mod call;
 mod dynamic_group;
 mod dynamic_pairs;
+mod handle;
 mod job;
 mod kernel;
 mod linear;
@@ -84,4 +86,5 @@ mod static_tree;
 
 pub use algorithm::ReduceAlgorithm;
 pub use builder::{Reduction, ReductionBuilder, MAX_PARTIES};
-pub use reducer::{ReduceOutcome, Reducer};
+pub use handle::Reducer;
+pub use reducer::ReduceOutcome;

@@ -74,6 +74,7 @@ mod builder;
 mod call;
 mod dynamic_group;
 mod dynamic_pairs;
+mod embedded;
 mod handle;
 mod job;
 mod kernel;
@@ -86,5 +87,8 @@ mod static_tree;
 
 pub use algorithm::ReduceAlgorithm;
 pub use builder::{Reduction, ReductionBuilder, MAX_PARTIES};
+pub(crate) use embedded::EmbeddedGroup;
+pub(crate) use kernel::{accumulate_with, combine_with, ElementWise, Kernel};
+pub(crate) use linear::{reduce_share, share_of};
 pub use handle::Reducer;
 pub use reducer::ReduceOutcome;

@@ -76,6 +76,7 @@ mod member;
 mod movement;
 mod pending;
 mod post;
+mod reduce_group;
 mod shared;
 mod signature;
 mod slot;

@@ -103,7 +103,10 @@ fn every_algorithm_gives_the_linear_results() {
 
 #[test]
 fn the_default_is_linear_and_sub_teams_inherit_the_choice() {
-    assert_eq!(Team::new(3).unwrap().reduce_algorithm(), ReduceAlgorithm::Linear);
+    assert_eq!(
+        Team::new(3).unwrap().reduce_algorithm(),
+        ReduceAlgorithm::Linear
+    );
     let team = Team::builder(4)
         .reduce_algorithm(ReduceAlgorithm::StaticTree)
         .build()
@@ -127,22 +130,29 @@ fn many_calls_sync_modes_and_element_types_share_one_team() {
             .reduce_algorithm(algorithm)
             .build()
             .unwrap();
-        run_all(&format!("{algorithm}"), team.participants(), move |mut member| {
-            let rank = member.rank();
-            for call in 0..24u64 {
-                let mode = SyncMode::ALL[(call % 3) as usize];
-                member.set_sync_mode(mode);
-                let len = [20, 2000, 9][(call % 3) as usize];
-                let mine: Vec<u64> = vec![call + rank as u64; len];
-                let mut out = vec![0; len];
-                member.allreduce(&mine, &mut out, Op::Sum).unwrap();
-                assert!(out.iter().all(|&x| x == 3 * call + 3), "{algorithm} {mode} {call}");
-                let mine = vec![rank as i32 - 1; len];
-                let mut out = vec![0; len];
-                member.allreduce(&mine, &mut out, Op::Min).unwrap();
-                assert!(out.iter().all(|&x| x == -1), "{algorithm} {mode} {call}");
-            }
-        });
+        run_all(
+            &format!("{algorithm}"),
+            team.participants(),
+            move |mut member| {
+                let rank = member.rank();
+                for call in 0..24u64 {
+                    let mode = SyncMode::ALL[(call % 3) as usize];
+                    member.set_sync_mode(mode);
+                    let len = [20, 2000, 9][(call % 3) as usize];
+                    let mine: Vec<u64> = vec![call + rank as u64; len];
+                    let mut out = vec![0; len];
+                    member.allreduce(&mine, &mut out, Op::Sum).unwrap();
+                    assert!(
+                        out.iter().all(|&x| x == 3 * call + 3),
+                        "{algorithm} {mode} {call}"
+                    );
+                    let mine = vec![rank as i32 - 1; len];
+                    let mut out = vec![0; len];
+                    member.allreduce(&mine, &mut out, Op::Min).unwrap();
+                    assert!(out.iter().all(|&x| x == -1), "{algorithm} {mode} {call}");
+                }
+            },
+        );
     }
 }
 
@@ -180,7 +190,13 @@ fn checked_mode_still_names_a_mismatch_before_data_moves() {
                 "{algorithm}, rank {rank}: {lengths:?}"
             );
             assert!(
-                matches!(operators, Err(Error::Mismatch { what: "operation", .. })),
+                matches!(
+                    operators,
+                    Err(Error::Mismatch {
+                        what: "operation",
+                        ..
+                    })
+                ),
                 "{algorithm}, rank {rank}: {operators:?}"
             );
         }

@@ -191,7 +191,11 @@ fn allreduce_with_every_algorithm_64() {
                 // The sum over ranks of i * rank + call.
                 let ranks = SIZE as u64 * (SIZE as u64 - 1) / 2;
                 for (i, &got) in sum.iter().enumerate() {
-                    assert_eq!(got, i as u64 * ranks + SIZE as u64 * call, "{name}: call {call}");
+                    assert_eq!(
+                        got,
+                        i as u64 * ranks + SIZE as u64 * call,
+                        "{name}: call {call}"
+                    );
                 }
                 let root = (call as usize * 7) % SIZE;
                 let mut top = vec![0; if member.rank() == root { len } else { 0 }];
@@ -199,7 +203,11 @@ fn allreduce_with_every_algorithm_64() {
                     .reduce(root, &mine, &mut top, Op::Max)
                     .unwrap_or_else(|error| panic!("{name}: reduce {call}: {error}"));
                 for (i, &got) in top.iter().enumerate() {
-                    assert_eq!(got, i as u64 * (SIZE as u64 - 1) + call, "{name}: call {call}");
+                    assert_eq!(
+                        got,
+                        i as u64 * (SIZE as u64 - 1) + call,
+                        "{name}: call {call}"
+                    );
                 }
             }
         });

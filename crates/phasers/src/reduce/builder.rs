@@ -4,8 +4,8 @@ use std::sync::Arc as StdArc;
 use std::time::Duration;
 
 use super::algorithm::ReduceAlgorithm;
-use super::kernel::Kernel;
 use super::handle::Reducer;
+use super::kernel::Kernel;
 use super::shared::Shared;
 use crate::accumulator::{Element, Op};
 use crate::error::{Error, Result};

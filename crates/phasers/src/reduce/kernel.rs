@@ -31,7 +31,12 @@ pub(crate) fn accumulate_with<T: Copy>(dest: &mut [T], src: &[T], op: impl Fn(T,
 }
 
 #[inline(always)]
-pub(crate) fn combine_with<T: Copy>(dest: &mut [MaybeUninit<T>], a: &[T], b: &[T], op: impl Fn(T, T) -> T) {
+pub(crate) fn combine_with<T: Copy>(
+    dest: &mut [MaybeUninit<T>],
+    a: &[T],
+    b: &[T],
+    op: impl Fn(T, T) -> T,
+) {
     for ((d, x), y) in dest.iter_mut().zip(a).zip(b) {
         d.write(op(*x, *y));
     }

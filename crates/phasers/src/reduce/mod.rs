@@ -88,7 +88,7 @@ mod static_tree;
 pub use algorithm::ReduceAlgorithm;
 pub use builder::{Reduction, ReductionBuilder, MAX_PARTIES};
 pub(crate) use embedded::EmbeddedGroup;
+pub use handle::Reducer;
 pub(crate) use kernel::{accumulate_with, combine_with, ElementWise, Kernel};
 pub(crate) use linear::{reduce_share, share_of};
-pub use handle::Reducer;
 pub use reducer::ReduceOutcome;

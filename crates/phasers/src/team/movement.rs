@@ -174,7 +174,7 @@ impl Member {
             // allreduce, and no output overlaps an input (each is its owner's exclusive borrow).
             unsafe { reduce_share(op, inputs, destination, outputs, rank, share) }
         }));
-        combined.err().map(|panic| {
+        combined.err().inspect(|_| {
             self.shared.record_error(
                 post.seq,
                 Error::Broken {
@@ -182,7 +182,6 @@ impl Member {
                     episode: post.seq,
                 },
             );
-            panic
         })
     }
 

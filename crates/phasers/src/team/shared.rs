@@ -5,8 +5,8 @@ use std::any::{Any, TypeId};
 use super::meeting::Meeting;
 use super::slot::Slot;
 use crate::error::Error;
-use crate::reduce::ReduceAlgorithm;
 use crate::primitive::{Arc, AtomicBool, AtomicU64, Mutex, Ordering};
+use crate::reduce::ReduceAlgorithm;
 use crate::wait::{BrokenState, Roster, SpinPlan, Stall, Tuning, Watched, Wording};
 
 /// How many recent calls keep their error: a member can be at most one call ahead of another

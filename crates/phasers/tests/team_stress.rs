@@ -11,6 +11,10 @@
 //! arrival. It runs on the whole team and on sub-teams at the same time, through every form of
 //! the barrier (blocking, non-blocking waited or polled, `barrier_checked` with equal values).
 //!
+//! Each stress team draws its `reduce_algorithm` from its seed (sub-teams inherit it), so the
+//! random runs cover every one of seed 003's algorithms; the 64-member allreduce test runs each
+//! of them on arrays long enough to split into several job chunks, with spread-out arrivals.
+//!
 //! Sizes and call counts are chosen so that the file takes well under 20 seconds in a debug build
 //! on 2 cores.
 
@@ -20,7 +24,7 @@ mod team_support;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use phasers::{Member, Team};
+use phasers::{Member, Op, ReduceAlgorithm, Team};
 use team_support::{
     arrive_after, check_call, hash, run_all, Case, Collective, OpKind, Sample, Stats, Style,
     SYNC_MODES,
@@ -65,11 +69,13 @@ fn random_call(what: &str, member: &mut Member, h: u64, delay: u64) {
 fn stress(size: usize, seed: u64, phases: u64, rounds: u64) {
     // Checked and unchecked teams take different paths through a call's opening meeting.
     let checked = seed % 2 == 0;
+    let algorithm = ReduceAlgorithm::ALL[(hash(&[seed, 0xA1]) % 5) as usize];
     let team = Team::builder(size)
         .checked(checked)
+        .reduce_algorithm(algorithm)
         .build()
         .expect("a valid team");
-    let what = format!("{size} members, seed {seed:#x}, checked {checked}");
+    let what = format!("{size} members, seed {seed:#x}, checked {checked}, {algorithm}");
     let name = what.clone();
     let colors = 1 + hash(&[seed, 0xC0]) % 4;
     let columns = 1 + (hash(&[seed, 0x6D]) % size as u64) as usize;
@@ -157,6 +163,55 @@ fn random_collectives_on_split_teams_16() {
 #[test]
 fn random_collectives_on_split_teams_64() {
     stress(64, hash(&[64, 0]), 40, 5);
+}
+
+/// 64 members (32 per core) allreduce and reduce arrays of up to three job chunks with every
+/// algorithm, each member arriving after a random delay of its own, and check every result.
+#[test]
+fn allreduce_with_every_algorithm_64() {
+    const SIZE: usize = 64;
+    const LENGTHS: [usize; 3] = [9, 300, 2500];
+    for algorithm in ReduceAlgorithm::ALL {
+        let team = Team::builder(SIZE)
+            .reduce_algorithm(algorithm)
+            .build()
+            .expect("a valid team");
+        let what = format!("{SIZE} members, {algorithm}");
+        let name = what.clone();
+        run_all(&what, team.participants(), move |mut member| {
+            let rank = member.rank() as u64;
+            for call in 0..6u64 {
+                let len = LENGTHS[(call % 3) as usize];
+                let mine: Vec<u64> = (0..len as u64).map(|i| i * rank + call).collect();
+                arrive_after(hash(&[0xA11, rank, call]));
+                let mut sum = vec![0; len];
+                member
+                    .allreduce(&mine, &mut sum, Op::Sum)
+                    .unwrap_or_else(|error| panic!("{name}: call {call}: {error}"));
+                // The sum over ranks of i * rank + call.
+                let ranks = SIZE as u64 * (SIZE as u64 - 1) / 2;
+                for (i, &got) in sum.iter().enumerate() {
+                    assert_eq!(
+                        got,
+                        i as u64 * ranks + SIZE as u64 * call,
+                        "{name}: call {call}"
+                    );
+                }
+                let root = (call as usize * 7) % SIZE;
+                let mut top = vec![0; if member.rank() == root { len } else { 0 }];
+                member
+                    .reduce(root, &mine, &mut top, Op::Max)
+                    .unwrap_or_else(|error| panic!("{name}: reduce {call}: {error}"));
+                for (i, &got) in top.iter().enumerate() {
+                    assert_eq!(
+                        got,
+                        i as u64 * (SIZE as u64 - 1) + call,
+                        "{name}: call {call}"
+                    );
+                }
+            }
+        });
+    }
 }
 
 /// One barrier of the invariant test, in a form drawn from `h` (the same for every member of the

@@ -12,13 +12,12 @@
 use std::time::Duration;
 
 use super::algorithm::ReduceAlgorithm;
-use super::shared::Shared;
 use crate::primitive::{AtomicU64, AtomicUsize, Ordering};
 use crate::topology::is_oversubscribed;
 
 /// The spread is sampled once every this many calls: the completer reads every participant's
 /// arrival stamp, a cache miss each.
-const SAMPLE_EVERY: u64 = 8;
+pub(crate) const SAMPLE_EVERY: u64 = 8;
 /// Below this spread, arrivals are "together": a pair step of a small array takes about as long.
 const LOW_SPREAD: Duration = Duration::from_micros(5);
 /// Arrays up to this many elements: the static tree's pairs beat the linear algorithm's all-to-all
@@ -51,58 +50,25 @@ impl AutoState {
     pub(crate) fn spread(&self) -> Duration {
         Duration::from_nanos(self.spread_ns.load(Ordering::Relaxed))
     }
-}
 
-/// Bookkeeping by the participant that completed call `episode` of length `len`, off the
-/// critical path of everyone else: samples the spread, then chooses for call `episode + 3`.
-pub(crate) fn after_completion<T>(shared: &Shared<T>, episode: u64, len: usize) {
-    if shared.configured != ReduceAlgorithm::Auto {
-        return;
+    /// Folds one sampled spread into the average.
+    pub(crate) fn add_sample(&self, sample: u64) {
+        let old = self.spread_ns.load(Ordering::Relaxed);
+        // Completers of successive calls run one after another (call e + 1 completes only
+        // after its completer arrived, past this bookkeeping), so load-then-store is exact.
+        let new = if old == 0 {
+            sample
+        } else {
+            (old * 3 + sample) / 4
+        };
+        self.spread_ns.store(new, Ordering::Relaxed);
     }
-    let state = &shared.auto;
-    if episode % SAMPLE_EVERY == 0 && !cfg!(phasers_loom) {
-        if let Some(sample) = measured_spread(shared, episode) {
-            let old = state.spread_ns.load(Ordering::Relaxed);
-            // Completers of successive calls run one after another (call e + 1 completes only
-            // after its completer arrived, past this bookkeeping), so load-then-store is exact.
-            let new = if old == 0 {
-                sample
-            } else {
-                (old * 3 + sample) / 4
-            };
-            state.spread_ns.store(new, Ordering::Relaxed);
-        }
-    }
-    let chosen =
-        ReduceAlgorithm::Auto.resolve(len, shared.parties, state.spread(), shared.deterministic);
-    state.choice[((episode + 3) % 4) as usize].store(chosen.code() as usize, Ordering::Release);
-}
 
-/// The time between the first and the last arrival at call `episode`, from the stamps that are
-/// still this call's (a participant that already arrived at the next call has overwritten its
-/// stamp; the sample then ignores it).
-fn measured_spread<T>(shared: &Shared<T>, episode: u64) -> Option<u64> {
-    let tag = episode & 0xFFFF;
-    let mut first = u64::MAX;
-    let mut last = 0;
-    for slot in shared.slots.iter() {
-        let stamp = slot.arrived_at.load(Ordering::Relaxed);
-        if stamp >> 48 == tag {
-            let at = stamp & ((1 << 48) - 1);
-            first = first.min(at);
-            last = last.max(at);
-        }
+    /// Stores the choice for call `episode`; see the module docs for why nobody reads that slot
+    /// meanwhile.
+    pub(crate) fn choose(&self, episode: u64, chosen: ReduceAlgorithm) {
+        self.choice[(episode % 4) as usize].store(chosen.code() as usize, Ordering::Release);
     }
-    (first <= last).then(|| last - first)
-}
-
-/// The arrival stamp of call `episode`, or 0 where stamps are not kept.
-pub(crate) fn stamp<T>(shared: &Shared<T>, episode: u64) -> u64 {
-    if shared.configured != ReduceAlgorithm::Auto || cfg!(phasers_loom) {
-        return 0;
-    }
-    let ns = shared.origin.elapsed().as_nanos() as u64 & ((1 << 48) - 1);
-    ((episode & 0xFFFF) << 48) | ns
 }
 
 impl ReduceAlgorithm {

@@ -4,8 +4,8 @@ use std::sync::Arc as StdArc;
 use std::time::Duration;
 
 use super::algorithm::ReduceAlgorithm;
+use super::handle::Reducer;
 use super::kernel::Kernel;
-use super::reducer::Reducer;
 use super::shared::Shared;
 use crate::accumulator::{Element, Op};
 use crate::error::{Error, Result};
@@ -682,7 +682,7 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
                 self.algorithm,
                 self.deterministic,
                 tuning,
-                kernel,
+                Some(kernel),
             )),
         })
     }

@@ -8,7 +8,8 @@
 //! simply finds no chunk). The pair itself never waits for workers, so a worker costs the pair
 //! nothing when it has no core to run on. Workers return when the call completes.
 
-use super::reducer::{Bail, Call, Reducer};
+use super::call::{Bail, Call};
+use super::handle::Reducer;
 
 pub(crate) fn work_until_complete<T: Copy + Send + Sync + 'static>(
     me: &Reducer<T>,
@@ -22,7 +23,7 @@ pub(crate) fn work_until_complete<T: Copy + Send + Sync + 'static>(
             return Ok(());
         }
         for job in shared.jobs.iter() {
-            if let Err(payload) = job.help_current(&shared.kernel) {
+            if let Err(payload) = job.help_current(call.kernel) {
                 // The job still finishes (the chunk was counted); stop helping and unwind.
                 shared.break_from(episode, me.rank);
                 return Err(Bail::Panicked(payload));

@@ -21,7 +21,8 @@
 //! `DynamicGroup` is the same pairing, except that participants that would return join the
 //! workforce (see [`dynamic_group`](super::dynamic_group)).
 
-use super::reducer::{Bail, Call, Reducer, Role};
+use super::call::{Bail, Call, Role};
+use super::handle::Reducer;
 use super::signature::{Signature, KIND_ALLREDUCE};
 use super::slot::{tag, CALLED, OFFERED, TAKEN};
 use crate::primitive::{Arc, Ordering};
@@ -67,7 +68,7 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
                 if call.kind == KIND_ALLREDUCE {
                     dest = me.result_buffer(len);
                 } else {
-                    let root = &shared.slots[shared.root];
+                    let root = &shared.slots[call.root];
                     let taken = root
                         .out_offer
                         .compare_publish(tag(episode, OFFERED), tag(episode, TAKEN));
@@ -83,7 +84,7 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
         }
         let theirs = shared.slots[partner].acc.load(Ordering::Relaxed) as *const T;
         let len = combined.unwrap_or(0);
-        me.run_pair(partner, dest, acc, theirs, len, group)?;
+        me.run_pair(call, partner, dest, acc, theirs, len, group)?;
         acc = dest;
         count = total;
         if last {
@@ -147,6 +148,6 @@ fn wait_to_be_taken<T: Copy + Send + Sync + 'static>(
             return Err(Bail::Broken);
         }
     }
-    me.serve(episode)?;
+    me.serve(call)?;
     Ok(Role::Consumed)
 }

@@ -31,7 +31,7 @@ use std::any::Any;
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::kernel::Kernel;
+use super::kernel::{ElementWise, Kernel};
 use crate::primitive::{AtomicU64, AtomicUsize, Ordering};
 use crate::wait::Signal;
 

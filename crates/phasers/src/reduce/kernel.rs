@@ -1,4 +1,8 @@
 //! The element-wise operator, compiled once per element type and op so the loops vectorize.
+//!
+//! Teams use these kernels too: a team's built-in ops run through [`Kernel::from_op`], and its
+//! functions of the caller's (borrowed, so never a `Kernel`) through [`ElementWise`] and the same
+//! loops.
 
 use std::mem::MaybeUninit;
 use std::sync::Arc as StdArc;
@@ -20,27 +24,39 @@ pub(crate) struct Kernel<T> {
 }
 
 #[inline(always)]
-fn accumulate_with<T: Copy>(dest: &mut [T], src: &[T], op: impl Fn(T, T) -> T) {
+pub(crate) fn accumulate_with<T: Copy>(dest: &mut [T], src: &[T], op: impl Fn(T, T) -> T) {
     for (d, s) in dest.iter_mut().zip(src) {
         *d = op(*d, *s);
     }
 }
 
 #[inline(always)]
-fn combine_with<T: Copy>(dest: &mut [MaybeUninit<T>], a: &[T], b: &[T], op: impl Fn(T, T) -> T) {
+pub(crate) fn combine_with<T: Copy>(
+    dest: &mut [MaybeUninit<T>],
+    a: &[T],
+    b: &[T],
+    op: impl Fn(T, T) -> T,
+) {
     for ((d, x), y) in dest.iter_mut().zip(a).zip(b) {
         d.write(op(*x, *y));
     }
 }
 
-impl<T> Kernel<T> {
+/// What the reduction loops need of an operator: `dest = dest op src` and `dest = a op b`,
+/// element by element, where `dest` may be uninitialized for the second.
+pub(crate) trait ElementWise<T> {
+    fn accumulate(&self, dest: &mut [T], src: &[T]);
+    fn combine(&self, dest: &mut [MaybeUninit<T>], a: &[T], b: &[T]);
+}
+
+impl<T> ElementWise<T> for Kernel<T> {
     #[inline]
-    pub(crate) fn accumulate(&self, dest: &mut [T], src: &[T]) {
+    fn accumulate(&self, dest: &mut [T], src: &[T]) {
         (self.accumulate)(dest, src)
     }
 
     #[inline]
-    pub(crate) fn combine(&self, dest: &mut [MaybeUninit<T>], a: &[T], b: &[T]) {
+    fn combine(&self, dest: &mut [MaybeUninit<T>], a: &[T], b: &[T]) {
         (self.combine)(dest, a, b)
     }
 }

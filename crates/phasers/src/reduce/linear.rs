@@ -9,7 +9,9 @@
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::reducer::{Bail, Call, Reducer, Role};
+use super::call::{Bail, Call, Role};
+use super::handle::Reducer;
+use super::kernel::ElementWise;
 use super::signature::KIND_ALLREDUCE;
 use crate::primitive::Ordering;
 
@@ -40,7 +42,7 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
         }
     }
     meet(me, false)?;
-    if me.rank == shared.root {
+    if me.rank == call.root {
         me.complete(call.episode, call.len);
     }
     Ok(Role::Done)
@@ -70,61 +72,87 @@ fn combine_share<T: Copy + Send + Sync + 'static>(
             .map(|slot| slot.out.load(Ordering::Relaxed)),
     );
     let (inputs, outputs) = pointers.split_at(parties);
-    let share = share_of(shared.virtual_rank(me.rank), parties, len);
+    let share = share_of(shared.virtual_rank(me.rank, call.root), parties, len);
     let dest = if call.kind == KIND_ALLREDUCE {
         call.out
     } else {
-        outputs[shared.root] as *mut T
+        outputs[call.root] as *mut T
     };
+    let copies = if call.kind == KIND_ALLREDUCE {
+        outputs
+    } else {
+        &[]
+    };
+    // SAFETY: after the first meeting every participant's input (at least `len` elements, kept
+    // unchanged until the second meeting) and output (at least `len` where it is written, see
+    // `agreed_len`) are published; shares are disjoint, so this participant is the only one
+    // writing its share of any output; `dest` is its own output for allreduce.
+    unsafe { reduce_share(call.kernel, inputs, dest, copies, me.rank, share) };
+}
+
+/// `dest[share] = in[0] op in[1] op .. op in[N-1]` in rank order, a block at a time, each block
+/// then copied into every output of `copies` but the one at index `own` (`dest` itself) while it
+/// is still in cache. A team's linear path runs this too, inside its own protocol.
+///
+/// # Safety
+///
+/// Every input and every output of `copies` holds at least `share.end` elements; the inputs are
+/// initialized and nobody changes them meanwhile; nobody else touches `share` of `dest` or of the
+/// outputs; `dest` is `copies[own]` when `copies` is not empty, and overlaps no input.
+pub(crate) unsafe fn reduce_share<T: Copy, K: ElementWise<T> + ?Sized>(
+    kernel: &K,
+    inputs: &[usize],
+    dest: *mut T,
+    copies: &[usize],
+    own: usize,
+    share: std::ops::Range<usize>,
+) {
     for start in share.clone().step_by(BLOCK) {
         let count = BLOCK.min(share.end - start);
-        // SAFETY: after the first meeting every participant's input (at least `len` elements,
-        // kept unchanged until the second meeting) and output (at least `len` where it is
-        // written, see `agreed_len`) are published; shares are disjoint, so this participant is
-        // the only one writing `start..start + count` of any output.
-        unsafe { reduce_block(me, inputs, dest, start, count) };
-        if call.kind == KIND_ALLREDUCE {
-            for (rank, &out) in outputs.iter().enumerate() {
-                if rank != me.rank {
-                    let out = out as *mut T;
-                    // SAFETY: as above; `dest` is this participant's own output, distinct from
-                    // every other participant's.
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(dest.add(start), out.add(start), count)
-                    };
-                }
+        // SAFETY: the caller's contract.
+        unsafe { reduce_block(kernel, inputs, dest, start, count) };
+        for (index, &out) in copies.iter().enumerate() {
+            if index != own {
+                let out = out as *mut T;
+                // SAFETY: the caller's contract; `dest` is `copies[own]`, distinct from every
+                // other output.
+                unsafe { std::ptr::copy_nonoverlapping(dest.add(start), out.add(start), count) };
             }
         }
     }
 }
 
 /// This participant's share of `0..len`: contiguous, sizes differing by at most one element.
-fn share_of(position: usize, parties: usize, len: usize) -> std::ops::Range<usize> {
+pub(crate) fn share_of(position: usize, parties: usize, len: usize) -> std::ops::Range<usize> {
     let base = len / parties;
     let extra = len % parties;
     let start = position * base + position.min(extra);
     start..start + base + usize::from(position < extra)
 }
 
-/// `dest[start..start + count] = in[0] op in[1] op .. op in[N-1]`, in rank order.
+/// `dest[start..start + count] = in[0] op in[1] op .. op in[N-1]`, in rank order (a copy of the
+/// one input when there is one).
 ///
 /// # Safety
 ///
 /// Every input holds `start + count` initialized elements that nobody changes meanwhile, and
-/// nobody else touches `dest[start..start + count]`.
-unsafe fn reduce_block<T: Copy + Send + Sync + 'static>(
-    me: &Reducer<T>,
+/// nobody else touches `dest[start..start + count]`, which overlaps no input.
+unsafe fn reduce_block<T: Copy, K: ElementWise<T> + ?Sized>(
+    kernel: &K,
     inputs: &[usize],
     dest: *mut T,
     start: usize,
     count: usize,
 ) {
-    let kernel = &me.shared.kernel;
     // SAFETY: the caller's contract.
     unsafe {
         let out = std::slice::from_raw_parts_mut(dest.add(start) as *mut MaybeUninit<T>, count);
         let input = |rank: usize| (inputs[rank] as *const T).add(start);
         let first = std::slice::from_raw_parts(input(0), count);
+        if inputs.len() == 1 {
+            std::ptr::copy_nonoverlapping(first.as_ptr(), dest.add(start), count);
+            return;
+        }
         let second = std::slice::from_raw_parts(input(1), count);
         kernel.combine(out, first, second);
         let out = std::slice::from_raw_parts_mut(dest.add(start), count);
@@ -160,7 +188,7 @@ fn agreed_len<T: Copy + Send + Sync + 'static>(me: &Reducer<T>, call: &Call<T>) 
         }
     }
     for (rank, slot) in shared.slots.iter().enumerate() {
-        if call.kind == KIND_ALLREDUCE || rank == shared.root {
+        if call.kind == KIND_ALLREDUCE || rank == call.root {
             len = len.min(slot.out_len.load(Ordering::Relaxed));
         }
     }

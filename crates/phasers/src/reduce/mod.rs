@@ -71,8 +71,11 @@
 mod algorithm;
 mod auto;
 mod builder;
+mod call;
 mod dynamic_group;
 mod dynamic_pairs;
+mod embedded;
+mod handle;
 mod job;
 mod kernel;
 mod linear;
@@ -84,4 +87,8 @@ mod static_tree;
 
 pub use algorithm::ReduceAlgorithm;
 pub use builder::{Reduction, ReductionBuilder, MAX_PARTIES};
-pub use reducer::{ReduceOutcome, Reducer};
+pub(crate) use embedded::EmbeddedGroup;
+pub use handle::Reducer;
+pub(crate) use kernel::{accumulate_with, combine_with, ElementWise, Kernel};
+pub(crate) use linear::{reduce_share, share_of};
+pub use reducer::ReduceOutcome;

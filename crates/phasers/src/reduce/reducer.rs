@@ -1,51 +1,15 @@
-//! One participant's handle, and the steps every call goes through whatever the algorithm.
-
-use std::mem::MaybeUninit;
+//! The steps every call goes through whatever the algorithm: checks, the choice of algorithm,
+//! running it, and handing out the result.
 
 use super::algorithm::ReduceAlgorithm;
-use super::auto;
-use super::job::Panic;
-use super::shared::Shared;
-use super::signature::{self, Signature, KIND_ALLREDUCE, KIND_REDUCE};
-use super::slot::{tag, CALLED, OFFERED, WITHDRAWN};
+use super::call::{Bail, Call, Role};
+use super::handle::Reducer;
+use super::kernel::Kernel;
+use super::signature::{self, KIND_ALLREDUCE, KIND_REDUCE};
+use super::slot::{tag, OFFERED, WITHDRAWN};
 use super::{dynamic_group, dynamic_pairs, linear, static_tree};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::primitive::{Arc, Ordering};
-use crate::wait::{Deadline, Signal, SpinBudget, Stall, Stop, Waiter, Watch, Watched, Wording};
-
-/// One participant of a [`Reduction`](crate::Reduction): its rank and private state.
-///
-/// ```
-/// use phasers::{Op, Reducer, Reduction};
-///
-/// let group = Reduction::<u64>::new(2, Op::Sum)?;
-/// let handles: Vec<Reducer<u64>> = group.participants();
-/// std::thread::scope(|s| {
-///     for mut p in handles {
-///         // Each handle moves to the thread that uses it.
-///         s.spawn(move || {
-///             let mut out = [0];
-///             p.allreduce(&[p.rank() as u64 + 1], &mut out).unwrap();
-///             assert_eq!(out, [3]);
-///         });
-///     }
-/// });
-/// # Ok::<(), phasers::Error>(())
-/// ```
-///
-/// A handle is `Send` and used by one thread at a time. Dropping it while others still count on
-/// it (before the group's last call, or while its thread panics) breaks the group: their calls
-/// return [`Error::Broken`](crate::Error::Broken) instead of waiting forever.
-pub struct Reducer<T> {
-    pub(crate) shared: Arc<Shared<T>>,
-    pub(crate) rank: usize,
-    pub(crate) episode: u64,
-    job_seq: u64,
-    scratch: Vec<MaybeUninit<T>>,
-    /// The linear algorithm's lists of every input and output address, kept between calls.
-    pub(crate) pointers: Vec<usize>,
-    budget: SpinBudget,
-}
 
 /// What a call did: its number, the algorithm that ran, and whether this participant's output
 /// holds the result.
@@ -151,66 +115,7 @@ impl ReduceOutcome {
     }
 }
 
-/// Why a participant stopped before its part of a call was done.
-pub(crate) enum Bail {
-    /// The group broke; every buffer of this participant is out of everyone's reach.
-    Broken,
-    /// The operator panicked in this participant; the group is broken, and the panic goes on
-    /// once every buffer of this participant is out of everyone's reach.
-    Panicked(Panic),
-}
-
-/// How a participant's part of a call ended.
-pub(crate) enum Role {
-    /// Its data was consumed by a master; the result, if it needs one, comes later.
-    Consumed,
-    /// It combined the last pair: the call is complete.
-    Completed,
-    /// Everyone's result is in place (the linear algorithm's second meeting passed).
-    Done,
-}
-
-/// One call as the algorithms see it.
-pub(crate) struct Call<T> {
-    pub(crate) episode: u64,
-    pub(crate) kind: usize,
-    pub(crate) input: *const T,
-    /// The input's length.
-    pub(crate) len: usize,
-    /// Whether this participant's own arguments were wrong (its output's length).
-    pub(crate) poisoned: bool,
-    /// This participant's output, or null when it has none in this call.
-    pub(crate) out: *mut T,
-    /// Where this participant accumulates when it masters a pair: its output, else scratch.
-    pub(crate) work: *mut T,
-}
-
-impl<T> Call<T> {
-    /// This participant's side of the call.
-    pub(crate) fn signature(&self) -> Signature {
-        Signature {
-            kind: self.kind,
-            len: self.len,
-            poisoned: self.poisoned,
-        }
-    }
-}
-
 impl<T: Copy + Send + Sync + 'static> Reducer<T> {
-    pub(crate) fn new(shared: Arc<Shared<T>>, rank: usize) -> Self {
-        let budget = SpinBudget::new(shared.plan);
-        Reducer {
-            shared,
-            rank,
-            episode: 0,
-            job_seq: 0,
-            scratch: Vec::new(),
-            pointers: Vec::new(),
-            budget,
-        }
-    }
-
-    /// This participant's rank, from 0.
     ///
     /// ```
     /// use phasers::{Op, Reduction};
@@ -361,6 +266,29 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         has_output: bool,
     ) -> Result<ReduceOutcome> {
         let shared = Arc::clone(&self.shared);
+        let Some(kernel) = shared.kernel.as_ref() else {
+            // Only a group embedded in a team has no operator of its own, and its handles stay
+            // inside the team, which calls `run` with each call's operator.
+            return Err(Error::invalid(
+                "this reduction handle has no operator of its own; it belongs to a team",
+            ));
+        };
+        self.run(kind, shared.root, input, output, has_output, kernel)
+    }
+
+    /// Runs one call with `root` receiving `reduce`'s result and `kernel` as this participant's
+    /// operator: the group's own for a [`Reduction`](crate::Reduction), each call's for a team.
+    /// Every participant of the call must pass the same kind, root and operator.
+    pub(crate) fn run(
+        &mut self,
+        kind: usize,
+        root: usize,
+        input: &[T],
+        output: &mut [T],
+        has_output: bool,
+        kernel: &Kernel<T>,
+    ) -> Result<ReduceOutcome> {
+        let shared = Arc::clone(&self.shared);
         let episode = self.episode;
         if shared.broken.is_broken_for(episode) {
             return Err(shared.broken_error());
@@ -402,11 +330,13 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         let call = Call {
             episode,
             kind,
+            root,
             input: input.as_ptr(),
             len: input.len(),
             poisoned,
             out,
             work,
+            kernel,
         };
         let out_len = if out.is_null() { 0 } else { output.len() };
         let slot = &shared.slots[self.rank];
@@ -418,7 +348,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
             out_len,
         );
         slot.arrived_at
-            .store(auto::stamp(&shared, episode), Ordering::Relaxed);
+            .store(shared.stamp(episode), Ordering::Relaxed);
 
         let outcome = if shared.parties == 1 {
             self.alone(&call)
@@ -531,212 +461,5 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         }
         self.complete(call.episode, call.len);
         Ok(Role::Done)
-    }
-
-    /// Marks call `episode` complete and makes `Auto`'s choice for a later call. A mismatched
-    /// call first fails the group from the next call on: a participant that returned from this
-    /// call before the mismatch was found (its data consumed) learns of it there, and one that
-    /// already waits in the next call is woken instead of waiting for participants that will not
-    /// come. Calls complete in order, so the earliest mismatch is the one that fails the group.
-    /// (Only a handle dropped at a later call before this one completes can break the group
-    /// first, from that later call; the calls in between then run as usual.)
-    pub(crate) fn complete(&self, episode: u64, len: usize) {
-        let shared = &self.shared;
-        if shared.is_mismatched(episode) {
-            shared.break_from(episode + 1, self.rank);
-        }
-        shared.completed.publish_at_least(episode + 1);
-        if shared.configured == ReduceAlgorithm::DynamicGroup {
-            shared.bump_board();
-        }
-        auto::after_completion(shared, episode, len);
-    }
-
-    /// A scratch buffer of `len` elements for a participant without an output.
-    fn scratch_for(&mut self, len: usize) -> *mut T {
-        if self.scratch.len() < len {
-            self.scratch.reserve(len - self.scratch.len());
-            // SAFETY: `MaybeUninit` needs no initialization, and the capacity was just reserved.
-            unsafe { self.scratch.set_len(len) };
-        }
-        self.scratch.as_mut_ptr() as *mut T
-    }
-
-    /// The next job number of this participant's job slot.
-    pub(crate) fn next_job(&mut self) -> u64 {
-        self.job_seq += 1;
-        self.job_seq
-    }
-
-    /// Waits until `done` holds for `signal`'s value. A `checked` wait gives up when the group
-    /// breaks, unless the condition holds by then (a release that raced with the break still
-    /// counts: others may already be using this participant's buffers).
-    pub(crate) fn wait(
-        &self,
-        signal: &Signal,
-        done: impl Fn(u64) -> bool,
-        checked: bool,
-    ) -> Result<u64, Bail> {
-        let shared = &self.shared;
-        let broken = if checked {
-            &shared.broken
-        } else {
-            &shared.intact
-        };
-        let waiter = Waiter::new(
-            &shared.plan,
-            &self.budget,
-            Deadline::Never,
-            broken,
-            self.episode,
-            Some(Watch::arrivals(&**shared)),
-        );
-        match waiter.until(signal, &done) {
-            Ok(value) => Ok(value),
-            Err(Stop::Broken) => {
-                let value = signal.load();
-                if done(value) {
-                    Ok(value)
-                } else {
-                    Err(Bail::Broken)
-                }
-            }
-            Err(Stop::TimedOut) => unreachable!("reductions wait without a deadline"),
-        }
-    }
-
-    /// Helps job `seq` of `owner`'s slot, then waits until it is done: every buffer the job
-    /// touches is then free again. If the operator panicked here, the group breaks and the panic
-    /// is returned to travel on.
-    pub(crate) fn help_until_done(&self, owner: usize, seq: u64) -> Result<(), Bail> {
-        let shared = &self.shared;
-        let job = &shared.jobs[owner];
-        let helped = job.help(seq, &shared.kernel);
-        if helped.is_err() {
-            shared.break_from(self.episode, self.rank);
-        }
-        let _ = self.wait(job.done(), |done| done >= seq, false);
-        helped.map_err(Bail::Panicked)
-    }
-
-    /// As a master: posts `dest = mine op theirs` as this participant's next job, calls the
-    /// slave `slave` to help, helps, and waits until the job is done.
-    pub(crate) fn run_pair(
-        &mut self,
-        slave: usize,
-        dest: *mut T,
-        mine: *const T,
-        theirs: *const T,
-        len: usize,
-        wake_workforce: bool,
-    ) -> Result<(), Bail> {
-        let episode = self.episode;
-        let seq = self.next_job();
-        let shared = Arc::clone(&self.shared);
-        shared.jobs[self.rank].post(seq, dest, mine, theirs, len);
-        let slave_slot = &shared.slots[slave];
-        slave_slot.master.store(self.rank, Ordering::Relaxed);
-        slave_slot.job.store(seq, Ordering::Relaxed);
-        slave_slot.offer.publish(tag(episode, CALLED));
-        if wake_workforce {
-            shared.bump_board();
-        }
-        self.help_until_done(self.rank, seq)
-    }
-
-    /// As a slave whose offer was taken: waits for the job, helps it, and waits until it is done.
-    pub(crate) fn serve(&self, episode: u64) -> Result<(), Bail> {
-        let shared = &self.shared;
-        let slot = &shared.slots[self.rank];
-        let _ = self.wait(&slot.offer, |v| v == tag(episode, CALLED), false);
-        let master = slot.master.load(Ordering::Relaxed);
-        let seq = slot.job.load(Ordering::Relaxed);
-        self.help_until_done(master, seq)
-    }
-
-    /// Compares the data this participant is about to combine (`mine`) with `other`'s offer, and
-    /// returns how many elements the pair combines, or `None` when the call is poisoned (either
-    /// side already was, or they differ; a new difference is recorded for everyone).
-    pub(crate) fn check_partner(
-        &self,
-        call: &Call<T>,
-        mine: Signature,
-        other: usize,
-    ) -> Option<usize> {
-        let theirs = self.shared.slots[other].signature();
-        match mine.meet(self.rank, &theirs, other) {
-            Ok(len) => Some(len),
-            Err(found) => {
-                if let Some(error) = found {
-                    self.shared.record_mismatch(call.episode, error);
-                }
-                None
-            }
-        }
-    }
-
-    /// The buffer the last pair of an allreduce writes, sized for the `len` elements it writes.
-    pub(crate) fn result_buffer(&self, len: usize) -> *mut T {
-        self.shared.result_len.store(len, Ordering::Relaxed);
-        self.shared.result.with_mut(|result| {
-            // SAFETY: only the last pair's master calls this, before it posts the job, and no
-            // participant reads the buffer until the call completes (see `Shared`).
-            let result = unsafe { &mut *result };
-            if result.len() < len {
-                result.reserve(len - result.len());
-                // SAFETY: `MaybeUninit` needs no initialization; the capacity was reserved.
-                unsafe { result.set_len(len) };
-            }
-            result.as_mut_ptr() as *mut T
-        })
-    }
-}
-
-/// How stall reports speak of reductions.
-static STALL_WORDING: Wording = Wording {
-    unit: "call",
-    members: "participant(s)",
-    all_arrived: "although every participant has arrived: an operator may still be running",
-    unnamed: "for participants it cannot name",
-    advice: "every participant must make the same calls in the same order; one that is done \
-             should be dropped, which breaks the group so that the others get Error::Broken \
-             instead of waiting",
-};
-
-impl<T> Watched for Shared<T> {
-    fn stall(&self) -> &Stall {
-        &self.stall
-    }
-
-    fn wording(&self) -> &'static Wording {
-        &STALL_WORDING
-    }
-
-    fn describe(&self) -> String {
-        format!(
-            "Reduction ({:?}, {} participants)",
-            self.configured, self.parties
-        )
-    }
-
-    fn missing(&self, episode: u64) -> Vec<usize> {
-        self.roster.missing(episode)
-    }
-}
-
-impl<T> Drop for Reducer<T> {
-    fn drop(&mut self) {
-        // Calls from `episode` on can no longer complete; earlier ones are unaffected, so a
-        // handle dropped after the group's last call breaks nothing anyone waits for.
-        self.shared.break_from(self.episode, self.rank);
-    }
-}
-
-impl<T> std::fmt::Debug for Reducer<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Reducer")
-            .field("rank", &self.rank)
-            .field("episode", &self.episode)
-            .finish_non_exhaustive()
     }
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 
 use super::algorithm::ReduceAlgorithm;
-use super::auto::AutoState;
+use super::auto::{AutoState, SAMPLE_EVERY};
 use super::job::Job;
 use super::kernel::Kernel;
 use super::slot::Slot;
@@ -21,7 +21,9 @@ pub(crate) struct Shared<T> {
     pub(crate) deterministic: bool,
     pub(crate) policy: WaitPolicy,
     pub(crate) plan: SpinPlan,
-    pub(crate) kernel: Kernel<T>,
+    /// The group's operator; `None` for a group embedded in a team, whose calls each bring
+    /// their own.
+    pub(crate) kernel: Option<Kernel<T>>,
     pub(crate) slots: Box<[CachePadded<Slot>]>,
     pub(crate) jobs: Box<[CachePadded<Job>]>,
     /// The dynamic algorithms' pairing words, one per parity of the call number: empty (0), or
@@ -73,7 +75,7 @@ impl<T> Shared<T> {
         configured: ReduceAlgorithm,
         deterministic: bool,
         tuning: Tuning,
-        kernel: Kernel<T>,
+        kernel: Option<Kernel<T>>,
     ) -> Self {
         Shared {
             parties,
@@ -189,14 +191,62 @@ impl<T> Shared<T> {
         Error::Broken { by, episode }
     }
 
-    /// The position of `rank` counted from the root, so that the root is 0 in the fixed-order
-    /// algorithms.
-    pub(crate) fn virtual_rank(&self, rank: usize) -> usize {
-        (rank + self.parties - self.root) % self.parties
+    /// The position of `rank` counted from the call's `root`, so that the root is 0 in the
+    /// fixed-order algorithms.
+    pub(crate) fn virtual_rank(&self, rank: usize, root: usize) -> usize {
+        (rank + self.parties - root) % self.parties
     }
 
-    /// The rank at position `virtual_rank` counted from the root.
-    pub(crate) fn real_rank(&self, virtual_rank: usize) -> usize {
-        (virtual_rank + self.root) % self.parties
+    /// The rank at position `virtual_rank` counted from the call's `root`.
+    pub(crate) fn real_rank(&self, virtual_rank: usize, root: usize) -> usize {
+        (virtual_rank + root) % self.parties
+    }
+
+    /// `Auto`'s bookkeeping by the participant that completed call `episode` of length `len`,
+    /// off the critical path of everyone else: samples the spread, then chooses for call
+    /// `episode + 3` (see the `auto` module).
+    pub(crate) fn after_completion(&self, episode: u64, len: usize) {
+        if self.configured != ReduceAlgorithm::Auto {
+            return;
+        }
+        if episode % SAMPLE_EVERY == 0 && !cfg!(phasers_loom) {
+            if let Some(sample) = self.measured_spread(episode) {
+                self.auto.add_sample(sample);
+            }
+        }
+        let chosen = ReduceAlgorithm::Auto.resolve(
+            len,
+            self.parties,
+            self.auto.spread(),
+            self.deterministic,
+        );
+        self.auto.choose(episode + 3, chosen);
+    }
+
+    /// The time between the first and the last arrival at call `episode`, from the stamps that
+    /// are still this call's (a participant that already arrived at the next call has
+    /// overwritten its stamp; the sample then ignores it).
+    fn measured_spread(&self, episode: u64) -> Option<u64> {
+        let tag = episode & 0xFFFF;
+        let mut first = u64::MAX;
+        let mut last = 0;
+        for slot in self.slots.iter() {
+            let stamp = slot.arrived_at.load(Ordering::Relaxed);
+            if stamp >> 48 == tag {
+                let at = stamp & ((1 << 48) - 1);
+                first = first.min(at);
+                last = last.max(at);
+            }
+        }
+        (first <= last).then(|| last - first)
+    }
+
+    /// The arrival stamp of call `episode`, or 0 where stamps are not kept.
+    pub(crate) fn stamp(&self, episode: u64) -> u64 {
+        if self.configured != ReduceAlgorithm::Auto || cfg!(phasers_loom) {
+            return 0;
+        }
+        let ns = self.origin.elapsed().as_nanos() as u64 & ((1 << 48) - 1);
+        ((episode & 0xFFFF) << 48) | ns
     }
 }

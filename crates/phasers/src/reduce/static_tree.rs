@@ -10,7 +10,8 @@
 //! Every element is combined along the same tree on every call, so results are the same bits
 //! for a fixed N.
 
-use super::reducer::{Bail, Call, Reducer, Role};
+use super::call::{Bail, Call, Role};
+use super::handle::Reducer;
 use super::signature::{Signature, KIND_ALLREDUCE};
 use super::slot::{tag, CALLED, OFFERED, TAKEN, WITHDRAWN};
 use crate::primitive::Ordering;
@@ -21,7 +22,7 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
 ) -> Result<Role, Bail> {
     let shared = crate::primitive::Arc::clone(&me.shared);
     let parties = shared.parties;
-    let position = shared.virtual_rank(me.rank);
+    let position = shared.virtual_rank(me.rank, call.root);
     let episode = call.episode;
     let mut acc = call.input;
     // What `acc` holds: this participant's input, then what its pairs combined.
@@ -33,7 +34,7 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
         }
         let partner_position = position + distance;
         if partner_position < parties {
-            let partner = shared.real_rank(partner_position);
+            let partner = shared.real_rank(partner_position, call.root);
             let offer = &shared.slots[partner].offer;
             me.wait(offer, |v| v == tag(episode, OFFERED), true)?;
             if offer
@@ -52,7 +53,7 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
                 call.work
             };
             let theirs = shared.slots[partner].acc.load(Ordering::Relaxed) as *const T;
-            me.run_pair(partner, dest, acc, theirs, len, false)?;
+            me.run_pair(call, partner, dest, acc, theirs, len, false)?;
             acc = dest;
             held = Signature {
                 len,
@@ -90,6 +91,6 @@ fn offer_and_serve<T: Copy + Send + Sync + 'static>(
     {
         return Err(Bail::Broken);
     }
-    me.serve(episode)?;
+    me.serve(call)?;
     Ok(Role::Consumed)
 }

@@ -6,6 +6,7 @@ use super::member::Member;
 use super::shared::TeamShared;
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, Ordering};
+use crate::reduce::ReduceAlgorithm;
 use crate::wait::{Tuning, WaitPolicy};
 
 /// The most members a team may have (the same bound as a [`Reduction`](crate::Reduction)).
@@ -204,6 +205,21 @@ impl Team {
         self.shared.stall.after()
     }
 
+    /// The algorithm that combines the arrays of this team's larger blocking reductions (see
+    /// [`TeamBuilder::reduce_algorithm`]); `Linear` unless the builder chose another.
+    ///
+    /// ```
+    /// use phasers::{ReduceAlgorithm, Team};
+    ///
+    /// assert_eq!(Team::new(2)?.reduce_algorithm(), ReduceAlgorithm::Linear);
+    /// let team = Team::builder(2).reduce_algorithm(ReduceAlgorithm::Auto).build()?;
+    /// assert_eq!(team.reduce_algorithm(), ReduceAlgorithm::Auto);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn reduce_algorithm(&self) -> ReduceAlgorithm {
+        self.shared.reduce_algorithm
+    }
+
     /// The members of every rank not yet handed out, in rank order: all of them on the first
     /// call, none after that.
     ///
@@ -295,6 +311,7 @@ impl std::fmt::Debug for Team {
             .field("size", &self.shared.size)
             .field("checked", &self.shared.checked)
             .field("wait_policy", &self.wait_policy())
+            .field("reduce_algorithm", &self.shared.reduce_algorithm)
             .finish()
     }
 }
@@ -315,6 +332,7 @@ pub struct TeamBuilder {
     checked: Option<bool>,
     policy: WaitPolicy,
     stall_after: Option<Duration>,
+    reduce_algorithm: ReduceAlgorithm,
 }
 
 impl TeamBuilder {
@@ -333,6 +351,7 @@ impl TeamBuilder {
             checked: None,
             policy: WaitPolicy::Auto,
             stall_after: None,
+            reduce_algorithm: ReduceAlgorithm::Linear,
         }
     }
 
@@ -408,6 +427,52 @@ impl TeamBuilder {
         self
     }
 
+    /// Which of seed 003's algorithms combines the arrays of blocking [`reduce`](Member::reduce)
+    /// and [`allreduce`](Member::allreduce) calls with a built-in [`Op`](crate::Op) that are
+    /// larger than 64 bytes: the same algorithms as a [`Reduction`](crate::Reduction)'s (see
+    /// [`ReduceAlgorithm`] and the [`reduce`](crate::reduce) module for how they compare, and
+    /// [`ReduceAlgorithm::resolve`] for `Auto`'s rule). The default, `Linear`, runs inside the
+    /// team's own protocol and needs no synchronization beyond it; the others run in a reduction
+    /// group the team keeps per element type, after the call's opening meeting (so checked mode
+    /// still compares every call first). `DynamicPairs`, `DynamicGroup` and `Auto` combine in
+    /// arrival order: floating-point sums may then differ in the last bits from call to call.
+    ///
+    /// Smaller calls (carried inline), non-blocking and `NoSync` calls (their inputs are copied),
+    /// and functions of the caller's (`reduce_with`, `allreduce_with`) keep the team's own paths.
+    /// Sub-teams made by `split` inherit the choice. Every value is valid; an algorithm's name
+    /// parses with `str::parse`, which returns [`Error::InvalidArgument`] for an unknown name.
+    ///
+    /// ```
+    /// use phasers::{Error, Op, ReduceAlgorithm, Team};
+    ///
+    /// let team = Team::builder(4)
+    ///     .reduce_algorithm(ReduceAlgorithm::DynamicPairs)
+    ///     .build()?;
+    /// assert_eq!(team.reduce_algorithm(), ReduceAlgorithm::DynamicPairs);
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let mine = vec![member.rank() as u64; 1000];
+    ///             let mut sum = vec![0; 1000];
+    ///             member.allreduce(&mine, &mut sum, Op::Sum).unwrap();
+    ///             assert!(sum.iter().all(|&x| x == 6));
+    ///             let mut top = vec![0; 1000];
+    ///             member.reduce(3, &mine, &mut top, Op::Max).unwrap();
+    ///             assert!(member.rank() != 3 || top.iter().all(|&x| x == 3));
+    ///         });
+    ///     }
+    /// });
+    /// // Names parse, and a wrong one is a typed error.
+    /// assert_eq!("static".parse::<ReduceAlgorithm>()?, ReduceAlgorithm::StaticTree);
+    /// let wrong = "fastest".parse::<ReduceAlgorithm>();
+    /// assert!(matches!(wrong, Err(Error::InvalidArgument { .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn reduce_algorithm(mut self, algorithm: ReduceAlgorithm) -> Self {
+        self.reduce_algorithm = algorithm;
+        self
+    }
+
     /// Makes the team.
     ///
     /// # Examples
@@ -439,7 +504,12 @@ impl TeamBuilder {
         };
         let tuning = Tuning::from_env(self.policy)?.with_stall_after(self.stall_after);
         Ok(Team {
-            shared: Arc::new(TeamShared::new(self.size, checked, tuning)),
+            shared: Arc::new(TeamShared::new(
+                self.size,
+                checked,
+                tuning,
+                self.reduce_algorithm,
+            )),
         })
     }
 }

@@ -40,6 +40,14 @@ pub(crate) fn difference(
     if ours.kind.has_root() && ours.root != theirs.root {
         return mismatch("root", ours.root.to_string(), theirs.root.to_string());
     }
+    if matches!(
+        (ours.path, theirs.path),
+        (Path::Linear, Path::Group) | (Path::Group, Path::Linear)
+    ) {
+        // The team's reduction group runs built-in ops only: the paths differ because the
+        // operators do (a built-in op against a function of the caller's).
+        return mismatch("operation", ours.op.to_string(), theirs.op.to_string());
+    }
     if ours.path != theirs.path {
         return mismatch("form", form(ours), form(theirs));
     }
@@ -91,7 +99,7 @@ fn blocking(post: &Post) -> String {
 
 fn form(post: &Post) -> String {
     match post.path {
-        Path::Linear => "the blocking form with AllSync or MySync".to_string(),
+        Path::Linear | Path::Group => "the blocking form with AllSync or MySync".to_string(),
         Path::Pull if post.kind.combines() => {
             "a non-blocking form or NoSync (inputs copied)".to_string()
         }

@@ -1,15 +1,27 @@
-//! The operator of a reducing collective: a built-in [`Op`] (loops that vectorize), or the
-//! caller's function applied element by element.
+//! The operator of a reducing collective: a built-in [`Op`] (the reduce module's kernel, whose
+//! loops vectorize), or the caller's function applied element by element through the same loops.
 
+use std::any::Any;
+
+use super::member::Member;
+use super::post::Post;
+use super::reduce_group;
 use crate::accumulator::{Element, Op};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::reduce::{accumulate_with, combine_with, ElementWise, Kernel};
+
+/// Runs one reduce or allreduce through the team's reduction group for the element type (see
+/// `reduce_group`); compiled where the element type is known to be an [`Element`].
+type GroupRun<T> = fn(&Member, &Post, *const T, *mut T, &Kernel<T>) -> Option<Box<dyn Any + Send>>;
 
 /// `dest = dest op src`, element by element.
 pub(crate) enum Combiner<'a, T> {
-    /// A built-in op, with the loop compiled for its element type.
+    /// A built-in op (or [`Op::Custom`]), as the reduce module's kernel.
     Builtin {
-        op: Op<T>,
-        apply: fn(&Op<T>, &mut [T], &[T]),
+        name: &'static str,
+        code: u64,
+        kernel: Kernel<T>,
+        group: GroupRun<T>,
     },
     /// The caller's function, borrowed for a blocking call.
     Borrowed(&'a (dyn Fn(T, T) -> T + 'a)),
@@ -23,24 +35,29 @@ impl<'a, T: Copy> Combiner<'a, T> {
     where
         T: Element,
     {
-        if matches!(op, Op::And | Op::Or | Op::Xor) && !T::INTEGER {
-            return Err(Error::invalid(format!(
-                "Op::{} is a bitwise operator and applies to integers only, not {}; use Sum, \
-                 Product, Min, Max or a function of your own",
-                op.name(),
-                std::any::type_name::<T>()
-            )));
-        }
+        let name = op.name();
+        let code = match op {
+            Op::Sum => 1,
+            Op::Product => 2,
+            Op::Min => 3,
+            Op::Max => 4,
+            Op::And => 5,
+            Op::Or => 6,
+            Op::Xor => 7,
+            Op::Custom { .. } => 8,
+        };
         Ok(Combiner::Builtin {
-            op,
-            apply: apply_builtin::<T>,
+            name,
+            code,
+            kernel: Kernel::from_op(op)?,
+            group: reduce_group::run::<T>,
         })
     }
 
     /// The name checked mode compares.
     pub(crate) fn name(&self) -> &'static str {
         match self {
-            Combiner::Builtin { op, .. } => op.name(),
+            Combiner::Builtin { name, .. } => name,
             Combiner::Borrowed(_) | Combiner::Owned(_) => "a function of the caller's",
         }
     }
@@ -48,47 +65,54 @@ impl<'a, T: Copy> Combiner<'a, T> {
     /// One word per distinct [`name`](Self::name), for the call's signature.
     pub(crate) fn code(&self) -> u64 {
         match self {
-            Combiner::Builtin { op, .. } => match op {
-                Op::Sum => 1,
-                Op::Product => 2,
-                Op::Min => 3,
-                Op::Max => 4,
-                Op::And => 5,
-                Op::Or => 6,
-                Op::Xor => 7,
-                Op::Custom { .. } => 8,
-            },
+            Combiner::Builtin { code, .. } => *code,
             Combiner::Borrowed(_) | Combiner::Owned(_) => 9,
+        }
+    }
+
+    /// Whether the team's reduction group can run this operator: built-in ops can; a function of
+    /// the caller's may be neither `Send` nor `Sync`, so it stays on the team's linear path.
+    pub(crate) fn runs_in_group(&self) -> bool {
+        matches!(self, Combiner::Builtin { .. })
+    }
+
+    /// Runs one reduce or allreduce of `post` through the team's reduction group (see
+    /// `reduce_group`); a function of the caller's never gets here (`runs_in_group`).
+    pub(crate) fn run_in_group(
+        &self,
+        member: &Member,
+        post: &Post,
+        input: *const T,
+        output: *mut T,
+    ) -> Option<Box<dyn Any + Send>> {
+        match self {
+            Combiner::Builtin { kernel, group, .. } => group(member, post, input, output, kernel),
+            Combiner::Borrowed(_) | Combiner::Owned(_) => None,
         }
     }
 
     #[inline]
     pub(crate) fn apply(&self, dest: &mut [T], src: &[T]) {
+        ElementWise::accumulate(self, dest, src)
+    }
+}
+
+impl<T: Copy> ElementWise<T> for Combiner<'_, T> {
+    #[inline]
+    fn accumulate(&self, dest: &mut [T], src: &[T]) {
         match self {
-            Combiner::Builtin { op, apply } => apply(op, dest, src),
-            Combiner::Borrowed(f) => each(dest, src, f),
-            Combiner::Owned(f) => each(dest, src, f),
+            Combiner::Builtin { kernel, .. } => kernel.accumulate(dest, src),
+            Combiner::Borrowed(f) => accumulate_with(dest, src, f),
+            Combiner::Owned(f) => accumulate_with(dest, src, &**f),
         }
     }
-}
 
-#[inline(always)]
-fn each<T: Copy>(dest: &mut [T], src: &[T], f: impl Fn(T, T) -> T) {
-    for (d, s) in dest.iter_mut().zip(src) {
-        *d = f(*d, *s);
-    }
-}
-
-/// One plain loop per op, so each vectorizes.
-fn apply_builtin<T: Element>(op: &Op<T>, dest: &mut [T], src: &[T]) {
-    match op {
-        Op::Sum => each(dest, src, T::add),
-        Op::Product => each(dest, src, T::mul),
-        Op::Min => each(dest, src, T::min),
-        Op::Max => each(dest, src, T::max),
-        Op::And => each(dest, src, |a: T, b: T| a.bitwise(b, |x, y| x & y)),
-        Op::Or => each(dest, src, |a: T, b: T| a.bitwise(b, |x, y| x | y)),
-        Op::Xor => each(dest, src, |a: T, b: T| a.bitwise(b, |x, y| x ^ y)),
-        Op::Custom { combine, .. } => each(dest, src, |a, b| combine(a, b)),
+    #[inline]
+    fn combine(&self, dest: &mut [std::mem::MaybeUninit<T>], a: &[T], b: &[T]) {
+        match self {
+            Combiner::Builtin { kernel, .. } => kernel.combine(dest, a, b),
+            Combiner::Borrowed(f) => combine_with(dest, a, b, f),
+            Combiner::Owned(f) => combine_with(dest, a, b, &**f),
+        }
     }
 }

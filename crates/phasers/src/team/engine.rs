@@ -35,6 +35,7 @@ use super::signature;
 use super::sync_mode::SyncMode;
 use crate::error::{Error, Result};
 use crate::primitive::Ordering;
+use crate::reduce::ReduceAlgorithm;
 use crate::wait::{Deadline, Stop};
 
 /// How far [`Member::progress`] may wait for the others.
@@ -100,7 +101,15 @@ impl Member {
                 Kind::Broadcast | Kind::Reduce | Kind::Allreduce if bytes <= INLINE_BYTES => {
                     Path::Inline
                 }
-                Kind::Reduce | Kind::Allreduce if !staged => Path::Linear,
+                Kind::Reduce | Kind::Allreduce if !staged => {
+                    let grouped = shared.reduce_algorithm != ReduceAlgorithm::Linear
+                        && call.op.as_ref().is_some_and(Combiner::runs_in_group);
+                    if grouped {
+                        Path::Group
+                    } else {
+                        Path::Linear
+                    }
+                }
                 _ => Path::Pull,
             }
         };
@@ -223,7 +232,7 @@ impl Member {
                             });
                             return finish(&mut self.in_flight, outcome);
                         }
-                        Path::Pull | Path::Linear => {
+                        Path::Pull | Path::Linear | Path::Group => {
                             // Counted only now: after a failed meeting nobody touches anything.
                             self.expected +=
                                 readers(post.kind, post.path, post.root, self.rank, shared.size);

@@ -102,6 +102,10 @@ pub(crate) enum Path {
     /// Seed 003's linear reduction: each member reduces its share of every input and writes it into
     /// the outputs of the others (blocking, unstaged `reduce`/`allreduce` only).
     Linear,
+    /// As `Linear`, but the team's reduction group for the element type combines the data, with
+    /// the team's `reduce_algorithm` (built-in ops only; see `reduce_group`). Every member uses
+    /// every other's buffers, as on the linear path.
+    Group,
 }
 
 /// How many other members touch `rank`'s buffers (or staged copy) in a call: each of them
@@ -110,7 +114,7 @@ pub(crate) fn readers(kind: Kind, path: Path, root: usize, rank: usize, size: us
     let others = size as u64 - 1;
     match path {
         Path::None | Path::Inline => 0,
-        Path::Linear => others,
+        Path::Linear | Path::Group => others,
         Path::Pull => match kind {
             Kind::Broadcast | Kind::Scatter => {
                 if rank == root {
@@ -135,7 +139,7 @@ pub(crate) fn reads(kind: Kind, path: Path, root: usize, reader: usize, owner: u
     }
     match path {
         Path::None | Path::Inline => false,
-        Path::Linear => true,
+        Path::Linear | Path::Group => true,
         Path::Pull => match kind {
             Kind::Broadcast | Kind::Scatter => owner == root,
             Kind::Gather | Kind::Reduce => reader == root,

@@ -1,7 +1,7 @@
 //! A member of a team: one rank's handle, used by one thread at a time.
 
-use std::any::Any;
-use std::cell::Cell;
+use std::any::{Any, TypeId};
+use std::cell::{Cell, RefCell};
 
 use super::kind::{readers, reads, Path};
 use super::post::Post;
@@ -73,6 +73,11 @@ pub struct Member {
     /// `seq + 1` of the last call whose debts this member settled (see
     /// [`settle_debts`](Self::settle_debts)), so that no owner is touched twice for one call.
     pub(crate) settled: Cell<u64>,
+    /// This member's handles in the team's reduction groups, one `Reducer<T>` per element type
+    /// (see `reduce_group`).
+    pub(crate) groups: RefCell<Vec<(TypeId, Box<dyn Any + Send>)>>,
+    /// The linear path's list of every input and output address, kept between calls.
+    pub(crate) pointers: Cell<Vec<usize>>,
 }
 
 // SAFETY: the only fields that are not `Send` by themselves are the raw pointers in the post of
@@ -94,6 +99,8 @@ impl Member {
             budget,
             in_flight: None,
             settled: Cell::new(0),
+            groups: RefCell::new(Vec::new()),
+            pointers: Cell::new(Vec::new()),
         }
     }
 
@@ -387,7 +394,7 @@ impl Member {
             .failed
             .load(crate::primitive::Ordering::Acquire)
             == post.seq + 1;
-        if !failed && matches!(post.path, Path::Pull | Path::Linear) {
+        if !failed && matches!(post.path, Path::Pull | Path::Linear | Path::Group) {
             self.expected += readers(post.kind, post.path, post.root, self.rank, shared.size);
             self.touch_partners(&post);
         }

@@ -35,9 +35,12 @@
 //! its own slot; small reductions and broadcasts (up to 64 bytes) carry their data in the post,
 //! and the last arrival combines them into the meeting's line, so a one-word allreduce costs one
 //! barrier and a few cache lines. Larger data moves after the meeting: each member reads what it
-//! needs from the others' buffers and writes its own outputs (reductions of large arrays use
-//! seed 003's linear algorithm, which writes each member's share into the others' outputs), then
-//! tells each owner it is done. See [`SyncMode`] for when calls return.
+//! needs from the others' buffers and writes its own outputs, then tells each owner it is done.
+//! Blocking reductions of larger arrays use seed 003's algorithms, through the
+//! [`reduce`](crate::reduce) module's code: by default the linear one, inside the team's own
+//! protocol (each member writes its share into the others' outputs); with
+//! [`TeamBuilder::reduce_algorithm`], any other, run by a reduction group the team keeps per
+//! element type. See [`SyncMode`] for when calls return.
 //!
 //! # Why nothing hangs and nothing dangles
 //!
@@ -76,6 +79,7 @@ mod member;
 mod movement;
 mod pending;
 mod post;
+mod reduce_group;
 mod shared;
 mod signature;
 mod slot;

@@ -3,10 +3,13 @@
 //! On the `Pull` path a member reads the inputs it needs (from their owners' buffers, or their
 //! staged copies) and writes only its own outputs. On the `Linear` path (seed 003's linear
 //! reduction) a member reduces its share of every input and writes that share into the outputs
-//! that need it. Before using a partner's buffers a member checks that the partner's post
+//! that need it. On the `Group` path the team's reduction group for the element type runs the
+//! team's reduce algorithm (see `reduce_group`). Every combine goes through the reduce module's
+//! kernels and loops. Before using a partner's buffers a member checks that the partner's post
 //! describes the same call; if not, it records a mismatch and leaves that partner alone.
 
 use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::call::Call;
 use super::check::difference;
@@ -14,6 +17,7 @@ use super::kind::{Kind, Path};
 use super::member::Member;
 use super::post::Post;
 use crate::error::Error;
+use crate::reduce::{reduce_share, share_of};
 
 type Panic = Box<dyn Any + Send>;
 
@@ -84,6 +88,7 @@ impl Member {
             (Kind::Reduce, Path::Pull) if rank != root => None,
             (Kind::Reduce | Kind::Allreduce, Path::Pull) => self.fold_inputs(call, post, 0..size),
             (Kind::Reduce | Kind::Allreduce, Path::Linear) => self.linear_share(call, post),
+            (Kind::Reduce | Kind::Allreduce, Path::Group) => self.group_share(call, post),
             _ => None,
         }
     }
@@ -116,54 +121,84 @@ impl Member {
     }
 
     /// Seed 003's linear reduction: this member's share of the elements, reduced over every
-    /// input in rank order, written into the root's output (reduce) or every output (allreduce).
+    /// input in rank order, written into the root's output (reduce) or every output (allreduce),
+    /// by the reduce module's `reduce_share`, the loop of a `Reduction`'s linear algorithm. The
+    /// team's protocol orders it: every input and output is posted before the opening meeting
+    /// and used by others until they touch its owner.
     fn linear_share<T: Copy + Send + 'static>(
         &self,
         call: &Call<'_, T>,
         post: &Post,
     ) -> Option<Panic> {
+        let mut pointers = self.pointers.take();
+        let panic = self.linear_share_with(call, post, &mut pointers);
+        self.pointers.set(pointers);
+        panic
+    }
+
+    fn linear_share_with<T: Copy + Send + 'static>(
+        &self,
+        call: &Call<'_, T>,
+        post: &Post,
+        pointers: &mut Vec<usize>,
+    ) -> Option<Panic> {
         let (rank, size, count) = (self.rank, self.shared.size, post.count);
         let op = call.op.as_ref()?;
-        let low = count * rank / size;
-        let high = count * (rank + 1) / size;
-        let destination: *mut T = if post.kind == Kind::Allreduce || rank == post.root {
+        let allreduce = post.kind == Kind::Allreduce;
+        pointers.clear();
+        for owner in 0..size {
+            pointers.push(self.input_of(call, post, owner)? as usize);
+        }
+        let destination: *mut T = if allreduce || rank == post.root {
             call.output
         } else {
             self.partner(post, post.root)?.output.cast()
         };
-        // SAFETY: the destination holds `count` elements (checked by its owner, whose post
-        // matches); shares of different members are disjoint, and the owner does not touch its
-        // output outside its own share during the call.
-        let share = unsafe { std::slice::from_raw_parts_mut(destination.add(low), high - low) };
-        for owner in 0..size {
-            let source = self.input_of(call, post, owner)?;
-            // SAFETY: a matching input holds `count` elements; nobody writes inputs.
-            let input =
-                unsafe { std::slice::from_raw_parts(source.cast::<T>().add(low), high - low) };
-            if owner == 0 {
-                share.copy_from_slice(input);
-            } else if let Err(panic) = self.run_op(post.seq, op, share, input) {
-                return Some(panic);
+        if allreduce {
+            for owner in 0..size {
+                let output = if owner == rank {
+                    call.output
+                } else {
+                    self.partner(post, owner)?.output.cast()
+                };
+                pointers.push(output as usize);
             }
         }
-        if post.kind == Kind::Allreduce {
-            for owner in (0..size).filter(|&owner| owner != rank) {
-                if let Some(theirs) = self.partner(post, owner) {
-                    // SAFETY: their output holds `count` elements (their post matches); this
-                    // share of it is written by this member only.
-                    unsafe {
-                        copy::<T>(
-                            share.as_ptr().cast(),
-                            0,
-                            theirs.output.cast(),
-                            low,
-                            high - low,
-                        )
-                    };
-                }
-            }
+        let (inputs, outputs) = pointers.split_at(size);
+        let share = share_of(rank, size, count);
+        let combined = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: every post matches this member's (checked above), so every input and
+            // output holds `count` elements (each checked by its owner); nobody writes inputs;
+            // shares of different members are disjoint, and an owner does not touch its output
+            // outside its own share during the call; `destination` is `outputs[rank]` for
+            // allreduce, and no output overlaps an input (each is its owner's exclusive borrow).
+            unsafe { reduce_share(op, inputs, destination, outputs, rank, share) }
+        }));
+        combined.err().inspect(|_| {
+            self.shared.record_error(
+                post.seq,
+                Error::Broken {
+                    by: rank,
+                    episode: post.seq,
+                },
+            );
+        })
+    }
+
+    /// The team's reduction group runs this member's part (see `reduce_group`), once every post
+    /// is known to describe the same call: that holds for every member or for none, so either
+    /// all enter the group's call or none does.
+    fn group_share<T: Copy + Send + 'static>(
+        &self,
+        call: &Call<'_, T>,
+        post: &Post,
+    ) -> Option<Panic> {
+        let op = call.op.as_ref()?;
+        let size = self.shared.size;
+        if !(0..size).all(|owner| owner == self.rank || self.partner(post, owner).is_some()) {
+            return None;
         }
-        None
+        op.run_in_group(self, post, call.input, call.output)
     }
 
     /// Where `owner`'s input lies: this member's own, or a matching partner's.

@@ -105,6 +105,6 @@ impl Post {
     pub(crate) fn closes_with_meeting(&self) -> bool {
         self.mode == SyncMode::AllSync
             && !self.staged
-            && matches!(self.path, Path::Pull | Path::Linear)
+            && matches!(self.path, Path::Pull | Path::Linear | Path::Group)
     }
 }

@@ -1,9 +1,12 @@
 //! The state every member of one team shares.
 
+use std::any::{Any, TypeId};
+
 use super::meeting::Meeting;
 use super::slot::Slot;
 use crate::error::Error;
 use crate::primitive::{Arc, AtomicBool, AtomicU64, Mutex, Ordering};
+use crate::reduce::ReduceAlgorithm;
 use crate::wait::{BrokenState, Roster, SpinPlan, Stall, Tuning, Watched, Wording};
 
 /// How many recent calls keep their error: a member can be at most one call ahead of another
@@ -19,6 +22,11 @@ pub(crate) struct TeamShared {
     /// The key of this team's call signatures (see `signature`).
     pub(crate) signature_key: u64,
     pub(crate) tuning: Tuning,
+    /// What combines the arrays of blocking reductions (see `reduce_group`).
+    pub(crate) reduce_algorithm: ReduceAlgorithm,
+    /// The reduction groups, one `EmbeddedGroup<T>` per element type, made on first use (see
+    /// `reduce_group`).
+    pub(crate) groups: Mutex<Vec<(TypeId, Box<dyn Any + Send + Sync>)>>,
     pub(crate) plan: SpinPlan,
     pub(crate) slots: Box<[Slot]>,
     /// Every call's opening meeting; meeting `s` belongs to call `s`.
@@ -50,12 +58,19 @@ unsafe impl Sync for TeamShared {}
 unsafe impl Send for TeamShared {}
 
 impl TeamShared {
-    pub(crate) fn new(size: usize, checked: bool, tuning: Tuning) -> Self {
+    pub(crate) fn new(
+        size: usize,
+        checked: bool,
+        tuning: Tuning,
+        reduce_algorithm: ReduceAlgorithm,
+    ) -> Self {
         TeamShared {
             size,
             checked,
             signature_key: super::signature::new_key(),
             tuning,
+            reduce_algorithm,
+            groups: Mutex::new(Vec::new()),
             plan: tuning.plan(size),
             slots: (0..size).map(|_| Slot::new()).collect(),
             entry: Meeting::new(),

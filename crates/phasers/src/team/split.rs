@@ -148,7 +148,12 @@ impl Member {
         wanted.sort_unstable();
         let mut seats: Vec<Option<SplitSeat>> = vec![None; shared.size];
         for group in wanted.chunk_by(|a, b| a.0 == b.0) {
-            let team = Arc::new(TeamShared::new(group.len(), shared.checked, shared.tuning));
+            let team = Arc::new(TeamShared::new(
+                group.len(),
+                shared.checked,
+                shared.tuning,
+                shared.reduce_algorithm,
+            ));
             for (new_rank, &(_, _, old_rank)) in group.iter().enumerate() {
                 team.claimed[new_rank].store(true, crate::primitive::Ordering::Relaxed);
                 seats[old_rank] = Some((Arc::clone(&team), new_rank));

@@ -1,0 +1,279 @@
+//! One participant's handle and the steps every algorithm shares: waiting, pairing up, helping a
+//! pair's job, and completing a call. The algorithms (`linear`, `static_tree`, `dynamic_pairs`,
+//! `dynamic_group`) build on these; `reducer` runs a call and picks the algorithm, so the
+//! imports go one way: `reducer` -> algorithms -> `handle`.
+
+use std::mem::MaybeUninit;
+
+use super::algorithm::ReduceAlgorithm;
+use super::call::{Bail, Call};
+use super::kernel::Kernel;
+use super::shared::Shared;
+use super::signature::Signature;
+use super::slot::{tag, CALLED};
+use crate::primitive::{Arc, Ordering};
+use crate::wait::{Deadline, Signal, SpinBudget, Stall, Stop, Waiter, Watch, Watched, Wording};
+
+/// One participant of a [`Reduction`](crate::Reduction): its rank and private state.
+///
+/// ```
+/// use phasers::{Op, Reducer, Reduction};
+///
+/// let group = Reduction::<u64>::new(2, Op::Sum)?;
+/// let handles: Vec<Reducer<u64>> = group.participants();
+/// std::thread::scope(|s| {
+///     for mut p in handles {
+///         // Each handle moves to the thread that uses it.
+///         s.spawn(move || {
+///             let mut out = [0];
+///             p.allreduce(&[p.rank() as u64 + 1], &mut out).unwrap();
+///             assert_eq!(out, [3]);
+///         });
+///     }
+/// });
+/// # Ok::<(), phasers::Error>(())
+/// ```
+///
+/// A handle is `Send` and used by one thread at a time. Dropping it while others still count on
+/// it (before the group's last call, or while its thread panics) breaks the group: their calls
+/// return [`Error::Broken`](crate::Error::Broken) instead of waiting forever.
+pub struct Reducer<T> {
+    pub(crate) shared: Arc<Shared<T>>,
+    pub(crate) rank: usize,
+    pub(crate) episode: u64,
+    job_seq: u64,
+    scratch: Vec<MaybeUninit<T>>,
+    /// The linear algorithm's lists of every input and output address, kept between calls.
+    pub(crate) pointers: Vec<usize>,
+    budget: SpinBudget,
+}
+
+impl<T: Copy + Send + Sync + 'static> Reducer<T> {
+    pub(crate) fn new(shared: Arc<Shared<T>>, rank: usize) -> Self {
+        let budget = SpinBudget::new(shared.plan);
+        Reducer {
+            shared,
+            rank,
+            episode: 0,
+            job_seq: 0,
+            scratch: Vec::new(),
+            pointers: Vec::new(),
+            budget,
+        }
+    }
+
+    /// Marks call `episode` complete and makes `Auto`'s choice for a later call. A mismatched
+    /// call first fails the group from the next call on: a participant that returned from this
+    /// call before the mismatch was found (its data consumed) learns of it there, and one that
+    /// already waits in the next call is woken instead of waiting for participants that will not
+    /// come. Calls complete in order, so the earliest mismatch is the one that fails the group.
+    /// (Only a handle dropped at a later call before this one completes can break the group
+    /// first, from that later call; the calls in between then run as usual.)
+    pub(crate) fn complete(&self, episode: u64, len: usize) {
+        let shared = &self.shared;
+        if shared.is_mismatched(episode) {
+            shared.break_from(episode + 1, self.rank);
+        }
+        shared.completed.publish_at_least(episode + 1);
+        if shared.configured == ReduceAlgorithm::DynamicGroup {
+            shared.bump_board();
+        }
+        shared.after_completion(episode, len);
+    }
+
+    /// A scratch buffer of `len` elements for a participant without an output.
+    pub(crate) fn scratch_for(&mut self, len: usize) -> *mut T {
+        if self.scratch.len() < len {
+            self.scratch.reserve(len - self.scratch.len());
+            // SAFETY: `MaybeUninit` needs no initialization, and the capacity was just reserved.
+            unsafe { self.scratch.set_len(len) };
+        }
+        self.scratch.as_mut_ptr() as *mut T
+    }
+
+    /// The next job number of this participant's job slot.
+    pub(crate) fn next_job(&mut self) -> u64 {
+        self.job_seq += 1;
+        self.job_seq
+    }
+
+    /// Waits until `done` holds for `signal`'s value. A `checked` wait gives up when the group
+    /// breaks, unless the condition holds by then (a release that raced with the break still
+    /// counts: others may already be using this participant's buffers).
+    pub(crate) fn wait(
+        &self,
+        signal: &Signal,
+        done: impl Fn(u64) -> bool,
+        checked: bool,
+    ) -> Result<u64, Bail> {
+        let shared = &self.shared;
+        let broken = if checked {
+            &shared.broken
+        } else {
+            &shared.intact
+        };
+        let waiter = Waiter::new(
+            &shared.plan,
+            &self.budget,
+            Deadline::Never,
+            broken,
+            self.episode,
+            Some(Watch::arrivals(&**shared)),
+        );
+        match waiter.until(signal, &done) {
+            Ok(value) => Ok(value),
+            Err(Stop::Broken) => {
+                let value = signal.load();
+                if done(value) {
+                    Ok(value)
+                } else {
+                    Err(Bail::Broken)
+                }
+            }
+            Err(Stop::TimedOut) => unreachable!("reductions wait without a deadline"),
+        }
+    }
+
+    /// Helps job `seq` of `owner`'s slot, then waits until it is done: every buffer the job
+    /// touches is then free again. If the operator panicked here, the group breaks and the panic
+    /// is returned to travel on.
+    pub(crate) fn help_until_done(
+        &self,
+        owner: usize,
+        seq: u64,
+        kernel: &Kernel<T>,
+    ) -> Result<(), Bail> {
+        let shared = &self.shared;
+        let job = &shared.jobs[owner];
+        let helped = job.help(seq, kernel);
+        if helped.is_err() {
+            shared.break_from(self.episode, self.rank);
+        }
+        let _ = self.wait(job.done(), |done| done >= seq, false);
+        helped.map_err(Bail::Panicked)
+    }
+
+    /// As a master: posts `dest = mine op theirs` as this participant's next job, calls the
+    /// slave `slave` to help, helps, and waits until the job is done.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_pair(
+        &mut self,
+        call: &Call<T>,
+        slave: usize,
+        dest: *mut T,
+        mine: *const T,
+        theirs: *const T,
+        len: usize,
+        wake_workforce: bool,
+    ) -> Result<(), Bail> {
+        let episode = call.episode;
+        let seq = self.next_job();
+        let shared = Arc::clone(&self.shared);
+        shared.jobs[self.rank].post(seq, dest, mine, theirs, len);
+        let slave_slot = &shared.slots[slave];
+        slave_slot.master.store(self.rank, Ordering::Relaxed);
+        slave_slot.job.store(seq, Ordering::Relaxed);
+        slave_slot.offer.publish(tag(episode, CALLED));
+        if wake_workforce {
+            shared.bump_board();
+        }
+        self.help_until_done(self.rank, seq, call.kernel)
+    }
+
+    /// As a slave whose offer was taken: waits for the job, helps it, and waits until it is done.
+    pub(crate) fn serve(&self, call: &Call<T>) -> Result<(), Bail> {
+        let episode = call.episode;
+        let shared = &self.shared;
+        let slot = &shared.slots[self.rank];
+        let _ = self.wait(&slot.offer, |v| v == tag(episode, CALLED), false);
+        let master = slot.master.load(Ordering::Relaxed);
+        let seq = slot.job.load(Ordering::Relaxed);
+        self.help_until_done(master, seq, call.kernel)
+    }
+
+    /// Compares the data this participant is about to combine (`mine`) with `other`'s offer, and
+    /// returns how many elements the pair combines, or `None` when the call is poisoned (either
+    /// side already was, or they differ; a new difference is recorded for everyone).
+    pub(crate) fn check_partner(
+        &self,
+        call: &Call<T>,
+        mine: Signature,
+        other: usize,
+    ) -> Option<usize> {
+        let theirs = self.shared.slots[other].signature();
+        match mine.meet(self.rank, &theirs, other) {
+            Ok(len) => Some(len),
+            Err(found) => {
+                if let Some(error) = found {
+                    self.shared.record_mismatch(call.episode, error);
+                }
+                None
+            }
+        }
+    }
+
+    /// The buffer the last pair of an allreduce writes, sized for the `len` elements it writes.
+    pub(crate) fn result_buffer(&self, len: usize) -> *mut T {
+        self.shared.result_len.store(len, Ordering::Relaxed);
+        self.shared.result.with_mut(|result| {
+            // SAFETY: only the last pair's master calls this, before it posts the job, and no
+            // participant reads the buffer until the call completes (see `Shared`).
+            let result = unsafe { &mut *result };
+            if result.len() < len {
+                result.reserve(len - result.len());
+                // SAFETY: `MaybeUninit` needs no initialization; the capacity was reserved.
+                unsafe { result.set_len(len) };
+            }
+            result.as_mut_ptr() as *mut T
+        })
+    }
+}
+
+/// How stall reports speak of reductions.
+static STALL_WORDING: Wording = Wording {
+    unit: "call",
+    members: "participant(s)",
+    all_arrived: "although every participant has arrived: an operator may still be running",
+    unnamed: "for participants it cannot name",
+    advice: "every participant must make the same calls in the same order; one that is done \
+             should be dropped, which breaks the group so that the others get Error::Broken \
+             instead of waiting",
+};
+
+impl<T> Watched for Shared<T> {
+    fn stall(&self) -> &Stall {
+        &self.stall
+    }
+
+    fn wording(&self) -> &'static Wording {
+        &STALL_WORDING
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "Reduction ({:?}, {} participants)",
+            self.configured, self.parties
+        )
+    }
+
+    fn missing(&self, episode: u64) -> Vec<usize> {
+        self.roster.missing(episode)
+    }
+}
+
+impl<T> Drop for Reducer<T> {
+    fn drop(&mut self) {
+        // Calls from `episode` on can no longer complete; earlier ones are unaffected, so a
+        // handle dropped after the group's last call breaks nothing anyone waits for.
+        self.shared.break_from(self.episode, self.rank);
+    }
+}
+
+impl<T> std::fmt::Debug for Reducer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reducer")
+            .field("rank", &self.rank)
+            .field("episode", &self.episode)
+            .finish_non_exhaustive()
+    }
+}

@@ -16,12 +16,12 @@ use crate::Algorithm;
 /// `Barrier` (with the default type parameter) picks its algorithm at run time from an
 /// [`Algorithm`]; `Barrier<A>` for a concrete algorithm type from [`crate::barrier`] (for example
 /// `Barrier<McsTree>`) dispatches statically. Each participant waits through its own
-/// [`Participant`] handle, which carries its rank and private state.
+/// [`Participant`](super::Participant) handle, which carries its rank and private state.
 ///
 /// # Stalls
 ///
 /// A participant that stops calling `wait` without leaving or being dropped leaves the others
-/// waiting. Once they have waited for the stall time ([`BarrierBuilder::stall_after`], else
+/// waiting. Once they have waited for the stall time ([`BarrierBuilder::stall_after`](super::BarrierBuilder::stall_after), else
 /// `PHASERS_STALL`, else 10 s), one of them reports it, once per episode, naming the ranks that
 /// have not arrived (see [`StallReport`](crate::StallReport)), and they wait on.
 ///

@@ -22,7 +22,7 @@ impl Phaser {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for [`Mode::Wait`] (see
+    /// [`Error::InvalidArgument`] for [`Mode::Wait`] (see
     /// [`PhaserBuilder::mode`]), or when `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` hold
     /// values that cannot be used.
     ///
@@ -103,11 +103,11 @@ impl PhaserBuilder {
         self
     }
 
-    /// Levels of sub-phasers: 1 is flat. See the [module docs](self) for the default.
+    /// Levels of sub-phasers: 1 is flat. See the [module docs](super) for the default.
     ///
-    /// At least 1; with `degree`, the tree may have at most [`MAX_SUB_PHASERS`] sub-phasers, so
+    /// At least 1; with `degree`, the tree may have at most [`MAX_SUB_PHASERS`](super::MAX_SUB_PHASERS) sub-phasers, so
     /// at most 16 tiers (with degree 2). [`build`](Self::build) refuses anything else with
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument), at once, however large.
+    /// [`Error::InvalidArgument`], at once, however large.
     ///
     /// ```
     /// use phasers::{Error, Phaser};
@@ -124,7 +124,7 @@ impl PhaserBuilder {
     }
 
     /// Children per sub-phaser, and registrations per leaf before placement moves to the next
-    /// leaf: at least 2. With `tiers`, the tree may have at most [`MAX_SUB_PHASERS`] sub-phasers,
+    /// leaf: at least 2. With `tiers`, the tree may have at most [`MAX_SUB_PHASERS`](super::MAX_SUB_PHASERS) sub-phasers,
     /// so with 2 tiers the degree is at most 65,535; a flat phaser (1 tier) takes any degree.
     ///
     /// ```
@@ -143,7 +143,7 @@ impl PhaserBuilder {
     }
 
     /// How many tasks you expect: picks the default tiers and degree (see the
-    /// [module docs](self)); any count is accepted, since it only chooses a shape.
+    /// [module docs](super)); any count is accepted, since it only chooses a shape.
     ///
     /// ```
     /// use phasers::Phaser;
@@ -267,8 +267,8 @@ impl PhaserBuilder {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for `tiers = 0`, `degree < 2`, a
-    /// tree of more than [`MAX_SUB_PHASERS`] sub-phasers, a [`Mode::Wait`] creator, or
+    /// [`Error::InvalidArgument`] for `tiers = 0`, `degree < 2`, a
+    /// tree of more than [`MAX_SUB_PHASERS`](super::MAX_SUB_PHASERS) sub-phasers, a [`Mode::Wait`] creator, or
     /// `PHASERS_WAIT` / `PHASERS_SPIN` / `PHASERS_STALL` values that cannot be used.
     ///
     /// ```

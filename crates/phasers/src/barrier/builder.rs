@@ -9,8 +9,8 @@ use crate::error::{Error, Result};
 use crate::wait::{Tuning, WaitPolicy};
 use crate::Algorithm;
 
-/// The ways to build a barrier: beside the builder they use, so that `shared.rs` need not
-/// import this file.
+// The ways to build a barrier: beside the builder they use, so that `shared.rs` need not import
+// this file.
 impl Barrier {
     /// A ready barrier for `parties` participants with the default algorithm
     /// ([`Algorithm::Auto`]), wait policy and stall time, like `std::sync::Barrier::new`.

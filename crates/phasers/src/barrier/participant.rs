@@ -111,8 +111,8 @@ pub struct Participant<A: BarrierAlgorithm = AnyAlgorithm> {
     spin_budget: SpinBudget,
 }
 
-/// How a barrier hands out its participants: beside the handle it hands out, so that
-/// `shared.rs` need not import this file.
+// How a barrier hands out its participants: beside the handle it hands out, so that `shared.rs`
+// need not import this file.
 impl<A: BarrierAlgorithm> Barrier<A> {
     /// The handles of every rank not yet handed out, in rank order: all `parties` of them on the
     /// first call, none after that.

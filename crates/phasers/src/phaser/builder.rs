@@ -22,9 +22,8 @@ impl Phaser {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for [`Mode::Wait`] (see
-    /// [`PhaserBuilder::mode`]), or when `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` hold
-    /// values that cannot be used.
+    /// [`Error::InvalidArgument`] for [`Mode::Wait`] (see [`PhaserBuilder::mode`]), or when
+    /// `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` hold values that cannot be used.
     ///
     /// ```
     /// use phasers::{Mode, Phaser};

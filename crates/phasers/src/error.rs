@@ -92,7 +92,7 @@ pub enum Error {
         /// The capability it needs.
         needed: &'static str,
         /// The mode of the registration that asked.
-        mode: crate::phaser::Mode,
+        mode: crate::mode::Mode,
         /// What to do instead.
         hint: &'static str,
     },

@@ -91,6 +91,7 @@
 pub mod accumulator;
 pub mod barrier;
 mod error;
+mod mode;
 pub mod phaser;
 mod primitive;
 pub mod reduce;

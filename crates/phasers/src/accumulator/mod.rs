@@ -44,18 +44,17 @@
 //! # Ok::<(), phasers::Error>(())
 //! ```
 
-mod cells;
 mod element;
 
-use cells::Combine;
-pub(crate) use cells::{Cells, Partial};
 pub use element::Element;
 
 use std::marker::PhantomData;
 use std::sync::Arc as StdArc;
 
 use crate::error::{Error, Result};
-use crate::phaser::{Phaser, Registration};
+// The cells an accumulator's values travel in belong to the phaser's gather (see
+// phaser/cells.rs): the accumulator imports the phaser, never the other way round.
+use crate::phaser::{Cells, Combine, Phaser, Registration};
 use crate::primitive::Arc;
 
 /// A reduction operator, for an [`Accumulator`] or a [`Reduction`](crate::Reduction).

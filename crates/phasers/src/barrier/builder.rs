@@ -1,4 +1,5 @@
-//! Building a barrier: parties, algorithm, completion action, wait policy.
+//! Building a barrier: parties, algorithm, completion action, wait policy; and the constructors
+//! of [`Barrier`] that use the builder.
 
 use std::time::Duration;
 
@@ -7,6 +8,81 @@ use super::{AnyAlgorithm, Barrier, BarrierAlgorithm};
 use crate::error::{Error, Result};
 use crate::wait::{Tuning, WaitPolicy};
 use crate::Algorithm;
+
+// The ways to build a barrier: beside the builder they use, so that `shared.rs` need not import
+// this file.
+impl Barrier {
+    /// A ready barrier for `parties` participants with the default algorithm
+    /// ([`Algorithm::Auto`]), wait policy and stall time, like `std::sync::Barrier::new`.
+    ///
+    /// As with `std::sync::Barrier`, 0 parties behaves as 1: every `wait` returns at once, as
+    /// leader. Use [`Barrier::with_algorithm`] or [`Barrier::builder`] to choose the algorithm and
+    /// get a typed error instead.
+    ///
+    /// # Panics
+    ///
+    /// When `parties` is above [`MAX_PARTIES`](super::MAX_PARTIES) (16,384), when
+    /// `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` holds a value that does not parse, or when
+    /// the tuning profile `Auto` reads (see [`Profile`](crate::Profile)) is invalid; the message
+    /// says which and what to do. [`Barrier::with_algorithm`] returns these as
+    /// [`Error::InvalidArgument`] instead.
+    ///
+    /// ```
+    /// use phasers::Barrier;
+    ///
+    /// let barrier = Barrier::new(4);
+    /// assert_eq!(barrier.parties(), 4);
+    /// std::thread::scope(|s| {
+    ///     for mut p in barrier.participants() {
+    ///         s.spawn(move || for _ in 0..100 { p.wait().unwrap(); });
+    ///     }
+    /// });
+    /// assert_eq!(Barrier::new(0).parties(), 1); // std's rule: 0 parties is 1
+    /// ```
+    pub fn new(parties: usize) -> Barrier {
+        match Barrier::with_algorithm(parties.max(1), Algorithm::Auto) {
+            Ok(barrier) => barrier,
+            Err(error) => panic!("Barrier::new({parties}): {error}"),
+        }
+    }
+
+    /// A barrier for `parties` participants running `algorithm`, with the default wait policy and
+    /// no completion action. Use [`Barrier::builder`] for more options.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when `parties` is 0 or above [`MAX_PARTIES`](super::MAX_PARTIES),
+    /// or when `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` does not parse.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier, Error};
+    ///
+    /// assert!(matches!(
+    ///     Barrier::with_algorithm(0, Algorithm::Ticket),
+    ///     Err(Error::InvalidArgument { .. })
+    /// ));
+    /// let single = Barrier::with_algorithm(1, Algorithm::Ticket)?;
+    /// let mut only = single.participants().pop().unwrap();
+    /// assert!(only.wait()?.is_leader()); // a barrier of one never blocks
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn with_algorithm(parties: usize, algorithm: Algorithm) -> Result<Barrier> {
+        BarrierBuilder::new(parties).algorithm(algorithm).build()
+    }
+
+    /// A builder for a barrier of `parties` participants.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::builder(3).algorithm(Algorithm::Ticket).build()?;
+    /// assert_eq!((barrier.parties(), barrier.algorithm()), (3, Algorithm::Ticket));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn builder(parties: usize) -> BarrierBuilder {
+        BarrierBuilder::new(parties)
+    }
+}
 
 /// The largest party count a barrier accepts: 16,384.
 ///

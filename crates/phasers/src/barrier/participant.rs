@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use super::episode::Episode;
-use super::shared::Shared;
+use super::shared::{Barrier, Shared};
 use super::{AnyAlgorithm, BarrierAlgorithm};
 use crate::error::{Error, Result};
 use crate::primitive::Arc;
@@ -109,6 +109,55 @@ pub struct Participant<A: BarrierAlgorithm = AnyAlgorithm> {
     pending: bool,
     left: bool,
     spin_budget: SpinBudget,
+}
+
+// How a barrier hands out its participants: beside the handle it hands out, so that `shared.rs`
+// need not import this file.
+impl<A: BarrierAlgorithm> Barrier<A> {
+    /// The handles of every rank not yet handed out, in rank order: all `parties` of them on the
+    /// first call, none after that.
+    ///
+    /// Each handle is `Send`; move one into each thread.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// let barrier = Barrier::with_algorithm(3, Algorithm::Counting)?;
+    /// let handles = barrier.participants();
+    /// let ranks: Vec<usize> = handles.iter().map(|p| p.rank()).collect();
+    /// assert_eq!(ranks, [0, 1, 2]);
+    /// assert!(barrier.participants().is_empty()); // every rank was handed out
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn participants(&self) -> Vec<Participant<A>> {
+        (0..self.shared.parties)
+            .filter_map(|rank| self.participant(rank).ok())
+            .collect()
+    }
+
+    /// The handle of one rank.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when `rank` is not below [`parties`](Self::parties) or its handle
+    /// was already handed out (two handles for one rank would corrupt the barrier).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Barrier, Error};
+    ///
+    /// let barrier = Barrier::with_algorithm(2, Algorithm::Counting)?;
+    /// assert_eq!(barrier.participant(1)?.rank(), 1);
+    /// // Rank 1's handle is out, and there is no rank 2.
+    /// assert!(matches!(barrier.participant(1), Err(Error::InvalidArgument { .. })));
+    /// assert!(matches!(barrier.participant(2), Err(Error::InvalidArgument { .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn participant(&self, rank: usize) -> Result<Participant<A>> {
+        self.shared.claim(rank)?;
+        Ok(Participant::new(Arc::clone(&self.shared), rank))
+    }
 }
 
 impl<A: BarrierAlgorithm> Participant<A> {

@@ -1,7 +1,11 @@
-//! `Barrier`: the shared object that hands out participants.
+//! `Barrier`: the shared object that hands out participants, and `Shared`, what they share.
+//!
+//! How a barrier is built (`Barrier::new`, `with_algorithm`, `builder`) is in `builder.rs`, and how
+//! it hands out participants (`participants`, `participant`) in `participant.rs`: both name this
+//! file's types, so this file names neither of theirs, and the three import in one direction.
 
 use super::completion::Completion;
-use super::{AnyAlgorithm, BarrierAlgorithm, BarrierBuilder, Participant};
+use super::{AnyAlgorithm, BarrierAlgorithm};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, AtomicBool, Ordering};
 use crate::wait::{BrokenState, Roster, SpinPlan, Stall, Tuning, WaitPolicy, Watched, Wording};
@@ -12,12 +16,12 @@ use crate::Algorithm;
 /// `Barrier` (with the default type parameter) picks its algorithm at run time from an
 /// [`Algorithm`]; `Barrier<A>` for a concrete algorithm type from [`crate::barrier`] (for example
 /// `Barrier<McsTree>`) dispatches statically. Each participant waits through its own
-/// [`Participant`] handle, which carries its rank and private state.
+/// [`Participant`](super::Participant) handle, which carries its rank and private state.
 ///
 /// # Stalls
 ///
 /// A participant that stops calling `wait` without leaving or being dropped leaves the others
-/// waiting. Once they have waited for the stall time ([`BarrierBuilder::stall_after`], else
+/// waiting. Once they have waited for the stall time ([`BarrierBuilder::stall_after`](super::BarrierBuilder::stall_after), else
 /// `PHASERS_STALL`, else 10 s), one of them reports it, once per episode, naming the ranks that
 /// have not arrived (see [`StallReport`](crate::StallReport)), and they wait on.
 ///
@@ -38,7 +42,7 @@ use crate::Algorithm;
 /// # Ok::<(), phasers::Error>(())
 /// ```
 pub struct Barrier<A: BarrierAlgorithm = AnyAlgorithm> {
-    shared: Arc<Shared<A>>,
+    pub(super) shared: Arc<Shared<A>>,
 }
 
 /// What every participant of one barrier shares.
@@ -52,79 +56,6 @@ pub(crate) struct Shared<A: BarrierAlgorithm> {
     pub(crate) stall: Stall,
     pub(crate) completion: Completion,
     claimed: Box<[AtomicBool]>,
-}
-
-impl Barrier {
-    /// A ready barrier for `parties` participants with the default algorithm
-    /// ([`Algorithm::Auto`]), wait policy and stall time, like `std::sync::Barrier::new`.
-    ///
-    /// As with `std::sync::Barrier`, 0 parties behaves as 1: every `wait` returns at once, as
-    /// leader. Use [`Barrier::with_algorithm`] or [`Barrier::builder`] to choose the algorithm and
-    /// get a typed error instead.
-    ///
-    /// # Panics
-    ///
-    /// When `parties` is above [`MAX_PARTIES`](super::MAX_PARTIES) (16,384), when
-    /// `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` holds a value that does not parse, or when
-    /// the tuning profile `Auto` reads (see [`Profile`](crate::Profile)) is invalid; the message
-    /// says which and what to do. [`Barrier::with_algorithm`] returns these as
-    /// [`Error::InvalidArgument`] instead.
-    ///
-    /// ```
-    /// use phasers::Barrier;
-    ///
-    /// let barrier = Barrier::new(4);
-    /// assert_eq!(barrier.parties(), 4);
-    /// std::thread::scope(|s| {
-    ///     for mut p in barrier.participants() {
-    ///         s.spawn(move || for _ in 0..100 { p.wait().unwrap(); });
-    ///     }
-    /// });
-    /// assert_eq!(Barrier::new(0).parties(), 1); // std's rule: 0 parties is 1
-    /// ```
-    pub fn new(parties: usize) -> Barrier {
-        match Barrier::with_algorithm(parties.max(1), Algorithm::Auto) {
-            Ok(barrier) => barrier,
-            Err(error) => panic!("Barrier::new({parties}): {error}"),
-        }
-    }
-
-    /// A barrier for `parties` participants running `algorithm`, with the default wait policy and
-    /// no completion action. Use [`Barrier::builder`] for more options.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] when `parties` is 0 or above [`MAX_PARTIES`](super::MAX_PARTIES),
-    /// or when `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` does not parse.
-    ///
-    /// ```
-    /// use phasers::{Algorithm, Barrier, Error};
-    ///
-    /// assert!(matches!(
-    ///     Barrier::with_algorithm(0, Algorithm::Ticket),
-    ///     Err(Error::InvalidArgument { .. })
-    /// ));
-    /// let single = Barrier::with_algorithm(1, Algorithm::Ticket)?;
-    /// let mut only = single.participants().pop().unwrap();
-    /// assert!(only.wait()?.is_leader()); // a barrier of one never blocks
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn with_algorithm(parties: usize, algorithm: Algorithm) -> Result<Barrier> {
-        BarrierBuilder::new(parties).algorithm(algorithm).build()
-    }
-
-    /// A builder for a barrier of `parties` participants.
-    ///
-    /// ```
-    /// use phasers::{Algorithm, Barrier};
-    ///
-    /// let barrier = Barrier::builder(3).algorithm(Algorithm::Ticket).build()?;
-    /// assert_eq!((barrier.parties(), barrier.algorithm()), (3, Algorithm::Ticket));
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn builder(parties: usize) -> BarrierBuilder {
-        BarrierBuilder::new(parties)
-    }
 }
 
 impl<A: BarrierAlgorithm> Barrier<A> {
@@ -211,62 +142,6 @@ impl<A: BarrierAlgorithm> Barrier<A> {
         self.shared.stall.after()
     }
 
-    /// The handles of every rank not yet handed out, in rank order: all `parties` of them on the
-    /// first call, none after that.
-    ///
-    /// Each handle is `Send`; move one into each thread.
-    ///
-    /// ```
-    /// use phasers::{Algorithm, Barrier};
-    ///
-    /// let barrier = Barrier::with_algorithm(3, Algorithm::Counting)?;
-    /// let handles = barrier.participants();
-    /// let ranks: Vec<usize> = handles.iter().map(|p| p.rank()).collect();
-    /// assert_eq!(ranks, [0, 1, 2]);
-    /// assert!(barrier.participants().is_empty()); // every rank was handed out
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn participants(&self) -> Vec<Participant<A>> {
-        (0..self.shared.parties)
-            .filter_map(|rank| self.participant(rank).ok())
-            .collect()
-    }
-
-    /// The handle of one rank.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] when `rank` is not below [`parties`](Self::parties) or its handle
-    /// was already handed out (two handles for one rank would corrupt the barrier).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use phasers::{Algorithm, Barrier, Error};
-    ///
-    /// let barrier = Barrier::with_algorithm(2, Algorithm::Counting)?;
-    /// assert_eq!(barrier.participant(1)?.rank(), 1);
-    /// // Rank 1's handle is out, and there is no rank 2.
-    /// assert!(matches!(barrier.participant(1), Err(Error::InvalidArgument { .. })));
-    /// assert!(matches!(barrier.participant(2), Err(Error::InvalidArgument { .. })));
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn participant(&self, rank: usize) -> Result<Participant<A>> {
-        let parties = self.shared.parties;
-        let claimed = self.shared.claimed.get(rank).ok_or_else(|| {
-            Error::invalid(format!(
-                "rank {rank} is out of range: this barrier has ranks 0 to {}",
-                parties - 1
-            ))
-        })?;
-        if claimed.swap(true, Ordering::AcqRel) {
-            return Err(Error::invalid(format!(
-                "the handle of rank {rank} was already handed out; each rank has exactly one"
-            )));
-        }
-        Ok(Participant::new(Arc::clone(&self.shared), rank))
-    }
-
     /// Whether some episode can no longer complete because a participant panicked or was dropped.
     /// A barrier whose participants were all dropped after their last wait also reports `true`.
     ///
@@ -288,6 +163,26 @@ impl<A: BarrierAlgorithm> Barrier<A> {
 }
 
 impl<A: BarrierAlgorithm> Shared<A> {
+    /// Marks `rank`'s handle as handed out.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when `rank` is out of range or its handle is already out.
+    pub(crate) fn claim(&self, rank: usize) -> Result<()> {
+        let claimed = self.claimed.get(rank).ok_or_else(|| {
+            Error::invalid(format!(
+                "rank {rank} is out of range: this barrier has ranks 0 to {}",
+                self.parties - 1
+            ))
+        })?;
+        if claimed.swap(true, Ordering::AcqRel) {
+            return Err(Error::invalid(format!(
+                "the handle of rank {rank} was already handed out; each rank has exactly one"
+            )));
+        }
+        Ok(())
+    }
+
     /// Marks `episode` and later as unable to complete because of `rank`, and wakes everyone.
     #[cold]
     pub(crate) fn break_from(&self, episode: u64, rank: usize) {

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use crossbeam_utils::CachePadded;
 
 use super::advance::{Advanced, OnAdvance, Panic};
+use super::cells::{Cells, Partial};
 use super::gather::{Finish, Hint, Lock, Source, Tree};
 use super::shape::Shape;
-use crate::accumulator::{Cells, Partial};
 use crate::error::Error;
 use crate::primitive::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::wait::{BrokenState, Signal, Stall, Tuning, Watched, Wording};

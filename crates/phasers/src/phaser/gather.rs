@@ -41,9 +41,9 @@ use std::collections::BTreeMap;
 
 use crossbeam_utils::CachePadded;
 
+use super::cells::{Cells, Partial};
 use super::shape::Shape;
 use super::word::{State, Word, MAX_SIGNALLERS};
-use crate::accumulator::{Cells, Partial};
 use crate::primitive::{
     spin_loop, yield_now, Arc, AtomicUsize, Mutex, MutexGuard, Ordering, RwLock,
 };

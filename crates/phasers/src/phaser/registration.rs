@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
+use super::cells::{Cells, Partial};
 use super::core::Core;
 use super::gather::Hint;
 use super::{Mode, Phaser};
-use crate::accumulator::{Cells, Partial};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, AtomicU64, Ordering};
 use crate::wait::{Deadline, Signal, SpinBudget, SpinPlan, Stop, Waiter, Watch};

@@ -108,6 +108,7 @@ mod signal;
 mod spin_clock;
 mod stall;
 mod stall_report;
+mod stall_time;
 mod waiter;
 
 pub(crate) use broken::BrokenState;
@@ -117,7 +118,7 @@ pub use policy::{WaitPolicy, MAX_SPIN_ROUNDS};
 pub(crate) use roster::Roster;
 pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};
 pub(crate) use stall::{Stall, Watch, Watched};
-pub use stall::{DEFAULT_STALL_AFTER, STALL_ENV};
 pub(crate) use stall_report::Wording;
 pub use stall_report::{clear_stall_hook, has_stall_hook, set_stall_hook, StallReport};
+pub use stall_time::{DEFAULT_STALL_AFTER, STALL_ENV};
 pub(crate) use waiter::{Deadline, SpinBudget, Stop, Waiter};

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::floors::Floors;
 use super::spin_clock::rounds_in;
-use super::stall::{stall_after, stall_after_from_env};
+use super::stall_time::{stall_after, stall_after_from_env};
 use crate::error::{Error, Result};
 use crate::topology::{available_cores, is_oversubscribed};
 

@@ -1,4 +1,9 @@
 //! What a registration may do on its phaser: the capability lattice of seed 000, Figure 2.
+//!
+//! It sits below both the phaser and [`Error`](crate::Error): an error names the mode that lacked
+//! a capability ([`Error::Capability`](crate::Error::Capability)), and every room may import the
+//! error, so the mode cannot live inside `phaser/` without the error importing the phaser back.
+//! It imports nothing of the crate. Users name it `phasers::Mode` or `phasers::phaser::Mode`.
 
 /// How a task is registered on a [`Phaser`](crate::Phaser).
 ///

@@ -10,6 +10,15 @@
 //!
 //! Reproducible accumulators skip the cells: every task's partial is kept, and the root's
 //! completer sorts a phase's partials into a fixed order before combining them.
+//!
+//! # Why the cells live in the phaser
+//!
+//! The cells are indexed by the phaser's sub-phasers and phase parities, and only the phaser's
+//! gather, registrations and completers move values through them; they know nothing of element
+//! types or operators beyond the type-erased [`Combine`]. So they belong to the phaser, and
+//! `accumulator/` is the typed front end above it ([`Op`](crate::Op), [`Element`](crate::Element),
+//! `send` and `result`): the accumulator imports the phaser, and the phaser never imports the
+//! accumulator. Moving the cells to a room of their own below both would give that room one user.
 
 use std::collections::BTreeMap;
 

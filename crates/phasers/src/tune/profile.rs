@@ -6,9 +6,9 @@
 //! it imports none of its neighbours. `profile_file.rs` (the JSON form, load and save),
 //! `profile_path.rs` (where to look) and `profile_status.rs` (the lookup) build on it.
 
+use super::floors::Floors;
 use crate::algorithm::Algorithm;
 use crate::error::{Error, Result};
-use crate::tune::floors::Floors;
 
 /// The measured choice of [`Algorithm::Auto`] on one machine, written by `phasers tune`.
 ///

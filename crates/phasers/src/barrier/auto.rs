@@ -112,3 +112,28 @@ fn profile_choice_for_build(parties: usize) -> Result<Option<Algorithm>> {
 fn profile_choice_for_build(_parties: usize) -> Result<Option<Algorithm>> {
     Ok(None)
 }
+
+#[cfg(all(test, not(feature = "profile")))]
+mod tests {
+    use super::*;
+    use crate::Barrier;
+
+    /// Without the feature, a `PHASERS_PROFILE` naming a file that does not exist (an error with
+    /// the feature) is not even read: `Auto` builds, and follows the built-in rule.
+    #[test]
+    fn without_the_profile_feature_auto_reads_no_profile() {
+        let missing = std::env::temp_dir().join(format!(
+            "phasers-no-profile-{}/nowhere.json",
+            std::process::id()
+        ));
+        std::env::set_var("PHASERS_PROFILE", &missing);
+        assert_eq!(check_auto_prerequisites(), Ok(()));
+        for parties in [1, 2, 17, 64] {
+            let builtin = Algorithm::Auto.resolve_builtin(parties);
+            assert_eq!(Algorithm::Auto.resolve(parties), builtin);
+            assert_eq!(Algorithm::Auto.resolve_for_build(parties), Ok(builtin));
+            let barrier = Barrier::with_algorithm(parties, Algorithm::Auto).unwrap();
+            assert_eq!(barrier.algorithm(), builtin);
+        }
+    }
+}

@@ -22,11 +22,23 @@
 //!   `PHASERS_WAIT` / `PHASERS_SPIN` environment overrides, and stall reports: a waiter that has
 //!   waited past the stall time (`PHASERS_STALL`, 10 s by default) says which object, episode and
 //!   members it waits for, once, on stderr or to [`set_stall_hook`]'s hook.
-//! - [`Profile`]: what `phasers tune` measured on this machine. When a profile is in use,
-//!   [`Algorithm::Auto`] takes the algorithm measured fastest instead of following its built-in
-//!   table. It is read from the file named by `PHASERS_PROFILE`, else from
+//! - `Profile` (with the `profile` feature): what `phasers tune` measured on this machine. When a
+//!   profile is in use, [`Algorithm::Auto`] takes the algorithm measured fastest instead of
+//!   following its built-in table. It is read from the file named by `PHASERS_PROFILE`, else from
 //!   `$XDG_CONFIG_HOME/phasers/profile.json` or `~/.config/phasers/profile.json`;
-//!   `PHASERS_PROFILE=off` ignores it, and [`Profile::status`] says which applies.
+//!   `PHASERS_PROFILE=off` ignores it, and `Profile::status` says which applies.
+//!
+//! # Features
+//!
+//! - `profile` (on by default): the tuning profile (`Profile`, `ProfileEntry`, `ProfileStatus`),
+//!   read and written as JSON with serde and serde_json. With it, building a barrier with
+//!   [`Algorithm::Auto`] looks the profile up once per process (`PHASERS_PROFILE`,
+//!   `XDG_CONFIG_HOME`, `HOME` and the file), and [`Floors::current`] uses the floors it recorded.
+//!   Without it (`default-features = false`, for an embedded user or a small build) the crate
+//!   depends on no serde, `Auto` follows its built-in rule, and no file is read. The operator's
+//!   environment overrides (`PHASERS_WAIT`, `PHASERS_SPIN`, `PHASERS_STALL`, `PHASERS_FLOORS`,
+//!   `PHASERS_CHECKED`) are read in both builds: they need no dependency, and they are how a
+//!   deployed program is tuned or made to report a hang without recompiling.
 //!
 //! # Sources
 //!
@@ -88,7 +100,11 @@
 //! assert_eq!(barrier.parties(), 4);
 //! ```
 
+// docs.rs builds with `--cfg docsrs` (see Cargo.toml) and marks the items of the `profile` feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod accumulator;
+mod algorithm;
 pub mod barrier;
 mod error;
 mod mode;
@@ -97,18 +113,18 @@ mod primitive;
 pub mod reduce;
 pub mod team;
 mod topology;
+mod tune;
 pub mod wait;
 
 pub use accumulator::{Accumulator, Element, Op};
-pub use barrier::{
-    Algorithm, AnyThreadBarrier, Barrier, BarrierBuilder, Participant, Profile, ProfileEntry,
-    ProfileStatus, WaitResult,
-};
+pub use barrier::{Algorithm, AnyThreadBarrier, Barrier, BarrierBuilder, Participant, WaitResult};
 pub use error::{Error, Result};
 pub use phaser::{Mode, Phaser, PhaserBuilder, Registration, WaitGroup};
 pub use reduce::{ReduceAlgorithm, ReduceOutcome, Reducer, Reduction, ReductionBuilder};
 pub use team::{Member, Pending, SyncMode, Team, TeamBuilder};
 pub use topology::{available_cores, is_oversubscribed};
+#[cfg(feature = "profile")]
+pub use tune::{Profile, ProfileEntry, ProfileStatus};
 pub use wait::{clear_stall_hook, set_stall_hook, Floors, FloorsSource, StallReport, WaitPolicy};
 
 // The README's Rust blocks run as doctests, so the first code a newcomer copies always compiles.

@@ -1,8 +1,8 @@
 //! `AnyAlgorithm`: run-time choice between the algorithms, for `Barrier` without a type parameter.
 
 use super::algorithm::{sealed::AlgorithmImpl, Params};
+use super::auto::check_auto_prerequisites;
 use super::episode::Episode;
-use super::profile_status;
 use super::{CombiningTree, Counting, Dissemination, McsTree, SenseReversing, Ticket, Tournament};
 use crate::error::Error;
 use crate::wait::Stop;
@@ -106,7 +106,7 @@ impl AlgorithmImpl for AnyAlgorithm {
 
     fn prerequisites() -> Result<(), Error> {
         // `build` resolves `Auto`, which may follow the tuning profile.
-        profile_status::for_auto().map(|_| ())
+        check_auto_prerequisites()
     }
 
     fn kind(&self) -> Algorithm {

@@ -31,9 +31,10 @@
 //! | [`Tournament`] | n − 1 arrivals + n − 1 wake-ups | ceil(log2 n) up, as many down | rank 0 | no | many threads; the best software barrier at scale in seed 002 |
 //!
 //! [`Algorithm::Auto`] chooses among them from the party count and the cores; its rule is on
-//! [`Algorithm`]. A tuning [`Profile`] written by `phasers tune`, which measured every algorithm at
-//! several thread counts on this machine, overrides that rule; it is found through
-//! `PHASERS_PROFILE` or at `~/.config/phasers/profile.json`.
+//! [`Algorithm`]. A tuning [profile](crate::Profile) written by `phasers tune`, which measured
+//! every algorithm at several thread counts on this machine, overrides that rule; it is found
+//! through `PHASERS_PROFILE` or at `~/.config/phasers/profile.json`. The profile needs the
+//! `profile` feature (on by default); without it `Auto` follows its rule alone.
 //!
 //! # Threads without ranks
 //!
@@ -69,6 +70,7 @@
 mod algorithm;
 mod any;
 mod any_thread;
+mod auto;
 mod builder;
 mod combining_tree;
 mod completion;
@@ -77,16 +79,15 @@ mod dissemination;
 mod episode;
 mod mcs_tree;
 mod participant;
-mod profile;
-mod profile_json;
-mod profile_path;
-mod profile_status;
 mod sense_reversing;
 mod shared;
 mod ticket;
 mod tournament;
 
-pub use algorithm::{Algorithm, BarrierAlgorithm};
+pub use crate::algorithm::Algorithm;
+#[cfg(feature = "profile")]
+pub use crate::tune::{Profile, ProfileEntry, ProfileStatus};
+pub use algorithm::BarrierAlgorithm;
 pub use any::AnyAlgorithm;
 pub use any_thread::{AnyThreadBarrier, BarrierInUse};
 pub use builder::{BarrierBuilder, MAX_FAN_IN, MAX_PARTIES};
@@ -95,14 +96,7 @@ pub use counting::Counting;
 pub use dissemination::Dissemination;
 pub use mcs_tree::McsTree;
 pub use participant::{Participant, WaitResult};
-pub use profile::{Profile, ProfileEntry};
-pub use profile_status::ProfileStatus;
 pub use sense_reversing::SenseReversing;
 pub use shared::Barrier;
 pub use ticket::Ticket;
 pub use tournament::Tournament;
-
-/// The floors recorded in the tuning profile in use, if any (see [`crate::Floors::current`]).
-pub(crate) fn profile_floors() -> Option<crate::Floors> {
-    Profile::active().and_then(Profile::floors)
-}

@@ -1,99 +1,33 @@
-//! The machine's floors: the three costs every waiting decision is weighed against.
+//! Which floors this process uses, and the `PHASERS_FLOORS` form that overrides them.
 //!
-//! A waiter chooses between spinning, yielding its core and sleeping in the kernel. Which is right
-//! depends on what each costs on the machine at hand, and those costs differ tenfold between the
-//! machines we run on (a cache-line round trip is ~190 ns on one Xeon VM and ~55 ns on an EPYC VM; a
-//! futex wake a few µs on the first and ~22 µs on the second). So the budgets are not constants:
-//! they are derived from three floors measured once per process, the first time an object needs
-//! them, in a few milliseconds (see `floors_measure.rs`).
-//!
-//! Where the floors come from, first match wins:
+//! The value type, [`Floors`], lives with the tuning data in `tune/floors.rs`; this file decides
+//! where this process's floors come from, first match wins:
 //!
 //! 1. `PHASERS_FLOORS` ([`Floors::ENV_VAR`]): `round_trip=55ns,yield=1.1us,wake=22us`, any
 //!    subset; the floors it leaves out are measured.
-//! 2. The tuning [`Profile`](crate::Profile) in use, when `phasers tune` recorded floors in it.
-//! 3. A measurement, once per process.
+//! 2. The tuning [`Profile`](crate::Profile) in use, when `phasers tune` recorded floors in it
+//!    (with the `profile` feature only: without it no profile is read).
+//! 3. A measurement, once per process, the first time an object needs them, in a few milliseconds
+//!    (see `floors_measure.rs`).
+//!
+//! It consults the profile, so it sits above `tune/` and `tune/` never imports it.
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::floors_measure;
 use crate::error::{Error, Result};
-
-/// What a waiter weighs its choices against: this machine's cost of a cache-line round trip, of
-/// handing a core to another thread with a yield, and of waking a thread that sleeps in the kernel.
-///
-/// The library reads [`Floors::current`] once per process, the first time an object is built, and
-/// derives every spin and yield budget from it (see the [module docs](crate::wait)). The `phasers
-/// floors` command prints them with what they mean for barriers.
-///
-/// ```
-/// use phasers::Floors;
-///
-/// let floors = Floors::current()?;
-/// assert!(floors.round_trip() > std::time::Duration::ZERO);
-/// // Asking again returns the cached values: the measurement runs once per process.
-/// assert_eq!(Floors::current()?, floors);
-/// println!("{floors}");
-/// # Ok::<(), phasers::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Floors {
-    round_trip: Duration,
-    yield_handoff: Duration,
-    wake: Duration,
-    source: FloorsSource,
-}
-
-/// Where a [`Floors`] came from.
-///
-/// ```
-/// use phasers::{Floors, FloorsSource};
-///
-/// let floors = Floors::from_env_text("round_trip=60ns,yield=1us,wake=20us")?;
-/// assert_eq!(floors.source(), FloorsSource::Environment);
-/// # Ok::<(), phasers::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FloorsSource {
-    /// Measured in this process.
-    Measured,
-    /// All three set by `PHASERS_FLOORS`.
-    Environment,
-    /// Some set by `PHASERS_FLOORS`, the others measured.
-    EnvironmentAndMeasured,
-    /// Recorded in the tuning profile by `phasers tune`.
-    Profile,
-    /// Fixed values, where nothing can be measured (the loom models).
-    Fixed,
-}
-
-impl FloorsSource {
-    /// A short name for reports and JSON: `measured`, `environment`, `environment+measured`,
-    /// `profile` or `fixed`.
-    ///
-    /// ```
-    /// assert_eq!(phasers::FloorsSource::Measured.name(), "measured");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            FloorsSource::Measured => "measured",
-            FloorsSource::Environment => "environment",
-            FloorsSource::EnvironmentAndMeasured => "environment+measured",
-            FloorsSource::Profile => "profile",
-            FloorsSource::Fixed => "fixed",
-        }
-    }
-}
+use crate::tune::check_floor;
+pub use crate::tune::{Floors, FloorsSource};
 
 /// The floors of the loom models, which cannot measure anything (and never spin: see
 /// `Tuning::plan`). Their values are the EPYC VM's, so that derived budgets stay sane.
-const FIXED: Floors = Floors {
-    round_trip: Duration::from_nanos(55),
-    yield_handoff: Duration::from_nanos(1_100),
-    wake: Duration::from_micros(22),
-    source: FloorsSource::Fixed,
-};
+const FIXED: Floors = Floors::from_parts(
+    Duration::from_nanos(55),
+    Duration::from_nanos(1_100),
+    Duration::from_micros(22),
+    FloorsSource::Fixed,
+);
 
 impl Floors {
     /// The environment variable that overrides the measured floors.
@@ -102,42 +36,6 @@ impl Floors {
     /// assert_eq!(phasers::Floors::ENV_VAR, "PHASERS_FLOORS");
     /// ```
     pub const ENV_VAR: &'static str = "PHASERS_FLOORS";
-
-    /// Floors with the given values, for a program that knows its machine (or a test).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] when a value is zero or above one second: no machine's round
-    /// trip, yield or wake is, so it is a unit mistake.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use phasers::Floors;
-    ///
-    /// let floors = Floors::new(
-    ///     Duration::from_nanos(190),
-    ///     Duration::from_micros(1),
-    ///     Duration::from_micros(4),
-    /// )?;
-    /// assert_eq!(floors.wake(), Duration::from_micros(4));
-    /// assert!(Floors::new(Duration::ZERO, Duration::from_micros(1), Duration::from_micros(4)).is_err());
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn new(round_trip: Duration, yield_handoff: Duration, wake: Duration) -> Result<Floors> {
-        for (name, value) in [
-            ("round trip", round_trip),
-            ("yield hand-off", yield_handoff),
-            ("wake", wake),
-        ] {
-            check_floor(name, value)?;
-        }
-        Ok(Floors {
-            round_trip,
-            yield_handoff,
-            wake,
-            source: FloorsSource::Fixed,
-        })
-    }
 
     /// The floors every object of this process uses: `PHASERS_FLOORS`, else the tuning profile's,
     /// else measured, for the floors each leaves out. Measured once, the first time it is called,
@@ -172,12 +70,12 @@ impl Floors {
             return FIXED;
         }
         let measured = floors_measure::measure();
-        Floors {
-            round_trip: measured.round_trip,
-            yield_handoff: measured.yield_handoff,
-            wake: measured.wake,
-            source: FloorsSource::Measured,
-        }
+        Floors::from_parts(
+            measured.round_trip,
+            measured.yield_handoff,
+            measured.wake,
+            FloorsSource::Measured,
+        )
     }
 
     /// Parses the `PHASERS_FLOORS` form, `round_trip=55ns,yield=1.1us,wake=22us`. Each of the three
@@ -207,73 +105,16 @@ impl Floors {
             set.or_else(|| measured.as_ref().map(measured_value))
                 .expect("a floor not set in the text is measured")
         };
-        Ok(Floors {
-            round_trip: pick(parsed.round_trip, Floors::round_trip),
-            yield_handoff: pick(parsed.yield_handoff, Floors::yield_handoff),
-            wake: pick(parsed.wake, Floors::wake),
-            source: if measured.is_some() {
+        Ok(Floors::from_parts(
+            pick(parsed.round_trip, Floors::round_trip),
+            pick(parsed.yield_handoff, Floors::yield_handoff),
+            pick(parsed.wake, Floors::wake),
+            if measured.is_some() {
                 FloorsSource::EnvironmentAndMeasured
             } else {
                 FloorsSource::Environment
             },
-        })
-    }
-
-    /// A cache line's round trip between two cores: the least any barrier among threads on two
-    /// cores can cost per episode.
-    ///
-    /// ```
-    /// let floors = phasers::Floors::from_env_text("round_trip=190ns,yield=1us,wake=4us")?;
-    /// assert_eq!(floors.round_trip(), std::time::Duration::from_nanos(190));
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn round_trip(&self) -> Duration {
-        self.round_trip
-    }
-
-    /// One hand-off of a core from a thread that yields to another runnable thread on it: what
-    /// each of the `threads / cores` threads sharing a core costs a barrier per episode when
-    /// threads outnumber cores.
-    ///
-    /// ```
-    /// let floors = phasers::Floors::from_env_text("round_trip=190ns,yield=1us,wake=4us")?;
-    /// assert_eq!(floors.yield_handoff(), std::time::Duration::from_micros(1));
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn yield_handoff(&self) -> Duration {
-        self.yield_handoff
-    }
-
-    /// One wake-up: from a thread's wake call to the sleeping thread running again on another
-    /// core. What parking costs a waiter that is released soon after it sleeps.
-    ///
-    /// ```
-    /// let floors = phasers::Floors::from_env_text("round_trip=190ns,yield=1us,wake=4us")?;
-    /// assert_eq!(floors.wake(), std::time::Duration::from_micros(4));
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn wake(&self) -> Duration {
-        self.wake
-    }
-
-    /// Where these values came from.
-    ///
-    /// ```
-    /// use phasers::{Floors, FloorsSource};
-    /// let floors = Floors::from_env_text("round_trip=190ns,yield=1us,wake=4us")?;
-    /// assert_eq!(floors.source(), FloorsSource::Environment);
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn source(&self) -> FloorsSource {
-        self.source
-    }
-
-    /// The same values, recorded as coming from the tuning profile.
-    pub(crate) fn recorded_in_profile(self) -> Floors {
-        Floors {
-            source: FloorsSource::Profile,
-            ..self
-        }
+        ))
     }
 
     /// `PHASERS_FLOORS`, else the profile's floors, else a measurement.
@@ -293,36 +134,13 @@ impl Floors {
                 });
             }
         }
-        if let Some(floors) = crate::barrier::profile_floors() {
+        #[cfg(feature = "profile")]
+        if let Some(floors) = crate::tune::Profile::active().and_then(crate::tune::Profile::floors)
+        {
             return Ok(floors);
         }
         Ok(Floors::measure())
     }
-}
-
-impl std::fmt::Display for Floors {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "cache-line round trip {:?}, yield hand-off {:?}, wake {:?} ({})",
-            self.round_trip,
-            self.yield_handoff,
-            self.wake,
-            self.source.name()
-        )
-    }
-}
-
-/// The longest floor accepted: a second is no machine's round trip, yield or wake.
-const MAX_FLOOR: Duration = Duration::from_secs(1);
-
-fn check_floor(name: &str, value: Duration) -> Result<()> {
-    if value.is_zero() || value > MAX_FLOOR {
-        return Err(Error::invalid(format!(
-            "the {name} floor must be above 0 and at most 1 s, got {value:?}"
-        )));
-    }
-    Ok(())
 }
 
 fn message_of(error: &Error) -> String {

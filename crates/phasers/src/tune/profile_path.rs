@@ -6,6 +6,8 @@
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
+use super::profile::Profile;
+
 /// What `PHASERS_PROFILE` asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Request {
@@ -43,6 +45,26 @@ pub(crate) fn default_path_from(
     absolute(xdg_config_home)
         .or_else(|| absolute(home).map(|home| home.join(".config")))
         .map(|config| config.join("phasers").join("profile.json"))
+}
+
+impl Profile {
+    /// Where a profile is looked up when `PHASERS_PROFILE` is unset:
+    /// `$XDG_CONFIG_HOME/phasers/profile.json` when `XDG_CONFIG_HOME` is an absolute path, else
+    /// `$HOME/.config/phasers/profile.json` when `HOME` is, else `None`.
+    ///
+    /// This is also where `phasers tune` writes by default.
+    ///
+    /// ```
+    /// if let Some(path) = phasers::Profile::default_path() {
+    ///     assert!(path.ends_with("phasers/profile.json"));
+    /// }
+    /// ```
+    pub fn default_path() -> Option<PathBuf> {
+        default_path_from(
+            std::env::var_os("XDG_CONFIG_HOME"),
+            std::env::var_os("HOME"),
+        )
+    }
 }
 
 #[cfg(test)]

@@ -1,19 +1,18 @@
-//! The tuning profile: which algorithm measured fastest at each thread count on this machine.
+//! The tuning profile's value: which algorithm measured fastest at each thread count on this
+//! machine, and the rules every profile keeps.
 //!
-//! `phasers tune` writes it; [`Algorithm::Auto`] reads it (see [`ProfileStatus`] for where it is
-//! looked up and when it is set aside). This file holds the type and its validation;
-//! `profile_json.rs` holds the file format, `profile_path.rs` and `profile_status.rs` the lookup.
+//! `phasers tune` writes it; [`Algorithm::Auto`] reads it (see [`ProfileStatus`](crate::ProfileStatus) for where it is
+//! looked up and when it is set aside). This file holds the type, its validation and its choice;
+//! it imports none of its neighbours. `profile_file.rs` (the JSON form, load and save),
+//! `profile_path.rs` (where to look) and `profile_status.rs` (the lookup) build on it.
 
-use std::path::{Path, PathBuf};
-
-use super::profile_json;
-use super::profile_path;
-use super::profile_status::{self, ProfileStatus};
+use super::floors::Floors;
+use crate::algorithm::Algorithm;
 use crate::error::{Error, Result};
-use crate::wait::Floors;
-use crate::Algorithm;
 
 /// The measured choice of [`Algorithm::Auto`] on one machine, written by `phasers tune`.
+///
+/// Only with the `profile` feature (on by default), which also brings its JSON form (serde).
 ///
 /// A profile lists, for a few thread counts, the algorithm that was fastest there. With `n`
 /// parties, `Auto` takes the entry with the largest thread count not above `n` (the first entry
@@ -97,6 +96,7 @@ use crate::Algorithm;
 /// std::fs::remove_dir_all(&dir).unwrap();
 /// # Ok::<(), phasers::Error>(())
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "profile")))]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
     cores: usize,
@@ -118,6 +118,7 @@ pub struct Profile {
 /// let entry = ProfileEntry { threads: 8, algorithm: Algorithm::McsTree, median_ns: Some(512.0) };
 /// assert_eq!(entry.algorithm.name(), "mcs");
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "profile")))]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ProfileEntry {
     /// The thread count that was measured, at least 1.
@@ -127,19 +128,6 @@ pub struct ProfileEntry {
     /// Its median time per episode in nanoseconds, for the record (finite and not negative).
     pub median_ns: Option<f64>,
 }
-
-/// Why a profile was refused, before the caller adds where it came from and what to do.
-#[derive(Debug)]
-pub(crate) enum Problem {
-    /// The file could not be read at all.
-    Unreadable(std::io::Error),
-    /// It was read, but it is not a valid version 1 profile; the text says what is wrong.
-    Malformed(String),
-}
-
-/// What a user can do about a profile file that is invalid, wherever it was found.
-pub(crate) const WHAT_TO_DO: &str =
-    "re-run `phasers tune` to rewrite it, delete it, or set PHASERS_PROFILE=off to ignore it";
 
 impl Profile {
     /// The environment variable that names the profile file, or disables profiles with `off`.
@@ -152,29 +140,6 @@ impl Profile {
     /// assert_eq!(ProfileStatus::detect(), ProfileStatus::Disabled);
     /// ```
     pub const ENV_VAR: &'static str = "PHASERS_PROFILE";
-
-    /// The `"format"` string every profile file starts with.
-    ///
-    /// ```
-    /// use phasers::Profile;
-    ///
-    /// assert_eq!(Profile::FORMAT, "phasers-profile");
-    /// // A JSON file of another tool is refused, whatever else it holds.
-    /// assert!(Profile::from_json(r#"{"format": "other-tool", "version": 1}"#).is_err());
-    /// ```
-    pub const FORMAT: &'static str = "phasers-profile";
-
-    /// The format version this build reads and writes.
-    ///
-    /// ```
-    /// use phasers::Profile;
-    ///
-    /// assert_eq!(Profile::VERSION, 1);
-    /// let newer = r#"{"format": "phasers-profile", "version": 2}"#;
-    /// let err = Profile::from_json(newer).unwrap_err();
-    /// assert!(err.to_string().contains("reads version 1 only"), "{err}");
-    /// ```
-    pub const VERSION: u64 = 1;
 
     /// A profile measured on a machine with `cores` cores, stamped with the current time.
     ///
@@ -211,145 +176,6 @@ impl Profile {
             .map(|elapsed| elapsed.as_secs());
         Profile::validated(cores, cpu_model, created_by, created_unix_s, entries)
             .map_err(|problem| Error::invalid(format!("cannot make a tuning profile: {problem}")))
-    }
-
-    /// Parses and validates a profile in the JSON format shown in the [type docs](Profile).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] when the text is not JSON, is not a version 1 phasers profile, or
-    /// breaks a rule of [`new`](Self::new); the message says which.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use phasers::{Algorithm, Profile};
-    ///
-    /// let text = r#"{"format": "phasers-profile", "version": 1, "cores": 2,
-    ///                "barrier": [{"threads": 1, "algorithm": "sense"}]}"#;
-    /// let profile = Profile::from_json(text)?;
-    /// assert_eq!(profile.choose(4), Algorithm::SenseReversing); // aliases are accepted
-    /// let err = Profile::from_json("{}").unwrap_err();
-    /// assert!(err.to_string().contains("phasers tune"), "{err}"); // says what to do
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn from_json(text: &str) -> Result<Profile> {
-        profile_json::read(text).map_err(|problem| {
-            Error::invalid(format!(
-                "not a valid phasers tuning profile: {problem}; write a new one with `phasers tune`"
-            ))
-        })
-    }
-
-    /// The profile as pretty-printed JSON, which [`from_json`](Self::from_json) reads back.
-    ///
-    /// ```
-    /// use phasers::{Algorithm, Profile, ProfileEntry};
-    ///
-    /// let entry = ProfileEntry { threads: 4, algorithm: Algorithm::McsTree, median_ns: None };
-    /// let profile = Profile::new(2, None, None, vec![entry])?;
-    /// let text = profile.to_json();
-    /// assert!(text.contains(r#""algorithm": "mcs""#), "{text}"); // written by `Algorithm::name`
-    /// assert_eq!(Profile::from_json(&text)?, profile);
-    /// # Ok::<(), phasers::Error>(())
-    /// ```
-    pub fn to_json(&self) -> String {
-        profile_json::write(self)
-    }
-
-    /// Reads and validates the profile at `path`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] naming `path` when it cannot be read or does not hold a valid
-    /// profile (as [`from_json`](Self::from_json)); the message says what to do.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use phasers::Profile;
-    ///
-    /// let dir = std::env::temp_dir().join(format!("phasers-doc-load-{}", std::process::id()));
-    /// std::fs::create_dir_all(&dir)?;
-    /// let path = dir.join("profile.json");
-    /// let text = r#"{"format": "phasers-profile", "version": 1, "cores": 4,
-    ///                "barrier": [{"threads": 1, "algorithm": "counting"}]}"#;
-    /// std::fs::write(&path, text)?;
-    /// assert_eq!(Profile::load(&path)?.cores(), 4);
-    /// let err = Profile::load(&dir.join("nowhere.json")).unwrap_err();
-    /// assert!(err.to_string().contains("nowhere.json"), "{err}"); // names the file
-    /// std::fs::remove_dir_all(&dir)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn load(path: &Path) -> Result<Profile> {
-        Profile::read(path).map_err(|problem| match problem {
-            Problem::Unreadable(err) => Error::invalid(format!(
-                "cannot read the tuning profile {}: {err}; check the path, or write a profile \
-                 there with `phasers tune`",
-                path.display()
-            )),
-            Problem::Malformed(problem) => Error::invalid(format!(
-                "the tuning profile {} is invalid: {problem}; {WHAT_TO_DO}",
-                path.display()
-            )),
-        })
-    }
-
-    /// Writes the profile to `path` as [JSON](Self::to_json), creating the parent directories.
-    ///
-    /// The text goes to a temporary file beside `path` that is then renamed over it, so a program
-    /// starting meanwhile reads either the old profile or the new one, never half of one.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] naming the path and the I/O error when a directory cannot be
-    /// created or the file cannot be written.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use phasers::{Algorithm, Profile, ProfileEntry};
-    ///
-    /// let entry = ProfileEntry { threads: 1, algorithm: Algorithm::Counting, median_ns: None };
-    /// let profile = Profile::new(2, None, None, vec![entry])?;
-    /// let dir = std::env::temp_dir().join(format!("phasers-doc-save-{}", std::process::id()));
-    /// let path = dir.join("phasers").join("profile.json"); // the directories are created
-    /// profile.save(&path)?;
-    /// assert_eq!(Profile::load(&path)?, profile);
-    /// std::fs::remove_dir_all(&dir)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn save(&self, path: &Path) -> Result<()> {
-        let cannot = |what: &str, target: &Path, err: std::io::Error| {
-            Error::invalid(format!(
-                "cannot {what} {}: {err}; check the permissions, or save the profile elsewhere \
-                 and point {} at it",
-                target.display(),
-                Profile::ENV_VAR
-            ))
-        };
-        let parent = path.parent().filter(|dir| !dir.as_os_str().is_empty());
-        if let Some(dir) = parent {
-            std::fs::create_dir_all(dir)
-                .map_err(|err| cannot("create the profile's directory", dir, err))?;
-        }
-        let Some(name) = path.file_name() else {
-            return Err(Error::invalid(format!(
-                "cannot save a tuning profile to {}: it names no file; give a path such as \
-                 profile.json",
-                path.display()
-            )));
-        };
-        let mut temporary_name = name.to_owned();
-        temporary_name.push(format!(".{}.tmp", std::process::id()));
-        let temporary = path.with_file_name(temporary_name);
-        std::fs::write(&temporary, self.to_json())
-            .map_err(|err| cannot("write the tuning profile", &temporary, err))?;
-        std::fs::rename(&temporary, path).map_err(|err| {
-            // Leave no stray file behind; the rename error is the one worth reporting.
-            let _ = std::fs::remove_file(&temporary);
-            cannot("write the tuning profile", path, err)
-        })
     }
 
     /// The algorithm for `parties`: that of the entry with the largest thread count not above
@@ -486,58 +312,6 @@ impl Profile {
         self
     }
 
-    /// Where a profile is looked up when `PHASERS_PROFILE` is unset:
-    /// `$XDG_CONFIG_HOME/phasers/profile.json` when `XDG_CONFIG_HOME` is an absolute path, else
-    /// `$HOME/.config/phasers/profile.json` when `HOME` is, else `None`.
-    ///
-    /// This is also where `phasers tune` writes by default.
-    ///
-    /// ```
-    /// if let Some(path) = phasers::Profile::default_path() {
-    ///     assert!(path.ends_with("phasers/profile.json"));
-    /// }
-    /// ```
-    pub fn default_path() -> Option<PathBuf> {
-        profile_path::default_path_from(
-            std::env::var_os("XDG_CONFIG_HOME"),
-            std::env::var_os("HOME"),
-        )
-    }
-
-    /// Which profile `Auto` uses in this process, and why; looked up once, on first use.
-    ///
-    /// ```
-    /// let status = phasers::Profile::status();
-    /// // e.g. "profile /root/.config/phasers/profile.json: in use (measured on 2 cores)"
-    /// println!("{status}");
-    /// if let Some(profile) = status.profile() {
-    ///     assert_eq!(profile.cores(), phasers::available_cores());
-    /// }
-    /// ```
-    pub fn status() -> &'static ProfileStatus {
-        profile_status::active()
-    }
-
-    /// The profile `Auto` uses in this process, if any: [`status`](Self::status)`().profile()`.
-    ///
-    /// ```
-    /// use phasers::{Algorithm, Profile};
-    ///
-    /// // Set before anything in this process looks the profile up: none is used.
-    /// std::env::set_var(Profile::ENV_VAR, "off");
-    /// assert!(Profile::active().is_none());
-    /// assert_eq!(Algorithm::Auto.resolve(8), Algorithm::Auto.resolve_builtin(8));
-    /// ```
-    pub fn active() -> Option<&'static Profile> {
-        Profile::status().profile()
-    }
-
-    /// Reads `path` without the caller's context, for [`load`](Self::load) and the lookup.
-    pub(crate) fn read(path: &Path) -> Result<Profile, Problem> {
-        let text = std::fs::read_to_string(path).map_err(Problem::Unreadable)?;
-        profile_json::read(&text).map_err(Problem::Malformed)
-    }
-
     /// The one place the invariants are checked, for `new` and for files alike.
     pub(super) fn validated(
         cores: usize,
@@ -607,69 +381,6 @@ mod tests {
             algorithm,
             median_ns: None,
         }
-    }
-
-    fn sample() -> Profile {
-        Profile::new(
-            2,
-            Some("Intel(R) Xeon(R) CPU @ 2.50GHz".into()),
-            Some("phasers tune 0.1.0".into()),
-            vec![
-                ProfileEntry {
-                    threads: 1,
-                    algorithm: Algorithm::Counting,
-                    median_ns: Some(26.1),
-                },
-                ProfileEntry {
-                    threads: 2,
-                    algorithm: Algorithm::Dissemination,
-                    median_ns: Some(139.0),
-                },
-                ProfileEntry {
-                    threads: 4,
-                    algorithm: Algorithm::SenseReversing,
-                    median_ns: Some(4100.0),
-                },
-            ],
-        )
-        .unwrap()
-    }
-
-    #[test]
-    fn json_round_trip_keeps_every_field() {
-        let profile = sample();
-        assert!(profile.created_unix_s().is_some());
-        let text = profile.to_json();
-        assert!(text.contains("\"format\": \"phasers-profile\""), "{text}");
-        assert!(text.contains("\"version\": 1"), "{text}");
-        assert!(text.contains("\"sense-reversing\""), "{text}");
-        assert!(text.ends_with('\n'));
-        let back = Profile::from_json(&text).unwrap();
-        assert_eq!(back, profile);
-        assert_eq!(back.cores(), 2);
-        assert_eq!(back.cpu_model(), Some("Intel(R) Xeon(R) CPU @ 2.50GHz"));
-        assert_eq!(back.created_by(), Some("phasers tune 0.1.0"));
-        assert_eq!(back.entries()[0].median_ns, Some(26.1));
-    }
-
-    #[test]
-    fn entries_are_sorted_by_thread_count() {
-        let profile = Profile::new(
-            1,
-            None,
-            None,
-            vec![entry(8, Algorithm::Tournament), entry(1, Algorithm::Ticket)],
-        )
-        .unwrap();
-        let threads: Vec<usize> = profile.entries().iter().map(|e| e.threads).collect();
-        assert_eq!(threads, [1, 8]);
-        let parsed = Profile::from_json(
-            r#"{"format": "phasers-profile", "version": 1, "cores": 1, "barrier": [
-                {"threads": 8, "algorithm": "tournament"}, {"threads": 1, "algorithm": "ticket"}
-            ]}"#,
-        )
-        .unwrap();
-        assert_eq!(parsed.entries(), profile.entries());
     }
 
     #[test]
@@ -758,55 +469,5 @@ mod tests {
             ));
             assert!(m.contains("\"median_ns\"") && m.contains("finite"), "{m}");
         }
-    }
-
-    #[test]
-    fn load_and_save_name_the_path() {
-        let dir = std::env::temp_dir().join(format!("phasers-profile-unit-{}", std::process::id()));
-        let path = dir.join("a").join("b").join("profile.json");
-        let profile = sample();
-        profile.save(&path).unwrap();
-        assert_eq!(Profile::load(&path).unwrap(), profile);
-        // Saving again replaces the file and leaves no temporary beside it.
-        profile.save(&path).unwrap();
-        let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["profile.json"]);
-
-        std::fs::write(&path, r#"{"format": "phasers-profile", "version": 9}"#).unwrap();
-        let message = Profile::load(&path).unwrap_err().to_string();
-        assert!(message.contains(&path.display().to_string()), "{message}");
-        assert!(message.contains("version\" is 9"), "{message}");
-        assert!(message.contains("re-run `phasers tune`"), "{message}");
-        assert!(message.contains("PHASERS_PROFILE=off"), "{message}");
-
-        let missing = dir.join("missing.json");
-        let message = Profile::load(&missing).unwrap_err().to_string();
-        assert!(
-            message.contains("cannot read the tuning profile"),
-            "{message}"
-        );
-        assert!(message.contains("missing.json"), "{message}");
-
-        // A parent that is a file cannot become a directory.
-        let blocked = path.join("profile.json");
-        let message = profile.save(&blocked).unwrap_err().to_string();
-        assert!(
-            message.contains("cannot create the profile's directory"),
-            "{message}"
-        );
-        assert!(message.contains(&path.display().to_string()), "{message}");
-        // A directory in place of the file cannot be replaced by one.
-        let message = profile.save(&dir.join("a")).unwrap_err().to_string();
-        assert!(
-            message.contains("cannot write the tuning profile"),
-            "{message}"
-        );
-        let message = profile.save(Path::new("/")).unwrap_err().to_string();
-        assert!(message.contains("names no file"), "{message}");
-
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -3,9 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::profile::{Problem, WHAT_TO_DO};
+use super::profile::Profile;
+use super::profile_file::{Problem, WHAT_TO_DO};
 use super::profile_path::{self, Request};
-use super::Profile;
 use crate::error::{Error, Result};
 use crate::topology::available_cores;
 
@@ -22,6 +22,7 @@ use crate::topology::available_cores;
 /// assert!(status.profile().is_none());
 /// assert!(status.to_string().contains("not found"));
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "profile")))]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProfileStatus {
     /// `Auto` chooses from this profile.
@@ -271,7 +272,7 @@ pub(crate) fn detect_with(
 
 /// The process's profile status, looked up on first use and kept: every `Auto` barrier of a run
 /// then makes the same choice, and the file is read once.
-pub(crate) fn active() -> &'static ProfileStatus {
+pub(crate) fn process_status() -> &'static ProfileStatus {
     static STATUS: OnceLock<ProfileStatus> = OnceLock::new();
     STATUS.get_or_init(ProfileStatus::detect)
 }
@@ -279,18 +280,48 @@ pub(crate) fn active() -> &'static ProfileStatus {
 /// The profile `Auto` should follow: `Ok(None)` for the built-in rule, the lookup's error when the
 /// profile is invalid.
 pub(crate) fn for_auto() -> Result<Option<&'static Profile>> {
-    let status = active();
+    let status = process_status();
     match status.error() {
         Some(error) => Err(error.clone()),
         None => Ok(status.profile()),
     }
 }
 
+impl Profile {
+    /// Which profile `Auto` uses in this process, and why; looked up once, on first use.
+    ///
+    /// ```
+    /// let status = phasers::Profile::status();
+    /// // e.g. "profile /root/.config/phasers/profile.json: in use (measured on 2 cores)"
+    /// println!("{status}");
+    /// if let Some(profile) = status.profile() {
+    ///     assert_eq!(profile.cores(), phasers::available_cores());
+    /// }
+    /// ```
+    pub fn status() -> &'static ProfileStatus {
+        process_status()
+    }
+
+    /// The profile `Auto` uses in this process, if any: [`status`](Self::status)`().profile()`.
+    ///
+    /// ```
+    /// use phasers::{Algorithm, Profile};
+    ///
+    /// // Set before anything in this process looks the profile up: none is used.
+    /// std::env::set_var(Profile::ENV_VAR, "off");
+    /// assert!(Profile::active().is_none());
+    /// assert_eq!(Algorithm::Auto.resolve(8), Algorithm::Auto.resolve_builtin(8));
+    /// ```
+    pub fn active() -> Option<&'static Profile> {
+        Profile::status().profile()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::barrier::ProfileEntry;
-    use crate::Algorithm;
+    use crate::algorithm::Algorithm;
+    use crate::tune::profile::ProfileEntry;
 
     /// A scratch directory for one test, removed when dropped.
     struct Scratch(PathBuf);

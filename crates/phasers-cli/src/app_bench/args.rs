@@ -1,6 +1,7 @@
 //! The options of `phasers app`, and the barrier kinds and sizes they name.
 
 use std::path::PathBuf;
+use std::str::FromStr;
 
 use clap::Parser;
 use phasers::Algorithm;
@@ -27,11 +28,11 @@ pub const DEFAULT_NOPS: u32 = 5_000;
 pub struct AppArgs {
     /// Applications, comma-separated: sor, lu, streamcluster, interp, or all.
     #[arg(value_name = "APP", value_delimiter = ',', required = true, value_parser = parse_app)]
-    pub apps: Vec<AppChoice>,
+    pub apps: Vec<Named<AppName>>,
 
     /// Problem sizes, comma-separated: small, medium, large, or all [default: all].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_size)]
-    pub size: Option<Vec<SizeChoice>>,
+    pub size: Option<Vec<Named<Size>>>,
 
     /// Thread counts, comma-separated [default: 1,2,8]; the speedup over one thread needs 1.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = threads::parse_thread_count)]
@@ -42,7 +43,7 @@ pub struct AppArgs {
     /// algorithm and the phaser), baselines (std, pthread, cxx), or all [default:
     /// auto,std,pthread,cxx,phaser].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_sync)]
-    pub sync: Option<Vec<SyncChoice>>,
+    pub sync: Option<Vec<Named<SyncKind>>>,
 
     /// Runs of each row; min and median are over them.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=1000))]
@@ -58,84 +59,58 @@ pub struct AppArgs {
     pub json: Option<PathBuf>,
 }
 
-/// One entry of the application list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AppChoice {
-    /// One application.
-    One(AppName),
-    /// Every application.
-    All,
-}
+/// What one entry of a list names: one item, or a group (`all`, `ours`, `baselines`).
+#[derive(Debug, Clone)]
+pub struct Named<T>(pub Vec<T>);
 
-/// One entry of `--size`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SizeChoice {
-    /// One size.
-    One(Size),
-    /// Every size.
-    All,
-}
-
-/// One entry of `--sync`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SyncChoice {
-    /// One of our algorithms.
-    Algorithm(Algorithm),
-    /// The phaser.
-    Phaser,
-    /// `std::sync::Barrier`.
-    Std,
-    /// `pthread_barrier_t`.
-    Pthread,
-    /// C++20 `std::barrier`.
-    Cxx,
-    /// Every algorithm and the phaser.
-    Ours,
-    /// std, pthread and cxx.
-    Baselines,
-    /// Everything.
-    All,
-}
-
-fn parse_app(text: &str) -> Result<AppChoice, String> {
+/// One of `every` by name, or `all` of them.
+fn one_or_all<T: FromStr<Err = String> + Copy>(
+    text: &str,
+    every: &[T],
+) -> Result<Named<T>, String> {
     match text.trim() {
-        "all" => Ok(AppChoice::All),
+        "all" => Ok(Named(every.to_vec())),
         name => name
             .parse()
-            .map(AppChoice::One)
-            .map_err(|error: String| format!("{error} (or all)")),
+            .map(|one| Named(vec![one]))
+            .map_err(|error| format!("{error} (or all)")),
     }
 }
 
-fn parse_size(text: &str) -> Result<SizeChoice, String> {
-    match text.trim() {
-        "all" => Ok(SizeChoice::All),
-        name => name
-            .parse()
-            .map(SizeChoice::One)
-            .map_err(|error: String| format!("{error} (or all)")),
-    }
+fn parse_app(text: &str) -> Result<Named<AppName>, String> {
+    one_or_all(text, &AppName::ALL)
 }
 
-fn parse_sync(text: &str) -> Result<SyncChoice, String> {
-    Ok(match text.trim() {
-        "phaser" => SyncChoice::Phaser,
-        "std" => SyncChoice::Std,
-        "pthread" => SyncChoice::Pthread,
-        "cxx" | "c++" => SyncChoice::Cxx,
-        "ours" => SyncChoice::Ours,
-        "baselines" => SyncChoice::Baselines,
-        "all" => SyncChoice::All,
-        name => name
-            .parse::<Algorithm>()
-            .map(SyncChoice::Algorithm)
-            .map_err(|_| {
-                format!(
-                    "unknown barrier kind {name:?}: use auto or an algorithm of `phasers list`, \
+fn parse_size(text: &str) -> Result<Named<Size>, String> {
+    one_or_all(text, &Size::ALL)
+}
+
+fn parse_sync(text: &str) -> Result<Named<SyncKind>, String> {
+    let baselines = || vec![SyncKind::Std, factories::pthread(), factories::cxx()];
+    Ok(Named(match text.trim() {
+        "phaser" => vec![SyncKind::Phaser],
+        "std" => vec![SyncKind::Std],
+        "pthread" => vec![factories::pthread()],
+        "cxx" | "c++" => vec![factories::cxx()],
+        "ours" => SyncKind::ours(),
+        "baselines" => baselines(),
+        "all" => SyncKind::ours().into_iter().chain(baselines()).collect(),
+        name => vec![SyncKind::Ours(name.parse::<Algorithm>().map_err(|_| {
+            format!(
+                "unknown barrier kind {name:?}: use auto or an algorithm of `phasers list`, \
                  phaser, std, pthread, cxx, ours, baselines or all"
-                )
-            })?,
-    })
+            )
+        })?)],
+    }))
+}
+
+/// The items of `every` that `named` names, in the order of `every`.
+fn chosen<T: PartialEq + Copy>(named: &[Named<T>], every: &[T]) -> Vec<T> {
+    every
+        .iter()
+        .filter(|item| named.iter().any(|named| named.0.contains(item)))
+        .copied()
+        .collect()
 }
 
 /// What the options resolve to.
@@ -157,68 +132,35 @@ pub struct Config {
 impl Config {
     /// The run `args` ask for.
     pub fn from_args(args: &AppArgs) -> Self {
-        let mut apps: Vec<AppName> = Vec::new();
-        for choice in &args.apps {
-            match choice {
-                AppChoice::One(app) => apps.push(*app),
-                AppChoice::All => apps.extend(AppName::ALL),
-            }
-        }
-        apps = AppName::ALL
-            .into_iter()
-            .filter(|app| apps.contains(app))
-            .collect();
-        let mut sizes: Vec<Size> = Vec::new();
-        for choice in args.size.as_deref().unwrap_or(&[SizeChoice::All]) {
-            match choice {
-                SizeChoice::One(size) => sizes.push(*size),
-                SizeChoice::All => sizes.extend(Size::ALL),
-            }
-        }
-        sizes.sort_unstable();
-        sizes.dedup();
-        let threads = crate::sorted_unique(
-            args.threads
-                .clone()
-                .unwrap_or_else(|| DEFAULT_THREADS.to_vec()),
-        );
-        let default_sync: Vec<SyncChoice> = DEFAULT_SYNC
-            .iter()
-            .map(|name| parse_sync(name).expect("the default kinds parse"))
-            .collect();
+        let default_sync =
+            || DEFAULT_SYNC.map(|name| parse_sync(name).expect("the defaults parse"));
         let mut kinds: Vec<SyncKind> = Vec::new();
-        for choice in args.sync.as_deref().unwrap_or(&default_sync) {
-            for kind in expand(*choice) {
-                if !kinds.iter().any(|known| known.name() == kind.name()) {
-                    kinds.push(kind);
-                }
+        for kind in args
+            .sync
+            .clone()
+            .unwrap_or_else(|| default_sync().into())
+            .into_iter()
+            .flat_map(|named| named.0)
+        {
+            if !kinds.iter().any(|known| known.name() == kind.name()) {
+                kinds.push(kind);
             }
         }
         Config {
-            apps,
-            sizes,
-            threads,
+            apps: chosen(&args.apps, &AppName::ALL),
+            sizes: args
+                .size
+                .as_deref()
+                .map_or(Size::ALL.to_vec(), |named| chosen(named, &Size::ALL)),
+            threads: crate::sorted_unique(
+                args.threads
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_THREADS.to_vec()),
+            ),
             kinds,
             repeat: usize::from(args.repeat),
             nops: args.nops,
         }
-    }
-}
-
-fn baselines() -> Vec<SyncKind> {
-    vec![SyncKind::Std, factories::pthread(), factories::cxx()]
-}
-
-fn expand(choice: SyncChoice) -> Vec<SyncKind> {
-    match choice {
-        SyncChoice::Algorithm(algorithm) => vec![SyncKind::Ours(algorithm)],
-        SyncChoice::Phaser => vec![SyncKind::Phaser],
-        SyncChoice::Std => vec![SyncKind::Std],
-        SyncChoice::Pthread => vec![factories::pthread()],
-        SyncChoice::Cxx => vec![factories::cxx()],
-        SyncChoice::Ours => SyncKind::ours(),
-        SyncChoice::Baselines => baselines(),
-        SyncChoice::All => SyncKind::ours().into_iter().chain(baselines()).collect(),
     }
 }
 

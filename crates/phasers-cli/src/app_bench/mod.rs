@@ -14,12 +14,12 @@ mod factories;
 mod results;
 mod table;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use phasers::Algorithm;
 use phasers_apps::interp;
 use phasers_apps::sync::{SyncKind, STD_NAME};
-use phasers_apps::workload::{AppName, Size, Workload};
+use phasers_apps::workload::{AppName, Size};
 
 use crate::floors_record::floors_line;
 use crate::outputs;
@@ -29,7 +29,7 @@ use crate::stats;
 pub use args::AppArgs;
 
 use args::Config;
-use results::{AppReport, AppRow, AppRun, AppSettings, Kind, NopRow, Ratios};
+use results::{AppReport, AppRow, AppRun, AppSettings, Kind, NopRow, Ratios, RowId};
 
 /// Runs `phasers app`.
 pub fn run(args: &AppArgs) -> Result<(), String> {
@@ -120,44 +120,66 @@ fn settings(config: &Config) -> AppSettings {
     }
 }
 
-fn kind_of(sync: &SyncKind) -> Kind {
-    if sync.is_ours() {
-        Kind::Ours
-    } else {
-        Kind::Baseline
+/// Who a row measures: at `threads`, on `sync` (or, with `None`, the ideal with no barriers).
+fn row_id(threads: usize, sync: Option<&SyncKind>, cores: usize) -> RowId {
+    RowId {
+        threads,
+        oversubscribed: threads > cores,
+        sync: sync.map_or_else(|| "ideal".to_owned(), SyncKind::name),
+        kind: match sync {
+            None => Kind::Ideal,
+            Some(sync) if sync.is_ours() => Kind::Ours,
+            Some(_) => Kind::Baseline,
+        },
+        resolved: match sync {
+            Some(SyncKind::Ours(Algorithm::Auto)) => {
+                Some(Algorithm::Auto.resolve(threads).name().to_owned())
+            }
+            _ => None,
+        },
     }
 }
 
-fn resolved(sync: &SyncKind, threads: usize) -> Option<String> {
-    match sync {
-        SyncKind::Ours(Algorithm::Auto) => Some(Algorithm::Auto.resolve(threads).name().to_owned()),
-        _ => None,
+/// Runs `attempt` up to `repeat` times, stopping at the first failure: what the runs gave, and
+/// the failure.
+fn repeated<T, E: ToString>(
+    repeat: usize,
+    mut attempt: impl FnMut() -> Result<T, E>,
+) -> (Vec<T>, Option<String>) {
+    let mut outputs = Vec::with_capacity(repeat);
+    for _ in 0..repeat {
+        match attempt() {
+            Ok(output) => outputs.push(output),
+            Err(error) => return (outputs, Some(error.to_string())),
+        }
     }
-}
-
-fn ns(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1e9
+    (outputs, None)
 }
 
 /// Every row of `app` at `size`.
 fn measure_app(app: AppName, size: Size, config: &Config, cores: usize) -> AppRun {
     let workload = app.workload(size);
-    let mut sequential_samples_ns = Vec::new();
-    let mut sequential_error = None;
-    for _ in 0..config.repeat {
-        match workload.sequential() {
-            Ok(elapsed) => sequential_samples_ns.push(ns(elapsed)),
-            Err(error) => {
-                sequential_error = Some(error.to_string());
-                break;
-            }
-        }
-    }
+    let (times, sequential_error) = repeated(config.repeat, || workload.sequential());
+    let sequential_samples_ns: Vec<f64> =
+        times.iter().map(|time| time.as_secs_f64() * 1e9).collect();
     let sequential = stats::summarize(&sequential_samples_ns);
     let mut rows = Vec::new();
     for &threads in &config.threads {
         for sync in &config.kinds {
-            rows.push(measure_row(&*workload, threads, sync, config.repeat, cores));
+            let (runs, error) = repeated(config.repeat, || workload.parallel(threads, sync));
+            let samples_ns: Vec<f64> = runs
+                .iter()
+                .map(|run| run.elapsed.as_secs_f64() * 1e9)
+                .collect();
+            rows.push(AppRow {
+                id: row_id(threads, Some(sync), cores),
+                barriers: runs.last().map(|run| run.barriers),
+                summary: stats::summarize(&samples_ns).filter(|_| error.is_none()),
+                samples_ns,
+                speedup_vs_sequential: None,
+                speedup_vs_one_thread: None,
+                error,
+            });
         }
     }
     fill_speedups(&mut rows, sequential.map(|summary| summary.median));
@@ -178,55 +200,13 @@ fn measure_app(app: AppName, size: Size, config: &Config, cores: usize) -> AppRu
     }
 }
 
-/// One row: `repeat` parallel runs, stopping at the first failure.
-fn measure_row(
-    workload: &dyn Workload,
-    threads: usize,
-    sync: &SyncKind,
-    repeat: usize,
-    cores: usize,
-) -> AppRow {
-    let mut samples_ns = Vec::new();
-    let mut barriers = None;
-    let mut error = None;
-    for _ in 0..repeat {
-        match workload.parallel(threads, sync) {
-            Ok(run) => {
-                samples_ns.push(ns(run.elapsed));
-                barriers = Some(run.barriers);
-            }
-            Err(failure) => {
-                error = Some(failure.to_string());
-                break;
-            }
-        }
-    }
-    AppRow {
-        threads,
-        oversubscribed: threads > cores,
-        sync: sync.name(),
-        kind: kind_of(sync),
-        resolved: resolved(sync, threads),
-        barriers,
-        summary: if error.is_none() {
-            stats::summarize(&samples_ns)
-        } else {
-            None
-        },
-        samples_ns,
-        speedup_vs_sequential: None,
-        speedup_vs_one_thread: None,
-        error,
-    }
-}
-
 /// Sets each row's speedups: the sequential median, and its kind's 1-thread median, over its
 /// own median.
 fn fill_speedups(rows: &mut [AppRow], sequential: Option<f64>) {
     let one_thread: Vec<(String, f64)> = rows
         .iter()
-        .filter(|row| row.threads == 1)
-        .filter_map(|row| Some((row.sync.clone(), row.summary?.median)))
+        .filter(|row| row.id.threads == 1)
+        .filter_map(|row| Some((row.id.sync.clone(), row.summary?.median)))
         .collect();
     for row in rows.iter_mut() {
         let Some(median) = row.summary.map(|summary| summary.median) else {
@@ -238,7 +218,7 @@ fn fill_speedups(rows: &mut [AppRow], sequential: Option<f64>) {
         row.speedup_vs_sequential = sequential.map(|sequential| sequential / median);
         row.speedup_vs_one_thread = one_thread
             .iter()
-            .find(|(sync, _)| *sync == row.sync)
+            .find(|(sync, _)| *sync == row.id.sync)
             .map(|(_, one)| one / median);
     }
 }
@@ -248,14 +228,14 @@ fn ratios(rows: &[AppRow], threads: usize) -> Ratios {
     let median = |row: &AppRow| row.summary.map(|summary| summary.median);
     let at = |name: &str| {
         rows.iter()
-            .find(|row| row.threads == threads && row.sync == name)
+            .find(|row| row.id.threads == threads && row.id.sync == name)
             .and_then(median)
     };
     let auto = at(Algorithm::Auto.name());
     let best = rows
         .iter()
-        .filter(|row| row.threads == threads && row.kind == Kind::Baseline)
-        .filter_map(|row| Some((row.sync.clone(), median(row)?)))
+        .filter(|row| row.id.threads == threads && row.id.kind == Kind::Baseline)
+        .filter_map(|row| Some((row.id.sync.clone(), median(row)?)))
         .min_by(|a, b| a.1.total_cmp(&b.1));
     let over = |base: Option<f64>| match (auto, base) {
         (Some(auto), Some(base)) if base > 0.0 => Some(auto / base),
@@ -273,37 +253,20 @@ fn ratios(rows: &[AppRow], threads: usize) -> Ratios {
 fn measure_nops(config: &Config, cores: usize) -> Vec<NopRow> {
     let mut rows = Vec::new();
     for &threads in &config.threads {
-        let kinds = config.kinds.iter().map(Some).chain([None]);
-        for sync in kinds {
-            let mut ns_samples = Vec::new();
-            let mut cycle_samples = Vec::new();
-            let mut barriers = None;
-            let mut error = None;
-            for _ in 0..config.repeat {
-                match interp::nop_cost(threads, sync, config.nops) {
-                    Ok(cost) => {
-                        ns_samples.push(cost.ns);
-                        cycle_samples.extend(cost.cycles);
-                        barriers = Some(cost.barriers_per_nop);
-                    }
-                    Err(failure) => {
-                        error = Some(failure);
-                        break;
-                    }
-                }
-            }
+        for sync in config.kinds.iter().map(Some).chain([None]) {
+            let (costs, error) = repeated(config.repeat, || {
+                interp::nop_cost(threads, sync, config.nops)
+            });
+            let ns: Vec<f64> = costs.iter().map(|cost| cost.ns).collect();
+            let cycles: Vec<f64> = costs.iter().filter_map(|cost| cost.cycles).collect();
             rows.push(NopRow {
-                threads,
-                oversubscribed: threads > cores,
-                sync: sync.map_or_else(|| "ideal".to_owned(), SyncKind::name),
-                kind: sync.map_or(Kind::Ideal, kind_of),
-                resolved: sync.and_then(|sync| resolved(sync, threads)),
+                id: row_id(threads, sync, cores),
                 nops: config.nops,
-                ns_per_nop: stats::summarize(&ns_samples),
-                ns_per_nop_samples: ns_samples,
-                cycles_per_nop: stats::summarize(&cycle_samples),
-                cycles_per_nop_samples: cycle_samples,
-                barriers_per_nop: barriers,
+                ns_per_nop: stats::summarize(&ns),
+                ns_per_nop_samples: ns,
+                cycles_per_nop: stats::summarize(&cycles),
+                cycles_per_nop_samples: cycles,
+                barriers_per_nop: costs.last().map(|cost| cost.barriers_per_nop),
                 error,
             });
         }
@@ -322,7 +285,7 @@ fn failures(runs: &[AppRun], nop: &[NopRow]) -> Result<(), String> {
             if let Some(error) = &row.error {
                 failed.push(format!(
                     "{} {} {} with {} threads: {error}",
-                    run.app, run.size, row.sync, row.threads
+                    run.app, run.size, row.id.sync, row.id.threads
                 ));
             }
         }
@@ -331,7 +294,7 @@ fn failures(runs: &[AppRun], nop: &[NopRow]) -> Result<(), String> {
         if let Some(error) = &row.error {
             failed.push(format!(
                 "interp NOP {} with {} threads: {error}",
-                row.sync, row.threads
+                row.id.sync, row.id.threads
             ));
         }
     }
@@ -361,11 +324,13 @@ mod tests {
 
     fn row(threads: usize, sync: &str, kind: Kind, median: Option<f64>) -> AppRow {
         AppRow {
-            threads,
-            oversubscribed: false,
-            sync: sync.to_owned(),
-            kind,
-            resolved: None,
+            id: RowId {
+                threads,
+                oversubscribed: false,
+                sync: sync.to_owned(),
+                kind,
+                resolved: None,
+            },
             barriers: Some(10),
             samples_ns: median.into_iter().collect(),
             summary: median.and_then(|median| stats::summarize(&[median])),
@@ -450,14 +415,14 @@ mod tests {
                 assert!(row.speedup_vs_one_thread.is_some(), "{row:?}");
             }
             assert!(run.ratios[1].auto_over_best_baseline.is_some());
-            assert!(run.rows[0].resolved.is_some());
+            assert!(run.rows[0].id.resolved.is_some());
         }
         let nop = measure_nops(&config, 2);
         assert_eq!(nop.len(), 2 * 6);
         assert!(nop
             .iter()
             .all(|row| row.error.is_none() && row.ns_per_nop.is_some()));
-        assert_eq!(nop.last().unwrap().sync, "ideal");
+        assert_eq!(nop.last().unwrap().id.sync, "ideal");
         assert_eq!(nop.last().unwrap().barriers_per_nop, Some(0.0));
         assert!(failures(&[], &nop).is_ok());
     }

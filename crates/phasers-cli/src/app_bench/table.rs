@@ -22,10 +22,10 @@ fn row_cells(row: &AppRow) -> Vec<String> {
     vec![
         format!(
             "{}{}",
-            row.threads,
-            if row.oversubscribed { "*" } else { "" }
+            row.id.threads,
+            if row.id.oversubscribed { "*" } else { "" }
         ),
-        label(&row.sync, row.resolved.as_deref()),
+        label(&row.id.sync, row.id.resolved.as_deref()),
         summary.map_or_else(|| "-".into(), |summary| time(summary.min)),
         summary.map_or_else(|| "-".into(), |summary| time(summary.median)),
         row.speedup_vs_sequential
@@ -69,7 +69,7 @@ pub fn app_table(run: &AppRun) -> String {
         let auto = run
             .rows
             .iter()
-            .find(|row| row.threads == ratios.threads && row.sync == "auto");
+            .find(|row| row.id.threads == ratios.threads && row.id.sync == "auto");
         if auto.is_none() {
             continue;
         }
@@ -106,10 +106,10 @@ pub fn nop_table(rows: &[NopRow]) -> String {
         cells.push(vec![
             format!(
                 "{}{}",
-                row.threads,
-                if row.oversubscribed { "*" } else { "" }
+                row.id.threads,
+                if row.id.oversubscribed { "*" } else { "" }
             ),
-            label(&row.sync, row.resolved.as_deref()),
+            label(&row.id.sync, row.id.resolved.as_deref()),
             row.ns_per_nop
                 .map_or_else(|| "-".into(), |summary| format!("{:.1}", summary.min)),
             row.ns_per_nop

@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Provenance;
-use crate::stats::Summary;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::stats::Summary;
 
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,6 +111,13 @@ pub struct AppRow {
     pub speedup_vs_one_thread: Option<f64>,
     /// Why the row failed: `failed: ...` or `wrong result: ...`.
     pub error: Option<String>,
+}
+
+impl AppRow {
+    /// The median run, when the row has one.
+    pub fn median(&self) -> Option<f64> {
+        self.summary.map(|summary| summary.median)
+    }
 }
 
 /// `auto` against the baselines at one thread count (medians; below 1: ours is faster).

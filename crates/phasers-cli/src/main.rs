@@ -14,7 +14,7 @@
 mod app_bench;
 mod barrier_ratios;
 mod bench;
-mod body;
+
 mod child_process;
 mod collectives_bench;
 mod comparisons;
@@ -45,7 +45,7 @@ mod wrong_result;
 // The harness's modules under their old paths, for the benchmarks that still name them so.
 pub use phasers_cli::harness::args::{command_line, parse_delay, parse_seconds, sorted_unique};
 pub use phasers_cli::harness::{
-    affinity, delay, floor, floors_record, machine, outputs, schedule, stats, threads,
+    affinity, body, delay, floor, floors_record, machine, outputs, schedule, stats, threads,
 };
 
 use std::process::ExitCode;

@@ -30,7 +30,7 @@ mod openmp_row;
 mod phaser_bench;
 mod phaser_config;
 mod phaser_row;
-mod plot;
+
 mod reduce_bench;
 mod reference;
 mod regime_floor;
@@ -45,7 +45,7 @@ mod wrong_result;
 // The harness's modules under their old paths, for the benchmarks that still name them so.
 pub use phasers_cli::harness::args::{command_line, parse_delay, parse_seconds, sorted_unique};
 pub use phasers_cli::harness::{
-    affinity, body, delay, floor, floors_record, machine, outputs, schedule, stats, threads,
+    affinity, body, delay, floor, floors_record, machine, outputs, plot, schedule, stats, threads,
 };
 
 use std::process::ExitCode;

@@ -20,7 +20,7 @@ use phasers_apps::sync::{SyncKind, STD_NAME};
 use phasers_apps::workload::{AppName, Size};
 use phasers_cli::harness::args::command_line;
 use phasers_cli::harness::failures::failures;
-use phasers_cli::harness::floors_record::floors_line;
+use phasers_cli::harness::header::{warn_if_debug_build, Header};
 use phasers_cli::harness::outputs::Outputs;
 use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
@@ -37,19 +37,14 @@ pub fn run(args: &AppArgs) -> Result<(), String> {
     let outputs = Outputs::create(args.json.as_deref(), None, Vec::new())?;
     let provenance = Provenance::now("app", command_line());
     let cores = provenance.machine.available_cores;
+    let what = "whole applications on each barrier kind, every result checked against the \
+                sequential run";
+    let header = Header::new(&provenance, what).line("method", &config.settings.method);
     println!(
-        "phasers app: whole applications on each barrier kind, every result checked against \
-         the sequential run\nmethod:  {}\nmachine: {}\nfloors:  {}\n",
-        config.settings.method,
-        provenance.machine.summary(),
-        floors_line(&provenance)
+        "{}",
+        header.machine(&provenance).floors(&provenance).finish()
     );
-    if cfg!(debug_assertions) {
-        eprintln!(
-            "warning: a debug build: nothing is optimized, so these numbers mean little; use \
-             `cargo run --release`"
-        );
-    }
+    warn_if_debug_build(None);
     let interp = config.apps.contains(&AppName::Interp);
     let bar = progress::bar(
         config.apps.len() * config.sizes.len() + usize::from(interp),

@@ -1,7 +1,9 @@
 //! The tables `phasers app` prints: one per application and size, and one for the
 //! interpreter's NOP program.
 
-use phasers_cli::harness::table::{aligned, ratio, time, Last};
+use phasers_cli::harness::table::{
+    aligned, note_cell, ratio, resolved_label, threads_cell, time, Last,
+};
 
 use super::results::{AppRun, NopRow, RowId};
 
@@ -15,13 +17,14 @@ fn table<'a, R: 'a>(
     let header = format!("threads|sync|{columns}|");
     let lines = rows.into_iter().map(|row| {
         let (id, values, error) = line(row);
-        let sync = match &id.resolved {
-            Some(resolved) if *resolved != id.sync => format!("{} → {resolved}", id.sync),
-            _ => id.sync.clone(),
-        };
-        let threads = format!("{}{}", id.threads, if id.oversubscribed { "*" } else { "" });
-        let note = error.as_ref().map(|error| format!("ERROR: {error}"));
-        [vec![threads, sync], values, vec![note.unwrap_or_default()]].concat()
+        let threads = threads_cell(id.threads, id.oversubscribed);
+        let sync = resolved_label(&id.sync, id.resolved.as_deref());
+        [
+            vec![threads, sync],
+            values,
+            vec![note_cell(error.as_deref(), &[])],
+        ]
+        .concat()
     });
     let header = header.split('|').map(String::from).collect();
     aligned(&[vec![header], lines.collect()].concat(), Last::Free)

@@ -7,7 +7,6 @@ use clap::Parser;
 use phasers::Algorithm;
 use phasers_apps::sync::SyncKind;
 use phasers_apps::workload::{AppName, Size};
-
 use phasers_cli::harness::args::sorted_unique;
 use phasers_cli::harness::threads::parse_thread_count;
 
@@ -19,11 +18,11 @@ use super::results::AppSettings;
 #[command(name = "app")]
 pub struct AppArgs {
     /// Applications, comma-separated: sor, lu, streamcluster, interp, or all.
-    #[arg(value_name = "APP", value_delimiter = ',', required = true, value_parser = parse_app)]
+    #[arg(value_name = "APP", value_delimiter = ',', required = true, value_parser = |text: &str| one_or_all(text, &AppName::ALL))]
     pub apps: Vec<Named<AppName>>,
 
     /// Problem sizes, comma-separated: small, medium, large, or all.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "all", value_parser = parse_size)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "all", value_parser = |text: &str| one_or_all(text, &Size::ALL))]
     pub size: Vec<Named<Size>>,
 
     /// Thread counts, comma-separated [default: 1,2,8]; the speedup over one thread needs 1.
@@ -66,14 +65,6 @@ fn one_or_all<T: FromStr<Err = String> + Copy>(
             .map(|one| Named(vec![one]))
             .map_err(|error| format!("{error} (or all)")),
     }
-}
-
-fn parse_app(text: &str) -> Result<Named<AppName>, String> {
-    one_or_all(text, &AppName::ALL)
-}
-
-fn parse_size(text: &str) -> Result<Named<Size>, String> {
-    one_or_all(text, &Size::ALL)
 }
 
 fn parse_sync(text: &str) -> Result<Named<SyncKind>, String> {

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use phasers_apps::sync::{BarrierFactory, Handles, SyncKind, WaitHandle as AppWaitHandle};
+use phasers_cli::harness::body::WaitHandle;
 
-use crate::contender::{Contender, WaitHandle};
+use crate::contender::Contender;
 use crate::native::{CxxBarrier, PthreadBarrier};
 
 /// The kind of the pthread baseline.

@@ -5,74 +5,55 @@
 use std::sync::Arc;
 
 use phasers_apps::sync::{BarrierFactory, Handles, SyncKind, WaitHandle as AppWaitHandle};
+use phasers_cli::harness::body::WaitHandle;
 
-use crate::contender::{Contender, WaitHandle};
-use crate::native::cxx::CxxHandle;
-use crate::native::pthread::PthreadHandle;
+use crate::contender::Contender;
 use crate::native::{CxxBarrier, PthreadBarrier};
-
-impl AppWaitHandle for PthreadHandle<'_> {
-    #[inline]
-    fn wait(&mut self) -> Result<(), String> {
-        WaitHandle::wait(self).map_err(|error| error.to_string())
-    }
-}
-
-impl AppWaitHandle for CxxHandle<'_> {
-    #[inline]
-    fn wait(&mut self) -> Result<(), String> {
-        WaitHandle::wait(self).map_err(|error| error.to_string())
-    }
-}
-
-/// glibc's `pthread_barrier_t`, through the C shim.
-#[derive(Debug, Clone, Copy)]
-pub struct PthreadFactory;
-
-impl BarrierFactory for PthreadFactory {
-    fn name(&self) -> String {
-        Contender::Pthread.name().into_owned()
-    }
-
-    fn with_handles(&self, threads: usize, run: &mut dyn FnMut(Handles<'_>)) -> Result<(), String> {
-        let barrier = PthreadBarrier::new(threads)?;
-        run(barrier
-            .handles()
-            .into_iter()
-            .map(|handle| Box::new(handle) as Box<dyn AppWaitHandle + '_>)
-            .collect());
-        Ok(())
-    }
-}
-
-/// libstdc++'s C++20 `std::barrier`, through the C++ shim.
-#[derive(Debug, Clone, Copy)]
-pub struct CxxFactory;
-
-impl BarrierFactory for CxxFactory {
-    fn name(&self) -> String {
-        Contender::CxxBarrier.name().into_owned()
-    }
-
-    fn with_handles(&self, threads: usize, run: &mut dyn FnMut(Handles<'_>)) -> Result<(), String> {
-        let barrier = CxxBarrier::new(threads)?;
-        run(barrier
-            .handles()
-            .into_iter()
-            .map(|handle| Box::new(handle) as Box<dyn AppWaitHandle + '_>)
-            .collect());
-        Ok(())
-    }
-}
 
 /// The kind of the pthread baseline.
 pub fn pthread() -> SyncKind {
-    SyncKind::External(Arc::new(PthreadFactory))
+    SyncKind::External(Arc::new(Native(Contender::Pthread)))
 }
 
 /// The kind of the C++20 baseline.
 pub fn cxx() -> SyncKind {
-    SyncKind::External(Arc::new(CxxFactory))
+    SyncKind::External(Arc::new(Native(Contender::CxxBarrier)))
+}
+
+/// A native baseline, built afresh for every run.
+#[derive(Debug, Clone, Copy)]
+struct Native(Contender);
+
+/// A native barrier's handle as the applications wait on it (the error becomes a message).
+struct AppHandle<H>(H);
+
+impl<H: WaitHandle> AppWaitHandle for AppHandle<H> {
+    #[inline]
+    fn wait(&mut self) -> Result<(), String> {
+        self.0.wait().map_err(|error| error.to_string())
+    }
+}
+
+fn boxed<'a, H: WaitHandle + 'a>(handles: Vec<H>) -> Handles<'a> {
+    handles
+        .into_iter()
+        .map(|handle| Box::new(AppHandle(handle)) as Box<dyn AppWaitHandle + 'a>)
+        .collect()
+}
+
+impl BarrierFactory for Native {
+    fn name(&self) -> String {
+        self.0.name().into_owned()
+    }
+
+    fn with_handles(&self, threads: usize, run: &mut dyn FnMut(Handles<'_>)) -> Result<(), String> {
+        match self.0 {
+            Contender::Pthread => run(boxed(PthreadBarrier::new(threads)?.handles())),
+            Contender::CxxBarrier => run(boxed(CxxBarrier::new(threads)?.handles())),
+            other => return Err(format!("{} is no native barrier kind", other.name())),
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -88,9 +69,13 @@ mod tests {
                 let run = sor.parallel(threads, &kind).unwrap();
                 assert_eq!(run.barriers, 200, "{kind:?}");
             }
+            assert!(
+                kind.with_handles(0, |_: Handles<'_>| ()).is_err(),
+                "{kind:?} with 0 threads"
+            );
         }
         assert_eq!(pthread().name(), "pthread_barrier_t");
         assert_eq!(cxx().name(), "std::barrier (C++20)");
-        assert!(PthreadFactory.with_handles(0, &mut |_| ()).is_err());
+        assert!(Native(Contender::Std).with_handles(2, &mut |_| ()).is_err());
     }
 }

@@ -14,158 +14,138 @@ mod factories;
 mod results;
 mod table;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use phasers::Algorithm;
 use phasers_apps::interp;
 use phasers_apps::sync::{SyncKind, STD_NAME};
-use phasers_apps::workload::{AppName, Size, Workload};
-
-use crate::floors_record::floors_line;
-use crate::outputs;
-use crate::results::Provenance;
-use crate::stats;
+use phasers_apps::workload::{AppName, Size};
+use phasers_cli::harness::args::command_line;
+use phasers_cli::harness::failures::failures;
+use phasers_cli::harness::header::{warn_if_debug_build, Header};
+use phasers_cli::harness::outputs::Outputs;
+use phasers_cli::harness::progress;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::stats;
 
 pub use args::AppArgs;
 
 use args::Config;
-use results::{AppReport, AppRow, AppRun, AppSettings, Kind, NopRow, Ratios};
+use results::{AppReport, AppRow, AppRun, Kind, NopRow, Ratios, RowId};
 
 /// Runs `phasers app`.
 pub fn run(args: &AppArgs) -> Result<(), String> {
     let config = Config::from_args(args);
-    let json = outputs::open(args.json.as_deref())?;
-    let provenance = Provenance::now("app", crate::command_line());
+    let outputs = Outputs::create(args.json.as_deref(), None, Vec::new())?;
+    let provenance = Provenance::now("app", command_line());
     let cores = provenance.machine.available_cores;
-    let settings = settings(&config);
+    let what = "whole applications on each barrier kind, every result checked against the \
+                sequential run";
+    let header = Header::new(&provenance, what).line("method", &config.settings.method);
     println!(
-        "phasers app: whole applications on each barrier kind, every result checked against \
-         the sequential run\n\
-         method:  {}\n\
-         machine: {}\n\
-         floors:  {}\n",
-        settings.method,
-        provenance.machine.summary(),
-        floors_line(&provenance)
+        "{}",
+        header.machine(&provenance).floors(&provenance).finish()
     );
-    if cfg!(debug_assertions) {
-        eprintln!(
-            "warning: a debug build: nothing is optimized, so these numbers mean little; use \
-             `cargo run --release`"
-        );
-    }
+    warn_if_debug_build(None);
+    let interp = config.apps.contains(&AppName::Interp);
+    let bar = progress::bar(
+        config.apps.len() * config.sizes.len() + usize::from(interp),
+        "runs",
+    );
     let started = Instant::now();
     let mut runs = Vec::new();
     for &app in &config.apps {
         for &size in &config.sizes {
-            eprintln!(
-                "{app} {size} ({:.0} s so far)",
-                started.elapsed().as_secs_f64()
-            );
+            bar.set_message(format!("{app} {size}"));
             let run = measure_app(app, size, &config, cores);
-            println!("{}", table::app_table(&run));
+            bar.suspend(|| println!("{}", table::app_table(&run)));
+            bar.inc(1);
             runs.push(run);
         }
     }
     let mut nop = Vec::new();
-    if config.apps.contains(&AppName::Interp) {
-        eprintln!(
-            "interp NOP program ({:.0} s so far)",
-            started.elapsed().as_secs_f64()
-        );
+    if interp {
+        bar.set_message("interp NOP program");
         nop = measure_nops(&config, cores);
-        println!("{}", table::nop_table(&nop));
+        bar.suspend(|| println!("{}", table::nop_table(&nop)));
     }
+    bar.finish_and_clear();
     eprintln!("measured in {:.0} s", started.elapsed().as_secs_f64());
-    let failures = failures(&runs, &nop);
+    let failed = failed(&runs, &nop);
     let report = AppReport {
         provenance,
-        settings,
+        settings: config.settings,
         runs,
         nop,
     };
-    if let Some((path, out)) = json {
-        outputs::write_json(out, &path, &report)?;
-        eprintln!("results written to {}", path.display());
-    }
-    failures
+    outputs.write(&report, |_| Ok::<(), String>(()), |_, _| Ok(()))?;
+    failures(failed)
 }
 
-/// The settings as the report states them.
-fn settings(config: &Config) -> AppSettings {
-    AppSettings {
-        method: format!(
-            "each row runs the application {} time(s) on fresh data and a fresh barrier; a run \
-             is timed from the first thread's start to the last thread's end, after the threads \
-             met on a control barrier (thread start-up and set-up are not timed); every barrier \
-             is one virtual call through the same handle type for every kind; the result is \
-             checked against the sequential run after the clock stops. Speedups divide medians",
-            config.repeat
-        ),
-        apps: config
-            .apps
-            .iter()
-            .map(|app| app.name().to_owned())
-            .collect(),
-        sizes: config
-            .sizes
-            .iter()
-            .map(|size| size.name().to_owned())
-            .collect(),
-        threads: config.threads.clone(),
-        sync: config.kinds.iter().map(SyncKind::name).collect(),
-        repeat: config.repeat,
-        nops: config.nops,
-        debug_build: cfg!(debug_assertions),
+/// Who a row measures: at `threads`, on `sync` (or, with `None`, the ideal with no barriers).
+fn row_id(threads: usize, sync: Option<&SyncKind>, cores: usize) -> RowId {
+    RowId {
+        threads,
+        oversubscribed: threads > cores,
+        sync: sync.map_or_else(|| "ideal".to_owned(), SyncKind::name),
+        kind: match sync {
+            None => Kind::Ideal,
+            Some(sync) if sync.is_ours() => Kind::Ours,
+            Some(_) => Kind::Baseline,
+        },
+        resolved: match sync {
+            Some(SyncKind::Ours(Algorithm::Auto)) => {
+                Some(Algorithm::Auto.resolve(threads).name().to_owned())
+            }
+            _ => None,
+        },
     }
 }
 
-fn kind_of(sync: &SyncKind) -> Kind {
-    if sync.is_ours() {
-        Kind::Ours
-    } else {
-        Kind::Baseline
+/// Runs `attempt` up to `repeat` times, stopping at the first failure: what the runs gave, and
+/// the failure.
+fn repeated<T, E: ToString>(
+    repeat: usize,
+    mut attempt: impl FnMut() -> Result<T, E>,
+) -> (Vec<T>, Option<String>) {
+    let mut outputs = Vec::with_capacity(repeat);
+    for _ in 0..repeat {
+        match attempt() {
+            Ok(output) => outputs.push(output),
+            Err(error) => return (outputs, Some(error.to_string())),
+        }
     }
-}
-
-fn resolved(sync: &SyncKind, threads: usize) -> Option<String> {
-    match sync {
-        SyncKind::Ours(Algorithm::Auto) => Some(Algorithm::Auto.resolve(threads).name().to_owned()),
-        _ => None,
-    }
-}
-
-fn ns(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1e9
+    (outputs, None)
 }
 
 /// Every row of `app` at `size`.
 fn measure_app(app: AppName, size: Size, config: &Config, cores: usize) -> AppRun {
     let workload = app.workload(size);
-    let mut sequential_samples_ns = Vec::new();
-    let mut sequential_error = None;
-    for _ in 0..config.repeat {
-        match workload.sequential() {
-            Ok(elapsed) => sequential_samples_ns.push(ns(elapsed)),
-            Err(error) => {
-                sequential_error = Some(error.to_string());
-                break;
-            }
-        }
-    }
+    let (times, sequential_error) = repeated(config.settings.repeat, || workload.sequential());
+    let sequential_samples_ns: Vec<f64> =
+        times.iter().map(|time| time.as_secs_f64() * 1e9).collect();
     let sequential = stats::summarize(&sequential_samples_ns);
     let mut rows = Vec::new();
-    for &threads in &config.threads {
+    for &threads in &config.settings.threads {
         for sync in &config.kinds {
-            rows.push(measure_row(&*workload, threads, sync, config.repeat, cores));
+            let (runs, error) =
+                repeated(config.settings.repeat, || workload.parallel(threads, sync));
+            let samples_ns: Vec<f64> = runs
+                .iter()
+                .map(|run| run.elapsed.as_secs_f64() * 1e9)
+                .collect();
+            rows.push(AppRow {
+                id: row_id(threads, Some(sync), cores),
+                barriers: runs.last().map(|run| run.barriers),
+                summary: stats::summarize(&samples_ns).filter(|_| error.is_none()),
+                samples_ns,
+                speedup_vs_sequential: None,
+                speedup_vs_one_thread: None,
+                error,
+            });
         }
     }
     fill_speedups(&mut rows, sequential.map(|summary| summary.median));
-    let ratios = config
-        .threads
-        .iter()
-        .map(|&threads| ratios(&rows, threads))
-        .collect();
     AppRun {
         app: app.name().to_owned(),
         size: size.name().to_owned(),
@@ -173,137 +153,73 @@ fn measure_app(app: AppName, size: Size, config: &Config, cores: usize) -> AppRu
         sequential_samples_ns,
         sequential,
         sequential_error,
+        ratios: (config.settings.threads.iter())
+            .map(|&threads| ratios(&rows, threads))
+            .collect(),
         rows,
-        ratios,
     }
 }
 
-/// One row: `repeat` parallel runs, stopping at the first failure.
-fn measure_row(
-    workload: &dyn Workload,
-    threads: usize,
-    sync: &SyncKind,
-    repeat: usize,
-    cores: usize,
-) -> AppRow {
-    let mut samples_ns = Vec::new();
-    let mut barriers = None;
-    let mut error = None;
-    for _ in 0..repeat {
-        match workload.parallel(threads, sync) {
-            Ok(run) => {
-                samples_ns.push(ns(run.elapsed));
-                barriers = Some(run.barriers);
-            }
-            Err(failure) => {
-                error = Some(failure.to_string());
-                break;
-            }
-        }
-    }
-    AppRow {
-        threads,
-        oversubscribed: threads > cores,
-        sync: sync.name(),
-        kind: kind_of(sync),
-        resolved: resolved(sync, threads),
-        barriers,
-        summary: if error.is_none() {
-            stats::summarize(&samples_ns)
-        } else {
-            None
-        },
-        samples_ns,
-        speedup_vs_sequential: None,
-        speedup_vs_one_thread: None,
-        error,
-    }
+/// `numerator / denominator`, when both are known and the denominator is positive.
+fn quotient(numerator: Option<f64>, denominator: Option<f64>) -> Option<f64> {
+    let denominator = denominator.filter(|denominator| *denominator > 0.0)?;
+    Some(numerator? / denominator)
 }
 
 /// Sets each row's speedups: the sequential median, and its kind's 1-thread median, over its
 /// own median.
 fn fill_speedups(rows: &mut [AppRow], sequential: Option<f64>) {
-    let one_thread: Vec<(String, f64)> = rows
+    let one_thread: Vec<(String, Option<f64>)> = rows
         .iter()
-        .filter(|row| row.threads == 1)
-        .filter_map(|row| Some((row.sync.clone(), row.summary?.median)))
+        .filter(|row| row.id.threads == 1)
+        .map(|row| (row.id.sync.clone(), row.median()))
         .collect();
     for row in rows.iter_mut() {
-        let Some(median) = row.summary.map(|summary| summary.median) else {
-            continue;
-        };
-        if median <= 0.0 {
-            continue;
-        }
-        row.speedup_vs_sequential = sequential.map(|sequential| sequential / median);
-        row.speedup_vs_one_thread = one_thread
-            .iter()
-            .find(|(sync, _)| *sync == row.sync)
-            .map(|(_, one)| one / median);
+        let one = one_thread.iter().find(|(sync, _)| *sync == row.id.sync);
+        row.speedup_vs_sequential = quotient(sequential, row.median());
+        row.speedup_vs_one_thread = quotient(one.and_then(|(_, median)| *median), row.median());
     }
 }
 
 /// `auto` against the baselines at `threads`.
 fn ratios(rows: &[AppRow], threads: usize) -> Ratios {
-    let median = |row: &AppRow| row.summary.map(|summary| summary.median);
     let at = |name: &str| {
         rows.iter()
-            .find(|row| row.threads == threads && row.sync == name)
-            .and_then(median)
+            .find(|row| row.id.threads == threads && row.id.sync == name)?
+            .median()
     };
-    let auto = at(Algorithm::Auto.name());
     let best = rows
         .iter()
-        .filter(|row| row.threads == threads && row.kind == Kind::Baseline)
-        .filter_map(|row| Some((row.sync.clone(), median(row)?)))
+        .filter(|row| row.id.threads == threads && row.id.kind == Kind::Baseline)
+        .filter_map(|row| Some((row.id.sync.clone(), row.median()?)))
         .min_by(|a, b| a.1.total_cmp(&b.1));
-    let over = |base: Option<f64>| match (auto, base) {
-        (Some(auto), Some(base)) if base > 0.0 => Some(auto / base),
-        _ => None,
-    };
+    let auto = at(Algorithm::Auto.name());
     Ratios {
         threads,
-        auto_over_best_baseline: over(best.as_ref().map(|(_, median)| *median)),
+        auto_over_best_baseline: quotient(auto, best.as_ref().map(|(_, median)| *median)),
         best_baseline: best.map(|(name, _)| name),
-        auto_over_std: over(at(STD_NAME)),
+        auto_over_std: quotient(auto, at(STD_NAME)),
     }
 }
 
 /// The NOP program at every thread count, on every kind and with no barriers.
 fn measure_nops(config: &Config, cores: usize) -> Vec<NopRow> {
     let mut rows = Vec::new();
-    for &threads in &config.threads {
-        let kinds = config.kinds.iter().map(Some).chain([None]);
-        for sync in kinds {
-            let mut ns_samples = Vec::new();
-            let mut cycle_samples = Vec::new();
-            let mut barriers = None;
-            let mut error = None;
-            for _ in 0..config.repeat {
-                match interp::nop_cost(threads, sync, config.nops) {
-                    Ok(cost) => {
-                        ns_samples.push(cost.ns);
-                        cycle_samples.extend(cost.cycles);
-                        barriers = Some(cost.barriers_per_nop);
-                    }
-                    Err(failure) => {
-                        error = Some(failure);
-                        break;
-                    }
-                }
-            }
+    for &threads in &config.settings.threads {
+        for sync in config.kinds.iter().map(Some).chain([None]) {
+            let (costs, error) = repeated(config.settings.repeat, || {
+                interp::nop_cost(threads, sync, config.settings.nops)
+            });
+            let ns: Vec<f64> = costs.iter().map(|cost| cost.ns).collect();
+            let cycles: Vec<f64> = costs.iter().filter_map(|cost| cost.cycles).collect();
             rows.push(NopRow {
-                threads,
-                oversubscribed: threads > cores,
-                sync: sync.map_or_else(|| "ideal".to_owned(), SyncKind::name),
-                kind: sync.map_or(Kind::Ideal, kind_of),
-                resolved: sync.and_then(|sync| resolved(sync, threads)),
-                nops: config.nops,
-                ns_per_nop: stats::summarize(&ns_samples),
-                ns_per_nop_samples: ns_samples,
-                cycles_per_nop: stats::summarize(&cycle_samples),
-                cycles_per_nop_samples: cycle_samples,
-                barriers_per_nop: barriers,
+                id: row_id(threads, sync, cores),
+                nops: config.settings.nops,
+                ns_per_nop: stats::summarize(&ns),
+                ns_per_nop_samples: ns,
+                cycles_per_nop: stats::summarize(&cycles),
+                cycles_per_nop_samples: cycles,
+                barriers_per_nop: costs.last().map(|cost| cost.barriers_per_nop),
                 error,
             });
         }
@@ -311,39 +227,28 @@ fn measure_nops(config: &Config, cores: usize) -> Vec<NopRow> {
     rows
 }
 
-/// An error naming every row that failed, if any did.
-fn failures(runs: &[AppRun], nop: &[NopRow]) -> Result<(), String> {
+/// Every row that failed, named: what, where and why.
+fn failed(runs: &[AppRun], nop: &[NopRow]) -> Vec<String> {
+    let row = |what: &str, id: &RowId, error: &Option<String>| {
+        let error = error.as_ref()?;
+        Some(format!(
+            "{what} {} with {} threads: {error}",
+            id.sync, id.threads
+        ))
+    };
     let mut failed = Vec::new();
     for run in runs {
+        let what = format!("{} {}", run.app, run.size);
         if let Some(error) = &run.sequential_error {
-            failed.push(format!("{} {} sequential: {error}", run.app, run.size));
+            failed.push(format!("{what} sequential: {error}"));
         }
-        for row in &run.rows {
-            if let Some(error) = &row.error {
-                failed.push(format!(
-                    "{} {} {} with {} threads: {error}",
-                    run.app, run.size, row.sync, row.threads
-                ));
-            }
-        }
+        failed.extend(run.rows.iter().filter_map(|r| row(&what, &r.id, &r.error)));
     }
-    for row in nop {
-        if let Some(error) = &row.error {
-            failed.push(format!(
-                "interp NOP {} with {} threads: {error}",
-                row.sync, row.threads
-            ));
-        }
-    }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} row(s) failed: {}",
-            failed.len(),
-            failed.join("; ")
-        ))
-    }
+    failed.extend(
+        nop.iter()
+            .filter_map(|r| row("interp NOP", &r.id, &r.error)),
+    );
+    failed
 }
 
 /// Every application with a line about it, for `phasers list`.
@@ -359,13 +264,9 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    fn row(threads: usize, sync: &str, kind: Kind, median: Option<f64>) -> AppRow {
+    fn row(threads: usize, sync: SyncKind, median: Option<f64>) -> AppRow {
         AppRow {
-            threads,
-            oversubscribed: false,
-            sync: sync.to_owned(),
-            kind,
-            resolved: None,
+            id: row_id(threads, Some(&sync), 8),
             barriers: Some(10),
             samples_ns: median.into_iter().collect(),
             summary: median.and_then(|median| stats::summarize(&[median])),
@@ -377,13 +278,14 @@ mod tests {
 
     #[test]
     fn speedups_and_ratios_divide_medians() {
+        let auto = || SyncKind::Ours(Algorithm::Auto);
         let mut rows = vec![
-            row(1, "auto", Kind::Ours, Some(100.0)),
-            row(1, STD_NAME, Kind::Baseline, Some(120.0)),
-            row(2, "auto", Kind::Ours, Some(50.0)),
-            row(2, STD_NAME, Kind::Baseline, Some(100.0)),
-            row(2, "pthread_barrier_t", Kind::Baseline, Some(80.0)),
-            row(2, "phaser", Kind::Ours, None),
+            row(1, auto(), Some(100.0)),
+            row(1, SyncKind::Std, Some(120.0)),
+            row(2, auto(), Some(50.0)),
+            row(2, SyncKind::Std, Some(100.0)),
+            row(2, factories::pthread(), Some(80.0)),
+            row(2, SyncKind::Phaser, None),
         ];
         fill_speedups(&mut rows, Some(90.0));
         assert_eq!(rows[2].speedup_vs_one_thread, Some(2.0));
@@ -404,61 +306,57 @@ mod tests {
 
     #[test]
     fn a_failed_row_fails_the_command_naming_it() {
-        let mut bad = row(2, "auto", Kind::Ours, None);
+        let mut bad = row(2, SyncKind::Std, None);
         bad.error = Some("wrong result: grid[3] is 1.0".to_owned());
         let run = AppRun {
             app: "sor".to_owned(),
             size: "small".to_owned(),
             problem: String::new(),
-            sequential_samples_ns: vec![1.0],
-            sequential: stats::summarize(&[1.0]),
-            sequential_error: None,
-            rows: vec![row(1, "auto", Kind::Ours, Some(1.0)), bad],
+            sequential_samples_ns: Vec::new(),
+            sequential: None,
+            sequential_error: Some("not repeatable".to_owned()),
+            rows: vec![row(1, SyncKind::Std, Some(1.0)), bad],
             ratios: Vec::new(),
         };
-        let error = failures(&[run], &[]).unwrap_err();
         assert_eq!(
-            error,
-            "1 row(s) failed: sor small auto with 2 threads: wrong result: grid[3] is 1.0"
+            failures(failed(&[run], &[])).unwrap_err(),
+            "2 row(s) failed: sor small sequential: not repeatable; sor small std::sync::Barrier \
+             with 2 threads: wrong result: grid[3] is 1.0"
         );
     }
 
     #[test]
-    fn a_tiny_run_measures_every_row_and_checks_it() {
-        let args = AppArgs::try_parse_from([
+    fn a_row_says_who_it_measures() {
+        let auto = row_id(3, Some(&SyncKind::Ours(Algorithm::Auto)), 2);
+        assert!(auto.oversubscribed && auto.kind == Kind::Ours);
+        assert_eq!(auto.resolved.unwrap(), Algorithm::Auto.resolve(3).name());
+        let pthread = row_id(2, Some(&factories::pthread()), 2);
+        assert_eq!(
+            (pthread.kind, pthread.oversubscribed),
+            (Kind::Baseline, false)
+        );
+        let ideal = row_id(1, None, 2);
+        let ideal = (ideal.sync.as_str(), ideal.kind, ideal.resolved);
+        assert_eq!(ideal, ("ideal", Kind::Ideal, None));
+    }
+
+    #[test]
+    fn the_nop_program_runs_checked_on_every_kind_and_the_ideal() {
+        let line = [
             "app",
-            "all",
-            "--size",
-            "small",
+            "interp",
             "--threads",
             "1,2",
-            "--sync",
-            "auto,std,pthread,cxx,phaser",
             "--repeat",
             "1",
             "--nops",
             "50",
-        ])
-        .unwrap();
-        let config = Config::from_args(&args);
-        for app in [AppName::Sor, AppName::Interp] {
-            let run = measure_app(app, Size::Small, &config, 2);
-            assert_eq!(run.rows.len(), 2 * 5);
-            for row in &run.rows {
-                assert_eq!(row.error, None, "{row:?}");
-                assert!(row.summary.is_some() && row.barriers.is_some(), "{row:?}");
-                assert!(row.speedup_vs_one_thread.is_some(), "{row:?}");
-            }
-            assert!(run.ratios[1].auto_over_best_baseline.is_some());
-            assert!(run.rows[0].resolved.is_some());
-        }
-        let nop = measure_nops(&config, 2);
+        ];
+        let nop = measure_nops(&Config::from_args(&AppArgs::parse_from(line)), 2);
         assert_eq!(nop.len(), 2 * 6);
-        assert!(nop
-            .iter()
-            .all(|row| row.error.is_none() && row.ns_per_nop.is_some()));
-        assert_eq!(nop.last().unwrap().sync, "ideal");
-        assert_eq!(nop.last().unwrap().barriers_per_nop, Some(0.0));
-        assert!(failures(&[], &nop).is_ok());
+        assert!(failed(&[], &nop).is_empty(), "{nop:?}");
+        assert!(nop.iter().all(|row| row.ns_per_nop.is_some()));
+        assert_eq!(nop[11].id.sync, "ideal");
+        assert_eq!(nop[11].barriers_per_nop, Some(0.0));
     }
 }

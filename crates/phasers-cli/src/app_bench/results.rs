@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Provenance;
-use crate::stats::Summary;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::stats::Summary;
 
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,20 +77,28 @@ pub enum Kind {
     Ideal,
 }
 
-/// One thread count and barrier kind.
+/// Who a row measures, in both tables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AppRow {
+pub struct RowId {
     /// Threads.
     pub threads: usize,
     /// Whether they outnumber the available cores.
     pub oversubscribed: bool,
     /// The kind's name (`auto`, an algorithm, `phaser`, `std::sync::Barrier`,
-    /// `pthread_barrier_t`, `std::barrier (C++20)`).
+    /// `pthread_barrier_t`, `std::barrier (C++20)`), or `ideal` (no barriers).
     pub sync: String,
-    /// Ours or a baseline.
+    /// Ours, a baseline, or the ideal.
     pub kind: Kind,
     /// For `auto`: the algorithm it resolved to at this thread count.
     pub resolved: Option<String>,
+}
+
+/// One thread count and barrier kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppRow {
+    /// Threads and kind.
+    #[serde(flatten)]
+    pub id: RowId,
     /// Barrier waits per thread in one run.
     pub barriers: Option<u64>,
     /// The run's time, each repetition.
@@ -103,6 +111,13 @@ pub struct AppRow {
     pub speedup_vs_one_thread: Option<f64>,
     /// Why the row failed: `failed: ...` or `wrong result: ...`.
     pub error: Option<String>,
+}
+
+impl AppRow {
+    /// The median run, when the row has one.
+    pub fn median(&self) -> Option<f64> {
+        self.summary.map(|summary| summary.median)
+    }
 }
 
 /// `auto` against the baselines at one thread count (medians; below 1: ours is faster).
@@ -121,16 +136,9 @@ pub struct Ratios {
 /// The interpreter's NOP program at one thread count and kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NopRow {
-    /// Threads.
-    pub threads: usize,
-    /// Whether they outnumber the available cores.
-    pub oversubscribed: bool,
-    /// The kind's name, or `ideal` (no barriers).
-    pub sync: String,
-    /// Ours, a baseline, or the ideal.
-    pub kind: Kind,
-    /// For `auto`: the algorithm it resolved to.
-    pub resolved: Option<String>,
+    /// Threads and kind.
+    #[serde(flatten)]
+    pub id: RowId,
     /// NOPs per run.
     pub nops: u32,
     /// Nanoseconds per NOP, each repetition.

@@ -1,41 +1,37 @@
 //! The tables `phasers app` prints: one per application and size, and one for the
 //! interpreter's NOP program.
 
-use crate::report::{aligned, ratio, time, Last};
+use phasers_cli::harness::table::{
+    aligned, note_cell, ratio, resolved_label, threads_cell, time, Last,
+};
 
-use super::results::{AppRow, AppRun, NopRow};
+use super::results::{AppRun, NopRow, RowId};
 
-/// A row's kind, with what `auto` resolved to.
-fn label(sync: &str, resolved: Option<&str>) -> String {
-    match resolved {
-        Some(resolved) if resolved != sync => format!("{sync} → {resolved}"),
-        _ => sync.to_owned(),
-    }
+/// `rows` under the `|`-separated `columns`: each line the row's threads (`8*` when they
+/// outnumber the cores), its kind (`auto → mcs-tree`), its values, and its error if any.
+fn table<'a, R: 'a>(
+    columns: &str,
+    rows: impl IntoIterator<Item = &'a R>,
+    line: impl Fn(&R) -> (&RowId, Vec<String>, &Option<String>),
+) -> String {
+    let header = format!("threads|sync|{columns}|");
+    let lines = rows.into_iter().map(|row| {
+        let (id, values, error) = line(row);
+        let threads = threads_cell(id.threads, id.oversubscribed);
+        let sync = resolved_label(&id.sync, id.resolved.as_deref());
+        [
+            vec![threads, sync],
+            values,
+            vec![note_cell(error.as_deref(), &[])],
+        ]
+        .concat()
+    });
+    let header = header.split('|').map(String::from).collect();
+    aligned(&[vec![header], lines.collect()].concat(), Last::Free)
 }
 
-fn error_note(error: Option<&str>) -> String {
-    error.map_or_else(String::new, |error| format!("ERROR: {error}"))
-}
-
-fn row_cells(row: &AppRow) -> Vec<String> {
-    let summary = row.summary;
-    vec![
-        format!(
-            "{}{}",
-            row.threads,
-            if row.oversubscribed { "*" } else { "" }
-        ),
-        label(&row.sync, row.resolved.as_deref()),
-        summary.map_or_else(|| "-".into(), |summary| time(summary.min)),
-        summary.map_or_else(|| "-".into(), |summary| time(summary.median)),
-        row.speedup_vs_sequential
-            .map_or_else(|| "-".into(), |speedup| format!("{speedup:.2}")),
-        row.speedup_vs_one_thread
-            .map_or_else(|| "-".into(), |speedup| format!("{speedup:.2}")),
-        row.barriers
-            .map_or_else(|| "-".into(), |barriers| barriers.to_string()),
-        error_note(row.error.as_deref()),
-    ]
+fn or_dash<T>(value: Option<T>, show: impl FnOnce(T) -> String) -> String {
+    value.map_or_else(|| "-".into(), show)
 }
 
 /// The table of one application and size, with its ratio lines.
@@ -47,81 +43,54 @@ pub fn app_table(run: &AppRun) -> String {
         }
         (None, None) => "-".to_owned(),
     };
+    let speedup = |speedup: Option<f64>| or_dash(speedup, |speedup| format!("{speedup:.2}"));
+    let table = table("min|median|×seq|×1 thread|barriers", &run.rows, |row| {
+        let values = vec![
+            or_dash(row.summary, |summary| time(summary.min)),
+            or_dash(row.summary, |summary| time(summary.median)),
+            speedup(row.speedup_vs_sequential),
+            speedup(row.speedup_vs_one_thread),
+            or_dash(row.barriers, |barriers| barriers.to_string()),
+        ];
+        (&row.id, values, &row.error)
+    });
     let mut out = format!(
-        "{} {} ({}); sequential: {sequential}\n",
+        "{} {} ({}); sequential: {sequential}\n{table}",
         run.app, run.size, run.problem
     );
-    let mut cells = vec![[
-        "threads",
-        "sync",
-        "min",
-        "median",
-        "×seq",
-        "×1 thread",
-        "barriers",
-        "",
-    ]
-    .map(String::from)
-    .to_vec()];
-    cells.extend(run.rows.iter().map(row_cells));
-    out.push_str(&aligned(&cells, Last::Free));
     for ratios in &run.ratios {
-        let auto = run
-            .rows
-            .iter()
-            .find(|row| row.threads == ratios.threads && row.sync == "auto");
-        if auto.is_none() {
-            continue;
+        let threads = ratios.threads;
+        if (run.rows.iter()).any(|row| row.id.threads == threads && row.id.sync == "auto") {
+            out.push_str(&format!(
+                "  {threads} threads: auto / best standard ({}) = {}, auto / std::sync::Barrier \
+                 = {}\n",
+                ratios.best_baseline.as_deref().unwrap_or("none measured"),
+                ratio(ratios.auto_over_best_baseline, Some(1.0)),
+                ratio(ratios.auto_over_std, Some(1.0)),
+            ));
         }
-        out.push_str(&format!(
-            "  {} threads: auto / best standard ({}) = {}, auto / std::sync::Barrier = {}\n",
-            ratios.threads,
-            ratios.best_baseline.as_deref().unwrap_or("none measured"),
-            ratio(ratios.auto_over_best_baseline, Some(1.0)),
-            ratio(ratios.auto_over_std, Some(1.0)),
-        ));
     }
     out
 }
 
 /// The NOP table.
 pub fn nop_table(rows: &[NopRow]) -> String {
-    let nops = rows.first().map_or(0, |row| row.nops);
-    let mut out = format!(
-        "interp NOP program: {nops} NOPs, each a decode by rank 0 and two barriers (ideal: \
-         every thread decodes, no barriers); cycles are x86_64 TSC ticks\n"
-    );
-    let mut cells = vec![[
-        "threads",
-        "sync",
-        "ns/NOP min",
-        "ns/NOP median",
-        "cycles/NOP median",
-        "barriers/NOP",
-        "",
-    ]
-    .map(String::from)
-    .to_vec()];
-    for row in rows {
-        cells.push(vec![
-            format!(
-                "{}{}",
-                row.threads,
-                if row.oversubscribed { "*" } else { "" }
-            ),
-            label(&row.sync, row.resolved.as_deref()),
-            row.ns_per_nop
-                .map_or_else(|| "-".into(), |summary| format!("{:.1}", summary.min)),
-            row.ns_per_nop
-                .map_or_else(|| "-".into(), |summary| format!("{:.1}", summary.median)),
-            row.cycles_per_nop
-                .map_or_else(|| "-".into(), |summary| format!("{:.0}", summary.median)),
-            row.barriers_per_nop
-                .map_or_else(|| "-".into(), |barriers| format!("{barriers:.2}")),
-            error_note(row.error.as_deref()),
-        ]);
-    }
-    out.push_str(&aligned(&cells, Last::Free));
-    out.push_str("  * threads outnumber the available cores\n");
-    out
+    let columns = "ns/NOP min|ns/NOP median|cycles/NOP median|barriers/NOP";
+    let table = table(columns, rows, |row| {
+        let values = vec![
+            or_dash(row.ns_per_nop, |summary| format!("{:.1}", summary.min)),
+            or_dash(row.ns_per_nop, |summary| format!("{:.1}", summary.median)),
+            or_dash(row.cycles_per_nop, |summary| {
+                format!("{:.0}", summary.median)
+            }),
+            or_dash(row.barriers_per_nop, |barriers| format!("{barriers:.2}")),
+        ];
+        (&row.id, values, &row.error)
+    });
+    format!(
+        "interp NOP program: {} NOPs, each a decode by rank 0 and two barriers (ideal: every \
+         thread decodes, no barriers); cycles are x86_64 TSC ticks\n{table}  * threads \
+         outnumber the available cores\n",
+        rows.first().map_or(0, |row| row.nops),
+    )
 }

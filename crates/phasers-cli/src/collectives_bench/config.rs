@@ -11,7 +11,7 @@ use crate::schedule::Schedule;
 use crate::threads;
 
 use super::grid::Shape;
-use super::part::Part;
+use super::operation::Part;
 
 /// Member counts of a default run: 2 to 64, doubling.
 pub const DEFAULT_MEMBERS: [usize; 6] = [2, 4, 8, 16, 32, 64];

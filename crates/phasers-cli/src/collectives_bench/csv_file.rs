@@ -106,10 +106,8 @@ pub fn write(out: impl Write, floor: &Floor, rows: &[CollectiveRow]) -> csv::Res
 mod tests {
     use super::*;
     use crate::collectives_bench::grid::Shape;
-    use crate::collectives_bench::operation::Operation;
-    use crate::collectives_bench::part::Part;
-    use crate::collectives_bench::results::tests::row;
-    use crate::collectives_bench::results::TEAM_NAME;
+    use crate::collectives_bench::operation::{Operation, Part};
+    use crate::collectives_bench::results::tests::team;
 
     #[test]
     fn a_row_becomes_a_line_under_a_header() {
@@ -121,15 +119,8 @@ mod tests {
             median_ns: Some(50.0),
             note: None,
         };
-        let mut team = row(
-            Part::Broadcast,
-            Operation::Broadcast { words: 64 },
-            TEAM_NAME,
-            Kind::Ours,
-            4,
-            Some(Shape::Row),
-            10.0,
-        );
+        let operation = Operation::Broadcast { words: 64 };
+        let mut team = team(Part::Broadcast, operation, 4, Shape::Row, 10.0);
         team.team_sizes = vec![2, 2];
         team.fraction_of_memcpy = Some(0.5);
         let mut out = Vec::new();

@@ -12,12 +12,14 @@ use phasers::SyncMode;
 
 use crate::report::{aligned, ratio, Last};
 
-use super::baselines::OURS_NAME;
-use super::checked_rounds;
+use crate::stats;
+
+use super::baselines::{
+    MEMCPY_NAME, OMP_ALLREDUCE_NAME as ALLREDUCE_NAME, OMP_BARRIER_NAME as BARRIER_NAME,
+    OMP_BROADCAST_NAME as BROADCAST_NAME, OURS_NAME,
+};
 use super::grid::Shape;
-use super::openmp::{ALLREDUCE_NAME, BARRIER_NAME, BROADCAST_NAME};
-use super::operation::Operation;
-use super::part::Part;
+use super::operation::{Operation, Part};
 use super::results::{CollectiveRow, TEAM_NAME};
 
 /// The goal of figure (a).
@@ -209,7 +211,7 @@ pub fn broadcast_against_memcpy(input: &FigureInput<'_>) -> String {
     }
     let operation = Operation::Broadcast { words };
     let copy = input.find(
-        Wanted::named(Part::Broadcast, Operation::Memcpy { words }, "memcpy"),
+        Wanted::named(Part::Broadcast, Operation::Memcpy { words }, MEMCPY_NAME),
         0,
     );
     let cell = |row: Option<&CollectiveRow>| match row {
@@ -326,9 +328,9 @@ pub fn checked_cost(input: &FigureInput<'_>) -> String {
                         input.find(with(true), members),
                         input.find(with(false), members),
                     ) {
-                        (Some(checked), Some(unchecked)) => checked_rounds::ratio_cell(
-                            &checked_rounds::round_ratios(checked, unchecked),
-                        ),
+                        (Some(checked), Some(unchecked)) => {
+                            ratio_cell(&round_ratios(checked, unchecked))
+                        }
                         _ => "-".to_owned(),
                     }
                 })
@@ -364,112 +366,82 @@ pub fn sync_modes(input: &FigureInput<'_>) -> String {
     format!("{title}\n{}", input.grid("", lines))
 }
 
+/// The ratio of two twins' medians in each round both measured, in round order: a machine's
+/// drift between rounds cancels in each ratio.
+fn round_ratios(numerator: &CollectiveRow, denominator: &CollectiveRow) -> Vec<f64> {
+    numerator
+        .round_medians_ns
+        .iter()
+        .zip(&denominator.round_medians_ns)
+        .filter(|(_, under)| **under > 0.0)
+        .map(|(over, under)| over / under)
+        .collect()
+}
+
+/// `1.02x [0.97-1.08]`: the median of the rounds' ratios and their range; `-` with none.
+fn ratio_cell(ratios: &[f64]) -> String {
+    let Some(median) = stats::median(ratios) else {
+        return "-".to_owned();
+    };
+    if ratios.len() < 2 {
+        return format!("{median:.2}x");
+    }
+    let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{median:.2}x [{low:.2}-{high:.2}]")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collectives_bench::results::tests::row;
+    use crate::collectives_bench::results::tests::{named, team};
     use crate::collectives_bench::results::Kind;
 
     fn rows() -> Vec<CollectiveRow> {
-        let all = Some(Shape::All);
+        let (all, barrier, allreduce) = (Shape::All, Operation::Barrier, Operation::Allreduce);
         let bcast = Operation::Broadcast { words: 100 };
+        let copy = Operation::Memcpy { words: 100 };
         let mut rows = vec![
-            row(
+            team(Part::Barrier, barrier, 2, all, 100.0),
+            named(Part::Barrier, barrier, OURS_NAME, Kind::OurBarrier, 2, 80.0),
+            named(
                 Part::Barrier,
-                Operation::Barrier,
-                TEAM_NAME,
-                Kind::Ours,
-                2,
-                all,
-                100.0,
-            ),
-            row(
-                Part::Barrier,
-                Operation::Barrier,
-                OURS_NAME,
-                Kind::OurBarrier,
-                2,
-                None,
-                80.0,
-            ),
-            row(
-                Part::Barrier,
-                Operation::Barrier,
+                barrier,
                 BARRIER_NAME,
                 Kind::Baseline,
                 2,
-                None,
                 200.0,
             ),
-            row(
-                Part::Barrier,
-                Operation::Barrier,
-                TEAM_NAME,
-                Kind::Ours,
-                4,
-                all,
-                100.0,
-            ),
-            row(
-                Part::Allreduce,
-                Operation::Allreduce,
-                TEAM_NAME,
-                Kind::Ours,
-                2,
-                all,
-                120.0,
-            ),
-            row(
-                Part::Allreduce,
-                Operation::Allreduce,
-                TEAM_NAME,
-                Kind::Ours,
-                4,
-                all,
-                300.0,
-            ),
-            row(
-                Part::Broadcast,
-                Operation::Memcpy { words: 100 },
-                "memcpy",
-                Kind::Memcpy,
-                1,
-                None,
-                50.0,
-            ),
-            row(Part::Broadcast, bcast, TEAM_NAME, Kind::Ours, 2, all, 500.0),
-            row(
+            team(Part::Barrier, barrier, 4, all, 100.0),
+            team(Part::Allreduce, allreduce, 2, all, 120.0),
+            team(Part::Allreduce, allreduce, 4, all, 300.0),
+            named(Part::Broadcast, copy, MEMCPY_NAME, Kind::Memcpy, 1, 50.0),
+            team(Part::Broadcast, bcast, 2, all, 500.0),
+            named(
                 Part::Broadcast,
                 bcast,
                 BROADCAST_NAME,
                 Kind::Baseline,
                 2,
-                None,
                 1000.0,
             ),
         ];
         rows[6].bandwidth_gb_s = Some(16.0);
         rows[7].fraction_of_memcpy = Some(0.1);
         rows[7].bandwidth_gb_s = Some(1.6);
-        for checked in [true, false] {
-            let mut row = row(
-                Part::Checked,
-                Operation::Barrier,
-                TEAM_NAME,
-                Kind::Ours,
-                2,
-                all,
-                if checked { 150.0 } else { 100.0 },
-            );
+        for (checked, rounds) in [
+            (true, [150.0, 330.0, 100.0]),
+            (false, [100.0, 300.0, 100.0]),
+        ] {
+            let mut row = team(Part::Checked, barrier, 2, all, rounds[0]);
             row.checked = Some(checked);
+            row.round_medians_ns = rounds.to_vec();
             rows.push(row);
         }
         for (mode, ns) in [("AllSync", 100.0), ("MySync", 80.0), ("NoSync", 50.0)] {
-            let mut row = row(
+            let mut row = team(
                 Part::SyncModes,
                 Operation::Broadcast { words: 8 },
-                TEAM_NAME,
-                Kind::Ours,
                 2,
                 all,
                 ns,
@@ -519,8 +491,11 @@ mod tests {
     #[test]
     fn checked_and_sync_mode_ratios() {
         let rows = rows();
+        // The rounds' ratios are 1.5, 1.1 and 1.0: their median and range.
         let text = checked_cost(&input(&rows));
-        assert!(text.contains("1.50x"), "{text}");
+        assert!(text.contains("1.10x [1.00-1.50]"), "{text}");
+        assert_eq!(ratio_cell(&[]), "-");
+        assert_eq!(ratio_cell(&[1.25]), "1.25x");
         let text = sync_modes(&input(&rows));
         assert!(
             text.contains("8 words MySync") && text.contains("0.80x"),

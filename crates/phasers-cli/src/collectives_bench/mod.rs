@@ -10,25 +10,16 @@
 //! figures the issue asks for (see [`figures`]).
 
 mod baselines;
-mod checked_rounds;
 mod config;
 mod csv_file;
 mod figures;
 mod grid;
 mod looped;
-mod memcpy;
-mod openmp;
 mod operation;
-mod ours;
 mod outputs;
-mod part;
 mod results;
-mod row;
 mod table;
-mod team_allreduce;
-mod team_alltoall;
-mod team_barrier;
-mod team_broadcast;
+mod team;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -39,7 +30,7 @@ use crate::floor as cache_line;
 use crate::floors_record::floors_line;
 use crate::reduce_bench::memory;
 use crate::report;
-use crate::results::{Provenance, RowKind};
+use crate::results::Provenance;
 use crate::schedule::Schedule;
 
 pub use config::CollectivesArgs;
@@ -47,15 +38,12 @@ pub use config::CollectivesArgs;
 use config::Config;
 use figures::FigureInput;
 use grid::Shape;
+use operation::Part;
 use operation::{Operation, WORD_BYTES};
-use ours::TeamSetup;
 use outputs::Outputs;
-use part::Part;
 use results::{CollectiveRow, CollectivesReport, CollectivesSettings, Kind};
 use table::TableHead;
-
-/// The name of the memcpy rows.
-const MEMCPY_NAME: &str = "memcpy";
+use team::TeamSetup;
 
 /// What `--ops checked` runs on a checked and an unchecked team: the calls issue 18 sets the
 /// checked ÷ unchecked target for.
@@ -164,40 +152,34 @@ impl Sweep<'_> {
     /// its broadcasts, which are measured once per run).
     fn part(&mut self, part: Part, members: usize) -> Vec<CollectiveRow> {
         let mut shown = Vec::new();
-        let columns = self.config.columns_for(members);
-        let all = |checked, sync| TeamSetup {
-            members,
-            shape: Shape::All,
-            columns,
-            checked,
-            sync,
-        };
+        let plan = &self.config.plan;
         match part {
-            Part::Barrier | Part::Allreduce => {
-                let operation = match part {
-                    Part::Barrier => Operation::Barrier,
-                    _ => Operation::Allreduce,
-                };
-                shown.extend(self.teams(part, operation, members));
-                if part == Part::Barrier {
-                    let plan = &self.config.plan;
-                    let ours = baselines::our_barrier(members, plan);
-                    shown.push(self.baseline(part, operation, Kind::OurBarrier, members, ours));
-                    let std = baselines::std_barrier(members, plan);
-                    shown.push(self.baseline(part, operation, Kind::Baseline, members, std));
+            Part::Barrier => {
+                shown.extend(self.teams(part, Operation::Barrier, members));
+                let ours = baselines::our_barrier(members, plan);
+                let std = baselines::std_barrier(members, plan);
+                for (kind, measured) in [(Kind::OurBarrier, ours), (Kind::Baseline, std)] {
+                    let operation = Operation::Barrier;
+                    shown.push(CollectiveRow::measured(
+                        part, operation, kind, members, measured,
+                    ));
                 }
-                shown.extend(self.openmp(part, operation, members));
+                shown.extend(self.openmp(part, Operation::Barrier, members));
+            }
+            Part::Allreduce => {
+                shown.extend(self.teams(part, Operation::Allreduce, members));
+                shown.extend(self.openmp(part, Operation::Allreduce, members));
             }
             Part::Broadcast => {
                 for &words in &self.config.words {
                     let operation = Operation::Broadcast { words };
-                    shown.push(self.memcpy(words));
+                    let copy = self.memcpy(words);
                     let mut rows = self.teams(part, operation, members);
                     rows.extend(self.openmp(part, operation, members));
-                    let copy = &self.memcpy[&words];
                     for row in &mut rows {
-                        row::compare_with_memcpy(row, copy);
+                        row.compare_with_memcpy(&copy);
                     }
+                    shown.push(copy);
                     shown.extend(rows);
                 }
             }
@@ -207,27 +189,27 @@ impl Sweep<'_> {
                 }
             }
             Part::Checked => {
-                let mut twins: Vec<[Vec<CollectiveRow>; 2]> = Vec::new();
-                twins.resize_with(CHECKED_OPERATIONS.len(), Default::default);
+                // What checking costs is a few nanoseconds, far below how much a shared machine
+                // drifts between two rows measured a second apart. So each round measures a
+                // checked row and its unchecked twin back to back, alternating which goes first,
+                // and figure (d) divides their medians round by round.
+                let mut twins = vec![[Vec::new(), Vec::new()]; CHECKED_OPERATIONS.len()];
                 for round in 0..self.config.rounds {
                     for (operation, twin) in CHECKED_OPERATIONS.into_iter().zip(&mut twins) {
-                        for checked in checked_rounds::checked_first(round) {
-                            let setup = all(Some(checked), SyncMode::AllSync);
+                        for checked in [round % 2 == 0, round % 2 != 0] {
+                            let setup =
+                                self.setup(members, Shape::All, Some(checked), SyncMode::AllSync);
                             twin[usize::from(!checked)].push(self.team(part, operation, &setup));
                         }
                     }
                 }
-                shown.extend(
-                    twins
-                        .into_iter()
-                        .flatten()
-                        .filter_map(checked_rounds::merge),
-                );
+                let twins = twins.into_iter().flatten();
+                shown.extend(twins.filter_map(CollectiveRow::merge_rounds));
             }
             Part::SyncModes => {
                 for &words in &self.config.sync_words {
                     for sync in [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync] {
-                        let setup = all(None, sync);
+                        let setup = self.setup(members, Shape::All, None, sync);
                         let operation = Operation::Broadcast { words };
                         shown.push(self.team(part, operation, &setup));
                     }
@@ -239,19 +221,29 @@ impl Sweep<'_> {
         shown
     }
 
+    /// The teams of `shape` among `members`.
+    fn setup(
+        &self,
+        members: usize,
+        shape: Shape,
+        checked: Option<bool>,
+        sync: SyncMode,
+    ) -> TeamSetup {
+        TeamSetup {
+            members,
+            shape,
+            columns: self.config.columns_for(members),
+            checked,
+            sync,
+        }
+    }
+
     /// `operation` on every team shape of the run.
     fn teams(&self, part: Part, operation: Operation, members: usize) -> Vec<CollectiveRow> {
-        self.config
-            .shapes
-            .iter()
+        let setups = self.config.shapes.iter();
+        setups
             .map(|&shape| {
-                let setup = TeamSetup {
-                    members,
-                    shape,
-                    columns: self.config.columns_for(members),
-                    checked: None,
-                    sync: SyncMode::AllSync,
-                };
+                let setup = self.setup(members, shape, None, SyncMode::AllSync);
                 self.team(part, operation, &setup)
             })
             .collect()
@@ -259,8 +251,8 @@ impl Sweep<'_> {
 
     /// One library row, unless its teams have one member each or it would not fit in memory.
     fn team(&self, part: Part, operation: Operation, setup: &TeamSetup) -> CollectiveRow {
-        let sizes = grid::team_sizes(setup.shape, setup.members, setup.columns);
-        let why = if sizes.iter().all(|&size| size < 2) {
+        let mut row = setup.row(part, operation);
+        let why = if row.team_sizes.iter().all(|&size| size < 2) {
             Some(format!(
                 "split_grid({}) makes {} teams of one member: nothing to synchronize",
                 setup.columns,
@@ -271,51 +263,24 @@ impl Sweep<'_> {
         };
         match why {
             Some(why) => {
-                let mut row = row::skipped(
-                    part,
-                    operation,
-                    results::TEAM_NAME,
-                    Kind::Ours,
-                    setup.members,
-                    &why,
-                );
-                row.team = Some(setup.shape);
-                row.team_sizes = sizes;
+                row.skip(&why);
                 row
             }
-            None => ours::measure(part, operation, setup, &self.config.plan),
+            None => team::measure(part, operation, setup, &self.config.plan),
         }
-    }
-
-    /// A baseline row from what the harness measured.
-    fn baseline(
-        &self,
-        part: Part,
-        operation: Operation,
-        kind: Kind,
-        members: usize,
-        measured: crate::results::Row,
-    ) -> CollectiveRow {
-        let name = measured.barrier.clone();
-        row::from_measured(part, operation, &name, kind, members, measured)
     }
 
     /// The OpenMP counterpart of `operation` at `members`, if it has one.
     fn openmp(&self, part: Part, operation: Operation, members: usize) -> Option<CollectiveRow> {
-        let (_, name) = openmp::counterpart(operation)?;
-        if let Some(why) = memory::too_big(bytes_needed(operation, members), self.available) {
-            return Some(row::skipped(
-                part,
-                operation,
-                name,
-                Kind::Baseline,
-                members,
-                &why,
-            ));
+        let (_, name) = baselines::openmp_counterpart(operation)?;
+        let mut row = CollectiveRow::blank(part, operation, name, Kind::Baseline, members);
+        match memory::too_big(bytes_needed(operation, members), self.available) {
+            Some(why) => row.skip(&why),
+            None => {
+                row.record(baselines::openmp(operation, members, &self.config.plan)?);
+                row.set_receivers(members - 1);
+            }
         }
-        let measured = openmp::measure(operation, members, &self.config.plan)?;
-        let mut row = self.baseline(part, operation, Kind::Baseline, members, measured);
-        row::set_receivers(&mut row, members - 1);
         Some(row)
     }
 
@@ -327,21 +292,10 @@ impl Sweep<'_> {
             .entry(words)
             .or_insert_with(|| {
                 let operation = Operation::Memcpy { words };
-                let measured = looped::measure(
-                    MEMCPY_NAME,
-                    RowKind::Baseline,
-                    vec![memcpy::Memcpy::new(words)],
-                    plan,
-                );
-                let mut row = row::from_measured(
-                    Part::Broadcast,
-                    operation,
-                    MEMCPY_NAME,
-                    Kind::Memcpy,
-                    1,
-                    measured,
-                );
-                row::set_receivers(&mut row, 1);
+                let measured = baselines::memcpy(words, plan);
+                let mut row =
+                    CollectiveRow::measured(Part::Broadcast, operation, Kind::Memcpy, 1, measured);
+                row.set_receivers(1);
                 rows.push(row.clone());
                 row
             })
@@ -441,20 +395,20 @@ pub fn list() -> Vec<(&'static str, &'static str)> {
             "Rust's std::sync::Barrier on N threads",
         ),
         (
-            openmp::BARRIER_NAME,
+            baselines::OMP_BARRIER_NAME,
             "OpenMP #pragma omp barrier (libgomp), back to back in one parallel region",
         ),
         (
-            openmp::ALLREDUCE_NAME,
+            baselines::OMP_ALLREDUCE_NAME,
             "OpenMP omp for reduction(+:x) of one u64 per thread, then every thread reads the sum",
         ),
         (
-            openmp::BROADCAST_NAME,
+            baselines::OMP_BROADCAST_NAME,
             "OpenMP: the root copies into a shared buffer, barrier, the others copy it out, \
              barrier",
         ),
         (
-            MEMCPY_NAME,
+            baselines::MEMCPY_NAME,
             "copy_from_slice of a broadcast's length on one thread: broadcast bandwidth is a \
              fraction of its",
         ),
@@ -464,18 +418,16 @@ pub fn list() -> Vec<(&'static str, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collectives_bench::results::tests::row;
+    use crate::collectives_bench::results::tests::team;
 
     #[test]
     fn failures_name_the_row() {
         assert_eq!(failures(&[]), Ok(()));
-        let mut bad = row(
+        let mut bad = team(
             Part::Broadcast,
             Operation::Broadcast { words: 8 },
-            results::TEAM_NAME,
-            Kind::Ours,
             4,
-            Some(Shape::All),
+            Shape::All,
             1.0,
         );
         bad.error = Some("boom".into());

@@ -1,5 +1,5 @@
-//! What one row times per iteration: a collective of some size, or the memcpy that broadcasts are
-//! held against.
+//! What a row times per iteration: a collective of some size, or the memcpy that broadcasts are
+//! held against; and the part of a run (`--ops`) it belongs to.
 
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +29,50 @@ pub enum Operation {
         /// The length, in u64.
         words: usize,
     },
+}
+
+/// One part of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Part {
+    /// `member.barrier()`, with std::sync::Barrier, our `Barrier` (auto) and OpenMP's barrier.
+    Barrier,
+    /// Allreduce of one u64 received by every member, with OpenMP's reduction read by every
+    /// thread.
+    Allreduce,
+    /// Broadcast from a rotating root at each `--words`, with a memcpy of the same length and
+    /// OpenMP's broadcast through a shared buffer.
+    Broadcast,
+    /// Alltoall at each `--blocks`.
+    Alltoall,
+    /// Barrier, one-u64 allreduce and 8-word broadcast on a checked team and on an unchecked one.
+    Checked,
+    /// Broadcast at each `--sync-words` with every sync mode (AllSync, MySync, NoSync).
+    SyncModes,
+}
+
+impl Part {
+    /// Every part, in the order a run measures them.
+    pub const ALL: [Part; 6] = [
+        Part::Barrier,
+        Part::Allreduce,
+        Part::Broadcast,
+        Part::Alltoall,
+        Part::Checked,
+        Part::SyncModes,
+    ];
+
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Barrier => "barrier",
+            Part::Allreduce => "allreduce",
+            Part::Broadcast => "broadcast",
+            Part::Alltoall => "alltoall",
+            Part::Checked => "checked",
+            Part::SyncModes => "sync-modes",
+        }
+    }
 }
 
 /// Bytes per word.
@@ -103,6 +147,16 @@ mod tests {
         );
         let back: Operation = serde_json::from_str(r#"{"op":"memcpy","words":8}"#).unwrap();
         assert_eq!(back, Operation::Memcpy { words: 8 });
+    }
+
+    #[test]
+    fn part_names_match_the_command_line_and_the_report() {
+        use clap::ValueEnum;
+        for part in Part::ALL {
+            assert_eq!(Part::from_str(part.name(), false), Ok(part));
+            let json = serde_json::to_string(&part).unwrap();
+            assert_eq!(json, format!("\"{}\"", part.name()));
+        }
     }
 
     #[test]

@@ -113,62 +113,22 @@ fn note(row: &CollectiveRow) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collectives_bench::operation::Operation;
-    use crate::collectives_bench::part::Part;
-    use crate::collectives_bench::results::tests::row;
-    use crate::collectives_bench::results::TEAM_NAME;
+    use crate::collectives_bench::operation::{Operation, Part};
+    use crate::collectives_bench::results::tests::{named, team};
 
     #[test]
     fn a_table_compares_with_memcpy_and_openmp() {
         let words = Operation::Broadcast { words: 8 };
-        let mut copy = row(
-            Part::Broadcast,
-            Operation::Memcpy { words: 8 },
-            "memcpy",
-            Kind::Memcpy,
-            1,
-            None,
-            10.0,
-        );
+        let copy = Operation::Memcpy { words: 8 };
+        let mut copy = named(Part::Broadcast, copy, "memcpy", Kind::Memcpy, 1, 10.0);
         copy.bandwidth_gb_s = Some(6.4);
-        let mut all = row(
-            Part::Broadcast,
-            words,
-            TEAM_NAME,
-            Kind::Ours,
-            4,
-            Some(Shape::All),
-            100.0,
-        );
+        let mut all = team(Part::Broadcast, words, 4, Shape::All, 100.0);
         all.fraction_of_memcpy = Some(0.1);
-        let mut rows_team = row(
-            Part::Broadcast,
-            words,
-            TEAM_NAME,
-            Kind::Ours,
-            4,
-            Some(Shape::Row),
-            50.0,
-        );
+        let mut rows_team = team(Part::Broadcast, words, 4, Shape::Row, 50.0);
         rows_team.team_sizes = vec![2, 2];
-        let omp = row(
-            Part::Broadcast,
-            words,
-            "omp broadcast via shared buffer",
-            Kind::Baseline,
-            4,
-            None,
-            400.0,
-        );
-        let mut failed = row(
-            Part::Barrier,
-            Operation::Barrier,
-            TEAM_NAME,
-            Kind::Ours,
-            4,
-            Some(Shape::All),
-            1.0,
-        );
+        let omp_name = "omp broadcast via shared buffer";
+        let omp = named(Part::Broadcast, words, omp_name, Kind::Baseline, 4, 400.0);
+        let mut failed = team(Part::Barrier, Operation::Barrier, 4, Shape::All, 1.0);
         failed.error = Some("boom".into());
         let text = table(
             &TableHead {

@@ -117,7 +117,7 @@ mod tests {
 
     use super::*;
     use crate::results::Mode;
-    use crate::schedule::Schedule;
+    use phasers_cli::harness::schedule::Schedule;
 
     #[test]
     fn every_baseline_measures() {

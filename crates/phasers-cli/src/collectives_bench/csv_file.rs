@@ -1,17 +1,15 @@
 //! `--csv`: one line per row, plus the cache-line floor, for spreadsheets and plotting scripts.
 //! Times are nanoseconds per operation.
 
-use std::io::Write;
-
 use serde::Serialize;
 
-use crate::floor::Floor;
+use phasers_cli::harness::floor::Floor;
 
 use super::results::{CollectiveRow, Kind};
 
 /// One line of the file.
-#[derive(Debug, Serialize)]
-struct Line<'a> {
+#[derive(Debug, Default, Serialize)]
+pub struct Line<'a> {
     members: usize,
     oversubscribed: bool,
     part: &'a str,
@@ -68,43 +66,31 @@ impl<'a> Line<'a> {
     }
 }
 
-/// Writes a header, the cache-line floor (as a row named `cache-line round trip`, its round trip
-/// in the time columns), then every row.
-pub fn write(out: impl Write, floor: &Floor, rows: &[CollectiveRow]) -> csv::Result<()> {
-    let mut writer = csv::Writer::from_writer(out);
-    writer.serialize(Line {
+/// The lines of the file: the cache-line floor (as a row named `cache-line round trip`, its
+/// round trip in the time columns), then every row.
+pub fn lines<'a>(floor: &'a Floor, rows: &'a [CollectiveRow]) -> Vec<Line<'a>> {
+    let floor = Line {
         members: 2,
-        oversubscribed: false,
         part: "floor",
         op: "round-trip",
-        words: None,
         row: "cache-line round trip".to_owned(),
         kind: "floor",
-        team: None,
-        teams: None,
-        largest_team: None,
-        checked: None,
-        sync_mode: None,
         samples: floor.samples_ns.len(),
         min_ns: floor.min_ns,
         median_ns: floor.median_ns,
-        mean_ns: None,
-        bandwidth_gb_s: None,
-        aggregate_gb_s: None,
-        fraction_of_memcpy: None,
         note: floor.note.as_deref(),
-        error: None,
-    })?;
-    for row in rows {
-        writer.serialize(Line::of(row))?;
-    }
-    writer.flush()?;
-    Ok(())
+        ..Line::default()
+    };
+    std::iter::once(floor)
+        .chain(rows.iter().map(Line::of))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use phasers_cli::harness::outputs::write_csv_lines;
+
     use crate::collectives_bench::grid::Shape;
     use crate::collectives_bench::operation::{Operation, Part};
     use crate::collectives_bench::results::tests::team;
@@ -124,7 +110,8 @@ mod tests {
         team.team_sizes = vec![2, 2];
         team.fraction_of_memcpy = Some(0.5);
         let mut out = Vec::new();
-        write(&mut out, &floor, &[team]).unwrap();
+        let rows = [team];
+        write_csv_lines(&mut out, lines(&floor, &rows)).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);

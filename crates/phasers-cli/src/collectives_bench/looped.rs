@@ -74,7 +74,7 @@ mod tests {
 
     use super::*;
     use crate::results::Mode;
-    use crate::schedule::Schedule;
+    use phasers_cli::harness::schedule::Schedule;
 
     /// Counts its calls, and never waits for anyone: the least synchronized operation there is.
     struct Count<'a>(&'a AtomicU64);

@@ -16,7 +16,6 @@ mod figures;
 mod grid;
 mod looped;
 mod operation;
-mod outputs;
 mod results;
 mod table;
 mod team;
@@ -26,12 +25,15 @@ use std::time::{Duration, Instant};
 
 use phasers::SyncMode;
 
-use crate::floor as cache_line;
-use crate::floors_record::floors_line;
+use phasers_cli::harness::args::command_line;
+use phasers_cli::harness::failures::failed_rows;
+use phasers_cli::harness::floor::{self as cache_line, floor_line};
+use phasers_cli::harness::floors_record::floors_line;
+use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::schedule::Schedule;
+
 use crate::reduce_bench::memory;
-use crate::report;
-use crate::results::Provenance;
-use crate::schedule::Schedule;
 
 pub use config::CollectivesArgs;
 
@@ -40,7 +42,6 @@ use figures::FigureInput;
 use grid::Shape;
 use operation::Part;
 use operation::{Operation, WORD_BYTES};
-use outputs::Outputs;
 use results::{CollectiveRow, CollectivesReport, CollectivesSettings, Kind};
 use table::TableHead;
 use team::TeamSetup;
@@ -56,8 +57,8 @@ const CHECKED_OPERATIONS: [Operation; 3] = [
 /// Runs `phasers bench collectives`.
 pub fn run(args: &CollectivesArgs) -> Result<(), String> {
     let config = Config::from_args(args);
-    let outputs = Outputs::open(args)?;
-    let provenance = Provenance::now("bench collectives", crate::command_line());
+    let outputs = Outputs::create(args.json.as_deref(), args.csv.as_deref(), Vec::new())?;
+    let provenance = Provenance::now("bench collectives", command_line());
     let settings = settings(&config);
     let floor = cache_line::measure(Schedule {
         episodes: None,
@@ -77,7 +78,7 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
          ÷omp: the median over the OpenMP row's (below 1: ours is faster)\n",
         settings.method,
         provenance.machine.summary(),
-        report::floor_line(&floor),
+        floor_line(&floor),
         floors_line(&provenance),
     );
     if cfg!(debug_assertions) {
@@ -133,7 +134,8 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
         floor,
         rows,
     };
-    outputs.write(&report)?;
+    let csv = |out| write_csv_lines(out, csv_file::lines(&report.floor, &report.rows));
+    outputs.write(&report, csv, |_, _| Ok(()))?;
     failures
 }
 
@@ -353,27 +355,14 @@ fn settings(config: &Config) -> CollectivesSettings {
 
 /// An error naming every row that failed, if any did.
 fn failures(rows: &[CollectiveRow]) -> Result<(), String> {
-    let failed: Vec<String> = rows
-        .iter()
-        .filter_map(|row| {
-            let error = row.error.as_ref()?;
-            Some(format!(
-                "{} ({}) with N = {}: {error}",
-                row.label(),
-                row.operation.label(),
-                row.members
-            ))
-        })
-        .collect();
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} row(s) failed: {}",
-            failed.len(),
-            failed.join("; ")
+    failed_rows(rows, |row| {
+        let error = row.error.as_ref()?;
+        let (label, operation) = (row.label(), row.operation.label());
+        Some(format!(
+            "{label} ({operation}) with N = {}: {error}",
+            row.members
         ))
-    }
+    })
 }
 
 /// Every row of `bench collectives` with a line about it, for `phasers list`.

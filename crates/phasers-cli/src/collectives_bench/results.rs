@@ -6,9 +6,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::floor::Floor;
-use crate::results::{Provenance, Row};
-use crate::stats::{self, Summary};
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::stats::{self, Summary};
+
+use crate::results::Row;
 
 use super::grid::Shape;
 use super::operation::{Operation, Part};

@@ -1,8 +1,8 @@
 //! The table printed for each member count: one block per operation and size, headed by the
 //! operation, in the order measured; each broadcast length comes after the memcpy of that length.
 
-use crate::report::{aligned, ratio, time, Last};
-use crate::stats::Summary;
+use phasers_cli::harness::stats::Summary;
+use phasers_cli::harness::table::{aligned, ratio, time, Last};
 
 use super::grid::{team_sizes, Shape};
 use super::results::{CollectiveRow, Kind};

@@ -320,7 +320,7 @@ mod tests {
 
     use super::*;
     use crate::results::Mode;
-    use crate::schedule::Schedule;
+    use phasers_cli::harness::schedule::Schedule;
 
     fn plan() -> RowPlan {
         RowPlan {

@@ -4,6 +4,7 @@ use std::path::Path;
 
 pub use phasers_cli::harness::floor::floor_line;
 pub use phasers_cli::harness::table::{aligned, ratio, time, Last};
+use phasers_cli::harness::table::{note_cell, resolved_label};
 
 use crate::contender::Contender;
 use crate::floor::Floor;
@@ -149,23 +150,15 @@ fn render(
 
 /// A row's name, with what it resolved to when that differs (`auto → counting`).
 pub fn barrier_label(row: &Row) -> String {
-    match &row.resolved {
-        Some(resolved) if *resolved != row.barrier => format!("{} → {resolved}", row.barrier),
-        _ => row.barrier.clone(),
-    }
+    resolved_label(&row.barrier, row.resolved.as_deref())
 }
 
 fn row_note(row: &Row) -> String {
     let noise = row.noise.as_ref().map(|noise| format!("noisy ({noise})"));
-    let parts: Vec<&str> = [row.error.as_deref(), noise.as_deref(), row.note.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    match (&row.error, parts.is_empty()) {
-        (Some(_), _) => format!("ERROR: {}", parts.join("; ")),
-        (None, true) => String::new(),
-        (None, false) => parts.join("; "),
-    }
+    note_cell(
+        row.error.as_deref(),
+        &[noise.as_deref(), row.note.as_deref()],
+    )
 }
 
 /// Plots every row's median against threads.

@@ -17,10 +17,10 @@ use std::hint::black_box;
 use phasers::{Algorithm, Barrier};
 
 use crate::bench::RowPlan;
-use crate::contender::{StdHandle, WaitHandle};
 use crate::native::{omp_collective_round, OmpCollective};
 use crate::openmp_row::sample_rounds;
 use crate::results::{Row, RowKind};
+use phasers_cli::harness::body::{StdHandle, WaitHandle};
 
 use super::looped;
 use super::operation::Operation;

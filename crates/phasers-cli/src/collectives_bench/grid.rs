@@ -7,7 +7,7 @@
 use phasers::{Member, Team};
 use serde::{Deserialize, Serialize};
 
-use crate::bench::panic_message;
+use phasers_cli::harness::watchdog::panic_message;
 
 /// Which teams a row's members call the collective on.
 #[derive(

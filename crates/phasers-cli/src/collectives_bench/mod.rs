@@ -21,19 +21,19 @@ mod table;
 mod team;
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use phasers::SyncMode;
 
 use phasers_cli::harness::args::command_line;
 use phasers_cli::harness::failures::failed_rows;
-use phasers_cli::harness::floor::{self as cache_line, floor_line};
-use phasers_cli::harness::floors_record::floors_line;
+use phasers_cli::harness::floor;
+use phasers_cli::harness::header::{warn_if_debug_build, Header};
+use phasers_cli::harness::memory;
 use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
+use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::schedule::Schedule;
-
-use crate::reduce_bench::memory;
 
 pub use config::CollectivesArgs;
 
@@ -60,52 +60,46 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
     let outputs = Outputs::create(args.json.as_deref(), args.csv.as_deref(), Vec::new())?;
     let provenance = Provenance::now("bench collectives", command_line());
     let settings = settings(&config);
-    let floor = cache_line::measure(Schedule {
+    let floor = floor::measure(Schedule {
         episodes: None,
         samples: 20,
         target_sample: Duration::from_millis(5),
         row_budget: Duration::from_secs(2),
     });
-    println!(
-        "phasers bench collectives: team collectives (seed 004's MPP suite) against \
-         std::sync::Barrier, our Barrier, OpenMP and memcpy\n\
-         method:  {}\n\
-         machine: {}\n\
-         floor:   {}\n\
-         floors:  {}\n\
-         units:   per operation, min and median over the samples; GB/s: the payload each \
-         receiver gets over the median; of memcpy: a one-thread memcpy's median over the row's; \
-         ÷omp: the median over the OpenMP row's (below 1: ours is faster)\n",
-        settings.method,
-        provenance.machine.summary(),
-        floor_line(&floor),
-        floors_line(&provenance),
+    let header = Header::new(
+        &provenance,
+        "team collectives (seed 004's MPP suite) against std::sync::Barrier, our Barrier, OpenMP \
+         and memcpy",
     );
-    if cfg!(debug_assertions) {
-        eprintln!(
-            "warning: a debug build: teams check every call and nothing is optimized, so these \
-             numbers mean little; use `cargo run --release`"
-        );
-    }
-    let started = Instant::now();
+    println!(
+        "{}",
+        header
+            .line("method", &settings.method)
+            .machine(&provenance)
+            .floor(&floor)
+            .floors(&provenance)
+            .line(
+                "units",
+                "per operation, min and median over the samples; GB/s: the payload each receiver \
+                 gets over the median; of memcpy: a one-thread memcpy's median over the row's; \
+                 ÷omp: the median over the OpenMP row's (below 1: ours is faster)"
+            )
+            .finish()
+    );
+    warn_if_debug_build(Some("teams check every call"));
     let mut sweep = Sweep {
         config: &config,
         available: memory::available(),
         rows: Vec::new(),
         memcpy: HashMap::new(),
     };
-    let steps = config.members.len() * config.parts.len();
-    let mut step = 0;
+    let bar = progress::bar(config.members.len() * config.parts.len(), "parts");
     for &members in &config.members {
         let mut shown = Vec::new();
         for &part in &config.parts {
-            step += 1;
-            eprintln!(
-                "[{step}/{steps}] N = {members}, {} ({:.0} s so far)",
-                part.name(),
-                started.elapsed().as_secs_f64()
-            );
+            bar.set_message(format!("N = {members}, {}", part.name()));
             shown.extend(sweep.part(part, members));
+            bar.inc(1);
         }
         let head = TableHead {
             members,
@@ -113,9 +107,9 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
             columns: config.columns_for(members),
         };
         let shown: Vec<&CollectiveRow> = shown.iter().collect();
-        println!("{}", table::table(&head, &shown));
+        bar.suspend(|| println!("{}", table::table(&head, &shown)));
     }
-    eprintln!("measured in {:.0} s", started.elapsed().as_secs_f64());
+    bar.finish_and_clear();
     let rows = sweep.rows;
     println!(
         "{}",

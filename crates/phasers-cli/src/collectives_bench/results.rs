@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use phasers_cli::harness::floor::Floor;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::stats::{self, Summary};
+use phasers_cli::harness::table::resolved_label;
 
 use crate::results::Row;
 
@@ -276,11 +277,7 @@ impl CollectiveRow {
                 label.push_str(mode);
             }
         }
-        if let Some(resolved) = &self.resolved {
-            label.push_str(" → ");
-            label.push_str(resolved);
-        }
-        label
+        resolved_label(&label, self.resolved.as_deref())
     }
 }
 

@@ -2,7 +2,7 @@
 //! operation, in the order measured; each broadcast length comes after the memcpy of that length.
 
 use phasers_cli::harness::stats::Summary;
-use phasers_cli::harness::table::{aligned, ratio, time, Last};
+use phasers_cli::harness::table::{aligned, note_cell, ratio, time, Last};
 
 use super::grid::{team_sizes, Shape};
 use super::results::{CollectiveRow, Kind};
@@ -73,7 +73,7 @@ pub fn table(head: &TableHead, rows: &[&CollectiveRow]) -> String {
             row.fraction_of_memcpy
                 .map_or_else(String::new, |f| format!("{:.0}%", f * 100.0)),
             over_openmp(row, rows),
-            note(row),
+            note_cell(row.error.as_deref(), &[row.note.as_deref()]),
         ]);
     }
     out.push_str(&aligned(&cells, Last::Free));
@@ -98,15 +98,6 @@ fn over_openmp(row: &CollectiveRow, rows: &[&CollectiveRow]) -> String {
     match (comparable, omp) {
         (true, Some(_)) => ratio(row.median(), omp),
         _ => String::new(),
-    }
-}
-
-fn note(row: &CollectiveRow) -> String {
-    match (&row.error, &row.note) {
-        (Some(error), Some(note)) => format!("ERROR: {error}; {note}"),
-        (Some(error), None) => format!("ERROR: {error}"),
-        (None, Some(note)) => note.clone(),
-        (None, None) => String::new(),
     }
 }
 

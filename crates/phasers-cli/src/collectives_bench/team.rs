@@ -10,9 +10,9 @@
 use phasers::{Member, Op, SyncMode, Team};
 
 use crate::bench::RowPlan;
-use crate::contender::WaitHandle;
 use crate::results::RowKind;
 use crate::wrong_result::WrongResult;
+use phasers_cli::harness::body::WaitHandle;
 
 use super::grid::{self, Placed, Shape};
 use super::looped;

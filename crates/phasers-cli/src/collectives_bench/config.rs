@@ -14,6 +14,7 @@ use crate::results::Mode;
 
 use super::grid::Shape;
 use super::operation::Part;
+use super::results::CollectivesSettings;
 
 /// Member counts of a default run: 2 to 64, doubling.
 pub const DEFAULT_MEMBERS: [usize; 6] = [2, 4, 8, 16, 32, 64];
@@ -112,22 +113,9 @@ pub struct CollectivesArgs {
 /// A run, resolved from [`CollectivesArgs`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
-    /// Member counts, increasing.
-    pub members: Vec<usize>,
-    /// The teams, in table order.
-    pub shapes: Vec<Shape>,
-    /// `--columns`, when given.
-    pub columns: Option<usize>,
-    /// The parts, in the order a run measures them.
-    pub parts: Vec<Part>,
-    /// Broadcast lengths, increasing.
-    pub words: Vec<usize>,
-    /// Alltoall blocks, increasing.
-    pub blocks: Vec<usize>,
-    /// Sync-mode broadcast lengths, increasing.
-    pub sync_words: Vec<usize>,
-    /// Rounds of the checked part.
-    pub rounds: usize,
+    /// What to measure, as the report states it: lists increasing, parts and teams in the order
+    /// declared (the order of a run and of its tables).
+    pub settings: CollectivesSettings,
     /// How every row is measured.
     pub plan: RowPlan,
 }
@@ -139,37 +127,58 @@ impl Config {
             sorted_unique(given.clone().unwrap_or(default))
         };
         let samples = usize::from(args.samples);
-        Config {
+        let schedule = Schedule {
+            episodes: None,
+            samples,
+            target_sample: args.time / samples as u32,
+            // Warm-up and calibration may overrun the aim; beyond this a row stops with the
+            // samples it has, and says so.
+            row_budget: args.time * 3 + Duration::from_secs(1),
+        };
+        let settings = CollectivesSettings {
+            method: format!(
+                "each row runs one operation back to back on one thread per member (a fresh team \
+                 of N members; for a baseline, N threads): a warm-up round, calibration, then {} \
+                 samples of rounds sized to take about {:.1} ms, timed on the first thread from a \
+                 control barrier to a control barrier after the round (at most {:.1} s per row). \
+                 Broadcast roots rotate (the iteration modulo the team size); every result is \
+                 checked (one word per call, every word in the first call). Row and column teams \
+                 come from split_grid and all run at once. The OpenMP rows run each round in one \
+                 parallel region, timed between two barriers",
+                schedule.samples,
+                schedule.target_sample.as_secs_f64() * 1e3,
+                schedule.row_budget.as_secs_f64(),
+            ),
             members: sorted(&args.threads, DEFAULT_MEMBERS.to_vec()),
-            // In table order, and the order a run measures the parts: as declared.
-            shapes: sorted_unique(args.teams.clone().unwrap_or_else(|| Shape::ALL.to_vec())),
+            teams: sorted_unique(args.teams.clone().unwrap_or_else(|| Shape::ALL.to_vec())),
             columns: args.columns,
             parts: sorted_unique(args.ops.clone().unwrap_or_else(|| Part::ALL.to_vec())),
-            words: sorted(&args.words, default_words()),
-            blocks: sorted(&args.blocks, DEFAULT_BLOCKS.to_vec()),
-            sync_words: sorted(&args.sync_words, DEFAULT_SYNC_WORDS.to_vec()),
+            broadcast_words: sorted(&args.words, default_words()),
+            alltoall_blocks: sorted(&args.blocks, DEFAULT_BLOCKS.to_vec()),
+            sync_mode_words: sorted(&args.sync_words, DEFAULT_SYNC_WORDS.to_vec()),
+            time_per_row_s: (schedule.target_sample * samples as u32).as_secs_f64(),
+            samples,
             rounds: usize::from(args.rounds),
-            plan: RowPlan {
-                // Only `bench::with_handles` reads the mode; the rows here are back to back.
-                mode: Mode::BackToBack,
-                schedule: Schedule {
-                    episodes: None,
-                    samples,
-                    target_sample: args.time / samples as u32,
-                    // Warm-up and calibration may overrun the aim; beyond this a row stops with
-                    // the samples it has, and says so.
-                    row_budget: args.time * 3 + Duration::from_secs(1),
-                },
-                hang_after: args.hang_seconds,
-                pin: args.pin,
-                delay: 0,
-            },
-        }
+            target_sample_ms: schedule.target_sample.as_secs_f64() * 1e3,
+            row_budget_s: schedule.row_budget.as_secs_f64(),
+            pinned: args.pin,
+            debug_build: cfg!(debug_assertions),
+        };
+        let plan = RowPlan {
+            // Only `bench::with_handles` reads the mode; the rows here are back to back.
+            mode: Mode::BackToBack,
+            schedule,
+            hang_after: args.hang_seconds,
+            pin: args.pin,
+            delay: 0,
+        };
+        Config { settings, plan }
     }
 
     /// The columns of the grid of `members` members.
     pub fn columns_for(&self, members: usize) -> usize {
-        self.columns
+        self.settings
+            .columns
             .unwrap_or_else(|| super::grid::default_columns(members))
     }
 }
@@ -243,18 +252,18 @@ mod tests {
     #[test]
     fn defaults_are_the_issues_sweep() {
         let config = Config::from_args(&parse(&[]).unwrap());
-        assert_eq!(config.members, DEFAULT_MEMBERS);
-        assert_eq!(config.shapes, Shape::ALL);
-        assert_eq!(config.parts, Part::ALL);
-        assert_eq!(config.columns, None);
+        assert_eq!(config.settings.members, DEFAULT_MEMBERS);
+        assert_eq!(config.settings.teams, Shape::ALL);
+        assert_eq!(config.settings.parts, Part::ALL);
+        assert_eq!(config.settings.columns, None);
         assert_eq!(config.columns_for(64), 8);
         let words = default_words();
         assert_eq!(words.first(), Some(&4));
         assert_eq!(words[words.len() - 2..], [65_536, 100_000]);
         assert_eq!(words.len(), 16);
-        assert_eq!(config.words, words);
-        assert_eq!(config.blocks, DEFAULT_BLOCKS);
-        assert_eq!(config.sync_words, DEFAULT_SYNC_WORDS);
+        assert_eq!(config.settings.broadcast_words, words);
+        assert_eq!(config.settings.alltoall_blocks, DEFAULT_BLOCKS);
+        assert_eq!(config.settings.sync_mode_words, DEFAULT_SYNC_WORDS);
         let schedule = config.plan.schedule;
         assert_eq!(schedule.samples, 10);
         assert_eq!(schedule.target_sample, Duration::from_millis(20));
@@ -294,13 +303,13 @@ mod tests {
         ])
         .unwrap();
         let config = Config::from_args(&args);
-        assert_eq!(config.members, vec![2, 8]);
-        assert_eq!(config.shapes, vec![Shape::All, Shape::Column]);
+        assert_eq!(config.settings.members, vec![2, 8]);
+        assert_eq!(config.settings.teams, vec![Shape::All, Shape::Column]);
         assert_eq!(config.columns_for(64), 3);
-        assert_eq!(config.parts, vec![Part::Barrier, Part::SyncModes]);
-        assert_eq!(config.words, vec![4, 1024, 100_000]);
-        assert_eq!(config.blocks, vec![2]);
-        assert_eq!(config.sync_words, vec![16]);
+        assert_eq!(config.settings.parts, vec![Part::Barrier, Part::SyncModes]);
+        assert_eq!(config.settings.broadcast_words, vec![4, 1024, 100_000]);
+        assert_eq!(config.settings.alltoall_blocks, vec![2]);
+        assert_eq!(config.settings.sync_mode_words, vec![16]);
         assert_eq!(config.plan.schedule.samples, 5);
         assert_eq!(
             config.plan.schedule.target_sample,

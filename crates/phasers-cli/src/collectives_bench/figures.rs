@@ -19,7 +19,7 @@ use super::baselines::{
 };
 use super::grid::Shape;
 use super::operation::{Operation, Part};
-use super::results::{CollectiveRow, TEAM_NAME};
+use super::results::{CollectiveRow, CollectivesSettings, TEAM_NAME};
 
 /// The goal of figure (a).
 pub const ALLREDUCE_GOAL: f64 = 1.5;
@@ -28,14 +28,8 @@ pub const ALLREDUCE_GOAL: f64 = 1.5;
 pub struct FigureInput<'a> {
     /// Every row of the run.
     pub rows: &'a [CollectiveRow],
-    /// The member counts.
-    pub members: &'a [usize],
-    /// The team shapes of the library's rows.
-    pub shapes: &'a [Shape],
-    /// The broadcast lengths.
-    pub words: &'a [usize],
-    /// The sync-mode broadcast lengths.
-    pub sync_words: &'a [usize],
+    /// What the run measured.
+    pub settings: &'a CollectivesSettings,
 }
 
 /// A labelled line of cells, one per member count.
@@ -83,7 +77,11 @@ impl FigureInput<'_> {
     fn line(&self, label: String, cell: impl Fn(usize) -> String) -> Line {
         (
             label,
-            self.members.iter().map(|&members| cell(members)).collect(),
+            self.settings
+                .members
+                .iter()
+                .map(|&members| cell(members))
+                .collect(),
         )
     }
 
@@ -102,8 +100,12 @@ impl FigureInput<'_> {
 
     /// `title`, then the lines under a header of the member counts.
     fn grid(&self, title: &str, lines: Vec<Line>) -> String {
-        let header = std::iter::once(String::new())
-            .chain(self.members.iter().map(|members| format!("N={members}")));
+        let header = std::iter::once(String::new()).chain(
+            self.settings
+                .members
+                .iter()
+                .map(|members| format!("N={members}")),
+        );
         let mut cells = vec![header.collect::<Vec<String>>()];
         cells.extend(
             lines
@@ -140,7 +142,8 @@ pub fn allreduce_over_barrier(input: &FigureInput<'_>) -> String {
     let allreduce = |shape| team(Part::Allreduce, Operation::Allreduce, shape);
     let barrier = |shape| team(Part::Barrier, Operation::Barrier, shape);
     let mut lines: Vec<Line> = input
-        .shapes
+        .settings
+        .teams
         .iter()
         .map(|&shape| {
             let label = format!("team {} ÷ its barrier", shape.name());
@@ -154,7 +157,7 @@ pub fn allreduce_over_barrier(input: &FigureInput<'_>) -> String {
         ours,
     ));
     let (mut met, mut missed) = (Vec::new(), Vec::new());
-    for &members in input.members {
+    for &members in &input.settings.members {
         let median = |pick| input.find(pick, members).and_then(CollectiveRow::median);
         if let (Some(over), Some(under)) =
             (median(allreduce(Shape::All)), median(barrier(Shape::All)))
@@ -181,7 +184,7 @@ pub fn allreduce_over_barrier(input: &FigureInput<'_>) -> String {
 
 /// (b): the longest broadcast as a fraction of the memcpy of the same length.
 pub fn broadcast_against_memcpy(input: &FigureInput<'_>) -> String {
-    let Some(&words) = input.words.iter().max() else {
+    let Some(&words) = input.settings.broadcast_words.iter().max() else {
         return "(b) broadcast against memcpy: not measured (no --words)\n".to_owned();
     };
     let title = format!(
@@ -204,7 +207,8 @@ pub fn broadcast_against_memcpy(input: &FigureInput<'_>) -> String {
         }
     };
     let mut lines: Vec<Line> = input
-        .shapes
+        .settings
+        .teams
         .iter()
         .map(|&shape| {
             let pick = team(Part::Broadcast, operation, shape);
@@ -242,7 +246,7 @@ pub fn against_openmp(input: &FigureInput<'_>) -> String {
         let omp = named(part, operation, ALLREDUCE_NAME);
         lines.push(input.ratio_line(label, team(part, operation, Shape::All), omp));
     }
-    let words = input.words;
+    let words = &input.settings.broadcast_words;
     if input.measured(Part::Broadcast) && !words.is_empty() {
         let mut sizes = vec![words[0], words[words.len() / 2], words[words.len() - 1]];
         sizes.dedup();
@@ -305,7 +309,7 @@ pub fn sync_modes(input: &FigureInput<'_>) -> String {
         return format!("{title}: not measured (needs --ops sync-modes)\n");
     }
     let mut lines = Vec::new();
-    for &words in input.sync_words {
+    for &words in &input.settings.sync_mode_words {
         let in_mode = |mode: SyncMode| {
             let row = team(Part::SyncModes, Operation::Broadcast { words }, Shape::All);
             move |candidate: &CollectiveRow| {
@@ -348,8 +352,10 @@ fn ratio_cell(ratios: &[f64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collectives_bench::config::{CollectivesArgs, Config};
     use crate::collectives_bench::results::tests::{named, team};
     use crate::collectives_bench::results::Kind;
+    use clap::Parser;
 
     fn rows() -> Vec<CollectiveRow> {
         let (all, barrier, allreduce) = (Shape::All, Operation::Barrier, Operation::Allreduce);
@@ -406,20 +412,30 @@ mod tests {
         rows
     }
 
-    fn input(rows: &[CollectiveRow]) -> FigureInput<'_> {
-        FigureInput {
-            rows,
-            members: &[2, 4],
-            shapes: &[Shape::All],
-            words: &[100],
-            sync_words: &[8],
-        }
+    /// `draw` from [`rows`], of a run at N = 2 and 4 on the team of all, broadcasting 100 words
+    /// (8 in the sync-mode part).
+    fn figure(rows: Vec<CollectiveRow>, draw: fn(&FigureInput<'_>) -> String) -> String {
+        let args = [
+            "collectives",
+            "--threads",
+            "2,4",
+            "--teams",
+            "all",
+            "--words",
+            "100",
+            "--sync-words",
+            "8",
+        ];
+        let settings = Config::from_args(&CollectivesArgs::try_parse_from(args).unwrap()).settings;
+        draw(&FigureInput {
+            rows: &rows,
+            settings: &settings,
+        })
     }
 
     #[test]
     fn allreduce_over_barrier_says_where_the_goal_is_met() {
-        let rows = rows();
-        let text = allreduce_over_barrier(&input(&rows));
+        let text = figure(rows(), allreduce_over_barrier);
         assert!(text.contains("1.20x") && text.contains("3.00x"), "{text}");
         // 120 over our Barrier's 80.
         assert!(text.contains("1.50x"), "{text}");
@@ -428,29 +444,26 @@ mod tests {
 
     #[test]
     fn broadcast_against_memcpy_and_openmp() {
-        let rows = rows();
-        let text = broadcast_against_memcpy(&input(&rows));
+        let text = figure(rows(), broadcast_against_memcpy);
         assert!(
             text.contains("memcpy of 100 words on one thread: 16.00 GB/s"),
             "{text}"
         );
         assert!(text.contains("10% (1.60 GB/s)"), "{text}");
-        let text = against_openmp(&input(&rows));
+        let text = figure(rows(), against_openmp);
         assert!(text.contains("team all barrier ÷ omp barrier"), "{text}");
-        assert!(text.contains("0.50x"), "{text}");
-        assert!(text.contains("0.40x"), "{text}");
+        assert!(text.contains("0.50x") && text.contains("0.40x"), "{text}");
         assert!(text.contains("broadcast 100 words ÷ omp"), "{text}");
     }
 
     #[test]
     fn checked_and_sync_mode_ratios() {
-        let rows = rows();
         // The rounds' ratios are 1.5, 1.1 and 1.0: their median and range.
-        let text = checked_cost(&input(&rows));
+        let text = figure(rows(), checked_cost);
         assert!(text.contains("1.10x [1.00-1.50]"), "{text}");
         assert_eq!(ratio_cell(&[]), "-");
         assert_eq!(ratio_cell(&[1.25]), "1.25x");
-        let text = sync_modes(&input(&rows));
+        let text = figure(rows(), sync_modes);
         assert!(
             text.contains("8 words MySync") && text.contains("0.80x"),
             "{text}"
@@ -459,7 +472,6 @@ mod tests {
             text.contains("8 words NoSync") && text.contains("0.50x"),
             "{text}"
         );
-        let nothing: Vec<CollectiveRow> = Vec::new();
-        assert!(summary(&input(&nothing)).contains("not measured"));
+        assert!(figure(Vec::new(), summary).contains("not measured"));
     }
 }

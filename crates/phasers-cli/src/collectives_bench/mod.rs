@@ -42,7 +42,7 @@ use figures::FigureInput;
 use grid::Shape;
 use operation::Part;
 use operation::{Operation, WORD_BYTES};
-use results::{CollectiveRow, CollectivesReport, CollectivesSettings, Kind};
+use results::{CollectiveRow, CollectivesReport, Kind};
 use table::TableHead;
 use team::TeamSetup;
 
@@ -59,7 +59,6 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
     let config = Config::from_args(args);
     let outputs = Outputs::create(args.json.as_deref(), args.csv.as_deref(), Vec::new())?;
     let provenance = Provenance::now("bench collectives", command_line());
-    let settings = settings(&config);
     let floor = floor::measure(Schedule {
         episodes: None,
         samples: 20,
@@ -74,7 +73,7 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
     println!(
         "{}",
         header
-            .line("method", &settings.method)
+            .line("method", &config.settings.method)
             .machine(&provenance)
             .floor(&floor)
             .floors(&provenance)
@@ -93,10 +92,13 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
         rows: Vec::new(),
         memcpy: HashMap::new(),
     };
-    let bar = progress::bar(config.members.len() * config.parts.len(), "parts");
-    for &members in &config.members {
+    let bar = progress::bar(
+        config.settings.members.len() * config.settings.parts.len(),
+        "parts",
+    );
+    for &members in &config.settings.members {
         let mut shown = Vec::new();
-        for &part in &config.parts {
+        for &part in &config.settings.parts {
             bar.set_message(format!("N = {members}, {}", part.name()));
             shown.extend(sweep.part(part, members));
             bar.inc(1);
@@ -115,16 +117,13 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
         "{}",
         figures::summary(&FigureInput {
             rows: &rows,
-            members: &config.members,
-            shapes: &config.shapes,
-            words: &config.words,
-            sync_words: &config.sync_words,
+            settings: &config.settings,
         })
     );
     let failures = failures(&rows);
     let report = CollectivesReport {
         provenance,
-        settings,
+        settings: config.settings,
         floor,
         rows,
     };
@@ -167,7 +166,7 @@ impl Sweep<'_> {
                 shown.extend(self.openmp(part, Operation::Allreduce, members));
             }
             Part::Broadcast => {
-                for &words in &self.config.words {
+                for &words in &self.config.settings.broadcast_words {
                     let operation = Operation::Broadcast { words };
                     let copy = self.memcpy(words);
                     let mut rows = self.teams(part, operation, members);
@@ -180,7 +179,7 @@ impl Sweep<'_> {
                 }
             }
             Part::Alltoall => {
-                for &block in &self.config.blocks {
+                for &block in &self.config.settings.alltoall_blocks {
                     shown.extend(self.teams(part, Operation::Alltoall { block }, members));
                 }
             }
@@ -190,7 +189,7 @@ impl Sweep<'_> {
                 // checked row and its unchecked twin back to back, alternating which goes first,
                 // and figure (d) divides their medians round by round.
                 let mut twins = vec![[Vec::new(), Vec::new()]; CHECKED_OPERATIONS.len()];
-                for round in 0..self.config.rounds {
+                for round in 0..self.config.settings.rounds {
                     for (operation, twin) in CHECKED_OPERATIONS.into_iter().zip(&mut twins) {
                         for checked in [round % 2 == 0, round % 2 != 0] {
                             let setup =
@@ -203,7 +202,7 @@ impl Sweep<'_> {
                 shown.extend(twins.filter_map(CollectiveRow::merge_rounds));
             }
             Part::SyncModes => {
-                for &words in &self.config.sync_words {
+                for &words in &self.config.settings.sync_mode_words {
                     for sync in [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync] {
                         let setup = self.setup(members, Shape::All, None, sync);
                         let operation = Operation::Broadcast { words };
@@ -236,7 +235,7 @@ impl Sweep<'_> {
 
     /// `operation` on every team shape of the run.
     fn teams(&self, part: Part, operation: Operation, members: usize) -> Vec<CollectiveRow> {
-        let setups = self.config.shapes.iter();
+        let setups = self.config.settings.teams.iter();
         setups
             .map(|&shape| {
                 let setup = self.setup(members, shape, None, SyncMode::AllSync);
@@ -311,40 +310,6 @@ fn bytes_needed(operation: Operation, members: usize) -> u64 {
         Operation::Memcpy { words } => 2 * words as u64,
     };
     words.saturating_mul(WORD_BYTES as u64)
-}
-
-/// The settings as the report states them.
-fn settings(config: &Config) -> CollectivesSettings {
-    let schedule = config.plan.schedule;
-    CollectivesSettings {
-        method: format!(
-            "each row runs one operation back to back on one thread per member (a fresh team of \
-             N members; for a baseline, N threads): a warm-up round, calibration, then {} \
-             samples of rounds sized to take about {:.1} ms, timed on the first thread from a \
-             control barrier to a control barrier after the round (at most {:.1} s per row). \
-             Broadcast roots rotate (the iteration modulo the team size); every result is \
-             checked (one word per call, every word in the first call). Row and column teams \
-             come from split_grid and all run at once. The OpenMP rows run each round in one \
-             parallel region, timed between two barriers",
-            schedule.samples,
-            schedule.target_sample.as_secs_f64() * 1e3,
-            schedule.row_budget.as_secs_f64(),
-        ),
-        members: config.members.clone(),
-        teams: config.shapes.clone(),
-        columns: config.columns,
-        parts: config.parts.clone(),
-        broadcast_words: config.words.clone(),
-        alltoall_blocks: config.blocks.clone(),
-        sync_mode_words: config.sync_words.clone(),
-        time_per_row_s: (schedule.target_sample * schedule.samples as u32).as_secs_f64(),
-        samples: schedule.samples,
-        rounds: config.rounds,
-        target_sample_ms: schedule.target_sample.as_secs_f64() * 1e3,
-        row_budget_s: schedule.row_budget.as_secs_f64(),
-        pinned: config.plan.pin,
-        debug_build: cfg!(debug_assertions),
-    }
 }
 
 /// An error naming every row that failed, if any did.

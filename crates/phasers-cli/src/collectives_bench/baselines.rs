@@ -113,26 +113,12 @@ impl WaitHandle for Memcpy {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
-    use crate::results::Mode;
-    use phasers_cli::harness::schedule::Schedule;
+    use crate::collectives_bench::looped::tests::plan;
 
     #[test]
     fn every_baseline_measures() {
-        let plan = RowPlan {
-            mode: Mode::BackToBack,
-            schedule: Schedule {
-                episodes: Some(200),
-                samples: 2,
-                target_sample: Duration::from_millis(1),
-                row_budget: Duration::from_secs(10),
-            },
-            hang_after: Duration::from_secs(60),
-            pin: false,
-            delay: 0,
-        };
+        let plan = plan(200, 2);
         let mut rows = vec![
             std_barrier(3, &plan),
             our_barrier(3, &plan),

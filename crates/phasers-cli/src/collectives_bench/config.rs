@@ -235,14 +235,16 @@ pub fn parse_block(text: &str) -> Result<usize, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
 
-    fn parse(extra: &[&str]) -> Result<CollectivesArgs, clap::Error> {
-        CollectivesArgs::try_parse_from(std::iter::once("collectives").chain(extra.iter().copied()))
+    /// The options of `collectives {options}` (split at spaces).
+    pub fn parse(options: &str) -> Result<CollectivesArgs, clap::Error> {
+        let options = options.split_whitespace();
+        CollectivesArgs::try_parse_from(std::iter::once("collectives").chain(options))
     }
 
-    fn rejection(extra: &[&str]) -> String {
+    fn rejection(extra: &str) -> String {
         match parse(extra) {
             Ok(args) => panic!("{extra:?} was accepted as {args:?}"),
             Err(error) => error.to_string(),
@@ -251,7 +253,7 @@ mod tests {
 
     #[test]
     fn defaults_are_the_issues_sweep() {
-        let config = Config::from_args(&parse(&[]).unwrap());
+        let config = Config::from_args(&parse("").unwrap());
         assert_eq!(config.settings.members, DEFAULT_MEMBERS);
         assert_eq!(config.settings.teams, Shape::ALL);
         assert_eq!(config.settings.parts, Part::ALL);
@@ -274,33 +276,11 @@ mod tests {
 
     #[test]
     fn every_option_parses() {
-        let args = parse(&[
-            "--threads",
-            "8,2,8",
-            "--teams",
-            "column,all",
-            "--columns",
-            "3",
-            "--ops",
-            "sync-modes,barrier",
-            "--words",
-            "100k,4,1_024",
-            "--blocks",
-            "2",
-            "--sync-words",
-            "16",
-            "--time",
-            "0.05",
-            "--samples",
-            "5",
-            "--pin",
-            "--hang-seconds",
-            "5",
-            "--json",
-            "c.json",
-            "--csv",
-            "c.csv",
-        ])
+        let args = parse(
+            "--threads 8,2,8 --teams column,all --columns 3 --ops sync-modes,barrier \
+             --words 100k,4,1_024 --blocks 2 --sync-words 16 --time 0.05 --samples 5 --pin \
+             --hang-seconds 5 --json c.json --csv c.csv",
+        )
         .unwrap();
         let config = Config::from_args(&args);
         assert_eq!(config.settings.members, vec![2, 8]);
@@ -322,18 +302,18 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error_with_a_clear_message() {
-        assert!(rejection(&["--threads", "1"]).contains("at least 2 members"));
-        assert!(rejection(&["--threads", "two"]).contains("not a thread count"));
-        assert!(rejection(&["--threads", "100000"]).contains("allowed"));
-        assert!(rejection(&["--teams", "diagonal"]).contains("possible values: all, row, column"));
-        assert!(rejection(&["--columns", "0"]).contains("not a number of columns"));
-        assert!(rejection(&["--ops", "scan"]).contains("possible values: barrier, allreduce"));
-        assert!(rejection(&["--words", "0"]).contains("starts at 1 word"));
-        assert!(rejection(&["--words", "lots"]).contains("not a broadcast length"));
-        assert!(rejection(&["--words", "1,,2"]).contains("not a broadcast length"));
-        assert!(rejection(&["--words", "99999999"]).contains("allowed for a broadcast length"));
-        assert!(rejection(&["--blocks", "2000000"]).contains("allowed for an alltoall block"));
-        assert!(rejection(&["--sync-words", "x"]).contains("not a broadcast length"));
-        assert!(rejection(&["--rounds", "0"]).contains("0"));
+        assert!(rejection("--threads 1").contains("at least 2 members"));
+        assert!(rejection("--threads two").contains("not a thread count"));
+        assert!(rejection("--threads 100000").contains("allowed"));
+        assert!(rejection("--teams diagonal").contains("possible values: all, row, column"));
+        assert!(rejection("--columns 0").contains("not a number of columns"));
+        assert!(rejection("--ops scan").contains("possible values: barrier, allreduce"));
+        assert!(rejection("--words 0").contains("starts at 1 word"));
+        assert!(rejection("--words lots").contains("not a broadcast length"));
+        assert!(rejection("--words 1,,2").contains("not a broadcast length"));
+        assert!(rejection("--words 99999999").contains("allowed for a broadcast length"));
+        assert!(rejection("--blocks 2000000").contains("allowed for an alltoall block"));
+        assert!(rejection("--sync-words x").contains("not a broadcast length"));
+        assert!(rejection("--rounds 0").contains("0"));
     }
 }

@@ -32,7 +32,7 @@ pub fn measure<H: WaitHandle>(name: &str, kind: RowKind, ops: Vec<H>, plan: &Row
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Duration;
 
@@ -51,24 +51,29 @@ mod tests {
         }
     }
 
+    /// A plan of `samples` samples of `episodes` iterations each, for tests.
+    pub fn plan(episodes: u64, samples: usize) -> RowPlan {
+        let schedule = Schedule {
+            episodes: Some(episodes),
+            samples,
+            target_sample: Duration::from_millis(1),
+            row_budget: Duration::from_secs(20),
+        };
+        let (hang_after, pin, delay) = (Duration::from_secs(60), false, 0);
+        RowPlan {
+            mode: Mode::BackToBack,
+            schedule,
+            hang_after,
+            pin,
+            delay,
+        }
+    }
+
     #[test]
     fn every_thread_runs_every_planned_iteration() {
         let calls = AtomicU64::new(0);
-        let schedule = Schedule {
-            episodes: Some(1000),
-            samples: 3,
-            target_sample: Duration::from_millis(1),
-            row_budget: Duration::from_secs(10),
-        };
-        let plan = RowPlan {
-            mode: Mode::BackToBack,
-            schedule,
-            hang_after: Duration::from_secs(60),
-            pin: false,
-            delay: 0,
-        };
         let ops = (0..3).map(|_| Count(&calls)).collect();
-        let row = measure("count", RowKind::Ours, ops, &plan);
+        let row = measure("count", RowKind::Ours, ops, &plan(1000, 3));
         assert_eq!((row.error, row.samples_ns.len()), (None, 3));
         // The warm-up round, then three samples of 1,000, on each of the three threads.
         assert_eq!(

@@ -43,7 +43,6 @@ use grid::Shape;
 use operation::Part;
 use operation::{Operation, WORD_BYTES};
 use results::{CollectiveRow, CollectivesReport, Kind};
-use table::TableHead;
 use team::TeamSetup;
 
 /// What `--ops checked` runs on a checked and an unchecked team: the calls issue 18 sets the
@@ -103,13 +102,13 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
             shown.extend(sweep.part(part, members));
             bar.inc(1);
         }
-        let head = TableHead {
-            members,
-            cores: provenance.machine.available_cores,
-            columns: config.columns_for(members),
-        };
+        let (cores, columns) = (
+            provenance.machine.available_cores,
+            config.columns_for(members),
+        );
         let shown: Vec<&CollectiveRow> = shown.iter().collect();
-        bar.suspend(|| println!("{}", table::table(&head, &shown)));
+        let table = table::table(members, cores, columns, &shown);
+        bar.suspend(|| println!("{table}"));
     }
     bar.finish_and_clear();
     let rows = sweep.rows;
@@ -371,13 +370,8 @@ mod tests {
     #[test]
     fn failures_name_the_row() {
         assert_eq!(failures(&[]), Ok(()));
-        let mut bad = team(
-            Part::Broadcast,
-            Operation::Broadcast { words: 8 },
-            4,
-            Shape::All,
-            1.0,
-        );
+        let operation = Operation::Broadcast { words: 8 };
+        let mut bad = team(Part::Broadcast, operation, 4, Shape::All, 1.0);
         bad.error = Some("boom".into());
         assert_eq!(
             failures(&[bad]).unwrap_err(),
@@ -407,24 +401,9 @@ mod tests {
 
     #[test]
     fn a_small_run_measures_every_part() {
-        let args = <CollectivesArgs as clap::Parser>::try_parse_from([
-            "collectives",
-            "--threads",
-            "3",
-            "--words",
-            "5",
-            "--blocks",
-            "2",
-            "--sync-words",
-            "4",
-            "--time",
-            "0.02",
-            "--samples",
-            "2",
-            "--columns",
-            "2",
-        ])
-        .unwrap();
+        let options = "--threads 3 --words 5 --blocks 2 --sync-words 4 --time 0.02 --samples 2 \
+                       --columns 2";
+        let args = crate::collectives_bench::config::tests::parse(options).unwrap();
         let config = Config::from_args(&args);
         let mut sweep = Sweep {
             config: &config,
@@ -441,14 +420,8 @@ mod tests {
             }
         }
         // The memcpy is measured once, and is a row of the report.
-        assert_eq!(
-            sweep
-                .rows
-                .iter()
-                .filter(|row| row.kind == Kind::Memcpy)
-                .count(),
-            1
-        );
+        let copies = sweep.rows.iter().filter(|row| row.kind == Kind::Memcpy);
+        assert_eq!(copies.count(), 1);
         let broadcast = sweep
             .rows
             .iter()

@@ -316,26 +316,9 @@ impl Collective for Alltoall {
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
-    use std::time::Duration;
 
     use super::*;
-    use crate::results::Mode;
-    use phasers_cli::harness::schedule::Schedule;
-
-    fn plan() -> RowPlan {
-        RowPlan {
-            mode: Mode::BackToBack,
-            schedule: Schedule {
-                episodes: Some(100),
-                samples: 2,
-                target_sample: Duration::from_millis(1),
-                row_budget: Duration::from_secs(20),
-            },
-            hang_after: Duration::from_secs(60),
-            pin: false,
-            delay: 0,
-        }
-    }
+    use crate::collectives_bench::looped::tests::plan;
 
     fn setup(shape: Shape, checked: Option<bool>, sync: SyncMode) -> TeamSetup {
         TeamSetup {
@@ -358,7 +341,7 @@ mod tests {
         for shape in Shape::ALL {
             for (part, operation) in operations {
                 let setup = setup(shape, None, SyncMode::AllSync);
-                let row = measure(part, operation, &setup, &plan());
+                let row = measure(part, operation, &setup, &plan(100, 2));
                 assert_eq!(row.error, None, "{shape:?} {operation:?}: {row:?}");
                 assert_eq!(row.samples_ns.len(), 2, "{shape:?} {operation:?}");
                 assert_eq!(row.team, Some(shape));
@@ -371,7 +354,7 @@ mod tests {
     fn checking_and_sync_modes_are_what_was_asked() {
         for checked in [true, false] {
             let setup = setup(Shape::All, Some(checked), SyncMode::AllSync);
-            let row = measure(Part::Checked, Operation::Allreduce, &setup, &plan());
+            let row = measure(Part::Checked, Operation::Allreduce, &setup, &plan(100, 2));
             assert_eq!(row.error, None, "{row:?}");
             assert_eq!(row.checked, Some(checked));
         }
@@ -381,7 +364,7 @@ mod tests {
                 Part::SyncModes,
                 operation,
                 &setup(Shape::All, None, sync),
-                &plan(),
+                &plan(100, 2),
             );
             assert_eq!(row.error, None, "{sync:?}: {row:?}");
             assert_eq!(row.sync_mode.as_deref(), Some(sync.name()));

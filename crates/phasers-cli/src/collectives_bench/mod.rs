@@ -1,7 +1,7 @@
 //! `phasers bench collectives`: the team collectives as seed 004's MPP suite measures them,
 //! against the barriers and copies users have without them, in one run.
 //!
-//! At each member count N, every part (see [`part`]) runs its rows: the library's collective on a
+//! At each member count N, every part (see [`Part`]) runs its rows: the library's collective on a
 //! fresh team of N members, on the team of all and on `split_grid`'s row and column teams (all of
 //! which run at once), and, on the team of all, the baselines: `std::sync::Barrier`, our
 //! `Barrier`, OpenMP's barrier, reduction and a broadcast through a shared buffer, and a memcpy
@@ -102,12 +102,8 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
             shown.extend(sweep.part(part, members));
             bar.inc(1);
         }
-        let (cores, columns) = (
-            provenance.machine.available_cores,
-            config.columns_for(members),
-        );
-        let shown: Vec<&CollectiveRow> = shown.iter().collect();
-        let table = table::table(members, cores, columns, &shown);
+        let cores = provenance.machine.available_cores;
+        let table = table::table(members, cores, config.columns_for(members), &shown);
         bar.suspend(|| println!("{table}"));
     }
     bar.finish_and_clear();

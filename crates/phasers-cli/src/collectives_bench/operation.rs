@@ -5,10 +5,11 @@ use serde::{Deserialize, Serialize};
 
 /// The timed operation and its size, as the report names them (`"op"`, with `"words"` or
 /// `"block"` where it has a size).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "kebab-case")]
 pub enum Operation {
     /// `member.barrier()` and the barriers it is compared with.
+    #[default]
     Barrier,
     /// An allreduce of one u64 whose sum every member receives (`Op::Sum`).
     Allreduce,
@@ -36,6 +37,7 @@ pub enum Operation {
     Debug,
     Clone,
     Copy,
+    Default,
     PartialEq,
     Eq,
     PartialOrd,
@@ -48,6 +50,7 @@ pub enum Operation {
 #[serde(rename_all = "kebab-case")]
 pub enum Part {
     /// `member.barrier()`, with std::sync::Barrier, our `Barrier` (auto) and OpenMP's barrier.
+    #[default]
     Barrier,
     /// Allreduce of one u64 received by every member, with OpenMP's reduction read by every
     /// thread.

@@ -66,10 +66,11 @@ pub struct CollectivesSettings {
 }
 
 /// What a row is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     /// A team's collective.
+    #[default]
     Ours,
     /// Our `Barrier`, which a team's barrier and allreduce are held against.
     OurBarrier,
@@ -80,7 +81,7 @@ pub enum Kind {
 }
 
 /// One row: an operation of one size, on one team shape or baseline, at one member count.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CollectiveRow {
     /// The part of the run.
     pub part: Part,
@@ -147,23 +148,8 @@ impl CollectiveRow {
             kind,
             members,
             oversubscribed: phasers::is_oversubscribed(members),
-            team: None,
-            columns: None,
-            team_sizes: Vec::new(),
-            checked: None,
-            sync_mode: None,
-            resolved: None,
-            operations_per_sample: 0,
-            samples_ns: Vec::new(),
-            summary: None,
-            round_medians_ns: Vec::new(),
             payload_bytes: operation.payload_bytes(),
-            bandwidth_gb_s: None,
-            aggregate_gb_s: None,
-            fraction_of_memcpy: None,
-            row_s: 0.0,
-            note: None,
-            error: None,
+            ..CollectiveRow::default()
         }
     }
 

@@ -12,7 +12,7 @@ const OPENMP_PREFIX: &str = "omp ";
 
 /// The table of `rows` (those of one member count N = `members`, and the memcpy rows of its
 /// broadcasts), on a machine of `cores` cores and a grid of `columns` columns.
-pub fn table(members: usize, cores: usize, columns: usize, rows: &[&CollectiveRow]) -> String {
+pub fn table(members: usize, cores: usize, columns: usize, rows: &[CollectiveRow]) -> String {
     let rows_of = team_sizes(Shape::Row, members, columns);
     let columns_of = team_sizes(Shape::Column, members, columns);
     let mut out = format!(
@@ -70,7 +70,7 @@ pub fn table(members: usize, cores: usize, columns: usize, rows: &[&CollectiveRo
 
 /// The row's median over that of the OpenMP row of the same part and operation, for the team of
 /// all and the barriers on N threads; empty where there is nothing to compare.
-fn over_openmp(row: &CollectiveRow, rows: &[&CollectiveRow]) -> String {
+fn over_openmp(row: &CollectiveRow, rows: &[CollectiveRow]) -> String {
     let comparable = matches!(row.team, None | Some(Shape::All))
         && row.kind != Kind::Memcpy
         && !row.name.starts_with(OPENMP_PREFIX);
@@ -109,7 +109,7 @@ mod tests {
         let omp = named(Part::Broadcast, words, omp_name, Kind::Baseline, 4, 400.0);
         let mut failed = team(Part::Barrier, Operation::Barrier, 4, Shape::All, 1.0);
         failed.error = Some("boom".into());
-        let text = table(4, 2, 2, &[&failed, &copy, &all, &rows_team, &omp]);
+        let text = table(4, 2, 2, &[failed, copy, all, rows_team, omp]);
         let expected: [(&str, &[&str]); 10] = [
             (
                 "N = 4 on 2 cores",

@@ -1,11 +1,12 @@
 //! What a row times per iteration: a collective of some size, or the memcpy that broadcasts are
 //! held against; and the part of a run (`--ops`) it belongs to.
 
+use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
 /// The timed operation and its size, as the report names them (`"op"`, with `"words"` or
 /// `"block"` where it has a size).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "kebab-case")]
 pub enum Operation {
     /// `member.barrier()` and the barriers it is compared with.
@@ -34,18 +35,7 @@ pub enum Operation {
 
 /// One part of a run.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ValueEnum,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Part {
@@ -166,7 +156,6 @@ mod tests {
 
     #[test]
     fn part_names_match_the_command_line_and_the_report() {
-        use clap::ValueEnum;
         for part in Part::ALL {
             assert_eq!(Part::from_str(part.name(), false), Ok(part));
             let json = serde_json::to_string(&part).unwrap();

@@ -43,6 +43,7 @@ mod tune;
 mod wrong_result;
 
 // The harness's modules under their old paths, for the benchmarks that still name them so.
+use phasers_cli::harness::args::first_of_each;
 pub use phasers_cli::harness::args::{command_line, parse_delay, parse_seconds, sorted_unique};
 pub use phasers_cli::harness::{
     affinity, body, delay, floor, floors_record, machine, outputs, plot, schedule, stats, threads,
@@ -417,7 +418,11 @@ fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
     });
     let contenders = Contender::BASELINES
         .into_iter()
-        .chain(unique(algorithms).into_iter().map(Contender::Phasers))
+        .chain(
+            first_of_each(algorithms)
+                .into_iter()
+                .map(Contender::Phasers),
+        )
         .collect();
     let plan = args.measure.plan(Benchmark::Barrier, threads, contenders);
     run_sweep(&plan, &args.output, |report| {
@@ -480,16 +485,6 @@ pub fn failures<'a>(groups: impl IntoIterator<Item = &'a Group>) -> Result<(), S
             .filter(|row| row.error.is_some())
             .map(move |row| format!("{} with {} threads", row.barrier, group.threads))
     }))
-}
-
-fn unique(algorithms: Vec<Algorithm>) -> Vec<Algorithm> {
-    let mut kept: Vec<Algorithm> = Vec::new();
-    for algorithm in algorithms {
-        if !kept.contains(&algorithm) {
-            kept.push(algorithm);
-        }
-    }
-    kept
 }
 
 #[cfg(test)]
@@ -592,7 +587,7 @@ mod tests {
         .unwrap();
         assert_eq!(sorted_unique(args.threads.clone().unwrap()), vec![1, 2, 8]);
         assert_eq!(
-            unique(args.algorithms.clone().unwrap()),
+            first_of_each(args.algorithms.clone().unwrap()),
             vec![Algorithm::McsTree, Algorithm::Tournament]
         );
         assert!(args.measure.pin);
@@ -683,13 +678,5 @@ mod tests {
         let apps: app_bench::AppArgs = quick(QUICK_APPS).unwrap();
         assert_eq!(apps.threads, Some(vec![1, 2]));
         assert_eq!(apps.apps.len(), 2);
-    }
-
-    #[test]
-    fn unique_keeps_the_first_of_each() {
-        assert_eq!(
-            unique(vec![Algorithm::Ticket, Algorithm::Auto, Algorithm::Ticket]),
-            vec![Algorithm::Ticket, Algorithm::Auto]
-        );
     }
 }

@@ -9,8 +9,7 @@ use phasers_cli::harness::args::{parse_seconds, sorted_unique};
 use phasers_cli::harness::schedule::Schedule;
 use phasers_cli::harness::threads::parse_thread_count;
 
-use crate::bench::RowPlan;
-use crate::results::Mode;
+use phasers_cli::harness::row::{Mode, RowPlan};
 
 use super::grid::Shape;
 use super::operation::Part;

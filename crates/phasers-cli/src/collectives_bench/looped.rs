@@ -11,8 +11,7 @@ use phasers_cli::harness::body::{Looped, WaitHandle};
 use phasers_cli::harness::threaded_row::{self, control_participants, Measured};
 use phasers_cli::harness::watchdog::Watch;
 
-use crate::bench::{into_row, RowPlan};
-use crate::results::{Row, RowKind};
+use phasers_cli::harness::row::{into_row, Row, RowKind, RowPlan};
 
 /// Measures `ops`, one thread each (the first keeps time), and returns the row of nanoseconds per
 /// operation, named `name`. The control barrier is one of ours, so a thread that fails drops its
@@ -39,7 +38,7 @@ pub mod tests {
     use phasers_cli::harness::schedule::{Schedule, WARM_UP_EPISODES};
 
     use super::*;
-    use crate::results::Mode;
+    use phasers_cli::harness::row::Mode;
 
     /// Counts its calls, and never waits for anyone: the least synchronized operation there is.
     struct Count<'a>(&'a AtomicU64);

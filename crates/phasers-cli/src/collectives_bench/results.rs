@@ -11,7 +11,7 @@ use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::stats::{self, Summary};
 use phasers_cli::harness::table::resolved_label;
 
-use crate::results::Row;
+use phasers_cli::harness::row::Row;
 
 use super::grid::Shape;
 use super::operation::{Operation, Part};
@@ -280,7 +280,7 @@ fn sizes_text(sizes: &[usize]) -> String {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use crate::results::RowKind;
+    use phasers_cli::harness::row::RowKind;
 
     /// `row` with one sample of `median_ns`, in one round.
     fn sampled(mut row: CollectiveRow, median_ns: f64) -> CollectiveRow {

@@ -9,10 +9,9 @@
 
 use phasers::{Member, Op, SyncMode, Team};
 
-use crate::bench::RowPlan;
-use crate::results::RowKind;
 use crate::wrong_result::WrongResult;
 use phasers_cli::harness::body::WaitHandle;
+use phasers_cli::harness::row::{Row, RowKind, RowPlan};
 
 use super::grid::{self, Placed, Shape};
 use super::looped;
@@ -106,7 +105,7 @@ fn drive<C: Collective>(
     wrong: &WrongResult,
     plan: &RowPlan,
     make: impl Fn(&Member) -> C,
-) -> crate::results::Row {
+) -> Row {
     let timed = placed
         .into_iter()
         .map(|placed| Timed {

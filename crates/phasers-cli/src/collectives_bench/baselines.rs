@@ -15,11 +15,11 @@
 use std::hint::black_box;
 
 use phasers::{Algorithm, Barrier};
+use phasers_cli::harness::body::{StdHandle, WaitHandle};
+use phasers_cli::harness::row::{Row, RowKind, RowPlan};
 
 use crate::native::{omp_collective_round, OmpCollective};
 use crate::openmp_row::sample_rounds;
-use phasers_cli::harness::body::{StdHandle, WaitHandle};
-use phasers_cli::harness::row::{Row, RowKind, RowPlan};
 
 use super::looped;
 use super::operation::Operation;

@@ -4,12 +4,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
-
 use phasers_cli::harness::args::{parse_seconds, sorted_unique};
+use phasers_cli::harness::row::{Mode, RowPlan};
 use phasers_cli::harness::schedule::Schedule;
 use phasers_cli::harness::threads::parse_thread_count;
-
-use phasers_cli::harness::row::{Mode, RowPlan};
 
 use super::grid::Shape;
 use super::operation::Part;

@@ -1,9 +1,8 @@
 //! `--csv`: one line per row, plus the cache-line floor, for spreadsheets and plotting scripts.
 //! Times are nanoseconds per operation.
 
-use serde::Serialize;
-
 use phasers_cli::harness::floor::Floor;
+use serde::Serialize;
 
 use super::results::{CollectiveRow, Kind};
 

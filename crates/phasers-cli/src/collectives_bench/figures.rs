@@ -9,7 +9,6 @@
 //! - (e) the sync modes: MySync and NoSync broadcasts over AllSync ones.
 
 use phasers::SyncMode;
-
 use phasers_cli::harness::stats;
 use phasers_cli::harness::table::{aligned, ratio, Last};
 

@@ -6,9 +6,8 @@
 
 use clap::ValueEnum;
 use phasers::{Member, Team};
-use serde::{Deserialize, Serialize};
-
 use phasers_cli::harness::watchdog::panic_message;
+use serde::{Deserialize, Serialize};
 
 /// Which teams a row's members call the collective on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ValueEnum)]

@@ -8,10 +8,9 @@
 //! few hundred nanoseconds against a round sized to `--time / --samples`.
 
 use phasers_cli::harness::body::{Looped, WaitHandle};
+use phasers_cli::harness::row::{into_row, Row, RowKind, RowPlan};
 use phasers_cli::harness::threaded_row::{self, control_participants, Measured};
 use phasers_cli::harness::watchdog::Watch;
-
-use phasers_cli::harness::row::{into_row, Row, RowKind, RowPlan};
 
 /// Measures `ops`, one thread each (the first keeps time), and returns the row of nanoseconds per
 /// operation, named `name`. The control barrier is one of ours, so a thread that fails drops its

@@ -24,7 +24,6 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use phasers::SyncMode;
-
 use phasers_cli::harness::args::command_line;
 use phasers_cli::harness::failures::failed_rows;
 use phasers_cli::harness::floor;
@@ -40,8 +39,7 @@ pub use config::CollectivesArgs;
 use config::Config;
 use figures::FigureInput;
 use grid::Shape;
-use operation::Part;
-use operation::{Operation, WORD_BYTES};
+use operation::{Operation, Part, WORD_BYTES};
 use results::{CollectiveRow, CollectivesReport, Kind};
 use team::TeamSetup;
 

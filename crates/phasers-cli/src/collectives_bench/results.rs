@@ -4,14 +4,12 @@
 //!
 //! Times are nanoseconds per operation; min and median are over the row's timed samples.
 
-use serde::{Deserialize, Serialize};
-
 use phasers_cli::harness::floor::Floor;
 use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::row::Row;
 use phasers_cli::harness::stats::{self, Summary};
 use phasers_cli::harness::table::resolved_label;
-
-use phasers_cli::harness::row::Row;
+use serde::{Deserialize, Serialize};
 
 use super::grid::Shape;
 use super::operation::{Operation, Part};

@@ -8,10 +8,10 @@
 //! iteration (the harness's warm-up) checks every word.
 
 use phasers::{Member, Op, SyncMode, Team};
-
-use crate::wrong_result::WrongResult;
 use phasers_cli::harness::body::WaitHandle;
 use phasers_cli::harness::row::{Row, RowKind, RowPlan};
+
+use crate::wrong_result::WrongResult;
 
 use super::grid::{self, Placed, Shape};
 use super::looped;

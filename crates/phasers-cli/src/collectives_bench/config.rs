@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
-use phasers_cli::harness::args::{parse_seconds, sorted_unique};
+use phasers_cli::harness::args::{parse_scaled, parse_seconds, sorted_unique};
 use phasers_cli::harness::row::{Mode, RowPlan};
 use phasers_cli::harness::schedule::Schedule;
 use phasers_cli::harness::threads::parse_thread_count;
@@ -198,26 +198,17 @@ fn parse_columns(text: &str) -> Result<usize, String> {
     }
 }
 
-/// Parses one length in u64 words from 1 to `most`, with `k` (x1,000) and `_` allowed.
+/// Parses one length in u64 words from 1 to `most`, written as sizes are (`4096`, `100k`).
 fn parse_length(text: &str, what: &str, most: usize) -> Result<usize, String> {
-    let trimmed = text.trim().replace('_', "");
-    let (digits, scale) = match trimmed.strip_suffix(['k', 'K']) {
-        Some(digits) => (digits, 1_000),
-        None => (trimmed.as_str(), 1),
-    };
-    let words = digits
-        .parse::<usize>()
-        .ok()
-        .and_then(|value| value.checked_mul(scale))
-        .ok_or_else(|| {
-            format!("{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)")
-        })?;
-    match words {
-        0 => Err(format!("{what} starts at 1 word")),
-        words if words > most => Err(format!(
+    match parse_scaled(text) {
+        None => Err(format!(
+            "{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)"
+        )),
+        Some(0) => Err(format!("{what} starts at 1 word")),
+        Some(words) if words > most => Err(format!(
             "{words} words is more than the {most} allowed for {what}"
         )),
-        words => Ok(words),
+        Some(words) => Ok(words),
     }
 }
 

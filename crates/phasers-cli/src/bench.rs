@@ -1,37 +1,20 @@
 //! One row of a barrier sweep: the contender's handles, wrapped in the body of the plan's mode,
 //! measured by the harness's round engine ([`phasers_cli::harness::threaded_row`]), as a [`Row`].
 
-use std::time::Duration;
-
 use phasers::Barrier;
+pub use phasers_cli::harness::row::{into_row, measure, with_handles, RowPlan};
+use phasers_cli::harness::threaded_row::control_participants;
 pub use phasers_cli::harness::threaded_row::Measured;
-use phasers_cli::harness::threaded_row::{self, control_participants};
 pub use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
-use crate::body::{BackToBack, Body, DelayOnly, DelayThenWait};
-use crate::contender::{Contender, StdHandle, WaitHandle};
+use crate::body::DelayOnly;
+use crate::contender::{Contender, StdHandle};
 use crate::native::{CxxBarrier, OmpWork, PthreadBarrier};
 use crate::omp_active::{self, ActiveWork};
 use crate::openmp_row;
 use crate::phaser_row;
 use crate::reference::ReferenceBarrier;
-use crate::results::{Mode, Row, RowKind};
-use crate::schedule::Schedule;
-
-/// How every row of a run is measured.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RowPlan {
-    /// What an iteration is.
-    pub mode: Mode,
-    /// Rounds and samples.
-    pub schedule: Schedule,
-    /// A row that completes no round for this long is taken to be hung.
-    pub hang_after: Duration,
-    /// Whether to pin each row's threads to CPUs, round robin.
-    pub pin: bool,
-    /// EPCC mode: iterations of the delay loop before each barrier.
-    pub delay: u64,
-}
+use crate::results::{Row, RowKind};
 
 /// Measures `contender` with `threads` threads on a fresh barrier. The row holds the raw samples;
 /// [`Row::finish`] turns them into costs.
@@ -111,76 +94,15 @@ pub fn reference_loop(threads: usize, plan: &RowPlan) -> Row {
     into_row(name, RowKind::Loop, plan.schedule, measured)
 }
 
-/// Wraps each thread's handle in the body of the plan's mode and measures the row.
-pub fn with_handles<H: WaitHandle>(handles: Vec<H>, plan: &RowPlan, watch: &Watch) -> Measured {
-    match plan.mode {
-        Mode::BackToBack => measure(handles.into_iter().map(BackToBack).collect(), plan, watch),
-        Mode::Epcc => match control_participants(handles.len()) {
-            Ok(control) => {
-                let bodies = handles
-                    .into_iter()
-                    .zip(control)
-                    .map(|(handle, control)| DelayThenWait {
-                        handle,
-                        control,
-                        delay: plan.delay,
-                    })
-                    .collect();
-                measure(bodies, plan, watch)
-            }
-            Err(error) => Measured::failed(plan.schedule, error),
-        },
-    }
-}
-
-/// Runs the rounds of `plan` on one thread per body (see [`threaded_row::measure`]).
-pub fn measure<B: Body>(bodies: Vec<B>, plan: &RowPlan, watch: &Watch) -> Measured {
-    threaded_row::measure(bodies, plan.schedule, plan.pin, watch)
-}
-
-/// The raw row of what a row's threads produced: samples in ns per iteration, notes on anything
-/// unusual. Nothing is dropped or subtracted yet.
-pub fn into_row(name: &str, kind: RowKind, schedule: Schedule, measured: Measured) -> Row {
-    let sampler = &measured.sampler;
-    let mut row = Row::measured(name, kind, schedule.samples, sampler.per_episode_ns());
-    row.error = measured.error;
-    row.episodes_per_sample = sampler.episodes();
-    row.sample_episodes = sampler
-        .samples()
-        .iter()
-        .map(|sample| sample.episodes)
-        .collect();
-    row.row_s = measured.elapsed.as_secs_f64();
-    let taken = row.raw_ns.len();
-    if taken < schedule.samples {
-        let why = if sampler.capped() {
-            format!(
-                "row stopped at its {} s budget",
-                schedule.row_budget.as_secs_f64()
-            )
-        } else {
-            "stopped by the error".to_owned()
-        };
-        row.add_note(format!("{taken} of {} samples: {why}", schedule.samples));
-    }
-    if sampler.cut() > 0 {
-        let at = match schedule.episodes {
-            Some(_) => "at the row budget",
-            None => "at 4x the target length (preempted, or the barrier slowed)",
-        };
-        row.add_note(format!("{} sample(s) cut {at}", sampler.cut()));
-    }
-    if let Some(note) = measured.pin_note {
-        row.add_note(note);
-    }
-    row.finish(0, None);
-    row
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
     use phasers::Algorithm;
+
+    use crate::results::Mode;
+    use crate::schedule::Schedule;
 
     fn quick(mode: Mode) -> RowPlan {
         RowPlan {

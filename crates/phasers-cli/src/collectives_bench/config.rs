@@ -4,14 +4,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
-
-use crate::bench::RowPlan;
-use crate::results::Mode;
-use crate::schedule::Schedule;
-use crate::threads;
+use phasers_cli::harness::args::{parse_scaled, parse_seconds, sorted_unique};
+use phasers_cli::harness::row::{Mode, RowPlan};
+use phasers_cli::harness::schedule::Schedule;
+use phasers_cli::harness::threads::parse_thread_count;
 
 use super::grid::Shape;
-use super::part::Part;
+use super::operation::Part;
+use super::results::CollectivesSettings;
 
 /// Member counts of a default run: 2 to 64, doubling.
 pub const DEFAULT_MEMBERS: [usize; 6] = [2, 4, 8, 16, 32, 64];
@@ -76,7 +76,7 @@ pub struct CollectivesArgs {
     pub sync_words: Option<Vec<usize>>,
 
     /// Seconds each row (one operation, size, team and contender at one N) aims to take.
-    #[arg(long, value_name = "SECONDS", default_value = "0.2", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "0.2", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub time: Duration,
 
     /// Timed samples per row; min and median are over them.
@@ -94,7 +94,7 @@ pub struct CollectivesArgs {
     pub pin: bool,
 
     /// Stop the whole run when a row completes no round for this many seconds: it is hung.
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub hang_seconds: Duration,
 
     /// Write every row, with the settings, the machine and this command line, to FILE as JSON
@@ -110,22 +110,9 @@ pub struct CollectivesArgs {
 /// A run, resolved from [`CollectivesArgs`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
-    /// Member counts, increasing.
-    pub members: Vec<usize>,
-    /// The teams, in table order.
-    pub shapes: Vec<Shape>,
-    /// `--columns`, when given.
-    pub columns: Option<usize>,
-    /// The parts, in the order a run measures them.
-    pub parts: Vec<Part>,
-    /// Broadcast lengths, increasing.
-    pub words: Vec<usize>,
-    /// Alltoall blocks, increasing.
-    pub blocks: Vec<usize>,
-    /// Sync-mode broadcast lengths, increasing.
-    pub sync_words: Vec<usize>,
-    /// Rounds of the checked part.
-    pub rounds: usize,
+    /// What to measure, as the report states it: lists increasing, parts and teams in the order
+    /// declared (the order of a run and of its tables).
+    pub settings: CollectivesSettings,
     /// How every row is measured.
     pub plan: RowPlan,
 }
@@ -134,57 +121,69 @@ impl Config {
     /// The run `args` ask for.
     pub fn from_args(args: &CollectivesArgs) -> Self {
         let sorted = |given: &Option<Vec<usize>>, default: Vec<usize>| {
-            crate::sorted_unique(given.clone().unwrap_or(default))
+            sorted_unique(given.clone().unwrap_or(default))
         };
         let samples = usize::from(args.samples);
-        let mut shapes = args.teams.clone().unwrap_or_else(|| Shape::ALL.to_vec());
-        shapes.sort_by_key(|shape| Shape::ALL.iter().position(|s| s == shape));
-        shapes.dedup();
-        let mut parts = args.ops.clone().unwrap_or_else(|| Part::ALL.to_vec());
-        parts.sort_by_key(|part| Part::ALL.iter().position(|p| p == part));
-        parts.dedup();
-        Config {
+        let schedule = Schedule {
+            episodes: None,
+            samples,
+            target_sample: args.time / samples as u32,
+            // Warm-up and calibration may overrun the aim; beyond this a row stops with the
+            // samples it has, and says so.
+            row_budget: args.time * 3 + Duration::from_secs(1),
+        };
+        let settings = CollectivesSettings {
+            method: format!(
+                "each row runs one operation back to back on one thread per member (a fresh team \
+                 of N members; for a baseline, N threads): a warm-up round, calibration, then {} \
+                 samples of rounds sized to take about {:.1} ms, timed on the first thread from a \
+                 control barrier to a control barrier after the round (at most {:.1} s per row). \
+                 Broadcast roots rotate (the iteration modulo the team size); every result is \
+                 checked (one word per call, every word in the first call). Row and column teams \
+                 come from split_grid and all run at once. The OpenMP rows run each round in one \
+                 parallel region, timed between two barriers",
+                schedule.samples,
+                schedule.target_sample.as_secs_f64() * 1e3,
+                schedule.row_budget.as_secs_f64(),
+            ),
             members: sorted(&args.threads, DEFAULT_MEMBERS.to_vec()),
-            shapes,
+            teams: sorted_unique(args.teams.clone().unwrap_or_else(|| Shape::ALL.to_vec())),
             columns: args.columns,
-            parts,
-            words: sorted(&args.words, default_words()),
-            blocks: sorted(&args.blocks, DEFAULT_BLOCKS.to_vec()),
-            sync_words: sorted(&args.sync_words, DEFAULT_SYNC_WORDS.to_vec()),
+            parts: sorted_unique(args.ops.clone().unwrap_or_else(|| Part::ALL.to_vec())),
+            broadcast_words: sorted(&args.words, default_words()),
+            alltoall_blocks: sorted(&args.blocks, DEFAULT_BLOCKS.to_vec()),
+            sync_mode_words: sorted(&args.sync_words, DEFAULT_SYNC_WORDS.to_vec()),
+            time_per_row_s: (schedule.target_sample * samples as u32).as_secs_f64(),
+            samples,
             rounds: usize::from(args.rounds),
-            plan: RowPlan {
-                // Only `bench::with_handles` reads the mode; the rows here are back to back.
-                mode: Mode::BackToBack,
-                schedule: Schedule {
-                    episodes: None,
-                    samples,
-                    target_sample: args.time / samples as u32,
-                    // Warm-up and calibration may overrun the aim; beyond this a row stops with
-                    // the samples it has, and says so.
-                    row_budget: args.time * 3 + Duration::from_secs(1),
-                },
-                hang_after: args.hang_seconds,
-                pin: args.pin,
-                delay: 0,
-            },
-        }
+            target_sample_ms: schedule.target_sample.as_secs_f64() * 1e3,
+            row_budget_s: schedule.row_budget.as_secs_f64(),
+            pinned: args.pin,
+            debug_build: cfg!(debug_assertions),
+        };
+        let plan = RowPlan {
+            // Only `bench::with_handles` reads the mode; the rows here are back to back.
+            mode: Mode::BackToBack,
+            schedule,
+            hang_after: args.hang_seconds,
+            pin: args.pin,
+            delay: 0,
+        };
+        Config { settings, plan }
     }
 
     /// The columns of the grid of `members` members.
     pub fn columns_for(&self, members: usize) -> usize {
-        self.columns
+        self.settings
+            .columns
             .unwrap_or_else(|| super::grid::default_columns(members))
     }
 }
 
 /// Parses one entry of `--threads`: a member count of at least 2.
 pub fn parse_members(text: &str) -> Result<usize, String> {
-    match threads::parse_thread_count(text)? {
+    match parse_thread_count(text)? {
         1 => Err("a team collective needs at least 2 members to measure anything".to_owned()),
-        n if n > usize::from(u16::MAX) => Err(format!(
-            "{n} members is more than a team's {} allowed",
-            u16::MAX
-        )),
         n => Ok(n),
     }
 }
@@ -199,26 +198,17 @@ fn parse_columns(text: &str) -> Result<usize, String> {
     }
 }
 
-/// Parses one length in u64 words from 1 to `most`, with `k` (x1,000) and `_` allowed.
+/// Parses one length in u64 words from 1 to `most`, written as sizes are (`4096`, `100k`).
 fn parse_length(text: &str, what: &str, most: usize) -> Result<usize, String> {
-    let trimmed = text.trim().replace('_', "");
-    let (digits, scale) = match trimmed.strip_suffix(['k', 'K']) {
-        Some(digits) => (digits, 1_000),
-        None => (trimmed.as_str(), 1),
-    };
-    let words = digits
-        .parse::<usize>()
-        .ok()
-        .and_then(|value| value.checked_mul(scale))
-        .ok_or_else(|| {
-            format!("{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)")
-        })?;
-    match words {
-        0 => Err(format!("{what} starts at 1 word")),
-        words if words > most => Err(format!(
+    match parse_scaled(text) {
+        None => Err(format!(
+            "{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)"
+        )),
+        Some(0) => Err(format!("{what} starts at 1 word")),
+        Some(words) if words > most => Err(format!(
             "{words} words is more than the {most} allowed for {what}"
         )),
-        words => Ok(words),
+        Some(words) => Ok(words),
     }
 }
 
@@ -233,14 +223,16 @@ pub fn parse_block(text: &str) -> Result<usize, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
 
-    fn parse(extra: &[&str]) -> Result<CollectivesArgs, clap::Error> {
-        CollectivesArgs::try_parse_from(std::iter::once("collectives").chain(extra.iter().copied()))
+    /// The options of `collectives {options}` (split at spaces).
+    pub fn parse(options: &str) -> Result<CollectivesArgs, clap::Error> {
+        let options = options.split_whitespace();
+        CollectivesArgs::try_parse_from(std::iter::once("collectives").chain(options))
     }
 
-    fn rejection(extra: &[&str]) -> String {
+    fn rejection(extra: &str) -> String {
         match parse(extra) {
             Ok(args) => panic!("{extra:?} was accepted as {args:?}"),
             Err(error) => error.to_string(),
@@ -249,19 +241,19 @@ mod tests {
 
     #[test]
     fn defaults_are_the_issues_sweep() {
-        let config = Config::from_args(&parse(&[]).unwrap());
-        assert_eq!(config.members, DEFAULT_MEMBERS);
-        assert_eq!(config.shapes, Shape::ALL);
-        assert_eq!(config.parts, Part::ALL);
-        assert_eq!(config.columns, None);
+        let config = Config::from_args(&parse("").unwrap());
+        assert_eq!(config.settings.members, DEFAULT_MEMBERS);
+        assert_eq!(config.settings.teams, Shape::ALL);
+        assert_eq!(config.settings.parts, Part::ALL);
+        assert_eq!(config.settings.columns, None);
         assert_eq!(config.columns_for(64), 8);
         let words = default_words();
         assert_eq!(words.first(), Some(&4));
         assert_eq!(words[words.len() - 2..], [65_536, 100_000]);
         assert_eq!(words.len(), 16);
-        assert_eq!(config.words, words);
-        assert_eq!(config.blocks, DEFAULT_BLOCKS);
-        assert_eq!(config.sync_words, DEFAULT_SYNC_WORDS);
+        assert_eq!(config.settings.broadcast_words, words);
+        assert_eq!(config.settings.alltoall_blocks, DEFAULT_BLOCKS);
+        assert_eq!(config.settings.sync_mode_words, DEFAULT_SYNC_WORDS);
         let schedule = config.plan.schedule;
         assert_eq!(schedule.samples, 10);
         assert_eq!(schedule.target_sample, Duration::from_millis(20));
@@ -272,42 +264,20 @@ mod tests {
 
     #[test]
     fn every_option_parses() {
-        let args = parse(&[
-            "--threads",
-            "8,2,8",
-            "--teams",
-            "column,all",
-            "--columns",
-            "3",
-            "--ops",
-            "sync-modes,barrier",
-            "--words",
-            "100k,4,1_024",
-            "--blocks",
-            "2",
-            "--sync-words",
-            "16",
-            "--time",
-            "0.05",
-            "--samples",
-            "5",
-            "--pin",
-            "--hang-seconds",
-            "5",
-            "--json",
-            "c.json",
-            "--csv",
-            "c.csv",
-        ])
+        let args = parse(
+            "--threads 8,2,8 --teams column,all --columns 3 --ops sync-modes,barrier \
+             --words 100k,4,1_024 --blocks 2 --sync-words 16 --time 0.05 --samples 5 --pin \
+             --hang-seconds 5 --json c.json --csv c.csv",
+        )
         .unwrap();
         let config = Config::from_args(&args);
-        assert_eq!(config.members, vec![2, 8]);
-        assert_eq!(config.shapes, vec![Shape::All, Shape::Column]);
+        assert_eq!(config.settings.members, vec![2, 8]);
+        assert_eq!(config.settings.teams, vec![Shape::All, Shape::Column]);
         assert_eq!(config.columns_for(64), 3);
-        assert_eq!(config.parts, vec![Part::Barrier, Part::SyncModes]);
-        assert_eq!(config.words, vec![4, 1024, 100_000]);
-        assert_eq!(config.blocks, vec![2]);
-        assert_eq!(config.sync_words, vec![16]);
+        assert_eq!(config.settings.parts, vec![Part::Barrier, Part::SyncModes]);
+        assert_eq!(config.settings.broadcast_words, vec![4, 1024, 100_000]);
+        assert_eq!(config.settings.alltoall_blocks, vec![2]);
+        assert_eq!(config.settings.sync_mode_words, vec![16]);
         assert_eq!(config.plan.schedule.samples, 5);
         assert_eq!(
             config.plan.schedule.target_sample,
@@ -320,20 +290,18 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error_with_a_clear_message() {
-        assert!(rejection(&["--threads", "1"]).contains("at least 2 members"));
-        assert!(rejection(&["--threads", "two"]).contains("not a thread count"));
-        assert!(rejection(&["--threads", "100000"]).contains("allowed"));
-        assert!(rejection(&["--teams", "diagonal"]).contains("possible values: all, row, column"));
-        assert!(rejection(&["--columns", "0"]).contains("not a number of columns"));
-        assert!(rejection(&["--ops", "scan"]).contains("possible values: barrier, allreduce"));
-        assert!(rejection(&["--words", "0"]).contains("starts at 1 word"));
-        assert!(rejection(&["--words", "lots"]).contains("not a broadcast length"));
-        assert!(rejection(&["--words", "1,,2"]).contains("not a broadcast length"));
-        assert!(rejection(&["--words", "99999999"]).contains("allowed for a broadcast length"));
-        assert!(rejection(&["--blocks", "2000000"]).contains("allowed for an alltoall block"));
-        assert!(rejection(&["--sync-words", "x"]).contains("not a broadcast length"));
-        assert!(rejection(&["--time", "0"]).contains("not a number of seconds"));
-        assert!(rejection(&["--samples", "0"]).contains("0"));
-        assert!(rejection(&["--hang-seconds", "x"]).contains("not a number of seconds"));
+        assert!(rejection("--threads 1").contains("at least 2 members"));
+        assert!(rejection("--threads two").contains("not a thread count"));
+        assert!(rejection("--threads 100000").contains("allowed"));
+        assert!(rejection("--teams diagonal").contains("possible values: all, row, column"));
+        assert!(rejection("--columns 0").contains("not a number of columns"));
+        assert!(rejection("--ops scan").contains("possible values: barrier, allreduce"));
+        assert!(rejection("--words 0").contains("starts at 1 word"));
+        assert!(rejection("--words lots").contains("not a broadcast length"));
+        assert!(rejection("--words 1,,2").contains("not a broadcast length"));
+        assert!(rejection("--words 99999999").contains("allowed for a broadcast length"));
+        assert!(rejection("--blocks 2000000").contains("allowed for an alltoall block"));
+        assert!(rejection("--sync-words x").contains("not a broadcast length"));
+        assert!(rejection("--rounds 0").contains("0"));
     }
 }

@@ -1,17 +1,14 @@
 //! `--csv`: one line per row, plus the cache-line floor, for spreadsheets and plotting scripts.
 //! Times are nanoseconds per operation.
 
-use std::io::Write;
-
+use phasers_cli::harness::floor::Floor;
 use serde::Serialize;
-
-use crate::floor::Floor;
 
 use super::results::{CollectiveRow, Kind};
 
 /// One line of the file.
-#[derive(Debug, Serialize)]
-struct Line<'a> {
+#[derive(Debug, Default, Serialize)]
+pub struct Line<'a> {
     members: usize,
     oversubscribed: bool,
     part: &'a str,
@@ -68,48 +65,34 @@ impl<'a> Line<'a> {
     }
 }
 
-/// Writes a header, the cache-line floor (as a row named `cache-line round trip`, its round trip
-/// in the time columns), then every row.
-pub fn write(out: impl Write, floor: &Floor, rows: &[CollectiveRow]) -> csv::Result<()> {
-    let mut writer = csv::Writer::from_writer(out);
-    writer.serialize(Line {
+/// The lines of the file: the cache-line floor (as a row named `cache-line round trip`, its
+/// round trip in the time columns), then every row.
+pub fn lines<'a>(floor: &'a Floor, rows: &'a [CollectiveRow]) -> Vec<Line<'a>> {
+    let floor = Line {
         members: 2,
-        oversubscribed: false,
         part: "floor",
         op: "round-trip",
-        words: None,
         row: "cache-line round trip".to_owned(),
         kind: "floor",
-        team: None,
-        teams: None,
-        largest_team: None,
-        checked: None,
-        sync_mode: None,
         samples: floor.samples_ns.len(),
         min_ns: floor.min_ns,
         median_ns: floor.median_ns,
-        mean_ns: None,
-        bandwidth_gb_s: None,
-        aggregate_gb_s: None,
-        fraction_of_memcpy: None,
         note: floor.note.as_deref(),
-        error: None,
-    })?;
-    for row in rows {
-        writer.serialize(Line::of(row))?;
-    }
-    writer.flush()?;
-    Ok(())
+        ..Line::default()
+    };
+    std::iter::once(floor)
+        .chain(rows.iter().map(Line::of))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use phasers_cli::harness::outputs::write_csv_lines;
+
     use crate::collectives_bench::grid::Shape;
-    use crate::collectives_bench::operation::Operation;
-    use crate::collectives_bench::part::Part;
-    use crate::collectives_bench::results::tests::row;
-    use crate::collectives_bench::results::TEAM_NAME;
+    use crate::collectives_bench::operation::{Operation, Part};
+    use crate::collectives_bench::results::tests::team;
 
     #[test]
     fn a_row_becomes_a_line_under_a_header() {
@@ -121,19 +104,13 @@ mod tests {
             median_ns: Some(50.0),
             note: None,
         };
-        let mut team = row(
-            Part::Broadcast,
-            Operation::Broadcast { words: 64 },
-            TEAM_NAME,
-            Kind::Ours,
-            4,
-            Some(Shape::Row),
-            10.0,
-        );
+        let operation = Operation::Broadcast { words: 64 };
+        let mut team = team(Part::Broadcast, operation, 4, Shape::Row, 10.0);
         team.team_sizes = vec![2, 2];
         team.fraction_of_memcpy = Some(0.5);
         let mut out = Vec::new();
-        write(&mut out, &floor, &[team]).unwrap();
+        let rows = [team];
+        write_csv_lines(&mut out, lines(&floor, &rows)).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);

@@ -9,16 +9,16 @@
 //! - (e) the sync modes: MySync and NoSync broadcasts over AllSync ones.
 
 use phasers::SyncMode;
+use phasers_cli::harness::stats;
+use phasers_cli::harness::table::{aligned, ratio, Last};
 
-use crate::report::{aligned, ratio, Last};
-
-use super::baselines::OURS_NAME;
-use super::checked_rounds;
+use super::baselines::{
+    MEMCPY_NAME, OMP_ALLREDUCE_NAME as ALLREDUCE_NAME, OMP_BARRIER_NAME as BARRIER_NAME,
+    OMP_BROADCAST_NAME as BROADCAST_NAME, OURS_NAME,
+};
 use super::grid::Shape;
-use super::openmp::{ALLREDUCE_NAME, BARRIER_NAME, BROADCAST_NAME};
-use super::operation::Operation;
-use super::part::Part;
-use super::results::{CollectiveRow, TEAM_NAME};
+use super::operation::{Operation, Part};
+use super::results::{CollectiveRow, CollectivesSettings, TEAM_NAME};
 
 /// The goal of figure (a).
 pub const ALLREDUCE_GOAL: f64 = 1.5;
@@ -27,109 +27,97 @@ pub const ALLREDUCE_GOAL: f64 = 1.5;
 pub struct FigureInput<'a> {
     /// Every row of the run.
     pub rows: &'a [CollectiveRow],
-    /// The member counts.
-    pub members: &'a [usize],
-    /// The team shapes of the library's rows.
-    pub shapes: &'a [Shape],
-    /// The broadcast lengths.
-    pub words: &'a [usize],
-    /// The sync-mode broadcast lengths.
-    pub sync_words: &'a [usize],
+    /// What the run measured.
+    pub settings: &'a CollectivesSettings,
 }
 
-/// Which row a figure cell reads.
-#[derive(Clone, Copy)]
-struct Wanted<'a> {
+/// A labelled line of cells, one per member count.
+type Line = (String, Vec<String>);
+
+/// Which row a figure cell reads (at each member count).
+type Pick<'p> = &'p dyn Fn(&CollectiveRow) -> bool;
+
+/// The library's rows of `operation` in `part` on the teams of `shape`.
+fn team(part: Part, operation: Operation, shape: Shape) -> impl Fn(&CollectiveRow) -> bool + Copy {
+    move |row| {
+        row.part == part
+            && row.operation == operation
+            && row.name == TEAM_NAME
+            && row.team == Some(shape)
+    }
+}
+
+/// The rows of the baseline `name` for `operation` in `part`.
+fn named(
     part: Part,
     operation: Operation,
-    name: &'a str,
-    team: Option<Shape>,
-    checked: Option<bool>,
-    sync: Option<SyncMode>,
-}
-
-impl<'a> Wanted<'a> {
-    fn team(part: Part, operation: Operation, shape: Shape) -> Self {
-        Wanted {
-            part,
-            operation,
-            name: TEAM_NAME,
-            team: Some(shape),
-            checked: None,
-            sync: None,
-        }
-    }
-
-    fn named(part: Part, operation: Operation, name: &'a str) -> Self {
-        Wanted {
-            part,
-            operation,
-            name,
-            team: None,
-            checked: None,
-            sync: None,
-        }
+    name: &str,
+) -> impl Fn(&CollectiveRow) -> bool + Copy + '_ {
+    move |row| {
+        row.part == part && row.operation == operation && row.name == name && row.team.is_none()
     }
 }
 
 impl FigureInput<'_> {
-    /// The row `wanted` describes at `members`, when it ran without error.
-    fn find(&self, wanted: Wanted<'_>, members: usize) -> Option<&CollectiveRow> {
+    /// The row `pick` chooses at `members` (a memcpy at any), when it ran without error.
+    fn find(
+        &self,
+        pick: impl Fn(&CollectiveRow) -> bool,
+        members: usize,
+    ) -> Option<&CollectiveRow> {
         self.rows.iter().find(|row| {
             row.error.is_none()
-                && row.part == wanted.part
-                && row.operation == wanted.operation
-                && row.name == wanted.name
-                && row.team == wanted.team
                 && (row.members == members || matches!(row.operation, Operation::Memcpy { .. }))
-                && wanted
-                    .checked
-                    .map_or(true, |checked| row.checked == Some(checked))
-                && wanted
-                    .sync
-                    .map_or(true, |mode| row.sync_mode.as_deref() == Some(mode.name()))
+                && pick(row)
         })
     }
 
-    fn median(&self, wanted: Wanted<'_>, members: usize) -> Option<f64> {
-        self.find(wanted, members).and_then(CollectiveRow::median)
+    /// A line of `cell(members)` at every member count.
+    fn line(&self, label: String, cell: impl Fn(usize) -> String) -> Line {
+        (
+            label,
+            self.settings
+                .members
+                .iter()
+                .map(|&members| cell(members))
+                .collect(),
+        )
     }
 
-    /// A line of `numerator ÷ denominator` at every member count.
-    fn ratio_line(&self, label: String, numerator: Wanted<'_>, denominator: Wanted<'_>) -> Line {
-        let cells = self
-            .members
-            .iter()
-            .map(|&members| {
-                ratio(
-                    self.median(numerator, members),
-                    self.median(denominator, members),
-                )
-            })
-            .collect();
-        (label, cells)
+    /// A line of the median of `numerator`'s row ÷ `denominator`'s at every member count.
+    fn ratio_line(
+        &self,
+        label: String,
+        numerator: impl Fn(&CollectiveRow) -> bool,
+        denominator: impl Fn(&CollectiveRow) -> bool,
+    ) -> Line {
+        let median = |pick: Pick, members| self.find(pick, members).and_then(CollectiveRow::median);
+        self.line(label, |members| {
+            ratio(median(&numerator, members), median(&denominator, members))
+        })
     }
 
-    /// The lines under a header of the member counts.
-    fn grid(&self, first: &str, lines: Vec<Line>) -> String {
-        let mut cells = vec![std::iter::once(first.to_owned())
-            .chain(self.members.iter().map(|members| format!("N={members}")))
-            .collect::<Vec<String>>()];
+    /// `title`, then the lines under a header of the member counts.
+    fn grid(&self, title: &str, lines: Vec<Line>) -> String {
+        let header = std::iter::once(String::new()).chain(
+            self.settings
+                .members
+                .iter()
+                .map(|members| format!("N={members}")),
+        );
+        let mut cells = vec![header.collect::<Vec<String>>()];
         cells.extend(
             lines
                 .into_iter()
                 .map(|(label, line)| std::iter::once(label).chain(line).collect()),
         );
-        aligned(&cells, Last::Number)
+        format!("{title}\n{}", aligned(&cells, Last::Number))
     }
 
     fn measured(&self, part: Part) -> bool {
         self.rows.iter().any(|row| row.part == part)
     }
 }
-
-/// A labelled line of cells, one per member count.
-type Line = (String, Vec<String>);
 
 /// Every figure, as printed after the tables.
 pub fn summary(input: &FigureInput<'_>) -> String {
@@ -150,33 +138,31 @@ pub fn allreduce_over_barrier(input: &FigureInput<'_>) -> String {
     if !input.measured(Part::Allreduce) || !input.measured(Part::Barrier) {
         return format!("{title}: not measured (needs --ops barrier,allreduce)\n");
     }
-    let mut lines = Vec::new();
-    for &shape in input.shapes {
-        lines.push(input.ratio_line(
-            format!("team {} ÷ its barrier", shape.name()),
-            Wanted::team(Part::Allreduce, Operation::Allreduce, shape),
-            Wanted::team(Part::Barrier, Operation::Barrier, shape),
-        ));
-    }
-    let all = Wanted::team(Part::Allreduce, Operation::Allreduce, Shape::All);
+    let allreduce = |shape| team(Part::Allreduce, Operation::Allreduce, shape);
+    let barrier = |shape| team(Part::Barrier, Operation::Barrier, shape);
+    let mut lines: Vec<Line> = input
+        .settings
+        .teams
+        .iter()
+        .map(|&shape| {
+            let label = format!("team {} ÷ its barrier", shape.name());
+            input.ratio_line(label, allreduce(shape), barrier(shape))
+        })
+        .collect();
+    let ours = named(Part::Barrier, Operation::Barrier, OURS_NAME);
     lines.push(input.ratio_line(
         format!("team all ÷ {OURS_NAME}"),
-        all,
-        Wanted::named(Part::Barrier, Operation::Barrier, OURS_NAME),
+        allreduce(Shape::All),
+        ours,
     ));
     let (mut met, mut missed) = (Vec::new(), Vec::new());
-    for &members in input.members {
-        let allreduce = input.median(all, members);
-        let barrier = input.median(
-            Wanted::team(Part::Barrier, Operation::Barrier, Shape::All),
-            members,
-        );
-        if let (Some(allreduce), Some(barrier)) = (allreduce, barrier) {
-            if barrier > 0.0 && allreduce / barrier <= ALLREDUCE_GOAL {
-                met.push(members.to_string());
-            } else {
-                missed.push(members.to_string());
-            }
+    for &members in &input.settings.members {
+        let median = |pick| input.find(pick, members).and_then(CollectiveRow::median);
+        if let (Some(over), Some(under)) =
+            (median(allreduce(Shape::All)), median(barrier(Shape::All)))
+        {
+            let goal_met = under > 0.0 && over / under <= ALLREDUCE_GOAL;
+            if goal_met { &mut met } else { &mut missed }.push(members.to_string());
         }
     }
     let verdict = match (met.is_empty(), missed.is_empty()) {
@@ -190,14 +176,14 @@ pub fn allreduce_over_barrier(input: &FigureInput<'_>) -> String {
         ),
     };
     format!(
-        "{title}\n{}    goal (team of all ÷ its barrier): {verdict}\n",
-        input.grid("", lines)
+        "{}    goal (team of all ÷ its barrier): {verdict}\n",
+        input.grid(&title, lines)
     )
 }
 
 /// (b): the longest broadcast as a fraction of the memcpy of the same length.
 pub fn broadcast_against_memcpy(input: &FigureInput<'_>) -> String {
-    let Some(&words) = input.words.iter().max() else {
+    let Some(&words) = input.settings.broadcast_words.iter().max() else {
         return "(b) broadcast against memcpy: not measured (no --words)\n".to_owned();
     };
     let title = format!(
@@ -209,45 +195,34 @@ pub fn broadcast_against_memcpy(input: &FigureInput<'_>) -> String {
     }
     let operation = Operation::Broadcast { words };
     let copy = input.find(
-        Wanted::named(Part::Broadcast, Operation::Memcpy { words }, "memcpy"),
+        named(Part::Broadcast, Operation::Memcpy { words }, MEMCPY_NAME),
         0,
     );
-    let cell = |row: Option<&CollectiveRow>| match row {
-        Some(row) => match (row.fraction_of_memcpy, row.bandwidth_gb_s) {
-            (Some(fraction), Some(gb)) => format!("{:.0}% ({gb:.2} GB/s)", fraction * 100.0),
-            _ => "-".to_owned(),
-        },
-        None => "-".to_owned(),
+    let cell = |pick: Pick, members| {
+        let row = input.find(pick, members);
+        match row.and_then(|row| row.fraction_of_memcpy.zip(row.bandwidth_gb_s)) {
+            Some((fraction, gb)) => format!("{:.0}% ({gb:.2} GB/s)", fraction * 100.0),
+            None => "-".to_owned(),
+        }
     };
     let mut lines: Vec<Line> = input
-        .shapes
+        .settings
+        .teams
         .iter()
         .map(|&shape| {
-            let wanted = Wanted::team(Part::Broadcast, operation, shape);
-            (
-                format!("team {}", shape.name()),
-                input
-                    .members
-                    .iter()
-                    .map(|&members| cell(input.find(wanted, members)))
-                    .collect(),
-            )
+            let pick = team(Part::Broadcast, operation, shape);
+            input.line(format!("team {}", shape.name()), |members| {
+                cell(&pick, members)
+            })
         })
         .collect();
-    let omp = Wanted::named(Part::Broadcast, operation, BROADCAST_NAME);
-    lines.push((
-        BROADCAST_NAME.to_owned(),
-        input
-            .members
-            .iter()
-            .map(|&members| cell(input.find(omp, members)))
-            .collect(),
-    ));
+    let omp = named(Part::Broadcast, operation, BROADCAST_NAME);
+    lines.push(input.line(BROADCAST_NAME.to_owned(), |members| cell(&omp, members)));
+    let copy = copy.and_then(|row| row.bandwidth_gb_s);
     format!(
         "{title}\n    memcpy of {words} words on one thread: {}\n{}",
-        copy.and_then(|row| row.bandwidth_gb_s)
-            .map_or_else(|| "not measured".to_owned(), |gb| format!("{gb:.2} GB/s")),
-        input.grid("", lines)
+        copy.map_or_else(|| "not measured".to_owned(), |gb| format!("{gb:.2} GB/s")),
+        input.grid("", lines).trim_start_matches('\n')
     )
 }
 
@@ -257,49 +232,38 @@ pub fn against_openmp(input: &FigureInput<'_>) -> String {
     let title = "(c) ours ÷ OpenMP, medians (below 1: ours is faster)";
     let mut lines = Vec::new();
     if input.measured(Part::Barrier) {
-        let omp = Wanted::named(Part::Barrier, Operation::Barrier, BARRIER_NAME);
-        lines.push(input.ratio_line(
-            format!("team all barrier ÷ {BARRIER_NAME}"),
-            Wanted::team(Part::Barrier, Operation::Barrier, Shape::All),
-            omp,
-        ));
-        lines.push(input.ratio_line(
-            format!("{OURS_NAME} ÷ {BARRIER_NAME}"),
-            Wanted::named(Part::Barrier, Operation::Barrier, OURS_NAME),
-            omp,
-        ));
+        let (part, operation) = (Part::Barrier, Operation::Barrier);
+        let omp = named(part, operation, BARRIER_NAME);
+        let label = format!("team all barrier ÷ {BARRIER_NAME}");
+        lines.push(input.ratio_line(label, team(part, operation, Shape::All), omp));
+        let label = format!("{OURS_NAME} ÷ {BARRIER_NAME}");
+        lines.push(input.ratio_line(label, named(part, operation, OURS_NAME), omp));
     }
     if input.measured(Part::Allreduce) {
-        lines.push(input.ratio_line(
-            format!("team all allreduce ÷ {ALLREDUCE_NAME}"),
-            Wanted::team(Part::Allreduce, Operation::Allreduce, Shape::All),
-            Wanted::named(Part::Allreduce, Operation::Allreduce, ALLREDUCE_NAME),
-        ));
+        let (part, operation) = (Part::Allreduce, Operation::Allreduce);
+        let label = format!("team all allreduce ÷ {ALLREDUCE_NAME}");
+        let omp = named(part, operation, ALLREDUCE_NAME);
+        lines.push(input.ratio_line(label, team(part, operation, Shape::All), omp));
     }
-    if input.measured(Part::Broadcast) && !input.words.is_empty() {
-        let mut sizes = vec![
-            input.words[0],
-            input.words[input.words.len() / 2],
-            input.words[input.words.len() - 1],
-        ];
+    let words = &input.settings.broadcast_words;
+    if input.measured(Part::Broadcast) && !words.is_empty() {
+        let mut sizes = vec![words[0], words[words.len() / 2], words[words.len() - 1]];
         sizes.dedup();
         for words in sizes {
             let operation = Operation::Broadcast { words };
-            lines.push(input.ratio_line(
-                format!("team all broadcast {words} words ÷ omp"),
-                Wanted::team(Part::Broadcast, operation, Shape::All),
-                Wanted::named(Part::Broadcast, operation, BROADCAST_NAME),
-            ));
+            let label = format!("team all broadcast {words} words ÷ omp");
+            let omp = named(Part::Broadcast, operation, BROADCAST_NAME);
+            lines.push(input.ratio_line(label, team(Part::Broadcast, operation, Shape::All), omp));
         }
     }
     if lines.is_empty() {
         return format!("{title}: not measured (needs barrier, allreduce or broadcast)\n");
     }
-    format!("{title}\n{}", input.grid("", lines))
+    input.grid(title, lines)
 }
 
 /// (d): a checked team's barrier, allreduce and broadcast over an unchecked team's, round by
-/// round (see `checked_rounds`).
+/// round (see [`round_ratios`]).
 pub fn checked_cost(input: &FigureInput<'_>) -> String {
     let mut title =
         "(d) checked ÷ unchecked team: the median of the rounds' ratios [their range]; \
@@ -314,29 +278,26 @@ pub fn checked_cost(input: &FigureInput<'_>) -> String {
     let lines = super::CHECKED_OPERATIONS
         .into_iter()
         .map(|operation| {
-            let with = |checked| Wanted {
-                checked: Some(checked),
-                ..Wanted::team(Part::Checked, operation, Shape::All)
+            let twin = |checked| {
+                let row = team(Part::Checked, operation, Shape::All);
+                move |candidate: &CollectiveRow| {
+                    row(candidate) && candidate.checked == Some(checked)
+                }
             };
-            let cells = input
-                .members
-                .iter()
-                .map(|&members| {
-                    match (
-                        input.find(with(true), members),
-                        input.find(with(false), members),
-                    ) {
-                        (Some(checked), Some(unchecked)) => checked_rounds::ratio_cell(
-                            &checked_rounds::round_ratios(checked, unchecked),
-                        ),
-                        _ => "-".to_owned(),
+            input.line(operation.label(), |members| {
+                match (
+                    input.find(twin(true), members),
+                    input.find(twin(false), members),
+                ) {
+                    (Some(checked), Some(unchecked)) => {
+                        ratio_cell(&round_ratios(checked, unchecked))
                     }
-                })
-                .collect();
-            (operation.label(), cells)
+                    _ => "-".to_owned(),
+                }
+            })
         })
         .collect();
-    format!("{title}\n{}", input.grid("", lines))
+    input.grid(&title, lines)
 }
 
 /// (e): MySync and NoSync broadcasts over AllSync ones.
@@ -347,129 +308,99 @@ pub fn sync_modes(input: &FigureInput<'_>) -> String {
         return format!("{title}: not measured (needs --ops sync-modes)\n");
     }
     let mut lines = Vec::new();
-    for &words in input.sync_words {
-        let operation = Operation::Broadcast { words };
-        let with = |mode| Wanted {
-            sync: Some(mode),
-            ..Wanted::team(Part::SyncModes, operation, Shape::All)
+    for &words in &input.settings.sync_mode_words {
+        let in_mode = |mode: SyncMode| {
+            let row = team(Part::SyncModes, Operation::Broadcast { words }, Shape::All);
+            move |candidate: &CollectiveRow| {
+                row(candidate) && candidate.sync_mode.as_deref() == Some(mode.name())
+            }
         };
         for mode in [SyncMode::MySync, SyncMode::NoSync] {
-            lines.push(input.ratio_line(
-                format!("{words} words {}", mode.name()),
-                with(mode),
-                with(SyncMode::AllSync),
-            ));
+            let label = format!("{words} words {}", mode.name());
+            lines.push(input.ratio_line(label, in_mode(mode), in_mode(SyncMode::AllSync)));
         }
     }
-    format!("{title}\n{}", input.grid("", lines))
+    input.grid(title, lines)
+}
+
+/// The ratio of two twins' medians in each round both measured, in round order: a machine's
+/// drift between rounds cancels in each ratio.
+fn round_ratios(numerator: &CollectiveRow, denominator: &CollectiveRow) -> Vec<f64> {
+    numerator
+        .round_medians_ns
+        .iter()
+        .zip(&denominator.round_medians_ns)
+        .filter(|(_, under)| **under > 0.0)
+        .map(|(over, under)| over / under)
+        .collect()
+}
+
+/// `1.02x [0.97-1.08]`: the median of the rounds' ratios and their range; `-` with none.
+fn ratio_cell(ratios: &[f64]) -> String {
+    let Some(median) = stats::median(ratios) else {
+        return "-".to_owned();
+    };
+    if ratios.len() < 2 {
+        return format!("{median:.2}x");
+    }
+    let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{median:.2}x [{low:.2}-{high:.2}]")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collectives_bench::results::tests::row;
+    use crate::collectives_bench::config::{CollectivesArgs, Config};
+    use crate::collectives_bench::results::tests::{named, team};
     use crate::collectives_bench::results::Kind;
+    use clap::Parser;
 
     fn rows() -> Vec<CollectiveRow> {
-        let all = Some(Shape::All);
+        let (all, barrier, allreduce) = (Shape::All, Operation::Barrier, Operation::Allreduce);
         let bcast = Operation::Broadcast { words: 100 };
+        let copy = Operation::Memcpy { words: 100 };
         let mut rows = vec![
-            row(
+            team(Part::Barrier, barrier, 2, all, 100.0),
+            named(Part::Barrier, barrier, OURS_NAME, Kind::OurBarrier, 2, 80.0),
+            named(
                 Part::Barrier,
-                Operation::Barrier,
-                TEAM_NAME,
-                Kind::Ours,
-                2,
-                all,
-                100.0,
-            ),
-            row(
-                Part::Barrier,
-                Operation::Barrier,
-                OURS_NAME,
-                Kind::OurBarrier,
-                2,
-                None,
-                80.0,
-            ),
-            row(
-                Part::Barrier,
-                Operation::Barrier,
+                barrier,
                 BARRIER_NAME,
                 Kind::Baseline,
                 2,
-                None,
                 200.0,
             ),
-            row(
-                Part::Barrier,
-                Operation::Barrier,
-                TEAM_NAME,
-                Kind::Ours,
-                4,
-                all,
-                100.0,
-            ),
-            row(
-                Part::Allreduce,
-                Operation::Allreduce,
-                TEAM_NAME,
-                Kind::Ours,
-                2,
-                all,
-                120.0,
-            ),
-            row(
-                Part::Allreduce,
-                Operation::Allreduce,
-                TEAM_NAME,
-                Kind::Ours,
-                4,
-                all,
-                300.0,
-            ),
-            row(
-                Part::Broadcast,
-                Operation::Memcpy { words: 100 },
-                "memcpy",
-                Kind::Memcpy,
-                1,
-                None,
-                50.0,
-            ),
-            row(Part::Broadcast, bcast, TEAM_NAME, Kind::Ours, 2, all, 500.0),
-            row(
+            team(Part::Barrier, barrier, 4, all, 100.0),
+            team(Part::Allreduce, allreduce, 2, all, 120.0),
+            team(Part::Allreduce, allreduce, 4, all, 300.0),
+            named(Part::Broadcast, copy, MEMCPY_NAME, Kind::Memcpy, 1, 50.0),
+            team(Part::Broadcast, bcast, 2, all, 500.0),
+            named(
                 Part::Broadcast,
                 bcast,
                 BROADCAST_NAME,
                 Kind::Baseline,
                 2,
-                None,
                 1000.0,
             ),
         ];
         rows[6].bandwidth_gb_s = Some(16.0);
         rows[7].fraction_of_memcpy = Some(0.1);
         rows[7].bandwidth_gb_s = Some(1.6);
-        for checked in [true, false] {
-            let mut row = row(
-                Part::Checked,
-                Operation::Barrier,
-                TEAM_NAME,
-                Kind::Ours,
-                2,
-                all,
-                if checked { 150.0 } else { 100.0 },
-            );
+        for (checked, rounds) in [
+            (true, [150.0, 330.0, 100.0]),
+            (false, [100.0, 300.0, 100.0]),
+        ] {
+            let mut row = team(Part::Checked, barrier, 2, all, rounds[0]);
             row.checked = Some(checked);
+            row.round_medians_ns = rounds.to_vec();
             rows.push(row);
         }
         for (mode, ns) in [("AllSync", 100.0), ("MySync", 80.0), ("NoSync", 50.0)] {
-            let mut row = row(
+            let mut row = team(
                 Part::SyncModes,
                 Operation::Broadcast { words: 8 },
-                TEAM_NAME,
-                Kind::Ours,
                 2,
                 all,
                 ns,
@@ -480,20 +411,30 @@ mod tests {
         rows
     }
 
-    fn input(rows: &[CollectiveRow]) -> FigureInput<'_> {
-        FigureInput {
-            rows,
-            members: &[2, 4],
-            shapes: &[Shape::All],
-            words: &[100],
-            sync_words: &[8],
-        }
+    /// `draw` from [`rows`], of a run at N = 2 and 4 on the team of all, broadcasting 100 words
+    /// (8 in the sync-mode part).
+    fn figure(rows: Vec<CollectiveRow>, draw: fn(&FigureInput<'_>) -> String) -> String {
+        let args = [
+            "collectives",
+            "--threads",
+            "2,4",
+            "--teams",
+            "all",
+            "--words",
+            "100",
+            "--sync-words",
+            "8",
+        ];
+        let settings = Config::from_args(&CollectivesArgs::try_parse_from(args).unwrap()).settings;
+        draw(&FigureInput {
+            rows: &rows,
+            settings: &settings,
+        })
     }
 
     #[test]
     fn allreduce_over_barrier_says_where_the_goal_is_met() {
-        let rows = rows();
-        let text = allreduce_over_barrier(&input(&rows));
+        let text = figure(rows(), allreduce_over_barrier);
         assert!(text.contains("1.20x") && text.contains("3.00x"), "{text}");
         // 120 over our Barrier's 80.
         assert!(text.contains("1.50x"), "{text}");
@@ -502,26 +443,26 @@ mod tests {
 
     #[test]
     fn broadcast_against_memcpy_and_openmp() {
-        let rows = rows();
-        let text = broadcast_against_memcpy(&input(&rows));
+        let text = figure(rows(), broadcast_against_memcpy);
         assert!(
             text.contains("memcpy of 100 words on one thread: 16.00 GB/s"),
             "{text}"
         );
         assert!(text.contains("10% (1.60 GB/s)"), "{text}");
-        let text = against_openmp(&input(&rows));
+        let text = figure(rows(), against_openmp);
         assert!(text.contains("team all barrier ÷ omp barrier"), "{text}");
-        assert!(text.contains("0.50x"), "{text}");
-        assert!(text.contains("0.40x"), "{text}");
+        assert!(text.contains("0.50x") && text.contains("0.40x"), "{text}");
         assert!(text.contains("broadcast 100 words ÷ omp"), "{text}");
     }
 
     #[test]
     fn checked_and_sync_mode_ratios() {
-        let rows = rows();
-        let text = checked_cost(&input(&rows));
-        assert!(text.contains("1.50x"), "{text}");
-        let text = sync_modes(&input(&rows));
+        // The rounds' ratios are 1.5, 1.1 and 1.0: their median and range.
+        let text = figure(rows(), checked_cost);
+        assert!(text.contains("1.10x [1.00-1.50]"), "{text}");
+        assert_eq!(ratio_cell(&[]), "-");
+        assert_eq!(ratio_cell(&[1.25]), "1.25x");
+        let text = figure(rows(), sync_modes);
         assert!(
             text.contains("8 words MySync") && text.contains("0.80x"),
             "{text}"
@@ -530,7 +471,6 @@ mod tests {
             text.contains("8 words NoSync") && text.contains("0.50x"),
             "{text}"
         );
-        let nothing: Vec<CollectiveRow> = Vec::new();
-        assert!(summary(&input(&nothing)).contains("not measured"));
+        assert!(figure(Vec::new(), summary).contains("not measured"));
     }
 }

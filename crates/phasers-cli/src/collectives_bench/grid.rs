@@ -4,13 +4,13 @@
 //! The grid is near square by default, so rows and columns have about √N members each, as in the
 //! seed's figure 12 (64 x 64 for 4,096 threads); `--columns` sets it.
 
+use clap::ValueEnum;
 use phasers::{Member, Team};
+use phasers_cli::harness::watchdog::panic_message;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::panic_message;
-
 /// Which teams a row's members call the collective on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Shape {
     /// One team of every member.

@@ -1,7 +1,7 @@
 //! `phasers bench collectives`: the team collectives as seed 004's MPP suite measures them,
 //! against the barriers and copies users have without them, in one run.
 //!
-//! At each member count N, every part (see [`part`]) runs its rows: the library's collective on a
+//! At each member count N, every part (see [`Part`]) runs its rows: the library's collective on a
 //! fresh team of N members, on the team of all and on `split_grid`'s row and column teams (all of
 //! which run at once), and, on the team of all, the baselines: `std::sync::Barrier`, our
 //! `Barrier`, OpenMP's barrier, reduction and a broadcast through a shared buffer, and a memcpy
@@ -10,52 +10,38 @@
 //! figures the issue asks for (see [`figures`]).
 
 mod baselines;
-mod checked_rounds;
 mod config;
 mod csv_file;
 mod figures;
 mod grid;
 mod looped;
-mod memcpy;
-mod openmp;
 mod operation;
-mod ours;
-mod outputs;
-mod part;
 mod results;
-mod row;
 mod table;
-mod team_allreduce;
-mod team_alltoall;
-mod team_barrier;
-mod team_broadcast;
+mod team;
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use phasers::SyncMode;
-
-use crate::floor as cache_line;
-use crate::floors_record::floors_line;
-use crate::reduce_bench::memory;
-use crate::report;
-use crate::results::{Provenance, RowKind};
-use crate::schedule::Schedule;
+use phasers_cli::harness::args::command_line;
+use phasers_cli::harness::failures::failed_rows;
+use phasers_cli::harness::floor;
+use phasers_cli::harness::header::{warn_if_debug_build, Header};
+use phasers_cli::harness::memory;
+use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
+use phasers_cli::harness::progress;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::schedule::Schedule;
 
 pub use config::CollectivesArgs;
 
 use config::Config;
 use figures::FigureInput;
 use grid::Shape;
-use operation::{Operation, WORD_BYTES};
-use ours::TeamSetup;
-use outputs::Outputs;
-use part::Part;
-use results::{CollectiveRow, CollectivesReport, CollectivesSettings, Kind};
-use table::TableHead;
-
-/// The name of the memcpy rows.
-const MEMCPY_NAME: &str = "memcpy";
+use operation::{Operation, Part, WORD_BYTES};
+use results::{CollectiveRow, CollectivesReport, Kind};
+use team::TeamSetup;
 
 /// What `--ops checked` runs on a checked and an unchecked team: the calls issue 18 sets the
 /// checked ÷ unchecked target for.
@@ -68,84 +54,74 @@ const CHECKED_OPERATIONS: [Operation; 3] = [
 /// Runs `phasers bench collectives`.
 pub fn run(args: &CollectivesArgs) -> Result<(), String> {
     let config = Config::from_args(args);
-    let outputs = Outputs::open(args)?;
-    let provenance = Provenance::now("bench collectives", crate::command_line());
-    let settings = settings(&config);
-    let floor = cache_line::measure(Schedule {
+    let outputs = Outputs::create(args.json.as_deref(), args.csv.as_deref(), Vec::new())?;
+    let provenance = Provenance::now("bench collectives", command_line());
+    let floor = floor::measure(Schedule {
         episodes: None,
         samples: 20,
         target_sample: Duration::from_millis(5),
         row_budget: Duration::from_secs(2),
     });
-    println!(
-        "phasers bench collectives: team collectives (seed 004's MPP suite) against \
-         std::sync::Barrier, our Barrier, OpenMP and memcpy\n\
-         method:  {}\n\
-         machine: {}\n\
-         floor:   {}\n\
-         floors:  {}\n\
-         units:   per operation, min and median over the samples; GB/s: the payload each \
-         receiver gets over the median; of memcpy: a one-thread memcpy's median over the row's; \
-         ÷omp: the median over the OpenMP row's (below 1: ours is faster)\n",
-        settings.method,
-        provenance.machine.summary(),
-        report::floor_line(&floor),
-        floors_line(&provenance),
+    let header = Header::new(
+        &provenance,
+        "team collectives (seed 004's MPP suite) against std::sync::Barrier, our Barrier, OpenMP \
+         and memcpy",
     );
-    if cfg!(debug_assertions) {
-        eprintln!(
-            "warning: a debug build: teams check every call and nothing is optimized, so these \
-             numbers mean little; use `cargo run --release`"
-        );
-    }
-    let started = Instant::now();
+    println!(
+        "{}",
+        header
+            .line("method", &config.settings.method)
+            .machine(&provenance)
+            .floor(&floor)
+            .floors(&provenance)
+            .line(
+                "units",
+                "per operation, min and median over the samples; GB/s: the payload each receiver \
+                 gets over the median; of memcpy: a one-thread memcpy's median over the row's; \
+                 ÷omp: the median over the OpenMP row's (below 1: ours is faster)"
+            )
+            .finish()
+    );
+    warn_if_debug_build(Some("teams check every call"));
     let mut sweep = Sweep {
         config: &config,
         available: memory::available(),
         rows: Vec::new(),
         memcpy: HashMap::new(),
     };
-    let steps = config.members.len() * config.parts.len();
-    let mut step = 0;
-    for &members in &config.members {
+    let bar = progress::bar(
+        config.settings.members.len() * config.settings.parts.len(),
+        "parts",
+    );
+    for &members in &config.settings.members {
         let mut shown = Vec::new();
-        for &part in &config.parts {
-            step += 1;
-            eprintln!(
-                "[{step}/{steps}] N = {members}, {} ({:.0} s so far)",
-                part.name(),
-                started.elapsed().as_secs_f64()
-            );
+        for &part in &config.settings.parts {
+            bar.set_message(format!("N = {members}, {}", part.name()));
             shown.extend(sweep.part(part, members));
+            bar.inc(1);
         }
-        let head = TableHead {
-            members,
-            cores: provenance.machine.available_cores,
-            columns: config.columns_for(members),
-        };
-        let shown: Vec<&CollectiveRow> = shown.iter().collect();
-        println!("{}", table::table(&head, &shown));
+        let cores = provenance.machine.available_cores;
+        let table = table::table(members, cores, config.columns_for(members), &shown);
+        bar.suspend(|| println!("{table}"));
     }
-    eprintln!("measured in {:.0} s", started.elapsed().as_secs_f64());
+    bar.finish_and_clear();
     let rows = sweep.rows;
     println!(
         "{}",
         figures::summary(&FigureInput {
             rows: &rows,
-            members: &config.members,
-            shapes: &config.shapes,
-            words: &config.words,
-            sync_words: &config.sync_words,
+            settings: &config.settings,
         })
     );
     let failures = failures(&rows);
     let report = CollectivesReport {
         provenance,
-        settings,
+        settings: config.settings,
         floor,
         rows,
     };
-    outputs.write(&report)?;
+    let csv = |out| write_csv_lines(out, csv_file::lines(&report.floor, &report.rows));
+    outputs.write(&report, csv, |_, _| Ok(()))?;
     failures
 }
 
@@ -164,70 +140,64 @@ impl Sweep<'_> {
     /// its broadcasts, which are measured once per run).
     fn part(&mut self, part: Part, members: usize) -> Vec<CollectiveRow> {
         let mut shown = Vec::new();
-        let columns = self.config.columns_for(members);
-        let all = |checked, sync| TeamSetup {
-            members,
-            shape: Shape::All,
-            columns,
-            checked,
-            sync,
-        };
+        let plan = &self.config.plan;
         match part {
-            Part::Barrier | Part::Allreduce => {
-                let operation = match part {
-                    Part::Barrier => Operation::Barrier,
-                    _ => Operation::Allreduce,
-                };
-                shown.extend(self.teams(part, operation, members));
-                if part == Part::Barrier {
-                    let plan = &self.config.plan;
-                    let ours = baselines::our_barrier(members, plan);
-                    shown.push(self.baseline(part, operation, Kind::OurBarrier, members, ours));
-                    let std = baselines::std_barrier(members, plan);
-                    shown.push(self.baseline(part, operation, Kind::Baseline, members, std));
+            Part::Barrier => {
+                shown.extend(self.teams(part, Operation::Barrier, members));
+                let ours = baselines::our_barrier(members, plan);
+                let std = baselines::std_barrier(members, plan);
+                for (kind, measured) in [(Kind::OurBarrier, ours), (Kind::Baseline, std)] {
+                    let operation = Operation::Barrier;
+                    shown.push(CollectiveRow::measured(
+                        part, operation, kind, members, measured,
+                    ));
                 }
-                shown.extend(self.openmp(part, operation, members));
+                shown.extend(self.openmp(part, Operation::Barrier, members));
+            }
+            Part::Allreduce => {
+                shown.extend(self.teams(part, Operation::Allreduce, members));
+                shown.extend(self.openmp(part, Operation::Allreduce, members));
             }
             Part::Broadcast => {
-                for &words in &self.config.words {
+                for &words in &self.config.settings.broadcast_words {
                     let operation = Operation::Broadcast { words };
-                    shown.push(self.memcpy(words));
+                    let copy = self.memcpy(words);
                     let mut rows = self.teams(part, operation, members);
                     rows.extend(self.openmp(part, operation, members));
-                    let copy = &self.memcpy[&words];
                     for row in &mut rows {
-                        row::compare_with_memcpy(row, copy);
+                        row.compare_with_memcpy(&copy);
                     }
+                    shown.push(copy);
                     shown.extend(rows);
                 }
             }
             Part::Alltoall => {
-                for &block in &self.config.blocks {
+                for &block in &self.config.settings.alltoall_blocks {
                     shown.extend(self.teams(part, Operation::Alltoall { block }, members));
                 }
             }
             Part::Checked => {
-                let mut twins: Vec<[Vec<CollectiveRow>; 2]> = Vec::new();
-                twins.resize_with(CHECKED_OPERATIONS.len(), Default::default);
-                for round in 0..self.config.rounds {
+                // What checking costs is a few nanoseconds, far below how much a shared machine
+                // drifts between two rows measured a second apart. So each round measures a
+                // checked row and its unchecked twin back to back, alternating which goes first,
+                // and figure (d) divides their medians round by round.
+                let mut twins = vec![[Vec::new(), Vec::new()]; CHECKED_OPERATIONS.len()];
+                for round in 0..self.config.settings.rounds {
                     for (operation, twin) in CHECKED_OPERATIONS.into_iter().zip(&mut twins) {
-                        for checked in checked_rounds::checked_first(round) {
-                            let setup = all(Some(checked), SyncMode::AllSync);
+                        for checked in [round % 2 == 0, round % 2 != 0] {
+                            let setup =
+                                self.setup(members, Shape::All, Some(checked), SyncMode::AllSync);
                             twin[usize::from(!checked)].push(self.team(part, operation, &setup));
                         }
                     }
                 }
-                shown.extend(
-                    twins
-                        .into_iter()
-                        .flatten()
-                        .filter_map(checked_rounds::merge),
-                );
+                let twins = twins.into_iter().flatten();
+                shown.extend(twins.filter_map(CollectiveRow::merge_rounds));
             }
             Part::SyncModes => {
-                for &words in &self.config.sync_words {
+                for &words in &self.config.settings.sync_mode_words {
                     for sync in [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync] {
-                        let setup = all(None, sync);
+                        let setup = self.setup(members, Shape::All, None, sync);
                         let operation = Operation::Broadcast { words };
                         shown.push(self.team(part, operation, &setup));
                     }
@@ -239,19 +209,29 @@ impl Sweep<'_> {
         shown
     }
 
+    /// The teams of `shape` among `members`.
+    fn setup(
+        &self,
+        members: usize,
+        shape: Shape,
+        checked: Option<bool>,
+        sync: SyncMode,
+    ) -> TeamSetup {
+        TeamSetup {
+            members,
+            shape,
+            columns: self.config.columns_for(members),
+            checked,
+            sync,
+        }
+    }
+
     /// `operation` on every team shape of the run.
     fn teams(&self, part: Part, operation: Operation, members: usize) -> Vec<CollectiveRow> {
-        self.config
-            .shapes
-            .iter()
+        let setups = self.config.settings.teams.iter();
+        setups
             .map(|&shape| {
-                let setup = TeamSetup {
-                    members,
-                    shape,
-                    columns: self.config.columns_for(members),
-                    checked: None,
-                    sync: SyncMode::AllSync,
-                };
+                let setup = self.setup(members, shape, None, SyncMode::AllSync);
                 self.team(part, operation, &setup)
             })
             .collect()
@@ -259,8 +239,8 @@ impl Sweep<'_> {
 
     /// One library row, unless its teams have one member each or it would not fit in memory.
     fn team(&self, part: Part, operation: Operation, setup: &TeamSetup) -> CollectiveRow {
-        let sizes = grid::team_sizes(setup.shape, setup.members, setup.columns);
-        let why = if sizes.iter().all(|&size| size < 2) {
+        let mut row = setup.row(part, operation);
+        let why = if row.team_sizes.iter().all(|&size| size < 2) {
             Some(format!(
                 "split_grid({}) makes {} teams of one member: nothing to synchronize",
                 setup.columns,
@@ -271,51 +251,24 @@ impl Sweep<'_> {
         };
         match why {
             Some(why) => {
-                let mut row = row::skipped(
-                    part,
-                    operation,
-                    results::TEAM_NAME,
-                    Kind::Ours,
-                    setup.members,
-                    &why,
-                );
-                row.team = Some(setup.shape);
-                row.team_sizes = sizes;
+                row.skip(&why);
                 row
             }
-            None => ours::measure(part, operation, setup, &self.config.plan),
+            None => team::measure(part, operation, setup, &self.config.plan),
         }
-    }
-
-    /// A baseline row from what the harness measured.
-    fn baseline(
-        &self,
-        part: Part,
-        operation: Operation,
-        kind: Kind,
-        members: usize,
-        measured: crate::results::Row,
-    ) -> CollectiveRow {
-        let name = measured.barrier.clone();
-        row::from_measured(part, operation, &name, kind, members, measured)
     }
 
     /// The OpenMP counterpart of `operation` at `members`, if it has one.
     fn openmp(&self, part: Part, operation: Operation, members: usize) -> Option<CollectiveRow> {
-        let (_, name) = openmp::counterpart(operation)?;
-        if let Some(why) = memory::too_big(bytes_needed(operation, members), self.available) {
-            return Some(row::skipped(
-                part,
-                operation,
-                name,
-                Kind::Baseline,
-                members,
-                &why,
-            ));
+        let (_, name) = baselines::openmp_counterpart(operation)?;
+        let mut row = CollectiveRow::blank(part, operation, name, Kind::Baseline, members);
+        match memory::too_big(bytes_needed(operation, members), self.available) {
+            Some(why) => row.skip(&why),
+            None => {
+                row.record(baselines::openmp(operation, members, &self.config.plan)?);
+                row.set_receivers(members - 1);
+            }
         }
-        let measured = openmp::measure(operation, members, &self.config.plan)?;
-        let mut row = self.baseline(part, operation, Kind::Baseline, members, measured);
-        row::set_receivers(&mut row, members - 1);
         Some(row)
     }
 
@@ -327,21 +280,10 @@ impl Sweep<'_> {
             .entry(words)
             .or_insert_with(|| {
                 let operation = Operation::Memcpy { words };
-                let measured = looped::measure(
-                    MEMCPY_NAME,
-                    RowKind::Baseline,
-                    vec![memcpy::Memcpy::new(words)],
-                    plan,
-                );
-                let mut row = row::from_measured(
-                    Part::Broadcast,
-                    operation,
-                    MEMCPY_NAME,
-                    Kind::Memcpy,
-                    1,
-                    measured,
-                );
-                row::set_receivers(&mut row, 1);
+                let measured = baselines::memcpy(words, plan);
+                let mut row =
+                    CollectiveRow::measured(Part::Broadcast, operation, Kind::Memcpy, 1, measured);
+                row.set_receivers(1);
                 rows.push(row.clone());
                 row
             })
@@ -363,63 +305,16 @@ fn bytes_needed(operation: Operation, members: usize) -> u64 {
     words.saturating_mul(WORD_BYTES as u64)
 }
 
-/// The settings as the report states them.
-fn settings(config: &Config) -> CollectivesSettings {
-    let schedule = config.plan.schedule;
-    CollectivesSettings {
-        method: format!(
-            "each row runs one operation back to back on one thread per member (a fresh team of \
-             N members; for a baseline, N threads): a warm-up round, calibration, then {} \
-             samples of rounds sized to take about {:.1} ms, timed on the first thread from a \
-             control barrier to a control barrier after the round (at most {:.1} s per row). \
-             Broadcast roots rotate (the iteration modulo the team size); every result is \
-             checked (one word per call, every word in the first call). Row and column teams \
-             come from split_grid and all run at once. The OpenMP rows run each round in one \
-             parallel region, timed between two barriers",
-            schedule.samples,
-            schedule.target_sample.as_secs_f64() * 1e3,
-            schedule.row_budget.as_secs_f64(),
-        ),
-        members: config.members.clone(),
-        teams: config.shapes.clone(),
-        columns: config.columns,
-        parts: config.parts.clone(),
-        broadcast_words: config.words.clone(),
-        alltoall_blocks: config.blocks.clone(),
-        sync_mode_words: config.sync_words.clone(),
-        time_per_row_s: (schedule.target_sample * schedule.samples as u32).as_secs_f64(),
-        samples: schedule.samples,
-        rounds: config.rounds,
-        target_sample_ms: schedule.target_sample.as_secs_f64() * 1e3,
-        row_budget_s: schedule.row_budget.as_secs_f64(),
-        pinned: config.plan.pin,
-        debug_build: cfg!(debug_assertions),
-    }
-}
-
 /// An error naming every row that failed, if any did.
 fn failures(rows: &[CollectiveRow]) -> Result<(), String> {
-    let failed: Vec<String> = rows
-        .iter()
-        .filter_map(|row| {
-            let error = row.error.as_ref()?;
-            Some(format!(
-                "{} ({}) with N = {}: {error}",
-                row.label(),
-                row.operation.label(),
-                row.members
-            ))
-        })
-        .collect();
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} row(s) failed: {}",
-            failed.len(),
-            failed.join("; ")
+    failed_rows(rows, |row| {
+        let error = row.error.as_ref()?;
+        let (label, operation) = (row.label(), row.operation.label());
+        Some(format!(
+            "{label} ({operation}) with N = {}: {error}",
+            row.members
         ))
-    }
+    })
 }
 
 /// Every row of `bench collectives` with a line about it, for `phasers list`.
@@ -441,20 +336,20 @@ pub fn list() -> Vec<(&'static str, &'static str)> {
             "Rust's std::sync::Barrier on N threads",
         ),
         (
-            openmp::BARRIER_NAME,
+            baselines::OMP_BARRIER_NAME,
             "OpenMP #pragma omp barrier (libgomp), back to back in one parallel region",
         ),
         (
-            openmp::ALLREDUCE_NAME,
+            baselines::OMP_ALLREDUCE_NAME,
             "OpenMP omp for reduction(+:x) of one u64 per thread, then every thread reads the sum",
         ),
         (
-            openmp::BROADCAST_NAME,
+            baselines::OMP_BROADCAST_NAME,
             "OpenMP: the root copies into a shared buffer, barrier, the others copy it out, \
              barrier",
         ),
         (
-            MEMCPY_NAME,
+            baselines::MEMCPY_NAME,
             "copy_from_slice of a broadcast's length on one thread: broadcast bandwidth is a \
              fraction of its",
         ),
@@ -464,20 +359,13 @@ pub fn list() -> Vec<(&'static str, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collectives_bench::results::tests::row;
+    use crate::collectives_bench::results::tests::team;
 
     #[test]
     fn failures_name_the_row() {
         assert_eq!(failures(&[]), Ok(()));
-        let mut bad = row(
-            Part::Broadcast,
-            Operation::Broadcast { words: 8 },
-            results::TEAM_NAME,
-            Kind::Ours,
-            4,
-            Some(Shape::All),
-            1.0,
-        );
+        let operation = Operation::Broadcast { words: 8 };
+        let mut bad = team(Part::Broadcast, operation, 4, Shape::All, 1.0);
         bad.error = Some("boom".into());
         assert_eq!(
             failures(&[bad]).unwrap_err(),
@@ -507,24 +395,9 @@ mod tests {
 
     #[test]
     fn a_small_run_measures_every_part() {
-        let args = <CollectivesArgs as clap::Parser>::try_parse_from([
-            "collectives",
-            "--threads",
-            "3",
-            "--words",
-            "5",
-            "--blocks",
-            "2",
-            "--sync-words",
-            "4",
-            "--time",
-            "0.02",
-            "--samples",
-            "2",
-            "--columns",
-            "2",
-        ])
-        .unwrap();
+        let options = "--threads 3 --words 5 --blocks 2 --sync-words 4 --time 0.02 --samples 2 \
+                       --columns 2";
+        let args = crate::collectives_bench::config::tests::parse(options).unwrap();
         let config = Config::from_args(&args);
         let mut sweep = Sweep {
             config: &config,
@@ -541,14 +414,8 @@ mod tests {
             }
         }
         // The memcpy is measured once, and is a row of the report.
-        assert_eq!(
-            sweep
-                .rows
-                .iter()
-                .filter(|row| row.kind == Kind::Memcpy)
-                .count(),
-            1
-        );
+        let copies = sweep.rows.iter().filter(|row| row.kind == Kind::Memcpy);
+        assert_eq!(copies.count(), 1);
         let broadcast = sweep
             .rows
             .iter()

@@ -1,14 +1,16 @@
-//! What one row times per iteration: a collective of some size, or the memcpy that broadcasts are
-//! held against.
+//! What a row times per iteration: a collective of some size, or the memcpy that broadcasts are
+//! held against; and the part of a run (`--ops`) it belongs to.
 
+use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
 /// The timed operation and its size, as the report names them (`"op"`, with `"words"` or
 /// `"block"` where it has a size).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "kebab-case")]
 pub enum Operation {
     /// `member.barrier()` and the barriers it is compared with.
+    #[default]
     Barrier,
     /// An allreduce of one u64 whose sum every member receives (`Op::Sum`).
     Allreduce,
@@ -29,6 +31,53 @@ pub enum Operation {
         /// The length, in u64.
         words: usize,
     },
+}
+
+/// One part of a run.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Part {
+    /// `member.barrier()`, with std::sync::Barrier, our `Barrier` (auto) and OpenMP's barrier.
+    #[default]
+    Barrier,
+    /// Allreduce of one u64 received by every member, with OpenMP's reduction read by every
+    /// thread.
+    Allreduce,
+    /// Broadcast from a rotating root at each `--words`, with a memcpy of the same length and
+    /// OpenMP's broadcast through a shared buffer.
+    Broadcast,
+    /// Alltoall at each `--blocks`.
+    Alltoall,
+    /// Barrier, one-u64 allreduce and 8-word broadcast on a checked team and on an unchecked one.
+    Checked,
+    /// Broadcast at each `--sync-words` with every sync mode (AllSync, MySync, NoSync).
+    SyncModes,
+}
+
+impl Part {
+    /// Every part, in the order a run measures them.
+    pub const ALL: [Part; 6] = [
+        Part::Barrier,
+        Part::Allreduce,
+        Part::Broadcast,
+        Part::Alltoall,
+        Part::Checked,
+        Part::SyncModes,
+    ];
+
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Barrier => "barrier",
+            Part::Allreduce => "allreduce",
+            Part::Broadcast => "broadcast",
+            Part::Alltoall => "alltoall",
+            Part::Checked => "checked",
+            Part::SyncModes => "sync-modes",
+        }
+    }
 }
 
 /// Bytes per word.
@@ -103,6 +152,15 @@ mod tests {
         );
         let back: Operation = serde_json::from_str(r#"{"op":"memcpy","words":8}"#).unwrap();
         assert_eq!(back, Operation::Memcpy { words: 8 });
+    }
+
+    #[test]
+    fn part_names_match_the_command_line_and_the_report() {
+        for part in Part::ALL {
+            assert_eq!(Part::from_str(part.name(), false), Ok(part));
+            let json = serde_json::to_string(&part).unwrap();
+            assert_eq!(json, format!("\"{}\"", part.name()));
+        }
     }
 
     #[test]

@@ -4,15 +4,15 @@
 //!
 //! Times are nanoseconds per operation; min and median are over the row's timed samples.
 
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::row::Row;
+use phasers_cli::harness::stats::{self, Summary};
+use phasers_cli::harness::table::resolved_label;
 use serde::{Deserialize, Serialize};
 
-use crate::floor::Floor;
-use crate::results::Provenance;
-use crate::stats::Summary;
-
 use super::grid::Shape;
-use super::operation::Operation;
-use super::part::Part;
+use super::operation::{Operation, Part};
 
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,10 +64,11 @@ pub struct CollectivesSettings {
 }
 
 /// What a row is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     /// A team's collective.
+    #[default]
     Ours,
     /// Our `Barrier`, which a team's barrier and allreduce are held against.
     OurBarrier,
@@ -78,7 +79,7 @@ pub enum Kind {
 }
 
 /// One row: an operation of one size, on one team shape or baseline, at one member count.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CollectiveRow {
     /// The part of the run.
     pub part: Part,
@@ -136,6 +137,94 @@ pub struct CollectiveRow {
 pub const TEAM_NAME: &str = "team";
 
 impl CollectiveRow {
+    /// A row of `name` with nothing measured yet.
+    pub fn blank(part: Part, operation: Operation, name: &str, kind: Kind, members: usize) -> Self {
+        CollectiveRow {
+            part,
+            operation,
+            name: name.to_owned(),
+            kind,
+            members,
+            oversubscribed: phasers::is_oversubscribed(members),
+            payload_bytes: operation.payload_bytes(),
+            ..CollectiveRow::default()
+        }
+    }
+
+    /// The row of a contender the harness measured (`measured.summary` over its samples, in ns
+    /// per operation), with its bandwidth where the operation has a payload.
+    pub fn measured(
+        part: Part,
+        operation: Operation,
+        kind: Kind,
+        members: usize,
+        measured: Row,
+    ) -> Self {
+        let mut row = CollectiveRow::blank(part, operation, &measured.barrier, kind, members);
+        row.record(measured);
+        row
+    }
+
+    /// Takes what the harness measured into this row.
+    pub fn record(&mut self, measured: Row) {
+        self.resolved = measured.resolved;
+        self.operations_per_sample = measured.episodes_per_sample;
+        self.samples_ns = measured.samples_ns;
+        self.summary = measured.summary;
+        self.row_s = measured.row_s;
+        self.note = measured.note;
+        self.error = measured.error;
+        self.set_bandwidth();
+    }
+
+    /// Marks the row as not run, saying why.
+    pub fn skip(&mut self, why: &str) {
+        self.note = Some(format!("not run: {why}"));
+    }
+
+    /// The bandwidth per receiver from the payload and the median.
+    fn set_bandwidth(&mut self) {
+        self.bandwidth_gb_s = match (self.payload_bytes, self.median()) {
+            (Some(bytes), Some(ns)) if ns > 0.0 => Some(bytes as f64 / ns),
+            _ => None,
+        };
+    }
+
+    /// Sets the aggregate bandwidth of a row whose payload reaches `receivers` members each time.
+    pub fn set_receivers(&mut self, receivers: usize) {
+        self.aggregate_gb_s = self
+            .bandwidth_gb_s
+            .map(|per_receiver| per_receiver * receivers as f64);
+    }
+
+    /// Sets a broadcast's fraction of the memcpy of the same length: the memcpy's median time
+    /// over the row's, which is also its bandwidth over the memcpy's.
+    pub fn compare_with_memcpy(&mut self, memcpy: &CollectiveRow) {
+        self.fraction_of_memcpy = match (memcpy.median(), self.median()) {
+            (Some(copy), Some(ours)) if ours > 0.0 && memcpy.error.is_none() => Some(copy / ours),
+            _ => None,
+        };
+    }
+
+    /// One row from its rounds (`--ops checked`), in the order measured: every sample, the
+    /// median of each round, and the statistics over all the samples. The first error or note
+    /// of a round is the row's.
+    pub fn merge_rounds(rounds: Vec<CollectiveRow>) -> Option<CollectiveRow> {
+        let mut rounds = rounds.into_iter();
+        let mut merged = rounds.next()?;
+        merged.round_medians_ns = merged.median().into_iter().collect();
+        for round in rounds {
+            merged.round_medians_ns.extend(round.median());
+            merged.samples_ns.extend(round.samples_ns);
+            merged.row_s += round.row_s;
+            merged.error = merged.error.or(round.error);
+            merged.note = merged.note.or(round.note);
+        }
+        merged.summary = stats::summarize(&merged.samples_ns);
+        merged.set_bandwidth();
+        Some(merged)
+    }
+
     /// The median time per operation, when the row has one.
     pub fn median(&self) -> Option<f64> {
         self.summary.map(|summary| summary.median)
@@ -161,22 +250,18 @@ impl CollectiveRow {
                 ));
             }
         }
-        if self.part == super::part::Part::Checked {
+        if self.part == Part::Checked {
             if let Some(checked) = self.checked {
                 label.push_str(if checked { " checked" } else { " unchecked" });
             }
         }
-        if self.part == super::part::Part::SyncModes {
+        if self.part == Part::SyncModes {
             if let Some(mode) = &self.sync_mode {
                 label.push(' ');
                 label.push_str(mode);
             }
         }
-        if let Some(resolved) = &self.resolved {
-            label.push_str(" → ");
-            label.push_str(resolved);
-        }
-        label
+        resolved_label(&label, self.resolved.as_deref())
     }
 }
 
@@ -193,74 +278,70 @@ fn sizes_text(sizes: &[usize]) -> String {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use crate::stats::summarize;
+    use phasers_cli::harness::row::RowKind;
 
-    /// A row of `name` at `members` with one sample of `median_ns`.
-    pub fn row(
+    /// `row` with one sample of `median_ns`, in one round.
+    fn sampled(mut row: CollectiveRow, median_ns: f64) -> CollectiveRow {
+        row.oversubscribed = false;
+        row.operations_per_sample = 10;
+        row.samples_ns = vec![median_ns];
+        row.summary = stats::summarize(&row.samples_ns);
+        row.round_medians_ns = vec![median_ns];
+        row
+    }
+
+    /// The library's row of `operation` on the teams of `shape` (one team of `members` each).
+    pub fn team(
+        part: Part,
+        operation: Operation,
+        members: usize,
+        shape: Shape,
+        median_ns: f64,
+    ) -> CollectiveRow {
+        let mut row = CollectiveRow::blank(part, operation, TEAM_NAME, Kind::Ours, members);
+        row.team = Some(shape);
+        row.team_sizes = vec![members];
+        row.checked = Some(false);
+        row.sync_mode = Some("AllSync".to_owned());
+        sampled(row, median_ns)
+    }
+
+    /// A baseline's row.
+    pub fn named(
         part: Part,
         operation: Operation,
         name: &str,
         kind: Kind,
         members: usize,
-        team: Option<Shape>,
         median_ns: f64,
     ) -> CollectiveRow {
-        CollectiveRow {
-            part,
-            operation,
-            name: name.to_owned(),
-            kind,
-            members,
-            oversubscribed: false,
-            team,
-            columns: None,
-            team_sizes: team.map_or_else(Vec::new, |_| vec![members]),
-            checked: team.map(|_| false),
-            sync_mode: team.map(|_| "AllSync".to_owned()),
-            resolved: None,
-            operations_per_sample: 10,
-            samples_ns: vec![median_ns],
-            summary: summarize(&[median_ns]),
-            round_medians_ns: vec![median_ns],
-            payload_bytes: operation.payload_bytes(),
-            bandwidth_gb_s: None,
-            aggregate_gb_s: None,
-            fraction_of_memcpy: None,
-            row_s: 0.0,
-            note: None,
-            error: None,
-        }
+        sampled(
+            CollectiveRow::blank(part, operation, name, kind, members),
+            median_ns,
+        )
     }
 
     #[test]
     fn labels_say_which_team() {
-        let mut team = row(
-            Part::Broadcast,
-            Operation::Broadcast { words: 8 },
-            TEAM_NAME,
-            Kind::Ours,
-            32,
-            Some(Shape::Row),
-            5.0,
-        );
-        team.team_sizes = vec![8; 4];
-        assert_eq!(team.label(), "team row (4 x 8)");
-        team.team_sizes = vec![4, 4, 3];
-        assert_eq!(team.label(), "team row (3 x 3-4)");
-        team.team = Some(Shape::All);
-        team.part = Part::SyncModes;
-        team.sync_mode = Some("NoSync".into());
-        assert_eq!(team.label(), "team all NoSync");
-        team.part = Part::Checked;
-        team.checked = Some(true);
-        assert_eq!(team.label(), "team all checked");
-        let mut ours = row(
+        let mut row = team(Part::Broadcast, Operation::Barrier, 32, Shape::Row, 5.0);
+        row.team_sizes = vec![8; 4];
+        assert_eq!(row.label(), "team row (4 x 8)");
+        row.team_sizes = vec![4, 4, 3];
+        assert_eq!(row.label(), "team row (3 x 3-4)");
+        row.team = Some(Shape::All);
+        row.part = Part::SyncModes;
+        row.sync_mode = Some("NoSync".into());
+        assert_eq!(row.label(), "team all NoSync");
+        row.part = Part::Checked;
+        row.checked = Some(true);
+        assert_eq!(row.label(), "team all checked");
+        let name = "phasers::Barrier auto";
+        let mut ours = named(
             Part::Barrier,
             Operation::Barrier,
-            "phasers::Barrier auto",
+            name,
             Kind::OurBarrier,
             4,
-            None,
             5.0,
         );
         ours.resolved = Some("dissemination".into());
@@ -269,15 +350,8 @@ pub mod tests {
 
     #[test]
     fn rows_survive_a_json_round_trip() {
-        let original = row(
-            Part::Alltoall,
-            Operation::Alltoall { block: 64 },
-            TEAM_NAME,
-            Kind::Ours,
-            4,
-            Some(Shape::Column),
-            9.0,
-        );
+        let operation = Operation::Alltoall { block: 64 };
+        let original = team(Part::Alltoall, operation, 4, Shape::Column, 9.0);
         let text = serde_json::to_string(&original).unwrap();
         assert!(text.contains(r#""op":"alltoall","block":64"#), "{text}");
         assert!(text.contains(r#""part":"alltoall""#), "{text}");
@@ -286,5 +360,54 @@ pub mod tests {
             serde_json::from_str::<CollectiveRow>(&text).unwrap(),
             original
         );
+    }
+
+    #[test]
+    fn a_measured_row_keeps_its_samples_and_gets_its_bandwidths() {
+        let mut measured = Row::measured("team", RowKind::Ours, 2, vec![400.0, 200.0]);
+        measured.finish(0, None);
+        measured.episodes_per_sample = 1000;
+        let operation = Operation::Broadcast { words: 100 };
+        let mut row = CollectiveRow::measured(Part::Broadcast, operation, Kind::Ours, 4, measured);
+        assert_eq!(row.samples_ns, vec![400.0, 200.0]);
+        assert_eq!((row.min(), row.median()), (Some(200.0), Some(300.0)));
+        assert_eq!(row.operations_per_sample, 1000);
+        // 800 bytes in 300 ns.
+        assert!((row.bandwidth_gb_s.unwrap() - 800.0 / 300.0).abs() < 1e-12);
+        row.set_receivers(3);
+        assert!((row.aggregate_gb_s.unwrap() - 3.0 * 800.0 / 300.0).abs() < 1e-12);
+        let copy = named(
+            Part::Broadcast,
+            Operation::Memcpy { words: 100 },
+            "memcpy",
+            Kind::Memcpy,
+            1,
+            60.0,
+        );
+        row.compare_with_memcpy(&copy);
+        assert!((row.fraction_of_memcpy.unwrap() - 0.2).abs() < 1e-12);
+        let failed = Row::failed("team", RowKind::Ours, 2, "boom".into());
+        let barrier =
+            CollectiveRow::measured(Part::Barrier, Operation::Barrier, Kind::Ours, 4, failed);
+        assert_eq!(barrier.bandwidth_gb_s, None);
+        assert_eq!(barrier.error.as_deref(), Some("boom"));
+    }
+
+    #[test]
+    fn merging_rounds_keeps_every_sample_and_each_rounds_median() {
+        let round = |samples: &[f64]| {
+            let mut row = team(Part::Checked, Operation::Barrier, 2, Shape::All, 0.0);
+            row.samples_ns = samples.to_vec();
+            row.summary = stats::summarize(samples);
+            row.row_s = 0.5;
+            row
+        };
+        let merged =
+            CollectiveRow::merge_rounds(vec![round(&[1.0, 2.0, 3.0]), round(&[10.0, 20.0, 30.0])])
+                .unwrap();
+        assert_eq!(merged.samples_ns.len(), 6);
+        assert_eq!(merged.round_medians_ns, vec![2.0, 20.0]);
+        assert_eq!(merged.row_s, 1.0);
+        assert!(CollectiveRow::merge_rounds(Vec::new()).is_none());
     }
 }

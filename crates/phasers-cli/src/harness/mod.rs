@@ -29,6 +29,7 @@ pub mod outputs;
 pub mod plot;
 pub mod progress;
 pub mod provenance;
+pub mod row;
 pub mod schedule;
 pub mod stats;
 pub mod table;

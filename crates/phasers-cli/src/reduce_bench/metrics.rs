@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::{self, Summary};
 
-use super::harness::Timeline;
+use super::episodes::Timeline;
 
 /// Whose return completes an iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub struct Samples {
 }
 
 /// Summaries of [`Samples`], as reported.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summaries {
     /// Last arrival to completion.
     pub last_arrival_to_completion_ns: Option<Summary>,
@@ -179,6 +179,9 @@ mod tests {
         assert_eq!(samples.arrival_window, vec![30.0]);
         assert_eq!(samples.first_arrival_to_completion, vec![70.0]);
         assert_eq!(samples.longest_call, vec![70.0]);
+        // Another root: rank 2 returned before the last arrival, and the sign shows it.
+        let early = Samples::of(&timeline(), Completion::Root(2), 1);
+        assert_eq!(early.last_arrival_to_completion, vec![-5.0]);
     }
 
     #[test]
@@ -192,11 +195,5 @@ mod tests {
         assert_eq!(summaries.of(Metric::LastArrival).unwrap().median, 40.0);
         assert_eq!(summaries.of(Metric::Total).unwrap().min, 85.0);
         assert_eq!(summaries.arrival_window_ns.unwrap().min, 10.0);
-    }
-
-    #[test]
-    fn the_root_may_be_any_rank() {
-        let samples = Samples::of(&timeline(), Completion::Root(2), 1);
-        assert_eq!(samples.last_arrival_to_completion, vec![-5.0]);
     }
 }

@@ -1,31 +1,23 @@
-//! One row on Rust threads: every participant runs iterations of stall, arrival stamp, the timed
-//! call, return stamp, with a barrier between iterations, outside the timed part.
+//! The episodes of one row on Rust threads: every participant runs iterations of a barrier (not
+//! timed), its stall, an arrival stamp, the call, a return stamp.
 //!
-//! The stamps are `Instant`s taken on each participant's own thread, as nanoseconds since one
-//! origin taken before the threads start; on Linux `Instant` is `CLOCK_MONOTONIC`, one clock for
-//! every thread, so stamps from different threads can be compared. Nothing shared is written in
-//! the timed part: each thread keeps its stamps in its own vectors, collected at the end.
-//!
-//! Iteration 0 is a warm-up (page faults, cold caches, lazily built state) and is checked against
-//! the sequential sum; the iterations after it are measured. Rank 0 decides when the row ends
-//! (see [`StopRule`]) and publishes the iteration at which everyone stops before arriving at the
-//! next barrier; everyone compares it with the iteration about to start after leaving a barrier,
-//! so all participants always run the same iterations. (A bare "stop" flag would not do: a
-//! participant slow to leave barrier k could read the flag rank 0 set during iteration k, and skip
-//! an iteration rank 0 runs.) The barrier is one of ours
-//! (sense-reversing: one word releases everyone at once), so a participant that fails drops its
+//! Stamps are `Instant`s (on Linux `CLOCK_MONOTONIC`, one clock for every thread) as nanoseconds
+//! since one origin, kept in each thread's own vectors: nothing shared is written in the timed
+//! part. Iteration 0 is a warm-up (page faults, cold caches, lazy state) whose result is checked.
+//! Rank 0 decides when the row ends ([`StopRule`]) and publishes the iteration no one starts,
+//! which everyone compares with the iteration about to start after each barrier, so all run the
+//! same iterations (a bare "stop" flag would let a participant slow to leave barrier k skip an
+//! iteration rank 0 runs). The barrier is one of ours, so a participant that fails drops its
 //! handle, the barrier breaks, and the others return instead of waiting for ever.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::thread::Thread;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use phasers::{Algorithm, Barrier, ReduceAlgorithm};
 
-use crate::bench::{panic_message, watch_until, Watch};
+use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
-use super::spread::Stalls;
-use super::stall::{stall, StallPolicy};
+use super::spread::{StallPolicy, Stalls};
 
 /// Why a participant stopped early.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,24 +141,6 @@ struct Control {
     stop_at: AtomicU64,
     /// Iterations rank 0 completed, for the watchdog.
     progress: AtomicU64,
-    /// Participants whose thread has ended, however it ended.
-    finished: AtomicUsize,
-}
-
-/// Counts a thread as finished when it ends, even by a panic, and wakes the watcher when it is
-/// the last, so the row ends without waiting for the watcher's next look.
-struct FinishGuard<'a> {
-    control: &'a Control,
-    threads: usize,
-    watcher: Thread,
-}
-
-impl Drop for FinishGuard<'_> {
-    fn drop(&mut self) {
-        if self.control.finished.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
-            self.watcher.unpark();
-        }
-    }
 }
 
 /// Runs `participants` (rank = position) on a thread each until rank 0's [`StopRule`] says
@@ -181,7 +155,6 @@ pub fn run<P: Participant>(participants: Vec<P>, setup: RowSetup<'_>) -> Result<
     let control = Control {
         stop_at: AtomicU64::new(u64::MAX),
         progress: AtomicU64::new(0),
-        finished: AtomicUsize::new(0),
     };
     let origin = Instant::now();
     let watcher = std::thread::current();
@@ -191,23 +164,17 @@ pub fn run<P: Participant>(participants: Vec<P>, setup: RowSetup<'_>) -> Result<
             .zip(barrier.participants())
             .enumerate()
             .map(|(rank, (participant, meeting))| {
-                let guard = FinishGuard {
-                    control: &control,
-                    threads,
-                    watcher: watcher.clone(),
-                };
-                let control = &control;
+                let (control, watcher) = (&control, watcher.clone());
                 scope.spawn(move || {
-                    let _guard = guard;
-                    iterate(rank, participant, meeting, control, origin, setup)
+                    let out = iterate(rank, participant, meeting, control, origin, setup);
+                    // The row may be over: the watcher looks now rather than at its next look.
+                    watcher.unpark();
+                    out
                 })
             })
             .collect();
-        watch_until(
-            || control.finished.load(Ordering::Acquire) == threads,
-            &control.progress,
-            setup.watch,
-        );
+        let finished = || handles.iter().all(|handle| handle.is_finished());
+        watch_until(finished, &control.progress, setup.watch);
         handles
             .into_iter()
             .enumerate()
@@ -280,7 +247,7 @@ fn iterate<P: Participant>(
             break;
         }
         if let Some(stalls) = setup.stalls {
-            stall(stalls.get(iteration as usize, rank), setup.policy);
+            setup.policy.stall(stalls.get(iteration as usize, rank));
         }
         let arrive = nanos_since(origin);
         let chose = participant.call()?;
@@ -316,14 +283,14 @@ mod tests {
     use super::*;
     use crate::reduce_bench::spread::Preset;
 
-    /// Sleeps a little per call and counts its calls.
-    struct Counting {
+    /// Sleeps a little per call; fails where told.
+    struct Sleeper {
         calls: usize,
         fail_at: Option<usize>,
         wrong: bool,
     }
 
-    impl Participant for Counting {
+    impl Participant for Sleeper {
         fn prepare(&mut self) -> Result<(), Failure> {
             Ok(())
         }
@@ -338,40 +305,46 @@ mod tests {
         }
 
         fn check(&mut self) -> Result<(), Failure> {
-            if self.wrong {
-                Err(Failure::Cause("wrong result".into()))
-            } else {
-                Ok(())
+            match self.wrong {
+                true => Err(Failure::Cause("wrong result".into())),
+                false => Ok(()),
             }
         }
     }
 
-    fn counting(threads: usize) -> Vec<Counting> {
-        (0..threads)
-            .map(|_| Counting {
+    fn run_sleepers(
+        threads: usize,
+        stalls: Option<&Stalls>,
+        max: usize,
+        fail: Option<(usize, bool)>,
+    ) -> Result<Timeline, String> {
+        let mut sleepers: Vec<Sleeper> = (0..threads)
+            .map(|_| Sleeper {
                 calls: 0,
                 fail_at: None,
                 wrong: false,
             })
-            .collect()
-    }
-
-    fn rule(min_iterations: usize, max_iterations: usize) -> StopRule {
-        StopRule {
-            min_iterations,
+            .collect();
+        if let Some((rank, wrong)) = fail {
+            sleepers[rank].fail_at = (!wrong).then_some(3);
+            sleepers[rank].wrong = wrong;
+        }
+        let watch = Watch::new("test", threads, Duration::from_secs(60));
+        let stop = StopRule {
+            min_iterations: 5,
             min_time: Duration::from_millis(1),
-            max_iterations,
+            max_iterations: max,
             budget: Duration::from_secs(10),
-        }
-    }
-
-    fn setup<'a>(stalls: Option<&'a Stalls>, watch: &'a Watch, stop: StopRule) -> RowSetup<'a> {
-        RowSetup {
-            stalls,
-            policy: StallPolicy::Yield,
-            stop,
-            watch,
-        }
+        };
+        run(
+            sleepers,
+            RowSetup {
+                stalls,
+                policy: StallPolicy::Yield,
+                stop,
+                watch: &watch,
+            },
+        )
     }
 
     #[test]
@@ -383,79 +356,35 @@ mod tests {
             budget: Duration::from_secs(1),
         };
         let ms = Duration::from_millis;
-        assert!(!stop.is_done(19, ms(60)));
-        assert!(!stop.is_done(20, ms(40)));
-        assert!(stop.is_done(20, ms(50)));
-        assert!(stop.is_done(100, ms(1)));
-        assert!(stop.is_done(3, ms(1000)));
-        assert!(!stop.is_done(0, ms(5000)));
+        assert!(!stop.is_done(19, ms(60)) && !stop.is_done(20, ms(40)));
+        assert!(stop.is_done(20, ms(50)) && stop.is_done(100, ms(1)));
+        assert!(stop.is_done(3, ms(1000)) && !stop.is_done(0, ms(5000)));
     }
 
     #[test]
-    fn every_participant_runs_the_same_iterations_and_stamps_in_order() {
-        let watch = Watch::new("test", 3, Duration::from_secs(60));
+    fn every_participant_runs_the_same_iterations_between_barriers() {
         let stalls = Stalls::generate(&Preset::Low.spread(), 3, 31, 1);
-        let timeline = run(counting(3), setup(Some(&stalls), &watch, rule(5, 30))).unwrap();
-        assert_eq!(timeline.threads, 3);
-        // The warm-up plus at least the minimum, at most the maximum.
+        let timeline = run_sleepers(3, Some(&stalls), 30, None).unwrap();
         assert!((6..=31).contains(&timeline.iterations), "{timeline:?}");
         assert_eq!(timeline.arrive_ns.len(), 3 * timeline.iterations);
         assert_eq!(timeline.chose.len(), timeline.iterations);
-        for (arrive, ret) in timeline.arrive_ns.iter().zip(&timeline.return_ns) {
-            assert!(ret >= arrive);
-        }
-        // Each iteration starts after the previous one ended everywhere (the barrier).
         for iteration in 1..timeline.iterations {
-            let previous_end = (0..3)
-                .map(|t| timeline.return_ns[(iteration - 1) * 3 + t])
-                .max()
-                .unwrap();
-            let start = (0..3)
-                .map(|t| timeline.arrive_ns[iteration * 3 + t])
-                .min()
-                .unwrap();
-            assert!(start >= previous_end);
+            let ended = &timeline.return_ns[(iteration - 1) * 3..iteration * 3];
+            let started = &timeline.arrive_ns[iteration * 3..iteration * 3 + 3];
+            assert!(started.iter().min() >= ended.iter().max());
         }
-    }
-
-    #[test]
-    fn the_maximum_caps_the_row() {
-        let watch = Watch::new("test", 2, Duration::from_secs(60));
-        let stop = StopRule {
-            min_time: Duration::from_secs(100),
-            ..rule(1, 4)
-        };
-        let timeline = run(counting(2), setup(None, &watch, stop)).unwrap();
-        assert_eq!(timeline.iterations, 5);
+        // The maximum caps the row: the warm-up and 4 measured.
+        assert_eq!(run_sleepers(2, None, 4, None).unwrap().iterations, 5);
     }
 
     #[test]
     fn a_failure_names_its_cause_not_its_echoes() {
-        let watch = Watch::new("test", 3, Duration::from_secs(60));
-        let mut participants = counting(3);
-        participants[1].fail_at = Some(3);
-        let error = run(participants, setup(None, &watch, rule(10, 50))).unwrap_err();
-        assert!(error.starts_with("participant 1: boom"), "{error}");
-        assert!(error.contains("2 more failed"), "{error}");
-    }
-
-    #[test]
-    fn a_wrong_first_result_fails_the_row() {
-        let watch = Watch::new("test", 2, Duration::from_secs(60));
-        let mut participants = counting(2);
-        participants[0].wrong = true;
-        let error = run(participants, setup(None, &watch, rule(10, 50))).unwrap_err();
+        let error = run_sleepers(3, None, 50, Some((1, false))).unwrap_err();
+        assert!(
+            error.starts_with("participant 1: boom") && error.contains("2 more"),
+            "{error}"
+        );
+        let error = run_sleepers(2, None, 50, Some((0, true))).unwrap_err();
         assert!(error.contains("participant 0: wrong result"), "{error}");
-    }
-
-    #[test]
-    fn stamps_become_rows_of_iterations() {
-        let timeline =
-            Timeline::from_threads(vec![(vec![1, 10], vec![2, 11]), (vec![3, 12], vec![4, 13])])
-                .unwrap();
-        assert_eq!(timeline.arrive_ns, vec![1, 3, 10, 12]);
-        assert_eq!(timeline.return_ns, vec![2, 4, 11, 13]);
-        let error = Timeline::from_threads(vec![(vec![1], vec![2]), (vec![], vec![])]).unwrap_err();
-        assert!(error.contains("different numbers"), "{error}");
     }
 }

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use phasers::{Algorithm, Barrier, Participant};
 
+pub use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
+
 use crate::affinity;
 use crate::body::{BackToBack, Body, DelayOnly, DelayThenWait};
 use crate::contender::{Contender, StdHandle, WaitHandle};
@@ -27,9 +29,6 @@ use crate::schedule::{RoundClock, Sampler, Schedule};
 
 /// The value of the shared round length that tells every thread the row is over.
 const DONE: u64 = 0;
-
-/// How often the spawning thread checks on a row; rare enough to cost the row nothing.
-const WATCH_INTERVAL: Duration = Duration::from_millis(20);
 
 /// How every row of a run is measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -216,25 +215,6 @@ pub fn into_row(name: &str, kind: RowKind, schedule: Schedule, measured: Measure
     row
 }
 
-/// What the spawning thread needs to tell a hung row from a slow one.
-pub struct Watch {
-    name: String,
-    threads: usize,
-    hang_after: Duration,
-}
-
-impl Watch {
-    /// The watch over the row `name` with `threads` threads, hung after `hang_after` without a
-    /// completed round.
-    pub fn new(name: &str, threads: usize, hang_after: Duration) -> Self {
-        Watch {
-            name: name.to_owned(),
-            threads,
-            hang_after,
-        }
-    }
-}
-
 /// What every thread of a row shares besides the barrier.
 struct Rounds {
     /// The next round's planned episodes, or [`DONE`]: written by thread 0 before a meeting, read
@@ -415,41 +395,6 @@ fn is_cut(stop_at: &AtomicU64, first: u64, episode: u64) -> bool {
     stop > first && stop <= episode
 }
 
-/// Blocks until `finished` says every thread of the row has; exits the process if `rounds_done`
-/// stops growing for the watch's time, since threads stuck in a barrier cannot be cancelled. It
-/// looks every [`WATCH_INTERVAL`], or sooner when its thread is unparked.
-pub fn watch_until(finished: impl Fn() -> bool, rounds_done: &AtomicU64, watch: &Watch) {
-    let mut last_rounds = rounds_done.load(Ordering::Relaxed);
-    let mut last_progress = Instant::now();
-    while !finished() {
-        // Parked rather than asleep, so a row that ends sooner can wake the watcher by unparking
-        // it; a wake-up for any other reason only means one more look.
-        std::thread::park_timeout(WATCH_INTERVAL);
-        let rounds = rounds_done.load(Ordering::Relaxed);
-        if rounds != last_rounds {
-            (last_rounds, last_progress) = (rounds, Instant::now());
-        } else if last_progress.elapsed() >= watch.hang_after {
-            eprintln!(
-                "error: {} with {} threads completed no round for {} s; it looks hung, so the \
-                 run stops here (raise --hang-seconds if the rounds are legitimately this slow)",
-                watch.name,
-                watch.threads,
-                watch.hang_after.as_secs_f64()
-            );
-            std::process::exit(3);
-        }
-    }
-}
-
-/// The message a thread panicked with.
-pub fn panic_message(panic: &(dyn Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|text| (*text).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".to_owned())
-}
-
 /// The errors of one row's threads, kept so the root cause can be reported rather than its echo.
 #[derive(Default)]
 struct Failures {
@@ -575,11 +520,7 @@ mod tests {
             target_sample: Duration::from_millis(1),
             row_budget: Duration::from_millis(50),
         };
-        let watch = Watch {
-            name: "slow".into(),
-            threads: 3,
-            hang_after: Duration::from_secs(60),
-        };
+        let watch = Watch::new("slow", 3, Duration::from_secs(60));
         let bodies = handles.into_iter().map(BackToBack).collect();
         let measured = measure(bodies, &plan_of(schedule), &watch);
         assert_eq!(measured.error, None);
@@ -606,11 +547,7 @@ mod tests {
 
     #[test]
     fn a_failing_wait_becomes_a_row_error() {
-        let watch = Watch {
-            name: "failing".into(),
-            threads: 1,
-            hang_after: Duration::from_secs(60),
-        };
+        let watch = Watch::new("failing", 1, Duration::from_secs(60));
         let measured = measure(
             vec![BackToBack(Failing(0))],
             &quick(Mode::BackToBack),

@@ -11,7 +11,6 @@
 //! algorithm and baseline; `phasers tune` measures the machine and writes the profile
 //! `Algorithm::Auto` reads.
 
-mod affinity;
 mod app_bench;
 mod barrier_ratios;
 mod bench;
@@ -21,18 +20,13 @@ mod collectives_bench;
 mod comparisons;
 mod contender;
 mod csv_out;
-mod delay;
 mod dynamic;
-mod floor;
 mod floors_cmd;
-mod floors_record;
 mod interleave;
-mod machine;
 mod native;
 mod noise;
 mod omp_active;
 mod openmp_row;
-mod outputs;
 mod phaser_bench;
 mod phaser_config;
 mod phaser_row;
@@ -43,13 +37,16 @@ mod regime_floor;
 mod report;
 mod results;
 mod rounds;
-mod schedule;
-mod stats;
 mod sweep;
-mod threads;
 mod tree;
 mod tune;
 mod wrong_result;
+
+// The harness's modules under their old paths, for the benchmarks that still name them so.
+pub use phasers_cli::harness::args::{command_line, parse_delay, parse_seconds, sorted_unique};
+pub use phasers_cli::harness::{
+    affinity, delay, floor, floors_record, machine, outputs, schedule, stats, threads,
+};
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -256,26 +253,6 @@ impl MeasureArgs {
             command_line: command_line(),
         }
     }
-}
-
-/// Parses a number of seconds above 0 and at most a day.
-pub fn parse_seconds(text: &str) -> Result<Duration, String> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
-        .filter(|duration| !duration.is_zero() && *duration <= Duration::from_secs(86_400))
-        .ok_or_else(|| format!("{text:?} is not a number of seconds above 0 and at most a day"))
-}
-
-/// Parses a delay in microseconds, from 0 to a second.
-pub fn parse_delay(text: &str) -> Result<Duration, String> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|micros| micros.is_finite() && (0.0..=1e6).contains(micros))
-        .map(|micros| Duration::from_secs_f64(micros / 1e6))
-        .ok_or_else(|| format!("{text:?} is not a delay in microseconds from 0 to 1000000"))
 }
 
 fn main() -> ExitCode {
@@ -518,40 +495,25 @@ pub fn run_sweep(
     for text in summary(&report) {
         println!("{text}");
     }
-    outputs.write(&report)?;
+    outputs.write(
+        &report,
+        |out| csv_out::write(out, &report),
+        |_, path| report::write_plot(path, &report),
+    )?;
     failures(&report.groups)
 }
 
 /// An error naming every row that failed, if any did.
 pub fn failures<'a>(groups: impl IntoIterator<Item = &'a Group>) -> Result<(), String> {
-    let failed: Vec<String> = groups
-        .into_iter()
-        .flat_map(|group| {
-            group
-                .rows
-                .iter()
-                .chain(&group.reference_loop)
-                .chain(&group.openmp_reference_loop)
-                .filter(|row| row.error.is_some())
-                .map(move |row| format!("{} with {} threads", row.barrier, group.threads))
-        })
-        .collect();
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} row(s) failed: {}",
-            failed.len(),
-            failed.join(", ")
-        ))
-    }
-}
-
-/// `values` in increasing order, each once.
-pub fn sorted_unique(mut values: Vec<usize>) -> Vec<usize> {
-    values.sort_unstable();
-    values.dedup();
-    values
+    phasers_cli::harness::failures::failures(groups.into_iter().flat_map(|group| {
+        group
+            .rows
+            .iter()
+            .chain(&group.reference_loop)
+            .chain(&group.openmp_reference_loop)
+            .filter(|row| row.error.is_some())
+            .map(move |row| format!("{} with {} threads", row.barrier, group.threads))
+    }))
 }
 
 fn unique(algorithms: Vec<Algorithm>) -> Vec<Algorithm> {
@@ -562,13 +524,6 @@ fn unique(algorithms: Vec<Algorithm>) -> Vec<Algorithm> {
         }
     }
     kept
-}
-
-/// The command line, for reports.
-pub fn command_line() -> Vec<String> {
-    std::env::args_os()
-        .map(|arg| arg.to_string_lossy().into_owned())
-        .collect()
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Presenting results: aligned tables on stdout, the JSON file and the SVG plot.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
 use std::path::Path;
+
+pub use phasers_cli::harness::floor::floor_line;
+pub use phasers_cli::harness::table::{aligned, ratio, time, Last};
 
 use crate::contender::Contender;
 use crate::floor::Floor;
@@ -13,29 +14,6 @@ use crate::plot;
 use crate::regime_floor::RegimeFloor;
 use crate::results::{Group, Mode, Provenance, Report, Row, RowKind};
 use crate::sweep::Plan;
-
-/// The floor as the header of a report states it.
-pub fn floor_line(floor: &Floor) -> String {
-    match (floor.min_ns, floor.median_ns) {
-        (Some(min), Some(median)) => format!(
-            "cache-line round trip {}: min {}, median {} ({} samples of {} round trips){}",
-            match floor.pinned_to {
-                Some([a, b]) => format!("between threads pinned to cpus {a} and {b}"),
-                None => "between two unpinned threads".to_owned(),
-            },
-            time(min),
-            time(median),
-            floor.samples_ns.len(),
-            floor.round_trips_per_sample,
-            floor
-                .note
-                .as_ref()
-                .map(|note| format!("; {note}"))
-                .unwrap_or_default(),
-        ),
-        _ => "not measured".to_owned(),
-    }
-}
 
 /// The lines that head every report: what was measured, how, where, and against which floor.
 pub fn header(provenance: &Provenance, plan: &Plan) -> String {
@@ -169,50 +147,6 @@ fn render(
     out
 }
 
-/// Lays out `cells` in columns: the first left-aligned, numbers right-aligned, and the last
-/// left-aligned and unpadded when it is `Last::Free` (notes).
-pub fn aligned<L: AsRef<[String]>>(cells: &[L], last: Last) -> String {
-    let columns = cells
-        .iter()
-        .map(|line| line.as_ref().len())
-        .max()
-        .unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|column| {
-            cells
-                .iter()
-                .filter_map(|line| line.as_ref().get(column))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for line in cells {
-        let mut text = String::new();
-        for (column, cell) in line.as_ref().iter().enumerate() {
-            let pad = " ".repeat(widths[column] - cell.chars().count());
-            match column {
-                0 => text.push_str(&format!("{cell}{pad}")),
-                c if c == columns - 1 && last == Last::Free => text.push_str(&format!("  {cell}")),
-                _ => text.push_str(&format!("  {pad}{cell}")),
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-/// How [`aligned`] lays out the last column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Last {
-    /// Right-aligned, like every number.
-    Number,
-    /// Left-aligned and unpadded: free text.
-    Free,
-}
-
 /// A row's name, with what it resolved to when that differs (`auto → counting`).
 pub fn barrier_label(row: &Row) -> String {
     match &row.resolved {
@@ -232,48 +166,6 @@ fn row_note(row: &Row) -> String {
         (None, true) => String::new(),
         (None, false) => parts.join("; "),
     }
-}
-
-/// A duration in nanoseconds, in the unit that keeps it readable. EPCC costs can be slightly
-/// negative (a barrier cheaper than the noise of its reference loop), so the sign is kept.
-pub fn time(ns: f64) -> String {
-    let magnitude = ns.abs();
-    if magnitude < 100.0 {
-        format!("{ns:.1} ns")
-    } else if magnitude < 10_000.0 {
-        format!("{ns:.0} ns")
-    } else if magnitude < 10_000_000.0 {
-        format!("{:.1} µs", ns / 1e3)
-    } else {
-        format!("{:.1} ms", ns / 1e6)
-    }
-}
-
-/// `numerator / denominator` as "1.23x", or "-" when either is missing or the ratio is meaningless.
-pub fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> String {
-    match (numerator, denominator) {
-        (Some(n), Some(d)) if d > 0.0 && n.is_finite() => {
-            let r = n / d;
-            if r >= 100.0 {
-                format!("{r:.0}x")
-            } else {
-                format!("{r:.2}x")
-            }
-        }
-        _ => "-".into(),
-    }
-}
-
-/// Opens an output file before the run, so a bad path fails in a second rather than after a minute.
-pub fn create_file(path: &Path) -> io::Result<BufWriter<File>> {
-    File::create(path).map(BufWriter::new)
-}
-
-/// Writes a report as pretty-printed JSON.
-pub fn write_json(mut out: impl Write, report: &impl serde::Serialize) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut out, report)?;
-    out.write_all(b"\n")?;
-    out.flush()
 }
 
 /// Plots every row's median against threads.
@@ -360,24 +252,6 @@ mod tests {
                 Row::failed("tournament", RowKind::Ours, 3, "boom".into()),
             ],
         }
-    }
-
-    #[test]
-    fn times_pick_readable_units() {
-        assert_eq!(time(12.34), "12.3 ns");
-        assert_eq!(time(1234.0), "1234 ns");
-        assert_eq!(time(45_600.0), "45.6 µs");
-        assert_eq!(time(12_300_000.0), "12.3 ms");
-        assert_eq!(time(-3.25), "-3.2 ns");
-        assert_eq!(time(-45_600.0), "-45.6 µs");
-    }
-
-    #[test]
-    fn ratios_format() {
-        assert_eq!(ratio(Some(300.0), Some(100.0)), "3.00x");
-        assert_eq!(ratio(Some(25_000.0), Some(10.0)), "2500x");
-        assert_eq!(ratio(None, Some(1.0)), "-");
-        assert_eq!(ratio(Some(1.0), Some(0.0)), "-");
     }
 
     #[test]

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
+use phasers_cli::harness::args::{parse_seconds, sorted_unique};
+use phasers_cli::harness::threads::parse_thread_count;
 use serde::Serialize;
 
 use super::contender::{parse_contender, Contender};
@@ -75,7 +77,7 @@ pub struct ReduceArgs {
     pub metric: Metric,
 
     /// Seconds of measured iterations per row, at least, once --min-iterations are done.
-    #[arg(long, value_name = "SECONDS", default_value = "0.05", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "0.05", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub min_time: Duration,
 
     /// Measured iterations per row, at least (arrays of a million floats or more: at most 5),
@@ -93,7 +95,7 @@ pub struct ReduceArgs {
     pub seed: u64,
 
     /// Stop the whole run when a row completes no iteration for this many seconds: it is hung.
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub hang_seconds: Duration,
 
     /// Write every row, with the settings, the machine and this command line, to FILE as JSON.
@@ -200,8 +202,8 @@ impl ReduceSettings {
                 stop.budget.as_secs_f64(),
                 args.seed,
             ),
-            threads: crate::sorted_unique(args.threads.clone().unwrap_or(DEFAULT_THREADS.into())),
-            sizes: crate::sorted_unique(args.sizes.clone().unwrap_or(DEFAULT_SIZES.into())),
+            threads: sorted_unique(args.threads.clone().unwrap_or(DEFAULT_THREADS.into())),
+            sizes: sorted_unique(args.sizes.clone().unwrap_or(DEFAULT_SIZES.into())),
             large_sizes_max_threads: args.sizes.is_none().then_some(LARGE_DEFAULT_MAX_THREADS),
             spreads: first_of_each(spreads)
                 .into_iter()
@@ -249,7 +251,7 @@ impl ReduceSettings {
 
 /// Parses one entry of `--threads`: a participant count of at least 2.
 pub fn parse_participants(text: &str) -> Result<usize, String> {
-    match crate::threads::parse_thread_count(text)? {
+    match parse_thread_count(text)? {
         1 => Err("a reduction needs at least 2 participants to measure anything".to_owned()),
         n => Ok(n),
     }

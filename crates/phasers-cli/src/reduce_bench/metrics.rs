@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{self, Summary};
+use phasers_cli::harness::stats::{self, Summary};
 
 use super::episodes::Timeline;
 

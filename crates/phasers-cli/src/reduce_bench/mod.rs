@@ -33,11 +33,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::floor as cache_line;
-use crate::floors_record::floors_line;
-use crate::report;
-use crate::results::Provenance;
-use crate::schedule::Schedule;
+use phasers_cli::harness::args::command_line;
+use phasers_cli::harness::failures::failed_rows;
+use phasers_cli::harness::floor::{self as cache_line, floor_line};
+use phasers_cli::harness::floors_record::floors_line;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::schedule::Schedule;
 
 pub use config::ReduceArgs;
 pub use omp_active::{child as omp_active_child, SUBCOMMAND as OMP_ACTIVE_SUBCOMMAND};
@@ -54,8 +55,8 @@ use workload::Collective;
 /// Runs `phasers bench reduce`.
 pub fn run(args: &ReduceArgs) -> Result<(), String> {
     let settings = ReduceSettings::from_args(args)?;
-    let outputs = outputs::Outputs::open(args, &settings)?;
-    let provenance = Provenance::now("bench reduce", crate::command_line());
+    let files = outputs::open(args, &settings)?;
+    let provenance = Provenance::now("bench reduce", command_line());
     let floor = cache_line::measure(Schedule {
         episodes: None,
         samples: 20,
@@ -77,7 +78,7 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
          over the bandwidth floor's; ÷omp: median {} over OpenMP's\n",
         settings.method,
         provenance.machine.summary(),
-        report::floor_line(&floor),
+        floor_line(&floor),
         floors_line(&provenance),
         settings.metric.name(),
     );
@@ -147,7 +148,7 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
         floor,
         rows,
     };
-    outputs.write(&report)?;
+    outputs::write(files, &report)?;
     failures
 }
 
@@ -198,30 +199,23 @@ fn measure_point(
     }
 }
 
-/// An error naming every row that failed, if any did.
+/// An error naming every row that failed, with its point, if any did.
 fn failures(rows: &[ReduceRow]) -> Result<(), String> {
-    let failed: Vec<String> = rows
-        .iter()
-        .filter_map(|row| {
-            let error = row.error.as_ref()?;
-            let spread = row
-                .spread
-                .as_ref()
-                .map(|spread| format!(", spread {spread}"));
-            Some(format!(
-                "{} with N = {}, {} floats, {}{}: {error}",
-                row.name,
-                row.threads,
-                row.len,
-                row.mode.name(),
-                spread.unwrap_or_default()
-            ))
-        })
-        .collect();
-    match failed.len() {
-        0 => Ok(()),
-        count => Err(format!("{count} row(s) failed: {}", failed.join("; "))),
-    }
+    failed_rows(rows, |row| {
+        let spread = row
+            .spread
+            .as_ref()
+            .map(|spread| format!(", spread {spread}"));
+        Some(format!(
+            "{} with N = {}, {} floats, {}{}: {}",
+            row.name,
+            row.threads,
+            row.len,
+            row.mode.name(),
+            spread.unwrap_or_default(),
+            row.error.as_ref()?
+        ))
+    })
 }
 
 /// Every contender of `bench reduce` with a line about it, for `phasers list`.

@@ -17,7 +17,7 @@ use std::ffi::c_int;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, PoisonError};
 
-use crate::bench::{panic_message, watch_until, Watch};
+use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
 use super::episodes::{StopRule, Timeline};
 use super::spread::{StallPolicy, Stalls};
@@ -230,7 +230,16 @@ mod tests {
         };
         let (collective, policy) = (Collective::Reduce, StallPolicy::Spin);
         let (stalls, expected, watch) = (&stalls, &expected, &watch);
-        let row = OmpRow { threads, len, collective, stalls, policy, stop, expected, watch };
+        let row = OmpRow {
+            threads,
+            len,
+            collective,
+            stalls,
+            policy,
+            stop,
+            expected,
+            watch,
+        };
         assert!(run(&row).unwrap().iterations >= 2);
     }
 
@@ -242,7 +251,10 @@ mod tests {
             ..RawResult::default()
         };
         let error = decode(&stack, 2, 65 << 20).unwrap_err();
-        assert!(error.contains("8192 KiB") && error.contains("OMP_STACKSIZE=65M"), "{error}");
+        assert!(
+            error.contains("8192 KiB") && error.contains("OMP_STACKSIZE=65M"),
+            "{error}"
+        );
         assert!(decode(&RawResult::default(), 2, 0).is_ok());
     }
 }

@@ -41,7 +41,12 @@ impl Participant for OursParticipant {
 
     #[inline]
     fn call(&mut self) -> Result<Option<ReduceAlgorithm>, Failure> {
-        let Arrays { collective, input, output, .. } = &mut self.arrays;
+        let Arrays {
+            collective,
+            input,
+            output,
+            ..
+        } = &mut self.arrays;
         let outcome = match collective {
             Collective::Reduce => self.reducer.reduce(input, output),
             Collective::Allreduce => self.reducer.allreduce(input, output),

@@ -9,13 +9,12 @@
 
 use phasers::ReduceAlgorithm;
 
-use crate::report::{aligned, ratio, Last};
+use phasers_cli::harness::table::{aligned, ratio, Last};
 
 use super::contender::{Contender, Kind, OPENMP_ACTIVE_NAME, OPENMP_NAME};
 use super::metrics::Metric;
 use super::results::ReduceRow;
 use super::spread::Spread;
-use super::workload::Collective;
 use super::workload::Collective;
 
 /// The largest array of the seed's headline claim.
@@ -313,7 +312,10 @@ mod tests {
     fn the_headline_compares_dynamic_pairs_at_the_largest_spread() {
         let spreads = [Preset::None.spread(), Preset::High.spread()];
         let text = headline(&input(&rows(), &spreads));
-        assert!(text.contains("spread high") && text.contains("2.00x / 4.00x"), "{text}");
+        assert!(
+            text.contains("spread high") && text.contains("2.00x / 4.00x"),
+            "{text}"
+        );
         assert!(text.contains("faster than both in 1 of 1 cells"), "{text}");
         let only_none = [Preset::None.spread()];
         assert!(headline(&input(&rows(), &only_none)).contains("not measured"));
@@ -324,7 +326,10 @@ mod tests {
         let spreads = [Preset::None.spread(), Preset::High.spread()];
         let text = bandwidth(&input(&rows(), &spreads));
         assert!(text.contains("200000 N=2") && text.contains("75%") && text.contains("50%"));
-        assert!(text.contains("meeting the goal everywhere measured: auto\n"), "{text}");
+        assert!(
+            text.contains("meeting the goal everywhere measured: auto\n"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -335,7 +340,13 @@ mod tests {
         let text = openmp(&input(&rows, &spreads));
         assert!(text.contains("1000 floats") && text.contains("2.00x / 3.00x (dynamic-pairs)"));
         // A slower active row changes nothing; a faster one is what ours is held to.
-        rows.push(at(OPENMP_ACTIVE_NAME, 1000, Collective::Reduce, "high", 450.0));
+        rows.push(at(
+            OPENMP_ACTIVE_NAME,
+            1000,
+            Collective::Reduce,
+            "high",
+            450.0,
+        ));
         assert!(openmp(&input(&rows, &spreads)).contains("2.00x / 3.00x"));
         rows.last_mut().unwrap().summaries = at("", 1, Collective::Reduce, "", 240.0).summaries;
         let text = openmp(&input(&rows, &spreads));

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::floor::Floor;
-use crate::results::Provenance;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::provenance::Provenance;
 
 use super::config::ReduceSettings;
 use super::contender::Kind;
@@ -175,7 +175,7 @@ pub fn add_note(existing: &mut Option<String>, note: String) {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use crate::stats::summarize;
+    use phasers_cli::harness::stats::summarize;
 
     /// A row with the given medians (last arrival, total), for tests of what is drawn from rows.
     pub fn row(

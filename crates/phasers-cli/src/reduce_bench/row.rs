@@ -3,7 +3,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::bench::Watch;
+use phasers_cli::harness::stats::Summary;
+use phasers_cli::harness::watchdog::Watch;
 
 use super::bandwidth_floor;
 use super::config::WARM_UP;
@@ -154,7 +155,7 @@ pub fn compare_with_floor(row: &mut ReduceRow, floor: &ReduceRow) {
 }
 
 /// `bytes` over the median of `time`, in GB/s (bytes per ns).
-fn per_ns(bytes: u64, time: Option<crate::stats::Summary>) -> Option<f64> {
+fn per_ns(bytes: u64, time: Option<Summary>) -> Option<f64> {
     let ns = time?.median;
     (ns > 0.0).then(|| bytes as f64 / ns)
 }

@@ -106,7 +106,14 @@ impl Arrays {
     pub fn new(rank: usize, collective: Collective, len: usize, expected: &Arc<[f32]>) -> Self {
         let expected = Arc::clone(expected);
         let (input, output) = (Vec::new(), Vec::new());
-        Arrays { rank, collective, len, expected, input, output }
+        Arrays {
+            rank,
+            collective,
+            len,
+            expected,
+            input,
+            output,
+        }
     }
 
     /// Whether this participant receives the sum.

@@ -13,7 +13,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use phasers::{Algorithm, Barrier, ReduceAlgorithm};
+use phasers::{Algorithm, Barrier};
 
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
@@ -44,8 +44,9 @@ pub trait Participant: Send {
     /// placed, where it is used); before the first iteration, not timed.
     fn prepare(&mut self) -> Result<(), Failure>;
 
-    /// The timed call. Returns the algorithm that ran, when the contender says.
-    fn call(&mut self) -> Result<Option<ReduceAlgorithm>, Failure>;
+    /// The timed call. Returns the name of the variant that ran (what `auto` chose), when the
+    /// contender says.
+    fn call(&mut self) -> Result<Option<&'static str>, Failure>;
 
     /// After the warm-up iteration, not timed: checks what the call produced.
     fn check(&mut self) -> Result<(), Failure>;
@@ -85,40 +86,8 @@ pub struct Timeline {
     pub arrive_ns: Vec<u64>,
     /// When it returned, at the same place.
     pub return_ns: Vec<u64>,
-    /// The algorithm rank 0 was told ran, per iteration where the contender says.
-    pub chose: Vec<ReduceAlgorithm>,
-}
-
-impl Timeline {
-    /// A timeline from per-participant stamps, which must all have the same length.
-    pub fn from_threads(stamps: Vec<(Vec<u64>, Vec<u64>)>) -> Result<Self, String> {
-        let threads = stamps.len();
-        let iterations = stamps.first().map_or(0, |(arrive, _)| arrive.len());
-        if stamps
-            .iter()
-            .any(|(arrive, ret)| arrive.len() != iterations || ret.len() != iterations)
-        {
-            let counts: Vec<usize> = stamps.iter().map(|(arrive, _)| arrive.len()).collect();
-            return Err(format!(
-                "the participants ran different numbers of iterations: {counts:?}"
-            ));
-        }
-        let mut arrive_ns = vec![0; threads * iterations];
-        let mut return_ns = vec![0; threads * iterations];
-        for (rank, (arrive, ret)) in stamps.into_iter().enumerate() {
-            for iteration in 0..iterations {
-                arrive_ns[iteration * threads + rank] = arrive[iteration];
-                return_ns[iteration * threads + rank] = ret[iteration];
-            }
-        }
-        Ok(Timeline {
-            threads,
-            iterations,
-            arrive_ns,
-            return_ns,
-            chose: Vec::new(),
-        })
-    }
+    /// The variant rank 0 was told ran, per iteration where the contender says.
+    pub chose: Vec<&'static str>,
 }
 
 /// How a row runs.
@@ -188,17 +157,10 @@ pub fn run<P: Participant>(participants: Vec<P>, setup: RowSetup<'_>) -> Result<
             })
             .collect::<Vec<_>>()
     });
-    let mut stamps = Vec::with_capacity(threads);
-    let mut chose = Vec::new();
-    let (mut causes, mut echoes) = (Vec::new(), Vec::new());
+    let (mut outs, mut causes, mut echoes) = (Vec::new(), Vec::new(), Vec::new());
     for (rank, outcome) in outcomes.into_iter().enumerate() {
         match outcome {
-            Ok(out) => {
-                if rank == 0 {
-                    chose = out.chose;
-                }
-                stamps.push((out.arrive, out.ret));
-            }
+            Ok(out) => outs.push(out),
             Err(Failure::Cause(message)) => causes.push(format!("participant {rank}: {message}")),
             Err(Failure::Echo(message)) => echoes.push(format!("participant {rank}: {message}")),
         }
@@ -210,16 +172,34 @@ pub fn run<P: Participant>(participants: Vec<P>, setup: RowSetup<'_>) -> Result<
             _ => format!("{first} (and {} more failed)", failed - 1),
         });
     }
-    let mut timeline = Timeline::from_threads(stamps)?;
-    timeline.chose = chose;
-    Ok(timeline)
+    let iterations = outs[0].arrive.len();
+    if outs.iter().any(|out| out.arrive.len() != iterations) {
+        let counts: Vec<usize> = outs.iter().map(|out| out.arrive.len()).collect();
+        return Err(format!(
+            "the participants ran different numbers of iterations: {counts:?}"
+        ));
+    }
+    // Iteration by iteration, as the metrics (and the C baseline) lay them out.
+    let by_iteration = |stamps: fn(&ThreadOut) -> &[u64]| -> Vec<u64> {
+        let outs = &outs;
+        (0..iterations)
+            .flat_map(|i| outs.iter().map(move |out| stamps(out)[i]))
+            .collect()
+    };
+    Ok(Timeline {
+        threads,
+        iterations,
+        arrive_ns: by_iteration(|out| &out.arrive),
+        return_ns: by_iteration(|out| &out.ret),
+        chose: outs.swap_remove(0).chose,
+    })
 }
 
 /// What one participant's thread hands back.
 struct ThreadOut {
     arrive: Vec<u64>,
     ret: Vec<u64>,
-    chose: Vec<ReduceAlgorithm>,
+    chose: Vec<&'static str>,
 }
 
 /// One participant's iterations.
@@ -295,13 +275,13 @@ mod tests {
             Ok(())
         }
 
-        fn call(&mut self) -> Result<Option<ReduceAlgorithm>, Failure> {
+        fn call(&mut self) -> Result<Option<&'static str>, Failure> {
             self.calls += 1;
             if self.fail_at == Some(self.calls) {
                 return Err(Failure::Cause("boom".into()));
             }
             std::thread::sleep(Duration::from_micros(50));
-            Ok(Some(ReduceAlgorithm::Linear))
+            Ok(Some("linear"))
         }
 
         fn check(&mut self) -> Result<(), Failure> {

@@ -10,8 +10,6 @@
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use phasers::ReduceAlgorithm;
-
 use super::episodes::{Failure, Participant};
 use super::workload::{Arrays, Collective};
 
@@ -132,7 +130,7 @@ impl Participant for MutexParticipant {
     }
 
     #[inline]
-    fn call(&mut self) -> Result<Option<ReduceAlgorithm>, Failure> {
+    fn call(&mut self) -> Result<Option<&'static str>, Failure> {
         self.merge()?;
         Ok(None)
     }

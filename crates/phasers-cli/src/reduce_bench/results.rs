@@ -188,6 +188,7 @@ pub mod tests {
         medians: (f64, f64),
     ) -> ReduceRow {
         let mut row = ReduceRow::new(name, kind, threads, threads, len, mode);
+        row.oversubscribed = false;
         row.spread = spread.map(str::to_owned);
         row.iterations = 1;
         row.summaries = Summaries {

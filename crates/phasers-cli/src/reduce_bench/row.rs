@@ -175,7 +175,7 @@ fn fill(
     row.iterations = measured;
     row.summaries = Samples::of(&timeline, completion, WARM_UP).summarize();
     for algorithm in timeline.chose.iter().skip(WARM_UP) {
-        *row.chose.entry(algorithm.name().to_owned()).or_insert(0) += 1;
+        *row.chose.entry((*algorithm).to_owned()).or_insert(0) += 1;
     }
     if measured < stop.min_iterations && measured < stop.max_iterations {
         let budget = stop.budget.as_secs_f64();

@@ -54,7 +54,7 @@ pub trait Participant: Send {
 
 /// When rank 0 ends a row. Counts are of measured iterations, the warm-up not included; time is
 /// counted from the end of the warm-up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StopRule {
     /// Iterations to run at least, unless the budget runs out first.
     pub min_iterations: usize,
@@ -263,12 +263,9 @@ mod tests {
     use super::*;
     use crate::reduce_bench::spread::Preset;
 
-    /// Sleeps a little per call; fails where told.
-    struct Sleeper {
-        calls: usize,
-        fail_at: Option<usize>,
-        wrong: bool,
-    }
+    /// Sleeps a little per call. A bad one fails its third call (`Cause`), or with `wrong` its
+    /// first check.
+    struct Sleeper(usize, Option<bool>);
 
     impl Participant for Sleeper {
         fn prepare(&mut self) -> Result<(), Failure> {
@@ -276,8 +273,8 @@ mod tests {
         }
 
         fn call(&mut self) -> Result<Option<&'static str>, Failure> {
-            self.calls += 1;
-            if self.fail_at == Some(self.calls) {
+            self.0 += 1;
+            if self.0 == 3 && self.1 == Some(false) {
                 return Err(Failure::Cause("boom".into()));
             }
             std::thread::sleep(Duration::from_micros(50));
@@ -285,42 +282,35 @@ mod tests {
         }
 
         fn check(&mut self) -> Result<(), Failure> {
-            match self.wrong {
-                true => Err(Failure::Cause("wrong result".into())),
-                false => Ok(()),
+            match self.1 {
+                Some(true) => Err(Failure::Cause("wrong result".into())),
+                _ => Ok(()),
             }
         }
     }
 
-    fn run_sleepers(
+    /// `threads` sleepers, rank `bad` failing as [`Sleeper`] says, at most `max` iterations.
+    fn sleepers(
         threads: usize,
         stalls: Option<&Stalls>,
         max: usize,
-        fail: Option<(usize, bool)>,
+        bad: Option<(usize, bool)>,
     ) -> Result<Timeline, String> {
-        let mut sleepers: Vec<Sleeper> = (0..threads)
-            .map(|_| Sleeper {
-                calls: 0,
-                fail_at: None,
-                wrong: false,
-            })
-            .collect();
-        if let Some((rank, wrong)) = fail {
-            sleepers[rank].fail_at = (!wrong).then_some(3);
-            sleepers[rank].wrong = wrong;
-        }
+        let sleeper = |rank| Sleeper(0, bad.filter(|&(at, _)| at == rank).map(|(_, wrong)| wrong));
         let watch = Watch::new("test", threads, Duration::from_secs(60));
+        let (min_time, budget) = (Duration::from_millis(1), Duration::from_secs(10));
         let stop = StopRule {
             min_iterations: 5,
-            min_time: Duration::from_millis(1),
+            min_time,
             max_iterations: max,
-            budget: Duration::from_secs(10),
+            budget,
         };
+        let policy = StallPolicy::Yield;
         run(
-            sleepers,
+            (0..threads).map(sleeper).collect(),
             RowSetup {
                 stalls,
-                policy: StallPolicy::Yield,
+                policy,
                 stop,
                 watch: &watch,
             },
@@ -329,11 +319,12 @@ mod tests {
 
     #[test]
     fn the_stop_rule_needs_iterations_and_time_within_the_budget() {
+        let (min_time, budget) = (Duration::from_millis(50), Duration::from_secs(1));
         let stop = StopRule {
             min_iterations: 20,
-            min_time: Duration::from_millis(50),
+            min_time,
             max_iterations: 100,
-            budget: Duration::from_secs(1),
+            budget,
         };
         let ms = Duration::from_millis;
         assert!(!stop.is_done(19, ms(60)) && !stop.is_done(20, ms(40)));
@@ -344,7 +335,7 @@ mod tests {
     #[test]
     fn every_participant_runs_the_same_iterations_between_barriers() {
         let stalls = Stalls::generate(&Preset::Low.spread(), 3, 31, 1);
-        let timeline = run_sleepers(3, Some(&stalls), 30, None).unwrap();
+        let timeline = sleepers(3, Some(&stalls), 30, None).unwrap();
         assert!((6..=31).contains(&timeline.iterations), "{timeline:?}");
         assert_eq!(timeline.arrive_ns.len(), 3 * timeline.iterations);
         assert_eq!(timeline.chose.len(), timeline.iterations);
@@ -354,17 +345,17 @@ mod tests {
             assert!(started.iter().min() >= ended.iter().max());
         }
         // The maximum caps the row: the warm-up and 4 measured.
-        assert_eq!(run_sleepers(2, None, 4, None).unwrap().iterations, 5);
+        assert_eq!(sleepers(2, None, 4, None).unwrap().iterations, 5);
     }
 
     #[test]
     fn a_failure_names_its_cause_not_its_echoes() {
-        let error = run_sleepers(3, None, 50, Some((1, false))).unwrap_err();
+        let error = sleepers(3, None, 50, Some((1, false))).unwrap_err();
         assert!(
             error.starts_with("participant 1: boom") && error.contains("2 more"),
             "{error}"
         );
-        let error = run_sleepers(2, None, 50, Some((0, true))).unwrap_err();
+        let error = sleepers(2, None, 50, Some((0, true))).unwrap_err();
         assert!(error.contains("participant 0: wrong result"), "{error}");
     }
 }

@@ -37,11 +37,8 @@ struct Job {
     spread: Spread,
     /// The stall table, row by row: the same stalls every other row of the point meets.
     stalls: Vec<u64>,
-    min_iterations: usize,
-    min_time_ns: u64,
-    max_iterations: usize,
-    budget_ns: u64,
-    hang_after_ns: u64,
+    stop: StopRule,
+    hang_after: Duration,
 }
 
 impl Job {
@@ -52,20 +49,8 @@ impl Job {
             collective: point.collective,
             spread: *point.spread,
             stalls: point.stalls.as_slice().to_vec(),
-            min_iterations: point.stop.min_iterations,
-            min_time_ns: nanos(point.stop.min_time),
-            max_iterations: point.stop.max_iterations,
-            budget_ns: nanos(point.stop.budget),
-            hang_after_ns: nanos(point.hang_after),
-        }
-    }
-
-    fn stop(&self) -> StopRule {
-        StopRule {
-            min_iterations: self.min_iterations,
-            min_time: Duration::from_nanos(self.min_time_ns),
-            max_iterations: self.max_iterations,
-            budget: Duration::from_nanos(self.budget_ns),
+            stop: point.stop,
+            hang_after: point.hang_after,
         }
     }
 }
@@ -117,18 +102,14 @@ pub fn child() -> Result<(), String> {
         spread: &job.spread,
         stalls: &stalls,
         expected: &expected,
-        stop: job.stop(),
-        hang_after: Duration::from_nanos(job.hang_after_ns),
+        stop: job.stop,
+        hang_after: job.hang_after,
     };
     let row = row::measure(Contender::OpenMp, &point);
     let text =
         serde_json::to_string(&row).map_err(|error| format!("cannot encode the row: {error}"))?;
     println!("{text}");
     Ok(())
-}
-
-fn nanos(duration: Duration) -> u64 {
-    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -159,7 +140,7 @@ mod tests {
         };
         let job = Job::of(&point);
         let back: Job = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
-        assert_eq!((&back, back.stop()), (&job, stop));
+        assert_eq!(back, job);
         assert_eq!(Stalls::from_table(3, back.stalls).unwrap(), stalls);
         // The unit-test binary has no such subcommand, so whatever it does gives no row.
         let row = measure(&point);

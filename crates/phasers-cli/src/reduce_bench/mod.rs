@@ -37,6 +37,7 @@ use phasers_cli::harness::args::command_line;
 use phasers_cli::harness::failures::failed_rows;
 use phasers_cli::harness::floor::{self as cache_line, floor_line};
 use phasers_cli::harness::floors_record::floors_line;
+use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::schedule::Schedule;
 
@@ -87,18 +88,13 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
     let mut rows: Vec<ReduceRow> = Vec::new();
     // The bandwidth floor of each (N, length, collective), measured the first time it is needed.
     let mut floors: HashMap<(usize, usize, Collective), ReduceRow> = HashMap::new();
-    let mut done = 0;
+    let bar = progress::bar(tables, "tables");
     for &threads in &settings.threads {
         let sizes = settings.sizes_for(threads);
         for &collective in &settings.modes {
             for spread in settings.spreads.iter().map(|setting| &setting.spread) {
-                done += 1;
-                eprintln!(
-                    "[{done}/{tables}] N = {threads}, {}, spread {} ({:.0} s so far)",
-                    collective.name(),
-                    spread.name(),
-                    started.elapsed().as_secs_f64()
-                );
+                let (mode, name) = (collective.name(), spread.name());
+                bar.set_message(format!("N = {threads}, {mode}, spread {name}"));
                 let iterations = settings.max_iterations + WARM_UP;
                 let seed = spread.seed_for(settings.seed, threads);
                 let stalls = Stalls::generate(spread, threads, iterations, seed);
@@ -121,10 +117,13 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
                     cores: provenance.machine.available_cores,
                     metric: settings.metric,
                 };
-                println!("{}", table::table(&head, &shown));
+                let table = table::table(&head, &shown);
+                bar.suspend(|| println!("{table}"));
+                bar.inc(1);
             }
         }
     }
+    bar.finish_and_clear();
     eprintln!("measured in {:.0} s", started.elapsed().as_secs_f64());
     let spreads: Vec<Spread> = settings
         .spreads

@@ -6,29 +6,17 @@ pub use phasers_cli::harness::noise::*;
 
 use crate::contender::Contender;
 use crate::regime_floor::RegimeFloor;
-use crate::results::{Group, Row, RowKind};
-
-/// One side of a ratio: the row, when it ran without error and has a median.
-pub fn side_of(row: &Row) -> Option<Side> {
-    if row.error.is_some() {
-        return None;
-    }
-    Some(Side {
-        name: row.barrier.clone(),
-        median_ns: row.median()?,
-        spread: row.spread,
-    })
-}
+use crate::results::{Group, RowKind};
 
 /// Marks noisy every row whose line in the table holds a noisy ratio (÷ref, ÷floor), and every row
 /// above the line of a noisy ratio in `records` (those over the reference or the floor are the
 /// same ratios as the columns, and said once).
 pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]) {
     let reference_name = Contender::Reference.name();
-    let reference = group.row(&reference_name).and_then(side_of);
+    let reference = group.row(&reference_name).and_then(Side::of);
     let floor = floor.side();
     for row in &mut group.rows {
-        let Some(side) = side_of(row) else {
+        let Some(side) = Side::of(row) else {
             continue;
         };
         // The reference over itself is 1.00x whatever its rounds did.
@@ -58,6 +46,7 @@ pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::Row;
 
     fn rounds_row(barrier: &str, kind: RowKind, medians: &[f64]) -> Row {
         let each: Vec<Row> = medians

@@ -3,11 +3,12 @@
 use std::path::Path;
 
 pub use phasers_cli::harness::floor::floor_line;
+use phasers_cli::harness::header::Header;
 pub use phasers_cli::harness::table::{aligned, ratio, time, Last};
+use phasers_cli::harness::table::{note_cell, resolved_label};
 
 use crate::contender::Contender;
 use crate::floor::Floor;
-use crate::floors_record::floors_line;
 use crate::machine::Machine;
 use crate::noise;
 use crate::plot;
@@ -17,7 +18,6 @@ use crate::sweep::Plan;
 
 /// The lines that head every report: what was measured, how, where, and against which floor.
 pub fn header(provenance: &Provenance, plan: &Plan) -> String {
-    let machine = &provenance.machine;
     let samples = plan.row.schedule.samples - plan.dropped();
     let rounds = plan.rounds();
     let method = match (plan.row.mode, plan.delay) {
@@ -30,25 +30,31 @@ pub fn header(provenance: &Provenance, plan: &Plan) -> String {
             "back-to-back episodes, no delay; {samples} samples in {rounds} interleaved rounds"
         ),
     };
-    format!(
-        "phasers {}: {}\n\
-         method:  {method}, about {:.1} s per test{}\n\
-         machine: {}\n\
-         floors:  {}\n\
-         floor:   a row per table: the cache-line round trip while every thread has a core,\n         \
-         ceil(threads / cores) yield hand-offs once threads outnumber cores; measured in every\n         \
-         round\n\
-         units:   ns (µs or ms when large) per barrier; mean ± half-width of its 95% confidence\n         \
-         interval, min and median over the repetitions; rounds: the slowest round's median\n         \
-         over the fastest's; ÷ref and ÷floor divide the median by the reference barrier's\n         \
-         median and by the floor row's (lower is better)\n",
-        plan.benchmark.name(),
-        plan.benchmark.measures(),
-        plan.time_per_test.as_secs_f64(),
-        if plan.row.pin { ", threads pinned" } else { "" },
-        machine.summary(),
-        floors_line(provenance)
-    )
+    Header::new(provenance, plan.benchmark.measures())
+        .line(
+            "method",
+            format_args!(
+                "{method}, about {:.1} s per test{}",
+                plan.time_per_test.as_secs_f64(),
+                if plan.row.pin { ", threads pinned" } else { "" },
+            ),
+        )
+        .machine(provenance)
+        .floors(provenance)
+        .line(
+            "floor",
+            "a row per table: the cache-line round trip while every thread has a core,\n         \
+             ceil(threads / cores) yield hand-offs once threads outnumber cores; measured in \
+             every\n         round",
+        )
+        .line(
+            "units",
+            "ns (µs or ms when large) per barrier; mean ± half-width of its 95% confidence\n         \
+             interval, min and median over the repetitions; rounds: the slowest round's median\n         \
+             over the fastest's; ÷ref and ÷floor divide the median by the reference barrier's\n         \
+             median and by the floor row's (lower is better)",
+        )
+        .finish()
 }
 
 /// The table of one thread count, dividing by the round trip `floor` (for a group measured in one
@@ -149,23 +155,15 @@ fn render(
 
 /// A row's name, with what it resolved to when that differs (`auto → counting`).
 pub fn barrier_label(row: &Row) -> String {
-    match &row.resolved {
-        Some(resolved) if *resolved != row.barrier => format!("{} → {resolved}", row.barrier),
-        _ => row.barrier.clone(),
-    }
+    resolved_label(&row.barrier, row.resolved.as_deref())
 }
 
 fn row_note(row: &Row) -> String {
     let noise = row.noise.as_ref().map(|noise| format!("noisy ({noise})"));
-    let parts: Vec<&str> = [row.error.as_deref(), noise.as_deref(), row.note.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    match (&row.error, parts.is_empty()) {
-        (Some(_), _) => format!("ERROR: {}", parts.join("; ")),
-        (None, true) => String::new(),
-        (None, false) => parts.join("; "),
-    }
+    note_cell(
+        row.error.as_deref(),
+        &[noise.as_deref(), row.note.as_deref()],
+    )
 }
 
 /// Plots every row's median against threads.

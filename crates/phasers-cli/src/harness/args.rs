@@ -52,6 +52,62 @@ pub fn sorted_unique<T: Ord>(mut values: Vec<T>) -> Vec<T> {
     values
 }
 
+/// `values` without repeats, each where it first appears (an order the user chose, such as
+/// `--algorithms mcs,auto`, is kept).
+///
+/// ```
+/// use phasers_cli::harness::args::first_of_each;
+///
+/// assert_eq!(first_of_each(vec!["mcs", "auto", "mcs"]), vec!["mcs", "auto"]);
+/// ```
+pub fn first_of_each<T: PartialEq>(values: Vec<T>) -> Vec<T> {
+    let mut kept: Vec<T> = Vec::with_capacity(values.len());
+    for value in values {
+        if !kept.contains(&value) {
+            kept.push(value);
+        }
+    }
+    kept
+}
+
+/// A whole number from `least` to `most`, or an error naming `what` it should have been.
+///
+/// ```
+/// use phasers_cli::harness::args::parse_within;
+///
+/// assert_eq!(parse_within(" 3 ", 2, 8, "degree"), Ok(3));
+/// assert_eq!(parse_within("9", 2, 8, "degree"), Err("\"9\" is not a degree from 2 to 8".into()));
+/// ```
+pub fn parse_within(text: &str, least: usize, most: usize, what: &str) -> Result<usize, String> {
+    text.trim()
+        .parse()
+        .ok()
+        .filter(|value| (least..=most).contains(value))
+        .ok_or_else(|| format!("{text:?} is not a {what} from {least} to {most}"))
+}
+
+/// A whole number written the way sizes are on a command line: `4096`, `100_000`, `64k`
+/// (×1,000) or `16M` (×1,000,000); `None` when it is not one or overflows. The caller checks the
+/// range and says what it should have been.
+///
+/// ```
+/// use phasers_cli::harness::args::parse_scaled;
+///
+/// assert_eq!(parse_scaled("64k"), Some(64_000));
+/// assert_eq!(parse_scaled(" 16M "), Some(16_000_000));
+/// assert_eq!(parse_scaled("100_000"), Some(100_000));
+/// assert_eq!(parse_scaled("1.5k"), None);
+/// ```
+pub fn parse_scaled(text: &str) -> Option<usize> {
+    let trimmed = text.trim().replace('_', "");
+    let (digits, scale) = match trimmed.as_bytes().last() {
+        Some(b'k' | b'K') => (&trimmed[..trimmed.len() - 1], 1_000),
+        Some(b'M') => (&trimmed[..trimmed.len() - 1], 1_000_000),
+        _ => (trimmed.as_str(), 1),
+    };
+    digits.parse::<usize>().ok()?.checked_mul(scale)
+}
+
 /// The command line of this process, for reports.
 ///
 /// ```

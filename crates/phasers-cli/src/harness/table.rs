@@ -106,6 +106,52 @@ pub fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> String {
     }
 }
 
+/// A row's name with what it resolved to when that differs: `auto → mcs-tree`.
+///
+/// ```
+/// use phasers_cli::harness::table::resolved_label;
+///
+/// assert_eq!(resolved_label("auto", Some("mcs-tree")), "auto → mcs-tree");
+/// assert_eq!(resolved_label("mcs-tree", Some("mcs-tree")), "mcs-tree");
+/// assert_eq!(resolved_label("std", None), "std");
+/// ```
+pub fn resolved_label(name: &str, resolved: Option<&str>) -> String {
+    match resolved {
+        Some(resolved) if resolved != name => format!("{name} → {resolved}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// A thread count as a table shows it: `4*` when the threads outnumber the cores.
+///
+/// ```
+/// assert_eq!(phasers_cli::harness::table::threads_cell(4, true), "4*");
+/// assert_eq!(phasers_cli::harness::table::threads_cell(2, false), "2");
+/// ```
+pub fn threads_cell(threads: usize, oversubscribed: bool) -> String {
+    format!("{threads}{}", if oversubscribed { "*" } else { "" })
+}
+
+/// The note column of a row: `ERROR: why; notes` when it failed, else its notes, `; `-separated.
+///
+/// ```
+/// use phasers_cli::harness::table::note_cell;
+///
+/// assert_eq!(note_cell(Some("boom"), &[Some("3 of 5 samples")]), "ERROR: boom; 3 of 5 samples");
+/// assert_eq!(note_cell(None, &[None, Some("pinned")]), "pinned");
+/// assert_eq!(note_cell(None, &[]), "");
+/// ```
+pub fn note_cell(error: Option<&str>, notes: &[Option<&str>]) -> String {
+    let parts: Vec<&str> = std::iter::once(error)
+        .chain(notes.iter().copied())
+        .flatten()
+        .collect();
+    match error {
+        Some(_) => format!("ERROR: {}", parts.join("; ")),
+        None => parts.join("; "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,6 @@ impl Watch {
     /// use phasers_cli::harness::watchdog::{watch_until, Watch};
     ///
     /// let watch = Watch::new("auto", 2, Duration::from_secs(60));
-    /// assert_eq!(watch.hang_after(), Duration::from_secs(60));
     /// // A row that is already finished returns at once.
     /// watch_until(|| true, &AtomicU64::new(0), &watch);
     /// ```
@@ -36,11 +35,6 @@ impl Watch {
             threads,
             hang_after,
         }
-    }
-
-    /// How long the row may go without completing a round.
-    pub fn hang_after(&self) -> Duration {
-        self.hang_after
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
-use phasers_cli::harness::args::{parse_seconds, sorted_unique};
+use phasers_cli::harness::args::{first_of_each, parse_scaled, parse_seconds, sorted_unique};
 use phasers_cli::harness::threads::parse_thread_count;
 use serde::Serialize;
 
@@ -260,17 +260,7 @@ pub fn parse_participants(text: &str) -> Result<usize, String> {
 /// Parses one entry of `--sizes`: a whole number of floats from 1, optionally with `k` (x1,000)
 /// or `M` (x1,000,000), and `_` between digits.
 pub fn parse_size(text: &str) -> Result<usize, String> {
-    let trimmed = text.trim().replace('_', "");
-    let (digits, scale) = match trimmed.as_bytes().last() {
-        Some(b'k' | b'K') => (&trimmed[..trimmed.len() - 1], 1_000),
-        Some(b'M') => (&trimmed[..trimmed.len() - 1], 1_000_000),
-        _ => (trimmed.as_str(), 1),
-    };
-    let len = digits
-        .parse::<usize>()
-        .ok()
-        .and_then(|value| value.checked_mul(scale));
-    match len {
+    match parse_scaled(text) {
         None => Err(format!(
             "{text:?} is not an array size (a whole number of floats, such as 1000, 64k or 16M)"
         )),
@@ -280,17 +270,6 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
         )),
         Some(len) => Ok(len),
     }
-}
-
-/// `values` without repeats, each where it first appears.
-fn first_of_each<T: PartialEq>(values: Vec<T>) -> Vec<T> {
-    let mut kept: Vec<T> = Vec::with_capacity(values.len());
-    for value in values {
-        if !kept.contains(&value) {
-            kept.push(value);
-        }
-    }
-    kept
 }
 
 #[cfg(test)]

@@ -15,7 +15,6 @@ mod bandwidth_floor;
 mod config;
 mod contender;
 mod episodes;
-pub(crate) mod memory;
 mod metrics;
 mod mutex;
 mod omp_active;
@@ -29,14 +28,17 @@ mod spread;
 mod table;
 mod workload;
 
+/// For collectives_bench, until it takes `memory` from the harness (it does on its branch).
+pub(crate) use phasers_cli::harness::memory;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use phasers_cli::harness::args::command_line;
 use phasers_cli::harness::failures::failed_rows;
-use phasers_cli::harness::floor::{self as cache_line, floor_line};
-use phasers_cli::harness::floors_record::floors_line;
+use phasers_cli::harness::floor as cache_line;
+use phasers_cli::harness::header::Header;
 use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::schedule::Schedule;
@@ -64,25 +66,24 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
         target_sample: Duration::from_millis(5),
         row_budget: Duration::from_secs(2),
     });
-    println!(
-        "phasers bench reduce: array reductions (f32, Op::Sum) against OpenMP's \
-         reduction(+:arr[:n]), a mutex-merged reduction and the memory-bandwidth floor\n\
-         method:  {}\n\
-         machine: {}\n\
-         floor:   {}\n\
-         floors:  {}\n\
-         units:   per iteration, min and median over the measured iterations; last→done: from the \
-         last arrival to completion (the root's return for reduce, the last return for \
-         allreduce); total: return minus arrival summed over participants; window: last minus \
-         first arrival; GB/s: the bytes an optimal reduction moves over the median time from the \
-         first arrival to completion (for the floor, its slowest worker's own time); %floor: that \
-         over the bandwidth floor's; ÷omp: median {} over OpenMP's\n",
-        settings.method,
-        provenance.machine.summary(),
-        floor_line(&floor),
-        floors_line(&provenance),
-        settings.metric.name(),
+    let units = format!(
+        "per iteration, min and median over the measured iterations; last→done: from the last \
+         arrival to completion (the root's return for reduce, the last return for allreduce); \
+         total: return minus arrival summed over participants; window: last minus first arrival; \
+         GB/s: the bytes an optimal reduction moves over the median time from the first arrival \
+         to completion (for the floor, its slowest worker's own time); %floor: that over the \
+         bandwidth floor's; ÷omp: median {} over OpenMP's",
+        settings.metric.name()
     );
+    let what = "array reductions (f32, Op::Sum) against OpenMP's reduction(+:arr[:n]), a \
+                mutex-merged reduction and the memory-bandwidth floor";
+    let header = Header::new(&provenance, what)
+        .line("method", &settings.method)
+        .machine(&provenance)
+        .floor(&floor)
+        .floors(&provenance)
+        .line("units", units);
+    println!("{}", header.finish());
     let started = Instant::now();
     let tables = settings.threads.len() * settings.modes.len() * settings.spreads.len();
     let mut rows: Vec<ReduceRow> = Vec::new();
@@ -160,10 +161,7 @@ fn measure_point(
     floors: &mut HashMap<(usize, usize, Collective), ReduceRow>,
     rows: &mut Vec<ReduceRow>,
 ) {
-    let receivers = (0..threads)
-        .filter(|&rank| collective.receives(rank))
-        .count();
-    let needed = memory::estimate(threads, len, receivers);
+    let needed = workload::memory_needed(collective, threads, len);
     let too_big = memory::too_big(needed, memory::available());
     let stop = settings.stop_for(len);
     let floor = floors.entry((threads, len, collective)).or_insert_with(|| {

@@ -9,7 +9,7 @@ use phasers_cli::harness::floor::Floor;
 use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
 use serde::Serialize;
 
-use crate::plot::{self, Series, SeriesKind};
+use phasers_cli::harness::plot::{self, Series, SeriesKind};
 
 use super::config::{ReduceArgs, ReduceSettings};
 use super::contender::Kind;

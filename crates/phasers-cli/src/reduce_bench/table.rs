@@ -2,7 +2,7 @@
 //! array length, the bandwidth floor first.
 
 use phasers_cli::harness::stats::Summary;
-use phasers_cli::harness::table::{aligned, ratio, time, Last};
+use phasers_cli::harness::table::{aligned, note_cell, ratio, time, Last};
 
 use super::contender::{Kind, OPENMP_NAME};
 use super::metrics::Metric;
@@ -88,10 +88,7 @@ pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
             let s = &row.summaries;
             let min = |summary: Option<Summary>| summary.map_or("-".into(), |s| time(s.min));
             let median = |summary: Option<Summary>| summary.map_or("-".into(), |s| time(s.median));
-            let note = [
-                row.error.as_ref().map(|error| format!("ERROR: {error}")),
-                row.note.clone(),
-            ];
+
             cells.push(vec![
                 if index == 0 {
                     len.to_string()
@@ -113,7 +110,7 @@ pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
                     Kind::Floor => String::new(),
                     _ => ratio(row.median(head.metric), omp),
                 },
-                note.into_iter().flatten().collect::<Vec<_>>().join("; "),
+                note_cell(row.error.as_deref(), &[row.note.as_deref()]),
             ]);
         }
     }

@@ -64,6 +64,18 @@ impl Collective {
     }
 }
 
+/// A generous estimate of the bytes the largest row of a point needs at once, to skip a point
+/// that would not fit in memory: every participant's input, one more array per participant
+/// (OpenMP's private copies, or whatever buffers the library keeps), the outputs (one per
+/// receiver), the shared sum and the sequential sum it is checked against.
+pub fn memory_needed(collective: Collective, threads: usize, len: usize) -> u64 {
+    let receivers = (0..threads)
+        .filter(|&rank| collective.receives(rank))
+        .count() as u64;
+    let array = len as u64 * std::mem::size_of::<f32>() as u64;
+    (2 * threads as u64 + receivers + 2).saturating_mul(array)
+}
+
 /// Element `index` of participant `rank`'s input. The C baseline computes the same expression
 /// (`phasers_reduce_value` in `baselines/omp_array_reduce.c`); change both together.
 #[inline]
@@ -211,5 +223,11 @@ mod tests {
         assert_eq!(Collective::Reduce.bytes(4, 1000), 4 * 4000 + 4000);
         assert_eq!(Collective::Allreduce.bytes(4, 1000), 8 * 4000);
         assert!(Collective::Reduce.receives(0) && !Collective::Reduce.receives(1));
+        // 32 participants, 16 M floats, allreduce: 98 arrays of 64 MB.
+        assert_eq!(
+            memory_needed(Collective::Allreduce, 32, 16_000_000),
+            98 * 64_000_000
+        );
+        assert_eq!(memory_needed(Collective::Reduce, 2, 1), 7 * 4);
     }
 }

@@ -309,6 +309,8 @@ mod tests {
         .unwrap();
         assert_eq!(settings.threads, vec![2, 8]);
         assert_eq!(settings.sizes, vec![1, 1000, 64_000, 16_000_000]);
+        let args = ReduceArgs::try_parse_from(["reduce", "--svg", "r.svg"]).unwrap();
+        assert_eq!(args.plot, Some(PathBuf::from("r.svg")));
         // Sizes given: large arrays at every participant count, with at most the minimum.
         assert!(settings.sizes_for(8).contains(&16_000_000));
         assert_eq!(settings.stop_for(16_000_000).min_iterations, 3);

@@ -600,23 +600,17 @@ mod tests {
         assert!(plan.row.pin);
     }
 
+    /// Every option reaches its parser (the parsers' own cases are tested with them).
     #[test]
     fn bad_input_is_an_error_with_a_clear_message() {
         assert!(rejection(&["--threads", "0"]).contains("at least 1 thread"));
-        assert!(rejection(&["--threads", "two"]).contains("not a thread count"));
         assert!(rejection(&["--threads", "1,,2"]).contains("not a thread count"));
-        assert!(rejection(&["--threads", ""]).contains("not a thread count"));
         assert!(rejection(&["--threads", "100000"]).contains("allowed"));
         assert!(rejection(&["--algorithms", "bogus"]).contains("unknown barrier algorithm"));
         assert!(rejection(&["--mode", "fast"]).contains("possible values: epcc, back-to-back"));
-        assert!(rejection(&["--time", "0"]).contains("not a number of seconds"));
         assert!(rejection(&["--time", "-1"]).contains("not a number of seconds"));
-        assert!(rejection(&["--time", "soon"]).contains("not a number of seconds"));
-        assert!(rejection(&["--time", "nan"]).contains("not a number of seconds"));
         assert!(rejection(&["--delay", "-0.1"]).contains("not a delay"));
-        assert!(rejection(&["--delay", "inf"]).contains("not a delay"));
         assert!(rejection(&["--samples", "0"]).contains("0"));
-        assert!(rejection(&["--samples", "many"]).contains("invalid"));
         assert!(rejection(&["--rounds", "0"]).contains("0"));
         assert!(rejection(&["--episodes", "0"]).contains("0"));
         assert!(rejection(&["--hang-seconds", "x"]).contains("not a number of seconds"));

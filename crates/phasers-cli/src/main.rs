@@ -92,10 +92,11 @@ enum Command {
     /// Measure this machine's floors (cache-line round trip, yield hand-off, wake-up), show the
     /// ones the library uses and what they mean for barriers.
     Floors(floors_cmd::FloorsArgs),
-    /// Measures one OpenMP row and prints it as JSON: what a benchmark re-runs this program for,
-    /// under `OMP_WAIT_POLICY=active` (libgomp reads it only when it loads).
+    /// Measures the OpenMP row whose job it reads as JSON on stdin and prints it as JSON: what a
+    /// benchmark re-runs this program for, under `OMP_WAIT_POLICY=active` (libgomp reads it only
+    /// when it loads).
     #[command(name = omp_active::SUBCOMMAND, hide = true)]
-    InternalOmpRow(omp_active::ChildArgs),
+    InternalOmpRow,
     /// Measures one OpenMP array-reduction row of `bench reduce`, whose point it reads as JSON
     /// on stdin, and prints it as JSON: the same, for `bench reduce`.
     #[command(name = reduce_bench::OMP_ACTIVE_SUBCOMMAND, hide = true)]
@@ -275,7 +276,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
         Some(
             Command::List
                 | Command::Floors(_)
-                | Command::InternalOmpRow(_)
+                | Command::InternalOmpRow
                 | Command::InternalOmpReduceRow
         )
     ) {
@@ -287,7 +288,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
             Ok(())
         }
         Some(Command::Floors(args)) => floors_cmd::run(&args),
-        Some(Command::InternalOmpRow(args)) => omp_active::child(&args),
+        Some(Command::InternalOmpRow) => omp_active::child(),
         Some(Command::InternalOmpReduceRow) => reduce_bench::omp_active_child(),
         Some(Command::Tune(args)) => tune::run(&args),
         Some(Command::App(args)) => app_bench::run(&args),

@@ -33,7 +33,7 @@ pub(crate) use phasers_cli::harness::memory;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use phasers_cli::harness::args::command_line;
 use phasers_cli::harness::failures::failed_rows;
@@ -41,7 +41,6 @@ use phasers_cli::harness::floor as cache_line;
 use phasers_cli::harness::header::Header;
 use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
-use phasers_cli::harness::schedule::Schedule;
 
 pub use config::ReduceArgs;
 pub use omp_active::{child as omp_active_child, SUBCOMMAND as OMP_ACTIVE_SUBCOMMAND};
@@ -60,12 +59,7 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
     let settings = ReduceSettings::from_args(args)?;
     let files = outputs::open(args, &settings)?;
     let provenance = Provenance::now("bench reduce", command_line());
-    let floor = cache_line::measure(Schedule {
-        episodes: None,
-        samples: 20,
-        target_sample: Duration::from_millis(5),
-        row_budget: Duration::from_secs(2),
-    });
+    let floor = cache_line::measure(cache_line::BRIEFLY);
     let units = format!(
         "per iteration, min and median over the measured iterations; last→done: from the last \
          arrival to completion (the root's return for reduce, the last return for allreduce); \

@@ -92,10 +92,11 @@ enum Command {
     /// Measure this machine's floors (cache-line round trip, yield hand-off, wake-up), show the
     /// ones the library uses and what they mean for barriers.
     Floors(floors_cmd::FloorsArgs),
-    /// Measures one OpenMP row and prints it as JSON: what a benchmark re-runs this program for,
-    /// under `OMP_WAIT_POLICY=active` (libgomp reads it only when it loads).
+    /// Measures the OpenMP row whose job it reads as JSON on stdin and prints it as JSON: what a
+    /// benchmark re-runs this program for, under `OMP_WAIT_POLICY=active` (libgomp reads it only
+    /// when it loads).
     #[command(name = omp_active::SUBCOMMAND, hide = true)]
-    InternalOmpRow(omp_active::ChildArgs),
+    InternalOmpRow,
     /// Measures one OpenMP array-reduction row of `bench reduce`, whose point it reads as JSON
     /// on stdin, and prints it as JSON: the same, for `bench reduce`.
     #[command(name = reduce_bench::OMP_ACTIVE_SUBCOMMAND, hide = true)]
@@ -275,7 +276,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
         Some(
             Command::List
                 | Command::Floors(_)
-                | Command::InternalOmpRow(_)
+                | Command::InternalOmpRow
                 | Command::InternalOmpReduceRow
         )
     ) {
@@ -287,7 +288,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
             Ok(())
         }
         Some(Command::Floors(args)) => floors_cmd::run(&args),
-        Some(Command::InternalOmpRow(args)) => omp_active::child(&args),
+        Some(Command::InternalOmpRow) => omp_active::child(),
         Some(Command::InternalOmpReduceRow) => reduce_bench::omp_active_child(),
         Some(Command::Tune(args)) => tune::run(&args),
         Some(Command::App(args)) => app_bench::run(&args),
@@ -600,23 +601,17 @@ mod tests {
         assert!(plan.row.pin);
     }
 
+    /// Every option reaches its parser (the parsers' own cases are tested with them).
     #[test]
     fn bad_input_is_an_error_with_a_clear_message() {
         assert!(rejection(&["--threads", "0"]).contains("at least 1 thread"));
-        assert!(rejection(&["--threads", "two"]).contains("not a thread count"));
         assert!(rejection(&["--threads", "1,,2"]).contains("not a thread count"));
-        assert!(rejection(&["--threads", ""]).contains("not a thread count"));
         assert!(rejection(&["--threads", "100000"]).contains("allowed"));
         assert!(rejection(&["--algorithms", "bogus"]).contains("unknown barrier algorithm"));
         assert!(rejection(&["--mode", "fast"]).contains("possible values: epcc, back-to-back"));
-        assert!(rejection(&["--time", "0"]).contains("not a number of seconds"));
         assert!(rejection(&["--time", "-1"]).contains("not a number of seconds"));
-        assert!(rejection(&["--time", "soon"]).contains("not a number of seconds"));
-        assert!(rejection(&["--time", "nan"]).contains("not a number of seconds"));
         assert!(rejection(&["--delay", "-0.1"]).contains("not a delay"));
-        assert!(rejection(&["--delay", "inf"]).contains("not a delay"));
         assert!(rejection(&["--samples", "0"]).contains("0"));
-        assert!(rejection(&["--samples", "many"]).contains("invalid"));
         assert!(rejection(&["--rounds", "0"]).contains("0"));
         assert!(rejection(&["--episodes", "0"]).contains("0"));
         assert!(rejection(&["--hang-seconds", "x"]).contains("not a number of seconds"));

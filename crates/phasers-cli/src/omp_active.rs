@@ -4,8 +4,8 @@
 //! libgomp reads `OMP_WAIT_POLICY` (and `GOMP_SPINCOUNT`) once, when it is loaded, so this process
 //! cannot measure both policies. The tuned rows are measured by a child: this very program,
 //! re-executed with the variable set, running the hidden subcommand `internal-omp-row`, which
-//! measures one OpenMP row with the parent's plan (the same schedule, mode, pinning and calibrated
-//! delay) and prints the [`Row`] as JSON on stdout. The parent parses it back, so the tuned row
+//! reads a [`Job`] on stdin (one OpenMP row with the parent's plan: the same schedule, mode,
+//! pinning and calibrated delay) and prints the [`Row`] as JSON on stdout. The parent parses it back, so the tuned row
 //! sits in the same table as the default one, and no ratio against OpenMP flatters us.
 //!
 //! The child's samples are raw, like every row's: the sweep subtracts the OpenMP reference loop
@@ -16,17 +16,17 @@
 //! A child that fails, prints something other than a row, or outlives its row budget by
 //! `--hang-seconds` (it is then killed) gives a failed row that says why, never a crash.
 
-use std::time::{Duration, Instant};
+use std::io::Read;
+use std::time::Instant;
 
-use clap::{Args, ValueEnum};
+use serde::{Deserialize, Serialize};
 
 use crate::bench::RowPlan;
 use crate::child_process;
 use crate::contender::Contender;
 use crate::native::OmpWork;
 use crate::openmp_row::{self, SETTLE};
-use crate::results::{Mode, Row};
-use crate::schedule::Schedule;
+use crate::results::Row;
 
 /// The subcommand the child runs; hidden from `--help`, since only this module calls it.
 pub const SUBCOMMAND: &str = "internal-omp-row";
@@ -35,7 +35,8 @@ pub const SUBCOMMAND: &str = "internal-omp-row";
 pub const WAIT_POLICY: (&str, &str) = ("OMP_WAIT_POLICY", "active");
 
 /// Which OpenMP row the child measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ActiveWork {
     /// `#pragma omp barrier`: the row `omp barrier (active)`.
     Barrier,
@@ -60,99 +61,28 @@ impl ActiveWork {
     }
 }
 
-/// The options of `phasers internal-omp-row`: one OpenMP row's plan, spelled out.
-#[derive(Debug, Clone, PartialEq, Eq, Args)]
-pub struct ChildArgs {
+/// What the child measures, as the parent hands it over on the child's stdin: the row, its
+/// threads and the parent's plan (the same schedule, mode, pinning and calibrated delay).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
     /// OpenMP threads.
-    #[arg(long)]
-    threads: usize,
+    pub threads: usize,
     /// The row.
-    #[arg(long, value_enum)]
-    work: ActiveWork,
-    /// How iterations are timed.
-    #[arg(long, value_enum)]
-    mode: Mode,
-    /// Iterations per sample, when fixed.
-    #[arg(long)]
-    episodes: Option<u64>,
-    /// Samples wanted, dropped ones included.
-    #[arg(long)]
-    samples: usize,
-    /// How long a calibrated sample should last, in ns.
-    #[arg(long)]
-    target_sample_ns: u64,
-    /// The row's time budget, in ns.
-    #[arg(long)]
-    row_budget_ns: u64,
-    /// When a row counts as hung, in ns.
-    #[arg(long)]
-    hang_after_ns: u64,
-    /// Pin OpenMP thread t to the t-th allowed CPU.
-    #[arg(long)]
-    pin: bool,
-    /// Iterations of the delay loop before each barrier, as the parent calibrated them.
-    #[arg(long)]
-    delay_iterations: u64,
+    pub work: ActiveWork,
+    /// How the row is measured.
+    pub plan: RowPlan,
 }
 
-impl ChildArgs {
-    /// The options that make a child measure `work` on `threads` threads with `plan`.
-    pub fn new(threads: usize, plan: &RowPlan, work: ActiveWork) -> Self {
-        let schedule = plan.schedule;
-        ChildArgs {
-            threads,
-            work,
-            mode: plan.mode,
-            episodes: schedule.episodes,
-            samples: schedule.samples,
-            target_sample_ns: nanos(schedule.target_sample),
-            row_budget_ns: nanos(schedule.row_budget),
-            hang_after_ns: nanos(plan.hang_after),
-            pin: plan.pin,
-            delay_iterations: plan.delay,
-        }
-    }
-
-    /// The plan these options spell out.
-    fn plan(&self) -> RowPlan {
-        RowPlan {
-            mode: self.mode,
-            schedule: Schedule {
-                episodes: self.episodes,
-                samples: self.samples,
-                target_sample: Duration::from_nanos(self.target_sample_ns),
-                row_budget: Duration::from_nanos(self.row_budget_ns),
-            },
-            hang_after: Duration::from_nanos(self.hang_after_ns),
-            pin: self.pin,
-            delay: self.delay_iterations,
-        }
-    }
-
-    /// The command-line words after the subcommand.
-    fn to_args(&self) -> Vec<String> {
-        let mut args = vec![
-            format!("--threads={}", self.threads),
-            format!("--work={}", value_name(self.work)),
-            format!("--mode={}", self.mode.name()),
-            format!("--samples={}", self.samples),
-            format!("--target-sample-ns={}", self.target_sample_ns),
-            format!("--row-budget-ns={}", self.row_budget_ns),
-            format!("--hang-after-ns={}", self.hang_after_ns),
-            format!("--delay-iterations={}", self.delay_iterations),
-        ];
-        args.extend(
-            self.episodes
-                .map(|episodes| format!("--episodes={episodes}")),
-        );
-        args.extend(self.pin.then(|| "--pin".to_owned()));
-        args
-    }
-}
-
-/// The child's side: measures the row and prints it as one line of JSON.
-pub fn child(args: &ChildArgs) -> Result<(), String> {
-    let row = openmp_row::run(args.threads, &args.plan(), args.work.omp());
+/// The child's side: reads the [`Job`] from stdin, measures the row and prints it as one line
+/// of JSON.
+pub fn child() -> Result<(), String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|error| format!("cannot read the job: {error}"))?;
+    let job: Job =
+        serde_json::from_str(&text).map_err(|error| format!("the job is not one: {error}"))?;
+    let row = openmp_row::run(job.threads, &job.plan, job.work.omp());
     let text =
         serde_json::to_string(&row).map_err(|error| format!("cannot encode the row: {error}"))?;
     println!("{text}");
@@ -167,12 +97,18 @@ pub fn run(threads: usize, plan: &RowPlan, work: ActiveWork) -> Row {
     let start = Instant::now();
     // The child stops itself at its row budget; past that and the hang time, it is stuck.
     let limit = plan.schedule.row_budget + plan.hang_after + SETTLE;
-    let measured = child_process::this_program(SUBCOMMAND).and_then(|mut command| {
-        command
-            .args(ChildArgs::new(threads, plan, work).to_args())
-            .env(WAIT_POLICY.0, WAIT_POLICY.1);
-        child_process::run::<Row>(command, None, limit)
-    });
+    let job = Job {
+        threads,
+        work,
+        plan: *plan,
+    };
+    let measured = serde_json::to_string(&job)
+        .map_err(|error| format!("could not be given its job: {error}"))
+        .and_then(|job| {
+            let mut command = child_process::this_program(SUBCOMMAND)?;
+            command.env(WAIT_POLICY.0, WAIT_POLICY.1);
+            child_process::run::<Row>(command, Some(job), limit)
+        });
     match measured {
         Ok(mut row) => {
             row.barrier = name.into_owned();
@@ -193,27 +129,13 @@ pub fn failure(error: &str) -> String {
     )
 }
 
-fn value_name(value: impl ValueEnum) -> String {
-    value
-        .to_possible_value()
-        .map(|possible| possible.get_name().to_owned())
-        .unwrap_or_default()
-}
-
-fn nanos(duration: Duration) -> u64 {
-    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
+    use std::time::Duration;
 
-    #[derive(Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        args: ChildArgs,
-    }
+    use crate::results::Mode;
+    use crate::schedule::Schedule;
 
     fn plan(pin: bool, episodes: Option<u64>) -> RowPlan {
         RowPlan {
@@ -231,14 +153,15 @@ mod tests {
     }
 
     #[test]
-    fn the_plan_survives_the_command_line() {
+    fn the_job_survives_its_trip_to_the_child() {
         for (pin, episodes) in [(false, None), (true, Some(50))] {
-            let plan = plan(pin, episodes);
-            let args = ChildArgs::new(3, &plan, ActiveWork::Reduction);
-            let words = std::iter::once(SUBCOMMAND.to_owned()).chain(args.to_args());
-            let parsed = Wrapper::try_parse_from(words).unwrap().args;
-            assert_eq!(parsed, args);
-            assert_eq!(parsed.plan(), plan);
+            let job = Job {
+                threads: 3,
+                work: ActiveWork::Reduction,
+                plan: plan(pin, episodes),
+            };
+            let text = serde_json::to_string(&job).unwrap();
+            assert_eq!(serde_json::from_str::<Job>(&text).unwrap(), job);
         }
     }
 

@@ -2,30 +2,51 @@
 //! read, `bench barrier` shows the tuned row next to the default one, and a child whose OpenMP
 //! fails gives a failed row, not a crash.
 
+use std::io::Write;
+use std::process::{Command, Stdio};
+
 use serde_json::Value;
 
 mod cli_support;
 use cli_support::{json_file, phasers, phasers_with, scratch, succeeded, text};
 
+/// Runs the child subcommand under `OMP_WAIT_POLICY=active` with `job` on its stdin.
+fn child(job: &str) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_phasers"))
+        .arg("internal-omp-row")
+        .env("PHASERS_PROFILE", "off")
+        .env("OMP_WAIT_POLICY", "active")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the phasers binary runs");
+    let mut stdin = child.stdin.take().expect("a pipe");
+    stdin.write_all(job.as_bytes()).expect("the job is sent");
+    drop(stdin);
+    child.wait_with_output().expect("the child finishes")
+}
+
 #[test]
 fn the_child_prints_one_row_as_json() {
     for work in ["barrier", "reduction"] {
-        let work = format!("--work={work}");
-        let output = phasers_with(
-            &[("OMP_WAIT_POLICY", "active")],
-            &[
-                "internal-omp-row",
-                "--threads=2",
-                &work,
-                "--mode=epcc",
-                "--episodes=50",
-                "--samples=3",
-                "--target-sample-ns=1000000",
-                "--row-budget-ns=5000000000",
-                "--hang-after-ns=60000000000",
-                "--delay-iterations=10",
-            ],
-        );
+        let job = serde_json::json!({
+            "threads": 2,
+            "work": work,
+            "plan": {
+                "mode": "epcc",
+                "schedule": {
+                    "episodes": 50,
+                    "samples": 3,
+                    "target_sample": { "secs": 0, "nanos": 1_000_000 },
+                    "row_budget": { "secs": 5, "nanos": 0 },
+                },
+                "hang_after": { "secs": 60, "nanos": 0 },
+                "pin": false,
+                "delay": 10,
+            },
+        });
+        let output = child(&job.to_string());
         let stdout = succeeded(&output);
         assert_eq!(stdout.lines().count(), 1, "one line of JSON: {stdout}");
         let row: Value = serde_json::from_str(&stdout).unwrap();
@@ -33,6 +54,10 @@ fn the_child_prints_one_row_as_json() {
         assert_eq!(row["raw_ns"].as_array().unwrap().len(), 3, "{row}");
         assert_eq!(row["episodes_per_sample"], 50, "{row}");
     }
+    // Anything else is refused with a message, not a panic.
+    let output = child("{\"threads\": 2}");
+    assert!(!output.status.success());
+    assert!(text(&output.stderr).contains("the job is not one"));
 }
 
 #[test]

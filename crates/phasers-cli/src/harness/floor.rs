@@ -6,7 +6,7 @@
 
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 use serde::{Deserialize, Serialize};
@@ -40,6 +40,15 @@ pub struct Floor {
     /// Caveats: unpinned, SMT siblings, fewer samples than wanted.
     pub note: Option<String>,
 }
+
+/// How a benchmark that states the floor once, in its header, measures it: 20 samples of about
+/// 5 ms, calibrated, in at most 2 s.
+pub const BRIEFLY: Schedule = Schedule {
+    episodes: None,
+    samples: 20,
+    target_sample: Duration::from_millis(5),
+    row_budget: Duration::from_secs(2),
+};
 
 /// Measures the round trip of one cache line between two threads, pinned to two different cores
 /// where the machine allows it.

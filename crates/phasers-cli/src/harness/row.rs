@@ -214,7 +214,7 @@ impl Row {
 }
 
 /// How every row of a run is measured.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RowPlan {
     /// What an iteration is.
     pub mode: Mode,

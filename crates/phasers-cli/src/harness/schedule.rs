@@ -13,6 +13,8 @@
 
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 /// Episodes in the warm-up round: enough to fault in every line and wake every thread once.
 pub const WARM_UP_EPISODES: u64 = 16;
 
@@ -34,7 +36,7 @@ const DEADLINE_FACTOR: u32 = 4;
 const CHECKS_PER_ROUND: u64 = 64;
 
 /// The settings shared by every row of a run.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Schedule {
     /// Episodes per sample, or `None` to calibrate each row to `target_sample`.
     pub episodes: Option<u64>,

@@ -1,42 +1,46 @@
-//! The options of `phasers bench reduce`, and the run they resolve to.
+//! The options of `phasers bench reduce`, and the settings they resolve to: what the run does and
+//! what its report states (`settings` in the JSON).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
+use phasers_cli::harness::args::{first_of_each, parse_scaled, parse_seconds, sorted_unique};
+use phasers_cli::harness::threads::parse_thread_count;
+use serde::Serialize;
 
-use crate::threads;
-
-use super::collective::Collective;
 use super::contender::{parse_contender, Contender};
-use super::harness::StopRule;
+use super::episodes::StopRule;
 use super::metrics::Metric;
 use super::spread::{parse_spread, Preset, Spread};
+use super::workload::Collective;
 
 /// Participant counts of a default run: the seed's 4 to 32, and 2, the smallest reduction.
-pub const DEFAULT_THREADS: [usize; 5] = [2, 4, 8, 16, 32];
+const DEFAULT_THREADS: [usize; 5] = [2, 4, 8, 16, 32];
 
 /// Array lengths of a default run: the seed's overhead size (1 float), its range of 1,000 to
 /// 200,000 floats, and 16 M (64 MB per array), where memory bandwidth is all that counts.
-pub const DEFAULT_SIZES: [usize; 7] = [1, 1_000, 5_000, 10_000, 64_000, 200_000, 16_000_000];
+const DEFAULT_SIZES: [usize; 7] = [1, 1_000, 5_000, 10_000, 64_000, 200_000, 16_000_000];
 
-/// Where arrays count as large: each iteration then takes milliseconds, so fewer are enough.
+/// Where arrays count as large: an iteration takes milliseconds, so fewer are enough (each moves
+/// N x 4 MB or more, so its time varies little).
 pub const LARGE_ARRAY: usize = 1_000_000;
-
-/// The measured iterations a row of a large array needs at least: each moves N x 4 MB or more,
-/// so its time varies little, and more would make a default run long.
-pub const LARGE_MIN_ITERATIONS: usize = 5;
+const LARGE_MIN_ITERATIONS: usize = 5;
 
 /// With the default sizes, large arrays run only up to this many participants: 4 x 64 MB inputs
-/// plus outputs and OpenMP's private copies already take about a gigabyte, and at more
-/// participants than cores the time is the same bandwidth shared more ways.
-pub const LARGE_DEFAULT_MAX_THREADS: usize = 4;
+/// plus outputs and OpenMP's private copies already take about a gigabyte, and beyond the cores
+/// the time is the same bandwidth shared more ways.
+const LARGE_DEFAULT_MAX_THREADS: usize = 4;
 
 /// The longest array `--sizes` accepts: 1 GiB per participant's input.
-pub const MAX_LEN: usize = 1 << 28;
+const MAX_LEN: usize = 1 << 28;
 
-/// A row's budget: at least this much time beyond ten times `--min-time`, so even the largest
-/// arrays get their warm-up and minimum iterations.
+/// Iterations before the measured ones: the first touches every page and builds any lazy state,
+/// and its result is the one checked.
+pub const WARM_UP: usize = 1;
+
+/// A row's budget beyond ten times `--min-time`, so even the largest arrays get their warm-up and
+/// minimum iterations.
 const BUDGET_MARGIN: Duration = Duration::from_secs(2);
 
 /// Options of `phasers bench reduce`.
@@ -73,7 +77,7 @@ pub struct ReduceArgs {
     pub metric: Metric,
 
     /// Seconds of measured iterations per row, at least, once --min-iterations are done.
-    #[arg(long, value_name = "SECONDS", default_value = "0.05", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "0.05", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub min_time: Duration,
 
     /// Measured iterations per row, at least (arrays of a million floats or more: at most 5),
@@ -91,7 +95,7 @@ pub struct ReduceArgs {
     pub seed: u64,
 
     /// Stop the whole run when a row completes no iteration for this many seconds: it is hung.
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub hang_seconds: Duration,
 
     /// Write every row, with the settings, the machine and this command line, to FILE as JSON.
@@ -108,105 +112,146 @@ pub struct ReduceArgs {
     pub plot: Option<PathBuf>,
 }
 
-/// A run, resolved from [`ReduceArgs`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
+/// The run [`ReduceArgs`] ask for, as the report states it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReduceSettings {
+    /// The method, in words.
+    pub method: String,
     /// Participant counts, increasing.
     pub threads: Vec<usize>,
-    /// Array lengths, increasing.
+    /// Array lengths in floats, increasing.
     pub sizes: Vec<usize>,
-    /// Large arrays run only up to this many participants (the default sizes).
-    pub large_max_threads: Option<usize>,
-    /// The spreads, as given.
-    pub spreads: Vec<Spread>,
+    /// With the default sizes: lengths of `large_array_floats` or more ran only with up to this
+    /// many participants.
+    pub large_sizes_max_threads: Option<usize>,
+    /// The arrival spreads, as given.
+    pub spreads: Vec<SpreadSetting>,
     /// The collectives, as given.
-    pub collectives: Vec<Collective>,
-    /// The contenders, as given.
+    pub modes: Vec<Collective>,
+    /// The contenders, as given (written as their names).
     pub contenders: Vec<Contender>,
-    /// The metric of plots and ratios.
+    /// The metric of the plots, the `÷omp` column and the OpenMP ratios.
     pub metric: Metric,
-    /// The stop rule of rows of arrays shorter than [`LARGE_ARRAY`].
-    pub stop: StopRule,
+    /// Iterations per row before the measured ones, dropped from the statistics.
+    pub warm_up_iterations: usize,
+    /// Measured iterations per row, at least (unless the budget ran out).
+    pub min_iterations: usize,
+    /// The same for arrays of `large_array_floats` floats or more.
+    pub large_array_min_iterations: usize,
+    /// Where "large" starts, in floats.
+    pub large_array_floats: usize,
+    /// Measured iterations per row, at most.
+    pub max_iterations: usize,
+    /// Measured time per row, at least, once the minimum iterations are done, in seconds.
+    pub min_time_s: f64,
+    /// Measured time after which a row stops short of the minimum iterations, in seconds.
+    pub budget_s: f64,
     /// The seed of the stall tables.
     pub seed: u64,
     /// A row that completes no iteration for this long is hung.
+    #[serde(skip)]
     pub hang_after: Duration,
+    /// The stop rule of arrays shorter than [`LARGE_ARRAY`].
+    #[serde(skip)]
+    stop: StopRule,
 }
 
-impl Config {
+/// A spread and its name.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SpreadSetting {
+    /// As tables and rows name it.
+    pub name: String,
+    /// The preset and its numbers.
+    #[serde(flatten)]
+    pub spread: Spread,
+}
+
+impl ReduceSettings {
     /// The run `args` ask for, or why it cannot be.
     pub fn from_args(args: &ReduceArgs) -> Result<Self, String> {
-        if args.min_iterations > args.max_iterations {
+        let (min_iterations, max_iterations) =
+            (args.min_iterations as usize, args.max_iterations as usize);
+        if min_iterations > max_iterations {
             return Err(format!(
-                "--min-iterations {} is more than --max-iterations {}",
-                args.min_iterations, args.max_iterations
+                "--min-iterations {min_iterations} is more than --max-iterations {max_iterations}"
             ));
         }
-        let threads = crate::sorted_unique(
-            args.threads
-                .clone()
-                .unwrap_or_else(|| DEFAULT_THREADS.to_vec()),
-        );
-        let sizes =
-            crate::sorted_unique(args.sizes.clone().unwrap_or_else(|| DEFAULT_SIZES.to_vec()));
-        let spreads = first_of_each(
-            args.spread
-                .clone()
-                .unwrap_or_else(|| Preset::ALL.map(Preset::spread).to_vec()),
-        );
-        let collectives = first_of_each(
-            args.mode
-                .clone()
-                .unwrap_or_else(|| Collective::ALL.to_vec()),
-        );
-        let contenders = first_of_each(args.algorithms.clone().unwrap_or_else(Contender::all));
-        let min_time = args.min_time;
-        Ok(Config {
-            threads,
-            sizes,
-            large_max_threads: args.sizes.is_none().then_some(LARGE_DEFAULT_MAX_THREADS),
-            spreads,
-            collectives,
-            contenders,
+        let stop = StopRule {
+            min_iterations,
+            min_time: args.min_time,
+            max_iterations,
+            budget: args
+                .min_time
+                .saturating_mul(10)
+                .saturating_add(BUDGET_MARGIN),
+        };
+        let large_min = min_iterations.min(LARGE_MIN_ITERATIONS);
+        let spreads = args.spread.clone();
+        let spreads = spreads.unwrap_or_else(|| Preset::ALL.map(Preset::spread).to_vec());
+        Ok(ReduceSettings {
+            method: format!(
+                "seed 003's: every participant has its own array; each iteration a barrier (not \
+                 timed), a stall drawn per participant from the spread's normal clipped to [0, \
+                 max] (busy-waiting on the clock; yielding between looks when participants \
+                 outnumber cores), an arrival stamp, the call, a return stamp. {WARM_UP} warm-up \
+                 iteration, whose result is checked against the sequential sum, then at least \
+                 {min_iterations} iterations ({large_min} from {LARGE_ARRAY} floats) and {} s \
+                 per row, at most {max_iterations}, stopping after {} s; the same stalls for \
+                 every contender at a point (seed {})",
+                stop.min_time.as_secs_f64(),
+                stop.budget.as_secs_f64(),
+                args.seed,
+            ),
+            threads: sorted_unique(args.threads.clone().unwrap_or(DEFAULT_THREADS.into())),
+            sizes: sorted_unique(args.sizes.clone().unwrap_or(DEFAULT_SIZES.into())),
+            large_sizes_max_threads: args.sizes.is_none().then_some(LARGE_DEFAULT_MAX_THREADS),
+            spreads: first_of_each(spreads)
+                .into_iter()
+                .map(|spread| SpreadSetting {
+                    name: spread.name(),
+                    spread,
+                })
+                .collect(),
+            modes: first_of_each(args.mode.clone().unwrap_or(Collective::ALL.into())),
+            contenders: first_of_each(args.algorithms.clone().unwrap_or_else(Contender::all)),
             metric: args.metric,
-            stop: StopRule {
-                min_iterations: args.min_iterations as usize,
-                min_time,
-                max_iterations: args.max_iterations as usize,
-                budget: min_time.saturating_mul(10).saturating_add(BUDGET_MARGIN),
-            },
+            warm_up_iterations: WARM_UP,
+            min_iterations,
+            large_array_min_iterations: large_min,
+            large_array_floats: LARGE_ARRAY,
+            max_iterations,
+            min_time_s: stop.min_time.as_secs_f64(),
+            budget_s: stop.budget.as_secs_f64(),
             seed: args.seed,
             hang_after: args.hang_seconds,
+            stop,
         })
     }
 
     /// The lengths run with `threads` participants.
     pub fn sizes_for(&self, threads: usize) -> Vec<usize> {
-        self.sizes
-            .iter()
-            .copied()
-            .filter(|&len| {
-                len < LARGE_ARRAY || self.large_max_threads.map_or(true, |most| threads <= most)
-            })
-            .collect()
+        let large_ok = self
+            .large_sizes_max_threads
+            .map_or(true, |most| threads <= most);
+        let sizes = self.sizes.iter().copied();
+        sizes.filter(|&len| len < LARGE_ARRAY || large_ok).collect()
     }
 
     /// The stop rule of rows of `len` floats.
     pub fn stop_for(&self, len: usize) -> StopRule {
-        if len >= LARGE_ARRAY {
-            StopRule {
-                min_iterations: self.stop.min_iterations.min(LARGE_MIN_ITERATIONS),
-                ..self.stop
-            }
-        } else {
-            self.stop
+        StopRule {
+            min_iterations: match len >= LARGE_ARRAY {
+                true => self.large_array_min_iterations,
+                false => self.min_iterations,
+            },
+            ..self.stop
         }
     }
 }
 
 /// Parses one entry of `--threads`: a participant count of at least 2.
 pub fn parse_participants(text: &str) -> Result<usize, String> {
-    match threads::parse_thread_count(text)? {
+    match parse_thread_count(text)? {
         1 => Err("a reduction needs at least 2 participants to measure anything".to_owned()),
         n => Ok(n),
     }
@@ -215,37 +260,16 @@ pub fn parse_participants(text: &str) -> Result<usize, String> {
 /// Parses one entry of `--sizes`: a whole number of floats from 1, optionally with `k` (x1,000)
 /// or `M` (x1,000,000), and `_` between digits.
 pub fn parse_size(text: &str) -> Result<usize, String> {
-    let trimmed = text.trim().replace('_', "");
-    let (digits, scale) = match trimmed.as_bytes().last() {
-        Some(b'k' | b'K') => (&trimmed[..trimmed.len() - 1], 1_000),
-        Some(b'M') => (&trimmed[..trimmed.len() - 1], 1_000_000),
-        _ => (trimmed.as_str(), 1),
-    };
-    let len = digits
-        .parse::<usize>()
-        .ok()
-        .and_then(|value| value.checked_mul(scale))
-        .ok_or_else(|| {
-            format!("{text:?} is not an array size (a whole number of floats, such as 1000, 64k or 16M)")
-        })?;
-    match len {
-        0 => Err("an array size starts at 1 float".to_owned()),
-        len if len > MAX_LEN => Err(format!(
+    match parse_scaled(text) {
+        None => Err(format!(
+            "{text:?} is not an array size (a whole number of floats, such as 1000, 64k or 16M)"
+        )),
+        Some(0) => Err("an array size starts at 1 float".to_owned()),
+        Some(len) if len > MAX_LEN => Err(format!(
             "{len} floats is more than the {MAX_LEN} (1 GiB per array) allowed"
         )),
-        len => Ok(len),
+        Some(len) => Ok(len),
     }
-}
-
-/// `values` without repeats, each where it first appears.
-fn first_of_each<T: PartialEq>(values: Vec<T>) -> Vec<T> {
-    let mut kept: Vec<T> = Vec::with_capacity(values.len());
-    for value in values {
-        if !kept.contains(&value) {
-            kept.push(value);
-        }
-    }
-    kept
 }
 
 #[cfg(test)]
@@ -253,133 +277,72 @@ mod tests {
     use super::*;
     use phasers::ReduceAlgorithm;
 
-    fn parse(extra: &[&str]) -> Result<ReduceArgs, clap::Error> {
-        ReduceArgs::try_parse_from(std::iter::once("reduce").chain(extra.iter().copied()))
-    }
-
-    fn rejection(extra: &[&str]) -> String {
-        match parse(extra) {
-            Ok(args) => panic!("{extra:?} was accepted as {args:?}"),
-            Err(error) => error.to_string(),
-        }
+    fn settings(extra: &[&str]) -> Result<ReduceSettings, String> {
+        let argv = std::iter::once("reduce").chain(extra.iter().copied());
+        let args = ReduceArgs::try_parse_from(argv).map_err(|error| error.to_string())?;
+        ReduceSettings::from_args(&args)
     }
 
     #[test]
-    fn defaults_are_the_issues_sweep() {
-        let config = Config::from_args(&parse(&[]).unwrap()).unwrap();
-        assert_eq!(config.threads, DEFAULT_THREADS);
-        assert_eq!(config.sizes, DEFAULT_SIZES);
-        assert_eq!(config.spreads, Preset::ALL.map(Preset::spread));
-        assert_eq!(config.collectives, Collective::ALL);
-        assert_eq!(config.contenders, Contender::all());
-        assert_eq!(config.metric, Metric::LastArrival);
-        assert_eq!(config.stop.min_iterations, 20);
-        assert_eq!(config.stop.max_iterations, 1000);
-        assert_eq!(config.stop.min_time, Duration::from_millis(50));
-        assert_eq!(config.stop.budget, Duration::from_millis(2500));
-        // 16 M floats only up to 4 participants, and with fewer iterations.
-        assert!(config.sizes_for(4).contains(&16_000_000));
-        assert!(!config.sizes_for(8).contains(&16_000_000));
-        assert_eq!(config.sizes_for(32).len(), 6);
-        assert_eq!(config.stop_for(16_000_000).min_iterations, 5);
-        assert_eq!(config.stop_for(200_000).min_iterations, 20);
+    fn defaults_are_the_issues_sweep_with_16m_up_to_4_participants() {
+        let settings = settings(&[]).unwrap();
+        assert_eq!(settings.threads, DEFAULT_THREADS);
+        assert_eq!(settings.sizes, DEFAULT_SIZES);
+        assert_eq!(settings.spreads.len(), 4);
+        assert_eq!(settings.contenders, Contender::all());
+        assert_eq!(settings.budget_s, 2.5);
+        assert!(settings.sizes_for(4).contains(&16_000_000));
+        assert_eq!(settings.sizes_for(8).len(), 6);
+        assert_eq!(settings.stop_for(16_000_000).min_iterations, 5);
+        assert_eq!(settings.stop_for(200_000).min_iterations, 20);
     }
 
     #[test]
-    fn every_option_parses() {
-        let args = parse(&[
-            "--threads",
-            "8,2,8",
-            "--sizes",
-            "64k,1,16M,1_000",
-            "--spread",
-            "high,none,60/30/10,high",
-            "--mode",
-            "allreduce",
-            "--algorithms",
-            "dynamic,omp,mutex,auto",
-            "--metric",
-            "total",
-            "--min-time",
-            "0.2",
-            "--min-iterations",
-            "3",
-            "--max-iterations",
-            "7",
-            "--seed",
-            "42",
-            "--hang-seconds",
-            "5",
-            "--json",
-            "r.json",
-            "--csv",
-            "r.csv",
-            "--svg",
-            "r.svg",
+    fn options_resolve_in_order_without_repeats() {
+        let settings = settings(&[
+            "--threads=8,2,8",
+            "--sizes=64k,1,16M,1_000",
+            "--spread=high,none,60/30/10,high",
+            "--algorithms=dynamic,omp,mutex,auto",
+            "--min-iterations=3",
         ])
         .unwrap();
-        let config = Config::from_args(&args).unwrap();
-        assert_eq!(config.threads, vec![2, 8]);
-        assert_eq!(config.sizes, vec![1, 1000, 64_000, 16_000_000]);
-        // Sizes given: large arrays at every participant count.
-        assert!(config.sizes_for(8).contains(&16_000_000));
-        assert_eq!(config.spreads.len(), 3);
-        assert_eq!(config.spreads[0], Preset::High.spread());
-        assert_eq!(config.collectives, vec![Collective::Allreduce]);
+        assert_eq!(settings.threads, vec![2, 8]);
+        assert_eq!(settings.sizes, vec![1, 1000, 64_000, 16_000_000]);
+        let args = ReduceArgs::try_parse_from(["reduce", "--svg", "r.svg"]).unwrap();
+        assert_eq!(args.plot, Some(PathBuf::from("r.svg")));
+        // Sizes given: large arrays at every participant count, with at most the minimum.
+        assert!(settings.sizes_for(8).contains(&16_000_000));
+        assert_eq!(settings.stop_for(16_000_000).min_iterations, 3);
+        let spreads: Vec<&str> = settings.spreads.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(spreads, ["high", "none", "60/30/10us"]);
         assert_eq!(
-            config.contenders,
-            vec![
-                Contender::Ours(ReduceAlgorithm::DynamicPairs),
-                Contender::OpenMp,
-                Contender::Mutex,
-                Contender::Ours(ReduceAlgorithm::Auto)
-            ]
+            settings.contenders[0],
+            Contender::Ours(ReduceAlgorithm::DynamicPairs)
         );
-        assert_eq!(config.metric, Metric::Total);
-        assert_eq!(config.stop.min_iterations, 3);
-        assert_eq!(config.stop_for(16_000_000).min_iterations, 3);
-        assert_eq!(config.stop.max_iterations, 7);
-        assert_eq!(config.seed, 42);
-        assert_eq!(config.hang_after, Duration::from_secs(5));
-        assert_eq!(args.plot.as_deref(), Some(std::path::Path::new("r.svg")));
+        assert_eq!(settings.contenders.len(), 4);
     }
 
     #[test]
     fn bad_input_is_an_error_with_a_clear_message() {
-        assert!(rejection(&["--threads", "1"]).contains("at least 2 participants"));
-        assert!(rejection(&["--threads", "two"]).contains("not a thread count"));
-        assert!(rejection(&["--threads", "100000"]).contains("allowed"));
-        assert!(rejection(&["--sizes", "0"]).contains("starts at 1 float"));
-        assert!(rejection(&["--sizes", "lots"]).contains("not an array size"));
-        assert!(rejection(&["--sizes", "1,,2"]).contains("not an array size"));
-        assert!(rejection(&["--sizes", "1G"]).contains("not an array size"));
-        assert!(rejection(&["--sizes", "300M"]).contains("1 GiB per array"));
-        assert!(rejection(&["--sizes", "99999999999999999999"]).contains("not an array size"));
-        assert!(rejection(&["--spread", "extreme"]).contains("not a spread"));
-        assert!(rejection(&["--spread", "5/10/1"]).contains("mean is above the max"));
-        assert!(rejection(&["--mode", "scan"]).contains("possible values: reduce, allreduce"));
-        assert!(rejection(&["--algorithms", "fastest"]).contains("not a reduction algorithm"));
-        assert!(rejection(&["--metric", "speed"]).contains("possible values: last-arrival, total"));
-        assert!(rejection(&["--min-time", "0"]).contains("not a number of seconds"));
-        assert!(rejection(&["--min-iterations", "0"]).contains("0"));
-        assert!(rejection(&["--max-iterations", "many"]).contains("invalid"));
-        assert!(rejection(&["--seed", "x"]).contains("invalid"));
-        let inverted = parse(&["--min-iterations", "50", "--max-iterations", "10"]).unwrap();
-        let error = Config::from_args(&inverted).unwrap_err();
-        assert!(
-            error.contains("--min-iterations 50 is more than --max-iterations 10"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn sizes_take_suffixes() {
-        assert_eq!(parse_size("16M"), Ok(16_000_000));
-        assert_eq!(parse_size("64k"), Ok(64_000));
-        assert_eq!(parse_size(" 200_000 "), Ok(200_000));
-        assert_eq!(parse_size("1"), Ok(1));
-        assert!(parse_size("k").is_err());
-        assert!(parse_size("-5").is_err());
-        assert_eq!(parse_participants("2"), Ok(2));
+        for (bad, message) in [
+            ("--threads=1", "at least 2 participants"),
+            ("--threads=100000", "allowed"),
+            ("--sizes=0", "starts at 1 float"),
+            ("--sizes=1,,2", "not an array size"),
+            ("--sizes=1G", "not an array size"),
+            ("--sizes=300M", "1 GiB per array"),
+            ("--sizes=99999999999999999999", "not an array size"),
+            ("--mode=scan", "possible values: reduce, allreduce"),
+            ("--metric=speed", "possible values: last-arrival, total"),
+            ("--min-time=0", "not a number of seconds"),
+            ("--max-iterations=0", "0"),
+        ] {
+            let error = settings(&[bad]).unwrap_err();
+            assert!(error.contains(message), "{bad}: {error}");
+        }
+        let error = settings(&["--min-iterations=50", "--max-iterations=10"]).unwrap_err();
+        assert!(error.contains("--min-iterations 50 is more than --max-iterations 10"));
+        assert_eq!(parse_size(" 64k"), Ok(64_000));
     }
 }

@@ -11,164 +11,98 @@
 //! heads the report as in every other benchmark. The run ends with the ratios the issue asks for
 //! (see [`ratios`]).
 
-mod collective;
+mod bandwidth_floor;
 mod config;
 mod contender;
-mod csv_file;
-mod data;
-mod floor;
-mod harness;
-pub(crate) mod memory;
+mod episodes;
 mod metrics;
 mod mutex;
 mod omp_active;
 mod openmp;
 mod ours;
 mod outputs;
-mod plots;
 mod ratios;
 mod results;
-mod rng;
 mod row;
 mod spread;
-mod stall;
 mod table;
+mod workload;
+
+/// For collectives_bench, until it takes `memory` from the harness (it does on its branch).
+pub(crate) use phasers_cli::harness::memory;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crate::floor as cache_line;
-use crate::floors_record::floors_line;
-use crate::report;
-use crate::results::Provenance;
-use crate::schedule::Schedule;
+use phasers_cli::harness::args::command_line;
+use phasers_cli::harness::failures::failed_rows;
+use phasers_cli::harness::floor as cache_line;
+use phasers_cli::harness::header::Header;
+use phasers_cli::harness::progress;
+use phasers_cli::harness::provenance::Provenance;
 
 pub use config::ReduceArgs;
-pub use contender::{Contender, FLOOR_DESCRIPTION as BANDWIDTH_FLOOR_DESCRIPTION, FLOOR_NAME};
 pub use omp_active::{child as omp_active_child, SUBCOMMAND as OMP_ACTIVE_SUBCOMMAND};
 
-use collective::Collective;
-use config::{Config, LARGE_ARRAY, LARGE_MIN_ITERATIONS};
-use outputs::Outputs;
+use config::{ReduceSettings, WARM_UP};
+use contender::{Contender, Kind, FLOOR_DESCRIPTION, FLOOR_NAME};
 use ratios::RatioInput;
-use results::{ReduceReport, ReduceRow, ReduceSettings, SpreadSetting};
-use row::{Point, WARM_UP};
-use spread::Stalls;
-use stall::StallPolicy;
+use results::{ReduceReport, ReduceRow};
+use row::Point;
+use spread::{Spread, StallPolicy, Stalls};
 use table::TableHead;
+use workload::Collective;
 
 /// Runs `phasers bench reduce`.
 pub fn run(args: &ReduceArgs) -> Result<(), String> {
-    let config = Config::from_args(args)?;
-    let outputs = Outputs::open(args, &config)?;
-    let provenance = Provenance::now("bench reduce", crate::command_line());
-    let settings = settings(&config);
-    let floor = cache_line::measure(Schedule {
-        episodes: None,
-        samples: 20,
-        target_sample: Duration::from_millis(5),
-        row_budget: Duration::from_secs(2),
-    });
-    println!(
-        "phasers bench reduce: array reductions (f32, Op::Sum) against OpenMP's \
-         reduction(+:arr[:n]), a mutex-merged reduction and the memory-bandwidth floor\n\
-         method:  {}\n\
-         machine: {}\n\
-         floor:   {}\n\
-         floors:  {}\n\
-         units:   per iteration, min and median over the measured iterations; last→done: from the \
-         last arrival to completion (the root's return for reduce, the last return for \
-         allreduce); total: return minus arrival summed over participants; window: last minus \
-         first arrival; GB/s: the bytes an optimal reduction moves over the median time from the \
-         first arrival to completion (for the floor, its slowest worker's own time); %floor: that \
-         over the bandwidth floor's; ÷omp: median {} over OpenMP's\n",
-        settings.method,
-        provenance.machine.summary(),
-        report::floor_line(&floor),
-        floors_line(&provenance),
-        config.metric.name(),
+    let settings = ReduceSettings::from_args(args)?;
+    let files = outputs::open(args, &settings)?;
+    let provenance = Provenance::now("bench reduce", command_line());
+    let floor = cache_line::measure(cache_line::BRIEFLY);
+    let units = format!(
+        "per iteration, min and median over the measured iterations; last→done: from the last \
+         arrival to completion (the root's return for reduce, the last return for allreduce); \
+         total: return minus arrival summed over participants; window: last minus first arrival; \
+         GB/s: the bytes an optimal reduction moves over the median time from the first arrival \
+         to completion (for the floor, its slowest worker's own time); %floor: that over the \
+         bandwidth floor's; ÷omp: median {} over OpenMP's",
+        settings.metric.name()
     );
-
+    let what = "array reductions (f32, Op::Sum) against OpenMP's reduction(+:arr[:n]), a \
+                mutex-merged reduction and the memory-bandwidth floor";
+    let header = Header::new(&provenance, what)
+        .line("method", &settings.method)
+        .machine(&provenance)
+        .floor(&floor)
+        .floors(&provenance)
+        .line("units", units);
+    println!("{}", header.finish());
     let started = Instant::now();
-    let tables = config.threads.len() * config.collectives.len() * config.spreads.len();
+    let tables = settings.threads.len() * settings.modes.len() * settings.spreads.len();
     let mut rows: Vec<ReduceRow> = Vec::new();
     // The bandwidth floor of each (N, length, collective), measured the first time it is needed.
     let mut floors: HashMap<(usize, usize, Collective), ReduceRow> = HashMap::new();
-    let available = memory::available();
-    let mut done = 0;
-    for &threads in &config.threads {
-        let sizes = config.sizes_for(threads);
-        for &collective in &config.collectives {
-            for spread in &config.spreads {
-                done += 1;
-                eprintln!(
-                    "[{done}/{tables}] N = {threads}, {}, spread {} ({:.0} s so far)",
-                    collective.name(),
-                    spread.name(),
-                    started.elapsed().as_secs_f64()
-                );
-                let stalls = Stalls::generate(
-                    spread,
-                    threads,
-                    config.stop.max_iterations + WARM_UP,
-                    spread.seed_for(config.seed, threads),
-                );
-                let first_row = rows.len();
+    let bar = progress::bar(tables, "tables");
+    for &threads in &settings.threads {
+        let sizes = settings.sizes_for(threads);
+        for &collective in &settings.modes {
+            for spread in settings.spreads.iter().map(|setting| &setting.spread) {
+                let (mode, name) = (collective.name(), spread.name());
+                bar.set_message(format!("N = {threads}, {mode}, spread {name}"));
+                let iterations = settings.max_iterations + WARM_UP;
+                let seed = spread.seed_for(settings.seed, threads);
+                let stalls = Stalls::generate(spread, threads, iterations, seed);
+                let first = rows.len();
                 for &len in &sizes {
-                    let receivers = (0..threads).filter(|&r| collective.receives(r)).count();
-                    let too_big =
-                        memory::too_big(memory::estimate(threads, len, receivers), available);
-                    let stop = config.stop_for(len);
-                    let floor_row = floors.entry((threads, len, collective)).or_insert_with(|| {
-                        let row = match &too_big {
-                            Some(why) => row::skipped_floor(threads, len, collective, why),
-                            None => row::measure_floor(
-                                threads,
-                                len,
-                                collective,
-                                stop,
-                                config.hang_after,
-                            ),
-                        };
-                        rows.push(row.clone());
-                        row
-                    });
-                    let floor_row = floor_row.clone();
-                    let expected: Arc<[f32]> = match too_big {
-                        Some(_) => Arc::from(Vec::new()),
-                        None => data::expected(threads, len).into(),
-                    };
-                    let point = Point {
-                        threads,
-                        len,
-                        collective,
-                        spread,
-                        stalls: &stalls,
-                        expected: &expected,
-                        stop,
-                        hang_after: config.hang_after,
-                    };
-                    for &contender in &config.contenders {
-                        let mut row = match &too_big {
-                            Some(why) => row::skipped(contender, &point, why),
-                            None => row::measure(contender, &point),
-                        };
-                        row::compare_with_floor(&mut row, &floor_row);
-                        rows.push(row);
-                    }
+                    let point = (threads, len, collective, spread, &stalls);
+                    measure_point(&settings, point, &mut floors, &mut rows);
                 }
-                let mut shown: Vec<&ReduceRow> = rows[first_row..].iter().collect();
-                for &len in &sizes {
-                    if let Some(floor_row) = floors.get(&(threads, len, collective)) {
-                        if !shown
-                            .iter()
-                            .any(|row| row.kind == contender::Kind::Floor && row.len == len)
-                        {
-                            shown.push(floor_row);
-                        }
-                    }
-                }
+                let floors_here = sizes
+                    .iter()
+                    .filter_map(|&len| floors.get(&(threads, len, collective)));
+                let here = rows[first..].iter().filter(|row| row.kind != Kind::Floor);
+                let shown: Vec<&ReduceRow> = floors_here.chain(here).collect();
                 let head = TableHead {
                     threads,
                     collective,
@@ -176,21 +110,29 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
                     realized: stalls.realized(),
                     policy: StallPolicy::for_threads(threads),
                     cores: provenance.machine.available_cores,
-                    metric: config.metric,
+                    metric: settings.metric,
                 };
-                println!("{}", table::table(&head, &shown));
+                let table = table::table(&head, &shown);
+                bar.suspend(|| println!("{table}"));
+                bar.inc(1);
             }
         }
     }
+    bar.finish_and_clear();
     eprintln!("measured in {:.0} s", started.elapsed().as_secs_f64());
+    let spreads: Vec<Spread> = settings
+        .spreads
+        .iter()
+        .map(|setting| setting.spread)
+        .collect();
     println!(
         "{}",
         ratios::summary(&RatioInput {
             rows: &rows,
-            threads: &config.threads,
-            spreads: &config.spreads,
-            collectives: &config.collectives,
-            metric: config.metric,
+            threads: &settings.threads,
+            spreads: &spreads,
+            collectives: &settings.modes,
+            metric: settings.metric,
         })
     );
     let failures = failures(&rows);
@@ -200,105 +142,86 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
         floor,
         rows,
     };
-    outputs.write(&report)?;
+    outputs::write(files, &report)?;
     failures
 }
 
-/// The settings as the report states them.
-fn settings(config: &Config) -> ReduceSettings {
-    let stop = config.stop;
-    ReduceSettings {
-        method: format!(
-            "seed 003's: every participant has its own array; each iteration a barrier (not \
-             timed), a stall drawn per participant from the spread's normal clipped to [0, max] \
-             (busy-waiting on the clock; yielding between looks when participants outnumber \
-             cores), an arrival stamp, the call, a return stamp. {WARM_UP} warm-up iteration, \
-             whose result is checked against the sequential sum, then at least {} iterations \
-             ({} from {} floats) and {} s per row, at most {}, stopping after {} s; the same \
-             stalls for every contender at a point (seed {})",
-            stop.min_iterations,
-            stop.min_iterations.min(LARGE_MIN_ITERATIONS),
-            LARGE_ARRAY,
-            stop.min_time.as_secs_f64(),
-            stop.max_iterations,
-            stop.budget.as_secs_f64(),
-            config.seed,
-        ),
-        threads: config.threads.clone(),
-        sizes: config.sizes.clone(),
-        large_sizes_max_threads: config.large_max_threads,
-        spreads: config
-            .spreads
-            .iter()
-            .map(|spread| SpreadSetting {
-                name: spread.name(),
-                spread: *spread,
-            })
-            .collect(),
-        modes: config.collectives.clone(),
-        contenders: config
-            .contenders
-            .iter()
-            .map(|contender| contender.name().to_owned())
-            .collect(),
-        metric: config.metric,
-        warm_up_iterations: WARM_UP,
-        min_iterations: stop.min_iterations,
-        large_array_min_iterations: stop.min_iterations.min(LARGE_MIN_ITERATIONS),
-        large_array_floats: LARGE_ARRAY,
-        max_iterations: stop.max_iterations,
-        min_time_s: stop.min_time.as_secs_f64(),
-        budget_s: stop.budget.as_secs_f64(),
-        seed: config.seed,
+/// Measures every contender at one point (N, length, collective, spread and its stalls), and the
+/// point's bandwidth floor the first time (N, length, collective) comes up; a point that would not
+/// fit in memory gets rows that say so.
+fn measure_point(
+    settings: &ReduceSettings,
+    (threads, len, collective, spread, stalls): (usize, usize, Collective, &Spread, &Stalls),
+    floors: &mut HashMap<(usize, usize, Collective), ReduceRow>,
+    rows: &mut Vec<ReduceRow>,
+) {
+    let needed = workload::memory_needed(collective, threads, len);
+    let too_big = memory::too_big(needed, memory::available());
+    let stop = settings.stop_for(len);
+    let floor = floors.entry((threads, len, collective)).or_insert_with(|| {
+        let row = match &too_big {
+            Some(why) => row::skipped_floor(threads, len, collective, Some(why)),
+            None => row::measure_floor(threads, len, collective, stop, settings.hang_after),
+        };
+        rows.push(row.clone());
+        row
+    });
+    let expected: Arc<[f32]> = match too_big {
+        Some(_) => Arc::from(Vec::new()),
+        None => workload::expected(threads, len).into(),
+    };
+    let point = Point {
+        threads,
+        len,
+        collective,
+        spread,
+        stalls,
+        expected: &expected,
+        stop,
+        hang_after: settings.hang_after,
+    };
+    for &contender in &settings.contenders {
+        let mut row = match &too_big {
+            Some(why) => row::skipped(contender, &point, Some(why)),
+            None => row::measure(contender, &point),
+        };
+        row::compare_with_floor(&mut row, floor);
+        rows.push(row);
     }
 }
 
-/// An error naming every row that failed, if any did.
+/// An error naming every row that failed, with its point, if any did.
 fn failures(rows: &[ReduceRow]) -> Result<(), String> {
-    let failed: Vec<String> = rows
-        .iter()
-        .filter_map(|row| {
-            let error = row.error.as_ref()?;
-            Some(format!(
-                "{} with N = {}, {} floats, {}{}: {error}",
-                row.name,
-                row.threads,
-                row.len,
-                row.mode.name(),
-                row.spread
-                    .as_ref()
-                    .map(|spread| format!(", spread {spread}"))
-                    .unwrap_or_default()
-            ))
-        })
-        .collect();
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} row(s) failed: {}",
-            failed.len(),
-            failed.join("; ")
+    failed_rows(rows, |row| {
+        let spread = row
+            .spread
+            .as_ref()
+            .map(|spread| format!(", spread {spread}"));
+        Some(format!(
+            "{} with N = {}, {} floats, {}{}: {}",
+            row.name,
+            row.threads,
+            row.len,
+            row.mode.name(),
+            spread.unwrap_or_default(),
+            row.error.as_ref()?
         ))
-    }
+    })
 }
 
 /// Every contender of `bench reduce` with a line about it, for `phasers list`.
 pub fn list() -> Vec<(String, &'static str)> {
-    Contender::all()
-        .into_iter()
-        .map(|contender| (contender.name().to_owned(), contender.description()))
-        .chain(std::iter::once((
-            FLOOR_NAME.to_owned(),
-            BANDWIDTH_FLOOR_DESCRIPTION,
-        )))
+    let contenders = Contender::all().into_iter();
+    let described =
+        contenders.map(|contender| (contender.name().to_owned(), contender.description()));
+    described
+        .chain([(FLOOR_NAME.to_owned(), FLOOR_DESCRIPTION)])
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reduce_bench::contender::Kind;
     use crate::reduce_bench::results::tests::row;
 
     #[test]
@@ -315,19 +238,8 @@ mod tests {
         );
         bad.error = Some("boom".into());
         let error = failures(&[bad]).unwrap_err();
-        assert_eq!(
-            error,
-            "1 row(s) failed: auto with N = 4, 1000 floats, reduce, spread low: boom"
-        );
-    }
-
-    #[test]
-    fn the_list_names_every_contender_and_the_floor() {
-        let names: Vec<String> = list().into_iter().map(|(name, _)| name).collect();
-        assert_eq!(names.len(), 9);
-        assert!(names.contains(&"dynamic-pairs".to_owned()));
-        assert!(names.contains(&"omp reduction(+:arr[:n])".to_owned()));
-        assert!(names.contains(&"omp reduction(+:arr[:n]) (active)".to_owned()));
-        assert!(names.contains(&"bandwidth floor".to_owned()));
+        let expected = "1 row(s) failed: auto with N = 4, 1000 floats, reduce, spread low: boom";
+        assert_eq!(error, expected);
+        assert_eq!(list().len(), 9);
     }
 }

@@ -18,13 +18,12 @@ use serde::{Deserialize, Serialize};
 use crate::child_process;
 use crate::omp_active::{failure, WAIT_POLICY};
 
-use super::collective::Collective;
 use super::contender::Contender;
-use super::data;
-use super::harness::StopRule;
+use super::episodes::StopRule;
 use super::results::ReduceRow;
 use super::row::{self, Point};
 use super::spread::{Spread, Stalls};
+use super::workload::{self, Collective};
 
 /// The subcommand the child runs; hidden from `--help`.
 pub const SUBCOMMAND: &str = "internal-omp-reduce-row";
@@ -38,11 +37,8 @@ struct Job {
     spread: Spread,
     /// The stall table, row by row: the same stalls every other row of the point meets.
     stalls: Vec<u64>,
-    min_iterations: usize,
-    min_time_ns: u64,
-    max_iterations: usize,
-    budget_ns: u64,
-    hang_after_ns: u64,
+    stop: StopRule,
+    hang_after: Duration,
 }
 
 impl Job {
@@ -53,20 +49,8 @@ impl Job {
             collective: point.collective,
             spread: *point.spread,
             stalls: point.stalls.as_slice().to_vec(),
-            min_iterations: point.stop.min_iterations,
-            min_time_ns: nanos(point.stop.min_time),
-            max_iterations: point.stop.max_iterations,
-            budget_ns: nanos(point.stop.budget),
-            hang_after_ns: nanos(point.hang_after),
-        }
-    }
-
-    fn stop(&self) -> StopRule {
-        StopRule {
-            min_iterations: self.min_iterations,
-            min_time: Duration::from_nanos(self.min_time_ns),
-            max_iterations: self.max_iterations,
-            budget: Duration::from_nanos(self.budget_ns),
+            stop: point.stop,
+            hang_after: point.hang_after,
         }
     }
 }
@@ -94,8 +78,7 @@ pub fn measure(point: &Point<'_>) -> ReduceRow {
         }
         Err(error) => {
             // The point's blank row, failed rather than skipped.
-            let mut row = row::skipped(Contender::OpenMpActive, point, "");
-            row.note = None;
+            let mut row = row::skipped(Contender::OpenMpActive, point, None);
             row.error = Some(failure(&error));
             row
         }
@@ -111,7 +94,7 @@ pub fn child() -> Result<(), String> {
     let job: Job =
         serde_json::from_str(&text).map_err(|error| format!("not a job ({error}): {text:.80}"))?;
     let stalls = Stalls::from_table(job.threads, job.stalls.clone())?;
-    let expected: Arc<[f32]> = data::expected(job.threads, job.len).into();
+    let expected: Arc<[f32]> = workload::expected(job.threads, job.len).into();
     let point = Point {
         threads: job.threads,
         len: job.len,
@@ -119,8 +102,8 @@ pub fn child() -> Result<(), String> {
         spread: &job.spread,
         stalls: &stalls,
         expected: &expected,
-        stop: job.stop(),
-        hang_after: Duration::from_nanos(job.hang_after_ns),
+        stop: job.stop,
+        hang_after: job.hang_after,
     };
     let row = row::measure(Contender::OpenMp, &point);
     let text =
@@ -129,25 +112,21 @@ pub fn child() -> Result<(), String> {
     Ok(())
 }
 
-fn nanos(duration: Duration) -> u64 {
-    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::reduce_bench::spread::Preset;
 
     #[test]
-    fn a_job_survives_json_and_keeps_the_stalls() {
+    fn a_job_keeps_the_stalls_and_a_failed_child_gives_a_failed_row() {
         let spread = Preset::Low.spread();
         let stalls = Stalls::generate(&spread, 3, 7, 42);
-        let expected: Arc<[f32]> = data::expected(3, 10).into();
+        let expected: Arc<[f32]> = workload::expected(3, 10).into();
         let stop = StopRule {
-            min_iterations: 2,
-            min_time: Duration::from_millis(3),
-            max_iterations: 6,
-            budget: Duration::from_secs(2),
+            min_iterations: 1,
+            min_time: Duration::from_millis(1),
+            max_iterations: 2,
+            budget: Duration::from_millis(1),
         };
         let point = Point {
             threads: 3,
@@ -157,35 +136,12 @@ mod tests {
             stalls: &stalls,
             expected: &expected,
             stop,
-            hang_after: Duration::from_secs(60),
+            hang_after: Duration::from_millis(1),
         };
         let job = Job::of(&point);
         let back: Job = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
         assert_eq!(back, job);
-        assert_eq!(back.stop(), stop);
         assert_eq!(Stalls::from_table(3, back.stalls).unwrap(), stalls);
-    }
-
-    #[test]
-    fn a_failed_child_gives_a_failed_row() {
-        let spread = Preset::None.spread();
-        let stalls = Stalls::generate(&spread, 2, 3, 1);
-        let expected: Arc<[f32]> = data::expected(2, 4).into();
-        let point = Point {
-            threads: 2,
-            len: 4,
-            collective: Collective::Reduce,
-            spread: &spread,
-            stalls: &stalls,
-            expected: &expected,
-            stop: StopRule {
-                min_iterations: 1,
-                min_time: Duration::from_millis(1),
-                max_iterations: 2,
-                budget: Duration::from_millis(1),
-            },
-            hang_after: Duration::from_millis(1),
-        };
         // The unit-test binary has no such subcommand, so whatever it does gives no row.
         let row = measure(&point);
         assert_eq!(row.name, "omp reduction(+:arr[:n]) (active)");

@@ -17,13 +17,11 @@ use std::ffi::c_int;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, PoisonError};
 
-use crate::bench::{panic_message, watch_until, Watch};
+use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
-use super::collective::Collective;
-use super::data;
-use super::harness::{StopRule, Timeline};
-use super::spread::Stalls;
-use super::stall::StallPolicy;
+use super::episodes::{StopRule, Timeline};
+use super::spread::{StallPolicy, Stalls};
+use super::workload::{self, Collective};
 
 /// Mirrors `phasers_omp_array_reduce_args` in `baselines.h`.
 #[repr(C)]
@@ -163,7 +161,7 @@ pub fn run(row: &OmpRow<'_>) -> Result<Timeline, String> {
     if ran == 0 {
         return Err("the OpenMP row ran no iteration".to_owned());
     }
-    data::check(&first_result, row.expected)?;
+    workload::check(&first_result, row.expected)?;
     arrive_ns.truncate(ran * row.threads);
     return_ns.truncate(ran * row.threads);
     Ok(Timeline {
@@ -213,90 +211,50 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::reduce_bench::metrics::Samples;
     use crate::reduce_bench::spread::Preset;
 
-    fn row<'a>(
-        threads: usize,
-        len: usize,
-        collective: Collective,
-        stalls: &'a Stalls,
-        expected: &'a [f32],
-        watch: &'a Watch,
-    ) -> OmpRow<'a> {
-        OmpRow {
-            threads,
-            len,
-            collective,
-            stalls,
-            policy: StallPolicy::for_threads(threads),
-            stop: StopRule {
-                min_iterations: 5,
-                min_time: Duration::from_millis(1),
-                max_iterations: 20,
-                budget: Duration::from_secs(10),
-            },
-            expected,
-            watch,
-        }
-    }
-
-    #[test]
-    fn both_collectives_reduce_correctly_with_every_stall() {
-        let watch = Watch::new("omp", 3, Duration::from_secs(60));
-        for collective in Collective::ALL {
-            let (threads, len) = (3, 1000);
-            let expected = data::expected(threads, len);
-            let stalls = Stalls::generate(&Preset::Low.spread(), threads, 21, 9);
-            let timeline = run(&row(threads, len, collective, &stalls, &expected, &watch)).unwrap();
-            assert_eq!(timeline.threads, 3);
-            assert!((6..=21).contains(&timeline.iterations), "{timeline:?}");
-            let samples = Samples::of(&timeline, collective.completion(), 1);
-            assert!(samples
-                .last_arrival_to_completion
-                .iter()
-                .all(|&ns| ns >= 0.0));
-            // Each thread stalls at least as long as its table entry says before arriving.
-            for iteration in 0..timeline.iterations {
-                let arrive = &timeline.arrive_ns[iteration * 3..iteration * 3 + 3];
-                let ret = &timeline.return_ns[iteration * 3..iteration * 3 + 3];
-                assert!(arrive.iter().zip(ret).all(|(a, r)| r >= a));
-            }
-        }
-    }
+    // Both collectives with stalls run in `row`'s test, with every other contender.
 
     #[test]
     fn a_large_array_fits_on_the_raised_stacks() {
         // 4 M floats: 16 MB of private copy, twice the usual 8 MB thread stack.
-        let watch = Watch::new("omp", 2, Duration::from_secs(60));
         let (threads, len) = (2, 4_000_000);
-        let expected = data::expected(threads, len);
+        let watch = Watch::new("omp", threads, Duration::from_secs(60));
         let stalls = Stalls::generate(&Preset::None.spread(), threads, 3, 1);
-        let mut omp = row(threads, len, Collective::Reduce, &stalls, &expected, &watch);
-        omp.stop.min_iterations = 1;
-        let timeline = run(&omp).unwrap();
-        assert!(timeline.iterations >= 2);
+        let expected = workload::expected(threads, len);
+        let stop = StopRule {
+            min_iterations: 1,
+            min_time: Duration::from_millis(1),
+            max_iterations: 2,
+            budget: Duration::from_secs(10),
+        };
+        let (collective, policy) = (Collective::Reduce, StallPolicy::Spin);
+        let (stalls, expected, watch) = (&stalls, &expected, &watch);
+        let row = OmpRow {
+            threads,
+            len,
+            collective,
+            stalls,
+            policy,
+            stop,
+            expected,
+            watch,
+        };
+        assert!(run(&row).unwrap().iterations >= 2);
     }
 
     #[test]
     fn errors_are_explained() {
-        let stack = |detail| RawResult {
+        let stack = RawResult {
             status: STACK,
-            detail,
+            detail: 8192,
             ..RawResult::default()
         };
-        let error = decode(&stack(8192), 2, 65 << 20).unwrap_err();
+        let error = decode(&stack, 2, 65 << 20).unwrap_err();
         assert!(
             error.contains("8192 KiB") && error.contains("OMP_STACKSIZE=65M"),
             "{error}"
         );
         assert!(decode(&RawResult::default(), 2, 0).is_ok());
-        let unknown = RawResult {
-            status: 99,
-            ..RawResult::default()
-        };
-        assert!(decode(&unknown, 2, 0)
-            .unwrap_err()
-            .contains("unknown status 99"));
     }
 }

@@ -4,18 +4,13 @@ use std::sync::Arc;
 
 use phasers::{Op, ReduceAlgorithm, Reducer, Reduction};
 
-use super::collective::Collective;
-use super::data;
-use super::harness::{Failure, Participant};
+use super::episodes::{Failure, Participant};
+use super::workload::{Arrays, Collective};
 
 /// A participant of a library row.
 pub struct OursParticipant {
     reducer: Reducer<f32>,
-    collective: Collective,
-    len: usize,
-    expected: Arc<[f32]>,
-    input: Vec<f32>,
-    output: Vec<f32>,
+    arrays: Arrays,
 }
 
 /// The participants of a `threads`-party reduction of `len` floats with `algorithm`, or why the
@@ -32,44 +27,36 @@ pub fn participants(
         .algorithm(algorithm)
         .build()
         .map_err(|error| format!("cannot build the reduction: {error}"))?;
-    Ok(group
-        .participants()
-        .into_iter()
-        .map(|reducer| OursParticipant {
-            reducer,
-            collective,
-            len,
-            expected: Arc::clone(expected),
-            input: Vec::new(),
-            output: Vec::new(),
-        })
-        .collect())
+    let participant = |reducer: Reducer<f32>| OursParticipant {
+        arrays: Arrays::new(reducer.rank(), collective, len, expected),
+        reducer,
+    };
+    Ok(group.participants().into_iter().map(participant).collect())
 }
 
 impl Participant for OursParticipant {
     fn prepare(&mut self) -> Result<(), Failure> {
-        let rank = self.reducer.rank();
-        self.input = data::input(rank, self.len);
-        if self.collective.receives(rank) {
-            self.output = vec![0.0; self.len];
-        }
-        Ok(())
+        self.arrays.prepare()
     }
 
     #[inline]
-    fn call(&mut self) -> Result<Option<ReduceAlgorithm>, Failure> {
-        let outcome = match self.collective {
-            Collective::Reduce => self.reducer.reduce(&self.input, &mut self.output),
-            Collective::Allreduce => self.reducer.allreduce(&self.input, &mut self.output),
-        }
-        .map_err(|error| Failure::from_library(self.collective.name(), error))?;
-        Ok(Some(outcome.algorithm()))
+    fn call(&mut self) -> Result<Option<&'static str>, Failure> {
+        let Arrays {
+            collective,
+            input,
+            output,
+            ..
+        } = &mut self.arrays;
+        let outcome = match collective {
+            Collective::Reduce => self.reducer.reduce(input, output),
+            Collective::Allreduce => self.reducer.allreduce(input, output),
+        };
+        outcome
+            .map(|outcome| Some(outcome.algorithm().name()))
+            .map_err(|error| Failure::from_library(collective.name(), error))
     }
 
     fn check(&mut self) -> Result<(), Failure> {
-        if self.collective.receives(self.reducer.rank()) {
-            data::check(&self.output, &self.expected).map_err(Failure::Cause)?;
-        }
-        Ok(())
+        self.arrays.check()
     }
 }

@@ -9,13 +9,13 @@
 
 use phasers::ReduceAlgorithm;
 
-use crate::report::{aligned, ratio, Last};
+use phasers_cli::harness::table::{aligned, ratio, Last};
 
-use super::collective::Collective;
 use super::contender::{Contender, Kind, OPENMP_ACTIVE_NAME, OPENMP_NAME};
 use super::metrics::Metric;
 use super::results::ReduceRow;
 use super::spread::Spread;
+use super::workload::Collective;
 
 /// The largest array of the seed's headline claim.
 pub const HEADLINE_MAX_LEN: usize = 10_000;
@@ -273,42 +273,25 @@ mod tests {
     use crate::reduce_bench::results::tests::row;
     use crate::reduce_bench::spread::Preset;
 
+    /// A row at N = 2 with median `last` from the last arrival (and twice that in total).
+    fn at(name: &str, len: usize, mode: Collective, spread: &str, last: f64) -> ReduceRow {
+        let kind = match name.starts_with("omp") {
+            true => Kind::Baseline,
+            false => Kind::Ours,
+        };
+        row(name, kind, 2, len, mode, Some(spread), (last, 2.0 * last))
+    }
+
     fn rows() -> Vec<ReduceRow> {
-        let high = Some("high");
-        let none = Some("none");
         let (reduce, all) = (Collective::Reduce, Collective::Allreduce);
         let mut rows = vec![
-            row(
-                "dynamic-pairs",
-                Kind::Ours,
-                2,
-                1000,
-                reduce,
-                high,
-                (100.0, 300.0),
-            ),
-            row(
-                "static-tree",
-                Kind::Ours,
-                2,
-                1000,
-                reduce,
-                high,
-                (200.0, 400.0),
-            ),
-            row("linear", Kind::Ours, 2, 1000, reduce, high, (400.0, 800.0)),
-            row("auto", Kind::Ours, 2, 1000, reduce, high, (150.0, 300.0)),
-            row(
-                OPENMP_NAME,
-                Kind::Baseline,
-                2,
-                1000,
-                reduce,
-                high,
-                (300.0, 600.0),
-            ),
-            row("auto", Kind::Ours, 2, 200_000, all, none, (1.0, 1.0)),
-            row("linear", Kind::Ours, 2, 200_000, all, none, (1.0, 1.0)),
+            at("dynamic-pairs", 1000, reduce, "high", 100.0),
+            at("static-tree", 1000, reduce, "high", 200.0),
+            at("linear", 1000, reduce, "high", 400.0),
+            at("auto", 1000, reduce, "high", 150.0),
+            at(OPENMP_NAME, 1000, reduce, "high", 300.0),
+            at("auto", 200_000, all, "none", 1.0),
+            at("linear", 200_000, all, "none", 1.0),
         ];
         rows[5].fraction_of_floor = Some(0.75);
         rows[6].fraction_of_floor = Some(0.5);
@@ -327,23 +310,22 @@ mod tests {
 
     #[test]
     fn the_headline_compares_dynamic_pairs_at_the_largest_spread() {
-        let rows = rows();
         let spreads = [Preset::None.spread(), Preset::High.spread()];
-        let text = headline(&input(&rows, &spreads));
-        assert!(text.contains("spread high"), "{text}");
-        assert!(text.contains("2.00x / 4.00x"), "{text}");
+        let text = headline(&input(&rows(), &spreads));
+        assert!(
+            text.contains("spread high") && text.contains("2.00x / 4.00x"),
+            "{text}"
+        );
         assert!(text.contains("faster than both in 1 of 1 cells"), "{text}");
         let only_none = [Preset::None.spread()];
-        assert!(headline(&input(&rows, &only_none)).contains("not measured"));
+        assert!(headline(&input(&rows(), &only_none)).contains("not measured"));
     }
 
     #[test]
     fn large_allreduce_bandwidth_against_the_goal() {
-        let rows = rows();
         let spreads = [Preset::None.spread(), Preset::High.spread()];
-        let text = bandwidth(&input(&rows, &spreads));
-        assert!(text.contains("200000 N=2"), "{text}");
-        assert!(text.contains("75%") && text.contains("50%"), "{text}");
+        let text = bandwidth(&input(&rows(), &spreads));
+        assert!(text.contains("200000 N=2") && text.contains("75%") && text.contains("50%"));
         assert!(
             text.contains("meeting the goal everywhere measured: auto\n"),
             "{text}"
@@ -351,38 +333,24 @@ mod tests {
     }
 
     #[test]
-    fn openmp_against_auto_and_our_best() {
-        let rows = rows();
+    fn openmp_is_the_faster_of_its_two_wait_policies_against_auto_and_our_best() {
         let spreads = [Preset::High.spread()];
-        let text = openmp(&input(&rows, &spreads));
-        assert!(text.contains("1000 floats"), "{text}");
-        // omp 300 over auto 150 and over dynamic-pairs' 100.
-        assert!(text.contains("2.00x / 3.00x (dynamic-pairs)"), "{text}");
-        assert!(summary(&input(&rows, &spreads)).contains("(2) large arrays"));
-    }
-
-    #[test]
-    fn openmp_is_the_faster_of_its_two_wait_policies() {
         let mut rows = rows();
-        let active = |median| {
-            let reduce = Collective::Reduce;
-            row(
-                OPENMP_ACTIVE_NAME,
-                Kind::Baseline,
-                2,
-                1000,
-                reduce,
-                Some("high"),
-                median,
-            )
-        };
-        let spreads = [Preset::High.spread()];
-        // Slower than the default: the default's 300 stays.
-        rows.push(active((450.0, 900.0)));
+        // omp 300 over auto 150 and over dynamic-pairs' 100.
+        let text = openmp(&input(&rows, &spreads));
+        assert!(text.contains("1000 floats") && text.contains("2.00x / 3.00x (dynamic-pairs)"));
+        // A slower active row changes nothing; a faster one is what ours is held to.
+        rows.push(at(
+            OPENMP_ACTIVE_NAME,
+            1000,
+            Collective::Reduce,
+            "high",
+            450.0,
+        ));
         assert!(openmp(&input(&rows, &spreads)).contains("2.00x / 3.00x"));
-        // Faster: its 240 is what ours is held to.
-        *rows.last_mut().unwrap() = active((240.0, 480.0));
+        rows.last_mut().unwrap().summaries = at("", 1, Collective::Reduce, "", 240.0).summaries;
         let text = openmp(&input(&rows, &spreads));
         assert!(text.contains("1.60x / 2.40x (dynamic-pairs)"), "{text}");
+        assert!(summary(&input(&rows, &spreads)).contains("(2) large arrays"));
     }
 }

@@ -9,17 +9,17 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::floor::Floor;
-use crate::results::Provenance;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::provenance::Provenance;
 
-use super::collective::Collective;
+use super::config::ReduceSettings;
 use super::contender::Kind;
 use super::metrics::{Metric, Summaries};
-use super::spread::{Realized, Spread};
-use super::stall::StallPolicy;
+use super::spread::{Realized, StallPolicy};
+use super::workload::Collective;
 
 /// The whole report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReduceReport {
     /// Which program, benchmark (`bench reduce`), time and machine.
     #[serde(flatten)]
@@ -31,54 +31,6 @@ pub struct ReduceReport {
     /// Every row, in the order measured: for each participant count, collective and spread, each
     /// length's bandwidth floor (the first time that length comes up) and contenders.
     pub rows: Vec<ReduceRow>,
-}
-
-/// The settings of a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReduceSettings {
-    /// The method, in words.
-    pub method: String,
-    /// Participant counts.
-    pub threads: Vec<usize>,
-    /// Array lengths, in floats.
-    pub sizes: Vec<usize>,
-    /// When the sizes were the defaults: lengths of [`LARGE_ARRAY`](super::config::LARGE_ARRAY)
-    /// floats or more ran only with up to this many participants.
-    pub large_sizes_max_threads: Option<usize>,
-    /// The arrival spreads.
-    pub spreads: Vec<SpreadSetting>,
-    /// The collectives.
-    pub modes: Vec<Collective>,
-    /// The contenders' names.
-    pub contenders: Vec<String>,
-    /// The metric of the plots, the `÷omp` column and the OpenMP ratios.
-    pub metric: Metric,
-    /// Iterations per row before the measured ones, dropped from the statistics.
-    pub warm_up_iterations: usize,
-    /// Measured iterations per row, at least (unless the budget ran out).
-    pub min_iterations: usize,
-    /// The same for arrays of `large_array_floats` floats or more.
-    pub large_array_min_iterations: usize,
-    /// Where "large" starts, in floats.
-    pub large_array_floats: usize,
-    /// Measured iterations per row, at most.
-    pub max_iterations: usize,
-    /// Measured time per row, at least, once the minimum iterations are done, in seconds.
-    pub min_time_s: f64,
-    /// Measured time after which a row stops short of the minimum iterations, in seconds.
-    pub budget_s: f64,
-    /// The seed of the stall tables.
-    pub seed: u64,
-}
-
-/// A spread and its name.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SpreadSetting {
-    /// As tables and rows name it.
-    pub name: String,
-    /// The preset and its numbers.
-    #[serde(flatten)]
-    pub spread: Spread,
 }
 
 /// One contender (or the bandwidth floor) at one point.
@@ -127,6 +79,38 @@ pub struct ReduceRow {
 }
 
 impl ReduceRow {
+    /// The row of `name` at a point, nothing measured yet.
+    pub fn new(
+        name: &str,
+        kind: Kind,
+        threads: usize,
+        workers: usize,
+        len: usize,
+        mode: Collective,
+    ) -> Self {
+        ReduceRow {
+            name: name.to_owned(),
+            kind,
+            threads,
+            workers,
+            oversubscribed: phasers::is_oversubscribed(workers),
+            len,
+            mode,
+            spread: None,
+            realized_spread: None,
+            stall_policy: None,
+            chose: BTreeMap::new(),
+            iterations: 0,
+            summaries: Summaries::default(),
+            bytes: mode.bytes(threads, len),
+            bandwidth_gb_s: None,
+            fraction_of_floor: None,
+            row_s: 0.0,
+            note: None,
+            error: None,
+        }
+    }
+
     /// The median of `metric`, when the row has one.
     pub fn median(&self, metric: Metric) -> Option<f64> {
         self.summaries.of(metric).map(|summary| summary.median)
@@ -191,7 +175,7 @@ pub fn add_note(existing: &mut Option<String>, note: String) {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use crate::stats::summarize;
+    use phasers_cli::harness::stats::summarize;
 
     /// A row with the given medians (last arrival, total), for tests of what is drawn from rows.
     pub fn row(
@@ -203,33 +187,18 @@ pub mod tests {
         spread: Option<&str>,
         medians: (f64, f64),
     ) -> ReduceRow {
-        ReduceRow {
-            name: name.to_owned(),
-            kind,
-            threads,
-            workers: threads,
-            oversubscribed: false,
-            len,
-            mode,
-            spread: spread.map(str::to_owned),
-            realized_spread: None,
-            stall_policy: None,
-            chose: BTreeMap::new(),
-            iterations: 1,
-            summaries: Summaries {
-                last_arrival_to_completion_ns: summarize(&[medians.0]),
-                total_in_reduction_ns: summarize(&[medians.1]),
-                arrival_window_ns: summarize(&[0.0]),
-                first_arrival_to_completion_ns: summarize(&[medians.0]),
-                longest_call_ns: summarize(&[medians.0]),
-            },
-            bytes: mode.bytes(threads, len),
-            bandwidth_gb_s: None,
-            fraction_of_floor: None,
-            row_s: 0.0,
-            note: None,
-            error: None,
-        }
+        let mut row = ReduceRow::new(name, kind, threads, threads, len, mode);
+        row.oversubscribed = false;
+        row.spread = spread.map(str::to_owned);
+        row.iterations = 1;
+        row.summaries = Summaries {
+            last_arrival_to_completion_ns: summarize(&[medians.0]),
+            total_in_reduction_ns: summarize(&[medians.1]),
+            arrival_window_ns: summarize(&[0.0]),
+            first_arrival_to_completion_ns: summarize(&[medians.0]),
+            longest_call_ns: summarize(&[medians.0]),
+        };
+        row
     }
 
     #[test]
@@ -240,7 +209,7 @@ pub mod tests {
             2,
             10,
             Collective::Reduce,
-            Some("none"),
+            None,
             (1.0, 2.0),
         );
         assert_eq!(auto.label(), "auto");
@@ -248,11 +217,6 @@ pub mod tests {
         assert_eq!(auto.label(), "auto → static-tree");
         auto.chose.insert("linear".into(), 5);
         assert_eq!(auto.label(), "auto → static-tree 80%, linear 20%");
-        auto.chose.insert("dynamic-pairs".into(), 375);
-        assert_eq!(
-            auto.label(),
-            "auto → dynamic-pairs 94%, static-tree 5%, linear 1%"
-        );
         auto.chose.insert("dynamic-pairs".into(), 10_000);
         assert!(auto.label().ends_with("linear <1%"), "{}", auto.label());
         let mut linear = row(
@@ -269,23 +233,24 @@ pub mod tests {
     }
 
     #[test]
-    fn rows_survive_a_json_round_trip() {
-        let mut original = row(
+    fn rows_survive_json_and_find_their_point() {
+        let high = Some("high");
+        let mut auto = row(
             "auto",
             Kind::Ours,
             4,
             1000,
             Collective::Allreduce,
-            Some("high"),
+            high,
             (5.0, 9.0),
         );
-        original.chose.insert("dynamic-pairs".into(), 7);
-        original.note = Some("a note".into());
-        let text = serde_json::to_string(&original).unwrap();
+        auto.chose.insert("dynamic-pairs".into(), 7);
+        let text = serde_json::to_string(&auto).unwrap();
         assert!(text.contains("\"last_arrival_to_completion_ns\""), "{text}");
-        assert!(text.contains("\"mode\":\"allreduce\""), "{text}");
-        assert_eq!(serde_json::from_str::<ReduceRow>(&text).unwrap(), original);
-        assert_eq!(original.median(Metric::Total), Some(9.0));
+        assert_eq!(serde_json::from_str::<ReduceRow>(&text).unwrap(), auto);
+        assert!(auto.is_at("auto", 4, 1000, Collective::Allreduce, high));
+        assert!(!auto.is_at("auto", 4, 1000, Collective::Allreduce, Some("none")));
+        // The floor is at every spread of its point.
         let floor = row(
             "bandwidth floor",
             Kind::Floor,
@@ -295,18 +260,6 @@ pub mod tests {
             None,
             (1.0, 1.0),
         );
-        assert!(floor.is_at(
-            "bandwidth floor",
-            4,
-            1000,
-            Collective::Allreduce,
-            Some("high")
-        ));
-        assert!(original.is_at("auto", 4, 1000, Collective::Allreduce, Some("high")));
-        assert!(!original.is_at("auto", 4, 1000, Collective::Allreduce, Some("none")));
-        let mut note = None;
-        add_note(&mut note, "one".into());
-        add_note(&mut note, "two".into());
-        assert_eq!(note.as_deref(), Some("one; two"));
+        assert!(floor.is_at("bandwidth floor", 4, 1000, Collective::Allreduce, high));
     }
 }

@@ -1,27 +1,23 @@
-//! Turning a contender at a point into a row: run it, compute the metrics, note anything odd.
+//! A contender at a point made a row: run it, compute the metrics, note anything odd.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::bench::Watch;
+use phasers_cli::harness::stats::Summary;
+use phasers_cli::harness::watchdog::Watch;
 
-use super::collective::Collective;
+use super::bandwidth_floor;
+use super::config::WARM_UP;
 use super::contender::{Contender, Kind, FLOOR_NAME};
-use super::floor;
-use super::harness::{self, RowSetup, StopRule, Timeline};
-use super::metrics::{Completion, Samples, Summaries};
+use super::episodes::{self, RowSetup, StopRule, Timeline};
+use super::metrics::{Completion, Samples};
 use super::mutex;
 use super::omp_active;
 use super::openmp::{self, OmpRow};
 use super::ours;
 use super::results::{add_note, ReduceRow};
-use super::spread::{Spread, Stalls};
-use super::stall::StallPolicy;
-
-/// Iterations before the measured ones: the first touches every page and cache line and builds
-/// any lazy state, and its result is the one checked.
-pub const WARM_UP: usize = 1;
+use super::spread::{Spread, StallPolicy, Stalls};
+use super::workload::Collective;
 
 /// Everything the rows of one point share.
 pub struct Point<'a> {
@@ -46,8 +42,7 @@ pub struct Point<'a> {
 /// Measures `contender` at `point`.
 pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
     let (threads, len, collective) = (point.threads, point.len, point.collective);
-    let name = contender.name();
-    let watch = Watch::new(name, threads, point.hang_after);
+    let watch = Watch::new(contender.name(), threads, point.hang_after);
     let policy = StallPolicy::for_threads(threads);
     let setup = RowSetup {
         stalls: Some(point.stalls),
@@ -59,12 +54,12 @@ pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
     let timeline = match contender {
         Contender::Ours(algorithm) => {
             ours::participants(algorithm, threads, len, collective, point.expected)
-                .and_then(|participants| harness::run(participants, setup))
+                .and_then(|participants| episodes::run(participants, setup))
         }
-        Contender::Mutex => harness::run(
-            mutex::participants(threads, len, collective, point.expected),
-            setup,
-        ),
+        Contender::Mutex => {
+            let participants = mutex::participants(threads, len, collective, point.expected);
+            episodes::run(participants, setup)
+        }
         // A child process measures it and computes the whole row.
         Contender::OpenMpActive => return omp_active::measure(point),
         Contender::OpenMp => openmp::run(&OmpRow {
@@ -78,8 +73,7 @@ pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
             watch: &watch,
         }),
     };
-    let mut row = blank(name, contender.kind(), threads, threads, len, collective);
-    row.spread = Some(point.spread.name());
+    let mut row = skipped(contender, point, None);
     row.realized_spread = Some(point.stalls.realized());
     row.stall_policy = Some(policy);
     fill(&mut row, timeline, collective.completion(), point.stop);
@@ -95,54 +89,57 @@ pub fn measure_floor(
     stop: StopRule,
     hang_after: Duration,
 ) -> ReduceRow {
-    let participants = floor::participants(threads, len, collective);
-    let workers = participants.len();
-    let watch = Watch::new(FLOOR_NAME, workers, hang_after);
+    let participants = bandwidth_floor::participants(threads, len, collective);
+    let watch = Watch::new(FLOOR_NAME, participants.len(), hang_after);
     let setup = RowSetup {
         stalls: None,
-        policy: StallPolicy::for_threads(workers),
+        policy: StallPolicy::for_threads(participants.len()),
         stop,
         watch: &watch,
     };
     let start = Instant::now();
-    let timeline = harness::run(participants, setup);
-    let mut row = blank(FLOOR_NAME, Kind::Floor, threads, workers, len, collective);
-    fill(&mut row, timeline, Completion::Last, stop);
+    let mut row = skipped_floor(threads, len, collective, None);
+    fill(
+        &mut row,
+        episodes::run(participants, setup),
+        Completion::Last,
+        stop,
+    );
     row.row_s = start.elapsed().as_secs_f64();
     // The longest worker's own time, not the time from the first start: a worker that leaves
-    // the barrier late (woken from a park, or kept off its core by another process) has not
-    // slowed the memory system, and should not lower the floor the reductions are held to.
+    // the barrier late (woken from a park, or kept off its core) has not slowed the memory
+    // system, and should not lower the floor the reductions are held to.
     row.bandwidth_gb_s = per_ns(row.bytes, row.summaries.longest_call_ns);
     row.fraction_of_floor = row.bandwidth_gb_s.map(|_| 1.0);
     row
 }
 
-/// A row that was not run, saying why.
-pub fn skipped(contender: Contender, point: &Point<'_>, why: &str) -> ReduceRow {
-    let mut row = blank(
-        contender.name(),
-        contender.kind(),
+/// The row of `contender` at `point`, not run (yet), saying why when `why` is given.
+pub fn skipped(contender: Contender, point: &Point<'_>, why: Option<&str>) -> ReduceRow {
+    let (name, kind) = (contender.name(), contender.kind());
+    let mut row = ReduceRow::new(
+        name,
+        kind,
         point.threads,
         point.threads,
         point.len,
         point.collective,
     );
     row.spread = Some(point.spread.name());
-    row.note = Some(format!("not run: {why}"));
+    row.note = why.map(|why| format!("not run: {why}"));
     row
 }
 
-/// A bandwidth-floor row that was not run, saying why.
-pub fn skipped_floor(threads: usize, len: usize, collective: Collective, why: &str) -> ReduceRow {
-    let mut row = blank(
-        FLOOR_NAME,
-        Kind::Floor,
-        threads,
-        floor::workers(threads),
-        len,
-        collective,
-    );
-    row.note = Some(format!("not run: {why}"));
+/// The bandwidth-floor row of a point, not run (yet), saying why when `why` is given.
+pub fn skipped_floor(
+    threads: usize,
+    len: usize,
+    collective: Collective,
+    why: Option<&str>,
+) -> ReduceRow {
+    let workers = bandwidth_floor::workers(threads);
+    let mut row = ReduceRow::new(FLOOR_NAME, Kind::Floor, threads, workers, len, collective);
+    row.note = why.map(|why| format!("not run: {why}"));
     row
 }
 
@@ -158,47 +155,9 @@ pub fn compare_with_floor(row: &mut ReduceRow, floor: &ReduceRow) {
 }
 
 /// `bytes` over the median of `time`, in GB/s (bytes per ns).
-fn per_ns(bytes: u64, time: Option<crate::stats::Summary>) -> Option<f64> {
-    time.map(|summary| summary.median)
-        .filter(|&ns| ns > 0.0)
-        .map(|ns| bytes as f64 / ns)
-}
-
-fn blank(
-    name: &str,
-    kind: Kind,
-    threads: usize,
-    workers: usize,
-    len: usize,
-    collective: Collective,
-) -> ReduceRow {
-    ReduceRow {
-        name: name.to_owned(),
-        kind,
-        threads,
-        workers,
-        oversubscribed: phasers::is_oversubscribed(workers),
-        len,
-        mode: collective,
-        spread: None,
-        realized_spread: None,
-        stall_policy: None,
-        chose: BTreeMap::new(),
-        iterations: 0,
-        summaries: Summaries {
-            last_arrival_to_completion_ns: None,
-            total_in_reduction_ns: None,
-            arrival_window_ns: None,
-            first_arrival_to_completion_ns: None,
-            longest_call_ns: None,
-        },
-        bytes: collective.bytes(threads, len),
-        bandwidth_gb_s: None,
-        fraction_of_floor: None,
-        row_s: 0.0,
-        note: None,
-        error: None,
-    }
+fn per_ns(bytes: u64, time: Option<Summary>) -> Option<f64> {
+    let ns = time?.median;
+    (ns > 0.0).then(|| bytes as f64 / ns)
 }
 
 /// Fills `row` from what its run produced.
@@ -210,42 +169,38 @@ fn fill(
 ) {
     let timeline = match timeline {
         Ok(timeline) => timeline,
-        Err(error) => {
-            row.error = Some(error);
-            return;
-        }
+        Err(error) => return row.error = Some(error),
     };
     let measured = timeline.iterations.saturating_sub(WARM_UP);
     row.iterations = measured;
     row.summaries = Samples::of(&timeline, completion, WARM_UP).summarize();
     for algorithm in timeline.chose.iter().skip(WARM_UP) {
-        *row.chose.entry(algorithm.name().to_owned()).or_insert(0) += 1;
+        *row.chose.entry((*algorithm).to_owned()).or_insert(0) += 1;
     }
     if measured < stop.min_iterations && measured < stop.max_iterations {
-        add_note(
-            &mut row.note,
-            format!(
-                "{measured} of {} iterations: the row's {} s budget ran out",
-                stop.min_iterations,
-                stop.budget.as_secs_f64()
-            ),
+        let budget = stop.budget.as_secs_f64();
+        let note = format!(
+            "{measured} of {} iterations: the row's {budget} s budget ran out",
+            stop.min_iterations
         );
+        add_note(&mut row.note, note);
     }
-    if let Some(summary) = row.summaries.last_arrival_to_completion_ns {
-        if summary.min < 0.0 {
-            add_note(
-                &mut row.note,
-                "a completion stamped before the last arrival: clocks disagree".to_owned(),
-            );
-        }
+    let early = row
+        .summaries
+        .last_arrival_to_completion_ns
+        .is_some_and(|s| s.min < 0.0);
+    if early {
+        let note = "a completion stamped before the last arrival: clocks disagree".to_owned();
+        add_note(&mut row.note, note);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reduce_bench::data;
+    use crate::reduce_bench::metrics::Metric;
     use crate::reduce_bench::spread::Preset;
+    use crate::reduce_bench::workload;
 
     fn stop() -> StopRule {
         StopRule {
@@ -261,7 +216,8 @@ mod tests {
         let spread = Preset::Low.spread();
         let (threads, len) = (3, 500);
         let stalls = Stalls::generate(&spread, threads, 11, 1);
-        let expected: Arc<[f32]> = data::expected(threads, len).into();
+        let expected: Arc<[f32]> = workload::expected(threads, len).into();
+        let hang_after = Duration::from_secs(60);
         for collective in Collective::ALL {
             let point = Point {
                 threads,
@@ -271,14 +227,15 @@ mod tests {
                 stalls: &stalls,
                 expected: &expected,
                 stop: stop(),
-                hang_after: Duration::from_secs(60),
+                hang_after,
             };
-            let floor = measure_floor(threads, len, collective, stop(), Duration::from_secs(60));
-            assert_eq!(floor.error, None);
-            assert_eq!(floor.fraction_of_floor, Some(1.0));
+            let floor = measure_floor(threads, len, collective, stop(), hang_after);
+            assert_eq!(
+                (floor.error.as_deref(), floor.fraction_of_floor),
+                (None, Some(1.0))
+            );
             assert!(floor.bandwidth_gb_s.unwrap() > 0.0);
-            // The child's row needs the phasers binary, which a unit test is not (see
-            // tests/omp_active.rs).
+            // The child's row needs the phasers binary (see tests/omp_active.rs).
             for contender in Contender::all()
                 .into_iter()
                 .filter(|c| *c != Contender::OpenMpActive)
@@ -287,12 +244,8 @@ mod tests {
                 assert_eq!(row.error, None, "{row:?}");
                 assert!((3..=10).contains(&row.iterations), "{row:?}");
                 assert_eq!(row.spread.as_deref(), Some("low"));
-                assert!(row.summaries.total_in_reduction_ns.is_some());
-                assert!(
-                    row.median(super::super::metrics::Metric::LastArrival)
-                        .unwrap()
-                        >= 0.0
-                );
+                assert!(row.median(Metric::Total).is_some());
+                assert!(row.median(Metric::LastArrival).unwrap() >= 0.0);
                 compare_with_floor(&mut row, &floor);
                 assert!(row.fraction_of_floor.unwrap() > 0.0);
             }
@@ -300,16 +253,11 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_run_is_an_error_row() {
-        let mut row = blank("x", Kind::Ours, 2, 2, 1, Collective::Reduce);
+    fn a_failed_or_short_row_says_so() {
+        let mut row = ReduceRow::new("x", Kind::Ours, 2, 2, 1, Collective::Reduce);
         fill(&mut row, Err("boom".into()), Completion::Last, stop());
-        assert_eq!(row.error.as_deref(), Some("boom"));
-        assert_eq!(row.iterations, 0);
-    }
-
-    #[test]
-    fn a_short_row_says_so() {
-        let mut row = blank("x", Kind::Ours, 1, 1, 1, Collective::Reduce);
+        assert_eq!((row.error.as_deref(), row.iterations), (Some("boom"), 0));
+        let mut row = ReduceRow::new("x", Kind::Ours, 1, 1, 1, Collective::Reduce);
         let timeline = Timeline {
             threads: 1,
             iterations: 2,

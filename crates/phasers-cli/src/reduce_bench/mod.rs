@@ -28,9 +28,6 @@ mod spread;
 mod table;
 mod workload;
 
-/// For collectives_bench, until it takes `memory` from the harness (it does on its branch).
-pub(crate) use phasers_cli::harness::memory;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -39,6 +36,7 @@ use phasers_cli::harness::args::command_line;
 use phasers_cli::harness::failures::failed_rows;
 use phasers_cli::harness::floor as cache_line;
 use phasers_cli::harness::header::Header;
+use phasers_cli::harness::memory;
 use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 

@@ -2,7 +2,7 @@
 //! every baseline and the table's floor row. `auto` is what users get; our best alone, picked
 //! after the fact from eight rows, would flatter us.
 
-use crate::noise::{RatioRecord, Side};
+use crate::noise::{self, RatioRecord, Side};
 use crate::regime_floor::RegimeFloor;
 use crate::report::{aligned, barrier_label, ratio, time, Last};
 use crate::results::{Group, Row, RowKind};
@@ -27,7 +27,7 @@ fn divisors(group: &Group, floor: Option<&RegimeFloor>) -> Vec<(String, Side)> {
         .rows
         .iter()
         .filter(|row| matches!(row.kind, RowKind::Reference | RowKind::Baseline))
-        .filter_map(|row| Some((row.barrier.clone(), Side::of(row)?)));
+        .filter_map(|row| Some((row.barrier.clone(), noise::side_of(row)?)));
     let floor = floor.and_then(|floor| Some((floor.label(), floor.side()?)));
     rows.chain(floor).collect()
 }
@@ -36,11 +36,11 @@ fn divisors(group: &Group, floor: Option<&RegimeFloor>) -> Vec<(String, Side)> {
 fn heads(group: &Group) -> Vec<(&'static str, String, Side)> {
     let mut heads = Vec::new();
     if let Some(row) = best(group) {
-        if let Some(side) = Side::of(row) {
+        if let Some(side) = noise::side_of(row) {
             heads.push(("our best", format!("our best ({})", row.barrier), side));
         }
     }
-    if let Some(side) = group.row(AUTO).and_then(Side::of) {
+    if let Some(side) = group.row(AUTO).and_then(noise::side_of) {
         heads.push((AUTO, AUTO.to_owned(), side));
     }
     heads

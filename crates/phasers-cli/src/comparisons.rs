@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::noise::{RatioRecord, Side as Measured};
+use crate::noise::{self, RatioRecord, Side as Measured};
 use crate::report::{aligned, barrier_label, ratio, time, Last};
 use crate::results::{Group, Row};
 
@@ -56,8 +56,8 @@ pub fn records(
     let best = best_of(group, barriers);
     let resolve = |side: &Side| -> Option<(String, Measured)> {
         match side {
-            Side::Row(name) => Some((name.to_string(), Measured::of(group.row(name)?)?)),
-            Side::BestBarrier => Some(("best barrier".to_owned(), Measured::of(best?)?)),
+            Side::Row(name) => Some((name.to_string(), noise::side_of(group.row(name)?)?)),
+            Side::BestBarrier => Some(("best barrier".to_owned(), noise::side_of(best?)?)),
         }
     };
     ratios

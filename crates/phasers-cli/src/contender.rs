@@ -3,37 +3,11 @@
 
 use std::borrow::Cow;
 
-use phasers::barrier::BarrierAlgorithm;
-use phasers::{Algorithm, Participant};
+use phasers::Algorithm;
+pub use phasers_cli::harness::body::{StdHandle, WaitHandle};
 
 use crate::phaser_config::PhaserConfig;
 use crate::results::RowKind;
-
-/// One thread's way into a barrier under test. The sampling loop is generic over it, so each
-/// barrier's `wait` is called directly, with no virtual call the barrier itself would not pay.
-pub trait WaitHandle: Send {
-    /// Arrives at the barrier and returns once every party has arrived.
-    fn wait(&mut self) -> Result<(), phasers::Error>;
-}
-
-impl<A: BarrierAlgorithm> WaitHandle for Participant<A> {
-    #[inline]
-    fn wait(&mut self) -> Result<(), phasers::Error> {
-        Participant::wait(self).map(drop)
-    }
-}
-
-/// A thread's handle on Rust's standard barrier, which needs no per-thread state.
-#[derive(Debug, Clone, Copy)]
-pub struct StdHandle<'a>(pub &'a std::sync::Barrier);
-
-impl WaitHandle for StdHandle<'_> {
-    #[inline]
-    fn wait(&mut self) -> Result<(), phasers::Error> {
-        self.0.wait();
-        Ok(())
-    }
-}
 
 /// A row of the barrier table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

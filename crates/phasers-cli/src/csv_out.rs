@@ -6,10 +6,11 @@
 
 use std::io::Write;
 
+use phasers_cli::harness::outputs::write_csv_lines;
 use serde::Serialize;
 
 use crate::regime_floor::{RegimeFloor, RegimeName};
-use crate::results::{Report, Row};
+use crate::results::{Report, Row, RowKind};
 
 /// One line of the file. Times are in nanoseconds per barrier (per iteration for the loops).
 #[derive(Debug, Serialize)]
@@ -41,10 +42,10 @@ impl<'a> Line<'a> {
             oversubscribed,
             barrier: &row.barrier,
             kind: match row.kind {
-                crate::results::RowKind::Reference => "reference",
-                crate::results::RowKind::Baseline => "baseline",
-                crate::results::RowKind::Ours => "ours",
-                crate::results::RowKind::Loop => "loop",
+                RowKind::Reference => "reference",
+                RowKind::Baseline => "baseline",
+                RowKind::Ours => "ours",
+                RowKind::Loop => "loop",
             },
             resolved: row.resolved.as_deref(),
             mode,
@@ -62,78 +63,79 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// A table's floor row; `samples` counts its rounds.
-    fn floor(floor: &'a RegimeFloor, oversubscribed: bool) -> Self {
+    /// A floor's line: the round trip over the whole run (`mode` `round-trip`, 2 threads) or a
+    /// table's floor row, whose `samples` counts its rounds.
+    fn floor(
+        (threads, oversubscribed, mode): (usize, bool, &'a str),
+        samples: usize,
+        (min_ns, median_ns, spread): (Option<f64>, Option<f64>, Option<f64>),
+        note: Option<&'a str>,
+    ) -> Self {
         Line {
-            threads: floor.threads,
+            threads,
             oversubscribed,
             barrier: "floor",
             kind: "floor",
             resolved: None,
-            mode: match floor.regime {
-                RegimeName::RoundTrip => "round-trip",
-                RegimeName::YieldHandoffs => "yield-handoffs",
-            },
-            samples: floor.round_medians_ns.len(),
-            min_ns: floor.min_ns,
-            median_ns: floor.median_ns,
+            mode,
+            samples,
+            min_ns,
+            median_ns,
             mean_ns: None,
             ci95_ns: None,
             stddev_ns: None,
             reference_ns: None,
-            spread: floor.spread,
+            spread,
             noisy: false,
-            note: Some(&floor.note),
+            note,
             error: None,
         }
     }
+
+    fn regime(floor: &'a RegimeFloor, oversubscribed: bool) -> Self {
+        let mode = match floor.regime {
+            RegimeName::RoundTrip => "round-trip",
+            RegimeName::YieldHandoffs => "yield-handoffs",
+        };
+        let numbers = (floor.min_ns, floor.median_ns, floor.spread);
+        let samples = floor.round_medians_ns.len();
+        Line::floor(
+            (floor.threads, oversubscribed, mode),
+            samples,
+            numbers,
+            Some(&floor.note),
+        )
+    }
 }
 
-/// Writes the report's rows as CSV with a header line.
+/// Writes the report's rows as CSV with a header line: the run's round trip, then each table's
+/// floor row, reference loops and rows.
 pub fn write(out: impl Write, report: &Report) -> csv::Result<()> {
-    let mut writer = csv::Writer::from_writer(out);
     let mode = report.settings.mode.name();
     let floor = &report.floor;
-    writer.serialize(Line {
-        threads: 2,
-        oversubscribed: false,
-        barrier: "floor",
-        kind: "floor",
-        resolved: None,
-        mode: "round-trip",
-        samples: floor.samples_ns.len(),
-        min_ns: floor.min_ns,
-        median_ns: floor.median_ns,
-        mean_ns: None,
-        ci95_ns: None,
-        stddev_ns: None,
-        reference_ns: None,
-        spread: None,
-        noisy: false,
-        note: floor.note.as_deref(),
-        error: None,
-    })?;
-    for group in &report.groups {
-        if let Some(floor) = report.regime_floor(group.threads) {
-            writer.serialize(Line::floor(floor, group.oversubscribed))?;
-        }
-        let rows = group
-            .reference_loop
-            .iter()
+    let whole = Line::floor(
+        (2, false, "round-trip"),
+        floor.samples_ns.len(),
+        (floor.min_ns, floor.median_ns, None),
+        floor.note.as_deref(),
+    );
+    let tables = report.groups.iter().flat_map(|group| {
+        let floor = report.regime_floor(group.threads);
+        let rows = (group.reference_loop.iter())
             .chain(&group.openmp_reference_loop)
-            .chain(&group.rows);
-        for row in rows {
-            writer.serialize(Line::of(row, group.threads, group.oversubscribed, mode))?;
-        }
-    }
-    writer.flush()?;
-    Ok(())
+            .chain(&group.rows)
+            .map(move |row| Line::of(row, group.threads, group.oversubscribed, mode));
+        (floor
+            .map(|floor| Line::regime(floor, group.oversubscribed))
+            .into_iter())
+        .chain(rows)
+    });
+    write_csv_lines(out, std::iter::once(whole).chain(tables))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::RowKind;
 
     #[test]
     fn a_row_becomes_one_line_with_a_header() {

@@ -15,12 +15,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use phasers_cli::harness::header::Header;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::{panic_message, watch_until, Watch};
 use crate::delay::{self, delay};
 use crate::floor::{self, Floor};
-use crate::floors_record::floors_line;
+
 use crate::native::{omp_dynamic, Delay};
 use crate::openmp_row::SETTLE;
 use crate::outputs;
@@ -137,19 +138,17 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
         delay_us: args.delay.as_secs_f64() * 1e6,
         delay_iterations: iterations,
     };
-    println!(
-        "phasers bench dynamic: the cost of one barrier while the team grows\n\
-         method:  {}\n\
-         machine: {}\n\
-         floor:   {}\n\
-         floors:  {}\n\
-         units:   per barrier; min, median and mean ± 95% CI over the runs; ÷floor divides the \
-         median by the floor's (no reference barrier can change its team, so ÷ref is empty)\n",
-        settings.method,
-        machine.summary(),
-        report::floor_line(&floor),
-        floors_line(&provenance)
-    );
+    let header = Header::new(&provenance, "the cost of one barrier while the team grows")
+        .line("method", &settings.method)
+        .machine(&provenance)
+        .floor(&floor)
+        .floors(&provenance)
+        .line(
+            "units",
+            "per barrier; min, median and mean ± 95% CI over the runs; ÷floor divides the \
+             median by the floor's (no reference barrier can change its team, so ÷ref is empty)",
+        );
+    println!("{}", header.finish());
 
     let mut rows = vec![openmp_row(max, samples, iterations)];
     for config in PHASERS {

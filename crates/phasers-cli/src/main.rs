@@ -11,45 +11,43 @@
 //! algorithm and baseline; `phasers tune` measures the machine and writes the profile
 //! `Algorithm::Auto` reads.
 
-mod affinity;
 mod app_bench;
 mod barrier_ratios;
 mod bench;
-mod body;
+
 mod child_process;
 mod collectives_bench;
 mod comparisons;
 mod contender;
 mod csv_out;
-mod delay;
 mod dynamic;
-mod floor;
 mod floors_cmd;
-mod floors_record;
 mod interleave;
-mod machine;
 mod native;
 mod noise;
 mod omp_active;
 mod openmp_row;
-mod outputs;
 mod phaser_bench;
 mod phaser_config;
 mod phaser_row;
-mod plot;
+
 mod reduce_bench;
 mod reference;
 mod regime_floor;
 mod report;
 mod results;
 mod rounds;
-mod schedule;
-mod stats;
 mod sweep;
-mod threads;
 mod tree;
 mod tune;
 mod wrong_result;
+
+// The harness's modules under their old paths, for the benchmarks that still name them so.
+use phasers_cli::harness::args::first_of_each;
+pub use phasers_cli::harness::args::{command_line, parse_delay, parse_seconds, sorted_unique};
+pub use phasers_cli::harness::{
+    affinity, body, delay, floor, floors_record, machine, outputs, plot, schedule, stats, threads,
+};
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -258,26 +256,6 @@ impl MeasureArgs {
     }
 }
 
-/// Parses a number of seconds above 0 and at most a day.
-pub fn parse_seconds(text: &str) -> Result<Duration, String> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
-        .filter(|duration| !duration.is_zero() && *duration <= Duration::from_secs(86_400))
-        .ok_or_else(|| format!("{text:?} is not a number of seconds above 0 and at most a day"))
-}
-
-/// Parses a delay in microseconds, from 0 to a second.
-pub fn parse_delay(text: &str) -> Result<Duration, String> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|micros| micros.is_finite() && (0.0..=1e6).contains(micros))
-        .map(|micros| Duration::from_secs_f64(micros / 1e6))
-        .ok_or_else(|| format!("{text:?} is not a delay in microseconds from 0 to 1000000"))
-}
-
 fn main() -> ExitCode {
     match run(Cli::parse().command) {
         Ok(()) => ExitCode::SUCCESS,
@@ -351,110 +329,76 @@ fn list() {
     for baseline in Contender::BASELINES {
         println!("  {:<22} {}", baseline.name(), baseline.description());
     }
-    println!();
-    println!("phasers and reductions (bench phaser, reduction, dynamic, tree):");
     let phaser_rows = phaser_bench::PHASER_ROWS.map(Contender::Phaser);
     let openmp = [Contender::OmpReduction, Contender::OmpReductionActive];
-    for contender in openmp.into_iter().chain(phaser_rows) {
-        println!("  {:<35} {}", contender.name(), contender.description());
-    }
-    println!();
-    println!("array reductions (bench reduce --algorithms; omp and mutex name the baselines):");
-    for (name, description) in reduce_bench::list() {
-        println!("  {name:<35} {description}");
-    }
-    println!();
-    println!("team collectives (bench collectives):");
-    for (name, description) in collectives_bench::list() {
-        println!("  {name:<35} {description}");
-    }
-    println!();
-    println!("applications (app; --sync takes auto, the algorithms, phaser, std, pthread, cxx):");
-    for (name, description) in app_bench::list() {
+    section(
+        "phasers and reductions (bench phaser, reduction, dynamic, tree):",
+        (openmp.into_iter().chain(phaser_rows))
+            .map(|contender| (contender.name(), contender.description()))
+            .collect(),
+    );
+    section(
+        "array reductions (bench reduce --algorithms; omp and mutex name the baselines):",
+        reduce_bench::list(),
+    );
+    section(
+        "team collectives (bench collectives):",
+        collectives_bench::list(),
+    );
+    section(
+        "applications (app; --sync takes auto, the algorithms, phaser, std, pthread, cxx):",
+        app_bench::list(),
+    );
+}
+
+/// One section of `phasers list`: a blank line, its title, and a line per item.
+fn section<N: std::fmt::Display>(title: &str, items: Vec<(N, &str)>) {
+    println!("\n{title}");
+    for (name, description) in items {
         println!("  {name:<35} {description}");
     }
 }
 
 /// The quick suite's array-reduction part: 2 threads, 1,000 and 64,000 floats, no spread and
 /// the seed's largest, `reduce`, every contender and the floor (a few seconds).
-const QUICK_REDUCE: [&str; 9] = [
-    "reduce",
-    "--threads",
-    "2",
-    "--sizes",
-    "1000,64000",
-    "--spread",
-    "none,high",
-    "--mode",
-    "reduce",
-];
+const QUICK_REDUCE: &str = "reduce --threads 2 --sizes 1000,64000 --spread none,high --mode reduce";
 
 /// The quick suite's team-collectives part: 2 members, every part, a one-line broadcast and the
 /// issue's 100,000 words, one alltoall block and one sync-mode length, with short rows (a couple
 /// of seconds).
-const QUICK_COLLECTIVES: [&str; 15] = [
-    "collectives",
-    "--threads",
-    "2",
-    "--words",
-    "8,100000",
-    "--blocks",
-    "64",
-    "--sync-words",
-    "8",
-    "--time",
-    "0.03",
-    "--samples",
-    "5",
-    "--teams",
-    "all,row",
-];
+const QUICK_COLLECTIVES: &str = "collectives --threads 2 --words 8,100000 --blocks 64 \
+    --sync-words 8 --time 0.03 --samples 5 --teams all,row";
 
 /// The quick suite's applications part: SOR and the interpreter at their small size, on 1 and 2
 /// threads, our `auto` against `std::sync::Barrier` and `pthread_barrier_t`, with the
 /// interpreter's NOP cost (about a second).
-const QUICK_APPS: [&str; 12] = [
-    "app",
-    "sor,interp",
-    "--size",
-    "small",
-    "--threads",
-    "1,2",
-    "--sync",
-    "auto,std,pthread",
-    "--repeat",
-    "3",
-    "--nops",
-    "2000",
-];
+const QUICK_APPS: &str =
+    "app sor,interp --size small --threads 1,2 --sync auto,std,pthread --repeat 3 --nops 2000";
+
+/// The options of one part of the quick suite, from its command line (`QUICK_REDUCE`, ...).
+fn quick<A: Parser>(line: &str) -> Result<A, String> {
+    A::try_parse_from(line.split_whitespace())
+        .map_err(|error| format!("the default options do not parse: {error}"))
+}
 
 /// `phasers` with no command: `bench barrier` with its defaults, then the phaser comparison, the
 /// array-reduction comparison, the team-collectives comparison and the applications at 2
 /// threads. A failure in one part does not skip the others.
 fn quick_suite() -> Result<(), String> {
-    let barrier = BarrierArgs::try_parse_from(["barrier"])
-        .map_err(|error| format!("the default options do not parse: {error}"))
-        .and_then(bench_barrier);
-    println!();
-    let phasers = PhaserArgs::try_parse_from(["phaser", "--threads", "2"])
-        .map_err(|error| format!("the default options do not parse: {error}"))
-        .and_then(|args| bench_phasers(Suite::Quick, args));
-    println!();
-    let reduce = reduce_bench::ReduceArgs::try_parse_from(QUICK_REDUCE)
-        .map_err(|error| format!("the default options do not parse: {error}"))
-        .and_then(|args| reduce_bench::run(&args));
-    println!();
-    let collectives = collectives_bench::CollectivesArgs::try_parse_from(QUICK_COLLECTIVES)
-        .map_err(|error| format!("the default options do not parse: {error}"))
-        .and_then(|args| collectives_bench::run(&args));
-    println!();
-    let apps = app_bench::AppArgs::try_parse_from(QUICK_APPS)
-        .map_err(|error| format!("the default options do not parse: {error}"))
-        .and_then(|args| app_bench::run(&args));
-    let errors: Vec<String> = [barrier, phasers, reduce, collectives, apps]
-        .into_iter()
-        .filter_map(Result::err)
-        .collect();
+    let parts: [&dyn Fn() -> Result<(), String>; 5] = [
+        &|| quick("barrier").and_then(bench_barrier),
+        &|| quick("phaser --threads 2").and_then(|args| bench_phasers(Suite::Quick, args)),
+        &|| quick(QUICK_REDUCE).and_then(|args| reduce_bench::run(&args)),
+        &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives_bench::run(&args)),
+        &|| quick(QUICK_APPS).and_then(|args| app_bench::run(&args)),
+    ];
+    let mut errors = Vec::new();
+    for (index, part) in parts.iter().enumerate() {
+        if index > 0 {
+            println!();
+        }
+        errors.extend(part().err());
+    }
     if errors.is_empty() {
         Ok(())
     } else {
@@ -474,7 +418,11 @@ fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
     });
     let contenders = Contender::BASELINES
         .into_iter()
-        .chain(unique(algorithms).into_iter().map(Contender::Phasers))
+        .chain(
+            first_of_each(algorithms)
+                .into_iter()
+                .map(Contender::Phasers),
+        )
         .collect();
     let plan = args.measure.plan(Benchmark::Barrier, threads, contenders);
     run_sweep(&plan, &args.output, |report| {
@@ -518,57 +466,25 @@ pub fn run_sweep(
     for text in summary(&report) {
         println!("{text}");
     }
-    outputs.write(&report)?;
+    outputs.write(
+        &report,
+        |out| csv_out::write(out, &report),
+        |_, path| report::write_plot(path, &report),
+    )?;
     failures(&report.groups)
 }
 
 /// An error naming every row that failed, if any did.
 pub fn failures<'a>(groups: impl IntoIterator<Item = &'a Group>) -> Result<(), String> {
-    let failed: Vec<String> = groups
-        .into_iter()
-        .flat_map(|group| {
-            group
-                .rows
-                .iter()
-                .chain(&group.reference_loop)
-                .chain(&group.openmp_reference_loop)
-                .filter(|row| row.error.is_some())
-                .map(move |row| format!("{} with {} threads", row.barrier, group.threads))
-        })
-        .collect();
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} row(s) failed: {}",
-            failed.len(),
-            failed.join(", ")
-        ))
-    }
-}
-
-/// `values` in increasing order, each once.
-pub fn sorted_unique(mut values: Vec<usize>) -> Vec<usize> {
-    values.sort_unstable();
-    values.dedup();
-    values
-}
-
-fn unique(algorithms: Vec<Algorithm>) -> Vec<Algorithm> {
-    let mut kept: Vec<Algorithm> = Vec::new();
-    for algorithm in algorithms {
-        if !kept.contains(&algorithm) {
-            kept.push(algorithm);
-        }
-    }
-    kept
-}
-
-/// The command line, for reports.
-pub fn command_line() -> Vec<String> {
-    std::env::args_os()
-        .map(|arg| arg.to_string_lossy().into_owned())
-        .collect()
+    phasers_cli::harness::failures::failures(groups.into_iter().flat_map(|group| {
+        group
+            .rows
+            .iter()
+            .chain(&group.reference_loop)
+            .chain(&group.openmp_reference_loop)
+            .filter(|row| row.error.is_some())
+            .map(move |row| format!("{} with {} threads", row.barrier, group.threads))
+    }))
 }
 
 #[cfg(test)]
@@ -598,6 +514,8 @@ mod tests {
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
         BarrierArgs::command().debug_assert();
+        collectives_bench::CollectivesArgs::command().debug_assert();
+        app_bench::AppArgs::command().debug_assert();
     }
 
     #[test]
@@ -669,7 +587,7 @@ mod tests {
         .unwrap();
         assert_eq!(sorted_unique(args.threads.clone().unwrap()), vec![1, 2, 8]);
         assert_eq!(
-            unique(args.algorithms.clone().unwrap()),
+            first_of_each(args.algorithms.clone().unwrap()),
             vec![Algorithm::McsTree, Algorithm::Tournament]
         );
         assert!(args.measure.pin);
@@ -720,97 +638,45 @@ mod tests {
         assert!(Cli::try_parse_from(["phasers", "frobnicate"]).is_err());
     }
 
+    /// Each benchmark's own options are tested in its folder; here: the commands reach them, and
+    /// the quick suite's parts parse and stay small.
     #[test]
-    fn bench_reduce_parses_and_the_quick_part_is_small() {
-        let parsed = Cli::try_parse_from(["phasers", "bench", "reduce", "--threads", "2,4"]);
+    fn every_benchmark_parses_and_the_quick_parts_are_small() {
+        let command = |line: &str| {
+            Cli::try_parse_from(line.split_whitespace())
+                .unwrap()
+                .command
+        };
         assert!(matches!(
-            parsed.unwrap().command,
+            command("phasers bench reduce --threads 2,4"),
             Some(Command::Bench {
                 target: BenchTarget::Reduce(_)
             })
         ));
-        let error =
-            Cli::try_parse_from(["phasers", "bench", "reduce", "--sizes", "0"]).unwrap_err();
-        assert!(error.to_string().contains("starts at 1 float"), "{error}");
-        let quick = reduce_bench::ReduceArgs::try_parse_from(QUICK_REDUCE).unwrap();
-        assert_eq!(quick.threads, Some(vec![2]));
-        assert_eq!(quick.sizes, Some(vec![1000, 64_000]));
-        assert_eq!(quick.spread.as_ref().map(Vec::len), Some(2));
-        assert!(quick.algorithms.is_none(), "every contender");
-    }
-
-    #[test]
-    fn bench_collectives_parses_and_the_quick_part_is_small() {
-        let parsed = Cli::try_parse_from([
-            "phasers",
-            "bench",
-            "collectives",
-            "--threads",
-            "2,4",
-            "--teams",
-            "all,column",
-            "--ops",
-            "barrier,broadcast",
-            "--words",
-            "4,100000",
-            "--json",
-            "c.json",
-            "--csv",
-            "c.csv",
-        ]);
-        match parsed.unwrap().command {
+        assert!(matches!(
+            command("phasers bench collectives --teams all,column --json c.json --csv c.csv"),
             Some(Command::Bench {
-                target: BenchTarget::Collectives(args),
-            }) => {
-                assert_eq!(args.threads, Some(vec![2, 4]));
-                assert_eq!(args.words, Some(vec![4, 100_000]));
-                assert_eq!(args.ops.as_ref().map(Vec::len), Some(2));
-            }
-            other => panic!("parsed as {other:?}"),
-        }
-        for (option, value, message) in [
-            ("--threads", "1", "at least 2 members"),
-            ("--words", "0", "starts at 1 word"),
-            ("--teams", "diagonal", "possible values"),
-            ("--time", "-1", "not a number of seconds"),
-        ] {
-            let error = Cli::try_parse_from(["phasers", "bench", "collectives", option, value])
-                .unwrap_err();
-            assert!(
-                error.to_string().contains(message),
-                "{option} {value}: {error}"
-            );
-        }
-        let quick = collectives_bench::CollectivesArgs::try_parse_from(QUICK_COLLECTIVES).unwrap();
-        assert_eq!(quick.threads, Some(vec![2]));
-        assert_eq!(quick.words, Some(vec![8, 100_000]));
-        assert_eq!(quick.time, Duration::from_millis(30));
-        assert!(quick.ops.is_none(), "every part");
-        collectives_bench::CollectivesArgs::command().debug_assert();
-    }
-
-    #[test]
-    fn app_parses_and_the_quick_part_is_small() {
-        match Cli::try_parse_from(["phasers", "app", "all", "--sync", "all"])
-            .unwrap()
-            .command
-        {
-            Some(Command::App(args)) => assert_eq!(args.repeat, 3),
-            other => panic!("parsed as {other:?}"),
-        }
+                target: BenchTarget::Collectives(_)
+            })
+        ));
+        assert!(matches!(
+            command("phasers app all --sync all"),
+            Some(Command::App(_))
+        ));
         assert!(Cli::try_parse_from(["phasers", "app"]).is_err());
-        let quick = app_bench::AppArgs::try_parse_from(QUICK_APPS).unwrap();
-        assert_eq!(quick.threads, Some(vec![1, 2]));
-        assert_eq!(quick.apps.len(), 2);
-        app_bench::AppArgs::command().debug_assert();
-    }
 
-    #[test]
-    fn unique_keeps_the_first_of_each() {
-        assert_eq!(
-            unique(vec![Algorithm::Ticket, Algorithm::Auto, Algorithm::Ticket]),
-            vec![Algorithm::Ticket, Algorithm::Auto]
-        );
-        assert_eq!(sorted_unique(vec![4, 1, 4, 2]), vec![1, 2, 4]);
+        let reduce: reduce_bench::ReduceArgs = quick(QUICK_REDUCE).unwrap();
+        assert_eq!(reduce.threads, Some(vec![2]));
+        assert_eq!(reduce.sizes, Some(vec![1000, 64_000]));
+        assert_eq!(reduce.spread.as_ref().map(Vec::len), Some(2));
+        assert!(reduce.algorithms.is_none(), "every contender");
+        let collectives: collectives_bench::CollectivesArgs = quick(QUICK_COLLECTIVES).unwrap();
+        assert_eq!(collectives.threads, Some(vec![2]));
+        assert_eq!(collectives.words, Some(vec![8, 100_000]));
+        assert_eq!(collectives.time, Duration::from_millis(30));
+        assert!(collectives.ops.is_none(), "every part");
+        let apps: app_bench::AppArgs = quick(QUICK_APPS).unwrap();
+        assert_eq!(apps.threads, Some(vec![1, 2]));
+        assert_eq!(apps.apps.len(), 2);
     }
 }

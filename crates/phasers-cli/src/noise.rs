@@ -1,129 +1,23 @@
-//! How far a ratio of two medians can be trusted on a machine that drifts.
-//!
-//! Every row runs in interleaved rounds (see `interleave`). The spread of a row is how much its
-//! rounds disagree: the slowest round's median over the fastest's. When either row of a ratio
-//! disagrees with itself by more than the two rows differ from each other, the ratio's direction
-//! is not settled by this run, and the report says so: the ratio is *noisy*.
-//!
-//! The rule, exactly: a ratio `r = a / b` of two positive medians is noisy when
-//! `max(spread(a), spread(b)) > max(r, 1 / r)`. A side with no spread (one round) takes no part;
-//! with no spread on either side, or a median not above zero, the ratio is not judged.
-//!
-//! A row is marked noisy (in its note, and `noisy`/`noise` in the JSON) when a ratio printed for
-//! it is: its `÷ref` or `÷floor` cell, or a ratio line after the tables it is the numerator of.
+//! Which rows of a barrier sweep are noisy: the rule is the harness's
+//! ([`phasers_cli::harness::noise`]); this applies it to a table's ÷ref and ÷floor columns and to
+//! the ratio lines under it.
 
-use serde::{Deserialize, Serialize};
+pub use phasers_cli::harness::noise::*;
 
 use crate::contender::Contender;
 use crate::regime_floor::RegimeFloor;
 use crate::results::{Group, Row, RowKind};
-use crate::stats;
 
-/// The slowest round's median over the fastest's (1.0: the rounds agreed). `None` with fewer than
-/// two rounds, or when a round's median is not above zero (EPCC costs near zero, or slightly
-/// negative, have no meaningful ratio).
-pub fn spread(round_medians: &[f64]) -> Option<f64> {
-    if round_medians.len() < 2 {
+/// One side of a ratio: the row, when it ran without error and has a median.
+pub fn side_of(row: &Row) -> Option<Side> {
+    if row.error.is_some() {
         return None;
     }
-    let min = stats::min(round_medians)?;
-    let max = round_medians.iter().copied().max_by(f64::total_cmp)?;
-    (min > 0.0 && max.is_finite()).then(|| max / min)
-}
-
-/// A spread as the tables print it: `×1.08`.
-pub fn spread_text(spread: Option<f64>) -> String {
-    spread.map_or_else(|| "-".to_owned(), |spread| format!("×{spread:.2}"))
-}
-
-/// Why the ratio `ratio` of two medians is noise, given the spreads of the two rows' rounds, or
-/// `None` when it is not noise or cannot be judged (see the module docs for the rule).
-pub fn judge(ratio: f64, spreads: [Option<f64>; 2]) -> Option<String> {
-    if !(ratio.is_finite() && ratio > 0.0) {
-        return None;
-    }
-    let gap = ratio.max(1.0 / ratio);
-    let widest = spreads.into_iter().flatten().max_by(f64::total_cmp)?;
-    (widest > gap).then(|| format!("rounds ×{widest:.2} > gap ×{gap:.2}"))
-}
-
-/// One side of a ratio: a row's median and the spread of its rounds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Side {
-    /// The row's name, as the report prints it.
-    pub name: String,
-    /// Its median cost, in ns.
-    pub median_ns: f64,
-    /// Its rounds' spread, if it had rounds.
-    pub spread: Option<f64>,
-}
-
-impl Side {
-    /// The row, when it ran without error and has a median.
-    pub fn of(row: &Row) -> Option<Side> {
-        if row.error.is_some() {
-            return None;
-        }
-        Some(Side {
-            name: row.barrier.clone(),
-            median_ns: row.median()?,
-            spread: row.spread,
-        })
-    }
-}
-
-/// A ratio the report prints after its tables, as the JSON records it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RatioRecord {
-    /// The thread count of the two rows.
-    pub threads: usize,
-    /// The ratio in words, as printed: `our best (mcs) / std::sync::Barrier`.
-    pub label: String,
-    /// The row above the line, by name (`floor` for the per-regime floor).
-    pub numerator: String,
-    /// The row below it.
-    pub denominator: String,
-    /// The numerator's median, in ns.
-    pub numerator_ns: f64,
-    /// The denominator's median, in ns.
-    pub denominator_ns: f64,
-    /// `numerator_ns / denominator_ns`; below 1 the numerator is faster.
-    pub ratio: f64,
-    /// Whether the rows' rounds disagree by more than the ratio's distance from 1.
-    pub noisy: bool,
-    /// When noisy, by how much: `rounds ×1.30 > gap ×1.05`.
-    pub noise: Option<String>,
-}
-
-impl RatioRecord {
-    /// `top / bottom` at `threads` threads, labelled `label`, or `None` when the bottom's median
-    /// is not above zero (no meaningful ratio).
-    pub fn of(threads: usize, label: String, top: &Side, bottom: &Side) -> Option<Self> {
-        if !(bottom.median_ns > 0.0 && top.median_ns.is_finite()) {
-            return None;
-        }
-        let ratio = top.median_ns / bottom.median_ns;
-        let noise = judge(ratio, [top.spread, bottom.spread]);
-        Some(RatioRecord {
-            threads,
-            label,
-            numerator: top.name.clone(),
-            denominator: bottom.name.clone(),
-            numerator_ns: top.median_ns,
-            denominator_ns: bottom.median_ns,
-            ratio,
-            noisy: noise.is_some(),
-            noise,
-        })
-    }
-
-    /// What a noisy ratio's line ends with; empty when it is not noisy.
-    pub fn mark(&self) -> String {
-        self.noise
-            .as_ref()
-            .map(|noise| format!("noisy: {noise}"))
-            .unwrap_or_default()
-    }
+    Some(Side {
+        name: row.barrier.clone(),
+        median_ns: row.median()?,
+        spread: row.spread,
+    })
 }
 
 /// Marks noisy every row whose line in the table holds a noisy ratio (÷ref, ÷floor), and every row
@@ -131,10 +25,10 @@ impl RatioRecord {
 /// same ratios as the columns, and said once).
 pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]) {
     let reference_name = Contender::Reference.name();
-    let reference = group.row(&reference_name).and_then(Side::of);
+    let reference = group.row(&reference_name).and_then(side_of);
     let floor = floor.side();
     for row in &mut group.rows {
-        let Some(side) = Side::of(row) else {
+        let Some(side) = side_of(row) else {
             continue;
         };
         // The reference over itself is 1.00x whatever its rounds did.
@@ -161,49 +55,9 @@ pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]
     }
 }
 
-/// The legend printed under every table of a sweep.
-pub const LEGEND: &str = "rounds: the slowest round's median over the fastest's; noisy: a \
-                          ratio whose rows' rounds disagree by more than the two rows differ \
-                          (spread > max(r, 1/r)), so this run does not settle which is faster";
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn side(name: &str, median_ns: f64, spread: Option<f64>) -> Side {
-        Side {
-            name: name.into(),
-            median_ns,
-            spread,
-        }
-    }
-
-    #[test]
-    fn the_spread_is_the_slowest_round_over_the_fastest() {
-        assert_eq!(spread(&[100.0, 125.0, 110.0]), Some(1.25));
-        assert_eq!(spread(&[100.0]), None, "one round cannot disagree");
-        assert_eq!(spread(&[]), None);
-        assert_eq!(spread(&[-2.0, 5.0]), None, "no ratio of costs near zero");
-        assert_eq!(spread_text(Some(1.0804)), "×1.08");
-        assert_eq!(spread_text(None), "-");
-    }
-
-    #[test]
-    fn rounds_that_disagree_more_than_the_gap_make_a_ratio_noisy() {
-        // 105 vs 100 is a 5% gap; the first row's rounds disagree by 20%.
-        let noise = judge(1.05, [Some(1.2), Some(1.01)]).unwrap();
-        assert_eq!(noise, "rounds ×1.20 > gap ×1.05");
-        // The rule is symmetric: 100 vs 105 has the same gap.
-        assert!(judge(100.0 / 105.0, [Some(1.01), Some(1.2)]).is_some());
-    }
-
-    #[test]
-    fn a_gap_wider_than_the_rounds_is_not_noisy() {
-        // Twice as fast, with rounds within 30%: the direction is settled.
-        assert_eq!(judge(0.5, [Some(1.3), Some(1.1)]), None);
-        assert_eq!(judge(1.05, [None, None]), None, "nothing to judge by");
-        assert_eq!(judge(-1.0, [Some(9.0), None]), None, "no meaningful ratio");
-    }
 
     fn rounds_row(barrier: &str, kind: RowKind, medians: &[f64]) -> Row {
         let each: Vec<Row> = medians
@@ -251,20 +105,5 @@ mod tests {
         // Std's own rounds agree, but the reference's do not: its ÷ref is noise too.
         assert_eq!(std.noise.as_deref(), Some("÷ref: rounds ×1.30 > gap ×1.10"));
         assert!(!mcs.noisy && mcs.noise.is_none(), "{:?}", mcs.noise);
-    }
-
-    #[test]
-    fn records_carry_the_verdict() {
-        let auto = side("auto", 105.0, Some(1.2));
-        let std = side("std::sync::Barrier", 100.0, Some(1.0));
-        let noisy = RatioRecord::of(2, "auto / std".into(), &auto, &std).unwrap();
-        assert!(noisy.noisy);
-        assert!((noisy.ratio - 1.05).abs() < 1e-12);
-        assert_eq!(noisy.mark(), "noisy: rounds ×1.20 > gap ×1.05");
-        let far = side("pthread", 1000.0, Some(1.1));
-        let clear = RatioRecord::of(2, "auto / pthread".into(), &auto, &far).unwrap();
-        assert!(!clear.noisy && clear.noise.is_none() && clear.mark().is_empty());
-        let zero = side("floor", 0.0, None);
-        assert_eq!(RatioRecord::of(2, "x".into(), &auto, &zero), None);
     }
 }

@@ -9,13 +9,6 @@ use crate::contender::WaitHandle;
 use crate::phaser_config::{shape_label, PhaserConfig, Reduction};
 use crate::wrong_result::WrongResult;
 
-impl WaitHandle for Registration {
-    #[inline]
-    fn wait(&mut self) -> Result<(), phasers::Error> {
-        self.next().map(drop)
-    }
-}
-
 /// Builds the phaser of `config` for `threads` parties, runs its row, and returns what was
 /// measured with the label of the tree that actually ran; `Err` when it cannot be built.
 pub fn measure(

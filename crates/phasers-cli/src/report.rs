@@ -1,12 +1,14 @@
 //! Presenting results: aligned tables on stdout, the JSON file and the SVG plot.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
 use std::path::Path;
+
+pub use phasers_cli::harness::floor::floor_line;
+use phasers_cli::harness::header::Header;
+pub use phasers_cli::harness::table::{aligned, ratio, time, Last};
+use phasers_cli::harness::table::{note_cell, resolved_label};
 
 use crate::contender::Contender;
 use crate::floor::Floor;
-use crate::floors_record::floors_line;
 use crate::machine::Machine;
 use crate::noise;
 use crate::plot;
@@ -14,32 +16,8 @@ use crate::regime_floor::RegimeFloor;
 use crate::results::{Group, Mode, Provenance, Report, Row, RowKind};
 use crate::sweep::Plan;
 
-/// The floor as the header of a report states it.
-pub fn floor_line(floor: &Floor) -> String {
-    match (floor.min_ns, floor.median_ns) {
-        (Some(min), Some(median)) => format!(
-            "cache-line round trip {}: min {}, median {} ({} samples of {} round trips){}",
-            match floor.pinned_to {
-                Some([a, b]) => format!("between threads pinned to cpus {a} and {b}"),
-                None => "between two unpinned threads".to_owned(),
-            },
-            time(min),
-            time(median),
-            floor.samples_ns.len(),
-            floor.round_trips_per_sample,
-            floor
-                .note
-                .as_ref()
-                .map(|note| format!("; {note}"))
-                .unwrap_or_default(),
-        ),
-        _ => "not measured".to_owned(),
-    }
-}
-
 /// The lines that head every report: what was measured, how, where, and against which floor.
 pub fn header(provenance: &Provenance, plan: &Plan) -> String {
-    let machine = &provenance.machine;
     let samples = plan.row.schedule.samples - plan.dropped();
     let rounds = plan.rounds();
     let method = match (plan.row.mode, plan.delay) {
@@ -52,25 +30,31 @@ pub fn header(provenance: &Provenance, plan: &Plan) -> String {
             "back-to-back episodes, no delay; {samples} samples in {rounds} interleaved rounds"
         ),
     };
-    format!(
-        "phasers {}: {}\n\
-         method:  {method}, about {:.1} s per test{}\n\
-         machine: {}\n\
-         floors:  {}\n\
-         floor:   a row per table: the cache-line round trip while every thread has a core,\n         \
-         ceil(threads / cores) yield hand-offs once threads outnumber cores; measured in every\n         \
-         round\n\
-         units:   ns (µs or ms when large) per barrier; mean ± half-width of its 95% confidence\n         \
-         interval, min and median over the repetitions; rounds: the slowest round's median\n         \
-         over the fastest's; ÷ref and ÷floor divide the median by the reference barrier's\n         \
-         median and by the floor row's (lower is better)\n",
-        plan.benchmark.name(),
-        plan.benchmark.measures(),
-        plan.time_per_test.as_secs_f64(),
-        if plan.row.pin { ", threads pinned" } else { "" },
-        machine.summary(),
-        floors_line(provenance)
-    )
+    Header::new(provenance, plan.benchmark.measures())
+        .line(
+            "method",
+            format_args!(
+                "{method}, about {:.1} s per test{}",
+                plan.time_per_test.as_secs_f64(),
+                if plan.row.pin { ", threads pinned" } else { "" },
+            ),
+        )
+        .machine(provenance)
+        .floors(provenance)
+        .line(
+            "floor",
+            "a row per table: the cache-line round trip while every thread has a core,\n         \
+             ceil(threads / cores) yield hand-offs once threads outnumber cores; measured in \
+             every\n         round",
+        )
+        .line(
+            "units",
+            "ns (µs or ms when large) per barrier; mean ± half-width of its 95% confidence\n         \
+             interval, min and median over the repetitions; rounds: the slowest round's median\n         \
+             over the fastest's; ÷ref and ÷floor divide the median by the reference barrier's\n         \
+             median and by the floor row's (lower is better)",
+        )
+        .finish()
 }
 
 /// The table of one thread count, dividing by the round trip `floor` (for a group measured in one
@@ -169,111 +153,17 @@ fn render(
     out
 }
 
-/// Lays out `cells` in columns: the first left-aligned, numbers right-aligned, and the last
-/// left-aligned and unpadded when it is `Last::Free` (notes).
-pub fn aligned<L: AsRef<[String]>>(cells: &[L], last: Last) -> String {
-    let columns = cells
-        .iter()
-        .map(|line| line.as_ref().len())
-        .max()
-        .unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|column| {
-            cells
-                .iter()
-                .filter_map(|line| line.as_ref().get(column))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for line in cells {
-        let mut text = String::new();
-        for (column, cell) in line.as_ref().iter().enumerate() {
-            let pad = " ".repeat(widths[column] - cell.chars().count());
-            match column {
-                0 => text.push_str(&format!("{cell}{pad}")),
-                c if c == columns - 1 && last == Last::Free => text.push_str(&format!("  {cell}")),
-                _ => text.push_str(&format!("  {pad}{cell}")),
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-/// How [`aligned`] lays out the last column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Last {
-    /// Right-aligned, like every number.
-    Number,
-    /// Left-aligned and unpadded: free text.
-    Free,
-}
-
 /// A row's name, with what it resolved to when that differs (`auto → counting`).
 pub fn barrier_label(row: &Row) -> String {
-    match &row.resolved {
-        Some(resolved) if *resolved != row.barrier => format!("{} → {resolved}", row.barrier),
-        _ => row.barrier.clone(),
-    }
+    resolved_label(&row.barrier, row.resolved.as_deref())
 }
 
 fn row_note(row: &Row) -> String {
     let noise = row.noise.as_ref().map(|noise| format!("noisy ({noise})"));
-    let parts: Vec<&str> = [row.error.as_deref(), noise.as_deref(), row.note.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    match (&row.error, parts.is_empty()) {
-        (Some(_), _) => format!("ERROR: {}", parts.join("; ")),
-        (None, true) => String::new(),
-        (None, false) => parts.join("; "),
-    }
-}
-
-/// A duration in nanoseconds, in the unit that keeps it readable. EPCC costs can be slightly
-/// negative (a barrier cheaper than the noise of its reference loop), so the sign is kept.
-pub fn time(ns: f64) -> String {
-    let magnitude = ns.abs();
-    if magnitude < 100.0 {
-        format!("{ns:.1} ns")
-    } else if magnitude < 10_000.0 {
-        format!("{ns:.0} ns")
-    } else if magnitude < 10_000_000.0 {
-        format!("{:.1} µs", ns / 1e3)
-    } else {
-        format!("{:.1} ms", ns / 1e6)
-    }
-}
-
-/// `numerator / denominator` as "1.23x", or "-" when either is missing or the ratio is meaningless.
-pub fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> String {
-    match (numerator, denominator) {
-        (Some(n), Some(d)) if d > 0.0 && n.is_finite() => {
-            let r = n / d;
-            if r >= 100.0 {
-                format!("{r:.0}x")
-            } else {
-                format!("{r:.2}x")
-            }
-        }
-        _ => "-".into(),
-    }
-}
-
-/// Opens an output file before the run, so a bad path fails in a second rather than after a minute.
-pub fn create_file(path: &Path) -> io::Result<BufWriter<File>> {
-    File::create(path).map(BufWriter::new)
-}
-
-/// Writes a report as pretty-printed JSON.
-pub fn write_json(mut out: impl Write, report: &impl serde::Serialize) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut out, report)?;
-    out.write_all(b"\n")?;
-    out.flush()
+    note_cell(
+        row.error.as_deref(),
+        &[noise.as_deref(), row.note.as_deref()],
+    )
 }
 
 /// Plots every row's median against threads.
@@ -360,24 +250,6 @@ mod tests {
                 Row::failed("tournament", RowKind::Ours, 3, "boom".into()),
             ],
         }
-    }
-
-    #[test]
-    fn times_pick_readable_units() {
-        assert_eq!(time(12.34), "12.3 ns");
-        assert_eq!(time(1234.0), "1234 ns");
-        assert_eq!(time(45_600.0), "45.6 µs");
-        assert_eq!(time(12_300_000.0), "12.3 ms");
-        assert_eq!(time(-3.25), "-3.2 ns");
-        assert_eq!(time(-45_600.0), "-45.6 µs");
-    }
-
-    #[test]
-    fn ratios_format() {
-        assert_eq!(ratio(Some(300.0), Some(100.0)), "3.00x");
-        assert_eq!(ratio(Some(25_000.0), Some(10.0)), "2500x");
-        assert_eq!(ratio(None, Some(1.0)), "-");
-        assert_eq!(ratio(Some(1.0), Some(0.0)), "-");
     }
 
     #[test]

@@ -1,63 +1,16 @@
 //! The results of a run, as written to `--json` and `--csv` and printed as tables.
 //!
-//! `docs/benchmark-json.md` documents every field; bump [`SCHEMA_VERSION`] on any change a reader
-//! could trip over (a renamed or removed field, a changed unit or meaning).
-
-use std::time::{SystemTime, UNIX_EPOCH};
+//! `docs/benchmark-json.md` documents every field; bump the harness's `SCHEMA_VERSION`
+//! (`phasers_cli::harness::provenance`) on any change a reader could trip over.
 
 use serde::{Deserialize, Serialize};
 
+pub use phasers_cli::harness::provenance::Provenance;
+
 use crate::floor::Floor;
-use crate::floors_record::FloorsRecord;
-use crate::machine::Machine;
 use crate::noise::RatioRecord;
 use crate::regime_floor::RegimeFloor;
 use crate::stats::{self, Summary};
-
-/// The version of the JSON layout below.
-pub const SCHEMA_VERSION: u32 = 3;
-
-/// What heads every report file: which program wrote it, for which benchmark, when, how and
-/// where. Flattened into the report, so its fields are top-level fields of the JSON.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Provenance {
-    /// [`SCHEMA_VERSION`] of the program that wrote the file.
-    pub schema_version: u32,
-    /// The benchmark's name (`bench barrier`, `bench phaser`, ...), so files of different
-    /// benchmarks can be told apart.
-    pub benchmark: String,
-    /// The `phasers-cli` version that produced the report.
-    pub version: String,
-    /// The command line, as typed.
-    pub command_line: Vec<String>,
-    /// When the run started, in seconds since the Unix epoch.
-    pub started_unix_s: u64,
-    /// The machine the run was on.
-    pub machine: Machine,
-    /// The floors the library derived its wait budgets from in this run (`phasers floors`
-    /// explains them); `None` only where it could not settle them, which the benchmarks refuse
-    /// before they start, and in files written before they were recorded.
-    #[serde(default)]
-    pub floors: Option<FloorsRecord>,
-}
-
-impl Provenance {
-    /// A run of `benchmark` starting now on this machine, typed as `command_line`.
-    pub fn now(benchmark: &str, command_line: Vec<String>) -> Self {
-        Provenance {
-            schema_version: SCHEMA_VERSION,
-            benchmark: benchmark.to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-            command_line,
-            started_unix_s: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |since| since.as_secs()),
-            machine: Machine::detect(),
-            // Cached by the library: the same values its objects use in this process.
-            floors: FloorsRecord::current().ok(),
-        }
-    }
-}
 
 /// Everything one sweep (`bench barrier`, `phaser`, `reduction`, `tree`) measured, and under what
 /// conditions.
@@ -334,12 +287,12 @@ impl Row {
 pub fn report_of(groups: Vec<Group>) -> Report {
     Report {
         provenance: Provenance {
-            schema_version: SCHEMA_VERSION,
+            schema_version: phasers_cli::harness::provenance::SCHEMA_VERSION,
             benchmark: "bench test".into(),
             version: "0".into(),
             command_line: Vec::new(),
             started_unix_s: 0,
-            machine: Machine {
+            machine: crate::machine::Machine {
                 available_cores: 2,
                 cpu_model: None,
                 os: "linux".into(),

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use phasers_cli::harness::progress;
 
 use crate::barrier_ratios;
 use crate::bench::RowPlan;
@@ -158,14 +158,7 @@ pub fn run(plan: &Plan) -> Report {
         .iter()
         .map(|&threads| plan.tests_at(threads))
         .sum::<usize>();
-    // indicatif draws on stderr and hides itself when stderr is not a terminal, so stdout carries
-    // only the tables.
-    let progress = ProgressBar::new(total as u64);
-    if let Ok(style) =
-        ProgressStyle::with_template("{bar:30} {pos}/{len} tests, {elapsed} elapsed  {msg}")
-    {
-        progress.set_style(style);
-    }
+    let progress = progress::bar(total, "tests");
     if plan.print_tables {
         progress.suspend(|| println!("{}", report::header(&provenance, plan)));
     }

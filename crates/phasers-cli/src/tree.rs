@@ -3,6 +3,7 @@
 //! report ends with one matrix of medians, shapes down and thread counts across.
 
 use clap::Args;
+use phasers_cli::harness::args::parse_within;
 
 use crate::contender::Contender;
 use crate::outputs::OutputArgs;
@@ -79,15 +80,6 @@ fn parse_tiers(text: &str) -> Result<usize, String> {
 
 fn parse_degree(text: &str) -> Result<usize, String> {
     parse_within(text, 2, MAX_DEGREE, "degree")
-}
-
-/// A whole number from `least` to `most`, or an error naming `what` it should have been.
-fn parse_within(text: &str, least: usize, most: usize, what: &str) -> Result<usize, String> {
-    text.trim()
-        .parse()
-        .ok()
-        .filter(|value| (least..=most).contains(value))
-        .ok_or_else(|| format!("{text:?} is not a {what} from {least} to {most}"))
 }
 
 /// The shapes of the grid, flat first (its degree means nothing, so it appears once), then by

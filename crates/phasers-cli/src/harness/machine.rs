@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::native::{self, NativeVersions};
+use super::native_versions::{self, NativeVersions};
 
 /// The machine facts a report carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,7 +38,7 @@ impl Machine {
             arch: std::env::consts::ARCH.to_owned(),
             phasers_wait: env_var("PHASERS_WAIT"),
             phasers_spin: env_var("PHASERS_SPIN"),
-            native: Some(native::versions()),
+            native: Some(native_versions::versions()),
             profile: Some(phasers::Profile::status().to_string()),
         }
     }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::Provenance;
+use super::provenance::Provenance;
 
 /// The floors the library used in the process that wrote a report (`floors` in the JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,7 +112,7 @@ mod tests {
     fn provenance_with(floors: Option<FloorsRecord>) -> Provenance {
         Provenance {
             floors,
-            ..crate::results::report_of(Vec::new()).provenance
+            ..Provenance::now("bench test", Vec::new())
         }
     }
 

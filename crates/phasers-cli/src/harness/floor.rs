@@ -11,10 +11,11 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 use serde::{Deserialize, Serialize};
 
-use crate::affinity::{allowed_cpus, pin};
-use crate::machine::smt_siblings;
-use crate::schedule::{RoundClock, Sampler, Schedule};
-use crate::stats;
+use super::affinity::{allowed_cpus, pin};
+use super::machine::smt_siblings;
+use super::schedule::{RoundClock, Sampler, Schedule};
+use super::stats;
+use super::table::time;
 
 /// Tells the echoing thread to finish. Never reached by counting: it is odd and far away.
 const STOP: u64 = u64::MAX;
@@ -42,6 +43,21 @@ pub struct Floor {
 
 /// Measures the round trip of one cache line between two threads, pinned to two different cores
 /// where the machine allows it.
+///
+/// ```
+/// use std::time::Duration;
+/// use phasers_cli::harness::floor::{floor_line, measure};
+/// use phasers_cli::harness::schedule::Schedule;
+///
+/// let floor = measure(Schedule {
+///     episodes: Some(100),
+///     samples: 2,
+///     target_sample: Duration::from_millis(1),
+///     row_budget: Duration::from_secs(1),
+/// });
+/// assert_eq!(floor.samples_ns.len(), 2);
+/// assert!(floor_line(&floor).starts_with("cache-line round trip between"));
+/// ```
 pub fn measure(schedule: Schedule) -> Floor {
     let (cpus, mut notes) = choose_cpus();
     let line = CachePadded::new(AtomicU64::new(0));
@@ -84,6 +100,29 @@ pub fn measure(schedule: Schedule) -> Floor {
         median_ns: stats::median(&samples_ns),
         samples_ns,
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+    }
+}
+
+/// The floor as the header of a report states it.
+pub fn floor_line(floor: &Floor) -> String {
+    match (floor.min_ns, floor.median_ns) {
+        (Some(min), Some(median)) => format!(
+            "cache-line round trip {}: min {}, median {} ({} samples of {} round trips){}",
+            match floor.pinned_to {
+                Some([a, b]) => format!("between threads pinned to cpus {a} and {b}"),
+                None => "between two unpinned threads".to_owned(),
+            },
+            time(min),
+            time(median),
+            floor.samples_ns.len(),
+            floor.round_trips_per_sample,
+            floor
+                .note
+                .as_ref()
+                .map(|note| format!("; {note}"))
+                .unwrap_or_default(),
+        ),
+        _ => "not measured".to_owned(),
     }
 }
 

@@ -1,0 +1,85 @@
+//! The lines that head every benchmark's output: what was measured, how, on which machine, and
+//! against which floors, each under a label in a column of its own.
+
+use std::fmt::Display;
+
+use super::floor::{floor_line, Floor};
+use super::floors_record::floors_line;
+use super::provenance::Provenance;
+
+/// A header in the making; [`Header::finish`] gives its text.
+///
+/// ```
+/// use phasers_cli::harness::header::Header;
+/// use phasers_cli::harness::provenance::Provenance;
+///
+/// let provenance = Provenance::now("app", Vec::new());
+/// let text = Header::new(&provenance, "whole applications on each barrier kind")
+///     .line("method", "each row runs the application 3 times")
+///     .machine(&provenance)
+///     .floors(&provenance)
+///     .finish();
+/// let lines: Vec<&str> = text.lines().collect();
+/// assert_eq!(lines[0], "phasers app: whole applications on each barrier kind");
+/// assert_eq!(lines[1], "method:  each row runs the application 3 times");
+/// assert!(lines[2].starts_with("machine: "));
+/// assert!(lines[3].starts_with("floors:  "));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Header {
+    text: String,
+}
+
+impl Header {
+    /// Starts with `phasers {benchmark}: {what}`.
+    pub fn new(provenance: &Provenance, what: &str) -> Self {
+        Header {
+            text: format!("phasers {}: {what}\n", provenance.benchmark),
+        }
+    }
+
+    /// Adds `label:` and `text`, the text starting in the column after the longest label
+    /// (`machine:`). A text of several lines should indent its later lines by 9 spaces.
+    pub fn line(mut self, label: &str, text: impl Display) -> Self {
+        let label = format!("{label}:");
+        self.text.push_str(&format!("{label:<8} {text}\n"));
+        self
+    }
+
+    /// Adds the machine's one-line summary.
+    pub fn machine(self, provenance: &Provenance) -> Self {
+        let summary = provenance.machine.summary();
+        self.line("machine", summary)
+    }
+
+    /// Adds the cache-line round trip measured for this run.
+    pub fn floor(self, floor: &Floor) -> Self {
+        self.line("floor", floor_line(floor))
+    }
+
+    /// Adds the library's floors (round trip, yield hand-off, wake-up).
+    pub fn floors(self, provenance: &Provenance) -> Self {
+        self.line("floors", floors_line(provenance))
+    }
+
+    /// The text, ending in a newline.
+    pub fn finish(self) -> String {
+        self.text
+    }
+}
+
+/// Warns on stderr when this is a debug build, whose numbers mean little; `why` says what makes
+/// it slower besides the missing optimizations (`teams check every call`), if anything does.
+///
+/// ```
+/// phasers_cli::harness::header::warn_if_debug_build(None);
+/// ```
+pub fn warn_if_debug_build(why: Option<&str>) {
+    if cfg!(debug_assertions) {
+        let why = why.map(|why| format!("{why} and ")).unwrap_or_default();
+        eprintln!(
+            "warning: a debug build: {why}nothing is optimized, so these numbers mean little; use \
+             `cargo run --release`"
+        );
+    }
+}

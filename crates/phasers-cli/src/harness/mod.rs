@@ -1,0 +1,37 @@
+//! What every benchmark of `phasers` shares, whatever it measures.
+//!
+//! - Planning: [`args`] (the command-line parsers), [`threads`] (thread counts),
+//!   [`schedule`] (warm-up, calibration and samples of one row), [`delay`] (EPCC's delay loop),
+//!   [`affinity`] (pinning), [`memory`] (rows too big for this machine).
+//! - Measuring: [`threaded_row`] (rounds of timed iterations on T threads) of a [`body`] (what
+//!   each thread does), [`floor`] (the cache-line round trip), [`floors_record`] (the library's
+//!   floors), [`watchdog`] (hang detection), [`progress`] (the progress bar on stderr).
+//! - Judging: [`stats`] (summaries over samples), [`noise`] (whether a ratio is settled),
+//!   [`failures`] (one error naming every failed row).
+//! - Reporting: [`header`] (the lines above the tables), [`machine`] and [`native_versions`]
+//!   (what the numbers belong to), [`provenance`] (what heads every report file), [`table`]
+//!   (aligned tables and number formats), [`outputs`] (`--json`, `--csv`, `--plot` files
+//!   created before the run), [`plot`] (an SVG line plot of cost against threads).
+
+pub mod affinity;
+pub mod args;
+pub mod body;
+pub mod delay;
+pub mod failures;
+pub mod floor;
+pub mod floors_record;
+pub mod header;
+pub mod machine;
+pub mod memory;
+pub mod native_versions;
+pub mod noise;
+pub mod outputs;
+pub mod plot;
+pub mod progress;
+pub mod provenance;
+pub mod schedule;
+pub mod stats;
+pub mod table;
+pub mod threaded_row;
+pub mod threads;
+pub mod watchdog;

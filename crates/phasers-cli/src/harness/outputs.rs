@@ -1,0 +1,221 @@
+//! `--json`, `--csv` and `--plot`: the files a benchmark writes besides its tables. Every file is
+//! created before the run, so a bad path fails in a second rather than after minutes of
+//! measuring; the report is written into them at the end, whatever its type.
+
+use std::fmt::Display;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::Serialize;
+
+/// The output options most benchmarks take (flatten them into the command's options).
+#[derive(Debug, Clone, Default, Args)]
+pub struct OutputArgs {
+    /// Write every result, with the machine and this command line, to FILE as JSON (schema:
+    /// docs/benchmark-json.md).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write one line per row to FILE as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Plot the median cost per barrier against threads to FILE (SVG, log scale).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+impl OutputArgs {
+    /// Creates every file named, before the run (the plot at its own path).
+    pub fn open(&self) -> Result<Outputs, String> {
+        Outputs::create(
+            self.json.as_deref(),
+            self.csv.as_deref(),
+            self.plot.iter().cloned().collect(),
+        )
+    }
+}
+
+/// An output file, created and waiting for the report.
+pub type OpenFile = (PathBuf, BufWriter<File>);
+
+/// The files of a run, open and waiting for the report.
+///
+/// ```
+/// use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
+///
+/// #[derive(serde::Serialize)]
+/// struct Line {
+///     barrier: &'static str,
+///     median_ns: f64,
+/// }
+///
+/// let folder = std::env::temp_dir().join(format!("outputs-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&folder).unwrap();
+/// let (json, csv) = (folder.join("r.json"), folder.join("r.csv"));
+/// let outputs = Outputs::create(Some(&json), Some(&csv), Vec::new()).unwrap();
+/// // ... the run ...
+/// let lines = [Line { barrier: "mcs", median_ns: 51.0 }];
+/// outputs
+///     .write(&lines, |out| write_csv_lines(out, &lines), |_, _| Ok(()))
+///     .unwrap();
+/// assert_eq!(std::fs::read_to_string(&csv).unwrap(), "barrier,median_ns\nmcs,51.0\n");
+/// assert!(std::fs::read_to_string(&json).unwrap().contains("\"median_ns\": 51.0"));
+/// std::fs::remove_dir_all(&folder).unwrap();
+/// ```
+pub struct Outputs {
+    json: Option<OpenFile>,
+    csv: Option<OpenFile>,
+    plots: Vec<PathBuf>,
+}
+
+impl Outputs {
+    /// Creates the JSON and CSV files and every plot's file, failing at the first path that
+    /// cannot be created.
+    pub fn create(
+        json: Option<&Path>,
+        csv: Option<&Path>,
+        plots: Vec<PathBuf>,
+    ) -> Result<Self, String> {
+        for path in &plots {
+            // Only checks the path: a plot is drawn in memory and written in one go.
+            File::create(path).map_err(|error| cannot("create", path, error))?;
+        }
+        Ok(Outputs {
+            json: open(json)?,
+            csv: open(csv)?,
+            plots,
+        })
+    }
+
+    /// Writes `report` as JSON, the CSV with `csv`, and plot `i` at its path with `plot(i, path)`,
+    /// saying where on stderr. A plot that fails (nothing to draw, say) is removed, since an empty
+    /// file helps nobody, and named in the error after the other files are written.
+    pub fn write<R, E>(
+        self,
+        report: &R,
+        csv: impl FnOnce(BufWriter<File>) -> Result<(), E>,
+        mut plot: impl FnMut(usize, &Path) -> Result<(), String>,
+    ) -> Result<(), String>
+    where
+        R: Serialize + ?Sized,
+        E: Display,
+    {
+        if let Some((path, out)) = self.json {
+            write_json(out, &path, report)?;
+            eprintln!("results written to {}", path.display());
+        }
+        if let Some((path, out)) = self.csv {
+            csv(out).map_err(|error| cannot("write", &path, error))?;
+            eprintln!("table written to {}", path.display());
+        }
+        let mut failed = Vec::new();
+        for (index, path) in self.plots.iter().enumerate() {
+            if let Err(error) = plot(index, path) {
+                let _ = std::fs::remove_file(path);
+                failed.push(error);
+            }
+        }
+        let written = self.plots.len() - failed.len();
+        match &self.plots[..] {
+            [] => {}
+            [only] if failed.is_empty() => eprintln!("plot written to {}", only.display()),
+            [first, ..] => eprintln!("{written} plot(s) written beside {}", first.display()),
+        }
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(failed.join("; "))
+        }
+    }
+}
+
+/// Creates the output file at `path`, if any, before the run.
+pub fn open(path: Option<&Path>) -> Result<Option<OpenFile>, String> {
+    path.map(|path| {
+        File::create(path)
+            .map(|file| (path.to_owned(), BufWriter::new(file)))
+            .map_err(|error| cannot("create", path, error))
+    })
+    .transpose()
+}
+
+/// Writes `value` as pretty JSON to `out`, opened at `path`.
+pub fn write_json(
+    out: BufWriter<File>,
+    path: &Path,
+    value: &(impl Serialize + ?Sized),
+) -> Result<(), String> {
+    json_to(out, value).map_err(|error| cannot("write", path, error))
+}
+
+/// Writes `value` as pretty JSON to `out`, with a final newline.
+///
+/// ```
+/// let mut text = Vec::new();
+/// phasers_cli::harness::outputs::json_to(&mut text, &[1, 2]).unwrap();
+/// assert_eq!(String::from_utf8(text).unwrap(), "[\n  1,\n  2\n]\n");
+/// ```
+pub fn json_to(mut out: impl Write, value: &(impl Serialize + ?Sized)) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut out, value)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+/// Writes one CSV line per item of `lines`, under a header of their field names.
+pub fn write_csv_lines<T: Serialize>(
+    out: impl Write,
+    lines: impl IntoIterator<Item = T>,
+) -> csv::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    for line in lines {
+        writer.serialize(line)?;
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+fn cannot(what: &str, path: &Path, error: impl Display) -> String {
+    format!("cannot {what} {}: {error}", path.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_path_fails_before_the_run() {
+        let error = Outputs::create(Some(Path::new("/no/such/dir/r.json")), None, Vec::new())
+            .err()
+            .unwrap();
+        assert!(
+            error.starts_with("cannot create /no/such/dir/r.json"),
+            "{error}"
+        );
+        let plot = vec![PathBuf::from("/no/such/dir/p.svg")];
+        assert!(Outputs::create(None, None, plot).is_err());
+    }
+
+    #[test]
+    fn a_failed_plot_is_removed_and_named_after_the_others_are_written() {
+        let folder = std::env::temp_dir().join(format!("outputs-test-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let plots = vec![folder.join("a.svg"), folder.join("b.svg")];
+        let outputs = Outputs::create(None, None, plots.clone()).unwrap();
+        let error = outputs
+            .write(
+                &(),
+                |_| Ok::<(), String>(()),
+                |index, path| match index {
+                    0 => std::fs::write(path, "<svg/>").map_err(|e| e.to_string()),
+                    _ => Err("nothing to draw in b".to_owned()),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(error, "nothing to draw in b");
+        assert!(plots[0].exists() && !plots[1].exists());
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
+}

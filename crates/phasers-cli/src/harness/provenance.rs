@@ -1,0 +1,63 @@
+//! What heads every report file: which program wrote it, for which benchmark, when, how and
+//! where. `docs/benchmark-json.md` documents every field; bump [`SCHEMA_VERSION`] on any change a
+//! reader could trip over (a renamed or removed field, a changed unit or meaning).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::floors_record::FloorsRecord;
+use super::machine::Machine;
+
+/// The version of the JSON layout of every report (docs/benchmark-json.md).
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// What heads every report file: which program wrote it, for which benchmark, when, how and
+/// where. Flattened into the report, so its fields are top-level fields of the JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// [`SCHEMA_VERSION`] of the program that wrote the file.
+    pub schema_version: u32,
+    /// The benchmark's name (`bench barrier`, `bench phaser`, ...), so files of different
+    /// benchmarks can be told apart.
+    pub benchmark: String,
+    /// The `phasers-cli` version that produced the report.
+    pub version: String,
+    /// The command line, as typed.
+    pub command_line: Vec<String>,
+    /// When the run started, in seconds since the Unix epoch.
+    pub started_unix_s: u64,
+    /// The machine the run was on.
+    pub machine: Machine,
+    /// The floors the library derived its wait budgets from in this run (`phasers floors`
+    /// explains them); `None` only where it could not settle them, which the benchmarks refuse
+    /// before they start, and in files written before they were recorded.
+    #[serde(default)]
+    pub floors: Option<FloorsRecord>,
+}
+
+impl Provenance {
+    /// A run of `benchmark` starting now on this machine, typed as `command_line`.
+    ///
+    /// ```
+    /// use phasers_cli::harness::provenance::{Provenance, SCHEMA_VERSION};
+    ///
+    /// let provenance = Provenance::now("bench barrier", vec!["phasers".into()]);
+    /// assert_eq!(provenance.schema_version, SCHEMA_VERSION);
+    /// assert!(provenance.machine.available_cores >= 1);
+    /// ```
+    pub fn now(benchmark: &str, command_line: Vec<String>) -> Self {
+        Provenance {
+            schema_version: SCHEMA_VERSION,
+            benchmark: benchmark.to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            command_line,
+            started_unix_s: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |since| since.as_secs()),
+            machine: Machine::detect(),
+            // Cached by the library: the same values its objects use in this process.
+            floors: FloorsRecord::current().ok(),
+        }
+    }
+}

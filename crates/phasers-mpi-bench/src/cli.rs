@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use phasers_cli::harness;
 
 /// Benchmarks of phasers-mpi's barriers and hybrid collectives against MPI's own and the EPCC
 /// mixed-mode (OpenMP + MPI) baseline. Run under mpirun, e.g.
@@ -82,17 +83,9 @@ impl BenchArgs {
 /// Most threads per rank a row may ask for; beyond it a row would take minutes on a laptop.
 const MAX_THREADS: usize = 256;
 
+/// Seconds above 0 and at most a day, as every `phasers` benchmark takes them.
 fn parse_seconds(text: &str) -> Result<f64, String> {
-    let seconds: f64 = text
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    if seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0 {
-        Ok(seconds)
-    } else {
-        Err(format!(
-            "{text} s is out of range: give more than 0 and at most 3600 seconds"
-        ))
-    }
+    harness::args::parse_seconds(text).map(|time| time.as_secs_f64())
 }
 
 fn parse_threads(text: &str) -> Result<usize, String> {

@@ -1,7 +1,5 @@
 //! The benchmark's one error type.
 
-use std::path::PathBuf;
-
 /// What can stop a benchmark run.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
@@ -23,13 +21,9 @@ pub enum BenchError {
     Baseline(String),
 
     /// An output file could not be created or written.
-    #[error("cannot write {path}: {reason}")]
-    Output {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        reason: String,
-    },
+    /// The message names the file and the reason.
+    #[error("{0}")]
+    Output(String),
 }
 
 impl BenchError {

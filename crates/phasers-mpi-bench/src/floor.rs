@@ -3,56 +3,50 @@
 //! - the MPI round trip: one byte from rank 0 to rank 1 and back (no barrier of two ranks can
 //!   beat one message each way);
 //! - the cache-line round trip between two threads of rank 0, pinned to two CPUs where the
-//!   machine allows it (no shared-memory barrier among two threads can beat it).
+//!   machine allows it (no shared-memory barrier among two threads can beat it): the `phasers`
+//!   command's own floor (`phasers_cli::harness::floor`), so both commands state the same floor.
 //!
 //! The other ranks idle meanwhile.
 
-use std::hint::spin_loop;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use crossbeam_utils::CachePadded;
+use phasers_cli::harness::floor as cache_line_floor;
+use phasers_cli::harness::schedule::Schedule as ThreadSchedule;
 use phasers_mpi::mpi::topology::SimpleCommunicator;
 use phasers_mpi::mpi::traits::{Communicator, Destination, Source};
 use serde::Serialize;
 
-use crate::crew::{with_crew, Task};
 use crate::error::{BenchError, Result};
 use crate::harness::{measure, Schedule};
 use crate::stats::Timing;
 use crate::subset::on_first;
 
-/// Spins between yields while waiting for the line: unpinned, the other thread may need this CPU.
-const SPINS_PER_YIELD: u32 = 1024;
-
 /// Both floors; `None` where the world or the machine cannot have one.
 #[derive(Debug, Clone, Serialize)]
 pub struct Floors {
-    /// One-byte MPI ping-pong between world ranks 0 and 1.
+    /// One byte from world rank 0 to rank 1 and back.
     pub mpi_round_trip: Option<Timing>,
-    /// Cache-line round trip between two threads of rank 0.
+    /// A cache line between two threads of rank 0.
     pub cache_line_round_trip: Option<Timing>,
-    /// The CPUs the cache-line threads were pinned to.
+    /// The CPUs those threads were pinned to, when pinning worked.
     pub cache_line_cpus: Option<[usize; 2]>,
 }
 
-/// Measures both floors; collective over the world; the values are rank 0's.
+/// Measures both floors; every rank of `world` takes part.
 pub fn measure_floors(world: &SimpleCommunicator, schedule: Schedule) -> Result<Floors> {
     let mpi_round_trip = if world.size() >= 2 {
         on_first(world, 2, |comm| ping_pong(comm, schedule))?
     } else {
         None
     };
-    let cpus = two_cpus();
-    let cache_line_round_trip = on_first(world, 1, |comm| cache_line(comm, schedule, cpus))?;
+    let cache_line = on_first(world, 1, |_| Ok(cache_line(schedule)))?;
     Ok(Floors {
         mpi_round_trip,
-        cache_line_round_trip,
-        cache_line_cpus: cpus,
+        cache_line_round_trip: cache_line.as_ref().and_then(|(timing, _)| timing.clone()),
+        cache_line_cpus: cache_line.and_then(|(_, cpus)| cpus),
     })
 }
 
-/// Rank 0 sends a counter byte, rank 1 sends it back incremented; rank 0 checks every answer.
 fn ping_pong(comm: &SimpleCommunicator, schedule: Schedule) -> Result<Timing> {
     let me = comm.rank();
     let other = comm.process_at_rank(1 - me);
@@ -80,65 +74,18 @@ fn ping_pong(comm: &SimpleCommunicator, schedule: Schedule) -> Result<Timing> {
     })
 }
 
-/// Two CPUs to pin the cache-line threads to, when this process may use two.
-fn two_cpus() -> Option<[usize; 2]> {
-    let ids = core_affinity::get_core_ids()?;
-    match ids.as_slice() {
-        [first, second, ..] => Some([first.id, second.id]),
-        _ => None,
-    }
-}
-
-/// The ping thread stores odd values, the echo thread answers each with the next even one.
-fn cache_line(
-    comm: &SimpleCommunicator,
-    schedule: Schedule,
-    cpus: Option<[usize; 2]>,
-) -> Result<Timing> {
-    let line = CachePadded::new(AtomicU64::new(0));
-    let workers: Vec<_> = (0..2)
-        .map(|side| {
-            let line = &line;
-            let mut pinned = false;
-            // The next odd value the ping side sends.
-            let mut next = 1u64;
-            move |task| {
-                if !pinned {
-                    if let Some(cpus) = cpus {
-                        core_affinity::set_for_current(core_affinity::CoreId { id: cpus[side] });
-                    }
-                    pinned = true;
-                }
-                let Task::Run(n) = task else {
-                    return Ok(());
-                };
-                for _ in 0..n {
-                    if side == 0 {
-                        line.store(next, Ordering::Release);
-                        wait_for(line, next + 1);
-                    } else {
-                        wait_for(line, next);
-                        line.store(next + 1, Ordering::Release);
-                    }
-                    next += 2;
-                }
-                Ok(())
-            }
-        })
-        .collect();
-    with_crew(workers, |dispatch| {
-        measure(comm, schedule, |n| dispatch.run(Task::Run(n)))
-    })
-}
-
-#[inline]
-fn wait_for(line: &AtomicU64, value: u64) {
-    let mut spins = 0u32;
-    while line.load(Ordering::Acquire) != value {
-        spin_loop();
-        spins = spins.wrapping_add(1);
-        if spins % SPINS_PER_YIELD == 0 {
-            std::thread::yield_now();
-        }
-    }
+/// The harness's cache-line floor on this rank, with the same sample length and count as every
+/// other row, and the CPUs it ran on.
+fn cache_line(schedule: Schedule) -> (Option<Timing>, Option<[usize; 2]>) {
+    let floor = cache_line_floor::measure(ThreadSchedule {
+        episodes: None,
+        samples: schedule.samples,
+        target_sample: schedule.sample,
+        // Calibration and a slow machine may overrun the aim; past this the floor keeps the
+        // samples it has and says so in its note.
+        row_budget: schedule.sample * (3 * schedule.samples as u32)
+            + std::time::Duration::from_secs(1),
+    });
+    let timing = Timing::new(floor.round_trips_per_sample, floor.samples_ns);
+    (timing, floor.pinned_to)
 }

@@ -7,7 +7,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::combined_grid::GridRow;
 use crate::process_rows::MPI_BARRIER;
-use crate::units::format_ns;
+use phasers_cli::harness::table::time;
 
 const PANEL_W: i32 = 440;
 const PANEL_H: i32 = 330;
@@ -115,7 +115,7 @@ fn draw_panel<DB: DrawingBackend>(
                 .and_then(|c| c.timing.as_ref())
                 .map(|t| t.median_ns);
             let (fill, label) = match median {
-                Some(ns) => (scale.colour(ns), format_ns(ns)),
+                Some(ns) => (scale.colour(ns), time(ns)),
                 None => (NA_COLOUR, "n/a".to_owned()),
             };
             root.draw(&Rectangle::new(
@@ -182,13 +182,13 @@ fn draw_legend<DB: DrawingBackend>(
     }
     let style = |h| TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(h, VPos::Center));
     root.draw_text(
-        &format_ns(scale.lo),
+        &time(scale.lo),
         &style(HPos::Right),
         (bar_left - 8, y0 + 21),
     )
     .map_err(step("legend"))?;
     root.draw_text(
-        &format_ns(scale.hi),
+        &time(scale.hi),
         &style(HPos::Left),
         (bar_left + bar_w + 8, y0 + 21),
     )
@@ -282,7 +282,7 @@ mod tests {
             "test",
         )
         .unwrap();
-        for text in ["500 ns", "5.00 us", "50.0 us", "n/a", "MPI ranks"] {
+        for text in ["500 ns", "5000 ns", "50.0 µs", "n/a", "MPI ranks"] {
             assert!(svg.contains(text), "{text} missing");
         }
     }

@@ -1,5 +1,6 @@
 //! What the run ran on, for the report.
 
+use phasers_cli::harness;
 use phasers_mpi::Mpi;
 use serde::Serialize;
 
@@ -39,12 +40,9 @@ fn short_version(version: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_owned())
 }
 
+/// `model name` from /proc/cpuinfo, read as the `phasers` command reads it.
 fn cpu_model() -> Option<String> {
-    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    info.lines()
-        .find(|line| line.starts_with("model name"))
-        .and_then(|line| line.split_once(':'))
-        .map(|(_, model)| model.trim().to_owned())
+    harness::machine::cpu_model(&std::fs::read_to_string("/proc/cpuinfo").ok()?)
 }
 
 #[cfg(test)]

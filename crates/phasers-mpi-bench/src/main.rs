@@ -31,7 +31,6 @@ mod report;
 mod stats;
 mod subset;
 mod table;
-mod units;
 
 use std::process::ExitCode;
 

@@ -1,9 +1,8 @@
-//! `--json`, `--csv`, `--plot`: created by rank 0 before anything is measured, so a bad path
-//! fails at once rather than after the run.
+//! `--json`, `--csv` and `--plot`, on the harness the `phasers` command uses: every file is
+//! created before the run, so a bad path fails in a second rather than after minutes of
+//! measuring, and each is written by rank 0 at the end.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use phasers_cli::harness::outputs::{self, write_csv_lines};
 
 use crate::cli::BenchArgs;
 use crate::combined_grid;
@@ -11,73 +10,45 @@ use crate::error::{BenchError, Result};
 use crate::report::Report;
 use crate::{csv_out, heatmap};
 
-type Open = Option<(PathBuf, BufWriter<File>)>;
-
-/// The files asked for, open and empty.
-pub struct Outputs {
-    json: Open,
-    csv: Open,
-    plot: Open,
-}
-
-fn open(path: Option<&Path>) -> Result<Open> {
-    path.map(|path| {
-        File::create(path)
-            .map(|file| (path.to_owned(), BufWriter::new(file)))
-            .map_err(|error| failed(path, error))
-    })
-    .transpose()
-}
-
-fn failed(path: &Path, reason: impl std::fmt::Display) -> BenchError {
-    BenchError::Output {
-        path: path.to_owned(),
-        reason: reason.to_string(),
-    }
-}
+/// The files asked for, created and waiting for the report.
+pub struct Outputs(outputs::Outputs);
 
 impl Outputs {
+    /// Creates every file `args` name.
     pub fn open(args: &BenchArgs) -> Result<Outputs> {
-        Ok(Outputs {
-            json: open(args.json.as_deref())?,
-            csv: open(args.csv.as_deref())?,
-            plot: open(args.plot.as_deref())?,
-        })
+        outputs::Outputs::create(
+            args.json.as_deref(),
+            args.csv.as_deref(),
+            args.plot.iter().cloned().collect(),
+        )
+        .map(Outputs)
+        .map_err(BenchError::Output)
     }
 
-    /// Writes the report into every file, saying where on stderr.
+    /// Writes the report, the combined grid as CSV and its heat map.
     pub fn write(self, report: &Report) -> Result<()> {
-        if let Some((path, mut out)) = self.json {
-            serde_json::to_writer_pretty(&mut out, report).map_err(|e| failed(&path, e))?;
-            writeln!(out)
-                .and_then(|()| out.flush())
-                .map_err(|e| failed(&path, e))?;
-            eprintln!("results written to {}", path.display());
-        }
         let grid = report.combined.as_deref().unwrap_or_default();
-        if let Some((path, out)) = self.csv {
-            csv_out::write(out, grid).map_err(|e| failed(&path, e))?;
-            eprintln!("grid written to {}", path.display());
-        }
-        if let Some((path, mut out)) = self.plot {
-            let ranks: Vec<usize> = (1..=report.machine.world_ranks).collect();
-            let title = format!(
-                "combined barrier, median time per barrier ({} ranks on {} cores)",
-                report.machine.world_ranks, report.machine.available_cores
-            );
-            let svg = heatmap::render(
-                grid,
-                &combined_grid::algorithms(),
-                &ranks,
-                &report.settings.threads,
-                &title,
+        self.0
+            .write(
+                report,
+                |out| write_csv_lines(out, grid.iter().map(csv_out::Line::of)),
+                |_, path| {
+                    let ranks: Vec<usize> = (1..=report.machine.world_ranks).collect();
+                    let title = format!(
+                        "combined barrier, median time per barrier ({} ranks on {} cores)",
+                        report.machine.world_ranks, report.machine.available_cores
+                    );
+                    let svg = heatmap::render(
+                        grid,
+                        &combined_grid::algorithms(),
+                        &ranks,
+                        &report.settings.threads,
+                        &title,
+                    )?;
+                    std::fs::write(path, svg)
+                        .map_err(|error| format!("cannot write {}: {error}", path.display()))
+                },
             )
-            .map_err(|e| failed(&path, e))?;
-            out.write_all(svg.as_bytes())
-                .and_then(|()| out.flush())
-                .map_err(|e| failed(&path, e))?;
-            eprintln!("heat map written to {}", path.display());
-        }
-        Ok(())
+            .map_err(BenchError::Output)
     }
 }

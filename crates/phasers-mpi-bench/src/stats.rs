@@ -1,6 +1,7 @@
 //! Time per operation over the samples of one row: min (the intrinsic cost, on a shared machine)
 //! and median (what a program usually pays).
 
+use phasers_cli::harness::stats::{median, min};
 use serde::Serialize;
 
 /// The samples of one row, as measured on rank 0.
@@ -43,21 +44,6 @@ impl Ratio {
             min: ours.min_ns / theirs.min_ns,
             median: ours.median_ns / theirs.median_ns,
         }
-    }
-}
-
-pub fn min(values: &[f64]) -> Option<f64> {
-    values.iter().copied().min_by(f64::total_cmp)
-}
-
-pub fn median(values: &[f64]) -> Option<f64> {
-    let mut sorted = values.to_vec();
-    sorted.sort_unstable_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    match sorted.len() {
-        0 => None,
-        n if n % 2 == 1 => Some(sorted[mid]),
-        _ => Some((sorted[mid - 1] + sorted[mid]) / 2.0),
     }
 }
 

@@ -5,11 +5,11 @@ use crate::floor::Floors;
 use crate::hybrid::HybridRow;
 use crate::process_rows::ProcessRow;
 use crate::stats::{Ratio, Timing};
-use crate::units::format_ns;
+use phasers_cli::harness::table::time;
 
 fn timing(t: Option<&Timing>) -> String {
     match t {
-        Some(t) => format!("{:>10} {:>10}", format_ns(t.min_ns), format_ns(t.median_ns)),
+        Some(t) => format!("{:>10} {:>10}", time(t.min_ns), time(t.median_ns)),
         None => format!("{:>10} {:>10}", "n/a", "n/a"),
     }
 }

@@ -231,22 +231,16 @@ fn padded_log_range(lo: f64, hi: f64, single_span: f64, pad: f64) -> (f64, f64) 
 /// spreads out. Every measured count gets a grid line; labels are thinned so they never
 /// collide, from the largest count down, since that is where oversubscription shows.
 fn thread_axis(counts: &[usize], plot_width_px: f64) -> LogAxis {
-    let log2 = |c: f64| c.log2();
-    let (lo, hi) = padded_log_range(
-        log2(counts[0] as f64),
-        log2(counts[counts.len() - 1] as f64),
-        2.0,
-        X_PAD,
-    );
-    let widest = counts.iter().map(|c| c.to_string().len()).max();
-    // About 8 px a digit at the label size, plus a gap.
-    let min_gap = (widest.unwrap_or(1) as f64 * 8.0 + 10.0) / plot_width_px * (hi - lo);
     let all: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
+    let (lo, hi) = padded_log_range(all[0].log2(), all[all.len() - 1].log2(), 2.0, X_PAD);
+    // About 8 px a digit at the label size, plus a gap; the largest count is the widest.
+    let digits = counts[counts.len() - 1].to_string().len() as f64;
+    let min_gap = (digits * 8.0 + 10.0) / plot_width_px * (hi - lo);
     let mut labelled: Vec<f64> = Vec::new();
     for &c in all.iter().rev() {
         if labelled
             .last()
-            .map_or(true, |&right| log2(right) - log2(c) >= min_gap)
+            .map_or(true, |right| right.log2() - c.log2() >= min_gap)
         {
             labelled.push(c);
         }

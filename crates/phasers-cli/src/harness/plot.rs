@@ -12,10 +12,9 @@
 //! `<text>` element and lets the viewer pick the font. The estimates are used only for layout
 //! (title height, legend width), where being a little generous is harmless.
 
-use std::ops::Range;
 use std::path::Path;
 
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::combinators::WithKeyPoints;
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -78,8 +77,13 @@ pub fn write_svg(path: &Path, plot: &Plot<'_>) -> Result<(), String> {
             path.display()
         ));
     }
-    let svg =
-        render_svg(plot, &lines).map_err(|e| format!("cannot plot {}: {e}", path.display()))?;
+    let mut svg = String::new();
+    render(
+        &SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area(),
+        plot,
+        &lines,
+    )
+    .map_err(|e| format!("cannot plot {}: {e}", path.display()))?;
     std::fs::write(path, svg).map_err(|e| format!("cannot write plot {}: {e}", path.display()))
 }
 
@@ -120,29 +124,14 @@ const BASELINE_COLOURS: [RGBColor; 3] = [
 ];
 /// `(dash, gap)` lengths in pixels, cycled through baselines.
 const BASELINE_DASHES: [(u32, u32); 4] = [(9, 5), (3, 3), (14, 4), (6, 3)];
-const BASELINE_MARKERS: [Marker; 5] = [
-    Marker::TriangleUp,
-    Marker::Square,
-    Marker::Diamond,
-    Marker::TriangleDown,
-    Marker::Cross,
-];
+/// Marker polygons (see [`LineStyle::polygon`]), cycled through baselines: triangle, square,
+/// diamond, downward triangle, pentagon.
+const BASELINE_MARKERS: [(u32, f64); 5] = [(3, 0.0), (4, 45.0), (4, 0.0), (3, 180.0), (5, 0.0)];
 
 const FLOOR_LABEL: &str = "floor (cache-line round trip)";
 const FLOOR_COLOUR: RGBColor = RGBColor(60, 60, 60);
 const OVERSUBSCRIBED_LABEL: &str = "oversubscribed →";
 const OVERSUBSCRIBED_COLOUR: RGBColor = RGBColor(178, 34, 34);
-
-/// The shapes a data point can be marked with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Marker {
-    Circle,
-    Square,
-    TriangleUp,
-    TriangleDown,
-    Diamond,
-    Cross,
-}
 
 /// How one series is drawn, resolved from its kind and its rank among series of that kind.
 #[derive(Debug, Clone, Copy)]
@@ -151,14 +140,37 @@ struct LineStyle {
     width: u32,
     /// `Some((dash, gap))` for a dashed line.
     dash: Option<(u32, u32)>,
-    marker: Marker,
-    marker_size: i32,
+    /// The points' marker: a dot, or a regular polygon of `(corners, turn)`, its first corner
+    /// `turn` degrees clockwise from straight up.
+    polygon: Option<(u32, f64)>,
+    /// Hollow markers keep overlapping baselines legible.
     filled: bool,
 }
 
 impl LineStyle {
     fn stroke(&self) -> ShapeStyle {
         self.colour.stroke_width(self.width)
+    }
+
+    fn new(kind: SeriesKind, rank: usize) -> Self {
+        let (colour, width, dash, polygon, filled) = match kind {
+            SeriesKind::Ours => (OURS_COLOURS[rank % OURS_COLOURS.len()], 2, None, None, true),
+            SeriesKind::Reference => (BLACK, 4, None, Some((4, 45.0)), true),
+            SeriesKind::Baseline => (
+                BASELINE_COLOURS[rank % BASELINE_COLOURS.len()],
+                2,
+                Some(BASELINE_DASHES[rank % BASELINE_DASHES.len()]),
+                Some(BASELINE_MARKERS[rank % BASELINE_MARKERS.len()]),
+                false,
+            ),
+        };
+        LineStyle {
+            colour,
+            width,
+            dash,
+            polygon,
+            filled,
+        }
     }
 }
 
@@ -171,123 +183,36 @@ struct Line<'a> {
     points: Vec<(f64, f64)>,
 }
 
-fn is_drawable(&(threads, ns): &(usize, f64)) -> bool {
-    threads > 0 && ns.is_finite() && ns > 0.0
-}
-
 /// Keeps the series that have something to draw and gives each its style.
 fn lines(series: &[Series]) -> Vec<Line<'_>> {
-    let (mut ours, mut baselines) = (0, 0);
-    let mut lines = Vec::new();
+    let mut lines: Vec<Line<'_>> = Vec::new();
     for s in series {
-        let mut points: Vec<(usize, f64)> = s.points.iter().copied().filter(is_drawable).collect();
+        let mut points: Vec<(usize, f64)> = (s.points.iter().copied())
+            .filter(|&(threads, ns)| threads > 0 && ns.is_finite() && ns > 0.0)
+            .collect();
         if points.is_empty() {
             continue;
         }
         points.sort_by_key(|&(threads, _)| threads);
-        let style = match s.kind {
-            SeriesKind::Ours => {
-                ours += 1;
-                LineStyle {
-                    colour: OURS_COLOURS[(ours - 1) % OURS_COLOURS.len()],
-                    width: 2,
-                    dash: None,
-                    marker: Marker::Circle,
-                    marker_size: 4,
-                    filled: true,
-                }
-            }
-            SeriesKind::Reference => LineStyle {
-                colour: BLACK,
-                width: 4,
-                dash: None,
-                marker: Marker::Square,
-                marker_size: 4,
-                filled: true,
-            },
-            SeriesKind::Baseline => {
-                baselines += 1;
-                let i = baselines - 1;
-                LineStyle {
-                    colour: BASELINE_COLOURS[i % BASELINE_COLOURS.len()],
-                    width: 2,
-                    dash: Some(BASELINE_DASHES[i % BASELINE_DASHES.len()]),
-                    marker: BASELINE_MARKERS[i % BASELINE_MARKERS.len()],
-                    marker_size: 5,
-                    filled: false,
-                }
-            }
-        };
+        let rank = lines.iter().filter(|line| line.kind == s.kind).count();
         lines.push(Line {
             name: &s.name,
             kind: s.kind,
-            style,
+            style: LineStyle::new(s.kind, rank),
             points: points.into_iter().map(|(t, ns)| (t as f64, ns)).collect(),
         });
     }
     lines
 }
 
-/// A logarithmic axis whose grid lines are chosen by the caller.
-///
-/// plotters' own `log_scale()` picks its key points itself, and `with_key_points` on an `f64`
-/// range loses the `ValueFormatter` that `configure_mesh().draw()` requires; this small
-/// [`Ranged`] gives exact control over both (measured thread counts on x, 1-2-5 steps on y).
-#[derive(Debug, Clone)]
-struct LogAxis {
-    /// The ends of the axis, as natural logarithms.
-    ln_lo: f64,
-    ln_hi: f64,
-    /// Labelled grid lines.
-    bold: Vec<f64>,
-    /// Unlabelled grid lines.
-    light: Vec<f64>,
-}
+/// A log axis with the grid lines we choose: labelled ("bold") and unlabelled ("light").
+type LogAxis = WithKeyPoints<LogCoord<f64>>;
 
-impl LogAxis {
-    /// An axis over `lo..hi` (both positive, `lo < hi`).
-    fn new(lo: f64, hi: f64, bold: Vec<f64>, light: Vec<f64>) -> Self {
-        Self {
-            ln_lo: lo.ln(),
-            ln_hi: hi.ln(),
-            bold,
-            light,
-        }
-    }
-
-    fn lo(&self) -> f64 {
-        self.ln_lo.exp()
-    }
-
-    fn hi(&self) -> f64 {
-        self.ln_hi.exp()
-    }
-}
-
-impl Ranged for LogAxis {
-    // Every label goes through our own formatter; this only satisfies `draw()`'s bound.
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        let t = (value.ln() - self.ln_lo) / (self.ln_hi - self.ln_lo);
-        // Only reachable with a non-positive value, which is filtered out before drawing; pin
-        // it to the low end rather than produce a nonsense coordinate.
-        let t = if t.is_finite() { t } else { 0.0 };
-        limit.0 + (f64::from(limit.1 - limit.0) * t).round() as i32
-    }
-
-    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            self.light.clone()
-        } else {
-            self.bold.clone()
-        }
-    }
-
-    fn range(&self) -> Range<f64> {
-        self.lo()..self.hi()
-    }
+fn log_axis(lo: f64, hi: f64, bold: Vec<f64>, light: Vec<f64>) -> LogAxis {
+    (lo..hi)
+        .log_scale()
+        .with_key_points(bold)
+        .with_light_points(light)
 }
 
 /// Widens the log range `lo..hi` by `pad` of its span each side, or to a range around it when
@@ -304,41 +229,23 @@ fn padded_log_range(lo: f64, hi: f64, single_span: f64, pad: f64) -> (f64, f64) 
 
 /// The x axis: log2 of the thread count, so doublings are evenly spaced and 1,2,3,4 still
 /// spreads out. Every measured count gets a grid line; labels are thinned so they never
-/// collide, keeping the first and the last.
+/// collide, from the largest count down, since that is where oversubscription shows.
 fn thread_axis(counts: &[usize], plot_width_px: f64) -> LogAxis {
-    let log2: Vec<f64> = counts.iter().map(|&c| (c as f64).log2()).collect();
-    let (lo, hi) = padded_log_range(log2[0], log2[log2.len() - 1], 2.0, X_PAD);
-    let widest = counts
-        .iter()
-        .map(|c| c.to_string().len())
-        .max()
-        .unwrap_or(1) as f64;
-    // About 8 px a digit at the label size, plus a gap.
-    let min_gap = (widest * 8.0 + 10.0) / plot_width_px * (hi - lo);
-    let mut labelled: Vec<usize> = Vec::new();
-    for (i, &x) in log2.iter().enumerate() {
-        if labelled.last().map_or(true, |&j| x - log2[j] >= min_gap) {
-            labelled.push(i);
+    let all: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
+    let (lo, hi) = padded_log_range(all[0].log2(), all[all.len() - 1].log2(), 2.0, X_PAD);
+    // About 8 px a digit at the label size, plus a gap; the largest count is the widest.
+    let digits = counts[counts.len() - 1].to_string().len() as f64;
+    let min_gap = (digits * 8.0 + 10.0) / plot_width_px * (hi - lo);
+    let mut labelled: Vec<f64> = Vec::new();
+    for &c in all.iter().rev() {
+        if labelled
+            .last()
+            .map_or(true, |right| right.log2() - c.log2() >= min_gap)
+        {
+            labelled.push(c);
         }
     }
-    let last = log2.len() - 1;
-    if labelled.last() != Some(&last) {
-        // The largest count matters most (it is where oversubscription shows), so it displaces
-        // the label before it rather than being dropped.
-        if labelled.len() > 1 {
-            labelled.pop();
-        }
-        if log2[last] - log2[labelled[labelled.len() - 1]] >= min_gap {
-            labelled.push(last);
-        }
-    }
-    let as_f64 = |i: usize| counts[i] as f64;
-    LogAxis::new(
-        lo.exp2(),
-        hi.exp2(),
-        labelled.into_iter().map(as_f64).collect(),
-        (0..counts.len()).map(as_f64).collect(),
-    )
+    log_axis(lo.exp2(), hi.exp2(), labelled, all)
 }
 
 /// The y axis: log10 of nanoseconds, labelled at 1-2-5 steps when that gives a handful of
@@ -365,13 +272,12 @@ fn cost_axis(min_ns: f64, max_ns: f64) -> LogAxis {
     if stride > 1 {
         bold = bold.into_iter().step_by(stride).collect();
     }
-    let span = hi - lo;
-    let light = if span <= 6.0 {
+    let light = if hi - lo <= 6.0 {
         steps(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
     } else {
         Vec::new()
     };
-    LogAxis::new(10f64.powf(lo), 10f64.powf(hi), bold, light)
+    log_axis(10f64.powf(lo), 10f64.powf(hi), bold, light)
 }
 
 /// A duration in nanoseconds with a unit that keeps the number short: "500 ns", "1 µs",
@@ -414,64 +320,51 @@ fn step<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> String {
     move |e| format!("{what} failed: {e}")
 }
 
-/// Draws one marker centred on a pixel of `area`.
-fn draw_marker<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    (x, y): (i32, i32),
-    style: &LineStyle,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let r = style.marker_size;
-    let fill = style.colour.filled();
-    // Hollow markers keep overlapping baselines legible; a 2 px outline matches their line.
-    let outline = style.colour.stroke_width(2);
-    let outline_of = |mut corners: Vec<(i32, i32)>| {
-        corners.push(corners[0]);
-        PathElement::new(corners, outline)
-    };
-    let corners = match style.marker {
-        Marker::Circle => {
-            return area.draw(&Circle::new(
-                (x, y),
-                r,
-                if style.filled { fill } else { outline },
-            ));
-        }
-        Marker::Cross => {
-            area.draw(&PathElement::new(
-                vec![(x - r, y - r), (x + r, y + r)],
-                outline,
-            ))?;
-            return area.draw(&PathElement::new(
-                vec![(x - r, y + r), (x + r, y - r)],
-                outline,
-            ));
-        }
-        Marker::Square => vec![
-            (x - r, y - r),
-            (x + r, y - r),
-            (x + r, y + r),
-            (x - r, y + r),
-        ],
-        Marker::TriangleUp => vec![(x, y - r - 1), (x + r + 1, y + r), (x - r - 1, y + r)],
-        Marker::TriangleDown => vec![(x, y + r + 1), (x + r + 1, y - r), (x - r - 1, y - r)],
-        Marker::Diamond => vec![
-            (x, y - r - 1),
-            (x + r + 1, y),
-            (x, y + r + 1),
-            (x - r - 1, y),
-        ],
-    };
-    if style.filled {
-        area.draw(&Polygon::new(corners, fill))
-    } else {
-        area.draw(&outline_of(corners))
+/// Everything is drawn in pixels on the whole canvas; the chart only lays out the axes and
+/// maps data to pixels.
+type Canvas<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Draws a line through `points` (pixels), dashed when `dash` is `(dash, gap)`.
+fn draw_path(
+    canvas: &Canvas<'_>,
+    points: Vec<(i32, i32)>,
+    stroke: ShapeStyle,
+    dash: Option<(u32, u32)>,
+) -> Result<(), String> {
+    match dash {
+        Some((dash, gap)) => canvas.draw(&DashedPathElement::new(points, dash, gap, stroke)),
+        None => canvas.draw(&PathElement::new(points, stroke)),
     }
+    .map_err(step("drawing a line"))
 }
 
-/// Renders the plot of `lines` (at least one) to an SVG document.
-fn render_svg(plot: &Plot<'_>, lines: &[Line<'_>]) -> Result<String, String> {
-    let floor_ns = plot.floor_ns.filter(|f| f.is_finite() && *f > 0.0);
+/// Draws one marker centred on the pixel `(x, y)`.
+fn draw_marker(canvas: &Canvas<'_>, (x, y): (i32, i32), style: &LineStyle) -> Result<(), String> {
+    let Some((corners, turn)) = style.polygon else {
+        let dot = Circle::new((x, y), 4, style.colour.filled());
+        return canvas.draw(&dot).map_err(step("drawing a marker"));
+    };
+    // Circumradii: a filled square 8 px across, hollow shapes a little larger since they are
+    // lighter.
+    let r = if style.filled { 5.7 } else { 7.0 };
+    let mut points: Vec<(i32, i32)> = (0..corners)
+        .map(|k| {
+            let angle = (turn + 360.0 * f64::from(k) / f64::from(corners)).to_radians();
+            let dx = (r * angle.sin()).round() as i32;
+            (x + dx, y - (r * angle.cos()).round() as i32)
+        })
+        .collect();
+    if style.filled {
+        return (canvas.draw(&Polygon::new(points, style.colour.filled())))
+            .map_err(step("drawing a marker"));
+    }
+    points.push(points[0]);
+    draw_path(canvas, points, style.colour.stroke_width(2), None)
+}
 
+/// Draws the plot of `lines` (at least one) onto `canvas`.
+fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Result<(), String> {
+    let floor_ns = plot.floor_ns.filter(|f| f.is_finite() && *f > 0.0);
     let mut counts: Vec<usize> = lines
         .iter()
         .flat_map(|l| l.points.iter().map(|&(t, _)| t as usize))
@@ -480,160 +373,117 @@ fn render_svg(plot: &Plot<'_>, lines: &[Line<'_>]) -> Result<String, String> {
     counts.dedup();
     let costs = lines
         .iter()
-        .flat_map(|l| l.points.iter().map(|&(_, ns)| ns))
-        .chain(floor_ns);
-    let (min_ns, max_ns) = costs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    });
+        .flat_map(|l| l.points.iter().map(|&(_, ns)| ns));
+    let (min_ns, max_ns) = costs
+        .chain(floor_ns)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
 
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        draw(&root, plot, lines, &counts, (min_ns, max_ns), floor_ns)?;
-        root.present().map_err(step("finishing the SVG"))?;
-    }
-    Ok(svg)
-}
-
-/// Draws the plot onto `root`.
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    plot: &Plot<'_>,
-    lines: &[Line<'_>],
-    counts: &[usize],
-    (min_ns, max_ns): (f64, f64),
-    floor_ns: Option<f64>,
-) -> Result<(), String>
-where
-    DB::ErrorType: 'static,
-{
-    root.fill(&WHITE).map_err(step("filling the background"))?;
+    canvas
+        .fill(&WHITE)
+        .map_err(step("filling the background"))?;
     let body = if plot.title.is_empty() {
-        root.clone()
+        canvas.clone()
     } else {
         // Titles carry the machine summary, which can be long: shrink the font to fit the
         // width rather than let the SVG clip it.
         let mut size = 24.0;
-        let (w, _) = root
-            .estimate_text_size(
-                plot.title,
-                &TextStyle::from(("sans-serif", size).into_font()),
-            )
+        let (w, _) = canvas
+            .estimate_text_size(plot.title, &("sans-serif", size).into_font().into())
             .map_err(step("measuring the title"))?;
         let room = f64::from(WIDTH - 2 * MARGIN);
         if f64::from(w) > room {
             size = (size * room / f64::from(w)).max(12.0);
         }
-        root.titled(plot.title, ("sans-serif", size))
-            .map_err(step("drawing the title"))?
+        (canvas.titled(plot.title, ("sans-serif", size))).map_err(step("drawing the title"))?
     };
 
-    let legend_font = ("sans-serif", 16).into_font();
-    let legend_style = TextStyle::from(legend_font.clone()).pos(Pos::new(HPos::Left, VPos::Center));
-    // Sized to the longest label, within bounds that keep the chart the main thing.
-    let max_label_chars = 40;
+    // The legend has a column of its own right of the chart, so it can never hide a data
+    // point; sized to the longest label, within bounds that keep the chart the main thing.
+    let legend_style =
+        TextStyle::from(("sans-serif", 16).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    let labels: Vec<String> = lines.iter().map(|line| truncate(line.name, 40)).collect();
     let mut label_width = 0;
-    for line in lines {
-        let (w, _) = root
-            .estimate_text_size(&truncate(line.name, max_label_chars), &legend_style)
+    for label in &labels {
+        let (w, _) = canvas
+            .estimate_text_size(label, &legend_style)
             .map_err(step("measuring the legend"))?;
         label_width = label_width.max(w);
     }
     let legend_width = (label_width + 70).clamp(170, 380);
     let (chart_area, legend_area) = body.split_horizontally(body.dim_in_pixel().0 - legend_width);
 
+    let chart_width = chart_area.dim_in_pixel().0;
     let plot_width_px = f64::from(
-        chart_area
-            .dim_in_pixel()
-            .0
+        chart_width
             .saturating_sub(2 * MARGIN + Y_LABEL_AREA)
             .max(100),
     );
-    let x_axis = thread_axis(counts, plot_width_px);
-    let y_axis = cost_axis(min_ns, max_ns);
-    let (x_lo, x_hi) = (x_axis.lo(), x_axis.hi());
-    let (y_lo, y_hi) = (y_axis.lo(), y_axis.hi());
-
     let mut chart = ChartBuilder::on(&chart_area)
         .margin(MARGIN)
         .x_label_area_size(X_LABEL_AREA)
         .y_label_area_size(Y_LABEL_AREA)
-        .build_cartesian_2d(x_axis, y_axis)
+        .build_cartesian_2d(
+            thread_axis(&counts, plot_width_px),
+            cost_axis(min_ns, max_ns),
+        )
         .map_err(step("laying out the chart"))?;
-    let x_fmt = |t: &f64| format!("{}", t.round() as u64);
-    let y_fmt = |ns: &f64| format_ns(*ns);
     chart
         .configure_mesh()
         .x_desc("threads")
         .y_desc(plot.y_label)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
+        .x_label_formatter(&|t| format!("{}", t.round() as u64))
+        .y_label_formatter(&|ns| format_ns(*ns))
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 16))
         .bold_line_style(BLACK.mix(0.18))
         .light_line_style(BLACK.mix(0.06))
         .draw()
         .map_err(step("drawing the axes"))?;
-    let (px_range, py_range) = chart.plotting_area().get_pixel_range();
-    let plotting_area = chart.plotting_area().clone();
-    let to_px = |p: (f64, f64)| plotting_area.map_coordinate(&p);
+    let area = chart.plotting_area();
+    let to_px = |p: (f64, f64)| area.map_coordinate(&p);
+    let (x_range, y_range) = (area.get_x_range(), area.get_y_range());
+    let (px_range, py_range) = area.get_pixel_range();
 
     if let Some(floor) = floor_ns {
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x_lo, floor), (x_hi, floor)],
-                7,
-                5,
-                FLOOR_COLOUR.stroke_width(2),
-            ))
-            .map_err(step("drawing the floor"))?;
+        let ends = vec![to_px((x_range.start, floor)), to_px((x_range.end, floor))];
+        let y = ends[0].1;
+        draw_path(canvas, ends, FLOOR_COLOUR.stroke_width(2), Some((7, 5)))?;
         // Under the line at the right end: barriers cost more than the floor once threads
         // share data, so that corner is empty.
-        let (_, y) = to_px((x_hi, floor));
-        root.draw_text(
-            FLOOR_LABEL,
-            &TextStyle::from(("sans-serif", 15).into_font())
-                .color(&FLOOR_COLOUR)
-                .pos(Pos::new(HPos::Right, VPos::Top)),
-            (px_range.end - 8, y + 4),
-        )
-        .map_err(step("labelling the floor"))?;
+        let style = TextStyle::from(("sans-serif", 15).into_font())
+            .color(&FLOOR_COLOUR)
+            .pos(Pos::new(HPos::Right, VPos::Top));
+        let at = (px_range.end - 8, y + 4);
+        (canvas.draw_text(FLOOR_LABEL, &style, at)).map_err(step("labelling the floor"))?;
     }
 
-    if let Some(cores) = plot.cores.filter(|&c| c > 0) {
-        if let Some(&first_over) = counts.iter().find(|&&c| c > cores) {
-            // Halfway (on the log axis) between the core count and the first count beyond it.
-            let boundary = ((cores as f64).log2() + (first_over as f64).log2()) / 2.0;
-            let x = boundary.exp2().max(x_lo);
-            let style = OVERSUBSCRIBED_COLOUR.mix(0.8).stroke_width(2);
-            chart
-                .draw_series(DashedLineSeries::new(
-                    vec![(x, y_lo), (x, y_hi)],
-                    5,
-                    4,
-                    style,
-                ))
-                .map_err(step("marking oversubscription"))?;
-            let (px, _) = to_px((x, y_hi));
-            let text_style =
-                TextStyle::from(("sans-serif", 15).into_font()).color(&OVERSUBSCRIBED_COLOUR);
-            let (w, _) = root
-                .estimate_text_size(OVERSUBSCRIBED_LABEL, &text_style)
-                .map_err(step("measuring the oversubscription label"))?;
-            // Right of the line unless that runs off the chart; the arrow still points at the
-            // oversubscribed side either way.
-            let (anchor, tx) = if px + 6 + w as i32 <= px_range.end {
-                (HPos::Left, px + 6)
-            } else {
-                (HPos::Right, px - 6)
-            };
-            root.draw_text(
-                OVERSUBSCRIBED_LABEL,
-                &text_style.pos(Pos::new(anchor, VPos::Top)),
-                (tx, py_range.start + 6),
-            )
+    let first_over = counts
+        .iter()
+        .find(|&&c| plot.cores.is_some_and(|n| n > 0 && c > n));
+    if let (Some(cores), Some(&first_over)) = (plot.cores, first_over) {
+        // Halfway (on the log axis) between the core count and the first count beyond it.
+        let boundary = ((cores as f64).log2() + (first_over as f64).log2()) / 2.0;
+        let x = boundary.exp2().max(x_range.start);
+        let ends = vec![to_px((x, y_range.start)), to_px((x, y_range.end))];
+        let px = ends[0].0;
+        let stroke = OVERSUBSCRIBED_COLOUR.mix(0.8).stroke_width(2);
+        draw_path(canvas, ends, stroke, Some((5, 4)))?;
+        let style = TextStyle::from(("sans-serif", 15).into_font()).color(&OVERSUBSCRIBED_COLOUR);
+        let (w, _) = canvas
+            .estimate_text_size(OVERSUBSCRIBED_LABEL, &style)
+            .map_err(step("measuring the oversubscription label"))?;
+        // Right of the line unless that runs off the chart; the arrow still points at the
+        // oversubscribed side either way.
+        let (anchor, tx) = if px + 6 + w as i32 <= px_range.end {
+            (HPos::Left, px + 6)
+        } else {
+            (HPos::Right, px - 6)
+        };
+        let style = style.pos(Pos::new(anchor, VPos::Top));
+        (canvas.draw_text(OVERSUBSCRIBED_LABEL, &style, (tx, py_range.start + 6)))
             .map_err(step("labelling oversubscription"))?;
-        }
     }
 
     // Baselines first so ours are drawn over them where lines cross.
@@ -645,73 +495,33 @@ where
     });
     for line in order {
         let style = line.style;
-        match style.dash {
-            Some((dash, gap)) => chart
-                .draw_series(DashedLineSeries::new(
-                    line.points.clone(),
-                    dash,
-                    gap,
-                    style.stroke(),
-                ))
-                .map(|_| ()),
-            None => chart
-                .draw_series(LineSeries::new(line.points.clone(), style.stroke()))
-                .map(|_| ()),
-        }
-        .map_err(step("drawing a line"))?;
-        for &p in &line.points {
-            draw_marker(root, to_px(p), &style).map_err(step("drawing a marker"))?;
+        let points: Vec<(i32, i32)> = line.points.iter().map(|&p| to_px(p)).collect();
+        draw_path(canvas, points.clone(), style.stroke(), style.dash)?;
+        for p in points {
+            draw_marker(canvas, p, &style)?;
         }
     }
 
-    draw_legend(root, &legend_area, lines, &legend_style, max_label_chars)
-}
-
-/// The legend, in its own column right of the chart so it can never hide a data point.
-fn draw_legend<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    area: &DrawingArea<DB, Shift>,
-    lines: &[Line<'_>],
-    text_style: &TextStyle<'_>,
-    max_label_chars: usize,
-) -> Result<(), String>
-where
-    DB::ErrorType: 'static,
-{
-    let (xs, ys) = area.get_pixel_range();
+    let (xs, ys) = legend_area.get_pixel_range();
     let row = 26;
-    let top = ys.start + MARGIN as i32 + 8;
-    let left = xs.start + 4;
-    let right = xs.end - MARGIN as i32;
-    let bottom = top + row * lines.len() as i32 + 4;
-    root.draw(&Rectangle::new(
-        [(left, top - 4), (right, bottom)],
-        BLACK.mix(0.35).stroke_width(1),
-    ))
-    .map_err(step("drawing the legend frame"))?;
-    for (i, line) in lines.iter().enumerate() {
+    let (left, right, top) = (
+        xs.start + 4,
+        xs.end - MARGIN as i32,
+        ys.start + MARGIN as i32 + 8,
+    );
+    let frame = [(left, top - 4), (right, top + row * lines.len() as i32 + 4)];
+    (canvas.draw(&Rectangle::new(frame, BLACK.mix(0.35).stroke_width(1))))
+        .map_err(step("drawing the legend frame"))?;
+    for (i, (line, label)) in lines.iter().zip(&labels).enumerate() {
         let y = top + row * i as i32 + row / 2;
         let (x0, x1) = (left + 10, left + 46);
         let style = line.style;
-        match style.dash {
-            Some((dash, gap)) => root.draw(&DashedPathElement::new(
-                vec![(x0, y), (x1, y)],
-                dash,
-                gap,
-                style.stroke(),
-            )),
-            None => root.draw(&PathElement::new(vec![(x0, y), (x1, y)], style.stroke())),
-        }
-        .map_err(step("drawing the legend"))?;
-        draw_marker(root, ((x0 + x1) / 2, y), &style).map_err(step("drawing the legend"))?;
-        root.draw_text(
-            &truncate(line.name, max_label_chars),
-            text_style,
-            (x1 + 10, y),
-        )
-        .map_err(step("drawing the legend"))?;
+        draw_path(canvas, vec![(x0, y), (x1, y)], style.stroke(), style.dash)?;
+        draw_marker(canvas, ((x0 + x1) / 2, y), &style)?;
+        (canvas.draw_text(label, &legend_style, (x1 + 10, y)))
+            .map_err(step("drawing the legend"))?;
     }
-    Ok(())
+    canvas.present().map_err(step("finishing the SVG"))
 }
 
 #[cfg(test)]
@@ -957,10 +767,15 @@ mod tests {
     #[test]
     fn y_ticks_fit_the_span() {
         let wide = cost_axis(10.0, 1e7);
-        assert!(wide.bold.contains(&1e3) && wide.bold.len() <= 12);
+        let wide = wide.bold_points();
+        assert!(wide.contains(&1e3) && wide.len() <= 12, "{wide:?}");
         let narrow = cost_axis(100.0, 300.0);
-        assert!(narrow.bold.len() >= 3, "{:?}", narrow.bold);
+        assert!(
+            narrow.bold_points().len() >= 3,
+            "{:?}",
+            narrow.bold_points()
+        );
         let flat = cost_axis(42.0, 42.0);
-        assert!(flat.bold.len() >= 2, "{:?}", flat.bold);
+        assert!(flat.bold_points().len() >= 2, "{:?}", flat.bold_points());
     }
 }

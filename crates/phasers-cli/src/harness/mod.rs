@@ -5,7 +5,8 @@
 //!   [`affinity`] (pinning), [`memory`] (rows too big for this machine).
 //! - Measuring: [`threaded_row`] (rounds of timed iterations on T threads) of a [`body`] (what
 //!   each thread does), [`floor`] (the cache-line round trip), [`floors_record`] (the library's
-//!   floors), [`watchdog`] (hang detection), [`progress`] (the progress bar on stderr).
+//!   floors), [`watchdog`] (hang detection), [`progress`] (the progress bar on stderr), [`child`]
+//!   (a row measured by a child process of this program).
 //! - Judging: [`stats`] (summaries over samples), [`noise`] (whether a ratio is settled),
 //!   [`failures`] (one error naming every failed row).
 //! - Reporting: [`header`] (the lines above the tables), [`machine`] and [`native_versions`]
@@ -16,6 +17,7 @@
 pub mod affinity;
 pub mod args;
 pub mod body;
+pub mod child;
 pub mod delay;
 pub mod failures;
 pub mod floor;

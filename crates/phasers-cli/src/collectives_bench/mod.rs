@@ -29,7 +29,7 @@ use phasers_cli::harness::failures::failed_rows;
 use phasers_cli::harness::floor;
 use phasers_cli::harness::header::{warn_if_debug_build, Header};
 use phasers_cli::harness::memory;
-use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
+use phasers_cli::harness::outputs::write_csv_lines;
 use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::schedule::Schedule;
@@ -54,7 +54,7 @@ const CHECKED_OPERATIONS: [Operation; 3] = [
 /// Runs `phasers bench collectives`.
 pub fn run(args: &CollectivesArgs) -> Result<(), String> {
     let config = Config::from_args(args);
-    let outputs = Outputs::create(args.json.as_deref(), args.csv.as_deref(), Vec::new())?;
+    let outputs = args.run.open(Vec::new())?;
     let provenance = Provenance::now("bench collectives", command_line());
     let floor = floor::measure(Schedule {
         episodes: None,

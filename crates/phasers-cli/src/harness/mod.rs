@@ -2,7 +2,8 @@
 //!
 //! - Planning: [`args`] (the command-line parsers), [`threads`] (thread counts),
 //!   [`schedule`] (warm-up, calibration and samples of one row), [`delay`] (EPCC's delay loop),
-//!   [`affinity`] (pinning), [`memory`] (rows too big for this machine).
+//!   [`affinity`] (pinning), [`memory`] (rows too big for this machine), [`run_args`] (the
+//!   options of a run that are not about what it measures).
 //! - Measuring: [`threaded_row`] (rounds of timed iterations on T threads) of a [`body`] (what
 //!   each thread does), [`floor`] (the cache-line round trip), [`floors_record`] (the library's
 //!   floors), [`watchdog`] (hang detection), [`progress`] (the progress bar on stderr), [`child`]
@@ -32,6 +33,7 @@ pub mod plot;
 pub mod progress;
 pub mod provenance;
 pub mod row;
+pub mod run_args;
 pub mod schedule;
 pub mod stats;
 pub mod table;

@@ -21,7 +21,7 @@ pub fn open(args: &ReduceArgs, settings: &ReduceSettings) -> Result<Outputs, Str
     let plots = args.plot.iter().flat_map(|base| {
         slices(settings).map(|(mode, spread, len)| path_of(base, mode, spread, len))
     });
-    Outputs::create(args.json.as_deref(), args.csv.as_deref(), plots.collect())
+    args.run.open(plots.collect())
 }
 
 /// Writes `report` into `outputs`.

@@ -60,8 +60,8 @@ pub fn serve<J: DeserializeOwned, T: Serialize>(
     std::io::stdin()
         .read_to_string(&mut text)
         .map_err(|error| format!("cannot read the job: {error}"))?;
-    let job =
-        serde_json::from_str(&text).map_err(|error| format!("not a job ({error}): {text:.80}"))?;
+    let job = serde_json::from_str(&text)
+        .map_err(|error| format!("the job is not one ({error}): {text:.80}"))?;
     let result = work(job)?;
     let text = serde_json::to_string(&result)
         .map_err(|error| format!("cannot encode the result: {error}"))?;

@@ -32,36 +32,17 @@ pub struct CsvFloor<'a> {
 /// lines, then `lines`, under a header of their field names.
 ///
 /// ```
-/// use phasers_cli::harness::csv_floor::write_csv_with_floor;
+/// use phasers_cli::harness::csv_floor::{write_csv_with_floor, CsvFloor};
 /// use phasers_cli::harness::floor::Floor;
 ///
-/// #[derive(serde::Serialize)]
-/// struct Line<'a> {
-///     threads: usize,
-///     row: &'a str,
-///     median_ns: Option<f64>,
-/// }
-///
-/// let floor = Floor {
-///     pinned_to: None,
-///     round_trips_per_sample: 10,
-///     samples_ns: vec![50.0],
-///     min_ns: Some(50.0),
-///     median_ns: Some(50.0),
-///     note: None,
-/// };
-/// let rows = [Line { threads: 4, row: "mcs", median_ns: Some(120.0) }];
+/// let (samples_ns, min_ns, median_ns) = (vec![50.0], Some(50.0), Some(50.0));
+/// let floor = Floor { pinned_to: None, round_trips_per_sample: 10, samples_ns, min_ns, median_ns,
+///     note: None };
+/// let line = |floor: CsvFloor| (floor.row.to_owned(), floor.median_ns);
 /// let mut out = Vec::new();
-/// let floor_line = |floor: phasers_cli::harness::csv_floor::CsvFloor| Line {
-///     threads: floor.threads,
-///     row: floor.row,
-///     median_ns: floor.median_ns,
-/// };
-/// write_csv_with_floor(&mut out, &floor, floor_line, rows).unwrap();
-/// assert_eq!(
-///     String::from_utf8(out).unwrap(),
-///     "threads,row,median_ns\n2,cache-line round trip,50.0\n4,mcs,120.0\n"
-/// );
+/// write_csv_with_floor(&mut out, &floor, line, [("mcs".to_owned(), Some(120.0))]).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// assert_eq!(text, "cache-line round trip,50.0\nmcs,120.0\n");
 /// ```
 pub fn write_csv_with_floor<'a, L: Serialize>(
     out: impl Write,

@@ -23,9 +23,7 @@ use super::outputs::Outputs;
 /// }
 ///
 /// let options = Options::try_parse_from(["bench", "--hang-seconds", "5"]).unwrap();
-/// assert_eq!(options.run.hang_seconds.as_secs(), 5);
-/// assert!(options.run.json.is_none());
-/// assert!(Options::try_parse_from(["bench", "--hang-seconds", "0"]).is_err());
+/// assert_eq!((options.run.hang_seconds.as_secs(), options.run.json), (5, None));
 /// ```
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {

@@ -15,7 +15,6 @@ mod app_bench;
 mod barrier_ratios;
 mod bench;
 
-mod child_process;
 mod collectives_bench;
 mod comparisons;
 mod contender;

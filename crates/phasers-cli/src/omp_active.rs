@@ -16,13 +16,12 @@
 //! A child that fails, prints something other than a row, or outlives its row budget by
 //! `--hang-seconds` (it is then killed) gives a failed row that says why, never a crash.
 
-use std::io::Read;
 use std::time::Instant;
 
+use phasers_cli::harness::child;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::RowPlan;
-use crate::child_process;
 use crate::contender::Contender;
 use crate::native::OmpWork;
 use crate::openmp_row::{self, SETTLE};
@@ -76,17 +75,7 @@ pub struct Job {
 /// The child's side: reads the [`Job`] from stdin, measures the row and prints it as one line
 /// of JSON.
 pub fn child() -> Result<(), String> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|error| format!("cannot read the job: {error}"))?;
-    let job: Job =
-        serde_json::from_str(&text).map_err(|error| format!("the job is not one: {error}"))?;
-    let row = openmp_row::run(job.threads, &job.plan, job.work.omp());
-    let text =
-        serde_json::to_string(&row).map_err(|error| format!("cannot encode the row: {error}"))?;
-    println!("{text}");
-    Ok(())
+    child::serve(|job: Job| Ok(openmp_row::run(job.threads, &job.plan, job.work.omp())))
 }
 
 /// The parent's side: measures `work` on `threads` threads with `plan` in a child process under
@@ -102,14 +91,7 @@ pub fn run(threads: usize, plan: &RowPlan, work: ActiveWork) -> Row {
         work,
         plan: *plan,
     };
-    let measured = serde_json::to_string(&job)
-        .map_err(|error| format!("could not be given its job: {error}"))
-        .and_then(|job| {
-            let mut command = child_process::this_program(SUBCOMMAND)?;
-            command.env(WAIT_POLICY.0, WAIT_POLICY.1);
-            child_process::run::<Row>(command, Some(job), limit)
-        });
-    match measured {
+    match child::delegate::<_, Row>(SUBCOMMAND, WAIT_POLICY, &job, limit) {
         Ok(mut row) => {
             row.barrier = name.into_owned();
             row.kind = kind;
@@ -117,16 +99,8 @@ pub fn run(threads: usize, plan: &RowPlan, work: ActiveWork) -> Row {
             row.row_s = start.elapsed().as_secs_f64();
             row
         }
-        Err(error) => Row::failed(&name, kind, plan.schedule.samples, failure(&error)),
+        Err(error) => Row::failed(&name, kind, plan.schedule.samples, error),
     }
-}
-
-/// A failed row's error: what went wrong in the child, saying which child it was.
-pub fn failure(error: &str) -> String {
-    format!(
-        "the child process with {}={} {error}",
-        WAIT_POLICY.0, WAIT_POLICY.1
-    )
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! The options of `phasers bench collectives`, and the run they resolve to.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
 use phasers_cli::harness::args::{parse_scaled, parse_seconds, sorted_unique};
 use phasers_cli::harness::row::{Mode, RowPlan};
+use phasers_cli::harness::run_args::RunArgs;
 use phasers_cli::harness::schedule::Schedule;
 use phasers_cli::harness::threads::parse_thread_count;
 
@@ -93,18 +93,9 @@ pub struct CollectivesArgs {
     #[arg(long)]
     pub pin: bool,
 
-    /// Stop the whole run when a row completes no round for this many seconds: it is hung.
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
-    pub hang_seconds: Duration,
-
-    /// Write every row, with the settings, the machine and this command line, to FILE as JSON
-    /// (schema: docs/benchmark-json.md).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// Write one line per row to FILE as CSV.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
+    /// `--hang-seconds`, `--json`, `--csv`.
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// A run, resolved from [`CollectivesArgs`].
@@ -165,7 +156,7 @@ impl Config {
             // Only `bench::with_handles` reads the mode; the rows here are back to back.
             mode: Mode::BackToBack,
             schedule,
-            hang_after: args.hang_seconds,
+            hang_after: args.run.hang_seconds,
             pin: args.pin,
             delay: 0,
         };
@@ -285,7 +276,10 @@ pub mod tests {
         );
         assert!(config.plan.pin);
         assert_eq!(config.plan.hang_after, Duration::from_secs(5));
-        assert_eq!(args.json.as_deref(), Some(std::path::Path::new("c.json")));
+        assert_eq!(
+            args.run.json.as_deref(),
+            Some(std::path::Path::new("c.json"))
+        );
     }
 
     #[test]

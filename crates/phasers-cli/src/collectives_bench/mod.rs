@@ -29,7 +29,6 @@ use phasers_cli::harness::failures::failed_rows;
 use phasers_cli::harness::floor;
 use phasers_cli::harness::header::{warn_if_debug_build, Header};
 use phasers_cli::harness::memory;
-use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
 use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::schedule::Schedule;
@@ -54,7 +53,7 @@ const CHECKED_OPERATIONS: [Operation; 3] = [
 /// Runs `phasers bench collectives`.
 pub fn run(args: &CollectivesArgs) -> Result<(), String> {
     let config = Config::from_args(args);
-    let outputs = Outputs::create(args.json.as_deref(), args.csv.as_deref(), Vec::new())?;
+    let outputs = args.run.open(Vec::new())?;
     let provenance = Provenance::now("bench collectives", command_line());
     let floor = floor::measure(Schedule {
         episodes: None,
@@ -120,7 +119,7 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
         floor,
         rows,
     };
-    let csv = |out| write_csv_lines(out, csv_file::lines(&report.floor, &report.rows));
+    let csv = |out| csv_file::write(out, &report.floor, &report.rows);
     outputs.write(&report, csv, |_, _| Ok(()))?;
     failures
 }

@@ -2,20 +2,24 @@
 //!
 //! - Planning: [`args`] (the command-line parsers), [`threads`] (thread counts),
 //!   [`schedule`] (warm-up, calibration and samples of one row), [`delay`] (EPCC's delay loop),
-//!   [`affinity`] (pinning), [`memory`] (rows too big for this machine).
+//!   [`affinity`] (pinning), [`memory`] (rows too big for this machine), [`run_args`] (the
+//!   options of a run that are not about what it measures).
 //! - Measuring: [`threaded_row`] (rounds of timed iterations on T threads) of a [`body`] (what
 //!   each thread does), [`floor`] (the cache-line round trip), [`floors_record`] (the library's
-//!   floors), [`watchdog`] (hang detection), [`progress`] (the progress bar on stderr).
+//!   floors), [`watchdog`] (hang detection), [`progress`] (the progress bar on stderr), [`child`]
+//!   (a row measured by a child process of this program).
 //! - Judging: [`stats`] (summaries over samples), [`noise`] (whether a ratio is settled),
 //!   [`failures`] (one error naming every failed row).
 //! - Reporting: [`header`] (the lines above the tables), [`machine`] and [`native_versions`]
 //!   (what the numbers belong to), [`provenance`] (what heads every report file), [`table`]
 //!   (aligned tables and number formats), [`outputs`] (`--json`, `--csv`, `--plot` files
-//!   created before the run), [`plot`] (an SVG line plot of cost against threads).
+//!   created before the run), [`csv_floor`] (the floor's line in a `--csv` file), [`plot`] (an SVG line plot of cost against threads).
 
 pub mod affinity;
 pub mod args;
 pub mod body;
+pub mod child;
+pub mod csv_floor;
 pub mod delay;
 pub mod failures;
 pub mod floor;
@@ -30,6 +34,7 @@ pub mod plot;
 pub mod progress;
 pub mod provenance;
 pub mod row;
+pub mod run_args;
 pub mod schedule;
 pub mod stats;
 pub mod table;

@@ -1,19 +1,11 @@
 //! C++20 `std::barrier<>` (libstdc++), through the shim in `baselines/cxx_barrier.cpp`.
 
 use std::ffi::c_int;
-use std::marker::{PhantomData, PhantomPinned};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::{describe_error, wait_failed};
+use super::{created, wait_failed, RawBarrier};
 use crate::contender::WaitHandle;
-
-/// The shim's barrier, opaque to Rust: it is only ever behind a pointer.
-#[repr(C)]
-struct RawBarrier {
-    _opaque: [u8; 0],
-    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
-}
 
 extern "C" {
     fn phasers_cxx_barrier_create(parties: i64, error: *mut c_int) -> *mut RawBarrier;
@@ -50,17 +42,11 @@ impl CxxBarrier {
         // SAFETY: `error` is a valid place for the shim to write; the shim refuses counts that
         // std::barrier does not accept.
         let raw = unsafe { phasers_cxx_barrier_create(count, &mut error) };
-        match NonNull::new(raw) {
-            Some(raw) => Ok(CxxBarrier {
-                raw,
-                parties,
-                live_handles: AtomicUsize::new(0),
-            }),
-            None => Err(format!(
-                "std::barrier({parties}) refused: {}",
-                describe_error(error)
-            )),
-        }
+        Ok(CxxBarrier {
+            raw: created(raw, error, || format!("std::barrier({parties}) refused"))?,
+            parties,
+            live_handles: AtomicUsize::new(0),
+        })
     }
 
     /// One handle per party, to be moved to the threads that wait.

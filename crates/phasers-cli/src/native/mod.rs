@@ -32,6 +32,8 @@ pub mod openmp;
 pub mod pthread;
 
 use std::ffi::c_int;
+use std::marker::{PhantomData, PhantomPinned};
+use std::ptr::NonNull;
 
 // The entry points; the handle and result types are named through their modules.
 pub use cxx::CxxBarrier;
@@ -61,6 +63,23 @@ fn describe_error(code: c_int) -> String {
         _ => return std::io::Error::from_raw_os_error(code).to_string(),
     };
     format!("{name}: {}", std::io::Error::from_raw_os_error(code))
+}
+
+/// A barrier shim's barrier, opaque to Rust: it is only ever behind a pointer.
+#[repr(C)]
+struct RawBarrier {
+    _opaque: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// The barrier a shim's create returned, or, when it returned none, `refused()` and the error
+/// code it wrote.
+fn created(
+    raw: *mut RawBarrier,
+    error: c_int,
+    refused: impl FnOnce() -> String,
+) -> Result<NonNull<RawBarrier>, String> {
+    NonNull::new(raw).ok_or_else(|| format!("{}: {}", refused(), describe_error(error)))
 }
 
 /// A native wait failed, which the libraries only do on a corrupted barrier.

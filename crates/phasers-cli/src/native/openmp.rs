@@ -10,8 +10,10 @@ use std::time::Duration;
 
 use super::describe_error;
 
-/// Mirrors `phasers_omp_result` in `baselines.h`, which every OpenMP shim fills.
+/// Mirrors `phasers_omp_result` in `baselines.h`, which every OpenMP shim fills. The default is
+/// all zeros: status [`OK`].
 #[repr(C)]
+#[derive(Default)]
 pub(crate) struct RawRound {
     pub(crate) ran: u64,
     pub(crate) elapsed_ns: u64,
@@ -173,25 +175,22 @@ pub fn omp_round(
     let team = team_size(threads, 1)?;
     let deadline_ns = u64::try_from(deadline.as_nanos()).unwrap_or(u64::MAX);
     let (function, arg) = split(delay);
-    let mut raw = RawRound::default();
-    // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
-    let _one_round = ONE_ROUND_AT_A_TIME
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    // SAFETY: `raw` is a valid place for the result; `function`, if any, is a safe `extern "C"`
-    // function that may be called from any thread; rounds do not overlap (the lock above).
-    unsafe {
-        phasers_omp_round(
-            team,
-            iterations,
-            function,
-            arg,
-            work.raw(),
-            pin,
-            deadline_ns,
-            &mut raw,
-        );
-    }
+    let raw = one_round(|raw| {
+        // SAFETY: `raw` is a valid place for the result; `function`, if any, is a safe
+        // `extern "C"` function that may be called from any thread; rounds do not overlap.
+        unsafe {
+            phasers_omp_round(
+                team,
+                iterations,
+                function,
+                arg,
+                work.raw(),
+                pin,
+                deadline_ns,
+                raw,
+            )
+        }
+    });
     raw.into_round("phasers_omp_round", &format!("{threads} threads"))
 }
 
@@ -204,13 +203,8 @@ pub fn omp_round(
 pub fn omp_dynamic(max_threads: usize, delay: Option<Delay>) -> Result<OmpRound, String> {
     let team = team_size(max_threads, 2)?;
     let (function, arg) = split(delay);
-    let mut raw = RawRound::default();
-    // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
-    let _one_round = ONE_ROUND_AT_A_TIME
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
     // SAFETY: as in `omp_round`: a valid result place, a thread-safe delay, no overlapping rounds.
-    unsafe { phasers_omp_dynamic(team, function, arg, &mut raw) };
+    let raw = one_round(|raw| unsafe { phasers_omp_dynamic(team, function, arg, raw) });
     raw.into_round(
         "phasers_omp_dynamic",
         &format!("teams of 2 to {max_threads} threads"),
@@ -232,14 +226,11 @@ pub fn omp_collective_round(
 ) -> Result<OmpRound, String> {
     let team = team_size(threads, 1)?;
     let (raw_work, words) = work.raw();
-    let mut raw = RawRound::default();
-    // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
-    let _one_round = ONE_ROUND_AT_A_TIME
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    // SAFETY: `raw` is a valid place for the result; the shim allocates every buffer it uses;
-    // rounds do not overlap (the lock above).
-    unsafe { phasers_omp_collective_round(team, iterations, raw_work, words, pin, &mut raw) };
+    let raw = one_round(|raw| {
+        // SAFETY: `raw` is a valid place for the result; the shim allocates every buffer it uses;
+        // rounds do not overlap.
+        unsafe { phasers_omp_collective_round(team, iterations, raw_work, words, pin, raw) }
+    });
     let asked = match work {
         OmpCollective::Barrier => format!("barriers on {threads} threads"),
         OmpCollective::AllreduceOne => format!("an allreduce on {threads} threads"),
@@ -256,6 +247,17 @@ pub fn omp_collective_round(
         NO_MEMORY => Err(format!("out of memory allocating {asked}")),
         _ => raw.into_round("phasers_omp_collective_round", &asked),
     }
+}
+
+/// Runs `shim` on a fresh result, when no other round is running (see [`ONE_ROUND_AT_A_TIME`]).
+fn one_round(shim: impl FnOnce(&mut RawRound)) -> RawRound {
+    let mut raw = RawRound::default();
+    // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
+    let _one_round = ONE_ROUND_AT_A_TIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    shim(&mut raw);
+    raw
 }
 
 /// `threads` as the C side takes it, when it is a team size OpenMP accepts and at least `least`.
@@ -278,40 +280,28 @@ fn split(delay: Option<Delay>) -> (Option<extern "C" fn(u64)>, u64) {
     }
 }
 
-impl Default for RawRound {
-    fn default() -> Self {
-        RawRound {
-            ran: 0,
-            elapsed_ns: 0,
-            sum: 0,
-            status: OK,
-            detail: 0,
-        }
-    }
-}
-
 impl RawRound {
     /// The round, or the error its status stands for; `call` and `asked` name what was asked.
     fn into_round(self, call: &str, asked: &str) -> Result<OmpRound, String> {
-        let raw = self;
-        match raw.status {
+        match self.status {
             OK => Ok(OmpRound {
-                ran: raw.ran,
-                elapsed: Duration::from_nanos(raw.elapsed_ns),
-                sum: raw.sum,
+                ran: self.ran,
+                elapsed: Duration::from_nanos(self.elapsed_ns),
+                sum: self.sum,
             }),
             INVALID => Err(format!("{call} refused {asked}")),
             TOO_FEW_THREADS => Err(format!(
-            "OpenMP gave a team of {} threads where {call} asked for {asked} (OMP_THREAD_LIMIT?)",
-            raw.detail
-        )),
+                "OpenMP gave a team of {} threads where {call} asked for {asked} \
+                 (OMP_THREAD_LIMIT?)",
+                self.detail
+            )),
             AFFINITY_QUERY => Err(format!(
                 "sched_getaffinity failed before the OpenMP round: {}",
-                describe_error(raw.detail)
+                describe_error(self.detail)
             )),
             AFFINITY_SET => Err(format!(
                 "pthread_setaffinity_np failed on an OpenMP thread: {}",
-                describe_error(raw.detail)
+                describe_error(self.detail)
             )),
             status => Err(format!("{call} returned unknown status {status}")),
         }

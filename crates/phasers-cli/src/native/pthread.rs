@@ -1,18 +1,10 @@
 //! `pthread_barrier_t` (glibc), through the shim in `baselines/pthread_barrier.c`.
 
 use std::ffi::c_int;
-use std::marker::{PhantomData, PhantomPinned};
 use std::ptr::NonNull;
 
-use super::{describe_error, wait_failed};
+use super::{created, wait_failed, RawBarrier};
 use crate::contender::WaitHandle;
-
-/// The shim's barrier, opaque to Rust: it is only ever behind a pointer.
-#[repr(C)]
-struct RawBarrier {
-    _opaque: [u8; 0],
-    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
-}
 
 extern "C" {
     fn phasers_pthread_barrier_create(parties: u32, error: *mut c_int) -> *mut RawBarrier;
@@ -48,13 +40,11 @@ impl PthreadBarrier {
         // SAFETY: `error` is a valid place for the shim to write; any count is allowed (glibc
         // refuses the ones it cannot handle with an error).
         let raw = unsafe { phasers_pthread_barrier_create(count, &mut error) };
-        match NonNull::new(raw) {
-            Some(raw) => Ok(PthreadBarrier { raw, parties }),
-            None => Err(format!(
-                "pthread_barrier_init({parties}) failed: {}",
-                describe_error(error)
-            )),
-        }
+        let refused = || format!("pthread_barrier_init({parties}) failed");
+        Ok(PthreadBarrier {
+            raw: created(raw, error, refused)?,
+            parties,
+        })
     }
 
     /// One handle per party, to be moved to the threads that wait.

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use phasers_cli::harness::args::{first_of_each, parse_scaled, parse_seconds, sorted_unique};
+use phasers_cli::harness::run_args::RunArgs;
 use phasers_cli::harness::threads::parse_thread_count;
 use serde::Serialize;
 
@@ -46,6 +47,12 @@ const BUDGET_MARGIN: Duration = Duration::from_secs(2);
 /// Options of `phasers bench reduce`.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "reduce")]
+#[command(mut_arg("hang_seconds", |arg| arg.help(
+    "Stop the whole run when a row completes no iteration for this many seconds: it is hung"
+)))]
+#[command(mut_arg("json", |arg| arg.help(
+    "Write every row, with the settings, the machine and this command line, to FILE as JSON"
+)))]
 pub struct ReduceArgs {
     /// Participant counts N, comma-separated, from 2 [default: 2,4,8,16,32].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_participants)]
@@ -94,17 +101,9 @@ pub struct ReduceArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
 
-    /// Stop the whole run when a row completes no iteration for this many seconds: it is hung.
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
-    pub hang_seconds: Duration,
-
-    /// Write every row, with the settings, the machine and this command line, to FILE as JSON.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// Write one line per row to FILE as CSV.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
+    /// `--hang-seconds`, `--json`, `--csv`.
+    #[command(flatten)]
+    pub run: RunArgs,
 
     /// Plot the median --metric against N, one SVG per collective, spread and size, named
     /// `FILE-<mode>-<spread>-<size>.svg` beside FILE.
@@ -223,7 +222,7 @@ impl ReduceSettings {
             min_time_s: stop.min_time.as_secs_f64(),
             budget_s: stop.budget.as_secs_f64(),
             seed: args.seed,
-            hang_after: args.hang_seconds,
+            hang_after: args.run.hang_seconds,
             stop,
         })
     }

@@ -9,14 +9,13 @@
 //! very stall table the other rows of the point read, and the stop rule), the child runs the
 //! OpenMP row exactly as the parent would and prints the finished row as JSON.
 
-use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use phasers_cli::harness::child;
 use serde::{Deserialize, Serialize};
 
-use crate::child_process;
-use crate::omp_active::{failure, WAIT_POLICY};
+use crate::omp_active::WAIT_POLICY;
 
 use super::contender::Contender;
 use super::episodes::StopRule;
@@ -61,15 +60,8 @@ pub fn measure(point: &Point<'_>) -> ReduceRow {
     let start = Instant::now();
     // The child stops at the row budget; past that and the hang time, it is stuck.
     let limit = point.stop.budget + point.hang_after + Duration::from_secs(5);
-    let measured = serde_json::to_string(&Job::of(point))
-        .map_err(|error| format!("could not be given its job: {error}"))
-        .and_then(|job| {
-            let mut command = child_process::this_program(SUBCOMMAND)?;
-            command.env(WAIT_POLICY.0, WAIT_POLICY.1);
-            child_process::run::<ReduceRow>(command, Some(job), limit)
-        });
     let name = Contender::OpenMpActive.name();
-    match measured {
+    match child::delegate::<_, ReduceRow>(SUBCOMMAND, WAIT_POLICY, &Job::of(point), limit) {
         Ok(mut row) => {
             row.name = name.to_owned();
             // Process start and libgomp's loading included, as a row's thread start-up is.
@@ -79,7 +71,7 @@ pub fn measure(point: &Point<'_>) -> ReduceRow {
         Err(error) => {
             // The point's blank row, failed rather than skipped.
             let mut row = row::skipped(Contender::OpenMpActive, point, None);
-            row.error = Some(failure(&error));
+            row.error = Some(error);
             row
         }
     }
@@ -87,29 +79,21 @@ pub fn measure(point: &Point<'_>) -> ReduceRow {
 
 /// The child's side: reads the job from stdin, measures the OpenMP row and prints it.
 pub fn child() -> Result<(), String> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|error| format!("cannot read the job: {error}"))?;
-    let job: Job =
-        serde_json::from_str(&text).map_err(|error| format!("not a job ({error}): {text:.80}"))?;
-    let stalls = Stalls::from_table(job.threads, job.stalls.clone())?;
-    let expected: Arc<[f32]> = workload::expected(job.threads, job.len).into();
-    let point = Point {
-        threads: job.threads,
-        len: job.len,
-        collective: job.collective,
-        spread: &job.spread,
-        stalls: &stalls,
-        expected: &expected,
-        stop: job.stop,
-        hang_after: job.hang_after,
-    };
-    let row = row::measure(Contender::OpenMp, &point);
-    let text =
-        serde_json::to_string(&row).map_err(|error| format!("cannot encode the row: {error}"))?;
-    println!("{text}");
-    Ok(())
+    child::serve(|job: Job| {
+        let stalls = Stalls::from_table(job.threads, job.stalls)?;
+        let expected: Arc<[f32]> = workload::expected(job.threads, job.len).into();
+        let point = Point {
+            threads: job.threads,
+            len: job.len,
+            collective: job.collective,
+            spread: &job.spread,
+            stalls: &stalls,
+            expected: &expected,
+            stop: job.stop,
+            hang_after: job.hang_after,
+        };
+        Ok(row::measure(Contender::OpenMp, &point))
+    })
 }
 
 #[cfg(test)]

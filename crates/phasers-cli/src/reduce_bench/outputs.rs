@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use phasers_cli::harness::floor::Floor;
-use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
+use phasers_cli::harness::csv_floor::{write_csv_with_floor, CsvFloor};
+use phasers_cli::harness::outputs::Outputs;
 use serde::Serialize;
 
 use phasers_cli::harness::plot::{self, Series, SeriesKind};
@@ -21,7 +21,7 @@ pub fn open(args: &ReduceArgs, settings: &ReduceSettings) -> Result<Outputs, Str
     let plots = args.plot.iter().flat_map(|base| {
         slices(settings).map(|(mode, spread, len)| path_of(base, mode, spread, len))
     });
-    Outputs::create(args.json.as_deref(), args.csv.as_deref(), plots.collect())
+    args.run.open(plots.collect())
 }
 
 /// Writes `report` into `outputs`.
@@ -30,11 +30,8 @@ pub fn write(outputs: Outputs, report: &ReduceReport) -> Result<(), String> {
     outputs.write(
         report,
         |out| {
-            let floor = Line::of_floor(&report.floor);
-            write_csv_lines(
-                out,
-                std::iter::once(floor).chain(report.rows.iter().map(Line::of)),
-            )
+            let rows = report.rows.iter().map(Line::of);
+            write_csv_with_floor(out, &report.floor, Line::of_floor, rows)
         },
         |index, path| plot(path, slices[index], report),
     )
@@ -180,19 +177,19 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// The cache-line round trip, as a row: its median round trip in the time columns.
-    fn of_floor(floor: &'a Floor) -> Self {
+    /// The cache-line round trip, as a row: its round trip in the last-arrival columns.
+    fn of_floor(floor: CsvFloor<'a>) -> Self {
         Line {
-            threads: 2,
-            workers: 2,
+            threads: floor.threads,
+            workers: floor.threads,
             oversubscribed: false,
             floats: 0,
-            mode: "round-trip",
+            mode: floor.op,
             spread: None,
-            row: "cache-line round trip",
+            row: floor.row,
             kind: Kind::Floor,
             chose: None,
-            iterations: floor.samples_ns.len(),
+            iterations: floor.samples,
             last_arrival_min_ns: floor.min_ns,
             last_arrival_median_ns: floor.median_ns,
             total_min_ns: None,
@@ -202,7 +199,7 @@ impl<'a> Line<'a> {
             bytes: 0,
             bandwidth_gb_s: None,
             fraction_of_floor: None,
-            note: floor.note.as_deref(),
+            note: floor.note,
             error: None,
         }
     }
@@ -212,6 +209,7 @@ impl<'a> Line<'a> {
 mod tests {
     use super::*;
     use crate::reduce_bench::results::tests::row;
+    use phasers_cli::harness::outputs::write_csv_lines;
 
     #[test]
     fn plots_are_named_beside_the_base() {

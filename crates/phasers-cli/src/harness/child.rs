@@ -1,10 +1,26 @@
-//! Running this program again as a child and reading back the one JSON value it prints.
+//! Running this program again as a child, handing it a job on stdin and reading back the one
+//! JSON value it prints.
 //!
-//! Some baselines can only be measured in a fresh process: libgomp reads `OMP_WAIT_POLICY` once,
-//! when it loads (see [`crate::omp_active`]). The child runs a hidden subcommand, may be handed
-//! its job on stdin, and prints its result as JSON on stdout. Whatever goes wrong (it cannot
+//! Some rows can only be measured in a fresh process: libgomp, for one, reads `OMP_WAIT_POLICY`
+//! once, when it loads. The parent runs [`delegate`]: this program's hidden `subcommand` with one
+//! environment variable set and the job as JSON on stdin. The child runs [`serve`]: it reads the
+//! job, does it and prints the result as JSON on stdout. Whatever goes wrong (the child cannot
 //! start, fails, prints something else, or hangs and is killed) comes back as an error that says
 //! so, for the caller to turn into a failed row.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use phasers_cli::harness::child::{delegate, serve};
+//!
+//! // In `main`: the hidden subcommand doubles the number it is handed.
+//! if std::env::args().nth(1).as_deref() == Some("internal-double") {
+//!     serve(|n: u64| Ok(n * 2)).unwrap();
+//!     return;
+//! }
+//! let doubled: Result<u64, String> =
+//!     delegate("internal-double", ("OMP_WAIT_POLICY", "active"), &21u64, Duration::from_secs(5));
+//! assert_eq!(doubled, Ok(42));
+//! ```
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -12,19 +28,50 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 
-/// This program, ready to run `subcommand`.
-pub fn this_program(subcommand: &str) -> Result<Command, String> {
-    let exe = std::env::current_exe()
-        .map_err(|error| format!("cannot find this program to re-run it: {error}"))?;
-    let mut command = Command::new(exe);
-    command.arg(subcommand);
-    Ok(command)
+/// The parent's side: runs this program's `subcommand` with the variable `env` set, hands it
+/// `job` and parses the result it prints. A child still running after `limit` is killed. `Err` is
+/// a sentence: "the child process with NAME=VALUE ...".
+pub fn delegate<J: Serialize, T: DeserializeOwned>(
+    subcommand: &str,
+    env: (&str, &str),
+    job: &J,
+    limit: Duration,
+) -> Result<T, String> {
+    let measured = serde_json::to_string(job)
+        .map_err(|error| format!("could not be given its job: {error}"))
+        .and_then(|job| {
+            let exe = std::env::current_exe()
+                .map_err(|error| format!("cannot find this program to re-run it: {error}"))?;
+            let mut command = Command::new(exe);
+            command.arg(subcommand).env(env.0, env.1);
+            run(command, Some(job), limit)
+        });
+    measured.map_err(|error| format!("the child process with {}={} {error}", env.0, env.1))
+}
+
+/// The child's side: reads the job from stdin, does it with `work` and prints the result as one
+/// line of JSON.
+pub fn serve<J: DeserializeOwned, T: Serialize>(
+    work: impl FnOnce(J) -> Result<T, String>,
+) -> Result<(), String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|error| format!("cannot read the job: {error}"))?;
+    let job = serde_json::from_str(&text)
+        .map_err(|error| format!("the job is not one ({error}): {text:.80}"))?;
+    let result = work(job)?;
+    let text = serde_json::to_string(&result)
+        .map_err(|error| format!("cannot encode the result: {error}"))?;
+    println!("{text}");
+    Ok(())
 }
 
 /// Runs `command` with `input` on its stdin and parses what it prints. `Err` completes the
 /// sentence "the child process ...". A child still running after `limit` is killed.
-pub fn run<T: DeserializeOwned>(
+fn run<T: DeserializeOwned>(
     mut command: Command,
     input: Option<String>,
     limit: Duration,
@@ -143,6 +190,17 @@ mod tests {
         let missing = Command::new("/nonexistent/phasers");
         let error = run::<u32>(missing, None, LIMIT).unwrap_err();
         assert!(error.contains("could not start"), "{error}");
+    }
+
+    #[test]
+    fn a_delegated_job_that_fails_says_which_child_it_was() {
+        // The unit-test binary has no such subcommand: it runs no test, and prints no result.
+        let error = delegate::<_, u32>("no-such-subcommand", ("PHASERS_CHILD", "1"), &7, LIMIT);
+        let error = error.unwrap_err();
+        assert!(
+            error.starts_with("the child process with PHASERS_CHILD=1 printed no result"),
+            "{error}"
+        );
     }
 
     #[test]

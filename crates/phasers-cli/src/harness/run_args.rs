@@ -1,0 +1,49 @@
+//! The options of a sweep benchmark's run that are not about what it measures: when a row counts
+//! as hung, and the report files.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::args::parse_seconds;
+use super::outputs::Outputs;
+
+/// `--hang-seconds`, `--json` and `--csv` (flatten them into the command's options; a benchmark
+/// whose rows count something other than rounds names it with `mut_arg`, as `bench reduce` does).
+///
+/// ```
+/// use clap::Parser;
+/// use phasers_cli::harness::run_args::RunArgs;
+///
+/// #[derive(Parser)]
+/// struct Options {
+///     #[command(flatten)]
+///     run: RunArgs,
+/// }
+///
+/// let options = Options::try_parse_from(["bench", "--hang-seconds", "5"]).unwrap();
+/// assert_eq!((options.run.hang_seconds.as_secs(), options.run.json), (5, None));
+/// ```
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Stop the whole run when a row completes no round for this many seconds: it is hung.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub hang_seconds: Duration,
+
+    /// Write every row, with the settings, the machine and this command line, to FILE as JSON
+    /// (schema: docs/benchmark-json.md).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write one line per row to FILE as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// Creates the JSON and CSV files named and the `plots`, before the run.
+    pub fn open(&self, plots: Vec<PathBuf>) -> Result<Outputs, String> {
+        Outputs::create(self.json.as_deref(), self.csv.as_deref(), plots)
+    }
+}

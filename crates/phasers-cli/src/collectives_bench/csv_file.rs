@@ -1,9 +1,6 @@
 //! `--csv`: one line per row, plus the cache-line floor, for spreadsheets and plotting scripts.
 //! Times are nanoseconds per operation.
 
-use std::io::Write;
-
-use phasers_cli::harness::csv_floor::{write_csv_with_floor, CsvFloor};
 use phasers_cli::harness::floor::Floor;
 use serde::Serialize;
 
@@ -66,32 +63,32 @@ impl<'a> Line<'a> {
             error: row.error.as_deref(),
         }
     }
-
-    fn of_floor(floor: CsvFloor<'a>) -> Self {
-        Line {
-            members: floor.threads,
-            part: "floor",
-            op: floor.op,
-            row: floor.row.to_owned(),
-            kind: "floor",
-            samples: floor.samples,
-            min_ns: floor.min_ns,
-            median_ns: floor.median_ns,
-            note: floor.note,
-            ..Line::default()
-        }
-    }
 }
 
-/// Writes the file: the cache-line floor (as a row named `cache-line round trip`, its round trip
-/// in the time columns), then every row.
-pub fn write(out: impl Write, floor: &Floor, rows: &[CollectiveRow]) -> csv::Result<()> {
-    write_csv_with_floor(out, floor, Line::of_floor, rows.iter().map(Line::of))
+/// The lines of the file: the cache-line floor (as a row named `cache-line round trip`, its
+/// round trip in the time columns), then every row.
+pub fn lines<'a>(floor: &'a Floor, rows: &'a [CollectiveRow]) -> Vec<Line<'a>> {
+    let floor = Line {
+        members: 2,
+        part: "floor",
+        op: "round-trip",
+        row: "cache-line round trip".to_owned(),
+        kind: "floor",
+        samples: floor.samples_ns.len(),
+        min_ns: floor.min_ns,
+        median_ns: floor.median_ns,
+        note: floor.note.as_deref(),
+        ..Line::default()
+    };
+    std::iter::once(floor)
+        .chain(rows.iter().map(Line::of))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use phasers_cli::harness::outputs::write_csv_lines;
 
     use crate::collectives_bench::grid::Shape;
     use crate::collectives_bench::operation::{Operation, Part};
@@ -113,7 +110,7 @@ mod tests {
         team.fraction_of_memcpy = Some(0.5);
         let mut out = Vec::new();
         let rows = [team];
-        write(&mut out, &floor, &rows).unwrap();
+        write_csv_lines(&mut out, lines(&floor, &rows)).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);

@@ -29,6 +29,7 @@ use phasers_cli::harness::failures::failed_rows;
 use phasers_cli::harness::floor;
 use phasers_cli::harness::header::{warn_if_debug_build, Header};
 use phasers_cli::harness::memory;
+use phasers_cli::harness::outputs::write_csv_lines;
 use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::schedule::Schedule;
@@ -119,7 +120,7 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
         floor,
         rows,
     };
-    let csv = |out| csv_file::write(out, &report.floor, &report.rows);
+    let csv = |out| write_csv_lines(out, csv_file::lines(&report.floor, &report.rows));
     outputs.write(&report, csv, |_, _| Ok(()))?;
     failures
 }

@@ -13,13 +13,12 @@
 //! - Reporting: [`header`] (the lines above the tables), [`machine`] and [`native_versions`]
 //!   (what the numbers belong to), [`provenance`] (what heads every report file), [`table`]
 //!   (aligned tables and number formats), [`outputs`] (`--json`, `--csv`, `--plot` files
-//!   created before the run), [`csv_floor`] (the floor's line in a `--csv` file), [`plot`] (an SVG line plot of cost against threads).
+//!   created before the run), [`plot`] (an SVG line plot of cost against threads).
 
 pub mod affinity;
 pub mod args;
 pub mod body;
 pub mod child;
-pub mod csv_floor;
 pub mod delay;
 pub mod failures;
 pub mod floor;

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use phasers_cli::harness::csv_floor::{write_csv_with_floor, CsvFloor};
-use phasers_cli::harness::outputs::Outputs;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
 use serde::Serialize;
 
 use phasers_cli::harness::plot::{self, Series, SeriesKind};
@@ -30,8 +30,11 @@ pub fn write(outputs: Outputs, report: &ReduceReport) -> Result<(), String> {
     outputs.write(
         report,
         |out| {
-            let rows = report.rows.iter().map(Line::of);
-            write_csv_with_floor(out, &report.floor, Line::of_floor, rows)
+            let floor = Line::of_floor(&report.floor);
+            write_csv_lines(
+                out,
+                std::iter::once(floor).chain(report.rows.iter().map(Line::of)),
+            )
         },
         |index, path| plot(path, slices[index], report),
     )
@@ -177,19 +180,19 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// The cache-line round trip, as a row: its round trip in the last-arrival columns.
-    fn of_floor(floor: CsvFloor<'a>) -> Self {
+    /// The cache-line round trip, as a row: its median round trip in the time columns.
+    fn of_floor(floor: &'a Floor) -> Self {
         Line {
-            threads: floor.threads,
-            workers: floor.threads,
+            threads: 2,
+            workers: 2,
             oversubscribed: false,
             floats: 0,
-            mode: floor.op,
+            mode: "round-trip",
             spread: None,
-            row: floor.row,
+            row: "cache-line round trip",
             kind: Kind::Floor,
             chose: None,
-            iterations: floor.samples,
+            iterations: floor.samples_ns.len(),
             last_arrival_min_ns: floor.min_ns,
             last_arrival_median_ns: floor.median_ns,
             total_min_ns: None,
@@ -199,7 +202,7 @@ impl<'a> Line<'a> {
             bytes: 0,
             bandwidth_gb_s: None,
             fraction_of_floor: None,
-            note: floor.note,
+            note: floor.note.as_deref(),
             error: None,
         }
     }
@@ -209,7 +212,6 @@ impl<'a> Line<'a> {
 mod tests {
     use super::*;
     use crate::reduce_bench::results::tests::row;
-    use phasers_cli::harness::outputs::write_csv_lines;
 
     #[test]
     fn plots_are_named_beside_the_base() {

@@ -2,10 +2,12 @@
 //! every baseline and the table's floor row. `auto` is what users get; our best alone, picked
 //! after the fact from eight rows, would flatter us.
 
-use crate::noise::{RatioRecord, Side};
 use crate::regime_floor::RegimeFloor;
-use crate::report::{aligned, barrier_label, ratio, time, Last};
-use crate::results::{Group, Row, RowKind};
+use crate::report::barrier_label;
+use crate::results::Group;
+use phasers_cli::harness::noise::{RatioRecord, Side};
+use phasers_cli::harness::row::{Row, RowKind};
+use phasers_cli::harness::table::{aligned, ratio, time, Last};
 
 /// The row users get without choosing.
 const AUTO: &str = "auto";
@@ -112,7 +114,7 @@ mod tests {
         let mut row = Row::measured(barrier, kind, medians.len(), medians.to_vec());
         row.finish(0, None);
         row.round_medians_ns = medians.to_vec();
-        row.spread = crate::noise::spread(medians);
+        row.spread = phasers_cli::harness::noise::spread(medians);
         row
     }
 

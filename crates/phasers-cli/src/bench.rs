@@ -2,19 +2,18 @@
 //! measured by the harness's round engine ([`phasers_cli::harness::threaded_row`]), as a [`Row`].
 
 use phasers::Barrier;
-pub use phasers_cli::harness::row::{into_row, measure, with_handles, RowPlan};
-use phasers_cli::harness::threaded_row::control_participants;
-pub use phasers_cli::harness::threaded_row::Measured;
-pub use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
+use phasers_cli::harness::body::StdHandle;
+use phasers_cli::harness::row::{into_row, measure, with_handles, Row, RowKind, RowPlan};
+use phasers_cli::harness::threaded_row::{control_participants, Measured};
+use phasers_cli::harness::watchdog::Watch;
 
-use crate::body::DelayOnly;
-use crate::contender::{Contender, StdHandle};
+use crate::contender::Contender;
 use crate::native::{CxxBarrier, OmpWork, PthreadBarrier};
 use crate::omp_active::{self, ActiveWork};
 use crate::openmp_row;
 use crate::phaser_row;
 use crate::reference::ReferenceBarrier;
-use crate::results::{Row, RowKind};
+use phasers_cli::harness::body::DelayOnly;
 
 /// Measures `contender` with `threads` threads on a fresh barrier. The row holds the raw samples;
 /// [`Row::finish`] turns them into costs.
@@ -101,8 +100,8 @@ mod tests {
 
     use phasers::Algorithm;
 
-    use crate::results::Mode;
-    use crate::schedule::Schedule;
+    use phasers_cli::harness::row::Mode;
+    use phasers_cli::harness::schedule::Schedule;
 
     fn quick(mode: Mode) -> RowPlan {
         RowPlan {

@@ -4,9 +4,11 @@
 
 use std::borrow::Cow;
 
-use crate::noise::{RatioRecord, Side as Measured};
-use crate::report::{aligned, barrier_label, ratio, time, Last};
-use crate::results::{Group, Row};
+use crate::report::barrier_label;
+use crate::results::Group;
+use phasers_cli::harness::noise::{RatioRecord, Side as Measured};
+use phasers_cli::harness::row::Row;
+use phasers_cli::harness::table::{aligned, ratio, time, Last};
 
 /// One side of a ratio.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,7 +115,7 @@ pub fn lines(group: &Group, ratios: &[Ratio], barriers: &[Cow<'static, str>]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::RowKind;
+    use phasers_cli::harness::row::RowKind;
 
     fn row(name: &str, median: f64) -> Row {
         let mut row = Row::measured(name, RowKind::Ours, 1, vec![median]);

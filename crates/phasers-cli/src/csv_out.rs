@@ -10,7 +10,8 @@ use phasers_cli::harness::outputs::write_csv_lines;
 use serde::Serialize;
 
 use crate::regime_floor::{RegimeFloor, RegimeName};
-use crate::results::{Report, Row, RowKind};
+use crate::results::Report;
+use phasers_cli::harness::row::{Row, RowKind};
 
 /// One line of the file. Times are in nanoseconds per barrier (per iteration for the loops).
 #[derive(Debug, Serialize)]

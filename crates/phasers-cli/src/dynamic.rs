@@ -16,22 +16,25 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use phasers_cli::harness::header::Header;
+use phasers_cli::harness::table::ratio;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{panic_message, watch_until, Watch};
-use crate::delay::{self, delay};
-use crate::floor::{self, Floor};
+use phasers_cli::harness::delay::{self, delay};
+use phasers_cli::harness::floor::{self, Floor};
+use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
 use crate::native::{omp_dynamic, Delay};
 use crate::openmp_row::SETTLE;
-use crate::outputs;
 use crate::phaser_config::{shape_label, PhaserConfig, Shape};
 use crate::phaser_row;
 use crate::report;
-use crate::results::{Group, Provenance, Row, RowKind};
-use crate::schedule::Schedule;
+use crate::results::Group;
 use crate::sweep::EPCC_DROPPED;
-use crate::threads;
+use phasers_cli::harness::outputs;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::row::{Row, RowKind};
+use phasers_cli::harness::schedule::Schedule;
+use phasers_cli::harness::threads;
 
 /// Options of `phasers bench dynamic`.
 #[derive(Debug, Args)]
@@ -47,11 +50,11 @@ pub struct DynamicArgs {
     samples: u16,
 
     /// The delay each task runs after each barrier, in microseconds.
-    #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = crate::parse_delay, allow_negative_numbers = true)]
+    #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = phasers_cli::harness::args::parse_delay, allow_negative_numbers = true)]
     delay: Duration,
 
     /// Stop the whole run when a phaser run completes no step for this many seconds: it is hung.
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = phasers_cli::harness::args::parse_seconds, allow_negative_numbers = true)]
     hang_seconds: Duration,
 
     /// Write the results, with the machine and this command line, to FILE as JSON (schema:
@@ -106,7 +109,7 @@ const OPENMP_NAME: &str = "omp parallel for, re-forked";
 
 /// Runs `phasers bench dynamic`.
 pub fn run(args: &DynamicArgs) -> Result<(), String> {
-    let provenance = Provenance::now("bench dynamic", crate::command_line());
+    let provenance = Provenance::now("bench dynamic", phasers_cli::harness::args::command_line());
     let machine = &provenance.machine;
     let max = args
         .threads
@@ -173,7 +176,7 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
             println!(
                 "{OPENMP_NAME} / {}: {}",
                 config.name(),
-                report::ratio(openmp, row.median())
+                ratio(openmp, row.median())
             );
         }
     }

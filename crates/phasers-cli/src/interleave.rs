@@ -11,13 +11,14 @@ use indicatif::ProgressBar;
 use phasers::Floors;
 
 use crate::bench;
-use crate::floor::{self, Floor};
 use crate::native::OmpWork;
 use crate::openmp_row;
 use crate::regime_floor::{Regime, RegimeFloor};
-use crate::results::{Group, Mode, Row};
+use crate::results::Group;
 use crate::rounds;
 use crate::sweep::{needs_openmp_reference, Plan};
+use phasers_cli::harness::floor::{self, Floor};
+use phasers_cli::harness::row::{Mode, Row};
 
 /// What one thread count measured.
 pub struct Measured {
@@ -140,7 +141,7 @@ pub fn merge_row(rounds: &[Row], reference: Option<&Row>, dropped: usize) -> Row
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::RowKind;
+    use phasers_cli::harness::row::RowKind;
 
     fn raw(values: &[f64]) -> Row {
         Row::measured("x", RowKind::Ours, values.len(), values.to_vec())

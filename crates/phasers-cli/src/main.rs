@@ -42,26 +42,23 @@ mod tree;
 mod tune;
 mod wrong_result;
 
-// The harness's modules under their old paths, for the benchmarks that still name them so.
-use phasers_cli::harness::args::first_of_each;
-pub use phasers_cli::harness::args::{command_line, parse_delay, parse_seconds, sorted_unique};
-pub use phasers_cli::harness::{
-    affinity, body, delay, floor, floors_record, machine, outputs, plot, schedule, stats, threads,
-};
-
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use phasers::Algorithm;
+use phasers_cli::harness::args::{
+    command_line, first_of_each, parse_delay, parse_seconds, sorted_unique,
+};
+use phasers_cli::harness::row::{Mode, RowPlan};
+use phasers_cli::harness::{delay, floors_record, threads};
 
-use crate::bench::RowPlan;
 use crate::contender::{algorithm_description, Contender, FLOOR_DESCRIPTION};
-use crate::outputs::OutputArgs;
 use crate::phaser_bench::Suite;
-use crate::results::{Group, Mode, Report};
-use crate::schedule::Schedule;
+use crate::results::{Group, Report};
 use crate::sweep::{Benchmark, Plan, EPCC_DROPPED};
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::schedule::Schedule;
 
 /// What each barrier, phaser, reduction and team collective costs on this machine. With no
 /// command, runs the quick suite (`bench barrier` with its defaults, then flat phasers against our

@@ -2,11 +2,12 @@
 //! ([`phasers_cli::harness::noise`]); this applies it to a table's ÷ref and ÷floor columns and to
 //! the ratio lines under it.
 
-pub use phasers_cli::harness::noise::*;
+use phasers_cli::harness::noise::{RatioRecord, Side};
 
 use crate::contender::Contender;
 use crate::regime_floor::RegimeFloor;
-use crate::results::{Group, RowKind};
+use crate::results::Group;
+use phasers_cli::harness::row::RowKind;
 
 /// Marks noisy every row whose line in the table holds a noisy ratio (÷ref, ÷floor), and every row
 /// above the line of a noisy ratio in `records` (those over the reference or the floor are the
@@ -46,7 +47,7 @@ pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Row;
+    use phasers_cli::harness::row::Row;
 
     fn rounds_row(barrier: &str, kind: RowKind, medians: &[f64]) -> Row {
         let each: Vec<Row> = medians

@@ -9,9 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::floor::Floor;
-use crate::noise;
-use crate::stats;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::noise;
+use phasers_cli::harness::stats;
 
 /// Which bound applies at a thread count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +118,7 @@ impl RegimeFloor {
                 _ => format!(
                     "{} of {} each",
                     regime.describe(),
-                    crate::report::time(stats::median(handoff_ns).unwrap_or(0.0))
+                    phasers_cli::harness::table::time(stats::median(handoff_ns).unwrap_or(0.0))
                 ),
             },
             round_medians_ns,

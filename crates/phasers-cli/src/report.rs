@@ -2,19 +2,19 @@
 
 use std::path::Path;
 
-pub use phasers_cli::harness::floor::floor_line;
 use phasers_cli::harness::header::Header;
-pub use phasers_cli::harness::table::{aligned, ratio, time, Last};
-use phasers_cli::harness::table::{note_cell, resolved_label};
+use phasers_cli::harness::table::{aligned, note_cell, ratio, resolved_label, time, Last};
 
 use crate::contender::Contender;
-use crate::floor::Floor;
-use crate::machine::Machine;
-use crate::noise;
-use crate::plot;
 use crate::regime_floor::RegimeFloor;
-use crate::results::{Group, Mode, Provenance, Report, Row, RowKind};
+use crate::results::{Group, Report};
 use crate::sweep::Plan;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::machine::Machine;
+use phasers_cli::harness::noise;
+use phasers_cli::harness::plot;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::row::{Mode, Row, RowKind};
 
 /// The lines that head every report: what was measured, how, where, and against which floor.
 pub fn header(provenance: &Provenance, plan: &Plan) -> String {

@@ -5,12 +5,12 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use phasers_cli::harness::provenance::Provenance;
-pub use phasers_cli::harness::row::{Mode, Row, RowKind};
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::row::{Mode, Row};
 
-use crate::floor::Floor;
-use crate::noise::RatioRecord;
 use crate::regime_floor::RegimeFloor;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::noise::RatioRecord;
 
 /// Everything one sweep (`bench barrier`, `phaser`, `reduction`, `tree`) measured, and under what
 /// conditions.
@@ -122,7 +122,7 @@ pub fn report_of(groups: Vec<Group>) -> Report {
             version: "0".into(),
             command_line: Vec::new(),
             started_unix_s: 0,
-            machine: crate::machine::Machine {
+            machine: phasers_cli::harness::machine::Machine {
                 available_cores: 2,
                 cpu_model: None,
                 os: "linux".into(),

@@ -4,10 +4,10 @@
 //! round's first sample in EPCC mode is dropped like a row's. The merged row keeps every raw
 //! sample in the order taken, the median of each round, and their spread.
 
-use crate::floor::Floor;
-use crate::noise;
-use crate::results::Row;
-use crate::stats;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::noise;
+use phasers_cli::harness::row::Row;
+use phasers_cli::harness::stats;
 
 /// Merges the raw rounds of one row (as `bench::run` returns them, in the order run): drops the
 /// first `dropped` samples of each round (keeping at least one, as [`Row::finish`] does),
@@ -103,7 +103,7 @@ pub fn merge_floors(parts: &[Floor]) -> Floor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::RowKind;
+    use phasers_cli::harness::row::RowKind;
 
     fn round(raw: &[f64]) -> Row {
         let mut row = Row::measured("auto", RowKind::Ours, raw.len(), raw.to_vec());

@@ -4,19 +4,22 @@
 
 use std::time::Duration;
 
+use phasers_cli::harness::floor::floor_line;
 use phasers_cli::harness::progress;
 
 use crate::barrier_ratios;
-use crate::bench::RowPlan;
 use crate::comparisons;
 use crate::contender::Contender;
 use crate::interleave;
-use crate::noise::{self, RatioRecord};
+use crate::noise;
 use crate::phaser_bench::{self, Suite};
 use crate::regime_floor::RegimeFloor;
 use crate::report;
-use crate::results::{Group, Mode, Provenance, Report, RowKind, Settings};
+use crate::results::{Group, Report, Settings};
 use crate::rounds;
+use phasers_cli::harness::noise::RatioRecord;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::row::{Mode, RowKind, RowPlan};
 
 /// EPCC drops its first outer repetition: it pays for waking threads and warming caches.
 pub const EPCC_DROPPED: usize = 1;
@@ -183,10 +186,7 @@ pub fn run(plan: &Plan) -> Report {
     progress.finish_and_clear();
     let floor = rounds::merge_floors(&round_trips);
     if plan.print_tables {
-        println!(
-            "round trip over every round: {}\n",
-            report::floor_line(&floor)
-        );
+        println!("round trip over every round: {}\n", floor_line(&floor));
     }
 
     Report {
@@ -266,7 +266,7 @@ fn settings(plan: &Plan) -> Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::Schedule;
+    use phasers_cli::harness::schedule::Schedule;
 
     fn plan(mode: Mode, kept: usize, rounds: usize) -> Plan {
         let dropped = usize::from(mode == Mode::Epcc);

@@ -6,13 +6,14 @@ use clap::Args;
 use phasers_cli::harness::args::parse_within;
 
 use crate::contender::Contender;
-use crate::outputs::OutputArgs;
 use crate::phaser_config::{PhaserConfig, Reduction, Shape};
-use crate::report::{aligned, time, Last};
 use crate::results::{Group, Report};
 use crate::sweep::Benchmark;
-use crate::threads;
-use crate::{sorted_unique, MeasureArgs};
+use crate::MeasureArgs;
+use phasers_cli::harness::args::sorted_unique;
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::table::{aligned, time, Last};
+use phasers_cli::harness::threads;
 
 /// The thread counts of the seed's figures, up to the 64 of its first machine.
 pub const DEFAULT_THREADS: [usize; 6] = [2, 4, 8, 16, 32, 64];
@@ -25,7 +26,7 @@ pub const DEFAULT_DEGREES: [usize; 5] = [2, 4, 8, 16, 32];
 pub const MAX_TIERS: usize = 13;
 /// The largest degree `--degrees` accepts: a leaf of more registrations than the most threads a
 /// row may start is never filled.
-pub const MAX_DEGREE: usize = crate::threads::MAX_THREADS;
+pub const MAX_DEGREE: usize = phasers_cli::harness::threads::MAX_THREADS;
 
 /// How many more leaves than threads a tree may have before it is too sparse to be worth a row:
 /// a tree whose leaves outnumber its threads fourfold is mostly empty sub-phasers.
@@ -198,7 +199,8 @@ fn shape_name(shape: Shape) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{report_of, Row, RowKind};
+    use crate::results::report_of;
+    use phasers_cli::harness::row::{Row, RowKind};
 
     fn fixed(tiers: usize, degree: usize) -> Shape {
         Shape::Fixed { tiers, degree }

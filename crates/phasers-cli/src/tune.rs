@@ -12,12 +12,13 @@ use clap::Args;
 use phasers::{Algorithm, Floors, Profile, ProfileEntry};
 
 use crate::contender::Contender;
-use crate::outputs;
-use crate::report::{ratio, time};
-use crate::results::{Group, Report, Row};
+use crate::results::{Group, Report};
 use crate::sweep::{self, Benchmark};
-use crate::threads;
 use crate::MeasureArgs;
+use phasers_cli::harness::outputs;
+use phasers_cli::harness::row::Row;
+use phasers_cli::harness::table::{ratio, time};
+use phasers_cli::harness::threads;
 
 /// A measured winner replaces the built-in rule's choice only when it is at least this much
 /// faster: closer than that, the two are within the noise of a shared machine, and a profile that
@@ -279,7 +280,7 @@ fn profile(report: &Report, decisions: &[Decision]) -> phasers::Result<Profile> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::RowKind;
+    use phasers_cli::harness::row::RowKind;
 
     /// A group of one-piece rows: each counts as one round.
     fn group(threads: usize, medians: &[(Algorithm, f64)]) -> Group {

@@ -5,7 +5,7 @@ use std::marker::{PhantomData, PhantomPinned};
 use std::ptr::NonNull;
 
 use super::{describe_error, wait_failed};
-use crate::contender::WaitHandle;
+use phasers_cli::harness::body::WaitHandle;
 
 /// The shim's barrier, opaque to Rust: it is only ever behind a pointer.
 #[repr(C)]

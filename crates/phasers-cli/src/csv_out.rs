@@ -137,6 +137,7 @@ pub fn write(out: impl Write, report: &Report) -> csv::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::fixtures::{group, report_of};
 
     #[test]
     fn a_row_becomes_one_line_with_a_header() {
@@ -164,14 +165,7 @@ mod tests {
 
     #[test]
     fn each_table_has_a_floor_line() {
-        let mut report = crate::results::report_of(Vec::new());
-        report.groups = vec![crate::results::Group {
-            threads: 4,
-            oversubscribed: true,
-            reference_loop: None,
-            openmp_reference_loop: None,
-            rows: Vec::new(),
-        }];
+        let mut report = report_of(vec![group(4, true, Vec::new())]);
         report.regime_floors = vec![RegimeFloor::yield_handoffs(4, 2, &[1000.0, 1100.0])];
         let mut out = Vec::new();
         write(&mut out, &report).unwrap();

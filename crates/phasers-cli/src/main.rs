@@ -12,24 +12,21 @@
 //! `Algorithm::Auto` reads.
 
 mod app_bench;
-mod barrier_ratios;
 mod bench;
 
 mod child_process;
 mod collectives_bench;
-mod comparisons;
 mod contender;
 mod csv_out;
 mod dynamic;
 mod floors_cmd;
-mod interleave;
 mod native;
-mod noise;
 mod omp_active;
 mod openmp_row;
 mod phaser_bench;
 mod phaser_config;
 mod phaser_row;
+mod ratios;
 
 mod reduce_bench;
 mod reference;
@@ -55,6 +52,7 @@ use phasers_cli::harness::{delay, floors_record, threads};
 
 use crate::contender::{algorithm_description, Contender, FLOOR_DESCRIPTION};
 use crate::phaser_bench::Suite;
+use crate::ratios::Ratios;
 use crate::results::{Group, Report};
 use crate::sweep::{Benchmark, Plan, EPCC_DROPPED};
 use phasers_cli::harness::outputs::OutputArgs;
@@ -231,6 +229,10 @@ impl MeasureArgs {
             threads: sorted_unique(threads),
             contenders,
             keep: sweep::keep_all,
+            ratios: match benchmark {
+                Benchmark::Barrier => Ratios::Barrier,
+                _ => Ratios::None,
+            },
             row: RowPlan {
                 mode: self.mode,
                 schedule: Schedule {
@@ -423,13 +425,7 @@ fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
         )
         .collect();
     let plan = args.measure.plan(Benchmark::Barrier, threads, contenders);
-    run_sweep(&plan, &args.output, |report| {
-        report
-            .groups
-            .iter()
-            .filter_map(|group| barrier_ratios::lines(group, report.regime_floor(group.threads)))
-            .collect()
-    })
+    run_sweep(&plan, &args.output, |_| Vec::new())
 }
 
 /// `bench phaser`, `bench reduction`, and the phaser part of the quick suite.
@@ -438,22 +434,16 @@ fn bench_phasers(suite: Suite, args: PhaserArgs) -> Result<(), String> {
         .threads
         .clone()
         .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores()));
-    let plan = args
+    let mut plan = args
         .measure
         .plan(suite.benchmark(), threads, suite.contenders());
-    let ratios = suite.ratios();
-    let barriers = phaser_bench::best_barrier_names();
-    run_sweep(&plan, &args.output, |report| {
-        report
-            .groups
-            .iter()
-            .filter_map(|group| comparisons::lines(group, &ratios, &barriers))
-            .collect()
-    })
+    plan.ratios = suite.ratios();
+    run_sweep(&plan, &args.output, |_| Vec::new())
 }
 
-/// Runs `plan`, prints what `summary` makes of the report after the tables, writes the output
-/// files, and fails naming every row that failed. The files are created before the run.
+/// Runs `plan`, prints its ratio lines and what `summary` makes of the report after the tables,
+/// writes the output files, and fails naming every row that failed. The files are created before
+/// the run.
 pub fn run_sweep(
     plan: &Plan,
     output: &OutputArgs,
@@ -461,7 +451,9 @@ pub fn run_sweep(
 ) -> Result<(), String> {
     let outputs = output.open()?;
     let report = sweep::run(plan);
-    for text in summary(&report) {
+    let ratios = (report.groups.iter())
+        .filter_map(|group| plan.ratios.lines(group, report.regime_floor(group.threads)));
+    for text in ratios.chain(summary(&report)) {
         println!("{text}");
     }
     outputs.write(

@@ -1,13 +1,11 @@
 //! What `bench phaser`, `bench reduction` and the phaser part of the quick suite compare: their
 //! rows, and the ratios their reports end with.
 
-use std::borrow::Cow;
-
 use phasers::Algorithm;
 
-use crate::comparisons::{Ratio, Side};
 use crate::contender::Contender;
 use crate::phaser_config::{PhaserConfig, Reduction, Shape};
+use crate::ratios::{Ratio, Ratios, Side};
 use crate::sweep::Benchmark;
 
 /// The phaser with the seed's tree for the thread count.
@@ -49,16 +47,6 @@ impl Suite {
         }
     }
 
-    /// The suite whose report `benchmark` is, if it is one of these.
-    pub fn of(benchmark: Benchmark) -> Option<Suite> {
-        match benchmark {
-            Benchmark::Phaser => Some(Suite::Phaser),
-            Benchmark::Reduction => Some(Suite::Reduction),
-            Benchmark::Quick => Some(Suite::Quick),
-            Benchmark::Barrier | Benchmark::Tree => None,
-        }
-    }
-
     /// The rows, in table order: the reference barrier first, as in every report.
     pub fn contenders(self) -> Vec<Contender> {
         let phasers: &[PhaserConfig] = match self {
@@ -84,8 +72,17 @@ impl Suite {
             .collect()
     }
 
-    /// The ratios printed after the tables.
-    pub fn ratios(self) -> Vec<Ratio> {
+    /// The ratios printed after the tables: "best barrier" is the faster of [`BEST_BARRIERS`].
+    pub fn ratios(self) -> Ratios {
+        Ratios::Listed {
+            ratios: self.listed(),
+            barriers: BEST_BARRIERS
+                .map(|algorithm| Contender::Phasers(algorithm).name())
+                .to_vec(),
+        }
+    }
+
+    fn listed(self) -> Vec<Ratio> {
         let row = |config: PhaserConfig| Side::Row(config.name());
         let omp = |contender: Contender| Side::Row(contender.name());
         match self {
@@ -115,16 +112,10 @@ impl Suite {
     }
 }
 
-/// The names "best barrier" is chosen from.
-pub fn best_barrier_names() -> Vec<Cow<'static, str>> {
-    BEST_BARRIERS
-        .map(|algorithm| Contender::Phasers(algorithm).name())
-        .to_vec()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     #[test]
     fn every_ratio_names_rows_of_its_suite() {
@@ -135,30 +126,25 @@ mod tests {
                 .map(Contender::name)
                 .collect();
             assert_eq!(names[0], "reference", "{suite:?}");
-            for ratio in suite.ratios() {
+            let Ratios::Listed { ratios, barriers } = suite.ratios() else {
+                panic!("{suite:?} lists its ratios")
+            };
+            for ratio in ratios {
                 for side in [ratio.numerator, ratio.denominator] {
                     if let Side::Row(name) = side {
                         assert!(names.contains(&name), "{suite:?}: {name}");
                     }
                 }
             }
-            for name in best_barrier_names() {
+            for name in barriers {
                 assert!(names.contains(&name), "{suite:?}: {name}");
             }
         }
     }
 
     #[test]
-    fn each_suite_is_found_from_its_benchmark() {
-        for suite in [Suite::Phaser, Suite::Reduction, Suite::Quick] {
-            assert_eq!(Suite::of(suite.benchmark()), Some(suite));
-        }
-        assert_eq!(Suite::of(Benchmark::Barrier), None);
-    }
-
-    #[test]
     fn the_quick_suite_prints_the_three_ratios_asked_for_and_tuned_openmp() {
-        let ratios = Suite::Quick.ratios();
+        let ratios = Suite::Quick.listed();
         let text: Vec<String> = ratios
             .iter()
             .map(|ratio| format!("{:?} / {:?}", ratio.numerator, ratio.denominator))

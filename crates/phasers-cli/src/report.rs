@@ -212,12 +212,7 @@ pub fn write_plot(path: &Path, report: &Report) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(barrier: &str, kind: RowKind, samples: &[f64]) -> Row {
-        let mut row = Row::measured(barrier, kind, samples.len(), samples.to_vec());
-        row.finish(0, None);
-        row
-    }
+    use crate::results::fixtures::{group, report_of, row};
 
     fn floor(median: f64) -> Floor {
         Floor {
@@ -231,30 +226,27 @@ mod tests {
     }
 
     fn machine() -> Machine {
-        crate::results::report_of(Vec::new()).provenance.machine
+        report_of(Vec::new()).provenance.machine
     }
 
-    fn group() -> Group {
+    /// A table of rows measured in one piece: the reference, a baseline, `auto`, our fastest and a
+    /// failed row.
+    fn four_threads() -> Group {
         let mut auto = row("auto", RowKind::Ours, &[40.0, 50.0, 60.0]);
         auto.resolved = Some("counting".into());
-        Group {
-            threads: 4,
-            oversubscribed: true,
-            reference_loop: None,
-            openmp_reference_loop: None,
-            rows: vec![
-                row("reference", RowKind::Reference, &[100.0, 100.0, 100.0]),
-                row("std::sync::Barrier", RowKind::Baseline, &[1000.0, 1000.0]),
-                auto,
-                row("mcs", RowKind::Ours, &[80.0]),
-                Row::failed("tournament", RowKind::Ours, 3, "boom".into()),
-            ],
-        }
+        let rows = vec![
+            row("reference", RowKind::Reference, &[100.0, 100.0, 100.0]),
+            row("std::sync::Barrier", RowKind::Baseline, &[1000.0, 1000.0]),
+            auto,
+            row("mcs", RowKind::Ours, &[80.0]),
+            Row::failed("tournament", RowKind::Ours, 3, "boom".into()),
+        ];
+        group(4, true, rows)
     }
 
     #[test]
     fn table_aligns_and_compares_to_the_reference_and_floor() {
-        let text = table(&group(), &machine(), &floor(25.0));
+        let text = table(&four_threads(), &machine(), &floor(25.0));
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "4 threads on 2 cores (oversubscribed)");
         assert!(lines[1].starts_with("barrier"));
@@ -279,7 +271,7 @@ mod tests {
 
     #[test]
     fn a_sweep_table_starts_with_its_floor_and_shows_rounds_and_noise() {
-        let mut group = group();
+        let mut group = four_threads();
         group.rows[2].round_medians_ns = vec![45.0, 50.0, 54.0];
         group.rows[2].spread = Some(1.2);
         group.rows[2].add_noise("÷ std::sync::Barrier: rounds ×1.20 > gap ×1.10".into());

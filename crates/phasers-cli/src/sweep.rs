@@ -1,5 +1,5 @@
 //! A whole sweep (`bench barrier`, `bench phaser`, `bench reduction`, `bench tree`): every row at
-//! every thread count, in interleaved rounds with the floor (see `interleave`), then the ratios
+//! every thread count, in interleaved rounds with the floor (see `rounds`), then the ratios
 //! the report ends with and which of them are noise.
 
 use std::time::Duration;
@@ -7,17 +7,11 @@ use std::time::Duration;
 use phasers_cli::harness::floor::floor_line;
 use phasers_cli::harness::progress;
 
-use crate::barrier_ratios;
-use crate::comparisons;
 use crate::contender::Contender;
-use crate::interleave;
-use crate::noise;
-use crate::phaser_bench::{self, Suite};
-use crate::regime_floor::RegimeFloor;
+use crate::ratios::{self, Ratios};
 use crate::report;
-use crate::results::{Group, Report, Settings};
+use crate::results::{Report, Settings};
 use crate::rounds;
-use phasers_cli::harness::noise::RatioRecord;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::row::{Mode, RowKind, RowPlan};
 
@@ -76,6 +70,8 @@ pub struct Plan {
     pub contenders: Vec<Contender>,
     /// Whether a row runs at a thread count (`bench tree` leaves out trees far too big for it).
     pub keep: fn(Contender, usize) -> bool,
+    /// The ratios the report ends with.
+    pub ratios: Ratios,
     /// How each row is measured, all rounds together: `round` splits it.
     pub row: RowPlan,
     /// `--rounds`: how many interleaved rounds each row's samples are split into.
@@ -171,9 +167,9 @@ pub fn run(plan: &Plan) -> Report {
     let mut ratios = Vec::new();
     let mut round_trips = Vec::new();
     for &threads in &plan.threads {
-        let mut measured = interleave::measure(plan, threads, cores, &progress);
-        let records = ratio_records(plan.benchmark, &measured.group, &measured.floor);
-        noise::mark_rows(&mut measured.group, &measured.floor, &records);
+        let mut measured = rounds::measure(plan, threads, cores, &progress);
+        let records = plan.ratios.records(&measured.group, Some(&measured.floor));
+        ratios::mark_rows(&mut measured.group, &measured.floor, &records);
         if plan.print_tables {
             let table = report::sweep_table(&measured.group, machine, &measured.floor);
             progress.suspend(|| println!("{table}"));
@@ -196,17 +192,6 @@ pub fn run(plan: &Plan) -> Report {
         groups,
         regime_floors,
         ratios,
-    }
-}
-
-/// The ratios the report of `benchmark` ends with, at one thread count.
-fn ratio_records(benchmark: Benchmark, group: &Group, floor: &RegimeFloor) -> Vec<RatioRecord> {
-    match Suite::of(benchmark) {
-        Some(suite) => {
-            comparisons::records(group, &suite.ratios(), &phaser_bench::best_barrier_names())
-        }
-        None if benchmark == Benchmark::Barrier => barrier_ratios::records(group, Some(floor)),
-        None => Vec::new(),
     }
 }
 
@@ -275,6 +260,7 @@ mod tests {
             threads: vec![2],
             contenders: vec![Contender::Std],
             keep: keep_all,
+            ratios: Ratios::Barrier,
             row: RowPlan {
                 mode,
                 schedule: Schedule {

@@ -199,8 +199,8 @@ fn shape_name(shape: Shape) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::report_of;
-    use phasers_cli::harness::row::{Row, RowKind};
+    use crate::results::fixtures::{self, report_of};
+    use phasers_cli::harness::row::RowKind;
 
     fn fixed(tiers: usize, degree: usize) -> Shape {
         Shape::Fixed { tiers, degree }
@@ -254,32 +254,17 @@ mod tests {
     #[test]
     fn the_matrix_marks_the_fastest_shape_per_thread_count() {
         let row = |config: PhaserConfig, median: f64| {
-            let mut row = Row::measured(
-                &Contender::Phaser(config).name(),
-                RowKind::Ours,
-                1,
-                vec![median],
-            );
-            row.finish(0, None);
-            row
+            fixtures::row(&Contender::Phaser(config).name(), RowKind::Ours, &[median])
         };
         let tree = barrier(fixed(2, 4));
-        let group = |threads, flat: f64, tree_ns: Option<f64>| Group {
-            threads,
-            oversubscribed: false,
-            reference_loop: None,
-            openmp_reference_loop: None,
-            rows: [
+        let group = |threads, flat: f64, tree_ns: Option<f64>| {
+            let flat_sum = barrier(Shape::Flat).with(Reduction::SumI64);
+            let rows = [
                 Some(row(barrier(Shape::Flat), flat)),
-                Some(row(
-                    barrier(Shape::Flat).with(Reduction::SumI64),
-                    flat * 2.0,
-                )),
+                Some(row(flat_sum, flat * 2.0)),
                 tree_ns.map(|ns| row(tree, ns)),
-            ]
-            .into_iter()
-            .flatten()
-            .collect(),
+            ];
+            fixtures::group(threads, false, rows.into_iter().flatten().collect())
         };
         let report = report_of(vec![group(2, 50.0, None), group(8, 400.0, Some(300.0))]);
         let text = matrix(&report, &[Shape::Flat, fixed(2, 4)]);

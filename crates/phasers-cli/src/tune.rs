@@ -280,6 +280,7 @@ fn profile(report: &Report, decisions: &[Decision]) -> phasers::Result<Profile> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::fixtures::{self, rounds_row};
     use phasers_cli::harness::row::RowKind;
 
     /// A group of one-piece rows: each counts as one round.
@@ -293,24 +294,11 @@ mod tests {
 
     /// A group whose rows have these round medians.
     fn group_of_rounds(threads: usize, rounds: &[(Algorithm, Vec<f64>)]) -> Group {
-        Group {
-            threads,
-            oversubscribed: false,
-            reference_loop: None,
-            openmp_reference_loop: None,
-            rows: rounds
-                .iter()
-                .map(|(algorithm, medians)| {
-                    let each: Vec<Row> = medians
-                        .iter()
-                        .map(|&median| {
-                            Row::measured(algorithm.name(), RowKind::Ours, 1, vec![median])
-                        })
-                        .collect();
-                    crate::rounds::merge(&each, 0, None)
-                })
-                .collect(),
-        }
+        let rows = rounds
+            .iter()
+            .map(|(algorithm, medians)| rounds_row(algorithm.name(), RowKind::Ours, medians))
+            .collect();
+        fixtures::group(threads, false, rows)
     }
 
     /// The built-in rule's choice at `threads`, and some other algorithm.

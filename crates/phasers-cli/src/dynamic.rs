@@ -25,7 +25,7 @@ use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
 use crate::native::{omp_dynamic, Delay};
 use crate::openmp_row::SETTLE;
-use crate::phaser_config::{shape_label, PhaserConfig, Shape};
+use crate::phaser_config::{shape_label, PhaserConfig};
 use crate::phaser_row;
 use crate::report;
 use crate::results::Group;
@@ -97,13 +97,7 @@ pub struct DynamicSettings {
 }
 
 /// The rows: OpenMP's re-forked regions, then the flat phaser and the seed's tree for N.
-const PHASERS: [PhaserConfig; 2] = [
-    PhaserConfig::FLAT,
-    PhaserConfig {
-        shape: Shape::TableOne,
-        reduction: None,
-    },
-];
+const PHASERS: [PhaserConfig; 2] = [PhaserConfig::FLAT, PhaserConfig::TREE];
 
 const OPENMP_NAME: &str = "omp parallel for, re-forked";
 

@@ -4,15 +4,11 @@
 use phasers::Algorithm;
 
 use crate::contender::Contender;
-use crate::phaser_config::{PhaserConfig, Reduction, Shape};
+use crate::phaser_config::{PhaserConfig, Reduction};
 use crate::ratios::{Ratio, Ratios, Side};
 use crate::sweep::Benchmark;
 
-/// The phaser with the seed's tree for the thread count.
-const TREE: PhaserConfig = PhaserConfig {
-    shape: Shape::TableOne,
-    reduction: None,
-};
+const TREE: PhaserConfig = PhaserConfig::TREE;
 const FLAT_SUM: PhaserConfig = PhaserConfig::FLAT.with(Reduction::SumI64);
 const TREE_SUM: PhaserConfig = TREE.with(Reduction::SumI64);
 const FLAT_SUM_F64: PhaserConfig = PhaserConfig::FLAT.with(Reduction::SumF64Reproducible);

@@ -102,10 +102,7 @@ pub fn shapes(tiers: &[usize], degrees: &[usize]) -> Vec<Shape> {
 pub fn contenders(shapes: &[Shape]) -> Vec<Contender> {
     std::iter::once(Contender::Reference)
         .chain(shapes.iter().flat_map(|&shape| {
-            let barrier = PhaserConfig {
-                shape,
-                reduction: None,
-            };
+            let barrier = PhaserConfig::barrier(shape);
             [barrier, barrier.with(Reduction::SumI64)].map(Contender::Phaser)
         }))
         .collect()
@@ -143,7 +140,7 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
         .map(|group| {
             shapes
                 .iter()
-                .filter_map(|&shape| Some((shape, median(group, barrier(shape))?)))
+                .filter_map(|&shape| Some((shape, median(group, PhaserConfig::barrier(shape))?)))
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(shape, _)| shape)
         })
@@ -159,8 +156,8 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
         let mut line = vec![shape_name(shape)];
         for (group, best) in groups.iter().zip(&best) {
             let cell = match (
-                median(group, barrier(shape)),
-                median(group, barrier(shape).with(Reduction::SumI64)),
+                median(group, PhaserConfig::barrier(shape)),
+                median(group, PhaserConfig::barrier(shape).with(Reduction::SumI64)),
             ) {
                 (None, None) => "-".to_owned(),
                 (plain, sum) => format!(
@@ -179,13 +176,6 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
          next() at that thread count; - not run (too many leaves for the threads) or failed\n{}",
         aligned(&cells, Last::Number)
     )
-}
-
-fn barrier(shape: Shape) -> PhaserConfig {
-    PhaserConfig {
-        shape,
-        reduction: None,
-    }
 }
 
 fn shape_name(shape: Shape) -> String {
@@ -236,7 +226,7 @@ mod tests {
 
     #[test]
     fn sparse_trees_are_left_out() {
-        let row = |tiers, degree| Contender::Phaser(barrier(fixed(tiers, degree)));
+        let row = |tiers, degree| Contender::Phaser(PhaserConfig::barrier(fixed(tiers, degree)));
         // 2 threads: up to 8 leaves.
         assert!(worth_running(row(2, 8), 2));
         assert!(!worth_running(row(2, 16), 2));
@@ -246,7 +236,7 @@ mod tests {
         assert!(worth_running(row(3, 16), 64));
         assert!(!worth_running(row(3, 32), 64));
         // Flat, the reference and a tree too deep to count are decided without overflow.
-        assert!(worth_running(Contender::Phaser(barrier(Shape::Flat)), 1));
+        assert!(worth_running(Contender::Phaser(PhaserConfig::FLAT), 1));
         assert!(worth_running(Contender::Reference, 1));
         assert!(!worth_running(row(64, 1 << 20), 4096));
     }
@@ -256,11 +246,11 @@ mod tests {
         let row = |config: PhaserConfig, median: f64| {
             fixtures::row(&Contender::Phaser(config).name(), RowKind::Ours, &[median])
         };
-        let tree = barrier(fixed(2, 4));
+        let tree = PhaserConfig::barrier(fixed(2, 4));
         let group = |threads, flat: f64, tree_ns: Option<f64>| {
-            let flat_sum = barrier(Shape::Flat).with(Reduction::SumI64);
+            let flat_sum = PhaserConfig::FLAT.with(Reduction::SumI64);
             let rows = [
-                Some(row(barrier(Shape::Flat), flat)),
+                Some(row(PhaserConfig::FLAT, flat)),
                 Some(row(flat_sum, flat * 2.0)),
                 tree_ns.map(|ns| row(tree, ns)),
             ];

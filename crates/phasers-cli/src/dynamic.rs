@@ -147,10 +147,23 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
         );
     println!("{}", header.finish());
 
-    let mut rows = vec![openmp_row(max, samples, iterations)];
+    let delay = Some(Delay {
+        function: delay,
+        arg: iterations,
+    });
+    let openmp = sampled(OPENMP_NAME, RowKind::Baseline, samples, || {
+        let round = omp_dynamic(max, delay)?;
+        Ok((per_barrier_ns(round.elapsed, round.ran), None))
+    });
+    // libgomp's pool keeps spinning a while: let it settle before the phasers run.
+    std::thread::sleep(SETTLE);
+    let mut rows = vec![openmp];
     for config in PHASERS {
         let watch = Watch::new(&config.name(), max, args.hang_seconds);
-        rows.push(phaser_row(config, max, samples, iterations, &watch));
+        rows.push(sampled(&config.name(), RowKind::Ours, samples, || {
+            let (elapsed, tree) = phaser_once(config, max, iterations, &watch)?;
+            Ok((per_barrier_ns(elapsed, steps), Some(tree)))
+        }));
     }
     for row in &mut rows {
         row.finish(EPCC_DROPPED, None);
@@ -212,61 +225,28 @@ fn per_barrier_ns(elapsed: Duration, steps: u64) -> f64 {
     elapsed.as_nanos() as f64 / steps.max(1) as f64
 }
 
-/// The OpenMP version, run `samples` times.
-fn openmp_row(max: usize, samples: usize, iterations: u64) -> Row {
-    let delay = Some(Delay {
-        function: delay,
-        arg: iterations,
-    });
-    let start = Instant::now();
-    let mut raw = Vec::with_capacity(samples);
-    let mut error = None;
-    for _ in 0..samples {
-        match omp_dynamic(max, delay) {
-            Ok(round) => raw.push(per_barrier_ns(round.elapsed, round.ran)),
-            Err(message) => {
-                error = Some(message);
-                break;
-            }
-        }
-    }
-    let row_s = start.elapsed().as_secs_f64();
-    // libgomp's pool keeps spinning a while: let it settle before the phasers run.
-    std::thread::sleep(SETTLE);
-    let mut row = Row::measured(OPENMP_NAME, RowKind::Baseline, samples, raw);
-    row.error = error;
-    row.row_s = row_s;
-    row
-}
-
-/// The phaser version of `config`, run `samples` times.
-fn phaser_row(
-    config: PhaserConfig,
-    max: usize,
+/// A row of `samples` runs of `run`, each giving its time per barrier and the label of what ran;
+/// the first failure ends the row.
+fn sampled(
+    name: &str,
+    kind: RowKind,
     samples: usize,
-    iterations: u64,
-    watch: &Watch,
+    mut run: impl FnMut() -> Result<(f64, Option<String>), String>,
 ) -> Row {
-    let name = config.name();
     let start = Instant::now();
-    let mut raw = Vec::with_capacity(samples);
-    let mut error = None;
-    let mut label = None;
+    let mut row = Row::measured(name, kind, samples, Vec::with_capacity(samples));
     for _ in 0..samples {
-        match phaser_once(config, max, iterations, watch) {
-            Ok((elapsed, tree)) => {
-                raw.push(per_barrier_ns(elapsed, steps(max)));
-                label = Some(tree);
+        match run() {
+            Ok((ns, label)) => {
+                row.raw_ns.push(ns);
+                row.resolved = label;
             }
             Err(message) => {
-                error = Some(message);
+                row.error = Some(message);
                 break;
             }
         }
     }
-    let mut row = Row::measured(&name, RowKind::Ours, samples, raw);
-    row.error = error;
-    row.resolved = label;
     row.row_s = start.elapsed().as_secs_f64();
     row
 }

@@ -201,6 +201,13 @@ fn settings(plan: &Plan) -> Settings {
     let epcc = plan.row.mode == Mode::Epcc;
     let kept = schedule.samples - plan.dropped();
     let rounds = plan.rounds();
+    // The names of our rows (`ours`), or of the others.
+    let names = |ours: bool| {
+        (plan.contenders.iter())
+            .filter(|contender| (contender.kind() == RowKind::Ours) == ours)
+            .map(|contender| contender.name().into_owned())
+            .collect()
+    };
     Settings {
         mode: plan.row.mode,
         method: match plan.row.mode {
@@ -223,18 +230,8 @@ fn settings(plan: &Plan) -> Settings {
             ),
         },
         threads: plan.threads.clone(),
-        algorithms: plan
-            .contenders
-            .iter()
-            .filter(|contender| contender.kind() == RowKind::Ours)
-            .map(|contender| contender.name().into_owned())
-            .collect(),
-        baselines: plan
-            .contenders
-            .iter()
-            .filter(|contender| contender.kind() != RowKind::Ours)
-            .map(|contender| contender.name().into_owned())
-            .collect(),
+        algorithms: names(true),
+        baselines: names(false),
         pinned: plan.row.pin,
         time_per_test_s: plan.time_per_test.as_secs_f64(),
         samples: kept,

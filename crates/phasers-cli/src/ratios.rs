@@ -116,10 +116,7 @@ impl Ratios {
         match self {
             Ratios::None => None,
             Ratios::Barrier => barrier_lines(group, floor),
-            Ratios::Listed {
-                ratios: _,
-                barriers,
-            } => {
+            Ratios::Listed { barriers, .. } => {
                 let measured: Vec<Vec<String>> = self
                     .records(group, floor)
                     .iter()

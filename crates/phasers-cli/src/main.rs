@@ -221,9 +221,10 @@ impl MeasureArgs {
             threads: sorted_unique(threads),
             contenders,
             keep: sweep::keep_all,
-            ratios: match benchmark {
-                Benchmark::Barrier => Ratios::Barrier,
-                _ => Ratios::None,
+            ratios: if benchmark == Benchmark::BARRIER {
+                Ratios::Barrier
+            } else {
+                Ratios::None
             },
             row: RowPlan {
                 mode: self.mode,
@@ -416,7 +417,7 @@ fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
                 .map(Contender::Phasers),
         )
         .collect();
-    let plan = args.measure.plan(Benchmark::Barrier, threads, contenders);
+    let plan = args.measure.plan(Benchmark::BARRIER, threads, contenders);
     run_sweep(&plan, &args.output, |_| Vec::new())
 }
 
@@ -507,7 +508,7 @@ mod tests {
         assert_eq!(measure.time, Duration::from_secs(1));
         assert_eq!(measure.delay, Duration::from_nanos(100));
         assert!(!measure.pin);
-        let plan = measure.plan(Benchmark::Barrier, vec![2], vec![Contender::Std]);
+        let plan = measure.plan(Benchmark::BARRIER, vec![2], vec![Contender::Std]);
         // EPCC: 20 outer repetitions after one dropped, in 5 rounds of 4 after one dropped each.
         assert_eq!(plan.row.schedule.samples, 21);
         assert_eq!(plan.dropped(), 1);
@@ -524,7 +525,7 @@ mod tests {
             bench_args(&["--mode", "back-to-back", "--samples", "7", "--time", "0.5"]).unwrap();
         let plan = args
             .measure
-            .plan(Benchmark::Barrier, vec![2], vec![Contender::Std]);
+            .plan(Benchmark::BARRIER, vec![2], vec![Contender::Std]);
         assert_eq!(plan.row.mode, Mode::BackToBack);
         assert_eq!(plan.row.schedule.samples, 7);
         assert_eq!(plan.dropped(), 0);
@@ -568,7 +569,7 @@ mod tests {
         assert_eq!(args.measure.delay, Duration::from_nanos(1500));
         assert_eq!(args.measure.episodes, Some(100));
         assert_eq!(args.output.plot.as_deref(), Some(Path::new("out.svg")));
-        let plan = args.measure.plan(Benchmark::Barrier, vec![1], vec![]);
+        let plan = args.measure.plan(Benchmark::BARRIER, vec![1], vec![]);
         assert_eq!(plan.row.schedule.samples, 4);
         assert_eq!(plan.row.schedule.episodes, Some(100));
         assert!(plan.row.pin);

@@ -36,11 +36,21 @@ pub enum Suite {
 impl Suite {
     /// The benchmark its report is of.
     pub fn benchmark(self) -> Benchmark {
-        match self {
-            Suite::Phaser => Benchmark::Phaser,
-            Suite::Reduction => Benchmark::Reduction,
-            Suite::Quick => Benchmark::Quick,
-        }
+        let (name, measures) = match self {
+            Suite::Phaser => (
+                "bench phaser",
+                "the cost of one phaser phase (next: signal and wait)",
+            ),
+            Suite::Reduction => (
+                "bench reduction",
+                "the cost of one barrier with a sum reduction",
+            ),
+            Suite::Quick => (
+                "quick suite, part 2",
+                "the cost of one phaser phase, with and without a sum",
+            ),
+        };
+        Benchmark { name, measures }
     }
 
     /// The rows, in table order: the reference barrier first, as in every report.

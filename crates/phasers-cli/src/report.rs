@@ -30,7 +30,7 @@ pub fn header(provenance: &Provenance, plan: &Plan) -> String {
             "back-to-back episodes, no delay; {samples} samples in {rounds} interleaved rounds"
         ),
     };
-    Header::new(provenance, plan.benchmark.measures())
+    Header::new(provenance, plan.benchmark.measures)
         .line(
             "method",
             format_args!(

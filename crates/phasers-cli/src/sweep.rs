@@ -20,43 +20,24 @@ pub const EPCC_DROPPED: usize = 1;
 
 /// Which benchmark a sweep is, for its report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Benchmark {
-    /// Every barrier algorithm against the baselines.
-    Barrier,
-    /// Phasers against our best barriers and OpenMP's.
-    Phaser,
-    /// Phasers with accumulators against OpenMP's reduction.
-    Reduction,
-    /// Phasers over a grid of tiers and degrees.
-    Tree,
-    /// The phaser part of the quick suite.
-    Quick,
+pub struct Benchmark {
+    /// The name in reports, as on the command line.
+    pub name: &'static str,
+    /// What one iteration of its rows costs, for the header of its report.
+    pub measures: &'static str,
 }
 
 impl Benchmark {
-    /// The name in reports, as on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Benchmark::Barrier => "bench barrier",
-            Benchmark::Phaser => "bench phaser",
-            Benchmark::Reduction => "bench reduction",
-            Benchmark::Tree => "bench tree",
-            Benchmark::Quick => "quick suite, part 2",
-        }
-    }
-
-    /// What one iteration of its rows costs, for the header of its report.
-    pub fn measures(self) -> &'static str {
-        match self {
-            Benchmark::Barrier => "the cost of one barrier episode",
-            Benchmark::Phaser => "the cost of one phaser phase (next: signal and wait)",
-            Benchmark::Reduction => "the cost of one barrier with a sum reduction",
-            Benchmark::Tree => {
-                "the cost of one phaser phase, with and without a sum, by tiers and degree"
-            }
-            Benchmark::Quick => "the cost of one phaser phase, with and without a sum",
-        }
-    }
+    /// Every barrier algorithm against the baselines.
+    pub const BARRIER: Benchmark = Benchmark {
+        name: "bench barrier",
+        measures: "the cost of one barrier episode",
+    };
+    /// Phasers over a grid of tiers and degrees.
+    pub const TREE: Benchmark = Benchmark {
+        name: "bench tree",
+        measures: "the cost of one phaser phase, with and without a sum, by tiers and degree",
+    };
 }
 
 /// What to run.
@@ -149,7 +130,7 @@ pub fn needs_openmp_reference(mode: Mode, contenders: &[Contender]) -> bool {
 
 /// Runs the plan, printing each table to stdout as soon as it is complete.
 pub fn run(plan: &Plan) -> Report {
-    let provenance = Provenance::now(plan.benchmark.name(), plan.command_line.clone());
+    let provenance = Provenance::now(plan.benchmark.name, plan.command_line.clone());
     let machine = &provenance.machine;
     let cores = machine.available_cores;
     let total = plan
@@ -253,7 +234,7 @@ mod tests {
     fn plan(mode: Mode, kept: usize, rounds: usize) -> Plan {
         let dropped = usize::from(mode == Mode::Epcc);
         Plan {
-            benchmark: Benchmark::Barrier,
+            benchmark: Benchmark::BARRIER,
             threads: vec![2],
             contenders: vec![Contender::Std],
             keep: keep_all,

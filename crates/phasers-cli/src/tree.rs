@@ -70,7 +70,7 @@ pub fn run(args: &TreeArgs) -> Result<(), String> {
     let shapes = shapes(&tiers, &degrees);
     let mut plan = args
         .measure
-        .plan(Benchmark::Tree, threads, contenders(&shapes));
+        .plan(Benchmark::TREE, threads, contenders(&shapes));
     plan.keep = worth_running;
     crate::run_sweep(&plan, &args.output, |report| vec![matrix(report, &shapes)])
 }

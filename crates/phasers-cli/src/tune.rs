@@ -119,7 +119,7 @@ pub fn run(args: &TuneArgs) -> Result<(), String> {
         .clone()
         .unwrap_or_else(|| threads::tune_thread_counts(phasers::available_cores()));
     let contenders = Algorithm::CONCRETE.map(Contender::Phasers).to_vec();
-    let plan = args.measure.plan(Benchmark::Barrier, threads, contenders);
+    let plan = args.measure.plan(Benchmark::BARRIER, threads, contenders);
     let json = outputs::open(args.json.as_deref())?;
 
     let report = sweep::run(&plan);

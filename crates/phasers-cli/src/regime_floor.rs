@@ -151,17 +151,7 @@ impl RegimeFloor {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn floor(samples: &[f64]) -> Floor {
-        Floor {
-            pinned_to: Some([0, 1]),
-            round_trips_per_sample: 100,
-            samples_ns: samples.to_vec(),
-            min_ns: stats::min(samples),
-            median_ns: stats::median(samples),
-            note: None,
-        }
-    }
+    use crate::results::fixtures::floor;
 
     #[test]
     fn each_thread_count_has_its_regime() {

@@ -212,18 +212,7 @@ pub fn write_plot(path: &Path, report: &Report) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::fixtures::{group, report_of, row};
-
-    fn floor(median: f64) -> Floor {
-        Floor {
-            pinned_to: Some([0, 1]),
-            round_trips_per_sample: 1000,
-            samples_ns: vec![median],
-            min_ns: Some(median),
-            median_ns: Some(median),
-            note: None,
-        }
-    }
+    use crate::results::fixtures::{floor, group, report_of, row};
 
     fn machine() -> Machine {
         report_of(Vec::new()).provenance.machine
@@ -246,7 +235,7 @@ mod tests {
 
     #[test]
     fn table_aligns_and_compares_to_the_reference_and_floor() {
-        let text = table(&four_threads(), &machine(), &floor(25.0));
+        let text = table(&four_threads(), &machine(), &floor(&[25.0]));
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "4 threads on 2 cores (oversubscribed)");
         assert!(lines[1].starts_with("barrier"));

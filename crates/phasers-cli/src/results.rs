@@ -135,6 +135,18 @@ pub mod fixtures {
         crate::rounds::merge(&each, 0, None)
     }
 
+    /// A cache-line round trip pinned to CPUs 0 and 1, with these samples.
+    pub fn floor(samples: &[f64]) -> Floor {
+        Floor {
+            pinned_to: Some([0, 1]),
+            round_trips_per_sample: 1000,
+            samples_ns: samples.to_vec(),
+            min_ns: phasers_cli::harness::stats::min(samples),
+            median_ns: phasers_cli::harness::stats::median(samples),
+            note: None,
+        }
+    }
+
     /// The table of `threads` threads with `rows` and no reference loops.
     pub fn group(threads: usize, oversubscribed: bool, rows: Vec<Row>) -> Group {
         Group {

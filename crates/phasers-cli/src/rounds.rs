@@ -238,6 +238,7 @@ pub fn merge_floors(parts: &[Floor]) -> Floor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::fixtures::floor;
     use phasers_cli::harness::row::RowKind;
 
     fn round(raw: &[f64]) -> Row {
@@ -310,18 +311,11 @@ mod tests {
 
     #[test]
     fn floors_merge_every_sample() {
-        let part = |samples: &[f64], note: Option<&str>| Floor {
-            pinned_to: Some([0, 1]),
-            round_trips_per_sample: 1000,
-            samples_ns: samples.to_vec(),
-            min_ns: stats::min(samples),
-            median_ns: stats::median(samples),
-            note: note.map(str::to_owned),
+        let part = |samples: &[f64]| Floor {
+            note: Some("cut".into()),
+            ..floor(samples)
         };
-        let merged = merge_floors(&[
-            part(&[60.0, 64.0], Some("cut")),
-            part(&[300.0], Some("cut")),
-        ]);
+        let merged = merge_floors(&[part(&[60.0, 64.0]), part(&[300.0])]);
         assert_eq!(merged.samples_ns, vec![60.0, 64.0, 300.0]);
         assert_eq!(merged.median_ns, Some(64.0));
         assert_eq!(merged.min_ns, Some(60.0));
@@ -329,15 +323,11 @@ mod tests {
         assert_eq!(merged.note.as_deref(), Some("cut"));
     }
 
-    fn raw(values: &[f64]) -> Row {
-        Row::measured("x", RowKind::Ours, values.len(), values.to_vec())
-    }
-
     #[test]
     fn every_round_subtracts_the_merged_reference_mean() {
-        let reference = merge(&[raw(&[1000.0, 90.0]), raw(&[1000.0, 110.0])], 1, None);
+        let reference = merge(&[round(&[1000.0, 90.0]), round(&[1000.0, 110.0])], 1, None);
         let row = merge_row(
-            &[raw(&[5000.0, 300.0]), raw(&[5000.0, 400.0])],
+            &[round(&[5000.0, 300.0]), round(&[5000.0, 400.0])],
             Some(&reference),
             1,
         );
@@ -349,7 +339,7 @@ mod tests {
     #[test]
     fn a_failed_reference_leaves_no_numbers() {
         let reference = Row::failed("loop", RowKind::Loop, 3, "boom".into());
-        let row = merge_row(&[raw(&[5000.0, 300.0, 400.0])], Some(&reference), 1);
+        let row = merge_row(&[round(&[5000.0, 300.0, 400.0])], Some(&reference), 1);
         assert!(row.summary.is_none() && row.samples_ns.is_empty() && row.spread.is_none());
         assert!(row.error.unwrap().contains("boom"));
     }

@@ -2,19 +2,18 @@
 //! measured by the harness's round engine ([`phasers_cli::harness::threaded_row`]), as a [`Row`].
 
 use phasers::Barrier;
-pub use phasers_cli::harness::row::{into_row, measure, with_handles, RowPlan};
-use phasers_cli::harness::threaded_row::control_participants;
-pub use phasers_cli::harness::threaded_row::Measured;
-pub use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
+use phasers_cli::harness::body::StdHandle;
+use phasers_cli::harness::row::{into_row, measure, with_handles, Row, RowKind, RowPlan};
+use phasers_cli::harness::threaded_row::{control_participants, Measured};
+use phasers_cli::harness::watchdog::Watch;
 
-use crate::body::DelayOnly;
-use crate::contender::{Contender, StdHandle};
+use crate::contender::Contender;
 use crate::native::{CxxBarrier, OmpWork, PthreadBarrier};
 use crate::omp_active::{self, ActiveWork};
 use crate::openmp_row;
 use crate::phaser_row;
 use crate::reference::ReferenceBarrier;
-use crate::results::{Row, RowKind};
+use phasers_cli::harness::body::DelayOnly;
 
 /// Measures `contender` with `threads` threads on a fresh barrier. The row holds the raw samples;
 /// [`Row::finish`] turns them into costs.
@@ -25,53 +24,45 @@ pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
     let name = contender.name();
     let kind = contender.kind();
     let watch = Watch::new(&name, threads, plan.hang_after);
-    let (measured, resolved, wait_policy) = match contender {
+    let built = match contender {
         Contender::Reference => {
             let barrier = ReferenceBarrier::new(threads);
-            (with_handles(barrier.handles(), plan, &watch), None, None)
+            Ok((with_handles(barrier.handles(), plan, &watch), None, None))
         }
         Contender::Std => {
             let barrier = std::sync::Barrier::new(threads);
             let handles = vec![StdHandle(&barrier); threads];
-            (with_handles(handles, plan, &watch), None, None)
+            Ok((with_handles(handles, plan, &watch), None, None))
         }
-        Contender::Pthread => match PthreadBarrier::new(threads) {
-            Ok(barrier) => (with_handles(barrier.handles(), plan, &watch), None, None),
-            Err(error) => return Row::failed(&name, kind, plan.schedule.samples, error),
-        },
-        Contender::CxxBarrier => match CxxBarrier::new(threads) {
-            Ok(barrier) => (with_handles(barrier.handles(), plan, &watch), None, None),
-            Err(error) => return Row::failed(&name, kind, plan.schedule.samples, error),
-        },
+        Contender::Pthread => PthreadBarrier::new(threads)
+            .map(|barrier| (with_handles(barrier.handles(), plan, &watch), None, None)),
+        Contender::CxxBarrier => CxxBarrier::new(threads)
+            .map(|barrier| (with_handles(barrier.handles(), plan, &watch), None, None)),
         Contender::OpenMp => return openmp_row::run(threads, plan, OmpWork::Barrier),
         Contender::OmpReduction => return openmp_row::run(threads, plan, OmpWork::Reduction),
         Contender::OpenMpActive => return omp_active::run(threads, plan, ActiveWork::Barrier),
         Contender::OmpReductionActive => {
             return omp_active::run(threads, plan, ActiveWork::Reduction)
         }
-        Contender::Phaser(config) => match phaser_row::measure(config, threads, plan, &watch) {
-            Ok((measured, tree)) => (measured, Some(tree), None),
-            Err(error) => return Row::failed(&name, kind, plan.schedule.samples, error),
-        },
+        Contender::Phaser(config) => phaser_row::measure(config, threads, plan, &watch)
+            .map(|(measured, tree)| (measured, Some(tree), None)),
         Contender::Phasers(algorithm) => match Barrier::with_algorithm(threads, algorithm) {
-            Ok(barrier) => (
+            Ok(barrier) => Ok((
                 with_handles(barrier.participants(), plan, &watch),
                 Some(barrier.algorithm().name().to_owned()),
                 Some(barrier.wait_policy().name().to_owned()),
-            ),
-            Err(error) => {
-                return Row::failed(
-                    &name,
-                    kind,
-                    plan.schedule.samples,
-                    format!("cannot build: {error}"),
-                )
-            }
+            )),
+            Err(error) => Err(format!("cannot build: {error}")),
         },
     };
-    let mut row = into_row(&name, kind, plan.schedule, measured);
-    (row.resolved, row.wait_policy) = (resolved, wait_policy);
-    row
+    match built {
+        Ok((measured, resolved, wait_policy)) => {
+            let mut row = into_row(&name, kind, plan.schedule, measured);
+            (row.resolved, row.wait_policy) = (resolved, wait_policy);
+            row
+        }
+        Err(error) => Row::failed(&name, kind, plan.schedule.samples, error),
+    }
 }
 
 /// EPCC's reference loop on `threads` Rust threads: the delays with no barrier.
@@ -101,8 +92,8 @@ mod tests {
 
     use phasers::Algorithm;
 
-    use crate::results::Mode;
-    use crate::schedule::Schedule;
+    use phasers_cli::harness::row::Mode;
+    use phasers_cli::harness::schedule::Schedule;
 
     fn quick(mode: Mode) -> RowPlan {
         RowPlan {

@@ -4,10 +4,9 @@
 use std::borrow::Cow;
 
 use phasers::Algorithm;
-pub use phasers_cli::harness::body::{StdHandle, WaitHandle};
 
 use crate::phaser_config::PhaserConfig;
-use crate::results::RowKind;
+use phasers_cli::harness::row::RowKind;
 
 /// A row of the barrier table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,8 @@ use phasers_cli::harness::outputs::write_csv_lines;
 use serde::Serialize;
 
 use crate::regime_floor::{RegimeFloor, RegimeName};
-use crate::results::{Report, Row, RowKind};
+use crate::results::Report;
+use phasers_cli::harness::row::{Row, RowKind};
 
 /// One line of the file. Times are in nanoseconds per barrier (per iteration for the loops).
 #[derive(Debug, Serialize)]
@@ -35,6 +36,27 @@ struct Line<'a> {
 }
 
 impl<'a> Line<'a> {
+    /// What every floor line has in common; each sets its own numbers.
+    const FLOOR: Line<'static> = Line {
+        threads: 0,
+        oversubscribed: false,
+        barrier: "floor",
+        kind: "floor",
+        resolved: None,
+        mode: "",
+        samples: 0,
+        min_ns: None,
+        median_ns: None,
+        mean_ns: None,
+        ci95_ns: None,
+        stddev_ns: None,
+        reference_ns: None,
+        spread: None,
+        noisy: false,
+        note: None,
+        error: None,
+    };
+
     fn of(row: &'a Row, threads: usize, oversubscribed: bool, mode: &'a str) -> Self {
         let summary = row.summary;
         Line {
@@ -63,48 +85,22 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// A floor's line: the round trip over the whole run (`mode` `round-trip`, 2 threads) or a
-    /// table's floor row, whose `samples` counts its rounds.
-    fn floor(
-        (threads, oversubscribed, mode): (usize, bool, &'a str),
-        samples: usize,
-        (min_ns, median_ns, spread): (Option<f64>, Option<f64>, Option<f64>),
-        note: Option<&'a str>,
-    ) -> Self {
-        Line {
-            threads,
-            oversubscribed,
-            barrier: "floor",
-            kind: "floor",
-            resolved: None,
-            mode,
-            samples,
-            min_ns,
-            median_ns,
-            mean_ns: None,
-            ci95_ns: None,
-            stddev_ns: None,
-            reference_ns: None,
-            spread,
-            noisy: false,
-            note,
-            error: None,
-        }
-    }
-
+    /// A table's floor row, whose `samples` counts its rounds.
     fn regime(floor: &'a RegimeFloor, oversubscribed: bool) -> Self {
-        let mode = match floor.regime {
-            RegimeName::RoundTrip => "round-trip",
-            RegimeName::YieldHandoffs => "yield-handoffs",
-        };
-        let numbers = (floor.min_ns, floor.median_ns, floor.spread);
-        let samples = floor.round_medians_ns.len();
-        Line::floor(
-            (floor.threads, oversubscribed, mode),
-            samples,
-            numbers,
-            Some(&floor.note),
-        )
+        Line {
+            threads: floor.threads,
+            oversubscribed,
+            mode: match floor.regime {
+                RegimeName::RoundTrip => "round-trip",
+                RegimeName::YieldHandoffs => "yield-handoffs",
+            },
+            samples: floor.round_medians_ns.len(),
+            min_ns: floor.min_ns,
+            median_ns: floor.median_ns,
+            spread: floor.spread,
+            note: Some(&floor.note),
+            ..Line::FLOOR
+        }
     }
 }
 
@@ -113,12 +109,16 @@ impl<'a> Line<'a> {
 pub fn write(out: impl Write, report: &Report) -> csv::Result<()> {
     let mode = report.settings.mode.name();
     let floor = &report.floor;
-    let whole = Line::floor(
-        (2, false, "round-trip"),
-        floor.samples_ns.len(),
-        (floor.min_ns, floor.median_ns, None),
-        floor.note.as_deref(),
-    );
+    // The round trip over the whole run, between 2 threads.
+    let whole = Line {
+        threads: 2,
+        mode: "round-trip",
+        samples: floor.samples_ns.len(),
+        min_ns: floor.min_ns,
+        median_ns: floor.median_ns,
+        note: floor.note.as_deref(),
+        ..Line::FLOOR
+    };
     let tables = report.groups.iter().flat_map(|group| {
         let floor = report.regime_floor(group.threads);
         let rows = (group.reference_loop.iter())
@@ -136,6 +136,7 @@ pub fn write(out: impl Write, report: &Report) -> csv::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::fixtures::{group, report_of};
 
     #[test]
     fn a_row_becomes_one_line_with_a_header() {
@@ -163,14 +164,7 @@ mod tests {
 
     #[test]
     fn each_table_has_a_floor_line() {
-        let mut report = crate::results::report_of(Vec::new());
-        report.groups = vec![crate::results::Group {
-            threads: 4,
-            oversubscribed: true,
-            reference_loop: None,
-            openmp_reference_loop: None,
-            rows: Vec::new(),
-        }];
+        let mut report = report_of(vec![group(4, true, Vec::new())]);
         report.regime_floors = vec![RegimeFloor::yield_handoffs(4, 2, &[1000.0, 1100.0])];
         let mut out = Vec::new();
         write(&mut out, &report).unwrap();

@@ -16,22 +16,25 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use phasers_cli::harness::header::Header;
+use phasers_cli::harness::table::ratio;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{panic_message, watch_until, Watch};
-use crate::delay::{self, delay};
-use crate::floor::{self, Floor};
+use phasers_cli::harness::delay::{self, delay};
+use phasers_cli::harness::floor::{self, Floor};
+use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
 use crate::native::{omp_dynamic, Delay};
 use crate::openmp_row::SETTLE;
-use crate::outputs;
-use crate::phaser_config::{shape_label, PhaserConfig, Shape};
+use crate::phaser_config::{shape_label, PhaserConfig};
 use crate::phaser_row;
 use crate::report;
-use crate::results::{Group, Provenance, Row, RowKind};
-use crate::schedule::Schedule;
+use crate::results::Group;
 use crate::sweep::EPCC_DROPPED;
-use crate::threads;
+use phasers_cli::harness::outputs;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::row::{Row, RowKind};
+use phasers_cli::harness::schedule::Schedule;
+use phasers_cli::harness::threads;
 
 /// Options of `phasers bench dynamic`.
 #[derive(Debug, Args)]
@@ -47,11 +50,11 @@ pub struct DynamicArgs {
     samples: u16,
 
     /// The delay each task runs after each barrier, in microseconds.
-    #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = crate::parse_delay, allow_negative_numbers = true)]
+    #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = phasers_cli::harness::args::parse_delay, allow_negative_numbers = true)]
     delay: Duration,
 
     /// Stop the whole run when a phaser run completes no step for this many seconds: it is hung.
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = crate::parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = phasers_cli::harness::args::parse_seconds, allow_negative_numbers = true)]
     hang_seconds: Duration,
 
     /// Write the results, with the machine and this command line, to FILE as JSON (schema:
@@ -94,19 +97,13 @@ pub struct DynamicSettings {
 }
 
 /// The rows: OpenMP's re-forked regions, then the flat phaser and the seed's tree for N.
-const PHASERS: [PhaserConfig; 2] = [
-    PhaserConfig::FLAT,
-    PhaserConfig {
-        shape: Shape::TableOne,
-        reduction: None,
-    },
-];
+const PHASERS: [PhaserConfig; 2] = [PhaserConfig::FLAT, PhaserConfig::TREE];
 
 const OPENMP_NAME: &str = "omp parallel for, re-forked";
 
 /// Runs `phasers bench dynamic`.
 pub fn run(args: &DynamicArgs) -> Result<(), String> {
-    let provenance = Provenance::now("bench dynamic", crate::command_line());
+    let provenance = Provenance::now("bench dynamic", phasers_cli::harness::args::command_line());
     let machine = &provenance.machine;
     let max = args
         .threads
@@ -150,10 +147,23 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
         );
     println!("{}", header.finish());
 
-    let mut rows = vec![openmp_row(max, samples, iterations)];
+    let delay = Some(Delay {
+        function: delay,
+        arg: iterations,
+    });
+    let openmp = sampled(OPENMP_NAME, RowKind::Baseline, samples, || {
+        let round = omp_dynamic(max, delay)?;
+        Ok((per_barrier_ns(round.elapsed, round.ran), None))
+    });
+    // libgomp's pool keeps spinning a while: let it settle before the phasers run.
+    std::thread::sleep(SETTLE);
+    let mut rows = vec![openmp];
     for config in PHASERS {
         let watch = Watch::new(&config.name(), max, args.hang_seconds);
-        rows.push(phaser_row(config, max, samples, iterations, &watch));
+        rows.push(sampled(&config.name(), RowKind::Ours, samples, || {
+            let (elapsed, tree) = phaser_once(config, max, iterations, &watch)?;
+            Ok((per_barrier_ns(elapsed, steps), Some(tree)))
+        }));
     }
     for row in &mut rows {
         row.finish(EPCC_DROPPED, None);
@@ -173,7 +183,7 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
             println!(
                 "{OPENMP_NAME} / {}: {}",
                 config.name(),
-                report::ratio(openmp, row.median())
+                ratio(openmp, row.median())
             );
         }
     }
@@ -215,61 +225,28 @@ fn per_barrier_ns(elapsed: Duration, steps: u64) -> f64 {
     elapsed.as_nanos() as f64 / steps.max(1) as f64
 }
 
-/// The OpenMP version, run `samples` times.
-fn openmp_row(max: usize, samples: usize, iterations: u64) -> Row {
-    let delay = Some(Delay {
-        function: delay,
-        arg: iterations,
-    });
-    let start = Instant::now();
-    let mut raw = Vec::with_capacity(samples);
-    let mut error = None;
-    for _ in 0..samples {
-        match omp_dynamic(max, delay) {
-            Ok(round) => raw.push(per_barrier_ns(round.elapsed, round.ran)),
-            Err(message) => {
-                error = Some(message);
-                break;
-            }
-        }
-    }
-    let row_s = start.elapsed().as_secs_f64();
-    // libgomp's pool keeps spinning a while: let it settle before the phasers run.
-    std::thread::sleep(SETTLE);
-    let mut row = Row::measured(OPENMP_NAME, RowKind::Baseline, samples, raw);
-    row.error = error;
-    row.row_s = row_s;
-    row
-}
-
-/// The phaser version of `config`, run `samples` times.
-fn phaser_row(
-    config: PhaserConfig,
-    max: usize,
+/// A row of `samples` runs of `run`, each giving its time per barrier and the label of what ran;
+/// the first failure ends the row.
+fn sampled(
+    name: &str,
+    kind: RowKind,
     samples: usize,
-    iterations: u64,
-    watch: &Watch,
+    mut run: impl FnMut() -> Result<(f64, Option<String>), String>,
 ) -> Row {
-    let name = config.name();
     let start = Instant::now();
-    let mut raw = Vec::with_capacity(samples);
-    let mut error = None;
-    let mut label = None;
+    let mut row = Row::measured(name, kind, samples, Vec::with_capacity(samples));
     for _ in 0..samples {
-        match phaser_once(config, max, iterations, watch) {
-            Ok((elapsed, tree)) => {
-                raw.push(per_barrier_ns(elapsed, steps(max)));
-                label = Some(tree);
+        match run() {
+            Ok((ns, label)) => {
+                row.raw_ns.push(ns);
+                row.resolved = label;
             }
             Err(message) => {
-                error = Some(message);
+                row.error = Some(message);
                 break;
             }
         }
     }
-    let mut row = Row::measured(&name, RowKind::Ours, samples, raw);
-    row.error = error;
-    row.resolved = label;
     row.row_s = start.elapsed().as_secs_f64();
     row
 }

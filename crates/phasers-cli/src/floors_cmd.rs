@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use crate::floors_record::{nanos, short_time, source_words, FloorsRecord};
-use crate::outputs;
-use crate::results::Provenance;
+use phasers_cli::harness::floors_record::{nanos, short_time, source_words, FloorsRecord};
+use phasers_cli::harness::outputs;
+use phasers_cli::harness::provenance::Provenance;
 
 /// Options of `phasers floors`.
 #[derive(Debug, Args)]
@@ -55,7 +55,7 @@ pub fn run(args: &FloorsArgs) -> Result<(), String> {
     // object, so the command says why and stops, as the benchmarks do, before creating a file.
     let in_use = FloorsRecord::current()?;
     let json = outputs::open(args.json.as_deref())?;
-    let provenance = Provenance::now("floors", crate::command_line());
+    let provenance = Provenance::now("floors", phasers_cli::harness::args::command_line());
     let measurements: Vec<Measurement> = (0..args.samples)
         .map(|_| {
             let floors = phasers::Floors::measure();

@@ -12,23 +12,20 @@
 //! `Algorithm::Auto` reads.
 
 mod app_bench;
-mod barrier_ratios;
 mod bench;
 
 mod collectives_bench;
-mod comparisons;
 mod contender;
 mod csv_out;
 mod dynamic;
 mod floors_cmd;
-mod interleave;
 mod native;
-mod noise;
 mod omp_active;
 mod openmp_row;
 mod phaser_bench;
 mod phaser_config;
 mod phaser_row;
+mod ratios;
 
 mod reduce_bench;
 mod reference;
@@ -41,26 +38,24 @@ mod tree;
 mod tune;
 mod wrong_result;
 
-// The harness's modules under their old paths, for the benchmarks that still name them so.
-use phasers_cli::harness::args::first_of_each;
-pub use phasers_cli::harness::args::{command_line, parse_delay, parse_seconds, sorted_unique};
-pub use phasers_cli::harness::{
-    affinity, body, delay, floor, floors_record, machine, outputs, plot, schedule, stats, threads,
-};
-
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use phasers::Algorithm;
+use phasers_cli::harness::args::{
+    command_line, first_of_each, parse_delay, parse_seconds, sorted_unique,
+};
+use phasers_cli::harness::row::{Mode, RowPlan};
+use phasers_cli::harness::{delay, floors_record, threads};
 
-use crate::bench::RowPlan;
 use crate::contender::{algorithm_description, Contender, FLOOR_DESCRIPTION};
-use crate::outputs::OutputArgs;
 use crate::phaser_bench::Suite;
-use crate::results::{Group, Mode, Report};
-use crate::schedule::Schedule;
+use crate::ratios::Ratios;
+use crate::results::{Group, Report};
 use crate::sweep::{Benchmark, Plan, EPCC_DROPPED};
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::schedule::Schedule;
 
 /// What each barrier, phaser, reduction and team collective costs on this machine. With no
 /// command, runs the quick suite (`bench barrier` with its defaults, then flat phasers against our
@@ -207,14 +202,6 @@ pub struct MeasureArgs {
 }
 
 impl MeasureArgs {
-    /// The defaults, as `phasers` with no options uses them.
-    #[cfg(test)]
-    fn defaults() -> Self {
-        BarrierArgs::try_parse_from(["barrier"])
-            .expect("the defaults parse")
-            .measure
-    }
-
     /// The plan of `benchmark` over `threads` and `contenders` measured this way.
     pub fn plan(
         &self,
@@ -233,6 +220,11 @@ impl MeasureArgs {
             threads: sorted_unique(threads),
             contenders,
             keep: sweep::keep_all,
+            ratios: if benchmark == Benchmark::BARRIER {
+                Ratios::Barrier
+            } else {
+                Ratios::None
+            },
             row: RowPlan {
                 mode: self.mode,
                 schedule: Schedule {
@@ -424,14 +416,8 @@ fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
                 .map(Contender::Phasers),
         )
         .collect();
-    let plan = args.measure.plan(Benchmark::Barrier, threads, contenders);
-    run_sweep(&plan, &args.output, |report| {
-        report
-            .groups
-            .iter()
-            .filter_map(|group| barrier_ratios::lines(group, report.regime_floor(group.threads)))
-            .collect()
-    })
+    let plan = args.measure.plan(Benchmark::BARRIER, threads, contenders);
+    run_sweep(&plan, &args.output, |_| Vec::new())
 }
 
 /// `bench phaser`, `bench reduction`, and the phaser part of the quick suite.
@@ -440,22 +426,16 @@ fn bench_phasers(suite: Suite, args: PhaserArgs) -> Result<(), String> {
         .threads
         .clone()
         .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores()));
-    let plan = args
+    let mut plan = args
         .measure
         .plan(suite.benchmark(), threads, suite.contenders());
-    let ratios = suite.ratios();
-    let barriers = phaser_bench::best_barrier_names();
-    run_sweep(&plan, &args.output, |report| {
-        report
-            .groups
-            .iter()
-            .filter_map(|group| comparisons::lines(group, &ratios, &barriers))
-            .collect()
-    })
+    plan.ratios = suite.ratios();
+    run_sweep(&plan, &args.output, |_| Vec::new())
 }
 
-/// Runs `plan`, prints what `summary` makes of the report after the tables, writes the output
-/// files, and fails naming every row that failed. The files are created before the run.
+/// Runs `plan`, prints its ratio lines and what `summary` makes of the report after the tables,
+/// writes the output files, and fails naming every row that failed. The files are created before
+/// the run.
 pub fn run_sweep(
     plan: &Plan,
     output: &OutputArgs,
@@ -463,7 +443,9 @@ pub fn run_sweep(
 ) -> Result<(), String> {
     let outputs = output.open()?;
     let report = sweep::run(plan);
-    for text in summary(&report) {
+    let ratios = (report.groups.iter())
+        .filter_map(|group| plan.ratios.lines(group, report.regime_floor(group.threads)));
+    for text in ratios.chain(summary(&report)) {
         println!("{text}");
     }
     outputs.write(
@@ -512,10 +494,8 @@ mod tests {
 
     #[test]
     fn cli_definition_is_consistent() {
+        // Every subcommand's arguments too.
         Cli::command().debug_assert();
-        BarrierArgs::command().debug_assert();
-        collectives_bench::CollectivesArgs::command().debug_assert();
-        app_bench::AppArgs::command().debug_assert();
     }
 
     #[test]
@@ -527,7 +507,7 @@ mod tests {
         assert_eq!(measure.time, Duration::from_secs(1));
         assert_eq!(measure.delay, Duration::from_nanos(100));
         assert!(!measure.pin);
-        let plan = measure.plan(Benchmark::Barrier, vec![2], vec![Contender::Std]);
+        let plan = measure.plan(Benchmark::BARRIER, vec![2], vec![Contender::Std]);
         // EPCC: 20 outer repetitions after one dropped, in 5 rounds of 4 after one dropped each.
         assert_eq!(plan.row.schedule.samples, 21);
         assert_eq!(plan.dropped(), 1);
@@ -544,19 +524,13 @@ mod tests {
             bench_args(&["--mode", "back-to-back", "--samples", "7", "--time", "0.5"]).unwrap();
         let plan = args
             .measure
-            .plan(Benchmark::Barrier, vec![2], vec![Contender::Std]);
+            .plan(Benchmark::BARRIER, vec![2], vec![Contender::Std]);
         assert_eq!(plan.row.mode, Mode::BackToBack);
         assert_eq!(plan.row.schedule.samples, 7);
         assert_eq!(plan.dropped(), 0);
         assert_eq!(plan.row.delay, 0);
         assert_eq!(plan.delay, None);
         assert_eq!(plan.time_per_test, Duration::from_millis(500));
-    }
-
-    #[test]
-    fn no_command_is_accepted() {
-        assert!(Cli::try_parse_from(["phasers"]).unwrap().command.is_none());
-        assert_eq!(MeasureArgs::defaults().mode, Mode::Epcc);
     }
 
     #[test]
@@ -594,7 +568,7 @@ mod tests {
         assert_eq!(args.measure.delay, Duration::from_nanos(1500));
         assert_eq!(args.measure.episodes, Some(100));
         assert_eq!(args.output.plot.as_deref(), Some(Path::new("out.svg")));
-        let plan = args.measure.plan(Benchmark::Barrier, vec![1], vec![]);
+        let plan = args.measure.plan(Benchmark::BARRIER, vec![1], vec![]);
         assert_eq!(plan.row.schedule.samples, 4);
         assert_eq!(plan.row.schedule.episodes, Some(100));
         assert!(plan.row.pin);
@@ -618,7 +592,8 @@ mod tests {
     }
 
     #[test]
-    fn list_tune_and_unknown_commands() {
+    fn no_command_list_tune_and_unknown_commands() {
+        assert!(Cli::try_parse_from(["phasers"]).unwrap().command.is_none());
         assert!(matches!(
             Cli::try_parse_from(["phasers", "list"]).unwrap().command,
             Some(Command::List)

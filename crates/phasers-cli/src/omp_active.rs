@@ -21,11 +21,10 @@ use std::time::Instant;
 use phasers_cli::harness::child;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::RowPlan;
 use crate::contender::Contender;
 use crate::native::OmpWork;
 use crate::openmp_row::{self, SETTLE};
-use crate::results::Row;
+use phasers_cli::harness::row::{Row, RowPlan};
 
 /// The subcommand the child runs; hidden from `--help`, since only this module calls it.
 pub const SUBCOMMAND: &str = "internal-omp-row";
@@ -108,8 +107,8 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    use crate::results::Mode;
-    use crate::schedule::Schedule;
+    use phasers_cli::harness::row::Mode;
+    use phasers_cli::harness::schedule::Schedule;
 
     fn plan(pin: bool, episodes: Option<u64>) -> RowPlan {
         RowPlan {

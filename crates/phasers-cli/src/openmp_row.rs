@@ -5,13 +5,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::bench::{into_row, Measured, RowPlan};
 use crate::contender::Contender;
-use crate::delay::delay;
 use crate::native::openmp::OmpRound;
 use crate::native::{omp_round, Delay, OmpWork};
-use crate::results::{Mode, Row, RowKind};
-use crate::schedule::{Sampler, Schedule};
+use phasers_cli::harness::delay::delay;
+use phasers_cli::harness::row::{into_row, Mode, Row, RowKind, RowPlan};
+use phasers_cli::harness::schedule::{Sampler, Schedule};
+use phasers_cli::harness::threaded_row::Measured;
 
 /// How long libgomp's idle threads may keep spinning after a region: up to 300,000 spins by
 /// default (`GOMP_SPINCOUNT`), some milliseconds. The next row waits this long, so on a small

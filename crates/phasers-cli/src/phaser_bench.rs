@@ -1,20 +1,14 @@
 //! What `bench phaser`, `bench reduction` and the phaser part of the quick suite compare: their
 //! rows, and the ratios their reports end with.
 
-use std::borrow::Cow;
-
 use phasers::Algorithm;
 
-use crate::comparisons::{Ratio, Side};
 use crate::contender::Contender;
-use crate::phaser_config::{PhaserConfig, Reduction, Shape};
+use crate::phaser_config::{PhaserConfig, Reduction};
+use crate::ratios::{Ratio, Ratios, Side};
 use crate::sweep::Benchmark;
 
-/// The phaser with the seed's tree for the thread count.
-const TREE: PhaserConfig = PhaserConfig {
-    shape: Shape::TableOne,
-    reduction: None,
-};
+const TREE: PhaserConfig = PhaserConfig::TREE;
 const FLAT_SUM: PhaserConfig = PhaserConfig::FLAT.with(Reduction::SumI64);
 const TREE_SUM: PhaserConfig = TREE.with(Reduction::SumI64);
 const FLAT_SUM_F64: PhaserConfig = PhaserConfig::FLAT.with(Reduction::SumF64Reproducible);
@@ -42,21 +36,21 @@ pub enum Suite {
 impl Suite {
     /// The benchmark its report is of.
     pub fn benchmark(self) -> Benchmark {
-        match self {
-            Suite::Phaser => Benchmark::Phaser,
-            Suite::Reduction => Benchmark::Reduction,
-            Suite::Quick => Benchmark::Quick,
-        }
-    }
-
-    /// The suite whose report `benchmark` is, if it is one of these.
-    pub fn of(benchmark: Benchmark) -> Option<Suite> {
-        match benchmark {
-            Benchmark::Phaser => Some(Suite::Phaser),
-            Benchmark::Reduction => Some(Suite::Reduction),
-            Benchmark::Quick => Some(Suite::Quick),
-            Benchmark::Barrier | Benchmark::Tree => None,
-        }
+        let (name, measures) = match self {
+            Suite::Phaser => (
+                "bench phaser",
+                "the cost of one phaser phase (next: signal and wait)",
+            ),
+            Suite::Reduction => (
+                "bench reduction",
+                "the cost of one barrier with a sum reduction",
+            ),
+            Suite::Quick => (
+                "quick suite, part 2",
+                "the cost of one phaser phase, with and without a sum",
+            ),
+        };
+        Benchmark { name, measures }
     }
 
     /// The rows, in table order: the reference barrier first, as in every report.
@@ -84,8 +78,17 @@ impl Suite {
             .collect()
     }
 
-    /// The ratios printed after the tables.
-    pub fn ratios(self) -> Vec<Ratio> {
+    /// The ratios printed after the tables: "best barrier" is the faster of [`BEST_BARRIERS`].
+    pub fn ratios(self) -> Ratios {
+        Ratios::Listed {
+            ratios: self.listed(),
+            barriers: BEST_BARRIERS
+                .map(|algorithm| Contender::Phasers(algorithm).name())
+                .to_vec(),
+        }
+    }
+
+    fn listed(self) -> Vec<Ratio> {
         let row = |config: PhaserConfig| Side::Row(config.name());
         let omp = |contender: Contender| Side::Row(contender.name());
         match self {
@@ -115,16 +118,10 @@ impl Suite {
     }
 }
 
-/// The names "best barrier" is chosen from.
-pub fn best_barrier_names() -> Vec<Cow<'static, str>> {
-    BEST_BARRIERS
-        .map(|algorithm| Contender::Phasers(algorithm).name())
-        .to_vec()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     #[test]
     fn every_ratio_names_rows_of_its_suite() {
@@ -135,30 +132,25 @@ mod tests {
                 .map(Contender::name)
                 .collect();
             assert_eq!(names[0], "reference", "{suite:?}");
-            for ratio in suite.ratios() {
+            let Ratios::Listed { ratios, barriers } = suite.ratios() else {
+                panic!("{suite:?} lists its ratios")
+            };
+            for ratio in ratios {
                 for side in [ratio.numerator, ratio.denominator] {
                     if let Side::Row(name) = side {
                         assert!(names.contains(&name), "{suite:?}: {name}");
                     }
                 }
             }
-            for name in best_barrier_names() {
+            for name in barriers {
                 assert!(names.contains(&name), "{suite:?}: {name}");
             }
         }
     }
 
     #[test]
-    fn each_suite_is_found_from_its_benchmark() {
-        for suite in [Suite::Phaser, Suite::Reduction, Suite::Quick] {
-            assert_eq!(Suite::of(suite.benchmark()), Some(suite));
-        }
-        assert_eq!(Suite::of(Benchmark::Barrier), None);
-    }
-
-    #[test]
     fn the_quick_suite_prints_the_three_ratios_asked_for_and_tuned_openmp() {
-        let ratios = Suite::Quick.ratios();
+        let ratios = Suite::Quick.listed();
         let text: Vec<String> = ratios
             .iter()
             .map(|ratio| format!("{:?} / {:?}", ratio.numerator, ratio.denominator))

@@ -42,10 +42,17 @@ pub struct PhaserConfig {
 
 impl PhaserConfig {
     /// A flat phaser with no reduction: the plain `SigWait` barrier.
-    pub const FLAT: PhaserConfig = PhaserConfig {
-        shape: Shape::Flat,
-        reduction: None,
-    };
+    pub const FLAT: PhaserConfig = PhaserConfig::barrier(Shape::Flat);
+    /// The phaser with the seed's tree for the thread count, with no reduction.
+    pub const TREE: PhaserConfig = PhaserConfig::barrier(Shape::TableOne);
+
+    /// The phaser of `shape` with no reduction.
+    pub const fn barrier(shape: Shape) -> PhaserConfig {
+        PhaserConfig {
+            shape,
+            reduction: None,
+        }
+    }
 
     /// This phaser with `reduction` riding it.
     pub const fn with(self, reduction: Reduction) -> PhaserConfig {
@@ -153,10 +160,7 @@ mod tests {
     #[test]
     fn names_say_shape_and_reduction() {
         assert_eq!(PhaserConfig::FLAT.name(), "phaser flat");
-        let tree = PhaserConfig {
-            shape: Shape::TableOne,
-            reduction: None,
-        };
+        let tree = PhaserConfig::TREE;
         assert_eq!(tree.name(), "phaser tree");
         assert_eq!(tree.with(Reduction::SumI64).name(), "phaser tree + sum i64");
         let fixed = PhaserConfig {

@@ -4,10 +4,12 @@
 
 use phasers::{Accumulator, Element, Op, Phaser, Registration};
 
-use crate::bench::{with_handles, Measured, RowPlan, Watch};
-use crate::contender::WaitHandle;
 use crate::phaser_config::{shape_label, PhaserConfig, Reduction};
 use crate::wrong_result::WrongResult;
+use phasers_cli::harness::body::WaitHandle;
+use phasers_cli::harness::row::{with_handles, RowPlan};
+use phasers_cli::harness::threaded_row::Measured;
+use phasers_cli::harness::watchdog::Watch;
 
 /// Builds the phaser of `config` for `threads` parties, runs its row, and returns what was
 /// measured with the label of the tree that actually ran; `Err` when it cannot be built.
@@ -139,46 +141,30 @@ mod tests {
     use crate::phaser_config::Shape;
 
     #[test]
-    fn every_thread_gets_a_sig_wait_registration() {
-        for (config, threads) in [
-            (PhaserConfig::FLAT, 1),
-            (PhaserConfig::FLAT, 5),
-            (
-                PhaserConfig {
-                    shape: Shape::TableOne,
-                    reduction: None,
-                },
-                8,
-            ),
+    fn every_thread_gets_a_sig_wait_registration_on_the_tree_asked_for() {
+        for (config, threads, tiers) in [
+            (PhaserConfig::FLAT, 1, 1),
+            (PhaserConfig::FLAT, 5, 1),
+            (PhaserConfig::TREE, 8, 2),
         ] {
             let (phaser, registrations) = build(config, threads).unwrap();
+            assert_eq!(phaser.tiers(), tiers);
             assert_eq!(registrations.len(), threads);
             assert_eq!(phaser.signallers(), threads);
             assert!(registrations
                 .iter()
                 .all(|registration| registration.mode() == phasers::Mode::SigWait));
         }
-    }
-
-    #[test]
-    fn the_seeds_tree_is_what_runs() {
-        let tree = PhaserConfig {
-            shape: Shape::TableOne,
-            reduction: None,
-        };
-        let (phaser, _registrations) = build(tree, 8).unwrap();
-        assert_eq!((phaser.tiers(), phaser.degree()), (2, 4));
+        let (tree, _) = build(PhaserConfig::TREE, 8).unwrap();
+        assert_eq!(tree.degree(), 4, "the seed's (2, 4) for 8 threads");
     }
 
     #[test]
     fn an_impossible_tree_is_an_error() {
-        let bad = PhaserConfig {
-            shape: Shape::Fixed {
-                tiers: 0,
-                degree: 4,
-            },
-            reduction: None,
-        };
+        let bad = PhaserConfig::barrier(Shape::Fixed {
+            tiers: 0,
+            degree: 4,
+        });
         assert!(build(bad, 4).is_err());
     }
 }

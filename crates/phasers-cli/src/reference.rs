@@ -13,7 +13,7 @@ use std::thread::yield_now;
 
 use crossbeam_utils::CachePadded;
 
-use crate::contender::WaitHandle;
+use phasers_cli::harness::body::WaitHandle;
 
 /// Spins between yields. Pure spinning collapses when threads outnumber cores (a waiter burns the
 /// time slice the last arrival needs); yielding this often keeps the oversubscribed rows finite

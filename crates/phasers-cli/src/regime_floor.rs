@@ -9,9 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::floor::Floor;
-use crate::noise;
-use crate::stats;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::noise;
+use phasers_cli::harness::stats;
 
 /// Which bound applies at a thread count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +118,7 @@ impl RegimeFloor {
                 _ => format!(
                     "{} of {} each",
                     regime.describe(),
-                    crate::report::time(stats::median(handoff_ns).unwrap_or(0.0))
+                    phasers_cli::harness::table::time(stats::median(handoff_ns).unwrap_or(0.0))
                 ),
             },
             round_medians_ns,
@@ -151,17 +151,7 @@ impl RegimeFloor {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn floor(samples: &[f64]) -> Floor {
-        Floor {
-            pinned_to: Some([0, 1]),
-            round_trips_per_sample: 100,
-            samples_ns: samples.to_vec(),
-            min_ns: stats::min(samples),
-            median_ns: stats::median(samples),
-            note: None,
-        }
-    }
+    use crate::results::fixtures::floor;
 
     #[test]
     fn each_thread_count_has_its_regime() {

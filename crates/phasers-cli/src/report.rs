@@ -2,19 +2,19 @@
 
 use std::path::Path;
 
-pub use phasers_cli::harness::floor::floor_line;
 use phasers_cli::harness::header::Header;
-pub use phasers_cli::harness::table::{aligned, ratio, time, Last};
-use phasers_cli::harness::table::{note_cell, resolved_label};
+use phasers_cli::harness::table::{aligned, note_cell, ratio, resolved_label, time, Last};
 
 use crate::contender::Contender;
-use crate::floor::Floor;
-use crate::machine::Machine;
-use crate::noise;
-use crate::plot;
 use crate::regime_floor::RegimeFloor;
-use crate::results::{Group, Mode, Provenance, Report, Row, RowKind};
+use crate::results::{Group, Report};
 use crate::sweep::Plan;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::machine::Machine;
+use phasers_cli::harness::noise;
+use phasers_cli::harness::plot;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::row::{Mode, Row, RowKind};
 
 /// The lines that head every report: what was measured, how, where, and against which floor.
 pub fn header(provenance: &Provenance, plan: &Plan) -> String {
@@ -30,7 +30,7 @@ pub fn header(provenance: &Provenance, plan: &Plan) -> String {
             "back-to-back episodes, no delay; {samples} samples in {rounds} interleaved rounds"
         ),
     };
-    Header::new(provenance, plan.benchmark.measures())
+    Header::new(provenance, plan.benchmark.measures)
         .line(
             "method",
             format_args!(
@@ -212,49 +212,30 @@ pub fn write_plot(path: &Path, report: &Report) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(barrier: &str, kind: RowKind, samples: &[f64]) -> Row {
-        let mut row = Row::measured(barrier, kind, samples.len(), samples.to_vec());
-        row.finish(0, None);
-        row
-    }
-
-    fn floor(median: f64) -> Floor {
-        Floor {
-            pinned_to: Some([0, 1]),
-            round_trips_per_sample: 1000,
-            samples_ns: vec![median],
-            min_ns: Some(median),
-            median_ns: Some(median),
-            note: None,
-        }
-    }
+    use crate::results::fixtures::{floor, group, report_of, row};
 
     fn machine() -> Machine {
-        crate::results::report_of(Vec::new()).provenance.machine
+        report_of(Vec::new()).provenance.machine
     }
 
-    fn group() -> Group {
+    /// A table of rows measured in one piece: the reference, a baseline, `auto`, our fastest and a
+    /// failed row.
+    fn four_threads() -> Group {
         let mut auto = row("auto", RowKind::Ours, &[40.0, 50.0, 60.0]);
         auto.resolved = Some("counting".into());
-        Group {
-            threads: 4,
-            oversubscribed: true,
-            reference_loop: None,
-            openmp_reference_loop: None,
-            rows: vec![
-                row("reference", RowKind::Reference, &[100.0, 100.0, 100.0]),
-                row("std::sync::Barrier", RowKind::Baseline, &[1000.0, 1000.0]),
-                auto,
-                row("mcs", RowKind::Ours, &[80.0]),
-                Row::failed("tournament", RowKind::Ours, 3, "boom".into()),
-            ],
-        }
+        let rows = vec![
+            row("reference", RowKind::Reference, &[100.0, 100.0, 100.0]),
+            row("std::sync::Barrier", RowKind::Baseline, &[1000.0, 1000.0]),
+            auto,
+            row("mcs", RowKind::Ours, &[80.0]),
+            Row::failed("tournament", RowKind::Ours, 3, "boom".into()),
+        ];
+        group(4, true, rows)
     }
 
     #[test]
     fn table_aligns_and_compares_to_the_reference_and_floor() {
-        let text = table(&group(), &machine(), &floor(25.0));
+        let text = table(&four_threads(), &machine(), &floor(&[25.0]));
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "4 threads on 2 cores (oversubscribed)");
         assert!(lines[1].starts_with("barrier"));
@@ -279,7 +260,7 @@ mod tests {
 
     #[test]
     fn a_sweep_table_starts_with_its_floor_and_shows_rounds_and_noise() {
-        let mut group = group();
+        let mut group = four_threads();
         group.rows[2].round_medians_ns = vec![45.0, 50.0, 54.0];
         group.rows[2].spread = Some(1.2);
         group.rows[2].add_noise("÷ std::sync::Barrier: rounds ×1.20 > gap ×1.10".into());

@@ -5,12 +5,12 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use phasers_cli::harness::provenance::Provenance;
-pub use phasers_cli::harness::row::{Mode, Row, RowKind};
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::row::{Mode, Row};
 
-use crate::floor::Floor;
-use crate::noise::RatioRecord;
 use crate::regime_floor::RegimeFloor;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::noise::RatioRecord;
 
 /// Everything one sweep (`bench barrier`, `phaser`, `reduction`, `tree`) measured, and under what
 /// conditions.
@@ -112,55 +112,101 @@ impl Group {
     }
 }
 
-/// A report of `groups` with made-up surroundings, for tests of what is drawn from the groups.
+/// Made-up rows, tables and reports, for the tests of what is drawn from them.
 #[cfg(test)]
-pub fn report_of(groups: Vec<Group>) -> Report {
-    Report {
-        provenance: Provenance {
-            schema_version: phasers_cli::harness::provenance::SCHEMA_VERSION,
-            benchmark: "bench test".into(),
-            version: "0".into(),
-            command_line: Vec::new(),
-            started_unix_s: 0,
-            machine: crate::machine::Machine {
-                available_cores: 2,
-                cpu_model: None,
-                os: "linux".into(),
-                arch: "x86_64".into(),
-                phasers_wait: None,
-                phasers_spin: None,
-                native: None,
-                profile: None,
-            },
-            floors: None,
-        },
-        settings: Settings {
-            mode: Mode::Epcc,
-            method: String::new(),
-            threads: groups.iter().map(|group| group.threads).collect(),
-            algorithms: Vec::new(),
-            baselines: Vec::new(),
-            pinned: false,
-            time_per_test_s: 1.0,
-            samples: 1,
-            dropped_samples: 0,
-            rounds: 1,
-            episodes: None,
-            target_sample_ms: 1.0,
-            delay_us: None,
-            delay_iterations: None,
-            row_budget_s: 1.0,
-        },
-        floor: Floor {
-            pinned_to: None,
-            round_trips_per_sample: 0,
-            samples_ns: Vec::new(),
-            min_ns: None,
-            median_ns: None,
+pub mod fixtures {
+    use super::*;
+    use phasers_cli::harness::row::RowKind;
+
+    /// A row measured in one piece with these samples.
+    pub fn row(barrier: &str, kind: RowKind, samples: &[f64]) -> Row {
+        let mut row = Row::measured(barrier, kind, samples.len(), samples.to_vec());
+        row.finish(0, None);
+        row
+    }
+
+    /// A row measured in rounds of one sample each, with these medians, merged as a sweep merges
+    /// them.
+    pub fn rounds_row(barrier: &str, kind: RowKind, medians: &[f64]) -> Row {
+        let each: Vec<Row> = medians
+            .iter()
+            .map(|&median| Row::measured(barrier, kind, 1, vec![median]))
+            .collect();
+        crate::rounds::merge(&each, 0, None)
+    }
+
+    /// A cache-line round trip pinned to CPUs 0 and 1, with these samples.
+    pub fn floor(samples: &[f64]) -> Floor {
+        Floor {
+            pinned_to: Some([0, 1]),
+            round_trips_per_sample: 1000,
+            samples_ns: samples.to_vec(),
+            min_ns: phasers_cli::harness::stats::min(samples),
+            median_ns: phasers_cli::harness::stats::median(samples),
             note: None,
-        },
-        groups,
-        regime_floors: Vec::new(),
-        ratios: Vec::new(),
+        }
+    }
+
+    /// The table of `threads` threads with `rows` and no reference loops.
+    pub fn group(threads: usize, oversubscribed: bool, rows: Vec<Row>) -> Group {
+        Group {
+            threads,
+            oversubscribed,
+            reference_loop: None,
+            openmp_reference_loop: None,
+            rows,
+        }
+    }
+
+    /// A report of `groups` with made-up surroundings, for tests of what is drawn from the groups.
+    pub fn report_of(groups: Vec<Group>) -> Report {
+        Report {
+            provenance: Provenance {
+                schema_version: phasers_cli::harness::provenance::SCHEMA_VERSION,
+                benchmark: "bench test".into(),
+                version: "0".into(),
+                command_line: Vec::new(),
+                started_unix_s: 0,
+                machine: phasers_cli::harness::machine::Machine {
+                    available_cores: 2,
+                    cpu_model: None,
+                    os: "linux".into(),
+                    arch: "x86_64".into(),
+                    phasers_wait: None,
+                    phasers_spin: None,
+                    native: None,
+                    profile: None,
+                },
+                floors: None,
+            },
+            settings: Settings {
+                mode: Mode::Epcc,
+                method: String::new(),
+                threads: groups.iter().map(|group| group.threads).collect(),
+                algorithms: Vec::new(),
+                baselines: Vec::new(),
+                pinned: false,
+                time_per_test_s: 1.0,
+                samples: 1,
+                dropped_samples: 0,
+                rounds: 1,
+                episodes: None,
+                target_sample_ms: 1.0,
+                delay_us: None,
+                delay_iterations: None,
+                row_budget_s: 1.0,
+            },
+            floor: Floor {
+                pinned_to: None,
+                round_trips_per_sample: 0,
+                samples_ns: Vec::new(),
+                min_ns: None,
+                median_ns: None,
+                note: None,
+            },
+            groups,
+            regime_floors: Vec::new(),
+            ratios: Vec::new(),
+        }
     }
 }

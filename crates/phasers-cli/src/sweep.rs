@@ -1,65 +1,43 @@
 //! A whole sweep (`bench barrier`, `bench phaser`, `bench reduction`, `bench tree`): every row at
-//! every thread count, in interleaved rounds with the floor (see `interleave`), then the ratios
+//! every thread count, in interleaved rounds with the floor (see `rounds`), then the ratios
 //! the report ends with and which of them are noise.
 
 use std::time::Duration;
 
+use phasers_cli::harness::floor::floor_line;
 use phasers_cli::harness::progress;
 
-use crate::barrier_ratios;
-use crate::bench::RowPlan;
-use crate::comparisons;
 use crate::contender::Contender;
-use crate::interleave;
-use crate::noise::{self, RatioRecord};
-use crate::phaser_bench::{self, Suite};
-use crate::regime_floor::RegimeFloor;
+use crate::ratios::{self, Ratios};
 use crate::report;
-use crate::results::{Group, Mode, Provenance, Report, RowKind, Settings};
+use crate::results::{Report, Settings};
 use crate::rounds;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::row::{Mode, RowKind, RowPlan};
 
 /// EPCC drops its first outer repetition: it pays for waking threads and warming caches.
 pub const EPCC_DROPPED: usize = 1;
 
 /// Which benchmark a sweep is, for its report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Benchmark {
-    /// Every barrier algorithm against the baselines.
-    Barrier,
-    /// Phasers against our best barriers and OpenMP's.
-    Phaser,
-    /// Phasers with accumulators against OpenMP's reduction.
-    Reduction,
-    /// Phasers over a grid of tiers and degrees.
-    Tree,
-    /// The phaser part of the quick suite.
-    Quick,
+pub struct Benchmark {
+    /// The name in reports, as on the command line.
+    pub name: &'static str,
+    /// What one iteration of its rows costs, for the header of its report.
+    pub measures: &'static str,
 }
 
 impl Benchmark {
-    /// The name in reports, as on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Benchmark::Barrier => "bench barrier",
-            Benchmark::Phaser => "bench phaser",
-            Benchmark::Reduction => "bench reduction",
-            Benchmark::Tree => "bench tree",
-            Benchmark::Quick => "quick suite, part 2",
-        }
-    }
-
-    /// What one iteration of its rows costs, for the header of its report.
-    pub fn measures(self) -> &'static str {
-        match self {
-            Benchmark::Barrier => "the cost of one barrier episode",
-            Benchmark::Phaser => "the cost of one phaser phase (next: signal and wait)",
-            Benchmark::Reduction => "the cost of one barrier with a sum reduction",
-            Benchmark::Tree => {
-                "the cost of one phaser phase, with and without a sum, by tiers and degree"
-            }
-            Benchmark::Quick => "the cost of one phaser phase, with and without a sum",
-        }
-    }
+    /// Every barrier algorithm against the baselines.
+    pub const BARRIER: Benchmark = Benchmark {
+        name: "bench barrier",
+        measures: "the cost of one barrier episode",
+    };
+    /// Phasers over a grid of tiers and degrees.
+    pub const TREE: Benchmark = Benchmark {
+        name: "bench tree",
+        measures: "the cost of one phaser phase, with and without a sum, by tiers and degree",
+    };
 }
 
 /// What to run.
@@ -73,6 +51,8 @@ pub struct Plan {
     pub contenders: Vec<Contender>,
     /// Whether a row runs at a thread count (`bench tree` leaves out trees far too big for it).
     pub keep: fn(Contender, usize) -> bool,
+    /// The ratios the report ends with.
+    pub ratios: Ratios,
     /// How each row is measured, all rounds together: `round` splits it.
     pub row: RowPlan,
     /// `--rounds`: how many interleaved rounds each row's samples are split into.
@@ -150,7 +130,7 @@ pub fn needs_openmp_reference(mode: Mode, contenders: &[Contender]) -> bool {
 
 /// Runs the plan, printing each table to stdout as soon as it is complete.
 pub fn run(plan: &Plan) -> Report {
-    let provenance = Provenance::now(plan.benchmark.name(), plan.command_line.clone());
+    let provenance = Provenance::now(plan.benchmark.name, plan.command_line.clone());
     let machine = &provenance.machine;
     let cores = machine.available_cores;
     let total = plan
@@ -168,9 +148,9 @@ pub fn run(plan: &Plan) -> Report {
     let mut ratios = Vec::new();
     let mut round_trips = Vec::new();
     for &threads in &plan.threads {
-        let mut measured = interleave::measure(plan, threads, cores, &progress);
-        let records = ratio_records(plan.benchmark, &measured.group, &measured.floor);
-        noise::mark_rows(&mut measured.group, &measured.floor, &records);
+        let mut measured = rounds::measure(plan, threads, cores, &progress);
+        let records = plan.ratios.records(&measured.group, Some(&measured.floor));
+        ratios::mark_rows(&mut measured.group, &measured.floor, &records);
         if plan.print_tables {
             let table = report::sweep_table(&measured.group, machine, &measured.floor);
             progress.suspend(|| println!("{table}"));
@@ -183,10 +163,7 @@ pub fn run(plan: &Plan) -> Report {
     progress.finish_and_clear();
     let floor = rounds::merge_floors(&round_trips);
     if plan.print_tables {
-        println!(
-            "round trip over every round: {}\n",
-            report::floor_line(&floor)
-        );
+        println!("round trip over every round: {}\n", floor_line(&floor));
     }
 
     Report {
@@ -199,23 +176,19 @@ pub fn run(plan: &Plan) -> Report {
     }
 }
 
-/// The ratios the report of `benchmark` ends with, at one thread count.
-fn ratio_records(benchmark: Benchmark, group: &Group, floor: &RegimeFloor) -> Vec<RatioRecord> {
-    match Suite::of(benchmark) {
-        Some(suite) => {
-            comparisons::records(group, &suite.ratios(), &phaser_bench::best_barrier_names())
-        }
-        None if benchmark == Benchmark::Barrier => barrier_ratios::records(group, Some(floor)),
-        None => Vec::new(),
-    }
-}
-
 fn settings(plan: &Plan) -> Settings {
     let schedule = plan.row.schedule;
     let round = plan.round(0).schedule;
     let epcc = plan.row.mode == Mode::Epcc;
     let kept = schedule.samples - plan.dropped();
     let rounds = plan.rounds();
+    // The names of our rows (`ours`), or of the others.
+    let names = |ours: bool| {
+        (plan.contenders.iter())
+            .filter(|contender| (contender.kind() == RowKind::Ours) == ours)
+            .map(|contender| contender.name().into_owned())
+            .collect()
+    };
     Settings {
         mode: plan.row.mode,
         method: match plan.row.mode {
@@ -238,18 +211,8 @@ fn settings(plan: &Plan) -> Settings {
             ),
         },
         threads: plan.threads.clone(),
-        algorithms: plan
-            .contenders
-            .iter()
-            .filter(|contender| contender.kind() == RowKind::Ours)
-            .map(|contender| contender.name().into_owned())
-            .collect(),
-        baselines: plan
-            .contenders
-            .iter()
-            .filter(|contender| contender.kind() != RowKind::Ours)
-            .map(|contender| contender.name().into_owned())
-            .collect(),
+        algorithms: names(true),
+        baselines: names(false),
         pinned: plan.row.pin,
         time_per_test_s: plan.time_per_test.as_secs_f64(),
         samples: kept,
@@ -266,15 +229,16 @@ fn settings(plan: &Plan) -> Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::Schedule;
+    use phasers_cli::harness::schedule::Schedule;
 
     fn plan(mode: Mode, kept: usize, rounds: usize) -> Plan {
         let dropped = usize::from(mode == Mode::Epcc);
         Plan {
-            benchmark: Benchmark::Barrier,
+            benchmark: Benchmark::BARRIER,
             threads: vec![2],
             contenders: vec![Contender::Std],
             keep: keep_all,
+            ratios: Ratios::Barrier,
             row: RowPlan {
                 mode,
                 schedule: Schedule {

@@ -6,13 +6,14 @@ use clap::Args;
 use phasers_cli::harness::args::parse_within;
 
 use crate::contender::Contender;
-use crate::outputs::OutputArgs;
 use crate::phaser_config::{PhaserConfig, Reduction, Shape};
-use crate::report::{aligned, time, Last};
 use crate::results::{Group, Report};
 use crate::sweep::Benchmark;
-use crate::threads;
-use crate::{sorted_unique, MeasureArgs};
+use crate::MeasureArgs;
+use phasers_cli::harness::args::sorted_unique;
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::table::{aligned, time, Last};
+use phasers_cli::harness::threads;
 
 /// The thread counts of the seed's figures, up to the 64 of its first machine.
 pub const DEFAULT_THREADS: [usize; 6] = [2, 4, 8, 16, 32, 64];
@@ -25,7 +26,7 @@ pub const DEFAULT_DEGREES: [usize; 5] = [2, 4, 8, 16, 32];
 pub const MAX_TIERS: usize = 13;
 /// The largest degree `--degrees` accepts: a leaf of more registrations than the most threads a
 /// row may start is never filled.
-pub const MAX_DEGREE: usize = crate::threads::MAX_THREADS;
+pub const MAX_DEGREE: usize = phasers_cli::harness::threads::MAX_THREADS;
 
 /// How many more leaves than threads a tree may have before it is too sparse to be worth a row:
 /// a tree whose leaves outnumber its threads fourfold is mostly empty sub-phasers.
@@ -69,7 +70,7 @@ pub fn run(args: &TreeArgs) -> Result<(), String> {
     let shapes = shapes(&tiers, &degrees);
     let mut plan = args
         .measure
-        .plan(Benchmark::Tree, threads, contenders(&shapes));
+        .plan(Benchmark::TREE, threads, contenders(&shapes));
     plan.keep = worth_running;
     crate::run_sweep(&plan, &args.output, |report| vec![matrix(report, &shapes)])
 }
@@ -101,10 +102,7 @@ pub fn shapes(tiers: &[usize], degrees: &[usize]) -> Vec<Shape> {
 pub fn contenders(shapes: &[Shape]) -> Vec<Contender> {
     std::iter::once(Contender::Reference)
         .chain(shapes.iter().flat_map(|&shape| {
-            let barrier = PhaserConfig {
-                shape,
-                reduction: None,
-            };
+            let barrier = PhaserConfig::barrier(shape);
             [barrier, barrier.with(Reduction::SumI64)].map(Contender::Phaser)
         }))
         .collect()
@@ -142,7 +140,7 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
         .map(|group| {
             shapes
                 .iter()
-                .filter_map(|&shape| Some((shape, median(group, barrier(shape))?)))
+                .filter_map(|&shape| Some((shape, median(group, PhaserConfig::barrier(shape))?)))
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(shape, _)| shape)
         })
@@ -158,8 +156,8 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
         let mut line = vec![shape_name(shape)];
         for (group, best) in groups.iter().zip(&best) {
             let cell = match (
-                median(group, barrier(shape)),
-                median(group, barrier(shape).with(Reduction::SumI64)),
+                median(group, PhaserConfig::barrier(shape)),
+                median(group, PhaserConfig::barrier(shape).with(Reduction::SumI64)),
             ) {
                 (None, None) => "-".to_owned(),
                 (plain, sum) => format!(
@@ -180,13 +178,6 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
     )
 }
 
-fn barrier(shape: Shape) -> PhaserConfig {
-    PhaserConfig {
-        shape,
-        reduction: None,
-    }
-}
-
 fn shape_name(shape: Shape) -> String {
     match shape {
         Shape::Flat => "flat (1)".to_owned(),
@@ -198,7 +189,8 @@ fn shape_name(shape: Shape) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{report_of, Row, RowKind};
+    use crate::results::fixtures::{self, report_of};
+    use phasers_cli::harness::row::RowKind;
 
     fn fixed(tiers: usize, degree: usize) -> Shape {
         Shape::Fixed { tiers, degree }
@@ -234,7 +226,7 @@ mod tests {
 
     #[test]
     fn sparse_trees_are_left_out() {
-        let row = |tiers, degree| Contender::Phaser(barrier(fixed(tiers, degree)));
+        let row = |tiers, degree| Contender::Phaser(PhaserConfig::barrier(fixed(tiers, degree)));
         // 2 threads: up to 8 leaves.
         assert!(worth_running(row(2, 8), 2));
         assert!(!worth_running(row(2, 16), 2));
@@ -244,7 +236,7 @@ mod tests {
         assert!(worth_running(row(3, 16), 64));
         assert!(!worth_running(row(3, 32), 64));
         // Flat, the reference and a tree too deep to count are decided without overflow.
-        assert!(worth_running(Contender::Phaser(barrier(Shape::Flat)), 1));
+        assert!(worth_running(Contender::Phaser(PhaserConfig::FLAT), 1));
         assert!(worth_running(Contender::Reference, 1));
         assert!(!worth_running(row(64, 1 << 20), 4096));
     }
@@ -252,32 +244,17 @@ mod tests {
     #[test]
     fn the_matrix_marks_the_fastest_shape_per_thread_count() {
         let row = |config: PhaserConfig, median: f64| {
-            let mut row = Row::measured(
-                &Contender::Phaser(config).name(),
-                RowKind::Ours,
-                1,
-                vec![median],
-            );
-            row.finish(0, None);
-            row
+            fixtures::row(&Contender::Phaser(config).name(), RowKind::Ours, &[median])
         };
-        let tree = barrier(fixed(2, 4));
-        let group = |threads, flat: f64, tree_ns: Option<f64>| Group {
-            threads,
-            oversubscribed: false,
-            reference_loop: None,
-            openmp_reference_loop: None,
-            rows: [
-                Some(row(barrier(Shape::Flat), flat)),
-                Some(row(
-                    barrier(Shape::Flat).with(Reduction::SumI64),
-                    flat * 2.0,
-                )),
+        let tree = PhaserConfig::barrier(fixed(2, 4));
+        let group = |threads, flat: f64, tree_ns: Option<f64>| {
+            let flat_sum = PhaserConfig::FLAT.with(Reduction::SumI64);
+            let rows = [
+                Some(row(PhaserConfig::FLAT, flat)),
+                Some(row(flat_sum, flat * 2.0)),
                 tree_ns.map(|ns| row(tree, ns)),
-            ]
-            .into_iter()
-            .flatten()
-            .collect(),
+            ];
+            fixtures::group(threads, false, rows.into_iter().flatten().collect())
         };
         let report = report_of(vec![group(2, 50.0, None), group(8, 400.0, Some(300.0))]);
         let text = matrix(&report, &[Shape::Flat, fixed(2, 4)]);

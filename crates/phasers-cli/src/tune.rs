@@ -12,12 +12,13 @@ use clap::Args;
 use phasers::{Algorithm, Floors, Profile, ProfileEntry};
 
 use crate::contender::Contender;
-use crate::outputs;
-use crate::report::{ratio, time};
-use crate::results::{Group, Report, Row};
+use crate::results::{Group, Report};
 use crate::sweep::{self, Benchmark};
-use crate::threads;
 use crate::MeasureArgs;
+use phasers_cli::harness::outputs;
+use phasers_cli::harness::row::Row;
+use phasers_cli::harness::table::{ratio, time};
+use phasers_cli::harness::threads;
 
 /// A measured winner replaces the built-in rule's choice only when it is at least this much
 /// faster: closer than that, the two are within the noise of a shared machine, and a profile that
@@ -118,7 +119,7 @@ pub fn run(args: &TuneArgs) -> Result<(), String> {
         .clone()
         .unwrap_or_else(|| threads::tune_thread_counts(phasers::available_cores()));
     let contenders = Algorithm::CONCRETE.map(Contender::Phasers).to_vec();
-    let plan = args.measure.plan(Benchmark::Barrier, threads, contenders);
+    let plan = args.measure.plan(Benchmark::BARRIER, threads, contenders);
     let json = outputs::open(args.json.as_deref())?;
 
     let report = sweep::run(&plan);
@@ -279,7 +280,8 @@ fn profile(report: &Report, decisions: &[Decision]) -> phasers::Result<Profile> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::RowKind;
+    use crate::results::fixtures::{self, rounds_row};
+    use phasers_cli::harness::row::RowKind;
 
     /// A group of one-piece rows: each counts as one round.
     fn group(threads: usize, medians: &[(Algorithm, f64)]) -> Group {
@@ -292,24 +294,11 @@ mod tests {
 
     /// A group whose rows have these round medians.
     fn group_of_rounds(threads: usize, rounds: &[(Algorithm, Vec<f64>)]) -> Group {
-        Group {
-            threads,
-            oversubscribed: false,
-            reference_loop: None,
-            openmp_reference_loop: None,
-            rows: rounds
-                .iter()
-                .map(|(algorithm, medians)| {
-                    let each: Vec<Row> = medians
-                        .iter()
-                        .map(|&median| {
-                            Row::measured(algorithm.name(), RowKind::Ours, 1, vec![median])
-                        })
-                        .collect();
-                    crate::rounds::merge(&each, 0, None)
-                })
-                .collect(),
-        }
+        let rows = rounds
+            .iter()
+            .map(|(algorithm, medians)| rounds_row(algorithm.name(), RowKind::Ours, medians))
+            .collect();
+        fixtures::group(threads, false, rows)
     }
 
     /// The built-in rule's choice at `threads`, and some other algorithm.

@@ -5,7 +5,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{created, wait_failed, RawBarrier};
-use crate::contender::WaitHandle;
+use phasers_cli::harness::body::WaitHandle;
 
 extern "C" {
     fn phasers_cxx_barrier_create(parties: i64, error: *mut c_int) -> *mut RawBarrier;

@@ -98,7 +98,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::contender::WaitHandle;
+    use phasers_cli::harness::body::WaitHandle;
 
     /// Runs `episodes` episodes on one thread per handle and checks the barrier invariant: after
     /// the wait of episode k every thread has arrived at k, and none has arrived beyond k + 1

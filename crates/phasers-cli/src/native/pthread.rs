@@ -4,7 +4,7 @@ use std::ffi::c_int;
 use std::ptr::NonNull;
 
 use super::{created, wait_failed, RawBarrier};
-use crate::contender::WaitHandle;
+use phasers_cli::harness::body::WaitHandle;
 
 extern "C" {
     fn phasers_pthread_barrier_create(parties: u32, error: *mut c_int) -> *mut RawBarrier;

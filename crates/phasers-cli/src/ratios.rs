@@ -1,0 +1,481 @@
+//! The ratios a sweep's report ends with, and the rows they mark noisy.
+//!
+//! Each is a ratio of medians measured in the same run, at the same thread count, marked noisy
+//! when the rows' rounds disagree by more than the ratio's distance from 1 (the harness's rule,
+//! [`phasers_cli::harness::noise`]).
+//!
+//! - `bench barrier`: our best barrier, and `auto`, against the reference, every baseline and the
+//!   table's floor row. `auto` is what users get; our best alone, picked after the fact from eight
+//!   rows, would flatter us.
+//! - the phaser benchmarks: the ratios each lists, such as a phaser against our best barrier or
+//!   OpenMP against a phaser.
+
+use std::borrow::Cow;
+
+use phasers_cli::harness::noise::{RatioRecord, Side as Measured};
+use phasers_cli::harness::row::{Row, RowKind};
+use phasers_cli::harness::table::{aligned, ratio, time, Last};
+
+use crate::contender::Contender;
+use crate::regime_floor::RegimeFloor;
+use crate::report::barrier_label;
+use crate::results::Group;
+
+/// The row users get without choosing.
+const AUTO: &str = "auto";
+
+/// Which ratios a sweep's report ends with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ratios {
+    /// None (`bench tree` ends with its matrix instead).
+    None,
+    /// `bench barrier`'s: a column per head (our best, `auto`), a line per divisor (the
+    /// reference, the baselines, the floor row).
+    Barrier,
+    /// A phaser benchmark's: these ratios, "best barrier" being the fastest of the rows `barriers`
+    /// names.
+    Listed {
+        /// The ratios, in the order printed.
+        ratios: Vec<Ratio>,
+        /// The rows "best barrier" is chosen from.
+        barriers: Vec<Cow<'static, str>>,
+    },
+}
+
+/// One side of a listed ratio.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Side {
+    /// The row of this name.
+    Row(Cow<'static, str>),
+    /// Whichever of the barrier rows named by the report has the lowest median.
+    BestBarrier,
+}
+
+/// `numerator ÷ denominator`, by median.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ratio {
+    /// Above the line.
+    pub numerator: Side,
+    /// Below it.
+    pub denominator: Side,
+}
+
+impl Ratio {
+    /// The ratio of the rows `numerator` and `denominator`.
+    pub fn of(numerator: Side, denominator: Side) -> Self {
+        Ratio {
+            numerator,
+            denominator,
+        }
+    }
+}
+
+impl Ratios {
+    /// The ratios of one group with both sides measured, as the JSON records them.
+    pub fn records(&self, group: &Group, floor: Option<&RegimeFloor>) -> Vec<RatioRecord> {
+        match self {
+            Ratios::None => Vec::new(),
+            Ratios::Barrier => {
+                let divisors = divisors(group, floor);
+                heads(group)
+                    .iter()
+                    .flat_map(|(_, label, top)| {
+                        divisors.iter().filter_map(move |(name, bottom)| {
+                            RatioRecord::of(group.threads, format!("{label} / {name}"), top, bottom)
+                        })
+                    })
+                    .collect()
+            }
+            Ratios::Listed { ratios, barriers } => {
+                let best = best_of(group, barriers);
+                let resolve = |side: &Side| -> Option<(String, Measured)> {
+                    match side {
+                        Side::Row(name) => {
+                            Some((name.to_string(), Measured::of(group.row(name)?)?))
+                        }
+                        Side::BestBarrier => {
+                            Some(("best barrier".to_owned(), Measured::of(best?)?))
+                        }
+                    }
+                };
+                ratios
+                    .iter()
+                    .filter_map(|r| {
+                        let (top, top_side) = resolve(&r.numerator)?;
+                        let (bottom, bottom_side) = resolve(&r.denominator)?;
+                        let label = format!("{top} / {bottom}");
+                        RatioRecord::of(group.threads, label, &top_side, &bottom_side)
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The lines printed after the group's table; `None` when there is nothing to divide.
+    pub fn lines(&self, group: &Group, floor: Option<&RegimeFloor>) -> Option<String> {
+        match self {
+            Ratios::None => None,
+            Ratios::Barrier => barrier_lines(group, floor),
+            Ratios::Listed { barriers, .. } => {
+                let measured: Vec<Vec<String>> = self
+                    .records(group, floor)
+                    .iter()
+                    .map(|record| {
+                        let (a, b) = (record.numerator_ns, record.denominator_ns);
+                        let line = format!(
+                            "{} / {} = {}  {}",
+                            time(a),
+                            time(b),
+                            ratio(Some(a), Some(b)),
+                            record.mark()
+                        );
+                        vec![record.label.clone(), line.trim_end().to_owned()]
+                    })
+                    .collect();
+                if measured.is_empty() {
+                    return None;
+                }
+                let mut text = format!(
+                    "{}, median ratios (below 1: the first is faster)",
+                    threads(group)
+                );
+                if let Some(best) = best_of(group, barriers) {
+                    text.push_str(&format!("; best barrier: {}", barrier_label(best)));
+                }
+                Some(indented(text, &measured))
+            }
+        }
+    }
+}
+
+/// `2 threads`, `1 thread`.
+fn threads(group: &Group) -> String {
+    let plural = if group.threads == 1 { "" } else { "s" };
+    format!("{} thread{plural}", group.threads)
+}
+
+/// `text`, then `cells` aligned, each line indented under it.
+fn indented(mut text: String, cells: &[Vec<String>]) -> String {
+    for line in aligned(cells, Last::Free).lines() {
+        text.push_str(&format!("\n  {line}"));
+    }
+    text
+}
+
+/// The fastest of `rows` by median.
+fn fastest<'a>(rows: impl Iterator<Item = &'a Row>) -> Option<&'a Row> {
+    rows.filter_map(|row| Some((row, row.median()?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(row, _)| row)
+}
+
+/// The best of the rows `barriers` names that ran without error.
+fn best_of<'a>(group: &'a Group, barriers: &[Cow<'static, str>]) -> Option<&'a Row> {
+    fastest(barriers.iter().filter_map(|name| group.row(name)))
+}
+
+/// Our fastest row by median, when one ran without error.
+fn best(group: &Group) -> Option<&Row> {
+    fastest((group.rows.iter()).filter(|row| row.kind == RowKind::Ours && row.error.is_none()))
+}
+
+/// What our rows are divided by: the reference, the baselines, then the floor row.
+fn divisors(group: &Group, floor: Option<&RegimeFloor>) -> Vec<(String, Measured)> {
+    let rows = group
+        .rows
+        .iter()
+        .filter(|row| matches!(row.kind, RowKind::Reference | RowKind::Baseline))
+        .filter_map(|row| Some((row.barrier.clone(), Measured::of(row)?)));
+    let floor = floor.and_then(|floor| Some((floor.label(), floor.side()?)));
+    rows.chain(floor).collect()
+}
+
+/// The rows above the line: our best, labelled `our best (mcs)`, and `auto`.
+fn heads(group: &Group) -> Vec<(&'static str, String, Measured)> {
+    let mut heads = Vec::new();
+    if let Some(side) = best(group).and_then(Measured::of) {
+        let label = format!("our best ({})", side.name);
+        heads.push(("our best", label, side));
+    }
+    if let Some(side) = group.row(AUTO).and_then(Measured::of) {
+        heads.push((AUTO, AUTO.to_owned(), side));
+    }
+    heads
+}
+
+/// `bench barrier`'s lines: a column per head, a line per divisor, and what is noisy at the end of
+/// its line. `None` when no row of ours has a median.
+fn barrier_lines(group: &Group, floor: Option<&RegimeFloor>) -> Option<String> {
+    let heads = heads(group);
+    let first = best(group)?;
+    let mut text = format!(
+        "{}: our best is {} at {} (median)",
+        threads(group),
+        barrier_label(first),
+        time(first.median()?)
+    );
+    if let Some(auto) = group.row(AUTO).filter(|row| row.median().is_some()) {
+        let median = auto.median().unwrap_or_default();
+        text.push_str(&format!("; {} at {}", barrier_label(auto), time(median)));
+    }
+    let mut cells = vec![["divided by".to_owned(), "median".to_owned()]
+        .into_iter()
+        .chain(heads.iter().map(|(head, _, _)| (*head).to_owned()))
+        .chain([String::new()])
+        .collect::<Vec<String>>()];
+    for (name, bottom) in divisors(group, floor) {
+        let mut line = vec![name.clone(), time(bottom.median_ns)];
+        let mut noisy = Vec::new();
+        for (head, label, top) in &heads {
+            let record = RatioRecord::of(group.threads, format!("{label} / {name}"), top, &bottom);
+            line.push(ratio(Some(top.median_ns), Some(bottom.median_ns)));
+            if let Some(noise) = record.and_then(|record| record.noise) {
+                noisy.push(format!("{head}: {noise}"));
+            }
+        }
+        line.push(if noisy.is_empty() {
+            String::new()
+        } else {
+            format!("noisy ({})", noisy.join("; "))
+        });
+        cells.push(line);
+    }
+    Some(indented(text, &cells))
+}
+
+/// Marks noisy every row whose line in the table holds a noisy ratio (÷ref, ÷floor), and every row
+/// above the line of a noisy ratio in `records` (those over the reference or the floor are the
+/// same ratios as the columns, and said once).
+pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]) {
+    let reference_name = Contender::Reference.name();
+    let reference = group.row(&reference_name).and_then(Measured::of);
+    let floor = floor.side();
+    for row in &mut group.rows {
+        let Some(side) = Measured::of(row) else {
+            continue;
+        };
+        // The reference over itself is 1.00x whatever its rounds did.
+        let reference = reference
+            .as_ref()
+            .filter(|_| row.kind != RowKind::Reference);
+        for (column, divisor) in [("÷ref", reference), ("÷floor", floor.as_ref())] {
+            let Some(divisor) = divisor else { continue };
+            if let Some(noise) = RatioRecord::of(group.threads, column.into(), &side, divisor)
+                .and_then(|record| record.noise)
+            {
+                row.add_noise(format!("{column}: {noise}"));
+            }
+        }
+        let heads: Vec<String> = records
+            .iter()
+            .filter(|record| record.numerator == row.barrier)
+            .filter(|record| ![reference_name.as_ref(), "floor"].contains(&&*record.denominator))
+            .filter_map(|record| Some(format!("{}: {}", record.label, record.noise.as_ref()?)))
+            .collect();
+        for noise in heads {
+            row.add_noise(noise);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::fixtures::{group, rounds_row, row};
+
+    /// A barrier table: the reference, a baseline, `auto` with rounds ×1.40 apart, our fastest and
+    /// a failed row.
+    fn barrier_group() -> Group {
+        let mut auto = rounds_row(AUTO, RowKind::Ours, &[50.0, 60.0, 70.0]);
+        auto.resolved = Some("counting".into());
+        let rows = vec![
+            rounds_row("reference", RowKind::Reference, &[100.0, 100.0, 100.0]),
+            rounds_row("std::sync::Barrier", RowKind::Baseline, &[58.0, 58.0]),
+            auto,
+            rounds_row("mcs", RowKind::Ours, &[40.0]),
+            Row::failed("tournament", RowKind::Ours, 3, "boom".into()),
+        ];
+        group(4, true, rows)
+    }
+
+    #[test]
+    fn our_best_and_auto_are_divided_by_every_baseline_and_the_floor() {
+        let floor = RegimeFloor::yield_handoffs(4, 2, &[10.0, 10.0, 10.0]);
+        let records = Ratios::Barrier.records(&barrier_group(), Some(&floor));
+        let labels: Vec<&str> = records.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "our best (mcs) / reference",
+                "our best (mcs) / std::sync::Barrier",
+                "our best (mcs) / floor (2 yield hand-offs)",
+                "auto / reference",
+                "auto / std::sync::Barrier",
+                "auto / floor (2 yield hand-offs)",
+            ]
+        );
+        assert_eq!(records[2].ratio, 2.0);
+        assert_eq!(records[2].denominator, "floor");
+        // Auto's rounds span ×1.40, more than its 3% gap to std.
+        assert!(records[4].noisy, "{:?}", records[4]);
+        assert!(!records[3].noisy && !records[0].noisy);
+    }
+
+    #[test]
+    fn barrier_lines_put_a_column_per_head_and_mark_noise() {
+        let floor = RegimeFloor::yield_handoffs(4, 2, &[10.0]);
+        let text = Ratios::Barrier
+            .lines(&barrier_group(), Some(&floor))
+            .unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "4 threads: our best is mcs at 40.0 ns (median); auto → counting at 60.0 ns"
+        );
+        assert!(lines[1].contains("divided by") && lines[1].ends_with("auto"));
+        assert!(lines[2].contains("0.40x") && lines[2].contains("0.60x"));
+        assert!(
+            lines[3].contains("auto: rounds ×1.40 > gap ×1.03"),
+            "{text}"
+        );
+        assert!(lines[4].starts_with("  floor (2 yield hand-offs)") && lines[4].contains("3.00x"));
+    }
+
+    #[test]
+    fn no_row_of_ours_means_no_barrier_lines() {
+        let mut only_baselines = barrier_group();
+        only_baselines.rows.retain(|row| row.kind != RowKind::Ours);
+        assert_eq!(Ratios::Barrier.lines(&only_baselines, None), None);
+        assert!(Ratios::Barrier.records(&only_baselines, None).is_empty());
+        assert_eq!(Ratios::None.lines(&barrier_group(), None), None);
+    }
+
+    /// A phaser table: two barriers, a phaser, OpenMP and a failed phaser.
+    fn phaser_group() -> Group {
+        let mut auto = row(AUTO, RowKind::Ours, &[60.0]);
+        auto.resolved = Some("sense-reversing".into());
+        let rows = vec![
+            auto,
+            row("ticket", RowKind::Ours, &[80.0]),
+            row("phaser flat", RowKind::Ours, &[90.0]),
+            row("omp reduction", RowKind::Ours, &[450.0]),
+            Row::failed("phaser tree", RowKind::Ours, 1, "boom".into()),
+        ];
+        group(2, false, rows)
+    }
+
+    fn listed(ratios: Vec<Ratio>, barriers: &[&'static str]) -> Ratios {
+        Ratios::Listed {
+            ratios,
+            barriers: barriers.iter().map(|&name| name.into()).collect(),
+        }
+    }
+
+    fn name(text: &'static str) -> Side {
+        Side::Row(text.into())
+    }
+
+    #[test]
+    fn listed_ratios_divide_medians_and_name_the_best_barrier() {
+        let ratios = listed(
+            vec![
+                Ratio::of(name("phaser flat"), Side::BestBarrier),
+                Ratio::of(name("omp reduction"), name("phaser flat")),
+            ],
+            &["auto", "ticket"],
+        );
+        let text = ratios.lines(&phaser_group(), None).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "2 threads, median ratios (below 1: the first is faster); best barrier: auto → \
+             sense-reversing"
+        );
+        assert_eq!(
+            lines[1],
+            "  phaser flat / best barrier   90.0 ns / 60.0 ns = 1.50x"
+        );
+        assert_eq!(
+            lines[2],
+            "  omp reduction / phaser flat  450 ns / 90.0 ns = 5.00x"
+        );
+    }
+
+    #[test]
+    fn rounds_that_disagree_more_than_the_gap_mark_the_line() {
+        let mut group = phaser_group();
+        // phaser flat's rounds: 80, 90, 100 ns, ×1.25 apart; the best barrier is 60 ns.
+        group.rows[2].round_medians_ns = vec![80.0, 90.0, 100.0];
+        group.rows[2].spread = Some(1.25);
+        group.rows[1].spread = Some(1.02);
+        let ratios = listed(
+            vec![
+                Ratio::of(name("phaser flat"), name("ticket")),
+                Ratio::of(name("phaser flat"), Side::BestBarrier),
+            ],
+            &["auto"],
+        );
+        let records = ratios.records(&group, None);
+        // 90 / 80 is a gap of ×1.12, within the rounds' ×1.25; 90 / 60 is not.
+        assert!(records[0].noisy && !records[1].noisy);
+        assert_eq!(records[0].numerator, "phaser flat");
+        let text = ratios.lines(&group, None).unwrap();
+        assert!(
+            text.lines()
+                .nth(1)
+                .unwrap()
+                .contains("noisy: rounds ×1.25 > gap ×1.1"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_failed_or_missing_side_leaves_its_ratio_out() {
+        let ratios = vec![
+            Ratio::of(name("phaser tree"), Side::BestBarrier),
+            Ratio::of(name("nowhere"), name("phaser flat")),
+        ];
+        assert_eq!(listed(ratios, &["auto"]).lines(&phaser_group(), None), None);
+        // No barrier measured: no best barrier to divide by.
+        let best = vec![Ratio::of(name("phaser flat"), Side::BestBarrier)];
+        assert_eq!(listed(best, &[]).lines(&phaser_group(), None), None);
+    }
+
+    #[test]
+    fn rows_whose_ratios_are_within_their_rounds_are_marked_noisy() {
+        let mut group = group(
+            2,
+            false,
+            vec![
+                rounds_row("reference", RowKind::Reference, &[100.0, 130.0, 100.0]),
+                // 5% slower than the reference, with rounds 20% apart: noisy.
+                rounds_row("auto", RowKind::Ours, &[105.0, 126.0, 105.0]),
+                // Three times the reference: settled, whatever the rounds did.
+                rounds_row("mcs", RowKind::Ours, &[300.0, 360.0, 300.0]),
+                rounds_row("std::sync::Barrier", RowKind::Baseline, &[110.0; 3]),
+            ],
+        );
+        let floor = RegimeFloor::yield_handoffs(2, 1, &[25.0, 25.0, 25.0]);
+        let records = Ratios::Barrier.records(&group, Some(&floor));
+        mark_rows(&mut group, &floor, &records);
+        let [reference, auto, mcs, std] = &group.rows[..] else {
+            panic!("four rows")
+        };
+        assert!(
+            !reference.noisy,
+            "not divided by itself: {:?}",
+            reference.noise
+        );
+        assert!(auto.noisy);
+        let noise = auto.noise.as_deref().unwrap();
+        // Against the reference once (its column), against std as the ratio lines say.
+        assert!(
+            noise.starts_with("÷ref: rounds ×1.30 > gap ×1.05; "),
+            "{noise}"
+        );
+        assert!(noise.ends_with("auto / std::sync::Barrier: rounds ×1.20 > gap ×1.05"));
+        // Std's own rounds agree, but the reference's do not: its ÷ref is noise too.
+        assert_eq!(std.noise.as_deref(), Some("÷ref: rounds ×1.30 > gap ×1.10"));
+        assert!(!mcs.noisy && mcs.noise.is_none(), "{:?}", mcs.noise);
+    }
+}

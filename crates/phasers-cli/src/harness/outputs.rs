@@ -38,26 +38,6 @@ impl OutputArgs {
     }
 }
 
-/// The output options of a benchmark that draws no plot (flatten them into its options).
-#[derive(Debug, Clone, Default, Args)]
-pub struct FileArgs {
-    /// Write every result, with the machine and this command line, to FILE as JSON (schema:
-    /// docs/benchmark-json.md).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// Write one line per row to FILE as CSV.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-}
-
-impl FileArgs {
-    /// Creates every file named, before the run.
-    pub fn open(&self) -> Result<Outputs, String> {
-        Outputs::create(self.json.as_deref(), self.csv.as_deref(), Vec::new())
-    }
-}
-
 /// An output file, created and waiting for the report.
 pub type OpenFile = (PathBuf, BufWriter<File>);
 

@@ -36,7 +36,6 @@ mod rounds;
 mod sweep;
 mod tree;
 mod tune;
-mod wrong_result;
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 use phasers::{Accumulator, Element, Op, Phaser, Registration};
 
 use crate::phaser_config::{shape_label, PhaserConfig, Reduction};
-use crate::wrong_result::WrongResult;
+use phasers_cli::harness::wrong_result::WrongResult;
 use phasers_cli::harness::body::WaitHandle;
 use phasers_cli::harness::row::{with_handles, RowPlan};
 use phasers_cli::harness::threaded_row::Measured;

@@ -10,8 +10,7 @@
 use phasers::{Member, Op, SyncMode, Team};
 use phasers_cli::harness::body::WaitHandle;
 use phasers_cli::harness::row::{Row, RowKind, RowPlan};
-
-use crate::wrong_result::WrongResult;
+use phasers_cli::harness::wrong_result::WrongResult;
 
 use super::grid::{self, Placed, Shape};
 use super::looped;

@@ -6,8 +6,9 @@
 //!   options of a run that are not about what it measures).
 //! - Measuring: [`threaded_row`] (rounds of timed iterations on T threads) of a [`body`] (what
 //!   each thread does), [`floor`] (the cache-line round trip), [`floors_record`] (the library's
-//!   floors), [`watchdog`] (hang detection), [`progress`] (the progress bar on stderr), [`child`]
-//!   (a row measured by a child process of this program).
+//!   floors), [`watchdog`] (hang detection), [`wrong_result`] (the first wrong result a row's
+//!   threads saw), [`progress`] (the progress bar on stderr), [`child`] (a row measured by a
+//!   child process of this program).
 //! - Judging: [`stats`] (summaries over samples), [`noise`] (whether a ratio is settled),
 //!   [`failures`] (one error naming every failed row).
 //! - Reporting: [`header`] (the lines above the tables), [`machine`] and [`native_versions`]
@@ -40,3 +41,4 @@ pub mod table;
 pub mod threaded_row;
 pub mod threads;
 pub mod watchdog;
+pub mod wrong_result;

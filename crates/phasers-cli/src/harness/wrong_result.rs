@@ -5,6 +5,16 @@
 use std::sync::OnceLock;
 
 /// Shared by the threads of one row.
+///
+/// ```
+/// use phasers_cli::harness::wrong_result::WrongResult;
+///
+/// let wrong = WrongResult::default();
+/// wrong.record(|| "first".to_owned());
+/// wrong.record(|| "second".to_owned());
+/// assert_eq!(wrong.into_message().as_deref(), Some("first"));
+/// assert_eq!(WrongResult::default().into_message(), None);
+/// ```
 #[derive(Debug, Default)]
 pub struct WrongResult(OnceLock<String>);
 
@@ -21,19 +31,5 @@ impl WrongResult {
     /// The message kept, if any thread recorded one.
     pub fn into_message(self) -> Option<String> {
         self.0.into_inner()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_first_wrong_result_is_kept() {
-        let wrong = WrongResult::default();
-        wrong.record(|| "first".to_owned());
-        wrong.record(|| "second".to_owned());
-        assert_eq!(wrong.into_message().as_deref(), Some("first"));
-        assert_eq!(WrongResult::default().into_message(), None);
     }
 }

@@ -23,8 +23,7 @@ use phasers_cli::harness::delay::{self, delay};
 use phasers_cli::harness::floor::{self, Floor};
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
-use crate::native::{omp_dynamic, Delay};
-use crate::openmp_row::SETTLE;
+use crate::native::{omp_dynamic, Delay, SETTLE};
 use crate::phaser_config::{shape_label, PhaserConfig};
 use crate::phaser_row;
 use crate::report;

@@ -22,15 +22,12 @@ use phasers_cli::harness::child;
 use serde::{Deserialize, Serialize};
 
 use crate::contender::Contender;
-use crate::native::OmpWork;
-use crate::openmp_row::{self, SETTLE};
+use crate::native::{OmpWork, ACTIVE_WAIT_POLICY, SETTLE};
+use crate::openmp_row;
 use phasers_cli::harness::row::{Row, RowPlan};
 
 /// The subcommand the child runs; hidden from `--help`, since only this module calls it.
 pub const SUBCOMMAND: &str = "internal-omp-row";
-
-/// The variable and value the child runs with.
-pub const WAIT_POLICY: (&str, &str) = ("OMP_WAIT_POLICY", "active");
 
 /// Which OpenMP row the child measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,7 +87,7 @@ pub fn run(threads: usize, plan: &RowPlan, work: ActiveWork) -> Row {
         work,
         plan: *plan,
     };
-    match child::delegate::<_, Row>(SUBCOMMAND, WAIT_POLICY, &job, limit) {
+    match child::delegate::<_, Row>(SUBCOMMAND, ACTIVE_WAIT_POLICY, &job, limit) {
         Ok(mut row) => {
             row.barrier = name.into_owned();
             row.kind = kind;

@@ -5,11 +5,11 @@
 use phasers::{Accumulator, Element, Op, Phaser, Registration};
 
 use crate::phaser_config::{shape_label, PhaserConfig, Reduction};
-use phasers_cli::harness::wrong_result::WrongResult;
 use phasers_cli::harness::body::WaitHandle;
 use phasers_cli::harness::row::{with_handles, RowPlan};
 use phasers_cli::harness::threaded_row::Measured;
 use phasers_cli::harness::watchdog::Watch;
+use phasers_cli::harness::wrong_result::WrongResult;
 
 /// Builds the phaser of `config` for `threads` parties, runs its row, and returns what was
 /// measured with the label of the tree that actually ran; `Err` when it cannot be built.

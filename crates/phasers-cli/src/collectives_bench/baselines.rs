@@ -18,8 +18,7 @@ use phasers::{Algorithm, Barrier};
 use phasers_cli::harness::body::{StdHandle, WaitHandle};
 use phasers_cli::harness::row::{Row, RowKind, RowPlan};
 
-use crate::native::{omp_collective_round, OmpCollective};
-use crate::openmp_row::sample_rounds;
+use crate::native::{omp_collective_round, sample_rounds, OmpCollective};
 
 use super::looped;
 use super::operation::Operation;

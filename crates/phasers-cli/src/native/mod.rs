@@ -15,6 +15,8 @@
 //!   its reference loop (the same region with neither) is what EPCC subtracts.
 //! - [`omp_dynamic`]: the OpenMP side of the seed's dynamic-parallelism benchmark, one parallel
 //!   region per team size.
+//! - [`sample_rounds`]: an OpenMP row made of such calls, sized like every other row; [`SETTLE`]
+//!   and [`ACTIVE_WAIT_POLICY`] are what every OpenMP row must know about libgomp.
 //! - the compiler and libraries the numbers belong to are in the harness (`native_versions`).
 //!
 //! One thing to know when reading their numbers: glibc's `pthread_barrier_wait` and libgomp's
@@ -28,6 +30,7 @@
 //! and catch everything.
 
 pub mod cxx;
+pub mod omp_row;
 pub mod openmp;
 pub mod pthread;
 
@@ -37,6 +40,7 @@ use std::ptr::NonNull;
 
 // The entry points; the handle and result types are named through their modules.
 pub use cxx::CxxBarrier;
+pub use omp_row::{sample_rounds, ACTIVE_WAIT_POLICY, SETTLE};
 pub use openmp::{omp_collective_round, omp_dynamic, omp_round, Delay, OmpCollective, OmpWork};
 pub use pthread::PthreadBarrier;
 

@@ -5,7 +5,7 @@
 //! wide arrival spread the reduction then waits for a wake-up, sometimes for the next timer tick.
 //! OpenMP users who care set `OMP_WAIT_POLICY=active`, so the tuned row stands next to the default
 //! one. libgomp reads the variable only when it loads, so a child process measures the row (see
-//! [`crate::omp_active`]): the parent hands it the point on stdin (sizes, collective, spread, the
+//! [`ACTIVE_WAIT_POLICY`]): the parent hands it the point on stdin (sizes, collective, spread, the
 //! very stall table the other rows of the point read, and the stop rule), the child runs the
 //! OpenMP row exactly as the parent would and prints the finished row as JSON.
 
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use phasers_cli::harness::child;
 use serde::{Deserialize, Serialize};
 
-use crate::omp_active::WAIT_POLICY;
+use crate::native::ACTIVE_WAIT_POLICY;
 
 use super::contender::Contender;
 use super::episodes::StopRule;
@@ -61,7 +61,7 @@ pub fn measure(point: &Point<'_>) -> ReduceRow {
     // The child stops at the row budget; past that and the hang time, it is stuck.
     let limit = point.stop.budget + point.hang_after + Duration::from_secs(5);
     let name = Contender::OpenMpActive.name();
-    match child::delegate::<_, ReduceRow>(SUBCOMMAND, WAIT_POLICY, &Job::of(point), limit) {
+    match child::delegate::<_, ReduceRow>(SUBCOMMAND, ACTIVE_WAIT_POLICY, &Job::of(point), limit) {
         Ok(mut row) => {
             row.name = name.to_owned();
             // Process start and libgomp's loading included, as a row's thread start-up is.

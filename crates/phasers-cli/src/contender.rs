@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use phasers::Algorithm;
 
+use crate::native::{CxxBarrier, PthreadBarrier};
 use crate::phaser_config::PhaserConfig;
 use phasers_cli::harness::row::RowKind;
 
@@ -104,8 +105,8 @@ impl Contender {
         match self {
             Contender::Reference => "reference".into(),
             Contender::Std => "std::sync::Barrier".into(),
-            Contender::Pthread => "pthread_barrier_t".into(),
-            Contender::CxxBarrier => "std::barrier (C++20)".into(),
+            Contender::Pthread => PthreadBarrier::NAME.into(),
+            Contender::CxxBarrier => CxxBarrier::NAME.into(),
             Contender::OpenMp => "omp barrier".into(),
             Contender::OmpReduction => "omp reduction".into(),
             Contender::OpenMpActive => "omp barrier (active)".into(),

@@ -7,22 +7,26 @@ use std::sync::Arc;
 use phasers_apps::sync::{BarrierFactory, Handles, SyncKind, WaitHandle as AppWaitHandle};
 use phasers_cli::harness::body::WaitHandle;
 
-use crate::contender::Contender;
 use crate::native::{CxxBarrier, PthreadBarrier};
 
 /// The kind of the pthread baseline.
 pub fn pthread() -> SyncKind {
-    SyncKind::External(Arc::new(Native(Contender::Pthread)))
+    SyncKind::External(Arc::new(Native::Pthread))
 }
 
 /// The kind of the C++20 baseline.
 pub fn cxx() -> SyncKind {
-    SyncKind::External(Arc::new(Native(Contender::CxxBarrier)))
+    SyncKind::External(Arc::new(Native::Cxx))
 }
 
 /// A native baseline, built afresh for every run.
 #[derive(Debug, Clone, Copy)]
-struct Native(Contender);
+enum Native {
+    /// glibc's `pthread_barrier_t`.
+    Pthread,
+    /// libstdc++'s C++20 `std::barrier`.
+    Cxx,
+}
 
 /// A native barrier's handle as the applications wait on it (the error becomes a message).
 struct AppHandle<H>(H);
@@ -43,14 +47,17 @@ fn boxed<'a, H: WaitHandle + 'a>(handles: Vec<H>) -> Handles<'a> {
 
 impl BarrierFactory for Native {
     fn name(&self) -> String {
-        self.0.name().into_owned()
+        match self {
+            Native::Pthread => PthreadBarrier::NAME,
+            Native::Cxx => CxxBarrier::NAME,
+        }
+        .to_owned()
     }
 
     fn with_handles(&self, threads: usize, run: &mut dyn FnMut(Handles<'_>)) -> Result<(), String> {
-        match self.0 {
-            Contender::Pthread => run(boxed(PthreadBarrier::new(threads)?.handles())),
-            Contender::CxxBarrier => run(boxed(CxxBarrier::new(threads)?.handles())),
-            other => return Err(format!("{} is no native barrier kind", other.name())),
+        match self {
+            Native::Pthread => run(boxed(PthreadBarrier::new(threads)?.handles())),
+            Native::Cxx => run(boxed(CxxBarrier::new(threads)?.handles())),
         }
         Ok(())
     }
@@ -76,6 +83,5 @@ mod tests {
         }
         assert_eq!(pthread().name(), "pthread_barrier_t");
         assert_eq!(cxx().name(), "std::barrier (C++20)");
-        assert!(Native(Contender::Std).with_handles(2, &mut |_| ()).is_err());
     }
 }

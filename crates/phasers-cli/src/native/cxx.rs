@@ -33,6 +33,9 @@ unsafe impl Send for CxxBarrier {}
 unsafe impl Sync for CxxBarrier {}
 
 impl CxxBarrier {
+    /// Its row's name in tables, JSON and `phasers list`, in every benchmark that measures it.
+    pub const NAME: &'static str = "std::barrier (C++20)";
+
     /// A barrier for `parties` threads; `Err` says why not (0 parties gives
     /// `std::barrier(0) refused: EINVAL: ...`).
     pub fn new(parties: usize) -> Result<Self, String> {

@@ -30,6 +30,9 @@ unsafe impl Send for PthreadBarrier {}
 unsafe impl Sync for PthreadBarrier {}
 
 impl PthreadBarrier {
+    /// Its row's name in tables, JSON and `phasers list`, in every benchmark that measures it.
+    pub const NAME: &'static str = "pthread_barrier_t";
+
     /// A barrier for `parties` threads; `Err` says which call failed and why (0 parties gives
     /// `pthread_barrier_init(0) failed: EINVAL: ...`).
     pub fn new(parties: usize) -> Result<Self, String> {

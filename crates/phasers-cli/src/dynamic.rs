@@ -134,16 +134,12 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
         delay_us: args.delay.as_secs_f64() * 1e6,
         delay_iterations: iterations,
     };
-    let header = Header::new(&provenance, "the cost of one barrier while the team grows")
-        .line("method", &settings.method)
-        .machine(&provenance)
-        .floor(&floor)
-        .floors(&provenance)
-        .line(
-            "units",
-            "per barrier; min, median and mean ± 95% CI over the runs; ÷floor divides the \
+    let what = "the cost of one barrier while the team grows";
+    let header = Header::with_floors(&provenance, what, &settings.method, &floor).line(
+        "units",
+        "per barrier; min, median and mean ± 95% CI over the runs; ÷floor divides the \
              median by the floor's (no reference barrier can change its team, so ÷ref is empty)",
-        );
+    );
     println!("{}", header.finish());
 
     let delay = Some(Delay {

@@ -21,7 +21,6 @@ mod table;
 mod team;
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use phasers::SyncMode;
 use phasers_cli::harness::args::command_line;
@@ -32,7 +31,6 @@ use phasers_cli::harness::memory;
 use phasers_cli::harness::outputs::write_csv_lines;
 use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
-use phasers_cli::harness::schedule::Schedule;
 
 pub use config::CollectivesArgs;
 
@@ -56,32 +54,16 @@ pub fn run(args: &CollectivesArgs) -> Result<(), String> {
     let config = Config::from_args(args);
     let outputs = args.run.open(Vec::new())?;
     let provenance = Provenance::now("bench collectives", command_line());
-    let floor = floor::measure(Schedule {
-        episodes: None,
-        samples: 20,
-        target_sample: Duration::from_millis(5),
-        row_budget: Duration::from_secs(2),
-    });
-    let header = Header::new(
-        &provenance,
-        "team collectives (seed 004's MPP suite) against std::sync::Barrier, our Barrier, OpenMP \
-         and memcpy",
+    let floor = floor::measure(floor::BRIEFLY);
+    let what = "team collectives (seed 004's MPP suite) against std::sync::Barrier, our Barrier, \
+                OpenMP and memcpy";
+    let header = Header::with_floors(&provenance, what, &config.settings.method, &floor).line(
+        "units",
+        "per operation, min and median over the samples; GB/s: the payload each receiver gets \
+         over the median; of memcpy: a one-thread memcpy's median over the row's; ÷omp: the \
+         median over the OpenMP row's (below 1: ours is faster)",
     );
-    println!(
-        "{}",
-        header
-            .line("method", &config.settings.method)
-            .machine(&provenance)
-            .floor(&floor)
-            .floors(&provenance)
-            .line(
-                "units",
-                "per operation, min and median over the samples; GB/s: the payload each receiver \
-                 gets over the median; of memcpy: a one-thread memcpy's median over the row's; \
-                 ÷omp: the median over the OpenMP row's (below 1: ours is faster)"
-            )
-            .finish()
-    );
+    println!("{}", header.finish());
     warn_if_debug_build(Some("teams check every call"));
     let mut sweep = Sweep {
         config: &config,

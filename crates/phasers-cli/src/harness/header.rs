@@ -38,6 +38,45 @@ impl Header {
         }
     }
 
+    /// Starts as every benchmark that states its own floor does: `phasers {benchmark}: {what}`,
+    /// then `method`, the machine, this run's cache-line floor and the library's floors; the
+    /// caller adds its units.
+    ///
+    /// ```
+    /// use phasers_cli::harness::floor::Floor;
+    /// use phasers_cli::harness::header::Header;
+    /// use phasers_cli::harness::provenance::Provenance;
+    ///
+    /// let provenance = Provenance::now("bench dynamic", Vec::new());
+    /// let floor = Floor {
+    ///     pinned_to: Some([0, 1]),
+    ///     round_trips_per_sample: 1000,
+    ///     samples_ns: vec![60.0, 70.0],
+    ///     min_ns: Some(60.0),
+    ///     median_ns: Some(65.0),
+    ///     note: None,
+    /// };
+    /// let text = Header::with_floors(&provenance, "a growing team", "one run per size", &floor)
+    ///     .line("units", "per barrier")
+    ///     .finish();
+    /// let label = |line: &str| line.split(':').next().unwrap_or_default().to_owned();
+    /// let labels: Vec<String> = text.lines().skip(1).map(label).collect();
+    /// assert_eq!(labels, ["method", "machine", "floor", "floors", "units"]);
+    /// assert!(text.contains("floor:   cache-line round trip between threads pinned to cpus 0"));
+    /// ```
+    pub fn with_floors(
+        provenance: &Provenance,
+        what: &str,
+        method: impl Display,
+        floor: &Floor,
+    ) -> Self {
+        Header::new(provenance, what)
+            .line("method", method)
+            .machine(provenance)
+            .floor(floor)
+            .floors(provenance)
+    }
+
     /// Adds `label:` and `text`, the text starting in the column after the longest label
     /// (`machine:`). A text of several lines should indent its later lines by 9 spaces.
     pub fn line(mut self, label: &str, text: impl Display) -> Self {

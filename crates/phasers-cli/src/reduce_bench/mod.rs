@@ -69,12 +69,8 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
     );
     let what = "array reductions (f32, Op::Sum) against OpenMP's reduction(+:arr[:n]), a \
                 mutex-merged reduction and the memory-bandwidth floor";
-    let header = Header::new(&provenance, what)
-        .line("method", &settings.method)
-        .machine(&provenance)
-        .floor(&floor)
-        .floors(&provenance)
-        .line("units", units);
+    let header =
+        Header::with_floors(&provenance, what, &settings.method, &floor).line("units", units);
     println!("{}", header.finish());
     let started = Instant::now();
     let tables = settings.threads.len() * settings.modes.len() * settings.spreads.len();

@@ -73,7 +73,7 @@ impl Header {
         Header::new(provenance, what)
             .line("method", method)
             .machine(provenance)
-            .floor(floor)
+            .line("floor", floor_line(floor))
             .floors(provenance)
     }
 
@@ -89,11 +89,6 @@ impl Header {
     pub fn machine(self, provenance: &Provenance) -> Self {
         let summary = provenance.machine.summary();
         self.line("machine", summary)
-    }
-
-    /// Adds the cache-line round trip measured for this run.
-    pub fn floor(self, floor: &Floor) -> Self {
-        self.line("floor", floor_line(floor))
     }
 
     /// Adds the library's floors (round trip, yield hand-off, wake-up).

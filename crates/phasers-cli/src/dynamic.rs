@@ -138,7 +138,7 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
     let header = Header::with_floors(&provenance, what, &settings.method, &floor).line(
         "units",
         "per barrier; min, median and mean ± 95% CI over the runs; ÷floor divides the \
-             median by the floor's (no reference barrier can change its team, so ÷ref is empty)",
+         median by the floor's (no reference barrier can change its team, so ÷ref is empty)",
     );
     println!("{}", header.finish());
 

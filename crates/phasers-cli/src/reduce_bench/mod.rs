@@ -118,21 +118,11 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
     }
     bar.finish_and_clear();
     eprintln!("measured in {:.0} s", started.elapsed().as_secs_f64());
-    let spreads: Vec<Spread> = settings
-        .spreads
-        .iter()
-        .map(|setting| setting.spread)
-        .collect();
-    println!(
-        "{}",
-        ratios::summary(&RatioInput {
-            rows: &rows,
-            threads: &settings.threads,
-            spreads: &spreads,
-            collectives: &settings.modes,
-            metric: settings.metric,
-        })
-    );
+    let ratios = RatioInput {
+        rows: &rows,
+        settings: &settings,
+    };
+    println!("{}", ratios::summary(&ratios));
     let failures = failures(&rows);
     let report = ReduceReport {
         provenance,
@@ -225,15 +215,7 @@ mod tests {
     #[test]
     fn failures_name_the_point() {
         assert_eq!(failures(&[]), Ok(()));
-        let mut bad = row(
-            "auto",
-            Kind::Ours,
-            4,
-            1000,
-            Collective::Reduce,
-            Some("low"),
-            (1.0, 1.0),
-        );
+        let mut bad = row("auto", 4, 1000, Collective::Reduce, Some("low"), (1.0, 1.0));
         bad.error = Some("boom".into());
         let error = failures(&[bad]).unwrap_err();
         let expected = "1 row(s) failed: auto with N = 4, 1000 floats, reduce, spread low: boom";

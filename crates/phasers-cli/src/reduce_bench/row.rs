@@ -10,10 +10,10 @@ use super::bandwidth_floor;
 use super::config::WARM_UP;
 use super::contender::{Contender, Kind, FLOOR_NAME};
 use super::episodes::{self, RowSetup, StopRule, Timeline};
-use super::metrics::{Completion, Samples};
+use super::metrics::{Completion, Summaries};
 use super::mutex;
 use super::omp_active;
-use super::openmp::{self, OmpRow};
+use super::openmp;
 use super::ours;
 use super::results::{add_note, ReduceRow};
 use super::spread::{Spread, StallPolicy, Stalls};
@@ -62,16 +62,7 @@ pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
         }
         // A child process measures it and computes the whole row.
         Contender::OpenMpActive => return omp_active::measure(point),
-        Contender::OpenMp => openmp::run(&OmpRow {
-            threads,
-            len,
-            collective,
-            stalls: point.stalls,
-            policy,
-            stop: point.stop,
-            expected: point.expected,
-            watch: &watch,
-        }),
+        Contender::OpenMp => openmp::run(point, policy, &watch),
     };
     let mut row = skipped(contender, point, None);
     row.realized_spread = Some(point.stalls.realized());
@@ -173,7 +164,7 @@ fn fill(
     };
     let measured = timeline.iterations.saturating_sub(WARM_UP);
     row.iterations = measured;
-    row.summaries = Samples::of(&timeline, completion, WARM_UP).summarize();
+    row.summaries = Summaries::of_timeline(&timeline, completion, WARM_UP);
     for algorithm in timeline.chose.iter().skip(WARM_UP) {
         *row.chose.entry((*algorithm).to_owned()).or_insert(0) += 1;
     }

@@ -145,15 +145,6 @@ fn measure_point(
 ) {
     let needed = workload::memory_needed(collective, threads, len);
     let too_big = memory::too_big(needed, memory::available());
-    let stop = settings.stop_for(len);
-    let floor = floors.entry((threads, len, collective)).or_insert_with(|| {
-        let row = match &too_big {
-            Some(why) => row::skipped_floor(threads, len, collective, Some(why)),
-            None => row::measure_floor(threads, len, collective, stop, settings.hang_after),
-        };
-        rows.push(row.clone());
-        row
-    });
     let expected: Arc<[f32]> = match too_big {
         Some(_) => Arc::from(Vec::new()),
         None => workload::expected(threads, len).into(),
@@ -165,9 +156,17 @@ fn measure_point(
         spread,
         stalls,
         expected: &expected,
-        stop,
+        stop: settings.stop_for(len),
         hang_after: settings.hang_after,
     };
+    let floor = floors.entry((threads, len, collective)).or_insert_with(|| {
+        let row = match &too_big {
+            Some(why) => row::skipped_floor(&point, Some(why)),
+            None => row::measure_floor(&point),
+        };
+        rows.push(row.clone());
+        row
+    });
     for &contender in &settings.contenders {
         let mut row = match &too_big {
             Some(why) => row::skipped(contender, &point, Some(why)),

@@ -72,30 +72,21 @@ pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
     row
 }
 
-/// Measures the bandwidth floor of `threads` participants reducing `len` floats.
-pub fn measure_floor(
-    threads: usize,
-    len: usize,
-    collective: Collective,
-    stop: StopRule,
-    hang_after: Duration,
-) -> ReduceRow {
-    let participants = bandwidth_floor::participants(threads, len, collective);
-    let watch = Watch::new(FLOOR_NAME, participants.len(), hang_after);
+/// Measures the bandwidth floor of `point`'s participants, length and collective (it does not
+/// stall, so the spread plays no part).
+pub fn measure_floor(point: &Point<'_>) -> ReduceRow {
+    let participants = bandwidth_floor::participants(point.threads, point.len, point.collective);
+    let watch = Watch::new(FLOOR_NAME, participants.len(), point.hang_after);
     let setup = RowSetup {
         stalls: None,
         policy: StallPolicy::for_threads(participants.len()),
-        stop,
+        stop: point.stop,
         watch: &watch,
     };
     let start = Instant::now();
-    let mut row = skipped_floor(threads, len, collective, None);
-    fill(
-        &mut row,
-        episodes::run(participants, setup),
-        Completion::Last,
-        stop,
-    );
+    let mut row = skipped_floor(point, None);
+    let timeline = episodes::run(participants, setup);
+    fill(&mut row, timeline, Completion::Last, point.stop);
     row.row_s = start.elapsed().as_secs_f64();
     // The longest worker's own time, not the time from the first start: a worker that leaves
     // the barrier late (woken from a park, or kept off its core) has not slowed the memory
@@ -121,15 +112,12 @@ pub fn skipped(contender: Contender, point: &Point<'_>, why: Option<&str>) -> Re
     row
 }
 
-/// The bandwidth-floor row of a point, not run (yet), saying why when `why` is given.
-pub fn skipped_floor(
-    threads: usize,
-    len: usize,
-    collective: Collective,
-    why: Option<&str>,
-) -> ReduceRow {
+/// The bandwidth-floor row of `point`, not run (yet), saying why when `why` is given.
+pub fn skipped_floor(point: &Point<'_>, why: Option<&str>) -> ReduceRow {
+    let (threads, len) = (point.threads, point.len);
     let workers = bandwidth_floor::workers(threads);
-    let mut row = ReduceRow::new(FLOOR_NAME, Kind::Floor, threads, workers, len, collective);
+    let kind = Kind::Floor;
+    let mut row = ReduceRow::new(FLOOR_NAME, kind, threads, workers, len, point.collective);
     row.note = why.map(|why| format!("not run: {why}"));
     row
 }
@@ -220,7 +208,7 @@ mod tests {
                 stop: stop(),
                 hang_after,
             };
-            let floor = measure_floor(threads, len, collective, stop(), hang_after);
+            let floor = measure_floor(&point);
             assert_eq!(
                 (floor.error.as_deref(), floor.fraction_of_floor),
                 (None, Some(1.0))

@@ -193,35 +193,17 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::reduce_bench::episodes::StopRule;
-    use crate::reduce_bench::spread::{Preset, Stalls};
+    use crate::reduce_bench::row::tests::{stop_rule, Owned};
+    use crate::reduce_bench::spread::Preset;
 
     // Both collectives with stalls run in `row`'s test, with every other contender.
 
     #[test]
     fn a_large_array_fits_on_the_raised_stacks() {
         // 4 M floats: 16 MB of private copy, twice the usual 8 MB thread stack.
-        let (threads, len) = (2, 4_000_000);
-        let watch = Watch::new("omp", threads, Duration::from_secs(60));
-        let spread = Preset::None.spread();
-        let stalls = Stalls::generate(&spread, threads, 3, 1);
-        let expected = workload::expected(threads, len).into();
-        let stop = StopRule {
-            min_iterations: 1,
-            min_time: Duration::from_millis(1),
-            max_iterations: 2,
-            budget: Duration::from_secs(10),
-        };
-        let row = Point {
-            threads,
-            len,
-            collective: Collective::Reduce,
-            spread: &spread,
-            stalls: &stalls,
-            expected: &expected,
-            stop,
-            hang_after: Duration::from_secs(60),
-        };
+        let owned = Owned::new(Preset::None, 2, 4_000_000, 3);
+        let row = owned.point(Collective::Reduce, stop_rule(1, 2, Duration::from_secs(10)));
+        let watch = Watch::new("omp", 2, row.hang_after);
         assert!(run(&row, StallPolicy::Spin, &watch).unwrap().iterations >= 2);
     }
 

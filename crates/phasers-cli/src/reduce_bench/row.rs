@@ -174,40 +174,73 @@ fn fill(
     }
 }
 
+/// Points for the tests of what measures rows.
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
     use crate::reduce_bench::metrics::Metric;
     use crate::reduce_bench::spread::Preset;
     use crate::reduce_bench::workload;
 
-    fn stop() -> StopRule {
-        StopRule {
-            min_iterations: 3,
-            min_time: Duration::from_millis(1),
-            max_iterations: 10,
-            budget: Duration::from_secs(10),
+    /// What a test's [`Point`] borrows: its spread, stalls and sequential sum.
+    pub struct Owned {
+        threads: usize,
+        len: usize,
+        spread: Spread,
+        stalls: Stalls,
+        expected: Arc<[f32]>,
+    }
+
+    impl Owned {
+        /// `threads` participants reducing `len` floats, with `iterations` rows of stalls drawn
+        /// from `preset`.
+        pub fn new(preset: Preset, threads: usize, len: usize, iterations: usize) -> Self {
+            let spread = preset.spread();
+            let stalls = Stalls::generate(&spread, threads, iterations, 1);
+            let expected = workload::expected(threads, len).into();
+            Owned {
+                threads,
+                len,
+                spread,
+                stalls,
+                expected,
+            }
         }
+
+        /// Its point for `collective` and `stop`; hung after a minute.
+        pub fn point(&self, collective: Collective, stop: StopRule) -> Point<'_> {
+            Point {
+                threads: self.threads,
+                len: self.len,
+                collective,
+                spread: &self.spread,
+                stalls: &self.stalls,
+                expected: &self.expected,
+                stop,
+                hang_after: Duration::from_secs(60),
+            }
+        }
+    }
+
+    /// Rows of `min` to `max` measured iterations and at least a millisecond, within `budget`.
+    pub fn stop_rule(min: usize, max: usize, budget: Duration) -> StopRule {
+        StopRule {
+            min_iterations: min,
+            min_time: Duration::from_millis(1),
+            max_iterations: max,
+            budget,
+        }
+    }
+
+    fn stop() -> StopRule {
+        stop_rule(3, 10, Duration::from_secs(10))
     }
 
     #[test]
     fn every_contender_and_the_floor_make_complete_rows() {
-        let spread = Preset::Low.spread();
-        let (threads, len) = (3, 500);
-        let stalls = Stalls::generate(&spread, threads, 11, 1);
-        let expected: Arc<[f32]> = workload::expected(threads, len).into();
-        let hang_after = Duration::from_secs(60);
+        let owned = Owned::new(Preset::Low, 3, 500, 11);
         for collective in Collective::ALL {
-            let point = Point {
-                threads,
-                len,
-                collective,
-                spread: &spread,
-                stalls: &stalls,
-                expected: &expected,
-                stop: stop(),
-                hang_after,
-            };
+            let point = owned.point(collective, stop());
             let floor = measure_floor(&point);
             assert_eq!(
                 (floor.error.as_deref(), floor.fraction_of_floor),

@@ -13,8 +13,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use phasers::{Algorithm, Barrier};
-
+use phasers_cli::harness::threaded_row::control_participants;
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
 use super::spread::{StallPolicy, Stalls};
@@ -119,8 +118,7 @@ pub fn run<P: Participant>(participants: Vec<P>, setup: RowSetup<'_>) -> Result<
     if threads == 0 {
         return Err("a row needs at least one participant".to_owned());
     }
-    let barrier = Barrier::with_algorithm(threads, Algorithm::SenseReversing)
-        .map_err(|error| format!("cannot build the barrier between iterations: {error}"))?;
+    let meetings = control_participants(threads)?;
     let control = Control {
         stop_at: AtomicU64::new(u64::MAX),
         progress: AtomicU64::new(0),
@@ -130,7 +128,7 @@ pub fn run<P: Participant>(participants: Vec<P>, setup: RowSetup<'_>) -> Result<
     let outcomes = std::thread::scope(|scope| {
         let handles: Vec<_> = participants
             .into_iter()
-            .zip(barrier.participants())
+            .zip(meetings)
             .enumerate()
             .map(|(rank, (participant, meeting))| {
                 let (control, watcher) = (&control, watcher.clone());

@@ -58,22 +58,7 @@ impl Metric {
     }
 }
 
-/// Each metric over the measured iterations, in nanoseconds.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Samples {
-    /// Last arrival to completion, per iteration.
-    pub last_arrival_to_completion: Vec<f64>,
-    /// Return minus arrival summed over participants, per iteration.
-    pub total_in_reduction: Vec<f64>,
-    /// Last arrival minus first arrival, per iteration.
-    pub arrival_window: Vec<f64>,
-    /// First arrival to completion, per iteration.
-    pub first_arrival_to_completion: Vec<f64>,
-    /// The longest of the participants' own times (return minus arrival), per iteration.
-    pub longest_call: Vec<f64>,
-}
-
-/// Summaries of [`Samples`], as reported.
+/// Each metric summarized over the measured iterations, in nanoseconds, as reported.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summaries {
     /// Last arrival to completion.
@@ -98,10 +83,11 @@ impl Summaries {
     }
 }
 
-impl Samples {
+impl Summaries {
     /// The metrics of every iteration of `timeline` after the first `skip` (the warm-up).
-    pub fn of(timeline: &Timeline, completion: Completion, skip: usize) -> Self {
-        let mut samples = Samples::default();
+    pub fn of_timeline(timeline: &Timeline, completion: Completion, skip: usize) -> Self {
+        // Per iteration, in the order of the fields.
+        let mut samples: [Vec<f64>; 5] = Default::default();
         let threads = timeline.threads.max(1);
         let stamps = timeline
             .arrive_ns
@@ -120,27 +106,24 @@ impl Samples {
                 .zip(arrive)
                 .map(|(&ret, &arrive)| ret as f64 - arrive as f64);
             // Signed: a negative time would be a bug worth seeing, not one to clamp away.
-            samples
-                .last_arrival_to_completion
-                .push(done as f64 - last as f64);
-            samples.total_in_reduction.push(calls.clone().sum());
-            samples.arrival_window.push(last as f64 - first as f64);
-            samples
-                .first_arrival_to_completion
-                .push(done as f64 - first as f64);
-            samples.longest_call.push(calls.fold(0.0, f64::max));
+            let iteration = [
+                done as f64 - last as f64,
+                calls.clone().sum(),
+                last as f64 - first as f64,
+                done as f64 - first as f64,
+                calls.fold(0.0, f64::max),
+            ];
+            for (samples, value) in samples.iter_mut().zip(iteration) {
+                samples.push(value);
+            }
         }
-        samples
-    }
-
-    /// The summaries.
-    pub fn summarize(&self) -> Summaries {
+        let [last, total, window, first, longest] = samples.map(|s| stats::summarize(&s));
         Summaries {
-            last_arrival_to_completion_ns: stats::summarize(&self.last_arrival_to_completion),
-            total_in_reduction_ns: stats::summarize(&self.total_in_reduction),
-            arrival_window_ns: stats::summarize(&self.arrival_window),
-            first_arrival_to_completion_ns: stats::summarize(&self.first_arrival_to_completion),
-            longest_call_ns: stats::summarize(&self.longest_call),
+            last_arrival_to_completion_ns: last,
+            total_in_reduction_ns: total,
+            arrival_window_ns: window,
+            first_arrival_to_completion_ns: first,
+            longest_call_ns: longest,
         }
     }
 }
@@ -162,30 +145,36 @@ mod tests {
         }
     }
 
+    /// The one value of a summary (`min`, `median` and `max` alike with one iteration).
+    fn only(summary: Option<Summary>) -> f64 {
+        let summary = summary.unwrap();
+        assert_eq!(summary.count, 1);
+        summary.min
+    }
+
     #[test]
     fn reduce_completes_when_the_root_returns() {
-        let samples = Samples::of(&timeline(), Completion::Root(0), 1);
-        assert_eq!(samples.last_arrival_to_completion, vec![40.0]);
+        let summaries = Summaries::of_timeline(&timeline(), Completion::Root(0), 1);
+        assert_eq!(only(summaries.last_arrival_to_completion_ns), 40.0);
         // (170 - 100) + (150 - 130) + (125 - 120)
-        assert_eq!(samples.total_in_reduction, vec![95.0]);
-        assert_eq!(samples.arrival_window, vec![30.0]);
-        assert_eq!(samples.first_arrival_to_completion, vec![70.0]);
-        assert_eq!(samples.longest_call, vec![70.0]);
+        assert_eq!(only(summaries.total_in_reduction_ns), 95.0);
+        assert_eq!(only(summaries.arrival_window_ns), 30.0);
+        assert_eq!(only(summaries.first_arrival_to_completion_ns), 70.0);
+        assert_eq!(only(summaries.longest_call_ns), 70.0);
         // Another root: rank 2 returned before the last arrival, and the sign shows it.
-        let early = Samples::of(&timeline(), Completion::Root(2), 1);
-        assert_eq!(early.last_arrival_to_completion, vec![-5.0]);
+        let early = Summaries::of_timeline(&timeline(), Completion::Root(2), 1);
+        assert_eq!(only(early.last_arrival_to_completion_ns), -5.0);
     }
 
     #[test]
     fn allreduce_completes_when_the_last_returns() {
-        let samples = Samples::of(&timeline(), Completion::Last, 0);
+        let summaries = Summaries::of_timeline(&timeline(), Completion::Last, 0);
         // Iteration 0: last arrival 10, last return 50; iteration 1: 130 and 170.
-        assert_eq!(samples.last_arrival_to_completion, vec![40.0, 40.0]);
-        // Iteration 0: (50 - 0) + (20 - 5) + (30 - 10).
-        assert_eq!(samples.total_in_reduction, vec![85.0, 95.0]);
-        let summaries = samples.summarize();
-        assert_eq!(summaries.of(Metric::LastArrival).unwrap().median, 40.0);
-        assert_eq!(summaries.of(Metric::Total).unwrap().min, 85.0);
+        let last = summaries.of(Metric::LastArrival).unwrap();
+        assert_eq!((last.count, last.min, last.median), (2, 40.0, 40.0));
+        // Iteration 0: (50 - 0) + (20 - 5) + (30 - 10); iteration 1: 95.
+        let total = summaries.of(Metric::Total).unwrap();
+        assert_eq!((total.min, total.median), (85.0, 90.0));
         assert_eq!(summaries.arrival_window_ns.unwrap().min, 10.0);
     }
 }

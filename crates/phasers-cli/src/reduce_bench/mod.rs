@@ -114,21 +114,11 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
     }
     bar.finish_and_clear();
     eprintln!("measured in {:.0} s", started.elapsed().as_secs_f64());
-    let spreads: Vec<Spread> = settings
-        .spreads
-        .iter()
-        .map(|setting| setting.spread)
-        .collect();
-    println!(
-        "{}",
-        ratios::summary(&RatioInput {
-            rows: &rows,
-            threads: &settings.threads,
-            spreads: &spreads,
-            collectives: &settings.modes,
-            metric: settings.metric,
-        })
-    );
+    let ratios = RatioInput {
+        rows: &rows,
+        settings: &settings,
+    };
+    println!("{}", ratios::summary(&ratios));
     let failures = failures(&rows);
     let report = ReduceReport {
         provenance,
@@ -151,15 +141,6 @@ fn measure_point(
 ) {
     let needed = workload::memory_needed(collective, threads, len);
     let too_big = memory::too_big(needed, memory::available());
-    let stop = settings.stop_for(len);
-    let floor = floors.entry((threads, len, collective)).or_insert_with(|| {
-        let row = match &too_big {
-            Some(why) => row::skipped_floor(threads, len, collective, Some(why)),
-            None => row::measure_floor(threads, len, collective, stop, settings.hang_after),
-        };
-        rows.push(row.clone());
-        row
-    });
     let expected: Arc<[f32]> = match too_big {
         Some(_) => Arc::from(Vec::new()),
         None => workload::expected(threads, len).into(),
@@ -171,9 +152,17 @@ fn measure_point(
         spread,
         stalls,
         expected: &expected,
-        stop,
+        stop: settings.stop_for(len),
         hang_after: settings.hang_after,
     };
+    let floor = floors.entry((threads, len, collective)).or_insert_with(|| {
+        let row = match &too_big {
+            Some(why) => row::skipped_floor(&point, Some(why)),
+            None => row::measure_floor(&point),
+        };
+        rows.push(row.clone());
+        row
+    });
     for &contender in &settings.contenders {
         let mut row = match &too_big {
             Some(why) => row::skipped(contender, &point, Some(why)),
@@ -221,15 +210,7 @@ mod tests {
     #[test]
     fn failures_name_the_point() {
         assert_eq!(failures(&[]), Ok(()));
-        let mut bad = row(
-            "auto",
-            Kind::Ours,
-            4,
-            1000,
-            Collective::Reduce,
-            Some("low"),
-            (1.0, 1.0),
-        );
+        let mut bad = row("auto", 4, 1000, Collective::Reduce, Some("low"), (1.0, 1.0));
         bad.error = Some("boom".into());
         let error = failures(&[bad]).unwrap_err();
         let expected = "1 row(s) failed: auto with N = 4, 1000 floats, reduce, spread low: boom";

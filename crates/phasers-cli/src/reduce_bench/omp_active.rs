@@ -99,33 +99,21 @@ pub fn child() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reduce_bench::row::tests::{stop_rule, Owned};
     use crate::reduce_bench::spread::Preset;
 
     #[test]
     fn a_job_keeps_the_stalls_and_a_failed_child_gives_a_failed_row() {
-        let spread = Preset::Low.spread();
-        let stalls = Stalls::generate(&spread, 3, 7, 42);
-        let expected: Arc<[f32]> = workload::expected(3, 10).into();
-        let stop = StopRule {
-            min_iterations: 1,
-            min_time: Duration::from_millis(1),
-            max_iterations: 2,
-            budget: Duration::from_millis(1),
-        };
+        let owned = Owned::new(Preset::Low, 3, 10, 7);
+        let stop = stop_rule(1, 2, Duration::from_millis(1));
         let point = Point {
-            threads: 3,
-            len: 10,
-            collective: Collective::Allreduce,
-            spread: &spread,
-            stalls: &stalls,
-            expected: &expected,
-            stop,
             hang_after: Duration::from_millis(1),
+            ..owned.point(Collective::Allreduce, stop)
         };
         let job = Job::of(&point);
         let back: Job = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
         assert_eq!(back, job);
-        assert_eq!(Stalls::from_table(3, back.stalls).unwrap(), stalls);
+        assert_eq!(&Stalls::from_table(3, back.stalls).unwrap(), point.stalls);
         // The unit-test binary has no such subcommand, so whatever it does gives no row.
         let row = measure(&point);
         assert_eq!(row.name, "omp reduction(+:arr[:n]) (active)");

@@ -19,8 +19,9 @@ use std::sync::{Mutex, PoisonError};
 
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
-use super::episodes::{StopRule, Timeline};
-use super::spread::{StallPolicy, Stalls};
+use super::episodes::Timeline;
+use super::row::Point;
+use super::spread::StallPolicy;
 use super::workload::{self, Collective};
 
 /// Mirrors `phasers_omp_array_reduce_args` in `baselines.h`.
@@ -62,28 +63,9 @@ static ONE_ROW_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// Stack the Rust side of the master thread needs besides what the C side asks for.
 const RUST_FRAMES: usize = 1 << 20;
 
-/// What a row needs besides its point.
-pub struct OmpRow<'a> {
-    /// Participants: OpenMP threads.
-    pub threads: usize,
-    /// Floats per array.
-    pub len: usize,
-    /// `reduce` or `allreduce`.
-    pub collective: Collective,
-    /// The stalls, the same table the Rust rows read; its length bounds the iterations.
-    pub stalls: &'a Stalls,
-    /// How a stall waits.
-    pub policy: StallPolicy,
-    /// When thread 0 ends the row.
-    pub stop: StopRule,
-    /// The sequential sum, to check the warm-up's result against.
-    pub expected: &'a [f32],
-    /// Stops the process if the row hangs.
-    pub watch: &'a Watch,
-}
-
-/// Runs the row and returns its stamps, or why it could not run.
-pub fn run(row: &OmpRow<'_>) -> Result<Timeline, String> {
+/// Runs the row of `point`, its stalls waiting as `policy` says and `watch` stopping the process
+/// if it hangs, and returns its stamps, or why it could not run.
+pub fn run(row: &Point<'_>, policy: StallPolicy, watch: &Watch) -> Result<Timeline, String> {
     let threads = u32::try_from(row.threads)
         .ok()
         .filter(|&threads| threads >= 1 && threads <= i32::MAX as u32)
@@ -131,7 +113,7 @@ pub fn run(row: &OmpRow<'_>) -> Result<Timeline, String> {
                 let args = RawArgs {
                     threads,
                     allreduce: row.collective == Collective::Allreduce,
-                    yield_in_stall: row.policy == StallPolicy::Yield,
+                    yield_in_stall: policy == StallPolicy::Yield,
                     len,
                     max_iterations: rows as u64,
                     min_iterations: row.stop.min_iterations as u64,
@@ -151,7 +133,7 @@ pub fn run(row: &OmpRow<'_>) -> Result<Timeline, String> {
                 watcher.unpark();
             })
             .map_err(|error| format!("cannot start the OpenMP master thread: {error}"))?;
-        watch_until(|| master.is_finished(), progress, row.watch);
+        watch_until(|| master.is_finished(), progress, watch);
         master
             .join()
             .map_err(|panic| format!("the OpenMP master panicked: {}", panic_message(&*panic)))
@@ -211,6 +193,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::reduce_bench::row::tests::{stop_rule, Owned};
     use crate::reduce_bench::spread::Preset;
 
     // Both collectives with stalls run in `row`'s test, with every other contender.
@@ -218,29 +201,10 @@ mod tests {
     #[test]
     fn a_large_array_fits_on_the_raised_stacks() {
         // 4 M floats: 16 MB of private copy, twice the usual 8 MB thread stack.
-        let (threads, len) = (2, 4_000_000);
-        let watch = Watch::new("omp", threads, Duration::from_secs(60));
-        let stalls = Stalls::generate(&Preset::None.spread(), threads, 3, 1);
-        let expected = workload::expected(threads, len);
-        let stop = StopRule {
-            min_iterations: 1,
-            min_time: Duration::from_millis(1),
-            max_iterations: 2,
-            budget: Duration::from_secs(10),
-        };
-        let (collective, policy) = (Collective::Reduce, StallPolicy::Spin);
-        let (stalls, expected, watch) = (&stalls, &expected, &watch);
-        let row = OmpRow {
-            threads,
-            len,
-            collective,
-            stalls,
-            policy,
-            stop,
-            expected,
-            watch,
-        };
-        assert!(run(&row).unwrap().iterations >= 2);
+        let owned = Owned::new(Preset::None, 2, 4_000_000, 3);
+        let row = owned.point(Collective::Reduce, stop_rule(1, 2, Duration::from_secs(10)));
+        let watch = Watch::new("omp", 2, row.hang_after);
+        assert!(run(&row, StallPolicy::Spin, &watch).unwrap().iterations >= 2);
     }
 
     #[test]

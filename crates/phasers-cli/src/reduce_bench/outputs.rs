@@ -233,7 +233,6 @@ mod tests {
     fn a_row_becomes_a_line_under_a_header() {
         let mut auto = row(
             "auto",
-            Kind::Ours,
             4,
             1000,
             Collective::Allreduce,

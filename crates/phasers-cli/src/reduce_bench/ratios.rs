@@ -11,10 +11,10 @@ use phasers::ReduceAlgorithm;
 
 use phasers_cli::harness::table::{aligned, ratio, Last};
 
+use super::config::ReduceSettings;
 use super::contender::{Contender, Kind, OPENMP_ACTIVE_NAME, OPENMP_NAME};
 use super::metrics::Metric;
 use super::results::ReduceRow;
-use super::spread::Spread;
 use super::workload::Collective;
 
 /// The largest array of the seed's headline claim.
@@ -31,14 +31,8 @@ pub const OPENMP_SIZES: [usize; 3] = [1_000, 64_000, 16_000_000];
 pub struct RatioInput<'a> {
     /// Every row of the run.
     pub rows: &'a [ReduceRow],
-    /// The participant counts.
-    pub threads: &'a [usize],
-    /// The spreads, as given.
-    pub spreads: &'a [Spread],
-    /// The collectives.
-    pub collectives: &'a [Collective],
-    /// The metric of the OpenMP comparison.
-    pub metric: Metric,
+    /// The run's participant counts, spreads, collectives and metric.
+    pub settings: &'a ReduceSettings,
 }
 
 impl RatioInput<'_> {
@@ -69,7 +63,12 @@ impl RatioInput<'_> {
 
     fn header(&self, first: &str) -> Vec<String> {
         std::iter::once(first.to_owned())
-            .chain(self.threads.iter().map(|threads| format!("N={threads}")))
+            .chain(
+                self.settings
+                    .threads
+                    .iter()
+                    .map(|threads| format!("N={threads}")),
+            )
             .collect()
     }
 }
@@ -84,15 +83,16 @@ pub fn headline(input: &RatioInput<'_>) -> String {
     let title = "(1) the seed's headline: at the largest spread, dynamic pairs against the static \
                  tree and linear, time from the last arrival to completion, arrays up to 10,000 \
                  floats";
-    let Some(spread) = input
+    let settings = input.settings;
+    let Some(spread) = settings
         .spreads
         .iter()
-        .filter(|spread| !spread.is_none())
-        .max_by(|a, b| a.max_ns.total_cmp(&b.max_ns))
+        .filter(|setting| !setting.spread.is_none())
+        .max_by(|a, b| a.spread.max_ns.total_cmp(&b.spread.max_ns))
     else {
         return format!("{title}: not measured (no spread other than none)\n");
     };
-    let spread = spread.name();
+    let spread = &spread.name;
     let [pairs, tree, linear] = [
         ReduceAlgorithm::DynamicPairs,
         ReduceAlgorithm::StaticTree,
@@ -105,14 +105,14 @@ pub fn headline(input: &RatioInput<'_>) -> String {
          dynamic-pairs of the medians (above 1: dynamic pairs is faster)\n"
     );
     let (mut wins, mut cells_measured) = (0, 0);
-    for &mode in input.collectives {
+    for &mode in &settings.modes {
         let mut cells = vec![input.header(&format!("{} floats", mode.name()))];
         for &len in &sizes {
             let mut line = vec![len.to_string()];
-            for &threads in input.threads {
+            for &threads in &settings.threads {
                 let median = |name: &str| {
                     input
-                        .find(name, threads, len, mode, &spread)
+                        .find(name, threads, len, mode, spread)
                         .and_then(|row| row.median(Metric::LastArrival))
                 };
                 let (p, t, l) = (median(pairs), median(tree), median(linear));
@@ -148,15 +148,15 @@ pub fn bandwidth(input: &RatioInput<'_>) -> String {
     let sizes = input.sizes(|len| len >= LARGE_FROM);
     // The smallest spread run: with none, every participant arrives at once and the time is the
     // reduction's own.
-    let spread = input
+    let settings = input.settings;
+    let spread = settings
         .spreads
         .iter()
-        .min_by(|a, b| a.max_ns.total_cmp(&b.max_ns))
-        .map(Spread::name);
+        .min_by(|a, b| a.spread.max_ns.total_cmp(&b.spread.max_ns));
     let (Some(spread), false, true) = (
         spread,
         sizes.is_empty(),
-        input.collectives.contains(&Collective::Allreduce),
+        settings.modes.contains(&Collective::Allreduce),
     ) else {
         return format!(
             "{title}: not measured (needs allreduce and a size of {LARGE_FROM} or more)\n"
@@ -168,9 +168,10 @@ pub fn bandwidth(input: &RatioInput<'_>) -> String {
             names.push(&row.name);
         }
     }
-    let mut header = vec!["spread ".to_owned() + &spread];
+    let spread = &spread.name;
+    let mut header = vec!["spread ".to_owned() + spread];
     for &len in &sizes {
-        for &threads in input.threads {
+        for &threads in &settings.threads {
             header.push(format!("{len} N={threads}"));
         }
     }
@@ -181,9 +182,9 @@ pub fn bandwidth(input: &RatioInput<'_>) -> String {
         let mut all_meet = true;
         let mut any = false;
         for &len in &sizes {
-            for &threads in input.threads {
+            for &threads in &settings.threads {
                 let fraction = input
-                    .find(name, threads, len, Collective::Allreduce, &spread)
+                    .find(name, threads, len, Collective::Allreduce, spread)
                     .and_then(|row| row.fraction_of_floor);
                 if let Some(fraction) = fraction {
                     any = true;
@@ -217,37 +218,38 @@ pub fn openmp(input: &RatioInput<'_>) -> String {
         "(3) against OpenMP's array reduction: omp ÷ auto / omp ÷ our best (which), medians of \
          the {}, omp the faster of its default and OMP_WAIT_POLICY=active rows (above 1: ours \
          is faster)",
-        input.metric.describe()
+        input.settings.metric.describe()
     );
     let sizes = input.sizes(|len| OPENMP_SIZES.contains(&len));
     if sizes.is_empty() {
         return format!("{title}: not measured (none of 1000, 64000, 16M floats ran)\n");
     }
     let auto = Contender::Ours(ReduceAlgorithm::Auto).name();
+    let (settings, metric) = (input.settings, input.settings.metric);
     let mut out = format!("{title}\n");
     for len in sizes {
         let mut cells = vec![input.header(&format!("{len} floats"))];
-        for &mode in input.collectives {
-            for spread in input.spreads.iter().map(Spread::name) {
+        for &mode in &settings.modes {
+            for spread in settings.spreads.iter().map(|setting| &setting.name) {
                 let mut line = vec![format!("{} {spread}", mode.name())];
-                for &threads in input.threads {
+                for &threads in &settings.threads {
                     let omp = [OPENMP_NAME, OPENMP_ACTIVE_NAME]
                         .into_iter()
-                        .filter_map(|name| input.find(name, threads, len, mode, &spread))
-                        .filter_map(|row| row.median(input.metric))
+                        .filter_map(|name| input.find(name, threads, len, mode, spread))
+                        .filter_map(|row| row.median(metric))
                         .min_by(f64::total_cmp);
                     let auto = input
-                        .find(auto, threads, len, mode, &spread)
-                        .and_then(|row| row.median(input.metric));
+                        .find(auto, threads, len, mode, spread)
+                        .and_then(|row| row.median(metric));
                     let best = input
                         .rows
                         .iter()
                         .filter(|row| {
                             row.kind == Kind::Ours
                                 && row.error.is_none()
-                                && row.is_at(&row.name, threads, len, mode, Some(&spread))
+                                && row.is_at(&row.name, threads, len, mode, Some(spread))
                         })
-                        .filter_map(|row| Some((row, row.median(input.metric)?)))
+                        .filter_map(|row| Some((row, row.median(metric)?)))
                         .min_by(|a, b| a.1.total_cmp(&b.1));
                     line.push(match best {
                         Some((row, median)) => format!(
@@ -270,16 +272,13 @@ pub fn openmp(input: &RatioInput<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reduce_bench::config::ReduceArgs;
     use crate::reduce_bench::results::tests::row;
-    use crate::reduce_bench::spread::Preset;
+    use clap::Parser;
 
     /// A row at N = 2 with median `last` from the last arrival (and twice that in total).
     fn at(name: &str, len: usize, mode: Collective, spread: &str, last: f64) -> ReduceRow {
-        let kind = match name.starts_with("omp") {
-            true => Kind::Baseline,
-            false => Kind::Ours,
-        };
-        row(name, kind, 2, len, mode, Some(spread), (last, 2.0 * last))
+        row(name, 2, len, mode, Some(spread), (last, 2.0 * last))
     }
 
     fn rows() -> Vec<ReduceRow> {
@@ -298,33 +297,32 @@ mod tests {
         rows
     }
 
-    fn input<'a>(rows: &'a [ReduceRow], spreads: &'a [Spread]) -> RatioInput<'a> {
-        RatioInput {
-            rows,
-            threads: &[2],
-            spreads,
-            collectives: &[Collective::Reduce, Collective::Allreduce],
-            metric: Metric::LastArrival,
-        }
+    /// The settings of a run at N = 2 over both collectives and `spreads`.
+    fn settings(spreads: &str) -> ReduceSettings {
+        let spread = format!("--spread={spreads}");
+        let args = ReduceArgs::try_parse_from(["reduce", "--threads=2", &spread]).unwrap();
+        ReduceSettings::from_args(&args).unwrap()
+    }
+
+    fn input<'a>(rows: &'a [ReduceRow], settings: &'a ReduceSettings) -> RatioInput<'a> {
+        RatioInput { rows, settings }
     }
 
     #[test]
     fn the_headline_compares_dynamic_pairs_at_the_largest_spread() {
-        let spreads = [Preset::None.spread(), Preset::High.spread()];
-        let text = headline(&input(&rows(), &spreads));
+        let text = headline(&input(&rows(), &settings("none,high")));
         assert!(
             text.contains("spread high") && text.contains("2.00x / 4.00x"),
             "{text}"
         );
         assert!(text.contains("faster than both in 1 of 1 cells"), "{text}");
-        let only_none = [Preset::None.spread()];
+        let only_none = settings("none");
         assert!(headline(&input(&rows(), &only_none)).contains("not measured"));
     }
 
     #[test]
     fn large_allreduce_bandwidth_against_the_goal() {
-        let spreads = [Preset::None.spread(), Preset::High.spread()];
-        let text = bandwidth(&input(&rows(), &spreads));
+        let text = bandwidth(&input(&rows(), &settings("none,high")));
         assert!(text.contains("200000 N=2") && text.contains("75%") && text.contains("50%"));
         assert!(
             text.contains("meeting the goal everywhere measured: auto\n"),
@@ -334,7 +332,7 @@ mod tests {
 
     #[test]
     fn openmp_is_the_faster_of_its_two_wait_policies_against_auto_and_our_best() {
-        let spreads = [Preset::High.spread()];
+        let spreads = settings("high");
         let mut rows = rows();
         // omp 300 over auto 150 and over dynamic-pairs' 100.
         let text = openmp(&input(&rows, &spreads));

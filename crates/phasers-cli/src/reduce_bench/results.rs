@@ -175,18 +175,24 @@ pub fn add_note(existing: &mut Option<String>, note: String) {
 #[cfg(test)]
 pub mod tests {
     use super::*;
+    use crate::reduce_bench::contender::{Contender, FLOOR_NAME};
     use phasers_cli::harness::stats::summarize;
 
-    /// A row with the given medians (last arrival, total), for tests of what is drawn from rows.
+    /// A row with the given medians (last arrival, total), for tests of what is drawn from rows;
+    /// its kind is the contender's of that name, or the floor's, or ours for any other name.
     pub fn row(
         name: &str,
-        kind: Kind,
         threads: usize,
         len: usize,
         mode: Collective,
         spread: Option<&str>,
         medians: (f64, f64),
     ) -> ReduceRow {
+        let contender = Contender::all().into_iter().find(|c| c.name() == name);
+        let kind = match name {
+            FLOOR_NAME => Kind::Floor,
+            _ => contender.map_or(Kind::Ours, Contender::kind),
+        };
         let mut row = ReduceRow::new(name, kind, threads, threads, len, mode);
         row.oversubscribed = false;
         row.spread = spread.map(str::to_owned);
@@ -203,15 +209,7 @@ pub mod tests {
 
     #[test]
     fn labels_say_what_auto_chose() {
-        let mut auto = row(
-            "auto",
-            Kind::Ours,
-            2,
-            10,
-            Collective::Reduce,
-            None,
-            (1.0, 2.0),
-        );
+        let mut auto = row("auto", 2, 10, Collective::Reduce, None, (1.0, 2.0));
         assert_eq!(auto.label(), "auto");
         auto.chose.insert("static-tree".into(), 20);
         assert_eq!(auto.label(), "auto → static-tree");
@@ -219,15 +217,7 @@ pub mod tests {
         assert_eq!(auto.label(), "auto → static-tree 80%, linear 20%");
         auto.chose.insert("dynamic-pairs".into(), 10_000);
         assert!(auto.label().ends_with("linear <1%"), "{}", auto.label());
-        let mut linear = row(
-            "linear",
-            Kind::Ours,
-            2,
-            10,
-            Collective::Reduce,
-            None,
-            (1.0, 2.0),
-        );
+        let mut linear = row("linear", 2, 10, Collective::Reduce, None, (1.0, 2.0));
         linear.chose.insert("linear".into(), 3);
         assert_eq!(linear.label(), "linear");
     }
@@ -235,15 +225,7 @@ pub mod tests {
     #[test]
     fn rows_survive_json_and_find_their_point() {
         let high = Some("high");
-        let mut auto = row(
-            "auto",
-            Kind::Ours,
-            4,
-            1000,
-            Collective::Allreduce,
-            high,
-            (5.0, 9.0),
-        );
+        let mut auto = row("auto", 4, 1000, Collective::Allreduce, high, (5.0, 9.0));
         auto.chose.insert("dynamic-pairs".into(), 7);
         let text = serde_json::to_string(&auto).unwrap();
         assert!(text.contains("\"last_arrival_to_completion_ns\""), "{text}");
@@ -253,7 +235,6 @@ pub mod tests {
         // The floor is at every spread of its point.
         let floor = row(
             "bandwidth floor",
-            Kind::Floor,
             4,
             1000,
             Collective::Allreduce,

@@ -10,10 +10,10 @@ use super::bandwidth_floor;
 use super::config::WARM_UP;
 use super::contender::{Contender, Kind, FLOOR_NAME};
 use super::episodes::{self, RowSetup, StopRule, Timeline};
-use super::metrics::{Completion, Samples};
+use super::metrics::{Completion, Summaries};
 use super::mutex;
 use super::omp_active;
-use super::openmp::{self, OmpRow};
+use super::openmp;
 use super::ours;
 use super::results::{add_note, ReduceRow};
 use super::spread::{Spread, StallPolicy, Stalls};
@@ -62,16 +62,7 @@ pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
         }
         // A child process measures it and computes the whole row.
         Contender::OpenMpActive => return omp_active::measure(point),
-        Contender::OpenMp => openmp::run(&OmpRow {
-            threads,
-            len,
-            collective,
-            stalls: point.stalls,
-            policy,
-            stop: point.stop,
-            expected: point.expected,
-            watch: &watch,
-        }),
+        Contender::OpenMp => openmp::run(point, policy, &watch),
     };
     let mut row = skipped(contender, point, None);
     row.realized_spread = Some(point.stalls.realized());
@@ -81,30 +72,21 @@ pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
     row
 }
 
-/// Measures the bandwidth floor of `threads` participants reducing `len` floats.
-pub fn measure_floor(
-    threads: usize,
-    len: usize,
-    collective: Collective,
-    stop: StopRule,
-    hang_after: Duration,
-) -> ReduceRow {
-    let participants = bandwidth_floor::participants(threads, len, collective);
-    let watch = Watch::new(FLOOR_NAME, participants.len(), hang_after);
+/// Measures the bandwidth floor of `point`'s participants, length and collective (it does not
+/// stall, so the spread plays no part).
+pub fn measure_floor(point: &Point<'_>) -> ReduceRow {
+    let participants = bandwidth_floor::participants(point.threads, point.len, point.collective);
+    let watch = Watch::new(FLOOR_NAME, participants.len(), point.hang_after);
     let setup = RowSetup {
         stalls: None,
         policy: StallPolicy::for_threads(participants.len()),
-        stop,
+        stop: point.stop,
         watch: &watch,
     };
     let start = Instant::now();
-    let mut row = skipped_floor(threads, len, collective, None);
-    fill(
-        &mut row,
-        episodes::run(participants, setup),
-        Completion::Last,
-        stop,
-    );
+    let mut row = skipped_floor(point, None);
+    let timeline = episodes::run(participants, setup);
+    fill(&mut row, timeline, Completion::Last, point.stop);
     row.row_s = start.elapsed().as_secs_f64();
     // The longest worker's own time, not the time from the first start: a worker that leaves
     // the barrier late (woken from a park, or kept off its core) has not slowed the memory
@@ -130,15 +112,12 @@ pub fn skipped(contender: Contender, point: &Point<'_>, why: Option<&str>) -> Re
     row
 }
 
-/// The bandwidth-floor row of a point, not run (yet), saying why when `why` is given.
-pub fn skipped_floor(
-    threads: usize,
-    len: usize,
-    collective: Collective,
-    why: Option<&str>,
-) -> ReduceRow {
+/// The bandwidth-floor row of `point`, not run (yet), saying why when `why` is given.
+pub fn skipped_floor(point: &Point<'_>, why: Option<&str>) -> ReduceRow {
+    let (threads, len) = (point.threads, point.len);
     let workers = bandwidth_floor::workers(threads);
-    let mut row = ReduceRow::new(FLOOR_NAME, Kind::Floor, threads, workers, len, collective);
+    let kind = Kind::Floor;
+    let mut row = ReduceRow::new(FLOOR_NAME, kind, threads, workers, len, point.collective);
     row.note = why.map(|why| format!("not run: {why}"));
     row
 }
@@ -173,7 +152,7 @@ fn fill(
     };
     let measured = timeline.iterations.saturating_sub(WARM_UP);
     row.iterations = measured;
-    row.summaries = Samples::of(&timeline, completion, WARM_UP).summarize();
+    row.summaries = Summaries::of_timeline(&timeline, completion, WARM_UP);
     for algorithm in timeline.chose.iter().skip(WARM_UP) {
         *row.chose.entry((*algorithm).to_owned()).or_insert(0) += 1;
     }
@@ -195,41 +174,74 @@ fn fill(
     }
 }
 
+/// Points for the tests of what measures rows.
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
     use crate::reduce_bench::metrics::Metric;
     use crate::reduce_bench::spread::Preset;
     use crate::reduce_bench::workload;
 
-    fn stop() -> StopRule {
-        StopRule {
-            min_iterations: 3,
-            min_time: Duration::from_millis(1),
-            max_iterations: 10,
-            budget: Duration::from_secs(10),
+    /// What a test's [`Point`] borrows: its spread, stalls and sequential sum.
+    pub struct Owned {
+        threads: usize,
+        len: usize,
+        spread: Spread,
+        stalls: Stalls,
+        expected: Arc<[f32]>,
+    }
+
+    impl Owned {
+        /// `threads` participants reducing `len` floats, with `iterations` rows of stalls drawn
+        /// from `preset`.
+        pub fn new(preset: Preset, threads: usize, len: usize, iterations: usize) -> Self {
+            let spread = preset.spread();
+            let stalls = Stalls::generate(&spread, threads, iterations, 1);
+            let expected = workload::expected(threads, len).into();
+            Owned {
+                threads,
+                len,
+                spread,
+                stalls,
+                expected,
+            }
         }
+
+        /// Its point for `collective` and `stop`; hung after a minute.
+        pub fn point(&self, collective: Collective, stop: StopRule) -> Point<'_> {
+            Point {
+                threads: self.threads,
+                len: self.len,
+                collective,
+                spread: &self.spread,
+                stalls: &self.stalls,
+                expected: &self.expected,
+                stop,
+                hang_after: Duration::from_secs(60),
+            }
+        }
+    }
+
+    /// Rows of `min` to `max` measured iterations and at least a millisecond, within `budget`.
+    pub fn stop_rule(min: usize, max: usize, budget: Duration) -> StopRule {
+        StopRule {
+            min_iterations: min,
+            min_time: Duration::from_millis(1),
+            max_iterations: max,
+            budget,
+        }
+    }
+
+    fn stop() -> StopRule {
+        stop_rule(3, 10, Duration::from_secs(10))
     }
 
     #[test]
     fn every_contender_and_the_floor_make_complete_rows() {
-        let spread = Preset::Low.spread();
-        let (threads, len) = (3, 500);
-        let stalls = Stalls::generate(&spread, threads, 11, 1);
-        let expected: Arc<[f32]> = workload::expected(threads, len).into();
-        let hang_after = Duration::from_secs(60);
+        let owned = Owned::new(Preset::Low, 3, 500, 11);
         for collective in Collective::ALL {
-            let point = Point {
-                threads,
-                len,
-                collective,
-                spread: &spread,
-                stalls: &stalls,
-                expected: &expected,
-                stop: stop(),
-                hang_after,
-            };
-            let floor = measure_floor(threads, len, collective, stop(), hang_after);
+            let point = owned.point(collective, stop());
+            let floor = measure_floor(&point);
             assert_eq!(
                 (floor.error.as_deref(), floor.fraction_of_floor),
                 (None, Some(1.0))

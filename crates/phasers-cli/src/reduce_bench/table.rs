@@ -127,29 +127,13 @@ mod tests {
     #[test]
     fn a_table_has_a_block_per_size_with_the_floor_first_and_omp_as_the_unit() {
         let (mode, high) = (Collective::Reduce, Some("high"));
-        let mut floor = row(
-            "bandwidth floor",
-            Kind::Floor,
-            2,
-            1000,
-            mode,
-            None,
-            (100.0, 200.0),
-        );
+        let mut floor = row("bandwidth floor", 2, 1000, mode, None, (100.0, 200.0));
         (floor.bandwidth_gb_s, floor.fraction_of_floor) = (Some(12.0), Some(1.0));
-        let mut auto = row("auto", Kind::Ours, 2, 1000, mode, high, (200.0, 500.0));
+        let mut auto = row("auto", 2, 1000, mode, high, (200.0, 500.0));
         auto.chose.insert("dynamic-pairs".into(), 20);
         auto.fraction_of_floor = Some(0.5);
-        let omp = row(
-            OPENMP_NAME,
-            Kind::Baseline,
-            2,
-            1000,
-            mode,
-            high,
-            (400.0, 900.0),
-        );
-        let mut failed = row("linear", Kind::Ours, 2, 1, mode, high, (1.0, 1.0));
+        let omp = row(OPENMP_NAME, 2, 1000, mode, high, (400.0, 900.0));
+        let mut failed = row("linear", 2, 1, mode, high, (1.0, 1.0));
         failed.error = Some("boom".into());
         let spread = Preset::High.spread();
         let head = TableHead {
@@ -166,32 +150,21 @@ mod tests {
             metric: Metric::LastArrival,
         };
         let text = table(&head, &[&auto, &failed, &omp, &floor]);
+        let expected: [&[&str]; 6] = [
+            &["N = 2 on 2 cores, reduce, spread high: stalls drawn with mean 185.0 µs"],
+            &["floats", "÷omp"],
+            &["1 ", "ERROR: boom"],
+            &["1000", "bandwidth floor", "12.00", "100%"],
+            &["auto → dynamic-pairs", "0.50x"],
+            &[OPENMP_NAME, "1.00x"],
+        ];
         let lines: Vec<&str> = text.lines().collect();
-        let title = "N = 2 on 2 cores, reduce, spread high: stalls drawn with mean 185.0 µs";
-        assert!(lines[0].starts_with(title), "{text}");
-        assert!(
-            lines[1].starts_with("floats") && lines[1].contains("÷omp"),
-            "{text}"
-        );
-        assert!(
-            lines[2].starts_with("1 ") && lines[2].contains("ERROR: boom"),
-            "{text}"
-        );
-        assert!(
-            lines[3].starts_with("1000") && lines[3].contains("bandwidth floor"),
-            "{text}"
-        );
-        assert!(
-            lines[3].contains("12.00") && lines[3].contains("100%"),
-            "{text}"
-        );
-        assert!(
-            lines[4].contains("auto → dynamic-pairs") && lines[4].contains("0.50x"),
-            "{text}"
-        );
-        assert!(
-            lines[5].contains(OPENMP_NAME) && lines[5].contains("1.00x"),
-            "{text}"
-        );
+        assert_eq!(lines.len(), expected.len(), "{text}");
+        for (line, fragments) in lines.iter().zip(expected) {
+            assert!(fragments.iter().all(|f| line.contains(f)), "{text}");
+        }
+        // Each block starts with its length, the floor's row first.
+        assert!(lines[0].starts_with("N = 2") && lines[1].starts_with("floats"));
+        assert!(lines[2].starts_with("1 ") && lines[3].starts_with("1000 "));
     }
 }

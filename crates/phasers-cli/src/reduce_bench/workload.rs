@@ -116,15 +116,13 @@ pub struct Arrays {
 impl Arrays {
     /// Participant `rank`'s arrays of `len` floats, whose sum is `expected`; empty until prepared.
     pub fn new(rank: usize, collective: Collective, len: usize, expected: &Arc<[f32]>) -> Self {
-        let expected = Arc::clone(expected);
-        let (input, output) = (Vec::new(), Vec::new());
         Arrays {
             rank,
             collective,
             len,
-            expected,
-            input,
-            output,
+            expected: Arc::clone(expected),
+            input: Vec::new(),
+            output: Vec::new(),
         }
     }
 

@@ -265,25 +265,19 @@ pub fn checked_cost(input: &FigureInput<'_>) -> String {
     if !input.measured(Part::Checked) {
         return format!("{title}: not measured (needs --ops checked)\n");
     }
-    let lines = super::CHECKED_OPERATIONS
-        .into_iter()
-        .map(|operation| {
-            let twin = |checked| {
-                let row = team(Part::Checked, operation, Shape::All);
-                move |candidate: &CollectiveRow| {
-                    row(candidate) && candidate.checked == Some(checked)
-                }
-            };
-            input.line(operation.label(), |members| {
-                let twins = input
-                    .find(twin(true), members)
-                    .zip(input.find(twin(false), members));
-                ratio_cell(&twins.map_or_else(Vec::new, |(checked, unchecked)| {
-                    round_ratios(checked, unchecked)
-                }))
-            })
-        })
-        .collect();
+    let mut lines = Vec::new();
+    for operation in super::CHECKED_OPERATIONS {
+        let twin = |checked| {
+            let row = team(Part::Checked, operation, Shape::All);
+            move |candidate: &CollectiveRow| row(candidate) && candidate.checked == Some(checked)
+        };
+        lines.push(input.line(operation.label(), |members| {
+            let twins = input
+                .find(twin(true), members)
+                .zip(input.find(twin(false), members));
+            ratio_cell(&twins.map_or_else(Vec::new, |(over, under)| round_ratios(over, under)))
+        }));
+    }
     input.grid(&title, lines)
 }
 

@@ -1,5 +1,6 @@
 //! The options of `phasers app`, and the barrier kinds and sizes they name.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -111,12 +112,9 @@ pub struct Config {
 impl Config {
     /// The run `args` ask for.
     pub fn from_args(args: &AppArgs) -> Self {
-        let mut kinds: Vec<SyncKind> = Vec::new();
-        for kind in args.sync.iter().flat_map(|named| &named.0) {
-            if !kinds.iter().any(|known| known.name() == kind.name()) {
-                kinds.push(kind.clone());
-            }
-        }
+        let mut kinds: Vec<SyncKind> = args.sync.iter().flat_map(|named| named.0.clone()).collect();
+        let mut seen = HashSet::new();
+        kinds.retain(|kind| seen.insert(kind.name()));
         let (apps, sizes) = (
             chosen(&args.apps, &AppName::ALL),
             chosen(&args.size, &Size::ALL),

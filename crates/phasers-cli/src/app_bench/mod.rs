@@ -342,16 +342,7 @@ mod tests {
 
     #[test]
     fn the_nop_program_runs_checked_on_every_kind_and_the_ideal() {
-        let line = [
-            "app",
-            "interp",
-            "--threads",
-            "1,2",
-            "--repeat",
-            "1",
-            "--nops",
-            "50",
-        ];
+        let line = "app interp --threads 1,2 --repeat 1 --nops 50".split(' ');
         let nop = measure_nops(&Config::from_args(&AppArgs::parse_from(line)), 2);
         assert_eq!(nop.len(), 2 * 6);
         assert!(failed(&[], &nop).is_empty(), "{nop:?}");

@@ -74,14 +74,8 @@ impl FigureInput<'_> {
 
     /// A line of `cell(members)` at every member count.
     fn line(&self, label: String, cell: impl Fn(usize) -> String) -> Line {
-        (
-            label,
-            self.settings
-                .members
-                .iter()
-                .map(|&members| cell(members))
-                .collect(),
-        )
+        let cells = self.settings.members.iter().map(|&members| cell(members));
+        (label, cells.collect())
     }
 
     /// A line of the median of `numerator`'s row ÷ `denominator`'s at every member count.
@@ -99,12 +93,8 @@ impl FigureInput<'_> {
 
     /// `title`, then the lines under a header of the member counts.
     fn grid(&self, title: &str, lines: Vec<Line>) -> String {
-        let header = std::iter::once(String::new()).chain(
-            self.settings
-                .members
-                .iter()
-                .map(|members| format!("N={members}")),
-        );
+        let members = self.settings.members.iter();
+        let header = std::iter::once(String::new()).chain(members.map(|n| format!("N={n}")));
         let mut cells = vec![header.collect::<Vec<String>>()];
         cells.extend(
             lines
@@ -275,28 +265,19 @@ pub fn checked_cost(input: &FigureInput<'_>) -> String {
     if !input.measured(Part::Checked) {
         return format!("{title}: not measured (needs --ops checked)\n");
     }
-    let lines = super::CHECKED_OPERATIONS
-        .into_iter()
-        .map(|operation| {
-            let twin = |checked| {
-                let row = team(Part::Checked, operation, Shape::All);
-                move |candidate: &CollectiveRow| {
-                    row(candidate) && candidate.checked == Some(checked)
-                }
-            };
-            input.line(operation.label(), |members| {
-                match (
-                    input.find(twin(true), members),
-                    input.find(twin(false), members),
-                ) {
-                    (Some(checked), Some(unchecked)) => {
-                        ratio_cell(&round_ratios(checked, unchecked))
-                    }
-                    _ => "-".to_owned(),
-                }
-            })
-        })
-        .collect();
+    let mut lines = Vec::new();
+    for operation in super::CHECKED_OPERATIONS {
+        let twin = |checked| {
+            let row = team(Part::Checked, operation, Shape::All);
+            move |candidate: &CollectiveRow| row(candidate) && candidate.checked == Some(checked)
+        };
+        lines.push(input.line(operation.label(), |members| {
+            let twins = input
+                .find(twin(true), members)
+                .zip(input.find(twin(false), members));
+            ratio_cell(&twins.map_or_else(Vec::new, |(over, under)| round_ratios(over, under)))
+        }));
+    }
     input.grid(&title, lines)
 }
 
@@ -351,39 +332,25 @@ fn ratio_cell(ratios: &[f64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collectives_bench::config::{CollectivesArgs, Config};
+    use crate::collectives_bench::config::{tests::parse, Config};
     use crate::collectives_bench::results::tests::{named, team};
     use crate::collectives_bench::results::Kind;
-    use clap::Parser;
 
     fn rows() -> Vec<CollectiveRow> {
         let (all, barrier, allreduce) = (Shape::All, Operation::Barrier, Operation::Allreduce);
         let bcast = Operation::Broadcast { words: 100 };
         let copy = Operation::Memcpy { words: 100 };
+        let omp = |part, operation, name, ns| named(part, operation, name, Kind::Baseline, 2, ns);
         let mut rows = vec![
             team(Part::Barrier, barrier, 2, all, 100.0),
             named(Part::Barrier, barrier, OURS_NAME, Kind::OurBarrier, 2, 80.0),
-            named(
-                Part::Barrier,
-                barrier,
-                BARRIER_NAME,
-                Kind::Baseline,
-                2,
-                200.0,
-            ),
+            omp(Part::Barrier, barrier, BARRIER_NAME, 200.0),
             team(Part::Barrier, barrier, 4, all, 100.0),
             team(Part::Allreduce, allreduce, 2, all, 120.0),
             team(Part::Allreduce, allreduce, 4, all, 300.0),
             named(Part::Broadcast, copy, MEMCPY_NAME, Kind::Memcpy, 1, 50.0),
             team(Part::Broadcast, bcast, 2, all, 500.0),
-            named(
-                Part::Broadcast,
-                bcast,
-                BROADCAST_NAME,
-                Kind::Baseline,
-                2,
-                1000.0,
-            ),
+            omp(Part::Broadcast, bcast, BROADCAST_NAME, 1000.0),
         ];
         rows[6].bandwidth_gb_s = Some(16.0);
         rows[7].fraction_of_memcpy = Some(0.1);
@@ -397,14 +364,9 @@ mod tests {
             row.round_medians_ns = rounds.to_vec();
             rows.push(row);
         }
+        let eight = Operation::Broadcast { words: 8 };
         for (mode, ns) in [("AllSync", 100.0), ("MySync", 80.0), ("NoSync", 50.0)] {
-            let mut row = team(
-                Part::SyncModes,
-                Operation::Broadcast { words: 8 },
-                2,
-                all,
-                ns,
-            );
+            let mut row = team(Part::SyncModes, eight, 2, all, ns);
             row.sync_mode = Some(mode.to_owned());
             rows.push(row);
         }
@@ -414,18 +376,8 @@ mod tests {
     /// `draw` from [`rows`], of a run at N = 2 and 4 on the team of all, broadcasting 100 words
     /// (8 in the sync-mode part).
     fn figure(rows: Vec<CollectiveRow>, draw: fn(&FigureInput<'_>) -> String) -> String {
-        let args = [
-            "collectives",
-            "--threads",
-            "2,4",
-            "--teams",
-            "all",
-            "--words",
-            "100",
-            "--sync-words",
-            "8",
-        ];
-        let settings = Config::from_args(&CollectivesArgs::try_parse_from(args).unwrap()).settings;
+        let args = parse("--threads 2,4 --teams all --words 100 --sync-words 8").unwrap();
+        let settings = Config::from_args(&args).settings;
         draw(&FigureInput {
             rows: &rows,
             settings: &settings,

@@ -126,14 +126,11 @@ impl Sweep<'_> {
         match part {
             Part::Barrier => {
                 shown.extend(self.teams(part, Operation::Barrier, members));
-                let ours = baselines::our_barrier(members, plan);
-                let std = baselines::std_barrier(members, plan);
-                for (kind, measured) in [(Kind::OurBarrier, ours), (Kind::Baseline, std)] {
-                    let operation = Operation::Barrier;
-                    shown.push(CollectiveRow::measured(
-                        part, operation, kind, members, measured,
-                    ));
-                }
+                let ours = (Kind::OurBarrier, baselines::our_barrier(members, plan));
+                let std = (Kind::Baseline, baselines::std_barrier(members, plan));
+                shown.extend([ours, std].map(|(kind, measured)| {
+                    CollectiveRow::measured(part, Operation::Barrier, kind, members, measured)
+                }));
                 shown.extend(self.openmp(part, Operation::Barrier, members));
             }
             Part::Allreduce => {

@@ -335,15 +335,8 @@ pub mod tests {
         row.part = Part::Checked;
         row.checked = Some(true);
         assert_eq!(row.label(), "team all checked");
-        let name = "phasers::Barrier auto";
-        let mut ours = named(
-            Part::Barrier,
-            Operation::Barrier,
-            name,
-            Kind::OurBarrier,
-            4,
-            5.0,
-        );
+        let (part, operation, name) = (Part::Barrier, Operation::Barrier, "phasers::Barrier auto");
+        let mut ours = named(part, operation, name, Kind::OurBarrier, 4, 5.0);
         ours.resolved = Some("dissemination".into());
         assert_eq!(ours.label(), "phasers::Barrier auto → dissemination");
     }
@@ -376,14 +369,8 @@ pub mod tests {
         assert!((row.bandwidth_gb_s.unwrap() - 800.0 / 300.0).abs() < 1e-12);
         row.set_receivers(3);
         assert!((row.aggregate_gb_s.unwrap() - 3.0 * 800.0 / 300.0).abs() < 1e-12);
-        let copy = named(
-            Part::Broadcast,
-            Operation::Memcpy { words: 100 },
-            "memcpy",
-            Kind::Memcpy,
-            1,
-            60.0,
-        );
+        let copy = Operation::Memcpy { words: 100 };
+        let copy = named(Part::Broadcast, copy, "memcpy", Kind::Memcpy, 1, 60.0);
         row.compare_with_memcpy(&copy);
         assert!((row.fraction_of_memcpy.unwrap() - 0.2).abs() < 1e-12);
         let failed = Row::failed("team", RowKind::Ours, 2, "boom".into());

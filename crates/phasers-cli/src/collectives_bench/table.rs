@@ -4,11 +4,9 @@
 use phasers_cli::harness::stats::Summary;
 use phasers_cli::harness::table::{aligned, note_cell, ratio, time, Last};
 
+use super::baselines::openmp_counterpart;
 use super::grid::{team_sizes, Shape};
-use super::results::{CollectiveRow, Kind};
-
-/// The name every OpenMP row starts with.
-const OPENMP_PREFIX: &str = "omp ";
+use super::results::CollectiveRow;
 
 /// The table of `rows` (those of one member count N = `members`, and the memcpy rows of its
 /// broadcasts), on a machine of `cores` cores and a grid of `columns` columns.
@@ -68,23 +66,22 @@ pub fn table(members: usize, cores: usize, columns: usize, rows: &[CollectiveRow
     out
 }
 
-/// The row's median over that of the OpenMP row of the same part and operation, for the team of
-/// all and the barriers on N threads; empty where there is nothing to compare.
+/// The row's median over that of the OpenMP counterpart of its operation in the same part, for
+/// the team of all and the barriers on N threads; empty where there is nothing to compare.
 fn over_openmp(row: &CollectiveRow, rows: &[CollectiveRow]) -> String {
-    let comparable = matches!(row.team, None | Some(Shape::All))
-        && row.kind != Kind::Memcpy
-        && !row.name.starts_with(OPENMP_PREFIX);
-    let omp = rows
-        .iter()
-        .find(|other| {
-            other.name.starts_with(OPENMP_PREFIX)
-                && other.part == row.part
-                && other.operation == row.operation
-                && other.error.is_none()
-        })
-        .and_then(|other| other.median());
-    match (comparable, omp) {
-        (true, Some(_)) => ratio(row.median(), omp),
+    let Some((_, omp_name)) = openmp_counterpart(row.operation) else {
+        return String::new();
+    };
+    let omp = rows.iter().find(|other| {
+        other.name == omp_name
+            && other.part == row.part
+            && other.operation == row.operation
+            && other.error.is_none()
+    });
+    match omp.and_then(CollectiveRow::median) {
+        Some(omp) if row.name != omp_name && matches!(row.team, None | Some(Shape::All)) => {
+            ratio(row.median(), Some(omp))
+        }
         _ => String::new(),
     }
 }
@@ -94,6 +91,7 @@ mod tests {
     use super::*;
     use crate::collectives_bench::operation::{Operation, Part};
     use crate::collectives_bench::results::tests::{named, team};
+    use crate::collectives_bench::results::Kind;
 
     #[test]
     fn a_table_compares_with_memcpy_and_openmp() {

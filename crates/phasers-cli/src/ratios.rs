@@ -60,12 +60,44 @@ pub struct Ratio {
     pub denominator: Side,
 }
 
+/// What a listed ratio's line says when it cannot be divided.
+const NOT_COMPUTED: &str = "not computed: a side failed, was not measured, or has a median of 0 \
+     or below (its reference loop cost more than the barrier: the machine was busy; run again)";
+
 impl Ratio {
     /// The ratio of the rows `numerator` and `denominator`.
     pub fn of(numerator: Side, denominator: Side) -> Self {
         Ratio {
             numerator,
             denominator,
+        }
+    }
+
+    /// The ratio as measured in `group`, `best` being its best barrier; `None` when a side is
+    /// missing, failed, or has a median of 0 or below.
+    fn record(&self, group: &Group, best: Option<&Row>) -> Option<RatioRecord> {
+        let resolve = |side: &Side| -> Option<Measured> {
+            match side {
+                Side::Row(name) => Measured::of(group.row(name)?),
+                Side::BestBarrier => Measured::of(best?),
+            }
+        };
+        let (top, bottom) = (resolve(&self.numerator)?, resolve(&self.denominator)?);
+        RatioRecord::of(group.threads, self.label(), &top, &bottom)
+    }
+
+    /// `phaser flat / best barrier`.
+    fn label(&self) -> String {
+        format!("{} / {}", self.numerator.name(), self.denominator.name())
+    }
+}
+
+impl Side {
+    /// The side's name in a ratio's label.
+    fn name(&self) -> &str {
+        match self {
+            Side::Row(name) => name,
+            Side::BestBarrier => "best barrier",
         }
     }
 }
@@ -88,24 +120,9 @@ impl Ratios {
             }
             Ratios::Listed { ratios, barriers } => {
                 let best = best_of(group, barriers);
-                let resolve = |side: &Side| -> Option<(String, Measured)> {
-                    match side {
-                        Side::Row(name) => {
-                            Some((name.to_string(), Measured::of(group.row(name)?)?))
-                        }
-                        Side::BestBarrier => {
-                            Some(("best barrier".to_owned(), Measured::of(best?)?))
-                        }
-                    }
-                };
                 ratios
                     .iter()
-                    .filter_map(|r| {
-                        let (top, top_side) = resolve(&r.numerator)?;
-                        let (bottom, bottom_side) = resolve(&r.denominator)?;
-                        let label = format!("{top} / {bottom}");
-                        RatioRecord::of(group.threads, label, &top_side, &bottom_side)
-                    })
+                    .filter_map(|r| r.record(group, best))
                     .collect()
             }
         }
@@ -116,30 +133,35 @@ impl Ratios {
         match self {
             Ratios::None => None,
             Ratios::Barrier => barrier_lines(group, floor),
-            Ratios::Listed { barriers, .. } => {
-                let measured: Vec<Vec<String>> = self
-                    .records(group, floor)
-                    .iter()
-                    .map(|record| {
-                        let (a, b) = (record.numerator_ns, record.denominator_ns);
-                        let line = format!(
-                            "{} / {} = {}  {}",
-                            time(a),
-                            time(b),
-                            ratio(Some(a), Some(b)),
-                            record.mark()
-                        );
-                        vec![record.label.clone(), line.trim_end().to_owned()]
-                    })
-                    .collect();
-                if measured.is_empty() {
+            Ratios::Listed { ratios, barriers } => {
+                let best = best_of(group, barriers);
+                if ratios.is_empty() {
                     return None;
                 }
+                // A ratio that cannot be computed still gets its line, saying why: a figure that
+                // silently vanishes reads as a bug, and on a busy machine it happens.
+                let measured: Vec<Vec<String>> = ratios
+                    .iter()
+                    .map(|r| match r.record(group, best) {
+                        Some(record) => {
+                            let (a, b) = (record.numerator_ns, record.denominator_ns);
+                            let line = format!(
+                                "{} / {} = {}  {}",
+                                time(a),
+                                time(b),
+                                ratio(Some(a), Some(b)),
+                                record.mark()
+                            );
+                            vec![record.label.clone(), line.trim_end().to_owned()]
+                        }
+                        None => vec![r.label(), NOT_COMPUTED.to_owned()],
+                    })
+                    .collect();
                 let mut text = format!(
                     "{}, median ratios (below 1: the first is faster)",
                     threads(group)
                 );
-                if let Some(best) = best_of(group, barriers) {
+                if let Some(best) = best {
                     text.push_str(&format!("; best barrier: {}", barrier_label(best)));
                 }
                 Some(indented(text, &measured))
@@ -430,15 +452,33 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_or_missing_side_leaves_its_ratio_out() {
-        let ratios = vec![
-            Ratio::of(name("phaser tree"), Side::BestBarrier),
-            Ratio::of(name("nowhere"), name("phaser flat")),
-        ];
-        assert_eq!(listed(ratios, &["auto"]).lines(&phaser_group(), None), None);
-        // No barrier measured: no best barrier to divide by.
-        let best = vec![Ratio::of(name("phaser flat"), Side::BestBarrier)];
-        assert_eq!(listed(best, &[]).lines(&phaser_group(), None), None);
+    fn a_failed_or_missing_side_is_left_out_of_the_records_and_said_in_the_lines() {
+        let ratios = listed(
+            vec![
+                Ratio::of(name("phaser tree"), Side::BestBarrier),
+                Ratio::of(name("nowhere"), name("phaser flat")),
+            ],
+            &["auto"],
+        );
+        assert!(ratios.records(&phaser_group(), None).is_empty());
+        let text = ratios.lines(&phaser_group(), None).unwrap();
+        assert!(text.contains("phaser tree / best barrier"), "{text}");
+        assert!(text.contains("nowhere / phaser flat"), "{text}");
+        assert_eq!(text.matches("not computed: ").count(), 2, "{text}");
+        // No barrier measured: no best barrier to divide by, and the line says so.
+        let best = listed(vec![Ratio::of(name("phaser flat"), Side::BestBarrier)], &[]);
+        assert!(best.records(&phaser_group(), None).is_empty());
+        let text = best.lines(&phaser_group(), None).unwrap();
+        assert!(
+            text.contains("phaser flat / best barrier  not computed"),
+            "{text}"
+        );
+        assert!(!text.contains("best barrier:"), "{text}");
+        // A benchmark that lists no ratio prints none.
+        assert_eq!(
+            listed(Vec::new(), &["auto"]).lines(&phaser_group(), None),
+            None
+        );
     }
 
     #[test]

@@ -82,7 +82,6 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
                 .find(|row| row["barrier"] == name.as_str())
                 .unwrap_or_else(|| panic!("no {name} row at {} threads", group["threads"]));
             assert!(row["error"].is_null(), "{row}");
-            assert_eq!(row["samples_ns"].as_array().unwrap().len(), 3, "{row}");
             for stat in ["min", "median", "mean", "stddev"] {
                 assert!(row["summary"][stat].is_number(), "{stat} of {row}");
             }
@@ -92,8 +91,15 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
                 3,
                 "{row}"
             );
-            assert_eq!(row["round_samples"], serde_json::json!([2, 2, 2]), "{row}");
-            assert_eq!(row["dropped"], 3, "one warm-up per round: {row}");
+            if row["round_samples"] == serde_json::json!([2, 2, 2]) {
+                assert_eq!(row["samples_ns"].as_array().unwrap().len(), 3, "{row}");
+                assert_eq!(row["dropped"], 3, "one warm-up per round: {row}");
+            } else {
+                // A busy machine can stop a round at its budget (0.03 s here): the row keeps
+                // the samples it has and says so, rather than running on.
+                let note = row["note"].as_str().unwrap_or_default();
+                assert!(note.contains("row stopped at its"), "{row}");
+            }
             assert!(row["noisy"].is_boolean(), "{row}");
         }
     }

@@ -2,7 +2,7 @@
 //! correctness argument are in the type's docs.
 
 use std::fmt;
-use std::sync::PoisonError;
+use std::sync::{PoisonError, TryLockError};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
@@ -402,8 +402,9 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// barrier can be destroyed: what `pthread_barrier_destroy` needs when the thread that
     /// returned first destroys the barrier while the others are still on their way out.
     ///
-    /// It accounts for the calls that started before it; a call that starts while it runs is not
-    /// covered (destroying a barrier that threads still use is a bug in any case).
+    /// It accounts for the calls that started before it. A call that starts while it runs makes it
+    /// count again: it then reports the barrier in use, never waits for that call's episode
+    /// (destroying a barrier that threads still use is a bug in any case).
     ///
     /// ```
     /// use phasers::{Algorithm, AnyThreadBarrier};
@@ -425,28 +426,43 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// is never in use: its waits all return, and `settle` waits for them.
     pub fn settle(&self) -> std::result::Result<(), BarrierInUse> {
         let parties = self.slots.len() as u64;
-        // Every call of an episode that the caller saw complete took its ticket before that
-        // episode's release, which happens before this load, so the load counts them all.
-        let taken = self.tickets.load(Ordering::Relaxed);
-        let partial = taken % parties;
-        if partial != 0 && !self.barrier.is_broken() {
-            return Err(BarrierInUse {
-                episode: taken / parties,
-                arrived: partial as usize,
-                parties: parties as usize,
-            });
-        }
-        for (rank, slot) in self.slots.iter().enumerate() {
-            let owed = taken / parties + u64::from((rank as u64) < partial);
-            // Holding the lock, every call counted in `calls` has unlocked the slot, its last
-            // touch of this barrier. A ticket-holder that has not locked its slot yet is between
-            // its `fetch_add` and its `lock`: a few instructions, so yielding until it is done
-            // ends soon.
-            while slot.lock().unwrap_or_else(PoisonError::into_inner).calls < owed {
-                yield_now();
+        'count: loop {
+            // Every call of an episode that the caller saw complete took its ticket before that
+            // episode's release, which happens before this load, so the load counts them all.
+            let taken = self.tickets.load(Ordering::Relaxed);
+            let partial = taken % parties;
+            if partial != 0 && !self.barrier.is_broken() {
+                return Err(BarrierInUse {
+                    episode: taken / parties,
+                    arrived: partial as usize,
+                    parties: parties as usize,
+                });
             }
+            for (rank, slot) in self.slots.iter().enumerate() {
+                let owed = taken / parties + u64::from((rank as u64) < partial);
+                // Holding the lock, every call counted in `calls` has unlocked the slot, its last
+                // touch of this barrier. A ticket-holder counted in `taken` that has not unlocked
+                // yet is between its `fetch_add` and its return: yielding until it is done ends
+                // soon. A call that took its ticket after the load above may hold the lock for a
+                // whole wait, so a held lock is never waited on blindly: once the ticket count
+                // moves, the barrier is counted again (and is then in use).
+                loop {
+                    let calls = match slot.try_lock() {
+                        Ok(guard) => Some(guard.calls),
+                        Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner().calls),
+                        Err(TryLockError::WouldBlock) => None,
+                    };
+                    if calls.is_some_and(|calls| calls >= owed) {
+                        break;
+                    }
+                    if self.tickets.load(Ordering::Relaxed) != taken {
+                        continue 'count;
+                    }
+                    yield_now();
+                }
+            }
+            return Ok(());
         }
-        Ok(())
     }
 
     /// The number of calls that complete an episode.

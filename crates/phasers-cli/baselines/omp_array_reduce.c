@@ -110,14 +110,11 @@ int phasers_omp_raise_default_stack(uint64_t bytes)
 
 void phasers_omp_array_reduce(const phasers_omp_array_reduce_args *args, phasers_omp_result *result)
 {
-    if (result == NULL) {
-        return;
-    }
-    phasers_clear_result(result);
-    if (args == NULL || args->threads == 0 || args->threads > INT_MAX || args->max_iterations == 0 ||
-        args->stalls_ns == NULL || args->arrive_ns == NULL || args->return_ns == NULL ||
-        (args->len > 0 && args->first_result == NULL) || args->len > SIZE_MAX / sizeof(float)) {
-        result->status = PHASERS_OMP_INVALID;
+    bool valid = args != NULL && args->threads > 0 && args->threads <= INT_MAX &&
+                 args->max_iterations > 0 && args->stalls_ns != NULL && args->arrive_ns != NULL &&
+                 args->return_ns != NULL && (args->len == 0 || args->first_result != NULL) &&
+                 args->len <= SIZE_MAX / sizeof(float);
+    if (!phasers_open_result(result, valid)) {
         return;
     }
     const uint64_t threads = args->threads;
@@ -129,8 +126,7 @@ void phasers_omp_array_reduce(const phasers_omp_array_reduce_args *args, phasers
      * outside the timed part. */
     float *out = len > 0 ? malloc(bytes) : NULL;
     if (len > 0 && out == NULL) {
-        result->status = PHASERS_OMP_NO_MEMORY;
-        result->detail = ENOMEM;
+        phasers_fail(result, PHASERS_OMP_NO_MEMORY, ENOMEM);
         return;
     }
 
@@ -150,12 +146,7 @@ void phasers_omp_array_reduce(const phasers_omp_array_reduce_args *args, phasers
         const uint64_t rank = (uint64_t)thread;
         float *input = NULL;
         float *own = NULL;
-        /* Every thread sees the same team size, so either all run the iterations or none does. */
-        if (team != (int)threads) {
-            if (thread == 0) {
-                phasers_record_error(&status, &detail, PHASERS_OMP_TOO_FEW_THREADS, team);
-            }
-        } else {
+        if (phasers_team_is_full(thread, team, threads, &status, &detail)) {
             /* GCC puts the private copy of out[:len] on the stack: check there is room, rather
              * than find out by a segmentation fault. */
             size_t stack = own_stack_size();
@@ -163,22 +154,16 @@ void phasers_omp_array_reduce(const phasers_omp_array_reduce_args *args, phasers
                 int kib = stack / 1024 > INT_MAX ? INT_MAX : (int)(stack / 1024);
                 phasers_record_error(&status, &detail, PHASERS_OMP_STACK, kib);
             }
-            /* Allocated and filled by the thread that reads it, so its pages are placed near it. */
             if (len > 0) {
-                input = malloc(bytes);
-                own = args->allreduce ? malloc(bytes) : NULL;
-                if (input == NULL || (args->allreduce && own == NULL)) {
-                    phasers_record_error(&status, &detail, PHASERS_OMP_NO_MEMORY, ENOMEM);
-                } else {
-                    for (uint64_t i = 0; i < len; i++) {
-                        input[i] = phasers_reduce_value(rank, i);
-                    }
-                }
+                input = phasers_thread_alloc(bytes, &status, &detail);
+                own = args->allreduce ? phasers_thread_alloc(bytes, &status, &detail) : NULL;
+            }
+            for (uint64_t i = 0; input != NULL && i < len; i++) {
+                input[i] = phasers_reduce_value(rank, i);
             }
         }
 #pragma omp barrier
-        /* Read after the barrier, so every thread takes the same branch. */
-        if (team == (int)threads && atomic_load(&status) == PHASERS_OMP_OK) {
+        if (phasers_team_ready(team, threads, &status)) {
             uint64_t measure_start = 0;
             uint64_t iteration = 0;
             for (;; iteration++) {

@@ -72,22 +72,11 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
                        uint64_t delay_arg, int32_t work, bool pin, uint64_t deadline_ns,
                        phasers_omp_result *result)
 {
-    if (result == NULL) {
-        return;
-    }
-    phasers_clear_result(result);
-    if (threads == 0 || threads > INT_MAX ||
-        (work != PHASERS_OMP_LOOP && work != PHASERS_OMP_BARRIER && work != PHASERS_OMP_REDUCTION)) {
-        result->status = PHASERS_OMP_INVALID;
-        return;
-    }
-
-    /* The caller's mask is the set of CPUs the round may use. */
+    bool valid = threads > 0 && threads <= INT_MAX &&
+                 (work == PHASERS_OMP_LOOP || work == PHASERS_OMP_BARRIER ||
+                  work == PHASERS_OMP_REDUCTION);
     phasers_omp_affinity affinity;
-    int affinity_detail = 0;
-    if (phasers_read_affinity(&affinity, &affinity_detail) != PHASERS_OMP_OK) {
-        result->status = PHASERS_OMP_AFFINITY_QUERY;
-        result->detail = affinity_detail;
+    if (!phasers_open_result(result, valid) || !phasers_read_affinity(&affinity, result)) {
         return;
     }
 
@@ -108,16 +97,8 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
     {
         int thread = omp_get_thread_num();
         int team = omp_get_num_threads();
-        /* Every thread sees the same team size, so either all run the loop or none does. */
-        if (team != (int)threads) {
-            if (thread == 0) {
-                phasers_record_error(&status, &detail, PHASERS_OMP_TOO_FEW_THREADS, team);
-            }
-        } else {
-            int code = phasers_place_thread(&affinity, thread, pin);
-            if (code != 0) {
-                phasers_record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
-            }
+        if (phasers_team_is_full(thread, team, threads, &status, &detail)) {
+            phasers_place_thread(&affinity, thread, pin, &status, &detail);
 
             uint64_t j = 0;
             if (work == PHASERS_OMP_BARRIER) {
@@ -172,13 +153,8 @@ void phasers_omp_round(uint32_t threads, uint64_t iterations, void (*delay)(uint
     }
     uint64_t elapsed = phasers_now_ns() - start;
 
-    if (pin) {
-        /* Thread 0 is the caller's own thread: give it back the mask it came with. */
-        int code = phasers_restore_affinity(&affinity);
-        if (code != 0) {
-            phasers_record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
-        }
-    }
+    /* Thread 0 is the caller's own thread: give it back the mask it came with. */
+    phasers_restore_affinity(&affinity, pin, &status, &detail);
     result->ran = ran;
     result->elapsed_ns = elapsed;
     result->sum = sum;

@@ -75,22 +75,13 @@ static inline bool broadcast_is_right(const uint64_t *own, uint64_t words, uint6
 void phasers_omp_collective_round(uint32_t threads, uint64_t iterations, int32_t work,
                                   uint64_t words, bool pin, phasers_omp_result *result)
 {
-    if (result == NULL) {
-        return;
-    }
-    phasers_clear_result(result);
-    if (threads == 0 || threads > INT_MAX || iterations == UINT64_MAX ||
-        (work != PHASERS_OMP_COLL_BARRIER && work != PHASERS_OMP_COLL_ALLREDUCE_ONE &&
-         work != PHASERS_OMP_COLL_BROADCAST) ||
-        (work == PHASERS_OMP_COLL_BROADCAST && (words == 0 || words > SIZE_MAX / sizeof(uint64_t)))) {
-        result->status = PHASERS_OMP_INVALID;
-        return;
-    }
+    bool valid =
+        threads > 0 && threads <= INT_MAX && iterations < UINT64_MAX &&
+        (work == PHASERS_OMP_COLL_BARRIER || work == PHASERS_OMP_COLL_ALLREDUCE_ONE ||
+         work == PHASERS_OMP_COLL_BROADCAST) &&
+        (work != PHASERS_OMP_COLL_BROADCAST || (words > 0 && words <= SIZE_MAX / sizeof(uint64_t)));
     phasers_omp_affinity affinity;
-    int affinity_detail = 0;
-    if (phasers_read_affinity(&affinity, &affinity_detail) != PHASERS_OMP_OK) {
-        result->status = PHASERS_OMP_AFFINITY_QUERY;
-        result->detail = affinity_detail;
+    if (!phasers_open_result(result, valid) || !phasers_read_affinity(&affinity, result)) {
         return;
     }
     const size_t bytes = work == PHASERS_OMP_COLL_BROADCAST ? (size_t)words * sizeof(uint64_t) : 0;
@@ -98,8 +89,7 @@ void phasers_omp_collective_round(uint32_t threads, uint64_t iterations, int32_t
     if (bytes > 0) {
         shared = malloc(bytes);
         if (shared == NULL) {
-            result->status = PHASERS_OMP_NO_MEMORY;
-            result->detail = ENOMEM;
+            phasers_fail(result, PHASERS_OMP_NO_MEMORY, ENOMEM);
             return;
         }
     }
@@ -120,31 +110,15 @@ void phasers_omp_collective_round(uint32_t threads, uint64_t iterations, int32_t
         const int team = omp_get_num_threads();
         const uint64_t rank = (uint64_t)thread;
         uint64_t *own = NULL;
-        /* Every thread sees the same team size, so either all run the iterations or none does. */
-        if (team != (int)threads) {
-            if (thread == 0) {
-                phasers_record_error(&status, &detail, PHASERS_OMP_TOO_FEW_THREADS, team);
-            }
-        } else {
-            int code = phasers_place_thread(&affinity, thread, pin);
-            if (code != 0) {
-                phasers_record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
-            }
-            /* Allocated and filled by the thread that uses it, so its pages are placed near it. */
-            if (bytes > 0) {
-                own = malloc(bytes);
-                if (own == NULL) {
-                    phasers_record_error(&status, &detail, PHASERS_OMP_NO_MEMORY, ENOMEM);
-                } else {
-                    for (uint64_t i = 0; i < words; i++) {
-                        own[i] = initial_word(rank, i);
-                    }
-                }
+        if (phasers_team_is_full(thread, team, threads, &status, &detail)) {
+            phasers_place_thread(&affinity, thread, pin, &status, &detail);
+            own = bytes > 0 ? phasers_thread_alloc(bytes, &status, &detail) : NULL;
+            for (uint64_t i = 0; own != NULL && i < words; i++) {
+                own[i] = initial_word(rank, i);
             }
         }
 #pragma omp barrier
-        /* Read after the barrier, so every thread takes the same branch. */
-        if (team == (int)threads && atomic_load(&status) == PHASERS_OMP_OK) {
+        if (phasers_team_ready(team, threads, &status)) {
             /* What this thread last read from each total. */
             uint64_t seen[2] = {0, 0};
             /* Iteration 0 is the untimed one; the timed ones are 1 to `iterations`. */
@@ -207,13 +181,8 @@ void phasers_omp_collective_round(uint32_t threads, uint64_t iterations, int32_t
         free(own);
     }
 
-    if (pin) {
-        /* Thread 0 is the caller's own thread: give it back the mask it came with. */
-        int code = phasers_restore_affinity(&affinity);
-        if (code != 0) {
-            phasers_record_error(&status, &detail, PHASERS_OMP_AFFINITY_SET, code);
-        }
-    }
+    /* Thread 0 is the caller's own thread: give it back the mask it came with. */
+    phasers_restore_affinity(&affinity, pin, &status, &detail);
     free(shared);
     result->status = atomic_load(&status);
     result->detail = atomic_load(&detail);

@@ -13,12 +13,7 @@
 void phasers_omp_dynamic(uint32_t max_threads, void (*delay)(uint64_t), uint64_t delay_arg,
                          phasers_omp_result *result)
 {
-    if (result == NULL) {
-        return;
-    }
-    phasers_clear_result(result);
-    if (max_threads < 2 || max_threads > INT_MAX) {
-        result->status = PHASERS_OMP_INVALID;
+    if (!phasers_open_result(result, max_threads >= 2 && max_threads <= INT_MAX)) {
         return;
     }
 

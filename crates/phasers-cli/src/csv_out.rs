@@ -6,14 +6,15 @@
 
 use std::io::Write;
 
-use phasers_cli::harness::outputs::write_csv_lines;
+use phasers_cli::harness::outputs::{write_csv_lines, NoteAndError};
 use serde::Serialize;
 
 use crate::regime_floor::{RegimeFloor, RegimeName};
 use crate::results::Report;
 use phasers_cli::harness::row::{Row, RowKind};
 
-/// One line of the file. Times are in nanoseconds per barrier (per iteration for the loops).
+/// One line of the file, up to the note and error every benchmark's line ends with. Times are in
+/// nanoseconds per barrier (per iteration for the loops).
 #[derive(Debug, Serialize)]
 struct Line<'a> {
     threads: usize,
@@ -31,8 +32,6 @@ struct Line<'a> {
     reference_ns: Option<f64>,
     spread: Option<f64>,
     noisy: bool,
-    note: Option<&'a str>,
-    error: Option<&'a str>,
 }
 
 impl<'a> Line<'a> {
@@ -53,13 +52,16 @@ impl<'a> Line<'a> {
         reference_ns: None,
         spread: None,
         noisy: false,
-        note: None,
-        error: None,
     };
 
-    fn of(row: &'a Row, threads: usize, oversubscribed: bool, mode: &'a str) -> Self {
+    fn of(
+        row: &'a Row,
+        threads: usize,
+        oversubscribed: bool,
+        mode: &'a str,
+    ) -> (Self, NoteAndError<'a>) {
         let summary = row.summary;
-        Line {
+        let line = Line {
             threads,
             oversubscribed,
             barrier: &row.barrier,
@@ -80,14 +82,13 @@ impl<'a> Line<'a> {
             reference_ns: row.reference_ns,
             spread: row.spread,
             noisy: row.noisy,
-            note: row.note.as_deref(),
-            error: row.error.as_deref(),
-        }
+        };
+        (line, NoteAndError::of(&row.note, &row.error))
     }
 
     /// A table's floor row, whose `samples` counts its rounds.
-    fn regime(floor: &'a RegimeFloor, oversubscribed: bool) -> Self {
-        Line {
+    fn regime(floor: &'a RegimeFloor, oversubscribed: bool) -> (Self, NoteAndError<'a>) {
+        let line = Line {
             threads: floor.threads,
             oversubscribed,
             mode: match floor.regime {
@@ -98,9 +99,9 @@ impl<'a> Line<'a> {
             min_ns: floor.min_ns,
             median_ns: floor.median_ns,
             spread: floor.spread,
-            note: Some(&floor.note),
             ..Line::FLOOR
-        }
+        };
+        (line, NoteAndError::note(Some(&floor.note)))
     }
 }
 
@@ -116,9 +117,9 @@ pub fn write(out: impl Write, report: &Report) -> csv::Result<()> {
         samples: floor.samples_ns.len(),
         min_ns: floor.min_ns,
         median_ns: floor.median_ns,
-        note: floor.note.as_deref(),
         ..Line::FLOOR
     };
+    let whole = (whole, NoteAndError::note(floor.note.as_deref()));
     let tables = report.groups.iter().flat_map(|group| {
         let floor = report.regime_floor(group.threads);
         let rows = (group.reference_loop.iter())

@@ -2,11 +2,12 @@
 //! Times are nanoseconds per operation.
 
 use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::outputs::NoteAndError;
 use serde::Serialize;
 
 use super::results::{CollectiveRow, Kind};
 
-/// One line of the file.
+/// One line of the file, up to the note and error every benchmark's line ends with.
 #[derive(Debug, Default, Serialize)]
 pub struct Line<'a> {
     members: usize,
@@ -28,13 +29,11 @@ pub struct Line<'a> {
     bandwidth_gb_s: Option<f64>,
     aggregate_gb_s: Option<f64>,
     fraction_of_memcpy: Option<f64>,
-    note: Option<&'a str>,
-    error: Option<&'a str>,
 }
 
 impl<'a> Line<'a> {
-    fn of(row: &'a CollectiveRow) -> Self {
-        Line {
+    fn of(row: &'a CollectiveRow) -> (Self, NoteAndError<'a>) {
+        let line = Line {
             members: row.members,
             oversubscribed: row.oversubscribed,
             part: row.part.name(),
@@ -59,16 +58,15 @@ impl<'a> Line<'a> {
             bandwidth_gb_s: row.bandwidth_gb_s,
             aggregate_gb_s: row.aggregate_gb_s,
             fraction_of_memcpy: row.fraction_of_memcpy,
-            note: row.note.as_deref(),
-            error: row.error.as_deref(),
-        }
+        };
+        (line, NoteAndError::of(&row.note, &row.error))
     }
 }
 
 /// The lines of the file: the cache-line floor (as a row named `cache-line round trip`, its
 /// round trip in the time columns), then every row.
-pub fn lines<'a>(floor: &'a Floor, rows: &'a [CollectiveRow]) -> Vec<Line<'a>> {
-    let floor = Line {
+pub fn lines<'a>(floor: &'a Floor, rows: &'a [CollectiveRow]) -> Vec<(Line<'a>, NoteAndError<'a>)> {
+    let floor_line = Line {
         members: 2,
         part: "floor",
         op: "round-trip",
@@ -77,9 +75,9 @@ pub fn lines<'a>(floor: &'a Floor, rows: &'a [CollectiveRow]) -> Vec<Line<'a>> {
         samples: floor.samples_ns.len(),
         min_ns: floor.min_ns,
         median_ns: floor.median_ns,
-        note: floor.note.as_deref(),
         ..Line::default()
     };
+    let floor = (floor_line, NoteAndError::note(floor.note.as_deref()));
     std::iter::once(floor)
         .chain(rows.iter().map(Line::of))
         .collect()

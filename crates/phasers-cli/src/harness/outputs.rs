@@ -164,6 +164,52 @@ pub fn json_to(mut out: impl Write, value: &(impl Serialize + ?Sized)) -> io::Re
     out.flush()
 }
 
+/// The two columns every benchmark's CSV line ends with: why its row is marked, and why it failed,
+/// each empty where there is nothing to say. A benchmark writes a line as the tuple `(its own
+/// columns, NoteAndError)`: the csv crate writes the fields of a tuple's structs one after the
+/// other, in the header as in the line (it cannot flatten a struct inside a struct).
+///
+/// ```
+/// use phasers_cli::harness::outputs::{write_csv_lines, NoteAndError};
+///
+/// #[derive(serde::Serialize)]
+/// struct Line {
+///     barrier: &'static str,
+/// }
+///
+/// let (note, error) = (None, Some("hung".to_owned()));
+/// let mut out = Vec::new();
+/// let lines = [
+///     (Line { barrier: "mcs" }, NoteAndError::of(&note, &error)),
+///     (Line { barrier: "floor" }, NoteAndError::note(Some("pinned"))),
+/// ];
+/// write_csv_lines(&mut out, lines).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// assert_eq!(text, "barrier,note,error\nmcs,,hung\nfloor,pinned,\n");
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct NoteAndError<'a> {
+    /// What the reader should know about the row's numbers.
+    pub note: Option<&'a str>,
+    /// Why the row has no numbers, or wrong ones.
+    pub error: Option<&'a str>,
+}
+
+impl<'a> NoteAndError<'a> {
+    /// A row's note and error, as its results hold them.
+    pub fn of(note: &'a Option<String>, error: &'a Option<String>) -> Self {
+        NoteAndError {
+            note: note.as_deref(),
+            error: error.as_deref(),
+        }
+    }
+
+    /// A line that can have a note but no error, such as a floor's.
+    pub fn note(note: Option<&'a str>) -> Self {
+        NoteAndError { note, error: None }
+    }
+}
+
 /// Writes one CSV line per item of `lines`, under a header of their field names.
 pub fn write_csv_lines<T: Serialize>(
     out: impl Write,

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use phasers_cli::harness::floor::Floor;
-use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
+use phasers_cli::harness::outputs::{write_csv_lines, NoteAndError, Outputs};
 use serde::Serialize;
 
 use phasers_cli::harness::plot::{self, Series, SeriesKind};
@@ -122,7 +122,8 @@ fn plot(
     )
 }
 
-/// One line of the CSV file; times are nanoseconds per iteration.
+/// One line of the CSV file, up to the note and error every benchmark's line ends with; times are
+/// nanoseconds per iteration.
 #[derive(Debug, Serialize)]
 struct Line<'a> {
     threads: usize,
@@ -144,18 +145,16 @@ struct Line<'a> {
     bytes: u64,
     bandwidth_gb_s: Option<f64>,
     fraction_of_floor: Option<f64>,
-    note: Option<&'a str>,
-    error: Option<&'a str>,
 }
 
 impl<'a> Line<'a> {
-    fn of(row: &'a ReduceRow) -> Self {
+    fn of(row: &'a ReduceRow) -> (Self, NoteAndError<'a>) {
         let s = &row.summaries;
         let chose = row
             .chose
             .iter()
             .map(|(name, count)| format!("{name}:{count}"));
-        Line {
+        let line = Line {
             threads: row.threads,
             workers: row.workers,
             oversubscribed: row.oversubscribed,
@@ -175,14 +174,13 @@ impl<'a> Line<'a> {
             bytes: row.bytes,
             bandwidth_gb_s: row.bandwidth_gb_s,
             fraction_of_floor: row.fraction_of_floor,
-            note: row.note.as_deref(),
-            error: row.error.as_deref(),
-        }
+        };
+        (line, NoteAndError::of(&row.note, &row.error))
     }
 
     /// The cache-line round trip, as a row: its median round trip in the time columns.
-    fn of_floor(floor: &'a Floor) -> Self {
-        Line {
+    fn of_floor(floor: &'a Floor) -> (Self, NoteAndError<'a>) {
+        let line = Line {
             threads: 2,
             workers: 2,
             oversubscribed: false,
@@ -202,9 +200,8 @@ impl<'a> Line<'a> {
             bytes: 0,
             bandwidth_gb_s: None,
             fraction_of_floor: None,
-            note: floor.note.as_deref(),
-            error: None,
-        }
+        };
+        (line, NoteAndError::note(floor.note.as_deref()))
     }
 }
 

@@ -110,7 +110,7 @@ typedef struct {
     uint32_t threads;
     bool allreduce;      /* every thread copies the sum into an output array of its own */
     bool yield_in_stall; /* stall by yielding between looks at the clock, not by spinning */
-    uint64_t len;        /* floats per array */
+    uint64_t len;        /* floats per array, at least 1 */
     /* Iterations the arrays below have room for, the warm-up included: the row never runs more. */
     uint64_t max_iterations;
     /* Measured iterations (after the warm-up) to run at least, unless the budget runs out. */
@@ -127,7 +127,8 @@ typedef struct {
 /* Runs the row; `result->ran` is the iterations run, the warm-up included. Status
  * PHASERS_OMP_STACK if a thread's stack cannot hold the private copy (see
  * phasers_omp_array_reduce_stack_bytes), PHASERS_OMP_NO_MEMORY, PHASERS_OMP_TOO_FEW_THREADS, or
- * PHASERS_OMP_INVALID for missing arrays or a bad thread count. One call at a time per process. */
+ * PHASERS_OMP_INVALID for missing arrays, an empty array or a bad thread count. One call at a
+ * time per process. */
 void phasers_omp_array_reduce(const phasers_omp_array_reduce_args *args,
                               phasers_omp_result *result) PHASERS_NOEXCEPT;
 

@@ -110,9 +110,11 @@ int phasers_omp_raise_default_stack(uint64_t bytes)
 
 void phasers_omp_array_reduce(const phasers_omp_array_reduce_args *args, phasers_omp_result *result)
 {
+    /* An empty array is refused: GCC's array-section reduction over out[:0] of a NULL `out`
+     * faults, and a row of nothing measures nothing. */
     bool valid = args != NULL && args->threads > 0 && args->threads <= INT_MAX &&
                  args->max_iterations > 0 && args->stalls_ns != NULL && args->arrive_ns != NULL &&
-                 args->return_ns != NULL && (args->len == 0 || args->first_result != NULL) &&
+                 args->return_ns != NULL && args->len > 0 && args->first_result != NULL &&
                  args->len <= SIZE_MAX / sizeof(float);
     if (!phasers_open_result(result, valid)) {
         return;

@@ -1,4 +1,5 @@
-//! Starting MPI: the launcher check, the threading level, and the world communicator.
+//! Starting MPI, or adopting an MPI that other code started: the launcher check, the threading
+//! level, and the world communicator.
 
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
@@ -30,7 +31,15 @@ const LAUNCHER_LIST: &str = "OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE, PMI_RANK
 /// ```
 pub const SINGLETON_ENV: &str = "PHASERS_MPI_SINGLETON";
 
-/// The running MPI environment. Create one at the start of `main`; dropping it finalizes MPI.
+/// The running MPI environment, which every object of this crate is built with.
+///
+/// Two ways to get one:
+///
+/// - [`Mpi::init`] starts MPI; dropping that `Mpi` finalizes MPI. Create it at the start of
+///   `main` and lend it out.
+/// - [`Mpi::adopt`] uses an MPI that other code started (rsmpi's
+///   `mpi::initialize_with_threading`, or `MPI_Init_thread` in C or Fortran) and never finalizes
+///   it: the owner does, after every object of this crate is gone.
 ///
 /// The examples of this crate run under `cargo test`, without `mpirun`: each sets
 /// [`SINGLETON_ENV`] (in a hidden line) and runs as a single rank. Started by `mpirun -np 4`,
@@ -47,8 +56,9 @@ pub const SINGLETON_ENV: &str = "PHASERS_MPI_SINGLETON";
 pub struct Mpi {
     world: SimpleCommunicator,
     provided: Threading,
-    // Last, so MPI is finalized after the world handle is gone.
-    _universe: Universe,
+    // Last, so MPI is finalized after the world handle is gone. `None` for an adopted MPI, which
+    // its owner finalizes.
+    universe: Option<Universe>,
 }
 
 impl Mpi {
@@ -63,7 +73,9 @@ impl Mpi {
     /// - [`Error::NotLaunched`] when no MPI launcher started the program and
     ///   `PHASERS_MPI_SINGLETON=1` is not set;
     /// - [`Error::Threading`] when MPI provides less than `needed`;
-    /// - [`Error::AlreadyInitialized`] when MPI is already running in this process.
+    /// - [`Error::AlreadyInitialized`] when MPI is already running in this process: keep the
+    ///   first `Mpi`, or, when other code started MPI, use [`Mpi::adopt`];
+    /// - [`Error::Finalized`] when MPI was finalized already (it cannot start again).
     ///
     /// # Examples
     ///
@@ -73,8 +85,11 @@ impl Mpi {
     /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// assert!(mpi.threading() >= Threading::Serialized);
-    /// // Once per process: keep the first `Mpi` and lend it out.
-    /// assert!(matches!(Mpi::init(Threading::Single), Err(Error::AlreadyInitialized)));
+    /// // Once per process: keep the first `Mpi` and lend it out...
+    /// let again = Mpi::init(Threading::Single).err().unwrap();
+    /// assert!(matches!(again, Error::AlreadyInitialized));
+    /// // ...or, where other code started MPI, adopt it, as the message says.
+    /// assert!(again.to_string().contains("Mpi::adopt()"));
     /// # Ok::<(), phasers_mpi::Error>(())
     /// ```
     pub fn init(needed: Threading) -> Result<Mpi> {
@@ -85,6 +100,9 @@ impl Mpi {
                     .next()
                     .unwrap_or_else(|| "./program".to_owned()),
             });
+        }
+        if mpi::environment::is_finalized() {
+            return Err(Error::Finalized);
         }
         let (universe, provided) =
             mpi::initialize_with_threading(needed.to_mpi()).ok_or(Error::AlreadyInitialized)?;
@@ -100,8 +118,95 @@ impl Mpi {
         Ok(Mpi {
             world: universe.world(),
             provided,
-            _universe: universe,
+            universe: Some(universe),
         })
+    }
+
+    /// Uses the MPI that other code in this process initialized, without taking it over: for a
+    /// program that already calls rsmpi's `mpi::initialize_with_threading` (or a C or Fortran
+    /// code that calls `MPI_Init_thread` and then this crate, through the C ABI).
+    ///
+    /// It reads the thread support MPI provides (`MPI_Query_thread`) and serializes this crate's
+    /// MPI calls accordingly, as [`Mpi::init`] does; objects that need more than that say so with
+    /// [`Error::Threading`] when built, so ask the owner to initialize with
+    /// `Threading::Serialized` for the combined barrier and hybrid teams with several threads.
+    /// Dropping the returned `Mpi` finalizes nothing. The owner must keep MPI running until every
+    /// object of this crate is dropped: finalize last (in rsmpi, drop the `Universe` last).
+    ///
+    /// Objects are built on any communicator the program has (the world, a duplicate, a split);
+    /// each duplicates it, so their messages never mix with the program's own. Under
+    /// [`Threading::Serialized`] this crate serializes only its own MPI calls: the program must
+    /// not call MPI while another of its threads is inside a wait or collective of this crate,
+    /// or must initialize MPI with [`Threading::Multiple`].
+    ///
+    /// No launcher check: whoever initialized MPI decided how the program runs.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotInitialized`] when MPI has not been initialized yet;
+    /// - [`Error::Finalized`] when MPI was already finalized.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers_mpi::mpi::traits::Communicator;
+    /// use phasers_mpi::{mpi, Error, Mpi, ProcessAlgorithm, ProcessBarrier, Threading};
+    ///
+    /// // Nothing to adopt before MPI starts.
+    /// assert!(matches!(Mpi::adopt(), Err(Error::NotInitialized)));
+    ///
+    /// // The program's own start, as before: rsmpi owns MPI.
+    /// let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Serialized).unwrap();
+    /// let world = universe.world();
+    /// // Added: this crate uses that MPI, and builds on the program's communicator.
+    /// let phasers = Mpi::adopt()?;
+    /// assert!(!phasers.owns_mpi());
+    /// assert_eq!(phasers.size(), world.size() as usize);
+    /// assert!(phasers.threading() >= Threading::Serialized);
+    /// let mut barrier = ProcessBarrier::new(&phasers, &world, ProcessAlgorithm::Dissemination)?;
+    /// assert_eq!(barrier.wait()?, 0);
+    ///
+    /// // Our objects first, then the owner finalizes MPI.
+    /// drop(barrier);
+    /// drop(phasers);
+    /// drop(universe);
+    /// assert!(matches!(Mpi::adopt(), Err(Error::Finalized)));
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    pub fn adopt() -> Result<Mpi> {
+        // MPI_Initialized stays true after MPI_Finalize, so finalized is checked first.
+        if mpi::environment::is_finalized() {
+            return Err(Error::Finalized);
+        }
+        if !mpi::environment::is_initialized() {
+            return Err(Error::NotInitialized);
+        }
+        let provided = Threading::from_mpi(mpi::environment::threading_support());
+        set_provided(provided);
+        Ok(Mpi {
+            world: SimpleCommunicator::world(),
+            provided,
+            universe: None,
+        })
+    }
+
+    /// Whether dropping this `Mpi` finalizes MPI: true for [`Mpi::init`], false for
+    /// [`Mpi::adopt`].
+    ///
+    /// ```
+    /// use phasers_mpi::{Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let owner = Mpi::init(Threading::Serialized)?;
+    /// assert!(owner.owns_mpi());
+    /// // Another part of the program borrows the same MPI.
+    /// let borrowed = Mpi::adopt()?;
+    /// assert!(!borrowed.owns_mpi());
+    /// assert_eq!(borrowed.threading(), owner.threading());
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    pub fn owns_mpi(&self) -> bool {
+        self.universe.is_some()
     }
 
     /// `MPI_COMM_WORLD`.
@@ -149,7 +254,8 @@ impl Mpi {
         self.world.size() as usize
     }
 
-    /// The thread support MPI provides: at least what [`Mpi::init`] asked for.
+    /// The thread support MPI provides: at least what [`Mpi::init`] asked for; for
+    /// [`Mpi::adopt`], what the owner's initialization got.
     ///
     /// ```
     /// use phasers_mpi::{Mpi, Threading};

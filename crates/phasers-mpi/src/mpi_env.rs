@@ -1,12 +1,14 @@
 //! Starting MPI, or adopting an MPI that other code started: the launcher check, the threading
 //! level, and the world communicator.
 
+use std::ffi::c_int;
+
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::Communicator;
+use mpi::traits::{Communicator, FromRaw};
 
 use crate::error::{Error, Result};
-use crate::threading::{set_provided, Threading};
+use crate::threading::{mpi_call, set_provided, Threading};
 
 /// Environment variables that MPI launchers set in every process they start (Open MPI, PMIx,
 /// MPICH/Hydra and Slurm's PMI).
@@ -267,6 +269,74 @@ impl Mpi {
     /// ```
     pub fn threading(&self) -> Threading {
         self.provided
+    }
+
+    /// Duplicates a raw `MPI_Comm` handle that C, C++ or Fortran code passed in, so that the
+    /// objects of this crate can be built on it: the C ABI's entry points use this.
+    ///
+    /// The caller keeps `comm`: it is never freed here, and the returned communicator is the
+    /// caller's own duplicate (`MPI_Comm_dup`, collective over `comm`), freed when it drops. The
+    /// objects built on it duplicate it again, so it may be dropped right after.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for `MPI_COMM_NULL` and for an inter-communicator (the objects
+    /// of this crate run on the ranks of one group).
+    ///
+    /// # Safety
+    ///
+    /// `comm` is `MPI_COMM_NULL` or a valid communicator handle of this process (any other value
+    /// is MPI's error, which by default aborts the job, or undefined behaviour).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use phasers_mpi::mpi::traits::{AsRaw, Communicator};
+    /// use phasers_mpi::{mpi, Error, Mpi, ProcessAlgorithm, ProcessBarrier, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// // A handle as C code holds it.
+    /// let raw = mpi.world().as_raw();
+    /// // SAFETY: `raw` is the world's handle, valid while MPI runs.
+    /// let comm = unsafe { mpi.duplicate_raw(raw) }?;
+    /// assert_eq!(comm.size() as usize, mpi.size());
+    /// let mut barrier = ProcessBarrier::new(&mpi, &comm, ProcessAlgorithm::Dissemination)?;
+    /// assert_eq!(barrier.wait()?, 0);
+    /// // SAFETY: MPI_COMM_NULL is allowed, and refused.
+    /// let null = unsafe { mpi.duplicate_raw(mpi::ffi::RSMPI_COMM_NULL) };
+    /// assert!(matches!(null, Err(Error::InvalidArgument { .. })));
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    pub unsafe fn duplicate_raw(&self, comm: mpi::ffi::MPI_Comm) -> Result<SimpleCommunicator> {
+        // SAFETY: reading an immutable handle constant that rsmpi's C shim defines.
+        if comm == unsafe { mpi::ffi::RSMPI_COMM_NULL } {
+            return Err(Error::invalid(
+                "the communicator is MPI_COMM_NULL; pass a communicator of this rank, such as \
+                 MPI_COMM_WORLD or one split from it",
+            ));
+        }
+        let _call = mpi_call();
+        let mut inter: c_int = 0;
+        // SAFETY: the caller promises `comm` is a valid handle; `inter` is a valid out-pointer.
+        unsafe { mpi::ffi::MPI_Comm_test_inter(comm, &mut inter) };
+        if inter != 0 {
+            return Err(Error::invalid(
+                "the communicator is an inter-communicator; pass an intra-communicator (for \
+                 example MPI_Intercomm_merge's result)",
+            ));
+        }
+        let mut duplicate = std::mem::MaybeUninit::<mpi::ffi::MPI_Comm>::uninit();
+        // SAFETY: `comm` is a valid intra-communicator (checked above, and by the caller's
+        // promise); `duplicate` is written by MPI_Comm_dup before it is read. Errors abort the job
+        // under MPI's default handler, so success is the only way on.
+        let duplicate = unsafe {
+            mpi::ffi::MPI_Comm_dup(comm, duplicate.as_mut_ptr());
+            duplicate.assume_init()
+        };
+        // SAFETY: a fresh duplicate: a live intra-communicator that nothing else holds, neither
+        // MPI_COMM_WORLD nor MPI_COMM_SELF; the returned value owns it and frees it on drop.
+        Ok(unsafe { SimpleCommunicator::from_raw(duplicate) })
     }
 
     /// Returns [`Error::Threading`] unless MPI provides at least `needed`.

@@ -87,7 +87,7 @@ pub use error::{Error, Result};
 pub use hybrid::{
     HybridMember, HybridPending, HybridTeam, HybridTeamBuilder, MAX_THREADS_PER_PROCESS,
 };
-pub use mpi_env::{launched_by_mpirun, Mpi, SINGLETON_ENV};
+pub use mpi_env::{launched_by_mpirun, CommDuplicate, Mpi, SINGLETON_ENV};
 pub use process::{ProcessAlgorithm, ProcessBarrier};
 pub use progress::STALL_WARN_ENV;
 pub use threading::Threading;

@@ -2,6 +2,7 @@
 //! level, and the world communicator.
 
 use std::ffi::c_int;
+use std::mem::ManuallyDrop;
 
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
@@ -274,9 +275,10 @@ impl Mpi {
     /// Duplicates a raw `MPI_Comm` handle that C, C++ or Fortran code passed in, so that the
     /// objects of this crate can be built on it: the C ABI's entry points use this.
     ///
-    /// The caller keeps `comm`: it is never freed here, and the returned communicator is the
-    /// caller's own duplicate (`MPI_Comm_dup`, collective over `comm`), freed when it drops. The
-    /// objects built on it duplicate it again, so it may be dropped right after.
+    /// The caller keeps `comm`: it is never freed here. The returned [`CommDuplicate`] owns a
+    /// duplicate (`MPI_Comm_dup`, collective over `comm`) and frees it when it drops, both under
+    /// this crate's MPI lock. The objects built on it duplicate it again, so it may be dropped
+    /// right after.
     ///
     /// # Errors
     ///
@@ -301,14 +303,14 @@ impl Mpi {
     /// // SAFETY: `raw` is the world's handle, valid while MPI runs.
     /// let comm = unsafe { mpi.duplicate_raw(raw) }?;
     /// assert_eq!(comm.size() as usize, mpi.size());
-    /// let mut barrier = ProcessBarrier::new(&mpi, &comm, ProcessAlgorithm::Dissemination)?;
+    /// let mut barrier = ProcessBarrier::new(&mpi, &*comm, ProcessAlgorithm::Dissemination)?;
     /// assert_eq!(barrier.wait()?, 0);
     /// // SAFETY: MPI_COMM_NULL is allowed, and refused.
     /// let null = unsafe { mpi.duplicate_raw(mpi::ffi::RSMPI_COMM_NULL) };
     /// assert!(matches!(null, Err(Error::InvalidArgument { .. })));
     /// # Ok::<(), phasers_mpi::Error>(())
     /// ```
-    pub unsafe fn duplicate_raw(&self, comm: mpi::ffi::MPI_Comm) -> Result<SimpleCommunicator> {
+    pub unsafe fn duplicate_raw(&self, comm: mpi::ffi::MPI_Comm) -> Result<CommDuplicate> {
         // SAFETY: reading an immutable handle constant that rsmpi's C shim defines.
         if comm == unsafe { mpi::ffi::RSMPI_COMM_NULL } {
             return Err(Error::invalid(
@@ -336,7 +338,8 @@ impl Mpi {
         };
         // SAFETY: a fresh duplicate: a live intra-communicator that nothing else holds, neither
         // MPI_COMM_WORLD nor MPI_COMM_SELF; the returned value owns it and frees it on drop.
-        Ok(unsafe { SimpleCommunicator::from_raw(duplicate) })
+        let comm = unsafe { SimpleCommunicator::from_raw(duplicate) };
+        Ok(CommDuplicate(ManuallyDrop::new(comm)))
     }
 
     /// Returns [`Error::Threading`] unless MPI provides at least `needed`.
@@ -349,6 +352,44 @@ impl Mpi {
             });
         }
         Ok(())
+    }
+}
+
+/// A communicator of this crate's own, duplicated from a raw `MPI_Comm` by
+/// [`Mpi::duplicate_raw`]; it dereferences to the rsmpi communicator that constructors take, and
+/// frees the duplicate (`MPI_Comm_free`) under this crate's MPI lock when it drops, so the free
+/// never overlaps another of our MPI calls under [`Threading::Serialized`].
+///
+/// ```
+/// use phasers_mpi::mpi::traits::{AsRaw, Communicator};
+/// use phasers_mpi::{HybridTeam, Mpi, Threading};
+///
+/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+/// let mpi = Mpi::init(Threading::Serialized)?;
+/// // SAFETY: the world's handle is valid while MPI runs.
+/// let comm = unsafe { mpi.duplicate_raw(mpi.world().as_raw()) }?;
+/// // A duplicate is a communicator of its own, not the world's handle.
+/// assert_ne!(comm.as_raw(), mpi.world().as_raw());
+/// let team = HybridTeam::new(&mpi, &*comm, 2)?;
+/// drop(comm); // the team keeps its own duplicate
+/// assert_eq!(team.parties(), 2 * mpi.size());
+/// # Ok::<(), phasers_mpi::Error>(())
+/// ```
+pub struct CommDuplicate(ManuallyDrop<SimpleCommunicator>);
+
+impl std::ops::Deref for CommDuplicate {
+    type Target = SimpleCommunicator;
+
+    fn deref(&self) -> &SimpleCommunicator {
+        &self.0
+    }
+}
+
+impl Drop for CommDuplicate {
+    fn drop(&mut self) {
+        let _call = mpi_call();
+        // SAFETY: dropped once, here, and never used again.
+        unsafe { ManuallyDrop::drop(&mut self.0) };
     }
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test of the MPI crate (crates/phasers-mpi): clippy, the unit and fault
-# tests, and the MPI suite explicitly under `mpirun -np 2` and `mpirun -np 4 --oversubscribe`.
+# tests, and the MPI suite explicitly under `mpirun -np 2` and `mpirun -np 4 --oversubscribe`;
+# the adoption paths (an rsmpi program's example, and the C ABI's `mpi` feature from a C program);
+# the benchmark end to end.
 # Needs Open MPI and libclang: run scripts/setup-mpi.sh first (CI does).
 #
 # PHASERS_MPI_JOB_TIMEOUT (seconds, default 300) stops a job that hangs; the suite's own
@@ -19,6 +21,10 @@ fi
 step "MPI: cargo clippy -p phasers-mpi -p phasers-mpi-bench --all-targets -- -D warnings"
 cargo clippy -p phasers-mpi -p phasers-mpi-bench --all-targets -- -D warnings
 
+step "MPI: cargo clippy -p phasers-capi --features mpi --all-targets -- -D warnings"
+# The workspace's clippy builds the C ABI without its `mpi` feature; this checks the feature's code.
+cargo clippy -p phasers-capi --features mpi --all-targets -- -D warnings
+
 step "MPI: build the tests and examples"
 # cargo prints "Executable tests/mpi_suite/main.rs (<path>)" for each test binary it built.
 build_log="$(cargo test -p phasers-mpi --no-run 2>&1)" || { printf '%s\n' "$build_log"; exit 1; }
@@ -30,7 +36,8 @@ if [ -z "$suite" ] || [ ! -x "$suite" ]; then
 fi
 
 step "MPI: unit tests, doc tests and fault tests (no mpirun around them)"
-cargo test -p phasers-mpi --lib --test mpi_faults
+# The adopt_rsmpi example's test runs the whole program as a one-rank world.
+cargo test -p phasers-mpi --lib --test mpi_faults --example adopt_rsmpi
 cargo test -p phasers-mpi-bench
 # One doctest at a time: each is an MPI singleton, and Open MPI 4.1 singletons started together
 # race to create their session directory under /tmp ("mkdir /tmp/ompi...: File exists"), which
@@ -42,6 +49,19 @@ timeout --kill-after=10 "$job_timeout" mpirun "${mpirun_flags[@]}" -np 2 "$suite
 
 step "MPI: the suite on 4 ranks: mpirun -np 4 --oversubscribe"
 timeout --kill-after=10 "$job_timeout" mpirun "${mpirun_flags[@]}" -np 4 --oversubscribe "$suite"
+
+step "MPI: an rsmpi program adopts phasers-mpi: examples/adopt_rsmpi.rs on 2 and 4 ranks"
+cargo build -p phasers-mpi --example adopt_rsmpi
+adopt="${CARGO_TARGET_DIR:-target}/debug/examples/adopt_rsmpi"
+timeout --kill-after=10 "$job_timeout" mpirun "${mpirun_flags[@]}" -np 2 "$adopt"
+timeout --kill-after=10 "$job_timeout" mpirun "${mpirun_flags[@]}" -np 4 --oversubscribe "$adopt"
+
+step "MPI: the C ABI from a C MPI program (feature mpi): tests/c/mpi_comm.c on 2 and 4 ranks"
+# tests/mpi.rs compiles it with mpicc and runs it under mpirun -np 2, then -np 4 --oversubscribe;
+# the header tests check phasers.h and phasers_mpi.h against what the library exports. Only these
+# tests: the others link the static library, which with this feature also needs MPI's libraries.
+# Each mpirun there has its own time limit (tests/mpi.rs).
+cargo test -p phasers-capi --features mpi --lib --test mpi --test header
 
 step "MPI: the benchmark command runs end to end (mpirun -np 2, short rows, every part and file)"
 # Its own crate (crates/phasers-mpi-bench); a debug build: this checks that every part runs, checks

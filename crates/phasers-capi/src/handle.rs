@@ -44,10 +44,18 @@ pub enum Kind {
     Member = 7,
     /// `phasers_request`.
     Request = 8,
+    /// `phasers_mpi_barrier` (feature `mpi`).
+    MpiBarrier = 9,
+    /// `phasers_mpi_combined` (feature `mpi`).
+    MpiCombined = 10,
+    /// `phasers_mpi_team` (feature `mpi`).
+    MpiTeam = 11,
+    /// `phasers_mpi_member` (feature `mpi`).
+    MpiMember = 12,
 }
 
 impl Kind {
-    const ALL: [Kind; 8] = [
+    const ALL: [Kind; 12] = [
         Kind::Barrier,
         Kind::Phaser,
         Kind::Registration,
@@ -56,6 +64,10 @@ impl Kind {
         Kind::Team,
         Kind::Member,
         Kind::Request,
+        Kind::MpiBarrier,
+        Kind::MpiCombined,
+        Kind::MpiTeam,
+        Kind::MpiMember,
     ];
 
     /// The magic of a live handle of this kind.
@@ -74,6 +86,10 @@ impl Kind {
             Kind::Team => "phasers_team",
             Kind::Member => "phasers_member",
             Kind::Request => "phasers_request",
+            Kind::MpiBarrier => "phasers_mpi_barrier",
+            Kind::MpiCombined => "phasers_mpi_combined",
+            Kind::MpiTeam => "phasers_mpi_team",
+            Kind::MpiMember => "phasers_mpi_member",
         }
     }
 

@@ -5,6 +5,9 @@
 //! Objects are reached through handles (see [`handle`]) that every call checks, and no panic
 //! unwinds into C: every entry point runs inside `catch_unwind`. The header is the C user's
 //! reference; this crate's docs say how it works inside. See README.md for building and linking.
+//!
+//! The cargo feature `mpi` adds the entry points of `include/phasers_mpi.h` (module [`mpi`]):
+//! `phasers-mpi`'s objects built from an `MPI_Comm`.
 
 pub mod accumulator;
 pub mod barrier;
@@ -15,6 +18,8 @@ mod entry;
 pub mod enums;
 pub mod handle;
 pub mod last_error;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod phaser;
 pub mod reduction;
 pub mod registration;
@@ -34,6 +39,16 @@ const _: () = {
     shareable::<team::TeamObject>();
     shareable::<team::MemberObject>();
     shareable::<request::RequestObject>();
+};
+
+/// The same for the MPI objects.
+#[cfg(feature = "mpi")]
+const _: () = {
+    const fn shareable<T: Send + Sync>() {}
+    shareable::<mpi::barrier::MpiBarrierObject>();
+    shareable::<mpi::combined::MpiCombinedObject>();
+    shareable::<mpi::team::MpiTeamObject>();
+    shareable::<mpi::team::MpiMemberObject>();
 };
 
 #[cfg(test)]

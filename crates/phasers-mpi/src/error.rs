@@ -37,17 +37,38 @@ pub enum Error {
 
     /// MPI was already initialized (by this crate or by other code in the process).
     #[error(
-        "MPI is already initialized in this process; create one `Mpi` at the start of `main` and \
-         pass references to it around"
+        "MPI is already initialized in this process; if an earlier Mpi::init did it, keep that \
+         `Mpi` and pass references to it around; if other code owns MPI (rsmpi's \
+         mpi::initialize_with_threading, or MPI_Init_thread in C), call Mpi::adopt() instead, \
+         which uses MPI without finalizing it"
     )]
     AlreadyInitialized,
+
+    /// [`Mpi::adopt`](crate::Mpi::adopt) found no running MPI to use.
+    #[error(
+        "MPI is not initialized in this process, so there is nothing to adopt; initialize it \
+         first (rsmpi: mpi::initialize_with_threading(Threading::Serialized), C: \
+         MPI_Init_thread) and keep its owner alive while phasers-mpi objects exist, or call \
+         Mpi::init to let phasers-mpi initialize and finalize MPI itself"
+    )]
+    NotInitialized,
+
+    /// MPI was finalized in this process (its owner was dropped or called `MPI_Finalize`); MPI
+    /// cannot start again.
+    #[error(
+        "MPI was already finalized in this process and cannot start again; adopt or initialize MPI \
+         before its owner finalizes it (dropping rsmpi's Universe or calling MPI_Finalize), and \
+         drop every phasers-mpi object before that"
+    )]
+    Finalized,
 
     /// The MPI library cannot give the threading level an object needs.
     #[error(
         "{needed_by} needs MPI thread support {needed:?}, but MPI provides only {provided:?}; \
-         pass Threading::{needed:?} (or higher) to Mpi::init, and if MPI still provides less, use \
-         an MPI library built with thread support (Debian's Open MPI has it) or one thread per \
-         rank"
+         ask for Threading::{needed:?} (or higher) where MPI is initialized (Mpi::init, or for an \
+         adopted MPI its owner's mpi::initialize_with_threading or MPI_Init_thread), and if MPI \
+         still provides less, use an MPI library built with thread support (Debian's Open MPI \
+         has it) or one thread per rank"
     )]
     Threading {
         /// The object or call that needs the level.

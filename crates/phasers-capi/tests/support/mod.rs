@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // each test file uses its own part of this module
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -63,6 +64,11 @@ pub fn library_dir() -> &'static Path {
             other => {
                 build.args(["--profile", other]);
             }
+        }
+        // Built as the tests were: `cargo test --features mpi` tests the library with its MPI
+        // entry points.
+        if cfg!(feature = "mpi") {
+            build.args(["--features", "mpi"]);
         }
         let status = build
             .status()
@@ -230,4 +236,45 @@ pub fn run_with_env(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Outc
         args.iter().map(|arg| format!("-{arg}")).collect::<String>()
     );
     run_captured(command, &label, Duration::from_secs(120))
+}
+
+/// The `phasers_*` functions the header `include/<header>` declares: identifiers followed by
+/// `(`, outside comments.
+pub fn declared(header: &str) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(crate_dir().join("include").join(header)).unwrap();
+    let mut code = String::new();
+    let mut rest = text.as_str();
+    while let Some(start) = rest.find("/*") {
+        code.push_str(&rest[..start]);
+        let end = rest[start..].find("*/").expect("comments are closed") + start + 2;
+        rest = &rest[end..];
+    }
+    code.push_str(rest);
+    let mut names = BTreeSet::new();
+    for (at, _) in code.match_indices("phasers_") {
+        let name: String = code[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let after = code[at + name.len()..].trim_start();
+        if after.starts_with('(') {
+            names.insert(name);
+        }
+    }
+    names
+}
+
+/// The `phasers_*` symbols `libphasers.so` exports, from `nm -D --defined-only`.
+pub fn exported() -> BTreeSet<String> {
+    let mut nm = Command::new("nm");
+    nm.args(["-D", "--defined-only"])
+        .arg(library_dir().join("libphasers.so"));
+    let outcome = run_captured(nm, "nm-libphasers", Duration::from_secs(60)).expect_success("nm");
+    outcome
+        .stdout
+        .lines()
+        .filter_map(|line| line.split_whitespace().last())
+        .filter(|symbol| symbol.starts_with("phasers_"))
+        .map(str::to_string)
+        .collect()
 }

@@ -16,6 +16,7 @@
 //!
 //! The cases need every rank on one node: they share memory through a file in `/dev/shm`.
 
+mod adopt;
 mod case;
 mod combined;
 mod errors;
@@ -63,6 +64,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(hybrid_composed::cases());
     cases.extend(hybrid_faults::cases());
     cases.extend(hybrid_mismatch::cases());
+    cases.extend(adopt::cases());
     cases
 }
 

@@ -62,6 +62,7 @@
 //! |---|---|---|
 //! | Build with the defaults | `X::new(..)` | [`Barrier::new`] and [`AnyThreadBarrier::new`] return a ready object, like `std::sync::Barrier::new`; the others return `Result` |
 //! | Choose the algorithm, get a `Result` | `X::with_algorithm(parties, algorithm)` | [`Barrier`], [`AnyThreadBarrier`] |
+//! | Use what another owner started, without taking it over | `X::adopt()` | `phasers_mpi::Mpi::adopt`, for an MPI that rsmpi or C code initialized (it never finalizes it) |
 //! | Build with options | `X::builder(..)` → `XBuilder`, one setter per option named after it, then `.build()` → `Result<X>` | [`BarrierBuilder`], [`PhaserBuilder`], [`ReductionBuilder`], [`TeamBuilder`] |
 //! | Hand out every handle | `participants()` → `Vec` in rank order, each rank once | [`Barrier`], [`Reduction`], [`Team`], and the MPI types |
 //! | Hand out one handle | `participant(rank)` → `Result` | [`Barrier`], [`Reduction`], [`Team`] |

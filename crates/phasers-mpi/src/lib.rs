@@ -34,6 +34,7 @@ mod error;
 mod hybrid;
 mod mpi_env;
 mod node;
+mod node_memory;
 mod process;
 mod progress;
 mod threading;

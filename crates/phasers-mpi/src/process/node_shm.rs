@@ -4,16 +4,21 @@
 //!
 //! Each rank of the node owns one counter in a file every rank of the node maps (see
 //! [`NodeCounters`]), and the node has one release counter. In episode `e` every rank stores
-//! `e + 1` into its own counter; the leader waits until every counter of its node reads at least
-//! `e + 1`, takes the network step, then stores `e + 1` into the release counter, which the
-//! others wait for. Counters only grow, so no sense has to be reversed and a rank that races
-//! ahead into the next episode cannot be mistaken for one still in this one.
+//! `e + 1` into its own counter. With more than one node, the leader waits until every counter of
+//! its node reads at least `e + 1`, takes the network step, then stores `e + 1` into the release
+//! counter, which the others wait for. With one node there is no network step, and every rank
+//! waits for every counter itself: the last arrival frees everyone at once, without a release
+//! passing through the leader (one cache-line transfer on the critical path instead of two, and,
+//! when ranks outnumber cores, no wait for the leader to be scheduled). Counters only grow, so no
+//! sense has to be reversed and a rank that races ahead into the next episode cannot be mistaken
+//! for one still in this one.
 //!
 //! A wait reads one cache line that changes once per episode, and it polls, then yields, then
 //! sleeps (see `progress`), so ranks that outnumber the cores hand them over instead of spinning.
 
 use std::sync::atomic::Ordering;
 
+use mpi::collective::SystemOperation;
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
@@ -31,7 +36,8 @@ const RELEASE: usize = 0;
 enum Stage {
     /// The episode has not started on this rank.
     Arrive,
-    /// The leader waits for the node's ranks, from node rank `next` on.
+    /// The leader (or, on the only node, every rank) waits for the node's ranks, from node rank
+    /// `next` on.
     Gather { next: usize },
     /// The leader takes the network step.
     Network,
@@ -55,6 +61,8 @@ pub(crate) struct NodeShm {
     local: usize,
     /// The barrier rank of each rank of the node, by node rank.
     members: Vec<usize>,
+    /// Whether this is the only node: no network step, every rank gathers.
+    only_node: bool,
     /// Episodes this rank has completed.
     episode: u64,
     stage: Stage,
@@ -83,13 +91,18 @@ impl NodeShm {
         drop(call);
         let counters = NodeCounters::new(&node, 1 + members.len());
         let mut everywhere = 0u8;
+        let mut nodes = 0u64;
         let call = mpi_call();
-        // Every rank of every node learns whether all nodes have their memory.
+        // Every rank of every node learns whether all nodes have their memory, and how many
+        // nodes (leaders) there are.
         channel.comm().all_reduce_into(
             &u8::from(counters.is_ok()),
             &mut everywhere,
-            mpi::collective::SystemOperation::min(),
+            SystemOperation::min(),
         );
+        channel
+            .comm()
+            .all_reduce_into(&u64::from(local == 0), &mut nodes, SystemOperation::sum());
         drop(node);
         drop(call);
         let network = match leaders {
@@ -125,6 +138,7 @@ impl NodeShm {
             counters,
             local,
             members: members.into_iter().map(|r| r as usize).collect(),
+            only_node: nodes == 1,
             episode: 0,
             stage: Stage::Arrive,
         })
@@ -172,8 +186,8 @@ impl ProcessStep for NodeShm {
                     self.counters
                         .get(1 + self.local)
                         .store(target, Ordering::Release);
-                    self.stage = if self.leader() {
-                        Stage::Gather { next: 1 }
+                    self.stage = if self.only_node || self.leader() {
+                        Stage::Gather { next: 0 }
                     } else {
                         Stage::AwaitRelease
                     };
@@ -184,6 +198,9 @@ impl ProcessStep for NodeShm {
                     {
                         self.stage = Stage::Gather { next: late };
                         return false;
+                    }
+                    if self.only_node {
+                        break;
                     }
                     self.stage = Stage::Network;
                 }
@@ -225,7 +242,7 @@ impl ProcessStep for NodeShm {
             .filter(|&i| i != self.local && !self.arrived(i, target))
             .map(|i| self.members[i])
             .collect();
-        if missing.is_empty() && !self.leader() {
+        if missing.is_empty() && !self.leader() && !self.only_node {
             // The node is complete: the leader is in the network step, or releasing.
             return vec![self.members[0]];
         }

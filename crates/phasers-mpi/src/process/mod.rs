@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | [`Dissemination`](ProcessAlgorithm::Dissemination) | ceil(log2 P) sends and receives | ceil(log2 P) message latencies |
 //! | [`McsTree`](ProcessAlgorithm::McsTree) | at most 4 arrivals in, 1 out; 1 wake-up in, 2 out | log4 P up + log2 P down |
-//! | [`NodeShm`](ProcessAlgorithm::NodeShm) | none inside a node; the node leader: ceil(log2 N) for N nodes | 2 cache-line transfers + ceil(log2 N) message latencies |
+//! | [`NodeShm`](ProcessAlgorithm::NodeShm) | none inside a node; the node leader: ceil(log2 N) for N nodes | one cache-line transfer on one node; else 2 + ceil(log2 N) message latencies |
 //! | [`Library`](ProcessAlgorithm::Library) | whatever `MPI_Ibarrier` does | MPI's choice |
 //! | [`Auto`](ProcessAlgorithm::Auto) | those of the one it chose | the fastest measured |
 //!

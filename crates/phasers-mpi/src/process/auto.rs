@@ -27,8 +27,9 @@ pub(crate) const CANDIDATES: [ProcessAlgorithm; 4] = [
 
 /// A batch is long enough once the slowest rank took this long. The slowest candidate in
 /// BENCHMARKS.md ("Across processes": MCS tree, 6.3 us an episode at 4 ranks on 2 cores) still
-/// runs about 80 episodes in it, and the fastest (Open MPI's barrier, 0.46 us at 2 ranks) about
-/// 1100, while four candidates times (calibration + `BATCHES`) stay near 20 ms of build time.
+/// runs about 80 episodes in it, the fastest (node-shm, about 0.2 us at 2 ranks in the runs of
+/// docs/mpi-auto-model.md) about 2500, and four candidates times (about 1 ms of calibration plus
+/// `BATCHES` batches) cost 10 to 20 ms of build time (the MPI suite's Auto case: 20 ms).
 const BATCH: Duration = Duration::from_micros(500);
 /// Timed batches per candidate after calibration; the fastest counts, because a batch on a
 /// shared machine is only ever slowed down by others, never sped up.

@@ -37,7 +37,6 @@ impl NodeCounters {
     /// every rank gets the reason (the first failure any rank met).
     pub(crate) fn new(node: &SimpleCommunicator, len: usize) -> Result<NodeCounters, String> {
         static CREATED: AtomicU64 = AtomicU64::new(0);
-        let bytes = len.max(1) * COUNTER_STRIDE;
         let dir = if Path::new("/dev/shm").is_dir() {
             PathBuf::from("/dev/shm")
         } else {
@@ -53,13 +52,7 @@ impl NodeCounters {
                 u64::from(std::process::id()),
                 CREATED.fetch_add(1, Ordering::Relaxed),
             ];
-            created = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(path_of(name))
-                .and_then(|file| file.set_len(bytes as u64))
-                .map_err(|e| format!("cannot create {}: {e}", path_of(name).display()));
+            created = Self::create_file(&path_of(name), len);
         }
         let mut ok = [u8::from(created.is_ok())];
         {
@@ -69,7 +62,7 @@ impl NodeCounters {
         }
         let path = path_of(name);
         let mapped = if ok[0] == 1 {
-            map(&path, bytes)
+            Self::map_file(&path, len)
         } else {
             Err(format!(
                 "rank 0 of the node could not create {}",
@@ -91,13 +84,26 @@ impl NodeCounters {
             let _ = std::fs::remove_file(&path);
         }
         match mapped {
-            Ok(base) if all_ok == 1 => Ok(NodeCounters { base, len }),
-            Ok(base) => {
-                unmap(base, len);
-                Err("another rank of the node could not map the shared file".to_owned())
-            }
+            Ok(counters) if all_ok == 1 => Ok(counters),
+            Ok(_) => Err("another rank of the node could not map the shared file".to_owned()),
             Err(reason) => Err(reason),
         }
+    }
+
+    /// Creates the file of `len` counters at `path`, all 0; fails if it exists.
+    pub(crate) fn create_file(path: &Path, len: usize) -> Result<(), String> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .and_then(|file| file.set_len((len.max(1) * COUNTER_STRIDE) as u64))
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))
+    }
+
+    /// Maps the file of `len` counters at `path` (made by [`create_file`](Self::create_file)).
+    pub(crate) fn map_file(path: &Path, len: usize) -> Result<NodeCounters, String> {
+        map(path, len.max(1) * COUNTER_STRIDE).map(|base| NodeCounters { base, len })
     }
 
     /// Counter `index`.
@@ -137,13 +143,9 @@ fn map(path: &Path, bytes: usize) -> Result<*mut u8, String> {
     Ok(base.cast())
 }
 
-fn unmap(base: *mut u8, len: usize) {
-    // SAFETY: a mapping made by `map` with this length, which nothing borrows any more.
-    unsafe { libc::munmap(base.cast(), len.max(1) * COUNTER_STRIDE) };
-}
-
 impl Drop for NodeCounters {
     fn drop(&mut self) {
-        unmap(self.base, self.len);
+        // SAFETY: the mapping made by `map_file` with this length; nothing borrows it any more.
+        unsafe { libc::munmap(self.base.cast(), self.len.max(1) * COUNTER_STRIDE) };
     }
 }

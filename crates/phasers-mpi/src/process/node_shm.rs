@@ -176,6 +176,17 @@ fn node_of(
 
 impl ProcessStep for NodeShm {
     fn advance(&mut self, _channel: &Channel) -> bool {
+        self.poll()
+    }
+
+    fn waiting_for(&self, _channel: &Channel) -> Vec<usize> {
+        self.missing()
+    }
+}
+
+impl NodeShm {
+    /// [`ProcessStep::advance`]: the node's own channels are the only ones it uses.
+    fn poll(&mut self) -> bool {
         let target = self.episode + 1;
         loop {
             match self.stage {
@@ -226,7 +237,8 @@ impl ProcessStep for NodeShm {
         true
     }
 
-    fn waiting_for(&self, _channel: &Channel) -> Vec<usize> {
+    /// [`ProcessStep::waiting_for`], in barrier ranks.
+    fn missing(&self) -> Vec<usize> {
         let target = self.episode + 1;
         if self.stage == Stage::Network {
             return self.network.as_ref().map_or_else(Vec::new, |network| {
@@ -247,5 +259,75 @@ impl ProcessStep for NodeShm {
             return vec![self.members[0]];
         }
         missing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ranks` views of one node's counters, as `ranks` processes would map them: each maps the
+    /// same file. `only_node` false gives a node whose leader releases (with no network step).
+    fn node(ranks: usize, only_node: bool) -> Vec<NodeShm> {
+        let path = std::env::temp_dir().join(format!(
+            "phasers-mpi-node-shm-test-{}-{ranks}-{only_node}",
+            std::process::id()
+        ));
+        NodeCounters::create_file(&path, 1 + ranks).unwrap();
+        let views = (0..ranks)
+            .map(|local| NodeShm {
+                network: None,
+                counters: NodeCounters::map_file(&path, 1 + ranks).unwrap(),
+                local,
+                // Barrier ranks 10, 11, ... so that node ranks and barrier ranks differ.
+                members: (10..10 + ranks).collect(),
+                only_node,
+                episode: 0,
+                stage: Stage::Arrive,
+            })
+            .collect();
+        std::fs::remove_file(&path).unwrap();
+        views
+    }
+
+    #[test]
+    fn on_the_only_node_the_last_arrival_frees_everyone() {
+        let mut r = node(3, true);
+        assert!(!r[0].poll());
+        assert_eq!(r[0].missing(), vec![11, 12]);
+        assert!(!r[1].poll());
+        assert_eq!(r[1].missing(), vec![12]);
+        // The last to arrive leaves at once, and so does everyone else when they look.
+        assert!(r[2].poll());
+        assert!(r[0].poll() && r[1].poll());
+        // Rank 2 races into episode 1 and must wait for the others' next arrival.
+        assert!(!r[2].poll());
+        assert_eq!(r[2].missing(), vec![10, 11]);
+        assert!(!r[0].poll());
+        assert!(r[1].poll());
+        assert!(r[2].poll() && r[0].poll());
+        assert!(r.iter().all(|v| v.episode == 2));
+    }
+
+    #[test]
+    fn with_more_nodes_the_leader_gathers_then_releases() {
+        let mut r = node(3, false);
+        assert!(!r[1].poll());
+        assert!(!r[2].poll());
+        // Every rank of the node has arrived but the leader: they name it.
+        assert_eq!(r[1].missing(), vec![10]);
+        assert!(!r[1].poll());
+        // The leader finds everyone and releases; the others see the release.
+        assert!(r[0].poll());
+        assert!(r[1].poll() && r[2].poll());
+        // The leader, first in episode 1, waits for both others.
+        assert!(!r[0].poll());
+        assert_eq!(r[0].missing(), vec![11, 12]);
+        assert!(!r[2].poll());
+        assert_eq!(r[0].missing(), vec![11]);
+        assert!(!r[1].poll());
+        // Rank 1 arrived but the release has not come: it waits for the leader.
+        assert_eq!(r[1].missing(), vec![10]);
+        assert!(r[0].poll() && r[1].poll() && r[2].poll());
     }
 }

@@ -13,8 +13,8 @@ use crate::channel::Channel;
 use crate::progress::{poll_until, WaitFor};
 use crate::threading::mpi_call;
 
-use super::step::ProcessStep;
-use super::{describe_ranks, ProcessAlgorithm};
+use super::algorithm::ProcessAlgorithm;
+use super::step::{describe_ranks, ProcessStep};
 use crate::error::Result;
 
 /// What Auto measures, in this order (ties go to the first).

@@ -27,12 +27,14 @@ pub enum ProcessContender {
 }
 
 impl ProcessContender {
-    /// The baseline first, then ours.
-    pub const ALL: [ProcessContender; 4] = [
+    /// The baseline first, then ours, Auto last.
+    pub const ALL: [ProcessContender; 6] = [
         ProcessContender::MpiBarrier,
         ProcessContender::Ours(ProcessAlgorithm::Dissemination),
         ProcessContender::Ours(ProcessAlgorithm::McsTree),
         ProcessContender::Ours(ProcessAlgorithm::Library),
+        ProcessContender::Ours(ProcessAlgorithm::NodeShm),
+        ProcessContender::Ours(ProcessAlgorithm::Auto),
     ];
 
     pub fn name(self) -> &'static str {
@@ -48,8 +50,10 @@ impl ProcessContender {
 pub struct ProcessRow {
     /// Ranks taking part (world ranks `0..ranks`).
     pub ranks: usize,
-    /// `mpi-barrier`, `dissemination`, `mcs-tree` or `mpi-ibarrier`.
+    /// `mpi-barrier`, `dissemination`, `mcs-tree`, `mpi-ibarrier`, `node-shm` or `auto`.
     pub algorithm: &'static str,
+    /// What `auto` chose (the same on every rank); `None` for the others.
+    pub chosen: Option<&'static str>,
     /// Time per barrier.
     pub timing: Timing,
     /// This row over `mpi-barrier` at the same rank count.
@@ -66,13 +70,14 @@ pub fn run(
     let mut rows = Vec::new();
     for ranks in 1..=mpi.size() {
         for contender in ProcessContender::ALL {
-            let timing = on_first(world, ranks, |comm| {
-                measure_one(mpi, comm, contender, schedule)
+            let measured = on_first(world, ranks, |comm| {
+                measure_choosing(mpi, comm, contender, schedule)
             })?;
-            if let Some(timing) = timing.filter(|_| mpi.rank() == 0) {
+            if let Some((timing, chosen)) = measured.filter(|_| mpi.rank() == 0) {
                 let mut row = ProcessRow {
                     ranks,
                     algorithm: contender.name(),
+                    chosen,
                     timing,
                     ratio_to_mpi_barrier: None,
                 };
@@ -88,6 +93,16 @@ pub fn run(
     Ok(rows)
 }
 
+impl ProcessRow {
+    /// The algorithm as the table prints it: `auto (node-shm)` says what Auto chose.
+    pub fn label(&self) -> String {
+        match self.chosen {
+            Some(chosen) => format!("{} ({chosen})", self.algorithm),
+            None => self.algorithm.to_owned(),
+        }
+    }
+}
+
 /// Checks then times one contender on `comm`'s ranks.
 pub fn measure_one(
     mpi: &Mpi,
@@ -95,11 +110,26 @@ pub fn measure_one(
     contender: ProcessContender,
     schedule: Schedule,
 ) -> Result<Timing> {
+    measure_choosing(mpi, comm, contender, schedule).map(|(timing, _)| timing)
+}
+
+/// [`measure_one`], and what Auto chose when the contender is Auto.
+fn measure_choosing(
+    mpi: &Mpi,
+    comm: &SimpleCommunicator,
+    contender: ProcessContender,
+    schedule: Schedule,
+) -> Result<(Timing, Option<&'static str>)> {
     let what = format!("{} at {} ranks", contender.name(), comm.size());
     let mut barrier = match contender {
         ProcessContender::MpiBarrier => None,
         ProcessContender::Ours(algorithm) => Some(ProcessBarrier::new(mpi, comm, algorithm)?),
     };
+    // Auto chooses while it is built, before the check and the timed samples.
+    let chosen = barrier
+        .as_ref()
+        .filter(|b| b.algorithm() == ProcessAlgorithm::Auto)
+        .map(|b| b.chosen().name());
     let mut expected = 0u64;
     let mut wait = || -> Result<()> {
         match barrier.as_mut() {
@@ -115,11 +145,12 @@ pub fn measure_one(
         Ok(())
     };
     hold_back_each(&what, comm.rank() as usize, comm.size() as usize, &mut wait)?;
-    measure(comm, schedule, |n| {
+    let timing = measure(comm, schedule, |n| {
         let start = Instant::now();
         for _ in 0..n {
             wait()?;
         }
         Ok(start.elapsed())
-    })
+    })?;
+    Ok((timing, chosen))
 }

@@ -58,16 +58,16 @@ pub fn floors(floors: &Floors) {
 pub fn process_header() {
     println!("\n== process barriers (time per barrier; ratio = ours / MPI_Barrier) ==");
     println!(
-        "{:>5} {:<16} {:>10} {:>10} {:>6} {:>6}",
+        "{:>5} {:<20} {:>10} {:>10} {:>6} {:>6}",
         "ranks", "algorithm", "min", "median", "r.min", "r.med"
     );
 }
 
 pub fn process_row(row: &ProcessRow) {
     println!(
-        "{:>5} {:<16} {} {}",
+        "{:>5} {:<20} {} {}",
         row.ranks,
-        row.algorithm,
+        row.label(),
         timing(Some(&row.timing)),
         ratio(row.ratio_to_mpi_barrier)
     );

@@ -2,8 +2,9 @@
 //!
 //! The concepts of [`phasers`] across MPI processes, each holding threads:
 //!
-//! - [`ProcessBarrier`]: dissemination and MCS-tree barriers over point-to-point messages, next
-//!   to the MPI library's own barrier ([`ProcessAlgorithm`]).
+//! - [`ProcessBarrier`]: dissemination and MCS-tree barriers over point-to-point messages, a
+//!   barrier that meets in shared memory on each node, the MPI library's own barrier, and `Auto`,
+//!   which measures them at build time and keeps the fastest ([`ProcessAlgorithm`]).
 //! - [`CombinedBarrier`]: the threads of a rank meet in shared memory; whichever thread
 //!   completes the local gather leads the process step, then releases its threads (seed 001).
 //! - [`HybridTeam`]: teams of ranks × threads with barrier, broadcast, reduce, allreduce,
@@ -78,6 +79,7 @@ mod error;
 mod hybrid;
 mod mpi_env;
 mod node;
+mod node_memory;
 mod process;
 mod progress;
 mod threading;

@@ -2,16 +2,18 @@
 //! rank `r + 2^k` and waits for one from rank `r - 2^k` (mod P). After ceil(log2 P) rounds every
 //! rank has heard, directly or through others, from every rank. No release phase is needed.
 //!
-//! Each round has its own tag. MPI never lets two messages with the same source, tag and
-//! communicator overtake each other, so a token a fast rank sends for the next episode waits,
-//! queued, for the round that will take it.
+//! Each round has its own tag and its own receive, posted ahead and re-posted as soon as it
+//! completes, so a token costs one `MPI_Test`. MPI never lets two messages with the same source,
+//! tag and communicator overtake each other, so a token a fast rank sends for the next episode
+//! waits for the round that will take it.
 
-use crate::channel::{Channel, Tag};
+use crate::channel::{Channel, PostedToken, Tag};
 
 use super::step::ProcessStep;
 
 pub(crate) struct Dissemination {
-    rounds: usize,
+    /// Round `k`'s receive, from rank `r - 2^k`.
+    receives: Vec<PostedToken>,
     /// The next round to finish.
     round: usize,
     /// Whether this round's token has been sent.
@@ -19,30 +21,32 @@ pub(crate) struct Dissemination {
 }
 
 impl Dissemination {
-    pub(crate) fn new(size: usize) -> Self {
+    /// Posts every round's receive on `channel`.
+    pub(crate) fn new(channel: &Channel) -> Self {
+        let (rank, size) = (channel.rank(), channel.size());
+        let receives = (0..ceil_log2(size))
+            .map(|round| {
+                let distance = (1 << round) % size;
+                channel.post_token((rank + size - distance) % size, round as Tag)
+            })
+            .collect();
         Dissemination {
-            rounds: ceil_log2(size),
+            receives,
             round: 0,
             sent: false,
         }
-    }
-
-    fn distance(&self) -> usize {
-        1 << self.round
     }
 }
 
 impl ProcessStep for Dissemination {
     fn advance(&mut self, channel: &Channel) -> bool {
         let (rank, size) = (channel.rank(), channel.size());
-        while self.round < self.rounds {
-            let tag = self.round as Tag;
+        while let Some(receive) = self.receives.get_mut(self.round) {
             if !self.sent {
-                channel.send_token((rank + self.distance()) % size, tag);
+                channel.send_token((rank + (1 << self.round)) % size, self.round as Tag);
                 self.sent = true;
             }
-            let from = (rank + size - self.distance() % size) % size;
-            if !channel.try_take_token(from, tag) {
+            if !channel.try_take_posted(receive) {
                 return false;
             }
             self.round += 1;
@@ -52,12 +56,11 @@ impl ProcessStep for Dissemination {
         true
     }
 
-    fn waiting_for(&self, channel: &Channel) -> Vec<usize> {
-        let (rank, size) = (channel.rank(), channel.size());
-        if self.round >= self.rounds {
-            return Vec::new();
-        }
-        vec![(rank + size - self.distance() % size) % size]
+    fn waiting_for(&self, _channel: &Channel) -> Vec<usize> {
+        self.receives
+            .get(self.round)
+            .map(|receive| vec![receive.from()])
+            .unwrap_or_default()
     }
 }
 

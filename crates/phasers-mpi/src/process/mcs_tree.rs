@@ -3,10 +3,12 @@
 //! `2r + 2`). Each rank receives at most four arrival tokens and one wake-up, and sends one
 //! arrival and at most two wake-ups, so no rank handles more than seven messages per episode.
 //!
-//! Arrival and wake-up have their own tags; a child's arrival for the next episode can reach its
-//! parent before the parent is woken, and simply waits in MPI's queue for the next episode.
+//! Arrival and wake-up have their own tags, and each child's arrival and the parent's wake-up has
+//! its own receive, posted ahead and re-posted as soon as it completes (one `MPI_Test` per token).
+//! A child's arrival for the next episode can reach its parent before the parent is woken, and
+//! simply lands in the re-posted receive for the next episode.
 
-use crate::channel::{Channel, Tag};
+use crate::channel::{Channel, PostedToken, Tag};
 
 use super::step::ProcessStep;
 
@@ -25,12 +27,22 @@ enum Stage {
 
 pub(crate) struct McsTree {
     stage: Stage,
+    /// Child `i`'s arrivals, in the order of `arrival_children`.
+    arrivals: Vec<PostedToken>,
+    /// The parent's wake-ups; `None` at the root.
+    wake_up: Option<PostedToken>,
 }
 
 impl McsTree {
-    pub(crate) fn new() -> Self {
+    /// Posts this rank's receives on `channel`.
+    pub(crate) fn new(channel: &Channel) -> Self {
+        let (rank, size) = (channel.rank(), channel.size());
         McsTree {
             stage: Stage::Gathering { arrived: 0 },
+            arrivals: arrival_children(rank, size)
+                .map(|(_, child)| channel.post_token(child, ARRIVAL))
+                .collect(),
+            wake_up: (rank != 0).then(|| channel.post_token((rank - 1) / WAKE_UP_FAN_OUT, WAKE_UP)),
         }
     }
 }
@@ -52,9 +64,9 @@ impl ProcessStep for McsTree {
         let (rank, size) = (channel.rank(), channel.size());
         if let Stage::Gathering { mut arrived } = self.stage {
             let mut all = true;
-            for (i, child) in arrival_children(rank, size) {
+            for (i, receive) in self.arrivals.iter_mut().enumerate() {
                 if arrived & (1 << i) == 0 {
-                    if channel.try_take_token(child, ARRIVAL) {
+                    if channel.try_take_posted(receive) {
                         arrived |= 1 << i;
                     } else {
                         all = false;
@@ -70,10 +82,11 @@ impl ProcessStep for McsTree {
                 self.stage = Stage::AwaitingWakeUp;
             }
         }
-        if self.stage == Stage::AwaitingWakeUp
-            && !channel.try_take_token((rank - 1) / WAKE_UP_FAN_OUT, WAKE_UP)
-        {
-            return false;
+        // Only a rank with a parent awaits a wake-up.
+        if let (Stage::AwaitingWakeUp, Some(parent)) = (self.stage, self.wake_up.as_mut()) {
+            if !channel.try_take_posted(parent) {
+                return false;
+            }
         }
         for child in wake_up_children(rank, size) {
             channel.send_token(child, WAKE_UP);

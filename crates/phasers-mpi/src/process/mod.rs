@@ -1,14 +1,18 @@
-//! Barriers across MPI processes: dissemination and MCS tree over point-to-point messages, next
-//! to the MPI library's own barrier, behind one [`ProcessAlgorithm`] choice.
+//! Barriers across MPI processes: dissemination and MCS tree over point-to-point messages, a
+//! hierarchical barrier that meets in shared memory on each node, the MPI library's own barrier,
+//! and `Auto`, which measures them at build time and keeps the fastest.
 //!
 //! | algorithm | messages per rank per episode | critical path |
 //! |---|---|---|
 //! | [`Dissemination`](ProcessAlgorithm::Dissemination) | ceil(log2 P) sends and receives | ceil(log2 P) message latencies |
 //! | [`McsTree`](ProcessAlgorithm::McsTree) | at most 4 arrivals in, 1 out; 1 wake-up in, 2 out | log4 P up + log2 P down |
+//! | [`NodeShm`](ProcessAlgorithm::NodeShm) | none inside a node; the node leader: ceil(log2 N) for N nodes | one cache-line transfer on one node; else 2 + ceil(log2 N) message latencies |
 //! | [`Library`](ProcessAlgorithm::Library) | whatever `MPI_Ibarrier` does | MPI's choice |
+//! | [`Auto`](ProcessAlgorithm::Auto) | those of the one it chose | the fastest measured |
 //!
-//! Every wait polls, then yields, then sleeps (see the crate docs), so ranks that outnumber the
-//! cores do not starve each other, and a stalled wait warns on stderr.
+//! Point-to-point tokens land in receives posted ahead (`MPI_Recv_init`), so each costs one
+//! `MPI_Test`. Every wait polls, then yields, then sleeps (see the crate docs), so ranks that
+//! outnumber the cores do not starve each other, and a stalled wait warns on stderr.
 //!
 //! ```
 //! use phasers_mpi::{Mpi, ProcessAlgorithm, ProcessBarrier, Threading};
@@ -23,9 +27,12 @@
 //! # Ok::<(), phasers_mpi::Error>(())
 //! ```
 
+mod algorithm;
+mod auto;
 mod dissemination;
 mod library;
 mod mcs_tree;
+mod node_shm;
 mod step;
 
 use std::cell::RefCell;
@@ -41,89 +48,9 @@ use crate::node::NodeShape;
 use crate::progress::{poll_until, WaitFor};
 use crate::threading::mpi_call;
 
-use dissemination::Dissemination;
-use library::Library;
-use mcs_tree::McsTree;
-use step::ProcessStep;
-
-/// How the ranks of a communicator meet.
-///
-/// Parsed from its [`name`](Self::name), as the benchmark's command line takes it:
-///
-/// ```
-/// use phasers_mpi::{Error, ProcessAlgorithm};
-///
-/// assert_eq!("mcs-tree".parse::<ProcessAlgorithm>()?, ProcessAlgorithm::McsTree);
-/// assert!(matches!("ring".parse::<ProcessAlgorithm>(), Err(Error::InvalidArgument { .. })));
-/// # Ok::<(), phasers_mpi::Error>(())
-/// ```
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum ProcessAlgorithm {
-    /// ceil(log2 P) rounds of tagged tokens; no release phase.
-    Dissemination,
-    /// 4-ary arrival tree, binary wake-up tree.
-    McsTree,
-    /// The MPI library's barrier (`MPI_Ibarrier`, polled).
-    Library,
-}
-
-impl ProcessAlgorithm {
-    /// Every algorithm, for benchmarks and tests.
-    ///
-    /// ```
-    /// use phasers_mpi::ProcessAlgorithm;
-    ///
-    /// assert_eq!(ProcessAlgorithm::ALL.len(), 3);
-    /// assert!(ProcessAlgorithm::ALL.contains(&ProcessAlgorithm::Library));
-    /// ```
-    pub const ALL: [ProcessAlgorithm; 3] = [
-        ProcessAlgorithm::Dissemination,
-        ProcessAlgorithm::McsTree,
-        ProcessAlgorithm::Library,
-    ];
-
-    /// The algorithm's name, as the benchmark prints it.
-    ///
-    /// ```
-    /// use phasers_mpi::ProcessAlgorithm;
-    ///
-    /// assert_eq!(ProcessAlgorithm::Library.name(), "mpi-ibarrier");
-    /// for algorithm in ProcessAlgorithm::ALL {
-    ///     assert_eq!(algorithm.name().parse::<ProcessAlgorithm>()?, algorithm);
-    /// }
-    /// # Ok::<(), phasers_mpi::Error>(())
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            ProcessAlgorithm::Dissemination => "dissemination",
-            ProcessAlgorithm::McsTree => "mcs-tree",
-            ProcessAlgorithm::Library => "mpi-ibarrier",
-        }
-    }
-
-    fn step(self, size: usize) -> Box<dyn ProcessStep> {
-        match self {
-            ProcessAlgorithm::Dissemination => Box::new(Dissemination::new(size)),
-            ProcessAlgorithm::McsTree => Box::new(McsTree::new()),
-            ProcessAlgorithm::Library => Box::new(Library::new()),
-        }
-    }
-}
-
-impl std::str::FromStr for ProcessAlgorithm {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self> {
-        ProcessAlgorithm::ALL
-            .into_iter()
-            .find(|a| a.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "unknown process algorithm {s:?}; use dissemination, mcs-tree or mpi-ibarrier"
-                ))
-            })
-    }
-}
+pub use algorithm::ProcessAlgorithm;
+use auto::{Candidate, Choice};
+use step::{describe_ranks, ProcessStep};
 
 /// A barrier among the ranks of a communicator; one per rank, used by one thread at a time.
 ///
@@ -141,9 +68,15 @@ impl std::str::FromStr for ProcessAlgorithm {
 /// # Ok::<(), phasers_mpi::Error>(())
 /// ```
 pub struct ProcessBarrier {
+    /// Declared before the channel, so that its posted receives are freed before the channel
+    /// frees the communicator.
+    step: Box<dyn ProcessStep>,
     channel: Channel,
     algorithm: ProcessAlgorithm,
-    step: Box<dyn ProcessStep>,
+    /// What runs: `algorithm`, or Auto's choice.
+    chosen: ProcessAlgorithm,
+    /// Auto's measurements: seconds per episode of each candidate.
+    calibration: Vec<(ProcessAlgorithm, Duration)>,
     /// Episodes completed.
     episode: u64,
     oversubscribed: bool,
@@ -155,7 +88,9 @@ impl ProcessBarrier {
     ///
     /// # Errors
     ///
-    /// None today; the `Result` leaves room for algorithms with limits.
+    /// [`Error::Broken`] when [`NodeShm`](ProcessAlgorithm::NodeShm) was asked for and the ranks
+    /// of a node cannot share memory (every rank gets it). [`Auto`](ProcessAlgorithm::Auto)
+    /// then leaves the node-shm barrier out instead.
     ///
     /// # Examples
     ///
@@ -174,14 +109,67 @@ impl ProcessBarrier {
         comm: &impl Communicator,
         algorithm: ProcessAlgorithm,
     ) -> Result<ProcessBarrier> {
-        let channel = Channel::duplicate(comm);
-        let node = NodeShape::of(&channel);
         let _ = mpi;
+        Self::build(comm, algorithm, None)
+    }
+
+    /// [`new`](Self::new), treating every `ranks_per_node` consecutive ranks of a node as a node
+    /// of their own: exercises the node-shm barrier's network step on one machine.
+    ///
+    /// ```
+    /// use phasers_mpi::{Mpi, ProcessAlgorithm, ProcessBarrier, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Single)?;
+    /// let mut barrier =
+    ///     ProcessBarrier::emulating_nodes(&mpi, mpi.world(), ProcessAlgorithm::NodeShm, 1)?;
+    /// assert_eq!(barrier.wait()?, 0);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    #[doc(hidden)]
+    pub fn emulating_nodes(
+        mpi: &Mpi,
+        comm: &impl Communicator,
+        algorithm: ProcessAlgorithm,
+        ranks_per_node: usize,
+    ) -> Result<ProcessBarrier> {
+        let _ = mpi;
+        Self::build(comm, algorithm, Some(ranks_per_node.max(1)))
+    }
+
+    fn build(
+        comm: &impl Communicator,
+        algorithm: ProcessAlgorithm,
+        ranks_per_node: Option<usize>,
+    ) -> Result<ProcessBarrier> {
+        let channel = Channel::duplicate(comm);
+        let oversubscribed = NodeShape::of(&channel).oversubscribed(1);
+        let Choice {
+            chosen,
+            calibration,
+            candidate,
+        } = match algorithm {
+            ProcessAlgorithm::Auto => auto::choose(channel, ranks_per_node, oversubscribed)?,
+            concrete => Choice {
+                chosen: concrete,
+                calibration: Vec::new(),
+                candidate: Candidate {
+                    step: concrete.step(&channel, ranks_per_node)?,
+                    channel,
+                },
+            },
+        };
         Ok(ProcessBarrier {
-            step: algorithm.step(channel.size()),
-            oversubscribed: node.oversubscribed(1),
-            channel,
+            step: candidate.step,
+            channel: candidate.channel,
+            oversubscribed,
             algorithm,
+            chosen,
+            calibration,
             episode: 0,
         })
     }
@@ -250,6 +238,50 @@ impl ProcessBarrier {
     /// ```
     pub fn algorithm(&self) -> ProcessAlgorithm {
         self.algorithm
+    }
+
+    /// The algorithm that runs: [`algorithm`](Self::algorithm), or the one
+    /// [`Auto`](ProcessAlgorithm::Auto) chose (the same on every rank).
+    ///
+    /// ```
+    /// use phasers_mpi::{Mpi, ProcessAlgorithm, ProcessBarrier, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Single)?;
+    /// let barrier = ProcessBarrier::new(&mpi, mpi.world(), ProcessAlgorithm::Auto)?;
+    /// assert_eq!(barrier.algorithm(), ProcessAlgorithm::Auto);
+    /// assert_ne!(barrier.chosen(), ProcessAlgorithm::Auto);
+    /// let fixed = ProcessBarrier::new(&mpi, mpi.world(), ProcessAlgorithm::McsTree)?;
+    /// assert_eq!(fixed.chosen(), ProcessAlgorithm::McsTree);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    pub fn chosen(&self) -> ProcessAlgorithm {
+        self.chosen
+    }
+
+    /// What [`Auto`](ProcessAlgorithm::Auto) measured: each candidate and its time per episode
+    /// (the slowest rank's, the fastest of a few batches), the same on every rank. Empty for the
+    /// other algorithms, and for one rank, where Auto takes dissemination (no rounds, no MPI
+    /// call) without measuring.
+    ///
+    /// ```
+    /// use phasers_mpi::{Mpi, ProcessAlgorithm, ProcessBarrier, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Single)?;
+    /// let barrier = ProcessBarrier::new(&mpi, mpi.world(), ProcessAlgorithm::Auto)?;
+    /// if mpi.size() == 1 {
+    ///     assert!(barrier.calibration().is_empty());
+    ///     assert_eq!(barrier.chosen(), ProcessAlgorithm::Dissemination);
+    /// } else {
+    ///     // The chosen one is the fastest measured.
+    ///     let best = barrier.calibration().iter().min_by_key(|(_, t)| *t).unwrap();
+    ///     assert_eq!(best.0, barrier.chosen());
+    /// }
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    pub fn calibration(&self) -> &[(ProcessAlgorithm, Duration)] {
+        &self.calibration
     }
 
     /// Episodes this rank has completed.
@@ -351,7 +383,16 @@ impl ProcessBarrier {
         let channel = &self.channel;
         // Shared by the poll (which advances) and the stall warning (which reads), never at once.
         let step = RefCell::new(&mut self.step);
-        let missing = || describe_ranks(&step.borrow().waiting_for(channel));
+        let chosen = self.chosen;
+        let auto = self.algorithm == ProcessAlgorithm::Auto;
+        let missing = || {
+            let ranks = describe_ranks(&step.borrow().waiting_for(channel));
+            if auto {
+                format!("{ranks} (auto chose {})", chosen.name())
+            } else {
+                ranks
+            }
+        };
         let wait_for = WaitFor {
             what: self.algorithm.name(),
             episode: self.episode,
@@ -369,14 +410,5 @@ impl ProcessBarrier {
         }
         self.episode += 1;
         Ok(self.episode - 1)
-    }
-}
-
-/// "rank(s) [..]", or "the other ranks" when the algorithm cannot tell.
-pub(crate) fn describe_ranks(ranks: &[usize]) -> String {
-    if ranks.is_empty() {
-        "the other ranks".to_owned()
-    } else {
-        format!("rank(s) {ranks:?}")
     }
 }

@@ -11,3 +11,12 @@ pub(crate) trait ProcessStep: Send {
     /// The ranks whose messages this rank is waiting for now, for errors and stall warnings.
     fn waiting_for(&self, channel: &Channel) -> Vec<usize>;
 }
+
+/// "rank(s) [..]", or "the other ranks" when the algorithm cannot tell.
+pub(crate) fn describe_ranks(ranks: &[usize]) -> String {
+    if ranks.is_empty() {
+        "the other ranks".to_owned()
+    } else {
+        format!("rank(s) {ranks:?}")
+    }
+}

@@ -34,7 +34,72 @@ pub fn cases() -> Vec<Case> {
             name: "process_barrier_duration_max_is_no_deadline",
             run: duration_max_is_no_deadline,
         },
+        Case {
+            name: "process_barrier_node_shm_across_emulated_nodes",
+            run: node_shm_across_emulated_nodes,
+        },
+        Case {
+            name: "process_barrier_auto_chooses_alike_everywhere",
+            run: auto_chooses_alike,
+        },
     ]
+}
+
+/// The node-shm barrier with nodes of 1 and 2 ranks (and Auto on them): the leaders' network step
+/// runs between emulated nodes of one machine, and the invariant still holds.
+fn node_shm_across_emulated_nodes(ctx: &Ctx<'_>) -> Result<(), String> {
+    every([1, 2, 3], |ranks_per_node| {
+        every(
+            [ProcessAlgorithm::NodeShm, ProcessAlgorithm::Auto],
+            |algorithm| {
+                let barrier =
+                    ProcessBarrier::emulating_nodes(ctx.mpi, ctx.comm, algorithm, ranks_per_node)
+                        .map_err(|e| e.to_string())?;
+                invariant_on(ctx.comm, barrier, algorithm, ctx.seed)
+                    .map_err(|e| format!("{} in nodes of {ranks_per_node}: {e}", algorithm.name()))
+            },
+        )
+    })
+}
+
+/// Auto measures every candidate, chooses the fastest it measured, and every rank chooses the
+/// same one from the same numbers.
+fn auto_chooses_alike(ctx: &Ctx<'_>) -> Result<(), String> {
+    let barrier = ProcessBarrier::new(ctx.mpi, ctx.comm, ProcessAlgorithm::Auto)
+        .map_err(|e| e.to_string())?;
+    let failures = Failures::default();
+    let chosen = barrier.chosen();
+    let calibration = barrier.calibration();
+    failures.check(chosen != ProcessAlgorithm::Auto, || {
+        "auto reports itself as its choice".to_owned()
+    });
+    if ctx.size == 1 {
+        failures.check(calibration.is_empty(), || {
+            format!("one rank measured {calibration:?}")
+        });
+    } else {
+        let fastest = calibration.iter().min_by_key(|(_, t)| *t).map(|&(a, _)| a);
+        failures.check(fastest == Some(chosen), || {
+            format!("auto chose {chosen:?} but measured {calibration:?}")
+        });
+        failures.check(
+            calibration.len() >= 3
+                && calibration
+                    .iter()
+                    .all(|(a, t)| *a != ProcessAlgorithm::Auto && !t.is_zero()),
+            || format!("the calibration lacks candidates or times: {calibration:?}"),
+        );
+    }
+    let index = ProcessAlgorithm::ALL
+        .iter()
+        .position(|&a| a == chosen)
+        .unwrap_or(usize::MAX) as u64;
+    let mut all = vec![0u64; ctx.size];
+    ctx.comm.all_gather_into(&index, &mut all[..]);
+    failures.check(all.iter().all(|&i| i == index), || {
+        format!("the ranks chose differently: {all:?} (indices into ProcessAlgorithm::ALL)")
+    });
+    failures.into_result()
 }
 
 /// `wait_timeout(Duration::MAX)` on every algorithm: no overflow, and an episode that every rank
@@ -78,14 +143,26 @@ fn invariant(
     algorithm: ProcessAlgorithm,
     seed: u64,
 ) -> Result<(), String> {
+    let barrier = ProcessBarrier::new(ctx.mpi, comm, algorithm).map_err(|e| e.to_string())?;
+    invariant_on(comm, barrier, algorithm, seed)
+}
+
+/// [`invariant`] on a barrier already built with `algorithm` on `comm`.
+fn invariant_on(
+    comm: &impl Communicator,
+    mut barrier: ProcessBarrier,
+    algorithm: ProcessAlgorithm,
+    seed: u64,
+) -> Result<(), String> {
     let (me, size) = (comm.rank() as usize, comm.size() as usize);
     let arrivals = SharedCounters::new(comm, size)?;
-    let mut barrier = ProcessBarrier::new(ctx.mpi, comm, algorithm).map_err(|e| e.to_string())?;
     let failures = Failures::default();
     failures.check(
         barrier.rank() == me
             && barrier.parties() == size
             && barrier.algorithm() == algorithm
+            && barrier.chosen() != ProcessAlgorithm::Auto
+            && (algorithm == ProcessAlgorithm::Auto || barrier.chosen() == algorithm)
             && barrier.episode() == 0,
         || {
             format!(
@@ -230,13 +307,19 @@ fn timeout_keeps_arrival(ctx: &Ctx<'_>) -> Result<(), String> {
         // Checks only record: every rank must go on to the waits below, or the others hang.
         let failures = Failures::default();
         if ctx.rank == 0 {
-            let expected: Vec<usize> = match algorithm {
+            let expected: Vec<usize> = match barrier.chosen() {
                 // Round 0 takes the token of rank P - 1, which has not arrived.
                 ProcessAlgorithm::Dissemination => vec![ctx.size - 1],
                 // Rank 0 gathers its up to four children's arrivals.
                 ProcessAlgorithm::McsTree => (1..ctx.size.min(5)).collect(),
                 // MPI does not say.
                 ProcessAlgorithm::Library => Vec::new(),
+                // Rank 0 leads the one node and waits for every other rank's arrival.
+                ProcessAlgorithm::NodeShm => (1..ctx.size).collect(),
+                ProcessAlgorithm::Auto => {
+                    failures.add("auto reports itself as the algorithm it chose".to_owned());
+                    Vec::new()
+                }
             };
             let start = Instant::now();
             match barrier.wait_timeout(TIMEOUT) {

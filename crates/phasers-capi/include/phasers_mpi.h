@@ -52,7 +52,13 @@ enum {
     /* A 4-ary arrival tree and a binary wake-up tree. */
     PHASERS_MPI_ALGORITHM_MCS_TREE = 1,
     /* The MPI library's own barrier (MPI_Ibarrier, polled). */
-    PHASERS_MPI_ALGORITHM_LIBRARY = 2
+    PHASERS_MPI_ALGORITHM_LIBRARY = 2,
+    /* The ranks of a node meet in shared memory; one leader per node takes the network step
+       (dissemination among the leaders). */
+    PHASERS_MPI_ALGORITHM_NODE_SHM = 3,
+    /* Measures the others when built (collective) and uses the fastest; every rank chooses
+       alike. */
+    PHASERS_MPI_ALGORITHM_AUTO = 4
 };
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -15,10 +15,12 @@ use crate::handle::{require_out, write_optional, write_out, Handle, Kind};
 use crate::status::Failure;
 
 /// Process algorithms in the order of the header's `PHASERS_MPI_ALGORITHM_*` values.
-pub const PROCESS_ALGORITHMS: [ProcessAlgorithm; 3] = [
+pub const PROCESS_ALGORITHMS: [ProcessAlgorithm; 5] = [
     ProcessAlgorithm::Dissemination,
     ProcessAlgorithm::McsTree,
     ProcessAlgorithm::Library,
+    ProcessAlgorithm::NodeShm,
+    ProcessAlgorithm::Auto,
 ];
 
 /// Checks a C `PHASERS_MPI_ALGORITHM_*` value.
@@ -214,7 +216,7 @@ mod tests {
     #[test]
     fn header_values_cover_every_process_algorithm() {
         const HEADER: &str = include_str!("../../include/phasers_mpi.h");
-        let names = ["DISSEMINATION", "MCS_TREE", "LIBRARY"];
+        let names = ["DISSEMINATION", "MCS_TREE", "LIBRARY", "NODE_SHM", "AUTO"];
         assert_eq!(names.len(), PROCESS_ALGORITHMS.len());
         for (value, name) in names.iter().enumerate() {
             let line = format!("PHASERS_MPI_ALGORITHM_{name} = {value}");
@@ -224,8 +226,8 @@ mod tests {
         for algorithm in ProcessAlgorithm::ALL {
             assert!(PROCESS_ALGORITHMS.contains(&algorithm), "{algorithm:?}");
         }
-        let refused = process_algorithm_from_c(3).unwrap_err();
+        let refused = process_algorithm_from_c(5).unwrap_err();
         assert_eq!(refused.code, crate::status::PHASERS_EINVAL);
-        assert!(refused.message.contains("0 to 2"), "{refused:?}");
+        assert!(refused.message.contains("0 to 4"), "{refused:?}");
     }
 }

@@ -564,6 +564,9 @@ impl HybridMember {
         output: &mut [T],
         op: Op<T>,
     ) -> Result<()> {
+        if let Some(result) = self.direct_allreduce(input, output, &op) {
+            return result;
+        }
         self.iallreduce(input, output, op)?.wait()
     }
 

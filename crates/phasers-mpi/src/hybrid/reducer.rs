@@ -101,6 +101,48 @@ impl Builtin {
         }
     }
 
+    /// `acc[i] = acc[i] op x[i]` for every element, or `x[i] op acc[i]` where `x_first`: two
+    /// processes that combine each other's data in the same order get the same bits even for an
+    /// op that is not exactly commutative (a float `min` of `0.0` and `-0.0`). The op is matched
+    /// once, outside the loop, so each loop is plain and vectorizes.
+    pub(crate) fn accumulate<T: Element>(self, acc: &mut [T], x: &[T], x_first: bool) {
+        fn each<T: Copy>(acc: &mut [T], x: &[T], x_first: bool, f: impl Fn(T, T) -> T) {
+            if x_first {
+                for (a, b) in acc.iter_mut().zip(x) {
+                    *a = f(*b, *a);
+                }
+            } else {
+                for (a, b) in acc.iter_mut().zip(x) {
+                    *a = f(*a, *b);
+                }
+            }
+        }
+        let bitwise =
+            |f: fn(u64, u64) -> u64| move |a: T, b: T| if T::INTEGER { a.bitwise(b, f) } else { a };
+        match self {
+            Builtin::Sum => each(acc, x, x_first, |a: T, b| a.add(b)),
+            Builtin::Product => each(acc, x, x_first, |a: T, b| a.mul(b)),
+            Builtin::Min => each(acc, x, x_first, |a: T, b| a.min(b)),
+            Builtin::Max => each(acc, x, x_first, |a: T, b| a.max(b)),
+            Builtin::And => each(acc, x, x_first, bitwise(|x, y| x & y)),
+            Builtin::Or => each(acc, x, x_first, bitwise(|x, y| x | y)),
+            Builtin::Xor => each(acc, x, x_first, bitwise(|x, y| x ^ y)),
+        }
+    }
+
+    /// The same operator as a [`phasers::Op`], for the in-process reduction group.
+    pub(crate) fn op<T: Element>(self) -> Op<T> {
+        match self {
+            Builtin::Sum => Op::Sum,
+            Builtin::Product => Op::Product,
+            Builtin::Min => Op::Min,
+            Builtin::Max => Op::Max,
+            Builtin::And => Op::And,
+            Builtin::Or => Op::Or,
+            Builtin::Xor => Op::Xor,
+        }
+    }
+
     fn mpi(self) -> SystemOperation {
         match self {
             Builtin::Sum => SystemOperation::sum(),

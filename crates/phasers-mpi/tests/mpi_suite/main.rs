@@ -21,6 +21,7 @@ mod combined;
 mod errors;
 mod hybrid;
 mod hybrid_composed;
+mod hybrid_direct;
 mod hybrid_faults;
 mod hybrid_mismatch;
 mod launcher;
@@ -61,6 +62,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(combined::cases());
     cases.extend(hybrid::cases());
     cases.extend(hybrid_composed::cases());
+    cases.extend(hybrid_direct::cases());
     cases.extend(hybrid_faults::cases());
     cases.extend(hybrid_mismatch::cases());
     cases

@@ -1,0 +1,528 @@
+//! The direct allreduce: a blocking [`allreduce`](HybridMember::allreduce) with a built-in op,
+//! on a team every process built unchecked and without a timeout, over one node's processes
+//! (no node hierarchy). It makes no allocation in steady state and moves the data the fewest
+//! times:
+//!
+//! 1. **Meeting.** Each member posts its call's signature and a pointer to its input in its own
+//!    cache line and counts itself in. The last to arrive compares the signatures (a difference
+//!    is every local member's [`Error::Mismatch`](crate::Error::Mismatch), as on the engine's
+//!    unchecked path), then:
+//! 2. **Small arrays** (at most [`SMALL_BYTES`]): it combines the inputs, in local rank order,
+//!    straight into the process's result buffer, allreduces that buffer in place with the other
+//!    processes (`exchange.rs`; a team of one process makes no MPI call), and publishes it; each
+//!    member copies it into its output.
+//! 3. **Large arrays**: it hands the call to seed 003's reduction group for the element type
+//!    and op ([`phasers::Reduction`], the code the threads' team runs too). With one process,
+//!    the group allreduces the inputs straight into the outputs. With several, it reduces them
+//!    into the result buffer at the leader (local member 0), which allreduces it with the other
+//!    processes and publishes it; each member copies it.
+//!
+//! With one member per process there is no meeting: the input is copied into the output and
+//! allreduced there.
+//!
+//! # Buffers and why they are safe
+//!
+//! The reduction groups, the result buffers and the exchange's scratch buffer are made or grown
+//! on the first call of a type, op or length, then reused: no call after that allocates. The
+//! result of call `k` lives in `results[k % 2]`, written by one member (the last arrival, or the
+//! leader) once every member has arrived at call `k`. Every member has then finished copying
+//! call `k - 2`'s result, the buffer's last use: a member's calls follow one another. Inputs are
+//! read only while their members wait for the call's result, and nothing points into a member's
+//! buffers after its call returns.
+//!
+//! # With the other calls
+//!
+//! A direct call takes its call number like any other and opens its slot for call `k + 2` (the
+//! last arrival does: the slot is unused by the direct call, and every member left call `k - 2`
+//! before arriving here). Every member of every process takes the same path for the same call:
+//! the choice depends only on the team's agreed options and layout and on the call's type and
+//! op, which a matched call shares. Small or large is each process's own choice; both send the
+//! same messages.
+//!
+//! # What the path gives up
+//!
+//! Its teams are unchecked, so a call that differs between processes is an erroneous program, as
+//! for every unchecked call. A member whose own output has the wrong length takes part with a
+//! stand-in output and alone gets [`Error::InvalidArgument`](crate::Error::InvalidArgument).
+//! The reduction group may combine large float arrays in arrival order (see
+//! [`phasers::reduce`]), so their results may differ in the last bits from call to call; every
+//! member of every process still gets the same bits in one call.
+
+use std::any::{Any, TypeId};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use mpi::datatype::Equivalence;
+use phasers::{Element, Reducer, Reduction};
+
+use super::collectives::MPI_MAX_BYTES;
+use super::exchange;
+use super::layout::Layout;
+use super::member::HybridMember;
+use super::options::Options;
+use super::reducer::{is_bitwise, Builtin};
+use super::shared::ProcessShared;
+use super::signature::{compare, Kind, Signature};
+use crate::error::{Error, Result};
+use crate::progress::{poll_until, WaitFor};
+
+/// The largest call, in bytes, that the last arrival combines alone; larger ones go to the
+/// reduction group, whose members share the work. Measured on the 2-core Xeon VM (1 process x 2
+/// threads, `f64` sums, best of 5 rounds, two runs on a machine shared with other builds):
+/// combined alone 3.0-3.3 us at 4 KiB, 7.3-11 us at 16 KiB, 12-24 us at 64 KiB; through the
+/// group 4.3-5.4 us, 4.2-5.8 us, 2.9-3.8 us. Between the last size where the first wins and the
+/// first where the second does.
+pub(crate) const SMALL_BYTES: usize = 8 * 1024;
+
+/// What `DirectShared::state` says of a call `k`: `4 * k + phase`.
+const DONE: u64 = 1;
+const FAILED: u64 = 2;
+const LARGE: u64 = 3;
+
+/// Whether a team with `layout` and agreed `options` takes the direct path: unchecked and no
+/// timeout anywhere (`Options::direct`), one node's processes, and at most
+/// [`phasers::reduce::MAX_PARTIES`] members in every process. The same on every process.
+pub(crate) fn allowed(layout: &Layout, options: &Options) -> bool {
+    options.direct
+        && layout.hierarchy.is_none()
+        && layout
+            .counts
+            .iter()
+            .all(|&c| c <= phasers::reduce::MAX_PARTIES)
+}
+
+/// A value alone in its cache lines (two, for the adjacent-line prefetcher), so that members
+/// writing their own do not slow each other.
+#[repr(align(128))]
+#[derive(Default)]
+struct Padded<T>(T);
+
+/// A member's post for its current direct call.
+#[derive(Clone, Copy)]
+struct Posted {
+    sig: Signature,
+    input: *const u8,
+}
+
+/// A process's reduction group for an element type and op: a `Reduction<T>`.
+type Group = (TypeId, Builtin, Box<dyn Any + Send + Sync>);
+
+/// What the members of one process share for direct calls.
+pub(crate) struct DirectShared {
+    /// Each member's post, by local rank.
+    posts: Box<[Padded<UnsafeCell<Option<Posted>>>]>,
+    /// Arrivals at calls `k` with `k % 2` = the index.
+    arrived: [Padded<AtomicUsize>; 2],
+    /// `4 * k + phase` for the latest call `k` that reached a phase (`DONE`, ...).
+    state: Padded<AtomicU64>,
+    /// The error of a call in `FAILED`, for every member to take.
+    failure: Mutex<Option<Error>>,
+    /// The process's result of call `k` is in `results[k % 2]` (see the module docs).
+    results: [Exclusive<Vec<u64>>; 2],
+    /// The partner's data in the exchange between processes, used by one member at a time (the
+    /// one that runs the call's exchange, once every member arrived).
+    scratch: Exclusive<Vec<u64>>,
+    /// One reduction group per element type and op, made by the first member that needs it.
+    groups: Mutex<Vec<Group>>,
+}
+
+/// A buffer that one member at a time uses, as the module docs and each use explain.
+#[derive(Default)]
+struct Exclusive<T>(UnsafeCell<T>);
+
+// SAFETY: a post is written by its own member before it counts itself in, and read only by the
+// member whose arrival completes the call, which happens after; the member writes it again
+// only after the call's result was published, when no one reads it any more.
+unsafe impl Sync for DirectShared {}
+// SAFETY: the pointers in the posts are read only during the call that posted them (above);
+// everything else is `Send`.
+unsafe impl Send for DirectShared {}
+
+impl DirectShared {
+    pub(crate) fn new(local: usize) -> DirectShared {
+        DirectShared {
+            posts: (0..local).map(|_| Padded::default()).collect(),
+            arrived: Default::default(),
+            state: Padded::default(),
+            failure: Mutex::new(None),
+            results: Default::default(),
+            scratch: Exclusive::default(),
+            groups: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+/// A member's handles in the process's reduction groups.
+#[derive(Default)]
+pub(crate) struct DirectMember {
+    reducers: Vec<(TypeId, Builtin, Box<dyn Any + Send>)>,
+}
+
+/// What one member brings to a direct call.
+struct Call<'a, T> {
+    shared: &'a ProcessShared,
+    local_rank: usize,
+    number: u64,
+    builtin: Builtin,
+    input: &'a [T],
+}
+
+impl HybridMember {
+    /// Runs a blocking allreduce on the direct path where it applies; `None` where the call
+    /// takes the engine's path instead.
+    pub(super) fn direct_allreduce<T: Element + Equivalence>(
+        &mut self,
+        input: &[T],
+        output: &mut [T],
+        op: &phasers::Op<T>,
+    ) -> Option<Result<()>> {
+        let builtin = Builtin::of(op)?;
+        let fits = std::mem::size_of_val(input) <= MPI_MAX_BYTES;
+        // A bitwise op on floats is refused by every member alike on the engine's path.
+        if !self.shared.direct_ok || !fits || (is_bitwise(op) && !T::INTEGER) {
+            return None;
+        }
+        if self.shared.is_broken() {
+            return Some(Err(self.shared.broken_error()));
+        }
+        let number = self.next_call;
+        self.next_call += 1;
+        let wrong = (output.len() != input.len()).then(|| {
+            Error::invalid(format!(
+                "allreduce on member {}: the output has {} elements but must have {} (as long \
+                 as the input)",
+                self.rank,
+                output.len(),
+                input.len()
+            ))
+        });
+        // A member with a wrong output still takes part, so the others are not left waiting;
+        // its stand-in costs an allocation, on this erroneous call only.
+        let mut stand_in = Vec::new();
+        let output = if wrong.is_some() {
+            stand_in.extend_from_slice(input);
+            &mut stand_in[..]
+        } else {
+            output
+        };
+        let call = Call {
+            shared: &self.shared,
+            local_rank: self.local_rank,
+            number,
+            builtin,
+            input,
+        };
+        let mut sig = Signature::new::<T>(Kind::Allreduce, input.len(), 0);
+        sig.op = op.name();
+        let ran = if call.shared.local == 1 {
+            output.copy_from_slice(input);
+            call.exchange(output);
+            call.open_next_slot();
+            Ok(())
+        } else {
+            call.meet(sig, output, &mut self.direct)
+        };
+        Some(ran.and(wrong.map_or(Ok(()), Err)))
+    }
+}
+
+impl<T: Element + Equivalence> Call<'_, T> {
+    fn direct(&self) -> &DirectShared {
+        &self.shared.direct
+    }
+
+    fn phase(&self, phase: u64) -> u64 {
+        4 * self.number + phase
+    }
+
+    /// Several members here: post, count in, and go on as the last arrival says.
+    fn meet(&self, sig: Signature, output: &mut [T], handles: &mut DirectMember) -> Result<()> {
+        let direct = self.direct();
+        let cell = direct.posts[self.local_rank].0.get();
+        // SAFETY: this member's own post; no one reads it until the count below completes the
+        // call (see `DirectShared`'s `Sync`).
+        unsafe {
+            *cell = Some(Posted {
+                sig,
+                input: self.input.as_ptr().cast(),
+            })
+        };
+        let arrived = &direct.arrived[(self.number % 2) as usize].0;
+        let phase = if arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.shared.local {
+            // Every member arrived: none counts in here again before call `number + 2`, which
+            // no one starts before this member arrives at `number + 1`.
+            arrived.store(0, Ordering::Relaxed);
+            self.open_next_slot();
+            self.complete_meeting()
+        } else {
+            self.wait_phase(&[DONE, FAILED, LARGE])?
+        };
+        match phase {
+            DONE => {
+                self.copy_result(output);
+                Ok(())
+            }
+            LARGE => self.large(output, handles),
+            _ => Err(direct
+                .failure
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+                .unwrap_or_else(|| self.shared.broken_error())),
+        }
+    }
+
+    /// The last arrival's work: compare, then combine a small call or hand a large one over.
+    fn complete_meeting(&self) -> u64 {
+        let direct = self.direct();
+        let posts = || {
+            direct.posts.iter().map(|cell| {
+                // SAFETY: every member has posted for this call and waits for its phase.
+                unsafe { (*cell.0.get()).as_ref() }
+            })
+        };
+        let processes = self.shared.layout.counts.len();
+        let process = (processes > 1).then(|| self.shared.process());
+        let sigs = posts().flatten().map(|p| &p.sig);
+        if let Some(error) = compare(sigs, self.shared.first_rank(), process, false) {
+            let first = posts().flatten().next().map_or(0, |p| p.sig.block());
+            let size = std::mem::size_of::<T>();
+            if processes > 1 && first % size == 0 {
+                // As on the engine's unchecked path: zeros of member 0's length go to the other
+                // processes, so they are not left waiting.
+                let zeros = self.result_buffer(first / size);
+                zeros.fill(T::from_bits(0));
+                self.exchange(zeros);
+            }
+            *direct.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+            return self.publish(FAILED);
+        }
+        let bytes = std::mem::size_of_val(self.input);
+        if bytes > SMALL_BYTES {
+            return self.publish(LARGE);
+        }
+        let result = self.result_buffer(self.input.len());
+        for (i, post) in posts().flatten().enumerate() {
+            // SAFETY: every member posted an input of this type and length (compared above),
+            // borrowed until it returns, which it does not before this call's phase is published.
+            let input = unsafe { std::slice::from_raw_parts(post.input.cast::<T>(), result.len()) };
+            if i == 0 {
+                result.copy_from_slice(input);
+            } else {
+                self.builtin.accumulate(result, input, false);
+            }
+        }
+        self.exchange(result);
+        self.publish(DONE)
+    }
+
+    /// Publishes this call's `phase`; returns it.
+    fn publish(&self, phase: u64) -> u64 {
+        self.direct()
+            .state
+            .0
+            .store(self.phase(phase), Ordering::Release);
+        phase
+    }
+
+    /// Waits until the call reaches one of `phases`; the team's broken error when it breaks
+    /// first. A team breaks only while some member is outside this call (a member dropped, an
+    /// error of the reduction group published as broken), so no one reads this member's
+    /// buffers after it leaves.
+    fn wait_phase(&self, phases: &[u64]) -> Result<u64> {
+        let state = &self.direct().state.0;
+        let reached = || {
+            let now = state.load(Ordering::Acquire);
+            phases.iter().copied().find(|&p| now == self.phase(p))
+        };
+        let first = self.shared.first_rank();
+        let local = self.shared.local;
+        let missing = || {
+            format!(
+                "the members of this process (ranks {first} to {}) to finish the call",
+                first + local - 1
+            )
+        };
+        let wait = wait_for(self.shared, self.number, &missing);
+        poll_until(&wait, None, || {
+            reached().is_some() || self.shared.is_broken()
+        });
+        reached().ok_or_else(|| self.shared.broken_error())
+    }
+
+    /// A large call: the reduction group, then the leader's exchange.
+    fn large(&self, output: &mut [T], handles: &mut DirectMember) -> Result<()> {
+        let shared = self.shared;
+        let reducer = handles.reducer::<T>(shared, self.local_rank, self.builtin)?;
+        if shared.layout.counts.len() == 1 {
+            return reducer
+                .allreduce(self.input, output)
+                .map(drop)
+                .map_err(|e| self.group_failed(e));
+        }
+        if self.local_rank != 0 {
+            reducer
+                .reduce(self.input, &mut [])
+                .map_err(|e| self.group_failed(e))?;
+            self.wait_phase(&[DONE])?;
+            self.copy_result(output);
+            return Ok(());
+        }
+        let result = self.result_buffer(self.input.len());
+        reducer
+            .reduce(self.input, result)
+            .map_err(|e| self.group_failed(e))?;
+        self.exchange(result);
+        self.publish(DONE);
+        output.copy_from_slice(result);
+        Ok(())
+    }
+
+    /// The group's error as this call's; the team breaks in this process (members that handed
+    /// their inputs over wait for a result that will not come).
+    fn group_failed(&self, error: phasers::Error) -> Error {
+        let shared = self.shared;
+        if shared.is_broken() {
+            return shared.broken_error();
+        }
+        let number = self.number;
+        shared.mark_broken(|| format!("allreduce (call {number}) failed: {error}"));
+        Error::Core(error)
+    }
+
+    /// The first `len` elements of this call's result buffer, grown if needed.
+    #[allow(clippy::mut_from_ref)]
+    fn result_buffer(&self, len: usize) -> &mut [T] {
+        let buffer = self.direct().results[(self.number % 2) as usize].0.get();
+        // SAFETY: only the member that completes this call's meeting, or the leader of a large
+        // call, writes the buffer, once every member has arrived (see the module docs).
+        let words = unsafe { &mut *buffer };
+        let needed = (len * std::mem::size_of::<T>()).div_ceil(8);
+        if words.len() < needed {
+            words.resize(needed, 0);
+        }
+        view_mut(words, len)
+    }
+
+    fn copy_result(&self, output: &mut [T]) {
+        let buffer = self.direct().results[(self.number % 2) as usize].0.get();
+        // SAFETY: the call's result was published (`DONE`), and the buffer is not written again
+        // before call `number + 2`, which no one starts before this member reaches `number + 1`.
+        let words = unsafe { &*buffer };
+        output.copy_from_slice(view(words, output.len()));
+    }
+
+    /// Allreduces `data` in place with the other processes (nothing with one process).
+    fn exchange(&self, data: &mut [T]) {
+        let shared = self.shared;
+        if shared.layout.counts.len() == 1 {
+            return;
+        }
+        let processes = shared.layout.counts.len();
+        let missing = || {
+            format!(
+                "the other {} process(es) (the call's exchange)",
+                processes - 1
+            )
+        };
+        let wait = wait_for(shared, self.number, &missing);
+        // SAFETY: one member per process runs a call's exchange, once every member arrived, and
+        // the next call's exchange cannot start before this one ends (see the field's docs).
+        let scratch = unsafe { &mut *self.direct().scratch.0.get() };
+        exchange::allreduce(&shared.layout.flat, data, scratch, self.builtin, &wait);
+    }
+
+    /// Every member has arrived at this call, so every member left call `number - 2`: its slot
+    /// may take call `number + 2`.
+    fn open_next_slot(&self) {
+        self.shared.slots[(self.number % 2) as usize]
+            .open_for
+            .store(self.number + 2, Ordering::Release);
+    }
+}
+
+impl DirectMember {
+    /// This member's handle in the process's reduction group for `T` and `builtin`; the first
+    /// member that needs the group makes it.
+    fn reducer<T: Element + Equivalence>(
+        &mut self,
+        shared: &ProcessShared,
+        local_rank: usize,
+        builtin: Builtin,
+    ) -> Result<&mut Reducer<T>> {
+        let id = TypeId::of::<T>();
+        let at = self
+            .reducers
+            .iter()
+            .position(|(t, b, _)| *t == id && *b == builtin);
+        let at = match at {
+            Some(at) => at,
+            None => {
+                let handle = join::<T>(shared, local_rank, builtin)?;
+                self.reducers.push((id, builtin, Box::new(handle)));
+                self.reducers.len() - 1
+            }
+        };
+        self.reducers[at]
+            .2
+            .downcast_mut::<Reducer<T>>()
+            .ok_or_else(|| Error::invalid("a reduction handle of another element type"))
+    }
+}
+
+/// `local_rank`'s handle in the process's group for `T` and `builtin`, made by the first
+/// member that needs it.
+fn join<T: Element + Equivalence>(
+    shared: &ProcessShared,
+    local_rank: usize,
+    builtin: Builtin,
+) -> Result<Reducer<T>> {
+    let mut groups = shared
+        .direct
+        .groups
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let id = TypeId::of::<T>();
+    let found = groups
+        .iter()
+        .find(|(t, b, _)| *t == id && *b == builtin)
+        .and_then(|(_, _, group)| group.downcast_ref::<Reduction<T>>());
+    if let Some(group) = found {
+        return Ok(group.participant(local_rank)?);
+    }
+    // Member 0 is the root of the process's reduce (the leader), the builder's default.
+    let group = Reduction::<T>::builder(shared.local)
+        .op(builtin.op())
+        .build()?;
+    let handle = group.participant(local_rank)?;
+    groups.push((id, builtin, Box::new(group)));
+    Ok(handle)
+}
+
+fn wait_for<'a>(shared: &ProcessShared, call: u64, missing: &'a dyn Fn() -> String) -> WaitFor<'a> {
+    WaitFor {
+        what: "allreduce",
+        episode: call,
+        rank: shared.process(),
+        oversubscribed: shared.oversubscribed,
+        missing,
+    }
+}
+
+/// The first `len` elements of `words`.
+fn view<T: Element>(words: &[u64], len: usize) -> &[T] {
+    const { assert!(std::mem::align_of::<T>() <= 8) };
+    assert!(len * std::mem::size_of::<T>() <= words.len() * 8);
+    // SAFETY: `words` is 8-byte aligned (enough for every `Element`, checked above) and holds at
+    // least `len` elements' worth of initialized bytes (asserted); every bit pattern is a valid
+    // integer or float, the only `Element` types.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<T>(), len) }
+}
+
+fn view_mut<T: Element>(words: &mut [u64], len: usize) -> &mut [T] {
+    const { assert!(std::mem::align_of::<T>() <= 8) };
+    assert!(len * std::mem::size_of::<T>() <= words.len() * 8);
+    // SAFETY: as for `view`, borrowed mutably through `words`.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<T>(), len) }
+}

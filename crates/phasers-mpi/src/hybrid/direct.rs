@@ -216,8 +216,7 @@ impl HybridMember {
         let mut sig = Signature::new::<T>(Kind::Allreduce, input.len(), 0);
         sig.op = op.name();
         let ran = if call.shared.local == 1 {
-            output.copy_from_slice(input);
-            call.exchange(output);
+            call.exchange(Some(input), output);
             call.open_next_slot();
             Ok(())
         } else {
@@ -293,7 +292,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 // processes, so they are not left waiting.
                 let zeros = self.result_buffer(first / size);
                 zeros.fill(T::from_bits(0));
-                self.exchange(zeros);
+                self.exchange(None, zeros);
             }
             *direct.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
             return self.publish(FAILED);
@@ -313,7 +312,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 self.builtin.accumulate(result, input, false);
             }
         }
-        self.exchange(result);
+        self.exchange(None, result);
         self.publish(DONE)
     }
 
@@ -373,7 +372,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
         reducer
             .reduce(self.input, result)
             .map_err(|e| self.group_failed(e))?;
-        self.exchange(result);
+        self.exchange(None, result);
         self.publish(DONE);
         output.copy_from_slice(result);
         Ok(())
@@ -413,10 +412,14 @@ impl<T: Element + Equivalence> Call<'_, T> {
         output.copy_from_slice(view(words, output.len()));
     }
 
-    /// Allreduces `data` in place with the other processes (nothing with one process).
-    fn exchange(&self, data: &mut [T]) {
+    /// Allreduces `input` (or what `data` holds) into `data` with the other processes; with one
+    /// process, `data` is the input.
+    fn exchange(&self, input: Option<&[T]>, data: &mut [T]) {
         let shared = self.shared;
         if shared.layout.counts.len() == 1 {
+            if let Some(input) = input {
+                data.copy_from_slice(input);
+            }
             return;
         }
         let processes = shared.layout.counts.len();
@@ -430,7 +433,14 @@ impl<T: Element + Equivalence> Call<'_, T> {
         // SAFETY: one member per process runs a call's exchange, once every member arrived, and
         // the next call's exchange cannot start before this one ends (see the field's docs).
         let scratch = unsafe { &mut *self.direct().scratch.0.get() };
-        exchange::allreduce(&shared.layout.flat, data, scratch, self.builtin, &wait);
+        exchange::allreduce(
+            &shared.layout.flat,
+            input,
+            data,
+            scratch,
+            self.builtin,
+            &wait,
+        );
     }
 
     /// Every member has arrived at this call, so every member left call `number - 2`: its slot

@@ -130,6 +130,26 @@ impl Builtin {
         }
     }
 
+    /// `dest[i] = a[i] op b[i]` for every element (`dest` as long as both).
+    pub(crate) fn combine<T: Element>(self, dest: &mut [T], a: &[T], b: &[T]) {
+        fn each<T: Copy>(dest: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T) -> T) {
+            for ((d, x), y) in dest.iter_mut().zip(a).zip(b) {
+                *d = f(*x, *y);
+            }
+        }
+        let bitwise =
+            |f: fn(u64, u64) -> u64| move |a: T, b: T| if T::INTEGER { a.bitwise(b, f) } else { a };
+        match self {
+            Builtin::Sum => each(dest, a, b, |a: T, b| a.add(b)),
+            Builtin::Product => each(dest, a, b, |a: T, b| a.mul(b)),
+            Builtin::Min => each(dest, a, b, |a: T, b| a.min(b)),
+            Builtin::Max => each(dest, a, b, |a: T, b| a.max(b)),
+            Builtin::And => each(dest, a, b, bitwise(|x, y| x & y)),
+            Builtin::Or => each(dest, a, b, bitwise(|x, y| x | y)),
+            Builtin::Xor => each(dest, a, b, bitwise(|x, y| x ^ y)),
+        }
+    }
+
     /// The same operator as a [`phasers::Op`], for the in-process reduction group.
     pub(crate) fn op<T: Element>(self) -> Op<T> {
         match self {

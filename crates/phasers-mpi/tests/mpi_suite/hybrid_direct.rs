@@ -139,8 +139,9 @@ const F64_OPS: [F64Op; 4] = [
     ("max", || Op::Max, f64::max),
 ];
 
-/// Lengths on both sides of the direct path's small/large threshold (8 KiB: 1024 `u64`).
-const LENGTHS: [usize; 6] = [0, 1, 7, 1024, 1025, 20_000];
+/// Lengths on both sides of the direct path's thresholds: the exchange halves from 4 KiB (512
+/// `u64`), the process combines alone up to 8 KiB (1024 `u64`).
+const LENGTHS: [usize; 7] = [0, 1, 7, 512, 1024, 1025, 20_000];
 
 /// The first `count` processes of `ctx.comm` (`None` on the others).
 fn first(ctx: &Ctx<'_>, count: usize) -> Option<SimpleCommunicator> {

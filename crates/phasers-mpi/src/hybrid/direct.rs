@@ -1,12 +1,14 @@
 //! The direct allreduce: a blocking [`allreduce`](HybridMember::allreduce) with a built-in op,
-//! on a team every process built unchecked and without a timeout, over one node's processes
-//! (no node hierarchy). It makes no allocation in steady state and moves the data the fewest
-//! times:
+//! on a team that no process built with a timeout, either unchecked or of one process, over one
+//! node's processes (no node hierarchy). It makes no allocation in steady state and moves the
+//! data the fewest times:
 //!
-//! 1. **Meeting.** Each member posts its call's signature and a pointer to its input in its own
-//!    cache line and counts itself in. The last to arrive compares the signatures (a difference
-//!    is every local member's [`Error::Mismatch`](crate::Error::Mismatch), as on the engine's
-//!    unchecked path), then:
+//! 1. **Meeting.** Each member posts its call's signature, its output's length and a pointer to
+//!    its input in its own cache line and counts itself in. The last to arrive compares the
+//!    posts as the engine does (the operator too in a checked team): a difference is every
+//!    local member's [`Error::Mismatch`](crate::Error::Mismatch), an output of the wrong length
+//!    every local member's [`Error::InvalidArgument`](crate::Error::InvalidArgument), and the
+//!    other processes get zeros from this one, as on the engine's unchecked path. Otherwise:
 //! 2. **Small arrays** (at most [`SMALL_BYTES`]): it combines the inputs, in local rank order,
 //!    straight into the process's result buffer, allreduces that buffer in place with the other
 //!    processes (`exchange.rs`; a team of one process makes no MPI call), and publishes it; each
@@ -41,10 +43,9 @@
 //!
 //! # What the path gives up
 //!
-//! Its teams are unchecked, so a call that differs between processes is an erroneous program, as
-//! for every unchecked call. A member whose own output has the wrong length takes part with a
-//! stand-in output and alone gets [`Error::InvalidArgument`](crate::Error::InvalidArgument).
-//! The reduction group may combine large float arrays in arrival order (see
+//! Across processes its teams are unchecked, so a call that differs between processes is an
+//! erroneous program, as for every unchecked call (a checked team of several processes keeps the
+//! engine's envelope). The reduction group may combine large float arrays in arrival order (see
 //! [`phasers::reduce`]), so their results may differ in the last bits from call to call; every
 //! member of every process still gets the same bits in one call.
 
@@ -80,8 +81,8 @@ const DONE: u64 = 1;
 const FAILED: u64 = 2;
 const LARGE: u64 = 3;
 
-/// Whether a team with `layout` and agreed `options` takes the direct path: unchecked and no
-/// timeout anywhere (`Options::direct`), one node's processes, and at most
+/// Whether a team with `layout` and agreed `options` takes the direct path: no timeout anywhere
+/// and unchecked or alone (`Options::direct`), one node's processes, and at most
 /// [`phasers::reduce::MAX_PARTIES`] members in every process. The same on every process.
 pub(crate) fn allowed(layout: &Layout, options: &Options) -> bool {
     options.direct
@@ -103,6 +104,8 @@ struct Padded<T>(T);
 struct Posted {
     sig: Signature,
     input: *const u8,
+    /// The length of the member's output, which must be the input's.
+    output_len: usize,
 }
 
 /// A process's reduction group for an element type and op: a `Reduction<T>`.
@@ -188,24 +191,6 @@ impl HybridMember {
         }
         let number = self.next_call;
         self.next_call += 1;
-        let wrong = (output.len() != input.len()).then(|| {
-            Error::invalid(format!(
-                "allreduce on member {}: the output has {} elements but must have {} (as long \
-                 as the input)",
-                self.rank,
-                output.len(),
-                input.len()
-            ))
-        });
-        // A member with a wrong output still takes part, so the others are not left waiting;
-        // its stand-in costs an allocation, on this erroneous call only.
-        let mut stand_in = Vec::new();
-        let output = if wrong.is_some() {
-            stand_in.extend_from_slice(input);
-            &mut stand_in[..]
-        } else {
-            output
-        };
         let call = Call {
             shared: &self.shared,
             local_rank: self.local_rank,
@@ -215,14 +200,20 @@ impl HybridMember {
         };
         let mut sig = Signature::new::<T>(Kind::Allreduce, input.len(), 0);
         sig.op = op.name();
-        let ran = if call.shared.local == 1 {
+        if call.shared.local > 1 {
+            return Some(call.meet(sig, output, &mut self.direct));
+        }
+        call.open_next_slot();
+        if output.len() == input.len() {
             call.exchange(Some(input), output);
-            call.open_next_slot();
-            Ok(())
-        } else {
-            call.meet(sig, output, &mut self.direct)
-        };
-        Some(ran.and(wrong.map_or(Ok(()), Err)))
+            return Some(Ok(()));
+        }
+        // Zeros go to the other processes, so they are not left waiting (as on the engine's
+        // path, which sends zeros for a process whose call is wrong).
+        let zeros = call.result_buffer(input.len());
+        zeros.fill(T::from_bits(0));
+        call.exchange(None, zeros);
+        Some(Err(wrong_output(self.rank, output.len(), input.len())))
     }
 }
 
@@ -245,6 +236,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
             *cell = Some(Posted {
                 sig,
                 input: self.input.as_ptr().cast(),
+                output_len: output.len(),
             })
         };
         let arrived = &direct.arrived[(self.number % 2) as usize].0;
@@ -284,12 +276,21 @@ impl<T: Element + Equivalence> Call<'_, T> {
         let processes = self.shared.layout.counts.len();
         let process = (processes > 1).then(|| self.shared.process());
         let sigs = posts().flatten().map(|p| &p.sig);
-        if let Some(error) = compare(sigs, self.shared.first_rank(), process, false) {
+        let first_rank = self.shared.first_rank();
+        let checked = self.shared.options.checked;
+        let error = compare(sigs, first_rank, process, checked).or_else(|| {
+            posts()
+                .flatten()
+                .enumerate()
+                .find(|(_, p)| p.output_len != p.sig.len)
+                .map(|(i, p)| wrong_output(first_rank + i, p.output_len, p.sig.len))
+        });
+        if let Some(error) = error {
             let first = posts().flatten().next().map_or(0, |p| p.sig.block());
             let size = std::mem::size_of::<T>();
             if processes > 1 && first % size == 0 {
-                // As on the engine's unchecked path: zeros of member 0's length go to the other
-                // processes, so they are not left waiting.
+                // As on the engine's path: zeros of member 0's length go to the other processes,
+                // so they are not left waiting.
                 let zeros = self.result_buffer(first / size);
                 zeros.fill(T::from_bits(0));
                 self.exchange(None, zeros);
@@ -343,7 +344,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 first + local - 1
             )
         };
-        let wait = wait_for(self.shared, self.number, &missing);
+        let wait = wait_for(self.shared, self.number, &missing, true);
         poll_until(&wait, None, || {
             reached().is_some() || self.shared.is_broken()
         });
@@ -429,7 +430,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 processes - 1
             )
         };
-        let wait = wait_for(shared, self.number, &missing);
+        let wait = wait_for(shared, self.number, &missing, false);
         // SAFETY: one member per process runs a call's exchange, once every member arrived, and
         // the next call's exchange cannot start before this one ends (see the field's docs).
         let scratch = unsafe { &mut *self.direct().scratch.0.get() };
@@ -510,12 +511,35 @@ fn join<T: Element + Equivalence>(
     Ok(handle)
 }
 
-fn wait_for<'a>(shared: &ProcessShared, call: u64, missing: &'a dyn Fn() -> String) -> WaitFor<'a> {
+/// The error of a member whose output is not as long as its input, as the engine words it.
+fn wrong_output(rank: usize, len: usize, expected: usize) -> Error {
+    Error::invalid(format!(
+        "allreduce on member {rank}: the output has {len} elements but must have {expected} (as \
+         long as the input)"
+    ))
+}
+
+/// How a direct call waits: `siblings` for this process's other members, else for the other
+/// processes.
+///
+/// Waits for siblings poll briefly, then yield, as if the node were oversubscribed even where it
+/// is not: a sibling that loses its core to another program (or to ranks napping beside a
+/// row, as the benchmark's idle ranks do) is then not held up by a waiter spinning through the
+/// full budget of `progress.rs`. Measured with the benchmark's 1 process x 2 threads row on
+/// the 2-core Xeon VM, one `u64`: with 3 more ranks napping (np 4), 70 us per call spinning
+/// first against 0.40 us yielding early; alone with one napping rank (np 2), 0.34-0.52 us
+/// against 0.36 us.
+fn wait_for<'a>(
+    shared: &ProcessShared,
+    call: u64,
+    missing: &'a dyn Fn() -> String,
+    siblings: bool,
+) -> WaitFor<'a> {
     WaitFor {
         what: "allreduce",
         episode: call,
         rank: shared.process(),
-        oversubscribed: shared.oversubscribed,
+        oversubscribed: siblings || shared.oversubscribed,
         missing,
     }
 }

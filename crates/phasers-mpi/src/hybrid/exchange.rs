@@ -1,7 +1,8 @@
 //! The cross-process step of a direct allreduce (`direct.rs`): recursive doubling between the
 //! team's processes for small arrays, recursive halving then doubling (a reduce-scatter and an
-//! allgather) for large ones ([`HALVING_BYTES`]); each step one `MPI_Irecv` and one `MPI_Isend`
-//! started together and polled with `MPI_Testall`, on buffers the caller owns and reuses.
+//! allgather) for large ones ([`HALVING_BYTES`]); each step one `MPI_Isend` and one `MPI_Irecv`
+//! started together (the send first: 306-316 ns against 346-353 ns for a one-word exchange,
+//! measured as below) and polled with `MPI_Testall`, on buffers the caller owns and reuses.
 //!
 //! Why not MPI's own collective: a polled `MPI_Iallreduce` goes through Open MPI's
 //! schedule-based non-blocking component, and a blocking `MPI_Allreduce` would hold the
@@ -242,18 +243,18 @@ fn swap<T: Element>(
         // SAFETY: both buffers are borrowed until `complete` below returns, which is only once
         // both requests are done; the counts are their byte lengths.
         unsafe {
-            ffi::MPI_Irecv(
-                into.as_mut_ptr().cast(),
-                int(std::mem::size_of_val(into)),
+            ffi::MPI_Isend(
+                acc.as_ptr().cast(),
+                int(std::mem::size_of_val(acc)),
                 byte(),
                 int(partner),
                 TAG,
                 comm,
                 &mut requests[0],
             );
-            ffi::MPI_Isend(
-                acc.as_ptr().cast(),
-                int(std::mem::size_of_val(acc)),
+            ffi::MPI_Irecv(
+                into.as_mut_ptr().cast(),
+                int(std::mem::size_of_val(into)),
                 byte(),
                 int(partner),
                 TAG,
@@ -309,7 +310,7 @@ fn recv<T: Element>(channel: &Channel, into: &mut [T], from: usize, wait: &WaitF
 /// deadline: the direct path runs only on teams without a timeout (`direct.rs`), and the wait
 /// warns when it stalls.
 fn complete(requests: &mut [ffi::MPI_Request], wait: &WaitFor<'_>) {
-    poll_until(wait, None, || {
+    let test = || {
         let mut flag: c_int = 0;
         let _call = mpi_call();
         // SAFETY: the requests were started above (or are null, which MPI skips); the status
@@ -323,5 +324,6 @@ fn complete(requests: &mut [ffi::MPI_Request], wait: &WaitFor<'_>) {
             )
         };
         flag != 0
-    });
+    };
+    poll_until(wait, None, test);
 }

@@ -82,7 +82,9 @@ impl Layout {
         options.node_aware = all[2] != 0;
         options.ranks_per_node = (all[3] != 0).then_some(all[3] as usize);
         let timeout_somewhere = all.chunks_exact(WORDS).any(|words| words[4] != 0);
-        options.direct = !options.checked && !timeout_somewhere;
+        // A team of one process checks its calls in the direct path's meeting; across
+        // processes, checking needs the engine's envelope.
+        options.direct = (!options.checked || processes == 1) && !timeout_somewhere;
         let (node_aware, ranks_per_node) = (options.node_aware, options.ranks_per_node);
         let counts: Vec<usize> = all.chunks_exact(WORDS).map(|c| c[0] as usize).collect();
         if let Some((process, &count)) = counts

@@ -2,7 +2,8 @@
 //! against the sequential definition on both sides of the small/large threshold, with 1 to 3
 //! threads per process, on every process count (and on 3 processes where the job has them: the
 //! exchange's fold for a count that is not a power of two), mixed with the engine's calls; no
-//! allocation once warm; a local mismatch and a member's wrong output.
+//! allocation once warm; a local mismatch and a member's wrong output; a checked team of one
+//! process, which takes the path too.
 //!
 //! This file also installs the suite's global allocator: the system's, counting each thread's
 //! allocations so a case can check that its own calls make none.
@@ -30,6 +31,10 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "hybrid_direct_local_mismatch_and_wrong_output",
             run: local_errors,
+        },
+        Case {
+            name: "hybrid_direct_checked_team_of_one_process",
+            run: checked_alone,
         },
     ]
 }
@@ -87,8 +92,18 @@ fn with_team(
     threads: usize,
     body: impl Fn(&mut HybridMember, &Failures) + Sync,
 ) -> Result<(), String> {
+    with_team_checked(ctx, comm, threads, false, body)
+}
+
+fn with_team_checked(
+    ctx: &Ctx<'_>,
+    comm: &SimpleCommunicator,
+    threads: usize,
+    checked: bool,
+    body: impl Fn(&mut HybridMember, &Failures) + Sync,
+) -> Result<(), String> {
     let team = HybridTeam::builder(ctx.mpi, comm, threads)
-        .unchecked()
+        .checked(checked)
         .build()
         .map_err(|e| format!("build: {e}"))?;
     let failures = Failures::default();
@@ -283,8 +298,8 @@ fn no_allocation(ctx: &Ctx<'_>) -> Result<(), String> {
 
 /// Local member 1 of every process passes a longer input: every member of every process gets
 /// `Mismatch` (each process sends zeros on, so none waits). Then member 0 passes an output of
-/// the wrong length: it alone gets `InvalidArgument`, the others their result. The team goes
-/// on working.
+/// the wrong length: every member of its process gets `InvalidArgument`, as on the engine's
+/// path, and the other processes go on. The team goes on working.
 fn local_errors(ctx: &Ctx<'_>) -> Result<(), String> {
     with_team(ctx, ctx.comm, 2, |member, failures| {
         let (me, size) = (member.rank(), member.parties());
@@ -298,19 +313,69 @@ fn local_errors(ctx: &Ctx<'_>) -> Result<(), String> {
         }
         let mut out = vec![0u64; if me == 0 { 5 } else { 4 }];
         let result = member.allreduce(&[1u64; 4], &mut out, Op::Sum);
-        if me == 0 {
+        if member.process_rank() == 0 {
             failures.check(matches!(result, Err(Error::InvalidArgument { .. })), || {
                 format!("member {me}: {result:?}, expected InvalidArgument")
             });
         } else {
-            failures.check(result.is_ok() && out == [size as u64; 4], || {
-                format!("member {me}: {result:?} {out:?}, expected {size} four times")
-            });
+            failures.check(result.is_ok(), || format!("member {me}: {result:?}"));
         }
         let mut sum = [0u64];
         let result = member.allreduce(&[1], &mut sum, Op::Sum);
         failures.check(result.is_ok() && sum == [size as u64], || {
             format!("member {me}: {result:?} {sum:?} after the errors, expected {size}")
+        });
+    })
+}
+
+/// A checked team of one process (process 0 alone): results, allocations, and the checks of
+/// its meeting: an operator that differs is every member's `Mismatch`, a wrong output every
+/// member's `InvalidArgument`.
+fn checked_alone(ctx: &Ctx<'_>) -> Result<(), String> {
+    let Some(alone) = first(ctx, 1) else {
+        return Ok(());
+    };
+    with_team_checked(ctx, &alone, 2, true, |member, failures| {
+        let me = member.rank();
+        if !member.is_checked() {
+            failures.add(format!("member {me}: the team is not checked"));
+        }
+        check_member(member, failures);
+        let op = if me == 1 { Op::Max } else { Op::Sum };
+        let mut out = [0u64];
+        match member.allreduce(&[1], &mut out, op) {
+            Err(Error::Mismatch {
+                what: "operation", ..
+            }) => {}
+            other => failures.add(format!("member {me}: {other:?}, expected Mismatch")),
+        }
+        let mut out = vec![0u64; if me == 0 { 2 } else { 1 }];
+        let result = member.allreduce(&[1], &mut out, Op::Sum);
+        failures.check(matches!(result, Err(Error::InvalidArgument { .. })), || {
+            format!("member {me}: {result:?}, expected InvalidArgument")
+        });
+        let (word, mut sum) = ([me as u64 + 1], [0u64]);
+        let array = vec![me as f64 + 1.0; 4096];
+        let mut total = vec![0f64; 4096];
+        let mut round = || {
+            for _ in 0..20 {
+                let small = member.allreduce(&word, &mut sum, Op::Sum);
+                let large = member.allreduce(&array, &mut total, Op::Sum);
+                if let Err(error) = small.and(large) {
+                    failures.add(format!("member {me}: {error}"));
+                    return;
+                }
+            }
+        };
+        round();
+        let before = allocations();
+        round();
+        let made = allocations() - before;
+        failures.check(made == 0 && sum == [3] && total[0] == 3.0, || {
+            format!(
+                "member {me}: {made} allocations, sums {sum:?} and {}",
+                total[0]
+            )
         });
     })
 }

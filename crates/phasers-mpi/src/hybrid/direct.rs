@@ -49,22 +49,18 @@
 //! [`phasers::reduce`]), so their results may differ in the last bits from call to call; every
 //! member of every process still gets the same bits in one call.
 
-use std::any::{Any, TypeId};
-use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::any::TypeId;
+use std::sync::atomic::Ordering;
 
 use mpi::datatype::Equivalence;
 use phasers::{Element, Reducer, Reduction};
 
-use super::collectives::MPI_MAX_BYTES;
+use super::direct_state::{DirectMember, DirectShared, Posted};
 use super::exchange;
-use super::layout::Layout;
 use super::member::HybridMember;
-use super::options::Options;
 use super::reducer::{is_bitwise, Builtin};
 use super::shared::ProcessShared;
-use super::signature::{compare, Kind, Signature};
+use super::signature::{compare, Kind, Signature, MPI_MAX_BYTES};
 use crate::error::{Error, Result};
 use crate::progress::{poll_until, WaitFor};
 
@@ -80,87 +76,6 @@ pub(crate) const SMALL_BYTES: usize = 8 * 1024;
 const DONE: u64 = 1;
 const FAILED: u64 = 2;
 const LARGE: u64 = 3;
-
-/// Whether a team with `layout` and agreed `options` takes the direct path: no timeout anywhere
-/// and unchecked or alone (`Options::direct`), one node's processes, and at most
-/// [`phasers::reduce::MAX_PARTIES`] members in every process. The same on every process.
-pub(crate) fn allowed(layout: &Layout, options: &Options) -> bool {
-    options.direct
-        && layout.hierarchy.is_none()
-        && layout
-            .counts
-            .iter()
-            .all(|&c| c <= phasers::reduce::MAX_PARTIES)
-}
-
-/// A value alone in its cache lines (two, for the adjacent-line prefetcher), so that members
-/// writing their own do not slow each other.
-#[repr(align(128))]
-#[derive(Default)]
-struct Padded<T>(T);
-
-/// A member's post for its current direct call.
-#[derive(Clone, Copy)]
-struct Posted {
-    sig: Signature,
-    input: *const u8,
-    /// The length of the member's output, which must be the input's.
-    output_len: usize,
-}
-
-/// A process's reduction group for an element type and op: a `Reduction<T>`.
-type Group = (TypeId, Builtin, Box<dyn Any + Send + Sync>);
-
-/// What the members of one process share for direct calls.
-pub(crate) struct DirectShared {
-    /// Each member's post, by local rank.
-    posts: Box<[Padded<UnsafeCell<Option<Posted>>>]>,
-    /// Arrivals at calls `k` with `k % 2` = the index.
-    arrived: [Padded<AtomicUsize>; 2],
-    /// `4 * k + phase` for the latest call `k` that reached a phase (`DONE`, ...).
-    state: Padded<AtomicU64>,
-    /// The error of a call in `FAILED`, for every member to take.
-    failure: Mutex<Option<Error>>,
-    /// The process's result of call `k` is in `results[k % 2]` (see the module docs).
-    results: [Exclusive<Vec<u64>>; 2],
-    /// The partner's data in the exchange between processes, used by one member at a time (the
-    /// one that runs the call's exchange, once every member arrived).
-    scratch: Exclusive<Vec<u64>>,
-    /// One reduction group per element type and op, made by the first member that needs it.
-    groups: Mutex<Vec<Group>>,
-}
-
-/// A buffer that one member at a time uses, as the module docs and each use explain.
-#[derive(Default)]
-struct Exclusive<T>(UnsafeCell<T>);
-
-// SAFETY: a post is written by its own member before it counts itself in, and read only by the
-// member whose arrival completes the call, which happens after; the member writes it again
-// only after the call's result was published, when no one reads it any more.
-unsafe impl Sync for DirectShared {}
-// SAFETY: the pointers in the posts are read only during the call that posted them (above);
-// everything else is `Send`.
-unsafe impl Send for DirectShared {}
-
-impl DirectShared {
-    pub(crate) fn new(local: usize) -> DirectShared {
-        DirectShared {
-            posts: (0..local).map(|_| Padded::default()).collect(),
-            arrived: Default::default(),
-            state: Padded::default(),
-            failure: Mutex::new(None),
-            results: Default::default(),
-            scratch: Exclusive::default(),
-            groups: Mutex::new(Vec::new()),
-        }
-    }
-}
-
-/// A member's handles in the process's reduction groups.
-#[derive(Default)]
-pub(crate) struct DirectMember {
-    reducers: Vec<(TypeId, Builtin, Box<dyn Any + Send>)>,
-}
 
 /// What one member brings to a direct call.
 struct Call<'a, T> {

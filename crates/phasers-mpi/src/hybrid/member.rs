@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::direct::DirectMember;
+use super::direct_state::DirectMember;
 use super::shared::ProcessShared;
 
 /// One member of a [`HybridTeam`](super::HybridTeam): a thread's handle, `Send`, used through

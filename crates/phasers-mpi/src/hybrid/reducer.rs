@@ -328,6 +328,33 @@ mod tests {
     }
 
     #[test]
+    fn accumulate_and_combine_keep_the_order_asked() {
+        let mut acc = [1u64, 6, 0b1100];
+        Builtin::Sum.accumulate(&mut acc[..1], &[2], false);
+        Builtin::Max.accumulate(&mut acc[1..2], &[4], true);
+        Builtin::Xor.accumulate(&mut acc[2..], &[0b1010], false);
+        assert_eq!(acc, [3, 6, 0b0110]);
+        // A float min of 0.0 and -0.0 keeps its first operand, so the order decides the bits.
+        let (zero, negative) = (0.0f64, -0.0f64);
+        let mut first = [zero];
+        Builtin::Min.accumulate(&mut first, &[negative], true);
+        let mut second = [negative];
+        Builtin::Min.accumulate(&mut second, &[zero], false);
+        assert_eq!(first[0].to_bits(), second[0].to_bits());
+        let mut dest = [0i32; 3];
+        Builtin::Product.combine(&mut dest, &[2, -3, 4], &[5, 6, -7]);
+        assert_eq!(dest, [10, -18, -28]);
+        let mut floats = [0.0f32; 2];
+        Builtin::And.combine(&mut floats, &[1.5, 2.5], &[3.0, 4.0]);
+        assert_eq!(
+            floats,
+            [1.5, 2.5],
+            "a bitwise op leaves floats as the first operand"
+        );
+        assert!(matches!(Builtin::Sum.op::<u64>(), Op::Sum));
+    }
+
+    #[test]
     fn codes_round_trip() {
         for op in Builtin::ALL {
             assert_eq!(Builtin::from_code(op.code()), Some(op));

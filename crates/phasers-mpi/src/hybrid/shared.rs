@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::bytes::Bytes;
-use super::direct::{self, DirectShared};
+use super::direct_state::{self, DirectShared};
 use super::envelope;
 use super::flight::Flight;
 use super::layout::Layout;
@@ -122,7 +122,7 @@ impl ProcessShared {
             timed_out: AtomicU64::new(u64::MAX),
             reason: Mutex::new(String::new()),
             handed_out: AtomicBool::new(false),
-            direct_ok: direct::allowed(&layout, &options),
+            direct_ok: direct_state::allowed(&layout, &options),
             direct: DirectShared::new(local),
             layout: ManuallyDrop::new(layout),
         })

@@ -8,6 +8,9 @@ use super::bytes::Bytes;
 use super::reducer::Reducer;
 use crate::error::Error;
 
+/// The largest byte count MPI takes in one call (a C `int`).
+pub(crate) const MPI_MAX_BYTES: usize = i32::MAX as usize;
+
 /// The collective a member called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {

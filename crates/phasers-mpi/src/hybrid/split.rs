@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::direct::DirectMember;
+use super::direct_state::DirectMember;
 use super::engine;
 use super::member::HybridMember;
 use super::signature::{Kind, Post, Signature};

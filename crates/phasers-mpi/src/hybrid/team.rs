@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mpi::traits::Communicator;
 
-use super::direct::DirectMember;
+use super::direct_state::DirectMember;
 use super::member::HybridMember;
 use super::options::Options;
 use super::shared::{build_shared, ProcessShared};

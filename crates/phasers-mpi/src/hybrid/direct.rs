@@ -44,8 +44,10 @@
 //! # What the path gives up
 //!
 //! Across processes its teams are unchecked, so a call that differs between processes is an
-//! erroneous program, as for every unchecked call (a checked team of several processes keeps the
-//! engine's envelope). The reduction group may combine large float arrays in arrival order (see
+//! erroneous program, as for every unchecked call. A checked team of several processes keeps
+//! the engine: every checked call there opens with the same envelope collective, so that
+//! processes that called different collectives still meet and get
+//! [`Error::Mismatch`](crate::Error::Mismatch); a point-to-point exchange would not meet it. The reduction group may combine large float arrays in arrival order (see
 //! [`phasers::reduce`]), so their results may differ in the last bits from call to call; every
 //! member of every process still gets the same bits in one call.
 

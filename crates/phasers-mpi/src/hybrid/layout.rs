@@ -82,8 +82,11 @@ impl Layout {
         options.node_aware = all[2] != 0;
         options.ranks_per_node = (all[3] != 0).then_some(all[3] as usize);
         let timeout_somewhere = all.chunks_exact(WORDS).any(|words| words[4] != 0);
-        // A team of one process checks its calls in the direct path's meeting; across
-        // processes, checking needs the engine's envelope.
+        // A team of one process checks its calls in the direct path's meeting. Across
+        // processes, every checked call opens with the envelope's collective, so that
+        // processes that called different collectives still match (`checked.rs`); the direct
+        // path's point-to-point exchange would not match an envelope, so checked teams of
+        // several processes keep the engine.
         options.direct = (!options.checked || processes == 1) && !timeout_somewhere;
         let (node_aware, ranks_per_node) = (options.node_aware, options.ranks_per_node);
         let counts: Vec<usize> = all.chunks_exact(WORDS).map(|c| c[0] as usize).collect();

@@ -5,7 +5,7 @@
 //!
 //! 1. **Meeting.** Each member posts its call's signature, its output's length and a pointer to
 //!    its input in its own cache line and counts itself in. The last to arrive compares the
-//!    posts as the engine does (the operator too in a checked team): a difference is every
+//!    posts as the engine does (the operator too, see below): a difference is every
 //!    local member's [`Error::Mismatch`](crate::Error::Mismatch), an output of the wrong length
 //!    every local member's [`Error::InvalidArgument`](crate::Error::InvalidArgument), and the
 //!    other processes get zeros from this one, as on the engine's unchecked path. Otherwise:
@@ -47,7 +47,11 @@
 //! erroneous program, as for every unchecked call. A checked team of several processes keeps
 //! the engine: every checked call there opens with the same envelope collective, so that
 //! processes that called different collectives still meet and get
-//! [`Error::Mismatch`](crate::Error::Mismatch); a point-to-point exchange would not meet it. The reduction group may combine large float arrays in arrival order (see
+//! [`Error::Mismatch`](crate::Error::Mismatch); a point-to-point exchange would not meet it.
+//! Within a process the meeting compares everything, the operator too, checked or not (so an
+//! unchecked team gets `Mismatch` here where the engine would return garbage).
+//!
+//! The reduction group may combine large float arrays in arrival order (see
 //! [`phasers::reduce`]), so their results may differ in the last bits from call to call; every
 //! member of every process still gets the same bits in one call.
 
@@ -194,8 +198,9 @@ impl<T: Element + Equivalence> Call<'_, T> {
         let process = (processes > 1).then(|| self.shared.process());
         let sigs = posts().flatten().map(|p| &p.sig);
         let first_rank = self.shared.first_rank();
-        let checked = self.shared.options.checked;
-        let error = compare(sigs, first_rank, process, checked).or_else(|| {
+        // The operator too, even unchecked: members with different ops would join different
+        // reduction groups (large arrays) and wait for each other for ever.
+        let error = compare(sigs, first_rank, process, true).or_else(|| {
             posts()
                 .flatten()
                 .enumerate()

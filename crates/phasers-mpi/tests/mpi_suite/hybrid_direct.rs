@@ -296,8 +296,9 @@ fn no_allocation(ctx: &Ctx<'_>) -> Result<(), String> {
     })
 }
 
-/// Local member 1 of every process passes a longer input: every member of every process gets
-/// `Mismatch` (each process sends zeros on, so none waits). Then member 0 passes an output of
+/// Local member 1 of every process passes a longer input, then another op on a large array:
+/// every member of every process gets `Mismatch` each time (each process sends zeros on, so
+/// none waits). Then member 0 passes an output of
 /// the wrong length: every member of its process gets `InvalidArgument`, as on the engine's
 /// path, and the other processes go on. The team goes on working.
 fn local_errors(ctx: &Ctx<'_>) -> Result<(), String> {
@@ -310,6 +311,19 @@ fn local_errors(ctx: &Ctx<'_>) -> Result<(), String> {
             other => failures.add(format!(
                 "member {me}: {other:?}, expected a length Mismatch"
             )),
+        }
+        // Large arrays go to a reduction group per op: an op that differs must be found first.
+        let op = if member.local_rank() == 1 {
+            Op::Max
+        } else {
+            Op::Sum
+        };
+        let mut out = vec![0f64; 2000];
+        match member.allreduce(&[1.0; 2000], &mut out, op) {
+            Err(Error::Mismatch {
+                what: "operation", ..
+            }) => {}
+            other => failures.add(format!("member {me}: {other:?}, expected an op Mismatch")),
         }
         let mut out = vec![0u64; if me == 0 { 5 } else { 4 }];
         let result = member.allreduce(&[1u64; 4], &mut out, Op::Sum);

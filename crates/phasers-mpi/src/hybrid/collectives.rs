@@ -479,7 +479,9 @@ impl HybridMember {
     /// (as long as the input). Other members' outputs are not written; they may pass `&mut []`.
     ///
     /// Each process first combines its members' inputs in local rank order; built-in ops then
-    /// go to MPI's own operation (`MPI_SUM`, ...) across processes, whose order MPI chooses;
+    /// go to MPI's own operation (`MPI_SUM`, ...) across processes, whose order MPI chooses
+    /// (on the direct path of [`allreduce`](Self::allreduce), which a blocking reduce takes
+    /// too, the order its exchange and reduction group choose);
     /// [`Op::Custom`] is combined in Rust, in process order, so its result is the rank-order
     /// combination `((m0 op m1) op (m2 op m3))...` grouped by process.
     ///
@@ -521,6 +523,9 @@ impl HybridMember {
         output: &mut [T],
         op: Op<T>,
     ) -> Result<()> {
+        if let Some(result) = self.direct_reduction(Some(root), input, output, &op) {
+            return result;
+        }
         self.ireduce(root, input, output, op)?.wait()
     }
 
@@ -567,7 +572,7 @@ impl HybridMember {
         output: &mut [T],
         op: Op<T>,
     ) -> Result<()> {
-        if let Some(result) = self.direct_allreduce(input, output, &op) {
+        if let Some(result) = self.direct_reduction(None, input, output, &op) {
             return result;
         }
         self.iallreduce(input, output, op)?.wait()

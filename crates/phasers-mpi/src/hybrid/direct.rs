@@ -1,7 +1,8 @@
-//! The direct allreduce: a blocking [`allreduce`](HybridMember::allreduce) with a built-in op,
-//! on a team that no process built with a timeout, either unchecked or of one process, over one
-//! node's processes (no node hierarchy). It makes no allocation in steady state and moves the
-//! data the fewest times:
+//! The direct allreduce: a blocking [`allreduce`](HybridMember::allreduce) or
+//! [`reduce`](HybridMember::reduce) with a built-in op, on a team that no process built with a
+//! timeout, either unchecked or of one process, over one node's processes (no node hierarchy).
+//! It makes no allocation in steady state and moves the data the fewest times (a reduce runs as
+//! an allreduce whose result only its root copies out):
 //!
 //! 1. **Meeting.** Each member posts its call's signature, its output's length and a pointer to
 //!    its input in its own cache line and counts itself in. The last to arrive compares the
@@ -17,10 +18,11 @@
 //!    and op ([`phasers::Reduction`], the code the threads' team runs too). With one process,
 //!    the group allreduces the inputs straight into the outputs. With several, it reduces them
 //!    into the result buffer at the leader (local member 0), which allreduces it with the other
-//!    processes and publishes it; each member copies it.
+//!    processes and publishes it; each member copies it. (A reduce always takes the second
+//!    way.)
 //!
-//! With one member per process there is no meeting: the input is copied into the output and
-//! allreduced there.
+//! With one member per process there is no meeting: the exchange reads the input and writes the
+//! output (a reduce's other processes write into the result buffer).
 //!
 //! # Buffers and why they are safe
 //!
@@ -90,21 +92,30 @@ struct Call<'a, T> {
     number: u64,
     builtin: Builtin,
     input: &'a [T],
+    /// `Allreduce`, or `Reduce` (to a root).
+    kind: Kind,
+    /// Whether this member takes the result: every member of an allreduce, a reduce's root.
+    wants_output: bool,
 }
 
 impl HybridMember {
-    /// Runs a blocking allreduce on the direct path where it applies; `None` where the call
-    /// takes the engine's path instead.
-    pub(super) fn direct_allreduce<T: Element + Equivalence>(
+    /// Runs a blocking allreduce (`root` `None`) or reduce to `root` on the direct path where it
+    /// applies; `None` where the call takes the engine's path instead. A reduce runs as an
+    /// allreduce whose result only the root keeps (with recursive halving, a reduce-scatter and
+    /// gather would send as much).
+    pub(super) fn direct_reduction<T: Element + Equivalence>(
         &mut self,
+        root: Option<usize>,
         input: &[T],
         output: &mut [T],
         op: &phasers::Op<T>,
     ) -> Option<Result<()>> {
         let builtin = Builtin::of(op)?;
         let fits = std::mem::size_of_val(input) <= MPI_MAX_BYTES;
-        // A bitwise op on floats is refused by every member alike on the engine's path.
-        if !self.shared.direct_ok || !fits || (is_bitwise(op) && !T::INTEGER) {
+        // A bitwise op on floats, or a root out of range, is refused by every member alike on
+        // the engine's path.
+        let bad_root = root.is_some_and(|r| r >= self.parties());
+        if !self.shared.direct_ok || !fits || (is_bitwise(op) && !T::INTEGER) || bad_root {
             return None;
         }
         if self.shared.is_broken() {
@@ -112,29 +123,43 @@ impl HybridMember {
         }
         let number = self.next_call;
         self.next_call += 1;
+        let kind = if root.is_some() {
+            Kind::Reduce
+        } else {
+            Kind::Allreduce
+        };
         let call = Call {
             shared: &self.shared,
             local_rank: self.local_rank,
             number,
             builtin,
             input,
+            kind,
+            wants_output: root.map_or(true, |r| r == self.rank),
         };
-        let mut sig = Signature::new::<T>(Kind::Allreduce, input.len(), 0);
+        let mut sig = Signature::new::<T>(kind, input.len(), root.unwrap_or(0));
         sig.op = op.name();
         if call.shared.local > 1 {
             return Some(call.meet(sig, output, &mut self.direct));
         }
         call.open_next_slot();
-        if output.len() == input.len() {
+        if call.wants_output && output.len() == input.len() {
             call.exchange(Some(input), output);
             return Some(Ok(()));
         }
-        // Zeros go to the other processes, so they are not left waiting (as on the engine's
-        // path, which sends zeros for a process whose call is wrong).
-        let zeros = call.result_buffer(input.len());
-        zeros.fill(T::from_bits(0));
-        call.exchange(None, zeros);
-        Some(Err(wrong_output(self.rank, output.len(), input.len())))
+        // The result goes nowhere (not the root), or the output is wrong: zeros go to the other
+        // processes then, so they are not left waiting (as on the engine's path, which sends
+        // zeros for a process whose call is wrong).
+        let wrong = call
+            .wants_output
+            .then(|| wrong_output(&sig, self.rank, output.len()));
+        let data = call.result_buffer(input.len());
+        match wrong {
+            Some(_) => data.fill(T::from_bits(0)),
+            None => data.copy_from_slice(input),
+        }
+        call.exchange(None, data);
+        Some(wrong.map_or(Ok(()), Err))
     }
 }
 
@@ -157,7 +182,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
             *cell = Some(Posted {
                 sig,
                 input: self.input.as_ptr().cast(),
-                output_len: output.len(),
+                output_len: self.wants_output.then_some(output.len()),
             })
         };
         let arrived = &direct.arrived[(self.number % 2) as usize].0;
@@ -172,7 +197,9 @@ impl<T: Element + Equivalence> Call<'_, T> {
         };
         match phase {
             DONE => {
-                self.copy_result(output);
+                if self.wants_output {
+                    self.copy_result(output);
+                }
                 Ok(())
             }
             LARGE => self.large(output, handles),
@@ -204,8 +231,8 @@ impl<T: Element + Equivalence> Call<'_, T> {
             posts()
                 .flatten()
                 .enumerate()
-                .find(|(_, p)| p.output_len != p.sig.len)
-                .map(|(i, p)| wrong_output(first_rank + i, p.output_len, p.sig.len))
+                .find(|(_, p)| p.output_len.is_some_and(|len| len != p.sig.len))
+                .map(|(i, p)| wrong_output(&p.sig, first_rank + i, p.output_len.unwrap_or(0)))
         });
         if let Some(error) = error {
             let first = posts().flatten().next().map_or(0, |p| p.sig.block());
@@ -266,18 +293,20 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 first + local - 1
             )
         };
-        let wait = wait_for(self.shared, self.number, &missing, true);
+        let wait = wait_for(self.shared, self.kind, self.number, &missing, true);
         poll_until(&wait, None, || {
             reached().is_some() || self.shared.is_broken()
         });
         reached().ok_or_else(|| self.shared.broken_error())
     }
 
-    /// A large call: the reduction group, then the leader's exchange.
+    /// A large call: the reduction group, then the leader's exchange. A team of one process
+    /// allreduces straight into the outputs; otherwise (and for a reduce) the group reduces into
+    /// the leader's result buffer, which every member that takes the result copies.
     fn large(&self, output: &mut [T], handles: &mut DirectMember) -> Result<()> {
         let shared = self.shared;
         let reducer = handles.reducer::<T>(shared, self.local_rank, self.builtin)?;
-        if shared.layout.counts.len() == 1 {
+        if shared.layout.counts.len() == 1 && self.kind == Kind::Allreduce {
             return reducer
                 .allreduce(self.input, output)
                 .map(drop)
@@ -288,7 +317,9 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 .reduce(self.input, &mut [])
                 .map_err(|e| self.group_failed(e))?;
             self.wait_phase(&[DONE])?;
-            self.copy_result(output);
+            if self.wants_output {
+                self.copy_result(output);
+            }
             return Ok(());
         }
         let result = self.result_buffer(self.input.len());
@@ -297,7 +328,9 @@ impl<T: Element + Equivalence> Call<'_, T> {
             .map_err(|e| self.group_failed(e))?;
         self.exchange(None, result);
         self.publish(DONE);
-        output.copy_from_slice(result);
+        if self.wants_output {
+            output.copy_from_slice(result);
+        }
         Ok(())
     }
 
@@ -309,7 +342,8 @@ impl<T: Element + Equivalence> Call<'_, T> {
             return shared.broken_error();
         }
         let number = self.number;
-        shared.mark_broken(|| format!("allreduce (call {number}) failed: {error}"));
+        let kind = self.kind.name();
+        shared.mark_broken(|| format!("{kind} (call {number}) failed: {error}"));
         Error::Core(error)
     }
 
@@ -352,7 +386,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 processes - 1
             )
         };
-        let wait = wait_for(shared, self.number, &missing, false);
+        let wait = wait_for(shared, self.kind, self.number, &missing, false);
         // SAFETY: one member per process runs a call's exchange, once every member arrived, and
         // the next call's exchange cannot start before this one ends (see the field's docs).
         let scratch = unsafe { &mut *self.direct().scratch.0.get() };
@@ -434,10 +468,17 @@ fn join<T: Element + Equivalence>(
 }
 
 /// The error of a member whose output is not as long as its input, as the engine words it.
-fn wrong_output(rank: usize, len: usize, expected: usize) -> Error {
+fn wrong_output(sig: &Signature, rank: usize, len: usize) -> Error {
+    let what = if sig.kind == Kind::Reduce {
+        "root's output"
+    } else {
+        "output"
+    };
     Error::invalid(format!(
-        "allreduce on member {rank}: the output has {len} elements but must have {expected} (as \
-         long as the input)"
+        "{} on member {rank}: the {what} has {len} elements but must have {} (as long as the \
+         input)",
+        sig.kind.name(),
+        sig.len
     ))
 }
 
@@ -453,12 +494,13 @@ fn wrong_output(rank: usize, len: usize, expected: usize) -> Error {
 /// against 0.36 us.
 fn wait_for<'a>(
     shared: &ProcessShared,
+    kind: Kind,
     call: u64,
     missing: &'a dyn Fn() -> String,
     siblings: bool,
 ) -> WaitFor<'a> {
     WaitFor {
-        what: "allreduce",
+        what: kind.name(),
         episode: call,
         rank: shared.process(),
         oversubscribed: siblings || shared.oversubscribed,

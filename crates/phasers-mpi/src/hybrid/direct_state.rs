@@ -37,8 +37,9 @@ pub(super) struct Padded<T>(pub(super) T);
 pub(super) struct Posted {
     pub(super) sig: Signature,
     pub(super) input: *const u8,
-    /// The length of the member's output, which must be the input's.
-    pub(super) output_len: usize,
+    /// The length of the member's output, which must be the input's, where it takes the
+    /// result (`None` for a reduce's other members).
+    pub(super) output_len: Option<usize>,
 }
 
 /// A process's reduction group for an element type and op: a `Reduction<T>`.

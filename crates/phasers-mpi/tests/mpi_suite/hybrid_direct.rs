@@ -1,9 +1,9 @@
-//! The direct allreduce of unchecked teams without a timeout (`src/hybrid/direct.rs`): results
-//! against the sequential definition on both sides of the small/large threshold, with 1 to 3
-//! threads per process, on every process count (and on 3 processes where the job has them: the
-//! exchange's fold for a count that is not a power of two), mixed with the engine's calls; no
-//! allocation once warm; a local mismatch and a member's wrong output; a checked team of one
-//! process, which takes the path too.
+//! The direct allreduce and reduce of unchecked teams without a timeout
+//! (`src/hybrid/direct.rs`): results against the sequential definition on both sides of the
+//! small/large threshold, with 1 to 3 threads per process, on every process count (and on 3
+//! processes where the job has them: the exchange's fold for a count that is not a power of
+//! two), mixed with the engine's calls; no allocation once warm; a local mismatch and a
+//! member's wrong output; a checked team of one process, which takes the path too.
 //!
 //! This file also installs the suite's global allocator: the system's, counting each thread's
 //! allocations so a case can check that its own calls make none.
@@ -222,6 +222,21 @@ fn check_member(member: &mut HybridMember, failures: &Failures) {
                     format!("member {me}: f64 {name} of {len}: wrong result")
                 }),
                 Err(error) => failures.add(format!("member {me}: f64 {name} of {len}: {error}")),
+            }
+        }
+        for root in [0, size - 1, size / 2] {
+            c += 1;
+            // Only the root's output is written; the others pass none.
+            let mut out = vec![0u64; if me == root { len } else { 0 }];
+            match member.reduce(root, &input_u64(me, len, c), &mut out, Op::Max) {
+                Ok(()) if me == root => failures.check(
+                    out == fold(size, |m| input_u64(m, len, c), u64::max),
+                    || format!("member {me}: reduce of {len} to {root}: wrong result"),
+                ),
+                Ok(()) => {}
+                Err(error) => {
+                    failures.add(format!("member {me}: reduce of {len} to {root}: {error}"))
+                }
             }
         }
         // The engine's calls in between: the direct calls keep the slots' turns.

@@ -293,7 +293,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 first + local - 1
             )
         };
-        let wait = wait_for(self.shared, self.kind, self.number, &missing, true);
+        let wait = wait_for(self.shared, self.kind, self.number, &missing);
         poll_until(&wait, None, || {
             reached().is_some() || self.shared.is_broken()
         });
@@ -386,7 +386,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 processes - 1
             )
         };
-        let wait = wait_for(shared, self.kind, self.number, &missing, false);
+        let wait = wait_for(shared, self.kind, self.number, &missing);
         // SAFETY: one member per process runs a call's exchange, once every member arrived, and
         // the next call's exchange cannot start before this one ends (see the field's docs).
         let scratch = unsafe { &mut *self.direct().scratch.0.get() };
@@ -482,28 +482,28 @@ fn wrong_output(sig: &Signature, rank: usize, len: usize) -> Error {
     ))
 }
 
-/// How a direct call waits: `siblings` for this process's other members, else for the other
-/// processes.
+/// How a direct call waits, for this process's other members or for the other processes.
 ///
-/// Waits for siblings poll briefly, then yield, as if the node were oversubscribed even where it
-/// is not: a sibling that loses its core to another program (or to ranks napping beside a
-/// row, as the benchmark's idle ranks do) is then not held up by a waiter spinning through the
-/// full budget of `progress.rs`. Measured with the benchmark's 1 process x 2 threads row on
-/// the 2-core Xeon VM, one `u64`: with 3 more ranks napping (np 4), 70 us per call spinning
-/// first against 0.40 us yielding early; alone with one napping rank (np 2), 0.34-0.52 us
-/// against 0.36 us.
+/// Every wait polls briefly, then yields, as if the node were oversubscribed even where it is
+/// not: a sibling thread or a partner process that loses its core to another program (or to
+/// ranks napping beside a row, as the benchmark's idle ranks do) is then not held up by a waiter
+/// spinning through the full budget of `progress.rs` (4 000 polls, each an MPI test here).
+/// Measured with the benchmark on the 2-core Xeon VM, one `u64`, on a machine shared with other
+/// builds: the 1 process x 2 threads row took 66-70 us a call spinning first (np 4 beside three
+/// napping ranks, and np 2 under load) against 0.32-0.40 us yielding early, and 0.34-0.52 us
+/// against 0.36 us when quiet; the 2 processes x 1 thread row took 230-290 us a call in two
+/// loaded runs spinning first, and 0.41-0.49 us yielding (`MPI_Allreduce` 0.43-0.45 us).
 fn wait_for<'a>(
     shared: &ProcessShared,
     kind: Kind,
     call: u64,
     missing: &'a dyn Fn() -> String,
-    siblings: bool,
 ) -> WaitFor<'a> {
     WaitFor {
         what: kind.name(),
         episode: call,
         rank: shared.process(),
-        oversubscribed: siblings || shared.oversubscribed,
+        oversubscribed: true,
         missing,
     }
 }

@@ -17,9 +17,10 @@
 //! 3. **Large arrays**: it hands the call to seed 003's reduction group for the element type
 //!    and op ([`phasers::Reduction`], the code the threads' team runs too). With one process,
 //!    the group allreduces the inputs straight into the outputs. With several, it reduces them
-//!    into the result buffer at the leader (local member 0), which allreduces it with the other
-//!    processes and publishes it; each member copies it. (A reduce always takes the second
-//!    way.)
+//!    into the leader's (local member 0's) own output, which the leader allreduces in place
+//!    with the other processes and publishes; each other member copies it, and the leader
+//!    returns once they all have. (A reduce goes through the process's result buffer instead,
+//!    which its root copies.)
 //!
 //! With one member per process there is no meeting: the exchange reads the input and writes the
 //! output (a reduce's other processes write into the result buffer).
@@ -31,8 +32,9 @@
 //! result of call `k` lives in `results[k % 2]`, written by one member (the last arrival, or the
 //! leader) once every member has arrived at call `k`. Every member has then finished copying
 //! call `k - 2`'s result, the buffer's last use: a member's calls follow one another. Inputs are
-//! read only while their members wait for the call's result, and nothing points into a member's
-//! buffers after its call returns.
+//! read only while their members wait for the call's result, the leader's output only until
+//! every member has counted its copy done, and nothing points into a member's buffers after its
+//! call returns.
 //!
 //! # With the other calls
 //!
@@ -301,8 +303,8 @@ impl<T: Element + Equivalence> Call<'_, T> {
     }
 
     /// A large call: the reduction group, then the leader's exchange. A team of one process
-    /// allreduces straight into the outputs; otherwise (and for a reduce) the group reduces into
-    /// the leader's result buffer, which every member that takes the result copies.
+    /// allreduces straight into the outputs; otherwise the group reduces into the leader's
+    /// output (a reduce: into the result buffer), whose result the others copy.
     fn large(&self, output: &mut [T], handles: &mut DirectMember) -> Result<()> {
         let shared = self.shared;
         let reducer = handles.reducer::<T>(shared, self.local_rank, self.builtin)?;
@@ -312,25 +314,60 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 .map(drop)
                 .map_err(|e| self.group_failed(e));
         }
+        // An allreduce: the leader's own output takes the result, and the others copy it from
+        // there; a reduce: the result buffer, which only the root copies.
+        let in_place = self.kind == Kind::Allreduce;
         if self.local_rank != 0 {
             reducer
                 .reduce(self.input, &mut [])
                 .map_err(|e| self.group_failed(e))?;
             self.wait_phase(&[DONE])?;
-            if self.wants_output {
+            if in_place {
+                let source = self.direct().source.load(Ordering::Relaxed);
+                // SAFETY: the leader published its output (`DONE`, after storing the pointer),
+                // as long as this input and output, and returns only once every member has
+                // counted its copy done below.
+                let result =
+                    unsafe { std::slice::from_raw_parts(source.cast::<T>(), output.len()) };
+                output.copy_from_slice(result);
+                self.direct().copied.0.fetch_add(1, Ordering::Release);
+            } else if self.wants_output {
                 self.copy_result(output);
             }
             return Ok(());
         }
-        let result = self.result_buffer(self.input.len());
-        reducer
-            .reduce(self.input, result)
-            .map_err(|e| self.group_failed(e))?;
-        self.exchange(None, result);
-        self.publish(DONE);
-        if self.wants_output {
-            output.copy_from_slice(result);
+        if !in_place {
+            let result = self.result_buffer(self.input.len());
+            reducer
+                .reduce(self.input, result)
+                .map_err(|e| self.group_failed(e))?;
+            self.exchange(None, result);
+            self.publish(DONE);
+            if self.wants_output {
+                output.copy_from_slice(result);
+            }
+            return Ok(());
         }
+        reducer
+            .reduce(self.input, output)
+            .map_err(|e| self.group_failed(e))?;
+        self.exchange(None, output);
+        let direct = self.direct();
+        // No other member counts for this call before it is published; the last call's all
+        // counted before its leader returned.
+        direct.copied.0.store(0, Ordering::Relaxed);
+        direct
+            .source
+            .store(output.as_mut_ptr().cast(), Ordering::Relaxed);
+        self.publish(DONE);
+        let others = self.shared.local - 1;
+        let missing = || "the members of this process to copy the call's result".to_owned();
+        let wait = wait_for(self.shared, self.kind, self.number, &missing);
+        // No giving up here, even on a broken team: another member may be reading this output.
+        // Every member is inside this call and copies without waiting for anything.
+        poll_until(&wait, None, || {
+            direct.copied.0.load(Ordering::Acquire) == others
+        });
         Ok(())
     }
 

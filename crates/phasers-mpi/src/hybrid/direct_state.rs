@@ -5,7 +5,7 @@
 
 use std::any::{Any, TypeId};
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize};
 use std::sync::Mutex;
 
 use super::layout::Layout;
@@ -60,6 +60,11 @@ pub(crate) struct DirectShared {
     /// The partner's data in the exchange between processes, used by one member at a time (the
     /// one that runs the call's exchange, once every member arrived).
     pub(super) scratch: Exclusive<Vec<u64>>,
+    /// A large allreduce across processes: the leader's output, which holds the result once
+    /// the call is `DONE`, and how many other members have copied it (the leader waits for all
+    /// before it returns).
+    pub(super) source: AtomicPtr<u8>,
+    pub(super) copied: Padded<AtomicUsize>,
     /// One reduction group per element type and op, made by the first member that needs it.
     pub(super) groups: Mutex<Vec<Group>>,
 }
@@ -85,6 +90,8 @@ impl DirectShared {
             failure: Mutex::new(None),
             results: Default::default(),
             scratch: Exclusive::default(),
+            source: AtomicPtr::new(std::ptr::null_mut()),
+            copied: Padded::default(),
             groups: Mutex::new(Vec::new()),
         }
     }

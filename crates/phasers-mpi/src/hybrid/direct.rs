@@ -31,7 +31,9 @@
 //! on the first call of a type, op or length, then reused: no call after that allocates. The
 //! result of call `k` lives in `results[k % 2]`, written by one member (the last arrival, or the
 //! leader) once every member has arrived at call `k`. Every member has then finished copying
-//! call `k - 2`'s result, the buffer's last use: a member's calls follow one another. Inputs are
+//! call `k - 2`'s result, the buffer's last use: a member's calls follow one another. (A result
+//! of at most 56 bytes travels in the phase's own cache line instead, `StateLine`: by the same
+//! argument, the next call's writer finds every member done with it.) Inputs are
 //! read only while their members wait for the call's result, the leader's output only until
 //! every member has counted its copy done, and nothing points into a member's buffers after its
 //! call returns.
@@ -65,7 +67,7 @@ use std::sync::atomic::Ordering;
 use mpi::datatype::Equivalence;
 use phasers::{Element, Reducer, Reduction};
 
-use super::direct_state::{DirectMember, DirectShared, Posted};
+use super::direct_state::{DirectMember, DirectShared, Posted, INLINE_WORDS};
 use super::exchange;
 use super::member::HybridMember;
 use super::reducer::{is_bitwise, Builtin};
@@ -273,6 +275,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
         self.direct()
             .state
             .0
+            .phase
             .store(self.phase(phase), Ordering::Release);
         phase
     }
@@ -282,7 +285,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
     /// error of the reduction group published as broken), so no one reads this member's
     /// buffers after it leaves.
     fn wait_phase(&self, phases: &[u64]) -> Result<u64> {
-        let state = &self.direct().state.0;
+        let state = &self.direct().state.0.phase;
         let reached = || {
             let now = state.load(Ordering::Acquire);
             phases.iter().copied().find(|&p| now == self.phase(p))
@@ -384,14 +387,24 @@ impl<T: Element + Equivalence> Call<'_, T> {
         Error::Core(error)
     }
 
-    /// The first `len` elements of this call's result buffer, grown if needed.
+    /// The first `len` elements of this call's result buffer, grown if needed: the phase's
+    /// cache line where they fit, else `results[number % 2]`.
     #[allow(clippy::mut_from_ref)]
     fn result_buffer(&self, len: usize) -> &mut [T] {
-        let buffer = self.direct().results[(self.number % 2) as usize].0.get();
+        let direct = self.direct();
+        let bytes = len * std::mem::size_of::<T>();
+        if bytes <= INLINE_WORDS * 8 {
+            // SAFETY: written only by the member that completes this call's meeting (or the
+            // only member), once every member has arrived at this call, so every member has
+            // finished copying the last call's result from it.
+            let words = unsafe { &mut *direct.state.0.inline.get() };
+            return view_mut(words, len);
+        }
+        let buffer = direct.results[(self.number % 2) as usize].0.get();
         // SAFETY: only the member that completes this call's meeting, or the leader of a large
         // call, writes the buffer, once every member has arrived (see the module docs).
         let words = unsafe { &mut *buffer };
-        let needed = (len * std::mem::size_of::<T>()).div_ceil(8);
+        let needed = bytes.div_ceil(8);
         if words.len() < needed {
             words.resize(needed, 0);
         }
@@ -399,7 +412,16 @@ impl<T: Element + Equivalence> Call<'_, T> {
     }
 
     fn copy_result(&self, output: &mut [T]) {
-        let buffer = self.direct().results[(self.number % 2) as usize].0.get();
+        let direct = self.direct();
+        let bytes = std::mem::size_of_val(output);
+        if bytes <= INLINE_WORDS * 8 {
+            // SAFETY: the call's result was published (`DONE`), and no one writes the line's
+            // result again before every member, this one too, has arrived at the next call.
+            let words = unsafe { &*direct.state.0.inline.get() };
+            output.copy_from_slice(view(words, output.len()));
+            return;
+        }
+        let buffer = direct.results[(self.number % 2) as usize].0.get();
         // SAFETY: the call's result was published (`DONE`), and the buffer is not written again
         // before call `number + 2`, which no one starts before this member reaches `number + 1`.
         let words = unsafe { &*buffer };

@@ -52,7 +52,7 @@ pub(crate) struct DirectShared {
     /// Arrivals at calls `k` with `k % 2` = the index.
     pub(super) arrived: [Padded<AtomicUsize>; 2],
     /// `4 * k + phase` for the latest call `k` that reached a phase (`DONE`, ...).
-    pub(super) state: Padded<AtomicU64>,
+    pub(super) state: Padded<StateLine>,
     /// The error of a call in `FAILED`, for every member to take.
     pub(super) failure: Mutex<Option<Error>>,
     /// The process's result of call `k` is in `results[k % 2]` (see the module docs).
@@ -67,6 +67,23 @@ pub(crate) struct DirectShared {
     pub(super) copied: Padded<AtomicUsize>,
     /// One reduction group per element type and op, made by the first member that needs it.
     pub(super) groups: Mutex<Vec<Group>>,
+}
+
+/// Words of a small result that travel in the phase's own cache line.
+pub(super) const INLINE_WORDS: usize = 7;
+
+/// The phase word and, beside it in one cache line, a small call's result: a member that sees
+/// the phase has the result in the same line. Measured with 1 process x 2 threads, one `u64`,
+/// best of 15 rounds of 100 000 calls, four runs each on the 2-core Xeon VM: 275-296 ns a call
+/// with the result in this line, 303-324 ns with it in the result buffer.
+#[derive(Default)]
+#[repr(C)]
+pub(super) struct StateLine {
+    /// `4 * k + phase` for the latest call `k` that reached a phase (`DONE`, ...).
+    pub(super) phase: AtomicU64,
+    /// The result of the latest call when it fits, written like `DirectShared::results` (see
+    /// `direct.rs`).
+    pub(super) inline: UnsafeCell<[u64; INLINE_WORDS]>,
 }
 
 /// A buffer that one member at a time uses, as the module docs and each use explain.

@@ -1,7 +1,9 @@
 //! Part 4: the hybrid team's allreduce (`Op::Sum`) of one `u64` and of 1M `f64`, at every
 //! ranks x threads shape with 2 or more members that fits the world and the machine, against
-//! `MPI_Allreduce` with one rank per core (the first min(world, cores) ranks) in the same run.
-//! Every call's result is checked at both ends of the buffer (which are cleared before the call).
+//! `MPI_Allreduce` over as many ranks as the shape has members (R x T against R*T ranks, "MPI
+//! everywhere"), in the same run. A shape with more members than the world has ranks has no
+//! baseline (its ratio is empty). Every call's result is checked at both ends of the buffer
+//! (which are cleared before the call).
 
 use std::fmt::Debug;
 use std::time::Instant;
@@ -42,15 +44,16 @@ pub struct HybridRow {
     pub threads: usize,
     /// Time per allreduce.
     pub timing: Timing,
-    /// This row over `mpi-allreduce` with one rank per core, same element and length.
+    /// This row over the `mpi-allreduce` row with `ranks * threads` ranks, same element and
+    /// length; `None` where the world has fewer ranks than that.
     pub ratio_to_mpi_allreduce: Option<Ratio>,
 }
 
 /// The hybrid part's rows.
 #[derive(Debug, Clone, Serialize)]
 pub struct HybridPart {
-    /// Ranks of the `MPI_Allreduce` baseline: min(world, cores).
-    pub baseline_ranks: usize,
+    /// Rank counts of the `MPI_Allreduce` rows: every shape's ranks x threads within the world.
+    pub baseline_ranks: Vec<usize>,
     /// The rows, the baseline of each length first.
     pub rows: Vec<HybridRow>,
 }
@@ -72,6 +75,19 @@ pub fn shapes(world: usize, cores: usize) -> Vec<(usize, usize)> {
     shapes
 }
 
+/// The rank counts `MPI_Allreduce` runs at: each shape's members, where the world has that many
+/// ranks.
+pub fn baselines(shapes: &[(usize, usize)], world: usize) -> Vec<usize> {
+    let mut counts: Vec<usize> = shapes
+        .iter()
+        .map(|&(ranks, threads)| ranks * threads)
+        .filter(|&members| members <= world)
+        .collect();
+    counts.sort_unstable();
+    counts.dedup();
+    counts
+}
+
 /// Runs the part; collective over the world, rows are rank 0's.
 pub fn run(
     mpi: &Mpi,
@@ -79,41 +95,49 @@ pub fn run(
     mut report: impl FnMut(&HybridRow),
 ) -> Result<HybridPart> {
     let world = mpi.world();
-    let baseline_ranks = mpi.size().min(phasers::available_cores()).max(1);
+    let shapes = shapes(mpi.size(), phasers::available_cores());
+    let baseline_ranks = baselines(&shapes, mpi.size());
     let mut rows = Vec::new();
     let mut part =
         |element: &'static str, length: usize, rows: &mut Vec<HybridRow>| -> Result<()> {
-            let baseline = on_first(world, baseline_ranks, |comm| match element {
-                "u64" => mpi_allreduce::<u64>(comm, length, schedule),
-                _ => mpi_allreduce::<f64>(comm, length, schedule),
-            })?;
-            let baseline = baseline.filter(|_| mpi.rank() == 0);
-            if let Some(timing) = &baseline {
-                let row = HybridRow {
-                    algorithm: MPI_ALLREDUCE,
-                    element,
-                    length,
-                    ranks: baseline_ranks,
-                    threads: 1,
-                    timing: timing.clone(),
-                    ratio_to_mpi_allreduce: Some(Ratio::of(timing, timing)),
-                };
-                report(&row);
-                rows.push(row);
+            let mut baselines = Vec::new();
+            for &ranks in &baseline_ranks {
+                let timing = on_first(world, ranks, |comm| match element {
+                    "u64" => mpi_allreduce::<u64>(comm, length, schedule),
+                    _ => mpi_allreduce::<f64>(comm, length, schedule),
+                })?;
+                if let Some(timing) = timing.filter(|_| mpi.rank() == 0) {
+                    let row = HybridRow {
+                        algorithm: MPI_ALLREDUCE,
+                        element,
+                        length,
+                        ranks,
+                        threads: 1,
+                        ratio_to_mpi_allreduce: Some(Ratio::of(&timing, &timing)),
+                        timing: timing.clone(),
+                    };
+                    report(&row);
+                    rows.push(row);
+                    baselines.push((ranks, timing));
+                }
             }
-            for (ranks, threads) in shapes(mpi.size(), phasers::available_cores()) {
+            for &(ranks, threads) in &shapes {
                 let timing = on_first(world, ranks, |comm| match element {
                     "u64" => hybrid::<u64>(mpi, comm, threads, length, schedule),
                     _ => hybrid::<f64>(mpi, comm, threads, length, schedule),
                 })?;
                 if let Some(timing) = timing.filter(|_| mpi.rank() == 0) {
+                    let baseline = baselines
+                        .iter()
+                        .find(|(r, _)| *r == ranks * threads)
+                        .map(|(_, b)| b);
                     let row = HybridRow {
                         algorithm: HYBRID,
                         element,
                         length,
                         ranks,
                         threads,
-                        ratio_to_mpi_allreduce: baseline.as_ref().map(|b| Ratio::of(&timing, b)),
+                        ratio_to_mpi_allreduce: baseline.map(|b| Ratio::of(&timing, b)),
                         timing,
                     };
                     report(&row);
@@ -255,6 +279,16 @@ mod tests {
             vec![(1, 2), (1, 4), (2, 1), (2, 2), (3, 1), (4, 1)]
         );
         assert_eq!(shapes(1, 1), Vec::<(usize, usize)>::new());
+    }
+
+    #[test]
+    fn each_shape_meets_mpi_over_as_many_ranks() {
+        // np 2: 1x2 and 2x1 against 2 ranks.
+        assert_eq!(baselines(&shapes(2, 2), 2), vec![2]);
+        // np 4 on 2 cores: 2x2 and 1x4 against 4 ranks, 3x1 against 3.
+        assert_eq!(baselines(&shapes(4, 2), 4), vec![2, 3, 4]);
+        // A shape larger than the world has no baseline.
+        assert_eq!(baselines(&[(1, 8)], 2), Vec::<usize>::new());
     }
 
     #[test]

@@ -101,8 +101,8 @@ pub fn grid_row(row: &GridRow) {
 
 pub fn hybrid_header() {
     println!(
-        "\n== allreduce, Op::Sum (time per call; ratio = row / MPI_Allreduce with one rank per \
-         core) =="
+        "\n== allreduce, Op::Sum (time per call; ratio = row / MPI_Allreduce over ranks x threads \
+         ranks) =="
     );
     println!(
         "{:<14} {:>7} {:>5} {:>7} {:>10} {:>10} {:>6} {:>6}",

@@ -15,11 +15,8 @@ use super::engine;
 use super::member::HybridMember;
 use super::pending::{HybridPending, Output};
 use super::reducer::{is_bitwise, Typed};
-use super::signature::{Invalid, Kind, Post, Signature};
+use super::signature::{Invalid, Kind, Post, Signature, MPI_MAX_BYTES};
 use crate::error::{Error, Result};
-
-/// The largest byte count MPI takes in one call (a C `int`).
-pub(super) const MPI_MAX_BYTES: usize = i32::MAX as usize;
 
 impl HybridMember {
     // ----- building posts -----
@@ -482,7 +479,9 @@ impl HybridMember {
     /// (as long as the input). Other members' outputs are not written; they may pass `&mut []`.
     ///
     /// Each process first combines its members' inputs in local rank order; built-in ops then
-    /// go to MPI's own operation (`MPI_SUM`, ...) across processes, whose order MPI chooses;
+    /// go to MPI's own operation (`MPI_SUM`, ...) across processes, whose order MPI chooses
+    /// (on the direct path of [`allreduce`](Self::allreduce), which a blocking reduce takes
+    /// too, the order its exchange and reduction group choose);
     /// [`Op::Custom`] is combined in Rust, in process order, so its result is the rank-order
     /// combination `((m0 op m1) op (m2 op m3))...` grouped by process.
     ///
@@ -524,6 +523,9 @@ impl HybridMember {
         output: &mut [T],
         op: Op<T>,
     ) -> Result<()> {
+        if let Some(result) = self.direct_reduction(Some(root), input, output, &op) {
+            return result;
+        }
         self.ireduce(root, input, output, op)?.wait()
     }
 
@@ -533,7 +535,13 @@ impl HybridMember {
     /// A process's members meet in shared memory; the last to arrive combines their inputs and
     /// starts one `MPI_Iallreduce` (node-aware: a reduction to each node's leader, an
     /// allreduce among the leaders, a broadcast back, where the team spans several nodes with
-    /// several processes each); whichever member polls advances it.
+    /// several processes each); whichever member polls advances it. With a built-in op, on a
+    /// team that no process built with a timeout and that is unchecked or has one process, on
+    /// one node, the call takes the direct path instead: no allocation once warm, the inputs
+    /// combined in place (by seed 003's reduction group for large arrays), and one exchange of
+    /// point-to-point messages between processes (none with one process); the order across
+    /// processes is then recursive doubling's (or halving's), lower process first, and large
+    /// float arrays may combine in arrival order within a process.
     ///
     /// ```
     /// use phasers::Op;
@@ -564,6 +572,9 @@ impl HybridMember {
         output: &mut [T],
         op: Op<T>,
     ) -> Result<()> {
+        if let Some(result) = self.direct_reduction(None, input, output, &op) {
+            return result;
+        }
         self.iallreduce(input, output, op)?.wait()
     }
 

@@ -21,11 +21,10 @@ use mpi::datatype::Equivalence;
 use phasers::{Element, Op};
 
 use super::bytes::Bytes;
-use super::collectives::MPI_MAX_BYTES;
 use super::member::HybridMember;
 use super::pending::Output;
 use super::reducer::{is_bitwise, Builtin};
-use super::signature::{Invalid, Kind};
+use super::signature::{Invalid, Kind, MPI_MAX_BYTES};
 use crate::error::{Error, Result};
 
 /// The member every composed call gathers to and sends from.

@@ -62,14 +62,18 @@ impl Layout {
     /// process that passed it: a process that refused alone would leave the others in the next
     /// collective.
     pub(crate) fn new(flat: Channel, local: usize, options: &mut Options) -> Result<Layout> {
+        // Each process's count, checked flag, node-aware flag, emulated node size and whether
+        // it set a timeout.
+        const WORDS: usize = 5;
         let processes = flat.size();
         let mine = [
             local as u64,
             u64::from(options.checked),
             u64::from(options.node_aware),
             options.ranks_per_node.map_or(0, |n| n as u64),
+            u64::from(options.timeout.is_some()),
         ];
-        let mut all = vec![0u64; 4 * processes];
+        let mut all = vec![0u64; WORDS * processes];
         {
             let _call = mpi_call();
             flat.comm().all_gather_into(&mine[..], &mut all[..]);
@@ -77,8 +81,15 @@ impl Layout {
         options.checked = all[1] != 0;
         options.node_aware = all[2] != 0;
         options.ranks_per_node = (all[3] != 0).then_some(all[3] as usize);
+        let timeout_somewhere = all.chunks_exact(WORDS).any(|words| words[4] != 0);
+        // A team of one process checks its calls in the direct path's meeting. Across
+        // processes, every checked call opens with the envelope's collective, so that
+        // processes that called different collectives still match (`checked.rs`); the direct
+        // path's point-to-point exchange would not match an envelope, so checked teams of
+        // several processes keep the engine.
+        options.direct = (!options.checked || processes == 1) && !timeout_somewhere;
         let (node_aware, ranks_per_node) = (options.node_aware, options.ranks_per_node);
-        let counts: Vec<usize> = all.chunks_exact(4).map(|c| c[0] as usize).collect();
+        let counts: Vec<usize> = all.chunks_exact(WORDS).map(|c| c[0] as usize).collect();
         if let Some((process, &count)) = counts
             .iter()
             .enumerate()

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::direct_state::DirectMember;
 use super::shared::ProcessShared;
 
 /// One member of a [`HybridTeam`](super::HybridTeam): a thread's handle, `Send`, used through
@@ -42,6 +43,8 @@ pub struct HybridMember {
     pub(crate) rank: usize,
     /// The number of this member's next call.
     pub(crate) next_call: u64,
+    /// This member's reduction handles and exchange buffer for direct allreduces.
+    pub(crate) direct: DirectMember,
 }
 
 impl HybridMember {

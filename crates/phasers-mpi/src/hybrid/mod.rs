@@ -58,6 +58,19 @@
 //!
 //! So a one-word allreduce costs one shared-memory meeting and one `MPI_Iallreduce`.
 //!
+//! # The direct allreduce
+//!
+//! A blocking [`allreduce`](HybridMember::allreduce) with a built-in op skips the engine where
+//! no process set a timeout and the team is unchecked or has one process (and runs on one
+//! node's processes): see `direct.rs`. Nothing is allocated once its buffers have grown, no
+//! input is copied before it is combined, and the processes meet in an exchange of polled
+//! point-to-point messages, faster here than both `MPI_Allreduce` and `MPI_Iallreduce` (see
+//! `exchange.rs`). A team of one process makes no MPI call for it. Small arrays are combined by
+//! the last member to arrive; large ones by seed 003's reduction group
+//! ([`phasers::Reduction`]). A team with a timeout keeps the engine, whose MPI requests can be
+//! abandoned when the timeout passes; a checked team of several processes keeps it for its
+//! envelope.
+//!
 //! # Checked mode (the default)
 //!
 //! Every member of every process must make the same call: the same collective, element type,
@@ -128,32 +141,40 @@
 //! 4. `wire.rs`: the detailed record that names what differs when a checked call disagrees.
 //! 5. `envelope.rs`: the fixed-size envelope a checked call starts with, and its MPI merge.
 //! 6. `request.rs`: the non-blocking MPI collectives started through `mpi::ffi`.
-//! 7. `options.rs`: the options every process agrees on, inherited by split teams.
-//! 8. `layout.rs`: where the members are (counts, global ranks, node communicators) and
+//! 7. `exchange.rs`: the direct allreduce's exchange between processes (point-to-point).
+//! 8. `options.rs`: the options every process agrees on, inherited by split teams.
+//! 9. `layout.rs`: where the members are (counts, global ranks, node communicators) and
 //!    [`MAX_THREADS_PER_PROCESS`].
-//! 9. `stage.rs`: the kinds of cross-process stage and the communicator each runs on.
-//! 10. `plan.rs`: which stages each collective runs, flat or node-aware.
-//! 11. `checked.rs`: a checked call's envelope and what follows it.
-//! 12. `flight.rs`: a call's cross-process step in progress, stage after stage.
-//! 13. `shared.rs`: what a process's members share (layout, options, broken flag, two call
-//!     slots holding flights), and building it collectively.
-//! 14. `split_teams.rs`: the split's entries, and the new teams a process makes from them.
-//! 15. `engine.rs`: the life of a call in a process: arrive, combine, advance, wait, depart.
-//! 16. `member.rs`: [`HybridMember`], a thread's handle, and what dropping it does.
-//! 17. `pending.rs`: [`HybridPending`], a non-blocking call's handle, and where outputs go.
-//! 18. `collectives.rs`: the member's collectives, blocking and non-blocking, and their
+//! 10. `direct_state.rs`: what the direct allreduce keeps, per process and per member, and
+//!     which teams take it.
+//! 11. `stage.rs`: the kinds of cross-process stage and the communicator each runs on.
+//! 12. `plan.rs`: which stages each collective runs, flat or node-aware.
+//! 13. `checked.rs`: a checked call's envelope and what follows it.
+//! 14. `flight.rs`: a call's cross-process step in progress, stage after stage.
+//! 15. `shared.rs`: what a process's members share (layout, options, broken flag, two call
+//!     slots holding flights, the direct allreduce's state), and building it collectively.
+//! 16. `split_teams.rs`: the split's entries, and the new teams a process makes from them.
+//! 17. `engine.rs`: the life of a call in a process: arrive, combine, advance, wait, depart.
+//! 18. `member.rs`: [`HybridMember`], a thread's handle, and what dropping it does.
+//! 19. `pending.rs`: [`HybridPending`], a non-blocking call's handle, and where outputs go.
+//! 20. `direct.rs`: the direct allreduce, beside the engine (it opens the engine's slots for
+//!     the calls after it).
+//! 21. `collectives.rs`: the member's collectives, blocking and non-blocking, and their
 //!     argument checks.
-//! 19. `composed.rs`: allgather, alltoall and the scans, composed of two collectives.
-//! 20. `split.rs`: [`HybridMember::split`].
-//! 21. `team.rs`: [`HybridTeam`] and [`HybridTeamBuilder`], which build the team and hand out
+//! 22. `composed.rs`: allgather, alltoall and the scans, composed of two collectives.
+//! 23. `split.rs`: [`HybridMember::split`].
+//! 24. `team.rs`: [`HybridTeam`] and [`HybridTeamBuilder`], which build the team and hand out
 //!     its members.
 
 mod bytes;
 mod checked;
 mod collectives;
 mod composed;
+mod direct;
+mod direct_state;
 mod engine;
 mod envelope;
+mod exchange;
 mod flight;
 mod layout;
 mod member;

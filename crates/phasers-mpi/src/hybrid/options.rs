@@ -9,4 +9,8 @@ pub(crate) struct Options {
     pub(crate) node_aware: bool,
     pub(crate) timeout: Option<Duration>,
     pub(crate) ranks_per_node: Option<usize>,
+    /// Whether a blocking allreduce may take the direct path (see `direct.rs`): no process set
+    /// a timeout, and the team is unchecked or has one process. Set by `Layout::new` from every
+    /// process's options, so all processes take the same path for the same call.
+    pub(crate) direct: bool,
 }

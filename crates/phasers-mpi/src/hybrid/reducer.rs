@@ -101,6 +101,68 @@ impl Builtin {
         }
     }
 
+    /// `acc[i] = acc[i] op x[i]` for every element, or `x[i] op acc[i]` where `x_first`: two
+    /// processes that combine each other's data in the same order get the same bits even for an
+    /// op that is not exactly commutative (a float `min` of `0.0` and `-0.0`). The op is matched
+    /// once, outside the loop, so each loop is plain and vectorizes.
+    pub(crate) fn accumulate<T: Element>(self, acc: &mut [T], x: &[T], x_first: bool) {
+        fn each<T: Copy>(acc: &mut [T], x: &[T], x_first: bool, f: impl Fn(T, T) -> T) {
+            if x_first {
+                for (a, b) in acc.iter_mut().zip(x) {
+                    *a = f(*b, *a);
+                }
+            } else {
+                for (a, b) in acc.iter_mut().zip(x) {
+                    *a = f(*a, *b);
+                }
+            }
+        }
+        let bitwise =
+            |f: fn(u64, u64) -> u64| move |a: T, b: T| if T::INTEGER { a.bitwise(b, f) } else { a };
+        match self {
+            Builtin::Sum => each(acc, x, x_first, |a: T, b| a.add(b)),
+            Builtin::Product => each(acc, x, x_first, |a: T, b| a.mul(b)),
+            Builtin::Min => each(acc, x, x_first, |a: T, b| a.min(b)),
+            Builtin::Max => each(acc, x, x_first, |a: T, b| a.max(b)),
+            Builtin::And => each(acc, x, x_first, bitwise(|x, y| x & y)),
+            Builtin::Or => each(acc, x, x_first, bitwise(|x, y| x | y)),
+            Builtin::Xor => each(acc, x, x_first, bitwise(|x, y| x ^ y)),
+        }
+    }
+
+    /// `dest[i] = a[i] op b[i]` for every element (`dest` as long as both).
+    pub(crate) fn combine<T: Element>(self, dest: &mut [T], a: &[T], b: &[T]) {
+        fn each<T: Copy>(dest: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T) -> T) {
+            for ((d, x), y) in dest.iter_mut().zip(a).zip(b) {
+                *d = f(*x, *y);
+            }
+        }
+        let bitwise =
+            |f: fn(u64, u64) -> u64| move |a: T, b: T| if T::INTEGER { a.bitwise(b, f) } else { a };
+        match self {
+            Builtin::Sum => each(dest, a, b, |a: T, b| a.add(b)),
+            Builtin::Product => each(dest, a, b, |a: T, b| a.mul(b)),
+            Builtin::Min => each(dest, a, b, |a: T, b| a.min(b)),
+            Builtin::Max => each(dest, a, b, |a: T, b| a.max(b)),
+            Builtin::And => each(dest, a, b, bitwise(|x, y| x & y)),
+            Builtin::Or => each(dest, a, b, bitwise(|x, y| x | y)),
+            Builtin::Xor => each(dest, a, b, bitwise(|x, y| x ^ y)),
+        }
+    }
+
+    /// The same operator as a [`phasers::Op`], for the in-process reduction group.
+    pub(crate) fn op<T: Element>(self) -> Op<T> {
+        match self {
+            Builtin::Sum => Op::Sum,
+            Builtin::Product => Op::Product,
+            Builtin::Min => Op::Min,
+            Builtin::Max => Op::Max,
+            Builtin::And => Op::And,
+            Builtin::Or => Op::Or,
+            Builtin::Xor => Op::Xor,
+        }
+    }
+
     fn mpi(self) -> SystemOperation {
         match self {
             Builtin::Sum => SystemOperation::sum(),
@@ -263,6 +325,33 @@ mod tests {
         // A bitwise op on floats leaves the accumulator alone instead of failing.
         ElementCode::F64.combine_bytes(Builtin::Xor, &mut acc, &bytes_of(&[9.0f64, 9.0]));
         assert_eq!(acc, bytes_of(&[1.75f64, 2.0]));
+    }
+
+    #[test]
+    fn accumulate_and_combine_keep_the_order_asked() {
+        let mut acc = [1u64, 6, 0b1100];
+        Builtin::Sum.accumulate(&mut acc[..1], &[2], false);
+        Builtin::Max.accumulate(&mut acc[1..2], &[4], true);
+        Builtin::Xor.accumulate(&mut acc[2..], &[0b1010], false);
+        assert_eq!(acc, [3, 6, 0b0110]);
+        // A float min of 0.0 and -0.0 keeps its first operand, so the order decides the bits.
+        let (zero, negative) = (0.0f64, -0.0f64);
+        let mut first = [zero];
+        Builtin::Min.accumulate(&mut first, &[negative], true);
+        let mut second = [negative];
+        Builtin::Min.accumulate(&mut second, &[zero], false);
+        assert_eq!(first[0].to_bits(), second[0].to_bits());
+        let mut dest = [0i32; 3];
+        Builtin::Product.combine(&mut dest, &[2, -3, 4], &[5, 6, -7]);
+        assert_eq!(dest, [10, -18, -28]);
+        let mut floats = [0.0f32; 2];
+        Builtin::And.combine(&mut floats, &[1.5, 2.5], &[3.0, 4.0]);
+        assert_eq!(
+            floats,
+            [1.5, 2.5],
+            "a bitwise op leaves floats as the first operand"
+        );
+        assert!(matches!(Builtin::Sum.op::<u64>(), Op::Sum));
     }
 
     #[test]

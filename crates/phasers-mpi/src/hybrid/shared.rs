@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::bytes::Bytes;
+use super::direct_state::{self, DirectShared};
 use super::envelope;
 use super::flight::Flight;
 use super::layout::Layout;
@@ -66,6 +67,11 @@ pub(crate) struct ProcessShared {
     pub(crate) timed_out: AtomicU64,
     /// Whether `HybridTeam::members` has handed out the members.
     pub(crate) handed_out: AtomicBool,
+    /// Whether blocking allreduces with a built-in op take the direct path (`direct.rs`): the
+    /// same on every process, from the agreed options and layout.
+    pub(crate) direct_ok: bool,
+    /// What the direct path's members share in this process.
+    pub(crate) direct: DirectShared,
 }
 
 /// Collective over `channel`: the layout, node shape and slots of a team with `local` members
@@ -108,7 +114,6 @@ impl ProcessShared {
             }),
         };
         Arc::new(ProcessShared {
-            layout: ManuallyDrop::new(layout),
             local,
             options,
             oversubscribed,
@@ -117,6 +122,9 @@ impl ProcessShared {
             timed_out: AtomicU64::new(u64::MAX),
             reason: Mutex::new(String::new()),
             handed_out: AtomicBool::new(false),
+            direct_ok: direct_state::allowed(&layout, &options),
+            direct: DirectShared::new(local),
+            layout: ManuallyDrop::new(layout),
         })
     }
 

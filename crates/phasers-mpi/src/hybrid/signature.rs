@@ -8,6 +8,9 @@ use super::bytes::Bytes;
 use super::reducer::Reducer;
 use crate::error::Error;
 
+/// The largest byte count MPI takes in one call (a C `int`).
+pub(crate) const MPI_MAX_BYTES: usize = i32::MAX as usize;
+
 /// The collective a member called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -199,27 +202,40 @@ pub(crate) fn check_local(
     process: Option<usize>,
     full: bool,
 ) -> Option<LocalError> {
-    let first = &posts[0];
-    for (i, post) in posts.iter().enumerate().skip(1) {
-        let same_type = first.sig.type_id == post.sig.type_id;
-        if let Some(what) = first.sig.difference(&post.sig, same_type, full) {
-            let at = in_process(process);
-            return Some(LocalError {
-                error: Error::Mismatch {
-                    what,
-                    rank: first_rank,
-                    ours: format!("{}{at}", first.sig.describe()),
-                    other: first_rank + i,
-                    theirs: format!("{}{at}", post.sig.describe()),
-                },
-                everywhere: false,
-            });
-        }
+    if let Some(error) = compare(posts.iter().map(|p| &p.sig), first_rank, process, full) {
+        return Some(LocalError {
+            error,
+            everywhere: false,
+        });
     }
     posts.iter().find_map(|p| {
         p.invalid.as_ref().map(|invalid| LocalError {
             error: invalid.error.clone(),
             everywhere: invalid.everywhere,
+        })
+    })
+}
+
+/// The first difference between local member 0's signature and another's, as the
+/// [`Error::Mismatch`] every member of the process gets (arguments as for [`check_local`]).
+pub(crate) fn compare<'a>(
+    mut sigs: impl Iterator<Item = &'a Signature>,
+    first_rank: usize,
+    process: Option<usize>,
+    full: bool,
+) -> Option<Error> {
+    let first = sigs.next()?;
+    sigs.enumerate().find_map(|(i, sig)| {
+        let same_type = first.type_id == sig.type_id;
+        first.difference(sig, same_type, full).map(|what| {
+            let at = in_process(process);
+            Error::Mismatch {
+                what,
+                rank: first_rank,
+                ours: format!("{}{at}", first.describe()),
+                other: first_rank + i + 1,
+                theirs: format!("{}{at}", sig.describe()),
+            }
         })
     })
 }

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::direct_state::DirectMember;
 use super::engine;
 use super::member::HybridMember;
 use super::signature::{Kind, Post, Signature};
@@ -95,6 +96,7 @@ impl HybridMember {
             shared: Arc::clone(child),
             local_rank,
             next_call: 0,
+            direct: DirectMember::default(),
         }))
     }
 }

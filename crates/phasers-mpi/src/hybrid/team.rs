@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use mpi::traits::Communicator;
 
+use super::direct_state::DirectMember;
 use super::member::HybridMember;
 use super::options::Options;
 use super::shared::{build_shared, ProcessShared};
@@ -144,6 +145,7 @@ impl HybridTeam {
                 local_rank,
                 rank: first + local_rank,
                 next_call: 0,
+                direct: DirectMember::default(),
             })
             .collect()
     }
@@ -471,6 +473,8 @@ impl<C: Communicator> HybridTeamBuilder<'_, C> {
             node_aware: self.node_aware,
             timeout: self.timeout,
             ranks_per_node: self.ranks_per_node,
+            // Agreed by every process in `Layout::new`.
+            direct: false,
         };
         let channel = Channel::duplicate(self.comm);
         Ok(HybridTeam {

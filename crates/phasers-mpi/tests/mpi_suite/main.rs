@@ -22,6 +22,7 @@ mod combined;
 mod errors;
 mod hybrid;
 mod hybrid_composed;
+mod hybrid_direct;
 mod hybrid_faults;
 mod hybrid_mismatch;
 mod launcher;
@@ -62,6 +63,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(combined::cases());
     cases.extend(hybrid::cases());
     cases.extend(hybrid_composed::cases());
+    cases.extend(hybrid_direct::cases());
     cases.extend(hybrid_faults::cases());
     cases.extend(hybrid_mismatch::cases());
     cases.extend(adopt::cases());

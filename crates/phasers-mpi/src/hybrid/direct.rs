@@ -1,0 +1,585 @@
+//! The direct allreduce: a blocking [`allreduce`](HybridMember::allreduce) or
+//! [`reduce`](HybridMember::reduce) with a built-in op, on a team that no process built with a
+//! timeout, either unchecked or of one process, over one node's processes (no node hierarchy).
+//! It makes no allocation in steady state and moves the data the fewest times (a reduce runs as
+//! an allreduce whose result only its root copies out):
+//!
+//! 1. **Meeting.** Each member posts its call's signature, its output's length and a pointer to
+//!    its input in its own cache line and counts itself in. The last to arrive compares the
+//!    posts as the engine does (the operator too, see below): a difference is every
+//!    local member's [`Error::Mismatch`](crate::Error::Mismatch), an output of the wrong length
+//!    every local member's [`Error::InvalidArgument`](crate::Error::InvalidArgument), and the
+//!    other processes get zeros from this one, as on the engine's unchecked path. Otherwise:
+//! 2. **Small arrays** (at most [`SMALL_BYTES`]): it combines the inputs, in local rank order,
+//!    straight into the process's result buffer, allreduces that buffer in place with the other
+//!    processes (`exchange.rs`; a team of one process makes no MPI call), and publishes it; each
+//!    member copies it into its output.
+//! 3. **Large arrays**: it hands the call to seed 003's reduction group for the element type
+//!    and op ([`phasers::Reduction`], the code the threads' team runs too). With one process,
+//!    the group allreduces the inputs straight into the outputs. With several, it reduces them
+//!    into the leader's (local member 0's) own output, which the leader allreduces in place
+//!    with the other processes and publishes; each other member copies it, and the leader
+//!    returns once they all have. (A reduce goes through the process's result buffer instead,
+//!    which its root copies.)
+//!
+//! With one member per process there is no meeting: the exchange reads the input and writes the
+//! output (a reduce's other processes write into the result buffer).
+//!
+//! # Buffers and why they are safe
+//!
+//! The reduction groups, the result buffers and the exchange's scratch buffer are made or grown
+//! on the first call of a type, op or length, then reused: no call after that allocates. The
+//! result of call `k` lives in `results[k % 2]`, written by one member (the last arrival, or the
+//! leader) once every member has arrived at call `k`. Every member has then finished copying
+//! call `k - 2`'s result, the buffer's last use: a member's calls follow one another. (A result
+//! of at most 56 bytes travels in the phase's own cache line instead, `StateLine`: by the same
+//! argument, the next call's writer finds every member done with it.) Inputs are
+//! read only while their members wait for the call's result, the leader's output only until
+//! every member has counted its copy done, and nothing points into a member's buffers after its
+//! call returns.
+//!
+//! # With the other calls
+//!
+//! A direct call takes its call number like any other and opens its slot for call `k + 2` (the
+//! last arrival does: the slot is unused by the direct call, and every member left call `k - 2`
+//! before arriving here). Every member of every process takes the same path for the same call:
+//! the choice depends only on the team's agreed options and layout and on the call's type and
+//! op, which a matched call shares. Small or large is each process's own choice; both send the
+//! same messages.
+//!
+//! # What the path gives up
+//!
+//! Across processes its teams are unchecked, so a call that differs between processes is an
+//! erroneous program, as for every unchecked call. A checked team of several processes keeps
+//! the engine: every checked call there opens with the same envelope collective, so that
+//! processes that called different collectives still meet and get
+//! [`Error::Mismatch`](crate::Error::Mismatch); a point-to-point exchange would not meet it.
+//! Within a process the meeting compares everything, the operator too, checked or not (so an
+//! unchecked team gets `Mismatch` here where the engine would return garbage).
+//!
+//! The reduction group may combine large float arrays in arrival order (see
+//! [`phasers::reduce`]), so their results may differ in the last bits from call to call; every
+//! member of every process still gets the same bits in one call.
+
+use std::any::TypeId;
+use std::sync::atomic::Ordering;
+
+use mpi::datatype::Equivalence;
+use phasers::{Element, Reducer, Reduction};
+
+use super::direct_state::{DirectMember, DirectShared, Posted, INLINE_WORDS};
+use super::exchange;
+use super::member::HybridMember;
+use super::reducer::{is_bitwise, Builtin};
+use super::shared::ProcessShared;
+use super::signature::{compare, Kind, Signature, MPI_MAX_BYTES};
+use crate::error::{Error, Result};
+use crate::progress::{poll_until, WaitFor};
+
+/// The largest call, in bytes, that the last arrival combines alone; larger ones go to the
+/// reduction group, whose members share the work. Measured on the 2-core Xeon VM (1 process x 2
+/// threads, `f64` sums, best of 5 rounds, two runs on a machine shared with other builds):
+/// combined alone 3.0-3.3 us at 4 KiB, 7.3-11 us at 16 KiB, 12-24 us at 64 KiB; through the
+/// group 4.3-5.4 us, 4.2-5.8 us, 2.9-3.8 us. Between the last size where the first wins and the
+/// first where the second does.
+pub(crate) const SMALL_BYTES: usize = 8 * 1024;
+
+/// What `DirectShared::state` says of a call `k`: `4 * k + phase`.
+const DONE: u64 = 1;
+const FAILED: u64 = 2;
+const LARGE: u64 = 3;
+
+/// What one member brings to a direct call.
+struct Call<'a, T> {
+    shared: &'a ProcessShared,
+    local_rank: usize,
+    number: u64,
+    builtin: Builtin,
+    input: &'a [T],
+    /// `Allreduce`, or `Reduce` (to a root).
+    kind: Kind,
+    /// Whether this member takes the result: every member of an allreduce, a reduce's root.
+    wants_output: bool,
+}
+
+impl HybridMember {
+    /// Runs a blocking allreduce (`root` `None`) or reduce to `root` on the direct path where it
+    /// applies; `None` where the call takes the engine's path instead. A reduce runs as an
+    /// allreduce whose result only the root keeps (with recursive halving, a reduce-scatter and
+    /// gather would send as much).
+    pub(super) fn direct_reduction<T: Element + Equivalence>(
+        &mut self,
+        root: Option<usize>,
+        input: &[T],
+        output: &mut [T],
+        op: &phasers::Op<T>,
+    ) -> Option<Result<()>> {
+        let builtin = Builtin::of(op)?;
+        let fits = std::mem::size_of_val(input) <= MPI_MAX_BYTES;
+        // A bitwise op on floats, or a root out of range, is refused by every member alike on
+        // the engine's path.
+        let bad_root = root.is_some_and(|r| r >= self.parties());
+        if !self.shared.direct_ok || !fits || (is_bitwise(op) && !T::INTEGER) || bad_root {
+            return None;
+        }
+        if self.shared.is_broken() {
+            return Some(Err(self.shared.broken_error()));
+        }
+        let number = self.next_call;
+        self.next_call += 1;
+        let kind = if root.is_some() {
+            Kind::Reduce
+        } else {
+            Kind::Allreduce
+        };
+        let call = Call {
+            shared: &self.shared,
+            local_rank: self.local_rank,
+            number,
+            builtin,
+            input,
+            kind,
+            wants_output: root.map_or(true, |r| r == self.rank),
+        };
+        let mut sig = Signature::new::<T>(kind, input.len(), root.unwrap_or(0));
+        sig.op = op.name();
+        if call.shared.local > 1 {
+            return Some(call.meet(sig, output, &mut self.direct));
+        }
+        call.open_next_slot();
+        if call.wants_output && output.len() == input.len() {
+            call.exchange(Some(input), output);
+            return Some(Ok(()));
+        }
+        // The result goes nowhere (not the root), or the output is wrong: zeros go to the other
+        // processes then, so they are not left waiting (as on the engine's path, which sends
+        // zeros for a process whose call is wrong).
+        let wrong = call
+            .wants_output
+            .then(|| wrong_output(&sig, self.rank, output.len()));
+        let data = call.result_buffer(input.len());
+        match wrong {
+            Some(_) => data.fill(T::from_bits(0)),
+            None => data.copy_from_slice(input),
+        }
+        call.exchange(None, data);
+        Some(wrong.map_or(Ok(()), Err))
+    }
+}
+
+impl<T: Element + Equivalence> Call<'_, T> {
+    fn direct(&self) -> &DirectShared {
+        &self.shared.direct
+    }
+
+    fn phase(&self, phase: u64) -> u64 {
+        4 * self.number + phase
+    }
+
+    /// Several members here: post, count in, and go on as the last arrival says.
+    fn meet(&self, sig: Signature, output: &mut [T], handles: &mut DirectMember) -> Result<()> {
+        let direct = self.direct();
+        let cell = direct.posts[self.local_rank].0.get();
+        // SAFETY: this member's own post; no one reads it until the count below completes the
+        // call (see `DirectShared`'s `Sync`).
+        unsafe {
+            *cell = Some(Posted {
+                sig,
+                input: self.input.as_ptr().cast(),
+                output_len: self.wants_output.then_some(output.len()),
+            })
+        };
+        let arrived = &direct.arrived[(self.number % 2) as usize].0;
+        let phase = if arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.shared.local {
+            // Every member arrived: none counts in here again before call `number + 2`, which
+            // no one starts before this member arrives at `number + 1`.
+            arrived.store(0, Ordering::Relaxed);
+            self.open_next_slot();
+            self.complete_meeting()
+        } else {
+            self.wait_phase(&[DONE, FAILED, LARGE])?
+        };
+        match phase {
+            DONE => {
+                if self.wants_output {
+                    self.copy_result(output);
+                }
+                Ok(())
+            }
+            LARGE => self.large(output, handles),
+            _ => Err(direct
+                .failure
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+                .unwrap_or_else(|| self.shared.broken_error())),
+        }
+    }
+
+    /// The last arrival's work: compare, then combine a small call or hand a large one over.
+    fn complete_meeting(&self) -> u64 {
+        let direct = self.direct();
+        let posts = || {
+            direct.posts.iter().map(|cell| {
+                // SAFETY: every member has posted for this call and waits for its phase.
+                unsafe { (*cell.0.get()).as_ref() }
+            })
+        };
+        let processes = self.shared.layout.counts.len();
+        let process = (processes > 1).then(|| self.shared.process());
+        let sigs = posts().flatten().map(|p| &p.sig);
+        let first_rank = self.shared.first_rank();
+        // The operator too, even unchecked: members with different ops would join different
+        // reduction groups (large arrays) and wait for each other for ever.
+        let error = compare(sigs, first_rank, process, true).or_else(|| {
+            posts()
+                .flatten()
+                .enumerate()
+                .find(|(_, p)| p.output_len.is_some_and(|len| len != p.sig.len))
+                .map(|(i, p)| wrong_output(&p.sig, first_rank + i, p.output_len.unwrap_or(0)))
+        });
+        if let Some(error) = error {
+            let first = posts().flatten().next().map_or(0, |p| p.sig.block());
+            let size = std::mem::size_of::<T>();
+            if processes > 1 && first % size == 0 {
+                // As on the engine's path: zeros of member 0's length go to the other processes,
+                // so they are not left waiting.
+                let zeros = self.result_buffer(first / size);
+                zeros.fill(T::from_bits(0));
+                self.exchange(None, zeros);
+            }
+            *direct.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+            return self.publish(FAILED);
+        }
+        let bytes = std::mem::size_of_val(self.input);
+        if bytes > SMALL_BYTES {
+            return self.publish(LARGE);
+        }
+        let result = self.result_buffer(self.input.len());
+        for (i, post) in posts().flatten().enumerate() {
+            // SAFETY: every member posted an input of this type and length (compared above),
+            // borrowed until it returns, which it does not before this call's phase is published.
+            let input = unsafe { std::slice::from_raw_parts(post.input.cast::<T>(), result.len()) };
+            if i == 0 {
+                result.copy_from_slice(input);
+            } else {
+                self.builtin.accumulate(result, input, false);
+            }
+        }
+        self.exchange(None, result);
+        self.publish(DONE)
+    }
+
+    /// Publishes this call's `phase`; returns it.
+    fn publish(&self, phase: u64) -> u64 {
+        self.direct()
+            .state
+            .0
+            .phase
+            .store(self.phase(phase), Ordering::Release);
+        phase
+    }
+
+    /// Waits until the call reaches one of `phases`; the team's broken error when it breaks
+    /// first. A team breaks only while some member is outside this call (a member dropped, an
+    /// error of the reduction group published as broken), so no one reads this member's
+    /// buffers after it leaves.
+    fn wait_phase(&self, phases: &[u64]) -> Result<u64> {
+        let state = &self.direct().state.0.phase;
+        let reached = || {
+            let now = state.load(Ordering::Acquire);
+            phases.iter().copied().find(|&p| now == self.phase(p))
+        };
+        let first = self.shared.first_rank();
+        let local = self.shared.local;
+        let missing = || {
+            format!(
+                "the members of this process (ranks {first} to {}) to finish the call",
+                first + local - 1
+            )
+        };
+        let wait = wait_for(self.shared, self.kind, self.number, &missing);
+        poll_until(&wait, None, || {
+            reached().is_some() || self.shared.is_broken()
+        });
+        reached().ok_or_else(|| self.shared.broken_error())
+    }
+
+    /// A large call: the reduction group, then the leader's exchange. A team of one process
+    /// allreduces straight into the outputs; otherwise the group reduces into the leader's
+    /// output (a reduce: into the result buffer), whose result the others copy.
+    fn large(&self, output: &mut [T], handles: &mut DirectMember) -> Result<()> {
+        let shared = self.shared;
+        let reducer = handles.reducer::<T>(shared, self.local_rank, self.builtin)?;
+        if shared.layout.counts.len() == 1 && self.kind == Kind::Allreduce {
+            return reducer
+                .allreduce(self.input, output)
+                .map(drop)
+                .map_err(|e| self.group_failed(e));
+        }
+        // An allreduce: the leader's own output takes the result, and the others copy it from
+        // there; a reduce: the result buffer, which only the root copies.
+        let in_place = self.kind == Kind::Allreduce;
+        if self.local_rank != 0 {
+            reducer
+                .reduce(self.input, &mut [])
+                .map_err(|e| self.group_failed(e))?;
+            self.wait_phase(&[DONE])?;
+            if in_place {
+                let source = self.direct().source.load(Ordering::Relaxed);
+                // SAFETY: the leader published its output (`DONE`, after storing the pointer),
+                // as long as this input and output, and returns only once every member has
+                // counted its copy done below.
+                let result =
+                    unsafe { std::slice::from_raw_parts(source.cast::<T>(), output.len()) };
+                output.copy_from_slice(result);
+                self.direct().copied.0.fetch_add(1, Ordering::Release);
+            } else if self.wants_output {
+                self.copy_result(output);
+            }
+            return Ok(());
+        }
+        if !in_place {
+            let result = self.result_buffer(self.input.len());
+            reducer
+                .reduce(self.input, result)
+                .map_err(|e| self.group_failed(e))?;
+            self.exchange(None, result);
+            self.publish(DONE);
+            if self.wants_output {
+                output.copy_from_slice(result);
+            }
+            return Ok(());
+        }
+        reducer
+            .reduce(self.input, output)
+            .map_err(|e| self.group_failed(e))?;
+        self.exchange(None, output);
+        let direct = self.direct();
+        // No other member counts for this call before it is published; the last call's all
+        // counted before its leader returned.
+        direct.copied.0.store(0, Ordering::Relaxed);
+        direct
+            .source
+            .store(output.as_mut_ptr().cast(), Ordering::Relaxed);
+        self.publish(DONE);
+        let others = self.shared.local - 1;
+        let missing = || "the members of this process to copy the call's result".to_owned();
+        let wait = wait_for(self.shared, self.kind, self.number, &missing);
+        // No giving up here, even on a broken team: another member may be reading this output.
+        // Every member is inside this call and copies without waiting for anything.
+        poll_until(&wait, None, || {
+            direct.copied.0.load(Ordering::Acquire) == others
+        });
+        Ok(())
+    }
+
+    /// The group's error as this call's; the team breaks in this process (members that handed
+    /// their inputs over wait for a result that will not come).
+    fn group_failed(&self, error: phasers::Error) -> Error {
+        let shared = self.shared;
+        if shared.is_broken() {
+            return shared.broken_error();
+        }
+        let number = self.number;
+        let kind = self.kind.name();
+        shared.mark_broken(|| format!("{kind} (call {number}) failed: {error}"));
+        Error::Core(error)
+    }
+
+    /// The first `len` elements of this call's result buffer, grown if needed: the phase's
+    /// cache line where they fit, else `results[number % 2]`.
+    #[allow(clippy::mut_from_ref)]
+    fn result_buffer(&self, len: usize) -> &mut [T] {
+        let direct = self.direct();
+        let bytes = len * std::mem::size_of::<T>();
+        if bytes <= INLINE_WORDS * 8 {
+            // SAFETY: written only by the member that completes this call's meeting (or the
+            // only member), once every member has arrived at this call, so every member has
+            // finished copying the last call's result from it.
+            let words = unsafe { &mut *direct.state.0.inline.get() };
+            return view_mut(words, len);
+        }
+        let buffer = direct.results[(self.number % 2) as usize].0.get();
+        // SAFETY: only the member that completes this call's meeting, or the leader of a large
+        // call, writes the buffer, once every member has arrived (see the module docs).
+        let words = unsafe { &mut *buffer };
+        let needed = bytes.div_ceil(8);
+        if words.len() < needed {
+            words.resize(needed, 0);
+        }
+        view_mut(words, len)
+    }
+
+    fn copy_result(&self, output: &mut [T]) {
+        let direct = self.direct();
+        let bytes = std::mem::size_of_val(output);
+        if bytes <= INLINE_WORDS * 8 {
+            // SAFETY: the call's result was published (`DONE`), and no one writes the line's
+            // result again before every member, this one too, has arrived at the next call.
+            let words = unsafe { &*direct.state.0.inline.get() };
+            output.copy_from_slice(view(words, output.len()));
+            return;
+        }
+        let buffer = direct.results[(self.number % 2) as usize].0.get();
+        // SAFETY: the call's result was published (`DONE`), and the buffer is not written again
+        // before call `number + 2`, which no one starts before this member reaches `number + 1`.
+        let words = unsafe { &*buffer };
+        output.copy_from_slice(view(words, output.len()));
+    }
+
+    /// Allreduces `input` (or what `data` holds) into `data` with the other processes; with one
+    /// process, `data` is the input.
+    fn exchange(&self, input: Option<&[T]>, data: &mut [T]) {
+        let shared = self.shared;
+        if shared.layout.counts.len() == 1 {
+            if let Some(input) = input {
+                data.copy_from_slice(input);
+            }
+            return;
+        }
+        let processes = shared.layout.counts.len();
+        let missing = || {
+            format!(
+                "the other {} process(es) (the call's exchange)",
+                processes - 1
+            )
+        };
+        let wait = wait_for(shared, self.kind, self.number, &missing);
+        // SAFETY: one member per process runs a call's exchange, once every member arrived, and
+        // the next call's exchange cannot start before this one ends (see the field's docs).
+        let scratch = unsafe { &mut *self.direct().scratch.0.get() };
+        exchange::allreduce(
+            &shared.layout.flat,
+            input,
+            data,
+            scratch,
+            self.builtin,
+            &wait,
+        );
+    }
+
+    /// Every member has arrived at this call, so every member left call `number - 2`: its slot
+    /// may take call `number + 2`.
+    fn open_next_slot(&self) {
+        self.shared.slots[(self.number % 2) as usize]
+            .open_for
+            .store(self.number + 2, Ordering::Release);
+    }
+}
+
+impl DirectMember {
+    /// This member's handle in the process's reduction group for `T` and `builtin`; the first
+    /// member that needs the group makes it.
+    fn reducer<T: Element + Equivalence>(
+        &mut self,
+        shared: &ProcessShared,
+        local_rank: usize,
+        builtin: Builtin,
+    ) -> Result<&mut Reducer<T>> {
+        let id = TypeId::of::<T>();
+        let at = self
+            .reducers
+            .iter()
+            .position(|(t, b, _)| *t == id && *b == builtin);
+        let at = match at {
+            Some(at) => at,
+            None => {
+                let handle = join::<T>(shared, local_rank, builtin)?;
+                self.reducers.push((id, builtin, Box::new(handle)));
+                self.reducers.len() - 1
+            }
+        };
+        self.reducers[at]
+            .2
+            .downcast_mut::<Reducer<T>>()
+            .ok_or_else(|| Error::invalid("a reduction handle of another element type"))
+    }
+}
+
+/// `local_rank`'s handle in the process's group for `T` and `builtin`, made by the first
+/// member that needs it.
+fn join<T: Element + Equivalence>(
+    shared: &ProcessShared,
+    local_rank: usize,
+    builtin: Builtin,
+) -> Result<Reducer<T>> {
+    let mut groups = shared
+        .direct
+        .groups
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let id = TypeId::of::<T>();
+    let found = groups
+        .iter()
+        .find(|(t, b, _)| *t == id && *b == builtin)
+        .and_then(|(_, _, group)| group.downcast_ref::<Reduction<T>>());
+    if let Some(group) = found {
+        return Ok(group.participant(local_rank)?);
+    }
+    // Member 0 is the root of the process's reduce (the leader), the builder's default.
+    let group = Reduction::<T>::builder(shared.local)
+        .op(builtin.op())
+        .build()?;
+    let handle = group.participant(local_rank)?;
+    groups.push((id, builtin, Box::new(group)));
+    Ok(handle)
+}
+
+/// The error of a member whose output is not as long as its input, as the engine words it.
+fn wrong_output(sig: &Signature, rank: usize, len: usize) -> Error {
+    let what = if sig.kind == Kind::Reduce {
+        "root's output"
+    } else {
+        "output"
+    };
+    Error::invalid(format!(
+        "{} on member {rank}: the {what} has {len} elements but must have {} (as long as the \
+         input)",
+        sig.kind.name(),
+        sig.len
+    ))
+}
+
+/// How a direct call waits, for this process's other members or for the other processes.
+///
+/// Every wait polls briefly, then yields, as if the node were oversubscribed even where it is
+/// not: a sibling thread or a partner process that loses its core to another program (or to
+/// ranks napping beside a row, as the benchmark's idle ranks do) is then not held up by a waiter
+/// spinning through the full budget of `progress.rs` (4 000 polls, each an MPI test here).
+/// Measured with the benchmark on the 2-core Xeon VM, one `u64`, on a machine shared with other
+/// builds: the 1 process x 2 threads row took 66-70 us a call spinning first (np 4 beside three
+/// napping ranks, and np 2 under load) against 0.32-0.40 us yielding early, and 0.34-0.52 us
+/// against 0.36 us when quiet; the 2 processes x 1 thread row took 230-290 us a call in two
+/// loaded runs spinning first, and 0.41-0.49 us yielding (`MPI_Allreduce` 0.43-0.45 us).
+fn wait_for<'a>(
+    shared: &ProcessShared,
+    kind: Kind,
+    call: u64,
+    missing: &'a dyn Fn() -> String,
+) -> WaitFor<'a> {
+    WaitFor {
+        what: kind.name(),
+        episode: call,
+        rank: shared.process(),
+        oversubscribed: true,
+        missing,
+    }
+}
+
+/// The first `len` elements of `words`.
+fn view<T: Element>(words: &[u64], len: usize) -> &[T] {
+    const { assert!(std::mem::align_of::<T>() <= 8) };
+    assert!(len * std::mem::size_of::<T>() <= words.len() * 8);
+    // SAFETY: `words` is 8-byte aligned (enough for every `Element`, checked above) and holds at
+    // least `len` elements' worth of initialized bytes (asserted); every bit pattern is a valid
+    // integer or float, the only `Element` types.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<T>(), len) }
+}
+
+fn view_mut<T: Element>(words: &mut [u64], len: usize) -> &mut [T] {
+    const { assert!(std::mem::align_of::<T>() <= 8) };
+    assert!(len * std::mem::size_of::<T>() <= words.len() * 8);
+    // SAFETY: as for `view`, borrowed mutably through `words`.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<T>(), len) }
+}

@@ -10,14 +10,18 @@
 //!
 //! Because the leader can be any thread, the barrier needs [`Threading::Serialized`].
 //!
+//! The process step defaults to [`ProcessAlgorithm::Auto`]: the build measures every process
+//! algorithm on the real ranks and keeps the fastest (on one node usually the shared-memory
+//! [`NodeShm`](ProcessAlgorithm::NodeShm)); [`CombinedBarrier::process_chosen`] says which.
+//!
 //! ```
 //! use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
 //!
 //! # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
 //! let mpi = Mpi::init(Threading::Serialized)?;
-//! let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 4)
-//!     .process(ProcessAlgorithm::Dissemination)
-//!     .build()?;
+//! let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 4).build()?;
+//! assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::Auto);
+//! assert_ne!(barrier.process_chosen(), ProcessAlgorithm::Auto);
 //! std::thread::scope(|s| {
 //!     for mut p in barrier.participants() {
 //!         s.spawn(move || {
@@ -126,17 +130,25 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
         self
     }
 
-    /// The algorithm across ranks (default [`ProcessAlgorithm::Dissemination`]).
+    /// The algorithm across ranks (default [`ProcessAlgorithm::Auto`]: the fastest of the others,
+    /// measured on the real ranks while the barrier is built, a few milliseconds, the same choice
+    /// on every rank; see [`CombinedBarrier::process_chosen`]). Name one to skip the measurement.
     ///
     /// ```
     /// use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
     ///
     /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
     /// let mpi = Mpi::init(Threading::Serialized)?;
-    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2)
+    /// let fixed = CombinedBarrier::builder(&mpi, mpi.world(), 2)
     ///     .process(ProcessAlgorithm::McsTree)
     ///     .build()?;
-    /// assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::McsTree);
+    /// assert_eq!(fixed.process_algorithm(), ProcessAlgorithm::McsTree);
+    /// assert_eq!(fixed.process_chosen(), ProcessAlgorithm::McsTree);
+    /// // Without a call to `process`, the build measures and keeps the fastest.
+    /// let default = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// assert_eq!(default.process_algorithm(), ProcessAlgorithm::Auto);
+    /// assert!(ProcessAlgorithm::ALL.contains(&default.process_chosen()));
+    /// assert_ne!(default.process_chosen(), ProcessAlgorithm::Auto);
     /// # Ok::<(), phasers_mpi::Error>(())
     /// ```
     pub fn process(mut self, algorithm: ProcessAlgorithm) -> Self {
@@ -170,7 +182,9 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
     ///
     /// [`Error::Threading`] when there is more than one thread per rank and MPI provides less
     /// than [`Threading::Serialized`]; [`Error::Core`] for a thread count the local barrier
-    /// rejects (0, or above [`phasers::barrier::MAX_PARTIES`]).
+    /// rejects (0, or above [`phasers::barrier::MAX_PARTIES`]); [`Error::Broken`] when
+    /// [`ProcessAlgorithm::NodeShm`] was asked for and the ranks of a node cannot share memory
+    /// (Auto leaves it out instead).
     ///
     /// # Examples
     ///
@@ -198,6 +212,7 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
             ));
         }
         let process = ProcessBarrier::new(self.mpi, self.comm, self.process)?;
+        let chosen = process.chosen();
         let parties = process.sum_over_ranks(self.threads);
         let side = Arc::new(ProcessSide {
             barrier: Mutex::new(process),
@@ -214,6 +229,7 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
             local,
             side,
             process: self.process,
+            chosen,
             parties,
         })
     }
@@ -245,6 +261,8 @@ pub struct CombinedBarrier {
     local: Barrier,
     side: Arc<ProcessSide>,
     process: ProcessAlgorithm,
+    /// What runs across ranks: `process`, or what Auto chose.
+    chosen: ProcessAlgorithm,
     /// Threads over all ranks.
     parties: usize,
 }
@@ -259,7 +277,7 @@ impl CombinedBarrier {
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
     /// assert_eq!(barrier.threads(), 2);
-    /// assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::Dissemination);
+    /// assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::Auto);
     /// # Ok::<(), phasers_mpi::Error>(())
     /// ```
     pub fn builder<'a, C: Communicator>(
@@ -272,7 +290,7 @@ impl CombinedBarrier {
             comm,
             threads,
             local: Algorithm::SenseReversing,
-            process: ProcessAlgorithm::Dissemination,
+            process: ProcessAlgorithm::Auto,
             policy: WaitPolicy::Auto,
         }
     }
@@ -368,7 +386,9 @@ impl CombinedBarrier {
         self.local.algorithm()
     }
 
-    /// The algorithm across ranks.
+    /// The algorithm across ranks that was asked for ([`Auto`](ProcessAlgorithm::Auto) unless
+    /// [`CombinedBuilder::process`] named another); [`process_chosen`](Self::process_chosen) says
+    /// what runs.
     ///
     /// ```
     /// use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
@@ -383,6 +403,27 @@ impl CombinedBarrier {
     /// ```
     pub fn process_algorithm(&self) -> ProcessAlgorithm {
         self.process
+    }
+
+    /// The algorithm that runs across ranks: [`process_algorithm`](Self::process_algorithm), or
+    /// the one [`Auto`](ProcessAlgorithm::Auto) chose, the same on every rank (as
+    /// [`ProcessBarrier::chosen`]).
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// if mpi.size() == 1 {
+    ///     // One rank has nobody to wait for: dissemination has no rounds and makes no MPI call.
+    ///     assert_eq!(barrier.process_chosen(), ProcessAlgorithm::Dissemination);
+    /// }
+    /// assert_ne!(barrier.process_chosen(), ProcessAlgorithm::Auto);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    pub fn process_chosen(&self) -> ProcessAlgorithm {
+        self.chosen
     }
 }
 

@@ -13,7 +13,7 @@ use phasers_mpi::{CombinedBarrier, CombinedParticipant, Mpi, ProcessAlgorithm};
 use serde::Serialize;
 
 use crate::check::{hold_back_each, wrong_episode};
-use crate::crew::{with_crew, Task};
+use crate::crew::{with_led_crew, Task};
 use crate::error::{BenchError, Result};
 use crate::harness::{measure, Schedule};
 use crate::omp_mpi;
@@ -179,33 +179,36 @@ fn combined(
     let chosen = (step == ProcessAlgorithm::Auto).then(|| barrier.process_chosen().name());
     let participants = comm.size() as usize * threads;
     let first = comm.rank() as usize * threads;
-    let workers: Vec<_> = barrier
-        .participants()
-        .into_iter()
-        .map(|participant| {
-            let what = what.as_str();
-            let index = first + participant.thread_rank();
-            let mut handle = Some(participant);
-            let mut expected = 0u64;
-            move |task| {
-                let participant = handle.as_mut().ok_or_else(|| {
-                    BenchError::check(what, "an earlier error already ended this thread's part")
-                })?;
-                let mut wait = || wait_checked(what, participant, &mut expected);
-                let result = match task {
-                    Task::Check => hold_back_each(what, index, participants, &mut wait),
-                    Task::Run(n) => (0..n).try_for_each(|_| wait()),
-                };
-                if result.is_err() {
-                    // Dropping the handle breaks the local barrier, so this rank's other
-                    // threads return an error instead of waiting for this one.
-                    handle = None;
-                }
-                result
+    let mut workers = barrier.participants().into_iter().map(|participant| {
+        let what = what.as_str();
+        let index = first + participant.thread_rank();
+        let mut handle = Some(participant);
+        let mut expected = 0u64;
+        move |task| {
+            let participant = handle.as_mut().ok_or_else(|| {
+                BenchError::check(what, "an earlier error already ended this thread's part")
+            })?;
+            let mut wait = || wait_checked(what, participant, &mut expected);
+            let result = match task {
+                Task::Check => hold_back_each(what, index, participants, &mut wait),
+                Task::Run(n) => (0..n).try_for_each(|_| wait()),
+            };
+            if result.is_err() {
+                // Dropping the handle breaks the local barrier, so this rank's other
+                // threads return an error instead of waiting for this one.
+                handle = None;
             }
-        })
-        .collect();
-    let timing = with_crew(workers, |dispatch| {
+            result
+        }
+    });
+    let Some(first) = workers.next() else {
+        return Err(BenchError::check(
+            &what,
+            "the barrier handed out no participant",
+        ));
+    };
+    // The calling thread is thread 0, as the OpenMP master is in the omp+mpi-barrier rows.
+    let timing = with_led_crew(first, workers.collect(), |dispatch| {
         dispatch.run(Task::Check)?;
         measure(comm, schedule, |n| dispatch.run(Task::Run(n)))
     })?;

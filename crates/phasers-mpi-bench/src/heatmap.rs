@@ -110,9 +110,7 @@ fn draw_panel<DB: DrawingBackend>(
             // Fewest threads at the bottom.
             let top = y0 + TOP + plot_h - (yi as i32 + 1) * cell_h;
             let cell = cells.iter().find(|c| c.ranks == r && c.threads == t);
-            let median = cell
-                .and_then(|c| c.timing.as_ref())
-                .map(|t| t.median_ns);
+            let median = cell.and_then(|c| c.timing.as_ref()).map(|t| t.median_ns);
             let chosen = cell.and_then(|c| c.chosen);
             let (fill, label) = match median {
                 Some(ns) => (scale.colour(ns), time(ns)),

@@ -233,7 +233,8 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
                 "a combined barrier needs at least 1 thread per rank",
             ));
         }
-        let process = ProcessBarrier::new(self.mpi, self.comm, self.process)?;
+        let mut process = ProcessBarrier::new(self.mpi, self.comm, self.process)?;
+        process.share_cores_with_threads(self.threads);
         let chosen = process.chosen();
         let parties = process.sum_over_ranks(self.threads);
         let alone = process.parties() == 1;

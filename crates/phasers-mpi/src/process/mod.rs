@@ -80,6 +80,8 @@ pub struct ProcessBarrier {
     /// Episodes completed.
     episode: u64,
     oversubscribed: bool,
+    /// This node's ranks and cores, to judge oversubscription again for threaded callers.
+    node: NodeShape,
 }
 
 impl ProcessBarrier {
@@ -147,7 +149,8 @@ impl ProcessBarrier {
         ranks_per_node: Option<usize>,
     ) -> Result<ProcessBarrier> {
         let channel = Channel::duplicate(comm);
-        let oversubscribed = NodeShape::of(&channel).oversubscribed(1);
+        let node = NodeShape::of(&channel);
+        let oversubscribed = node.oversubscribed(1);
         let Choice {
             chosen,
             calibration,
@@ -167,6 +170,7 @@ impl ProcessBarrier {
             step: candidate.step,
             channel: candidate.channel,
             oversubscribed,
+            node,
             algorithm,
             chosen,
             calibration,
@@ -365,6 +369,13 @@ impl ProcessBarrier {
     /// place: calling a wait again continues the same episode.
     pub fn wait_deadline(&mut self, deadline: Instant) -> Result<u64> {
         self.wait_until(Some(deadline))
+    }
+
+    /// Waits as a barrier whose ranks each bring `threads` threads: when those outnumber the
+    /// node's cores, a wait polls briefly and then yields, instead of spinning on a core a sibling
+    /// thread or another rank's leader needs (the combined barrier's leader step).
+    pub(crate) fn share_cores_with_threads(&mut self, threads: usize) {
+        self.oversubscribed = self.node.oversubscribed(threads);
     }
 
     /// The sum of every rank's `mine`. Collective over the barrier's ranks; call it only between

@@ -390,7 +390,9 @@ impl ProcessBarrier {
     }
 
     pub(crate) fn wait_until(&mut self, deadline: Option<Instant>) -> Result<u64> {
-        let start = Instant::now();
+        // Only a wait with a deadline can time out and report how long it took; the others skip
+        // the clock read (about a tenth of a two-rank node-shm episode).
+        let start = deadline.map(|_| Instant::now());
         let channel = &self.channel;
         // Shared by the poll (which advances) and the stall warning (which reads), never at once.
         let step = RefCell::new(&mut self.step);
@@ -416,7 +418,7 @@ impl ProcessBarrier {
                 what: self.algorithm.name(),
                 episode: self.episode,
                 waiting_for: step.borrow().waiting_for(channel),
-                after: start.elapsed(),
+                after: start.map_or(Duration::ZERO, |start| start.elapsed()),
             });
         }
         self.episode += 1;

@@ -1,5 +1,6 @@
-//! Part 3, seed 001's figure 14: the combined barrier over ranks x threads, with the
-//! dissemination and the MCS-tree process step, against
+//! Part 3, seed 001's figure 14: the combined barrier over ranks x threads, with its default
+//! process step (Auto, which measures the process algorithms at build and keeps the fastest; the
+//! row says which it chose), the dissemination and the MCS-tree process step, against
 //!
 //! - `MPI_Barrier` among as many processes as the combined barrier has threads in all
 //!   (`ranks * threads`, where the world has that many; otherwise n/a), and
@@ -12,7 +13,7 @@ use phasers_mpi::{CombinedBarrier, CombinedParticipant, Mpi, ProcessAlgorithm};
 use serde::Serialize;
 
 use crate::check::{hold_back_each, wrong_episode};
-use crate::crew::{with_crew, Task};
+use crate::crew::{with_led_crew, Task};
 use crate::error::{BenchError, Result};
 use crate::harness::{measure, Schedule};
 use crate::omp_mpi;
@@ -23,9 +24,12 @@ use crate::subset::on_first;
 /// The name of the EPCC mixed-mode rows.
 pub const OMP_MPI_BARRIER: &str = "omp+mpi-barrier";
 
-/// The process steps of the combined barrier in the grid.
-pub const PROCESS_STEPS: [ProcessAlgorithm; 2] =
-    [ProcessAlgorithm::Dissemination, ProcessAlgorithm::McsTree];
+/// The process steps of the combined barrier in the grid: the default first.
+pub const PROCESS_STEPS: [ProcessAlgorithm; 3] = [
+    ProcessAlgorithm::Auto,
+    ProcessAlgorithm::Dissemination,
+    ProcessAlgorithm::McsTree,
+];
 
 /// The panels of the grid, in order.
 pub fn algorithms() -> Vec<String> {
@@ -47,8 +51,12 @@ pub struct GridRow {
     /// Threads per rank (for `mpi-barrier`: the cell it stands for; it ran `ranks * threads`
     /// single-threaded processes).
     pub threads: usize,
-    /// `combined-dissemination`, `combined-mcs-tree`, `mpi-barrier` or `omp+mpi-barrier`.
+    /// `combined-auto`, `combined-dissemination`, `combined-mcs-tree`, `mpi-barrier` or
+    /// `omp+mpi-barrier`.
     pub algorithm: String,
+    /// The process step `combined-auto` chose at this shape (`node-shm`, `dissemination`, ...);
+    /// `None` for the other rows.
+    pub chosen: Option<&'static str>,
     /// Processes that ran the row.
     pub processes: usize,
     /// Time per barrier; `None` where the row could not run (see `note`).
@@ -78,11 +86,14 @@ pub fn run(
         for &t in threads {
             let mut cell = Vec::new();
             for step in PROCESS_STEPS {
-                let timing = on_first(world, ranks, |comm| combined(mpi, comm, step, t, schedule))?;
-                cell.push((combined_name(step), ranks, timing, None));
+                let measured =
+                    on_first(world, ranks, |comm| combined(mpi, comm, step, t, schedule))?;
+                let (timing, chosen) = measured.unzip();
+                let chosen = chosen.flatten();
+                cell.push((combined_name(step), chosen, ranks, timing, None));
             }
             let timing = on_first(world, ranks, |comm| omp_mpi_barrier(comm, t, schedule))?;
-            cell.push((OMP_MPI_BARRIER.to_owned(), ranks, timing, None));
+            cell.push((OMP_MPI_BARRIER.to_owned(), None, ranks, timing, None));
             let processes = ranks * t;
             if processes <= size {
                 if !mpi_barrier.iter().any(|(n, _)| *n == processes) {
@@ -95,10 +106,10 @@ pub fn run(
                     .iter()
                     .find(|(n, _)| *n == processes)
                     .and_then(|(_, t)| t.clone());
-                cell.push((MPI_BARRIER.to_owned(), processes, timing, None));
+                cell.push((MPI_BARRIER.to_owned(), None, processes, timing, None));
             } else {
                 let note = format!("needs {processes} processes, the world has {size}");
-                cell.push((MPI_BARRIER.to_owned(), processes, None, Some(note)));
+                cell.push((MPI_BARRIER.to_owned(), None, processes, None, Some(note)));
             }
             if mpi.rank() != 0 {
                 continue;
@@ -106,12 +117,12 @@ pub fn run(
             let base_mpi = cell
                 .iter()
                 .find(|c| c.0 == MPI_BARRIER)
-                .and_then(|c| c.2.clone());
+                .and_then(|c| c.3.clone());
             let base_omp = cell
                 .iter()
                 .find(|c| c.0 == OMP_MPI_BARRIER)
-                .and_then(|c| c.2.clone());
-            for (algorithm, processes, timing, note) in cell {
+                .and_then(|c| c.3.clone());
+            for (algorithm, chosen, processes, timing, note) in cell {
                 let ratio = |base: &Option<Timing>| {
                     timing
                         .as_ref()
@@ -125,6 +136,7 @@ pub fn run(
                     ratio_to_mpi_barrier: ratio(&base_mpi),
                     ratio_to_omp_mpi_barrier: ratio(&base_omp),
                     algorithm,
+                    chosen,
                     timing,
                     note,
                 };
@@ -136,14 +148,25 @@ pub fn run(
     Ok(rows)
 }
 
-/// The combined barrier with `threads` threads on each of `comm`'s ranks: checked, then timed.
+impl GridRow {
+    /// The algorithm as the table prints it: `combined-auto (node-shm)` says what Auto chose.
+    pub fn label(&self) -> String {
+        match self.chosen {
+            Some(chosen) => format!("{} ({chosen})", self.algorithm),
+            None => self.algorithm.clone(),
+        }
+    }
+}
+
+/// The combined barrier with `threads` threads on each of `comm`'s ranks: checked, then timed;
+/// with what Auto chose when `step` is Auto.
 fn combined(
     mpi: &Mpi,
     comm: &SimpleCommunicator,
     step: ProcessAlgorithm,
     threads: usize,
     schedule: Schedule,
-) -> Result<Timing> {
+) -> Result<(Timing, Option<&'static str>)> {
     let what = format!(
         "{} at {} ranks x {threads} threads",
         combined_name(step),
@@ -152,38 +175,44 @@ fn combined(
     let barrier = CombinedBarrier::builder(mpi, comm, threads)
         .process(step)
         .build()?;
+    // Auto chooses while the barrier is built, before the check and the timed samples.
+    let chosen = (step == ProcessAlgorithm::Auto).then(|| barrier.process_chosen().name());
     let participants = comm.size() as usize * threads;
     let first = comm.rank() as usize * threads;
-    let workers: Vec<_> = barrier
-        .participants()
-        .into_iter()
-        .map(|participant| {
-            let what = what.as_str();
-            let index = first + participant.thread_rank();
-            let mut handle = Some(participant);
-            let mut expected = 0u64;
-            move |task| {
-                let participant = handle.as_mut().ok_or_else(|| {
-                    BenchError::check(what, "an earlier error already ended this thread's part")
-                })?;
-                let mut wait = || wait_checked(what, participant, &mut expected);
-                let result = match task {
-                    Task::Check => hold_back_each(what, index, participants, &mut wait),
-                    Task::Run(n) => (0..n).try_for_each(|_| wait()),
-                };
-                if result.is_err() {
-                    // Dropping the handle breaks the local barrier, so this rank's other
-                    // threads return an error instead of waiting for this one.
-                    handle = None;
-                }
-                result
+    let mut workers = barrier.participants().into_iter().map(|participant| {
+        let what = what.as_str();
+        let index = first + participant.thread_rank();
+        let mut handle = Some(participant);
+        let mut expected = 0u64;
+        move |task| {
+            let participant = handle.as_mut().ok_or_else(|| {
+                BenchError::check(what, "an earlier error already ended this thread's part")
+            })?;
+            let mut wait = || wait_checked(what, participant, &mut expected);
+            let result = match task {
+                Task::Check => hold_back_each(what, index, participants, &mut wait),
+                Task::Run(n) => (0..n).try_for_each(|_| wait()),
+            };
+            if result.is_err() {
+                // Dropping the handle breaks the local barrier, so this rank's other
+                // threads return an error instead of waiting for this one.
+                handle = None;
             }
-        })
-        .collect();
-    with_crew(workers, |dispatch| {
+            result
+        }
+    });
+    let Some(first) = workers.next() else {
+        return Err(BenchError::check(
+            &what,
+            "the barrier handed out no participant",
+        ));
+    };
+    // The calling thread is thread 0, as the OpenMP master is in the omp+mpi-barrier rows.
+    let timing = with_led_crew(first, workers.collect(), |dispatch| {
         dispatch.run(Task::Check)?;
         measure(comm, schedule, |n| dispatch.run(Task::Run(n)))
-    })
+    })?;
+    Ok((timing, chosen))
 }
 
 fn wait_checked(

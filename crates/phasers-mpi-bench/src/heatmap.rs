@@ -1,6 +1,6 @@
 //! `--plot`: seed 001's figure 14 as one heat map per algorithm, MPI ranks across, threads per
 //! rank up, colour = median time per barrier on one log scale shared by every panel, the value
-//! written in each cell.
+//! written in each cell (and, under it, what `combined-auto` chose there).
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -109,11 +109,9 @@ fn draw_panel<DB: DrawingBackend>(
         for (yi, &t) in threads.iter().enumerate() {
             // Fewest threads at the bottom.
             let top = y0 + TOP + plot_h - (yi as i32 + 1) * cell_h;
-            let median = cells
-                .iter()
-                .find(|c| c.ranks == r && c.threads == t)
-                .and_then(|c| c.timing.as_ref())
-                .map(|t| t.median_ns);
+            let cell = cells.iter().find(|c| c.ranks == r && c.threads == t);
+            let median = cell.and_then(|c| c.timing.as_ref()).map(|t| t.median_ns);
+            let chosen = cell.and_then(|c| c.chosen);
             let (fill, label) = match median {
                 Some(ns) => (scale.colour(ns), time(ns)),
                 None => (NA_COLOUR, "n/a".to_owned()),
@@ -133,12 +131,22 @@ fn draw_panel<DB: DrawingBackend>(
             } else {
                 BLACK
             };
+            // With a choice to show, the time moves up and the choice goes under it.
+            let shift = if chosen.is_some() { 8 } else { 0 };
             root.draw_text(
                 &label,
                 &centered(13).color(&ink),
-                (left + cell_w / 2, top + cell_h / 2),
+                (left + cell_w / 2, top + cell_h / 2 - shift),
             )
             .map_err(step("cell label"))?;
+            if let Some(chosen) = chosen {
+                root.draw_text(
+                    chosen,
+                    &centered(11).color(&ink),
+                    (left + cell_w / 2, top + cell_h / 2 + shift),
+                )
+                .map_err(step("cell choice"))?;
+            }
         }
     }
     for (yi, &t) in threads.iter().enumerate() {
@@ -258,6 +266,7 @@ mod tests {
             ranks,
             threads,
             algorithm: algorithm.to_owned(),
+            chosen: None,
             processes: ranks * threads,
             timing: ns.and_then(|ns| Timing::new(1, vec![ns])),
             ratio_to_mpi_barrier: None,
@@ -285,6 +294,14 @@ mod tests {
         for text in ["500 ns", "5000 ns", "50.0 µs", "n/a", "MPI ranks"] {
             assert!(svg.contains(text), "{text} missing");
         }
+    }
+
+    #[test]
+    fn auto_cells_show_their_choice() {
+        let mut auto = row("combined-auto", 2, 1, Some(800.0));
+        auto.chosen = Some("node-shm");
+        let svg = render(&[auto], &["combined-auto".to_owned()], &[1, 2], &[1], "t").unwrap();
+        assert!(svg.contains("node-shm") && svg.contains("800 ns"));
     }
 
     #[test]

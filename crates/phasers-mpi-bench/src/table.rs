@@ -79,17 +79,17 @@ pub fn grid_header() {
          processes, vs omp barrier + MPI_Barrier) =="
     );
     println!(
-        "{:>5} {:>7} {:<24} {:>10} {:>10} {:>6} {:>6} {:>6} {:>6}",
+        "{:>5} {:>7} {:<32} {:>10} {:>10} {:>6} {:>6} {:>6} {:>6}",
         "ranks", "threads", "algorithm", "min", "median", "mpi.mn", "mpi.md", "omp.mn", "omp.md"
     );
 }
 
 pub fn grid_row(row: &GridRow) {
     println!(
-        "{:>5} {:>7} {:<24} {} {} {}{}",
+        "{:>5} {:>7} {:<32} {} {} {}{}",
         row.ranks,
         row.threads,
-        row.algorithm,
+        row.label(),
         timing(row.timing.as_ref()),
         ratio(row.ratio_to_mpi_barrier),
         ratio(row.ratio_to_omp_mpi_barrier),

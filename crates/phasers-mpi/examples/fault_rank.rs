@@ -71,7 +71,11 @@ fn run(fault: &str, barrier: &str) -> Result<(), Error> {
             }
         }
         "combined" => {
-            let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+            // Dissemination, as the process barrier above, rather than the default Auto: the
+            // stall warning then names the algorithm and the late rank the same way every run.
+            let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2)
+                .process(ProcessAlgorithm::Dissemination)
+                .build()?;
             std::thread::scope(|s| {
                 let threads: Vec<_> = barrier
                     .participants()

@@ -10,14 +10,18 @@
 //!
 //! Because the leader can be any thread, the barrier needs [`Threading::Serialized`].
 //!
+//! The process step defaults to [`ProcessAlgorithm::Auto`]: the build measures every process
+//! algorithm on the real ranks and keeps the fastest (on one node usually the shared-memory
+//! [`NodeShm`](ProcessAlgorithm::NodeShm)); [`CombinedBarrier::process_chosen`] says which.
+//!
 //! ```
 //! use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
 //!
 //! # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
 //! let mpi = Mpi::init(Threading::Serialized)?;
-//! let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 4)
-//!     .process(ProcessAlgorithm::Dissemination)
-//!     .build()?;
+//! let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 4).build()?;
+//! assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::Auto);
+//! assert_ne!(barrier.process_chosen(), ProcessAlgorithm::Auto);
 //! std::thread::scope(|s| {
 //!     for mut p in barrier.participants() {
 //!         s.spawn(move || {
@@ -43,8 +47,8 @@ use crate::mpi_env::Mpi;
 use crate::process::{ProcessAlgorithm, ProcessBarrier};
 use crate::threading::Threading;
 
-/// Marks an episode whose process step failed in [`ProcessSide::completed`].
-const FAILED: u64 = u64::MAX;
+/// [`FailureRecord::local_episode`] before any process step failed.
+const NONE_FAILED: u64 = u64::MAX;
 
 thread_local! {
     /// The deadline of the wait this thread is in. The completion action runs on the leader's own
@@ -52,13 +56,33 @@ thread_local! {
     static LEADER_DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
-/// What the leader of an episode leaves for its threads.
+/// What only the leader of an episode touches. It moves to the leader's cache with the
+/// leadership, and shares no cache line with what the other threads read.
+///
+/// 128 bytes: two 64-byte lines, because x86's adjacent-line prefetcher pulls lines in pairs
+/// (the padding crossbeam's `CachePadded` uses there too).
+#[repr(align(128))]
+struct LeaderState {
+    barrier: ProcessBarrier,
+    /// Local episodes whose completion has run: the number of the one running now.
+    local_episodes: u64,
+}
+
+/// The outcome of a failed process step. Written only when a step fails, so that in the steady
+/// state every thread's check after the release reads a line its cache already holds, instead of
+/// fetching a word the leader wrote during the episode.
+#[repr(align(128))]
+struct FailureRecord {
+    /// The local episode whose process step failed last, or [`NONE_FAILED`].
+    local_episode: AtomicU64,
+    /// Why it failed.
+    why: Mutex<Option<Error>>,
+}
+
+/// The process step the leader of each local episode runs, and what it leaves for its threads.
 struct ProcessSide {
-    barrier: Mutex<ProcessBarrier>,
-    /// The process episode the last local episode completed, or [`FAILED`].
-    completed: AtomicU64,
-    /// Why the last process step failed.
-    failure: Mutex<Option<Error>>,
+    leader: Mutex<LeaderState>,
+    failure: FailureRecord,
 }
 
 impl ProcessSide {
@@ -66,13 +90,15 @@ impl ProcessSide {
     fn step(&self) {
         let deadline = LEADER_DEADLINE.with(Cell::get);
         // The local barrier runs one completion at a time, so the lock is never contended.
-        let mut barrier = self.barrier.lock().unwrap_or_else(|e| e.into_inner());
-        match barrier.wait_until(deadline) {
-            Ok(episode) => self.completed.store(episode, Ordering::Relaxed),
-            Err(error) => {
-                *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
-                self.completed.store(FAILED, Ordering::Relaxed);
-            }
+        let mut leader = self.leader.lock().unwrap_or_else(|e| e.into_inner());
+        let local_episode = leader.local_episodes;
+        leader.local_episodes += 1;
+        if let Err(error) = leader.barrier.wait_until(deadline) {
+            *self.failure.why.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+            // Relaxed: the threads read it after the local release, which orders it.
+            self.failure
+                .local_episode
+                .store(local_episode, Ordering::Relaxed);
         }
     }
 }
@@ -126,17 +152,25 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
         self
     }
 
-    /// The algorithm across ranks (default [`ProcessAlgorithm::Dissemination`]).
+    /// The algorithm across ranks (default [`ProcessAlgorithm::Auto`]: the fastest of the others,
+    /// measured on the real ranks while the barrier is built, a few milliseconds, the same choice
+    /// on every rank; see [`CombinedBarrier::process_chosen`]). Name one to skip the measurement.
     ///
     /// ```
     /// use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
     ///
     /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
     /// let mpi = Mpi::init(Threading::Serialized)?;
-    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2)
+    /// let fixed = CombinedBarrier::builder(&mpi, mpi.world(), 2)
     ///     .process(ProcessAlgorithm::McsTree)
     ///     .build()?;
-    /// assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::McsTree);
+    /// assert_eq!(fixed.process_algorithm(), ProcessAlgorithm::McsTree);
+    /// assert_eq!(fixed.process_chosen(), ProcessAlgorithm::McsTree);
+    /// // Without a call to `process`, the build measures and keeps the fastest.
+    /// let default = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// assert_eq!(default.process_algorithm(), ProcessAlgorithm::Auto);
+    /// assert!(ProcessAlgorithm::ALL.contains(&default.process_chosen()));
+    /// assert_ne!(default.process_chosen(), ProcessAlgorithm::Auto);
     /// # Ok::<(), phasers_mpi::Error>(())
     /// ```
     pub fn process(mut self, algorithm: ProcessAlgorithm) -> Self {
@@ -170,7 +204,9 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
     ///
     /// [`Error::Threading`] when there is more than one thread per rank and MPI provides less
     /// than [`Threading::Serialized`]; [`Error::Core`] for a thread count the local barrier
-    /// rejects (0, or above [`phasers::barrier::MAX_PARTIES`]).
+    /// rejects (0, or above [`phasers::barrier::MAX_PARTIES`]); [`Error::Broken`] when
+    /// [`ProcessAlgorithm::NodeShm`] was asked for and the ranks of a node cannot share memory
+    /// (Auto leaves it out instead).
     ///
     /// # Examples
     ///
@@ -197,23 +233,37 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
                 "a combined barrier needs at least 1 thread per rank",
             ));
         }
-        let process = ProcessBarrier::new(self.mpi, self.comm, self.process)?;
+        let mut process = ProcessBarrier::new(self.mpi, self.comm, self.process)?;
+        process.share_cores_with_threads(self.threads);
+        let chosen = process.chosen();
         let parties = process.sum_over_ranks(self.threads);
+        let alone = process.parties() == 1;
         let side = Arc::new(ProcessSide {
-            barrier: Mutex::new(process),
-            completed: AtomicU64::new(0),
-            failure: Mutex::new(None),
+            leader: Mutex::new(LeaderState {
+                barrier: process,
+                local_episodes: 0,
+            }),
+            failure: FailureRecord {
+                local_episode: AtomicU64::new(NONE_FAILED),
+                why: Mutex::new(None),
+            },
         });
-        let leader_side = Arc::clone(&side);
-        let local = Barrier::builder(self.threads)
+        let mut local = Barrier::builder(self.threads)
             .algorithm(self.local)
-            .wait_policy(self.policy)
-            .on_completion(move || leader_side.step())
-            .build()?;
+            .wait_policy(self.policy);
+        // A rank alone in the communicator has nobody to meet: the local barrier is the whole
+        // barrier, and its leader skips the process step's lock, clock read and state, which
+        // would otherwise travel to whichever thread leads.
+        if !alone {
+            let leader_side = Arc::clone(&side);
+            local = local.on_completion(move || leader_side.step());
+        }
+        let local = local.build()?;
         Ok(CombinedBarrier {
             local,
             side,
             process: self.process,
+            chosen,
             parties,
         })
     }
@@ -245,6 +295,8 @@ pub struct CombinedBarrier {
     local: Barrier,
     side: Arc<ProcessSide>,
     process: ProcessAlgorithm,
+    /// What runs across ranks: `process`, or what Auto chose.
+    chosen: ProcessAlgorithm,
     /// Threads over all ranks.
     parties: usize,
 }
@@ -259,7 +311,7 @@ impl CombinedBarrier {
     /// let mpi = Mpi::init(Threading::Serialized)?;
     /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
     /// assert_eq!(barrier.threads(), 2);
-    /// assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::Dissemination);
+    /// assert_eq!(barrier.process_algorithm(), ProcessAlgorithm::Auto);
     /// # Ok::<(), phasers_mpi::Error>(())
     /// ```
     pub fn builder<'a, C: Communicator>(
@@ -272,7 +324,7 @@ impl CombinedBarrier {
             comm,
             threads,
             local: Algorithm::SenseReversing,
-            process: ProcessAlgorithm::Dissemination,
+            process: ProcessAlgorithm::Auto,
             policy: WaitPolicy::Auto,
         }
     }
@@ -297,6 +349,7 @@ impl CombinedBarrier {
                 local,
                 side: Arc::clone(&self.side),
                 parties: self.parties,
+                failures_seen: 0,
             })
             .collect()
     }
@@ -368,7 +421,9 @@ impl CombinedBarrier {
         self.local.algorithm()
     }
 
-    /// The algorithm across ranks.
+    /// The algorithm across ranks that was asked for ([`Auto`](ProcessAlgorithm::Auto) unless
+    /// [`CombinedBuilder::process`] named another); [`process_chosen`](Self::process_chosen) says
+    /// what runs.
     ///
     /// ```
     /// use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
@@ -383,6 +438,27 @@ impl CombinedBarrier {
     /// ```
     pub fn process_algorithm(&self) -> ProcessAlgorithm {
         self.process
+    }
+
+    /// The algorithm that runs across ranks: [`process_algorithm`](Self::process_algorithm), or
+    /// the one [`Auto`](ProcessAlgorithm::Auto) chose, the same on every rank (as
+    /// [`ProcessBarrier::chosen`]).
+    ///
+    /// ```
+    /// use phasers_mpi::{CombinedBarrier, Mpi, ProcessAlgorithm, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
+    /// if mpi.size() == 1 {
+    ///     // One rank has nobody to wait for: dissemination has no rounds and makes no MPI call.
+    ///     assert_eq!(barrier.process_chosen(), ProcessAlgorithm::Dissemination);
+    /// }
+    /// assert_ne!(barrier.process_chosen(), ProcessAlgorithm::Auto);
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    pub fn process_chosen(&self) -> ProcessAlgorithm {
+        self.chosen
     }
 }
 
@@ -485,6 +561,9 @@ pub struct CombinedParticipant {
     local: Participant,
     side: Arc<ProcessSide>,
     parties: usize,
+    /// Local episodes whose process step failed: the process episode is the local one minus
+    /// these, since a failed step leaves its process episode to the next local one.
+    failures_seen: u64,
 }
 
 impl CombinedParticipant {
@@ -619,16 +698,20 @@ impl CombinedParticipant {
             None => self.local.wait(),
             Some(deadline) => self.local.wait_deadline(deadline),
         }?;
-        // Written by the leader before the local release, which this thread has seen; the next
-        // leader cannot overwrite it before this thread arrives again.
-        let episode = self.side.completed.load(Ordering::Relaxed);
-        if episode == FAILED {
-            let failure = self.side.failure.lock().unwrap_or_else(|e| e.into_inner());
-            return Err(failure.clone().unwrap_or_else(|| Error::Broken {
+        // Written by a failing leader before the local release, which this thread has seen; the
+        // next failure cannot overwrite it before this thread arrives again.
+        let failure = &self.side.failure;
+        if failure.local_episode.load(Ordering::Relaxed) == local.episode() {
+            self.failures_seen += 1;
+            let why = failure.why.lock().unwrap_or_else(|e| e.into_inner());
+            return Err(why.clone().unwrap_or_else(|| Error::Broken {
                 what: "combined barrier",
                 reason: "the process step failed without saying why".to_owned(),
             }));
         }
-        Ok(CombinedWait::new(episode, local.is_leader()))
+        Ok(CombinedWait::new(
+            local.episode() - self.failures_seen,
+            local.is_leader(),
+        ))
     }
 }

@@ -80,6 +80,8 @@ pub struct ProcessBarrier {
     /// Episodes completed.
     episode: u64,
     oversubscribed: bool,
+    /// This node's ranks and cores, to judge oversubscription again for threaded callers.
+    node: NodeShape,
 }
 
 impl ProcessBarrier {
@@ -147,7 +149,8 @@ impl ProcessBarrier {
         ranks_per_node: Option<usize>,
     ) -> Result<ProcessBarrier> {
         let channel = Channel::duplicate(comm);
-        let oversubscribed = NodeShape::of(&channel).oversubscribed(1);
+        let node = NodeShape::of(&channel);
+        let oversubscribed = node.oversubscribed(1);
         let Choice {
             chosen,
             calibration,
@@ -167,6 +170,7 @@ impl ProcessBarrier {
             step: candidate.step,
             channel: candidate.channel,
             oversubscribed,
+            node,
             algorithm,
             chosen,
             calibration,
@@ -367,6 +371,13 @@ impl ProcessBarrier {
         self.wait_until(Some(deadline))
     }
 
+    /// Waits as a barrier whose ranks each bring `threads` threads: when those outnumber the
+    /// node's cores, a wait polls briefly and then yields, instead of spinning on a core a sibling
+    /// thread or another rank's leader needs (the combined barrier's leader step).
+    pub(crate) fn share_cores_with_threads(&mut self, threads: usize) {
+        self.oversubscribed = self.node.oversubscribed(threads);
+    }
+
     /// The sum of every rank's `mine`. Collective over the barrier's ranks; call it only between
     /// episodes (at build time), never while a wait is under way.
     pub(crate) fn sum_over_ranks(&self, mine: usize) -> usize {
@@ -379,7 +390,9 @@ impl ProcessBarrier {
     }
 
     pub(crate) fn wait_until(&mut self, deadline: Option<Instant>) -> Result<u64> {
-        let start = Instant::now();
+        // Only a wait with a deadline can time out and report how long it took; the others skip
+        // the clock read (about a tenth of a two-rank node-shm episode).
+        let start = deadline.map(|_| Instant::now());
         let channel = &self.channel;
         // Shared by the poll (which advances) and the stall warning (which reads), never at once.
         let step = RefCell::new(&mut self.step);
@@ -405,7 +418,7 @@ impl ProcessBarrier {
                 what: self.algorithm.name(),
                 episode: self.episode,
                 waiting_for: step.borrow().waiting_for(channel),
-                after: start.elapsed(),
+                after: start.map_or(Duration::ZERO, |start| start.elapsed()),
             });
         }
         self.episode += 1;

@@ -2,6 +2,7 @@
 
 use std::mem::ManuallyDrop;
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use mpi::datatype::Equivalence;
 use mpi::ffi;
@@ -20,6 +21,8 @@ pub(crate) struct Channel {
     comm: ManuallyDrop<SimpleCommunicator>,
     rank: usize,
     size: usize,
+    /// Set when an episode was left unfinished: see [`Channel::keep_communicator`].
+    keep: AtomicBool,
 }
 
 // SAFETY: an MPI communicator is a process-wide handle that any thread may use, provided calls are
@@ -38,6 +41,7 @@ impl Channel {
             rank: comm.rank() as usize,
             size: comm.size() as usize,
             comm: ManuallyDrop::new(comm),
+            keep: AtomicBool::new(false),
         }
     }
 
@@ -47,7 +51,18 @@ impl Channel {
             rank: comm.rank() as usize,
             size: comm.size() as usize,
             comm: ManuallyDrop::new(comm),
+            keep: AtomicBool::new(false),
         }
+    }
+
+    /// Never frees the communicator, because an episode was left unfinished (a wait timed out):
+    /// tokens of that episode may still be on their way. Freed, the communicator's context id
+    /// could go to a communicator built later, on which those stale tokens would match receives
+    /// of a new barrier; the suite saw a later barrier's build hang that way. Kept, the id stays
+    /// taken on this rank, so no later communicator with this rank in it gets it. The cost is
+    /// one communicator handle per barrier dropped mid-episode.
+    pub(crate) fn keep_communicator(&self) {
+        self.keep.store(true, Ordering::Relaxed);
     }
 
     pub(crate) fn rank(&self) -> usize {
@@ -172,6 +187,9 @@ impl Drop for Channel {
     fn drop(&mut self) {
         if mpi::environment::is_finalized() {
             // MPI is gone, and so is the communicator; freeing it now would be an MPI error.
+            return;
+        }
+        if self.keep.load(Ordering::Relaxed) {
             return;
         }
         let _call = mpi_call();

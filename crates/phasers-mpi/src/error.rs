@@ -91,6 +91,11 @@ pub enum Error {
     /// `waiting_for` lists the ranks (of the object's communicator) whose message this rank was
     /// waiting for; a rank listed may itself be waiting for a slower one. The wait keeps its
     /// place: waiting again on the same object continues the same episode.
+    ///
+    /// If a rank stopped taking episodes for good, end the job rather than build a new object
+    /// among the same ranks: that rank's communicator may still receive tokens of the unfinished
+    /// episode, which a communicator built later could be handed. (This rank keeps the object's
+    /// communicator when the object is dropped after a timeout, for the same reason.)
     #[error(
         "timed out after {after:?} in {what}, episode {episode}: still waiting for rank(s) \
          {waiting_for:?}; a rank that died ends the job through mpirun, a slow one can be waited \

@@ -414,6 +414,7 @@ impl ProcessBarrier {
             missing: &missing,
         };
         if !poll_until(&wait_for, deadline, || step.borrow_mut().advance(channel)) {
+            channel.keep_communicator();
             return Err(Error::Timeout {
                 what: self.algorithm.name(),
                 episode: self.episode,

@@ -649,9 +649,12 @@ fn broken_rank_others_time_out(ctx: &Ctx<'_>) -> Result<(), String> {
         }
     });
     // Rank 0 never takes episode 5, so the other ranks' tokens for it are still on their way to
-    // rank 0 on this barrier's communicator. Freed, its context id could go to a later case's
-    // communicator and the stale tokens with it (a later Auto build then hung in MPI_Comm_dup);
-    // kept, they stay where nobody listens. A program whose rank broke ends instead.
+    // rank 0 on this barrier's communicator. The ranks that timed out keep their communicator on
+    // drop (`Channel::keep_communicator`), but rank 0 cannot know that tokens are coming: freed
+    // there, the communicator's context id could go to a later case's communicator and the stale
+    // tokens with it (a later Auto build hung in `MPI_Comm_dup`, and with only the others keeping
+    // theirs Open MPI crashed on rank 0). So every rank keeps it here; a program whose rank broke
+    // ends instead (see the `Error::Timeout` docs).
     std::mem::forget(barrier);
     failures.into_result()
 }

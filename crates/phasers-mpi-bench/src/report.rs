@@ -9,7 +9,7 @@ use crate::machine::Machine;
 use crate::process_rows::ProcessRow;
 
 /// The schema name and version, first in every report.
-pub const SCHEMA: &str = "phasers-mpi-bench/1";
+pub const SCHEMA: &str = "phasers-mpi-bench/2";
 
 /// Everything one run measured, as rank 0 saw it.
 #[derive(Debug, Clone, Serialize)]

@@ -390,6 +390,12 @@ impl ProcessBarrier {
     }
 
     pub(crate) fn wait_until(&mut self, deadline: Option<Instant>) -> Result<u64> {
+        // Alone, there is nobody to wait for: no step, no poll loop (the loop's set-up cost three
+        // times `MPI_Barrier` on a communicator of one, 8 ns against 2.8 ns, in the bench).
+        if self.channel.size() == 1 {
+            self.episode += 1;
+            return Ok(self.episode - 1);
+        }
         // Only a wait with a deadline can time out and report how long it took; the others skip
         // the clock read (about a tenth of a two-rank node-shm episode).
         let start = deadline.map(|_| Instant::now());

@@ -26,16 +26,7 @@ const LIMIT: Duration = Duration::from_secs(120);
 fn mpi_comm_program() -> std::path::PathBuf {
     compile_with(
         "mpicc",
-        &[
-            "-std=c11",
-            "-O1",
-            "-g",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            "-pthread",
-        ],
+        &support::C_FLAGS,
         &["mpi_comm.c"],
         "mpi_comm",
         Link::Shared,

@@ -25,18 +25,14 @@ fn compile_sanitized(source: &str, name: &str) -> PathBuf {
     compile_with(
         "cc",
         &[
-            "-std=c11",
-            "-O1",
-            "-g",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            "-pthread",
-            "-fsanitize=address,undefined",
-            "-fno-sanitize-recover=undefined",
-            "-fno-omit-frame-pointer",
-        ],
+            &support::C_FLAGS[..],
+            &[
+                "-fsanitize=address,undefined",
+                "-fno-sanitize-recover=undefined",
+                "-fno-omit-frame-pointer",
+            ],
+        ]
+        .concat(),
         &[source],
         name,
         Link::Shared,

@@ -200,24 +200,21 @@ pub fn compile_with(
     output
 }
 
-/// Compiles a C test program (C11, warnings as errors).
+/// The flags every C test program is built with: C11, warnings as errors.
+pub const C_FLAGS: [&str; 8] = [
+    "-std=c11",
+    "-O1",
+    "-g",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-pedantic",
+    "-pthread",
+];
+
+/// Compiles a C test program with [`C_FLAGS`].
 pub fn compile_c(sources: &[&str], name: &str, link: Link) -> PathBuf {
-    compile_with(
-        "cc",
-        &[
-            "-std=c11",
-            "-O1",
-            "-g",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            "-pthread",
-        ],
-        sources,
-        name,
-        link,
-    )
+    compile_with("cc", &C_FLAGS, sources, name, link)
 }
 
 /// Runs a compiled test program with `args`, giving it two minutes.

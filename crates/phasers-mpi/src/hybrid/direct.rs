@@ -74,7 +74,7 @@ use super::reducer::{is_bitwise, Builtin};
 use super::shared::ProcessShared;
 use super::signature::{compare, Kind, Signature, MPI_MAX_BYTES};
 use crate::error::{Error, Result};
-use crate::progress::{poll_until, WaitFor};
+use crate::progress::poll_until;
 
 /// The largest call, in bytes, that the last arrival combines alone; larger ones go to the
 /// reduction group, whose members share the work. Measured on the 2-core Xeon VM (1 process x 2
@@ -298,7 +298,9 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 first + local - 1
             )
         };
-        let wait = wait_for(self.shared, self.kind, self.number, &missing);
+        let wait = self
+            .shared
+            .wait_for(self.kind, self.number, DIRECT_WAITS_YIELD_EARLY, &missing);
         poll_until(&wait, None, || {
             reached().is_some() || self.shared.is_broken()
         });
@@ -365,7 +367,9 @@ impl<T: Element + Equivalence> Call<'_, T> {
         self.publish(DONE);
         let others = self.shared.local - 1;
         let missing = || "the members of this process to copy the call's result".to_owned();
-        let wait = wait_for(self.shared, self.kind, self.number, &missing);
+        let wait = self
+            .shared
+            .wait_for(self.kind, self.number, DIRECT_WAITS_YIELD_EARLY, &missing);
         // No giving up here, even on a broken team: another member may be reading this output.
         // Every member is inside this call and copies without waiting for anything.
         poll_until(&wait, None, || {
@@ -445,7 +449,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 processes - 1
             )
         };
-        let wait = wait_for(shared, self.kind, self.number, &missing);
+        let wait = shared.wait_for(self.kind, self.number, DIRECT_WAITS_YIELD_EARLY, &missing);
         // SAFETY: one member per process runs a call's exchange, once every member arrived, and
         // the next call's exchange cannot start before this one ends (see the field's docs).
         let scratch = unsafe { &mut *self.direct().scratch.0.get() };
@@ -541,7 +545,8 @@ fn wrong_output(sig: &Signature, rank: usize, len: usize) -> Error {
     ))
 }
 
-/// How a direct call waits, for this process's other members or for the other processes.
+/// How a direct call waits, for this process's other members or for the other processes: as an
+/// oversubscribed one ([`ProcessShared::wait_for`]).
 ///
 /// Every wait polls briefly, then yields, as if the node were oversubscribed even where it is
 /// not: a sibling thread or a partner process that loses its core to another program (or to
@@ -552,20 +557,7 @@ fn wrong_output(sig: &Signature, rank: usize, len: usize) -> Error {
 /// napping ranks, and np 2 under load) against 0.32-0.40 us yielding early, and 0.34-0.52 us
 /// against 0.36 us when quiet; the 2 processes x 1 thread row took 230-290 us a call in two
 /// loaded runs spinning first, and 0.41-0.49 us yielding (`MPI_Allreduce` 0.43-0.45 us).
-fn wait_for<'a>(
-    shared: &ProcessShared,
-    kind: Kind,
-    call: u64,
-    missing: &'a dyn Fn() -> String,
-) -> WaitFor<'a> {
-    WaitFor {
-        what: kind.name(),
-        episode: call,
-        rank: shared.process(),
-        oversubscribed: true,
-        missing,
-    }
-}
+const DIRECT_WAITS_YIELD_EARLY: bool = true;
 
 /// The first `len` elements of `words`.
 fn view<T: Element>(words: &[u64], len: usize) -> &[T] {

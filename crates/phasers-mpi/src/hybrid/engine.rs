@@ -13,7 +13,7 @@ use super::shared::{Outcome, ProcessShared, Slot, SlotInner, DONE, GATHERING, IN
 use super::signature::{check_local, Kind, Post};
 use super::split_teams;
 use crate::error::{Error, Result};
-use crate::progress::{poll_until, WaitFor};
+use crate::progress::poll_until;
 
 /// How long a waiter with a core of its own keeps testing an in-flight call without napping.
 const BUSY_FLIGHT: Duration = Duration::from_secs(1);
@@ -52,7 +52,7 @@ pub(crate) fn arrive(
                 call.saturating_sub(2)
             )
         };
-        let wait = wait_for(shared, kind, call, &missing);
+        let wait = shared.wait_for(kind, call, shared.oversubscribed, &missing);
         let ready = poll_until(&wait, deadline, || open() || shared.is_broken());
         if shared.is_broken() {
             return Err(shared.broken_error());
@@ -281,7 +281,7 @@ pub(crate) fn wait_until(
     };
     let mut result = None;
     let missing = || missing_text(shared, call);
-    let wait = wait_for(shared, kind, call, &missing);
+    let wait = shared.wait_for(kind, call, shared.oversubscribed, &missing);
     let mut ready = || match poll(shared, call) {
         Poll::Pending => false,
         Poll::Done(outcome) => {
@@ -342,21 +342,6 @@ pub(crate) fn wait_until(
         )),
         None => Err(shared.broken_error()),
     })
-}
-
-fn wait_for<'a>(
-    shared: &ProcessShared,
-    kind: Kind,
-    call: u64,
-    missing: &'a dyn Fn() -> String,
-) -> WaitFor<'a> {
-    WaitFor {
-        what: kind.name(),
-        episode: call,
-        rank: shared.process(),
-        oversubscribed: shared.oversubscribed,
-        missing,
-    }
 }
 
 /// Global ranks of this process's members that have not arrived at `call`.

@@ -11,10 +11,12 @@ use super::envelope;
 use super::flight::Flight;
 use super::layout::Layout;
 use super::options::Options;
+use super::signature::Kind;
 use super::signature::Post;
 use crate::channel::Channel;
 use crate::error::{Error, Result};
 use crate::node::NodeShape;
+use crate::progress::WaitFor;
 
 /// A slot's state, read without its lock by polling members.
 pub(crate) const GATHERING: u8 = 0;
@@ -96,6 +98,24 @@ pub(crate) fn build_shared(
 }
 
 impl ProcessShared {
+    /// What a wait of this process's call `call` of `kind` reports when it stalls or times out;
+    /// `oversubscribed` waits yield early instead of spinning through the full poll budget.
+    pub(crate) fn wait_for<'a>(
+        &self,
+        kind: Kind,
+        call: u64,
+        oversubscribed: bool,
+        missing: &'a dyn Fn() -> String,
+    ) -> WaitFor<'a> {
+        WaitFor {
+            what: kind.name(),
+            episode: call,
+            rank: self.process(),
+            oversubscribed,
+            missing,
+        }
+    }
+
     pub(crate) fn new(
         layout: Layout,
         local: usize,

@@ -4,6 +4,8 @@
 //! points into a member's own buffers, and a call that cannot finish (a timeout) never leaves
 //! MPI writing into memory the user got back.
 
+use std::marker::PhantomData;
+
 use phasers::Element;
 
 /// Bytes stored in `u64` words, so that any [`Element`] (at most 8-byte aligned) can be viewed
@@ -24,6 +26,7 @@ impl Bytes {
     }
 
     /// A copy of `values`' bytes.
+    #[cfg(test)]
     pub(crate) fn copy_of<T: Copy>(values: &[T]) -> Bytes {
         let len = std::mem::size_of_val(values);
         let mut bytes = Bytes::zeroed(len);
@@ -33,6 +36,42 @@ impl Bytes {
             std::ptr::copy_nonoverlapping(values.as_ptr().cast::<u8>(), bytes.as_mut_ptr(), len)
         };
         bytes
+    }
+
+    /// Makes this `len` bytes long, keeping the storage it has (growing it only when `len` is
+    /// larger than any length before). The bytes are left as they were (a reused buffer's old
+    /// contents, zeros past them): for buffers that are written in full before being read.
+    pub(crate) fn reuse(&mut self, len: usize) {
+        self.words.resize(len.div_ceil(8), 0);
+        self.len = len;
+    }
+
+    /// As [`reuse`](Self::reuse), every byte zero.
+    pub(crate) fn reuse_zeroed(&mut self, len: usize) {
+        self.words.clear();
+        self.words.resize(len.div_ceil(8), 0);
+        self.len = len;
+    }
+
+    /// Makes room for `len` bytes, so that growing to them later allocates nothing.
+    pub(crate) fn hold(&mut self, len: usize) {
+        let words = len.div_ceil(8);
+        if self.words.capacity() < words {
+            self.words.reserve_exact(words - self.words.len());
+        }
+    }
+
+    /// How many bytes this can hold without growing.
+    pub(crate) fn capacity(&self) -> usize {
+        self.words.capacity() * 8
+    }
+
+    /// Makes this a copy of `source`'s bytes, reusing the storage as [`reuse`](Self::reuse).
+    pub(crate) fn copy_from(&mut self, source: &Source<'_>) {
+        self.reuse(source.len);
+        // SAFETY: `source` is `len` readable bytes (see `Source`), `self` now owns at least
+        // `len` writable bytes, and the two do not overlap (`self` is ours alone).
+        unsafe { std::ptr::copy_nonoverlapping(source.ptr, self.as_mut_ptr(), source.len) };
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -83,5 +122,37 @@ impl Bytes {
         let count = self.len / std::mem::size_of::<T>();
         // SAFETY: as for `elements`, borrowed mutably through `&mut self`.
         unsafe { std::slice::from_raw_parts_mut(self.as_mut_ptr().cast::<T>(), count) }
+    }
+}
+
+/// A member's input, borrowed until the engine copies it into a buffer of the call's slot
+/// (`Spare`), so that the copy reuses the slot's storage instead of allocating per call.
+pub(crate) struct Source<'a> {
+    ptr: *const u8,
+    len: usize,
+    _borrow: PhantomData<&'a [u8]>,
+}
+
+impl<'a> Source<'a> {
+    /// `values`' bytes, borrowed until the engine copies them.
+    pub(crate) fn of<T: Copy>(values: &'a [T]) -> Source<'a> {
+        Source {
+            ptr: values.as_ptr().cast(),
+            len: std::mem::size_of_val(values),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// No input (the member contributes nothing, or its post carries its input already).
+    pub(crate) fn none() -> Source<'static> {
+        Source {
+            ptr: std::ptr::NonNull::<u64>::dangling().as_ptr().cast(),
+            len: 0,
+            _borrow: PhantomData,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 }

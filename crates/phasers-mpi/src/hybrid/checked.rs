@@ -19,6 +19,7 @@ use super::layout::Layout;
 use super::plan;
 use super::reducer::{MpiReduction, Reducer};
 use super::signature::{Kind, LocalError, Signature};
+use super::spare::Spare;
 use super::stage::Stage;
 use super::wire;
 
@@ -34,11 +35,11 @@ pub(crate) struct CheckedCall {
 
 /// What the call does once the envelopes are merged.
 pub(crate) enum Next {
-    /// Every process made the same call: it goes on with `data` through `stages` (none when the
-    /// envelope carried it all), `Reduce` and `Allreduce` stages with `reduction`.
+    /// Every process made the same call: it goes on with `data` through the stages pushed
+    /// onto the flight's queue (none when the envelope carried it all), `Reduce` and
+    /// `Allreduce` stages with `reduction`.
     Go {
         data: Bytes,
-        stages: VecDeque<Stage>,
         reduction: Option<MpiReduction>,
         elem_size: usize,
     },
@@ -81,21 +82,29 @@ fn placement(layout: &Layout, sig: &Signature, typed: bool) -> (Mode, usize, usi
 impl CheckedCall {
     /// The envelope of a call whose members posted `sig`, with `local_error` where they
     /// disagree among themselves or passed a bad argument, and this process's contribution
-    /// `data` otherwise; and what to keep until it returns.
+    /// `data` otherwise; and what to keep until it returns. The record is a buffer of `spare`,
+    /// which gets `data` back when it travels inside.
     pub(crate) fn start(
         layout: &Layout,
         sig: Signature,
         local_error: Option<LocalError>,
         data: Bytes,
         reducer: Option<Arc<dyn Reducer>>,
+        spare: &mut Spare,
     ) -> (Bytes, CheckedCall) {
         let typed = reducer.as_ref().and_then(|r| r.typed());
         let (mode, used, at) = placement(layout, &sig, typed.is_some());
         let header = Header::new(&sig, mode, typed.filter(|_| mode == Mode::Reduced), used);
         let inside = matches!(mode, Mode::Placed | Mode::Reduced) && local_error.is_none();
         let payload = if inside { data.as_slice() } else { &[] };
-        let record = envelope::seal(&header, local_error.is_some(), payload, at);
-        let follows = (mode == Mode::Follows).then_some(data);
+        let mut record = spare.take_zeroed(envelope::RECORD);
+        envelope::seal(&mut record, &header, local_error.is_some(), payload, at);
+        let follows = if mode == Mode::Follows {
+            Some(data)
+        } else {
+            spare.give(data);
+            None
+        };
         let call = CheckedCall {
             sig,
             local_error,
@@ -105,41 +114,52 @@ impl CheckedCall {
         (record, call)
     }
 
-    /// What follows the merged envelope `merged`.
-    pub(crate) fn after(self, layout: &Layout, merged: &Bytes) -> Next {
+    /// What follows the merged envelope `merged`; the stages go onto `stages` (empty), the
+    /// buffers come from `spare`.
+    pub(crate) fn after(
+        self,
+        layout: &Layout,
+        merged: &Bytes,
+        stages: &mut VecDeque<Stage>,
+        spare: &mut Spare,
+    ) -> Next {
         let Some(payload) = envelope::open(merged.as_slice()) else {
             return Next::Details(wire::encode(&self.sig, self.local_error.as_ref()));
         };
         let builtin = self.reducer.as_ref().and_then(|r| r.builtin());
         match self.follows {
-            Some(data) => Next::Go {
-                data,
-                stages: plan::stages(layout, &self.sig, builtin.is_some()),
-                reduction: builtin,
-                elem_size: self.sig.elem_size,
-            },
-            None => Next::Go {
-                data: self.unpack(layout, payload),
-                stages: if self.sig.kind == Kind::Split {
-                    VecDeque::from([Stage::Split])
-                } else {
-                    VecDeque::new()
-                },
-                reduction: None,
-                elem_size: self.sig.elem_size,
-            },
+            Some(data) => {
+                plan::stages(layout, &self.sig, builtin.is_some(), stages);
+                Next::Go {
+                    data,
+                    reduction: builtin,
+                    elem_size: self.sig.elem_size,
+                }
+            }
+            None => {
+                if self.sig.kind == Kind::Split {
+                    stages.push_back(Stage::Split);
+                }
+                Next::Go {
+                    data: self.unpack(layout, payload, spare),
+                    reduction: None,
+                    elem_size: self.sig.elem_size,
+                }
+            }
         }
     }
 
     /// The call's result from the merged payload, as the call's own stages would leave it.
-    fn unpack(&self, layout: &Layout, payload: &[u8]) -> Bytes {
+    fn unpack(&self, layout: &Layout, payload: &[u8], spare: &mut Spare) -> Bytes {
         let block = self.sig.block();
-        let part = |from: usize, len: usize| {
-            Bytes::copy_of(
-                from.checked_add(len)
-                    .and_then(|end| payload.get(from..end))
-                    .unwrap_or(&[]),
-            )
+        let part = |spare: &mut Spare, from: usize, len: usize| {
+            let bytes = from
+                .checked_add(len)
+                .and_then(|end| payload.get(from..end))
+                .unwrap_or(&[]);
+            let mut copy = spare.take(bytes.len());
+            copy.as_mut_slice().copy_from_slice(bytes);
+            copy
         };
         match self.sig.kind {
             Kind::Barrier => Bytes::default(),
@@ -147,18 +167,20 @@ impl CheckedCall {
                 Some(reducer) if reducer.typed().is_none() => {
                     // The processes' partial results, combined in process order.
                     let processes = layout.counts.len();
-                    let mut acc = part(0, block);
+                    let mut acc = part(spare, 0, block);
                     for p in 1..processes {
-                        reducer.combine(&mut acc, &part(p * block, block));
+                        let next = part(spare, p * block, block);
+                        reducer.combine(&mut acc, &next);
+                        spare.give(next);
                     }
                     acc
                 }
-                _ => part(0, block),
+                _ => part(spare, 0, block),
             },
-            Kind::Broadcast => part(0, block),
-            Kind::Gather | Kind::Split => part(0, layout.size * block),
+            Kind::Broadcast => part(spare, 0, block),
+            Kind::Gather | Kind::Split => part(spare, 0, layout.size * block),
             // Scatter leaves each process its own members' blocks.
-            Kind::Scatter => part(layout.first_rank() * block, layout.local() * block),
+            Kind::Scatter => part(spare, layout.first_rank() * block, layout.local() * block),
         }
     }
 }

@@ -4,17 +4,16 @@
 //! once (the others would wait for this member for ever): it is recorded in the post, the call
 //! goes ahead, and the members return the error.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use mpi::datatype::Equivalence;
 use phasers::{Element, Op};
 
-use super::bytes::Bytes;
+use super::bytes::{Bytes, Source};
 use super::engine;
 use super::member::HybridMember;
 use super::pending::{HybridPending, Output};
-use super::reducer::{is_bitwise, Typed};
+use super::reducer::is_bitwise;
 use super::signature::{Invalid, Kind, Post, Signature, MPI_MAX_BYTES};
 use crate::error::{Error, Result};
 
@@ -84,7 +83,7 @@ impl HybridMember {
         );
     }
 
-    fn with_op<T: Element + Equivalence>(&self, post: &mut Post, op: Op<T>) {
+    fn with_op<T: Element + Equivalence>(&mut self, post: &mut Post, op: Op<T>) {
         post.sig.op = op.name();
         self.require(post, !is_bitwise(&op) || T::INTEGER, true, || {
             format!(
@@ -94,12 +93,14 @@ impl HybridMember {
                 std::any::type_name::<T>()
             )
         });
-        post.reducer = Some(Arc::new(Typed::new(op)));
+        post.reducer = Some(self.reducers.of(op));
     }
 
+    /// Starts a call with `post`, whose input is copied from `source` into the call's slot.
     pub(super) fn start<'a>(
         &'a mut self,
         post: Post,
+        source: Source<'_>,
         output: Option<Output<'a>>,
     ) -> Result<HybridPending<'a>> {
         let shared = &self.shared;
@@ -112,7 +113,7 @@ impl HybridMember {
             .options
             .timeout
             .and_then(|t| Instant::now().checked_add(t));
-        engine::arrive(shared, self.local_rank, call, post, deadline)?;
+        engine::arrive(shared, self.local_rank, call, post, source, deadline)?;
         self.next_call += 1;
         Ok(HybridPending::new(self, kind, call, deadline, output))
     }
@@ -152,7 +153,7 @@ impl HybridMember {
     /// [`HybridPending::wait`], as for every `i`-method.
     pub fn ibarrier(&mut self) -> Result<HybridPending<'_>> {
         let post = self.post::<()>(Kind::Barrier, 0, 0);
-        self.start(post, None)
+        self.start(post, Source::none(), None)
     }
 
     /// Starts a [`broadcast`](Self::broadcast); see [`HybridPending`].
@@ -190,13 +191,11 @@ impl HybridMember {
         let mut post = self.post::<T>(Kind::Broadcast, buffer.len(), root);
         self.check_root(&mut post);
         self.check_bytes(&mut post, 1);
-        let output = if root == self.rank {
-            post.input = Bytes::copy_of(buffer);
-            None
+        if root == self.rank {
+            self.start(post, Source::of(buffer), None)
         } else {
-            Some(Output::new(buffer, 0))
-        };
-        self.start(post, output)
+            self.start(post, Source::none(), Some(Output::new(buffer, 0)))
+        }
     }
 
     /// Starts a [`reduce`](Self::reduce); see [`HybridPending`].
@@ -250,8 +249,7 @@ impl HybridMember {
         } else {
             None
         };
-        post.input = Bytes::copy_of(input);
-        self.start(post, output)
+        self.start(post, Source::of(input), output)
     }
 
     /// Starts an [`allreduce`](Self::allreduce); see [`HybridPending`].
@@ -297,8 +295,7 @@ impl HybridMember {
             input.len(),
             "as long as the input",
         );
-        post.input = Bytes::copy_of(input);
-        self.start(post, Some(Output::new(output, 0)))
+        self.start(post, Source::of(input), Some(Output::new(output, 0)))
     }
 
     /// Starts a [`gather`](Self::gather); see [`HybridPending`].
@@ -351,8 +348,7 @@ impl HybridMember {
         } else {
             None
         };
-        post.input = Bytes::copy_of(input);
-        self.start(post, output)
+        self.start(post, Source::of(input), output)
     }
 
     /// Starts a [`scatter`](Self::scatter); see [`HybridPending`].
@@ -400,10 +396,14 @@ impl HybridMember {
                 expected,
                 "the team's size times the output's length",
             );
-            post.input = Bytes::copy_of(input);
         }
+        let source = if root == self.rank {
+            Source::of(input)
+        } else {
+            Source::none()
+        };
         let from = self.local_rank * post.sig.block();
-        self.start(post, Some(Output::new(output, from)))
+        self.start(post, source, Some(Output::new(output, from)))
     }
 
     // ----- blocking -----

@@ -20,7 +20,7 @@
 use mpi::datatype::Equivalence;
 use phasers::{Element, Op};
 
-use super::bytes::Bytes;
+use super::bytes::Source;
 use super::member::HybridMember;
 use super::pending::Output;
 use super::reducer::{is_bitwise, Builtin};
@@ -140,9 +140,8 @@ impl HybridMember {
                 "the root's buffer for the first step has the wrong length".to_owned()
             });
         }
-        post.input = Bytes::copy_of(input);
         let output = (self.rank == ROOT).then(|| Output::new(target, 0));
-        self.start(post, output)?.wait()
+        self.start(post, Source::of(input), output)?.wait()
     }
 
     /// What a composed call returns when its step 1 failed with `error`: in an unchecked team

@@ -3,14 +3,17 @@
 //! it; when it is done every member takes its output and departs, and the last to depart
 //! opens the slot for the call after next.
 
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
 use std::sync::{Arc, TryLockError};
 use std::time::{Duration, Instant};
 
-use super::bytes::Bytes;
+use super::bytes::{Bytes, Source};
 use super::flight::{Flight, Landing};
 use super::plan;
 use super::shared::{Outcome, ProcessShared, Slot, SlotInner, DONE, GATHERING, IN_FLIGHT};
 use super::signature::{check_local, Kind, Post};
+use super::spare::Spare;
 use super::split_teams;
 use crate::error::{Error, Result};
 use crate::progress::poll_until;
@@ -33,13 +36,15 @@ fn slot(shared: &ProcessShared, call: u64) -> &Slot {
     &shared.slots[(call % 2) as usize]
 }
 
-/// Posts this member's part of call `call`; waits first until the slot is free (every member
-/// has departed from call `call - 2`).
+/// Posts this member's part of call `call`, with `source` copied into a buffer of the slot as
+/// the post's input (unless empty); waits first until the slot is free (every member has
+/// departed from call `call - 2`).
 pub(crate) fn arrive(
     shared: &ProcessShared,
     local_rank: usize,
     call: u64,
     post: Post,
+    source: Source<'_>,
     deadline: Option<Instant>,
 ) -> Result<()> {
     let slot = slot(shared, call);
@@ -61,6 +66,13 @@ pub(crate) fn arrive(
             return Err(time_out(shared, kind, call, Vec::new(), deadline));
         }
     }
+    let mut post = post;
+    if source.len() > 0 {
+        // The copy runs outside the lock, so the members of a large call copy at once.
+        let mut input = slot.lock().spare.take(source.len());
+        input.copy_from(&source);
+        post.input = input;
+    }
     let mut inner = slot.lock();
     inner.posts[local_rank] = Some(post);
     inner.arrived += 1;
@@ -76,9 +88,11 @@ pub(crate) fn arrive(
 /// `checked.rs`); an unchecked one goes straight to its stages, a process whose members got the
 /// call wrong sending zeros of the length its first member's call implies.
 fn complete_local(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
-    let mut posts: Vec<Post> = inner.posts.iter_mut().filter_map(Option::take).collect();
+    let mut posts = std::mem::take(&mut inner.spare.posts);
+    posts.extend(inner.posts.iter_mut().filter_map(Option::take));
     if posts.len() != shared.local {
         // Unreachable: every member posts once per call.
+        recycle_posts(&mut inner.spare, posts);
         return finish(slot, inner, Err(shared.broken_error()));
     }
     let checked = shared.options.checked;
@@ -91,23 +105,32 @@ fn complete_local(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
     let flight = if (checked || sig.kind == Kind::Split) && !single {
         let data = match local_error {
             Some(_) => Bytes::default(),
-            None => combine(shared, &mut posts),
+            None => combine(shared, &mut posts, &mut inner.spare),
         };
-        drop(posts);
-        Flight::checked(&shared.layout, sig, local_error, data, reducer)
+        recycle_posts(&mut inner.spare, posts);
+        Flight::checked(
+            &shared.layout,
+            sig,
+            local_error,
+            data,
+            reducer,
+            &mut inner.spare,
+        )
     } else {
         match local_error {
             Some(local) if local.everywhere || single => {
-                drop(posts);
+                recycle_posts(&mut inner.spare, posts);
                 return finish(slot, inner, Err(local.error));
             }
             forced => {
+                let spare = &mut inner.spare;
                 let data = match forced {
-                    Some(_) => Bytes::zeroed(plan::contribution_len(&shared.layout, &sig)),
-                    None => combine(shared, &mut posts),
+                    Some(_) => spare.take_zeroed(plan::contribution_len(&shared.layout, &sig)),
+                    None => combine(shared, &mut posts, spare),
                 };
-                drop(posts);
-                let stages = plan::stages(&shared.layout, &sig, builtin);
+                recycle_posts(spare, posts);
+                let mut stages = std::mem::take(&mut spare.stages);
+                plan::stages(&shared.layout, &sig, builtin, &mut stages);
                 Flight::new(
                     data,
                     stages,
@@ -124,8 +147,17 @@ fn complete_local(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
     advance(shared, slot, inner);
 }
 
-/// The process's contribution from its members' agreeing posts.
-fn combine(shared: &ProcessShared, posts: &mut [Post]) -> Bytes {
+/// Gives the posts' input buffers and the emptied list back to the slot.
+fn recycle_posts(spare: &mut Spare, mut posts: Vec<Post>) {
+    for post in posts.drain(..) {
+        spare.give(post.input);
+    }
+    spare.posts = posts;
+}
+
+/// The process's contribution from its members' agreeing posts (their inputs, where taken, are
+/// replaced by empty ones).
+fn combine(shared: &ProcessShared, posts: &mut [Post], spare: &mut Spare) -> Bytes {
     let sig = posts[0].sig;
     let first = shared.first_rank();
     let root_local = sig.root.wrapping_sub(first);
@@ -133,7 +165,7 @@ fn combine(shared: &ProcessShared, posts: &mut [Post]) -> Bytes {
         Kind::Barrier => Bytes::default(),
         Kind::Broadcast => match posts.get_mut(root_local) {
             Some(root) => std::mem::take(&mut root.input),
-            None => Bytes::zeroed(sig.block()),
+            None => spare.take_zeroed(sig.block()),
         },
         Kind::Scatter => match posts.get_mut(root_local) {
             Some(root) => std::mem::take(&mut root.input),
@@ -151,7 +183,7 @@ fn combine(shared: &ProcessShared, posts: &mut [Post]) -> Bytes {
         }
         Kind::Gather | Kind::Split => {
             let block = sig.block();
-            let mut all = Bytes::zeroed(posts.len() * block);
+            let mut all = spare.take_zeroed(posts.len() * block);
             for (i, post) in posts.iter().enumerate() {
                 all.as_mut_slice()[i * block..(i + 1) * block]
                     .copy_from_slice(&post.input.as_slice()[..block]);
@@ -166,25 +198,36 @@ fn advance(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
     let Some(flight) = inner.flight.as_mut() else {
         return;
     };
-    if let Some(result) = flight.advance(&shared.layout) {
-        inner.flight = None;
-        let outcome = result.and_then(|landing| land(shared, landing));
-        finish(slot, inner, outcome.map(Arc::new));
+    if let Some(result) = flight.advance(&shared.layout, &mut inner.spare) {
+        if let Some(flight) = inner.flight.take() {
+            flight.recycle(&mut inner.spare);
+        }
+        let outcome = result.and_then(|landing| land(shared, landing, &mut inner.spare));
+        finish(slot, inner, outcome);
     }
 }
 
-/// What a landed flight leaves for the members; a split's new teams are made here, by the
-/// member that landed it, once per process.
-fn land(shared: &ProcessShared, landing: Landing) -> Result<Outcome> {
+/// What a landed flight leaves for the members, in the slot's kept outcome when no member
+/// holds it any more; a split's new teams are made here, by the member that landed it, once
+/// per process.
+fn land(shared: &ProcessShared, landing: Landing, spare: &mut Spare) -> Result<Arc<Outcome>> {
     let split = if landing.split {
         split_teams::make_teams(shared, &landing.data)?
     } else {
         Vec::new()
     };
-    Ok(Outcome {
+    if let Some(mut kept) = spare.outcome.take() {
+        if let Some(outcome) = Arc::get_mut(&mut kept) {
+            let old = std::mem::replace(&mut outcome.data, landing.data);
+            spare.give(old);
+            outcome.split = split;
+            return Ok(kept);
+        }
+    }
+    Ok(Arc::new(Outcome {
         data: landing.data,
         split,
-    })
+    }))
 }
 
 fn finish(slot: &Slot, inner: &mut SlotInner, result: Result<Arc<Outcome>>) {
@@ -233,7 +276,9 @@ pub(crate) fn poll(shared: &ProcessShared, call: u64) -> Poll {
     }
 }
 
-/// This member is done with call `call`; the last to depart frees the slot for `call + 2`.
+/// This member is done with call `call`; the last to depart frees the slot for `call + 2`,
+/// keeping the call's outcome for the slot's next call where no member holds it any more
+/// (members let go of it before they depart: see [`Held`]).
 pub(crate) fn depart(shared: &ProcessShared, call: u64) {
     let slot = slot(shared, call);
     let mut inner = slot.lock();
@@ -242,23 +287,80 @@ pub(crate) fn depart(shared: &ProcessShared, call: u64) {
         inner.arrived = 0;
         inner.departed = 0;
         inner.flight = None;
-        let outcome = inner.outcome.take();
+        let mut outcome = inner.outcome.take();
+        // A split's new teams are the members' now: the slot lets go of them (after its lock).
+        let mut teams = Vec::new();
+        if let Some(Ok(kept)) = outcome.as_mut() {
+            if let Some(unique) = Arc::get_mut(kept) {
+                teams = std::mem::take(&mut unique.split);
+                if let Some(Ok(kept)) = outcome.take() {
+                    inner.spare.outcome = Some(kept);
+                }
+            }
+        }
         slot.state
             .store(GATHERING, std::sync::atomic::Ordering::Relaxed);
         slot.open_for
             .store(call + 2, std::sync::atomic::Ordering::Release);
         drop(inner);
         drop(outcome);
+        drop(teams);
+    }
+}
+
+/// A member's hold on the outcome of a call that ended: the member departs when it drops
+/// this, after letting go of the outcome, so that the last to depart can keep the outcome and
+/// its buffer for the slot's next call.
+pub(crate) struct Held {
+    shared: Arc<ProcessShared>,
+    call: u64,
+    /// Dropped by hand, before the member departs.
+    outcome: ManuallyDrop<Arc<Outcome>>,
+}
+
+impl Deref for Held {
+    type Target = Outcome;
+
+    fn deref(&self) -> &Outcome {
+        &self.outcome
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // SAFETY: `outcome` is dropped once, here, and not used after.
+        unsafe { ManuallyDrop::drop(&mut self.outcome) };
+        depart(&self.shared, self.call);
+    }
+}
+
+/// What a member gets from call `call` that ended with `outcome`: a [`Held`] outcome, or the
+/// call's error (the member has departed then).
+pub(crate) fn hold(
+    shared: &Arc<ProcessShared>,
+    call: u64,
+    outcome: Result<Arc<Outcome>>,
+) -> Result<Held> {
+    match outcome {
+        Ok(outcome) => Ok(Held {
+            shared: Arc::clone(shared),
+            call,
+            outcome: ManuallyDrop::new(outcome),
+        }),
+        Err(error) => {
+            depart(shared, call);
+            Err(error)
+        }
     }
 }
 
 /// Waits for call `call` to end: its outcome, or the reason it cannot end.
 pub(crate) fn wait(
-    shared: &ProcessShared,
+    shared: &Arc<ProcessShared>,
     kind: Kind,
     call: u64,
     deadline: Option<Instant>,
-) -> Result<Arc<Outcome>> {
+) -> Result<Held> {
     wait_until(shared, kind, call, deadline, None).unwrap_or_else(|| Err(shared.broken_error()))
 }
 
@@ -267,12 +369,12 @@ pub(crate) fn wait(
 /// stays in its slot, the other members keep moving it, and a later wait or poll takes its
 /// outcome. The team's `deadline` still breaks the team when it passes first.
 pub(crate) fn wait_until(
-    shared: &ProcessShared,
+    shared: &Arc<ProcessShared>,
     kind: Kind,
     call: u64,
     deadline: Option<Instant>,
     until: Option<Instant>,
-) -> Option<Result<Arc<Outcome>>> {
+) -> Option<Result<Held>> {
     let team_deadline = deadline;
     // The wait ends at the earlier of the two.
     let deadline = match (team_deadline, until) {
@@ -323,10 +425,7 @@ pub(crate) fn wait_until(
             poll_until(&wait, deadline, ready)
         };
     Some(match result {
-        Some(Ok(outcome)) => {
-            depart(shared, call);
-            outcome
-        }
+        Some(Ok(outcome)) => hold(shared, call, outcome),
         Some(Err(_)) if timed_out_here() => {
             Err(time_out(shared, kind, call, Vec::new(), team_deadline))
         }

@@ -114,9 +114,9 @@ impl Header {
 
 /// This process's record: `header`, whether it found an error among its members, and its
 /// `payload` written at byte `at` of the payload area (left out if it does not fit, which a
-/// header whose mode is not [`Mode::Follows`] rules out).
-pub(crate) fn seal(header: &Header, error: bool, payload: &[u8], at: usize) -> Bytes {
-    let mut record = Bytes::zeroed(RECORD);
+/// header whose mode is not [`Mode::Follows`] rules out), into `record`: [`RECORD`] zero bytes
+/// (the payload area is merged by `|=` where every process placed its part).
+pub(crate) fn seal(record: &mut Bytes, header: &Header, error: bool, payload: &[u8], at: usize) {
     let bytes = record.as_mut_slice();
     for (i, w) in header.words.iter().enumerate() {
         bytes[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
@@ -130,7 +130,6 @@ pub(crate) fn seal(header: &Header, error: bool, payload: &[u8], at: usize) -> B
     {
         part.copy_from_slice(payload);
     }
-    record
 }
 
 /// A record as merged so far.
@@ -272,7 +271,15 @@ pub(crate) fn reduction() -> MpiReduction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::hybrid::signature::Kind;
+
+    /// A record sealed into a fresh buffer.
+    fn sealed(header: &Header, error: bool, payload: &[u8], at: usize) -> Bytes {
+        let mut record = Bytes::zeroed(RECORD);
+        seal(&mut record, header, error, payload, at);
+        record
+    }
 
     fn allreduce(len: usize, op: &'static str) -> Signature {
         let mut sig = Signature::new::<u64>(Kind::Allreduce, len, 0);
@@ -283,7 +290,7 @@ mod tests {
     fn reduced(sig: &Signature, values: &[u64]) -> Bytes {
         let typed = Some((ElementCode::U64, Builtin::Sum));
         let header = Header::new(sig, Mode::Reduced, typed, sig.block());
-        seal(&header, false, Bytes::copy_of(values).as_slice(), 0)
+        sealed(&header, false, Bytes::copy_of(values).as_slice(), 0)
     }
 
     /// Merges `records` in the given order, as one branch of MPI's tree would.
@@ -314,8 +321,8 @@ mod tests {
     fn placed_payloads_meet_by_or() {
         let sig = Signature::new::<u32>(Kind::Gather, 1, 0);
         let header = Header::new(&sig, Mode::Placed, None, 8);
-        let a = seal(&header, false, &7u32.to_ne_bytes(), 0);
-        let b = seal(&header, false, &9u32.to_ne_bytes(), 4);
+        let a = sealed(&header, false, &7u32.to_ne_bytes(), 0);
+        let b = sealed(&header, false, &9u32.to_ne_bytes(), 4);
         let merged = merge_all(&[&b, &a]);
         let mut want = 7u32.to_ne_bytes().to_vec();
         want.extend(9u32.to_ne_bytes());
@@ -329,12 +336,12 @@ mod tests {
         let max = allreduce(2, "Max");
         let follows = Header::new(&long, Mode::Follows, None, 0);
         let differing = [
-            seal(&follows, false, &[], 0),
+            sealed(&follows, false, &[], 0),
             reduced(&max, &[1, 1]),
             reduced(&Signature::new::<u64>(Kind::Broadcast, 2, 0), &[1, 1]),
             {
                 let header = Header::new(&sig, Mode::Reduced, None, sig.block());
-                seal(&header, true, &[], 0)
+                sealed(&header, true, &[], 0)
             },
         ];
         let (a, b) = (reduced(&sig, &[1, 2]), reduced(&sig, &[3, 4]));

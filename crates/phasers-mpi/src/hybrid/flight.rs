@@ -12,6 +12,7 @@ use super::plan;
 use super::reducer::{MpiReduction, Reducer};
 use super::request::{self, Request};
 use super::signature::{LocalError, Signature};
+use super::spare::Spare;
 use super::stage::{Net, Stage};
 use super::wire;
 use crate::channel::Channel;
@@ -78,36 +79,53 @@ impl Flight {
         local_error: Option<LocalError>,
         data: Bytes,
         reducer: Option<Arc<dyn Reducer>>,
+        spare: &mut Spare,
     ) -> Flight {
-        let (record, call) = CheckedCall::start(layout, sig, local_error, data, reducer.clone());
-        let mut flight = Flight::new(
-            record,
-            plan::envelope_stages(layout),
-            reducer,
-            envelope::RECORD,
-            None,
-        );
+        let (record, call) =
+            CheckedCall::start(layout, sig, local_error, data, reducer.clone(), spare);
+        let mut stages = std::mem::take(&mut spare.stages);
+        plan::envelope_stages(layout, &mut stages);
+        let mut flight = Flight::new(record, stages, reducer, envelope::RECORD, None);
         flight.reduction = Some(envelope::reduction());
         flight.checked = Some(call);
         flight
     }
 
-    /// Tests the active stage and starts the next ones; `Some` once the call is over.
-    pub(crate) fn advance(&mut self, layout: &Layout) -> Option<Result<Landing>> {
+    /// Gives the flight's buffers and stage queue, once it has landed, back to its slot.
+    pub(crate) fn recycle(mut self, spare: &mut Spare) {
+        if self.active.is_some() {
+            // Unreachable: a landed flight has no request outstanding (and `Drop` leaks the
+            // buffers of one that has).
+            return;
+        }
+        let mut stages = std::mem::take(&mut self.stages);
+        stages.clear();
+        spare.stages = stages;
+        spare.give(std::mem::take(&mut self.data));
+        spare.give(std::mem::take(&mut self.recv));
+    }
+
+    /// Tests the active stage and starts the next ones; `Some` once the call is over. Buffers
+    /// come from, and go back to, the slot's `spare`.
+    pub(crate) fn advance(
+        &mut self,
+        layout: &Layout,
+        spare: &mut Spare,
+    ) -> Option<Result<Landing>> {
         loop {
             if let Some((request, _)) = self.active.as_mut() {
                 if !request.test() {
                     return None;
                 }
                 if let Some((_, stage)) = self.active.take() {
-                    if let Err(error) = self.finish(stage, layout) {
+                    if let Err(error) = self.finish(stage, layout, spare) {
                         return Some(Err(error));
                     }
                 }
             }
             let Some(stage) = self.stages.pop_front() else {
                 if let Some(call) = self.checked.take() {
-                    self.after_envelope(call, layout);
+                    self.after_envelope(call, layout, spare);
                     continue;
                 }
                 if let Some(error) = self.forced.take() {
@@ -125,31 +143,30 @@ impl Flight {
                 self.split = true;
                 continue;
             }
-            if let Some(request) = self.begin(&stage, layout) {
+            if let Some(request) = self.begin(&stage, layout, spare) {
                 self.active = Some((request, stage));
             }
         }
     }
 
     /// Goes on as the merged envelope (now `data`) says.
-    fn after_envelope(&mut self, call: CheckedCall, layout: &Layout) {
-        match call.after(layout, &self.data) {
+    fn after_envelope(&mut self, call: CheckedCall, layout: &Layout, spare: &mut Spare) {
+        let merged = match call.after(layout, &self.data, &mut self.stages, spare) {
             Next::Go {
                 data,
-                stages,
                 reduction,
                 elem_size,
             } => {
-                self.data = data;
-                self.stages = stages;
                 self.reduction = reduction;
                 self.elem_size = elem_size.max(1);
+                std::mem::replace(&mut self.data, data)
             }
             Next::Details(record) => {
-                self.data = record;
-                self.stages = VecDeque::from([Stage::Details]);
+                self.stages.push_back(Stage::Details);
+                std::mem::replace(&mut self.data, record)
             }
-        }
+        };
+        spare.give(merged);
     }
 
     fn channel(layout: &Layout, net: Net) -> Option<&Channel> {
@@ -172,13 +189,15 @@ impl Flight {
     }
 
     /// Starts `stage`; `None` when this process takes no part in it.
-    fn begin(&mut self, stage: &Stage, layout: &Layout) -> Option<Request> {
+    fn begin(&mut self, stage: &Stage, layout: &Layout, spare: &mut Spare) -> Option<Request> {
         let channel = Self::channel(layout, Self::net(stage))?;
         let (me, size) = (channel.rank(), channel.size());
         let send = self.data.as_ptr();
         let len = self.data.len();
         let count = len / self.elem_size;
         let reduction = self.reduction;
+        // Every receive buffer is written by MPI in full before it is read (`Reduce`'s only at
+        // the root, which alone reads it), so a reused one need not be cleared.
         // SAFETY: for every start below, `data` and `recv` are heap buffers owned by this flight;
         // neither is touched, moved out or freed until the request completes (`finish` runs
         // after a successful test, and `Drop` leaks them if it never does); `recv` is sized for
@@ -186,7 +205,7 @@ impl Flight {
         let request = unsafe {
             match stage {
                 Stage::Details => {
-                    self.recv = Bytes::zeroed(wire::RECORD * size);
+                    self.recv = spare.take(wire::RECORD * size);
                     request::iallgather(channel, send, len, self.recv.as_mut_ptr())
                 }
                 Stage::Barrier(_) => request::ibarrier(channel),
@@ -194,30 +213,30 @@ impl Flight {
                     request::ibcast(channel, self.data.as_mut_ptr(), len, *root)
                 }
                 Stage::Reduce { root, .. } => {
-                    self.recv = Bytes::zeroed(len);
+                    self.recv = spare.take(len);
                     let red = reduction?;
                     request::ireduce(channel, send, self.recv.as_mut_ptr(), count, red, *root)
                 }
                 Stage::Allreduce(_) => {
-                    self.recv = Bytes::zeroed(len);
+                    self.recv = spare.take(len);
                     let red = reduction?;
                     request::iallreduce(channel, send, self.recv.as_mut_ptr(), count, red)
                 }
                 Stage::AllgatherFold => {
-                    self.recv = Bytes::zeroed(len * size);
+                    self.recv = spare.take(len * size);
                     request::iallgather(channel, send, len, self.recv.as_mut_ptr())
                 }
                 Stage::GatherFold { root, blocks } | Stage::Gatherv { root, blocks } => {
-                    self.recv = Bytes::zeroed(if me == *root { blocks.total() } else { 0 });
+                    self.recv = spare.take(if me == *root { blocks.total() } else { 0 });
                     request::igatherv(channel, send, len, self.recv.as_mut_ptr(), blocks, *root)
                 }
                 Stage::Allgatherv(blocks) => {
-                    self.recv = Bytes::zeroed(blocks.total());
+                    self.recv = spare.take(blocks.total());
                     request::iallgatherv(channel, send, len, self.recv.as_mut_ptr(), blocks)
                 }
                 Stage::Scatterv { root, blocks } => {
                     let mine = blocks.counts.get(me).map_or(0, |&c| c as usize);
-                    self.recv = Bytes::zeroed(mine);
+                    self.recv = spare.take(mine);
                     request::iscatterv(channel, send, blocks, self.recv.as_mut_ptr(), mine, *root)
                 }
                 Stage::Split => return None,
@@ -227,7 +246,7 @@ impl Flight {
     }
 
     /// Takes a completed stage's result.
-    fn finish(&mut self, stage: Stage, layout: &Layout) -> Result<()> {
+    fn finish(&mut self, stage: Stage, layout: &Layout, spare: &mut Spare) -> Result<()> {
         let me = Self::channel(layout, Self::net(&stage)).map_or(0, Channel::rank);
         match stage {
             Stage::Details => {
@@ -242,7 +261,8 @@ impl Flight {
             }
             Stage::GatherFold { root, .. } => {
                 if me == root {
-                    self.data = self.fold();
+                    let folded = self.fold(spare);
+                    spare.give(std::mem::replace(&mut self.data, folded));
                 }
             }
             Stage::Gatherv { root, .. } => {
@@ -250,27 +270,38 @@ impl Flight {
                     std::mem::swap(&mut self.data, &mut self.recv);
                 }
             }
-            Stage::AllgatherFold => self.data = self.fold(),
+            Stage::AllgatherFold => {
+                let folded = self.fold(spare);
+                spare.give(std::mem::replace(&mut self.data, folded));
+            }
             Stage::Allreduce(_) | Stage::Allgatherv(_) | Stage::Scatterv { .. } => {
                 std::mem::swap(&mut self.data, &mut self.recv);
             }
         }
-        self.recv = Bytes::default();
+        spare.give(std::mem::take(&mut self.recv));
         Ok(())
     }
 
     /// Combines the equal parts of `recv` (one per process, in process order) into one.
-    fn fold(&self) -> Bytes {
+    fn fold(&self, spare: &mut Spare) -> Bytes {
         let part = self.data.len();
         if part == 0 {
             return Bytes::default();
         }
         let mut parts = self.recv.as_slice().chunks_exact(part);
-        let mut acc = Bytes::copy_of(parts.next().unwrap_or(&[]));
+        let Some(first) = parts.next() else {
+            return Bytes::default();
+        };
+        let mut acc = spare.take(part);
+        acc.as_mut_slice().copy_from_slice(first);
         if let Some(reducer) = &self.reducer {
-            for next in parts {
-                reducer.combine(&mut acc, &Bytes::copy_of(next));
+            // `combine` takes whole buffers: each part is copied into one, reused.
+            let mut next = spare.take(part);
+            for from in parts {
+                next.as_mut_slice().copy_from_slice(from);
+                reducer.combine(&mut acc, &next);
             }
+            spare.give(next);
         }
         acc
     }

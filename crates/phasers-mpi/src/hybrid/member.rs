@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::direct_state::DirectMember;
+use super::reducer::Reducers;
 use super::shared::ProcessShared;
 
 /// One member of a [`HybridTeam`](super::HybridTeam): a thread's handle, `Send`, used through
@@ -45,6 +46,8 @@ pub struct HybridMember {
     pub(crate) next_call: u64,
     /// This member's reduction handles and exchange buffer for direct allreduces.
     pub(crate) direct: DirectMember,
+    /// The reducers of the built-in ops of this member's engine calls.
+    pub(crate) reducers: Reducers,
 }
 
 impl HybridMember {

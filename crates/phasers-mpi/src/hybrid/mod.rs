@@ -185,6 +185,7 @@ mod reducer;
 mod request;
 mod shared;
 mod signature;
+mod spare;
 mod split;
 mod split_teams;
 mod stage;

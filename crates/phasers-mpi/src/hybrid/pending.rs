@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
-use super::engine::{self, Poll};
+use super::engine::{self, Held, Poll};
 use super::member::HybridMember;
 use super::shared::Outcome;
 use super::signature::Kind;
@@ -174,8 +174,8 @@ impl<'a> HybridPending<'a> {
                 }
             }
             Poll::Done(outcome) => {
-                engine::depart(shared, self.call);
-                self.take(outcome)
+                let held = engine::hold(shared, self.call, outcome);
+                self.take(held)
             }
             Poll::Broken(error) => Err(error),
         };
@@ -322,7 +322,8 @@ impl<'a> HybridPending<'a> {
         result
     }
 
-    fn take(&mut self, outcome: Result<std::sync::Arc<Outcome>>) -> Result<()> {
+    /// Writes the outputs from a call's outcome; dropping `outcome` then departs.
+    fn take(&mut self, outcome: Result<Held>) -> Result<()> {
         let outcome = outcome?;
         match self.output.as_mut() {
             Some(output) => output.fill(&outcome),

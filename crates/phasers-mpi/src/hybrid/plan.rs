@@ -19,28 +19,28 @@ use super::request::Blocks;
 use super::signature::{Kind, Signature};
 use super::stage::{Net, Stage};
 
-/// The stages of a call whose members agree on `sig`; `builtin` says whether the op maps to an
-/// MPI operation.
-pub(crate) fn stages(layout: &Layout, sig: &Signature, builtin: bool) -> VecDeque<Stage> {
+/// Pushes onto `out` the stages of a call whose members agree on `sig`; `builtin` says
+/// whether the op maps to an MPI operation. `out` is the slot's queue, kept between calls, so
+/// its storage is reused.
+pub(crate) fn stages(layout: &Layout, sig: &Signature, builtin: bool, out: &mut VecDeque<Stage>) {
     if layout.counts.len() == 1 {
         // One process: the local part is the whole call.
-        return if sig.kind == Kind::Split {
-            VecDeque::from([Stage::Split])
-        } else {
-            VecDeque::new()
-        };
+        if sig.kind == Kind::Split {
+            out.push_back(Stage::Split);
+        }
+        return;
     }
     let me = layout.process();
     let block = sig.block();
     let root = layout.process_of(sig.root.min(layout.size.saturating_sub(1)));
     let hier = layout.hierarchy.as_ref();
-    let stages = match (sig.kind, hier) {
-        (Kind::Barrier, Some(_)) => vec![
+    match (sig.kind, hier) {
+        (Kind::Barrier, Some(_)) => out.extend([
             Stage::Barrier(Net::Node),
             Stage::Barrier(Net::Leaders),
             Stage::Barrier(Net::Node),
-        ],
-        (Kind::Barrier, None) => vec![Stage::Barrier(Net::Flat)],
+        ]),
+        (Kind::Barrier, None) => out.push_back(Stage::Barrier(Net::Flat)),
         (Kind::Broadcast, Some(h)) => {
             let leaders = Stage::Bcast {
                 net: Net::Leaders,
@@ -51,81 +51,20 @@ pub(crate) fn stages(layout: &Layout, sig: &Signature, builtin: bool) -> VecDequ
                     net: Net::Node,
                     root: h.node_rank_of[root],
                 };
-                vec![node, leaders]
+                out.extend([node, leaders]);
             } else {
                 let node = Stage::Bcast {
                     net: Net::Node,
                     root: 0,
                 };
-                vec![leaders, node]
+                out.extend([leaders, node]);
             }
         }
-        (Kind::Broadcast, None) => vec![Stage::Bcast {
+        (Kind::Broadcast, None) => out.push_back(Stage::Bcast {
             net: Net::Flat,
             root,
-        }],
-        (Kind::Allreduce, Some(_)) if builtin => vec![
-            Stage::Reduce {
-                net: Net::Node,
-                root: 0,
-            },
-            Stage::Allreduce(Net::Leaders),
-            Stage::Bcast {
-                net: Net::Node,
-                root: 0,
-            },
-        ],
-        (Kind::Allreduce, None) if builtin => vec![Stage::Allreduce(Net::Flat)],
-        (Kind::Allreduce, _) => vec![Stage::AllgatherFold],
-        (Kind::Reduce, Some(h)) if builtin => {
-            let mut stages = vec![
-                Stage::Reduce {
-                    net: Net::Node,
-                    root: 0,
-                },
-                Stage::Reduce {
-                    net: Net::Leaders,
-                    root: h.node_of[root],
-                },
-            ];
-            if h.node_of[root] == h.node_of[me] && h.node_rank_of[root] != 0 {
-                stages.push(Stage::Bcast {
-                    net: Net::Node,
-                    root: 0,
-                });
-            }
-            stages
-        }
-        (Kind::Reduce, None) if builtin => vec![Stage::Reduce {
-            net: Net::Flat,
-            root,
-        }],
-        (Kind::Reduce, _) => vec![Stage::GatherFold {
-            root,
-            blocks: Blocks::new(&vec![1; layout.counts.len()], block),
-        }],
-        (Kind::Gather, _) => vec![Stage::Gatherv {
-            root,
-            blocks: Blocks::new(&layout.counts, block),
-        }],
-        (Kind::Scatter, _) => vec![Stage::Scatterv {
-            root,
-            blocks: Blocks::new(&layout.counts, block),
-        }],
-        (Kind::Split, _) => vec![
-            Stage::Allgatherv(Blocks::new(&layout.counts, block)),
-            Stage::Split,
-        ],
-    };
-    VecDeque::from(stages)
-}
-
-/// The stages of a checked call's envelope (see `envelope.rs`), the same for every call: one
-/// `MPI_Iallreduce`, or where the team is node-aware a node `Ireduce`, a leaders' `Iallreduce`
-/// and a node `Ibcast`, each with the envelope's datatype and merge.
-pub(crate) fn envelope_stages(layout: &Layout) -> VecDeque<Stage> {
-    match layout.hierarchy {
-        Some(_) => VecDeque::from([
+        }),
+        (Kind::Allreduce, Some(_)) if builtin => out.extend([
             Stage::Reduce {
                 net: Net::Node,
                 root: 0,
@@ -136,7 +75,68 @@ pub(crate) fn envelope_stages(layout: &Layout) -> VecDeque<Stage> {
                 root: 0,
             },
         ]),
-        None => VecDeque::from([Stage::Allreduce(Net::Flat)]),
+        (Kind::Allreduce, None) if builtin => out.push_back(Stage::Allreduce(Net::Flat)),
+        (Kind::Allreduce, _) => out.push_back(Stage::AllgatherFold),
+        (Kind::Reduce, Some(h)) if builtin => {
+            out.extend([
+                Stage::Reduce {
+                    net: Net::Node,
+                    root: 0,
+                },
+                Stage::Reduce {
+                    net: Net::Leaders,
+                    root: h.node_of[root],
+                },
+            ]);
+            if h.node_of[root] == h.node_of[me] && h.node_rank_of[root] != 0 {
+                out.push_back(Stage::Bcast {
+                    net: Net::Node,
+                    root: 0,
+                });
+            }
+        }
+        (Kind::Reduce, None) if builtin => out.push_back(Stage::Reduce {
+            net: Net::Flat,
+            root,
+        }),
+        // The `v` collectives' count arrays are still made per call (allocated; MPI reads them
+        // until the request completes): unlike the buffers, the slot does not keep them yet.
+        (Kind::Reduce, _) => out.push_back(Stage::GatherFold {
+            root,
+            blocks: Blocks::new(&vec![1; layout.counts.len()], block),
+        }),
+        (Kind::Gather, _) => out.push_back(Stage::Gatherv {
+            root,
+            blocks: Blocks::new(&layout.counts, block),
+        }),
+        (Kind::Scatter, _) => out.push_back(Stage::Scatterv {
+            root,
+            blocks: Blocks::new(&layout.counts, block),
+        }),
+        (Kind::Split, _) => out.extend([
+            Stage::Allgatherv(Blocks::new(&layout.counts, block)),
+            Stage::Split,
+        ]),
+    }
+}
+
+/// The stages of a checked call's envelope (see `envelope.rs`), the same for every call: one
+/// `MPI_Iallreduce`, or where the team is node-aware a node `Ireduce`, a leaders' `Iallreduce`
+/// and a node `Ibcast`, each with the envelope's datatype and merge.
+pub(crate) fn envelope_stages(layout: &Layout, out: &mut VecDeque<Stage>) {
+    match layout.hierarchy {
+        Some(_) => out.extend([
+            Stage::Reduce {
+                net: Net::Node,
+                root: 0,
+            },
+            Stage::Allreduce(Net::Leaders),
+            Stage::Bcast {
+                net: Net::Node,
+                root: 0,
+            },
+        ]),
+        None => out.push_back(Stage::Allreduce(Net::Flat)),
     }
 }
 

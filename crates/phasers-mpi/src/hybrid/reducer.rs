@@ -3,6 +3,7 @@
 //! carry a built-in op across processes.
 
 use std::any::TypeId;
+use std::sync::Arc;
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::Equivalence;
@@ -256,6 +257,29 @@ fn combine_as<T: Element>(op: Builtin, acc: &mut [u8], x: &[u8]) {
         } else {
             a.copy_from_slice(&bits.to_ne_bytes());
         }
+    }
+}
+
+/// A member's reducers of the built-in ops it has used, one per element type and op (at most
+/// the few dozen pairs there are), handed out again so that a warm member's reductions
+/// allocate no reducer each call.
+#[derive(Default)]
+pub(crate) struct Reducers(Vec<(TypeId, &'static str, Arc<dyn Reducer>)>);
+
+impl Reducers {
+    /// The reducer of `op` on `T`.
+    pub(crate) fn of<T: Element + Equivalence>(&mut self, op: Op<T>) -> Arc<dyn Reducer> {
+        if Builtin::of(&op).is_none() {
+            // A custom op carries the user's function: one reducer per call.
+            return Arc::new(Typed::new(op));
+        }
+        let (ty, name) = (TypeId::of::<T>(), op.name());
+        if let Some((_, _, reducer)) = self.0.iter().find(|(t, n, _)| *t == ty && *n == name) {
+            return Arc::clone(reducer);
+        }
+        let reducer: Arc<dyn Reducer> = Arc::new(Typed::new(op));
+        self.0.push((ty, name, Arc::clone(&reducer)));
+        reducer
     }
 }
 

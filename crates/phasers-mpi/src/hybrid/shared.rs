@@ -13,6 +13,7 @@ use super::layout::Layout;
 use super::options::Options;
 use super::signature::Kind;
 use super::signature::Post;
+use super::spare::Spare;
 use crate::channel::Channel;
 use crate::error::{Error, Result};
 use crate::node::NodeShape;
@@ -41,6 +42,8 @@ pub(crate) struct SlotInner {
     pub(crate) departed: usize,
     pub(crate) flight: Option<Flight>,
     pub(crate) outcome: Option<Result<Arc<Outcome>>>,
+    /// What the slot's calls reuse (see `spare.rs`).
+    pub(crate) spare: Spare,
 }
 
 /// Calls alternate between two slots (call `k` uses slot `k % 2`), so a member can start the
@@ -131,6 +134,7 @@ impl ProcessShared {
                 departed: 0,
                 flight: None,
                 outcome: None,
+                spare: Spare::default(),
             }),
         };
         Arc::new(ProcessShared {

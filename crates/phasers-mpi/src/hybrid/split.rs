@@ -3,9 +3,11 @@
 
 use std::sync::Arc;
 
+use super::bytes::Source;
 use super::direct_state::DirectMember;
 use super::engine;
 use super::member::HybridMember;
+use super::reducer::Reducers;
 use super::signature::{Kind, Post, Signature};
 use super::split_teams::{decode, encode, Entry, SplitEntry, ENTRY_BYTES, NONE};
 use crate::error::{Error, Result};
@@ -71,7 +73,14 @@ impl HybridMember {
             .options
             .timeout
             .and_then(|t| std::time::Instant::now().checked_add(t));
-        engine::arrive(&shared, self.local_rank, call, post, deadline)?;
+        engine::arrive(
+            &shared,
+            self.local_rank,
+            call,
+            post,
+            Source::none(),
+            deadline,
+        )?;
         self.next_call += 1;
         let outcome = engine::wait(&shared, Kind::Split, call, deadline)?;
         if color == NONE {
@@ -97,6 +106,7 @@ impl HybridMember {
             local_rank,
             next_call: 0,
             direct: DirectMember::default(),
+            reducers: Reducers::default(),
         }))
     }
 }

@@ -9,6 +9,7 @@ use mpi::traits::Communicator;
 use super::direct_state::DirectMember;
 use super::member::HybridMember;
 use super::options::Options;
+use super::reducer::Reducers;
 use super::shared::{build_shared, ProcessShared};
 use crate::channel::Channel;
 use crate::error::{Error, Result};
@@ -146,6 +147,7 @@ impl HybridTeam {
                 rank: first + local_rank,
                 next_call: 0,
                 direct: DirectMember::default(),
+                reducers: Reducers::default(),
             })
             .collect()
     }

@@ -23,6 +23,7 @@ mod errors;
 mod hybrid;
 mod hybrid_composed;
 mod hybrid_direct;
+mod hybrid_engine_reuse;
 mod hybrid_faults;
 mod hybrid_mismatch;
 mod launcher;
@@ -64,6 +65,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(hybrid::cases());
     cases.extend(hybrid_composed::cases());
     cases.extend(hybrid_direct::cases());
+    cases.extend(hybrid_engine_reuse::cases());
     cases.extend(hybrid_faults::cases());
     cases.extend(hybrid_mismatch::cases());
     cases.extend(adopt::cases());

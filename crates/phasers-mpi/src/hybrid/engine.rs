@@ -202,7 +202,8 @@ fn advance(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
         if let Some(flight) = inner.flight.take() {
             flight.recycle(&mut inner.spare);
         }
-        let outcome = result.and_then(|landing| land(shared, landing, &mut inner.spare));
+        let outcome = result
+            .and_then(|landing| land(shared, landing, &mut inner.spare, &mut inner.kept_outcome));
         finish(slot, inner, outcome);
     }
 }
@@ -210,13 +211,18 @@ fn advance(shared: &ProcessShared, slot: &Slot, inner: &mut SlotInner) {
 /// What a landed flight leaves for the members, in the slot's kept outcome when no member
 /// holds it any more; a split's new teams are made here, by the member that landed it, once
 /// per process.
-fn land(shared: &ProcessShared, landing: Landing, spare: &mut Spare) -> Result<Arc<Outcome>> {
+fn land(
+    shared: &ProcessShared,
+    landing: Landing,
+    spare: &mut Spare,
+    kept_outcome: &mut Option<Arc<Outcome>>,
+) -> Result<Arc<Outcome>> {
     let split = if landing.split {
         split_teams::make_teams(shared, &landing.data)?
     } else {
         Vec::new()
     };
-    if let Some(mut kept) = spare.outcome.take() {
+    if let Some(mut kept) = kept_outcome.take() {
         if let Some(outcome) = Arc::get_mut(&mut kept) {
             let old = std::mem::replace(&mut outcome.data, landing.data);
             spare.give(old);
@@ -294,7 +300,7 @@ pub(crate) fn depart(shared: &ProcessShared, call: u64) {
             if let Some(unique) = Arc::get_mut(kept) {
                 teams = std::mem::take(&mut unique.split);
                 if let Some(Ok(kept)) = outcome.take() {
-                    inner.spare.outcome = Some(kept);
+                    inner.kept_outcome = Some(kept);
                 }
             }
         }

@@ -44,6 +44,8 @@ pub(crate) struct SlotInner {
     pub(crate) outcome: Option<Result<Arc<Outcome>>>,
     /// What the slot's calls reuse (see `spare.rs`).
     pub(crate) spare: Spare,
+    /// The last call's outcome, once no member holds it any more, for the next call to reuse.
+    pub(crate) kept_outcome: Option<Arc<Outcome>>,
 }
 
 /// Calls alternate between two slots (call `k` uses slot `k % 2`), so a member can start the
@@ -135,6 +137,7 @@ impl ProcessShared {
                 flight: None,
                 outcome: None,
                 spare: Spare::default(),
+                kept_outcome: None,
             }),
         };
         Arc::new(ProcessShared {

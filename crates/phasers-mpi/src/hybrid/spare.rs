@@ -1,6 +1,6 @@
 //! What a call slot keeps between its calls, so that a warm slot's calls allocate nothing: the
 //! byte buffers its calls stage inputs, results and MPI receives in, its stage queue, its list
-//! of posts, and its outcome's `Arc`.
+//! of posts (its outcome's `Arc` is kept beside it, in `SlotInner::kept_outcome`).
 //!
 //! Buffers go round within one slot: taken for a call's inputs, contribution, envelope and
 //! receives, handed back as soon as the call is done with them (the outcome's data when the
@@ -13,10 +13,8 @@
 //! the flight leaks them (see `Drop for Flight`).
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 use super::bytes::Bytes;
-use super::shared::Outcome;
 use super::signature::Post;
 use super::stage::Stage;
 
@@ -30,8 +28,6 @@ pub(crate) struct Spare {
     pub(crate) stages: VecDeque<Stage>,
     /// An empty list with room for every local member's post.
     pub(crate) posts: Vec<Post>,
-    /// The last call's outcome, once no member holds it any more.
-    pub(crate) outcome: Option<Arc<Outcome>>,
 }
 
 impl Spare {

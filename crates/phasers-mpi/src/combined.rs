@@ -204,7 +204,7 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
     ///
     /// [`Error::Threading`] when there is more than one thread per rank and MPI provides less
     /// than [`Threading::Serialized`]; [`Error::Core`] for a thread count the local barrier
-    /// rejects (0, or above [`phasers::barrier::MAX_PARTIES`]); [`Error::Broken`] when
+    /// rejects (0, or above [`phasers::barrier::MAX_PARTIES`]); [`Error::NodeMemory`] when
     /// [`ProcessAlgorithm::NodeShm`] was asked for and the ranks of a node cannot share memory
     /// (Auto leaves it out instead).
     ///

@@ -143,6 +143,26 @@ pub enum Error {
         reason: String,
     },
 
+    /// [`ProcessAlgorithm::NodeShm`](crate::ProcessAlgorithm::NodeShm) was asked for, and the
+    /// ranks of a node could not map one file together (every rank of the communicator gets
+    /// this error).
+    ///
+    /// ```
+    /// use phasers_mpi::Error;
+    ///
+    /// let error = Error::NodeMemory { reason: "cannot create /dev/shm/x: No space left".into() };
+    /// assert!(error.to_string().contains("ProcessAlgorithm::Auto"));
+    /// ```
+    #[error(
+        "the ranks of a node cannot share memory for the node-shm barrier: {reason}; make /dev/shm \
+         (or the temporary directory) writable with room to spare, or build with \
+         ProcessAlgorithm::Auto, which then leaves node-shm out"
+    )]
+    NodeMemory {
+        /// What failed, on the first rank that failed.
+        reason: String,
+    },
+
     /// An error of the shared-memory layer (the `phasers` crate).
     #[error(transparent)]
     Core(#[from] phasers::Error),

@@ -87,12 +87,10 @@ impl ProcessAlgorithm {
             ProcessAlgorithm::Dissemination => Box::new(Dissemination::new(channel)),
             ProcessAlgorithm::McsTree => Box::new(McsTree::new(channel)),
             ProcessAlgorithm::Library => Box::new(Library::new()),
-            ProcessAlgorithm::NodeShm => Box::new(NodeShm::new(channel, ranks_per_node).map_err(
-                |reason| Error::Broken {
-                    what: "node-shm process barrier",
-                    reason: format!("its ranks cannot share memory: {reason}"),
-                },
-            )?),
+            ProcessAlgorithm::NodeShm => Box::new(
+                NodeShm::new(channel, ranks_per_node)
+                    .map_err(|reason| Error::NodeMemory { reason })?,
+            ),
             ProcessAlgorithm::Auto => {
                 return Err(Error::invalid("auto is resolved before a step is built"))
             }

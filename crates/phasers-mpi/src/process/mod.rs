@@ -90,7 +90,7 @@ impl ProcessBarrier {
     ///
     /// # Errors
     ///
-    /// [`Error::Broken`] when [`NodeShm`](ProcessAlgorithm::NodeShm) was asked for and the ranks
+    /// [`Error::NodeMemory`] when [`NodeShm`](ProcessAlgorithm::NodeShm) was asked for and the ranks
     /// of a node cannot share memory (every rank gets it). [`Auto`](ProcessAlgorithm::Auto)
     /// then leaves the node-shm barrier out instead.
     ///

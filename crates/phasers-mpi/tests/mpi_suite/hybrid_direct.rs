@@ -3,7 +3,8 @@
 //! small/large threshold, with 1 to 3 threads per process, on every process count (and on 3
 //! processes where the job has them: the exchange's fold for a count that is not a power of
 //! two), mixed with the engine's calls; no allocation once warm; a local mismatch and a
-//! member's wrong output; a checked team of one process, which takes the path too.
+//! member's wrong output; a checked team of one process, which takes the path too; and 64
+//! members over every process, on 2 cores, with random late arrivals.
 //!
 //! This file also installs the suite's global allocator: the system's, counting each thread's
 //! allocations so a case can check that its own calls make none.
@@ -17,6 +18,7 @@ use phasers::Op;
 use phasers_mpi::{mpi, Error, HybridMember, HybridTeam};
 
 use crate::case::{every, Case, Ctx, Failures};
+use crate::rng::Rng;
 
 pub fn cases() -> Vec<Case> {
     vec![
@@ -35,6 +37,10 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "hybrid_direct_checked_team_of_one_process",
             run: checked_alone,
+        },
+        Case {
+            name: "hybrid_direct_stress_64_members",
+            run: stress_64_members,
         },
     ]
 }
@@ -407,4 +413,36 @@ fn checked_alone(ctx: &Ctx<'_>) -> Result<(), String> {
             )
         });
     })
+}
+
+/// 64 members in all (64 / processes threads per process, so far more threads than cores),
+/// each call of one word and of an array above the small/large threshold checked against its
+/// definition, while random members arrive late: the in-process meeting's last arrival, its
+/// done flag and the inline result are taken by every member in every order.
+fn stress_64_members(ctx: &Ctx<'_>) -> Result<(), String> {
+    const EPISODES: u64 = 30;
+    // 16 KiB of u64: above the 8 KiB threshold, so `phasers::Reduction` combines it.
+    const LARGE: usize = 2048;
+    let threads = (64 / ctx.size).max(1);
+    let rank = ctx.rank;
+    with_team(ctx, ctx.comm, threads, |member, failures| {
+        let (me, size) = (member.rank(), member.parties());
+        let mut rng = Rng::new(0x5eed, rank, me);
+        for c in 0..EPISODES {
+            for len in [1, LARGE] {
+                rng.maybe_sleep(16, std::time::Duration::from_micros(300));
+                let mut out = vec![0u64; len];
+                match member.allreduce(&input_u64(me, len, c), &mut out, Op::Sum) {
+                    Ok(()) => failures.check(
+                        out == fold(size, |m| input_u64(m, len, c), u64::wrapping_add),
+                        || format!("member {me}: episode {c}, sum of {len}: wrong result"),
+                    ),
+                    Err(error) => {
+                        failures.add(format!("member {me}: episode {c}, sum of {len}: {error}"))
+                    }
+                }
+            }
+        }
+    })
+    .map_err(|e| format!("{} processes x {threads} threads: {e}", ctx.size))
 }

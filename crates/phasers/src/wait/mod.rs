@@ -99,9 +99,13 @@
 //! object, or `Duration::MAX` for none.
 
 mod broken;
+mod budget;
 mod floors;
 mod floors_measure;
 mod futex;
+#[cfg(test)]
+mod model;
+mod plan;
 mod policy;
 mod roster;
 mod signal;
@@ -113,7 +117,9 @@ mod waiter;
 
 pub(crate) use broken::BrokenState;
 pub use floors::{Floors, FloorsSource};
-pub(crate) use policy::{SpinPlan, Tuning};
+pub(crate) use budget::SpinBudget;
+pub(crate) use plan::SpinPlan;
+pub(crate) use policy::Tuning;
 pub use policy::{WaitPolicy, MAX_SPIN_ROUNDS};
 pub(crate) use roster::Roster;
 pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};
@@ -121,4 +127,4 @@ pub(crate) use stall::{Stall, Watch, Watched};
 pub(crate) use stall_report::Wording;
 pub use stall_report::{clear_stall_hook, has_stall_hook, set_stall_hook, StallReport};
 pub use stall_time::{DEFAULT_STALL_AFTER, STALL_ENV};
-pub(crate) use waiter::{Deadline, SpinBudget, Stop, Waiter};
+pub(crate) use waiter::{Deadline, Stop, Waiter};

@@ -3,10 +3,11 @@
 use std::time::Duration;
 
 use super::floors::Floors;
-use super::spin_clock::rounds_in;
+use super::plan::{PlanInputs, SpinPlan, WakeFanout};
+use super::spin_clock::pause_cost;
 use super::stall_time::{stall_after, stall_after_from_env};
 use crate::error::{Error, Result};
-use crate::topology::{available_cores, is_oversubscribed};
+use crate::topology::available_cores;
 
 /// How a waiting participant spends its time before the word it waits on changes.
 ///
@@ -108,58 +109,17 @@ impl std::str::FromStr for WaitPolicy {
     }
 }
 
-/// How a waiter spends its time before it parks, fixed when an object is built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct SpinPlan {
-    /// The most spin rounds before yielding; the participant's [`SpinBudget`](super::SpinBudget)
-    /// adapts below it.
-    pub(crate) spins: u32,
-    /// The least the budget adapts down to: rounds enough to catch a release already on its way
-    /// (a few round trips), or `spins` if that is less.
-    pub(crate) min_spins: u32,
-    /// Yields before parking.
-    pub(crate) yields: u32,
-    /// A wait that ends within this long after its spin phase ran out was short: a longer spin
-    /// would have caught it, so the spin budget grows back (one wake, see [`Floors::wake`]).
-    pub(crate) short_wait: Duration,
-    /// A yield that lasts this long or more ran another thread on the core (half a hand-off, see
-    /// [`Floors::yield_handoff`]): a `sched_yield` with nobody else to run returns far sooner.
-    pub(crate) handoff: Duration,
-    /// Whether the participants outnumber the cores, so that yields are meant to hand the core
-    /// over (see [`SpinBudget`](super::SpinBudget)).
-    pub(crate) shares_cores: bool,
-}
-
 /// The policy an object was asked for, with the environment's overrides applied, the floors its
 /// budgets are derived from, and when its waiters report a stall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Tuning {
     policy: WaitPolicy,
     spin_override: Option<u32>,
+    wake_override: Option<WakeFanout>,
     floors: Floors,
     /// `None`: no stall reports.
     stall_after: Option<Duration>,
 }
-
-/// Under the `Yield` policy a waiter spins only long enough to catch a release already on its way:
-/// a few cache-line round trips (the release and its line's transfer). It is also the least an
-/// adaptive spin budget shrinks to.
-const CATCH_RELEASE_ROUND_TRIPS: u32 = 4;
-/// Oversubscribed, `Auto` yields at least this many times before parking. Measured on the 2-core
-/// EPYC VM (`phasers bench barrier --mode back-to-back`, 4 to 64 threads): with 1 yield the waiters
-/// of a 4-thread barrier parked on most episodes and paid the ~15 µs wake every time (7.5x slower
-/// than with 2); 2 to 8 yields were within the rounds' noise of each other at 8, 32 and 64 threads.
-/// It is also the count libstdc++'s `std::barrier` yields before its futex wait.
-const MIN_OVERSUBSCRIBED_YIELDS: u32 = 4;
-/// The `Spin` policy spins as long as this many wake-ups would cost: about 2 ms on the EPYC VM
-/// (wake ~22 µs), 0.4 ms on a Xeon VM (~4 µs). Users who ask for it want the core kept.
-const SPIN_POLICY_WAKES: u32 = 100;
-/// The `Yield` policy yields this many times before parking (about 5 ms of hand-offs on either VM):
-/// users who ask for it want the kernel's sleep avoided nearly always.
-const YIELD_POLICY_YIELDS: u32 = 1 << 12;
-/// However cheap a yield is next to a wake, a waiter yields at most this many times before
-/// parking, so that a waiter on a busy machine stops taking turns on the core.
-const MAX_AUTO_YIELDS: u32 = 256;
 
 /// The most spin rounds a waiter makes before it yields: the largest `PHASERS_SPIN` accepted, and
 /// the cap on the budgets every [`WaitPolicy`] derives from the floors.
@@ -184,12 +144,6 @@ const MAX_AUTO_YIELDS: u32 = 256;
 /// ```
 pub const MAX_SPIN_ROUNDS: u32 = 1 << 24;
 
-/// How many participants share each core when all wait at once (at least 1).
-fn sharing(participants: usize) -> u32 {
-    let per_core = participants.div_ceil(available_cores()).max(1);
-    u32::try_from(per_core).unwrap_or(u32::MAX)
-}
-
 /// The spin count `PHASERS_SPIN` holds: a whole number up to [`MAX_SPIN_ROUNDS`].
 fn parse_spin(text: &str) -> Result<u32> {
     let spins = text.trim().parse::<u64>().map_err(|_| {
@@ -205,6 +159,29 @@ fn parse_spin(text: &str) -> Result<u32> {
              (phasers::wait::MAX_SPIN_ROUNDS), which already spin for up to a second before a \
              timeout or a broken object is noticed; set it to a whole number such as 2000, or \
              unset it"
+        ))),
+    }
+}
+
+/// The environment variable that replaces how releases wake sleepers: `all`, or a fanout.
+pub(crate) const WAKE_ENV: &str = "PHASERS_WAKE";
+
+/// The wake `PHASERS_WAKE` holds: `all` (one call wakes every sleeper), or a fanout from 1 to
+/// [`WakeFanout::MAX_FANOUT`] (a release wakes that many, each of them as many more).
+fn parse_wake(text: &str) -> Result<WakeFanout> {
+    let trimmed = text.trim();
+    if trimmed.eq_ignore_ascii_case("all") {
+        return Ok(WakeFanout::All);
+    }
+    match trimmed.parse::<u32>() {
+        Ok(fanout) if (1..=WakeFanout::MAX_FANOUT).contains(&fanout) => {
+            Ok(WakeFanout::Tree(fanout))
+        }
+        _ => Err(Error::invalid(format!(
+            "{WAKE_ENV}={text:?} is not a wake: set it to all (one system call wakes every \
+             sleeper) or to a fanout from 1 to {} (a release wakes that many sleepers, and each \
+             of them as many more), or unset it",
+            WakeFanout::MAX_FANOUT
         ))),
     }
 }
@@ -228,10 +205,15 @@ impl Tuning {
             Ok(text) => Some(parse_spin(&text)?),
             Err(_) => None,
         };
+        let wake_override = match std::env::var(WAKE_ENV) {
+            Ok(text) => Some(parse_wake(&text)?),
+            Err(_) => None,
+        };
         let stall_after = stall_after_from_env()?;
         Ok(Tuning {
             policy,
             spin_override,
+            wake_override,
             floors: Floors::current()?,
             stall_after,
         })
@@ -262,46 +244,15 @@ impl Tuning {
     /// The plan for an object whose `participants` may all wait at once; see the table in the
     /// [module docs](crate::wait).
     pub(crate) fn plan(self, participants: usize) -> SpinPlan {
-        let floors = self.floors;
-        let wake = floors.wake();
-        let catch_release = floors.round_trip() * CATCH_RELEASE_ROUND_TRIPS;
-        // The competitive rule for yields: each one costs a hand-off of the core, so a waiter
-        // yields while its hand-offs add up to less than the wake that parking would cost.
-        let yields_per_wake = (wake.as_nanos() / floors.yield_handoff().as_nanos().max(1))
-            .clamp(1, MAX_AUTO_YIELDS as u128) as u32;
-        let (spin_time, yields) = match self.policy {
-            // Oversubscribed, every spin round and every yield is paid by all the threads that
-            // share the core, so a waiter does not spin at all and shares out its yields.
-            WaitPolicy::Auto if is_oversubscribed(participants) => (
-                Duration::ZERO,
-                (yields_per_wake / sharing(participants)).max(MIN_OVERSUBSCRIBED_YIELDS),
-            ),
-            // The competitive rule for spins: spinning longer than a park and wake would cost can
-            // never pay, spinning less parks waits that a short spin would have caught.
-            WaitPolicy::Auto => (wake, yields_per_wake),
-            WaitPolicy::Spin => (wake * SPIN_POLICY_WAKES, yields_per_wake),
-            WaitPolicy::Yield => (catch_release, YIELD_POLICY_YIELDS),
-            WaitPolicy::Park => (Duration::ZERO, 0),
-        };
-        let rounds = |time: Duration| {
-            if time.is_zero() {
-                0
-            } else {
-                rounds_in(time).min(MAX_SPIN_ROUNDS)
-            }
-        };
-        let mut plan = SpinPlan {
-            spins: rounds(spin_time),
-            min_spins: rounds(catch_release).min(rounds(spin_time)),
-            yields,
-            short_wait: wake,
-            handoff: floors.yield_handoff() / 2,
-            shares_cores: is_oversubscribed(participants),
-        };
-        if let Some(spins) = self.spin_override {
-            plan.spins = spins;
-            plan.min_spins = plan.min_spins.min(spins);
-        }
+        let mut plan = SpinPlan::derive(&PlanInputs {
+            policy: self.policy,
+            floors: self.floors,
+            participants,
+            cores: available_cores(),
+            pause: pause_cost(),
+            spin_override: self.spin_override,
+            wake_override: self.wake_override,
+        });
         if cfg!(phasers_loom) {
             // Loom explores every interleaving of a step, and spin rounds would multiply them: the
             // models park at once, except those that set `PHASERS_SPIN` to walk the whole path

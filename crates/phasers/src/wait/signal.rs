@@ -20,11 +20,12 @@
 //! fails, or the waiter sleeps first and the writer's wake finds it. When nobody set `PARKED`, a
 //! writer touches only the word: no lock and no system call.
 //!
-//! Sleepers wait on one futex word per signal, which a wake bumps before waking them all with one
-//! system call; validation is ordered against the wake by that epoch (see `Signal::sleep`). On
+//! Sleepers wait on one futex word per signal, which a release bumps before it wakes them, all
+//! with one system call or through a tree of sleepers waking sleepers, as their plan asked (see
+//! `futex.rs`); validation is ordered against the wake by that epoch (see `Signal::sleep`). On
 //! Linux timed sleepers (a deadline, or a stall moment: see `stall`) wait on the same word with a
 //! timeout. Elsewhere they park through `parking_lot_core`, which validates under its bucket lock
-//! and supports deadlines, and a wake releases both kinds.
+//! and supports deadlines, and a release wakes both kinds.
 //!
 //! # Under loom
 //!
@@ -75,7 +76,7 @@ impl Signal {
         debug_assert!(value <= MAX_VALUE);
         let old = self.word.swap(value, Ordering::AcqRel);
         if old & PARKED != 0 {
-            self.wake_all();
+            self.release_sleepers();
         }
         old & !PARKED
     }
@@ -122,7 +123,7 @@ impl Signal {
             {
                 Ok(old) => {
                     if old & PARKED != 0 {
-                        self.wake_all();
+                        self.release_sleepers();
                     }
                     return Ok(());
                 }
@@ -147,7 +148,7 @@ impl Signal {
         debug_assert!((old & !PARKED) + delta <= MAX_VALUE);
         if old & PARKED != 0 {
             self.word.fetch_and(!PARKED, Ordering::Relaxed);
-            self.wake_all();
+            self.release_sleepers();
         }
         old & !PARKED
     }
@@ -160,7 +161,7 @@ impl Signal {
         let old = self.word.fetch_xor(bits, Ordering::AcqRel);
         if old & PARKED != 0 {
             self.word.fetch_and(!PARKED, Ordering::Relaxed);
-            self.wake_all();
+            self.release_sleepers();
         }
         old & !PARKED
     }
@@ -188,16 +189,20 @@ impl Signal {
     ///
     /// Loom has no clock, so under loom timed waits never reach this point (they time out at
     /// their first slow check, and stall reports are off) and every sleep is untimed.
+    ///
+    /// `fanout` is how the sleeper's plan wants releases to wake this word's sleepers (see
+    /// `WakeFanout`; 0 for all at once); a sleeper woken by a tree release passes it on.
     pub(crate) fn park(
         &self,
         expected: u64,
+        fanout: u32,
         still_waiting: impl Fn() -> bool,
         deadline: Option<std::time::Instant>,
     ) {
         match deadline {
             #[cfg(all(not(target_os = "linux"), not(phasers_loom)))]
             Some(deadline) => self.park_until(expected, still_waiting, deadline),
-            _ => self.sleep(expected, still_waiting, deadline),
+            _ => self.sleep(expected, fanout, still_waiting, deadline),
         }
     }
 
@@ -213,17 +218,19 @@ impl Signal {
     fn sleep(
         &self,
         expected: u64,
+        fanout: u32,
         still_waiting: impl Fn() -> bool,
         deadline: Option<std::time::Instant>,
     ) {
+        self.futex.ask_fanout(fanout);
         let epoch = self.futex.epoch();
         if self.word.load(Ordering::Acquire) != expected || !still_waiting() {
             return;
         }
         match deadline {
             #[cfg(all(target_os = "linux", not(phasers_loom)))]
-            Some(deadline) => self.futex.wait_until(epoch, deadline),
-            _ => self.futex.wait(epoch),
+            Some(deadline) => self.futex.wait_until(epoch, fanout, deadline),
+            _ => self.futex.wait(epoch, fanout),
         }
     }
 
@@ -258,8 +265,21 @@ impl Signal {
         &self.word as *const AtomicU64 as usize
     }
 
-    /// Wakes every thread parked on this word. Cold: called only when `PARKED` was seen, or when an
-    /// object breaks and every waiter must notice.
+    /// Wakes the threads parked on this word, the way they asked (see `futex.rs`). Cold: called
+    /// only when `PARKED` was seen.
+    #[cold]
+    fn release_sleepers(&self) {
+        self.futex.release();
+        #[cfg(all(not(target_os = "linux"), not(phasers_loom)))]
+        // SAFETY: the key is the address of a word this signal owns, so only waiters of this signal
+        // park under it; `unpark_all` runs no callback of ours.
+        unsafe {
+            parking_lot_core::unpark_all(self.park_key(), parking_lot_core::DEFAULT_UNPARK_TOKEN);
+        }
+    }
+
+    /// Wakes every thread parked on this word at once, including those a tree release set aside:
+    /// for an object that breaks, whose waiters must all notice now.
     #[cold]
     pub(crate) fn wake_all(&self) {
         self.futex.wake_all();

@@ -1,67 +1,16 @@
 //! The waiting loop: spin, then yield, then park, until a word satisfies a condition.
 
-use std::cell::Cell;
 use std::time::Instant;
 
+use super::budget::{Ended, SpinBudget, WaitEnd};
 use super::{BrokenState, Signal, SpinPlan, Watch};
 use crate::primitive::{spin_loop, yield_now};
 
-/// A participant's current spin budget, which adapts to how its waits actually end.
-///
-/// A wait that outlasts the spin phase by more than a wake-up means the awaited thread was not
-/// running (its core was taken by other work, or it is simply late); spinning that long again
-/// would only burn the core the late thread may need, so the budget shrinks fourfold. So does a
-/// wait that ended only once a yield gave our core to another thread: the awaited thread shared
-/// our core, and every spin round delayed it. A wait that ends while spinning, or within a wake-up
-/// after the spin phase ran out with our core kept (a longer spin would have caught it without
-/// parking), doubles it back, up to the plan's budget. So on a quiet machine the budget stays at
-/// its maximum; on a loaded one, or with two participants on one core, it drops within a few
-/// episodes; and it recovers as soon as waits are short again, because a wait that is short next
-/// to a wake and whose awaited thread runs elsewhere ends either in the spin phase or in the
-/// yields that follow it, which then return at once.
-///
-/// A wait that ended once a yield handed the core over also makes the next slow wait park without
-/// yielding, once: yields between two participants on one core hand it back and forth for ever
-/// (each is runnable only while the other waits, so the kernel's load balancer never separates
-/// them), while the wake-up that ends a park places the sleeper on an idle core if there is one.
-#[derive(Debug)]
-pub(crate) struct SpinBudget {
-    rounds: Cell<u32>,
-    park_next: Cell<bool>,
-}
-
-impl SpinBudget {
-    pub(crate) fn new(plan: SpinPlan) -> Self {
-        SpinBudget {
-            rounds: Cell::new(plan.spins),
-            park_next: Cell::new(false),
-        }
-    }
-
-    /// The current budget, in spin rounds.
-    pub(crate) fn rounds(&self) -> u32 {
-        self.rounds.get()
-    }
-
-    fn grow(&self, plan: SpinPlan) {
-        let grown = self.rounds.get().saturating_mul(2).max(plan.min_spins);
-        self.rounds.set(grown.min(plan.spins));
-    }
-
-    fn shrink(&self, plan: SpinPlan) {
-        let shrunk = (self.rounds.get() / 4).max(plan.min_spins);
-        self.rounds.set(shrunk.min(plan.spins));
-    }
-}
-
-/// How a wait that outlasted its spin phase ended: still holding its core, after a yield gave the
-/// core to another thread, or after parking (with no such yield before).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ended {
-    OnOurCore,
-    AfterHandingOff,
-    AfterParking,
-}
+/// A long spin phase looks at the broken state (and at the clock, when the wait has a deadline)
+/// once every this many rounds: 16 to 40 µs of 24-40 ns pauses, a few µs where a pause is a few
+/// ns. Free cores spin for up to a few hundred µs (see `plan.rs`), and a timeout or a broken
+/// object must not wait for the whole phase to be noticed; a check per chunk costs one load.
+const ROUNDS_PER_CHECK: u32 = 1 << 10;
 
 /// When a wait gives up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,51 +91,48 @@ impl<'a> Waiter<'a> {
         self.until_slow(signal, done)
     }
 
-    /// The spin phase, monomorphized for each condition so that the loop holds nothing but a pause,
-    /// a load and the condition: it reads only the word, and the broken state and the clock are
-    /// read once it ran out (a wait that breaks is noticed at most one spin phase late, about one
-    /// wake with `Auto`).
+    /// The spin phase, monomorphized for each condition so that the inner loop holds nothing but
+    /// a pause, a load and the condition: it reads only the word, and the broken state and the
+    /// clock are read between chunks of [`ROUNDS_PER_CHECK`] rounds and once it ran out.
     #[inline(never)]
     fn until_slow<F: Fn(u64) -> bool>(&self, signal: &Signal, done: F) -> Result<u64, Stop> {
-        for _ in 0..self.budget.rounds() {
-            spin_loop();
-            let value = signal.load();
-            if done(value) {
-                self.budget.grow(*self.plan);
-                return Ok(value);
+        let mut left = self.budget.rounds();
+        while left > 0 {
+            let chunk = left.min(ROUNDS_PER_CHECK);
+            for _ in 0..chunk {
+                spin_loop();
+                let value = signal.load();
+                if done(value) {
+                    self.budget.record(self.plan, WaitEnd::Spinning);
+                    return Ok(value);
+                }
+            }
+            left -= chunk;
+            if left > 0 {
+                match self.check(signal, &done) {
+                    Some(Ok(value)) => {
+                        self.budget.record(self.plan, WaitEnd::Spinning);
+                        return Ok(value);
+                    }
+                    Some(Err(stop)) => return Err(stop),
+                    None => {}
+                }
             }
         }
         self.after_spin(signal, &done)
     }
 
-    /// A wait whose spin phase ran out: yields, then parks, and adapts the spin budget to how long
+    /// A wait whose spin phase ran out: yields, then parks, and adapts the spin budget to how
     /// the rest of the wait took.
     #[cold]
     fn after_spin(&self, signal: &Signal, done: &dyn Fn(u64) -> bool) -> Result<u64, Stop> {
         // The clock is read only once the spin phase ran out: the fast waits never pay for it.
         let spin_ran_out = (!cfg!(phasers_loom)).then(Instant::now);
-        let (outcome, ended) = self.yield_then_park(signal, done, spin_ran_out);
+        let (outcome, how) = self.yield_then_park(signal, done, spin_ran_out);
         if outcome.is_ok() {
-            // A longer spin would have caught this wait if it ended soon after the spin ran out:
-            // within a wake while we kept our core, or within two after we parked (the second is
-            // the wake-up itself). A wait that ended once a yield handed our core to another
-            // thread was waiting for that thread (two participants on one core), and spinning
-            // longer would only have delayed it.
             let after = spin_ran_out.map(|at| at.elapsed());
-            let short = match ended {
-                Ended::OnOurCore => after.is_some_and(|after| after <= self.plan.short_wait),
-                Ended::AfterParking => after.is_some_and(|after| after <= self.plan.short_wait * 2),
-                Ended::AfterHandingOff => false,
-            };
-            if short {
-                self.budget.grow(*self.plan);
-            } else {
-                self.budget.shrink(*self.plan);
-            }
-            // Oversubscribed, handing the core over is what the yields are for.
             self.budget
-                .park_next
-                .set(ended == Ended::AfterHandingOff && !self.plan.shares_cores);
+                .record(self.plan, WaitEnd::AfterSpin { how, after });
         }
         outcome
     }
@@ -202,11 +148,7 @@ impl<'a> Waiter<'a> {
         spin_ran_out: Option<Instant>,
     ) -> (Result<u64, Stop>, Ended) {
         let mut ended = Ended::OnOurCore;
-        let yields = if self.budget.park_next.replace(false) {
-            0
-        } else {
-            self.plan.yields
-        };
+        let yields = self.budget.take_yields(self.plan);
         for _ in 0..yields {
             let before = (!cfg!(phasers_loom)).then(Instant::now);
             yield_now();
@@ -265,13 +207,15 @@ impl<'a> Waiter<'a> {
             (deadline, stall_at) => deadline.or(stall_at),
         };
         let (broken, episode) = (self.broken, self.episode);
-        signal.park(expected, || !broken.is_broken_for(episode), wake_by);
+        let fanout = self.plan.wake.per_wake();
+        signal.park(expected, fanout, || !broken.is_broken_for(episode), wake_by);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wait::plan::WakeFanout;
     use std::time::Duration;
 
     fn plan() -> SpinPlan {
@@ -282,6 +226,7 @@ mod tests {
             short_wait: Duration::from_millis(1),
             handoff: Duration::from_nanos(500),
             shares_cores: false,
+            wake: WakeFanout::Tree(4),
         }
     }
 

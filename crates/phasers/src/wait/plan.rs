@@ -241,7 +241,8 @@ mod tests {
         assert_eq!(WakeFanout::Tree(4).release_path(4), (1, 4));
         assert_eq!(WakeFanout::Tree(4).release_path(15), (2, 4));
         assert_eq!(WakeFanout::Tree(4).release_path(255), (4, 4));
-        assert_eq!(WakeFanout::Tree(2).release_path(255), (7, 2));
+        assert_eq!(WakeFanout::Tree(2).release_path(254), (7, 2));
+        assert_eq!(WakeFanout::Tree(2).release_path(255), (8, 2));
         assert_eq!(WakeFanout::All.release_path(255), (1, 255));
         assert_eq!(WakeFanout::All.release_path(0), (1, 1));
     }

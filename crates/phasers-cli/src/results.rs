@@ -174,6 +174,7 @@ pub mod fixtures {
                     arch: "x86_64".into(),
                     phasers_wait: None,
                     phasers_spin: None,
+                    phasers_wake: None,
                     native: None,
                     profile: None,
                 },

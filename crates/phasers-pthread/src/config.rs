@@ -11,8 +11,8 @@
 //!
 //! An invalid value prints one line on stderr, once, and the default applies: a program would
 //! rarely check `pthread_barrier_init`'s result, so failing the call would only move the problem.
-//! `PHASERS_WAIT`, `PHASERS_SPIN`, `PHASERS_STALL` and `PHASERS_PROFILE` apply as for every
-//! `phasers` barrier.
+//! `PHASERS_WAIT`, `PHASERS_SPIN`, `PHASERS_WAKE`, `PHASERS_STALL` and `PHASERS_PROFILE` apply as
+//! for every `phasers` barrier.
 
 use std::io::Write;
 use std::sync::OnceLock;

@@ -21,7 +21,7 @@
 //!   (`PTHREAD_PROCESS_SHARED`) goes to the system implementation: a heap object in one process
 //!   cannot serve another. So does every barrier under `PHASERS_PTHREAD=off`, and, with one line on
 //!   stderr, a barrier that cannot be built because `PHASERS_WAIT`, `PHASERS_SPIN`,
-//!   `PHASERS_STALL` or the tuning profile is invalid. The algorithm comes from
+//!   `PHASERS_WAKE`, `PHASERS_STALL` or the tuning profile is invalid. The algorithm comes from
 //!   `PHASERS_BARRIER_ALGORITHM` (see [`config`]), restricted to those in which the last arrival
 //!   releases everyone, as glibc's does (`config::last_arrival_releases`).
 //! - **wait**: `PTHREAD_BARRIER_SERIAL_THREAD` for exactly one call per episode (the leader), 0 for

@@ -19,9 +19,9 @@
 //!   allreduce, gather, allgather, scatter, alltoall, scans), blocking or non-blocking, on
 //!   sub-teams made by `split`, with checked matching of members' calls.
 //! - [`wait`]: the single spin-then-yield-then-park mechanism every primitive uses, the
-//!   `PHASERS_WAIT` / `PHASERS_SPIN` environment overrides, and stall reports: a waiter that has
-//!   waited past the stall time (`PHASERS_STALL`, 10 s by default) says which object, episode and
-//!   members it waits for, once, on stderr or to [`set_stall_hook`]'s hook.
+//!   `PHASERS_WAIT` / `PHASERS_SPIN` / `PHASERS_WAKE` environment overrides, and stall reports: a
+//!   waiter that has waited past the stall time (`PHASERS_STALL`, 10 s by default) says which
+//!   object, episode and members it waits for, once, on stderr or to [`set_stall_hook`]'s hook.
 //! - `Profile` (with the `profile` feature): what `phasers tune` measured on this machine. When a
 //!   profile is in use, [`Algorithm::Auto`] takes the algorithm measured fastest instead of
 //!   following its built-in table. It is read from the file named by `PHASERS_PROFILE`, else from
@@ -36,9 +36,9 @@
 //!   `XDG_CONFIG_HOME`, `HOME` and the file), and [`Floors::current`] uses the floors it recorded.
 //!   Without it (`default-features = false`, for an embedded user or a small build) the crate
 //!   depends on no serde, `Auto` follows its built-in rule, and no file is read. The operator's
-//!   environment overrides (`PHASERS_WAIT`, `PHASERS_SPIN`, `PHASERS_STALL`, `PHASERS_FLOORS`,
-//!   `PHASERS_CHECKED`) are read in both builds: they need no dependency, and they are how a
-//!   deployed program is tuned or made to report a hang without recompiling.
+//!   environment overrides (`PHASERS_WAIT`, `PHASERS_SPIN`, `PHASERS_WAKE`, `PHASERS_STALL`,
+//!   `PHASERS_FLOORS`, `PHASERS_CHECKED`) are read in both builds: they need no dependency, and
+//!   they are how a deployed program is tuned or made to report a hang without recompiling.
 //!
 //! # Sources
 //!

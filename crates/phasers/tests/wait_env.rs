@@ -1,4 +1,4 @@
-//! The `PHASERS_WAIT` and `PHASERS_SPIN` environment overrides.
+//! The `PHASERS_WAIT`, `PHASERS_SPIN` and `PHASERS_WAKE` environment overrides.
 //!
 //! Environment variables are global to the process, so this file holds a single test that sets,
 //! checks and restores them in sequence; no other test shares this process.
@@ -9,6 +9,7 @@ use phasers::{Algorithm, Barrier, Error, WaitPolicy};
 
 const WAIT: &str = "PHASERS_WAIT";
 const SPIN: &str = "PHASERS_SPIN";
+const WAKE: &str = "PHASERS_WAKE";
 
 /// The message of an `InvalidArgument`, or a panic naming what came instead.
 fn invalid_message<T: std::fmt::Debug>(result: phasers::Result<T>, what: &str) -> String {
@@ -34,9 +35,14 @@ fn works(barrier: &Barrier) {
 #[test]
 fn environment_overrides() {
     // Whatever the caller's environment says, restore it at the end.
-    let saved = (std::env::var_os(WAIT), std::env::var_os(SPIN));
+    let saved = (
+        std::env::var_os(WAIT),
+        std::env::var_os(SPIN),
+        std::env::var_os(WAKE),
+    );
     std::env::remove_var(WAIT);
     std::env::remove_var(SPIN);
+    std::env::remove_var(WAKE);
 
     // An unparsable policy is an error naming the variable and the accepted values, from every
     // constructor, rather than being ignored.
@@ -125,6 +131,30 @@ fn environment_overrides() {
     std::env::set_var(WAIT, "park");
     assert!(invalid_message(Barrier::with_algorithm(2, Algorithm::Auto), "spin").contains(SPIN));
 
+    // How releases wake sleepers: `all`, or a fanout from 1 to 64; anything else is an error
+    // naming the variable and both accepted forms.
+    std::env::remove_var(WAIT);
+    std::env::remove_var(SPIN);
+    for bad in ["0", "65", "tree", "-4", "", "4x"] {
+        std::env::set_var(WAKE, bad);
+        let message = invalid_message(Barrier::with_algorithm(2, Algorithm::Auto), "PHASERS_WAKE");
+        assert!(message.contains(WAKE), "PHASERS_WAKE={bad:?}: {message}");
+        assert!(
+            message.contains("all") && message.contains("from 1 to 64"),
+            "PHASERS_WAKE={bad:?}: {message}"
+        );
+    }
+    // Every accepted form builds a barrier that works, oversubscribed included (a tree of one:
+    // each woken sleeper wakes the next).
+    for good in ["all", " ALL ", "1", "4", "64"] {
+        std::env::set_var(WAKE, good);
+        std::env::set_var(WAIT, "park");
+        let barrier = Barrier::with_algorithm(8, Algorithm::Counting)
+            .unwrap_or_else(|e| panic!("PHASERS_WAKE={good:?}: {e}"));
+        works(&barrier);
+    }
+    std::env::remove_var(WAKE);
+
     // Unset: the builder's own policy is back.
     std::env::remove_var(WAIT);
     std::env::remove_var(SPIN);
@@ -152,5 +182,9 @@ fn environment_overrides() {
     match saved.1 {
         Some(value) => std::env::set_var(SPIN, value),
         None => std::env::remove_var(SPIN),
+    }
+    match saved.2 {
+        Some(value) => std::env::set_var(WAKE, value),
+        None => std::env::remove_var(WAKE),
     }
 }

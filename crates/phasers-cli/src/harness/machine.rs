@@ -20,6 +20,10 @@ pub struct Machine {
     pub phasers_wait: Option<String>,
     /// `PHASERS_SPIN`, when set: it changes every library barrier's spin budget.
     pub phasers_spin: Option<String>,
+    /// `PHASERS_WAKE`, when set: it changes how every library release wakes sleepers. Absent from
+    /// reports written before it existed.
+    #[serde(default)]
+    pub phasers_wake: Option<String>,
     /// The compilers and runtime libraries of the C/C++/OpenMP baselines.
     pub native: Option<NativeVersions>,
     /// Which tuning profile `Algorithm::Auto` used, in words (`phasers list` prints the same).
@@ -38,6 +42,7 @@ impl Machine {
             arch: std::env::consts::ARCH.to_owned(),
             phasers_wait: env_var("PHASERS_WAIT"),
             phasers_spin: env_var("PHASERS_SPIN"),
+            phasers_wake: env_var("PHASERS_WAKE"),
             native: Some(native_versions::versions()),
             profile: Some(phasers::Profile::status().to_string()),
         }
@@ -56,6 +61,7 @@ impl Machine {
         for (name, value) in [
             ("PHASERS_WAIT", &self.phasers_wait),
             ("PHASERS_SPIN", &self.phasers_spin),
+            ("PHASERS_WAKE", &self.phasers_wake),
         ] {
             if let Some(value) = value {
                 line.push_str(&format!(", {name}={value}"));

@@ -22,9 +22,9 @@ impl Barrier {
     /// # Panics
     ///
     /// When `parties` is above [`MAX_PARTIES`](super::MAX_PARTIES) (16,384), when
-    /// `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` holds a value that does not parse, or when
-    /// the tuning profile `Auto` reads (see [`Profile`](crate::Profile)) is invalid; the message
-    /// says which and what to do. [`Barrier::with_algorithm`] returns these as
+    /// `PHASERS_WAIT`, `PHASERS_SPIN`, `PHASERS_WAKE` or `PHASERS_STALL` holds a value that does
+    /// not parse, or when the tuning profile `Auto` reads (see [`Profile`](crate::Profile)) is
+    /// invalid; the message says which and what to do. [`Barrier::with_algorithm`] returns these as
     /// [`Error::InvalidArgument`] instead.
     ///
     /// ```
@@ -52,7 +52,7 @@ impl Barrier {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] when `parties` is 0 or above [`MAX_PARTIES`](super::MAX_PARTIES),
-    /// or when `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` does not parse.
+    /// or when `PHASERS_WAIT`, `PHASERS_SPIN`, `PHASERS_WAKE` or `PHASERS_STALL` does not parse.
     ///
     /// ```
     /// use phasers::{Algorithm, Barrier, Error};
@@ -273,10 +273,11 @@ impl BarrierBuilder {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] when the party count is 0 or above [`MAX_PARTIES`], the fan-in is
-    /// out of range, `PHASERS_WAIT` / `PHASERS_SPIN` / `PHASERS_STALL` hold a value that cannot be
-    /// parsed, or, with [`Algorithm::Auto`] only, the tuning profile named by `PHASERS_PROFILE` or
-    /// found at the default path is missing or invalid (see [`Profile`](crate::Profile); the
-    /// message names the file and what to do). With a concrete algorithm the profile is not read.
+    /// out of range, `PHASERS_WAIT` / `PHASERS_SPIN` / `PHASERS_WAKE` / `PHASERS_STALL` hold a
+    /// value that cannot be parsed, or, with [`Algorithm::Auto`] only, the tuning profile named by
+    /// `PHASERS_PROFILE` or found at the default path is missing or invalid (see
+    /// [`Profile`](crate::Profile); the message names the file and what to do). With a concrete
+    /// algorithm the profile is not read.
     ///
     /// # Examples
     ///

@@ -23,7 +23,8 @@ impl Phaser {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] for [`Mode::Wait`] (see [`PhaserBuilder::mode`]), or when
-    /// `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL` hold values that cannot be used.
+    /// `PHASERS_WAIT`, `PHASERS_SPIN`, `PHASERS_WAKE` or `PHASERS_STALL` hold values that cannot
+    /// be used.
     ///
     /// ```
     /// use phasers::{Mode, Phaser};
@@ -268,7 +269,8 @@ impl PhaserBuilder {
     ///
     /// [`Error::InvalidArgument`] for `tiers = 0`, `degree < 2`, a
     /// tree of more than [`MAX_SUB_PHASERS`](super::MAX_SUB_PHASERS) sub-phasers, a [`Mode::Wait`] creator, or
-    /// `PHASERS_WAIT` / `PHASERS_SPIN` / `PHASERS_STALL` values that cannot be used.
+    /// `PHASERS_WAIT` / `PHASERS_SPIN` / `PHASERS_WAKE` / `PHASERS_STALL` values that cannot be
+    /// used.
     ///
     /// ```
     /// use phasers::{Error, Mode, Phaser};

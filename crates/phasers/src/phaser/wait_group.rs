@@ -66,8 +66,8 @@ enum Handle {
 impl WaitGroup {
     /// A group of one task: the new handle. Clone it for every other task.
     ///
-    /// It cannot fail: when the phaser under it cannot be made (a `PHASERS_WAIT`, `PHASERS_SPIN`
-    /// or `PHASERS_STALL` value that cannot be used), the error is kept, and every
+    /// It cannot fail: when the phaser under it cannot be made (a `PHASERS_WAIT`, `PHASERS_SPIN`,
+    /// `PHASERS_WAKE` or `PHASERS_STALL` value that cannot be used), the error is kept, and every
     /// [`wait`](Self::wait) of the group and its clones returns it.
     ///
     /// ```

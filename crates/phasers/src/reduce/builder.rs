@@ -650,7 +650,7 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
     ///
     /// [`Error::InvalidArgument`] for 0 or more than [`MAX_PARTIES`] participants, a root out of
     /// range, no operator, a bitwise op on a floating-point type, or `PHASERS_WAIT` /
-    /// `PHASERS_SPIN` / `PHASERS_STALL` values that cannot be used.
+    /// `PHASERS_SPIN` / `PHASERS_WAKE` / `PHASERS_STALL` values that cannot be used.
     pub fn build(self) -> Result<Reduction<T>> {
         let parties = self.participants;
         if parties == 0 || parties > MAX_PARTIES {

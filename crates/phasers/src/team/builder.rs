@@ -111,7 +111,7 @@ impl Team {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] for 0 or more than [`MAX_MEMBERS`] members, or a bad
-    /// `PHASERS_CHECKED`, `PHASERS_WAIT`, `PHASERS_SPIN` or `PHASERS_STALL`.
+    /// `PHASERS_CHECKED`, `PHASERS_WAIT`, `PHASERS_SPIN`, `PHASERS_WAKE` or `PHASERS_STALL`.
     pub fn new(size: usize) -> Result<Self> {
         TeamBuilder::new(size).build()
     }

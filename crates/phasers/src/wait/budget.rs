@@ -16,10 +16,7 @@ pub(crate) enum WaitEnd {
     Spinning,
     /// The spin phase ran out, and the wait ended `after` that (`None` where nothing can read a
     /// clock: the loom models) in the way `how` says.
-    AfterSpin {
-        how: Ended,
-        after: Option<Duration>,
-    },
+    AfterSpin { how: Ended, after: Option<Duration> },
 }
 
 /// How a wait that outlasted its spin phase ended: still holding its core, after a yield gave the
@@ -146,13 +143,20 @@ mod tests {
     fn free_cores_shrink_only_on_a_hand_off() {
         let plan = plan(false);
         let budget = SpinBudget::new(plan);
-        for end in [after(Ended::OnOurCore, 500), after(Ended::AfterParking, 900)] {
+        for end in [
+            after(Ended::OnOurCore, 500),
+            after(Ended::AfterParking, 900),
+        ] {
             budget.record(&plan, end);
             assert_eq!(budget.rounds(), plan.spins, "{end:?}");
         }
         budget.record(&plan, after(Ended::AfterHandingOff, 1));
         assert_eq!(budget.rounds(), plan.spins / 4);
-        assert_eq!(budget.take_yields(&plan), 0, "parks at once after a hand-off");
+        assert_eq!(
+            budget.take_yields(&plan),
+            0,
+            "parks at once after a hand-off"
+        );
         assert_eq!(budget.take_yields(&plan), plan.yields, "once");
         // A parked wait with a long wake-up chain behind it still counts as uncontended.
         budget.record(&plan, after(Ended::AfterParking, 2_000));
@@ -172,7 +176,11 @@ mod tests {
         budget.record(&plan, after(Ended::AfterParking, 11));
         assert_eq!(budget.rounds(), plan.spins / 8);
         budget.record(&plan, after(Ended::AfterHandingOff, 1));
-        assert_eq!(budget.take_yields(&plan), plan.yields, "hand-offs are the point here");
+        assert_eq!(
+            budget.take_yields(&plan),
+            plan.yields,
+            "hand-offs are the point here"
+        );
         for _ in 0..10 {
             budget.record(&plan, WaitEnd::Spinning);
         }

@@ -283,7 +283,11 @@ mod loom_kernel {
 
     /// Removes the first `count` sleepers of `queue` (all for 0); returns how many.
     fn take(queues: &mut Queues, queue: Queue, count: u32) -> usize {
-        let limit = if count == 0 { usize::MAX } else { count as usize };
+        let limit = if count == 0 {
+            usize::MAX
+        } else {
+            count as usize
+        };
         let mut taken = 0;
         queues.sleeping.retain(|&(_, on)| {
             if on == queue && taken < limit {

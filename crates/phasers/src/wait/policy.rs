@@ -31,16 +31,18 @@ use crate::topology::available_cores;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum WaitPolicy {
-    /// Spin about as long as a wake-up costs on this machine when every participant has a core,
-    /// not at all when they outnumber the cores; then yield while a hand-off is cheaper than a
-    /// wake (sharing that budget among the threads of a core); then park. The default; its budgets
-    /// come from the measured [`Floors`].
+    /// When every participant has a core, spin about twice as long as waking the others from
+    /// sleep would take on this machine (a few wakes at 2 parties, tens at 256), and keep that
+    /// budget unless a yield shows the core is wanted; when they outnumber the cores, do not spin.
+    /// Then yield while a hand-off is cheaper than a wake (sharing that budget among the threads
+    /// of a core), then park. The default; its budgets come from the measured [`Floors`].
     #[default]
     Auto,
-    /// Start with a long spin budget (a hundred wake-ups: about 2 ms on a VM whose wake costs
-    /// 22 µs), even when oversubscribed, then yield, then park. For dedicated cores and the lowest
-    /// latency. Like every policy, the budget shrinks while spins keep failing (see the
-    /// [module docs](crate::wait)).
+    /// Start with a long spin budget (at least a hundred wake-ups: about 2 ms on a VM whose wake
+    /// costs 22 µs), even when oversubscribed, then yield, then park. For dedicated cores and the
+    /// lowest latency. While every participant has a core the budget stays long; a yield that
+    /// hands the core to another thread, or, when participants share cores, a spin that keeps
+    /// failing, shrinks it (see the [module docs](crate::wait)).
     Spin,
     /// Spin briefly, then yield the core for a long time before parking.
     Yield,

@@ -41,6 +41,9 @@ mod tests {
         let pause = pause_cost();
         assert_eq!(pause_cost(), pause);
         // A calibration preempted for a whole 4 ms tick would still come out under 1 µs a pause.
-        assert!(pause >= Duration::from_nanos(1) && pause < Duration::from_micros(10), "{pause:?}");
+        assert!(
+            pause >= Duration::from_nanos(1) && pause < Duration::from_micros(10),
+            "{pause:?}"
+        );
     }
 }

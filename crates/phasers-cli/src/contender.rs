@@ -153,8 +153,9 @@ impl Contender {
 pub fn algorithm_description(algorithm: Algorithm) -> &'static str {
     match algorithm {
         Algorithm::Auto => {
-            "picks from threads and cores (or from the `phasers tune` profile): sense-reversing \
-             up to 16 threads or when threads outnumber cores, tournament above that"
+            "the `phasers tune` profile's pick, else: counting up to 2 threads or when threads \
+             outnumber cores; dissemination to 16 (sense-reversing at 3, 5); tournament above \
+             (a cost model fitted on 16 cores)"
         }
         Algorithm::SenseReversing => {
             "centralized: one arrival counter, one release word; one wake-up releases everyone"
@@ -193,5 +194,30 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), all);
+    }
+
+    /// `phasers list` describes `Auto` by what the built-in rule can pick (issue 34: it named
+    /// sense-reversing, which the rule had stopped picking).
+    #[test]
+    fn auto_description_names_what_the_rule_picks() {
+        let text = algorithm_description(Algorithm::Auto);
+        for picked in [
+            Algorithm::Counting,
+            Algorithm::SenseReversing,
+            Algorithm::Dissemination,
+            Algorithm::Tournament,
+        ] {
+            assert!(
+                text.contains(picked.name()),
+                "{picked} missing from: {text}"
+            );
+        }
+        for parties in 1..=64 {
+            let picked = Algorithm::Auto.resolve_builtin(parties);
+            assert!(
+                text.contains(picked.name()),
+                "{picked} missing from: {text}"
+            );
+        }
     }
 }

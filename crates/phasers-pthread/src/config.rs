@@ -38,8 +38,10 @@ pub(crate) fn config() -> Config {
 }
 
 /// The algorithm that runs where `PHASERS_BARRIER_ALGORITHM` or `auto` chose one in which the
-/// last arrival does not release everyone: Auto's own choice for few parties and for more parties
-/// than cores, whose arrival counter is also its release word.
+/// last arrival does not release everyone: Auto's own choice for 1 or 2 parties and for more
+/// parties than cores, whose arrival counter is also its release word. (With a core per party,
+/// Auto's cost model rates sense-reversing a little cheaper than counting from 3 parties; the
+/// preload keeps one substitute for every count.)
 pub(crate) const SUBSTITUTE: Algorithm = Algorithm::Counting;
 
 /// Whether, in `algorithm`, the last call to arrive completes the episode and releases every

@@ -24,16 +24,32 @@ use crate::error::{Error, Result};
 ///
 /// | parties | cores | `Auto` picks | why |
 /// |---|---|---|---|
-/// | 1 to 16 | at least `parties` | [`Counting`](Algorithm::Counting) | a centralized barrier whose arrival counter is also its release word: the sense-reversing barrier's chain of arrivals without its second line, so the leader releases through a line it already owns (seed 001 found the centralized barrier fastest up to 16 threads; at 2 threads on the 2-core VMs counting measured 0.55-0.7x sense-reversing and level with dissemination, see BENCHMARKS.md) |
-/// | more than 16 | at least `parties` | [`Tournament`](Algorithm::Tournament) | O(log n) critical path, every flag with one writer and one reader; the best software barrier at scale in seed 002 |
 /// | any | fewer than `parties` | [`Counting`](Algorithm::Counting) | one release word: a single wake-up pass releases every parked waiter, where tree barriers make sleeping threads wake each other in a chain (1.6x to 4.5x slower at 4 to 64 threads on 2 cores); level with sense-reversing there, and one line fewer |
+/// | 1, 2 | at least `parties` | [`Counting`](Algorithm::Counting) | the arrival counter is also the release word, so the leader releases through a line it already owns: 0.95 round trips at 2 threads on 16 cores, the lowest of every row (sense-reversing 1.30, dissemination 1.39); at 2 threads on the 2-core VMs, 0.55-0.7x sense-reversing (see BENCHMARKS.md) |
+/// | 3, 5 | at least `parties` | [`SenseReversing`](Algorithm::SenseReversing) | by the cost model below: one more arrival on a counter that nobody polls (0.71 round trips) costs less than the extra dissemination round these counts need (1.45) |
+/// | 4, 6 to 16 | at least `parties` | [`Dissemination`](Algorithm::Dissemination) | by the cost model: `ceil(log2 n)` rounds, no release phase; measured the fastest of every row at 4, 8 and 12 threads on 16 cores (2.65, 4.35, 5.91 round trips, against 3.33, 5.66 and parked for sense-reversing) |
+/// | more than 16 | at least `parties` | [`Tournament`](Algorithm::Tournament) | the best software barrier at 64 threads (NUMA-4) and 256 (Xeon Phi) in seed 002, where dissemination was not: its `n · ceil(log2 n)` signals contend, which the model cannot see, so the rule stops offering dissemination at 16 parties (4 rounds, as far as it was measured); by the model the tournament's `2 · ceil(log2 n)` steps beat any central barrier from there on |
+///
+/// With a core for each party, the rule takes the cheapest of counting, sense-reversing,
+/// dissemination (up to 16 parties) and tournament by a cost model in cache-line round trips:
+/// counting `1.16 (n − 1)`, sense-reversing `0.84 + 0.71 (n − 1)`, dissemination
+/// `1.45 ceil(log2 n)`, tournament `1.04 · 2 ceil(log2 n)`, each fitted to the minima of
+/// `benchmarks/barrier-16core-scaling.txt` divided by the round trip measured in the same run
+/// (minima, because parked waiters made its medians the cost of waking, not of the algorithm).
+/// Every term is a number of round trips, so the machine's round trip scales them alike and the
+/// choice depends on the party count and the cores alone. At 3, 4 and 6 parties the two cheapest
+/// are within 3% of each other, inside the model's error, so either costs about the same; at every
+/// other count the pick leads the runner-up by 12% or more. Ticket, the combining tree and MCS are
+/// never chosen: ticket is sense-reversing's shape and cost without leaving, and neither tree was
+/// measured spinning beyond 8 threads. Only counting and sense-reversing let participants
+/// [`leave`](crate::Participant::leave), so name one of them when participants must.
 ///
 /// ```
 /// use phasers::Algorithm;
 ///
 /// let chosen = Algorithm::Auto.resolve(64); // the profile's choice, else the table's
 /// assert!(Algorithm::CONCRETE.contains(&chosen)); // never `Auto` itself
-/// assert_eq!(Algorithm::Auto.resolve_builtin(2), Algorithm::Counting); // the table's first row
+/// assert_eq!(Algorithm::Auto.resolve_builtin(2), Algorithm::Counting); // on any machine
 /// assert_eq!("mcs".parse::<Algorithm>()?, Algorithm::McsTree);
 /// # Ok::<(), phasers::Error>(())
 /// ```

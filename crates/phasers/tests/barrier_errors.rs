@@ -238,15 +238,18 @@ fn the_barrier_reports_how_it_was_built() {
     }
     let barrier = Barrier::builder(3).build_static::<Tournament>().unwrap();
     assert_eq!(barrier.algorithm(), Algorithm::Tournament);
-    // Without a tuning profile, `Auto` follows the documented table: counting up to 16
-    // parties or whenever the parties outnumber the cores, tournament beyond. `resolve_builtin`,
-    // because a developer's own profile (at the default path) may change what `resolve` says.
-    for parties in [1, 2, 3, 8, 16, 17, 64, 1000] {
+    // Without a tuning profile, `Auto` follows the documented table: counting up to 2 parties
+    // or whenever the parties outnumber the cores; else sense-reversing at 3 and 5,
+    // dissemination at 4 and 6 to 16, tournament beyond. `resolve_builtin`, because a
+    // developer's own profile (at the default path) may change what `resolve` says.
+    for parties in [1, 2, 3, 4, 5, 6, 8, 16, 17, 64, 1000] {
         let chosen = Algorithm::Auto.resolve_builtin(parties);
-        let expected = if parties <= 16 || phasers::is_oversubscribed(parties) {
-            Algorithm::Counting
-        } else {
-            Algorithm::Tournament
+        let expected = match parties {
+            _ if phasers::is_oversubscribed(parties) => Algorithm::Counting,
+            1 | 2 => Algorithm::Counting,
+            3 | 5 => Algorithm::SenseReversing,
+            4 | 6..=16 => Algorithm::Dissemination,
+            _ => Algorithm::Tournament,
         };
         assert_eq!(chosen, expected, "Auto for {parties} parties");
     }

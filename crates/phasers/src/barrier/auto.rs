@@ -2,11 +2,13 @@
 //!
 //! This is the one place a barrier consults the tuning profile (`crate::tune`), which itself only
 //! names algorithms (`crate::algorithm`): the dependency goes `barrier -> tune -> algorithm`.
-//! Without the `profile` feature no profile exists, and `Auto` is the built-in rule alone.
+//! Without the `profile` feature no profile exists, and `Auto` is the built-in rule alone, whose
+//! cost model is in `auto_cost.rs`.
 
+use super::auto_cost::builtin_choice;
 use crate::algorithm::Algorithm;
 use crate::error::Result;
-use crate::topology::{available_cores, is_oversubscribed};
+use crate::topology::available_cores;
 
 impl Algorithm {
     /// The concrete algorithm `Auto` stands for with `parties` participants on this machine:
@@ -35,21 +37,26 @@ impl Algorithm {
     /// What `Auto` stands for with `parties` participants by the built-in rule (the table on
     /// [`Algorithm`]), whatever the tuning profile says; any other algorithm is returned as is.
     ///
-    /// Comparing it with [`resolve`](Self::resolve) shows what a profile changed.
+    /// The rule depends on `parties` and [`cores_considered`](Self::cores_considered) alone: with
+    /// more parties than cores, [`Counting`](Algorithm::Counting); else the cheapest by a cost
+    /// model in cache-line round trips, fitted to a 16-core run, with dissemination offered up to
+    /// 16 parties only. It measures nothing and reads no file. Comparing it with
+    /// [`resolve`](Self::resolve) shows what a profile changed.
     ///
     /// ```
     /// use phasers::Algorithm;
     ///
-    /// // Up to 16 parties (or more parties than cores): one counter line beats any tree.
+    /// // Two parties: one counter line, which is also the release word, is the cheapest.
     /// assert_eq!(Algorithm::Auto.resolve_builtin(2), Algorithm::Counting);
     /// assert_eq!(Algorithm::McsTree.resolve_builtin(2), Algorithm::McsTree);
+    /// if phasers::available_cores() >= 64 {
+    ///     assert_eq!(Algorithm::Auto.resolve_builtin(8), Algorithm::Dissemination);
+    ///     assert_eq!(Algorithm::Auto.resolve_builtin(64), Algorithm::Tournament);
+    /// }
     /// ```
     pub fn resolve_builtin(self, parties: usize) -> Algorithm {
         match self {
-            Algorithm::Auto if is_oversubscribed(parties) || parties <= AUTO_SMALL_PARTIES => {
-                Algorithm::Counting
-            }
-            Algorithm::Auto => Algorithm::Tournament,
+            Algorithm::Auto => builtin_choice(parties, available_cores()),
             concrete => concrete,
         }
     }
@@ -81,9 +88,6 @@ impl Algorithm {
         available_cores()
     }
 }
-
-/// Up to this many parties, each with its own core, one shared line beats any tree.
-const AUTO_SMALL_PARTIES: usize = 16;
 
 /// Checks what building an `Auto` barrier depends on beyond its arguments: the tuning profile,
 /// which may be invalid. `Ok` without the `profile` feature, where nothing is read.

@@ -22,15 +22,17 @@
 //!
 //! | algorithm | messages per episode | critical path | leader | leave | use it when |
 //! |---|---|---|---|---|---|
-//! | [`SenseReversing`] | n arrivals on one counter + 1 release | n serialized RMWs + 1 broadcast | last arrival | yes | few threads, or more threads than cores (one wake-up releases all) |
-//! | [`Counting`] | n RMWs on one line, which is also the release | n serialized RMWs | last arrival | yes | few threads each on its own core: the fewest lines touched |
-//! | [`Ticket`] | n RMWs on the ticket line + 1 release | n serialized RMWs + 1 broadcast | last ticket | no | like sense-reversing, when a never-reset counter is wanted |
-//! | [`CombiningTree`] | about n · k/(k−1) RMWs on counters of fan-in k | log_k n levels of k RMWs, and back down | last at the root | no | many threads on a machine where one counter line is contended |
-//! | [`McsTree`] | n − 1 bit flips + n − 1 wake-ups | log_4 n up, log_2 n down | rank 0 | no | many threads; each polls only its own lines |
-//! | [`Dissemination`] | n · ceil(log2 n) signals | ceil(log2 n) rounds, no release phase | rank 0 | no | many threads with free cores: shortest path, most traffic |
-//! | [`Tournament`] | n − 1 arrivals + n − 1 wake-ups | ceil(log2 n) up, as many down | rank 0 | no | many threads; the best software barrier at scale in seed 002 |
+//! | [`SenseReversing`] | n arrivals on one counter + 1 release | n serialized RMWs + 1 broadcast | last arrival | yes | participants must leave; 3 or 5 threads each with a core (`Auto`'s pick: its arrivals on a counter nobody polls cost 0.71 round trips each, against counting's 1.16); more threads than cores (one wake-up releases all) |
+//! | [`Counting`] | n RMWs on one line, which is also the release | n serialized RMWs | last arrival | yes | 1 or 2 threads each on a core (`Auto`'s pick: 0.95 round trips at 2 threads on 16 cores, the lowest of every row), or more threads than cores (`Auto`'s pick: one wake-up pass releases all); beyond 2 threads with a core each, its waiters polling the arrivals' line make it the costliest central one |
+//! | [`Ticket`] | n RMWs on the ticket line + 1 release | n serialized RMWs + 1 broadcast | last ticket | no | like sense-reversing (level with it on 16 cores), when a never-reset counter is wanted |
+//! | [`CombiningTree`] | about n · k/(k−1) RMWs on counters of fan-in k | log_k n levels of k RMWs, and back down | last at the root | no | many threads on a machine where one counter line is contended; measured spinning only to 8 threads (behind dissemination there), so `Auto` does not pick it |
+//! | [`McsTree`] | n − 1 bit flips + n − 1 wake-ups | log_4 n up, log_2 n down | rank 0 | no | many threads; each polls only its own lines; measured spinning only at 2 and 4 threads (our slowest there), so `Auto` does not pick it |
+//! | [`Dissemination`] | n · ceil(log2 n) signals | ceil(log2 n) rounds, no release phase | rank 0 | no | 4 to 16 threads each with a core (`Auto`'s pick, not 5): shortest path; the fastest of every row at 4, 8 and 12 threads on 16 cores; its n · ceil(log2 n) signals contend beyond (seed 002) |
+//! | [`Tournament`] | n − 1 arrivals + n − 1 wake-ups | ceil(log2 n) up, as many down | rank 0 | no | more than 16 threads each with a core (`Auto`'s pick): the best software barrier at 64 and 256 threads in seed 002 |
 //!
-//! [`Algorithm::Auto`] chooses among them from the party count and the cores; its rule is on
+//! [`Algorithm::Auto`] chooses among them from the party count and the cores: counting when
+//! threads outnumber cores, else the cheapest by a cost model in cache-line round trips fitted to a
+//! 16-core run and bounded by the seeds' measurements at scale; its rule and evidence are on
 //! [`Algorithm`]. A tuning [profile](crate::Profile) written by `phasers tune`, which measured
 //! every algorithm at several thread counts on this machine, overrides that rule; it is found
 //! through `PHASERS_PROFILE` or at `~/.config/phasers/profile.json`. The profile needs the
@@ -71,6 +73,7 @@ mod algorithm;
 mod any;
 mod any_thread;
 mod auto;
+mod auto_cost;
 mod builder;
 mod combining_tree;
 mod completion;

@@ -262,6 +262,9 @@ impl Tuning {
             plan.spins = self.spin_override.unwrap_or(0).min(2);
             plan.min_spins = plan.min_spins.min(plan.spins);
             plan.yields = u32::from(self.spin_override.is_some());
+            // Likewise a release by tree adds a wake call per woken sleeper: the models release
+            // all at once, except those that set `PHASERS_WAKE` (`tests/loom_wake_tree.rs`).
+            plan.wake = self.wake_override.unwrap_or(WakeFanout::All);
         }
         plan
     }

@@ -121,19 +121,25 @@ const YIELD_POLICY_YIELDS: u32 = 1 << 12;
 /// parking, so that a waiter on a busy machine stops taking turns on the core.
 const MAX_AUTO_YIELDS: u32 = 256;
 /// With a core per participant, `Auto` spins this many times as long as a release of every other
-/// participant from sleep would take. One release's worth is the least that ends a lock-in: after
-/// an episode in which all parked, the last sleeper runs one release path after the first, so the
-/// early ones, spinning in the next episode, must outlast that path or they park again and the
-/// slow state repeats (the 16-core Xeon's 17.5 µs episodes, issue 30). The second covers an
-/// episode that is itself late by as much; the machine model (`wait::model`) shows the lock-in
-/// gone with this margin at 16, 64 and 256 cores and wake costs from the Xeon's to the EPYC's.
+/// participant from sleep would take, counted as the tree's levels times its wakes per level, each
+/// a whole wake. After an episode in which all parked, the last sleeper runs a release path after
+/// the first, so the early ones, spinning in the next episode, must outlast that path or they park
+/// again and the slow state repeats (the 16-core Xeon's 17.5 µs episodes, issue 30). The real path
+/// is shorter than this count (only a step's first wake costs a whole wake; its others add a wake
+/// call each): the machine model (`wait::model`, `the_margin_ends_the_lock_in`) finds it about a
+/// third of it, ends the lock-in at 16, 64 and 256 cores with wake costs from the Xeon's to the
+/// EPYC's with any margin from a quarter up, and brings it back at an eighth. 2 leaves room for a
+/// tree slower than the model's and for an episode that is itself late; the cost is power only.
 const FREE_CORE_RELEASE_MARGIN: u32 = 2;
 /// The fanout of a release by tree: each step wakes this many sleepers. A step costs one wake
-/// latency *W* plus the waker's serial cost *c* for each sleeper after the first, so `k` sleepers
-/// take about `log_f k * (W + (f - 1) c)`. With *c* between a tenth and a half of *W* (a wake call
-/// of 0.5-2 µs against wakes of 4-22 µs on the Xeon and EPYC VMs), `f = 4` is within 10% of the
-/// best fanout over that range (the model's `fanout_four_is_near_the_best` test), and 2 and 8 are
-/// not.
+/// latency *W* plus the waker's serial cost *c* for each sleeper after the first, so small fanouts
+/// take many steps and large ones make long steps. With *c* between a tenth and a half of *W* (a
+/// wake call of 0.5-2 µs against wakes of 4-22 µs on the Xeon and EPYC VMs) and 16 to 256
+/// sleepers, the machine model (`fanout_four_is_near_the_best`) puts 4 within 12% of the best
+/// fanout from c/W = 0.2 up and within 27% at 0.1, where 5 to 8 save a step at a few sizes; 6 is
+/// within 17% everywhere, 2 and 8 are worse than 4 (up to 92% and 37%). The difference is a few
+/// microseconds of the episode after a mass park; it stays 4 until a many-core machine measures
+/// the fanouts (`PHASERS_WAKE`).
 pub(crate) const TREE_WAKE_FANOUT: u32 = 4;
 
 impl SpinPlan {

@@ -28,7 +28,8 @@ pub enum WaitPolicy {
     /// sleep would take on this machine (a few wakes at 2 parties, tens at 256), and keep that
     /// budget unless a yield shows the core is wanted; when they outnumber the cores, do not spin.
     /// Then yield while a hand-off is cheaper than a wake (sharing that budget among the threads
-    /// of a core), then park. The default; its budgets come from the measured [`Floors`].
+    /// of a core), then park. The default; its budgets come from the measured
+    /// [`Floors`](crate::wait::Floors).
     #[default]
     Auto,
     /// Start with a long spin budget (at least a hundred wake-ups: about 2 ms on a VM whose wake

@@ -148,10 +148,11 @@ impl Member {
         wanted.sort_unstable();
         let mut seats: Vec<Option<SplitSeat>> = vec![None; shared.size];
         for group in wanted.chunk_by(|a, b| a.0 == b.0) {
+            // Every member of this team keeps running beside the sub-teams' members.
             let team = Arc::new(TeamShared::new(
                 group.len(),
                 shared.checked,
-                shared.tuning,
+                shared.tuning.with_waiting_threads(shared.size),
                 shared.reduce_algorithm,
             ));
             for (new_rank, &(_, _, old_rank)) in group.iter().enumerate() {

@@ -21,6 +21,9 @@ pub(crate) struct Tuning {
     floors: Floors,
     /// `None`: no stall reports.
     stall_after: Option<Duration>,
+    /// The threads that may wait at the same time as the object's own participants, when they are
+    /// more: a sub-team's members share the cores with the rest of the team it was split from.
+    waiting_threads: usize,
 }
 
 /// The spin count `PHASERS_SPIN` holds: a whole number up to [`MAX_SPIN_ROUNDS`].
@@ -95,6 +98,7 @@ impl Tuning {
             wake_override,
             floors: Floors::current()?,
             stall_after,
+            waiting_threads: 0,
         })
     }
 
@@ -110,6 +114,18 @@ impl Tuning {
         }
     }
 
+    /// The same settings for an object whose participants wait while `threads` threads in all
+    /// may be waiting (a sub-team split from a team of `threads` members). Its plans then decide
+    /// whether cores are shared by all of those threads: four sub-teams of 16 split from 64
+    /// threads on 16 cores must not spin as if each had the machine to itself. Objects made
+    /// from the result (a sub-team's sub-teams, its reduction groups) inherit it.
+    pub(crate) fn with_waiting_threads(self, threads: usize) -> Self {
+        Tuning {
+            waiting_threads: self.waiting_threads.max(threads),
+            ..self
+        }
+    }
+
     /// When the object's waiters report a stall; `None` when they never do.
     pub(crate) fn stall_after(self) -> Option<Duration> {
         self.stall_after
@@ -121,12 +137,15 @@ impl Tuning {
     }
 
     /// The plan for an object whose `participants` may all wait at once; see the table in the
-    /// [module docs](crate::wait).
+    /// [module docs](crate::wait). Counted with the threads of
+    /// [`with_waiting_threads`](Self::with_waiting_threads) when they are more: whether cores are
+    /// shared depends on all of them, and the release path they size is then an upper bound (a
+    /// longer spin on free cores, which costs only power).
     pub(crate) fn plan(self, participants: usize) -> SpinPlan {
         let mut plan = SpinPlan::derive(&PlanInputs {
             policy: self.policy,
             floors: self.floors,
-            participants,
+            participants: participants.max(self.waiting_threads),
             cores: available_cores(),
             pause: pause_cost(),
             spin_override: self.spin_override,
@@ -144,5 +163,48 @@ impl Tuning {
             plan.wake = self.wake_override.unwrap_or(WakeFanout::All);
         }
         plan
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tune::FloorsSource;
+
+    fn tuning() -> Tuning {
+        Tuning {
+            policy: WaitPolicy::Auto,
+            spin_override: None,
+            wake_override: None,
+            floors: Floors::from_parts(
+                Duration::from_nanos(150),
+                Duration::from_micros(1),
+                Duration::from_micros(6),
+                FloorsSource::Fixed,
+            ),
+            stall_after: None,
+            waiting_threads: 0,
+        }
+    }
+
+    /// A sub-team of one member split from a team of four threads per core shares its core with
+    /// the other three: its plan must not spin as a lone thread on a free core would.
+    #[test]
+    fn a_sub_team_plans_for_the_threads_of_its_parent() {
+        let cores = available_cores();
+        let alone = tuning().plan(1);
+        assert!(!alone.shares_cores);
+        assert!(alone.spins > 0, "{alone:?}");
+        let split = tuning().with_waiting_threads(4 * cores);
+        let plan = split.plan(1);
+        assert!(plan.shares_cores, "{plan:?}");
+        assert_eq!(
+            plan.spins, 0,
+            "Auto does not spin on a shared core: {plan:?}"
+        );
+        // A sub-team of the sub-team keeps the largest count it was split from.
+        assert!(split.with_waiting_threads(2).plan(1).shares_cores);
+        // More participants than waiting threads: the participants count.
+        assert_eq!(tuning().with_waiting_threads(1).plan(3), tuning().plan(3));
     }
 }

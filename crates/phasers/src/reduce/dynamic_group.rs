@@ -23,9 +23,11 @@ pub(crate) fn work_until_complete<T: Copy + Send + Sync + 'static>(
             return Ok(());
         }
         for job in shared.jobs.iter() {
-            if let Err(payload) = job.help_current(call.kernel) {
-                // The job still finishes (the chunk was counted); stop helping and unwind.
+            if let Err(payload) = job.help_current(call.kernel, || {
                 shared.break_from(episode, me.rank);
+            }) {
+                // The group is broken and the job still finishes (the chunk was counted): stop
+                // helping and unwind.
                 return Err(Bail::Panicked(payload));
             }
         }

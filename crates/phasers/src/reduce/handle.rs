@@ -145,10 +145,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
     ) -> Result<(), Bail> {
         let shared = &self.shared;
         let job = &shared.jobs[owner];
-        let helped = job.help(seq, kernel);
-        if helped.is_err() {
-            shared.break_from(self.episode, self.rank);
-        }
+        let helped = job.help(seq, kernel, || shared.break_from(self.episode, self.rank));
         let _ = self.wait(job.done(), |done| done >= seq, false);
         helped.map_err(Bail::Panicked)
     }

@@ -25,7 +25,9 @@
 //! sequence); the helper that takes it to zero publishes `done = seq`. Whoever sees `done >= seq`
 //! sees every chunk's writes. A job therefore always finishes: every claimant is a live thread in
 //! the middle of its call, and a chunk whose operator panics is counted as finished before the
-//! panic travels on, so nobody waits on it forever.
+//! panic travels on, so nobody waits on it forever. Before that count, the helper's `broken`
+//! callback breaks the group: whoever sees the job done and then checks whether the group broke
+//! must not miss a panic in one of its chunks and return a result that chunk never wrote.
 
 use std::any::Any;
 use std::mem::MaybeUninit;
@@ -101,14 +103,24 @@ impl Job {
     }
 
     /// Helps whatever job is current, if it has chunks left; see [`help`](Self::help).
-    pub(crate) fn help_current<T: Copy>(&self, kernel: &Kernel<T>) -> Result<(), Panic> {
+    pub(crate) fn help_current<T: Copy>(
+        &self,
+        kernel: &Kernel<T>,
+        broken: impl Fn(),
+    ) -> Result<(), Panic> {
         let seq = self.cursor.load(Ordering::Acquire) >> CHUNK_BITS;
-        self.help(seq, kernel)
+        self.help(seq, kernel, broken)
     }
 
     /// Claims and runs chunks of job `seq` until none is left. Returns the panic of the operator,
-    /// if it panicked (the chunk counts as finished, with whatever it had written).
-    pub(crate) fn help<T: Copy>(&self, seq: u64, kernel: &Kernel<T>) -> Result<(), Panic> {
+    /// if it panicked: `broken` runs first, then the chunk counts as finished, with whatever it had
+    /// written.
+    pub(crate) fn help<T: Copy>(
+        &self,
+        seq: u64,
+        kernel: &Kernel<T>,
+        broken: impl Fn(),
+    ) -> Result<(), Panic> {
         let mut panic = None;
         loop {
             let cursor = self.cursor.load(Ordering::Acquire);
@@ -145,6 +157,8 @@ impl Job {
                 unsafe { run_chunk(kernel, dest, a, b, start, count) }
             }));
             if let Err(payload) = outcome {
+                // Before the chunk counts: see the module docs.
+                broken();
                 panic.get_or_insert(payload);
             }
             if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {

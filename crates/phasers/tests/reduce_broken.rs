@@ -40,8 +40,9 @@ const POISON: i64 = -999;
 /// What the poisoned operator panics with.
 const PANIC_TEXT: &str = "deliberate panic in the combiner";
 
-/// Participant counts and roots: a pair either way round, and an odd count rooted in the middle.
-const SHAPES: [(usize, usize); 3] = [(2, 0), (2, 1), (5, 2)];
+/// Participant counts and roots: a pair either way round, an odd count rooted in the middle, and
+/// 64 participants (oversubscribed on a small machine) rooted neither at an end nor in the middle.
+const SHAPES: [(usize, usize); 4] = [(2, 0), (2, 1), (5, 2), (64, 17)];
 
 const LEN: usize = 50;
 

@@ -265,11 +265,9 @@ impl Signal {
         &self.word as *const AtomicU64 as usize
     }
 
-    /// Wakes the threads parked on this word, the way they asked (see `futex.rs`). Cold: called
-    /// only when `PARKED` was seen.
-    #[cold]
-    fn release_sleepers(&self) {
-        self.futex.release();
+    /// Outside Linux, timed sleepers park with `parking_lot_core` (see `futex.rs`), and every
+    /// release wakes all of them; elsewhere they share the futex and this does nothing.
+    fn unpark_timed_sleepers(&self) {
         #[cfg(all(not(target_os = "linux"), not(phasers_loom)))]
         // SAFETY: the key is the address of a word this signal owns, so only waiters of this signal
         // park under it; `unpark_all` runs no callback of ours.
@@ -278,17 +276,20 @@ impl Signal {
         }
     }
 
+    /// Wakes the threads parked on this word, the way they asked (see `futex.rs`). Cold: called
+    /// only when `PARKED` was seen.
+    #[cold]
+    fn release_sleepers(&self) {
+        self.futex.release();
+        self.unpark_timed_sleepers();
+    }
+
     /// Wakes every thread parked on this word at once, including those a tree release set aside:
     /// for an object that breaks, whose waiters must all notice now.
     #[cold]
     pub(crate) fn wake_all(&self) {
         self.futex.wake_all();
-        #[cfg(all(not(target_os = "linux"), not(phasers_loom)))]
-        // SAFETY: the key is the address of a word this signal owns, so only waiters of this signal
-        // park under it; `unpark_all` runs no callback of ours.
-        unsafe {
-            parking_lot_core::unpark_all(self.park_key(), parking_lot_core::DEFAULT_UNPARK_TOKEN);
-        }
+        self.unpark_timed_sleepers();
     }
 }
 

@@ -97,6 +97,7 @@ fn barrier_handles_are_per_rank_so_a_small_pool_leaves_ranks_unclaimed_and_a_tim
             Err(Error::Timeout {
                 episode: 0,
                 missing,
+                resumable: true,
             }) => {
                 assert!(missing.ends_with(&[2, 3]), "{missing:?}")
             }

@@ -113,7 +113,8 @@ enum {
 const char *phasers_strerror(int code);
 
 /* The full message of the calling thread's last failed phasers call, or "" when its last call
-   succeeded (or it made none). The library owns the string; it stays valid until this thread's
+   succeeded (or it made none). It names this header's functions, constants and types
+   (phasers_registration_wait, PHASERS_MODE_WAIT, double), never the Rust library's. The library owns the string; it stays valid until this thread's
    next phasers call other than phasers_last_error, phasers_strerror and phasers_algorithm_name. */
 const char *phasers_last_error(void);
 

@@ -69,10 +69,12 @@ impl AnyAccumulator {
     }
 
     fn wrong_type(&self, called: ElementType) -> Failure {
-        let holds = self.element_type().suffix();
+        let holds = self.element_type();
         Failure::invalid(format!(
-            "this accumulator holds {holds} values, not {}; call the _{holds} function",
-            called.suffix()
+            "this accumulator holds {} values, not {}; call the _{} function",
+            holds.c_name(),
+            called.c_name(),
+            holds.suffix()
         ))
     }
 }

@@ -70,6 +70,18 @@ impl ElementType {
             ElementType::F64 => "f64",
         }
     }
+
+    /// The C type and its constant, as messages name them (`i32` is Rust's spelling).
+    pub fn c_name(self) -> &'static str {
+        match self {
+            ElementType::I32 => "int32_t (PHASERS_TYPE_I32)",
+            ElementType::I64 => "int64_t (PHASERS_TYPE_I64)",
+            ElementType::U32 => "uint32_t (PHASERS_TYPE_U32)",
+            ElementType::U64 => "uint64_t (PHASERS_TYPE_U64)",
+            ElementType::F32 => "float (PHASERS_TYPE_F32)",
+            ElementType::F64 => "double (PHASERS_TYPE_F64)",
+        }
+    }
 }
 
 /// Reduction operators of the header's `PHASERS_OP_*` values.

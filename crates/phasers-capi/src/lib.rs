@@ -12,6 +12,7 @@
 pub mod accumulator;
 pub mod barrier;
 pub mod barrier_object;
+mod c_words;
 mod collective_args;
 pub mod collectives;
 mod entry;
@@ -51,5 +52,7 @@ const _: () = {
     shareable::<mpi::team::MpiMemberObject>();
 };
 
+#[cfg(test)]
+mod c_message_audit;
 #[cfg(test)]
 mod header_values;

@@ -186,7 +186,7 @@ impl ReductionObject {
                     "reductions take PHASERS_TYPE_F32, PHASERS_TYPE_F64, PHASERS_TYPE_I32 or \
                      PHASERS_TYPE_I64, not {}; a team's collectives (phasers_member_reduce, ...) \
                      take every element type",
-                    element.suffix()
+                    element.c_name()
                 )))
             }
         };

@@ -5,6 +5,8 @@ use std::ffi::{c_char, c_int, CStr};
 
 use phasers_core::Error;
 
+use crate::c_words::c_message;
+
 /// Success.
 pub const PHASERS_OK: c_int = 0;
 /// An argument is out of range: a rank, a party count, an enumeration value, a tree shape.
@@ -113,7 +115,8 @@ impl From<Error> for Failure {
             // argument with its full message rather than as a made-up code.
             _ => PHASERS_EINVAL,
         };
-        Failure::new(code, error.to_string())
+        // The core's text names Rust items; C gets the same message in C names.
+        Failure::new(code, c_message(&error))
     }
 }
 
@@ -142,6 +145,7 @@ mod tests {
         let timeout = Failure::from(Error::Timeout {
             episode: 3,
             missing: vec![1, 4],
+            resumable: true,
         });
         assert_eq!(timeout.code, PHASERS_ETIMEDOUT);
         assert!(timeout.message.contains("[1, 4]"), "{}", timeout.message);

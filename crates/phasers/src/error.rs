@@ -37,18 +37,46 @@ pub enum Error {
     ///
     /// `missing` lists the ranks that had not arrived when the wait gave up. It can be empty
     /// when everyone had arrived but the release had not yet reached this participant (tree
-    /// algorithms propagate the release in steps).
+    /// algorithms propagate the release in steps). `resumable` says which of the two cases above
+    /// this is, and the message gives only that case's advice.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{AnyThreadBarrier, Barrier, Error};
+    ///
+    /// let barrier = Barrier::new(2);
+    /// let mut first = barrier.participant(0)?;
+    /// let err = first.wait_timeout(Duration::from_millis(1)).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { resumable: true, .. }));
+    /// assert!(err.to_string().contains("waiting again on the same handle"));
+    /// assert!(!err.to_string().contains("AnyThreadBarrier"));
+    ///
+    /// let any_thread = AnyThreadBarrier::new(2);
+    /// let err = any_thread.wait_timeout(Duration::from_millis(1)).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { resumable: false, .. }));
+    /// assert!(err.to_string().contains("broke the barrier"));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     #[error(
-        "timed out in episode {episode}: {} participant(s) had not arrived (ranks {missing:?}); \
-         on a handle the arrival stays in place, so waiting again completes this episode, but an \
-         AnyThreadBarrier is broken by the timeout and must be rebuilt",
-        missing.len()
+        "timed out in episode {episode}: {} participant(s) had not arrived (ranks {missing:?}); {}",
+        missing.len(),
+        if *resumable {
+            "the arrival stays in place, so waiting again on the same handle completes this \
+             episode"
+        } else {
+            "this call had no handle to keep its arrival, so the timeout broke the barrier, and \
+             every other call now returns Error::Broken: build a new barrier to go on"
+        }
     )]
     Timeout {
         /// The episode this participant is waiting to complete.
         episode: u64,
         /// Ranks that had not arrived at `episode` when the wait gave up, in increasing order.
         missing: Vec<usize>,
+        /// Whether waiting again completes `episode`: `true` on a handle, whose arrival stays in
+        /// place; `false` for an [`AnyThreadBarrier`](crate::AnyThreadBarrier) call, whose
+        /// timeout broke the barrier.
+        resumable: bool,
     },
 
     /// A participant panicked (or its handle was dropped while others still needed it), so the

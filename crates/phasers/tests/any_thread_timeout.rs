@@ -57,6 +57,7 @@ fn a_timed_out_call_breaks_the_barrier_and_the_plain_waiter_gets_broken() {
             Err(Error::Timeout {
                 episode: 0,
                 ref missing,
+                resumable: false,
             }) => assert!(
                 (1..=2).contains(&missing.len()),
                 "{algorithm:?}: {} calls missing of 3",
@@ -86,7 +87,11 @@ fn the_timeout_error_says_the_episode_and_how_many_calls_were_missing() {
     let err = barrier.wait_timeout(Duration::from_millis(10)).unwrap_err();
     match &err {
         // Alone: 1 call of 4 arrived, so 3 are missing.
-        Error::Timeout { episode, missing } => {
+        Error::Timeout {
+            episode,
+            missing,
+            resumable: false,
+        } => {
             assert_eq!(*episode, 0);
             assert_eq!(missing.len(), 3, "{err}");
         }

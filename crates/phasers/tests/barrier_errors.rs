@@ -260,11 +260,27 @@ fn error_messages_say_what_happened_and_what_to_do() {
     let timeout = Error::Timeout {
         episode: 7,
         missing: vec![1, 3],
+        resumable: true,
     }
     .to_string();
     assert!(timeout.contains("episode 7"), "{timeout}");
     assert!(timeout.contains("[1, 3]"), "{timeout}");
-    assert!(timeout.contains("waiting again completes"), "{timeout}");
+    assert!(
+        timeout.contains("waiting again on the same handle completes"),
+        "{timeout}"
+    );
+    // Only the advice that applies (issue 31): a handle's timeout does not talk about the
+    // barrier without handles, and that one's says the barrier is broken.
+    assert!(!timeout.contains("AnyThreadBarrier"), "{timeout}");
+    let broke = Error::Timeout {
+        episode: 7,
+        missing: vec![1],
+        resumable: false,
+    }
+    .to_string();
+    assert!(broke.contains("broke the barrier"), "{broke}");
+    assert!(broke.contains("build a new barrier"), "{broke}");
+    assert!(!broke.contains("waiting again"), "{broke}");
 
     let broken = Error::Broken { by: 2, episode: 9 }.to_string();
     assert!(broken.contains("participant 2"), "{broken}");

@@ -210,6 +210,7 @@ fn left_rank_is_not_missing(algorithm: Algorithm) {
             Err(Error::Timeout {
                 episode: at,
                 missing,
+                resumable: true,
             }) => {
                 assert_eq!(at, episode);
                 assert_eq!(
@@ -377,6 +378,7 @@ fn leaver_is_not_missing_after_the_release(algorithm: Algorithm, rounds: usize) 
                 Err(Error::Timeout {
                     episode: 1,
                     missing,
+                    resumable: true,
                 }) => named += usize::from(missing.contains(&2)),
                 // Rank 1 was quicker and the two completed episode 1: nothing to check.
                 Ok(released) => assert_eq!(released.episode(), 1),

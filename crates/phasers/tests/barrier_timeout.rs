@@ -24,6 +24,7 @@ fn expect_timeout(
         Err(Error::Timeout {
             episode: at,
             missing: named,
+            resumable: true,
         }) => {
             assert_eq!(at, episode, "{what}: timed out in the wrong episode");
             assert_eq!(named, missing, "{what}: wrong ranks named as missing");
@@ -167,6 +168,7 @@ fn repeated_timeouts(algorithm: Algorithm, parties: usize, episodes: u64) {
                             Err(Error::Timeout {
                                 episode: at,
                                 missing,
+                                resumable: true,
                             }) => {
                                 timeouts.fetch_add(1, Ordering::Relaxed);
                                 assert_eq!(at, episode, "{what}: rank {rank} timed out elsewhere");

@@ -37,7 +37,11 @@ fn a_child_registered_before_the_signal_is_in_the_parents_phase() {
             if mode.can_signal() {
                 // Phase 2 now waits for the child as well.
                 match parent.next_timeout(Duration::from_millis(5)) {
-                    Err(Error::Timeout { episode, missing }) => {
+                    Err(Error::Timeout {
+                        episode,
+                        missing,
+                        resumable: true,
+                    }) => {
                         assert_eq!((episode, missing), (2, vec![child.id()]), "{what}");
                     }
                     other => panic!("{what}: expected phase 2 to wait for the child: {other:?}"),
@@ -81,7 +85,11 @@ fn a_child_registered_after_the_signal_starts_in_the_next_phase() {
             assert_eq!(parent.wait_timeout(HANG), Ok(2), "{what}");
             if mode.can_signal() {
                 match parent.next_timeout(Duration::from_millis(5)) {
-                    Err(Error::Timeout { episode, missing }) => {
+                    Err(Error::Timeout {
+                        episode,
+                        missing,
+                        resumable: true,
+                    }) => {
                         assert_eq!((episode, missing), (3, vec![child.id()]), "{what}");
                     }
                     other => panic!("{what}: expected phase 3 to wait for the child: {other:?}"),

@@ -171,7 +171,10 @@ fn arrive_and_await_advance() {
             }
         });
     });
-    assert_eq!(phaser.phase(), PHASES);
+    // The tasks leave in phase PHASES, and the last one's leave completes it, as Java's
+    // `arriveAndDeregister` by the last party advances the phase before the phaser terminates.
+    assert_eq!(phaser.phase(), PHASES + 1);
+    assert!(phaser.is_terminated());
 }
 
 /// `awaitAdvance(phase)`: anyone holding the phaser waits for the phase in progress, and returns
@@ -205,12 +208,14 @@ fn await_advance() {
             // A completed phase, and a phase not yet in progress: at once, with the current one.
             assert_eq!(phaser.await_phase(0), Ok(1));
             assert_eq!(phaser.await_phase(7), Ok(1));
-            // Termination ends the wait for the phase in progress, not for completed phases.
+            // Termination ends the wait for the phase in progress, not for completed phases. The
+            // last leave completes its phase (1) first, as Java's last `arriveAndDeregister`.
             drop(main);
             drop(other);
             assert!(phaser.is_terminated());
-            assert_eq!(phaser.await_phase(1), terminated(1));
-            assert_eq!(phaser.await_phase(0), Ok(1));
+            assert_eq!(phaser.await_phase(2), terminated(2));
+            assert_eq!(phaser.await_phase(1), Ok(2));
+            assert_eq!(phaser.await_phase(0), Ok(2));
         });
     });
 }
@@ -226,6 +231,7 @@ fn await_advance_interruptibly() {
         Err(Error::Timeout {
             episode: 0,
             missing,
+            resumable: true,
         }) => assert_eq!(missing, [0]),
         other => panic!("expected a timeout, got {other:?}"),
     }
@@ -253,6 +259,7 @@ fn await_advance_interruptibly_with_timeout() {
         Err(Error::Timeout {
             episode: 0,
             missing,
+            resumable: true,
         }) => assert_eq!(missing, [late.id()]),
         other => panic!("expected a timeout naming the late registration, got {other:?}"),
     }
@@ -461,30 +468,31 @@ fn on_advance() {
 fn on_advance_break_ends_phases_already_gathered() {
     let calls = Arc::new(AtomicU64::new(0));
     let c = calls.clone();
-    let (phaser, mut a) = Phaser::builder()
+    // Signal-only tasks run ahead (a wait-capable one may not signal twice without waiting).
+    let (phaser, creator) = Phaser::builder()
         .on_advance(move |_, _| {
             c.fetch_add(1, Ordering::SeqCst);
             ControlFlow::Break(())
         })
         .build()
         .unwrap();
-    let mut b = a.register(Mode::SigWait).unwrap();
-    let mut producer = a.register(Mode::Sig).unwrap();
-    let holder = a.register(Mode::SigWait).unwrap();
+    let mut a = creator.register(Mode::Sig).unwrap();
+    let mut b = creator.register(Mode::Sig).unwrap();
+    let mut consumer = creator.register(Mode::Wait).unwrap();
+    let holder = creator.register(Mode::Sig).unwrap();
+    drop(creator);
     // Everyone but `holder` signals phases 0 and 1.
     for _ in 0..2 {
-        a.signal().unwrap();
-        b.signal().unwrap();
-        producer.next().unwrap();
+        a.next().unwrap();
+        b.next().unwrap();
     }
     assert_eq!(phaser.phase(), 0);
     drop(holder); // completes phase 0, whose action breaks; phase 1 is gathered in the same go
     assert_eq!(calls.load(Ordering::SeqCst), 1, "no action for phase 1");
     assert_eq!(phaser.phase(), 1, "phase 1 is not released");
-    assert_eq!(a.wait(), Ok(0));
-    assert_eq!(a.wait(), terminated(1));
-    assert_eq!(b.wait(), Ok(0));
-    assert_eq!(b.wait(), terminated(1));
+    assert_eq!(consumer.wait(), Ok(0));
+    assert_eq!(consumer.wait(), terminated(1));
+    assert_eq!(a.next(), terminated(2));
     assert_eq!(phaser.await_phase(1), terminated(1));
 }
 
@@ -604,6 +612,7 @@ fn next_and_wait_deadlines() {
         Err(Error::Timeout {
             episode: 0,
             missing,
+            resumable: true,
         }) => assert_eq!(missing, [late.id()]),
         other => panic!("expected a timeout, got {other:?}"),
     }

@@ -402,7 +402,13 @@ impl Run {
 
     fn advance(&mut self) {
         match self.frontier() {
-            None => self.terminated = true,
+            // The last signaller's drop completes the phase it was in (the frontier, as it was the
+            // only signaller left), then terminates the phaser (issue 31).
+            None if !self.terminated => {
+                self.completed += 1;
+                self.terminated = true;
+            }
+            None => {}
             Some(frontier) => {
                 assert!(
                     frontier >= self.completed,
@@ -529,6 +535,7 @@ impl Run {
         let Error::Timeout {
             episode,
             missing: mut named,
+            resumable: true,
         } = error
         else {
             self.fail(format!("{what}: expected a timeout, got {error:?}"));

@@ -1,7 +1,7 @@
-//! Termination: after `force_terminate`, or once the last signal-capable registration is dropped,
-//! no later phase can complete, so every wait for one returns `Error::Terminated` naming its phase:
-//! waits already blocked (in every kind of wait) and every wait after. Phases completed before
-//! the termination can still be waited for.
+//! Termination: after `force_terminate`, or once the last signal-capable registration is dropped
+//! (which first completes the phase it was in), no later phase can complete, so every wait for one
+//! returns `Error::Terminated` naming its phase: waits already blocked (in every kind of wait) and
+//! every wait after. Phases completed before the termination can still be waited for.
 
 mod phaser_support;
 
@@ -112,9 +112,10 @@ fn a_timed_wait_after_termination_is_terminated_not_timeout() {
     expect_terminated(creator.wait_timeout(Duration::ZERO), 0, "wait_timeout(0)");
 }
 
-/// The last producer goes away while consumers wait for the phase after its last one.
+/// The last producer goes away while consumers wait for the phase after its last one: its drop
+/// completes that phase (as Java's last `arriveAndDeregister`), then no later phase can complete.
 #[test]
-fn dropping_the_last_signaller_terminates_the_waits_it_held_back() {
+fn dropping_the_last_signaller_completes_its_phase_then_terminates() {
     const PRODUCED: u64 = 3;
     let (phaser, creator) = Phaser::new(Mode::SigWait).expect("a phaser");
     let mut producer = creator.register(Mode::Sig).expect("a Sig child");
@@ -161,9 +162,14 @@ fn dropping_the_last_signaller_terminates_the_waits_it_held_back() {
         })
     });
     for (c, (blocked, later)) in results.into_iter().enumerate() {
-        expect_terminated(blocked, PRODUCED, &format!("consumer {c} blocked"));
-        expect_terminated(later, PRODUCED, &format!("consumer {c} afterwards"));
+        assert_eq!(
+            blocked,
+            Ok(PRODUCED),
+            "consumer {c} blocked: released by the leave"
+        );
+        expect_terminated(later, PRODUCED + 1, &format!("consumer {c} afterwards"));
     }
+    assert_eq!(phaser.phase(), PRODUCED + 1);
     assert!(phaser.is_terminated());
     assert_eq!(phaser.signallers(), 0);
 }
@@ -189,5 +195,6 @@ fn phases_completed_before_the_termination_can_still_be_waited_for() {
         }
         consumer
     });
-    expect_terminated(consumer.wait(), 5, "the first phase after the termination");
+    assert_eq!(consumer.wait(), Ok(5), "the last leave's phase completed");
+    expect_terminated(consumer.wait(), 6, "the first phase after the termination");
 }

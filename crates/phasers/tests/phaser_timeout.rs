@@ -18,6 +18,7 @@ fn expect_timeout(result: phasers::Result<u64>, phase: u64, missing: &[usize], w
         Err(Error::Timeout {
             episode,
             missing: mut named,
+            resumable: true,
         }) => {
             assert_eq!(episode, phase, "{what}: timed out in the wrong phase");
             named.sort_unstable();

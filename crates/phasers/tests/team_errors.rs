@@ -155,7 +155,7 @@ impl Invalid {
 
 /// Runs `invalid.call` on a team of [`SIZE`] (checked or not), with its culprits passing the bad
 /// argument, in both forms; every member must get `InvalidArgument`: the culprits' messages
-/// mentioning the needles, the others' naming the culprit's rank. With `then_usable`, the team
+/// mentioning the needles, the others' naming the culprits and saying their own were valid. With `then_usable`, the team
 /// must then still work.
 fn check_invalid(invalid: &Invalid, then_usable: bool) {
     for checked in [false, true] {
@@ -177,8 +177,14 @@ fn check_invalid(invalid: &Invalid, then_usable: bool) {
                 if bad {
                     assert_mentions(&here, &message, needles);
                 } else {
-                    // Someone else's mistake: the message says whose.
-                    assert_mentions(&here, &message, &[&culprits[0].to_string()]);
+                    // Someone else's mistake: the message says whose, and that this member's
+                    // own arguments were valid (issue 31).
+                    let whose = match &culprits[..] {
+                        [one] => format!("member {one}'s arguments were invalid"),
+                        many => format!("the arguments of members {many:?} were invalid"),
+                    };
+                    let valid = format!("member {rank} (this one) were valid");
+                    assert_mentions(&here, &message, &[&whose, &valid]);
                 }
                 if then_usable {
                     check_still_usable(&name, &mut m);

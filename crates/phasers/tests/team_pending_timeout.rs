@@ -44,6 +44,7 @@ fn assert_timeout(what: &str, outcome: phasers::Result<()>, call: u64, missing: 
         Err(Error::Timeout {
             episode,
             missing: got,
+            resumable: true,
         }) => {
             assert_eq!(episode, call, "{what}: the timeout names the wrong call");
             assert_eq!(got, missing, "{what}: the timeout names the wrong members");

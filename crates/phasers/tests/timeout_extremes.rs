@@ -53,6 +53,7 @@ fn zero_and_a_past_deadline_time_out_at_once_naming_the_missing() {
         let expected = Error::Timeout {
             episode: 0,
             missing: vec![1],
+            resumable: true,
         };
         quickly(&what, || {
             assert_eq!(early.wait_timeout(Duration::ZERO).unwrap_err(), expected);
@@ -90,7 +91,7 @@ fn a_registration_times_out_at_once_on_zero_naming_the_missing() {
     quickly("phaser", || {
         let error = creator.next_timeout(Duration::ZERO).unwrap_err();
         assert!(
-            matches!(&error, Error::Timeout { episode: 0, missing } if *missing == [late_id]),
+            matches!(&error, Error::Timeout { episode: 0, missing, resumable: true } if *missing == [late_id]),
             "{error:?}"
         );
         let error = creator.wait_timeout(Duration::ZERO).unwrap_err();

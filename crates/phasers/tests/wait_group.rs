@@ -63,6 +63,7 @@ fn wait_timeout_gives_up_on_a_task_that_never_finishes() {
         Error::Timeout {
             episode: 0,
             missing,
+            resumable: true,
         } => {
             assert_eq!(
                 missing.len(),

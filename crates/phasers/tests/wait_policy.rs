@@ -54,7 +54,11 @@ fn gives_up(policy: WaitPolicy) {
         let timeout = Duration::from_millis(10);
         let start = Instant::now();
         match handles[0].wait_timeout(timeout) {
-            Err(Error::Timeout { episode, missing }) => {
+            Err(Error::Timeout {
+                episode,
+                missing,
+                resumable: true,
+            }) => {
                 assert_eq!(episode, 0);
                 assert_eq!(missing, vec![1]);
             }

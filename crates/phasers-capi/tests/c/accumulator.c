@@ -148,7 +148,7 @@ static void errors(void) {
     EXPECT_OK(phasers_accumulator_result_i32(acc, &result));
     CHECK(result == 0); /* the identity before any phase */
     EXPECT_CODE(PHASERS_EINVAL, phasers_accumulator_send_i64(acc, creator, 1));
-    EXPECT_MESSAGE("holds i32 values, not i64");
+    EXPECT_MESSAGE("holds int32_t (PHASERS_TYPE_I32) values, not int64_t (PHASERS_TYPE_I64)");
     double wrong;
     EXPECT_CODE(PHASERS_EINVAL, phasers_accumulator_result_f64(acc, &wrong));
     EXPECT_CODE(PHASERS_ENULL, phasers_accumulator_result_i32(acc, NULL));

@@ -537,6 +537,43 @@ static void broken(void) {
     EXPECT_OK(phasers_team_destroy(team));
 }
 
+/* ---- a request in flight when a member is destroyed: a poll says what the wait would ---- */
+
+/* Issue 31: phasers_request_test used to report done = 0 for ever on a broken team, so a program
+   polling MPI_Test style spun for ever while timedwait said EBROKEN. Both calls, and both the
+   barrier and a reduction, must now report the break; the request stays valid after a failed
+   test, as after any test, and the member is free again once it is freed. */
+static void broken_while_polling(void) {
+    for (int which = 0; which < 2; which++) {
+        phasers_team *team;
+        phasers_member *m0, *m1;
+        EXPECT_OK(phasers_team_create(2, 1, &team));
+        EXPECT_OK(phasers_team_member(team, 0, &m0));
+        EXPECT_OK(phasers_team_member(team, 1, &m1));
+        phasers_request *request = NULL;
+        int64_t in[1] = {1}, out[1] = {0};
+        if (which == 0) {
+            EXPECT_OK(phasers_member_ibarrier(m0, &request));
+        } else {
+            EXPECT_OK(phasers_member_iallreduce(m0, PHASERS_TYPE_I64, PHASERS_OP_SUM, in, out, 1,
+                                                &request));
+        }
+        int done = -1;
+        EXPECT_OK(phasers_request_test(request, &done));
+        CHECK(done == 0); /* member 1 has not started the call */
+        EXPECT_OK(phasers_member_destroy(m1));
+        done = -1;
+        EXPECT_CODE(PHASERS_EBROKEN, phasers_request_test(request, &done));
+        EXPECT_MESSAGE("participant 1");
+        EXPECT_CODE(PHASERS_EBROKEN, phasers_request_test(request, &done)); /* and it stays so */
+        EXPECT_CODE(PHASERS_EBROKEN, phasers_request_timedwait(request, 0)); /* frees it */
+        CHECK(out[0] == 0); /* nothing was written */
+        EXPECT_CODE(PHASERS_EBROKEN, phasers_member_barrier(m0));
+        EXPECT_OK(phasers_member_destroy(m0));
+        EXPECT_OK(phasers_team_destroy(team));
+    }
+}
+
 /* ---- handles and arguments ---- */
 
 static void errors(void) {
@@ -719,6 +756,7 @@ int main(void) {
     busy();
     timeouts();
     broken();
+    broken_while_polling();
     printf("team ok\n");
     return 0;
 }

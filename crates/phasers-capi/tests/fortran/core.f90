@@ -155,7 +155,9 @@ contains
             call tasks(rank)%drop()
         end block
         !$omp end parallel
-        call require(phaser%phase() == phases, 'every phase completed')
+        ! The last task's drop completes one more phase, in which nobody is left (as Java's
+        ! arriveAndDeregister does); the phaser then terminates.
+        call require(phaser%phase() == phases + 1, 'every phase completed')
         call phaser%destroy()
     end subroutine phaser_across_threads
 

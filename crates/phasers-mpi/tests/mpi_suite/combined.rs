@@ -680,6 +680,7 @@ fn local_timeout(ctx: &Ctx<'_>) -> Result<(), String> {
                         Err(Error::Core(phasers::Error::Timeout {
                             episode: 0,
                             missing,
+                            ..
                         })) if missing == [1] => {}
                         other => failures.add(format!(
                             "thread 0: a zero timeout returned {other:?}, expected \
@@ -690,6 +691,7 @@ fn local_timeout(ctx: &Ctx<'_>) -> Result<(), String> {
                         Err(Error::Core(phasers::Error::Timeout {
                             episode: 0,
                             missing,
+                            ..
                         })) if missing == [1] => {}
                         other => failures.add(format!(
                             "thread 0: waiting 100 ms for thread 1 returned {other:?}, expected \

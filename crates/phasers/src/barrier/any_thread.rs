@@ -382,7 +382,9 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
             // the release needs nobody else: finish the wait rather than break an episode that is
             // completing.
             Err(Error::Timeout { missing, .. }) if missing.is_empty() => participant.wait(),
-            Err(Error::Timeout { episode, missing }) => {
+            Err(Error::Timeout {
+                episode, missing, ..
+            }) => {
                 // The arrival cannot be withdrawn, so the episode cannot complete as counted:
                 // dropping the participant breaks the barrier from `episode` on (the mechanism a
                 // lost `Participant` uses), and every waiter there is woken with `Error::Broken`.
@@ -392,7 +394,11 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
                     Err(Error::Broken { by: rank, episode }),
                 );
                 drop(lost);
-                Err(Error::Timeout { episode, missing })
+                Err(Error::Timeout {
+                    episode,
+                    missing,
+                    resumable: false,
+                })
             }
             done => done,
         }

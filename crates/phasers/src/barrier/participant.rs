@@ -307,7 +307,7 @@ impl<A: BarrierAlgorithm> Participant<A> {
     /// let mut first = barrier.participant(0)?; // rank 1's handle is never taken
     /// let deadline = Instant::now() + Duration::from_millis(5);
     /// match first.wait_deadline(deadline) {
-    ///     Err(Error::Timeout { episode, missing }) => assert_eq!((episode, missing), (0, vec![1])),
+    ///     Err(Error::Timeout { episode, missing, .. }) => assert_eq!((episode, missing), (0, vec![1])),
     ///     other => panic!("expected a timeout, got {other:?}"),
     /// }
     /// assert!(Instant::now() >= deadline); // it gave up at the deadline, not before
@@ -434,6 +434,7 @@ impl<A: BarrierAlgorithm> Participant<A> {
             Err(Stop::TimedOut) => Err(Error::Timeout {
                 episode: number,
                 missing: shared.roster.missing(number),
+                resumable: true,
             }),
             Err(Stop::Broken) => Err(shared.broken_error()),
         }

@@ -22,7 +22,8 @@ impl Phaser {
     ///   (at least `phase + 1`; more if later phases completed meanwhile).
     /// - When `phase` is a later phase than the one in progress, returns the current phase at once,
     ///   as Java does: it cannot be the phase in progress, so there is nothing to wait for. Wait
-    ///   for a later phase by calling again with each phase returned.
+    ///   for a later phase by calling again with each phase returned. Every phase up to `u64::MAX`
+    ///   is such a phase on a live phaser.
     ///
     /// The observer does not hold phases back, and it sees the effects of every signal of the
     /// phases completed, like a registered waiter. On a phaser with a
@@ -40,6 +41,7 @@ impl Phaser {
     ///     assert_eq!(watching.join().unwrap(), Ok(1));
     /// });
     /// assert_eq!(phaser.await_phase(0)?, 1); // phase 0 completed: at once
+    /// assert_eq!(phaser.await_phase(u64::MAX)?, 1); // far ahead: at once
     /// # Ok::<(), phasers::Error>(())
     /// ```
     ///
@@ -64,7 +66,7 @@ impl Phaser {
     /// let late = main.register(Mode::SigWait)?;
     /// main.signal()?;
     /// let err = phaser.await_phase_timeout(0, Duration::from_millis(1)).unwrap_err();
-    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing } if *missing == [late.id()]));
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, .. } if *missing == [late.id()]));
     /// drop(late); // it deregisters: phase 0 completes without it
     /// assert_eq!(phaser.await_phase_timeout(0, Duration::MAX)?, 1);
     /// # Ok::<(), phasers::Error>(())
@@ -107,7 +109,7 @@ impl Phaser {
         if current > phase {
             return Ok(current);
         }
-        if core.broken.is_broken_for(phase) {
+        if core.is_stopped_for(phase) {
             return Err(core.stopped(phase));
         }
         if current < phase {
@@ -133,6 +135,7 @@ impl Phaser {
             Err(Stop::TimedOut) => Err(Error::Timeout {
                 episode: phase,
                 missing: core.missing(phase),
+                resumable: true,
             }),
         }
     }

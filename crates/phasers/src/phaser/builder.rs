@@ -221,6 +221,12 @@ impl PhaserBuilder {
     ///   then not released). Signals of the next phase that reach the phaser meanwhile (from tasks
     ///   running ahead) wait for the action, spinning and then yielding.
     ///
+    /// - **The last leave.** The drop of the last signal-capable registration completes its phase
+    ///   and calls the action with `registered == 0`, as Java calls `onAdvance(phase, 0)`; then the
+    ///   phaser terminates whatever the action returns (Java's default returns `true` there; with
+    ///   nobody left to signal, `Continue` could only hang later waits). Its accumulators keep the
+    ///   results of the phase before: the last leave's phase ends the run rather than reducing.
+    ///
     /// Builders cloned from this one share the action: phasers built from them call the same
     /// closure, one call at a time.
     ///
@@ -253,6 +259,21 @@ impl PhaserBuilder {
     /// });
     /// assert!(phaser.is_terminated());
     /// assert_eq!(phaser.phase(), 3);
+    ///
+    /// // The last leave: the action sees 0 registered, and the phaser ends even on `Continue`.
+    /// let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let (phaser, mut main) = Phaser::builder()
+    ///     .on_advance(move |phase, registered| {
+    ///         log.lock().unwrap().push((phase, registered));
+    ///         ControlFlow::Continue(())
+    ///     })
+    ///     .build()?;
+    /// main.next()?;
+    /// drop(main);
+    /// assert_eq!(*seen.lock().unwrap(), [(0, 1), (1, 0)]);
+    /// assert!(phaser.is_terminated());
+    /// assert_eq!(phaser.phase(), 2);
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn on_advance(

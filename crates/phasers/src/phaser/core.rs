@@ -104,7 +104,18 @@ impl Core {
                 }
             }
             Finish::Last => {
-                if self.broken.break_from(phase, TERMINATED) {
+                // The accumulators are left alone: the last leave's phase ends the run rather than
+                // being a step of it, so their results stay those of the phase before, which is
+                // what a task reading them once every registration is gone wants. Sends made in
+                // it by tasks that then left without signalling are dropped, as before the last
+                // leave completed its phase.
+                if let Some(payload) = self.advance(phase, by) {
+                    panicked.set(Some(payload));
+                }
+                // `phase` completes (unless its advance action panicked, which broke the phaser
+                // at `phase` already, so this changes nothing); no later one can, whatever the
+                // action answered: no registration is left to signal it.
+                if self.broken.break_from(phase.saturating_add(1), TERMINATED) {
                     self.wake_all();
                 }
             }
@@ -136,6 +147,21 @@ impl Core {
                 Some(payload)
             }
         }
+    }
+
+    /// Whether the phaser was terminated (rather than broken by a lost registration).
+    pub(crate) fn is_terminated(&self) -> bool {
+        matches!(self.broken.breaker(), Some((TERMINATED, _)))
+    }
+
+    /// Whether a wait for `phase` can no longer complete. Unlike `BrokenState::is_broken_for`,
+    /// right for every phase: that one's "intact" marker is `u64::MAX`, which also reads as
+    /// "broken from `u64::MAX`", so a wait for phase `u64::MAX` (far ahead of any phaser) would
+    /// look ended on a live phaser. Only the waits that take any phase from the caller need it.
+    /// The lock-free check comes first, so a live phaser never takes the breaker's lock here.
+    pub(crate) fn is_stopped_for(&self, phase: u64) -> bool {
+        self.broken.is_broken_for(phase)
+            && matches!(self.broken.breaker(), Some((_, from)) if from <= phase)
     }
 
     /// Signal-capable registrations now.

@@ -19,14 +19,20 @@ impl Phaser {
     /// next phase; it is counted here, and counted as [`arrived`](Self::arrived) for the phase in
     /// progress.
     ///
+    /// Once the phaser is terminated the count stays what it was, as Java's: a drop then has no
+    /// effect (Java's `arriveAndDeregister` on a terminated phaser).
+    ///
     /// ```
     /// use phasers::{Mode, Phaser};
     ///
     /// let (phaser, creator) = Phaser::new(Mode::SigWait)?;
-    /// let _producer = creator.register(Mode::Sig)?;
+    /// let producer = creator.register(Mode::Sig)?;
     /// let _consumer = creator.register(Mode::Wait)?;
     /// assert_eq!(phaser.registered(), 2); // the creator and the producer
     /// drop(creator);
+    /// assert_eq!(phaser.registered(), 1);
+    /// phaser.force_terminate();
+    /// drop(producer); // no effect on a terminated phaser
     /// assert_eq!(phaser.registered(), 1);
     /// # Ok::<(), phasers::Error>(())
     /// ```

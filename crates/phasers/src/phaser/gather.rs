@@ -115,7 +115,9 @@ pub(crate) enum Finish {
     /// Re-arming first means released tasks find the root open, rather than spinning while the
     /// completer wakes the sleepers, which can take the completer's core away.
     Release,
-    /// The last signaller left without signalling: the phaser ends at this phase.
+    /// The last signaller left: this phase completes in its place of `Close`, as the phaser's
+    /// last (Java's `arriveAndDeregister` of the last party advances the phase, then terminates).
+    /// It runs the advance action and ends the phaser from the next phase, before `Release`.
     Last,
 }
 
@@ -431,7 +433,14 @@ impl Tree {
     }
 
     /// The last signaller of `node` left while completing `phase`: `node` leaves its parent (or,
-    /// at the root, the phaser has no signaller left and ends after this phase).
+    /// at the root, the phaser has no signaller left: the leave completes `phase`, which is the
+    /// phaser's last).
+    ///
+    /// At the root the leaver's arrival completes `phase`: the advance action (which sees 0
+    /// registrations) and the termination from `phase + 1` come first (see `Finish::Last`), then
+    /// the release of `phase`. Terminating before the release means that a waiter released from
+    /// `phase` already finds the phaser ended, as after an advance action's `Break`; no signaller
+    /// is left to gather `phase + 1` meanwhile.
     fn deactivate(
         &self,
         node: usize,
@@ -440,11 +449,20 @@ impl Tree {
         finish: &dyn Fn(u64, Finish),
     ) {
         lock.get().busy[node] = true;
-        match self.shape.parent(node) {
-            None => finish(phase, Finish::Last),
-            Some(parent) => self.leave(parent, phase, Source::Child(node), lock, finish),
-        }
+        let root = match self.shape.parent(node) {
+            None => {
+                finish(phase, Finish::Last);
+                true
+            }
+            Some(parent) => {
+                self.leave(parent, phase, Source::Child(node), lock, finish);
+                false
+            }
+        };
         self.words[node].set(State::open(phase + 1, 0, 0, false));
+        if root {
+            finish(phase, Finish::Release);
+        }
         let structure = lock.get();
         structure.busy[node] = false;
         debug_assert!(structure.early[node].is_empty());

@@ -16,7 +16,9 @@
 //!   wait-only registrations never hold a phase back.
 //! - [`Phaser::force_terminate`] ends the phaser: every wait returns
 //!   [`Error::Terminated`](crate::Error::Terminated). The phaser also terminates when its last
-//!   signal-capable registration is dropped, since no later phase could ever complete.
+//!   signal-capable registration is dropped, since no later phase could ever complete: as Java's
+//!   last `arriveAndDeregister`, that drop completes the phase it was in (its waiters return `Ok`,
+//!   the advance action sees 0 registrations), and the phaser ends after it.
 //! - Timeouts ([`Registration::next_timeout`], [`Registration::next_deadline`]) name the
 //!   registrations that have not signalled, and leave the signal in place.
 //! - [`Phaser::await_phase`] waits for a phase without a registration, and [`Phaser::arrived`] and
@@ -63,16 +65,17 @@
 //!
 //! | `java.util.concurrent.Phaser` | `phasers` |
 //! |---|---|
-//! | `register()` | [`Registration::register`]: an existing registration registers the new party (with its mode or a weaker one), which starts in its phase. There is no anonymous registration: a party is a value someone must hold. |
+//! | `Phaser()`, `Phaser(parties)` | [`Phaser::new`] and [`Phaser::builder`] create the phaser with its first party, the creator: `new Phaser(1)`. There is no phaser of no party (the one that would call `onAdvance(p, 0)` is the last leave, below). Java's `new Phaser()` then `register()` by each task, with the registering thread's own party dropped once the tasks are in, is the creator registering the tasks, then dropped: `let (phaser, creator) = Phaser::new(Mode::SigWait)?; let tasks = creator.register_many(Mode::SigWait, n)?; drop(creator);`. |
+//! | `register()` | [`Registration::register`]: an existing registration registers the new party (with its mode or a weaker one), which starts in its phase. There is no anonymous registration: a party is a value someone must hold. **Unlike Java**, a party registered by a registration that has already signalled phase `p` starts in `p + 1` (phase `p` does not wait for it): register before [`signal`](Registration::signal) for the new party to take part in `p`. A terminated phaser takes no registration: [`Error::Terminated`](crate::Error::Terminated), from any registration. |
 //! | `bulkRegister(n)` | [`Registration::register_many`]`(mode, n)` |
-//! | `arrive()` | [`Registration::signal`] (it returns `()`; the phase is [`Registration::phase`] before the call), or [`next`](Registration::next) on a [`Mode::Sig`] registration, which never blocks. |
-//! | `arriveAndDeregister()` | dropping the [`Registration`]: it leaves in any phase, counted as arrived at the phase in progress. |
+//! | `arrive()` | [`Registration::signal`] (it returns `()`; the phase is [`Registration::phase`] before the call), or [`next`](Registration::next) on a [`Mode::Sig`] registration, which never blocks. A second `signal` of a wait-capable registration before its [`wait`](Registration::wait) is refused with [`Error::InvalidArgument`](crate::Error::InvalidArgument), where Java would count a second party; a [`Mode::Sig`] registration signals phase after phase without waiting. |
+//! | `arriveAndDeregister()` | dropping the [`Registration`]: it leaves in any phase, counted as arrived at the phase in progress. The last signal-capable registration's drop completes its phase (the advance action runs with 0 registered, and the phase's waits return `Ok`), then terminates the phaser, as in Java. On a terminated phaser a drop has no effect, as in Java: [`Phaser::registered`] and [`Phaser::arrived`] keep what they said. |
 //! | `arriveAndAwaitAdvance()` | [`Registration::next`] (and [`next_timeout`](Registration::next_timeout), [`next_deadline`](Registration::next_deadline)); it returns the phase completed, where Java returns the next one. |
-//! | `awaitAdvance(phase)` | [`Phaser::await_phase`], for anyone holding the phaser; a registration waits with [`Registration::wait`]. |
+//! | `awaitAdvance(phase)` | [`Phaser::await_phase`], for anyone holding the phaser; a registration waits with [`Registration::wait`]. **Unlike Java**, `await_phase` does not move a registration on: after `signal()` and `await_phase(p)`, its [`next`](Registration::next) still ends the split phase `p` (at once) and signals nothing; a registration that signalled ends its split phase with [`wait`](Registration::wait). |
 //! | `awaitAdvanceInterruptibly(phase)` | No interrupts: Rust threads cannot be interrupted. [`Phaser::await_phase_deadline`] bounds the wait, and [`Phaser::force_terminate`] from another thread ends every wait with [`Error::Terminated`](crate::Error::Terminated). |
 //! | `awaitAdvanceInterruptibly(phase, timeout, unit)` | [`Phaser::await_phase_timeout`]: [`Error::Timeout`](crate::Error::Timeout) in place of `TimeoutException`, naming the registrations that have not signalled. |
-//! | `getPhase()` | [`Phaser::phase`] (never negative: [`Phaser::is_terminated`] tells termination apart), and [`Registration::phase`] for one party's. |
-//! | `getRegisteredParties()` | [`Phaser::registered`]: signal-capable registrations (wait-only ones hold no phase back). |
+//! | `getPhase()` | [`Phaser::phase`] (never negative: [`Phaser::is_terminated`] tells termination apart; the phase is Java's without its sign bit: the last leave's phase + 1, or the phase after an advance action's `Break`), and [`Registration::phase`] for one party's. |
+//! | `getRegisteredParties()` | [`Phaser::registered`]: signal-capable registrations (wait-only ones hold no phase back); frozen at the termination, as in Java. |
 //! | `getArrivedParties()` | [`Phaser::arrived`] |
 //! | `getUnarrivedParties()` | [`Phaser::unarrived`] |
 //! | `getParent()`, `getRoot()` | None: a tree of sub-phasers is one [`Phaser`] ([`PhaserBuilder::tiers`], [`PhaserBuilder::degree`]) whose sub-phasers are not handles of their own; registrations are placed on its leaves, and signals climb it without the caller choosing a parent. |
@@ -154,14 +157,23 @@ pub struct Phaser {
 impl Phaser {
     /// The phase in progress: the number of phases completed so far.
     ///
+    /// It goes on counting the phase completed last when the phaser terminates: after the last
+    /// signal-capable registration's drop in phase `p`, which completes `p`, it is `p + 1`, the
+    /// phase whose waits return [`Error::Terminated`](crate::Error::Terminated). Java's
+    /// `getPhase()` says the same with its sign bit set.
+    ///
     /// ```
-    /// use phasers::{Mode, Phaser};
+    /// use phasers::{Error, Mode, Phaser};
     ///
     /// let (phaser, mut creator) = Phaser::new(Mode::SigWait)?;
     /// assert_eq!(phaser.phase(), 0);
     /// creator.next()?;
     /// creator.next()?;
     /// assert_eq!(phaser.phase(), 2);
+    /// drop(creator); // the last signaller: completes phase 2, then ends the phaser
+    /// assert_eq!(phaser.phase(), 3);
+    /// assert_eq!(phaser.await_phase(2), Ok(3));
+    /// assert_eq!(phaser.await_phase(3), Err(Error::Terminated { phase: 3 }));
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn phase(&self) -> u64 {
@@ -257,15 +269,16 @@ impl Phaser {
     /// use phasers::{Mode, Phaser};
     ///
     /// let (phaser, creator) = Phaser::new(Mode::SigWait)?;
-    /// let consumer = creator.register(Mode::Wait)?;
+    /// let mut consumer = creator.register(Mode::Wait)?;
     /// assert!(!phaser.is_terminated());
-    /// drop(creator); // the last registration that could signal
+    /// drop(creator); // the last registration that could signal: its phase completes, then the end
     /// assert!(phaser.is_terminated());
-    /// # drop(consumer);
+    /// assert_eq!(consumer.wait(), Ok(0));
+    /// assert!(consumer.wait().is_err());
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn is_terminated(&self) -> bool {
-        matches!(self.core.broken.breaker(), Some((core::TERMINATED, _)))
+        self.core.is_terminated()
     }
 
     pub(crate) fn attach(&self, cells: Arc<Cells>) {

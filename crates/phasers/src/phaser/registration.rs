@@ -17,7 +17,9 @@ use crate::wait::{Deadline, Signal, SpinBudget, SpinPlan, Stop, Waiter, Watch};
 /// A task's membership of a [`Phaser`]: what it may do (its [`Mode`]) and which phase it is in.
 ///
 /// A registration is `Send` and used by one thread at a time. Dropping it deregisters the task,
-/// in any phase; the others keep synchronizing. Dropping it while its thread panics breaks the
+/// in any phase; the others keep synchronizing. Dropping the last signal-capable registration
+/// completes its phase, then terminates the phaser (Java's last `arriveAndDeregister`); dropping
+/// one on a terminated phaser has no effect. Dropping it while its thread panics breaks the
 /// phaser instead, so the others get [`Error::Broken`] rather than results that silently miss the
 /// task's part.
 ///
@@ -213,7 +215,21 @@ impl Registration {
     /// # Errors
     ///
     /// [`Error::Capability`] when `mode` is stronger than this registration's;
-    /// [`Error::Terminated`] or [`Error::Broken`] when the phaser can no longer advance.
+    /// [`Error::Terminated`] (naming this registration's phase) once the phaser is terminated, even
+    /// for a registration whose phase lags behind the termination; [`Error::Broken`] when a lost
+    /// registration keeps this registration's phase from completing.
+    ///
+    /// ```
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// let (phaser, mut creator) = Phaser::new(Mode::SigWait)?;
+    /// let lagging = creator.register(Mode::Wait)?; // it never waits: stays in phase 0
+    /// creator.next()?;
+    /// drop(creator); // the last signaller, in phase 1: the phaser ends after it
+    /// assert!(phaser.is_terminated());
+    /// assert_eq!(lagging.register(Mode::Wait).unwrap_err(), Error::Terminated { phase: 0 });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn register(&self, mode: Mode) -> Result<Registration> {
         self.admit(mode)?;
         self.enroll_child(mode)
@@ -232,7 +248,11 @@ impl Registration {
             });
         }
         let core = &self.phaser.core;
-        if core.broken.is_broken_for(self.phase()) {
+        // A terminated phaser takes nobody, whatever this registration's phase: a wait-only one
+        // may lag behind the phase the termination took effect at, and its children could never
+        // see a phase complete anyway. A phaser broken by a lost registration still completes the
+        // phases before the loss, so a registration lagging behind it may register for those.
+        if core.is_terminated() || core.broken.is_broken_for(self.phase()) {
             return Err(core.stopped(self.phase()));
         }
         Ok(())
@@ -333,7 +353,7 @@ impl Registration {
     /// let (_phaser, mut creator) = Phaser::new(Mode::SigWait)?;
     /// let mut late = creator.register(Mode::SigWait)?;
     /// let err = creator.next_timeout(Duration::from_millis(1)).unwrap_err();
-    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing } if *missing == [late.id()]));
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, .. } if *missing == [late.id()]));
     /// late.signal()?;
     /// assert_eq!(creator.next_timeout(Duration::MAX)?, 0);
     /// # Ok::<(), phasers::Error>(())
@@ -355,7 +375,7 @@ impl Registration {
     /// let mut late = creator.register(Mode::SigWait)?;
     /// let soon = Instant::now() + Duration::from_millis(1);
     /// let err = creator.next_deadline(soon).unwrap_err();
-    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing } if *missing == [late.id()]));
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, .. } if *missing == [late.id()]));
     /// late.signal()?;
     /// assert_eq!(creator.next_deadline(Instant::now())?, 0);
     /// # Ok::<(), phasers::Error>(())
@@ -394,9 +414,29 @@ impl Registration {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     ///
+    /// A wait-capable registration signals once per phase: a second `signal` before its
+    /// [`wait`](Self::wait) is refused (Java would count it as another party's `arrive`). A
+    /// [`Mode::Sig`] registration never waits, so each `signal` is the next phase's, running ahead.
+    ///
+    /// ```
+    /// use phasers::{Error, Mode, Phaser};
+    ///
+    /// let (_phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let _other = main.register(Mode::SigWait)?;
+    /// let mut producer = main.register(Mode::Sig)?;
+    /// main.signal()?;
+    /// assert!(matches!(main.signal(), Err(Error::InvalidArgument { .. })));
+    /// assert_eq!(main.phase(), 1); // still the one signal of phase 0
+    /// producer.signal()?;
+    /// producer.signal()?; // signal-only: phase 1's, ahead of the phaser
+    /// assert_eq!(producer.phase(), 2);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
-    /// [`Error::Capability`] for a wait-only registration; [`Error::Broken`] or
+    /// [`Error::Capability`] for a wait-only registration; [`Error::InvalidArgument`] for a
+    /// wait-capable one that signalled and has not waited yet; [`Error::Broken`] or
     /// [`Error::Terminated`] when the phaser cannot advance.
     pub fn signal(&mut self) -> Result<()> {
         if !self.mode.can_signal() {
@@ -406,6 +446,18 @@ impl Registration {
                 mode: self.mode,
                 hint: "a wait-only registration never holds a phase back; call wait() instead",
             });
+        }
+        // A wait-capable registration between its signal and its wait would otherwise signal the
+        // next phase too: Java's second `arrive()` of one party, which corrupts the count there.
+        // Here it is one comparison of this registration's own fields; a signal-only registration
+        // never waits, so it runs ahead by design.
+        if self.mode.can_wait() && self.signalled != self.waited {
+            return Err(Error::invalid(format!(
+                "signal() twice in phase {}: this registration signalled it and has not waited for it \
+                 yet; call wait() (or next()) first, or register a Mode::Sig registration to run \
+                 phases ahead",
+                self.waited
+            )));
         }
         let core = &self.phaser.core;
         if core.broken.is_broken_for(self.signalled) {
@@ -566,6 +618,7 @@ impl Registration {
             Err(Stop::TimedOut) => Err(Error::Timeout {
                 episode: phase,
                 missing: core.missing(phase),
+                resumable: true,
             }),
         }
     }
@@ -689,6 +742,13 @@ impl Drop for Registration {
             if core.broken.break_from(self.phase(), self.id) {
                 core.wake_all();
             }
+            return;
+        }
+        // On a terminated phaser a drop has no effect, as Java's `arriveAndDeregister` there: no
+        // phase it could take part in can complete any more (the termination took effect at a
+        // phase every signaller had reached), so it stays counted in `registered()` and
+        // `arrived()`, which keep what they said at the termination.
+        if core.is_terminated() {
             return;
         }
         if let Some(leaf) = self.leaf {

@@ -2,8 +2,8 @@
 //!
 //! Every handle is a signal-only registration that never signals, so phase 0 waits for each one
 //! until it is dropped (which deregisters it). A waiter signals phase 0 for its own handle, keeps
-//! the registration (dropping the last signaller would terminate the phaser rather than complete
-//! the phase) and waits for phase 0 like any observer of the phaser. Nothing here is a protocol of
+//! the registration until its wait is over (so its drop is never the phaser's last leave while it
+//! waits) and waits for phase 0 like any observer of the phaser. Nothing here is a protocol of
 //! its own: registration, deregistration, signalling and the wait are the phaser's.
 
 use std::time::{Duration, Instant};
@@ -183,9 +183,10 @@ impl WaitGroup {
                 .unwrap_or_else(|poisoned| poisoned.into_inner()),
             Handle::Failed(err) => return Err(err),
         };
-        // A signal-only signal never blocks. The registration is kept until the wait is over:
-        // dropped first, it could be the last signaller, whose drop terminates the phaser instead
-        // of completing its phase.
+        // A signal-only signal never blocks. The registration is kept until the wait is over, so
+        // the phase it waits for is completed by the other clones' drops, never ended by this
+        // one's: dropped after signalling, it would be a leave in phase 1, the last of which
+        // terminates the phaser.
         registration.signal()?;
         let outcome = wait(registration.phaser());
         drop(registration);

@@ -159,9 +159,11 @@ impl<T> Shared<T> {
     }
 
     /// Marks call `episode` and later as unable to complete because of `rank`, and wakes everyone.
+    /// A participant that quick-returned may be lost a call ahead of one lost earlier, so the
+    /// earliest break counts (see [`BrokenState::break_from_earliest`]).
     #[cold]
     pub(crate) fn break_from(&self, episode: u64, rank: usize) {
-        if self.broken.break_from(episode, rank) {
+        if self.broken.break_from_earliest(episode, rank) {
             for slot in self.slots.iter() {
                 slot.offer.wake_all();
                 slot.out_offer.wake_all();

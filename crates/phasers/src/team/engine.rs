@@ -213,10 +213,18 @@ impl Member {
                             }
                         }
                     } else if !shared.entry.is_released(post.seq) {
-                        return None;
+                        // A poll reports what the wait would: the break, once the meeting can no
+                        // longer be released (the same second look as `wait_for`'s).
+                        if !self.broken_before(&shared.entry, post.seq, post.seq) {
+                            return None;
+                        }
+                        return finish(&mut self.in_flight, Err(stopped(shared, Stop::Broken)));
                     }
                     if line.failed.load(Ordering::Acquire) == post.seq + 1 || post.invalid {
-                        let error = self.error_of(post.seq);
+                        let mut error = self.error_of(post.seq);
+                        if !post.invalid {
+                            error = self.blame_others(&post, error);
+                        }
                         return finish(&mut self.in_flight, Err(error));
                     }
                     match post.path {
@@ -274,7 +282,10 @@ impl Member {
                             Err(stop) => shared.record_error(post.seq, stopped(shared, stop)),
                         }
                     } else if !shared.exit.is_released(exit) {
-                        return None;
+                        if !self.broken_before(&shared.exit, exit, post.seq) {
+                            return None;
+                        }
+                        shared.record_error(post.seq, stopped(shared, Stop::Broken));
                     }
                     self.in_flight.as_mut()?.step = Step::Finish;
                 }
@@ -298,6 +309,52 @@ impl Member {
         }
     }
 
+    /// Whether a poll of `meeting`'s release number `index` (in call `seq`) must give up: the
+    /// team is broken from `seq` or earlier and the meeting is still not released. The release
+    /// is read again after the broken state, as [`wait_for`](Member::wait_for) does, so a
+    /// meeting released just before the break still counts as released.
+    fn broken_before(&self, meeting: &super::meeting::Meeting, index: u64, seq: u64) -> bool {
+        self.shared.broken.is_broken_for(seq) && !meeting.is_released(index)
+    }
+
+    /// The call's error as this member, whose own arguments were valid, should read it: when the
+    /// error is another member's bad argument, it says so and names every member whose arguments
+    /// were bad, before that member's own message. Reads every post, on a failed call only.
+    #[cold]
+    fn blame_others(&self, post: &Post, error: Error) -> Error {
+        let Error::InvalidArgument { message } = &error else {
+            return error;
+        };
+        let shared = &*self.shared;
+        let culprits: Vec<usize> = (0..shared.size)
+            .filter(|&rank| {
+                // SAFETY: the meeting of call `post.seq` is released, so every member posted for
+                // it, and none writes that parity again before every member, this one included,
+                // arrives at call `post.seq + 1`, which this member has not begun.
+                let theirs = unsafe { shared.slots[rank].read_post(post.seq) };
+                theirs.seq == post.seq && theirs.invalid
+            })
+            .collect();
+        if culprits.is_empty() {
+            return error;
+        }
+        let whose = match &culprits[..] {
+            [one] => format!("member {one}'s arguments were"),
+            many => format!("the arguments of members {many:?} were"),
+        };
+        Error::invalid(format!(
+            "{} failed on every member because {whose} invalid; the arguments of member {} (this \
+             one) were valid, so fix the call on {}. What was wrong: {message}",
+            post.kind,
+            self.rank,
+            if culprits.len() == 1 {
+                "that member"
+            } else {
+                "those members"
+            },
+        ))
+    }
+
     /// The error for a timed wait on the call in flight that gave up: the call's number on this
     /// team, and the members that have not begun it (from the roster `start` keeps: one load per
     /// member, paid only on a timeout).
@@ -310,6 +367,7 @@ impl Member {
         Error::Timeout {
             episode: seq,
             missing: self.shared.roster.missing(seq),
+            resumable: true,
         }
     }
 

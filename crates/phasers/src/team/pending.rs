@@ -88,7 +88,20 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
     /// # Errors
     ///
     /// The call's error, as the blocking form would return it; every later `test` or `wait`
-    /// returns it again.
+    /// returns it again. That includes [`Error::Broken`](crate::Error::Broken) once a member the
+    /// call still waits for is dropped or panics, so a polling loop ends:
+    ///
+    /// ```
+    /// use phasers::{Error, Team};
+    ///
+    /// let team = Team::new(2)?;
+    /// let (mut first, second) = (team.participant(0)?, team.participant(1)?);
+    /// let mut pending = first.ibarrier()?;
+    /// assert!(!pending.test()?); // member 1 has not started the barrier
+    /// drop(second); // and never will
+    /// assert!(matches!(pending.test(), Err(Error::Broken { by: 1, .. })));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
     pub fn test(&mut self) -> Result<bool> {
         if self.outcome.is_none() {
             self.outcome = self.member.progress(&self.call, Until::NoWait);

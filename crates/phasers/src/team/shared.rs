@@ -120,10 +120,12 @@ impl TeamShared {
     }
 
     /// Records that calls from `seq` on cannot complete because `rank` is gone, and wakes every
-    /// sleeper so that it sees it.
+    /// sleeper so that it sees it. A member may be lost a call ahead of another (it returned
+    /// early in `NoSync`, or the other is stuck in a call whose members differed), so the
+    /// earliest break counts (see [`BrokenState::break_from_earliest`]).
     #[cold]
     pub(crate) fn break_from(&self, seq: u64, rank: usize) {
-        if self.broken.break_from(seq, rank) {
+        if self.broken.break_from_earliest(seq, rank) {
             self.entry.line.release.wake_all();
             self.exit.line.release.wake_all();
             for slot in self.slots.iter() {

@@ -1,0 +1,158 @@
+//! A participant lost while the others are inside a call never hangs them (issue 31).
+//!
+//! The survivors enter `reduce` or `allreduce`; one participant, which never entered, is then
+//! dropped, or its thread panics. Every survivor must learn of it within [`PROMPTLY`]: its call
+//! returns `Broken` naming the lost rank, except that a `reduce` participant without the result
+//! may quick-return `Ok` (its data was consumed before the loss), and then one of its next two
+//! calls returns `Broken`. This runs for every algorithm, with the root and a non-root lost, at 4, 8 and 64
+//! participants (64 threads oversubscribe a 2-core machine 32 times).
+//!
+//! Survivors either go on calling until they get the error, or leave (drop their handles) after
+//! one call, as a program whose threads each make one call does. `reduce` under the static tree
+//! and dynamic pairs used to hang its root in the second case: a survivor that quick-returned
+//! and dropped its handle broke the group from call 1 first, and the lost participant's break
+//! from call 0, coming later, changed nothing, so call 0's waiters waited for ever.
+//!
+//! Every case runs under the hang watchdog, so a hang fails after 20 seconds.
+
+mod reduce_support;
+
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use phasers::{Error, Op, ReduceAlgorithm, Reduction};
+use reduce_support::{payload_text, run_each_within, Mode};
+
+/// How soon after the loss every survivor must have its error (the issue's bound).
+const PROMPTLY: Duration = Duration::from_millis(50);
+
+/// How long the lost participant waits before it goes: long enough that the survivors are
+/// inside their calls.
+const BEFORE_LOSS: Duration = Duration::from_millis(30);
+
+const LEN: usize = 1000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loss {
+    Drop,
+    Panic,
+}
+
+const PANIC_TEXT: &str = "deliberate panic while the others reduce";
+
+/// What a survivor does after a call that returned `Ok`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Survivors {
+    /// Calls again, until it gets the error.
+    CallAgain,
+    /// Drops its handle: its thread is done.
+    Leave,
+}
+
+#[test]
+fn a_participant_lost_during_a_call_breaks_every_algorithm() {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if payload_text(info.payload()) != PANIC_TEXT {
+            hook(info);
+        }
+    }));
+    for algorithm in ReduceAlgorithm::ALL {
+        for parties in [4, 8, 64] {
+            let root = 0;
+            for lost in [root, parties - 1, parties / 2 + 1] {
+                for mode in Mode::BOTH {
+                    for loss in [Loss::Drop, Loss::Panic] {
+                        for survivors in [Survivors::CallAgain, Survivors::Leave] {
+                            let case = (algorithm, parties, root, lost, mode, loss, survivors);
+                            lost_during_call(case);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+type Case = (ReduceAlgorithm, usize, usize, usize, Mode, Loss, Survivors);
+
+fn lost_during_call((algorithm, parties, root, lost, mode, loss, survivors): Case) {
+    let what = format!(
+        "{algorithm}, {mode:?} of {parties} participants rooted at {root}, participant {lost} \
+         lost by {loss:?}, the others {survivors:?}"
+    );
+    let group = Reduction::<u64>::builder(parties)
+        .op(Op::Sum)
+        .algorithm(algorithm)
+        .root(root)
+        .build()
+        .expect("a valid group");
+    let lost_at: Arc<OnceLock<Instant>> = Arc::new(OnceLock::new());
+    let lost_at_for_participants = Arc::clone(&lost_at);
+    let outcomes = run_each_within(&what, &group, move |mut participant| {
+        let rank = participant.rank();
+        if rank == lost {
+            std::thread::sleep(BEFORE_LOSS);
+            lost_at_for_participants
+                .set(Instant::now())
+                .expect("one loss");
+            match loss {
+                Loss::Drop => drop(participant),
+                Loss::Panic => panic!("{PANIC_TEXT}"),
+            }
+            return None;
+        }
+        let input = vec![rank as u64; LEN];
+        let mut output = vec![0; if mode.has_result(rank, root) { LEN } else { 0 }];
+        // The calls this participant made, in order; the last one is the error.
+        let mut results = Vec::new();
+        loop {
+            let result = mode.call(&mut participant, &input, &mut output);
+            let done = result.is_err() || survivors == Survivors::Leave;
+            results.push(result);
+            if done || results.len() > 2 {
+                return Some((results, Instant::now()));
+            }
+        }
+    });
+    let lost_at = *lost_at.get().expect("the lost participant went");
+    for (rank, outcome) in outcomes {
+        let (results, ended) = match outcome {
+            Err(payload) => {
+                assert!(
+                    rank == lost && loss == Loss::Panic,
+                    "{what}: participant {rank} panicked: {}",
+                    payload_text(&*payload)
+                );
+                continue;
+            }
+            Ok(None) => continue,
+            Ok(Some(ended)) => ended,
+        };
+        let last = results.last().expect("at least one call");
+        if survivors == Survivors::Leave && matches!(last, Ok(outcome) if !outcome.has_result()) {
+            // It quick-returned and left; the break is the others' to see.
+            continue;
+        }
+        assert!(
+            matches!(last, Err(Error::Broken { by, episode: 0 }) if *by == lost),
+            "{what}: participant {rank}'s calls returned {results:?}; the last must be Broken by \
+             {lost} from episode 0"
+        );
+        // Only quick returns without a result may come before the error: at most two, since a
+        // call waits until the call two before it completed.
+        let quick_returns = results[..results.len() - 1]
+            .iter()
+            .all(|result| matches!(result, Ok(outcome) if !outcome.has_result()));
+        assert!(
+            quick_returns,
+            "{what}: participant {rank}'s calls returned {results:?}"
+        );
+        let late = ended.saturating_duration_since(lost_at);
+        assert!(
+            late <= PROMPTLY,
+            "{what}: participant {rank} learned of the loss {late:?} after it (at most \
+             {PROMPTLY:?})"
+        );
+    }
+}

@@ -308,6 +308,7 @@ pub fn poll(
         Err(Error::Timeout {
             episode: timed_out,
             missing,
+            resumable: true,
         }) => {
             assert_eq!(
                 timed_out, episode,

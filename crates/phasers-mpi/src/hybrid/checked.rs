@@ -50,7 +50,7 @@ pub(crate) enum Next {
 
 /// How a call's payload travels in the envelope: its mode, the bytes all processes' payloads
 /// span together, and where this process writes its part.
-fn placement(layout: &Layout, sig: &Signature, typed: bool) -> (Mode, usize, usize) {
+pub(crate) fn placement(layout: &Layout, sig: &Signature, typed: bool) -> (Mode, usize, usize) {
     let block = sig.block();
     let (process, processes) = (layout.process(), layout.counts.len());
     let (mode, used, at) = match sig.kind {
@@ -72,7 +72,7 @@ fn placement(layout: &Layout, sig: &Signature, typed: bool) -> (Mode, usize, usi
     };
     if used == 0 {
         (Mode::Empty, 0, 0)
-    } else if used > envelope::CAPACITY {
+    } else if used > envelope::capacity(layout) {
         (Mode::Follows, 0, 0)
     } else {
         (mode, used, at)
@@ -82,14 +82,16 @@ fn placement(layout: &Layout, sig: &Signature, typed: bool) -> (Mode, usize, usi
 impl CheckedCall {
     /// The envelope of a call whose members posted `sig`, with `local_error` where they
     /// disagree among themselves or passed a bad argument, and this process's contribution
-    /// `data` otherwise; and what to keep until it returns. The record is a buffer of `spare`,
-    /// which gets `data` back when it travels inside.
+    /// `data` otherwise; and what to keep until it returns. `flags` are the record's own
+    /// (`envelope::ENGINE` from the engine). The record is a buffer of `spare`, which gets
+    /// `data` back when it travels inside.
     pub(crate) fn start(
         layout: &Layout,
         sig: Signature,
         local_error: Option<LocalError>,
         data: Bytes,
         reducer: Option<Arc<dyn Reducer>>,
+        flags: u64,
         spare: &mut Spare,
     ) -> (Bytes, CheckedCall) {
         let typed = reducer.as_ref().and_then(|r| r.typed());
@@ -97,8 +99,14 @@ impl CheckedCall {
         let header = Header::new(&sig, mode, typed.filter(|_| mode == Mode::Reduced), used);
         let inside = matches!(mode, Mode::Placed | Mode::Reduced) && local_error.is_none();
         let payload = if inside { data.as_slice() } else { &[] };
-        let mut record = spare.take_zeroed(envelope::RECORD);
-        envelope::seal(&mut record, &header, local_error.is_some(), payload, at);
+        let mut record = spare.take_zeroed(envelope::record_len(layout, used));
+        let flags = flags
+            | if local_error.is_some() {
+                envelope::ERROR
+            } else {
+                0
+            };
+        envelope::seal(record.as_mut_slice(), &header, flags, payload, at);
         let follows = if mode == Mode::Follows {
             Some(data)
         } else {

@@ -113,7 +113,16 @@ impl HybridMember {
             .options
             .timeout
             .and_then(|t| Instant::now().checked_add(t));
-        engine::arrive(shared, self.local_rank, call, post, source, deadline)?;
+        let counted = self.direct.reposted.take() == Some(call);
+        engine::arrive(
+            shared,
+            self.local_rank,
+            call,
+            post,
+            source,
+            deadline,
+            counted,
+        )?;
         self.next_call += 1;
         Ok(HybridPending::new(self, kind, call, deadline, output))
     }
@@ -437,6 +446,9 @@ impl HybridMember {
     /// team is then broken); [`Error::Mismatch`] in checked mode when another member, in any
     /// process, called a different collective.
     pub fn barrier(&mut self) -> Result<()> {
+        if let Some(result) = self.direct_barrier() {
+            return result;
+        }
         self.ibarrier()?.wait()
     }
 
@@ -472,6 +484,9 @@ impl HybridMember {
         root: usize,
         buffer: &mut [T],
     ) -> Result<()> {
+        if let Some(result) = self.direct_broadcast(root, buffer) {
+            return result;
+        }
         self.ibroadcast(root, buffer)?.wait()
     }
 

@@ -67,12 +67,18 @@ use std::sync::atomic::Ordering;
 use mpi::datatype::Equivalence;
 use phasers::{Element, Reducer, Reduction};
 
-use super::direct_state::{DirectMember, DirectShared, Posted, INLINE_WORDS};
+use std::sync::Arc;
+
+use super::direct_checked::{self, Contribution, Crossing};
+use super::direct_state::{
+    phase_word, DirectMember, DirectShared, Meeting, Posted, DONE, FAILED, INLINE_WORDS, LARGE,
+    REPOST,
+};
 use super::exchange;
 use super::member::HybridMember;
-use super::reducer::{is_bitwise, Builtin};
+use super::reducer::{self, is_bitwise, Builtin, ElementCode, Typed};
 use super::shared::ProcessShared;
-use super::signature::{compare, Kind, Signature, MPI_MAX_BYTES};
+use super::signature::{compare, Kind, LocalError, Signature, MPI_MAX_BYTES};
 use crate::error::{Error, Result};
 use crate::progress::poll_until;
 
@@ -84,14 +90,11 @@ use crate::progress::poll_until;
 /// first where the second does.
 pub(crate) const SMALL_BYTES: usize = 8 * 1024;
 
-/// What `DirectShared::state` says of a call `k`: `4 * k + phase`.
-const DONE: u64 = 1;
-const FAILED: u64 = 2;
-const LARGE: u64 = 3;
-
 /// What one member brings to a direct call.
 struct Call<'a, T> {
     shared: &'a ProcessShared,
+    /// Whether the call is checked across processes: the team is checked and has several.
+    checked: bool,
     local_rank: usize,
     number: u64,
     builtin: Builtin,
@@ -100,6 +103,9 @@ struct Call<'a, T> {
     kind: Kind,
     /// Whether this member takes the result: every member of an allreduce, a reduce's root.
     wants_output: bool,
+    /// The reduce's root (0 for an allreduce) and the op's name, for the call's signature.
+    root: usize,
+    op_name: &'static str,
 }
 
 impl HybridMember {
@@ -134,22 +140,33 @@ impl HybridMember {
         };
         let call = Call {
             shared: &self.shared,
+            checked: self.shared.options.checked && self.shared.layout.counts.len() > 1,
             local_rank: self.local_rank,
             number,
             builtin,
             input,
             kind,
             wants_output: root.map_or(true, |r| r == self.rank),
+            root: root.unwrap_or(0),
+            op_name: op.name(),
         };
         let mut sig = Signature::new::<T>(kind, input.len(), root.unwrap_or(0));
         sig.op = op.name();
         if call.shared.local > 1 {
-            return Some(call.meet(sig, output, &mut self.direct));
+            let met = call.meet(sig, output, &mut self.direct);
+            if met.is_none() {
+                // Some member called through the engine: this call goes there too, counted in.
+                self.next_call = number;
+                self.direct.reposted = Some(number);
+            }
+            return met;
         }
         call.open_next_slot();
+        if call.checked {
+            return Some(call.alone_checked(sig, self.rank, output));
+        }
         if call.wants_output && output.len() == input.len() {
-            call.exchange(Some(input), output);
-            return Some(Ok(()));
+            return Some(call.exchange(Some(input), output));
         }
         // The result goes nowhere (not the root), or the output is wrong: zeros go to the other
         // processes then, so they are not left waiting (as on the engine's path, which sends
@@ -162,8 +179,8 @@ impl HybridMember {
             Some(_) => data.fill(T::from_bits(0)),
             None => data.copy_from_slice(input),
         }
-        call.exchange(None, data);
-        Some(wrong.map_or(Ok(()), Err))
+        let exchanged = call.exchange(None, data);
+        Some(wrong.map_or(exchanged, Err))
     }
 }
 
@@ -173,11 +190,18 @@ impl<T: Element + Equivalence> Call<'_, T> {
     }
 
     fn phase(&self, phase: u64) -> u64 {
-        4 * self.number + phase
+        phase_word(self.number, phase)
     }
 
-    /// Several members here: post, count in, and go on as the last arrival says.
-    fn meet(&self, sig: Signature, output: &mut [T], handles: &mut DirectMember) -> Result<()> {
+    /// Several members here: post, count in, and go on as the last arrival says; `None` when
+    /// some member called through the engine, where this call must go too (see
+    /// `DirectShared::count_in`).
+    fn meet(
+        &self,
+        sig: Signature,
+        output: &mut [T],
+        handles: &mut DirectMember,
+    ) -> Option<Result<()>> {
         let direct = self.direct();
         let cell = direct.posts[self.local_rank].0.get();
         // SAFETY: this member's own post; no one reads it until the count below completes the
@@ -189,17 +213,21 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 output_len: self.wants_output.then_some(output.len()),
             })
         };
-        let arrived = &direct.arrived[(self.number % 2) as usize].0;
-        let phase = if arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.shared.local {
-            // Every member arrived: none counts in here again before call `number + 2`, which
-            // no one starts before this member arrives at `number + 1`.
-            arrived.store(0, Ordering::Relaxed);
-            self.open_next_slot();
-            self.complete_meeting()
-        } else {
-            self.wait_phase(&[DONE, FAILED, LARGE])?
+        let phase = match direct.count_in(self.number, 1, self.shared.local) {
+            Meeting::AllDirect => {
+                self.open_next_slot();
+                self.complete_meeting()
+            }
+            Meeting::Mixed => return None,
+            // `AllEngine` cannot be this member's count, which is on the direct path.
+            Meeting::Waiting | Meeting::AllEngine => {
+                match self.wait_phase(&[DONE, FAILED, LARGE, REPOST]) {
+                    Ok(phase) => phase,
+                    Err(error) => return Some(Err(error)),
+                }
+            }
         };
-        match phase {
+        Some(match phase {
             DONE => {
                 if self.wants_output {
                     self.copy_result(output);
@@ -207,13 +235,19 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 Ok(())
             }
             LARGE => self.large(output, handles),
-            _ => Err(direct
-                .failure
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone()
-                .unwrap_or_else(|| self.shared.broken_error())),
-        }
+            REPOST => return None,
+            _ => Err(self.failure()),
+        })
+    }
+
+    /// The error of a call that reached `FAILED`.
+    fn failure(&self) -> Error {
+        self.direct()
+            .failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .unwrap_or_else(|| self.shared.broken_error())
     }
 
     /// The last arrival's work: compare, then combine a small call or hand a large one over.
@@ -238,6 +272,14 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 .find(|(_, p)| p.output_len.is_some_and(|len| len != p.sig.len))
                 .map(|(i, p)| wrong_output(&p.sig, first_rank + i, p.output_len.unwrap_or(0)))
         });
+        if self.checked {
+            let sig = posts().flatten().next().map(|p| p.sig);
+            return match sig {
+                Some(sig) => self.complete_checked(&sig, error),
+                // Unreachable: every member posted.
+                None => self.publish(FAILED),
+            };
+        }
         if let Some(error) = error {
             let first = posts().flatten().next().map_or(0, |p| p.sig.block());
             let size = std::mem::size_of::<T>();
@@ -246,7 +288,8 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 // so they are not left waiting.
                 let zeros = self.result_buffer(first / size);
                 zeros.fill(T::from_bits(0));
-                self.exchange(None, zeros);
+                // Unchecked: the exchange has no error of its own.
+                let _ = self.exchange(None, zeros);
             }
             *direct.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
             return self.publish(FAILED);
@@ -255,10 +298,122 @@ impl<T: Element + Equivalence> Call<'_, T> {
         if bytes > SMALL_BYTES {
             return self.publish(LARGE);
         }
+        let result = self.combine_posts();
+        // Unchecked: the exchange has no error of its own.
+        let _ = self.exchange(None, result);
+        self.publish(DONE)
+    }
+
+    /// A checked call of this process's only member: the envelope carries the input (or the
+    /// error of a wrong output) and, when it fits, brings the result back.
+    fn alone_checked(&self, sig: Signature, rank: usize, output: &mut [T]) -> Result<()> {
+        let wrong = (self.wants_output && output.len() != self.input.len())
+            .then(|| wrong_output(&sig, rank, output.len()));
+        let local_error = wrong.map(|error| LocalError {
+            error,
+            everywhere: false,
+        });
+        let data = if self.wants_output && local_error.is_none() {
+            output
+        } else {
+            self.result_buffer(self.input.len())
+        };
+        let contribution = Contribution::Bytes(bytes_of(self.input));
+        match self.envelope(&sig, local_error.as_ref(), contribution, data) {
+            Crossing::Done => Ok(()),
+            Crossing::Follows { engine } => {
+                self.direct().engine_stages.store(engine, Ordering::Relaxed);
+                self.exchange(Some(self.input), data)
+            }
+            Crossing::Failed(error) => Err(error),
+        }
+    }
+
+    /// The envelope of this call (`direct_checked.rs`), with this process's `contribution`;
+    /// `out` takes the merged payload.
+    fn envelope(
+        &self,
+        sig: &Signature,
+        local_error: Option<&LocalError>,
+        contribution: Contribution<'_>,
+        out: &mut [T],
+    ) -> Crossing {
+        let processes = self.shared.layout.counts.len();
+        let missing = || {
+            format!(
+                "the other {} process(es) (the call's envelope)",
+                processes - 1
+            )
+        };
+        let wait = self
+            .shared
+            .wait_for(self.kind, self.number, DIRECT_WAITS_YIELD_EARLY, &missing);
+        let typed = ElementCode::of::<T>().map(|code| (code, self.builtin));
+        direct_checked::envelope(
+            self.shared,
+            sig,
+            typed,
+            local_error,
+            contribution,
+            bytes_of_mut(out),
+            &wait,
+        )
+    }
+
+    /// The last arrival's work on a checked call: the envelope with the process's error or its
+    /// combined small input; then, where the data follows, the exchange (small) or the phase
+    /// that hands the call to the reduction group (large).
+    fn complete_checked(&self, sig: &Signature, error: Option<Error>) -> u64 {
+        let direct = self.direct();
+        let fail = |error: Error| {
+            *direct.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+            self.publish(FAILED)
+        };
+        if let Some(error) = error {
+            let local = LocalError {
+                error,
+                everywhere: false,
+            };
+            return match self.envelope(sig, Some(&local), Contribution::Nothing, &mut []) {
+                Crossing::Failed(error) => fail(error),
+                // Unreachable: an error in the envelope makes every process's verdict an error.
+                _ => fail(local.error),
+            };
+        }
+        let large = std::mem::size_of_val(self.input) > SMALL_BYTES;
+        let (out, contribution) = if large {
+            (&mut [][..], Contribution::Nothing)
+        } else {
+            (self.combine_posts(), Contribution::Output)
+        };
+        match self.envelope(sig, None, contribution, out) {
+            Crossing::Done => self.publish(DONE),
+            Crossing::Follows { engine } => {
+                direct.engine_stages.store(engine, Ordering::Relaxed);
+                if large {
+                    return self.publish(LARGE);
+                }
+                match self.exchange(None, out) {
+                    Ok(()) => self.publish(DONE),
+                    Err(error) => fail(error),
+                }
+            }
+            Crossing::Failed(error) => fail(error),
+        }
+    }
+
+    /// Combines the members' inputs, in local rank order, into this call's result buffer.
+    #[allow(clippy::mut_from_ref)]
+    fn combine_posts(&self) -> &mut [T] {
         let result = self.result_buffer(self.input.len());
-        for (i, post) in posts().flatten().enumerate() {
-            // SAFETY: every member posted an input of this type and length (compared above),
-            // borrowed until it returns, which it does not before this call's phase is published.
+        for (i, cell) in self.direct().posts.iter().enumerate() {
+            // SAFETY: every member has posted for this call and waits for its phase.
+            let Some(post) = (unsafe { (*cell.0.get()).as_ref() }) else {
+                continue;
+            };
+            // SAFETY: every member posted an input of this type and length (compared by the
+            // caller), borrowed until it returns, which it does not before this call's phase is
+            // published.
             let input = unsafe { std::slice::from_raw_parts(post.input.cast::<T>(), result.len()) };
             if i == 0 {
                 result.copy_from_slice(input);
@@ -266,8 +421,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 self.builtin.accumulate(result, input, false);
             }
         }
-        self.exchange(None, result);
-        self.publish(DONE)
+        result
     }
 
     /// Publishes this call's `phase`; returns it.
@@ -346,7 +500,8 @@ impl<T: Element + Equivalence> Call<'_, T> {
             reducer
                 .reduce(self.input, result)
                 .map_err(|e| self.group_failed(e))?;
-            self.exchange(None, result);
+            self.exchange(None, result)
+                .map_err(|e| self.exchange_failed(e))?;
             self.publish(DONE);
             if self.wants_output {
                 output.copy_from_slice(result);
@@ -356,7 +511,8 @@ impl<T: Element + Equivalence> Call<'_, T> {
         reducer
             .reduce(self.input, output)
             .map_err(|e| self.group_failed(e))?;
-        self.exchange(None, output);
+        self.exchange(None, output)
+            .map_err(|e| self.exchange_failed(e))?;
         let direct = self.direct();
         // No other member counts for this call before it is published; the last call's all
         // counted before its leader returned.
@@ -389,6 +545,15 @@ impl<T: Element + Equivalence> Call<'_, T> {
         let kind = self.kind.name();
         shared.mark_broken(|| format!("{kind} (call {number}) failed: {error}"));
         Error::Core(error)
+    }
+
+    /// The error of the leader's exchange as this call's; the team breaks in this process (the
+    /// other members wait for the result it was to publish).
+    fn exchange_failed(&self, error: Error) -> Error {
+        let (number, kind) = (self.number, self.kind.name());
+        self.shared
+            .mark_broken(|| format!("{kind} (call {number}) failed: {error}"));
+        error
     }
 
     /// The first `len` elements of this call's result buffer, grown if needed: the phase's
@@ -433,14 +598,19 @@ impl<T: Element + Equivalence> Call<'_, T> {
     }
 
     /// Allreduces `input` (or what `data` holds) into `data` with the other processes; with one
-    /// process, `data` is the input.
-    fn exchange(&self, input: Option<&[T]>, data: &mut [T]) {
+    /// process, `data` is the input. A checked call that some process made through the engine
+    /// runs the engine's stages instead (`direct_checked.rs`).
+    fn exchange(&self, input: Option<&[T]>, data: &mut [T]) -> Result<()> {
         let shared = self.shared;
-        if shared.layout.counts.len() == 1 {
-            if let Some(input) = input {
+        if let Some(input) = input {
+            if shared.layout.counts.len() == 1
+                || (self.checked && self.direct().engine_stages.load(Ordering::Relaxed))
+            {
                 data.copy_from_slice(input);
             }
-            return;
+        }
+        if shared.layout.counts.len() == 1 {
+            return Ok(());
         }
         let processes = shared.layout.counts.len();
         let missing = || {
@@ -450,6 +620,18 @@ impl<T: Element + Equivalence> Call<'_, T> {
             )
         };
         let wait = shared.wait_for(self.kind, self.number, DIRECT_WAITS_YIELD_EARLY, &missing);
+        if self.checked && self.direct().engine_stages.load(Ordering::Relaxed) {
+            let mut sig = Signature::new::<T>(self.kind, data.len(), self.root);
+            sig.op = self.op_name;
+            let reducer: Arc<dyn reducer::Reducer> = Arc::new(Typed::<T>::new(self.builtin.op()));
+            return direct_checked::engine_stages(
+                shared,
+                &sig,
+                Some(reducer),
+                bytes_of_mut(data),
+                &wait,
+            );
+        }
         // SAFETY: one member per process runs a call's exchange, once every member arrived, and
         // the next call's exchange cannot start before this one ends (see the field's docs).
         let scratch = unsafe { &mut *self.direct().scratch.0.get() };
@@ -461,6 +643,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
             self.builtin,
             &wait,
         );
+        Ok(())
     }
 
     /// Every member has arrived at this call, so every member left call `number - 2`: its slot
@@ -557,7 +740,7 @@ fn wrong_output(sig: &Signature, rank: usize, len: usize) -> Error {
 /// napping ranks, and np 2 under load) against 0.32-0.40 us yielding early, and 0.34-0.52 us
 /// against 0.36 us when quiet; the 2 processes x 1 thread row took 230-290 us a call in two
 /// loaded runs spinning first, and 0.41-0.49 us yielding (`MPI_Allreduce` 0.43-0.45 us).
-const DIRECT_WAITS_YIELD_EARLY: bool = true;
+pub(super) const DIRECT_WAITS_YIELD_EARLY: bool = true;
 
 /// The first `len` elements of `words`.
 fn view<T: Element>(words: &[u64], len: usize) -> &[T] {
@@ -574,4 +757,20 @@ fn view_mut<T: Element>(words: &mut [u64], len: usize) -> &mut [T] {
     assert!(len * std::mem::size_of::<T>() <= words.len() * 8);
     // SAFETY: as for `view`, borrowed mutably through `words`.
     unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<T>(), len) }
+}
+
+/// `values`' bytes.
+fn bytes_of<T: Element>(values: &[T]) -> &[u8] {
+    // SAFETY: integers and floats (the only `Element` types) have no padding, so every byte is
+    // initialized; the view borrows `values`.
+    unsafe {
+        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+    }
+}
+
+/// `values`' bytes, writable: every bit pattern is a valid integer or float.
+fn bytes_of_mut<T: Element>(values: &mut [T]) -> &mut [u8] {
+    let len = std::mem::size_of_val(values);
+    // SAFETY: as for `bytes_of`; any bytes written make valid `T`s.
+    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), len) }
 }

@@ -5,9 +5,10 @@
 
 use std::any::{Any, TypeId};
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::bytes::Bytes;
 use super::layout::Layout;
 use super::options::Options;
 use super::reducer::Builtin;
@@ -15,7 +16,7 @@ use super::signature::Signature;
 use crate::error::Error;
 
 /// Whether a team with `layout` and agreed `options` takes the direct path: no timeout anywhere
-/// and unchecked or alone (`Options::direct`), one node's processes, and at most
+/// (`Options::direct`), one node's processes (no node hierarchy), and at most
 /// [`phasers::reduce::MAX_PARTIES`] members in every process. The same on every process.
 pub(crate) fn allowed(layout: &Layout, options: &Options) -> bool {
     options.direct
@@ -49,9 +50,10 @@ pub(super) type Group = (TypeId, Builtin, Box<dyn Any + Send + Sync>);
 pub(crate) struct DirectShared {
     /// Each member's post, by local rank.
     pub(super) posts: Box<[Padded<UnsafeCell<Option<Posted>>>]>,
-    /// Arrivals at calls `k` with `k % 2` = the index.
-    pub(super) arrived: [Padded<AtomicUsize>; 2],
-    /// `4 * k + phase` for the latest call `k` that reached a phase (`DONE`, ...).
+    /// Arrivals at calls `k` with `k % 2` = the index: 1 for each member on the direct path,
+    /// [`ENGINE_ARRIVAL`] for each on the engine's (see [`DirectShared::count_in`]).
+    pub(super) arrived: [Padded<AtomicU64>; 2],
+    /// `8 * k + phase` for the latest call `k` that reached a phase (`DONE`, ...).
     pub(super) state: Padded<StateLine>,
     /// The error of a call in `FAILED`, for every member to take.
     pub(super) failure: Mutex<Option<Error>>,
@@ -67,6 +69,13 @@ pub(crate) struct DirectShared {
     pub(super) copied: Padded<AtomicUsize>,
     /// One reduction group per element type and op, made by the first member that needs it.
     pub(super) groups: Mutex<Vec<Group>>,
+    /// A checked call's envelope record and receive buffer (`direct_checked.rs`), used by one
+    /// member at a time: the one that completes the call's meeting, before it publishes the
+    /// call's phase, which every member must see before the next call's meeting completes.
+    pub(super) envelope: Exclusive<(Bytes, Bytes)>,
+    /// Whether the latest checked call's data follows through the engine's stages (some process
+    /// called through the engine): written before the call's phase is published, read after.
+    pub(super) engine_stages: AtomicBool,
 }
 
 /// Words of a small result that travel in the phase's own cache line.
@@ -79,7 +88,7 @@ pub(super) const INLINE_WORDS: usize = 7;
 #[derive(Default)]
 #[repr(C)]
 pub(super) struct StateLine {
-    /// `4 * k + phase` for the latest call `k` that reached a phase (`DONE`, ...).
+    /// `8 * k + phase` for the latest call `k` that reached a phase (`DONE`, ...).
     pub(super) phase: AtomicU64,
     /// The result of the latest call when it fits, written like `DirectShared::results` (see
     /// `direct.rs`).
@@ -110,6 +119,72 @@ impl DirectShared {
             source: AtomicPtr::new(std::ptr::null_mut()),
             copied: Padded::default(),
             groups: Mutex::new(Vec::new()),
+            envelope: Exclusive::default(),
+            engine_stages: AtomicBool::new(false),
+        }
+    }
+}
+
+/// What [`DirectShared::state`] says of a call `k`: `8 * k + phase`, with one of these phases.
+/// The result is in the result buffers (or the state line).
+pub(super) const DONE: u64 = 1;
+/// The call failed: every member takes `DirectShared::failure`.
+pub(super) const FAILED: u64 = 2;
+/// The call is large: the members hand it to the reduction group (`direct.rs`).
+pub(super) const LARGE: u64 = 3;
+/// Some members called through the engine: the direct path's members post their call to the
+/// engine too, where the call completes (or fails, naming what differs).
+pub(super) const REPOST: u64 = 4;
+
+/// The state word of call `call` at `phase`.
+pub(super) fn phase_word(call: u64, phase: u64) -> u64 {
+    8 * call + phase
+}
+
+/// What a member's arrival at a call adds to its count when it comes through the engine
+/// (`engine::arrive`); one on the direct path adds 1. A process has at most
+/// [`MAX_THREADS_PER_PROCESS`](super::MAX_THREADS_PER_PROCESS) members, far below 2^32.
+pub(crate) const ENGINE_ARRIVAL: u64 = 1 << 32;
+
+/// Who has arrived at a call, once a member counted in (see [`DirectShared::count_in`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Meeting {
+    /// Some members have not arrived yet.
+    Waiting,
+    /// This member completed the call's meeting, and every member is on the direct path.
+    AllDirect,
+    /// This member completed it, every member is on the engine's path: the engine goes on.
+    AllEngine,
+    /// This member completed it, with members on both paths: [`REPOST`] is published.
+    Mixed,
+}
+
+impl DirectShared {
+    /// Counts a member in at call `call` with `weight` (1, or [`ENGINE_ARRIVAL`]) among
+    /// `local` members. Members that called differently may take different paths (a blocking
+    /// allreduce and an `ibarrier`, say): they all count here, and the member that completes
+    /// the count sends the direct path's members to the engine, where every member's call is
+    /// compared.
+    pub(crate) fn count_in(&self, call: u64, weight: u64, local: usize) -> Meeting {
+        let arrived = &self.arrived[(call % 2) as usize].0;
+        let now = arrived.fetch_add(weight, Ordering::AcqRel) + weight;
+        let (direct, engine) = (now & (ENGINE_ARRIVAL - 1), now / ENGINE_ARRIVAL);
+        if direct + engine < local as u64 {
+            return Meeting::Waiting;
+        }
+        // Every member arrived: none counts in here again before call `call + 2`, which no one
+        // starts before this member arrives at `call + 1`.
+        arrived.store(0, Ordering::Relaxed);
+        match (direct, engine) {
+            (_, 0) => Meeting::AllDirect,
+            (0, _) => Meeting::AllEngine,
+            _ => {
+                self.state
+                    .0
+                    .phase
+                    .store(phase_word(call, REPOST), Ordering::Release);
+                Meeting::Mixed
+            }
         }
     }
 }
@@ -118,4 +193,7 @@ impl DirectShared {
 #[derive(Default)]
 pub(crate) struct DirectMember {
     pub(super) reducers: Vec<(TypeId, Builtin, Box<dyn Any + Send>)>,
+    /// The call this member sent on to the engine after counting in on the direct path
+    /// ([`REPOST`]): the engine must not count it in again.
+    pub(super) reposted: Option<u64>,
 }

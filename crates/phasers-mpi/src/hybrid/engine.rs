@@ -9,6 +9,7 @@ use std::sync::{Arc, TryLockError};
 use std::time::{Duration, Instant};
 
 use super::bytes::{Bytes, Source};
+use super::direct_state::ENGINE_ARRIVAL;
 use super::flight::{Flight, Landing};
 use super::plan;
 use super::shared::{Outcome, ProcessShared, Slot, SlotInner, DONE, GATHERING, IN_FLIGHT};
@@ -38,7 +39,8 @@ fn slot(shared: &ProcessShared, call: u64) -> &Slot {
 
 /// Posts this member's part of call `call`, with `source` copied into a buffer of the slot as
 /// the post's input (unless empty); waits first until the slot is free (every member has
-/// departed from call `call - 2`).
+/// departed from call `call - 2`). `counted`: the member already counted in on the direct path
+/// (`DirectShared::count_in`), which sent it here.
 pub(crate) fn arrive(
     shared: &ProcessShared,
     local_rank: usize,
@@ -46,6 +48,7 @@ pub(crate) fn arrive(
     post: Post,
     source: Source<'_>,
     deadline: Option<Instant>,
+    counted: bool,
 ) -> Result<()> {
     let slot = slot(shared, call);
     let kind = post.sig.kind;
@@ -76,6 +79,11 @@ pub(crate) fn arrive(
     let mut inner = slot.lock();
     inner.posts[local_rank] = Some(post);
     inner.arrived += 1;
+    if shared.direct_ok && !counted {
+        // Members that took the direct path for this call wait there; counting in where they
+        // count sends them here once every member has arrived (`DirectShared::count_in`).
+        shared.direct.count_in(call, ENGINE_ARRIVAL, shared.local);
+    }
     if inner.arrived == shared.local {
         complete_local(shared, slot, &mut inner);
     }

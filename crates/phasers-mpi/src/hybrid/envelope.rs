@@ -1,18 +1,27 @@
 //! The envelope: the fixed-size record with which every checked call across processes starts.
 //!
-//! Each process contributes one record to one reduction whose MPI operation is [`merge`] (flat:
-//! one `MPI_Iallreduce`; node-aware: node `Ireduce`, leaders' `Iallreduce`, node `Ibcast`).
-//! Its shape never depends on the call, so processes that called differently still make
-//! matching MPI calls; and the merged header tells every process, alike, whether every process
-//! made the same call and found no error among its members. A call whose payload fits
-//! ([`CAPACITY`]) travels in the same record, so it costs one reduction, as unchecked.
+//! Each process contributes one record, and every process ends with all records merged by
+//! [`merge`]. How the records travel depends on the team:
+//!
+//! - **Flat teams** (no node hierarchy) without a timeout: point to point, by recursive doubling
+//!   (`record_exchange.rs`), a record being only as long as its payload needs, up to
+//!   [`MAX_RECORD`]. The direct path (`direct.rs`) and the engine send the same messages, so a
+//!   process that called `barrier` meets one that called `ibarrier` or `allreduce`.
+//! - **Node-aware teams, and teams with a timeout**: one reduction whose MPI operation is [`merge`] on records of exactly
+//!   [`RECORD`] bytes (node `Ireduce`, leaders' `Iallreduce`, node `Ibcast`).
+//!
+//! Either way the shape of the exchange never depends on the call, so processes that called
+//! differently still make matching MPI calls; and the merged header tells every process, alike,
+//! whether every process made the same call and found no error among its members. A call whose
+//! payload fits ([`capacity`]) travels in the same record, so it costs one exchange, as
+//! unchecked.
 //!
 //! | bytes | content |
 //! |---|---|
 //! | 0..56 | the call's 7 header words (see [`Header`]), merged by maximum |
 //! | 56..112 | their complements, merged by maximum: the complement of the minimum |
-//! | 112..120 | 1 where a process found an error among its members, merged by maximum |
-//! | 120..256 | the payload, merged as the header's mode says while all headers agree |
+//! | 112..120 | flags, merged by OR: [`ERROR`] where a process found an error among its members, [`ENGINE`] where a process called through the engine (a non-blocking call, say) |
+//! | 120.. | the payload, merged as the header's mode says while all headers agree |
 //!
 //! Maximum and complement of the minimum are exact, associative and commutative, so every
 //! process ends with the same header whatever order MPI merges in: all words agree exactly when
@@ -27,7 +36,7 @@ use mpi::datatype::Equivalence;
 use mpi::ffi;
 use mpi::raw::AsRaw;
 
-use super::bytes::Bytes;
+use super::layout::Layout;
 use super::reducer::{Builtin, ElementCode, MpiReduction};
 use super::signature::{name_hash, Signature};
 use crate::threading::mpi_call;
@@ -40,9 +49,49 @@ pub(crate) const RECORD: usize = 256;
 const WORDS: usize = 7;
 const FLAG_AT: usize = 2 * WORDS * 8;
 const PAYLOAD_AT: usize = FLAG_AT + 8;
-/// Payload bytes a record carries: a call whose processes' payloads take more sends the
-/// envelope first and its payload after.
+/// Payload bytes a node-aware team's record carries: a call whose processes' payloads take
+/// more sends the envelope first and its payload after.
 pub(crate) const CAPACITY: usize = RECORD - PAYLOAD_AT;
+/// The longest record a flat team sends point to point: just under Open MPI's shared-memory
+/// eager limit, past which a message waits for its receiver (a rendezvous). Measured with
+/// polled `MPI_Isend`/`MPI_Irecv` exchanges between 2 processes of the 2-core AMD EPYC VM, Open
+/// MPI 4.1.4 (C, best of 15 rounds of 5 000): 155 ns at 8 bytes, 165 ns at 256 (the
+/// shared-memory "fast box"), 302 ns at 264, 424 ns at 2048, and 3.9 us at 4096; in a second,
+/// noisier run 2.2 us at 4040 bytes against 6.9 us at 4064. A record of 4032 bytes stays eager.
+/// Records keep the fast box up to 136 payload bytes (17 words), as unchecked data does up to
+/// 256: between the two a checked call costs about one message class more.
+pub(crate) const MAX_RECORD: usize = 4032;
+/// Payload bytes a flat team's record carries.
+pub(crate) const P2P_CAPACITY: usize = MAX_RECORD - PAYLOAD_AT;
+/// A flag: a process found an error among its members (or passed a bad argument).
+pub(crate) const ERROR: u64 = 1;
+/// A flag: a process called through the engine. Processes that all called from the direct path
+/// move a payload too large for the record point to point (`exchange.rs`); otherwise every
+/// process runs the engine's stages (`plan.rs`), so that they still match.
+pub(crate) const ENGINE: u64 = 2;
+
+/// Payload bytes a record of `layout`'s team carries.
+pub(crate) fn capacity(layout: &Layout) -> usize {
+    if point_to_point(layout) {
+        P2P_CAPACITY
+    } else {
+        CAPACITY
+    }
+}
+
+/// Whether `layout`'s team exchanges its records point to point (see the module docs).
+pub(crate) fn point_to_point(layout: &Layout) -> bool {
+    layout.envelope_p2p
+}
+
+/// The length of a record whose payload takes `used` bytes, on `layout`'s team.
+pub(crate) fn record_len(layout: &Layout, used: usize) -> usize {
+    if point_to_point(layout) {
+        PAYLOAD_AT + used.min(P2P_CAPACITY)
+    } else {
+        RECORD
+    }
+}
 
 /// How the payload area merges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,21 +157,22 @@ impl Header {
     }
 
     fn used(&self) -> usize {
-        usize::try_from(self.words[6]).map_or(CAPACITY, |u| u.min(CAPACITY))
+        usize::try_from(self.words[6]).map_or(P2P_CAPACITY, |u| u.min(P2P_CAPACITY))
     }
 }
 
-/// This process's record: `header`, whether it found an error among its members, and its
-/// `payload` written at byte `at` of the payload area (left out if it does not fit, which a
-/// header whose mode is not [`Mode::Follows`] rules out), into `record`: [`RECORD`] zero bytes
-/// (the payload area is merged by `|=` where every process placed its part).
-pub(crate) fn seal(record: &mut Bytes, header: &Header, error: bool, payload: &[u8], at: usize) {
-    let bytes = record.as_mut_slice();
+/// This process's record: `header`, its `flags` ([`ERROR`], [`ENGINE`]), and its `payload`
+/// written at byte `at` of the payload area (left out if it does not fit, which a header whose
+/// mode is not [`Mode::Follows`] rules out), into `record`: zero bytes, as many as
+/// [`record_len`] says (the payload area is merged by `|=` where every process placed its
+/// part).
+pub(crate) fn seal(record: &mut [u8], header: &Header, flags: u64, payload: &[u8], at: usize) {
+    let bytes = record;
     for (i, w) in header.words.iter().enumerate() {
         bytes[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
         bytes[(WORDS + i) * 8..(WORDS + i) * 8 + 8].copy_from_slice(&(!w).to_le_bytes());
     }
-    bytes[FLAG_AT..PAYLOAD_AT].copy_from_slice(&u64::from(error).to_le_bytes());
+    bytes[FLAG_AT..PAYLOAD_AT].copy_from_slice(&flags.to_le_bytes());
     let area = &mut bytes[PAYLOAD_AT..];
     if let Some(part) = at
         .checked_add(payload.len())
@@ -136,7 +186,7 @@ pub(crate) fn seal(record: &mut Bytes, header: &Header, error: bool, payload: &[
 struct Merged {
     high: [u64; WORDS],
     not_low: [u64; WORDS],
-    error: u64,
+    flags: u64,
 }
 
 fn word(bytes: &[u8], at: usize) -> u64 {
@@ -146,12 +196,12 @@ fn word(bytes: &[u8], at: usize) -> u64 {
 }
 
 impl Merged {
-    /// `bytes` is one whole record.
+    /// `bytes` holds at least a record's header and flags ([`PAYLOAD_AT`] bytes).
     fn read(bytes: &[u8]) -> Merged {
         let mut merged = Merged {
             high: [0; WORDS],
             not_low: [0; WORDS],
-            error: word(bytes, FLAG_AT),
+            flags: word(bytes, FLAG_AT),
         };
         for i in 0..WORDS {
             merged.high[i] = word(bytes, i * 8);
@@ -162,27 +212,44 @@ impl Merged {
 
     /// Every record merged into this one had the same header and no error.
     fn settled(&self) -> bool {
-        self.error == 0 && self.high.iter().zip(&self.not_low).all(|(h, n)| *h == !*n)
+        self.flags & ERROR == 0 && self.high.iter().zip(&self.not_low).all(|(h, n)| *h == !*n)
     }
 }
 
 /// The payload area of a merged record when every process made the same call and found no
 /// error; `None` when they must exchange their detailed records to find out what differs.
 pub(crate) fn open(record: &[u8]) -> Option<&[u8]> {
-    let merged = Merged::read(record.get(..RECORD)?);
+    let merged = Merged::read(record.get(..PAYLOAD_AT)?);
+    let used = Header { words: merged.high }.used();
     merged
         .settled()
-        .then(|| &record[PAYLOAD_AT..PAYLOAD_AT + Header { words: merged.high }.used()])
+        .then(|| record.get(PAYLOAD_AT..PAYLOAD_AT + used))
+        .flatten()
 }
 
-/// Merges record `input` into record `inout` (each exactly [`RECORD`] bytes): the payloads
-/// when both sides agree, then the headers.
-fn merge(input: &[u8], inout: &mut [u8]) {
+/// Whether some process called through the engine ([`ENGINE`]), in a merged record.
+pub(crate) fn engine_somewhere(record: &[u8]) -> bool {
+    record
+        .get(..PAYLOAD_AT)
+        .is_some_and(|header| Merged::read(header).flags & ENGINE != 0)
+}
+
+/// Merges record `input` into record `inout` (each at least [`PAYLOAD_AT`] bytes and as long as
+/// its header's payload): the payloads when both sides agree, then the headers and flags.
+pub(crate) fn merge(input: &[u8], inout: &mut [u8]) {
+    if input.len() < PAYLOAD_AT || inout.len() < PAYLOAD_AT {
+        // Unreachable: every record holds its header; a shorter one could not have been sealed.
+        return;
+    }
     let (a, b) = (Merged::read(input), Merged::read(inout));
     if a.settled() && b.settled() && a.high == b.high {
         let header = Header { words: a.high };
         let end = PAYLOAD_AT + header.used();
-        let (x, acc) = (&input[PAYLOAD_AT..end], &mut inout[PAYLOAD_AT..end]);
+        let (Some(x), Some(acc)) = (input.get(PAYLOAD_AT..end), inout.get_mut(PAYLOAD_AT..end))
+        else {
+            // Unreachable: records that agree were sealed with the same payload length.
+            return;
+        };
         match (header.mode(), header.typed()) {
             (Some(Mode::Placed), _) => {
                 for (acc, x) in acc.iter_mut().zip(x) {
@@ -199,7 +266,7 @@ fn merge(input: &[u8], inout: &mut [u8]) {
         inout[i * 8..i * 8 + 8].copy_from_slice(&high.to_le_bytes());
         inout[(WORDS + i) * 8..(WORDS + i) * 8 + 8].copy_from_slice(&not_low.to_le_bytes());
     }
-    inout[FLAG_AT..PAYLOAD_AT].copy_from_slice(&a.error.max(b.error).to_le_bytes());
+    inout[FLAG_AT..PAYLOAD_AT].copy_from_slice(&(a.flags | b.flags).to_le_bytes());
 }
 
 /// The envelope's MPI operation (`MPI_User_function`): merges `*len` records of `invec` into
@@ -272,12 +339,14 @@ pub(crate) fn reduction() -> MpiReduction {
 mod tests {
     use super::*;
 
+    use crate::hybrid::bytes::Bytes;
+
     use crate::hybrid::signature::Kind;
 
     /// A record sealed into a fresh buffer.
     fn sealed(header: &Header, error: bool, payload: &[u8], at: usize) -> Bytes {
         let mut record = Bytes::zeroed(RECORD);
-        seal(&mut record, header, error, payload, at);
+        seal(record.as_mut_slice(), header, u64::from(error), payload, at);
         record
     }
 

@@ -143,6 +143,47 @@ pub(crate) fn allreduce<T: Element>(
     }
 }
 
+/// Broadcasts `len` bytes at `data` from process `root` of `channel` to every process, along a
+/// binomial tree (each process receives once, from the process `2^j` below it relative to the
+/// root, then forwards to those `2^i` above it, largest distance first): `log2(processes)`
+/// message times, as `MPI_Bcast` for one message.
+///
+/// # Safety
+///
+/// `data` must be valid for reads and writes of `len` bytes until this returns, and any bytes
+/// written into it must be valid for its type (the root's bytes are).
+pub(crate) unsafe fn broadcast(
+    channel: &Channel,
+    data: *mut u8,
+    len: usize,
+    root: usize,
+    wait: &WaitFor<'_>,
+) {
+    let (me, size) = (channel.rank(), channel.size());
+    if size <= 1 || len == 0 {
+        return;
+    }
+    let relative = (me + size - root % size) % size;
+    let real = |r: usize| (r + root) % size;
+    let mut mask = 1;
+    while mask < size {
+        if relative & mask != 0 {
+            // SAFETY: the caller's buffer, valid until this returns.
+            unsafe { recv_raw(channel, data, len, real(relative - mask), wait) };
+            break;
+        }
+        mask <<= 1;
+    }
+    mask >>= 1;
+    while mask > 0 {
+        if relative + mask < size {
+            // SAFETY: as above.
+            unsafe { send_raw(channel, data, len, real(relative + mask), wait) };
+        }
+        mask >>= 1;
+    }
+}
+
 /// Recursive halving then doubling among `pof2` processes (this one is `step_rank`): each step
 /// of the first half gives away half of the current range and reduces the half it keeps with
 /// the partner's, so each process ends with one fully reduced part; the second half gathers the
@@ -267,14 +308,32 @@ fn swap<T: Element>(
 }
 
 fn send<T: Element>(channel: &Channel, data: &[T], to: usize, wait: &WaitFor<'_>) {
+    // SAFETY: `data` is borrowed until `send_raw` returns, once the send is done.
+    unsafe {
+        send_raw(
+            channel,
+            data.as_ptr().cast(),
+            std::mem::size_of_val(data),
+            to,
+            wait,
+        )
+    }
+}
+
+/// Sends `len` bytes at `data` to `to`.
+///
+/// # Safety
+///
+/// `data` must be valid for reads of `len` bytes until this returns.
+unsafe fn send_raw(channel: &Channel, data: *const u8, len: usize, to: usize, wait: &WaitFor<'_>) {
     let mut requests = [null(); 1];
     {
         let _call = mpi_call();
-        // SAFETY: `data` is borrowed until `complete` returns, once the send is done.
+        // SAFETY: the caller keeps `data` valid until `complete` returns, once the send is done.
         unsafe {
             ffi::MPI_Isend(
-                data.as_ptr().cast(),
-                int(std::mem::size_of_val(data)),
+                data.cast(),
+                int(len),
                 byte(),
                 int(to),
                 TAG,
@@ -287,14 +346,34 @@ fn send<T: Element>(channel: &Channel, data: &[T], to: usize, wait: &WaitFor<'_>
 }
 
 fn recv<T: Element>(channel: &Channel, into: &mut [T], from: usize, wait: &WaitFor<'_>) {
+    // SAFETY: `into` is borrowed until `recv_raw` returns, once the receive is done; every bit
+    // pattern is a valid `Element`.
+    unsafe {
+        recv_raw(
+            channel,
+            into.as_mut_ptr().cast(),
+            std::mem::size_of_val(into),
+            from,
+            wait,
+        )
+    }
+}
+
+/// Receives `len` bytes from `from` into `into`.
+///
+/// # Safety
+///
+/// `into` must be valid for writes of `len` bytes until this returns.
+unsafe fn recv_raw(channel: &Channel, into: *mut u8, len: usize, from: usize, wait: &WaitFor<'_>) {
     let mut requests = [null(); 1];
     {
         let _call = mpi_call();
-        // SAFETY: `into` is borrowed until `complete` returns, once the receive is done.
+        // SAFETY: the caller keeps `into` valid until `complete` returns, once the receive is
+        // done.
         unsafe {
             ffi::MPI_Irecv(
-                into.as_mut_ptr().cast(),
-                int(std::mem::size_of_val(into)),
+                into.cast(),
+                int(len),
                 byte(),
                 int(from),
                 TAG,

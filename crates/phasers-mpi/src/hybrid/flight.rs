@@ -9,6 +9,7 @@ use super::checked::{CheckedCall, Next};
 use super::envelope;
 use super::layout::Layout;
 use super::plan;
+use super::record_exchange::RecordExchange;
 use super::reducer::{MpiReduction, Reducer};
 use super::request::{self, Request};
 use super::signature::{LocalError, Signature};
@@ -27,10 +28,16 @@ pub(crate) struct Landing {
     pub(crate) split: bool,
 }
 
+/// A stage in progress: an MPI request, or the envelope's point-to-point exchange.
+enum Active {
+    Mpi(Request),
+    Envelope(RecordExchange),
+}
+
 /// A call's cross-process step in progress.
 pub(crate) struct Flight {
     stages: VecDeque<Stage>,
-    active: Option<(Request, Stage)>,
+    active: Option<(Active, Stage)>,
     data: Bytes,
     recv: Bytes,
     /// The MPI operation of `Reduce` and `Allreduce` stages: the envelope's while it travels,
@@ -81,8 +88,15 @@ impl Flight {
         reducer: Option<Arc<dyn Reducer>>,
         spare: &mut Spare,
     ) -> Flight {
-        let (record, call) =
-            CheckedCall::start(layout, sig, local_error, data, reducer.clone(), spare);
+        let (record, call) = CheckedCall::start(
+            layout,
+            sig,
+            local_error,
+            data,
+            reducer.clone(),
+            envelope::ENGINE,
+            spare,
+        );
         let mut stages = std::mem::take(&mut spare.stages);
         plan::envelope_stages(layout, &mut stages);
         let mut flight = Flight::new(record, stages, reducer, envelope::RECORD, None);
@@ -113,11 +127,20 @@ impl Flight {
         spare: &mut Spare,
     ) -> Option<Result<Landing>> {
         loop {
-            if let Some((request, _)) = self.active.as_mut() {
-                if !request.test() {
+            if let Some((active, _)) = self.active.as_mut() {
+                let done = match active {
+                    Active::Mpi(request) => request.test(),
+                    Active::Envelope(exchange) => exchange.test(&layout.flat),
+                };
+                if !done {
                     return None;
                 }
-                if let Some((_, stage)) = self.active.take() {
+                if let Some((active, stage)) = self.active.take() {
+                    if let Active::Envelope(exchange) = active {
+                        let (merged, incoming) = exchange.into_buffers();
+                        spare.give(std::mem::replace(&mut self.data, merged));
+                        spare.give(incoming);
+                    }
                     if let Err(error) = self.finish(stage, layout, spare) {
                         return Some(Err(error));
                     }
@@ -143,8 +166,15 @@ impl Flight {
                 self.split = true;
                 continue;
             }
+            if let Stage::Envelope = stage {
+                let record = std::mem::take(&mut self.data);
+                let incoming = spare.take(envelope::MAX_RECORD);
+                let exchange = RecordExchange::start(&layout.flat, record, incoming);
+                self.active = Some((Active::Envelope(exchange), stage));
+                continue;
+            }
             if let Some(request) = self.begin(&stage, layout, spare) {
-                self.active = Some((request, stage));
+                self.active = Some((Active::Mpi(request), stage));
             }
         }
     }
@@ -239,7 +269,7 @@ impl Flight {
                     self.recv = spare.take(mine);
                     request::iscatterv(channel, send, blocks, self.recv.as_mut_ptr(), mine, *root)
                 }
-                Stage::Split => return None,
+                Stage::Split | Stage::Envelope => return None,
             }
         };
         Some(request)
@@ -253,7 +283,7 @@ impl Flight {
                 return Err(wire::verdict(self.recv.as_slice(), &layout.offsets, true)
                     .unwrap_or_else(wire::unnamed_difference));
             }
-            Stage::Barrier(_) | Stage::Bcast { .. } | Stage::Split => {}
+            Stage::Barrier(_) | Stage::Bcast { .. } | Stage::Split | Stage::Envelope => {}
             Stage::Reduce { root, .. } => {
                 if me == root {
                     std::mem::swap(&mut self.data, &mut self.recv);

@@ -50,6 +50,12 @@ pub(crate) struct Layout {
     /// Members over all processes.
     pub(crate) size: usize,
     pub(crate) hierarchy: Option<Hierarchy>,
+    /// Whether checked calls exchange their envelopes point to point (`envelope.rs`): a flat
+    /// team that no process built with a timeout. A point-to-point exchange takes several
+    /// steps, and a process that gives up at its timeout would not send the later ones, while
+    /// the one reduction of the other transport completes in MPI without it. The same on every
+    /// process.
+    pub(crate) envelope_p2p: bool,
 }
 
 impl Layout {
@@ -82,12 +88,10 @@ impl Layout {
         options.node_aware = all[2] != 0;
         options.ranks_per_node = (all[3] != 0).then_some(all[3] as usize);
         let timeout_somewhere = all.chunks_exact(WORDS).any(|words| words[4] != 0);
-        // A team of one process checks its calls in the direct path's meeting. Across
-        // processes, every checked call opens with the envelope's collective, so that
-        // processes that called different collectives still match (`checked.rs`); the direct
-        // path's point-to-point exchange would not match an envelope, so checked teams of
-        // several processes keep the engine.
-        options.direct = (!options.checked || processes == 1) && !timeout_somewhere;
+        // Checked or not: a checked call from the direct path sends the same envelope as the
+        // engine's (`direct_checked.rs`). A team with a timeout keeps the engine, whose MPI
+        // requests can be abandoned when the timeout passes.
+        options.direct = !timeout_somewhere;
         let (node_aware, ranks_per_node) = (options.node_aware, options.ranks_per_node);
         let counts: Vec<usize> = all.chunks_exact(WORDS).map(|c| c[0] as usize).collect();
         if let Some((process, &count)) = counts
@@ -113,12 +117,14 @@ impl Layout {
         } else {
             None
         };
+        let envelope_p2p = hierarchy.is_none() && !timeout_somewhere;
         Ok(Layout {
             flat,
             counts,
             offsets,
             size,
             hierarchy,
+            envelope_p2p,
         })
     }
 

@@ -14,6 +14,7 @@
 
 use std::collections::VecDeque;
 
+use super::envelope;
 use super::layout::Layout;
 use super::request::Blocks;
 use super::signature::{Kind, Signature};
@@ -120,10 +121,14 @@ pub(crate) fn stages(layout: &Layout, sig: &Signature, builtin: bool, out: &mut 
     }
 }
 
-/// The stages of a checked call's envelope (see `envelope.rs`), the same for every call: one
-/// `MPI_Iallreduce`, or where the team is node-aware a node `Ireduce`, a leaders' `Iallreduce`
-/// and a node `Ibcast`, each with the envelope's datatype and merge.
+/// The stages of a checked call's envelope (see `envelope.rs`), the same for every call: the
+/// point-to-point exchange of a flat team, or where the team is node-aware a node `Ireduce`, a
+/// leaders' `Iallreduce` and a node `Ibcast`, each with the envelope's datatype and merge.
 pub(crate) fn envelope_stages(layout: &Layout, out: &mut VecDeque<Stage>) {
+    if envelope::point_to_point(layout) {
+        out.push_back(Stage::Envelope);
+        return;
+    }
     match layout.hierarchy {
         Some(_) => out.extend([
             Stage::Reduce {

@@ -80,6 +80,7 @@ impl HybridMember {
             post,
             Source::none(),
             deadline,
+            false,
         )?;
         self.next_call += 1;
         let outcome = engine::wait(&shared, Kind::Split, call, deadline)?;

@@ -17,6 +17,9 @@ pub(crate) enum Net {
 /// One step of a call's cross-process part, run by its flight (`flight.rs`). `data` is the
 /// process's current value; results arrive in `recv` and replace `data` where the stage says so.
 pub(crate) enum Stage {
+    /// A flat team's checked call: every process's envelope record to every process, point to
+    /// point (`record_exchange.rs`); `data` is the record, then the merged record.
+    Envelope,
     /// A checked call whose envelopes disagree: every process's detailed record (see `wire.rs`)
     /// to every process, which draws the call's error from them.
     Details,

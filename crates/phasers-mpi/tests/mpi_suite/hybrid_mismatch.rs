@@ -156,6 +156,19 @@ fn across(ctx: &Ctx<'_>, threads: usize) -> Result<(), String> {
                     allreduce_u64(m, if last { 102 } else { 2 }, Op::Sum)
                 },
             ));
+            // The last member alone takes the engine's path (a gather), its process's other
+            // members the direct one: they meet all the same.
+            all.push((
+                "last member only: gather vs allreduce",
+                "collective",
+                |m, _| {
+                    if m.rank() == m.parties() - 1 {
+                        m.gather(0, &[1u64], &mut [])
+                    } else {
+                        allreduce_u64(m, 1, Op::Sum)
+                    }
+                },
+            ));
         }
         let last_process = ctx.size - 1;
         let texts: Vec<Mutex<Vec<String>>> = all.iter().map(|_| Mutex::default()).collect();
@@ -248,10 +261,11 @@ fn across(ctx: &Ctx<'_>, threads: usize) -> Result<(), String> {
     })
 }
 
-/// Matched checked calls whose data just fits the envelope (136 bytes over all processes) and
-/// just does not: the first read their result from the envelope, the others send it after;
-/// both must give the sequential result. One thread per process, so a split's entries (24
-/// bytes a member) fit on up to 5 processes.
+/// Matched checked calls whose data just fits the envelope and just does not: 136 bytes over
+/// all processes where the envelope is one MPI reduction (17 words), 3,912 where it travels
+/// point to point (489 words, this flat team's): the first read their result from the
+/// envelope, the others send it after; both must give the sequential result. One thread per
+/// process, so a split's entries (24 bytes a member) fit on up to 5 processes.
 fn capacity(ctx: &Ctx<'_>) -> Result<(), String> {
     let team = HybridTeam::new(ctx.mpi, ctx.comm, 1).map_err(|e| format!("build: {e}"))?;
     let failures = Failures::default();
@@ -268,8 +282,8 @@ fn capacity(ctx: &Ctx<'_>) -> Result<(), String> {
                     Err(error) => failures.add(format!("member {me}: {what}: {error}")),
                 };
                 let value = |m: usize, i: usize| (m * 1000 + i) as u64;
-                // 17 words fill the envelope; a custom op's partial results fit only for 1.
-                for len in [1usize, 17, 18] {
+                // A custom op's partial results fit only up to 489 / processes words.
+                for len in [1usize, 17, 18, 489, 490] {
                     let input: Vec<u64> = (0..len).map(|i| value(me, i)).collect();
                     let sum: Vec<u64> = (0..len)
                         .map(|i| (0..size).map(|m| value(m, i)).sum())

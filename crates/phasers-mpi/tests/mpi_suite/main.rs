@@ -23,6 +23,7 @@ mod errors;
 mod hybrid;
 mod hybrid_composed;
 mod hybrid_direct;
+mod hybrid_direct_checked;
 mod hybrid_engine_reuse;
 mod hybrid_faults;
 mod hybrid_mismatch;
@@ -64,6 +65,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(combined::cases());
     cases.extend(hybrid::cases());
     cases.extend(hybrid_composed::cases());
+    cases.extend(hybrid_direct_checked::cases());
     cases.extend(hybrid_direct::cases());
     cases.extend(hybrid_engine_reuse::cases());
     cases.extend(hybrid_faults::cases());

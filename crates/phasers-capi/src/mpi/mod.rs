@@ -24,7 +24,7 @@ pub mod team;
 use std::ffi::c_int;
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
-use phasers_mpi::mpi::ffi::{RSMPI_Comm_f2c, MPI_Comm};
+use phasers_mpi::mpi::ffi::{MPI_Comm, RSMPI_Comm_f2c};
 use phasers_mpi::{CommDuplicate, Error, Mpi};
 
 use crate::entry::DropOnUnwind;

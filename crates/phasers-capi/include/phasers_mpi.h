@@ -1,10 +1,12 @@
 /*
  * phasers_mpi.h: phasers across MPI processes, from C and C++ MPI programs.
  *
- * Needs libphasers built with the cargo feature `mpi`
+ * Needs libphasers built with the cargo feature `mpi`, installed (scripts/install-capi.sh --mpi
+ * PREFIX, which also installs this header and phasers-mpi.pc) or in the build tree:
+ *     cc prog.c $(pkg-config --cflags --libs phasers-mpi) -pthread -o prog
  *     cargo build --release -p phasers-capi --features mpi
- * and a program compiled with the MPI compiler wrapper:
  *     mpicc prog.c -I crates/phasers-capi/include -L target/release -lphasers -o prog
+ * and then
  *     mpirun -np 4 ./prog
  * Everything in phasers.h holds here too: status codes, phasers_last_error(), checked handles,
  * PHASERS_EBUSY for a handle or thread slot used by two threads at once, no panic crossing into C.

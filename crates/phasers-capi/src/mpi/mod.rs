@@ -216,6 +216,20 @@ mod tests {
         assert_eq!(slot.take(), None);
     }
 
+    /// Open MPI's MPI_Comm_f2c answers an unknown Fortran handle with a null pointer; the real
+    /// handles, MPI_COMM_NULL included, are never all zero bits (under MPICH either).
+    #[test]
+    fn only_an_all_zero_handle_is_refused() {
+        // SAFETY: MPI_Comm is a pointer (Open MPI) or an integer (MPICH): zero bits are a valid
+        // value of either, the null pointer or 0.
+        let zero: MPI_Comm = unsafe { std::mem::zeroed() };
+        assert!(all_zero_bits(&zero));
+        // SAFETY: reading an immutable handle constant that rsmpi's C shim defines; it needs no
+        // running MPI (Open MPI's is the address of a static object).
+        let null = unsafe { phasers_mpi::mpi::ffi::RSMPI_COMM_NULL };
+        assert!(!all_zero_bits(&null));
+    }
+
     #[test]
     fn mpi_errors_map_to_their_codes() {
         let timeout = Failure::from(Error::Timeout {

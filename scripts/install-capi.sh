@@ -83,7 +83,9 @@ if [ "$mpi" = 1 ]; then
     # MPI's pkg-config module, for phasers-mpi.pc's Requires: checked before the build, so that a
     # wrong PHASERS_MPI_PKG fails at once.
     mpi_pc=
-    if [ -n "${PHASERS_MPI_PKG:-}" ]; then
+    if ! command -v pkg-config >/dev/null 2>&1; then
+        mpi_pc_missing="pkg-config is not installed (apt-get install pkg-config)"
+    elif [ -n "${PHASERS_MPI_PKG:-}" ]; then
         if ! pkg-config --exists "$PHASERS_MPI_PKG" 2>/dev/null; then
             echo "install-capi.sh: PHASERS_MPI_PKG=$PHASERS_MPI_PKG is not a pkg-config module here (pkg-config --exists fails); set it to MPI's module (ompi-c, mpich), or unset it" >&2
             exit 2
@@ -96,6 +98,7 @@ if [ "$mpi" = 1 ]; then
                 break
             fi
         done
+        mpi_pc_missing="pkg-config knows neither ompi-c nor mpich (set PHASERS_MPI_PKG to MPI's pkg-config module and rerun)"
     fi
 fi
 "$cargo" build "${profile_flag[@]}" -p phasers-capi "${features[@]}"
@@ -154,7 +157,7 @@ if [ "$mpi" = 1 ]; then
         # Without MPI's module a phasers-mpi.pc could not bring MPI in: better none than one
         # that compiles nothing.
         rm -f "$dest/lib/pkgconfig/phasers-mpi.pc"
-        mpi_pkgconfig="not installed: pkg-config knows neither ompi-c nor mpich; compile with mpicc, or set PHASERS_MPI_PKG to MPI's pkg-config module and rerun"
+        mpi_pkgconfig="not installed: $mpi_pc_missing; compile with mpicc meanwhile"
         echo "install-capi.sh: phasers-mpi.pc $mpi_pkgconfig" >&2
     fi
 else
@@ -190,6 +193,9 @@ else
     rm -f "$dest/lib/fortran/modules/phasers.mod" "$dest/lib/libphasers_fortran.a" \
         "$dest/lib/fortran/modules/phasers_mpi.mod" "$dest/lib/libphasers_mpi_fortran.a"
     fortran="not built (no $fc; set FC to a Fortran compiler, or compile $prefix/share/phasers/fortran/phasers.f90 yourself)"
+    if [ "$mpi" = 1 ]; then
+        fortran="$fortran; nor phasers_mpi.f90, which uses it"
+    fi
 fi
 
 echo "installed phasers $version under $dest"
@@ -198,7 +204,9 @@ echo "CMake: find_package(phasers REQUIRED), target_link_libraries(app phasers::
 echo "Fortran module: $fortran"
 if [ "$mpi" = 1 ]; then
     echo "MPI (feature mpi): $prefix/include/phasers_mpi.h; pkg-config: $mpi_pkgconfig"
-    echo "compile with: cc prog.c \$(pkg-config --cflags --libs phasers-mpi) -pthread"
+    if [ -n "$mpi_pc" ]; then
+        echo "compile with: cc prog.c \$(pkg-config --cflags --libs phasers-mpi) -pthread"
+    fi
     echo "CMake: find_package(phasers REQUIRED COMPONENTS mpi), target_link_libraries(app phasers::mpi)"
 fi
 if [ "$prefix" != /usr ] && [ "$prefix" != /usr/local ]; then

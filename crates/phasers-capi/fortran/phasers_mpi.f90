@@ -394,7 +394,8 @@ contains
         integer, intent(out), optional :: stat
         integer(c_int) :: which
         if (threads < 0) then
-            call refuse('phasers_mpi_combined_create_fcomm', 'threads is negative', stat)
+            call refuse('phasers_mpi_combined_create_fcomm', &
+                'threads is negative: pass this rank''s number of threads, 1 or more', stat)
             return
         end if
         which = PHASERS_MPI_ALGORITHM_AUTO
@@ -423,7 +424,8 @@ contains
         integer, intent(out), optional :: stat
         type(c_wait_result) :: result
         if (thread < 0) then
-            call refuse('phasers_mpi_combined_wait', 'thread is negative', stat)
+            call refuse('phasers_mpi_combined_wait', &
+                'thread is negative: threads count from 0 (omp_get_thread_num())', stat)
             return
         end if
         result = c_wait_result(-1, 0)
@@ -444,7 +446,8 @@ contains
         integer, intent(out), optional :: stat
         type(c_wait_result) :: result
         if (thread < 0) then
-            call refuse('phasers_mpi_combined_timedwait', 'thread is negative', stat)
+            call refuse('phasers_mpi_combined_timedwait', &
+                'thread is negative: threads count from 0 (omp_get_thread_num())', stat)
             return
         end if
         result = c_wait_result(-1, 0)
@@ -476,7 +479,8 @@ contains
         integer, intent(out), optional :: stat
         integer(c_int) :: flag
         if (threads < 0) then
-            call refuse('phasers_mpi_team_create_fcomm', 'threads is negative', stat)
+            call refuse('phasers_mpi_team_create_fcomm', &
+                'threads is negative: pass this rank''s number of threads, 1 or more', stat)
             return
         end if
         flag = 1
@@ -505,7 +509,8 @@ contains
         type(phasers_mpi_member), intent(out) :: member
         integer, intent(out), optional :: stat
         if (thread < 0) then
-            call refuse('phasers_mpi_team_member', 'thread is negative', stat)
+            call refuse('phasers_mpi_team_member', &
+                'thread is negative: threads count from 0 (omp_get_thread_num())', stat)
             return
         end if
         call check(c_team_member(team%handle, int(thread, c_size_t), member%handle), &

@@ -15,14 +15,54 @@
 # DESTDIR is honoured for staged installs (packaging); the CMake package finds its files relative
 # to itself, so a staged or moved tree works as it is.
 #
-#     scripts/install-capi.sh [PREFIX]
+#     scripts/install-capi.sh [--mpi] [PREFIX]
 #     cc prog.c $(pkg-config --cflags --libs phasers)
+#
+# --mpi builds the library with its cargo feature `mpi` (the MPI entry points; needs Open MPI or
+# MPICH, and libclang: scripts/setup-mpi.sh) and installs, besides the above:
+#   PREFIX/include/phasers_mpi.h                  the MPI entry points (includes <mpi.h>)
+#   PREFIX/lib/pkgconfig/phasers-mpi.pc           pkg-config: Requires phasers and MPI's own module
+#                                                 (ompi-c, else mpich; PHASERS_MPI_PKG=name picks
+#                                                 another); phasers.pc gets it as Requires.private,
+#                                                 since this libphasers.a needs MPI
+#   PREFIX/share/phasers/fortran/phasers_mpi.f90  the Fortran module phasers_mpi's source
+#   PREFIX/lib/fortran/modules/phasers_mpi.mod    with a Fortran compiler: the module phasers_mpi
+#   PREFIX/lib/libphasers_mpi_fortran.a           and its code
+# and the CMake package offers the components mpi (target phasers::mpi: phasers::phasers with
+# MPI::MPI_C, after find_dependency(MPI)) and mpi_fortran (phasers::mpi_fortran: the module
+# phasers_mpi with phasers::fortran and MPI::MPI_Fortran):
+#     cc prog.c $(pkg-config --cflags --libs phasers-mpi) -pthread
+#     find_package(phasers REQUIRED COMPONENTS mpi)   target_link_libraries(app PRIVATE phasers::mpi)
+# Without --mpi, an install removes the MPI files an earlier --mpi install left under PREFIX (the
+# library it installs has no MPI entry points).
 #
 # PHASERS_CAPI_PROFILE=dev installs the debug build instead (the tests use it, to install what
 # they already built); any other Cargo profile name works too.
 set -euo pipefail
 
-prefix="${1:-/usr/local}"
+usage() {
+    # The comment block above, without its '#'.
+    sed -n '2,/^set -euo pipefail/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'
+}
+
+mpi=0
+prefix=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --mpi) mpi=1 ;;
+        -h | --help) usage; exit 0 ;;
+        -*) echo "install-capi.sh: unknown option '$1' (the options are --mpi and --help)" >&2; exit 2 ;;
+        *)
+            if [ -n "$prefix" ]; then
+                echo "install-capi.sh: one PREFIX only, got '$prefix' and '$1'" >&2
+                exit 2
+            fi
+            prefix="$1"
+            ;;
+    esac
+    shift
+done
+prefix="${prefix:-/usr/local}"
 case "$prefix" in
     /*) ;;
     *) echo "install-capi.sh: PREFIX must be an absolute path, got '$prefix'" >&2; exit 2 ;;
@@ -37,7 +77,31 @@ case "$profile" in
     dev | debug) profile_flag=(--profile dev); profile_dir=debug ;;
     *) profile_flag=(--profile "$profile"); profile_dir="$profile" ;;
 esac
-"$cargo" build "${profile_flag[@]}" -p phasers-capi
+features=()
+if [ "$mpi" = 1 ]; then
+    features=(--features mpi)
+    # MPI's pkg-config module, for phasers-mpi.pc's Requires: checked before the build, so that a
+    # wrong PHASERS_MPI_PKG fails at once.
+    mpi_pc=
+    if ! command -v pkg-config >/dev/null 2>&1; then
+        mpi_pc_missing="pkg-config is not installed (apt-get install pkg-config)"
+    elif [ -n "${PHASERS_MPI_PKG:-}" ]; then
+        if ! pkg-config --exists "$PHASERS_MPI_PKG" 2>/dev/null; then
+            echo "install-capi.sh: PHASERS_MPI_PKG=$PHASERS_MPI_PKG is not a pkg-config module here (pkg-config --exists fails); set it to MPI's module (ompi-c, mpich), or unset it" >&2
+            exit 2
+        fi
+        mpi_pc="$PHASERS_MPI_PKG"
+    else
+        for candidate in ompi-c mpich; do
+            if pkg-config --exists "$candidate" 2>/dev/null; then
+                mpi_pc="$candidate"
+                break
+            fi
+        done
+        mpi_pc_missing="pkg-config knows neither ompi-c nor mpich (set PHASERS_MPI_PKG to MPI's pkg-config module and rerun)"
+    fi
+fi
+"$cargo" build "${profile_flag[@]}" -p phasers-capi "${features[@]}"
 
 # Cargo resolves a relative CARGO_TARGET_DIR against the directory it runs in: the workspace root.
 target_dir="${CARGO_TARGET_DIR:-target}"
@@ -65,7 +129,12 @@ install -m 755 "$built/libphasers.so" "$dest/lib/libphasers.so"
 install -m 644 "$built/libphasers.a" "$dest/lib/libphasers.a"
 install -m 644 "$capi/include/phasers.h" "$dest/include/phasers.h"
 install -m 644 "$capi/include/phasers.hpp" "$dest/include/phasers.hpp"
-sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" \
+# An MPI build's libphasers.a needs MPI's library: `pkg-config --static` adds it.
+pc_mpi=()
+if [ "$mpi" = 1 ] && [ -n "$mpi_pc" ]; then
+    pc_mpi=(-e "/^Libs.private:/a Requires.private: $mpi_pc")
+fi
+sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" "${pc_mpi[@]}" \
     "$capi/phasers.pc.in" > "$dest/lib/pkgconfig/phasers.pc"
 chmod 644 "$dest/lib/pkgconfig/phasers.pc"
 install -m 644 "$capi/cmake/phasersConfig.cmake" "$dest/lib/cmake/phasers/phasersConfig.cmake"
@@ -73,6 +142,31 @@ sed -e "s|@VERSION@|$version|g" "$capi/cmake/phasersConfigVersion.cmake.in" \
     > "$dest/lib/cmake/phasers/phasersConfigVersion.cmake"
 chmod 644 "$dest/lib/cmake/phasers/phasersConfigVersion.cmake"
 install -m 644 "$capi/fortran/phasers.f90" "$dest/share/phasers/fortran/phasers.f90"
+
+mpi_files=(include/phasers_mpi.h lib/pkgconfig/phasers-mpi.pc share/phasers/fortran/phasers_mpi.f90
+    lib/fortran/modules/phasers_mpi.mod lib/libphasers_mpi_fortran.a)
+if [ "$mpi" = 1 ]; then
+    install -m 644 "$capi/include/phasers_mpi.h" "$dest/include/phasers_mpi.h"
+    install -m 644 "$capi/fortran/phasers_mpi.f90" "$dest/share/phasers/fortran/phasers_mpi.f90"
+    if [ -n "$mpi_pc" ]; then
+        sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" -e "s|@MPI_PC@|$mpi_pc|g" \
+            "$capi/phasers-mpi.pc.in" > "$dest/lib/pkgconfig/phasers-mpi.pc"
+        chmod 644 "$dest/lib/pkgconfig/phasers-mpi.pc"
+        mpi_pkgconfig="$prefix/lib/pkgconfig/phasers-mpi.pc (Requires: phasers, $mpi_pc)"
+    else
+        # Without MPI's module a phasers-mpi.pc could not bring MPI in: better none than one
+        # that compiles nothing.
+        rm -f "$dest/lib/pkgconfig/phasers-mpi.pc"
+        mpi_pkgconfig="not installed: $mpi_pc_missing; compile with mpicc meanwhile"
+        echo "install-capi.sh: phasers-mpi.pc $mpi_pkgconfig" >&2
+    fi
+else
+    # A library without the MPI entry points: the MPI files of an earlier --mpi install would
+    # declare functions it lacks.
+    for file in "${mpi_files[@]}"; do
+        rm -f "$dest/$file"
+    done
+fi
 
 # The Fortran module, with the first compiler found. A stale module from an earlier install
 # would not match this version: remove it when there is no compiler to rebuild it.
@@ -86,15 +180,35 @@ if command -v "$fc" >/dev/null 2>&1; then
     install -m 644 "$scratch/phasers.mod" "$dest/lib/fortran/modules/phasers.mod"
     install -m 644 "$scratch/libphasers_fortran.a" "$dest/lib/libphasers_fortran.a"
     fortran="built with $fc: $prefix/lib/fortran/modules/phasers.mod, $prefix/lib/libphasers_fortran.a"
+    if [ "$mpi" = 1 ]; then
+        # It uses the module phasers, just written to $scratch; it needs no MPI module itself.
+        "$fc" -O2 -fPIC -J "$scratch" -I "$scratch" -c "$capi/fortran/phasers_mpi.f90" \
+            -o "$scratch/phasers_mpi.o"
+        ar rcs "$scratch/libphasers_mpi_fortran.a" "$scratch/phasers_mpi.o"
+        install -m 644 "$scratch/phasers_mpi.mod" "$dest/lib/fortran/modules/phasers_mpi.mod"
+        install -m 644 "$scratch/libphasers_mpi_fortran.a" "$dest/lib/libphasers_mpi_fortran.a"
+        fortran="$fortran, $prefix/lib/fortran/modules/phasers_mpi.mod, $prefix/lib/libphasers_mpi_fortran.a"
+    fi
 else
-    rm -f "$dest/lib/fortran/modules/phasers.mod" "$dest/lib/libphasers_fortran.a"
+    rm -f "$dest/lib/fortran/modules/phasers.mod" "$dest/lib/libphasers_fortran.a" \
+        "$dest/lib/fortran/modules/phasers_mpi.mod" "$dest/lib/libphasers_mpi_fortran.a"
     fortran="not built (no $fc; set FC to a Fortran compiler, or compile $prefix/share/phasers/fortran/phasers.f90 yourself)"
+    if [ "$mpi" = 1 ]; then
+        fortran="$fortran; nor phasers_mpi.f90, which uses it"
+    fi
 fi
 
 echo "installed phasers $version under $dest"
 echo "compile with: cc prog.c \$(pkg-config --cflags --libs phasers)"
 echo "CMake: find_package(phasers REQUIRED), target_link_libraries(app phasers::phasers)"
 echo "Fortran module: $fortran"
+if [ "$mpi" = 1 ]; then
+    echo "MPI (feature mpi): $prefix/include/phasers_mpi.h; pkg-config: $mpi_pkgconfig"
+    if [ -n "$mpi_pc" ]; then
+        echo "compile with: cc prog.c \$(pkg-config --cflags --libs phasers-mpi) -pthread"
+    fi
+    echo "CMake: find_package(phasers REQUIRED COMPONENTS mpi), target_link_libraries(app phasers::mpi)"
+fi
 if [ "$prefix" != /usr ] && [ "$prefix" != /usr/local ]; then
     echo "(set PKG_CONFIG_PATH=$prefix/lib/pkgconfig, CMAKE_PREFIX_PATH=$prefix and, for running, LD_LIBRARY_PATH=$prefix/lib or -Wl,-rpath,$prefix/lib)"
 fi

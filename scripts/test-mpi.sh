@@ -61,7 +61,7 @@ step "MPI: the C ABI from a C MPI program (feature mpi): tests/c/mpi_comm.c on 2
 # the header tests check phasers.h and phasers_mpi.h against what the library exports. Only these
 # tests: the others link the static library, which with this feature also needs MPI's libraries.
 # Each mpirun there has its own time limit (tests/mpi.rs).
-cargo test -p phasers-capi --features mpi --lib --test mpi --test header
+cargo test -p phasers-capi --features mpi --lib --test mpi --test header --test mpi_install
 
 step "MPI: the benchmark command runs end to end (mpirun -np 2, short rows, every part and file)"
 # Its own crate (crates/phasers-mpi-bench); a debug build: this checks that every part runs, checks

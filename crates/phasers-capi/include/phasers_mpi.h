@@ -1,10 +1,12 @@
 /*
  * phasers_mpi.h: phasers across MPI processes, from C and C++ MPI programs.
  *
- * Needs libphasers built with the cargo feature `mpi`
+ * Needs libphasers built with the cargo feature `mpi`, installed (scripts/install-capi.sh --mpi
+ * PREFIX, which also installs this header and phasers-mpi.pc) or in the build tree:
+ *     cc prog.c $(pkg-config --cflags --libs phasers-mpi) -pthread -o prog
  *     cargo build --release -p phasers-capi --features mpi
- * and a program compiled with the MPI compiler wrapper:
  *     mpicc prog.c -I crates/phasers-capi/include -L target/release -lphasers -o prog
+ * and then
  *     mpirun -np 4 ./prog
  * Everything in phasers.h holds here too: status codes, phasers_last_error(), checked handles,
  * PHASERS_EBUSY for a handle or thread slot used by two threads at once, no panic crossing into C.
@@ -28,7 +30,8 @@
  * comm (MPI_Comm_dup) and works on its own duplicate, so its messages never match the program's;
  * it never frees comm, which the program may free as soon as create returns. MPI_COMM_NULL and
  * inter-communicators give PHASERS_EINVAL; any other invalid handle is MPI's error (by default,
- * MPI aborts the job).
+ * MPI aborts the job). Fortran programs pass their communicator's integer handle to the *_fcomm
+ * variants at the end of this header.
  *
  * Every rank's threads must all take part in every episode or call; a wait longer than
  * PHASERS_MPI_STALL_WARN seconds (default 10, "off" silences it) prints what it waits for on
@@ -173,6 +176,26 @@ int phasers_mpi_member_allreduce(phasers_mpi_member *member, int type_, int op, 
    members of its team get PHASERS_EBROKEN from their next call: destroy members after the last
    collective, then the team. */
 int phasers_mpi_member_destroy(phasers_mpi_member *member);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Fortran communicators                                                                          */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* The create functions above, for a communicator given as its Fortran handle (MPI_Fint: the mpi
+   module's INTEGER, or mpi_f08's comm%MPI_VAL; a C program gets one from MPI_Comm_c2f). MPI must
+   be running: before MPI_Init_thread or after MPI_Finalize they return PHASERS_EINVAL without
+   converting comm. Then comm is converted with MPI_Comm_f2c, and everything else is as in the
+   function of the same name without _fcomm.
+   Rule for comm: it is MPI_COMM_NULL's handle (PHASERS_EINVAL), or a handle MPI returned and has
+   not freed. Open MPI's MPI_Comm_f2c turns every other integer into a null handle, which these
+   functions refuse with PHASERS_EINVAL (phasers_last_error() names the handle); MPICH's is a cast,
+   so there an invalid integer becomes an invalid MPI_Comm: MPI's error (by default, MPI aborts
+   the job). fortran/phasers_mpi.f90 (the Fortran module phasers_mpi) binds these. */
+int phasers_mpi_barrier_create_fcomm(MPI_Fint comm, int algorithm, phasers_mpi_barrier **out);
+int phasers_mpi_combined_create_fcomm(MPI_Fint comm, size_t threads, int process_algorithm,
+                                      phasers_mpi_combined **out);
+int phasers_mpi_team_create_fcomm(MPI_Fint comm, size_t threads, int checked,
+                                  phasers_mpi_team **out);
 
 #ifdef __cplusplus
 }

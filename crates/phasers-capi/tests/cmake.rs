@@ -1,8 +1,10 @@
 //! `scripts/install-capi.sh` installs a CMake package: these tests install into a temporary
 //! PREFIX (and, staged, with DESTDIR), then configure, build and run small CMake projects that use
 //! `find_package(phasers REQUIRED)` and `target_link_libraries(app phasers::phasers)` (C, C++,
-//! the static library, and the Fortran module through `phasers::fortran`). Skipped, with a
-//! message, only where cmake is missing (CI installs it).
+//! the static library, and the Fortran module through `phasers::fortran`; the MPI components are
+//! refused, since this install has no MPI, and files of an earlier MPI install are removed; the
+//! MPI install is tests/mpi_install.rs's). Skipped, with a message, only where cmake is missing
+//! (CI installs it).
 
 mod support;
 
@@ -68,7 +70,32 @@ fn prefix() -> &'static Path {
     static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         let prefix = fresh_dir("prefix");
+        // What an earlier `install-capi.sh --mpi` leaves: a plain install removes it, since its
+        // library lacks the functions these files declare.
+        let stale = [
+            "include/phasers_mpi.h",
+            "lib/pkgconfig/phasers-mpi.pc",
+            "share/phasers/fortran/phasers_mpi.f90",
+            "lib/fortran/modules/phasers_mpi.mod",
+            "lib/libphasers_mpi_fortran.a",
+        ];
+        for file in stale {
+            let path = prefix.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "stale").unwrap();
+        }
         install(&prefix, None, "install-capi");
+        for file in stale {
+            assert!(
+                !prefix.join(file).exists(),
+                "{file} of an MPI install was left"
+            );
+        }
+        let pc = std::fs::read_to_string(prefix.join("lib/pkgconfig/phasers.pc")).unwrap();
+        assert!(
+            !pc.contains("Requires"),
+            "a plain install's phasers.pc needs nothing: {pc}"
+        );
         prefix
     })
 }
@@ -127,6 +154,15 @@ endforeach()
 find_package(phasers 0.1 QUIET COMPONENTS no_such_component)
 if(phasers_FOUND)
     message(FATAL_ERROR "an unknown component was accepted")
+endif()
+# An install without --mpi: the MPI components are refused, and say how to get them.
+find_package(phasers 0.1 QUIET COMPONENTS mpi)
+if(phasers_FOUND OR NOT phasers_NOT_FOUND_MESSAGE MATCHES "install-capi.sh --mpi")
+    message(FATAL_ERROR "component mpi without an MPI install: ${phasers_NOT_FOUND_MESSAGE}")
+endif()
+find_package(phasers 0.1 QUIET OPTIONAL_COMPONENTS mpi mpi_fortran)
+if(NOT phasers_FOUND OR phasers_mpi_FOUND OR phasers_mpi_fortran_FOUND OR TARGET phasers::mpi)
+    message(FATAL_ERROR "optional MPI components without an MPI install")
 endif()
 
 find_package(phasers REQUIRED)

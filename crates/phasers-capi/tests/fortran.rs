@@ -1,4 +1,6 @@
-//! The Fortran module `fortran/phasers.f90` and the examples in `examples/fortran/`: compiled
+//! The Fortran modules `fortran/phasers.f90` and `fortran/phasers_mpi.f90` (compiled only: it runs
+//! in tests/mpi_install.rs, under mpirun) and the examples in `examples/fortran/` but
+//! `mpi_hybrid.f90` (also tests/mpi_install.rs's): compiled
 //! with `gfortran -std=f2008 -Wall -Wextra -Werror -fopenmp`, linked against `libphasers`, run
 //! with OpenMP threads as the ranks. Skipped, with a message, only where gfortran is missing
 //! (CI installs it).
@@ -113,6 +115,34 @@ fn compile_and_run(source: &str, name: &str, link: Link, args: &[&str], expected
         outcome.stderr
     );
     outcome.stdout
+}
+
+/// The module `phasers_mpi` (`fortran/phasers_mpi.f90`) compiles with the strict flags against
+/// the module `phasers`; it needs no MPI to compile (tests/mpi_install.rs runs it under mpirun).
+#[test]
+fn fortran_mpi_module_compiles() {
+    if !have_gfortran("fortran_mpi_module_compiles") {
+        return;
+    }
+    let modules = module();
+    let mut command = Command::new("gfortran");
+    command
+        .args(FLAGS)
+        .arg("-I")
+        .arg(modules)
+        .arg("-J")
+        .arg(modules)
+        .arg("-c")
+        .arg(crate_dir().join("fortran/phasers_mpi.f90"))
+        .arg("-o")
+        .arg(modules.join("phasers_mpi.o"));
+    run_captured(
+        command,
+        "fortran_mpi_module.compile",
+        Duration::from_secs(300),
+    )
+    .expect_success("compiling fortran/phasers_mpi.f90 with gfortran");
+    assert!(modules.join("phasers_mpi.mod").is_file());
 }
 
 #[test]

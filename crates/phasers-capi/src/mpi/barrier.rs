@@ -8,7 +8,7 @@ use std::time::Duration;
 use phasers_mpi::mpi::ffi::MPI_Comm;
 use phasers_mpi::{ProcessAlgorithm, ProcessBarrier};
 
-use super::{adopt_communicator, Exclusive};
+use super::{CallerComm, Exclusive};
 use crate::entry::guarded;
 use crate::enums::from_c;
 use crate::handle::{require_out, write_optional, write_out, Handle, Kind};
@@ -84,11 +84,36 @@ pub unsafe extern "C" fn phasers_mpi_barrier_create(
     algorithm: c_int,
     out: *mut *mut MpiBarrierHandle,
 ) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe { create(CallerComm::C(comm), algorithm, out) }
+}
+
+/// As [`phasers_mpi_barrier_create`], for the communicator whose Fortran handle (`MPI_Fint`) is
+/// `comm`, converted with `MPI_Comm_f2c`.
+///
+/// # Safety
+///
+/// `comm` as [`CallerComm::adopt`] requires of a Fortran handle; `out` as in
+/// [`phasers_mpi_barrier_create`].
+#[no_mangle]
+pub unsafe extern "C" fn phasers_mpi_barrier_create_fcomm(
+    comm: c_int,
+    algorithm: c_int,
+    out: *mut *mut MpiBarrierHandle,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe { create(CallerComm::Fortran(comm), algorithm, out) }
+}
+
+/// # Safety
+///
+/// `comm` as [`CallerComm::adopt`] requires; `out` is null or valid for writing a pointer.
+unsafe fn create(comm: CallerComm, algorithm: c_int, out: *mut *mut MpiBarrierHandle) -> c_int {
     guarded(|| {
         require_out(out, "out")?;
         let algorithm = process_algorithm_from_c(algorithm)?;
-        // SAFETY: the caller promises `comm` is MPI_COMM_NULL or valid.
-        let (mpi, comm) = unsafe { adopt_communicator(comm) }?;
+        // SAFETY: the caller's promise about `comm`.
+        let (mpi, comm) = unsafe { comm.adopt() }?;
         let barrier = ProcessBarrier::new(&mpi, &*comm, algorithm)?;
         let object = MpiBarrierObject {
             rank: barrier.rank(),

@@ -10,7 +10,7 @@ use phasers_mpi::mpi::ffi::MPI_Comm;
 use phasers_mpi::{CombinedBarrier, CombinedParticipant};
 
 use super::barrier::process_algorithm_from_c;
-use super::{adopt_communicator, Exclusive};
+use super::{CallerComm, Exclusive};
 use crate::barrier::PhasersWaitResult;
 use crate::entry::guarded;
 use crate::handle::{c_bool, require_out, write_optional, write_out, Handle, Kind};
@@ -89,6 +89,37 @@ pub unsafe extern "C" fn phasers_mpi_combined_create(
     process_algorithm: c_int,
     out: *mut *mut MpiCombinedHandle,
 ) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe { create(CallerComm::C(comm), threads, process_algorithm, out) }
+}
+
+/// As [`phasers_mpi_combined_create`], for the communicator whose Fortran handle (`MPI_Fint`) is
+/// `comm`, converted with `MPI_Comm_f2c`.
+///
+/// # Safety
+///
+/// `comm` as [`CallerComm::adopt`] requires of a Fortran handle; `out` as in
+/// [`phasers_mpi_combined_create`].
+#[no_mangle]
+pub unsafe extern "C" fn phasers_mpi_combined_create_fcomm(
+    comm: c_int,
+    threads: usize,
+    process_algorithm: c_int,
+    out: *mut *mut MpiCombinedHandle,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe { create(CallerComm::Fortran(comm), threads, process_algorithm, out) }
+}
+
+/// # Safety
+///
+/// `comm` as [`CallerComm::adopt`] requires; `out` is null or valid for writing a pointer.
+unsafe fn create(
+    comm: CallerComm,
+    threads: usize,
+    process_algorithm: c_int,
+    out: *mut *mut MpiCombinedHandle,
+) -> c_int {
     guarded(|| {
         require_out(out, "out")?;
         let process = process_algorithm_from_c(process_algorithm)?;
@@ -100,8 +131,8 @@ pub unsafe extern "C" fn phasers_mpi_combined_create(
                 "a combined barrier needs at least 1 thread per rank; pass threads >= 1",
             ));
         }
-        // SAFETY: the caller promises `comm` is MPI_COMM_NULL or valid.
-        let (mpi, comm) = unsafe { adopt_communicator(comm) }?;
+        // SAFETY: the caller's promise about `comm`.
+        let (mpi, comm) = unsafe { comm.adopt() }?;
         let barrier = CombinedBarrier::builder(&mpi, &*comm, threads)
             .process(process)
             .build()?;

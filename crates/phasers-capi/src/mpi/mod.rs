@@ -9,6 +9,10 @@
 //! ([`phasers_mpi::Mpi::duplicate_raw`], collective over `comm`) and never frees it, so the
 //! caller may free `comm` as soon as create returns.
 //!
+//! Each create also comes as `*_create_fcomm`, taking the communicator as its Fortran handle
+//! (`MPI_Fint`: the `mpi` module's `INTEGER`, or `mpi_f08`'s `comm%MPI_VAL`), which
+//! [`CallerComm::Fortran`] converts with `MPI_Comm_f2c`; `fortran/phasers_mpi.f90` binds those.
+//!
 //! Handles follow the C conventions of the rest of the library (magic-checked handles, status
 //! codes, `phasers_last_error`). A handle or thread slot used by two threads at once gives
 //! `PHASERS_EBUSY` to the second ([`Exclusive`]).
@@ -17,9 +21,10 @@ pub mod barrier;
 pub mod combined;
 pub mod team;
 
+use std::ffi::c_int;
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
-use phasers_mpi::mpi::ffi::MPI_Comm;
+use phasers_mpi::mpi::ffi::{MPI_Comm, RSMPI_Comm_f2c};
 use phasers_mpi::{CommDuplicate, Error, Mpi};
 
 use crate::entry::DropOnUnwind;
@@ -27,16 +32,70 @@ use crate::status::{
     Failure, PHASERS_EBROKEN, PHASERS_EINVAL, PHASERS_EMISMATCH, PHASERS_EPANIC, PHASERS_ETIMEDOUT,
 };
 
-/// The program's MPI, adopted, and this library's own duplicate of the program's `comm`.
-///
-/// # Safety
-///
-/// `comm` is `MPI_COMM_NULL` or a valid communicator handle of this process.
-unsafe fn adopt_communicator(comm: MPI_Comm) -> Result<(Mpi, CommDuplicate), Failure> {
-    let mpi = Mpi::adopt()?;
-    // SAFETY: forwarded from the caller.
-    let comm = unsafe { mpi.duplicate_raw(comm) }?;
-    Ok((mpi, comm))
+/// The communicator a create function was given: a C `MPI_Comm`, or the Fortran handle of one.
+#[derive(Clone, Copy)]
+pub(crate) enum CallerComm {
+    /// `MPI_COMM_NULL` or a valid communicator handle of this process.
+    C(MPI_Comm),
+    /// A Fortran handle (`MPI_Fint`, a C `int` in Open MPI and MPICH), converted with
+    /// `MPI_Comm_f2c` once MPI is known to run.
+    Fortran(c_int),
+}
+
+impl CallerComm {
+    /// The program's MPI, adopted, and this library's own duplicate of the caller's communicator.
+    ///
+    /// # Safety
+    ///
+    /// For [`CallerComm::C`], the handle is `MPI_COMM_NULL` or a valid communicator of this
+    /// process. For [`CallerComm::Fortran`], the handle is `MPI_COMM_NULL`'s, or one MPI returned
+    /// and has not freed, or (under Open MPI, whose `MPI_Comm_f2c` maps every other integer to a
+    /// null handle, refused here) any integer; other MPIs may turn an invalid Fortran handle into
+    /// an invalid C handle that MPI's error handler then meets.
+    pub(crate) unsafe fn adopt(self) -> Result<(Mpi, CommDuplicate), Failure> {
+        // First: MPI_Comm_f2c before MPI_Init_thread or after MPI_Finalize is an MPI error (Open
+        // MPI aborts the job), and adopt says which with PHASERS_EINVAL instead.
+        let mpi = Mpi::adopt()?;
+        let raw = match self {
+            CallerComm::C(comm) => comm,
+            CallerComm::Fortran(handle) => {
+                // SAFETY: MPI runs (adopted above), and MPI_Comm_f2c takes any integer: the
+                // standard has it return an invalid C handle, not fail, for an invalid Fortran
+                // one. Like the MPI_Query_thread of Mpi::adopt, it runs outside the library's MPI
+                // lock: it reads MPI's handle table (Open MPI) or is a cast (MPICH).
+                let comm = unsafe { RSMPI_Comm_f2c(handle) };
+                if all_zero_bits(&comm) {
+                    return Err(Failure::invalid(format!(
+                        "the Fortran communicator handle {handle} names no communicator of this \
+                         process (MPI_Comm_f2c gave a null handle); pass MPI_COMM_WORLD or a \
+                         handle MPI returned and has not freed (the mpi module's INTEGER, or \
+                         mpi_f08's comm%MPI_VAL)"
+                    )));
+                }
+                comm
+            }
+        };
+        // SAFETY: the caller's promise for C handles; for Fortran ones, MPI_Comm_f2c's result for
+        // a handle the caller promises is valid (a null one was refused above).
+        let comm = unsafe { mpi.duplicate_raw(raw) }?;
+        Ok((mpi, comm))
+    }
+}
+
+/// Whether a C communicator handle is all zero bits: a null pointer in Open MPI, where
+/// `MPI_Comm_f2c` returns one for an integer that names no communicator. No MPI uses zero for a
+/// valid handle (MPICH's handles carry their kind in the high bits; `MPI_COMM_NULL` is
+/// 0x04000000), so the test is sound for either.
+fn all_zero_bits(comm: &MPI_Comm) -> bool {
+    // SAFETY: `comm` is a live, initialized handle: a pointer (Open MPI) or an integer (MPICH),
+    // neither with padding, so each of its size_of bytes is initialized and readable.
+    let bytes = unsafe {
+        std::slice::from_raw_parts(
+            (comm as *const MPI_Comm).cast::<u8>(),
+            std::mem::size_of::<MPI_Comm>(),
+        )
+    };
+    bytes.iter().all(|&byte| byte == 0)
 }
 
 impl From<Error> for Failure {
@@ -155,6 +214,20 @@ mod tests {
         let gone = slot.with(|| "slot".into(), |_| Ok(())).unwrap_err();
         assert_eq!(gone.code, PHASERS_EPANIC);
         assert_eq!(slot.take(), None);
+    }
+
+    /// Open MPI's MPI_Comm_f2c answers an unknown Fortran handle with a null pointer; the real
+    /// handles, MPI_COMM_NULL included, are never all zero bits (under MPICH either).
+    #[test]
+    fn only_an_all_zero_handle_is_refused() {
+        // SAFETY: MPI_Comm is a pointer (Open MPI) or an integer (MPICH): zero bits are a valid
+        // value of either, the null pointer or 0.
+        let zero: MPI_Comm = unsafe { std::mem::zeroed() };
+        assert!(all_zero_bits(&zero));
+        // SAFETY: reading an immutable handle constant that rsmpi's C shim defines; it needs no
+        // running MPI (Open MPI's is the address of a static object).
+        let null = unsafe { phasers_mpi::mpi::ffi::RSMPI_COMM_NULL };
+        assert!(!all_zero_bits(&null));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::sync::{Arc, MutexGuard};
 use phasers_mpi::mpi::ffi::MPI_Comm;
 use phasers_mpi::{HybridMember, HybridTeam};
 
-use super::{adopt_communicator, Exclusive};
+use super::{CallerComm, Exclusive};
 use crate::collective_args::{with_element, Checked};
 use crate::collectives::{element_from_c, op_from_c};
 use crate::entry::guarded;
@@ -108,10 +108,41 @@ pub unsafe extern "C" fn phasers_mpi_team_create(
     checked: c_int,
     out: *mut *mut MpiTeamHandle,
 ) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe { create(CallerComm::C(comm), threads, checked, out) }
+}
+
+/// As [`phasers_mpi_team_create`], for the communicator whose Fortran handle (`MPI_Fint`) is
+/// `comm`, converted with `MPI_Comm_f2c`.
+///
+/// # Safety
+///
+/// `comm` as [`CallerComm::adopt`] requires of a Fortran handle; `out` as in
+/// [`phasers_mpi_team_create`].
+#[no_mangle]
+pub unsafe extern "C" fn phasers_mpi_team_create_fcomm(
+    comm: c_int,
+    threads: usize,
+    checked: c_int,
+    out: *mut *mut MpiTeamHandle,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe { create(CallerComm::Fortran(comm), threads, checked, out) }
+}
+
+/// # Safety
+///
+/// `comm` as [`CallerComm::adopt`] requires; `out` is null or valid for writing a pointer.
+unsafe fn create(
+    comm: CallerComm,
+    threads: usize,
+    checked: c_int,
+    out: *mut *mut MpiTeamHandle,
+) -> c_int {
     guarded(|| {
         require_out(out, "out")?;
-        // SAFETY: the caller promises `comm` is MPI_COMM_NULL or valid.
-        let (mpi, comm) = unsafe { adopt_communicator(comm) }?;
+        // SAFETY: the caller's promise about `comm`.
+        let (mpi, comm) = unsafe { comm.adopt() }?;
         let team = HybridTeam::builder(&mpi, &*comm, threads)
             .checked(checked != 0)
             .build()?;

@@ -5,7 +5,9 @@
    halves the ranks and reverses their order, freed by the program right after create) and checked:
    the barrier invariant through counters in MPI shared memory (no messages), one leader per rank
    and episode, allreduce results against the program's own MPI_Allreduce, timeouts that keep the
-   arrival, and the error codes of bad input. Prints "mpi_comm ok on N ranks" on rank 0. */
+   arrival, and the error codes of bad input; and the *_fcomm variants, which take a communicator's
+   Fortran handle (from MPI_Comm_c2f), with null and (under Open MPI) unknown handles refused.
+   Prints "mpi_comm ok on N ranks" on rank 0. */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -293,11 +295,87 @@ static void bad_input(void) {
     EXPECT_OK(phasers_mpi_team_destroy(team));
 }
 
+/* The *_fcomm variants take the Fortran handle of a communicator: the objects they build work on
+   the communicator it names (here the half in reverse order: ranks and sizes show it was not the
+   world), and null or unknown handles are refused without an MPI error. */
+static void fortran_handles(MPI_Comm half) {
+    int half_rank, half_size, world_size;
+    MPI_Comm_rank(half, &half_rank);
+    MPI_Comm_size(half, &half_size);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    MPI_Fint handle = MPI_Comm_c2f(half);
+
+    phasers_mpi_barrier *barrier;
+    EXPECT_OK(phasers_mpi_barrier_create_fcomm(handle, PHASERS_MPI_ALGORITHM_DISSEMINATION,
+                                               &barrier));
+    size_t got;
+    EXPECT_OK(phasers_mpi_barrier_rank(barrier, &got));
+    CHECK(got == (size_t)half_rank);
+    EXPECT_OK(phasers_mpi_barrier_parties(barrier, &got));
+    CHECK(got == (size_t)half_size);
+    for (uint64_t e = 0; e < 3; e++) {
+        uint64_t episode = UINT64_MAX;
+        EXPECT_OK(phasers_mpi_barrier_wait(barrier, &episode));
+        CHECK(episode == e);
+    }
+    EXPECT_OK(phasers_mpi_barrier_destroy(barrier));
+
+    phasers_mpi_combined *combined;
+    EXPECT_OK(phasers_mpi_combined_create_fcomm(MPI_Comm_c2f(MPI_COMM_WORLD), 1,
+                                                PHASERS_MPI_ALGORITHM_LIBRARY, &combined));
+    EXPECT_OK(phasers_mpi_combined_parties(combined, &got));
+    CHECK(got == (size_t)world_size);
+    phasers_wait_result result;
+    EXPECT_OK(phasers_mpi_combined_wait(combined, 0, &result));
+    CHECK(result.episode == 0 && result.is_leader);
+    EXPECT_OK(phasers_mpi_combined_destroy(combined));
+
+    /* One member per rank of the half: the sum of the ranks of the half. */
+    phasers_mpi_team *team;
+    EXPECT_OK(phasers_mpi_team_create_fcomm(handle, 1, 1, &team));
+    phasers_mpi_member *member;
+    EXPECT_OK(phasers_mpi_team_member(team, 0, &member));
+    int64_t mine = half_rank + 1, total = 0;
+    EXPECT_OK(phasers_mpi_member_allreduce(member, PHASERS_TYPE_I64, PHASERS_OP_SUM, &mine, &total,
+                                           1));
+    CHECK(total == (int64_t)half_size * (half_size + 1) / 2);
+    EXPECT_OK(phasers_mpi_member_destroy(member));
+    EXPECT_OK(phasers_mpi_team_destroy(team));
+
+    /* Refused on every rank alike, before any collective step. */
+    EXPECT_CODE(PHASERS_EINVAL,
+                phasers_mpi_barrier_create_fcomm(MPI_Comm_c2f(MPI_COMM_NULL),
+                                                 PHASERS_MPI_ALGORITHM_LIBRARY, &barrier));
+    EXPECT_MESSAGE("MPI_COMM_NULL");
+    EXPECT_CODE(PHASERS_ENULL, phasers_mpi_team_create_fcomm(handle, 1, 1, NULL));
+#ifdef OPEN_MPI
+    /* Open MPI's MPI_Comm_f2c maps an integer that names no communicator to a null handle. */
+    const MPI_Fint unknown[3] = {-1, 1 << 30, 123457};
+    for (int i = 0; i < 3; i++) {
+        EXPECT_CODE(PHASERS_EINVAL, phasers_mpi_team_create_fcomm(unknown[i], 1, 1, &team));
+        EXPECT_MESSAGE("names no communicator");
+    }
+    /* A freed communicator's handle names nothing any more. */
+    MPI_Comm scratch;
+    MPI_Comm_dup(MPI_COMM_WORLD, &scratch);
+    MPI_Fint freed = MPI_Comm_c2f(scratch);
+    MPI_Comm_free(&scratch);
+    EXPECT_CODE(PHASERS_EINVAL, phasers_mpi_combined_create_fcomm(freed, 1,
+                                                                  PHASERS_MPI_ALGORITHM_LIBRARY,
+                                                                  &combined));
+    EXPECT_MESSAGE("names no communicator");
+#endif
+}
+
 int main(void) {
     phasers_mpi_barrier *barrier;
     /* Before MPI starts there is nothing to adopt, and no MPI call is made. */
     EXPECT_CODE(PHASERS_EINVAL, phasers_mpi_barrier_create(MPI_COMM_WORLD,
                                                            PHASERS_MPI_ALGORITHM_LIBRARY, &barrier));
+    EXPECT_MESSAGE("not initialized");
+    /* The Fortran variant too: MPI_Comm_f2c is not called before MPI runs. */
+    phasers_mpi_team *early;
+    EXPECT_CODE(PHASERS_EINVAL, phasers_mpi_team_create_fcomm(0, 1, 1, &early));
     EXPECT_MESSAGE("not initialized");
 
     int provided;
@@ -344,6 +422,7 @@ int main(void) {
         timeout_keeps_the_arrival(MPI_COMM_WORLD);
     }
     bad_input();
+    fortran_handles(half);
 
     MPI_Comm_free(&half);
     MPI_Comm_free(&duplicate);

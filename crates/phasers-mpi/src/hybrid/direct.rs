@@ -1,6 +1,6 @@
 //! The direct allreduce: a blocking [`allreduce`](HybridMember::allreduce) or
 //! [`reduce`](HybridMember::reduce) with a built-in op, on a team that no process built with a
-//! timeout, either unchecked or of one process, over one node's processes (no node hierarchy).
+//! timeout, over one node's processes (no node hierarchy), checked or not.
 //! It makes no allocation in steady state and moves the data the fewest times (a reduce runs as
 //! an allreduce whose result only its root copies out):
 //!
@@ -47,15 +47,23 @@
 //! op, which a matched call shares. Small or large is each process's own choice; both send the
 //! same messages.
 //!
-//! # What the path gives up
+//! # Checked calls
 //!
-//! Across processes its teams are unchecked, so a call that differs between processes is an
-//! erroneous program, as for every unchecked call. A checked team of several processes keeps
-//! the engine: every checked call there opens with the same envelope collective, so that
-//! processes that called different collectives still meet and get
-//! [`Error::Mismatch`](crate::Error::Mismatch); a point-to-point exchange would not meet it.
-//! Within a process the meeting compares everything, the operator too, checked or not (so an
-//! unchecked team gets `Mismatch` here where the engine would return garbage).
+//! A checked team of several processes sends the engine's envelope before the data
+//! (`direct_checked.rs`): the last arrival (or the only member) seals the process's signature,
+//! its error if its members disagree or passed a wrong output, and its combined input where it
+//! fits; every process learns whether all made the same call. A small call's result comes back
+//! in the merged envelope; a larger one's data follows as above, or through the engine's own
+//! stages where some process called through the engine (an `iallreduce`, say). Calls that
+//! differ get [`Error::Mismatch`](crate::Error::Mismatch) on every member of every process.
+//! Unchecked, a call that differs between processes is an erroneous program, as for every
+//! unchecked call. Within a process the meeting compares everything, the operator too, checked
+//! or not (so an unchecked team gets `Mismatch` here where the engine would return garbage).
+//!
+//! A member whose call takes the engine (a non-blocking call, a custom op, a gather) while the
+//! others of its process took this path counts in where they do (`DirectShared::count_in`):
+//! the count's last member publishes `REPOST`, and the direct path's members post their call to
+//! the engine too, where it completes or fails as the engine decides.
 //!
 //! The reduction group may combine large float arrays in arrival order (see
 //! [`phasers::reduce`]), so their results may differ in the last bits from call to call; every

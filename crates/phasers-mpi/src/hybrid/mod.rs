@@ -58,18 +58,23 @@
 //!
 //! So a one-word allreduce costs one shared-memory meeting and one `MPI_Iallreduce`.
 //!
-//! # The direct allreduce
+//! # The direct path
 //!
-//! A blocking [`allreduce`](HybridMember::allreduce) with a built-in op skips the engine where
-//! no process set a timeout and the team is unchecked or has one process (and runs on one
-//! node's processes): see `direct.rs`. Nothing is allocated once its buffers have grown, no
-//! input is copied before it is combined, and the processes meet in an exchange of polled
-//! point-to-point messages, faster here than both `MPI_Allreduce` and `MPI_Iallreduce` (see
-//! `exchange.rs`). A team of one process makes no MPI call for it. Small arrays are combined by
-//! the last member to arrive; large ones by seed 003's reduction group
-//! ([`phasers::Reduction`]). A team with a timeout keeps the engine, whose MPI requests can be
-//! abandoned when the timeout passes; a checked team of several processes keeps it for its
-//! envelope.
+//! A blocking [`allreduce`](HybridMember::allreduce) or [`reduce`](HybridMember::reduce) with a
+//! built-in op, and a blocking [`barrier`](HybridMember::barrier) or
+//! [`broadcast`](HybridMember::broadcast) of a checked team (or of a team of one process), skip
+//! the engine where no process set a timeout and the team has no node hierarchy: see
+//! `direct.rs` and `direct_sync.rs`. Nothing is allocated once its buffers have grown, no input
+//! is copied before it is combined, and the processes meet in polled point-to-point messages,
+//! faster here than both `MPI_Allreduce` and `MPI_Iallreduce` (see `exchange.rs`). A team of
+//! one process makes no MPI call for it. Small arrays are combined by the last member to
+//! arrive; large ones by seed 003's reduction group ([`phasers::Reduction`]). A team with a
+//! timeout keeps the engine, whose MPI requests can be abandoned when the timeout passes.
+//!
+//! Members of one process that called differently may take different paths (an `allreduce`
+//! and an `iallreduce`, say): every member counts in at one place, and the one that completes
+//! the count sends the direct path's members to the engine, where every call is compared
+//! (`DirectShared::count_in`).
 //!
 //! # Checked mode (the default)
 //!
@@ -82,27 +87,29 @@
 //! hang, an MPI error or garbage, in every build profile.
 //!
 //! 1. The members of a process are compared in step 2 above, as always.
-//! 2. The cross-process step opens with the **envelope** (`envelope.rs`): 256 bytes per
-//!    process holding the call's signature (each word and its complement, merged by maximum:
-//!    every process learns whether all words' maximum equals their minimum), an error flag, and
-//!    the call's data where it fits in 136 bytes (reduced with the call's op, or placed at the
-//!    process's offset and merged by OR). It is one `MPI_Iallreduce` with an MPI operation of
-//!    ours (node-aware: node reduce, leaders' allreduce, node broadcast), whose shape never
-//!    depends on the call, so processes that called differently still make matching MPI calls.
+//! 2. The cross-process step opens with the **envelope** (`envelope.rs`): a record per process
+//!    holding the call's signature (each word and its complement, merged by maximum: every
+//!    process learns whether all words' maximum equals their minimum), flags (an error; a
+//!    process on the engine's path), and the call's data where it fits (reduced with the call's
+//!    op, or placed at the process's offset and merged by OR). On a flat team without a timeout
+//!    the records travel point to point by recursive doubling, up to 3,912 bytes of data inside
+//!    (`record_exchange.rs`), and the direct path and the engine send the same messages;
+//!    otherwise the envelope is one `MPI_Iallreduce` of 256-byte records (136 bytes of data)
+//!    with an MPI operation of ours (node-aware: node reduce, leaders' allreduce, node
+//!    broadcast). Either way its shape never depends on the call, so processes that called
+//!    differently still make matching MPI calls.
 //! 3. Every process reads the same merged envelope. All agree and the data was inside: the call
-//!    is over, one reduction as unchecked. All agree and the data was too large: the call's
-//!    own stages follow, one small round trip later. Some differ: each process's 1 KiB
+//!    is over, one exchange as unchecked. All agree and the data was too large: the data
+//!    follows, one small round trip later (point to point where every process called from the
+//!    direct path, else the call's own stages). Some differ: each process's 1 KiB
 //!    detailed record goes to every process (`MPI_Iallgather`), and each draws the same error
 //!    from them; no data moves.
 //!
-//! So a matched small call costs what it costs unchecked plus the envelope's extra bytes (Open
-//! MPI 4.1, 2 processes of one node: the envelope's reduction took 0.67 us, a one-word
-//! `MPI_Iallreduce` 0.55 us); a barrier or a broadcast becomes that reduction too, since a
-//! check needs every process to hear from every other. End to end (`examples/hybrid_allreduce`,
-//! 2 processes x 1 thread, 2-core AMD EPYC), checked against unchecked: a one-word allreduce
-//! 1.27 us against 1.04 us, 17 `f64` (the most inside the envelope) 1.37 us against 1.15 us,
-//! 18 `f64` (the first sent after it) 2.11 us against 1.15 us, 1024 `f64` 10.2 us against
-//! 8.6 us, 1M `f64` alike (15 ms), a barrier 1.2 us against 0.67 us. Unchecked, processes that call differently make an erroneous MPI program: an
+//! So a matched small call costs what it costs unchecked plus the envelope's extra bytes, and a
+//! barrier or a broadcast becomes that exchange too, since a check needs every process to hear
+//! from every other. NUMBERS
+//!
+//! Unchecked, processes that call differently make an erroneous MPI program: an
 //! allreduce of 2 elements against one of 102 aborts the job with `MPI_ERR_TRUNCATE`, a
 //! broadcast against an allreduce hangs, and broadcasts of different lengths or roots, or
 //! reductions with different ops or element types, return garbage without an error.
@@ -139,31 +146,35 @@
 //! 3. `signature.rs`: a member's post (the call's signature, its argument error, its input)
 //!    and how one process's posts are compared.
 //! 4. `wire.rs`: the detailed record that names what differs when a checked call disagrees.
-//! 5. `envelope.rs`: the fixed-size envelope a checked call starts with, and its MPI merge.
-//! 6. `request.rs`: the non-blocking MPI collectives started through `mpi::ffi`.
-//! 7. `exchange.rs`: the direct allreduce's exchange between processes (point-to-point).
-//! 8. `options.rs`: the options every process agrees on, inherited by split teams.
-//! 9. `layout.rs`: where the members are (counts, global ranks, node communicators) and
+//! 5. `request.rs`: the non-blocking MPI collectives started through `mpi::ffi`.
+//! 6. `exchange.rs`: the direct path's data between processes (point-to-point).
+//! 7. `options.rs`: the options every process agrees on, inherited by split teams.
+//! 8. `layout.rs`: where the members are (counts, global ranks, node communicators) and
 //!    [`MAX_THREADS_PER_PROCESS`].
-//! 10. `direct_state.rs`: what the direct allreduce keeps, per process and per member, and
-//!     which teams take it.
-//! 11. `stage.rs`: the kinds of cross-process stage and the communicator each runs on.
-//! 12. `plan.rs`: which stages each collective runs, flat or node-aware.
-//! 13. `checked.rs`: a checked call's envelope and what follows it.
-//! 14. `flight.rs`: a call's cross-process step in progress, stage after stage.
-//! 15. `shared.rs`: what a process's members share (layout, options, broken flag, two call
-//!     slots holding flights, the direct allreduce's state), and building it collectively.
-//! 16. `split_teams.rs`: the split's entries, and the new teams a process makes from them.
-//! 17. `engine.rs`: the life of a call in a process: arrive, combine, advance, wait, depart.
-//! 18. `member.rs`: [`HybridMember`], a thread's handle, and what dropping it does.
-//! 19. `pending.rs`: [`HybridPending`], a non-blocking call's handle, and where outputs go.
-//! 20. `direct.rs`: the direct allreduce, beside the engine (it opens the engine's slots for
-//!     the calls after it).
-//! 21. `collectives.rs`: the member's collectives, blocking and non-blocking, and their
+//! 9. `envelope.rs`: the record a checked call starts with, and how records merge.
+//! 10. `record_exchange.rs`: a flat team's envelope exchange, point to point.
+//! 11. `direct_state.rs`: what the direct path keeps, per process and per member, where its
+//!     members count in, and which teams take it.
+//! 12. `stage.rs`: the kinds of cross-process stage and the communicator each runs on.
+//! 13. `spare.rs`: the buffers, stage queue and post list a call slot keeps between calls.
+//! 14. `plan.rs`: which stages each collective runs, flat or node-aware.
+//! 15. `checked.rs`: a checked call's envelope and what follows it, on the engine.
+//! 16. `flight.rs`: a call's cross-process step in progress, stage after stage.
+//! 17. `shared.rs`: what a process's members share (layout, options, broken flag, two call
+//!     slots holding flights, the direct path's state), and building it collectively.
+//! 18. `direct_checked.rs`: a checked call's envelope from the direct path, and what follows.
+//! 19. `split_teams.rs`: the split's entries, and the new teams a process makes from them.
+//! 20. `engine.rs`: the life of a call in a process: arrive, combine, advance, wait, depart.
+//! 21. `member.rs`: [`HybridMember`], a thread's handle, and what dropping it does.
+//! 22. `pending.rs`: [`HybridPending`], a non-blocking call's handle, and where outputs go.
+//! 23. `direct.rs`: the direct allreduce and reduce, beside the engine (it opens the engine's
+//!     slots for the calls after it).
+//! 24. `direct_sync.rs`: the direct barrier and broadcast.
+//! 25. `collectives.rs`: the member's collectives, blocking and non-blocking, and their
 //!     argument checks.
-//! 22. `composed.rs`: allgather, alltoall and the scans, composed of two collectives.
-//! 23. `split.rs`: [`HybridMember::split`].
-//! 24. `team.rs`: [`HybridTeam`] and [`HybridTeamBuilder`], which build the team and hand out
+//! 26. `composed.rs`: allgather, alltoall and the scans, composed of two collectives.
+//! 27. `split.rs`: [`HybridMember::split`].
+//! 28. `team.rs`: [`HybridTeam`] and [`HybridTeamBuilder`], which build the team and hand out
 //!     its members.
 
 mod bytes;

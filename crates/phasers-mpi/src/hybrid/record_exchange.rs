@@ -140,15 +140,29 @@ impl RecordExchange {
     fn begin(&mut self, channel: &Channel) {
         let me = self.me;
         match self.step {
-            Step::Handing => self.send(channel, me + 1),
-            Step::Folding => self.recv(channel, me - 1),
             Step::Doubling(mask) => {
                 let partner = self.real(self.step_rank.unwrap_or(0) ^ mask);
+                // Both under one hold of the MPI lock, the send first (as `exchange.rs`).
+                let _call = mpi_call();
                 self.send(channel, partner);
                 self.recv(channel, partner);
             }
-            Step::Returning => self.send(channel, me - 1),
-            Step::Final => self.recv(channel, me + 1),
+            Step::Handing => {
+                let _call = mpi_call();
+                self.send(channel, me + 1);
+            }
+            Step::Folding => {
+                let _call = mpi_call();
+                self.recv(channel, me - 1);
+            }
+            Step::Returning => {
+                let _call = mpi_call();
+                self.send(channel, me - 1);
+            }
+            Step::Final => {
+                let _call = mpi_call();
+                self.recv(channel, me + 1);
+            }
             Step::Done => {}
         }
     }
@@ -191,8 +205,8 @@ impl RecordExchange {
         debug_assert!(self.size >= 1);
     }
 
+    /// Starts the send of the record; the caller holds `mpi_call()`.
     fn send(&mut self, channel: &Channel, to: usize) {
-        let _call = mpi_call();
         // SAFETY: `record` is owned by this exchange and neither touched nor freed until the
         // request completes (`Drop` leaks it otherwise); the count is its length.
         unsafe {
@@ -208,8 +222,8 @@ impl RecordExchange {
         }
     }
 
+    /// Starts the receive of the partner's record; the caller holds `mpi_call()`.
     fn recv(&mut self, channel: &Channel, from: usize) {
-        let _call = mpi_call();
         // SAFETY: as for `send`; `incoming` holds `MAX_RECORD` bytes, the longest record any
         // process sends.
         unsafe {

@@ -242,23 +242,13 @@ pub(crate) fn merge(input: &[u8], inout: &mut [u8]) {
         return;
     }
     let (a, b) = (Merged::read(input), Merged::read(inout));
-    if a.settled() && b.settled() && a.high == b.high {
-        let header = Header { words: a.high };
-        let end = PAYLOAD_AT + header.used();
-        let (Some(x), Some(acc)) = (input.get(PAYLOAD_AT..end), inout.get_mut(PAYLOAD_AT..end))
-        else {
-            // Unreachable: records that agree were sealed with the same payload length.
-            return;
-        };
-        match (header.mode(), header.typed()) {
-            (Some(Mode::Placed), _) => {
-                for (acc, x) in acc.iter_mut().zip(x) {
-                    *acc |= *x;
-                }
-            }
-            (Some(Mode::Reduced), Some((element, op))) => element.combine_bytes(op, acc, x),
-            _ => {}
-        }
+    let settled = a.settled() && b.settled() && a.high == b.high;
+    if settled {
+        merge_payloads(Header { words: a.high }, input, inout);
+    }
+    if settled && input[..PAYLOAD_AT] == inout[..PAYLOAD_AT] {
+        // The usual case, a matched call: the merged header and flags are these.
+        return;
     }
     for i in 0..WORDS {
         let high = a.high[i].max(b.high[i]);
@@ -267,6 +257,24 @@ pub(crate) fn merge(input: &[u8], inout: &mut [u8]) {
         inout[(WORDS + i) * 8..(WORDS + i) * 8 + 8].copy_from_slice(&not_low.to_le_bytes());
     }
     inout[FLAG_AT..PAYLOAD_AT].copy_from_slice(&(a.flags | b.flags).to_le_bytes());
+}
+
+/// Merges the payload of `input` into that of `inout`, records whose headers agree on `header`.
+fn merge_payloads(header: Header, input: &[u8], inout: &mut [u8]) {
+    let end = PAYLOAD_AT + header.used();
+    let (Some(x), Some(acc)) = (input.get(PAYLOAD_AT..end), inout.get_mut(PAYLOAD_AT..end)) else {
+        // Unreachable: records that agree were sealed with the same payload length.
+        return;
+    };
+    match (header.mode(), header.typed()) {
+        (Some(Mode::Placed), _) => {
+            for (acc, x) in acc.iter_mut().zip(x) {
+                *acc |= *x;
+            }
+        }
+        (Some(Mode::Reduced), Some((element, op))) => element.combine_bytes(op, acc, x),
+        _ => {}
+    }
 }
 
 /// The envelope's MPI operation (`MPI_User_function`): merges `*len` records of `invec` into
@@ -424,6 +432,33 @@ mod tests {
                 assert_eq!(open(other.as_slice()), None);
             }
         }
+    }
+
+    /// Point-to-point records are only as long as their payload, and carry the engine flag.
+    #[test]
+    fn short_records_merge_and_say_whether_a_process_was_on_the_engine() {
+        let sig = allreduce(1, "Sum");
+        let typed = Some((ElementCode::U64, Builtin::Sum));
+        let header = Header::new(&sig, Mode::Reduced, typed, 8);
+        let short = |value: u64, flags: u64| {
+            let mut record = vec![0u8; PAYLOAD_AT + 8];
+            seal(&mut record, &header, flags, &value.to_ne_bytes(), 0);
+            record
+        };
+        let (direct, engine) = (short(5, 0), short(7, ENGINE));
+        let mut merged = direct.clone();
+        merge(&engine, &mut merged);
+        assert_eq!(open(&merged), Some(&12u64.to_ne_bytes()[..]));
+        assert!(engine_somewhere(&merged));
+        let mut both_direct = direct.clone();
+        merge(&short(1, 0), &mut both_direct);
+        assert_eq!(open(&both_direct), Some(&6u64.to_ne_bytes()[..]));
+        assert!(!engine_somewhere(&both_direct));
+        // A record too short to hold its header opens as nothing, and merges nothing.
+        assert_eq!(open(&merged[..PAYLOAD_AT - 1]), None);
+        let mut error = short(1, ERROR);
+        merge(&direct, &mut error);
+        assert_eq!(open(&error), None);
     }
 
     #[test]

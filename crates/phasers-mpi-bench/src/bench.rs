@@ -95,7 +95,13 @@ pub fn run(mpi: &Mpi, args: &BenchArgs) -> Result<Outcome> {
         if root {
             table::hybrid_header();
         }
-        Some(hybrid::run(mpi, schedule, table::hybrid_row)?)
+        Some(hybrid::run(
+            mpi,
+            schedule,
+            args.rounds as usize,
+            &args.collectives(),
+            table::hybrid_group,
+        )?)
     } else {
         None
     };
@@ -108,12 +114,13 @@ pub fn run(mpi: &Mpi, args: &BenchArgs) -> Result<Outcome> {
                 time_s: args.time,
                 samples,
                 threads: args.threads.clone(),
+                rounds: args.rounds as usize,
                 check_hold_back_ms: HOLD_BACK.as_secs_f64() * 1e3,
             },
             floor,
             process_barriers: process,
             combined,
-            hybrid_allreduce: hybrid,
+            hybrid,
         };
         outputs.write(&report)?;
     }

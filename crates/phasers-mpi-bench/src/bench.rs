@@ -13,7 +13,7 @@ use crate::harness::Schedule;
 use crate::machine::Machine;
 use crate::outputs::Outputs;
 use crate::report::{Report, Settings, SCHEMA};
-use crate::{combined_grid, floor, hybrid, process_rows, table};
+use crate::{combined_grid, floor, hybrid, process_rows, rounds, table};
 
 /// How a run ended on this rank.
 pub enum Outcome {
@@ -93,7 +93,10 @@ pub fn run(mpi: &Mpi, args: &BenchArgs) -> Result<Outcome> {
     };
     let hybrid = if args.runs(Part::Hybrid) {
         if root {
-            table::hybrid_header();
+            table::hybrid_header(
+                hybrid::contender_schedule(schedule),
+                rounds::count(args.rounds as usize, schedule.samples),
+            );
         }
         Some(hybrid::run(
             mpi,

@@ -29,7 +29,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Seconds of measurement per row, split into --samples samples (calibration and the
-    /// correctness check come on top).
+    /// correctness check come on top); in the hybrid part, per group of three contenders.
     #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = parse_seconds)]
     pub time: f64,
 

@@ -4,8 +4,8 @@
 //! against R*T ranks, "MPI everywhere"), in the same run. A shape with more members than the
 //! world has ranks has no baseline (its ratios are empty).
 //!
-//! Each collective at each size and shape is one row group: its three contenders run in
-//! interleaved rounds (see `rounds`) on the first R*T ranks (R without a baseline); the teams run
+//! Each collective at each size and shape is one row group: its three contenders share `--time`
+//! and run in interleaved rounds (see `rounds`) on the first R*T ranks (R without a baseline); the teams run
 //! on the first R of them while the others idle. Both teams and their threads live for the whole
 //! group, so a later round finds its team warm. Every call's result is checked (see `expect`).
 
@@ -27,6 +27,9 @@ use crate::hybrid_group::{Contender, HybridGroup, Measured};
 use crate::rounds::{self, RoundTiming};
 use crate::stats::Timing;
 use crate::subset::{first, idle_until_all_arrive, on_first};
+
+/// The most contenders of a group (see [`Contender::of_group`]).
+const CONTENDERS: u32 = 3;
 
 /// The hybrid part's groups.
 #[derive(Debug, Clone, Serialize)]
@@ -68,6 +71,16 @@ pub fn group_ranks(shape: (usize, usize), world: usize) -> usize {
     baseline_ranks(shape, world).unwrap_or(shape.0)
 }
 
+/// Each contender's schedule: a group's three contenders share a row's time, so that the part's
+/// twelve cases at every shape take about as long as a row each (a couple of minutes at np 2 on 2
+/// cores).
+pub fn contender_schedule(row: Schedule) -> Schedule {
+    Schedule {
+        sample: row.sample / CONTENDERS,
+        samples: row.samples,
+    }
+}
+
 /// Runs the part; collective over the world, groups are rank 0's.
 pub fn run(
     mpi: &Mpi,
@@ -80,6 +93,7 @@ pub fn run(
     let size = mpi.size();
     let shapes = shapes(size, phasers::available_cores());
     let rounds = rounds::count(rounds, schedule.samples);
+    let schedule = contender_schedule(schedule);
     let cases = cases(collectives);
     let mut groups = Vec::new();
     for &case in &cases {

@@ -160,6 +160,7 @@ mod tests {
     #[test]
     fn contenders_per_group() {
         assert_eq!(Contender::of_group(true)[0], Contender::Mpi);
+        assert_eq!(Contender::of_group(true).len(), 3);
         assert_eq!(
             Contender::of_group(false),
             [Contender::Default, Contender::Unchecked]

@@ -3,6 +3,7 @@
 use crate::collective::Collective;
 use crate::combined_grid::GridRow;
 use crate::floor::Floors;
+use crate::harness::Schedule;
 use crate::hybrid_group::HybridGroup;
 use crate::process_rows::ProcessRow;
 use crate::rounds::RoundTiming;
@@ -101,11 +102,15 @@ pub fn grid_row(row: &GridRow) {
     );
 }
 
-pub fn hybrid_header() {
+pub fn hybrid_header(contender: Schedule, rounds: usize) {
     println!(
         "\n== hybrid collectives (time per call: min and median over every round; spread: the \
          slowest round's median over the fastest's; /mpi: the row over the MPI collective among \
          ranks x threads processes; /unc: the default team over the unchecked one) =="
+    );
+    println!(
+        "{} samples of {:?} per contender, in {rounds} interleaved rounds; every result checked",
+        contender.samples, contender.sample
     );
     println!(
         "{:<14} {:>11} {:>5} {:>7} {:<20} {:>10} {:>10} {:>6} {:>6} {:>6} {:>6} {:>6}",

@@ -161,9 +161,11 @@ mod tests {
                 ("scan-exclusive", "MPI_Exscan"),
             ]
         );
-        // The names the command line takes are the ones printed.
+        // The names the command line takes are the ones printed and written.
         for c in Collective::ALL {
             assert_eq!(Collective::from_str(c.name(), false), Ok(c));
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{}\"", c.name()));
         }
     }
 

@@ -13,7 +13,7 @@ use crate::harness::Schedule;
 use crate::machine::Machine;
 use crate::outputs::Outputs;
 use crate::report::{Report, Settings, SCHEMA};
-use crate::{combined_grid, floor, hybrid, process_rows, table};
+use crate::{combined_grid, floor, hybrid, process_rows, rounds, table};
 
 /// How a run ended on this rank.
 pub enum Outcome {
@@ -93,9 +93,18 @@ pub fn run(mpi: &Mpi, args: &BenchArgs) -> Result<Outcome> {
     };
     let hybrid = if args.runs(Part::Hybrid) {
         if root {
-            table::hybrid_header();
+            table::hybrid_header(
+                hybrid::contender_schedule(schedule),
+                rounds::count(args.rounds as usize, schedule.samples),
+            );
         }
-        Some(hybrid::run(mpi, schedule, table::hybrid_row)?)
+        Some(hybrid::run(
+            mpi,
+            schedule,
+            args.rounds as usize,
+            &args.collectives(),
+            table::hybrid_group,
+        )?)
     } else {
         None
     };
@@ -108,12 +117,13 @@ pub fn run(mpi: &Mpi, args: &BenchArgs) -> Result<Outcome> {
                 time_s: args.time,
                 samples,
                 threads: args.threads.clone(),
+                rounds: args.rounds as usize,
                 check_hold_back_ms: HOLD_BACK.as_secs_f64() * 1e3,
             },
             floor,
             process_barriers: process,
             combined,
-            hybrid_allreduce: hybrid,
+            hybrid,
         };
         outputs.write(&report)?;
     }

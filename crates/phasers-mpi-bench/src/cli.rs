@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use phasers_cli::harness;
 
+use crate::collective::Collective;
+
 /// Benchmarks of phasers-mpi's barriers and hybrid collectives against MPI's own and the EPCC
 /// mixed-mode (OpenMP + MPI) baseline. Run under mpirun, e.g.
 /// `mpirun --allow-run-as-root -np 2 --bind-to none phasers-mpi bench`.
@@ -19,7 +21,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure the floor, the process barriers, the combined barrier grid and the hybrid
-    /// allreduce; rank 0 prints the tables and writes the files.
+    /// collectives; rank 0 prints the tables and writes the files.
     Bench(BenchArgs),
 }
 
@@ -27,7 +29,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Seconds of measurement per row, split into --samples samples (calibration and the
-    /// correctness check come on top).
+    /// correctness check come on top); in the hybrid part, per group of three contenders.
     #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = parse_seconds)]
     pub time: f64,
 
@@ -45,6 +47,17 @@ pub struct BenchArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub parts: Option<Vec<Part>>,
 
+    /// Hybrid collectives to measure, comma-separated [default: all].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub collectives: Option<Vec<Collective>>,
+
+    /// Hybrid part: split each contender's samples into N rounds, interleaved: round 1 of the
+    /// MPI baseline, the default team and the unchecked team, then round 2 of each (in a rotated
+    /// order), and so on, so that a machine that drifts hits all three alike. At most --samples.
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub rounds: u32,
+
     /// Write every measurement as JSON (schema: crates/phasers-mpi-bench/docs/bench-json.md).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -52,6 +65,10 @@ pub struct BenchArgs {
     /// Write the combined barrier grid as CSV.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+
+    /// Write the hybrid collectives as CSV, one line per collective, size and shape.
+    #[arg(long, value_name = "FILE")]
+    pub hybrid_csv: Option<PathBuf>,
 
     /// Draw the combined barrier grid as a heat map (SVG), one panel per algorithm.
     #[arg(long, value_name = "FILE.svg")]
@@ -67,7 +84,7 @@ pub enum Part {
     Process,
     /// The combined barrier grid (ranks x threads).
     Combined,
-    /// Hybrid team allreduce against MPI_Allreduce.
+    /// Hybrid team collectives (default and unchecked teams) against MPI's.
     Hybrid,
 }
 
@@ -77,6 +94,13 @@ impl BenchArgs {
         self.parts
             .as_ref()
             .map_or(true, |parts| parts.contains(&part))
+    }
+
+    /// The hybrid collectives to measure: those asked for, or all.
+    pub fn collectives(&self) -> Vec<Collective> {
+        self.collectives
+            .clone()
+            .unwrap_or_else(|| Collective::ALL.to_vec())
     }
 }
 
@@ -113,6 +137,9 @@ mod tests {
         assert_eq!(args.threads, vec![1, 2, 4]);
         assert_eq!(args.samples, 11);
         assert!(args.runs(Part::Hybrid));
+        assert_eq!(args.collectives(), Collective::ALL);
+        assert_eq!(args.rounds, 5);
+        assert!(args.hybrid_csv.is_none());
     }
 
     #[test]
@@ -124,6 +151,10 @@ mod tests {
             &["phasers-mpi", "bench", "--threads", "1,x"],
             &["phasers-mpi", "bench", "--samples", "1"],
             &["phasers-mpi", "bench", "--parts", "everything"],
+            &["phasers-mpi", "bench", "--collectives", "allreduce,sort"],
+            &["phasers-mpi", "bench", "--collectives", ""],
+            &["phasers-mpi", "bench", "--rounds", "0"],
+            &["phasers-mpi", "bench", "--rounds", "-3"],
         ] {
             assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
         }
@@ -136,5 +167,21 @@ mod tests {
         let Command::Bench(args) = cli.command;
         assert!(args.runs(Part::Floor) && args.runs(Part::Combined));
         assert!(!args.runs(Part::Process) && !args.runs(Part::Hybrid));
+    }
+
+    #[test]
+    fn collectives_select() {
+        let cli = Cli::try_parse_from([
+            "phasers-mpi",
+            "bench",
+            "--collectives",
+            "scan-exclusive,allreduce",
+        ])
+        .unwrap();
+        let Command::Bench(args) = cli.command;
+        assert_eq!(
+            args.collectives(),
+            [Collective::ScanExclusive, Collective::Allreduce]
+        );
     }
 }

@@ -31,26 +31,33 @@ pub struct Schedule {
 pub fn measure(
     comm: &SimpleCommunicator,
     schedule: Schedule,
+    batch: impl FnMut(u64) -> Result<Duration>,
+) -> Result<Timing> {
+    measure_round(comm, schedule, None, batch)
+}
+
+/// [`measure`], for one round of a contender measured in rounds: `iterations` is the count its
+/// first round calibrated (`None` in the first round, which calibrates). A later round runs that
+/// count, so every round's samples are alike, and warms up with one chunk instead of a
+/// calibration: the contender is warm, but its buffers may have left the cache meanwhile. Every
+/// rank passes the same `iterations` (the count is broadcast while calibrating).
+pub fn measure_round(
+    comm: &SimpleCommunicator,
+    schedule: Schedule,
+    iterations: Option<u64>,
     mut batch: impl FnMut(u64) -> Result<Duration>,
 ) -> Result<Timing> {
+    let iterations = match iterations {
+        Some(iterations) => {
+            comm.barrier();
+            batch(chunk(iterations))?;
+            iterations
+        }
+        None => calibrate(comm, schedule, &mut batch)?,
+    };
     let root = comm.process_at_rank(0);
-    let mut iterations = 1u64;
-    // Calibration doubles as warm-up.
-    loop {
-        comm.barrier();
-        let took = batch(iterations)?;
-        let mut decision = [iterations, 0];
-        if comm.rank() == 0 {
-            decision = next_count(iterations, took, schedule.sample);
-        }
-        root.broadcast_into(&mut decision[..]);
-        iterations = decision[0];
-        if decision[1] == 1 {
-            break;
-        }
-    }
     let mut samples_ns = Vec::with_capacity(schedule.samples);
-    let chunk = (iterations / CHUNKS).max(1);
+    let chunk = chunk(iterations);
     for _ in 0..schedule.samples {
         comm.barrier();
         // In chunks, so that a sample that runs far past its target (a contender that fell into
@@ -75,6 +82,35 @@ pub fn measure(
     }
     Timing::new(iterations, samples_ns)
         .ok_or_else(|| BenchError::check("the harness", "a row produced no samples"))
+}
+
+/// The operations of one chunk of a sample of `iterations`.
+fn chunk(iterations: u64) -> u64 {
+    (iterations / CHUNKS).max(1)
+}
+
+/// Finds the operations per sample: rank 0 decides from its batches and broadcasts. Doubles as
+/// warm-up.
+fn calibrate(
+    comm: &SimpleCommunicator,
+    schedule: Schedule,
+    batch: &mut impl FnMut(u64) -> Result<Duration>,
+) -> Result<u64> {
+    let root = comm.process_at_rank(0);
+    let mut iterations = 1u64;
+    loop {
+        comm.barrier();
+        let took = batch(iterations)?;
+        let mut decision = [iterations, 0];
+        if comm.rank() == 0 {
+            decision = next_count(iterations, took, schedule.sample);
+        }
+        root.broadcast_into(&mut decision[..]);
+        iterations = decision[0];
+        if decision[1] == 1 {
+            return Ok(iterations);
+        }
+    }
 }
 
 /// `[operations for the next batch, 1 when calibration is done]`.

@@ -1,10 +1,12 @@
 //! `phasers-mpi`: what phasers-mpi's barriers and hybrid collectives cost, against the MPI
-//! round trip and the cache-line round trip (the floors), `MPI_Barrier`, `MPI_Allreduce` and the
-//! EPCC mixed-mode barrier (OpenMP barrier + `MPI_Barrier`), all in one run.
+//! round trip and the cache-line round trip (the floors), `MPI_Barrier`, the EPCC mixed-mode
+//! barrier (OpenMP barrier + `MPI_Barrier`) and, for each hybrid collective, the MPI collective
+//! over as many ranks as the team has members, all in one run.
 //!
 //! ```text
 //! mpirun --allow-run-as-root -np 2 --bind-to none target/release/phasers-mpi bench \
-//!     [--time SECS] [--threads 1,2,4] [--json F] [--csv F] [--plot F.svg]
+//!     [--time SECS] [--threads 1,2,4] [--collectives allreduce,broadcast] [--rounds N] \
+//!     [--json F] [--csv F] [--hybrid-csv F] [--plot F.svg]
 //! ```
 //!
 //! Every row runs on the first `p` ranks of the world; the others wait at a polled
@@ -13,21 +15,27 @@
 //! check that it really waits (see `check.rs`). Rank 0 prints and writes the files.
 
 mod bench;
+mod calls;
 mod check;
 mod cli;
+mod collective;
 mod combined_grid;
 mod crew;
 mod csv_out;
 mod error;
+mod expect;
 mod floor;
 mod harness;
 mod heatmap;
 mod hybrid;
+mod hybrid_csv;
+mod hybrid_group;
 mod machine;
 mod omp_mpi;
 mod outputs;
 mod process_rows;
 mod report;
+mod rounds;
 mod stats;
 mod subset;
 mod table;

@@ -9,7 +9,7 @@ use crate::machine::Machine;
 use crate::process_rows::ProcessRow;
 
 /// The schema name and version, first in every report.
-pub const SCHEMA: &str = "phasers-mpi-bench/2";
+pub const SCHEMA: &str = "phasers-mpi-bench/3";
 
 /// Everything one run measured, as rank 0 saw it.
 #[derive(Debug, Clone, Serialize)]
@@ -23,7 +23,7 @@ pub struct Report {
     pub floor: Option<Floors>,
     pub process_barriers: Option<Vec<ProcessRow>>,
     pub combined: Option<Vec<GridRow>>,
-    pub hybrid_allreduce: Option<HybridPart>,
+    pub hybrid: Option<HybridPart>,
 }
 
 /// How the rows were measured.
@@ -35,6 +35,8 @@ pub struct Settings {
     pub samples: usize,
     /// Threads per rank of the grid.
     pub threads: Vec<usize>,
+    /// `--rounds` as asked (the hybrid part records the count it ran).
+    pub rounds: usize,
     /// How long the correctness check holds each participant back.
     pub check_hold_back_ms: f64,
 }

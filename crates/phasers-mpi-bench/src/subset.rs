@@ -19,19 +19,23 @@ pub fn on_first<T>(
     p: usize,
     row: impl FnOnce(&SimpleCommunicator) -> Result<T>,
 ) -> Result<Option<T>> {
-    let member = (world.rank() as usize) < p;
-    let color = if member {
-        Color::with_value(0)
-    } else {
-        Color::undefined()
-    };
-    let sub = world.split_by_color(color);
-    let value = match sub {
+    let value = match first(world, p) {
         Some(comm) => Some(row(&comm)?),
         None => None,
     };
     idle_until_all_arrive(world);
     Ok(value)
+}
+
+/// The communicator of `comm`'s ranks `0..p`, on those ranks; `None` on the others. Collective
+/// over `comm`.
+pub fn first(comm: &SimpleCommunicator, p: usize) -> Option<SimpleCommunicator> {
+    let color = if (comm.rank() as usize) < p {
+        Color::with_value(0)
+    } else {
+        Color::undefined()
+    };
+    comm.split_by_color(color)
 }
 
 /// Waits for every rank of `comm` with naps between polls.

@@ -1,9 +1,12 @@
 //! The tables rank 0 prints while the run goes on.
 
+use crate::collective::Collective;
 use crate::combined_grid::GridRow;
 use crate::floor::Floors;
-use crate::hybrid::HybridRow;
+use crate::harness::Schedule;
+use crate::hybrid_group::HybridGroup;
 use crate::process_rows::ProcessRow;
+use crate::rounds::RoundTiming;
 use crate::stats::{Ratio, Timing};
 use phasers_cli::harness::table::time;
 
@@ -99,27 +102,110 @@ pub fn grid_row(row: &GridRow) {
     );
 }
 
-pub fn hybrid_header() {
+pub fn hybrid_header(contender: Schedule, rounds: usize) {
     println!(
-        "\n== allreduce, Op::Sum (time per call; ratio = row / MPI_Allreduce over ranks x threads \
-         ranks) =="
+        "\n== hybrid collectives (time per call: min and median over every round; spread: the \
+         slowest round's median over the fastest's; /mpi: the row over the MPI collective among \
+         ranks x threads processes; /unc: the default team over the unchecked one) =="
     );
     println!(
-        "{:<14} {:>7} {:>5} {:>7} {:>10} {:>10} {:>6} {:>6}",
-        "algorithm", "length", "ranks", "threads", "min", "median", "r.min", "r.med"
+        "{} samples of {:?} per contender, in {rounds} interleaved rounds; every result checked",
+        contender.samples, contender.sample
+    );
+    println!(
+        "{:<14} {:>11} {:>5} {:>7} {:<20} {:>10} {:>10} {:>6} {:>6} {:>6} {:>6} {:>6}",
+        "collective",
+        "size",
+        "ranks",
+        "threads",
+        "contender",
+        "min",
+        "median",
+        "spread",
+        "mpi.mn",
+        "mpi.md",
+        "unc.mn",
+        "unc.md"
     );
 }
 
-pub fn hybrid_row(row: &HybridRow) {
-    println!(
-        "{:<14} {:>7} {:>5} {:>7} {} {}",
-        row.algorithm,
-        format!("{}x{}", row.length, row.element),
-        row.ranks,
-        row.threads,
-        timing(Some(&row.timing)),
-        ratio(row.ratio_to_mpi_allreduce)
-    );
+/// The three lines of a group: the MPI baseline, the default team, the unchecked team.
+pub fn hybrid_group(group: &HybridGroup) {
+    for line in hybrid_lines(group) {
+        println!(
+            "{:<14} {:>11} {:>5} {:>7} {:<20} {} {:>6} {} {}{}",
+            group.collective,
+            size_label(group),
+            group.ranks,
+            group.threads,
+            line.contender,
+            timing_of(line.timing),
+            spread_text(line.timing.and_then(|t| t.spread)),
+            ratio(line.to_mpi),
+            ratio(line.to_unchecked),
+            if line.timing.is_none() {
+                "  (more processes than the world has)"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
+/// One printed line of a group.
+struct GroupLine<'a> {
+    contender: String,
+    timing: Option<&'a RoundTiming>,
+    to_mpi: Option<Ratio>,
+    to_unchecked: Option<Ratio>,
+}
+
+fn hybrid_lines(group: &HybridGroup) -> [GroupLine<'_>; 3] {
+    let default = if group.default_is_checked {
+        "default (checked)"
+    } else {
+        "default (unchecked)"
+    };
+    [
+        GroupLine {
+            contender: format!("{} x{}", group.mpi_collective, group.mpi_ranks),
+            timing: group.mpi.as_ref(),
+            to_mpi: None,
+            to_unchecked: None,
+        },
+        GroupLine {
+            contender: default.to_owned(),
+            timing: Some(&group.default),
+            to_mpi: group.default_to_mpi,
+            to_unchecked: Some(group.default_to_unchecked),
+        },
+        GroupLine {
+            contender: "unchecked".to_owned(),
+            timing: Some(&group.unchecked),
+            to_mpi: group.unchecked_to_mpi,
+            to_unchecked: None,
+        },
+    ]
+}
+
+/// A spread as `×1.08`, in six columns however wide (a preempted round can be 1000 times slower).
+fn spread_text(spread: Option<f64>) -> String {
+    spread.map_or_else(
+        || "-".to_owned(),
+        |spread| format!("×{}", format_ratio(spread)),
+    )
+}
+
+fn timing_of(t: Option<&RoundTiming>) -> String {
+    timing(t.map(|t| &t.timing))
+}
+
+fn size_label(group: &HybridGroup) -> String {
+    if group.collective == Collective::Barrier.name() {
+        "-".to_owned()
+    } else {
+        format!("{}x{}", group.length, group.element)
+    }
 }
 
 #[cfg(test)]
@@ -132,5 +218,40 @@ mod tests {
         assert_eq!(format_ratio(12.34), "12.3");
         assert_eq!(format_ratio(0.456), "0.46");
         assert_eq!(format_ratio(0.00038), "4e-4");
+        assert_eq!(spread_text(Some(11553.76)), "×11554");
+        assert_eq!(spread_text(Some(1.0812)), "×1.08");
+        assert_eq!(spread_text(None), "-");
+    }
+
+    #[test]
+    fn each_line_of_a_group_carries_its_own_ratios() {
+        use crate::collective::{Case, Collective, Element};
+        use crate::hybrid_group::Measured;
+
+        let timing = |ns: f64| RoundTiming::merge(&[Timing::new(1, vec![ns]).unwrap()]);
+        let case = Case {
+            collective: Collective::Allreduce,
+            element: Element::U64,
+            length: 1,
+        };
+        let measured = Measured {
+            mpi: timing(100.0),
+            default: timing(300.0),
+            unchecked: timing(200.0),
+            default_is_checked: true,
+        };
+        let group = HybridGroup::pair(case, (2, 1), measured).unwrap();
+        let lines = hybrid_lines(&group);
+        let names: Vec<&str> = lines.iter().map(|l| l.contender.as_str()).collect();
+        assert_eq!(
+            names,
+            ["MPI_Allreduce x2", "default (checked)", "unchecked"]
+        );
+        let medians = |r: Option<Ratio>| r.map(|r| r.median);
+        assert_eq!(medians(lines[0].to_mpi), None);
+        assert_eq!(medians(lines[1].to_mpi), Some(3.0));
+        assert_eq!(medians(lines[1].to_unchecked), Some(1.5));
+        assert_eq!(medians(lines[2].to_mpi), Some(2.0));
+        assert_eq!(medians(lines[2].to_unchecked), None);
     }
 }

@@ -8,7 +8,7 @@
 //! A protocol joins the models in three steps:
 //!
 //! 1. Take `crate::sync::atomic::{AtomicU64, AtomicUsize, Ordering}` (and [`Arc`], [`Mutex`],
-//!    [`thread_local!`](thread_local)) from here instead of `std`. `Ordering` is `std`'s in both
+//!    [`const_thread_local!`](const_thread_local)) from here instead of `std`. `Ordering` is `std`'s in both
 //!    builds (loom re-exports it).
 //! 2. In every loop that spins on shared memory, call [`spin_loop`] (a CPU hint outside loom; under
 //!    loom a yield, so that the model schedules the thread that will change the value instead of
@@ -23,8 +23,9 @@
 //! `node_gather::NodeSlots`), which the models implement with loom atomics.
 //!
 //! Under loom, `std::thread_local!` would be one variable for every loom thread (loom runs them
-//! all on one OS thread), so thread-locals that a protocol reads go through [`thread_local!`]
-//! here too; loom's takes no `const { }` initializer, so write the plain form.
+//! all on one OS thread), so thread-locals that a protocol reads go through
+//! [`const_thread_local!`](const_thread_local) here too: `std`'s with a `const` initializer, or
+//! loom's, which takes none.
 
 #[cfg(not(phasers_loom))]
 mod imp {
@@ -38,7 +39,6 @@ mod imp {
     pub(crate) use std::hint::spin_loop;
     pub(crate) use std::sync::{Arc, Mutex};
     pub(crate) use std::thread::yield_now;
-    pub(crate) use std::thread_local;
 }
 
 #[cfg(phasers_loom)]
@@ -52,10 +52,22 @@ mod imp {
     pub(crate) use loom::hint::spin_loop;
     pub(crate) use loom::sync::{Arc, Mutex};
     pub(crate) use loom::thread::yield_now;
-    pub(crate) use loom::thread_local;
 }
 
-pub(crate) use imp::{atomic, thread_local, Arc, Mutex};
+/// `thread_local! { static NAME: Type = init; }` with a `const` initializer outside loom (no lazy
+/// initialization on each access); under loom, loom's thread-local, one per loom thread, whose
+/// macro takes no `const` block.
+macro_rules! const_thread_local {
+    ($(#[$attribute:meta])* static $name:ident: $ty:ty = $init:expr;) => {
+        #[cfg(not(phasers_loom))]
+        std::thread_local! { $(#[$attribute])* static $name: $ty = const { $init }; }
+        #[cfg(phasers_loom)]
+        loom::thread_local! { $(#[$attribute])* static $name: $ty = $init; }
+    };
+}
+
+pub(crate) use const_thread_local;
+pub(crate) use imp::{atomic, Arc, Mutex};
 // The hooks for protocols that spin or yield themselves (the hybrid meeting's). None of today's
 // does: the node-shm counters are polled by `progress.rs`, which the models replace by their own
 // loops, and the failure record never waits.

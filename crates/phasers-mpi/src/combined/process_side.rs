@@ -20,14 +20,14 @@ use phasers::{BarrierBuilder, Participant};
 
 use crate::error::{Error, Result};
 use crate::sync::atomic::{AtomicU64, Ordering};
-use crate::sync::{thread_local, Arc, Mutex};
+use crate::sync::{const_thread_local, Arc, Mutex};
 
 use super::outcome::CombinedWait;
 
 /// [`FailureRecord::local_episode`] before any process step failed.
 const NONE_FAILED: u64 = u64::MAX;
 
-thread_local! {
+const_thread_local! {
     /// The deadline of the wait this thread is in. The completion action runs on the leader's own
     /// thread, inside its wait, so this is how the leader's deadline reaches the process step.
     /// (Through the sync shim: under loom every loom thread needs its own.)

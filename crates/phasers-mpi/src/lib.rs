@@ -77,11 +77,15 @@ mod channel;
 mod combined;
 mod error;
 mod hybrid;
+#[cfg(phasers_loom)]
+#[doc(hidden)]
+pub mod loom_api;
 mod mpi_env;
 mod node;
 mod node_memory;
 mod process;
 mod progress;
+mod sync;
 mod threading;
 
 pub use combined::{CombinedBarrier, CombinedBuilder, CombinedParticipant, CombinedWait};

@@ -32,6 +32,8 @@ mod auto;
 mod dissemination;
 mod library;
 mod mcs_tree;
+// Reached by `loom_api.rs` too: the loom models run its protocol.
+pub(crate) mod node_gather;
 mod node_shm;
 mod step;
 

@@ -2,16 +2,9 @@
 //! only the node's leader (its lowest rank) takes the network step, a dissemination barrier among
 //! the leaders.
 //!
-//! Each rank of the node owns one counter in a file every rank of the node maps (see
-//! [`NodeCounters`]), and the node has one release counter. In episode `e` every rank stores
-//! `e + 1` into its own counter. With more than one node, the leader waits until every counter of
-//! its node reads at least `e + 1`, takes the network step, then stores `e + 1` into the release
-//! counter, which the others wait for. With one node there is no network step, and every rank
-//! waits for every counter itself: the last arrival frees everyone at once, without a release
-//! passing through the leader (one cache-line transfer on the critical path instead of two, and,
-//! when ranks outnumber cores, no wait for the leader to be scheduled). Counters only grow, so no
-//! sense has to be reversed and a rank that races ahead into the next episode cannot be mistaken
-//! for one still in this one.
+//! The ranks of a node meet through counters in a file every rank maps (see [`NodeCounters`]);
+//! the protocol on those counters is `node_gather.rs`'s, which knows nothing of MPI, so that its
+//! loom model (`tests/loom_node_shm.rs`) runs the same code with a stub for the network step.
 //!
 //! A wait reads one cache line that changes once per episode, and it polls, then yields, then
 //! sleeps (see `progress`), so ranks that outnumber the cores hand them over instead of spinning.
@@ -27,23 +20,8 @@ use crate::node_memory::NodeCounters;
 use crate::threading::mpi_call;
 
 use super::dissemination::Dissemination;
+use super::node_gather::{NodeGather, NodeSlots};
 use super::step::ProcessStep;
-
-/// The release counter's index; rank `i` of the node owns counter `1 + i`.
-const RELEASE: usize = 0;
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Stage {
-    /// The episode has not started on this rank.
-    Arrive,
-    /// The leader (or, on the only node, every rank) waits for the node's ranks, from node rank
-    /// `next` on.
-    Gather { next: usize },
-    /// The leader takes the network step.
-    Network,
-    /// A rank other than the leader waits for the release.
-    AwaitRelease,
-}
 
 /// The leaders' dissemination barrier. The step is declared first, so its posted receives are
 /// freed before its channel frees the communicator.
@@ -57,15 +35,10 @@ struct Network {
 pub(crate) struct NodeShm {
     network: Option<Network>,
     counters: NodeCounters,
-    /// This rank in its node.
-    local: usize,
     /// The barrier rank of each rank of the node, by node rank.
     members: Vec<usize>,
-    /// Whether this is the only node: no network step, every rank gathers.
-    only_node: bool,
-    /// Episodes this rank has completed.
-    episode: u64,
-    stage: Stage,
+    /// This rank's side of the meeting in shared memory.
+    gather: NodeGather,
 }
 
 impl NodeShm {
@@ -136,20 +109,21 @@ impl NodeShm {
         Ok(NodeShm {
             network,
             counters,
-            local,
+            gather: NodeGather::new(local, members.len(), nodes == 1),
             members: members.into_iter().map(|r| r as usize).collect(),
-            only_node: nodes == 1,
-            episode: 0,
-            stage: Stage::Arrive,
         })
     }
+}
 
-    fn leader(&self) -> bool {
-        self.local == 0
+/// The mapped counters are `std` atomics in every build: they live in the other ranks' address
+/// spaces too, where no loom atomic can.
+impl NodeSlots for NodeCounters {
+    fn load(&self, index: usize, order: Ordering) -> u64 {
+        self.get(index).load(order)
     }
 
-    fn arrived(&self, node_rank: usize, target: u64) -> bool {
-        self.counters.get(1 + node_rank).load(Ordering::Acquire) >= target
+    fn store(&self, index: usize, value: u64, order: Ordering) {
+        self.get(index).store(value, order);
     }
 }
 
@@ -187,60 +161,17 @@ impl ProcessStep for NodeShm {
 impl NodeShm {
     /// [`ProcessStep::advance`]: the node's own channels are the only ones it uses.
     fn poll(&mut self) -> bool {
-        let target = self.episode + 1;
-        loop {
-            match self.stage {
-                Stage::Arrive => {
-                    // Release: what this rank wrote before the barrier is visible to whoever
-                    // reads its arrival with Acquire (the leader), and through the leader's
-                    // release to every other rank.
-                    self.counters
-                        .get(1 + self.local)
-                        .store(target, Ordering::Release);
-                    self.stage = if self.only_node || self.leader() {
-                        Stage::Gather { next: 0 }
-                    } else {
-                        Stage::AwaitRelease
-                    };
-                }
-                Stage::Gather { next } => {
-                    if let Some(late) =
-                        (next..self.members.len()).find(|&i| !self.arrived(i, target))
-                    {
-                        self.stage = Stage::Gather { next: late };
-                        return false;
-                    }
-                    if self.only_node {
-                        break;
-                    }
-                    self.stage = Stage::Network;
-                }
-                Stage::Network => {
-                    if let Some(network) = &mut self.network {
-                        if !network.step.advance(&network.channel) {
-                            return false;
-                        }
-                    }
-                    self.counters.get(RELEASE).store(target, Ordering::Release);
-                    break;
-                }
-                Stage::AwaitRelease => {
-                    if self.counters.get(RELEASE).load(Ordering::Acquire) < target {
-                        return false;
-                    }
-                    break;
-                }
-            }
-        }
-        self.episode = target;
-        self.stage = Stage::Arrive;
-        true
+        let network = &mut self.network;
+        self.gather.poll(&self.counters, || {
+            network
+                .as_mut()
+                .map_or(true, |network| network.step.advance(&network.channel))
+        })
     }
 
     /// [`ProcessStep::waiting_for`], in barrier ranks.
     fn missing(&self) -> Vec<usize> {
-        let target = self.episode + 1;
-        if self.stage == Stage::Network {
+        if self.gather.in_network() {
             return self.network.as_ref().map_or_else(Vec::new, |network| {
                 network
                     .step
@@ -250,15 +181,11 @@ impl NodeShm {
                     .collect()
             });
         }
-        let missing: Vec<usize> = (0..self.members.len())
-            .filter(|&i| i != self.local && !self.arrived(i, target))
-            .map(|i| self.members[i])
-            .collect();
-        if missing.is_empty() && !self.leader() && !self.only_node {
-            // The node is complete: the leader is in the network step, or releasing.
-            return vec![self.members[0]];
-        }
-        missing
+        self.gather
+            .missing(&self.counters)
+            .into_iter()
+            .map(|node_rank| self.members[node_rank])
+            .collect()
     }
 }
 
@@ -278,12 +205,9 @@ mod tests {
             .map(|local| NodeShm {
                 network: None,
                 counters: NodeCounters::map_file(&path, 1 + ranks).unwrap(),
-                local,
                 // Barrier ranks 10, 11, ... so that node ranks and barrier ranks differ.
                 members: (10..10 + ranks).collect(),
-                only_node,
-                episode: 0,
-                stage: Stage::Arrive,
+                gather: NodeGather::new(local, ranks, only_node),
             })
             .collect();
         std::fs::remove_file(&path).unwrap();
@@ -306,7 +230,7 @@ mod tests {
         assert!(!r[0].poll());
         assert!(r[1].poll());
         assert!(r[2].poll() && r[0].poll());
-        assert!(r.iter().all(|v| v.episode == 2));
+        assert!(r.iter().all(|v| v.gather.episode() == 2));
     }
 
     #[test]

@@ -34,72 +34,28 @@
 //! # Ok::<(), phasers_mpi::Error>(())
 //! ```
 
-use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mpi::traits::Communicator;
-use phasers::{Algorithm, Barrier, Participant, WaitPolicy};
+use phasers::{Algorithm, Barrier, WaitPolicy};
 
 use crate::error::{Error, Result};
 use crate::mpi_env::Mpi;
 use crate::process::{ProcessAlgorithm, ProcessBarrier};
+use crate::sync::Arc;
 use crate::threading::Threading;
 
-/// [`FailureRecord::local_episode`] before any process step failed.
-const NONE_FAILED: u64 = u64::MAX;
+mod outcome;
+// Reached by `loom_api.rs` too: the loom models run the failure record with a stub step.
+pub(crate) mod process_side;
 
-thread_local! {
-    /// The deadline of the wait this thread is in. The completion action runs on the leader's own
-    /// thread, inside its wait, so this is how the leader's deadline reaches the process step.
-    static LEADER_DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
-}
+pub use outcome::CombinedWait;
+use process_side::{LeaderStep, ProcessSide, Seat};
 
-/// What only the leader of an episode touches. It moves to the leader's cache with the
-/// leadership, and shares no cache line with what the other threads read.
-///
-/// 128 bytes: two 64-byte lines, because x86's adjacent-line prefetcher pulls lines in pairs
-/// (the padding crossbeam's `CachePadded` uses there too).
-#[repr(align(128))]
-struct LeaderState {
-    barrier: ProcessBarrier,
-    /// Local episodes whose completion has run: the number of the one running now.
-    local_episodes: u64,
-}
-
-/// The outcome of a failed process step. Written only when a step fails, so that in the steady
-/// state every thread's check after the release reads a line its cache already holds, instead of
-/// fetching a word the leader wrote during the episode.
-#[repr(align(128))]
-struct FailureRecord {
-    /// The local episode whose process step failed last, or [`NONE_FAILED`].
-    local_episode: AtomicU64,
-    /// Why it failed.
-    why: Mutex<Option<Error>>,
-}
-
-/// The process step the leader of each local episode runs, and what it leaves for its threads.
-struct ProcessSide {
-    leader: Mutex<LeaderState>,
-    failure: FailureRecord,
-}
-
-impl ProcessSide {
-    /// The completion action: the leader's process step.
-    fn step(&self) {
-        let deadline = LEADER_DEADLINE.with(Cell::get);
-        // The local barrier runs one completion at a time, so the lock is never contended.
-        let mut leader = self.leader.lock().unwrap_or_else(|e| e.into_inner());
-        let local_episode = leader.local_episodes;
-        leader.local_episodes += 1;
-        if let Err(error) = leader.barrier.wait_until(deadline) {
-            *self.failure.why.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
-            // Relaxed: the threads read it after the local release, which orders it.
-            self.failure
-                .local_episode
-                .store(local_episode, Ordering::Relaxed);
-        }
+/// The leader's step is the process barrier's wait; its episode number is the threads' to count.
+impl LeaderStep for ProcessBarrier {
+    fn step(&mut self, deadline: Option<Instant>) -> Result<()> {
+        self.wait_until(deadline).map(drop)
     }
 }
 
@@ -238,16 +194,7 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
         let chosen = process.chosen();
         let parties = process.sum_over_ranks(self.threads);
         let alone = process.parties() == 1;
-        let side = Arc::new(ProcessSide {
-            leader: Mutex::new(LeaderState {
-                barrier: process,
-                local_episodes: 0,
-            }),
-            failure: FailureRecord {
-                local_episode: AtomicU64::new(NONE_FAILED),
-                why: Mutex::new(None),
-            },
-        });
+        let side = ProcessSide::new(process);
         let mut local = Barrier::builder(self.threads)
             .algorithm(self.local)
             .wait_policy(self.policy);
@@ -255,8 +202,7 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
         // barrier, and its leader skips the process step's lock, clock read and state, which
         // would otherwise travel to whichever thread leads.
         if !alone {
-            let leader_side = Arc::clone(&side);
-            local = local.on_completion(move || leader_side.step());
+            local = ProcessSide::lead(&side, local);
         }
         let local = local.build()?;
         Ok(CombinedBarrier {
@@ -293,7 +239,7 @@ impl<'a, C: Communicator> CombinedBuilder<'a, C> {
 /// ```
 pub struct CombinedBarrier {
     local: Barrier,
-    side: Arc<ProcessSide>,
+    side: Arc<ProcessSide<ProcessBarrier>>,
     process: ProcessAlgorithm,
     /// What runs across ranks: `process`, or what Auto chose.
     chosen: ProcessAlgorithm,
@@ -346,10 +292,8 @@ impl CombinedBarrier {
             .participants()
             .into_iter()
             .map(|local| CombinedParticipant {
-                local,
-                side: Arc::clone(&self.side),
+                seat: Seat::new(local, Arc::clone(&self.side)),
                 parties: self.parties,
-                failures_seen: 0,
             })
             .collect()
     }
@@ -462,82 +406,6 @@ impl CombinedBarrier {
     }
 }
 
-/// What a [`CombinedParticipant::wait`] returns: the episode, and whether this thread led it.
-///
-/// ```
-/// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
-///
-/// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
-/// let mpi = Mpi::init(Threading::Serialized)?;
-/// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 2).build()?;
-/// let waits = std::thread::scope(|s| {
-///     let handles: Vec<_> = barrier.participants().into_iter()
-///         .map(|mut p| s.spawn(move || p.wait().unwrap()))
-///         .collect();
-///     handles.into_iter().map(|h| h.join().unwrap()).collect::<Vec<_>>()
-/// });
-/// assert!(waits.iter().all(|w| w.episode() == 0));
-/// assert_eq!(waits.iter().filter(|w| w.is_leader()).count(), 1);
-/// # Ok::<(), phasers_mpi::Error>(())
-/// ```
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct CombinedWait {
-    /// The episode completed across every rank, from 0.
-    #[deprecated(
-        since = "0.2.0",
-        note = "use `episode()`: wait results are read by methods"
-    )]
-    pub episode: u64,
-    /// Whether this thread ran the process step for its rank.
-    #[deprecated(
-        since = "0.2.0",
-        note = "use `is_leader()`: wait results are read by methods"
-    )]
-    pub leader: bool,
-}
-
-// The fields stay public, deprecated, for one release; the methods are the names table's.
-#[allow(deprecated)]
-impl CombinedWait {
-    pub(crate) fn new(episode: u64, leader: bool) -> Self {
-        CombinedWait { episode, leader }
-    }
-
-    /// The episode completed across every rank, from 0.
-    ///
-    /// ```
-    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
-    ///
-    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
-    /// let mpi = Mpi::init(Threading::Serialized)?;
-    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 1).build()?;
-    /// let mut only = barrier.participants().pop().unwrap();
-    /// assert_eq!(only.wait()?.episode(), 0);
-    /// assert_eq!(only.wait()?.episode(), 1);
-    /// # Ok::<(), phasers_mpi::Error>(())
-    /// ```
-    pub fn episode(&self) -> u64 {
-        self.episode
-    }
-
-    /// Whether this thread ran the process step for its rank (one thread per rank leads).
-    ///
-    /// ```
-    /// use phasers_mpi::{CombinedBarrier, Mpi, Threading};
-    ///
-    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
-    /// let mpi = Mpi::init(Threading::Serialized)?;
-    /// let barrier = CombinedBarrier::builder(&mpi, mpi.world(), 1).build()?;
-    /// let mut only = barrier.participants().pop().unwrap();
-    /// // The only thread of its rank leads every episode.
-    /// assert!(only.wait()?.is_leader());
-    /// # Ok::<(), phasers_mpi::Error>(())
-    /// ```
-    pub fn is_leader(&self) -> bool {
-        self.leader
-    }
-}
-
 /// One thread's handle on a [`CombinedBarrier`], from [`CombinedBarrier::participants`]; move
 /// it into its thread.
 ///
@@ -558,12 +426,8 @@ impl CombinedWait {
 /// # Ok::<(), phasers_mpi::Error>(())
 /// ```
 pub struct CombinedParticipant {
-    local: Participant,
-    side: Arc<ProcessSide>,
+    seat: Seat<ProcessBarrier>,
     parties: usize,
-    /// Local episodes whose process step failed: the process episode is the local one minus
-    /// these, since a failed step leaves its process episode to the next local one.
-    failures_seen: u64,
 }
 
 impl CombinedParticipant {
@@ -580,7 +444,7 @@ impl CombinedParticipant {
     /// # Ok::<(), phasers_mpi::Error>(())
     /// ```
     pub fn thread_rank(&self) -> usize {
-        self.local.rank()
+        self.seat.thread_rank()
     }
 
     /// How many threads take part over all ranks, as [`CombinedBarrier::parties`].
@@ -693,25 +557,6 @@ impl CombinedParticipant {
     }
 
     fn wait_until(&mut self, deadline: Option<Instant>) -> Result<CombinedWait> {
-        LEADER_DEADLINE.with(|d| d.set(deadline));
-        let local = match deadline {
-            None => self.local.wait(),
-            Some(deadline) => self.local.wait_deadline(deadline),
-        }?;
-        // Written by a failing leader before the local release, which this thread has seen; the
-        // next failure cannot overwrite it before this thread arrives again.
-        let failure = &self.side.failure;
-        if failure.local_episode.load(Ordering::Relaxed) == local.episode() {
-            self.failures_seen += 1;
-            let why = failure.why.lock().unwrap_or_else(|e| e.into_inner());
-            return Err(why.clone().unwrap_or_else(|| Error::Broken {
-                what: "combined barrier",
-                reason: "the process step failed without saying why".to_owned(),
-            }));
-        }
-        Ok(CombinedWait::new(
-            local.episode() - self.failures_seen,
-            local.is_leader(),
-        ))
+        self.seat.wait_until(deadline)
     }
 }

@@ -1,0 +1,10 @@
+//! The lock-free protocols the loom models run, for `tests/loom_*.rs` only: this module exists
+//! only under `--cfg phasers_loom` (see `sync.rs` and `scripts/loom.sh`) and is no public API.
+//!
+//! Each protocol is the code that ships, generic over what the models replace: the node-shm
+//! counters over [`NodeSlots`] (loom atomics instead of a mapped file) and the network step
+//! over the `network` closure of [`NodeGather::poll`]; the combined barrier's failure record over
+//! [`LeaderStep`] (a stub instead of the process barrier).
+
+pub use crate::combined::process_side::{LeaderStep, ProcessSide, Seat};
+pub use crate::process::node_gather::{NodeGather, NodeSlots};

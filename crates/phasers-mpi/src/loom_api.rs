@@ -4,7 +4,11 @@
 //! Each protocol is the code that ships, generic over what the models replace: the node-shm
 //! counters over [`NodeSlots`] (loom atomics instead of a mapped file) and the network step
 //! over the `network` closure of [`NodeGather::poll`]; the combined barrier's failure record over
-//! [`LeaderStep`] (a stub instead of the process barrier).
+//! [`LeaderStep`] (a stub instead of the process barrier); the hybrid team's direct-path
+//! meeting ([`Arrivals`]) as it is, with the engine's own meeting modelled by the test.
 
+pub use crate::hybrid::arrivals::{
+    phase_word, Arrivals, Meeting, DONE, ENGINE_ARRIVAL, REPOST,
+};
 pub use crate::combined::process_side::{LeaderStep, ProcessSide, Seat};
 pub use crate::process::node_gather::{NodeGather, NodeSlots};

@@ -5,15 +5,17 @@
 
 use std::any::{Any, TypeId};
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize};
 use std::sync::Mutex;
 
+use super::arrivals::{Arrivals, Meeting};
 use super::bytes::Bytes;
 use super::layout::Layout;
 use super::options::Options;
 use super::reducer::Builtin;
 use super::signature::Signature;
 use crate::error::Error;
+use crate::sync::atomic::AtomicU64;
 
 /// Whether a team with `layout` and agreed `options` takes the direct path: no timeout anywhere
 /// (`Options::direct`), one node's processes (no node hierarchy), and at most
@@ -50,10 +52,9 @@ pub(super) type Group = (TypeId, Builtin, Box<dyn Any + Send + Sync>);
 pub(crate) struct DirectShared {
     /// Each member's post, by local rank.
     pub(super) posts: Box<[Padded<UnsafeCell<Option<Posted>>>]>,
-    /// Arrivals at calls `k` with `k % 2` = the index: 1 for each member on the direct path,
-    /// [`ENGINE_ARRIVAL`] for each on the engine's (see [`DirectShared::count_in`]).
-    pub(super) arrived: [Padded<AtomicU64>; 2],
-    /// `8 * k + phase` for the latest call `k` that reached a phase (`DONE`, ...).
+    /// Arrivals at calls (see `arrivals.rs`).
+    pub(super) arrived: Arrivals,
+    /// The phase word of the latest call that reached a phase (see `arrivals.rs`).
     pub(super) state: Padded<StateLine>,
     /// The error of a call in `FAILED`, for every member to take.
     pub(super) failure: Mutex<Option<Error>>,
@@ -125,67 +126,10 @@ impl DirectShared {
     }
 }
 
-/// What [`DirectShared::state`] says of a call `k`: `8 * k + phase`, with one of these phases.
-/// The result is in the result buffers (or the state line).
-pub(super) const DONE: u64 = 1;
-/// The call failed: every member takes `DirectShared::failure`.
-pub(super) const FAILED: u64 = 2;
-/// The call is large: the members hand it to the reduction group (`direct.rs`).
-pub(super) const LARGE: u64 = 3;
-/// Some members called through the engine: the direct path's members post their call to the
-/// engine too, where the call completes (or fails, naming what differs).
-pub(super) const REPOST: u64 = 4;
-
-/// The state word of call `call` at `phase`.
-pub(super) fn phase_word(call: u64, phase: u64) -> u64 {
-    8 * call + phase
-}
-
-/// What a member's arrival at a call adds to its count when it comes through the engine
-/// (`engine::arrive`); one on the direct path adds 1. A process has at most
-/// [`MAX_THREADS_PER_PROCESS`](super::MAX_THREADS_PER_PROCESS) members, far below 2^32.
-pub(crate) const ENGINE_ARRIVAL: u64 = 1 << 32;
-
-/// Who has arrived at a call, once a member counted in (see [`DirectShared::count_in`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Meeting {
-    /// Some members have not arrived yet.
-    Waiting,
-    /// This member completed the call's meeting, and every member is on the direct path.
-    AllDirect,
-    /// This member completed it, every member is on the engine's path: the engine goes on.
-    AllEngine,
-    /// This member completed it, with members on both paths: [`REPOST`] is published.
-    Mixed,
-}
-
 impl DirectShared {
-    /// Counts a member in at call `call` with `weight` (1, or [`ENGINE_ARRIVAL`]) among
-    /// `local` members. Members that called differently may take different paths (a blocking
-    /// allreduce and an `ibarrier`, say): they all count here, and the member that completes
-    /// the count sends the direct path's members to the engine, where every member's call is
-    /// compared.
+    /// Counts a member in at call `call` with `weight` (see `arrivals.rs`).
     pub(crate) fn count_in(&self, call: u64, weight: u64, local: usize) -> Meeting {
-        let arrived = &self.arrived[(call % 2) as usize].0;
-        let now = arrived.fetch_add(weight, Ordering::AcqRel) + weight;
-        let (direct, engine) = (now & (ENGINE_ARRIVAL - 1), now / ENGINE_ARRIVAL);
-        if direct + engine < local as u64 {
-            return Meeting::Waiting;
-        }
-        // Every member arrived: none counts in here again before call `call + 2`, which no one
-        // starts before this member arrives at `call + 1`.
-        arrived.store(0, Ordering::Relaxed);
-        match (direct, engine) {
-            (_, 0) => Meeting::AllDirect,
-            (0, _) => Meeting::AllEngine,
-            _ => {
-                self.state
-                    .0
-                    .phase
-                    .store(phase_word(call, REPOST), Ordering::Release);
-                Meeting::Mixed
-            }
-        }
+        self.arrived.count_in(call, weight, local, &self.state.0.phase)
     }
 }
 

@@ -17,9 +17,8 @@
 use super::bytes::Bytes;
 use super::direct::DIRECT_WAITS_YIELD_EARLY;
 use super::direct_checked::{self, Contribution, Crossing};
-use super::direct_state::{
-    phase_word, DirectShared, Meeting, Posted, DONE, FAILED, INLINE_WORDS, REPOST,
-};
+use super::arrivals::{phase_word, Meeting, DONE, FAILED, REPOST};
+use super::direct_state::{DirectShared, Posted, INLINE_WORDS};
 use super::envelope;
 use super::exchange;
 use super::member::HybridMember;

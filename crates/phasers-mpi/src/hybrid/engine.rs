@@ -9,7 +9,7 @@ use std::sync::{Arc, TryLockError};
 use std::time::{Duration, Instant};
 
 use super::bytes::{Bytes, Source};
-use super::direct_state::ENGINE_ARRIVAL;
+use super::arrivals::ENGINE_ARRIVAL;
 use super::flight::{Flight, Landing};
 use super::plan;
 use super::shared::{Outcome, ProcessShared, Slot, SlotInner, DONE, GATHERING, IN_FLIGHT};

@@ -153,30 +153,33 @@
 //!    [`MAX_THREADS_PER_PROCESS`].
 //! 9. `envelope.rs`: the record a checked call starts with, and how records merge.
 //! 10. `record_exchange.rs`: a flat team's envelope exchange, point to point.
-//! 11. `direct_state.rs`: what the direct path keeps, per process and per member, where its
-//!     members count in, and which teams take it.
-//! 12. `stage.rs`: the kinds of cross-process stage and the communicator each runs on.
-//! 13. `spare.rs`: the buffers, stage queue and post list a call slot keeps between calls.
-//! 14. `plan.rs`: which stages each collective runs, flat or node-aware.
-//! 15. `checked.rs`: a checked call's envelope and what follows it, on the engine.
-//! 16. `flight.rs`: a call's cross-process step in progress, stage after stage.
-//! 17. `shared.rs`: what a process's members share (layout, options, broken flag, two call
+//! 11. `arrivals.rs`: where a process's members count in at a direct call, whichever path
+//!     each took.
+//! 12. `direct_state.rs`: what the direct path keeps, per process and per member, and which
+//!     teams take it.
+//! 13. `stage.rs`: the kinds of cross-process stage and the communicator each runs on.
+//! 14. `spare.rs`: the buffers, stage queue and post list a call slot keeps between calls.
+//! 15. `plan.rs`: which stages each collective runs, flat or node-aware.
+//! 16. `checked.rs`: a checked call's envelope and what follows it, on the engine.
+//! 17. `flight.rs`: a call's cross-process step in progress, stage after stage.
+//! 18. `shared.rs`: what a process's members share (layout, options, broken flag, two call
 //!     slots holding flights, the direct path's state), and building it collectively.
-//! 18. `direct_checked.rs`: a checked call's envelope from the direct path, and what follows.
-//! 19. `split_teams.rs`: the split's entries, and the new teams a process makes from them.
-//! 20. `engine.rs`: the life of a call in a process: arrive, combine, advance, wait, depart.
-//! 21. `member.rs`: [`HybridMember`], a thread's handle, and what dropping it does.
-//! 22. `pending.rs`: [`HybridPending`], a non-blocking call's handle, and where outputs go.
-//! 23. `direct.rs`: the direct allreduce and reduce, beside the engine (it opens the engine's
+//! 19. `direct_checked.rs`: a checked call's envelope from the direct path, and what follows.
+//! 20. `split_teams.rs`: the split's entries, and the new teams a process makes from them.
+//! 21. `engine.rs`: the life of a call in a process: arrive, combine, advance, wait, depart.
+//! 22. `member.rs`: [`HybridMember`], a thread's handle, and what dropping it does.
+//! 23. `pending.rs`: [`HybridPending`], a non-blocking call's handle, and where outputs go.
+//! 24. `direct.rs`: the direct allreduce and reduce, beside the engine (it opens the engine's
 //!     slots for the calls after it).
-//! 24. `direct_sync.rs`: the direct barrier and broadcast.
-//! 25. `collectives.rs`: the member's collectives, blocking and non-blocking, and their
+//! 25. `direct_sync.rs`: the direct barrier and broadcast.
+//! 26. `collectives.rs`: the member's collectives, blocking and non-blocking, and their
 //!     argument checks.
-//! 26. `composed.rs`: allgather, alltoall and the scans, composed of two collectives.
-//! 27. `split.rs`: [`HybridMember::split`].
-//! 28. `team.rs`: [`HybridTeam`] and [`HybridTeamBuilder`], which build the team and hand out
+//! 27. `composed.rs`: allgather, alltoall and the scans, composed of two collectives.
+//! 28. `split.rs`: [`HybridMember::split`].
+//! 29. `team.rs`: [`HybridTeam`] and [`HybridTeamBuilder`], which build the team and hand out
 //!     its members.
 
+pub(crate) mod arrivals;
 mod bytes;
 mod checked;
 mod collectives;

@@ -329,9 +329,10 @@ impl HybridMember {
     /// std::thread::scope(|s| {
     ///     for mut member in team.participants() {
     ///         s.spawn(move || {
-    ///             let rank = member.rank() as u32;
+    ///             let rank = [member.rank() as u32];
     ///             let mut all = vec![0u32; size];
-    ///             let mut pending = member.iallgather(&[rank], &mut all).unwrap();
+    ///             // The handle borrows the input and the output until it is over.
+    ///             let mut pending = member.iallgather(&rank, &mut all).unwrap();
     ///             while !pending.test().unwrap() {
     ///                 std::thread::yield_now(); // or work that does not need `all`
     ///             }
@@ -542,8 +543,8 @@ impl HybridMember {
     ///     for mut member in team.participants() {
     ///         s.spawn(move || {
     ///             let r = member.rank() as u64 + 1;
-    ///             let mut prefix = [0u64];
-    ///             let pending = member.iscan_inclusive(&[r], &mut prefix, Op::Sum).unwrap();
+    ///             let (input, mut prefix) = ([r], [0u64]);
+    ///             let pending = member.iscan_inclusive(&input, &mut prefix, Op::Sum).unwrap();
     ///             pending.wait().unwrap();
     ///             assert_eq!(prefix, [r * (r + 1) / 2]); // 1 + 2 + ... + r
     ///         });
@@ -621,8 +622,8 @@ impl HybridMember {
     ///     for mut member in team.participants() {
     ///         s.spawn(move || {
     ///             let r = member.rank() as u32;
-    ///             let mut before = [u32::MAX];
-    ///             let mut pending = member.iscan_exclusive(&[1u32 << r], &mut before, Op::Or).unwrap();
+    ///             let (bit, mut before) = ([1u32 << r], [u32::MAX]);
+    ///             let mut pending = member.iscan_exclusive(&bit, &mut before, Op::Or).unwrap();
     ///             while !pending.test().unwrap() {
     ///                 std::thread::yield_now(); // or work that does not need `before`
     ///             }

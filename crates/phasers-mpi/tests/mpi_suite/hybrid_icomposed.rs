@@ -331,8 +331,8 @@ fn mismatches(ctx: &Ctx<'_>) -> Result<(), String> {
                 } else {
                     m.ialltoall(&input, &mut out)
                 };
-                let result = finish(pending?, how, failures);
-                result
+                let pending = pending?;
+                finish(pending, how, failures)
             },
         ),
         (
@@ -351,8 +351,8 @@ fn mismatches(ctx: &Ctx<'_>) -> Result<(), String> {
             |m, odd, how, failures| {
                 let op = if odd { Op::Max } else { Op::Min };
                 let mut out = [0i32; 2];
-                let result = finish(m.iscan_exclusive(&[1, 2], &mut out, op)?, how, failures);
-                result
+                let pending = m.iscan_exclusive(&[1, 2], &mut out, op)?;
+                finish(pending, how, failures)
             },
         ),
     ];

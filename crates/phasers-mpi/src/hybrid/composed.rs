@@ -156,15 +156,12 @@ impl<'a, T: Copy + Send + 'static> Then<'a> for SecondStep<'a, T> {
         if let (true, Some(work)) = (at_root, work) {
             work(&mut blocks, output);
         }
-        let (mut post, from) = match kind {
-            Kind::Broadcast => (member.post::<T>(kind, output.len(), ROOT), 0),
-            _ => {
-                let post = member.post::<T>(kind, output.len(), ROOT);
-                let from = member.local_rank * post.sig.block();
-                (post, from)
-            }
+        // As `ibroadcast` and `iscatter` post theirs; the lengths were checked in step 1.
+        let mut post = member.post::<T>(kind, output.len(), ROOT);
+        let (from, buffers) = match kind {
+            Kind::Broadcast => (0, 1),
+            _ => (member.local_rank * post.sig.block(), size),
         };
-        let buffers = if kind == Kind::Broadcast { 1 } else { size };
         member.check_bytes(&mut post, buffers);
         // Member 0 too takes its output from the step's result, which holds the whole buffer
         // (broadcast) or its process's blocks (scatter) in member 0's process.

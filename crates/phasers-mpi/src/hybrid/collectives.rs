@@ -12,7 +12,7 @@ use phasers::{Element, Op};
 use super::bytes::{Bytes, Source};
 use super::engine;
 use super::member::HybridMember;
-use super::pending::{HybridPending, Output};
+use super::pending::{HybridPending, Output, Step};
 use super::reducer::is_bitwise;
 use super::signature::{Invalid, Kind, Post, Signature, MPI_MAX_BYTES};
 use crate::error::{Error, Result};
@@ -103,6 +103,18 @@ impl HybridMember {
         source: Source<'_>,
         output: Option<Output<'a>>,
     ) -> Result<HybridPending<'a>> {
+        let step = self.begin(post, source, output)?;
+        Ok(HybridPending::new(self, step))
+    }
+
+    /// As [`start`](Self::start), without the handle: the step a handle then waits for (a
+    /// composed call's handle starts its second step with this).
+    pub(super) fn begin<'o>(
+        &mut self,
+        post: Post,
+        source: Source<'_>,
+        output: Option<Output<'o>>,
+    ) -> Result<Step<'o>> {
         let shared = &self.shared;
         if shared.is_broken() {
             return Err(shared.broken_error());
@@ -124,7 +136,12 @@ impl HybridMember {
             counted,
         )?;
         self.next_call += 1;
-        Ok(HybridPending::new(self, kind, call, deadline, output))
+        Ok(Step {
+            kind,
+            call,
+            deadline,
+            output,
+        })
     }
 
     // ----- non-blocking -----

@@ -1,8 +1,15 @@
-//! The collectives composed of two others, blocking only: [`allgather`](HybridMember::allgather)
+//! The collectives composed of two others, blocking and non-blocking:
+//! [`allgather`](HybridMember::allgather)
 //! (gather to member 0, then broadcast from it), [`alltoall`](HybridMember::alltoall) (gather,
 //! transpose at member 0, scatter) and the scans
 //! [`scan_inclusive`](HybridMember::scan_inclusive) and
 //! [`scan_exclusive`](HybridMember::scan_exclusive) (gather, prefixes at member 0, scatter).
+//!
+//! Each is a non-blocking call first ([`iallgather`](HybridMember::iallgather), ...) whose
+//! [`HybridPending`] handle chains the two steps: the gather starts at once; the poll that finds
+//! it over reads member 0's blocks (at member 0), does member 0's work on them, and starts the
+//! second step in its place (`SecondStep`); the outputs are written when that one is over. The
+//! blocking forms wait for that handle.
 //!
 //! A composed call checks this member's own arguments before its first step, as the other
 //! collectives do, and carries what it found into that step's post, so the step itself reports
@@ -21,8 +28,9 @@ use mpi::datatype::Equivalence;
 use phasers::{Element, Op};
 
 use super::bytes::Source;
+use super::engine::Held;
 use super::member::HybridMember;
-use super::pending::Output;
+use super::pending::{copy_out, HybridPending, Next, Output, Then};
 use super::reducer::{is_bitwise, Builtin};
 use super::signature::{Invalid, Kind, MPI_MAX_BYTES};
 use crate::error::{Error, Result};
@@ -100,6 +108,71 @@ fn inclusive_prefixes<T: Element>(blocks: &mut [T], count: usize, op: &Op<T>) {
     }
 }
 
+/// Member 0's work on the gathered blocks before the second step, given its output as it was
+/// (an exclusive scan keeps it).
+type RootWork<T> = Box<dyn FnOnce(&mut [T], &[T]) + Send>;
+
+/// A composed call's second step, kept by its handle until a poll finds the first step over.
+struct SecondStep<'a, T> {
+    /// [`Kind::Broadcast`] (allgather) or [`Kind::Scatter`] (the others), from member 0.
+    kind: Kind,
+    work: Option<RootWork<T>>,
+    output: &'a mut [T],
+    /// The input's length.
+    count: usize,
+    /// One input element, which member 0's buffer starts filled with before the gathered blocks
+    /// are copied in (none for an empty input, whose buffer is empty).
+    filler: Option<T>,
+    /// Whether the call fits MPI ([`fits`]): when it does not, every process failed step 1
+    /// without MPI, so none waits in step 2.
+    fits: bool,
+}
+
+impl<'a, T: Copy + Send + 'static> Then<'a> for SecondStep<'a, T> {
+    fn start(self: Box<Self>, member: &mut HybridMember, first: Result<Held>) -> Next<'a> {
+        let SecondStep {
+            kind,
+            work,
+            output,
+            count,
+            filler,
+            fits,
+        } = *self;
+        let (size, at_root) = (member.parties(), member.rank == ROOT);
+        let mut blocks = Vec::new();
+        let gathered = first.and_then(|held| {
+            if at_root {
+                if let Some(filler) = filler {
+                    blocks = vec![filler; size * count];
+                }
+                copy_out(&held, &mut blocks, 0)?;
+            }
+            // Dropping `held` departs from step 1.
+            Ok(())
+        });
+        if let Err(error) = gathered {
+            return member.join_second_step::<T>(kind, count, fits, error);
+        }
+        if let (true, Some(work)) = (at_root, work) {
+            work(&mut blocks, output);
+        }
+        // As `ibroadcast` and `iscatter` post theirs; the lengths were checked in step 1.
+        let mut post = member.post::<T>(kind, output.len(), ROOT);
+        let (from, buffers) = match kind {
+            Kind::Broadcast => (0, 1),
+            _ => (member.local_rank * post.sig.block(), size),
+        };
+        member.check_bytes(&mut post, buffers);
+        // Member 0 too takes its output from the step's result, which holds the whole buffer
+        // (broadcast) or its process's blocks (scatter) in member 0's process.
+        let output = Some(Output::new(output, from));
+        match member.begin(post, Source::of(&blocks), output) {
+            Ok(step) => Next::Second { step, error: None },
+            Err(error) => Next::Over(Err(error)),
+        }
+    }
+}
+
 impl HybridMember {
     /// `Some` error for this member's own argument unless `holds`, worded as the other
     /// collectives word theirs.
@@ -115,56 +188,6 @@ impl HybridMember {
         })
     }
 
-    /// Step 1 of every composed call: a gather of `input` to member 0 into `target` (used on
-    /// member 0 only), its signature naming the composed call `tag`, carrying `problem`, this
-    /// member's own argument error. A call too large for MPI, which every member of a matching
-    /// call finds alike (`Invalid::everywhere`), is reported before `problem`, so that every
-    /// process leaves MPI out of it alike.
-    fn gather_step<T: Copy + Send + 'static>(
-        &mut self,
-        tag: &'static str,
-        input: &[T],
-        target: &mut [T],
-        problem: Option<Invalid>,
-    ) -> Result<()> {
-        let size = self.parties();
-        let mut post = self.post::<T>(Kind::Gather, input.len(), ROOT);
-        post.sig.op = tag;
-        self.check_bytes(&mut post, size);
-        if post.invalid.is_none() {
-            post.invalid = problem;
-        }
-        if self.rank == ROOT && post.invalid.is_none() && target.len() != size * input.len() {
-            // Unreachable: every caller sizes the root's target from the checked input.
-            post.invalid = self.own_problem(tag, false, || {
-                "the root's buffer for the first step has the wrong length".to_owned()
-            });
-        }
-        let output = (self.rank == ROOT).then(|| Output::new(target, 0));
-        self.start(post, Source::of(input), output)?.wait()
-    }
-
-    /// What a composed call returns when its step 1 failed with `error`: in an unchecked team
-    /// of several processes, where the other processes may have gone through step 1, this
-    /// process still takes part in step 2 (`step2`, with buffers of its own) when the error is
-    /// one of the call's, not a broken team, so that the others never wait for it.
-    fn after_failed_step(
-        &mut self,
-        error: Error,
-        fits: bool,
-        step2: impl FnOnce(&mut Self),
-    ) -> Error {
-        let own = matches!(
-            error,
-            Error::InvalidArgument { .. } | Error::Mismatch { .. }
-        );
-        // A call too large for MPI fails step 1 on every process without MPI: nobody waits.
-        if own && fits && !self.is_checked() && self.processes() > 1 {
-            step2(self);
-        }
-        error
-    }
-
     /// This member's own error when `output` is not as long as `input`.
     fn output_as_long_as_input(&self, call: &str, input: usize, output: usize) -> Option<Invalid> {
         self.own_problem(call, output == input, || {
@@ -172,34 +195,70 @@ impl HybridMember {
         })
     }
 
-    /// Step 1 of the calls that end in a scatter (alltoall, the scans): gathers every member's
-    /// `input` into the blocks member 0 returns (empty elsewhere). On failure, in the cases
-    /// [`after_failed_step`](Self::after_failed_step) names, this process still joins the
-    /// scatter with buffers of its own, and the error is returned.
-    fn gather_for_scatter<T: Copy + Send + 'static>(
-        &mut self,
+    /// Starts step 1 of every composed call: a gather of `input` to member 0, its signature
+    /// naming the composed call `tag`, carrying `problem`, this member's own argument error;
+    /// the handle starts `second` when the gather is over. A call too large for MPI, which
+    /// every member of a matching call finds alike (`Invalid::everywhere`), is reported before
+    /// `problem`, so that every process leaves MPI out of it alike.
+    fn start_composed<'a, T: Copy + Send + 'static>(
+        &'a mut self,
         tag: &'static str,
         input: &[T],
         problem: Option<Invalid>,
-    ) -> Result<Vec<T>> {
+        second: SecondStep<'a, T>,
+    ) -> Result<HybridPending<'a>> {
         let size = self.parties();
-        let fits = fits::<T>(input.len(), size);
-        let at_root = self.rank == ROOT;
-        let mut blocks = if at_root && problem.is_none() && fits {
-            input.repeat(size)
+        let mut post = self.post::<T>(Kind::Gather, input.len(), ROOT);
+        post.sig.op = tag;
+        self.check_bytes(&mut post, size);
+        if post.invalid.is_none() {
+            post.invalid = problem;
+        }
+        // Member 0 reads the gathered blocks itself, when the step is over (`SecondStep`).
+        let step = self.begin(post, Source::of(input), None)?;
+        Ok(HybridPending::chained(self, step, Box::new(second)))
+    }
+
+    /// What a composed call does when its step 1 failed with `error`: in an unchecked team of
+    /// several processes, where the other processes may have gone through step 1, this process
+    /// still takes part in step 2 (a `kind` from member 0 for inputs of `count` elements, with
+    /// zeros of its own and no output) when the error is one of the call's, not a broken team,
+    /// so that the others never wait for it; the call's result is `error` either way.
+    fn join_second_step<'a, T: Copy + Send + 'static>(
+        &mut self,
+        kind: Kind,
+        count: usize,
+        fits: bool,
+        error: Error,
+    ) -> Next<'a> {
+        let own = matches!(
+            error,
+            Error::InvalidArgument { .. } | Error::Mismatch { .. }
+        );
+        // A call too large for MPI fails step 1 on every process without MPI: nobody waits.
+        if !(own && fits && !self.is_checked() && self.processes() > 1) {
+            return Next::Over(Err(error));
+        }
+        let whole = self.parties() * count;
+        let len = if kind == Kind::Broadcast {
+            whole
+        } else {
+            count
+        };
+        let post = self.post::<T>(kind, len, ROOT);
+        let zeros = if self.rank == ROOT {
+            vec![0u8; whole * std::mem::size_of::<T>()]
         } else {
             Vec::new()
         };
-        match self.gather_step(tag, input, &mut blocks, problem) {
-            Ok(()) => Ok(blocks),
-            Err(error) => Err(self.after_failed_step(error, fits, |me| {
-                let whole = if at_root {
-                    input.repeat(size)
-                } else {
-                    Vec::new()
-                };
-                let _ = me.scatter(ROOT, &whole, &mut input.to_vec());
-            })),
+        match self.begin(post, Source::of(&zeros), None) {
+            Ok(step) => Next::Second {
+                step,
+                error: Some(error),
+            },
+            // The team broke or timed out here: the call's own error still says what went
+            // wrong first.
+            Err(_) => Next::Over(Err(error)),
         }
     }
 
@@ -207,12 +266,12 @@ impl HybridMember {
     /// member's `output`, which holds `parties() * input.len()` elements: [`phasers::Member`]'s
     /// allgather, across all members of all processes.
     ///
-    /// Composed of a [`gather`](Self::gather) to member 0, into member 0's `output`, and a
-    /// [`broadcast`](Self::broadcast) of it from member 0: it costs two collective steps, each a
-    /// meeting of every process's members and a cross-process step, and member 0's process
-    /// holds `parties() * input.len()` elements for the call. A checked team checks each
-    /// step's arguments, as it checks a plain call's (so each step has its own envelope).
-    /// Blocking only; the non-blocking form is not provided yet.
+    /// Composed of a [`gather`](Self::gather) to member 0 and a [`broadcast`](Self::broadcast)
+    /// of the result from member 0: it costs two collective steps, each a meeting of every
+    /// process's members and a cross-process step, and member 0's process holds
+    /// `parties() * input.len()` elements for the call. A checked team checks each step's
+    /// arguments, as it checks a plain call's (so each step has its own envelope). This waits
+    /// for [`iallgather`](Self::iallgather), its non-blocking form.
     ///
     /// ```
     /// use phasers_mpi::{HybridTeam, Mpi, Threading};
@@ -250,6 +309,48 @@ impl HybridMember {
         input: &[T],
         output: &mut [T],
     ) -> Result<()> {
+        self.iallgather(input, output)?.wait()
+    }
+
+    /// Starts an [`allgather`](Self::allgather); see [`HybridPending`]. The gather to member 0
+    /// starts now; the handle starts the broadcast when a poll finds the gather over, and
+    /// writes `output` when the broadcast is over.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 3)?;
+    /// let size = team.parties();
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let rank = [member.rank() as u32];
+    ///             let mut all = vec![0u32; size];
+    ///             // The handle borrows the input and the output until it is over.
+    ///             let mut pending = member.iallgather(&rank, &mut all).unwrap();
+    ///             while !pending.test().unwrap() {
+    ///                 std::thread::yield_now(); // or work that does not need `all`
+    ///             }
+    ///             drop(pending);
+    ///             assert_eq!(all, (0..size as u32).collect::<Vec<_>>());
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Broken`] or [`Error::Timeout`] as [`ibarrier`](Self::ibarrier); the call's
+    /// own errors, those of [`allgather`](Self::allgather), come from [`HybridPending::test`]
+    /// and [`HybridPending::wait`].
+    pub fn iallgather<'a, T: Copy + Send + 'static>(
+        &'a mut self,
+        input: &'a [T],
+        output: &'a mut [T],
+    ) -> Result<HybridPending<'a>> {
         const CALL: &str = "allgather";
         let (count, size) = (input.len(), self.parties());
         let expected = count.checked_mul(size);
@@ -263,19 +364,15 @@ impl HybridMember {
                      times the input's length)"
                 .to_owned(),
         });
-        let fits = fits::<T>(count, size);
-        let step1 = if problem.is_none() {
-            self.gather_step(CALL, input, output, None)
-        } else {
-            // The call fails; the root's output is left alone.
-            self.gather_step(CALL, input, &mut [], problem)
+        let second = SecondStep {
+            kind: Kind::Broadcast,
+            work: None,
+            output,
+            count,
+            filler: input.first().copied(),
+            fits: fits::<T>(count, size),
         };
-        if let Err(error) = step1 {
-            return Err(self.after_failed_step(error, fits, |me| {
-                let _ = me.broadcast(ROOT, &mut input.repeat(size));
-            }));
-        }
-        self.broadcast(ROOT, output)
+        self.start_composed(CALL, input, problem, second)
     }
 
     /// The transpose: `input` and `output` hold one block of `count` elements per member
@@ -287,8 +384,8 @@ impl HybridMember {
     /// meeting of every process's members and a cross-process step, and member 0 allocates
     /// `parties()² * count` elements for the call (every block passes through it, so it suits
     /// small blocks). A checked team checks each step's arguments, as it checks a plain call's
-    /// (so each step has its own envelope). Blocking only; the non-blocking form is not
-    /// provided yet.
+    /// (so each step has its own envelope). This waits for [`ialltoall`](Self::ialltoall), its
+    /// non-blocking form.
     ///
     /// ```
     /// use phasers_mpi::{HybridTeam, Mpi, Threading};
@@ -322,6 +419,43 @@ impl HybridMember {
         input: &[T],
         output: &mut [T],
     ) -> Result<()> {
+        self.ialltoall(input, output)?.wait()
+    }
+
+    /// Starts an [`alltoall`](Self::alltoall); see [`HybridPending`]. The gather to member 0
+    /// starts now; when a poll finds it over, member 0's handle transposes the blocks and the
+    /// handles start the scatter; `output` is written when the scatter is over.
+    ///
+    /// ```
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 2)?;
+    /// let size = team.parties() as u32;
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let r = member.rank() as u32;
+    ///             let input: Vec<u32> = (0..size).map(|j| 10 * r + j).collect();
+    ///             let mut output = vec![0u32; size as usize];
+    ///             member.ialltoall(&input, &mut output).unwrap().wait().unwrap();
+    ///             assert_eq!(output, (0..size).map(|i| 10 * i + r).collect::<Vec<_>>());
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`iallgather`](Self::iallgather); the call's own errors are
+    /// [`alltoall`](Self::alltoall)'s.
+    pub fn ialltoall<'a, T: Copy + Send + 'static>(
+        &'a mut self,
+        input: &'a [T],
+        output: &'a mut [T],
+    ) -> Result<HybridPending<'a>> {
         const CALL: &str = "alltoall";
         let (len, size) = (input.len(), self.parties());
         let problem = self
@@ -332,11 +466,17 @@ impl HybridMember {
                 )
             })
             .or_else(|| self.output_as_long_as_input(CALL, len, output.len()));
-        let mut blocks = self.gather_for_scatter(CALL, input, problem)?;
-        if self.rank == ROOT {
-            transpose_blocks(&mut blocks, size, len / size);
-        }
-        self.scatter(ROOT, &blocks, output)
+        let second = SecondStep {
+            kind: Kind::Scatter,
+            work: Some(Box::new(move |blocks: &mut [T], _: &[T]| {
+                transpose_blocks(blocks, size, len / size);
+            })),
+            output,
+            count: len,
+            filler: input.first().copied(),
+            fits: fits::<T>(len, size),
+        };
+        self.start_composed(CALL, input, problem, second)
     }
 
     /// Inclusive prefix: `output = input₀ op input₁ op … op input_rank`, element by element, in
@@ -344,12 +484,12 @@ impl HybridMember {
     /// `output` is as long as `input`.
     ///
     /// Composed of a [`gather`](Self::gather) of every input to member 0, the prefixes
-    /// computed there in rank order, and a [`scatter`](Self::scatter) of them from member 0: it costs two collective steps, each a
-    /// meeting of every process's members and a cross-process step, and member 0 allocates
-    /// `parties() * input.len()` elements for the call. A checked team checks each step's
-    /// arguments, as it checks a plain call's (so each step has its own envelope), and the
-    /// op, which unchecked only member 0's counts. Blocking only; the non-blocking form is not
-    /// provided yet.
+    /// computed there in rank order, and a [`scatter`](Self::scatter) of them from member 0: it
+    /// costs two collective steps, each a meeting of every process's members and a
+    /// cross-process step, and member 0 allocates `parties() * input.len()` elements for the
+    /// call. A checked team checks each step's arguments, as it checks a plain call's (so each
+    /// step has its own envelope), and the op, which unchecked only member 0's counts. This
+    /// waits for [`iscan_inclusive`](Self::iscan_inclusive), its non-blocking form.
     ///
     /// ```
     /// use phasers::Op;
@@ -382,7 +522,45 @@ impl HybridMember {
         output: &mut [T],
         op: Op<T>,
     ) -> Result<()> {
-        self.scan(false, input, output, op)
+        self.iscan_inclusive(input, output, op)?.wait()
+    }
+
+    /// Starts a [`scan_inclusive`](Self::scan_inclusive); see [`HybridPending`]. The gather to
+    /// member 0 starts now; when a poll finds it over, member 0's handle computes the prefixes
+    /// and the handles start the scatter; `output` is written when the scatter is over.
+    ///
+    /// ```
+    /// use phasers::Op;
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let r = member.rank() as u64 + 1;
+    ///             let (input, mut prefix) = ([r], [0u64]);
+    ///             let pending = member.iscan_inclusive(&input, &mut prefix, Op::Sum).unwrap();
+    ///             pending.wait().unwrap();
+    ///             assert_eq!(prefix, [r * (r + 1) / 2]); // 1 + 2 + ... + r
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`iallgather`](Self::iallgather); the call's own errors are
+    /// [`scan_inclusive`](Self::scan_inclusive)'s.
+    pub fn iscan_inclusive<'a, T: Element + Equivalence>(
+        &'a mut self,
+        input: &'a [T],
+        output: &'a mut [T],
+        op: Op<T>,
+    ) -> Result<HybridPending<'a>> {
+        self.iscan(false, input, output, op)
     }
 
     /// Exclusive prefix: `output = input₀ op … op input_(rank−1)`, element by element, in rank
@@ -391,7 +569,8 @@ impl HybridMember {
     ///
     /// Composed as [`scan_inclusive`](Self::scan_inclusive) (a gather to member 0 and a
     /// scatter from it: two collective steps, and `parties() * input.len()` elements at member
-    /// 0), with the same checks. Blocking only; the non-blocking form is not provided yet.
+    /// 0), with the same checks. This waits for [`iscan_exclusive`](Self::iscan_exclusive), its
+    /// non-blocking form.
     ///
     /// ```
     /// use phasers::Op;
@@ -423,16 +602,56 @@ impl HybridMember {
         output: &mut [T],
         op: Op<T>,
     ) -> Result<()> {
-        self.scan(true, input, output, op)
+        self.iscan_exclusive(input, output, op)?.wait()
     }
 
-    fn scan<T: Element + Equivalence>(
-        &mut self,
-        exclusive: bool,
-        input: &[T],
-        output: &mut [T],
+    /// Starts a [`scan_exclusive`](Self::scan_exclusive); see [`HybridPending`], and
+    /// [`iscan_inclusive`](Self::iscan_inclusive) for its steps.
+    ///
+    /// ```
+    /// use phasers::Op;
+    /// use phasers_mpi::{HybridTeam, Mpi, Threading};
+    ///
+    /// # std::env::set_var(phasers_mpi::SINGLETON_ENV, "1");
+    /// let mpi = Mpi::init(Threading::Serialized)?;
+    /// let team = HybridTeam::new(&mpi, mpi.world(), 3)?;
+    /// std::thread::scope(|s| {
+    ///     for mut member in team.participants() {
+    ///         s.spawn(move || {
+    ///             let r = member.rank() as u32;
+    ///             let (bit, mut before) = ([1u32 << r], [u32::MAX]);
+    ///             let mut pending = member.iscan_exclusive(&bit, &mut before, Op::Or).unwrap();
+    ///             while !pending.test().unwrap() {
+    ///                 std::thread::yield_now(); // or work that does not need `before`
+    ///             }
+    ///             drop(pending);
+    ///             // The bits of every member before this one; member 0's output as it was.
+    ///             assert_eq!(before, [if r == 0 { u32::MAX } else { (1 << r) - 1 }]);
+    ///         });
+    ///     }
+    /// });
+    /// # Ok::<(), phasers_mpi::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`iscan_inclusive`](Self::iscan_inclusive).
+    pub fn iscan_exclusive<'a, T: Element + Equivalence>(
+        &'a mut self,
+        input: &'a [T],
+        output: &'a mut [T],
         op: Op<T>,
-    ) -> Result<()> {
+    ) -> Result<HybridPending<'a>> {
+        self.iscan(true, input, output, op)
+    }
+
+    fn iscan<'a, T: Element + Equivalence>(
+        &'a mut self,
+        exclusive: bool,
+        input: &'a [T],
+        output: &'a mut [T],
+        op: Op<T>,
+    ) -> Result<HybridPending<'a>> {
         let call = if exclusive {
             "scan_exclusive"
         } else {
@@ -452,16 +671,25 @@ impl HybridMember {
                 everywhere: true,
             })
             .or_else(|| self.output_as_long_as_input(call, count, output.len()));
-        let mut blocks = self.gather_for_scatter(scan_tag(exclusive, &op), input, problem)?;
-        if self.rank == ROOT {
-            inclusive_prefixes(&mut blocks, count, &op);
+        let tag = scan_tag(exclusive, &op);
+        // Member 0's work, run by its handle once the blocks are gathered.
+        let prefixes = move |blocks: &mut [T], own: &[T]| {
+            inclusive_prefixes(blocks, count, &op);
             if exclusive && count > 0 {
                 // Member r gets the prefix through r - 1; member 0, this one, its own output.
                 blocks.copy_within(..(size - 1) * count, count);
-                blocks[..count].copy_from_slice(output);
+                blocks[..count].copy_from_slice(own);
             }
-        }
-        self.scatter(ROOT, &blocks, output)
+        };
+        let second = SecondStep {
+            kind: Kind::Scatter,
+            work: Some(Box::new(prefixes)),
+            output,
+            count,
+            filler: input.first().copied(),
+            fits: fits::<T>(count, size),
+        };
+        self.start_composed(tag, input, problem, second)
     }
 }
 

@@ -10,7 +10,8 @@
 //! [`split`](HybridMember::split) into sub-teams. [`allgather`](HybridMember::allgather),
 //! [`alltoall`](HybridMember::alltoall), [`scan_inclusive`](HybridMember::scan_inclusive) and
 //! [`scan_exclusive`](HybridMember::scan_exclusive) are composed of two of those (a gather to
-//! member 0, then a broadcast or a scatter from it) and blocking only for now.
+//! member 0, then a broadcast or a scatter from it), non-blocking too (`iallgather`, ...: their
+//! [`HybridPending`] starts the second step when it finds the first over).
 //!
 //! ```
 //! use phasers::Op;

@@ -1,4 +1,5 @@
-//! The handle of a non-blocking call.
+//! The handle of a non-blocking call, and the chain a composed call's handle runs its second
+//! step with.
 
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
@@ -56,6 +57,44 @@ impl<'a> Output<'a> {
     }
 }
 
+/// Copies `dst.len()` elements of a call's outcome, from byte `from`, into `dst`: a composed
+/// call's root reads its first step's result into a buffer of its own this way.
+pub(crate) fn copy_out<T: Copy>(outcome: &Outcome, dst: &mut [T], from: usize) -> Result<()> {
+    Output::new(dst, from).fill(outcome)
+}
+
+/// One engine call a handle waits for: its number, its collective, the team's deadline for it
+/// (from the team's timeout) and where its output goes.
+pub(crate) struct Step<'a> {
+    pub(crate) kind: Kind,
+    pub(crate) call: u64,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) output: Option<Output<'a>>,
+}
+
+/// What a composed call (`composed.rs`) does when its first step is over: the handle hands it
+/// the member and the first step's outcome, and it starts the second step (after the root's
+/// own work on the gathered blocks).
+pub(crate) trait Then<'a>: Send {
+    /// Reads what it needs of `first` and drops it (the member departs from the first step
+    /// then), and starts the second step on `member`.
+    fn start(self: Box<Self>, member: &mut HybridMember, first: Result<Held>) -> Next<'a>;
+}
+
+/// What [`Then::start`] did.
+pub(crate) enum Next<'a> {
+    /// The second step runs as `step`. With `error`, the call's result is that error whatever
+    /// the step returns: the member takes part in the step only so that other processes do not
+    /// wait for it (an unchecked team's first step failed here but may have gone through
+    /// elsewhere), and the step writes no output.
+    Second {
+        step: Step<'a>,
+        error: Option<Error>,
+    },
+    /// The call is over, with this result.
+    Over(Result<()>),
+}
+
 /// A non-blocking collective in progress, from an `i`-method of [`HybridMember`].
 ///
 /// It borrows the member and the call's buffers until it is finished, so neither can be used
@@ -65,6 +104,12 @@ impl<'a> Output<'a> {
 /// or the time is up (the call then stays pending). Outputs are written by this handle itself,
 /// when a poll finds the call over. Dropping the handle waits for the call (or, while its thread
 /// panics, breaks the team instead).
+///
+/// The handle of a composed call ([`iallgather`](HybridMember::iallgather),
+/// [`ialltoall`](HybridMember::ialltoall), [`iscan_inclusive`](HybridMember::iscan_inclusive),
+/// [`iscan_exclusive`](HybridMember::iscan_exclusive)) runs its two steps: the first starts at
+/// once, and a poll that finds it over starts the second (member 0's handle does the work
+/// between them, a transpose or the prefixes, then); the call is over when the second is.
 ///
 /// ```
 /// use phasers_mpi::{HybridTeam, Mpi, Threading};
@@ -90,31 +135,43 @@ impl<'a> Output<'a> {
 #[must_use = "a pending call must be tested or waited for (dropping it waits)"]
 pub struct HybridPending<'a> {
     member: &'a mut HybridMember,
-    kind: Kind,
-    call: u64,
-    deadline: Option<Instant>,
-    output: Option<Output<'a>>,
+    /// The engine call the handle waits for now.
+    step: Step<'a>,
+    /// A composed call's second step, until its first is over.
+    then: Option<Box<dyn Then<'a> + 'a>>,
+    /// The result a composed call's second step ends with, whatever the step's own (see
+    /// [`Next::Second`]).
+    failed: Option<Error>,
     finished: Option<Result<()>>,
 }
 
 // SAFETY: the only non-`Send` field is the output pointer, an exclusive borrow of a slice of
 // `T: Send` values for `'a`; moving the handle to another thread moves that borrow with it.
+// (`Then` is `Send` itself.)
 unsafe impl Send for HybridPending<'_> {}
 
 impl<'a> HybridPending<'a> {
-    pub(crate) fn new(
+    pub(crate) fn new(member: &'a mut HybridMember, step: Step<'a>) -> Self {
+        HybridPending {
+            member,
+            step,
+            then: None,
+            failed: None,
+            finished: None,
+        }
+    }
+
+    /// The handle of a composed call whose first step is `step`: `then` starts the second.
+    pub(crate) fn chained(
         member: &'a mut HybridMember,
-        kind: Kind,
-        call: u64,
-        deadline: Option<Instant>,
-        output: Option<Output<'a>>,
+        step: Step<'a>,
+        then: Box<dyn Then<'a> + 'a>,
     ) -> Self {
         HybridPending {
             member,
-            kind,
-            call,
-            deadline,
-            output,
+            step,
+            then: Some(then),
+            failed: None,
             finished: None,
         }
     }
@@ -158,26 +215,30 @@ impl<'a> HybridPending<'a> {
         if let Some(result) = &self.finished {
             return result.clone().map(|()| true);
         }
-        let shared = &self.member.shared;
-        let result = match engine::poll(shared, self.call) {
-            Poll::Pending => {
-                if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                    Err(engine::time_out(
-                        shared,
-                        self.kind,
-                        self.call,
-                        Vec::new(),
-                        self.deadline,
-                    ))
-                } else {
-                    return Ok(false);
+        // A composed call's second step, started when the first is found over, is polled at
+        // once too.
+        let result = loop {
+            let (shared, step) = (&self.member.shared, &self.step);
+            let outcome = match engine::poll(shared, step.call) {
+                Poll::Pending => {
+                    if step.deadline.is_some_and(|d| Instant::now() >= d) {
+                        Err(engine::time_out(
+                            shared,
+                            step.kind,
+                            step.call,
+                            Vec::new(),
+                            step.deadline,
+                        ))
+                    } else {
+                        return Ok(false);
+                    }
                 }
+                Poll::Done(outcome) => engine::hold(shared, step.call, outcome),
+                Poll::Broken(error) => Err(error),
+            };
+            if let Some(result) = self.step_over(outcome) {
+                break result;
             }
-            Poll::Done(outcome) => {
-                let held = engine::hold(shared, self.call, outcome);
-                self.take(held)
-            }
-            Poll::Broken(error) => Err(error),
         };
         self.finished = Some(result.clone());
         result.map(|()| true)
@@ -296,36 +357,66 @@ impl<'a> HybridPending<'a> {
             return result.clone();
         }
         let start = Instant::now();
-        let shared = &self.member.shared;
-        match engine::wait_until(shared, self.kind, self.call, self.deadline, Some(deadline)) {
-            Some(outcome) => {
-                let result = self.take(outcome);
-                self.finished = Some(result.clone());
-                result
+        let result = loop {
+            let (shared, step) = (&self.member.shared, &self.step);
+            let until = Some(deadline);
+            let Some(outcome) =
+                engine::wait_until(shared, step.kind, step.call, step.deadline, until)
+            else {
+                return Err(Error::Timeout {
+                    what: step.kind.name(),
+                    episode: step.call,
+                    waiting_for: engine::missing_members(shared, step.call),
+                    after: start.elapsed(),
+                });
+            };
+            if let Some(result) = self.step_over(outcome) {
+                break result;
             }
-            None => Err(Error::Timeout {
-                what: self.kind.name(),
-                episode: self.call,
-                waiting_for: engine::missing_members(shared, self.call),
-                after: start.elapsed(),
-            }),
-        }
+        };
+        self.finished = Some(result.clone());
+        result
     }
 
     fn complete(&mut self) -> Result<()> {
         if let Some(result) = &self.finished {
             return result.clone();
         }
-        let outcome = engine::wait(&self.member.shared, self.kind, self.call, self.deadline);
-        let result = self.take(outcome);
+        let result = loop {
+            let step = &self.step;
+            let outcome = engine::wait(&self.member.shared, step.kind, step.call, step.deadline);
+            if let Some(result) = self.step_over(outcome) {
+                break result;
+            }
+        };
         self.finished = Some(result.clone());
         result
+    }
+
+    /// The step waited for is over with `outcome`: the call's result, or `None` when a composed
+    /// call's second step has just started in its place.
+    fn step_over(&mut self, outcome: Result<Held>) -> Option<Result<()>> {
+        let Some(then) = self.then.take() else {
+            let result = self.take(outcome);
+            return Some(match self.failed.take() {
+                Some(error) => Err(error),
+                None => result,
+            });
+        };
+        match then.start(self.member, outcome) {
+            Next::Second { step, error } => {
+                self.step = step;
+                self.failed = error;
+                None
+            }
+            Next::Over(result) => Some(result),
+        }
     }
 
     /// Writes the outputs from a call's outcome; dropping `outcome` then departs.
     fn take(&mut self, outcome: Result<Held>) -> Result<()> {
         let outcome = outcome?;
-        match self.output.as_mut() {
+        match self.step.output.as_mut() {
             Some(output) => output.fill(&outcome),
             None => Ok(()),
         }

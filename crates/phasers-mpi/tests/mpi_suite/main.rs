@@ -26,6 +26,7 @@ mod hybrid_direct;
 mod hybrid_direct_checked;
 mod hybrid_engine_reuse;
 mod hybrid_faults;
+mod hybrid_icomposed;
 mod hybrid_mismatch;
 mod launcher;
 mod process;
@@ -65,6 +66,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(combined::cases());
     cases.extend(hybrid::cases());
     cases.extend(hybrid_composed::cases());
+    cases.extend(hybrid_icomposed::cases());
     cases.extend(hybrid_direct_checked::cases());
     cases.extend(hybrid_direct::cases());
     cases.extend(hybrid_engine_reuse::cases());

@@ -7,8 +7,6 @@
 //! [`LeaderStep`] (a stub instead of the process barrier); the hybrid team's direct-path
 //! meeting ([`Arrivals`]) as it is, with the engine's own meeting modelled by the test.
 
-pub use crate::hybrid::arrivals::{
-    phase_word, Arrivals, Meeting, DONE, ENGINE_ARRIVAL, REPOST,
-};
 pub use crate::combined::process_side::{LeaderStep, ProcessSide, Seat};
+pub use crate::hybrid::arrivals::{phase_word, Arrivals, Meeting, DONE, ENGINE_ARRIVAL, REPOST};
 pub use crate::process::node_gather::{NodeGather, NodeSlots};

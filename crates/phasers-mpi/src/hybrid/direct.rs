@@ -77,8 +77,8 @@ use phasers::{Element, Reducer, Reduction};
 
 use std::sync::Arc;
 
-use super::direct_checked::{self, Contribution, Crossing};
 use super::arrivals::{phase_word, Meeting, DONE, FAILED, LARGE, REPOST};
+use super::direct_checked::{self, Contribution, Crossing};
 use super::direct_state::{DirectMember, DirectShared, Posted, INLINE_WORDS};
 use super::exchange;
 use super::member::HybridMember;

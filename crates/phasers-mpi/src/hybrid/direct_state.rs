@@ -129,7 +129,8 @@ impl DirectShared {
 impl DirectShared {
     /// Counts a member in at call `call` with `weight` (see `arrivals.rs`).
     pub(crate) fn count_in(&self, call: u64, weight: u64, local: usize) -> Meeting {
-        self.arrived.count_in(call, weight, local, &self.state.0.phase)
+        self.arrived
+            .count_in(call, weight, local, &self.state.0.phase)
     }
 }
 

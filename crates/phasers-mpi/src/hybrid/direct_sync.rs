@@ -14,10 +14,10 @@
 //! `MPI_Ibarrier` or `MPI_Ibcast` must meet the same MPI call from another process's
 //! `ibarrier` or `ibroadcast`, which carries no envelope.
 
+use super::arrivals::{phase_word, Meeting, DONE, FAILED, REPOST};
 use super::bytes::Bytes;
 use super::direct::DIRECT_WAITS_YIELD_EARLY;
 use super::direct_checked::{self, Contribution, Crossing};
-use super::arrivals::{phase_word, Meeting, DONE, FAILED, REPOST};
 use super::direct_state::{DirectShared, Posted, INLINE_WORDS};
 use super::envelope;
 use super::exchange;

@@ -8,8 +8,8 @@ use std::ops::Deref;
 use std::sync::{Arc, TryLockError};
 use std::time::{Duration, Instant};
 
-use super::bytes::{Bytes, Source};
 use super::arrivals::ENGINE_ARRIVAL;
+use super::bytes::{Bytes, Source};
 use super::flight::{Flight, Landing};
 use super::plan;
 use super::shared::{Outcome, ProcessShared, Slot, SlotInner, DONE, GATHERING, IN_FLIGHT};

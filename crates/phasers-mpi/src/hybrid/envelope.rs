@@ -241,14 +241,18 @@ pub(crate) fn merge(input: &[u8], inout: &mut [u8]) {
         // Unreachable: every record holds its header; a shorter one could not have been sealed.
         return;
     }
-    let (a, b) = (Merged::read(input), Merged::read(inout));
-    let settled = a.settled() && b.settled() && a.high == b.high;
-    if settled {
-        merge_payloads(Header { words: a.high }, input, inout);
-    }
-    if settled && input[..PAYLOAD_AT] == inout[..PAYLOAD_AT] {
-        // The usual case, a matched call: the merged header and flags are these.
+    if input[..PAYLOAD_AT] == inout[..PAYLOAD_AT] {
+        // The usual case, a matched call: the same header and flags on both sides, which stay
+        // as they are; the payloads merge if that header is settled.
+        let merged = Merged::read(inout);
+        if merged.settled() {
+            merge_payloads(Header { words: merged.high }, input, inout);
+        }
         return;
+    }
+    let (a, b) = (Merged::read(input), Merged::read(inout));
+    if a.settled() && b.settled() && a.high == b.high {
+        merge_payloads(Header { words: a.high }, input, inout);
     }
     for i in 0..WORDS {
         let high = a.high[i].max(b.high[i]);

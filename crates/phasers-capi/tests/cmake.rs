@@ -17,16 +17,7 @@ use support::{crate_dir, library_dir, run, run_captured, Outcome};
 
 /// Whether `program --version` runs; prints why `test` is skipped when it does not.
 fn have(program: &str, test: &str) -> bool {
-    let found = Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !found {
-        eprintln!(
-            "SKIPPED {test}: {program} is not installed (apt-get install {program}); CI installs it"
-        );
-    }
-    found
+    support::have(program, test, &format!("apt-get install {program}"))
 }
 
 /// A fresh directory `name` under the target's tmp directory.

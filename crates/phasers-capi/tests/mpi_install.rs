@@ -33,17 +33,7 @@ const LIMIT: Duration = Duration::from_secs(300);
 
 /// Whether `program --version` runs; prints why `test` is skipped when it does not.
 fn have(program: &str, test: &str) -> bool {
-    let found = Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !found {
-        eprintln!(
-            "SKIPPED {test}: {program} is not installed (scripts/setup-mpi.sh, or apt-get \
-             install it); CI installs it"
-        );
-    }
-    found
+    support::have(program, test, "scripts/setup-mpi.sh, or apt-get install it")
 }
 
 /// Whether every tool of `programs` is here, saying which is missing otherwise.

@@ -275,3 +275,16 @@ pub fn exported() -> BTreeSet<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// Whether `program --version` runs; prints why `test` is skipped when it does not, with `hint`
+/// (how to install it).
+pub fn have(program: &str, test: &str, hint: &str) -> bool {
+    let found = Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !found {
+        eprintln!("SKIPPED {test}: {program} is not installed ({hint}); CI installs it");
+    }
+    found
+}

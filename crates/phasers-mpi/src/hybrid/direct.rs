@@ -79,7 +79,7 @@ use std::sync::Arc;
 
 use super::arrivals::{phase_word, Meeting, DONE, FAILED, LARGE, REPOST};
 use super::direct_checked::{self, Contribution, Crossing};
-use super::direct_state::{DirectMember, DirectShared, Posted, INLINE_WORDS};
+use super::direct_state::{DirectMember, DirectShared, Posted};
 use super::exchange;
 use super::member::HybridMember;
 use super::reducer::{self, is_bitwise, Builtin, ElementCode, Typed};
@@ -195,10 +195,6 @@ impl<T: Element + Equivalence> Call<'_, T> {
         &self.shared.direct
     }
 
-    fn phase(&self, phase: u64) -> u64 {
-        phase_word(self.number, phase)
-    }
-
     /// Several members here: post, count in, and go on as the last arrival says; `None` when
     /// some member called through the engine, where this call must go too (see
     /// `DirectShared::count_in`).
@@ -249,10 +245,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
     /// The error of a call that reached `FAILED`.
     fn failure(&self) -> Error {
         self.direct()
-            .failure
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+            .failure()
             .unwrap_or_else(|| self.shared.broken_error())
     }
 
@@ -297,8 +290,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
                 // Unchecked: the exchange has no error of its own.
                 let _ = self.exchange(None, zeros);
             }
-            *direct.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
-            return self.publish(FAILED);
+            return direct.fail(self.number, error);
         }
         let bytes = std::mem::size_of_val(self.input);
         if bytes > SMALL_BYTES {
@@ -371,10 +363,7 @@ impl<T: Element + Equivalence> Call<'_, T> {
     /// that hands the call to the reduction group (large).
     fn complete_checked(&self, sig: &Signature, error: Option<Error>) -> u64 {
         let direct = self.direct();
-        let fail = |error: Error| {
-            *direct.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
-            self.publish(FAILED)
-        };
+        let fail = |error: Error| direct.fail(self.number, error);
         if let Some(error) = error {
             let local = LocalError {
                 error,
@@ -432,39 +421,11 @@ impl<T: Element + Equivalence> Call<'_, T> {
 
     /// Publishes this call's `phase`; returns it.
     fn publish(&self, phase: u64) -> u64 {
-        self.direct()
-            .state
-            .0
-            .phase
-            .store(self.phase(phase), Ordering::Release);
-        phase
+        self.direct().publish(self.number, phase)
     }
 
-    /// Waits until the call reaches one of `phases`; the team's broken error when it breaks
-    /// first. A team breaks only while some member is outside this call (a member dropped, an
-    /// error of the reduction group published as broken), so no one reads this member's
-    /// buffers after it leaves.
     fn wait_phase(&self, phases: &[u64]) -> Result<u64> {
-        let state = &self.direct().state.0.phase;
-        let reached = || {
-            let now = state.load(Ordering::Acquire);
-            phases.iter().copied().find(|&p| now == self.phase(p))
-        };
-        let first = self.shared.first_rank();
-        let local = self.shared.local;
-        let missing = || {
-            format!(
-                "the members of this process (ranks {first} to {}) to finish the call",
-                first + local - 1
-            )
-        };
-        let wait = self
-            .shared
-            .wait_for(self.kind, self.number, DIRECT_WAITS_YIELD_EARLY, &missing);
-        poll_until(&wait, None, || {
-            reached().is_some() || self.shared.is_broken()
-        });
-        reached().ok_or_else(|| self.shared.broken_error())
+        wait_phase(self.shared, self.kind, self.number, phases)
     }
 
     /// A large call: the reduction group, then the leader's exchange. A team of one process
@@ -566,40 +527,18 @@ impl<T: Element + Equivalence> Call<'_, T> {
     /// cache line where they fit, else `results[number % 2]`.
     #[allow(clippy::mut_from_ref)]
     fn result_buffer(&self, len: usize) -> &mut [T] {
-        let direct = self.direct();
         let bytes = len * std::mem::size_of::<T>();
-        if bytes <= INLINE_WORDS * 8 {
-            // SAFETY: written only by the member that completes this call's meeting (or the
-            // only member), once every member has arrived at this call, so every member has
-            // finished copying the last call's result from it.
-            let words = unsafe { &mut *direct.state.0.inline.get() };
-            return view_mut(words, len);
-        }
-        let buffer = direct.results[(self.number % 2) as usize].0.get();
         // SAFETY: only the member that completes this call's meeting, or the leader of a large
-        // call, writes the buffer, once every member has arrived (see the module docs).
-        let words = unsafe { &mut *buffer };
-        let needed = bytes.div_ceil(8);
-        if words.len() < needed {
-            words.resize(needed, 0);
-        }
+        // call, or the only member, asks for it, once every member has arrived (module docs).
+        let words = unsafe { self.direct().result_words(self.number, bytes) };
         view_mut(words, len)
     }
 
     fn copy_result(&self, output: &mut [T]) {
-        let direct = self.direct();
         let bytes = std::mem::size_of_val(output);
-        if bytes <= INLINE_WORDS * 8 {
-            // SAFETY: the call's result was published (`DONE`), and no one writes the line's
-            // result again before every member, this one too, has arrived at the next call.
-            let words = unsafe { &*direct.state.0.inline.get() };
-            output.copy_from_slice(view(words, output.len()));
-            return;
-        }
-        let buffer = direct.results[(self.number % 2) as usize].0.get();
-        // SAFETY: the call's result was published (`DONE`), and the buffer is not written again
-        // before call `number + 2`, which no one starts before this member reaches `number + 1`.
-        let words = unsafe { &*buffer };
+        // SAFETY: the call's result was published (`DONE`), and this member has not arrived
+        // at the next call.
+        let words = unsafe { self.direct().published_words(self.number, bytes) };
         output.copy_from_slice(view(words, output.len()));
     }
 
@@ -652,13 +591,48 @@ impl<T: Element + Equivalence> Call<'_, T> {
         Ok(())
     }
 
-    /// Every member has arrived at this call, so every member left call `number - 2`: its slot
-    /// may take call `number + 2`.
     fn open_next_slot(&self) {
-        self.shared.slots[(self.number % 2) as usize]
-            .open_for
-            .store(self.number + 2, Ordering::Release);
+        open_next_slot(self.shared, self.number);
     }
+}
+
+/// Waits until direct call `number` of `kind` reaches one of `phases`; the team's broken error
+/// when it breaks first. A team breaks only while some member is outside the call (a member
+/// dropped, an error of the reduction group published as broken), so no one reads the waiting
+/// member's buffers after it leaves.
+pub(super) fn wait_phase(
+    shared: &ProcessShared,
+    kind: Kind,
+    number: u64,
+    phases: &[u64],
+) -> Result<u64> {
+    let state = &shared.direct.state.0.phase;
+    let reached = || {
+        let now = state.load(Ordering::Acquire);
+        phases
+            .iter()
+            .copied()
+            .find(|&p| now == phase_word(number, p))
+    };
+    let first = shared.first_rank();
+    let local = shared.local;
+    let missing = || {
+        format!(
+            "the members of this process (ranks {first} to {}) to finish the call",
+            first + local - 1
+        )
+    };
+    let wait = shared.wait_for(kind, number, DIRECT_WAITS_YIELD_EARLY, &missing);
+    poll_until(&wait, None, || reached().is_some() || shared.is_broken());
+    reached().ok_or_else(|| shared.broken_error())
+}
+
+/// Every member has arrived at direct call `number`, so every member left call `number - 2`:
+/// its slot may take call `number + 2`.
+pub(super) fn open_next_slot(shared: &ProcessShared, number: u64) {
+    shared.slots[(number % 2) as usize]
+        .open_for
+        .store(number + 2, Ordering::Release);
 }
 
 impl DirectMember {

@@ -8,14 +8,14 @@ use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize};
 use std::sync::Mutex;
 
-use super::arrivals::{Arrivals, Meeting};
+use super::arrivals::{phase_word, Arrivals, Meeting, FAILED};
 use super::bytes::Bytes;
 use super::layout::Layout;
 use super::options::Options;
 use super::reducer::Builtin;
 use super::signature::Signature;
 use crate::error::Error;
-use crate::sync::atomic::AtomicU64;
+use crate::sync::atomic::{AtomicU64, Ordering};
 
 /// Whether a team with `layout` and agreed `options` takes the direct path: no timeout anywhere
 /// (`Options::direct`), one node's processes (no node hierarchy), and at most
@@ -131,6 +131,68 @@ impl DirectShared {
     pub(crate) fn count_in(&self, call: u64, weight: u64, local: usize) -> Meeting {
         self.arrived
             .count_in(call, weight, local, &self.state.0.phase)
+    }
+
+    /// Publishes call `call`'s `phase`; returns it.
+    pub(super) fn publish(&self, call: u64, phase: u64) -> u64 {
+        self.state
+            .0
+            .phase
+            .store(phase_word(call, phase), Ordering::Release);
+        phase
+    }
+
+    /// Stores `error` for every member of call `call` and publishes `FAILED`; returns it.
+    pub(super) fn fail(&self, call: u64, error: Error) -> u64 {
+        *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+        self.publish(call, FAILED)
+    }
+
+    /// The error of a call that reached `FAILED`, if one was stored.
+    pub(super) fn failure(&self) -> Option<Error> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The words that hold call `call`'s result of `bytes` bytes, for its one writer: the
+    /// phase's cache line where they fit, else `results[call % 2]`, grown if needed.
+    ///
+    /// # Safety
+    ///
+    /// Only the member that completes call `call`'s meeting (or the leader of a large call, or
+    /// the only member) may call this, once every member has arrived at the call: every member
+    /// has then finished reading call `call - 2`'s result (and the line's, the last call's),
+    /// and none reads this one before its phase is published.
+    #[allow(clippy::mut_from_ref)]
+    pub(super) unsafe fn result_words(&self, call: u64, bytes: usize) -> &mut [u64] {
+        if bytes <= INLINE_WORDS * 8 {
+            // SAFETY: the caller is the line's one writer now (see above).
+            return unsafe { &mut *self.state.0.inline.get() };
+        }
+        // SAFETY: as above, for the buffer of calls with this call's parity.
+        let buffer = unsafe { &mut *self.results[(call % 2) as usize].0.get() };
+        let needed = bytes.div_ceil(8);
+        if buffer.len() < needed {
+            buffer.resize(needed, 0);
+        }
+        buffer
+    }
+
+    /// The words that hold call `call`'s published result of `bytes` bytes, for its readers.
+    ///
+    /// # Safety
+    ///
+    /// Call `call`'s phase must have been published (`DONE`), and the caller must not have
+    /// arrived at call `call + 1`: no one writes these words again before then.
+    pub(super) unsafe fn published_words(&self, call: u64, bytes: usize) -> &[u64] {
+        if bytes <= INLINE_WORDS * 8 {
+            // SAFETY: see above.
+            return unsafe { &*self.state.0.inline.get() };
+        }
+        // SAFETY: see above.
+        unsafe { &*self.results[(call % 2) as usize].0.get() }
     }
 }
 

@@ -14,18 +14,18 @@
 //! `MPI_Ibarrier` or `MPI_Ibcast` must meet the same MPI call from another process's
 //! `ibarrier` or `ibroadcast`, which carries no envelope.
 
-use super::arrivals::{phase_word, Meeting, DONE, FAILED, REPOST};
+use super::arrivals::{Meeting, DONE, FAILED, REPOST};
 use super::bytes::Bytes;
-use super::direct::DIRECT_WAITS_YIELD_EARLY;
+use super::direct::{open_next_slot, wait_phase, DIRECT_WAITS_YIELD_EARLY};
 use super::direct_checked::{self, Contribution, Crossing};
-use super::direct_state::{DirectShared, Posted, INLINE_WORDS};
+use super::direct_state::{DirectShared, Posted};
 use super::envelope;
 use super::exchange;
 use super::member::HybridMember;
 use super::shared::ProcessShared;
 use super::signature::{compare, Kind, LocalError, Signature, MPI_MAX_BYTES};
 use crate::error::{Error, Result};
-use crate::progress::{poll_until, WaitFor};
+use crate::progress::WaitFor;
 
 impl HybridMember {
     /// Runs a blocking barrier on the direct path where it applies; `None` where it takes the
@@ -71,7 +71,7 @@ impl HybridMember {
             is_root: sig.kind == Kind::Broadcast && sig.root == self.rank,
         };
         if shared.local == 1 {
-            call.open_next_slot();
+            open_next_slot(shared, number);
             return Some(call.alone());
         }
         let met = call.meet();
@@ -144,11 +144,16 @@ impl SyncCall<'_> {
         };
         let phase = match direct.count_in(self.number, 1, self.shared.local) {
             Meeting::AllDirect => {
-                self.open_next_slot();
+                open_next_slot(self.shared, self.number);
                 self.complete()
             }
             Meeting::Mixed => return None,
-            Meeting::Waiting | Meeting::AllEngine => match self.wait_phase() {
+            Meeting::Waiting | Meeting::AllEngine => match wait_phase(
+                self.shared,
+                self.sig.kind,
+                self.number,
+                &[DONE, FAILED, REPOST],
+            ) {
                 Ok(phase) => phase,
                 Err(error) => return Some(Err(error)),
             },
@@ -162,10 +167,7 @@ impl SyncCall<'_> {
             }
             REPOST => return None,
             _ => Err(direct
-                .failure
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone()
+                .failure()
                 .unwrap_or_else(|| self.shared.broken_error())),
         })
     }
@@ -181,10 +183,7 @@ impl SyncCall<'_> {
         let process = (self.processes() > 1).then(|| self.shared.process());
         let sigs = (0..self.shared.local).filter_map(post).map(|p| &p.sig);
         let error = compare(sigs, first_rank, process, true);
-        let fail = |error: Error| {
-            *direct.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
-            self.publish(FAILED)
-        };
+        let fail = |error: Error| direct.fail(self.number, error);
         if let Some(error) = error {
             if self.processes() == 1 {
                 return fail(error);
@@ -292,36 +291,20 @@ impl SyncCall<'_> {
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.buffer, self.bytes) };
     }
 
-    /// This call's result buffer, `bytes` long: the phase's cache line where it fits, else
-    /// `results[number % 2]` (see `direct.rs` for why one writer at a time).
+    /// This call's result buffer, `bytes` long (see `DirectShared::result_words`).
     #[allow(clippy::mut_from_ref)]
     fn result_bytes(&self) -> &mut [u8] {
-        let direct = self.direct();
-        let words: &mut [u64] = if self.bytes <= INLINE_WORDS * 8 {
-            // SAFETY: written only by the member that completes this call's meeting (or the
-            // only member), once every member has arrived, so every member has finished copying
-            // the last call's result; read by the others after the phase is published.
-            unsafe { &mut *direct.state.0.inline.get() }
-        } else {
-            // SAFETY: as above, for the buffer of calls with this call's parity.
-            let buffer = unsafe { &mut *direct.results[(self.number % 2) as usize].0.get() };
-            let needed = self.bytes.div_ceil(8);
-            if buffer.len() < needed {
-                buffer.resize(needed, 0);
-            }
-            buffer
-        };
-        // SAFETY: `words` holds at least `bytes` initialized bytes (checked above); a `u64`
-        // slice may be viewed as bytes.
+        // SAFETY: only the member that completes this call's meeting, or the only member, asks
+        // for it, once every member has arrived; the others read it after `DONE`
+        // (`copy_out`), before they arrive at the next call.
+        let words = unsafe { self.direct().result_words(self.number, self.bytes) };
+        // SAFETY: `words` holds at least `bytes` initialized bytes; a `u64` slice may be
+        // viewed as bytes.
         unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), self.bytes) }
     }
 
     fn publish(&self, phase: u64) -> u64 {
-        self.direct().state.0.phase.store(
-            phase_word(self.number, phase),
-            std::sync::atomic::Ordering::Release,
-        );
-        phase
+        self.direct().publish(self.number, phase)
     }
 
     fn wait<'w>(&self, missing: &'w dyn Fn() -> String) -> WaitFor<'w> {
@@ -331,36 +314,5 @@ impl SyncCall<'_> {
             DIRECT_WAITS_YIELD_EARLY,
             missing,
         )
-    }
-
-    /// Waits for the call's phase; the team's broken error when it breaks first.
-    fn wait_phase(&self) -> Result<u64> {
-        let state = &self.direct().state.0.phase;
-        let reached = || {
-            let now = state.load(std::sync::atomic::Ordering::Acquire);
-            [DONE, FAILED, REPOST]
-                .into_iter()
-                .find(|&p| now == phase_word(self.number, p))
-        };
-        let first = self.shared.first_rank();
-        let local = self.shared.local;
-        let missing = || {
-            format!(
-                "the members of this process (ranks {first} to {}) to finish the call",
-                first + local - 1
-            )
-        };
-        let wait = self.wait(&missing);
-        poll_until(&wait, None, || {
-            reached().is_some() || self.shared.is_broken()
-        });
-        reached().ok_or_else(|| self.shared.broken_error())
-    }
-
-    /// Every member has arrived at this call: its slot may take call `number + 2`.
-    fn open_next_slot(&self) {
-        self.shared.slots[(self.number % 2) as usize]
-            .open_for
-            .store(self.number + 2, std::sync::atomic::Ordering::Release);
     }
 }

@@ -50,13 +50,12 @@ const LAYOUTS: [Layout; 4] = [
 ];
 
 /// A value naming (member, index, call): every element tells where it came from.
-fn value(member: usize, index: usize, call: u64) -> u64 {
+pub fn value(member: usize, index: usize, call: u64) -> u64 {
     (call << 48) | ((member as u64) << 32) | index as u64
 }
 
-/// Builds a team of `threads(rank)` members on this process and runs `body` on each member's
-/// thread.
-fn with_team(
+/// Builds a team of `threads` members on this process and runs `body` on each member's thread.
+pub fn with_team(
     ctx: &Ctx<'_>,
     threads: usize,
     checked: bool,

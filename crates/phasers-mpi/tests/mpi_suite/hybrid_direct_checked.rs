@@ -9,6 +9,7 @@ use phasers::Op;
 use phasers_mpi::{HybridMember, HybridTeam};
 
 use crate::case::{every, Case, Ctx, Failures};
+use crate::rng::Rng;
 
 pub fn cases() -> Vec<Case> {
     vec![
@@ -19,6 +20,10 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "hybrid_direct_checked_blocking_meets_non_blocking_across_and_within_processes",
             run: mixed_forms,
+        },
+        Case {
+            name: "hybrid_direct_checked_stress_64_members_on_both_paths",
+            run: stress_both_paths,
         },
     ]
 }
@@ -171,4 +176,88 @@ fn mixed_on(m: &mut HybridMember, non_blocking: bool, failures: &Failures) {
             failures.add(format!("member {me}: mixed barrier: {e}"));
         }
     }
+}
+
+/// 64 members over all processes (more threads than cores) run 120 calls: the collective and
+/// length of each come from one seed shared by all, and each member flips its own coin for the
+/// blocking or the non-blocking form, so most calls meet members on both paths in a process
+/// (`arrivals.rs` sends the direct ones to the engine) and processes on both paths (the
+/// envelope's engine flag). Members nap now and then, so arrivals come in every order. Every
+/// result is checked.
+fn stress_both_paths(ctx: &Ctx<'_>) -> Result<(), String> {
+    const CALLS: u64 = 120;
+    let threads = (64 / ctx.size).max(1);
+    let (seed, rank) = (ctx.seed, ctx.rank);
+    let team = team(ctx, threads)?;
+    let failures = Failures::default();
+    std::thread::scope(|s| {
+        for mut m in team.participants() {
+            let failures = &failures;
+            s.spawn(move || {
+                let (me, size) = (m.rank(), m.parties());
+                let mut shared = Rng::new(seed, 0, 0);
+                let mut own = Rng::new(seed, rank, me + 1);
+                for c in 0..CALLS {
+                    let kind = shared.below(3);
+                    let len = [1usize, 100, 600][shared.below(3) as usize];
+                    let root = shared.below(size as u64) as usize;
+                    let non_blocking = own.below(2) == 0;
+                    own.maybe_sleep(16, Duration::from_micros(200));
+                    let input: Vec<u64> = (0..len).map(|i| value(me, i) ^ c).collect();
+                    let result = match kind {
+                        0 => {
+                            let mut out = vec![0u64; len];
+                            let r = if non_blocking {
+                                m.iallreduce(&input, &mut out, Op::Sum)
+                                    .and_then(|p| p.wait())
+                            } else {
+                                m.allreduce(&input, &mut out, Op::Sum)
+                            };
+                            let sum: Vec<u64> = (0..len)
+                                .map(|i| {
+                                    (0..size)
+                                        .map(|r| value(r, i) ^ c)
+                                        .fold(0, u64::wrapping_add)
+                                })
+                                .collect();
+                            r.map(|()| out == sum)
+                        }
+                        1 => {
+                            let mut buffer = if me == root {
+                                input.clone()
+                            } else {
+                                vec![0; len]
+                            };
+                            let r = if non_blocking {
+                                m.ibroadcast(root, &mut buffer).and_then(|p| p.wait())
+                            } else {
+                                m.broadcast(root, &mut buffer)
+                            };
+                            let want: Vec<u64> = (0..len).map(|i| value(root, i) ^ c).collect();
+                            r.map(|()| buffer == want)
+                        }
+                        _ => {
+                            let r = if non_blocking {
+                                m.ibarrier().and_then(|p| p.wait())
+                            } else {
+                                m.barrier()
+                            };
+                            r.map(|()| true)
+                        }
+                    };
+                    match result {
+                        Ok(right) => failures.check(right, || {
+                            format!(
+                                "member {me}: call {c} (kind {kind}, {len} words): wrong result"
+                            )
+                        }),
+                        Err(e) => failures.add(format!("member {me}: call {c} (kind {kind}): {e}")),
+                    }
+                }
+            });
+        }
+    });
+    failures
+        .into_result()
+        .map_err(|e| format!("{} processes x {threads} threads: {e}", ctx.size))
 }

@@ -11,6 +11,7 @@ use phasers::Op;
 use phasers_mpi::{Error, HybridMember, HybridPending, HybridTeam, Result};
 
 use crate::case::{every, Case, Ctx, Failures};
+use crate::hybrid_composed::{value, with_team};
 
 pub fn cases() -> Vec<Case> {
     vec![
@@ -86,32 +87,6 @@ fn poll_to_end(mut pending: HybridPending<'_>, failures: &Failures) -> Result<()
         format!("test after the call was over gave {again:?}, first {first:?}")
     });
     first.map(|_| ())
-}
-
-/// A value naming (member, index, call): every element tells where it came from.
-fn value(member: usize, index: usize, call: u64) -> u64 {
-    (call << 48) | ((member as u64) << 32) | index as u64
-}
-
-/// Builds a team of `threads` members on this process and runs `body` on each member's thread.
-fn with_team(
-    ctx: &Ctx<'_>,
-    threads: usize,
-    checked: bool,
-    body: impl Fn(&mut HybridMember, &Failures) + Sync,
-) -> Result<(), String> {
-    let team = HybridTeam::builder(ctx.mpi, ctx.comm, threads)
-        .checked(checked)
-        .build()
-        .map_err(|e| format!("build: {e}"))?;
-    let failures = Failures::default();
-    std::thread::scope(|s| {
-        for mut member in team.participants() {
-            let (failures, body) = (&failures, &body);
-            s.spawn(move || body(&mut member, failures));
-        }
-    });
-    failures.into_result()
 }
 
 /// Runs `body` on teams of 1 and 3 threads per process, checked and unchecked.

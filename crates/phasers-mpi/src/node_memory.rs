@@ -113,6 +113,18 @@ impl NodeCounters {
         // and the stride keeps every counter 8-byte aligned.
         unsafe { &*self.base.add(index * COUNTER_STRIDE).cast::<AtomicU64>() }
     }
+
+    /// The address of `len` bytes starting at counter `index`'s, for memory the caller uses as
+    /// plain bytes (a mailbox's record) under its own protocol.
+    pub(crate) fn bytes(&self, index: usize, len: usize) -> *mut u8 {
+        assert!(
+            index * COUNTER_STRIDE + len <= self.len * COUNTER_STRIDE,
+            "{len} bytes at counter {index} of {}",
+            self.len
+        );
+        // SAFETY: in the mapping, as the assertion checks; the pointer is only an address.
+        unsafe { self.base.add(index * COUNTER_STRIDE) }
+    }
 }
 
 fn map(path: &Path, bytes: usize) -> Result<*mut u8, String> {

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use super::bytes::Bytes;
 use super::checked::placement;
+use super::engine;
 use super::envelope::{self, Header, Mode};
 use super::flight::Flight;
 use super::record_exchange::RecordExchange;
@@ -88,8 +89,16 @@ pub(super) fn envelope(
     );
     record.reuse_zeroed(envelope::record_len(layout, used));
     envelope::seal(record.as_mut_slice(), &header, flags, payload, at);
-    let mut exchange = RecordExchange::start(&layout.flat, record, incoming);
-    poll_until(wait, None, || exchange.test(&layout.flat));
+    let mail = layout.mailboxes.as_deref();
+    let mut exchange = RecordExchange::start(&layout.flat, mail, record, incoming);
+    poll_until(wait, None, || {
+        exchange.test(&layout.flat, mail) || {
+            // An earlier call's exchange may still be in the engine (an `ibarrier` nobody
+            // waits for yet): it must go on for this one to (`mailbox.rs`).
+            engine::advance_in_flight(shared);
+            false
+        }
+    });
     let (merged, incoming) = exchange.into_buffers();
     let crossing = match envelope::open(merged.as_slice()) {
         None => Crossing::Failed(details(shared, sig, local_error, wait)),

@@ -249,6 +249,25 @@ fn finish(slot: &Slot, inner: &mut SlotInner, result: Result<Arc<Outcome>>) {
     slot.state.store(DONE, std::sync::atomic::Ordering::Release);
 }
 
+/// Advances every call of the process that is in flight, where no other member is doing so.
+/// An exchange through the mailboxes sends only once the process's exchange before it has
+/// completed (`mailbox.rs`), so whoever waits for a call also moves the calls before it.
+pub(crate) fn advance_in_flight(shared: &ProcessShared) {
+    for slot in shared.slots.iter() {
+        if slot.state.load(std::sync::atomic::Ordering::Acquire) != IN_FLIGHT {
+            continue;
+        }
+        let guard = match slot.inner.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        };
+        if let Some(mut inner) = guard {
+            advance(shared, slot, &mut inner);
+        }
+    }
+}
+
 /// Looks at call `call` once, advancing its flight if no other member is doing so.
 pub(crate) fn poll(shared: &ProcessShared, call: u64) -> Poll {
     let slot = slot(shared, call);
@@ -272,6 +291,13 @@ pub(crate) fn poll(shared: &ProcessShared, call: u64) -> Poll {
                 advance(shared, slot, &mut inner);
                 if slot.state.load(std::sync::atomic::Ordering::Acquire) == DONE {
                     return outcome(&inner);
+                }
+            }
+            // The call before may hold this one back (`advance_in_flight`).
+            let other = &shared.slots[((call + 1) % 2) as usize];
+            if other.state.load(std::sync::atomic::Ordering::Acquire) == IN_FLIGHT {
+                if let Ok(mut inner) = other.inner.try_lock() {
+                    advance(shared, other, &mut inner);
                 }
             }
         }

@@ -5,8 +5,10 @@
 //!
 //! - **Flat teams** (no node hierarchy) without a timeout: point to point, by recursive doubling
 //!   (`record_exchange.rs`), a record being only as long as its payload needs, up to
-//!   [`MAX_RECORD`]. The direct path (`direct.rs`) and the engine send the same messages, so a
-//!   process that called `barrier` meets one that called `ibarrier` or `allreduce`.
+//!   [`MAX_RECORD`]: through the team's mailboxes in shared memory when all its processes run
+//!   on one node (`mailbox.rs`), as MPI messages otherwise. The direct path (`direct.rs`) and
+//!   the engine send the same records, so a process that called `barrier` meets one that
+//!   called `ibarrier` or `allreduce`.
 //! - **Node-aware teams, and teams with a timeout**: one reduction whose MPI operation is [`merge`] on records of exactly
 //!   [`RECORD`] bytes (node `Ireduce`, leaders' `Iallreduce`, node `Ibcast`).
 //!

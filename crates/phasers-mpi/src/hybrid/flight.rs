@@ -130,7 +130,9 @@ impl Flight {
             if let Some((active, _)) = self.active.as_mut() {
                 let done = match active {
                     Active::Mpi(request) => request.test(),
-                    Active::Envelope(exchange) => exchange.test(&layout.flat),
+                    Active::Envelope(exchange) => {
+                        exchange.test(&layout.flat, layout.mailboxes.as_deref())
+                    }
                 };
                 if !done {
                     return None;
@@ -169,7 +171,12 @@ impl Flight {
             if let Stage::Envelope = stage {
                 let record = std::mem::take(&mut self.data);
                 let incoming = spare.take(envelope::MAX_RECORD);
-                let exchange = RecordExchange::start(&layout.flat, record, incoming);
+                let exchange = RecordExchange::start(
+                    &layout.flat,
+                    layout.mailboxes.as_deref(),
+                    record,
+                    incoming,
+                );
                 self.active = Some((Active::Envelope(exchange), stage));
                 continue;
             }

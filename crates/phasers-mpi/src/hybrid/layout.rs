@@ -6,6 +6,9 @@ use mpi::collective::SystemOperation;
 use mpi::topology::Color;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
+use std::sync::Arc;
+
+use super::mailbox::Mailboxes;
 use super::options::Options;
 use crate::channel::Channel;
 use crate::error::{Error, Result};
@@ -56,6 +59,9 @@ pub(crate) struct Layout {
     /// the one reduction of the other transport completes in MPI without it. The same on every
     /// process.
     pub(crate) envelope_p2p: bool,
+    /// Where a point-to-point envelope's steps go through shared memory instead of MPI: every
+    /// process of the team runs on one node (`mailbox.rs`). The same on every process.
+    pub(crate) mailboxes: Option<Arc<Mailboxes>>,
 }
 
 impl Layout {
@@ -118,6 +124,11 @@ impl Layout {
             None
         };
         let envelope_p2p = hierarchy.is_none() && !timeout_somewhere;
+        let mailboxes = if envelope_p2p && processes > 1 {
+            Self::mailboxes(&flat, ranks_per_node)
+        } else {
+            None
+        };
         Ok(Layout {
             flat,
             counts,
@@ -125,7 +136,28 @@ impl Layout {
             size,
             hierarchy,
             envelope_p2p,
+            mailboxes,
         })
+    }
+
+    /// The team's mailboxes, collective over `flat`: `None` on every process alike when its
+    /// processes do not all share one node (or are told not to, `ranks_per_node`), or when the
+    /// node cannot map the memory; the envelope then goes through MPI, which is only slower.
+    fn mailboxes(flat: &Channel, ranks_per_node: Option<usize>) -> Option<Arc<Mailboxes>> {
+        if ranks_per_node.is_some_and(|n| n < flat.size()) {
+            return None;
+        }
+        let node = {
+            let _call = mpi_call();
+            flat.comm().split_shared(flat.rank() as i32)
+        };
+        // If one node lacks some process, every node does: all decide alike.
+        let made = (node.size() as usize == flat.size())
+            .then(|| Mailboxes::new(&node).ok().map(Arc::new))
+            .flatten();
+        let _call = mpi_call();
+        drop(node);
+        made
     }
 
     fn hierarchy(flat: &Channel, ranks_per_node: Option<usize>) -> Option<Hierarchy> {

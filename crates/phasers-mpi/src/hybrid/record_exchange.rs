@@ -10,6 +10,10 @@
 //! allowed where a shorter one is an error. A process count that is not a power of two folds
 //! the extra processes in first and hands them the merged record last, as `exchange.rs` does.
 //! Merging is commutative (`envelope::merge`), so every process ends with the same bits.
+//!
+//! When every process of the team runs on one node, the same steps go through the team's
+//! mailboxes in shared memory instead of MPI messages (`mailbox.rs`): a step then costs a
+//! cache-line transfer instead of a message.
 
 use std::os::raw::c_int;
 
@@ -18,7 +22,9 @@ use mpi::ffi;
 use mpi::raw::AsRaw;
 
 use super::bytes::Bytes;
+use super::doubling::{Doubling, Received, Step};
 use super::envelope::{self, MAX_RECORD};
+use super::mailbox::{self, Mailboxes};
 use crate::channel::Channel;
 use crate::threading::mpi_call;
 
@@ -26,34 +32,20 @@ use crate::threading::mpi_call;
 /// a record is never taken for data even by a process that went wrong.
 const TAG: c_int = 0x4845;
 
-/// Where an exchange is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
-    /// An extra process's record on its way to its odd neighbour; then `Final`.
-    Handing,
-    /// An odd process of the extra pairs receiving its neighbour's record; then doubling.
-    Folding,
-    /// Recursive doubling with the partner at this distance (among the power-of-two group).
-    Doubling(usize),
-    /// The merged record on its way back to the even neighbour.
-    Returning,
-    /// The even neighbour receiving the merged record.
-    Final,
-    Done,
-}
-
 /// One process's envelope exchange in progress.
 pub(crate) struct RecordExchange {
     record: Bytes,
     incoming: Bytes,
     requests: [ffi::MPI_Request; 2],
-    step: Step,
-    /// This process's rank among those taking part in the doubling (`None` for an even extra).
-    step_rank: Option<usize>,
-    pof2: usize,
-    extra: usize,
+    steps: Doubling,
     me: usize,
-    size: usize,
+    /// This exchange's number among the process's, when the steps go through the team's
+    /// mailboxes in shared memory.
+    exchange: Option<u64>,
+    /// Through the mailboxes: the slot the current step still has to write, and the one it
+    /// still has to read.
+    to_post: Option<usize>,
+    to_take: Option<usize>,
 }
 
 // SAFETY: MPI requests are process-wide handles any thread may test; every use holds
@@ -71,50 +63,55 @@ fn int(n: usize) -> c_int {
 }
 
 impl RecordExchange {
-    /// Starts exchanging `record` (sealed, as long as its payload needs) on `channel`;
-    /// `incoming` is a buffer to receive into (grown to [`MAX_RECORD`] bytes here).
-    pub(crate) fn start(channel: &Channel, record: Bytes, mut incoming: Bytes) -> RecordExchange {
+    /// Starts exchanging `record` (sealed, as long as its payload needs) on `channel`, or
+    /// through `mail` where the team has mailboxes (then every [`test`](Self::test) passes
+    /// them); `incoming` is a buffer to receive into (grown to [`MAX_RECORD`] bytes here).
+    pub(crate) fn start(
+        channel: &Channel,
+        mail: Option<&Mailboxes>,
+        record: Bytes,
+        mut incoming: Bytes,
+    ) -> RecordExchange {
         incoming.reuse(MAX_RECORD);
-        let (me, size) = (channel.rank(), channel.size().max(1));
-        let pof2 = 1usize << (usize::BITS - 1 - size.leading_zeros());
-        let extra = size - pof2;
-        let (step, step_rank) = if me < 2 * extra {
-            if me % 2 == 0 {
-                (Step::Handing, None)
-            } else {
-                (Step::Folding, Some(me / 2))
-            }
-        } else if pof2 > 1 {
-            (Step::Doubling(1), Some(me - extra))
-        } else {
-            (Step::Done, Some(0))
-        };
+        let me = channel.rank();
         let mut exchange = RecordExchange {
             record,
             incoming,
             requests: [null(); 2],
-            step,
-            step_rank,
-            pof2,
-            extra,
+            steps: Doubling::new(me, channel.size()),
             me,
-            size,
+            exchange: mail.map(Mailboxes::next_exchange),
+            to_post: None,
+            to_take: None,
         };
-        exchange.begin(channel);
+        exchange.begin_on(channel, mail);
+        if exchange.steps.step() == Step::Done {
+            exchange.completed(mail);
+        }
         exchange
     }
 
     /// Whether the exchange is over; moves it on when its messages have arrived.
-    pub(crate) fn test(&mut self, channel: &Channel) -> bool {
+    pub(crate) fn test(&mut self, channel: &Channel, mail: Option<&Mailboxes>) -> bool {
         loop {
-            if self.step == Step::Done {
+            if self.steps.step() == Step::Done {
                 return true;
             }
-            if !self.requests_done() {
+            if !self.requests_done(mail) {
                 return false;
             }
             self.finish_step();
-            self.begin(channel);
+            self.begin_on(channel, mail);
+            if self.steps.step() == Step::Done {
+                self.completed(mail);
+            }
+        }
+    }
+
+    /// Tells the mailboxes this exchange is over, so that the next one may send.
+    fn completed(&self, mail: Option<&Mailboxes>) {
+        if let (Some(mail), Some(exchange)) = (mail, self.exchange) {
+            mail.complete(exchange);
         }
     }
 
@@ -127,82 +124,38 @@ impl RecordExchange {
         )
     }
 
-    /// The rank of the process at `step` among the doubling group.
-    fn real(&self, step: usize) -> usize {
-        if step < self.extra {
-            step * 2 + 1
-        } else {
-            step + self.extra
-        }
-    }
-
     /// Starts the current step's messages.
-    fn begin(&mut self, channel: &Channel) {
-        let me = self.me;
-        match self.step {
-            Step::Doubling(mask) => {
-                let partner = self.real(self.step_rank.unwrap_or(0) ^ mask);
-                // Both under one hold of the MPI lock, the send first (as `exchange.rs`).
-                let _call = mpi_call();
-                self.send(channel, partner);
-                self.recv(channel, partner);
-            }
-            Step::Handing => {
-                let _call = mpi_call();
-                self.send(channel, me + 1);
-            }
-            Step::Folding => {
-                let _call = mpi_call();
-                self.recv(channel, me - 1);
-            }
-            Step::Returning => {
-                let _call = mpi_call();
-                self.send(channel, me - 1);
-            }
-            Step::Final => {
-                let _call = mpi_call();
-                self.recv(channel, me + 1);
-            }
-            Step::Done => {}
+    fn begin_on(&mut self, channel: &Channel, mail: Option<&Mailboxes>) {
+        let (send, recv) = self.steps.moves();
+        if let (Some(mail), Some(exchange)) = (mail, self.exchange) {
+            let geometry = mail.geometry;
+            self.to_post = send.map(|(_, step)| geometry.slot(self.me, step, exchange));
+            self.to_take = recv.map(|(from, step)| geometry.slot(from, step, exchange));
+            return;
+        }
+        if send.is_none() && recv.is_none() {
+            return;
+        }
+        // Both under one hold of the MPI lock, the send first (as `exchange.rs`).
+        let _call = mpi_call();
+        if let Some((to, _)) = send {
+            self.send(channel, to);
+        }
+        if let Some((from, _)) = recv {
+            self.recv(channel, from);
         }
     }
 
-    /// Takes the finished step's message and picks the next step.
+    /// Takes the finished step's message and moves on.
     fn finish_step(&mut self) {
-        let after_doubling = |this: &Self| {
-            if this.me < 2 * this.extra {
-                Step::Returning
-            } else {
-                Step::Done
-            }
-        };
-        self.step = match self.step {
-            Step::Handing => Step::Final,
-            Step::Folding => {
+        match self.steps.finish_step() {
+            Received::Merge => {
                 envelope::merge(self.incoming.as_slice(), self.record.as_mut_slice());
-                if self.pof2 > 1 {
-                    Step::Doubling(1)
-                } else {
-                    after_doubling(self)
-                }
             }
-            Step::Doubling(mask) => {
-                envelope::merge(self.incoming.as_slice(), self.record.as_mut_slice());
-                if mask << 1 < self.pof2 {
-                    Step::Doubling(mask << 1)
-                } else {
-                    after_doubling(self)
-                }
-            }
-            Step::Returning => Step::Done,
-            Step::Final => {
-                // The merged record, as long as its sender's: the receive buffer becomes ours.
-                std::mem::swap(&mut self.record, &mut self.incoming);
-                Step::Done
-            }
-            Step::Done => Step::Done,
-        };
-        debug_assert!(self.size >= 1);
+            // The merged record, as long as its sender's: the receive buffer becomes ours.
+            Received::Replace => std::mem::swap(&mut self.record, &mut self.incoming),
+            Received::Nothing => {}
+        }
     }
 
     /// Starts the send of the record; the caller holds `mpi_call()`.
@@ -239,7 +192,21 @@ impl RecordExchange {
         }
     }
 
-    fn requests_done(&mut self) -> bool {
+    fn requests_done(&mut self, mail: Option<&Mailboxes>) -> bool {
+        if let (Some(mail), Some(exchange)) = (mail, self.exchange) {
+            if let Some(slot) = self.to_post {
+                let completed = mail.completed();
+                if mailbox::post(mail, slot, exchange, completed, self.record.as_slice()) {
+                    self.to_post = None;
+                }
+            }
+            if let Some(slot) = self.to_take {
+                if mailbox::take(mail, slot, exchange, self.incoming.as_mut_slice()).is_some() {
+                    self.to_take = None;
+                }
+            }
+            return self.to_post.is_none() && self.to_take.is_none();
+        }
         let mut flag: c_int = 0;
         let _call = mpi_call();
         // SAFETY: the requests were started above or are null, which MPI skips (and leaves

@@ -1,7 +1,10 @@
 //! Checked calls on the direct path (issue 32): a blocking barrier, broadcast, reduce and
 //! allreduce of a checked team send the same envelope as the engine, so they meet the
 //! non-blocking forms of other processes and of other members of their own process; their data
-//! crosses either inside the envelope (up to 3,912 bytes) or after it, exact either way.
+//! crosses either inside the envelope (up to 3,912 bytes) or after it, exact either way. The
+//! envelope goes through the team's mailboxes in shared memory (every process here runs on one
+//! node) or, on a team told its processes are on separate nodes, as MPI messages: the cases run
+//! both.
 
 use std::time::Duration;
 
@@ -38,15 +41,39 @@ fn value(member: usize, i: usize) -> u64 {
     (member as u64) << 32 | i as u64
 }
 
-fn team(ctx: &Ctx<'_>, threads: usize) -> Result<HybridTeam, String> {
-    HybridTeam::new(ctx.mpi, ctx.comm, threads).map_err(|e| format!("build: {e}"))
+/// How a team's envelopes travel.
+#[derive(Clone, Copy, Debug)]
+enum Transport {
+    /// Through the mailboxes: every process of these tests runs on one node.
+    Mailboxes,
+    /// As MPI messages: the team is told each process is a node of its own.
+    Messages,
+}
+
+fn team(ctx: &Ctx<'_>, threads: usize, transport: Transport) -> Result<HybridTeam, String> {
+    let builder = HybridTeam::builder(ctx.mpi, ctx.comm, threads);
+    let builder = match transport {
+        Transport::Mailboxes => builder,
+        Transport::Messages => builder.emulate_nodes(1),
+    };
+    builder.build().map_err(|e| format!("build: {e}"))
+}
+
+/// Every thread count of `threads` with either transport.
+fn shapes(threads: [usize; 2]) -> [(usize, Transport); 4] {
+    [
+        (threads[0], Transport::Mailboxes),
+        (threads[1], Transport::Mailboxes),
+        (threads[0], Transport::Messages),
+        (threads[1], Transport::Messages),
+    ]
 }
 
 /// Every length of [`LENGTHS`] through barrier, broadcast, reduce and allreduce, on checked
 /// teams of 1 and 3 threads per process: every result checked against the sequential one.
 fn sizes(ctx: &Ctx<'_>) -> Result<(), String> {
-    every([1usize, 3], |threads| {
-        let team = team(ctx, threads)?;
+    every(shapes([1, 3]), |(threads, transport)| {
+        let team = team(ctx, threads, transport)?;
         let failures = Failures::default();
         std::thread::scope(|s| {
             for mut m in team.participants() {
@@ -56,7 +83,7 @@ fn sizes(ctx: &Ctx<'_>) -> Result<(), String> {
         });
         failures
             .into_result()
-            .map_err(|e| format!("{threads} threads: {e}"))
+            .map_err(|e| format!("{threads} threads, {transport:?}: {e}"))
     })
 }
 
@@ -107,8 +134,8 @@ fn sizes_on(m: &mut HybridMember, failures: &Failures) {
 /// (large data), and a process whose members took both paths sends its direct ones to the
 /// engine.
 fn mixed_forms(ctx: &Ctx<'_>) -> Result<(), String> {
-    every([1usize, 2], |threads| {
-        let team = team(ctx, threads)?;
+    every(shapes([1, 2]), |(threads, transport)| {
+        let team = team(ctx, threads, transport)?;
         let failures = Failures::default();
         std::thread::scope(|s| {
             for mut m in team.participants() {
@@ -121,7 +148,7 @@ fn mixed_forms(ctx: &Ctx<'_>) -> Result<(), String> {
         });
         failures
             .into_result()
-            .map_err(|e| format!("{threads} threads: {e}"))
+            .map_err(|e| format!("{threads} threads, {transport:?}: {e}"))
     })
 }
 
@@ -188,7 +215,7 @@ fn stress_both_paths(ctx: &Ctx<'_>) -> Result<(), String> {
     const CALLS: u64 = 120;
     let threads = (64 / ctx.size).max(1);
     let (seed, rank) = (ctx.seed, ctx.rank);
-    let team = team(ctx, threads)?;
+    let team = team(ctx, threads, Transport::Mailboxes)?;
     let failures = Failures::default();
     std::thread::scope(|s| {
         for mut m in team.participants() {

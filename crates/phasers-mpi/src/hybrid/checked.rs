@@ -72,7 +72,7 @@ pub(crate) fn placement(layout: &Layout, sig: &Signature, typed: bool) -> (Mode,
     };
     if used == 0 {
         (Mode::Empty, 0, 0)
-    } else if used > envelope::capacity(layout) {
+    } else if used > envelope::capacity(layout.envelope_p2p) {
         (Mode::Follows, 0, 0)
     } else {
         (mode, used, at)
@@ -99,7 +99,7 @@ impl CheckedCall {
         let header = Header::new(&sig, mode, typed.filter(|_| mode == Mode::Reduced), used);
         let inside = matches!(mode, Mode::Placed | Mode::Reduced) && local_error.is_none();
         let payload = if inside { data.as_slice() } else { &[] };
-        let mut record = spare.take_zeroed(envelope::record_len(layout, used));
+        let mut record = spare.take_zeroed(envelope::record_len(layout.envelope_p2p, used));
         let flags = flags
             | if local_error.is_some() {
                 envelope::ERROR

@@ -87,7 +87,7 @@ pub(super) fn envelope(
         std::mem::take(&mut buffers.0),
         std::mem::take(&mut buffers.1),
     );
-    record.reuse_zeroed(envelope::record_len(layout, used));
+    record.reuse_zeroed(envelope::record_len(layout.envelope_p2p, used));
     envelope::seal(record.as_mut_slice(), &header, flags, payload, at);
     let mail = layout.mailboxes.as_deref();
     let mut exchange = RecordExchange::start(&layout.flat, mail, record, incoming);

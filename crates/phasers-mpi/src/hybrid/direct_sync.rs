@@ -112,7 +112,7 @@ impl SyncCall<'_> {
         }
         // Data that does not fit the envelope goes straight from the root's buffer into the
         // others' after it.
-        let fits = self.bytes <= envelope::capacity(&self.shared.layout);
+        let fits = self.bytes <= envelope::capacity(self.shared.layout.envelope_p2p);
         let data = if fits { self.result_bytes() } else { &mut [] };
         if self.is_root && fits {
             // SAFETY: the root's buffer holds `bytes` readable bytes; `data` is as long.

@@ -20,15 +20,17 @@
 //!
 //! | bytes | content |
 //! |---|---|
-//! | 0..56 | the call's 7 header words (see [`Header`]), merged by maximum |
-//! | 56..112 | their complements, merged by maximum: the complement of the minimum |
-//! | 112..120 | flags, merged by OR: [`ERROR`] where a process found an error among its members, [`ENGINE`] where a process called through the engine (a non-blocking call, say) |
-//! | 120.. | the payload, merged as the header's mode says while all headers agree |
+//! | 0..40 | the call's 5 header words (see [`Header`]), merged by maximum |
+//! | 40..48 | flags, merged by OR: [`ERROR`] where a process found an error among its members, [`ENGINE`] where a process called through the engine (a non-blocking call, say), `MISMATCH` where two merged records' headers differed |
+//! | 48.. | the payload, merged as the header's mode says while all headers agree |
 //!
-//! Maximum and complement of the minimum are exact, associative and commutative, so every
-//! process ends with the same header whatever order MPI merges in: all words agree exactly when
-//! every process's maximum equals its minimum. Header words are little-endian; the payload
-//! holds the members' own values, native-endian.
+//! Maximum and OR are exact, associative and commutative, and "some two headers differed" is
+//! true of a set of records whatever order they merge in (if they are not all equal, some merge
+//! meets two different headers: either two differing records, or a maximum that differs from
+//! the next), so every process ends with the same header and flags whatever order MPI or the
+//! doubling merges in. Header words are little-endian; the payload holds the members' own
+//! values, native-endian. The header is small so that a one-word call's record, with the
+//! mailbox's sequence word (`mailbox.rs`), fits one cache line.
 
 use std::mem::MaybeUninit;
 use std::os::raw::{c_int, c_void};
@@ -38,7 +40,6 @@ use mpi::datatype::Equivalence;
 use mpi::ffi;
 use mpi::raw::AsRaw;
 
-use super::layout::Layout;
 use super::reducer::{Builtin, ElementCode, MpiReduction};
 use super::signature::{name_hash, Signature};
 use crate::threading::mpi_call;
@@ -47,9 +48,9 @@ use crate::threading::mpi_call;
 /// 256-byte record merges in about the time of a one-word `MPI_Iallreduce` plus 0.1 us, while
 /// 320 bytes and more cost another 0.15 us, and past 4 KiB the message goes by rendezvous.
 pub(crate) const RECORD: usize = 256;
-/// Header words; their complements follow them.
-const WORDS: usize = 7;
-const FLAG_AT: usize = 2 * WORDS * 8;
+/// Header words.
+const WORDS: usize = 5;
+const FLAG_AT: usize = WORDS * 8;
 const PAYLOAD_AT: usize = FLAG_AT + 8;
 /// Payload bytes a node-aware team's record carries: a call whose processes' payloads take
 /// more sends the envelope first and its payload after.
@@ -60,7 +61,7 @@ pub(crate) const CAPACITY: usize = RECORD - PAYLOAD_AT;
 /// MPI 4.1.4 (C, best of 15 rounds of 5 000): 155 ns at 8 bytes, 165 ns at 256 (the
 /// shared-memory "fast box"), 302 ns at 264, 424 ns at 2048, and 3.9 us at 4096; in a second,
 /// noisier run 2.2 us at 4040 bytes against 6.9 us at 4064. A record of 4032 bytes stays eager.
-/// Records keep the fast box up to 136 payload bytes (17 words), as unchecked data does up to
+/// Records keep the fast box up to 208 payload bytes (26 words), as unchecked data does up to
 /// 256: between the two a checked call costs about one message class more.
 pub(crate) const MAX_RECORD: usize = 4032;
 /// Payload bytes a flat team's record carries.
@@ -71,24 +72,21 @@ pub(crate) const ERROR: u64 = 1;
 /// move a payload too large for the record point to point (`exchange.rs`); otherwise every
 /// process runs the engine's stages (`plan.rs`), so that they still match.
 pub(crate) const ENGINE: u64 = 2;
+/// A flag: two records merged into this one had different headers.
+const MISMATCH: u64 = 4;
 
-/// Payload bytes a record of `layout`'s team carries.
-pub(crate) fn capacity(layout: &Layout) -> usize {
-    if point_to_point(layout) {
+/// Payload bytes a record carries: point to point (`p2p`, see the module docs) or not.
+pub(crate) fn capacity(p2p: bool) -> usize {
+    if p2p {
         P2P_CAPACITY
     } else {
         CAPACITY
     }
 }
 
-/// Whether `layout`'s team exchanges its records point to point (see the module docs).
-pub(crate) fn point_to_point(layout: &Layout) -> bool {
-    layout.envelope_p2p
-}
-
-/// The length of a record whose payload takes `used` bytes, on `layout`'s team.
-pub(crate) fn record_len(layout: &Layout, used: usize) -> usize {
-    if point_to_point(layout) {
+/// The length of a record whose payload takes `used` bytes, point to point (`p2p`) or not.
+pub(crate) fn record_len(p2p: bool, used: usize) -> usize {
+    if p2p {
         PAYLOAD_AT + used.min(P2P_CAPACITY)
     } else {
         RECORD
@@ -117,9 +115,9 @@ impl Mode {
     }
 }
 
-/// What every process must agree on, in 7 words: kind, mode, element and op codes packed in
-/// word 0; the element type's name hash; the element size; the length; the root; the op's name
-/// hash; the payload bytes.
+/// What every process must agree on, in 5 words: the kind, mode, element and op codes and the
+/// element size (saturated at 2^32 - 1) packed in word 0; the element type's and the op's
+/// name hashes, combined; the length; the root; the payload bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Header {
     words: [u64; WORDS],
@@ -136,14 +134,14 @@ impl Header {
         used: usize,
     ) -> Header {
         let (element, op) = typed.map_or((0, 0), |(e, b)| (e.code(), b.code()));
+        let elem_size = u64::try_from(sig.elem_size)
+            .map_or(u64::from(u32::MAX), |size| size.min(u64::from(u32::MAX)));
         Header {
             words: [
-                sig.kind as u64 | (mode as u64) << 8 | element << 16 | op << 24,
-                name_hash(sig.type_name),
-                sig.elem_size as u64,
+                sig.kind as u64 | (mode as u64) << 8 | element << 16 | op << 24 | elem_size << 32,
+                name_hash(sig.type_name) ^ name_hash(sig.op).rotate_left(29),
                 sig.len as u64,
                 sig.root as u64,
-                name_hash(sig.op),
                 used as u64,
             ],
         }
@@ -159,7 +157,7 @@ impl Header {
     }
 
     fn used(&self) -> usize {
-        usize::try_from(self.words[6]).map_or(P2P_CAPACITY, |u| u.min(P2P_CAPACITY))
+        usize::try_from(self.words[4]).map_or(P2P_CAPACITY, |u| u.min(P2P_CAPACITY))
     }
 }
 
@@ -172,7 +170,6 @@ pub(crate) fn seal(record: &mut [u8], header: &Header, flags: u64, payload: &[u8
     let bytes = record;
     for (i, w) in header.words.iter().enumerate() {
         bytes[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
-        bytes[(WORDS + i) * 8..(WORDS + i) * 8 + 8].copy_from_slice(&(!w).to_le_bytes());
     }
     bytes[FLAG_AT..PAYLOAD_AT].copy_from_slice(&flags.to_le_bytes());
     let area = &mut bytes[PAYLOAD_AT..];
@@ -186,8 +183,7 @@ pub(crate) fn seal(record: &mut [u8], header: &Header, flags: u64, payload: &[u8
 
 /// A record as merged so far.
 struct Merged {
-    high: [u64; WORDS],
-    not_low: [u64; WORDS],
+    words: [u64; WORDS],
     flags: u64,
 }
 
@@ -201,20 +197,18 @@ impl Merged {
     /// `bytes` holds at least a record's header and flags ([`PAYLOAD_AT`] bytes).
     fn read(bytes: &[u8]) -> Merged {
         let mut merged = Merged {
-            high: [0; WORDS],
-            not_low: [0; WORDS],
+            words: [0; WORDS],
             flags: word(bytes, FLAG_AT),
         };
         for i in 0..WORDS {
-            merged.high[i] = word(bytes, i * 8);
-            merged.not_low[i] = word(bytes, (WORDS + i) * 8);
+            merged.words[i] = word(bytes, i * 8);
         }
         merged
     }
 
     /// Every record merged into this one had the same header and no error.
     fn settled(&self) -> bool {
-        self.flags & ERROR == 0 && self.high.iter().zip(&self.not_low).all(|(h, n)| *h == !*n)
+        self.flags & (ERROR | MISMATCH) == 0
     }
 }
 
@@ -222,7 +216,10 @@ impl Merged {
 /// error; `None` when they must exchange their detailed records to find out what differs.
 pub(crate) fn open(record: &[u8]) -> Option<&[u8]> {
     let merged = Merged::read(record.get(..PAYLOAD_AT)?);
-    let used = Header { words: merged.high }.used();
+    let used = Header {
+        words: merged.words,
+    }
+    .used();
     merged
         .settled()
         .then(|| record.get(PAYLOAD_AT..PAYLOAD_AT + used))
@@ -248,21 +245,24 @@ pub(crate) fn merge(input: &[u8], inout: &mut [u8]) {
         // as they are; the payloads merge if that header is settled.
         let merged = Merged::read(inout);
         if merged.settled() {
-            merge_payloads(Header { words: merged.high }, input, inout);
+            let header = Header {
+                words: merged.words,
+            };
+            merge_payloads(header, input, inout);
         }
         return;
     }
     let (a, b) = (Merged::read(input), Merged::read(inout));
-    if a.settled() && b.settled() && a.high == b.high {
-        merge_payloads(Header { words: a.high }, input, inout);
+    let same = a.words == b.words;
+    if a.settled() && b.settled() && same {
+        merge_payloads(Header { words: a.words }, input, inout);
     }
     for i in 0..WORDS {
-        let high = a.high[i].max(b.high[i]);
-        let not_low = a.not_low[i].max(b.not_low[i]);
+        let high = a.words[i].max(b.words[i]);
         inout[i * 8..i * 8 + 8].copy_from_slice(&high.to_le_bytes());
-        inout[(WORDS + i) * 8..(WORDS + i) * 8 + 8].copy_from_slice(&not_low.to_le_bytes());
     }
-    inout[FLAG_AT..PAYLOAD_AT].copy_from_slice(&(a.flags | b.flags).to_le_bytes());
+    let mismatch = if same { 0 } else { MISMATCH };
+    inout[FLAG_AT..PAYLOAD_AT].copy_from_slice(&(a.flags | b.flags | mismatch).to_le_bytes());
 }
 
 /// Merges the payload of `input` into that of `inout`, records whose headers agree on `header`.
@@ -440,6 +440,45 @@ mod tests {
         }
     }
 
+    /// Records that differ merge into the same header and flags in every order, as MPI's
+    /// reduction and the doubling may merge them differently on different processes.
+    #[test]
+    fn differing_records_merge_to_the_same_bits_in_every_order() {
+        let sig = allreduce(2, "Sum");
+        let records = [
+            reduced(&sig, &[1, 2]),
+            reduced(&allreduce(3, "Sum"), &[1, 2, 3]),
+            reduced(&allreduce(2, "Max"), &[5, 6]),
+        ];
+        let orders = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
+        let merged: Vec<Vec<u8>> = orders
+            .iter()
+            .map(|o| {
+                let all = merge_all(&[&records[o[0]], &records[o[1]], &records[o[2]]]);
+                all.as_slice()[..PAYLOAD_AT].to_vec()
+            })
+            .collect();
+        assert!(merged.windows(2).all(|w| w[0] == w[1]));
+        assert_eq!(open(&merged[0]), None);
+        // Pairs merged first, then together, as recursive doubling does.
+        let mut left = merge_all(&[&records[0], &records[0]]);
+        let right = merge_all(&[&records[1], &records[2]]);
+        merge(right.as_slice(), left.as_mut_slice());
+        let mut other = merge_all(&[&records[2], &records[0]]);
+        merge(records[1].as_slice(), other.as_mut_slice());
+        assert_eq!(
+            left.as_slice()[..PAYLOAD_AT],
+            other.as_slice()[..PAYLOAD_AT]
+        );
+    }
+
     /// Point-to-point records are only as long as their payload, and carry the engine flag.
     #[test]
     fn short_records_merge_and_say_whether_a_process_was_on_the_engine() {
@@ -469,8 +508,9 @@ mod tests {
 
     #[test]
     fn the_record_is_shaped_as_documented() {
-        assert_eq!(PAYLOAD_AT, 120);
-        assert_eq!(CAPACITY, 136);
+        assert_eq!(PAYLOAD_AT, 48);
+        assert_eq!(CAPACITY, 208);
+        assert_eq!(P2P_CAPACITY, 3984);
         let sig = allreduce(3, "Sum");
         let header = Header::new(&sig, Mode::Follows, None, 0);
         assert_eq!(header.mode(), Some(Mode::Follows));

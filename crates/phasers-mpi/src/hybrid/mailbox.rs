@@ -130,9 +130,14 @@ pub fn take<S: MailSlots + ?Sized>(
     Some(len)
 }
 
-/// Counters of the node memory per slot: the sequence word (alone on its pair of cache lines,
-/// as every counter), then the data.
-const SLOT_COUNTERS: usize = 1 + crate::hybrid::envelope::MAX_RECORD.div_ceil(COUNTER_STRIDE);
+/// Bytes of a slot before its data: the sequence word. The data follow in the same cache line,
+/// so that the line a reader waits on brings the record's first 56 bytes with it (a one-word
+/// call's whole record: `envelope.rs`).
+const DATA_AT: usize = 8;
+/// Counters of the node memory per slot (its stride, 128 bytes, keeps slots on their own pairs
+/// of cache lines): the sequence word and the data.
+const SLOT_COUNTERS: usize =
+    (DATA_AT + crate::hybrid::envelope::MAX_RECORD).div_ceil(COUNTER_STRIDE);
 
 /// A team's mailboxes in a file every process of its node maps.
 pub(crate) struct Mailboxes {
@@ -178,7 +183,9 @@ impl Mailboxes {
     }
 
     fn data(&self, slot: usize, len: usize) -> *mut u8 {
-        self.memory.bytes(slot * SLOT_COUNTERS + 1, len)
+        let start = self.memory.bytes(slot * SLOT_COUNTERS, DATA_AT + len);
+        // SAFETY: `bytes` checked that the slot holds `DATA_AT + len` bytes from `start`.
+        unsafe { start.add(DATA_AT) }
     }
 }
 

@@ -89,13 +89,13 @@
 //!
 //! 1. The members of a process are compared in step 2 above, as always.
 //! 2. The cross-process step opens with the **envelope** (`envelope.rs`): a record per process
-//!    holding the call's signature (each word and its complement, merged by maximum: every
-//!    process learns whether all words' maximum equals their minimum), flags (an error; a
-//!    process on the engine's path), and the call's data where it fits (reduced with the call's
+//!    holding the call's signature (5 words, merged by maximum, and a flag set wherever two
+//!    merged signatures differed: every process learns whether all were equal), flags (an
+//!    error; a process on the engine's path), and the call's data where it fits (reduced with the call's
 //!    op, or placed at the process's offset and merged by OR). On a flat team without a timeout
-//!    the records travel point to point by recursive doubling, up to 3,912 bytes of data inside
+//!    the records travel point to point by recursive doubling, up to 3,984 bytes of data inside
 //!    (`record_exchange.rs`), and the direct path and the engine send the same messages;
-//!    otherwise the envelope is one `MPI_Iallreduce` of 256-byte records (136 bytes of data)
+//!    otherwise the envelope is one `MPI_Iallreduce` of 256-byte records (208 bytes of data)
 //!    with an MPI operation of ours (node-aware: node reduce, leaders' allreduce, node
 //!    broadcast). Either way its shape never depends on the call, so processes that called
 //!    differently still make matching MPI calls.

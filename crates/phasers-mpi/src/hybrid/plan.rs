@@ -14,7 +14,6 @@
 
 use std::collections::VecDeque;
 
-use super::envelope;
 use super::layout::Layout;
 use super::request::Blocks;
 use super::signature::{Kind, Signature};
@@ -125,7 +124,7 @@ pub(crate) fn stages(layout: &Layout, sig: &Signature, builtin: bool, out: &mut 
 /// point-to-point exchange of a flat team, or where the team is node-aware a node `Ireduce`, a
 /// leaders' `Iallreduce` and a node `Ibcast`, each with the envelope's datatype and merge.
 pub(crate) fn envelope_stages(layout: &Layout, out: &mut VecDeque<Stage>) {
-    if envelope::point_to_point(layout) {
+    if layout.envelope_p2p {
         out.push_back(Stage::Envelope);
         return;
     }

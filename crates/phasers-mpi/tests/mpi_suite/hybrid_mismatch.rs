@@ -261,9 +261,9 @@ fn across(ctx: &Ctx<'_>, threads: usize) -> Result<(), String> {
     })
 }
 
-/// Matched checked calls whose data just fits the envelope and just does not: 136 bytes over
-/// all processes where the envelope is one MPI reduction (17 words), 3,912 where it travels
-/// point to point (489 words, this flat team's): the first read their result from the
+/// Matched checked calls whose data just fits the envelope and just does not: 208 bytes over
+/// all processes where the envelope is one MPI reduction (26 words), 3,984 where it travels
+/// point to point (498 words, this flat team's): the first read their result from the
 /// envelope, the others send it after; both must give the sequential result. One thread per
 /// process, so a split's entries (24 bytes a member) fit on up to 5 processes.
 fn capacity(ctx: &Ctx<'_>) -> Result<(), String> {
@@ -282,8 +282,8 @@ fn capacity(ctx: &Ctx<'_>) -> Result<(), String> {
                     Err(error) => failures.add(format!("member {me}: {what}: {error}")),
                 };
                 let value = |m: usize, i: usize| (m * 1000 + i) as u64;
-                // A custom op's partial results fit only up to 489 / processes words.
-                for len in [1usize, 17, 18, 489, 490] {
+                // A custom op's partial results fit only up to 498 / processes words.
+                for len in [1usize, 26, 27, 498, 499] {
                     let input: Vec<u64> = (0..len).map(|i| value(me, i)).collect();
                     let sum: Vec<u64> = (0..len)
                         .map(|i| (0..size).map(|m| value(m, i)).sum())

@@ -5,7 +5,7 @@
 
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
-use std::sync::{Arc, TryLockError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::arrivals::ENGINE_ARRIVAL;
@@ -254,17 +254,17 @@ fn finish(slot: &Slot, inner: &mut SlotInner, result: Result<Arc<Outcome>>) {
 /// completed (`mailbox.rs`), so whoever waits for a call also moves the calls before it.
 pub(crate) fn advance_in_flight(shared: &ProcessShared) {
     for slot in shared.slots.iter() {
-        if slot.state.load(std::sync::atomic::Ordering::Acquire) != IN_FLIGHT {
-            continue;
-        }
-        let guard = match slot.inner.try_lock() {
-            Ok(guard) => Some(guard),
-            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-            Err(TryLockError::WouldBlock) => None,
-        };
-        if let Some(mut inner) = guard {
-            advance(shared, slot, &mut inner);
-        }
+        advance_if_free(shared, slot);
+    }
+}
+
+/// Advances `slot`'s call if it is in flight and no other member is advancing it.
+fn advance_if_free(shared: &ProcessShared, slot: &Slot) {
+    if slot.state.load(std::sync::atomic::Ordering::Acquire) != IN_FLIGHT {
+        return;
+    }
+    if let Some(mut inner) = slot.try_lock() {
+        advance(shared, slot, &mut inner);
     }
 }
 
@@ -282,24 +282,14 @@ pub(crate) fn poll(shared: &ProcessShared, call: u64) -> Poll {
     match slot.state.load(std::sync::atomic::Ordering::Acquire) {
         DONE => return outcome(&slot.lock()),
         IN_FLIGHT => {
-            let guard = match slot.inner.try_lock() {
-                Ok(guard) => Some(guard),
-                Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-                Err(TryLockError::WouldBlock) => None,
-            };
-            if let Some(mut inner) = guard {
+            if let Some(mut inner) = slot.try_lock() {
                 advance(shared, slot, &mut inner);
                 if slot.state.load(std::sync::atomic::Ordering::Acquire) == DONE {
                     return outcome(&inner);
                 }
             }
             // The call before may hold this one back (`advance_in_flight`).
-            let other = &shared.slots[((call + 1) % 2) as usize];
-            if other.state.load(std::sync::atomic::Ordering::Acquire) == IN_FLIGHT {
-                if let Ok(mut inner) = other.inner.try_lock() {
-                    advance(shared, other, &mut inner);
-                }
-            }
+            advance_if_free(shared, &shared.slots[((call + 1) % 2) as usize]);
         }
         _ => {}
     }

@@ -215,4 +215,14 @@ impl Slot {
     pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, SlotInner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// The slot's lock where no other member holds it now (a poisoned lock still guards the
+    /// slot's data, as [`lock`](Self::lock) takes it).
+    pub(crate) fn try_lock(&self) -> Option<std::sync::MutexGuard<'_, SlotInner>> {
+        match self.inner.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
 }

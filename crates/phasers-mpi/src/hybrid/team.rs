@@ -351,7 +351,7 @@ impl<C: Communicator> HybridTeamBuilder<'_, C> {
     /// (3,984 bytes over all processes, 208 with `MPI_Iallreduce`) travels inside it: a matched
     /// call is that one exchange, no extra message or round trip. On the 2-core AMD EPYC VM
     /// with Open MPI 4.1.4 and 2 processes of one thread, a checked one-word `allreduce` took
-    /// 139 ns where the unchecked one took 222 ns and `MPI_Allreduce` 248 ns (medians of one
+    /// 135 ns where the unchecked one took 220 ns and `MPI_Allreduce` 244 ns (medians of one
     /// `phasers-mpi bench` run, BENCHMARKS.md). A checked broadcast or barrier is this exchange
     /// too, since a check needs every process to hear from every other. A larger call sends
     /// its envelope first and its data once every process agreed: one small round trip more,

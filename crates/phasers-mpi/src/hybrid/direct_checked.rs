@@ -93,9 +93,12 @@ pub(super) fn envelope(
     let mut exchange = RecordExchange::start(&layout.flat, mail, record, incoming);
     poll_until(wait, None, || {
         exchange.test(&layout.flat, mail) || {
-            // An earlier call's exchange may still be in the engine (an `ibarrier` nobody
-            // waits for yet): it must go on for this one to (`mailbox.rs`).
-            engine::advance_in_flight(shared);
+            if mail.is_some() {
+                // An earlier call's exchange may still be in the engine (an `ibarrier` nobody
+                // waits for yet): through the mailboxes this one sends only after it
+                // (`mailbox.rs`), so it must go on.
+                engine::advance_in_flight(shared);
+            }
             false
         }
     });

@@ -34,6 +34,11 @@ pub enum Received {
     Replace,
 }
 
+/// The largest power of two not above `size` (1 for 0).
+fn largest_power_of_two(size: usize) -> usize {
+    1usize << (usize::BITS - 1 - size.max(1).leading_zeros())
+}
+
 /// A step's send or receive: the other process, and the step's index.
 pub type Move = Option<(usize, usize)>;
 
@@ -52,7 +57,7 @@ impl Doubling {
     /// Process `me`'s steps among `size` processes, at the first.
     pub fn new(me: usize, size: usize) -> Doubling {
         let size = size.max(1);
-        let pof2 = 1usize << (usize::BITS - 1 - size.leading_zeros());
+        let pof2 = largest_power_of_two(size);
         let extra = size - pof2;
         let (step, step_rank) = if me < 2 * extra {
             if me % 2 == 0 {
@@ -72,6 +77,12 @@ impl Doubling {
             extra,
             me,
         }
+    }
+
+    /// How many step indices [`moves`](Self::moves) uses among `size` processes: 0 for the
+    /// fold-in, then one per doubling distance.
+    pub fn step_indices(size: usize) -> usize {
+        largest_power_of_two(size).trailing_zeros() as usize + 1
     }
 
     /// The current step.
@@ -140,7 +151,7 @@ mod tests {
     #[test]
     fn every_process_ends_with_every_record_once() {
         for size in 1..=9 {
-            let steps = crate::hybrid::mailbox::Geometry::of(size).steps;
+            let steps = Doubling::step_indices(size);
             let mut plans: Vec<Doubling> = (0..size).map(|me| Doubling::new(me, size)).collect();
             let mut records: Vec<Vec<usize>> = (0..size).map(|me| vec![me]).collect();
             for _round in 0..2 * steps + 2 {

@@ -137,7 +137,7 @@ typedef struct phasers_wait_result {
 } phasers_wait_result;
 
 /* Barrier algorithms. AUTO picks one from the party count, the cores available and the tuning
-   profile that `phasers tune` wrote, if any. */
+   profile that `phasers bench barrier --write-profile` wrote, if any. */
 enum {
     PHASERS_ALGORITHM_AUTO = 0,
     PHASERS_ALGORITHM_SENSE_REVERSING = 1,

@@ -93,6 +93,7 @@ impl Contender {
     }
 
     /// Whether the row is measured by a child process (the `OMP_WAIT_POLICY=active` rows).
+    #[cfg(test)]
     pub fn runs_in_child(self) -> bool {
         matches!(
             self,
@@ -153,7 +154,7 @@ impl Contender {
 pub fn algorithm_description(algorithm: Algorithm) -> &'static str {
     match algorithm {
         Algorithm::Auto => {
-            "the `phasers tune` profile's pick, else: counting up to 2 threads or when threads \
+            "the `phasers bench barrier --write-profile` profile's pick, else: counting up to 2 threads or when threads \
              outnumber cores; dissemination to 16 (sense-reversing at 3, 5); tournament above \
              (a cost model fitted on 16 cores)"
         }

@@ -183,7 +183,7 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
         }
     }
     // Checked before the group moves into the report, reported after the file is written.
-    let failures = crate::failures([&group]);
+    let failures = crate::sweep_command::failures([&group]);
     if let Some((path, out)) = json {
         let report = DynamicReport {
             provenance,

@@ -152,7 +152,7 @@ fn source_detail(source: &str) -> &'static str {
     match source {
         "measured" => {
             "by the library, once per process; every object of this process uses them, and \
-             PHASERS_FLOORS or a `phasers tune` profile would set them instead"
+             PHASERS_FLOORS or a `phasers bench barrier --write-profile` profile would set them instead"
         }
         "environment" => {
             "set by PHASERS_FLOORS, which overrides the measurement and the profile; unset it to \
@@ -162,7 +162,7 @@ fn source_detail(source: &str) -> &'static str {
             "PHASERS_FLOORS sets some, the library measured the rest; unset it to measure all"
         }
         "profile" => {
-            "recorded in the tuning profile by `phasers tune`; PHASERS_PROFILE=off ignores it, \
+            "recorded in the tuning profile by `phasers bench barrier --write-profile`; PHASERS_PROFILE=off ignores it, \
              PHASERS_FLOORS overrides it"
         }
         _ => source_words(source),

@@ -4,14 +4,16 @@
 //!
 //! `phasers` alone runs the quick suite, `phasers bench barrier` with its defaults, a short
 //! phaser comparison, a short array-reduction comparison, a short team-collectives comparison
-//! and two small applications at 2 threads (about a minute on two cores); `phasers bench phaser`, `reduction`, `dynamic` and
-//! `tree` measure the phasers and accumulators; `phasers bench reduce` the array reductions;
-//! `phasers bench collectives` the team collectives; `phasers app` runs whole applications
-//! (SOR, LU, StreamCluster, a vector interpreter) on each barrier; `phasers list` names every
-//! algorithm and baseline; `phasers tune` measures the machine and writes the profile
-//! `Algorithm::Auto` reads.
+//! and two small applications at 2 threads (about a minute on two cores); `phasers bench phaser`
+//! (three figures) and `dynamic` measure the phasers and accumulators; `phasers bench reduce` the
+//! array reductions; `phasers bench collectives` the team collectives; `phasers app` runs whole
+//! applications (SOR, LU, StreamCluster, a vector interpreter) on each barrier; `phasers list`
+//! names every algorithm and baseline; `phasers bench barrier --write-profile` measures the
+//! machine and writes the profile `Algorithm::Auto` reads.
 
+mod aliases;
 mod app_bench;
+mod barrier_bench;
 mod bench;
 
 mod collectives_bench;
@@ -19,12 +21,14 @@ mod contender;
 mod csv_out;
 mod dynamic;
 mod floors_cmd;
+mod measure_args;
 mod native;
 mod omp_active;
 mod openmp_row;
 mod phaser_bench;
 mod phaser_config;
 mod phaser_row;
+mod profile_writer;
 mod ratios;
 
 mod reduce_bench;
@@ -34,27 +38,18 @@ mod report;
 mod results;
 mod rounds;
 mod sweep;
+mod sweep_command;
 mod tree;
-mod tune;
 
 use std::process::ExitCode;
-use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 use phasers::Algorithm;
-use phasers_cli::harness::args::{
-    command_line, first_of_each, parse_delay, parse_seconds, sorted_unique,
-};
-use phasers_cli::harness::row::{Mode, RowPlan};
-use phasers_cli::harness::{delay, floors_record, threads};
+use phasers_cli::harness::{child, floors_record};
 
+use crate::barrier_bench::BarrierArgs;
 use crate::contender::{algorithm_description, Contender, FLOOR_DESCRIPTION};
-use crate::phaser_bench::Suite;
-use crate::ratios::Ratios;
-use crate::results::{Group, Report};
-use crate::sweep::{Benchmark, Plan, EPCC_DROPPED};
-use phasers_cli::harness::outputs::OutputArgs;
-use phasers_cli::harness::schedule::Schedule;
+use crate::phaser_bench::{Figure, PhaserArgs, Suite};
 
 /// What each barrier, phaser, reduction and team collective costs on this machine. With no
 /// command, runs the quick suite (`bench barrier` with its defaults, then flat phasers against our
@@ -79,40 +74,40 @@ enum Command {
     App(app_bench::AppArgs),
     /// List every barrier algorithm and every baseline, with a one-line description.
     List,
-    /// Measure every algorithm at several thread counts and write the profile that
-    /// `Algorithm::Auto` reads.
-    Tune(tune::TuneArgs),
+    /// Now `bench barrier --write-profile`.
+    #[command(hide = true)]
+    Tune(aliases::TuneArgs),
     /// Measure this machine's floors (cache-line round trip, yield hand-off, wake-up), show the
     /// ones the library uses and what they mean for barriers.
     Floors(floors_cmd::FloorsArgs),
-    /// Measures the OpenMP row whose job it reads as JSON on stdin and prints it as JSON: what a
-    /// benchmark re-runs this program for, under `OMP_WAIT_POLICY=active` (libgomp reads it only
-    /// when it loads).
-    #[command(name = omp_active::SUBCOMMAND, hide = true)]
-    InternalOmpRow,
-    /// Measures one OpenMP array-reduction row of `bench reduce`, whose point it reads as JSON
-    /// on stdin, and prints it as JSON: the same, for `bench reduce`.
-    #[command(name = reduce_bench::OMP_ACTIVE_SUBCOMMAND, hide = true)]
-    InternalOmpReduceRow,
+    /// Does one job of KIND, which it reads as JSON on stdin, and prints the result as JSON: what
+    /// a benchmark re-runs this program for, such as an OpenMP row under
+    /// `OMP_WAIT_POLICY=active` (libgomp reads it only when it loads).
+    #[command(name = child::SUBCOMMAND, hide = true)]
+    InternalChild {
+        /// The kind of job.
+        kind: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
 enum BenchTarget {
     /// Every algorithm against the floor, the reference barrier and the standard barriers, at each
-    /// thread count.
+    /// thread count; --write-profile also writes the profile `Algorithm::Auto` reads.
     Barrier(BarrierArgs),
-    /// Phasers (flat, and the seed's tree) against our best barriers and OpenMP's barrier: EPCC's
-    /// barrier test, each thread a SigWait registration calling next().
+    /// Phasers, each thread a SigWait registration calling next(), in seed 000's figures:
+    /// EPCC's barrier test against our best barriers and OpenMP's barrier, its reduction test
+    /// (a sum accumulator, checked, against `omp for reduction`), and tiers x degree.
     Phaser(PhaserArgs),
-    /// Phasers with a sum accumulator against OpenMP's `omp for reduction`: EPCC's reduction
-    /// test; every result is checked.
+    /// Now `bench phaser --figure reduction`.
+    #[command(hide = true)]
     Reduction(PhaserArgs),
     /// A team growing from 2 to N threads with a barrier at every size: OpenMP re-forks a region
     /// per size, a phaser registers one more task (the seed's figure 16).
     Dynamic(dynamic::DynamicArgs),
-    /// Phasers over tiers x degree at several thread counts, with and without a sum (the seed's
-    /// figures 14 and 15).
-    Tree(tree::TreeArgs),
+    /// Now `bench phaser --figure tree`.
+    #[command(hide = true)]
+    Tree(PhaserArgs),
     /// Array reductions (`Reduction<f32>`, every algorithm) against OpenMP's
     /// `reduction(+:arr[:n])`, a mutex-merged reduction and the memory-bandwidth floor, over
     /// participants, array sizes and seed 003's arrival spreads.
@@ -121,130 +116,6 @@ enum BenchTarget {
     /// unchecked; every sync mode) on the team of all and split_grid's sub-teams, against
     /// std::sync::Barrier, our Barrier, OpenMP and memcpy (seed 004's MPP suite).
     Collectives(collectives_bench::CollectivesArgs),
-}
-
-/// Options of `phasers bench barrier`.
-#[derive(Debug, Parser)]
-#[command(name = "barrier")]
-struct BarrierArgs {
-    /// Thread counts, comma-separated [default: 1, powers of two, the cores and twice the cores,
-    /// up to twice the available cores].
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = threads::parse_thread_count)]
-    threads: Option<Vec<usize>>,
-
-    /// Algorithms, comma-separated (see `phasers list`) [default: auto and every algorithm].
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    algorithms: Option<Vec<Algorithm>>,
-
-    #[command(flatten)]
-    measure: MeasureArgs,
-
-    #[command(flatten)]
-    output: OutputArgs,
-}
-
-/// Options of `phasers bench phaser` and `bench reduction`.
-#[derive(Debug, Parser)]
-#[command(name = "phaser")]
-struct PhaserArgs {
-    /// Thread counts, comma-separated [default: as `bench barrier`].
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = threads::parse_thread_count)]
-    threads: Option<Vec<usize>>,
-
-    #[command(flatten)]
-    measure: MeasureArgs,
-
-    #[command(flatten)]
-    output: OutputArgs,
-}
-
-/// How each test is measured; shared by the sweeps and `tune`.
-#[derive(Debug, Clone, Args)]
-pub struct MeasureArgs {
-    /// How each iteration is timed.
-    #[arg(long, value_enum, default_value = "epcc")]
-    mode: Mode,
-
-    /// Pin each test's threads to the available CPUs, round robin.
-    #[arg(long)]
-    pin: bool,
-
-    /// Seconds each test (one barrier at one thread count) aims to take.
-    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = parse_seconds, allow_negative_numbers = true)]
-    time: Duration,
-
-    /// Timed samples per test (EPCC's outer repetitions); in EPCC mode one more is taken first
-    /// and dropped.
-    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
-    samples: u16,
-
-    /// Split each test's samples into N rounds, interleaved: round 1 of the floor and of every
-    /// row at a thread count, then round 2 of each, and so on, so a machine that drifts between
-    /// fast and slow states hits every row alike. Each round runs on a fresh barrier with its own
-    /// warm-up (in EPCC mode, its own dropped sample); tables show how much the rounds disagree,
-    /// and mark "noisy" the ratios that disagreement could reverse. At most --samples rounds.
-    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=1000))]
-    rounds: u16,
-
-    /// EPCC mode: the delay before each barrier, in microseconds (EPCC's default is 0.1).
-    #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = parse_delay, allow_negative_numbers = true)]
-    delay: Duration,
-
-    /// Iterations per sample (EPCC's inner repetitions) [default: sized so the test takes
-    /// --time].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    episodes: Option<u64>,
-
-    /// Stop the whole run when a test completes no round for this many seconds: it is hung.
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
-    hang_seconds: Duration,
-}
-
-impl MeasureArgs {
-    /// The plan of `benchmark` over `threads` and `contenders` measured this way.
-    pub fn plan(
-        &self,
-        benchmark: Benchmark,
-        threads: Vec<usize>,
-        contenders: Vec<Contender>,
-    ) -> Plan {
-        let dropped = match self.mode {
-            Mode::Epcc => EPCC_DROPPED,
-            Mode::BackToBack => 0,
-        };
-        let samples = usize::from(self.samples) + dropped;
-        let delay = (self.mode == Mode::Epcc).then_some(self.delay);
-        Plan {
-            benchmark,
-            threads: sorted_unique(threads),
-            contenders,
-            keep: sweep::keep_all,
-            ratios: if benchmark == Benchmark::BARRIER {
-                Ratios::Barrier
-            } else {
-                Ratios::None
-            },
-            row: RowPlan {
-                mode: self.mode,
-                schedule: Schedule {
-                    episodes: self.episodes,
-                    samples,
-                    target_sample: self.time / samples as u32,
-                    // Warm-up, calibration and a slow barrier may overrun the aim; beyond this a
-                    // test stops with the samples it has, and says so.
-                    row_budget: self.time * 3 + Duration::from_secs(1),
-                },
-                hang_after: self.hang_seconds,
-                pin: self.pin,
-                delay: delay.map_or(0, delay::calibrate),
-            },
-            rounds: usize::from(self.rounds),
-            delay,
-            time_per_test: self.time,
-            print_tables: true,
-            command_line: command_line(),
-        }
-    }
 }
 
 fn main() -> ExitCode {
@@ -263,12 +134,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
     // so before measuring anything rather than in every row. (The OpenMP child builds none.)
     if !matches!(
         command,
-        Some(
-            Command::List
-                | Command::Floors(_)
-                | Command::InternalOmpRow
-                | Command::InternalOmpReduceRow
-        )
+        Some(Command::List | Command::Floors(_) | Command::InternalChild { .. })
     ) {
         floors_record::check()?;
     }
@@ -278,16 +144,29 @@ fn run(command: Option<Command>) -> Result<(), String> {
             Ok(())
         }
         Some(Command::Floors(args)) => floors_cmd::run(&args),
-        Some(Command::InternalOmpRow) => omp_active::child(),
-        Some(Command::InternalOmpReduceRow) => reduce_bench::omp_active_child(),
-        Some(Command::Tune(args)) => tune::run(&args),
+        Some(Command::InternalChild { kind }) => match kind.as_str() {
+            omp_active::KIND => omp_active::child(),
+            reduce_bench::OMP_ACTIVE_KIND => reduce_bench::omp_active_child(),
+            _ => Err(format!(
+                "`phasers {} {kind}`: no such job (this hidden command is only for the benchmarks' \
+                 child processes)",
+                child::SUBCOMMAND
+            )),
+        },
+        Some(Command::Tune(args)) => barrier_bench::run(aliases::tune(args)),
         Some(Command::App(args)) => app_bench::run(&args),
         Some(Command::Bench { target }) => match target {
-            BenchTarget::Barrier(args) => bench_barrier(args),
-            BenchTarget::Phaser(args) => bench_phasers(Suite::Phaser, args),
-            BenchTarget::Reduction(args) => bench_phasers(Suite::Reduction, args),
+            BenchTarget::Barrier(args) => barrier_bench::run(args),
+            BenchTarget::Phaser(args) => phaser_bench::run(&args),
+            BenchTarget::Reduction(args) => phaser_bench::run(&aliases::phaser_figure(
+                "bench reduction",
+                Figure::Reduction,
+                args,
+            )?),
             BenchTarget::Dynamic(args) => dynamic::run(&args),
-            BenchTarget::Tree(args) => tree::run(&args),
+            BenchTarget::Tree(args) => {
+                phaser_bench::run(&aliases::phaser_figure("bench tree", Figure::Tree, args)?)
+            }
             BenchTarget::Reduce(args) => reduce_bench::run(&args),
             BenchTarget::Collectives(args) => collectives_bench::run(&args),
         },
@@ -323,7 +202,7 @@ fn list() {
     let phaser_rows = phaser_bench::PHASER_ROWS.map(Contender::Phaser);
     let openmp = [Contender::OmpReduction, Contender::OmpReductionActive];
     section(
-        "phasers and reductions (bench phaser, reduction, dynamic, tree):",
+        "phasers and reductions (bench phaser, bench dynamic):",
         (openmp.into_iter().chain(phaser_rows))
             .map(|contender| (contender.name(), contender.description()))
             .collect(),
@@ -377,8 +256,11 @@ fn quick<A: Parser>(line: &str) -> Result<A, String> {
 /// threads. A failure in one part does not skip the others.
 fn quick_suite() -> Result<(), String> {
     let parts: [&dyn Fn() -> Result<(), String>; 5] = [
-        &|| quick("barrier").and_then(bench_barrier),
-        &|| quick("phaser --threads 2").and_then(|args| bench_phasers(Suite::Quick, args)),
+        &|| quick("barrier").and_then(barrier_bench::run),
+        &|| {
+            quick("phaser --threads 2")
+                .and_then(|args| phaser_bench::run_suite(Suite::Quick, &args))
+        },
         &|| quick(QUICK_REDUCE).and_then(|args| reduce_bench::run(&args)),
         &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives_bench::run(&args)),
         &|| quick(QUICK_APPS).and_then(|args| app_bench::run(&args)),
@@ -397,82 +279,16 @@ fn quick_suite() -> Result<(), String> {
     }
 }
 
-fn bench_barrier(args: BarrierArgs) -> Result<(), String> {
-    let threads = args
-        .threads
-        .clone()
-        .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores()));
-    let algorithms = args.algorithms.clone().unwrap_or_else(|| {
-        std::iter::once(Algorithm::Auto)
-            .chain(Algorithm::CONCRETE)
-            .collect()
-    });
-    let contenders = Contender::BASELINES
-        .into_iter()
-        .chain(
-            first_of_each(algorithms)
-                .into_iter()
-                .map(Contender::Phasers),
-        )
-        .collect();
-    let plan = args.measure.plan(Benchmark::BARRIER, threads, contenders);
-    run_sweep(&plan, &args.output, |_| Vec::new())
-}
-
-/// `bench phaser`, `bench reduction`, and the phaser part of the quick suite.
-fn bench_phasers(suite: Suite, args: PhaserArgs) -> Result<(), String> {
-    let threads = args
-        .threads
-        .clone()
-        .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores()));
-    let mut plan = args
-        .measure
-        .plan(suite.benchmark(), threads, suite.contenders());
-    plan.ratios = suite.ratios();
-    run_sweep(&plan, &args.output, |_| Vec::new())
-}
-
-/// Runs `plan`, prints its ratio lines and what `summary` makes of the report after the tables,
-/// writes the output files, and fails naming every row that failed. The files are created before
-/// the run.
-pub fn run_sweep(
-    plan: &Plan,
-    output: &OutputArgs,
-    summary: impl Fn(&Report) -> Vec<String>,
-) -> Result<(), String> {
-    let outputs = output.open()?;
-    let report = sweep::run(plan);
-    let ratios = (report.groups.iter())
-        .filter_map(|group| plan.ratios.lines(group, report.regime_floor(group.threads)));
-    for text in ratios.chain(summary(&report)) {
-        println!("{text}");
-    }
-    outputs.write(
-        &report,
-        |out| csv_out::write(out, &report),
-        |_, path| report::write_plot(path, &report),
-    )?;
-    failures(&report.groups)
-}
-
-/// An error naming every row that failed, if any did.
-pub fn failures<'a>(groups: impl IntoIterator<Item = &'a Group>) -> Result<(), String> {
-    phasers_cli::harness::failures::failures(groups.into_iter().flat_map(|group| {
-        group
-            .rows
-            .iter()
-            .chain(&group.reference_loop)
-            .chain(&group.openmp_reference_loop)
-            .filter(|row| row.error.is_some())
-            .map(move |row| format!("{} with {} threads", row.barrier, group.threads))
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+    use phasers_cli::harness::args::{first_of_each, sorted_unique};
+    use phasers_cli::harness::row::Mode;
     use std::path::Path;
+    use std::time::Duration;
+
+    use crate::sweep::Benchmark;
 
     fn bench_args(extra: &[&str]) -> Result<BarrierArgs, clap::Error> {
         let argv = ["phasers", "bench", "barrier"].iter().chain(extra);
@@ -591,19 +407,108 @@ mod tests {
     }
 
     #[test]
-    fn no_command_list_tune_and_unknown_commands() {
+    fn no_command_list_and_unknown_commands() {
         assert!(Cli::try_parse_from(["phasers"]).unwrap().command.is_none());
         assert!(matches!(
             Cli::try_parse_from(["phasers", "list"]).unwrap().command,
             Some(Command::List)
         ));
-        assert!(matches!(
-            Cli::try_parse_from(["phasers", "tune", "--time", "0.1"])
-                .unwrap()
-                .command,
-            Some(Command::Tune(_))
-        ));
         assert!(Cli::try_parse_from(["phasers", "frobnicate"]).is_err());
+    }
+
+    #[test]
+    fn write_profile_takes_a_file_or_none() {
+        assert_eq!(bench_args(&[]).unwrap().write_profile, None);
+        let default = bench_args(&["--write-profile", "--threads", "2"]).unwrap();
+        assert_eq!(default.write_profile, Some(None));
+        let named = bench_args(&["--write-profile", "p.json", "--threads", "2"]).unwrap();
+        assert_eq!(named.write_profile, Some(Some("p.json".into())));
+        assert_eq!(named.threads, Some(vec![2]));
+    }
+
+    fn phaser_args(line: &str) -> PhaserArgs {
+        match Cli::try_parse_from(line.split_whitespace())
+            .unwrap()
+            .command
+        {
+            Some(Command::Bench {
+                target: BenchTarget::Phaser(args),
+            }) => args,
+            other => panic!("{line} parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_phaser_figure_comes_from_the_flag_or_the_tree_options() {
+        let figure = |line: &str| phaser_args(line).figure();
+        assert_eq!(figure("phasers bench phaser"), Ok(Figure::Phase));
+        assert_eq!(
+            figure("phasers bench phaser --figure reduction"),
+            Ok(Figure::Reduction)
+        );
+        assert_eq!(figure("phasers bench phaser --tiers 1,2"), Ok(Figure::Tree));
+        assert_eq!(
+            figure("phasers bench phaser --figure tree --degrees 4"),
+            Ok(Figure::Tree)
+        );
+        let error = figure("phasers bench phaser --figure phase --tiers 2").unwrap_err();
+        assert!(error.contains("add --figure tree"), "{error}");
+    }
+
+    /// The old names parse with their old options and become the new commands.
+    #[test]
+    fn old_names_become_the_new_commands() {
+        let command = |line: &str| {
+            Cli::try_parse_from(line.split_whitespace())
+                .unwrap()
+                .command
+        };
+        let Some(Command::Bench {
+            target: BenchTarget::Tree(tree),
+        }) = command("phasers bench tree --threads 2 --tiers 1,2 --degrees 2")
+        else {
+            panic!("bench tree parses");
+        };
+        let tree = aliases::phaser_figure("bench tree", Figure::Tree, tree).unwrap();
+        assert_eq!(tree.figure(), Ok(Figure::Tree));
+        assert_eq!(tree.tiers, Some(vec![1, 2]));
+        let Some(Command::Bench {
+            target: BenchTarget::Reduction(reduction),
+        }) = command("phasers bench reduction --figure tree")
+        else {
+            panic!("bench reduction parses");
+        };
+        let error = aliases::phaser_figure("bench reduction", Figure::Reduction, reduction);
+        assert!(error.unwrap_err().contains("--figure reduction"));
+        let Some(Command::Tune(tune)) =
+            command("phasers tune --threads 1,2 --output p.json --json t.json --time 0.1")
+        else {
+            panic!("tune parses");
+        };
+        let barrier = aliases::tune(tune);
+        assert_eq!(barrier.threads, Some(vec![1, 2]));
+        assert_eq!(barrier.write_profile, Some(Some("p.json".into())));
+        assert_eq!(barrier.output.json.as_deref(), Some(Path::new("t.json")));
+        assert_eq!(barrier.measure.time, Duration::from_millis(100));
+        assert!(aliases::renamed("tune", "bench barrier --write-profile")
+            .contains("is now `phasers bench barrier --write-profile`"));
+    }
+
+    #[test]
+    fn old_names_are_hidden_from_help() {
+        let help = Cli::command().render_help().to_string();
+        assert!(
+            !help.contains("tune") && !help.contains("internal"),
+            "{help}"
+        );
+        let mut cli = Cli::command();
+        let bench = cli.find_subcommand_mut("bench").unwrap();
+        let help = bench.render_help().to_string();
+        assert!(help.contains("  phaser "), "{help}");
+        assert!(
+            !help.contains("  tree ") && !help.contains("  reduction "),
+            "{help}"
+        );
     }
 
     /// Each benchmark's own options are tested in its folder; here: the commands reach them, and

@@ -3,8 +3,8 @@
 //!
 //! libgomp reads `OMP_WAIT_POLICY` (and `GOMP_SPINCOUNT`) once, when it is loaded, so this process
 //! cannot measure both policies. The tuned rows are measured by a child: this very program,
-//! re-executed with the variable set, running the hidden subcommand `internal-omp-row`, which
-//! reads a [`Job`] on stdin (one OpenMP row with the parent's plan: the same schedule, mode,
+//! re-executed with the variable set, running the hidden command's job [`KIND`]
+//! (`phasers internal-child omp-row`), which reads a [`Job`] on stdin (one OpenMP row with the parent's plan: the same schedule, mode,
 //! pinning and calibrated delay) and prints the [`Row`] as JSON on stdout. The parent parses it back, so the tuned row
 //! sits in the same table as the default one, and no ratio against OpenMP flatters us.
 //!
@@ -26,8 +26,8 @@ use crate::native::{OmpWork, ACTIVE_WAIT_POLICY, SETTLE};
 use crate::openmp_row;
 use phasers_cli::harness::row::{Row, RowPlan};
 
-/// The subcommand the child runs; hidden from `--help`, since only this module calls it.
-pub const SUBCOMMAND: &str = "internal-omp-row";
+/// The kind of job the child runs (see `harness::child`).
+pub const KIND: &str = "omp-row";
 
 /// Which OpenMP row the child measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,7 +87,7 @@ pub fn run(threads: usize, plan: &RowPlan, work: ActiveWork) -> Row {
         work,
         plan: *plan,
     };
-    match child::delegate::<_, Row>(SUBCOMMAND, ACTIVE_WAIT_POLICY, &job, limit) {
+    match child::delegate::<_, Row>(KIND, ACTIVE_WAIT_POLICY, &job, limit) {
         Ok(mut row) => {
             row.barrier = name.into_owned();
             row.kind = kind;
@@ -140,7 +140,7 @@ mod tests {
         let mut plan = plan(false, Some(10));
         plan.schedule.row_budget = Duration::from_millis(1);
         plan.hang_after = Duration::from_millis(1);
-        // The unit-test binary has no such subcommand, so whatever it does gives no row.
+        // The unit-test binary has no such command, so whatever it does gives no row.
         let row = run(2, &plan, ActiveWork::Barrier);
         assert_eq!(row.barrier, "omp barrier (active)");
         let error = row.error.unwrap();

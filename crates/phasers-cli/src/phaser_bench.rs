@@ -1,12 +1,128 @@
-//! What `bench phaser`, `bench reduction` and the phaser part of the quick suite compare: their
-//! rows, and the ratios their reports end with.
+//! `phasers bench phaser`: seed 000's phaser figures, chosen with `--figure` (EPCC's barrier
+//! test, its reduction test, and the tiers x degree sweep), and the phaser part of the quick
+//! suite: their rows, and the ratios their reports end with.
 
+use clap::{Parser, ValueEnum};
 use phasers::Algorithm;
+use phasers_cli::harness::args::sorted_unique;
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::threads;
 
 use crate::contender::Contender;
+use crate::measure_args::MeasureArgs;
 use crate::phaser_config::{PhaserConfig, Reduction};
 use crate::ratios::{Ratio, Ratios, Side};
 use crate::sweep::Benchmark;
+use crate::sweep_command;
+use crate::tree;
+
+/// Which of seed 000's figures `bench phaser` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Figure {
+    /// EPCC's barrier test: flat and tree phasers (`next()`) against our best barriers and
+    /// OpenMP's barrier.
+    Phase,
+    /// EPCC's reduction test: phasers with a sum accumulator (`send(1); next()`) against
+    /// OpenMP's `omp for reduction`; every result is checked (once `bench reduction`).
+    Reduction,
+    /// Figures 14 and 15: every tiers x degree, with and without a sum, ending with a matrix of
+    /// medians (once `bench tree`).
+    Tree,
+}
+
+impl Figure {
+    /// The name `--figure` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Figure::Phase => "phase",
+            Figure::Reduction => "reduction",
+            Figure::Tree => "tree",
+        }
+    }
+}
+
+/// Options of `phasers bench phaser`.
+#[derive(Debug, Parser)]
+#[command(name = "phaser")]
+pub struct PhaserArgs {
+    /// Which figure [default: phase, or tree when --tiers or --degrees is given].
+    #[arg(long, value_enum)]
+    pub figure: Option<Figure>,
+
+    /// Thread counts, comma-separated [default: as `bench barrier`; tree: 2,4,8,16,32,64].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = threads::parse_thread_count)]
+    pub threads: Option<Vec<usize>>,
+
+    /// Tree figure: tiers, comma-separated; 1 is the flat phaser [default: 1,2,3].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = tree::parse_tiers)]
+    pub tiers: Option<Vec<usize>>,
+
+    /// Tree figure: degrees (children per sub-phaser, registrations per leaf), comma-separated
+    /// [default: 2,4,8,16,32].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = tree::parse_degree)]
+    pub degrees: Option<Vec<usize>>,
+
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl PhaserArgs {
+    /// The figure asked for; `Err` when --tiers or --degrees comes with a figure they do not
+    /// shape.
+    pub fn figure(&self) -> Result<Figure, String> {
+        let shaped = self.tiers.is_some() || self.degrees.is_some();
+        match self.figure {
+            None if shaped => Ok(Figure::Tree),
+            None => Ok(Figure::Phase),
+            Some(figure) if shaped && figure != Figure::Tree => Err(format!(
+                "--tiers and --degrees shape the tree figure, not --figure {}: add --figure tree \
+                 or leave them out",
+                figure.name()
+            )),
+            Some(figure) => Ok(figure),
+        }
+    }
+}
+
+/// Runs `phasers bench phaser`.
+pub fn run(args: &PhaserArgs) -> Result<(), String> {
+    match args.figure()? {
+        Figure::Phase => run_suite(Suite::Phaser, args),
+        Figure::Reduction => run_suite(Suite::Reduction, args),
+        Figure::Tree => run_tree(args),
+    }
+}
+
+/// Runs the rows of `suite` (the phase and reduction figures, and the quick suite's part).
+pub fn run_suite(suite: Suite, args: &PhaserArgs) -> Result<(), String> {
+    let threads = args
+        .threads
+        .clone()
+        .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores()));
+    let mut plan = args
+        .measure
+        .plan(suite.benchmark(), threads, suite.contenders());
+    plan.ratios = suite.ratios();
+    let report = sweep_command::run(&plan, &args.output, |_| Vec::new())?;
+    sweep_command::failures(&report.groups)
+}
+
+/// The tree figure: every shape of the grid, ending with the matrix of medians.
+fn run_tree(args: &PhaserArgs) -> Result<(), String> {
+    let threads = (args.threads.clone()).unwrap_or_else(|| tree::DEFAULT_THREADS.to_vec());
+    let tiers = (args.tiers.clone()).unwrap_or_else(|| tree::DEFAULT_TIERS.to_vec());
+    let degrees = (args.degrees.clone()).unwrap_or_else(|| tree::DEFAULT_DEGREES.to_vec());
+    let shapes = tree::shapes(&sorted_unique(tiers), &sorted_unique(degrees));
+    let mut plan = (args.measure).plan(Benchmark::TREE, threads, tree::contenders(&shapes));
+    plan.keep = tree::worth_running;
+    let report = sweep_command::run(&plan, &args.output, |report| {
+        vec![tree::matrix(report, &shapes)]
+    })?;
+    sweep_command::failures(&report.groups)
+}
 
 const TREE: PhaserConfig = PhaserConfig::TREE;
 const FLAT_SUM: PhaserConfig = PhaserConfig::FLAT.with(Reduction::SumI64);

@@ -61,7 +61,7 @@ pub struct Plan {
     pub delay: Option<Duration>,
     /// The time each test aims to take.
     pub time_per_test: Duration,
-    /// Whether to print each table as it completes (`phasers tune` prints its own).
+    /// Whether to print each table as it completes (`phasers bench barrier --write-profile` prints its own).
     pub print_tables: bool,
     /// The command line, recorded in the report.
     pub command_line: Vec<String>,

@@ -1,19 +1,14 @@
-//! `bench tree`: the (tiers, degree) sweep of the seed's figures 14 and 15. Every shape runs EPCC's
-//! barrier (`next()`) and barrier with reduction (`send(1); next()`) at every thread count, and the
-//! report ends with one matrix of medians, shapes down and thread counts across.
+//! The tree figure of `bench phaser` (`--figure tree`, once `bench tree`): the (tiers, degree)
+//! sweep of the seed's figures 14 and 15. Every shape runs EPCC's barrier (`next()`) and barrier
+//! with reduction (`send(1); next()`) at every thread count, and the report ends with one matrix
+//! of medians, shapes down and thread counts across.
 
-use clap::Args;
 use phasers_cli::harness::args::parse_within;
 
 use crate::contender::Contender;
 use crate::phaser_config::{PhaserConfig, Reduction, Shape};
 use crate::results::{Group, Report};
-use crate::sweep::Benchmark;
-use crate::MeasureArgs;
-use phasers_cli::harness::args::sorted_unique;
-use phasers_cli::harness::outputs::OutputArgs;
 use phasers_cli::harness::table::{aligned, time, Last};
-use phasers_cli::harness::threads;
 
 /// The thread counts of the seed's figures, up to the 64 of its first machine.
 pub const DEFAULT_THREADS: [usize; 6] = [2, 4, 8, 16, 32, 64];
@@ -32,54 +27,13 @@ pub const MAX_DEGREE: usize = phasers_cli::harness::threads::MAX_THREADS;
 /// a tree whose leaves outnumber its threads fourfold is mostly empty sub-phasers.
 const LEAVES_PER_THREAD: usize = 4;
 
-/// Options of `phasers bench tree`.
-#[derive(Debug, Args)]
-pub struct TreeArgs {
-    /// Thread counts, comma-separated [default: 2,4,8,16,32,64].
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = threads::parse_thread_count)]
-    threads: Option<Vec<usize>>,
-
-    /// Tiers, comma-separated; 1 is the flat phaser [default: 1,2,3].
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_tiers)]
-    tiers: Option<Vec<usize>>,
-
-    /// Degrees (children per sub-phaser, registrations per leaf), comma-separated
-    /// [default: 2,4,8,16,32].
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_degree)]
-    degrees: Option<Vec<usize>>,
-
-    #[command(flatten)]
-    measure: MeasureArgs,
-
-    #[command(flatten)]
-    output: OutputArgs,
-}
-
-/// Runs `phasers bench tree`.
-pub fn run(args: &TreeArgs) -> Result<(), String> {
-    let threads = args
-        .threads
-        .clone()
-        .unwrap_or_else(|| DEFAULT_THREADS.to_vec());
-    let tiers = sorted_unique(args.tiers.clone().unwrap_or_else(|| DEFAULT_TIERS.to_vec()));
-    let degrees = sorted_unique(
-        args.degrees
-            .clone()
-            .unwrap_or_else(|| DEFAULT_DEGREES.to_vec()),
-    );
-    let shapes = shapes(&tiers, &degrees);
-    let mut plan = args
-        .measure
-        .plan(Benchmark::TREE, threads, contenders(&shapes));
-    plan.keep = worth_running;
-    crate::run_sweep(&plan, &args.output, |report| vec![matrix(report, &shapes)])
-}
-
-fn parse_tiers(text: &str) -> Result<usize, String> {
+/// Parses one entry of `--tiers`.
+pub fn parse_tiers(text: &str) -> Result<usize, String> {
     parse_within(text, 1, MAX_TIERS, "number of tiers")
 }
 
-fn parse_degree(text: &str) -> Result<usize, String> {
+/// Parses one entry of `--degrees`.
+pub fn parse_degree(text: &str) -> Result<usize, String> {
     parse_within(text, 2, MAX_DEGREE, "degree")
 }
 

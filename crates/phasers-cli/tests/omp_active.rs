@@ -13,7 +13,7 @@ use cli_support::{json_file, phasers, phasers_with, scratch, succeeded, text};
 /// Runs the child subcommand under `OMP_WAIT_POLICY=active` with `job` on its stdin.
 fn child(job: &str) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_phasers"))
-        .arg("internal-omp-row")
+        .args(["internal-child", "omp-row"])
         .env("PHASERS_PROFILE", "off")
         .env("OMP_WAIT_POLICY", "active")
         .stdin(Stdio::piped())

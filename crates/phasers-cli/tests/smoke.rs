@@ -207,13 +207,40 @@ fn list_names_every_algorithm_and_baseline() {
     assert!(text.contains("profile"), "{text}");
 }
 
+/// Reads the profile at `path` and checks it covers `threads` on this machine.
+fn check_profile(path: &std::path::Path, threads: &[usize]) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let parsed = phasers::Profile::from_json(&text).unwrap();
+    let written: Vec<usize> = parsed.entries().iter().map(|entry| entry.threads).collect();
+    assert_eq!(written, threads);
+    assert_eq!(parsed.cores(), phasers::available_cores());
+}
+
 #[test]
-fn tune_writes_a_profile_the_library_reads() {
+fn bench_barrier_writes_a_profile_the_library_reads() {
     let profile = scratch("profile.json");
+    let args = ["bench", "barrier", "--threads", "1,2", "--write-profile"];
+    let mut argv = args.to_vec();
+    argv.extend([
+        profile.to_str().unwrap(),
+        "--time",
+        "0.02",
+        "--samples",
+        "2",
+    ]);
+    let stdout = run_ok(&argv);
+    assert!(stdout.contains("what tuning changed"), "{stdout}");
+    check_profile(&profile, &[1, 2]);
+}
+
+/// `tune` is `bench barrier --write-profile` now; the old name still works and says so.
+#[test]
+fn the_old_tune_command_still_writes_a_profile_and_names_its_new_form() {
+    let profile = scratch("tune-profile.json");
     let output = phasers(&[
         "tune",
         "--threads",
-        "1,2",
+        "1",
         "--time",
         "0.02",
         "--samples",
@@ -221,18 +248,14 @@ fn tune_writes_a_profile_the_library_reads() {
         "--output",
         profile.to_str().unwrap(),
     ]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let note = stderr.lines().next().unwrap_or_default();
     assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+        note.starts_with("note: `phasers tune` is now `phasers bench barrier --write-profile "),
+        "{stderr}"
     );
-    assert!(stdout.contains("what tuning changed"), "{stdout}");
-    let text = std::fs::read_to_string(&profile).unwrap();
-    let parsed = phasers::Profile::from_json(&text).unwrap();
-    let threads: Vec<usize> = parsed.entries().iter().map(|entry| entry.threads).collect();
-    assert_eq!(threads, vec![1, 2]);
-    assert_eq!(parsed.cores(), phasers::available_cores());
+    check_profile(&profile, &[1]);
 }
 
 /// Runs `args` and returns stdout, failing the test with both streams if the run failed.
@@ -249,7 +272,8 @@ fn run_ok(args: &[&str]) -> String {
 
 /// Runs `args` with a tiny budget (for a sweep) and `--json`, and returns stdout and the report.
 fn run_json(args: &[&str], tiny: bool) -> (String, Value) {
-    let json = scratch(&format!("{}.json", args[1]));
+    // Named after the command and its first options, so tests running at once never share one.
+    let json = scratch(&format!("{}.json", args[1..args.len().min(4)].join("-")));
     let mut argv = args.to_vec();
     if tiny {
         argv.extend(["--time", "0.03", "--samples", "2"]);
@@ -302,10 +326,12 @@ fn bench_phaser_compares_phasers_with_our_best_barrier_and_openmp() {
 }
 
 #[test]
-fn bench_reduction_checks_every_sum_and_compares_with_openmp() {
+fn bench_phaser_reduction_checks_every_sum_and_compares_with_openmp() {
     let csv = scratch("reduction.csv");
     let stdout = run_ok(&[
         "bench",
+        "phaser",
+        "--figure",
         "reduction",
         "--threads",
         "3",
@@ -449,9 +475,11 @@ fn bench_dynamic_grows_the_team_with_openmp_and_phasers() {
 }
 
 #[test]
-fn bench_tree_sweeps_tiers_and_degrees() {
+fn bench_phaser_tree_sweeps_tiers_and_degrees() {
     let args = [
         "bench",
+        "phaser",
+        "--figure",
         "tree",
         "--threads",
         "2,4",
@@ -498,9 +526,10 @@ fn bench_tree_sweeps_tiers_and_degrees() {
 fn bad_phaser_options_fail_clearly() {
     for (args, message) in [
         (
-            &["bench", "tree", "--tiers", "0"][..],
+            &["bench", "phaser", "--tiers", "0"][..],
             "number of tiers from 1",
         ),
+        (&["bench", "phaser", "--degrees", "1"], "degree from 2"),
         (&["bench", "tree", "--degrees", "1"], "degree from 2"),
         (&["bench", "dynamic", "--threads", "1"], "at least 2"),
         (

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 ///
 /// See the [module docs](crate::barrier) for how they compare.
 ///
-/// `Auto` follows the tuning [`Profile`](crate::Profile) that `phasers tune` measured on this
+/// `Auto` follows the tuning [`Profile`](crate::Profile) that `phasers bench barrier --write-profile` measured on this
 /// machine, when one is in use: the algorithm measured fastest at the largest thread count not
 /// above the party count. The profile is found through `PHASERS_PROFILE` or at the default path
 /// (see [`Profile`](crate::Profile) for the lookup; `PHASERS_PROFILE=off` ignores it), and

@@ -22,7 +22,7 @@
 //!   `PHASERS_WAIT` / `PHASERS_SPIN` / `PHASERS_WAKE` environment overrides, and stall reports: a
 //!   waiter that has waited past the stall time (`PHASERS_STALL`, 10 s by default) says which
 //!   object, episode and members it waits for, once, on stderr or to [`set_stall_hook`]'s hook.
-//! - `Profile` (with the `profile` feature): what `phasers tune` measured on this machine. When a
+//! - `Profile` (with the `profile` feature): what `phasers bench barrier --write-profile` measured on this machine. When a
 //!   profile is in use, [`Algorithm::Auto`] takes the algorithm measured fastest instead of
 //!   following its built-in table. It is read from the file named by `PHASERS_PROFILE`, else from
 //!   `$XDG_CONFIG_HOME/phasers/profile.json` or `~/.config/phasers/profile.json`;

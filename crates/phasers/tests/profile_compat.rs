@@ -1,8 +1,8 @@
 //! Profile files users already have keep loading.
 //!
 //! The fixtures in `tests/fixtures/` were written by `Profile::save` of the code before the
-//! profile moved to `src/tune/` (commit 6492567): one as `phasers tune` wrote it then, without
-//! floors; one with the floors `phasers tune` records now; one without any optional field. Each
+//! profile moved to `src/tune/` (commit 6492567): one as `phasers bench barrier --write-profile` wrote it then, without
+//! floors; one with the floors `phasers bench barrier --write-profile` records now; one without any optional field. Each
 //! must load with every field as written, and saving it again must give the same bytes, so a file
 //! written by this build reads the same in an older one.
 

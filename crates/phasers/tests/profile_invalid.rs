@@ -35,7 +35,10 @@ fn a_broken_profile_fails_auto_only() {
     assert!(message.contains(&path.display().to_string()), "{message}");
     assert!(message.contains("named by PHASERS_PROFILE"), "{message}");
     assert!(message.contains("not JSON"), "{message}");
-    assert!(message.contains("re-run `phasers tune`"), "{message}");
+    assert!(
+        message.contains("re-run `phasers bench barrier --write-profile`"),
+        "{message}"
+    );
     assert!(message.contains("PHASERS_PROFILE=off"), "{message}");
     for (result, what) in [
         (Barrier::builder(5).build().map(|_| ()), "builder default"),

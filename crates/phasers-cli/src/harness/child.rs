@@ -2,8 +2,9 @@
 //! JSON value it prints.
 //!
 //! Some rows can only be measured in a fresh process: libgomp, for one, reads `OMP_WAIT_POLICY`
-//! once, when it loads. The parent runs [`delegate`]: this program's hidden `subcommand` with one
-//! environment variable set and the job as JSON on stdin. The child runs [`serve`]: it reads the
+//! once, when it loads. The parent runs [`delegate`]: this program's one hidden command,
+//! [`SUBCOMMAND`], with the job's kind as its argument, one environment variable set and the job
+//! as JSON on stdin. The child runs [`serve`]: it reads the
 //! job, does it and prints the result as JSON on stdout. Whatever goes wrong (the child cannot
 //! start, fails, prints something else, or hangs and is killed) comes back as an error that says
 //! so, for the caller to turn into a failed row.
@@ -12,13 +13,16 @@
 //! use std::time::Duration;
 //! use phasers_cli::harness::child::{delegate, serve};
 //!
-//! // In `main`: the hidden subcommand doubles the number it is handed.
-//! if std::env::args().nth(1).as_deref() == Some("internal-double") {
+//! // In `main`: the hidden command's job "double" doubles the number it is handed.
+//! let args: Vec<String> = std::env::args().collect();
+//! if args.get(1).map(String::as_str) == Some(phasers_cli::harness::child::SUBCOMMAND)
+//!     && args.get(2).map(String::as_str) == Some("double")
+//! {
 //!     serve(|n: u64| Ok(n * 2)).unwrap();
 //!     return;
 //! }
 //! let doubled: Result<u64, String> =
-//!     delegate("internal-double", ("OMP_WAIT_POLICY", "active"), &21u64, Duration::from_secs(5));
+//!     delegate("double", ("OMP_WAIT_POLICY", "active"), &21u64, Duration::from_secs(5));
 //! assert_eq!(doubled, Ok(42));
 //! ```
 
@@ -30,11 +34,15 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-/// The parent's side: runs this program's `subcommand` with the variable `env` set, hands it
-/// `job` and parses the result it prints. A child still running after `limit` is killed. `Err` is
+/// The hidden command every child runs; its one argument names the job (`phasers internal-child
+/// KIND`), so one command serves every kind of job.
+pub const SUBCOMMAND: &str = "internal-child";
+
+/// The parent's side: runs this program's [`SUBCOMMAND`] for a job of `kind` with the variable
+/// `env` set, hands it `job` and parses the result it prints. A child still running after `limit` is killed. `Err` is
 /// a sentence: "the child process with NAME=VALUE ...".
 pub fn delegate<J: Serialize, T: DeserializeOwned>(
-    subcommand: &str,
+    kind: &str,
     env: (&str, &str),
     job: &J,
     limit: Duration,
@@ -45,7 +53,7 @@ pub fn delegate<J: Serialize, T: DeserializeOwned>(
             let exe = std::env::current_exe()
                 .map_err(|error| format!("cannot find this program to re-run it: {error}"))?;
             let mut command = Command::new(exe);
-            command.arg(subcommand).env(env.0, env.1);
+            command.args([SUBCOMMAND, kind]).env(env.0, env.1);
             run(command, Some(job), limit)
         });
     measured.map_err(|error| format!("the child process with {}={} {error}", env.0, env.1))

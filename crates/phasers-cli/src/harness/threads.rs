@@ -21,7 +21,7 @@ pub fn default_thread_counts(cores: usize) -> Vec<usize> {
     counts
 }
 
-/// The sweep `phasers tune` measures: the default sweep, then further into oversubscription
+/// The sweep `phasers bench barrier --write-profile` measures: the default sweep, then further into oversubscription
 /// (4x the cores, and 64 threads, a common team size), so the profile covers every regime.
 pub fn tune_thread_counts(cores: usize) -> Vec<usize> {
     let mut counts = default_thread_counts(cores);

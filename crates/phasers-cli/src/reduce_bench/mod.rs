@@ -41,7 +41,7 @@ use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 
 pub use config::ReduceArgs;
-pub use omp_active::{child as omp_active_child, SUBCOMMAND as OMP_ACTIVE_SUBCOMMAND};
+pub use omp_active::{child as omp_active_child, KIND as OMP_ACTIVE_KIND};
 
 use config::{ReduceSettings, WARM_UP};
 use contender::{Contender, Kind, FLOOR_DESCRIPTION, FLOOR_NAME};

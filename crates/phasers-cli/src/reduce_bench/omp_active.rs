@@ -24,8 +24,9 @@ use super::row::{self, Point};
 use super::spread::{Spread, Stalls};
 use super::workload::{self, Collective};
 
-/// The subcommand the child runs; hidden from `--help`.
-pub const SUBCOMMAND: &str = "internal-omp-reduce-row";
+/// The kind of job the child runs (`phasers internal-child omp-reduce-row`; see
+/// `harness::child`).
+pub const KIND: &str = "omp-reduce-row";
 
 /// One point, as the child needs it to measure the OpenMP row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,7 +62,7 @@ pub fn measure(point: &Point<'_>) -> ReduceRow {
     // The child stops at the row budget; past that and the hang time, it is stuck.
     let limit = point.stop.budget + point.hang_after + Duration::from_secs(5);
     let name = Contender::OpenMpActive.name();
-    match child::delegate::<_, ReduceRow>(SUBCOMMAND, ACTIVE_WAIT_POLICY, &Job::of(point), limit) {
+    match child::delegate::<_, ReduceRow>(KIND, ACTIVE_WAIT_POLICY, &Job::of(point), limit) {
         Ok(mut row) => {
             row.name = name.to_owned();
             // Process start and libgomp's loading included, as a row's thread start-up is.
@@ -114,7 +115,7 @@ mod tests {
         let back: Job = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
         assert_eq!(back, job);
         assert_eq!(&Stalls::from_table(3, back.stalls).unwrap(), point.stalls);
-        // The unit-test binary has no such subcommand, so whatever it does gives no row.
+        // The unit-test binary has no such command, so whatever it does gives no row.
         let row = measure(&point);
         assert_eq!(row.name, "omp reduction(+:arr[:n]) (active)");
         let error = row.error.unwrap();

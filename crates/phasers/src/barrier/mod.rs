@@ -33,7 +33,7 @@
 //! [`Algorithm::Auto`] chooses among them from the party count and the cores: counting when
 //! threads outnumber cores, else the cheapest by a cost model in cache-line round trips fitted to a
 //! 16-core run and bounded by the seeds' measurements at scale; its rule and evidence are on
-//! [`Algorithm`]. A tuning [profile](crate::Profile) written by `phasers tune`, which measured
+//! [`Algorithm`]. A tuning [profile](crate::Profile) written by `phasers bench barrier --write-profile`, which measured
 //! every algorithm at several thread counts on this machine, overrides that rule; it is found
 //! through `PHASERS_PROFILE` or at `~/.config/phasers/profile.json`. The profile needs the
 //! `profile` feature (on by default); without it `Auto` follows its rule alone.

@@ -38,7 +38,7 @@
 //! sleepers among them is one system call, never one per waiter. `tiers = 1` is a flat phaser.
 //! Without a choice the shape follows [`PhaserBuilder::expected_parties`]: flat up to 2 tasks,
 //! else two tiers of degree `parties / 2` clamped to 2..=16 (the seed's Table I; its best degree,
-//! 16, beat the hardware's natural 8). Measure yours with `phasers bench tree`.
+//! 16, beat the hardware's natural 8). Measure yours with `phasers bench phaser --figure tree`.
 //!
 //! ```
 //! use phasers::{Mode, Phaser};

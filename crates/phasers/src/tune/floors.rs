@@ -57,7 +57,7 @@ pub enum FloorsSource {
     Environment,
     /// Some set by `PHASERS_FLOORS`, the others measured.
     EnvironmentAndMeasured,
-    /// Recorded in the tuning profile by `phasers tune` (never without the `profile` feature,
+    /// Recorded in the tuning profile by `phasers bench barrier --write-profile` (never without the `profile` feature,
     /// which reads no profile).
     Profile,
     /// Fixed values, where nothing can be measured (the loom models).

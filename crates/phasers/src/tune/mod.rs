@@ -1,4 +1,4 @@
-//! What was measured on this machine: the floors, and the tuning profile `phasers tune` writes.
+//! What was measured on this machine: the floors, and the tuning profile `phasers bench barrier --write-profile` writes.
 //!
 //! # Layers
 //!

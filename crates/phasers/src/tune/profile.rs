@@ -1,7 +1,7 @@
 //! The tuning profile's value: which algorithm measured fastest at each thread count on this
 //! machine, and the rules every profile keeps.
 //!
-//! `phasers tune` writes it; [`Algorithm::Auto`] reads it (see [`ProfileStatus`](crate::ProfileStatus) for where it is
+//! `phasers bench barrier --write-profile` writes it; [`Algorithm::Auto`] reads it (see [`ProfileStatus`](crate::ProfileStatus) for where it is
 //! looked up and when it is set aside). This file holds the type, its validation and its choice;
 //! it imports none of its neighbours. `profile_file.rs` (the JSON form, load and save),
 //! `profile_path.rs` (where to look) and `profile_status.rs` (the lookup) build on it.
@@ -10,7 +10,7 @@ use super::floors::Floors;
 use crate::algorithm::Algorithm;
 use crate::error::{Error, Result};
 
-/// The measured choice of [`Algorithm::Auto`] on one machine, written by `phasers tune`.
+/// The measured choice of [`Algorithm::Auto`] on one machine, written by `phasers bench barrier --write-profile`.
 ///
 /// Only with the `profile` feature (on by default), which also brings its JSON form (serde).
 ///
@@ -92,7 +92,7 @@ use crate::error::{Error, Result};
 /// assert_eq!(Profile::load(&path)?, profile);
 /// std::fs::write(&path, "{}").unwrap();
 /// let err = Profile::load(&path).unwrap_err().to_string();
-/// assert!(err.contains("profile.json") && err.contains("phasers tune"), "{err}");
+/// assert!(err.contains("profile.json") && err.contains("phasers bench barrier --write-profile"), "{err}");
 /// std::fs::remove_dir_all(&dir).unwrap();
 /// # Ok::<(), phasers::Error>(())
 /// ```
@@ -105,7 +105,7 @@ pub struct Profile {
     created_unix_s: Option<u64>,
     /// Sorted by `threads`, no two alike, none `Auto`, never empty.
     entries: Vec<ProfileEntry>,
-    /// The floors `phasers tune` measured, which the wait budgets use instead of measuring again.
+    /// The floors `phasers bench barrier --write-profile` measured, which the wait budgets use instead of measuring again.
     floors: Option<Floors>,
 }
 
@@ -230,7 +230,7 @@ impl Profile {
         &self.entries
     }
 
-    /// The CPU the profile was measured on, as `phasers tune` described it.
+    /// The CPU the profile was measured on, as `phasers bench barrier --write-profile` described it.
     ///
     /// ```
     /// use phasers::{Algorithm, Profile, ProfileEntry};
@@ -275,7 +275,7 @@ impl Profile {
         self.created_unix_s
     }
 
-    /// The machine's floors as `phasers tune` measured them, if it recorded them. While this
+    /// The machine's floors as `phasers bench barrier --write-profile` measured them, if it recorded them. While this
     /// profile is in use, [`Floors::current`] returns them (unless `PHASERS_FLOORS` says
     /// otherwise), so no process needs to measure again.
     ///

@@ -25,7 +25,7 @@ pub(crate) enum Problem {
 
 /// What a user can do about a profile file that is invalid, wherever it was found.
 pub(crate) const WHAT_TO_DO: &str =
-    "re-run `phasers tune` to rewrite it, delete it, or set PHASERS_PROFILE=off to ignore it";
+    "re-run `phasers bench barrier --write-profile` to rewrite it, delete it, or set PHASERS_PROFILE=off to ignore it";
 
 /// The JSON shape of a profile; `Profile` itself keeps the parsed, validated form.
 #[derive(Serialize, Deserialize)]
@@ -126,13 +126,13 @@ impl Profile {
     /// let profile = Profile::from_json(text)?;
     /// assert_eq!(profile.choose(4), Algorithm::SenseReversing); // aliases are accepted
     /// let err = Profile::from_json("{}").unwrap_err();
-    /// assert!(err.to_string().contains("phasers tune"), "{err}"); // says what to do
+    /// assert!(err.to_string().contains("phasers bench barrier --write-profile"), "{err}"); // says what to do
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn from_json(text: &str) -> Result<Profile> {
         parse(text).map_err(|problem| {
             Error::invalid(format!(
-                "not a valid phasers tuning profile: {problem}; write a new one with `phasers tune`"
+                "not a valid phasers tuning profile: {problem}; write a new one with `phasers bench barrier --write-profile`"
             ))
         })
     }
@@ -181,7 +181,7 @@ impl Profile {
         Profile::read(path).map_err(|problem| match problem {
             Problem::Unreadable(err) => Error::invalid(format!(
                 "cannot read the tuning profile {}: {err}; check the path, or write a profile \
-                 there with `phasers tune`",
+                 there with `phasers bench barrier --write-profile`",
                 path.display()
             )),
             Problem::Malformed(problem) => Error::invalid(format!(
@@ -507,7 +507,7 @@ mod tests {
             );
             assert!(
                 message.starts_with("not a valid phasers tuning profile")
-                    && message.contains("phasers tune"),
+                    && message.contains("phasers bench barrier --write-profile"),
                 "{message}"
             );
         }
@@ -569,7 +569,10 @@ mod tests {
         let message = Profile::load(&path).unwrap_err().to_string();
         assert!(message.contains(&path.display().to_string()), "{message}");
         assert!(message.contains("version\" is 9"), "{message}");
-        assert!(message.contains("re-run `phasers tune`"), "{message}");
+        assert!(
+            message.contains("re-run `phasers bench barrier --write-profile`"),
+            "{message}"
+        );
         assert!(message.contains("PHASERS_PROFILE=off"), "{message}");
 
         let missing = dir.join("missing.json");

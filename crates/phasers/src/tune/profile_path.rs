@@ -52,7 +52,7 @@ impl Profile {
     /// `$XDG_CONFIG_HOME/phasers/profile.json` when `XDG_CONFIG_HOME` is an absolute path, else
     /// `$HOME/.config/phasers/profile.json` when `HOME` is, else `None`.
     ///
-    /// This is also where `phasers tune` writes by default.
+    /// This is also where `phasers bench barrier --write-profile` writes by default.
     ///
     /// ```
     /// if let Some(path) = phasers::Profile::default_path() {

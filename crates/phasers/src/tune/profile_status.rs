@@ -180,7 +180,7 @@ impl std::fmt::Display for ProfileStatus {
             }
             ProfileStatus::NotFound { path: Some(path) } => write!(
                 f,
-                "profile {}: not found; {BUILTIN} (run `phasers tune` to write one)",
+                "profile {}: not found; {BUILTIN} (run `phasers bench barrier --write-profile` to write one)",
                 path.display()
             ),
             ProfileStatus::NotFound { path: None } => write!(
@@ -196,7 +196,7 @@ impl std::fmt::Display for ProfileStatus {
             } => write!(
                 f,
                 "profile {}: ignored, measured on {} but this machine has {}; {BUILTIN} \
-                 (re-run `phasers tune` on this machine)",
+                 (re-run `phasers bench barrier --write-profile` on this machine)",
                 path.display(),
                 cores(*profile_cores),
                 machine_cores
@@ -249,7 +249,7 @@ pub(crate) fn detect_with(
         }
         Err(Problem::Unreadable(err)) if named => format!(
             "{env} names the tuning profile {shown}, which cannot be read ({err}); write it with \
-             `phasers tune`, point {env} at another profile, or set {env}=off to ignore profiles"
+             `phasers bench barrier --write-profile`, point {env} at another profile, or set {env}=off to ignore profiles"
         ),
         Err(Problem::Unreadable(err)) => format!(
             "the tuning profile {shown} cannot be read ({err}); fix its permissions, delete it, \
@@ -257,7 +257,7 @@ pub(crate) fn detect_with(
         ),
         Err(Problem::Malformed(problem)) if named => format!(
             "the tuning profile {shown} (named by {env}) is invalid: {problem}; re-run `phasers \
-             tune` to rewrite it, point {env} at another profile, or set {env}=off to ignore \
+             bench barrier --write-profile` to rewrite it, point {env} at another profile, or set {env}=off to ignore \
              profiles"
         ),
         Err(Problem::Malformed(problem)) => {
@@ -426,7 +426,7 @@ mod tests {
             status.to_string(),
             format!(
                 "profile {}: ignored, measured on 8 cores but this machine has 2; \
-                 Algorithm::Auto follows its built-in rule (re-run `phasers tune` on this machine)",
+                 Algorithm::Auto follows its built-in rule (re-run `phasers bench barrier --write-profile` on this machine)",
                 path.display()
             )
         );
@@ -448,7 +448,7 @@ mod tests {
             status.to_string(),
             format!(
                 "profile {}: not found; Algorithm::Auto follows its built-in rule (run `phasers \
-                 tune` to write one)",
+                 bench barrier --write-profile` to write one)",
                 path.display()
             )
         );
@@ -488,13 +488,19 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("missing field `cores`"), "{message}");
-        assert!(message.contains("re-run `phasers tune`"), "{message}");
+        assert!(
+            message.contains("re-run `phasers bench barrier --write-profile`"),
+            "{message}"
+        );
         assert!(message.contains("PHASERS_PROFILE=off"), "{message}");
 
         let found = detect_with(Request::Default, Some(path.clone()), 2);
         let message = invalid_message(&found);
         assert!(message.contains(&path.display().to_string()), "{message}");
-        assert!(message.contains("re-run `phasers tune`"), "{message}");
+        assert!(
+            message.contains("re-run `phasers bench barrier --write-profile`"),
+            "{message}"
+        );
         assert!(message.contains("delete it"), "{message}");
         assert!(message.contains("PHASERS_PROFILE=off"), "{message}");
         assert_eq!(

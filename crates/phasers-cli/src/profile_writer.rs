@@ -1,51 +1,24 @@
-//! `phasers tune`: measure every algorithm at several thread counts, keep the fastest at each, and
-//! write the profile `Algorithm::Auto` reads (see `phasers::Profile`), with the machine's floors.
+//! The tuning profile `bench barrier --write-profile` writes: from the sweep's rows, the fastest
+//! algorithm at each thread count, with the machine's floors, in the file `Algorithm::Auto` reads
+//! (see `phasers::Profile`).
 //!
 //! The rows run in interleaved rounds (`--rounds`). An algorithm replaces the built-in rule's
 //! choice at a thread count only when it beat that choice's median in a strict majority of the
 //! rounds and its overall median is at least [`MIN_GAIN`] faster: one lucky stretch of a drifting
 //! machine must not rewrite the profile.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::Args;
 use phasers::{Algorithm, Floors, Profile, ProfileEntry};
 
-use crate::contender::Contender;
 use crate::results::{Group, Report};
-use crate::sweep::{self, Benchmark};
-use crate::MeasureArgs;
-use phasers_cli::harness::outputs;
 use phasers_cli::harness::row::Row;
 use phasers_cli::harness::table::{ratio, time};
-use phasers_cli::harness::threads;
 
 /// A measured winner replaces the built-in rule's choice only when it is at least this much
 /// faster: closer than that, the two are within the noise of a shared machine, and a profile that
 /// flips between runs would help no one.
 const MIN_GAIN: f64 = 1.05;
-
-/// Options of `phasers tune`.
-#[derive(Debug, Args)]
-pub struct TuneArgs {
-    /// Thread counts, comma-separated [default: the `bench barrier` sweep, then 4x the cores and
-    /// 64].
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = threads::parse_thread_count)]
-    threads: Option<Vec<usize>>,
-
-    #[command(flatten)]
-    measure: MeasureArgs,
-
-    /// Where to write the profile [default: the path `Algorithm::Auto` reads when
-    /// PHASERS_PROFILE is unset: $XDG_CONFIG_HOME/phasers/profile.json, else
-    /// ~/.config/phasers/profile.json].
-    #[arg(long, value_name = "FILE")]
-    output: Option<PathBuf>,
-
-    /// Also write the measurements to FILE as JSON (the `bench barrier` schema).
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-}
 
 /// What tuning decided at one thread count.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,49 +78,38 @@ pub fn rounds_won(row: &Row, builtin: &Row) -> (usize, usize) {
     (won, ours.len().max(theirs.len()))
 }
 
-/// Runs `phasers tune`.
-pub fn run(args: &TuneArgs) -> Result<(), String> {
-    let output = match &args.output {
-        Some(path) => path.clone(),
-        None => Profile::default_path().ok_or(
-            "there is no default profile path (neither XDG_CONFIG_HOME nor HOME is set): pass \
-             --output FILE, then point PHASERS_PROFILE at it",
-        )?,
-    };
-    let threads = args
-        .threads
-        .clone()
-        .unwrap_or_else(|| threads::tune_thread_counts(phasers::available_cores()));
-    let contenders = Algorithm::CONCRETE.map(Contender::Phasers).to_vec();
-    let plan = args.measure.plan(Benchmark::BARRIER, threads, contenders);
-    let json = outputs::open(args.json.as_deref())?;
+/// Where the profile goes when no file is named: where `Algorithm::Auto` looks when
+/// PHASERS_PROFILE is unset.
+pub fn default_path() -> Result<PathBuf, String> {
+    Profile::default_path().ok_or_else(|| {
+        "there is no default profile path (neither XDG_CONFIG_HOME nor HOME is set): pass \
+         --write-profile FILE, then point PHASERS_PROFILE at it"
+            .to_owned()
+    })
+}
 
-    let report = sweep::run(&plan);
-    // Measured now, on the machine the rows just ran on, so every process that reads the profile
-    // can skip measuring them again.
-    let floors = Floors::measure();
-
-    if let Some((path, out)) = json {
-        outputs::write_json(out, &path, &report)?;
-        eprintln!("measurements written to {}", path.display());
-    }
+/// Decides the profile from `report`'s rows, prints what changed, and writes it to `path` with
+/// the floors measured now.
+pub fn write(report: &Report, path: &Path) -> Result<(), String> {
     let decisions: Vec<Decision> = report.groups.iter().filter_map(decide).collect();
     if decisions.is_empty() {
         return Err(
-            "no algorithm completed at any thread count, so there is nothing to tune; \
-                    the tables above say why"
+            "no algorithm completed at any thread count, so there is no profile to write; \
+             the tables above say why"
                 .to_owned(),
         );
     }
+    // Measured now, on the machine the rows just ran on, so every process that reads the profile
+    // can skip measuring them again.
+    let floors = Floors::measure();
     println!("{}", changes(&decisions));
     println!("floors recorded in the profile: {floors}");
-    let profile = profile(&report, &decisions)
+    let profile = profile(report, &decisions)
         .map_err(|error| error.to_string())?
         .with_floors(floors);
-    profile.save(&output).map_err(|error| error.to_string())?;
-    println!("profile written to {}", output.display());
-    let default = Profile::default_path();
-    if default.as_deref() == Some(output.as_path()) {
+    profile.save(path).map_err(|error| error.to_string())?;
+    println!("profile written to {}", path.display());
+    if Profile::default_path().as_deref() == Some(path) {
         println!(
             "Algorithm::Auto reads it from there in every new process (unless {} says \
              otherwise; {0}=off ignores it)",
@@ -157,7 +119,7 @@ pub fn run(args: &TuneArgs) -> Result<(), String> {
         println!(
             "to use it, set {}={} (Algorithm::Auto reads it in every new process)",
             Profile::ENV_VAR,
-            output.display()
+            path.display()
         );
     }
     Ok(())
@@ -269,7 +231,7 @@ fn profile(report: &Report, decisions: &[Decision]) -> phasers::Result<Profile> 
         report.provenance.machine.available_cores,
         report.provenance.machine.cpu_model.clone(),
         Some(format!(
-            "phasers tune {} ({} mode)",
+            "phasers bench barrier --write-profile {} ({} mode)",
             env!("CARGO_PKG_VERSION"),
             report.settings.mode.name()
         )),

@@ -45,6 +45,7 @@ pub struct BarrierArgs {
 
 /// Runs `phasers bench barrier`.
 pub fn run(args: BarrierArgs) -> Result<(), String> {
+    args.measure.check()?;
     // Resolved before measuring, so a machine with no default path fails at once.
     let profile = match &args.write_profile {
         None => None,

@@ -144,34 +144,8 @@ impl Contender {
             Contender::OmpReductionActive => {
                 "omp reduction with OMP_WAIT_POLICY=active, measured by a child process"
             }
-            Contender::Phasers(algorithm) => algorithm_description(algorithm),
+            Contender::Phasers(algorithm) => algorithm.description(),
             Contender::Phaser(config) => config.description(),
-        }
-    }
-}
-
-/// What each algorithm is, in a line; the module docs of `phasers::barrier` say more.
-pub fn algorithm_description(algorithm: Algorithm) -> &'static str {
-    match algorithm {
-        Algorithm::Auto => {
-            "the `phasers bench barrier --write-profile` profile's pick, else: counting up to 2 threads or when threads \
-             outnumber cores; dissemination to 16 (sense-reversing at 3, 5); tournament above \
-             (a cost model fitted on 16 cores)"
-        }
-        Algorithm::SenseReversing => {
-            "centralized: one arrival counter, one release word; one wake-up releases everyone"
-        }
-        Algorithm::Counting => {
-            "two-generation counting: the arrival counter is also the release word"
-        }
-        Algorithm::Ticket => {
-            "arrivals take tickets from one counter; a separate word serves episodes"
-        }
-        Algorithm::CombiningTree => "software combining tree of counters (fan-in 4 by default)",
-        Algorithm::McsTree => "MCS tree: 4-ary arrival tree, binary wake-up tree, local spinning",
-        Algorithm::Dissemination => "ceil(log2 n) rounds of pairwise signals, no central word",
-        Algorithm::Tournament => {
-            "statically paired matches up a binary tree; the champion wakes the losers"
         }
     }
 }
@@ -195,30 +169,5 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), all);
-    }
-
-    /// `phasers list` describes `Auto` by what the built-in rule can pick (issue 34: it named
-    /// sense-reversing, which the rule had stopped picking).
-    #[test]
-    fn auto_description_names_what_the_rule_picks() {
-        let text = algorithm_description(Algorithm::Auto);
-        for picked in [
-            Algorithm::Counting,
-            Algorithm::SenseReversing,
-            Algorithm::Dissemination,
-            Algorithm::Tournament,
-        ] {
-            assert!(
-                text.contains(picked.name()),
-                "{picked} missing from: {text}"
-            );
-        }
-        for parties in 1..=64 {
-            let picked = Algorithm::Auto.resolve_builtin(parties);
-            assert!(
-                text.contains(picked.name()),
-                "{picked} missing from: {text}"
-            );
-        }
     }
 }

@@ -48,7 +48,7 @@ use phasers::Algorithm;
 use phasers_cli::harness::{child, floors_record};
 
 use crate::barrier_bench::BarrierArgs;
-use crate::contender::{algorithm_description, Contender, FLOOR_DESCRIPTION};
+use crate::contender::{Contender, FLOOR_DESCRIPTION};
 use crate::phaser_bench::{Figure, PhaserArgs, Suite};
 
 /// What each barrier, phaser, reduction and team collective costs on this machine. With no
@@ -119,13 +119,37 @@ enum BenchTarget {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse().command) {
+    let cli = Cli::try_parse().unwrap_or_else(|error| {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        if let Some(hint) = option_without_command(&error, &args) {
+            // Printed the way clap prints (colours only on a terminal), the hint after it.
+            let _ = error.print();
+            eprintln!("{hint}");
+            std::process::exit(error.exit_code());
+        }
+        error.exit()
+    });
+    match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// A hint for `phasers --threads 4`: options of a benchmark given with no command. `None` for
+/// any other mistake, which clap explains well enough.
+fn option_without_command(error: &clap::Error, args: &[String]) -> Option<String> {
+    let starts_with_option = args.first().is_some_and(|first| first.starts_with("--"));
+    if error.kind() != clap::error::ErrorKind::UnknownArgument || !starts_with_option {
+        return None;
+    }
+    Some(format!(
+        "\nhint: benchmark options go after a command, such as `phasers bench barrier {}` \
+         (`phasers bench --help` lists the benchmarks)",
+        args.join(" ")
+    ))
 }
 
 /// Runs `command`, or the quick suite.
@@ -178,11 +202,7 @@ fn list() {
     let cores = phasers::available_cores();
     println!("algorithms (for --algorithms):");
     for algorithm in std::iter::once(Algorithm::Auto).chain(Algorithm::CONCRETE) {
-        println!(
-            "  {:<22} {}",
-            algorithm.name(),
-            algorithm_description(algorithm)
-        );
+        println!("  {:<22} {}", algorithm.name(), algorithm.description());
     }
     let resolved: Vec<String> = [1, cores, cores + 1, 64]
         .into_iter()
@@ -414,6 +434,39 @@ mod tests {
             Some(Command::List)
         ));
         assert!(Cli::try_parse_from(["phasers", "frobnicate"]).is_err());
+    }
+
+    #[test]
+    fn rounds_are_at_most_the_samples() {
+        let many = bench_args(&["--rounds", "10", "--samples", "5"]).unwrap();
+        let error = many.measure.check().unwrap_err();
+        assert!(
+            error.contains("--rounds 10 is more than --samples 5"),
+            "{error}"
+        );
+        // Not asked for: as many rounds as samples allow, without a word.
+        let few = bench_args(&["--samples", "2"]).unwrap();
+        assert_eq!(few.measure.check(), Ok(()));
+        let plan = few
+            .measure
+            .plan(Benchmark::BARRIER, vec![2], vec![Contender::Std]);
+        assert_eq!(plan.rounds(), 2);
+    }
+
+    #[test]
+    fn an_option_without_a_command_gets_a_hint() {
+        let args = ["--threads".to_owned(), "4".to_owned()];
+        let error = Cli::try_parse_from(["phasers", "--threads", "4"]).unwrap_err();
+        let hint = option_without_command(&error, &args).unwrap();
+        assert!(
+            hint.contains("`phasers bench barrier --threads 4`"),
+            "{hint}"
+        );
+        let error = Cli::try_parse_from(["phasers", "frobnicate"]).unwrap_err();
+        assert_eq!(
+            option_without_command(&error, &["frobnicate".to_owned()]),
+            None
+        );
     }
 
     #[test]

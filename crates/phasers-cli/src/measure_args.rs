@@ -37,9 +37,10 @@ pub struct MeasureArgs {
     /// row at a thread count, then round 2 of each, and so on, so a machine that drifts between
     /// fast and slow states hits every row alike. Each round runs on a fresh barrier with its own
     /// warm-up (in EPCC mode, its own dropped sample); tables show how much the rounds disagree,
-    /// and mark "noisy" the ratios that disagreement could reverse. At most --samples rounds.
-    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=1000))]
-    pub rounds: u16,
+    /// and mark "noisy" the ratios that disagreement could reverse. At most --samples, since each
+    /// round needs a sample [default: 5, or --samples when fewer].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub rounds: Option<u16>,
 
     /// EPCC mode: the delay before each barrier, in microseconds (EPCC's default is 0.1).
     #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = parse_delay, allow_negative_numbers = true)]
@@ -55,7 +56,24 @@ pub struct MeasureArgs {
     pub hang_seconds: Duration,
 }
 
+/// Rounds per row when --rounds is not given: enough to tell a drifting machine from a real
+/// difference (each round is one vote), few enough that each round still has several samples at
+/// the default --samples 20.
+const DEFAULT_ROUNDS: u16 = 5;
+
 impl MeasureArgs {
+    /// Refuses options that contradict each other; run before anything is measured.
+    pub fn check(&self) -> Result<(), String> {
+        match self.rounds {
+            Some(rounds) if rounds > self.samples => Err(format!(
+                "--rounds {rounds} is more than --samples {}: each round needs at least one \
+                 sample; ask for at most {0} rounds, or more samples",
+                self.samples
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// The plan of `benchmark` over `threads` and `contenders` measured this way.
     pub fn plan(
         &self,
@@ -93,7 +111,7 @@ impl MeasureArgs {
                 pin: self.pin,
                 delay: delay.map_or(0, delay::calibrate),
             },
-            rounds: usize::from(self.rounds),
+            rounds: usize::from(self.rounds.unwrap_or(DEFAULT_ROUNDS).min(self.samples)),
             delay,
             time_per_test: self.time,
             print_tables: true,

@@ -89,6 +89,7 @@ impl PhaserArgs {
 
 /// Runs `phasers bench phaser`.
 pub fn run(args: &PhaserArgs) -> Result<(), String> {
+    args.measure.check()?;
     match args.figure()? {
         Figure::Phase => run_suite(Suite::Phaser, args),
         Figure::Reduction => run_suite(Suite::Reduction, args),

@@ -78,6 +78,7 @@ mod builder;
 mod combining_tree;
 mod completion;
 mod counting;
+mod description;
 mod dissemination;
 mod episode;
 mod mcs_tree;

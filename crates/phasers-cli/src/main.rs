@@ -36,6 +36,7 @@ mod rounds;
 mod sweep;
 mod tree;
 mod tune;
+mod verdict;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -65,6 +66,10 @@ use phasers_cli::harness::schedule::Schedule;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+
+    /// The quick suite: print every column and note in full (lines wider than 100 columns).
+    #[arg(long)]
+    verbose: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -248,7 +253,9 @@ impl MeasureArgs {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse().command) {
+    let cli = Cli::parse();
+    phasers_cli::harness::verbosity::request(cli.verbose);
+    match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -376,8 +383,28 @@ fn quick<A: Parser>(line: &str) -> Result<A, String> {
 /// array-reduction comparison, the team-collectives comparison and the applications at 2
 /// threads. A failure in one part does not skip the others.
 fn quick_suite() -> Result<(), String> {
+    // The barrier part is `bench barrier` with its defaults, run here rather than through
+    // `bench_barrier` to keep its report for the verdict the suite ends with.
+    let barrier_report = std::cell::RefCell::new(None);
+    let barrier = || -> Result<(), String> {
+        let args: BarrierArgs = quick("barrier")?;
+        let threads = threads::default_thread_counts(phasers::available_cores());
+        let algorithms = std::iter::once(Algorithm::Auto).chain(Algorithm::CONCRETE);
+        let contenders = (Contender::BASELINES.into_iter())
+            .chain(
+                first_of_each(algorithms.collect())
+                    .into_iter()
+                    .map(Contender::Phasers),
+            )
+            .collect();
+        let plan = args.measure.plan(Benchmark::BARRIER, threads, contenders);
+        run_sweep(&plan, &args.output, |report| {
+            barrier_report.replace(Some(report.clone()));
+            Vec::new()
+        })
+    };
     let parts: [&dyn Fn() -> Result<(), String>; 5] = [
-        &|| quick("barrier").and_then(bench_barrier),
+        &barrier,
         &|| quick("phaser --threads 2").and_then(|args| bench_phasers(Suite::Quick, args)),
         &|| quick(QUICK_REDUCE).and_then(|args| reduce_bench::run(&args)),
         &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives_bench::run(&args)),
@@ -389,6 +416,9 @@ fn quick_suite() -> Result<(), String> {
             println!();
         }
         errors.extend(part().err());
+    }
+    if let Some(report) = barrier_report.take() {
+        println!("\n{}", verdict::verdict(&report).join("\n"));
     }
     if errors.is_empty() {
         Ok(())

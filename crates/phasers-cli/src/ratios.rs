@@ -12,9 +12,12 @@
 
 use std::borrow::Cow;
 
+use phasers_cli::harness::footnotes;
 use phasers_cli::harness::noise::{RatioRecord, Side as Measured};
+use phasers_cli::harness::resolution::below_text;
 use phasers_cli::harness::row::{Row, RowKind};
 use phasers_cli::harness::table::{aligned, ratio, time, Last};
+use phasers_cli::harness::verbosity;
 
 use crate::contender::Contender;
 use crate::regime_floor::RegimeFloor;
@@ -61,8 +64,19 @@ pub struct Ratio {
 }
 
 /// What a listed ratio's line says when it cannot be divided.
-const NOT_COMPUTED: &str = "not computed: a side failed, was not measured, or has a median of 0 \
-     or below (its reference loop cost more than the barrier: the machine was busy; run again)";
+const NOT_COMPUTED: &str = "not computed: a side failed, was not measured, or costs less than \
+     its resolution (in EPCC mode, the scatter of its reference loop: on a busy machine, run \
+     again)";
+
+/// The same, in the default output's 100 columns.
+const NOT_COMPUTED_SHORT: &str = "not computed: a side failed, is missing or is below resolution";
+
+/// What a noisy ratio's cell ends with in the default output, explained once under the lines.
+pub const NOISY_MARK: &str = "~";
+
+/// The explanation of [`NOISY_MARK`].
+pub const NOISY_NOTE: &str = "~ noisy: the rows' rounds disagree by more than the two rows \
+     differ, so this run does not settle which is faster (--verbose says by how much)";
 
 impl Ratio {
     /// The ratio of the rows `numerator` and `denominator`.
@@ -78,8 +92,8 @@ impl Ratio {
     fn record(&self, group: &Group, best: Option<&Row>) -> Option<RatioRecord> {
         let resolve = |side: &Side| -> Option<Measured> {
             match side {
-                Side::Row(name) => Measured::of(group.row(name)?),
-                Side::BestBarrier => Measured::of(best?),
+                Side::Row(name) => measured(group, group.row(name)?),
+                Side::BestBarrier => measured(group, best?),
             }
         };
         let (top, bottom) = (resolve(&self.numerator)?, resolve(&self.denominator)?);
@@ -108,7 +122,8 @@ impl Ratios {
         match self {
             Ratios::None => Vec::new(),
             Ratios::Barrier => {
-                let divisors = divisors(group, floor);
+                // The JSON keeps every ratio, whatever the tables show.
+                let divisors = divisors(group, floor, true);
                 heads(group)
                     .iter()
                     .flat_map(|(_, label, top)| {
@@ -140,21 +155,29 @@ impl Ratios {
                 }
                 // A ratio that cannot be computed still gets its line, saying why: a figure that
                 // silently vanishes reads as a bug, and on a busy machine it happens.
+                let verbose = verbosity::verbose();
+                let mut noisy = false;
                 let measured: Vec<Vec<String>> = ratios
                     .iter()
                     .map(|r| match r.record(group, best) {
                         Some(record) => {
                             let (a, b) = (record.numerator_ns, record.denominator_ns);
+                            let mark = match verbose {
+                                true => format!("  {}", record.mark()),
+                                false if record.noisy => NOISY_MARK.to_owned(),
+                                false => String::new(),
+                            };
+                            noisy |= record.noisy;
                             let line = format!(
-                                "{} / {} = {}  {}",
+                                "{} / {} = {}{mark}",
                                 time(a),
                                 time(b),
                                 ratio(Some(a), Some(b)),
-                                record.mark()
                             );
                             vec![record.label.clone(), line.trim_end().to_owned()]
                         }
-                        None => vec![r.label(), NOT_COMPUTED.to_owned()],
+                        None if verbose => vec![r.label(), NOT_COMPUTED.to_owned()],
+                        None => vec![r.label(), NOT_COMPUTED_SHORT.to_owned()],
                     })
                     .collect();
                 let mut text = format!(
@@ -164,7 +187,12 @@ impl Ratios {
                 if let Some(best) = best {
                     text.push_str(&format!("; best barrier: {}", barrier_label(best)));
                 }
-                Some(indented(text, &measured))
+                let mut text = indented(text, &measured);
+                if noisy && !verbose {
+                    text.push('\n');
+                    text.push_str(footnotes::wrap("  ", NOISY_NOTE).trim_end());
+                }
+                Some(text)
             }
         }
     }
@@ -184,30 +212,53 @@ fn indented(mut text: String, cells: &[Vec<String>]) -> String {
     text
 }
 
-/// The fastest of `rows` by median.
-fn fastest<'a>(rows: impl Iterator<Item = &'a Row>) -> Option<&'a Row> {
-    rows.filter_map(|row| Some((row, row.median()?)))
+/// `row` as a side of a ratio, when it ran without error and costs more than its resolution: a
+/// cost the run cannot tell from nothing divides into nothing meaningful.
+pub fn measured(group: &Group, row: &Row) -> Option<Measured> {
+    group.cost(row)?;
+    Measured::of(row)
+}
+
+/// The fastest of `rows` by median, among those above their resolution.
+fn fastest<'a>(group: &Group, rows: impl Iterator<Item = &'a Row>) -> Option<&'a Row> {
+    rows.filter_map(|row| Some((row, group.cost(row)?)))
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(row, _)| row)
 }
 
 /// The best of the rows `barriers` names that ran without error.
 fn best_of<'a>(group: &'a Group, barriers: &[Cow<'static, str>]) -> Option<&'a Row> {
-    fastest(barriers.iter().filter_map(|name| group.row(name)))
+    fastest(group, barriers.iter().filter_map(|name| group.row(name)))
 }
 
-/// Our fastest row by median, when one ran without error.
-fn best(group: &Group) -> Option<&Row> {
-    fastest((group.rows.iter()).filter(|row| row.kind == RowKind::Ours && row.error.is_none()))
+/// Our fastest row by median, when one ran without error and costs more than its resolution.
+pub fn best(group: &Group) -> Option<&Row> {
+    let ours = group.rows.iter().filter(|row| row.kind == RowKind::Ours);
+    fastest(group, ours)
 }
 
-/// What our rows are divided by: the reference, the baselines, then the floor row.
-fn divisors(group: &Group, floor: Option<&RegimeFloor>) -> Vec<(String, Measured)> {
+/// The fastest of the barriers users pick today (std, pthread, C++20, OpenMP), by the same rule.
+pub fn best_standard(group: &Group) -> Option<&Row> {
+    let baselines = group
+        .rows
+        .iter()
+        .filter(|row| row.kind == RowKind::Baseline);
+    fastest(group, baselines)
+}
+
+/// What our rows are divided by: the reference, the baselines (`every` one, or the fastest
+/// alone), then the floor row.
+fn divisors(group: &Group, floor: Option<&RegimeFloor>, every: bool) -> Vec<(String, Measured)> {
+    let standard = best_standard(group).map(|row| row.barrier.as_str());
     let rows = group
         .rows
         .iter()
-        .filter(|row| matches!(row.kind, RowKind::Reference | RowKind::Baseline))
-        .filter_map(|row| Some((row.barrier.clone(), Measured::of(row)?)));
+        .filter(|row| match row.kind {
+            RowKind::Reference => true,
+            RowKind::Baseline => every || Some(row.barrier.as_str()) == standard,
+            RowKind::Ours | RowKind::Loop => false,
+        })
+        .filter_map(|row| Some((row.barrier.clone(), measured(group, row)?)));
     let floor = floor.and_then(|floor| Some((floor.label(), floor.side()?)));
     rows.chain(floor).collect()
 }
@@ -215,54 +266,82 @@ fn divisors(group: &Group, floor: Option<&RegimeFloor>) -> Vec<(String, Measured
 /// The rows above the line: our best, labelled `our best (mcs)`, and `auto`.
 fn heads(group: &Group) -> Vec<(&'static str, String, Measured)> {
     let mut heads = Vec::new();
-    if let Some(side) = best(group).and_then(Measured::of) {
+    if let Some(side) = best(group).and_then(|row| measured(group, row)) {
         let label = format!("our best ({})", side.name);
         heads.push(("our best", label, side));
     }
-    if let Some(side) = group.row(AUTO).and_then(Measured::of) {
+    if let Some(side) = group.row(AUTO).and_then(|row| measured(group, row)) {
         heads.push((AUTO, AUTO.to_owned(), side));
     }
     heads
 }
 
-/// `bench barrier`'s lines: a column per head, a line per divisor, and what is noisy at the end of
-/// its line. `None` when no row of ours has a median.
+/// `bench barrier`'s lines: a column per head, a line per divisor (by default the fastest
+/// baseline alone; `--verbose`, every one), and what is noisy. Says so when no row of ours costs
+/// more than its resolution; `None` when no row of ours has a median at all.
 fn barrier_lines(group: &Group, floor: Option<&RegimeFloor>) -> Option<String> {
+    let verbose = verbosity::verbose();
     let heads = heads(group);
-    let first = best(group)?;
+    let ours = |row: &&Row| row.kind == RowKind::Ours && row.error.is_none();
+    let measured_ours: Vec<&Row> = (group.rows.iter().filter(ours))
+        .filter(|row| row.median().is_some())
+        .collect();
+    if measured_ours.is_empty() {
+        return None;
+    }
+    let cost = |row: &Row| match group.cost(row) {
+        Some(median) => time(median),
+        None => below_text(group.resolution_ns(row)),
+    };
+    let Some(first) = best(group) else {
+        return Some(format!(
+            "{}: every row of ours costs less than its resolution: no ratios",
+            threads(group)
+        ));
+    };
     let mut text = format!(
         "{}: our best is {} at {} (median)",
         threads(group),
         barrier_label(first),
-        time(first.median()?)
+        cost(first)
     );
     if let Some(auto) = group.row(AUTO).filter(|row| row.median().is_some()) {
-        let median = auto.median().unwrap_or_default();
-        text.push_str(&format!("; {} at {}", barrier_label(auto), time(median)));
+        text.push_str(&format!("; {} at {}", barrier_label(auto), cost(auto)));
     }
     let mut cells = vec![["divided by".to_owned(), "median".to_owned()]
         .into_iter()
         .chain(heads.iter().map(|(head, _, _)| (*head).to_owned()))
         .chain([String::new()])
         .collect::<Vec<String>>()];
-    for (name, bottom) in divisors(group, floor) {
+    let mut any_noisy = false;
+    for (name, bottom) in divisors(group, floor, verbose) {
         let mut line = vec![name.clone(), time(bottom.median_ns)];
         let mut noisy = Vec::new();
         for (head, label, top) in &heads {
             let record = RatioRecord::of(group.threads, format!("{label} / {name}"), top, &bottom);
-            line.push(ratio(Some(top.median_ns), Some(bottom.median_ns)));
-            if let Some(noise) = record.and_then(|record| record.noise) {
+            let noise = record.and_then(|record| record.noise);
+            let mark = match (&noise, verbose) {
+                (Some(_), false) => NOISY_MARK,
+                _ => "",
+            };
+            line.push(ratio(Some(top.median_ns), Some(bottom.median_ns)) + mark);
+            if let Some(noise) = noise {
                 noisy.push(format!("{head}: {noise}"));
             }
         }
-        line.push(if noisy.is_empty() {
-            String::new()
-        } else {
-            format!("noisy ({})", noisy.join("; "))
+        any_noisy |= !noisy.is_empty();
+        line.push(match (noisy.is_empty(), verbose) {
+            (false, true) => format!("noisy ({})", noisy.join("; ")),
+            _ => String::new(),
         });
         cells.push(line);
     }
-    Some(indented(text, &cells))
+    let mut text = indented(text, &cells);
+    if any_noisy && !verbose {
+        text.push('\n');
+        text.push_str(footnotes::wrap("  ", NOISY_NOTE).trim_end());
+    }
+    Some(text)
 }
 
 /// Marks noisy every row whose line in the table holds a noisy ratio (÷ref, ÷floor), and every row
@@ -270,10 +349,13 @@ fn barrier_lines(group: &Group, floor: Option<&RegimeFloor>) -> Option<String> {
 /// same ratios as the columns, and said once).
 pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]) {
     let reference_name = Contender::Reference.name();
-    let reference = group.row(&reference_name).and_then(Measured::of);
+    let reference = (group.row(&reference_name)).and_then(|row| measured(group, row));
     let floor = floor.side();
-    for row in &mut group.rows {
-        let Some(side) = Measured::of(row) else {
+    let sides: Vec<Option<Measured>> = (group.rows.iter())
+        .map(|row| measured(group, row))
+        .collect();
+    for (row, side) in group.rows.iter_mut().zip(sides) {
+        let Some(side) = side else {
             continue;
         };
         // The reference over itself is 1.00x whatever its rounds did.

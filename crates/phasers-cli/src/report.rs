@@ -6,15 +6,19 @@ use phasers_cli::harness::header::Header;
 use phasers_cli::harness::table::{aligned, note_cell, ratio, resolved_label, time, Last};
 
 use crate::contender::Contender;
+use crate::ratios::{measured, NOISY_MARK, NOISY_NOTE};
 use crate::regime_floor::RegimeFloor;
 use crate::results::{Group, Report};
 use crate::sweep::Plan;
 use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::footnotes::{self, Footnotes};
 use phasers_cli::harness::machine::Machine;
-use phasers_cli::harness::noise;
+use phasers_cli::harness::noise::{self, RatioRecord};
 use phasers_cli::harness::plot;
 use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::resolution::below_text;
 use phasers_cli::harness::row::{Mode, Row, RowKind};
+use phasers_cli::harness::verbosity;
 
 /// The lines that head every report: what was measured, how, where, and against which floor.
 pub fn header(provenance: &Provenance, plan: &Plan) -> String {
@@ -43,16 +47,23 @@ pub fn header(provenance: &Provenance, plan: &Plan) -> String {
         .floors(provenance)
         .line(
             "floor",
-            "a row per table: the cache-line round trip while every thread has a core,\n         \
+            "a row per table: the cache-line round trip while every thread has a core, \
              ceil(threads / cores) yield hand-offs once threads outnumber cores; measured in \
-             every\n         round",
+             every round",
         )
         .line(
             "units",
-            "ns (µs or ms when large) per barrier; mean ± half-width of its 95% confidence\n         \
-             interval, min and median over the repetitions; rounds: the slowest round's median\n         \
-             over the fastest's; ÷ref and ÷floor divide the median by the reference barrier's\n         \
-             median and by the floor row's (lower is better)",
+            if verbosity::verbose() {
+                "ns (µs or ms when large) per barrier; mean ± half-width of its 95% confidence \
+                 interval, min and median over the repetitions; rounds: the slowest round's \
+                 median over the fastest's; ÷ref and ÷floor divide the median by the reference \
+                 barrier's median and by the floor row's (lower is better)"
+            } else {
+                "the median over the repetitions, in ns (µs or ms when large) per barrier; \
+                 rounds: the slowest round's median over the fastest's; ÷ref and ÷floor divide \
+                 the median by the reference barrier's and by the floor row's (lower is better); \
+                 --verbose adds the mean, its 95% confidence interval and the min"
+            },
         )
         .finish()
 }
@@ -64,12 +75,105 @@ pub fn table(group: &Group, machine: &Machine, floor: &Floor) -> String {
 }
 
 /// The table of one thread count of a sweep: a first row for its floor, which the ÷floor column
-/// divides by, and the legend of the rounds and noise under it.
+/// divides by, and under it the legend of the rounds and noise (with `--verbose`, every column and
+/// note in full; by default, what fits 100 columns, notes as footnotes).
 pub fn sweep_table(group: &Group, machine: &Machine, floor: &RegimeFloor) -> String {
+    if !verbosity::verbose() {
+        return concise(group, machine, floor);
+    }
     let mut text = render(group, machine, floor.median_ns, Some(floor));
     text.push_str(noise::LEGEND);
     text.push('\n');
     text
+}
+
+/// What a concise table says under its rows about a cost below its resolution.
+pub const BELOW_NOTE: &str = "< x: costs less than its resolution, so this run cannot tell it \
+     from nothing; in EPCC mode, the interquartile range of the reference loop it was subtracted \
+     from (at least the clock's step over the episodes of a sample); no ratio uses it";
+
+/// The default table of a sweep: the median, the rounds and the two ratios of each row; a cost
+/// below its resolution as `< 2.0 ns`, a noisy ratio marked, the notes numbered under it.
+fn concise(group: &Group, machine: &Machine, floor: &RegimeFloor) -> String {
+    let mut notes = Footnotes::default();
+    let reference = (group.row(&Contender::Reference.name())).and_then(|row| measured(group, row));
+    let floor_side = floor.side();
+    let (mut noisy, mut below) = (false, false);
+    let mut cells: Vec<Vec<String>> = vec![["barrier", "median", "rounds", "÷ref", "÷floor", ""]
+        .map(str::to_owned)
+        .to_vec()];
+    cells.push(vec![
+        "floor".into(),
+        floor.median_ns.map_or_else(|| "-".into(), time),
+        noise::spread_text(floor.spread),
+        "-".into(),
+        "-".into(),
+        notes.marks([Some(floor.note.as_str())]),
+    ]);
+    for row in &group.rows {
+        let side = measured(group, row);
+        let mut divide = |divisor: Option<&noise::Side>| match (&side, divisor) {
+            (Some(top), Some(bottom)) if top.name != bottom.name => {
+                let record = RatioRecord::of(group.threads, String::new(), top, bottom);
+                let is_noisy = record.is_some_and(|record| record.noisy);
+                noisy |= is_noisy;
+                let mark = if is_noisy { NOISY_MARK } else { "" };
+                ratio(Some(top.median_ns), Some(bottom.median_ns)) + mark
+            }
+            _ => "-".into(),
+        };
+        let (over_reference, over_floor) =
+            (divide(reference.as_ref()), divide(floor_side.as_ref()));
+        let median = match (row.median(), group.cost(row)) {
+            (_, Some(cost)) => time(cost),
+            (Some(_), None) if row.error.is_none() => {
+                below = true;
+                below_text(group.resolution_ns(row))
+            }
+            _ => "-".into(),
+        };
+        let error = row.error.as_deref().map(|error| format!("ERROR: {error}"));
+        cells.push(vec![
+            barrier_label(row),
+            median,
+            noise::spread_text(row.spread),
+            over_reference,
+            over_floor,
+            notes.marks([error.as_deref(), row.note.as_deref()]),
+        ]);
+    }
+    let mut out = title(group, machine);
+    out.push_str(&aligned(&cells, Last::Free));
+    for (used, note) in [(below, BELOW_NOTE), (noisy, NOISY_NOTE)] {
+        if used {
+            out.push_str(&footnotes::wrap("", note));
+        }
+    }
+    out.push_str(&notes.text());
+    out
+}
+
+/// The line above a table: `4 threads on 2 cores (oversubscribed), reference loop 509 ns per
+/// iteration`.
+fn title(group: &Group, machine: &Machine) -> String {
+    let cores = machine.available_cores;
+    format!(
+        "{} thread{} on {cores} core{}{}{}\n",
+        group.threads,
+        if group.threads == 1 { "" } else { "s" },
+        if cores == 1 { "" } else { "s" },
+        if group.oversubscribed {
+            " (oversubscribed)"
+        } else {
+            ""
+        },
+        group
+            .reference_loop
+            .as_ref()
+            .and_then(|row| row.summary)
+            .map(|summary| format!(", reference loop {} per iteration", time(summary.median)))
+            .unwrap_or_default(),
+    )
 }
 
 fn render(
@@ -78,10 +182,7 @@ fn render(
     floor_ns: Option<f64>,
     floor: Option<&RegimeFloor>,
 ) -> String {
-    let reference = group
-        .row(&Contender::Reference.name())
-        .and_then(Row::median);
-    let cores = machine.available_cores;
+    let reference = (group.row(&Contender::Reference.name())).and_then(|row| group.cost(row));
     let rounds = floor.is_some()
         || group
             .rows
@@ -120,10 +221,13 @@ fn render(
                 },
             ),
             row.min().map_or_else(|| "-".into(), time),
-            row.median().map_or_else(|| "-".into(), time),
+            match (row.median(), group.cost(row)) {
+                (Some(_), None) if row.error.is_none() => below_text(group.resolution_ns(row)),
+                (median, _) => median.map_or_else(|| "-".into(), time),
+            },
             noise::spread_text(row.spread),
-            ratio(row.median(), reference),
-            ratio(row.median(), floor_ns),
+            ratio(group.cost(row), reference),
+            ratio(group.cost(row), floor_ns),
             row_note(row),
         ]);
     }
@@ -132,23 +236,7 @@ fn render(
             line.remove(4);
         }
     }
-    let mut out = format!(
-        "{} thread{} on {cores} core{}{}{}\n",
-        group.threads,
-        if group.threads == 1 { "" } else { "s" },
-        if cores == 1 { "" } else { "s" },
-        if group.oversubscribed {
-            " (oversubscribed)"
-        } else {
-            ""
-        },
-        group
-            .reference_loop
-            .as_ref()
-            .and_then(|row| row.summary)
-            .map(|summary| format!(", reference loop {} per iteration", time(summary.median)))
-            .unwrap_or_default(),
-    );
+    let mut out = title(group, machine);
     out.push_str(&aligned(&cells, Last::Free));
     out
 }

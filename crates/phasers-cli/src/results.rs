@@ -11,6 +11,7 @@ use phasers_cli::harness::row::{Mode, Row};
 use crate::regime_floor::RegimeFloor;
 use phasers_cli::harness::floor::Floor;
 use phasers_cli::harness::noise::RatioRecord;
+use phasers_cli::harness::resolution::{below, clock_step_ns, resolution_ns};
 
 /// Everything one sweep (`bench barrier`, `phaser`, `reduction`, `tree`) measured, and under what
 /// conditions.
@@ -109,6 +110,27 @@ impl Group {
         self.rows
             .iter()
             .find(|row| row.barrier == barrier && row.error.is_none())
+    }
+
+    /// The reference loop whose median was taken off `row`'s samples (EPCC mode), if any.
+    pub fn subtracted(&self, row: &Row) -> Option<&Row> {
+        let taken = row.reference_ns?;
+        [&self.reference_loop, &self.openmp_reference_loop]
+            .into_iter()
+            .flatten()
+            .find(|reference| reference.median() == Some(taken))
+    }
+
+    /// The smallest cost `row` can tell from nothing, in ns (see `harness::resolution`).
+    pub fn resolution_ns(&self, row: &Row) -> f64 {
+        resolution_ns(row, self.subtracted(row), clock_step_ns())
+    }
+
+    /// `row`'s median, when it ran without error and its median is above its resolution: the
+    /// only medians that are anyone's best or a side of a ratio.
+    pub fn cost(&self, row: &Row) -> Option<f64> {
+        let median = row.median().filter(|_| row.error.is_none())?;
+        (!below(median, self.resolution_ns(row))).then_some(median)
     }
 }
 

@@ -1,8 +1,10 @@
 //! The table printed for each member count: one block per operation and size, headed by the
 //! operation, in the order measured; each broadcast length comes after the memcpy of that length.
 
+use phasers_cli::harness::footnotes::{wrap, Footnotes};
 use phasers_cli::harness::stats::Summary;
 use phasers_cli::harness::table::{aligned, note_cell, ratio, time, Last};
+use phasers_cli::harness::verbosity;
 
 use super::baselines::openmp_counterpart;
 use super::grid::{team_sizes, Shape};
@@ -13,7 +15,7 @@ use super::results::CollectiveRow;
 pub fn table(members: usize, cores: usize, columns: usize, rows: &[CollectiveRow]) -> String {
     let rows_of = team_sizes(Shape::Row, members, columns);
     let columns_of = team_sizes(Shape::Column, members, columns);
-    let mut out = format!(
+    let title = format!(
         "N = {members} on {cores} core{}{}; split_grid({columns}): {} row team(s) of {}, {} \
          column team(s) of {}\n",
         if cores == 1 { "" } else { "s" },
@@ -27,6 +29,8 @@ pub fn table(members: usize, cores: usize, columns: usize, rows: &[CollectiveRow
         columns_of.len(),
         columns_of.first().copied().unwrap_or(0),
     );
+    let mut out = wrap("", title.trim_end());
+    let mut notes = Footnotes::default();
     let head = [
         "row",
         "per op min",
@@ -59,10 +63,17 @@ pub fn table(members: usize, cores: usize, columns: usize, rows: &[CollectiveRow
             row.fraction_of_memcpy
                 .map_or_else(String::new, |f| format!("{:.0}%", f * 100.0)),
             over_openmp(row, rows),
-            note_cell(row.error.as_deref(), &[row.note.as_deref()]),
+            match verbosity::verbose() {
+                true => note_cell(row.error.as_deref(), &[row.note.as_deref()]),
+                false => {
+                    let error = row.error.as_deref().map(|error| format!("ERROR: {error}"));
+                    notes.marks([error.as_deref(), row.note.as_deref()])
+                }
+            },
         ]);
     }
     out.push_str(&aligned(&cells, Last::Free));
+    out.push_str(&notes.text());
     out
 }
 

@@ -5,6 +5,7 @@ use std::fmt::Display;
 
 use super::floor::{floor_line, Floor};
 use super::floors_record::floors_line;
+use super::footnotes::wrap;
 use super::provenance::Provenance;
 
 /// A header in the making; [`Header::finish`] gives its text.
@@ -78,10 +79,13 @@ impl Header {
     }
 
     /// Adds `label:` and `text`, the text starting in the column after the longest label
-    /// (`machine:`). A text of several lines should indent its later lines by 9 spaces.
+    /// (`machine:`) and wrapped to the output's 100 columns, later lines indented to where it
+    /// starts. Line breaks already in `text` are taken as spaces.
     pub fn line(mut self, label: &str, text: impl Display) -> Self {
-        let label = format!("{label}:");
-        self.text.push_str(&format!("{label:<8} {text}\n"));
+        let label = format!("{:<8} ", format!("{label}:"));
+        let text = text.to_string();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        self.text.push_str(&wrap(&label, &words.join(" ")));
         self
     }
 

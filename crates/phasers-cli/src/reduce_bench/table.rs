@@ -1,8 +1,10 @@
 //! The table printed for each participant count, collective and spread: one block of rows per
 //! array length, the bandwidth floor first.
 
+use phasers_cli::harness::footnotes::{wrap, Footnotes};
 use phasers_cli::harness::stats::Summary;
 use phasers_cli::harness::table::{aligned, note_cell, ratio, time, Last};
+use phasers_cli::harness::verbosity;
 
 use super::contender::{Kind, OPENMP_NAME};
 use super::metrics::Metric;
@@ -27,6 +29,11 @@ pub struct TableHead<'a> {
     /// The metric of the ÷omp column.
     pub metric: Metric,
 }
+
+/// The columns of the default table, by index into [`COLUMNS`] (the note column follows as
+/// footnote marks): the length, the row, the median of the metric, the bandwidth and the two
+/// ratios; `--verbose` shows every column.
+const CONCISE: [usize; 6] = [0, 1, 4, 8, 9, 10];
 
 const COLUMNS: [&str; 12] = [
     "floats",
@@ -60,8 +67,8 @@ pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
             time(realized.max_ns as f64),
         ),
     };
-    let mut out = format!(
-        "N = {} on {} core{}{}, {}, spread {}{drawn}\n",
+    let title = format!(
+        "N = {} on {} core{}{}, {}, spread {}{drawn}",
         head.threads,
         head.cores,
         if head.cores == 1 { "" } else { "s" },
@@ -72,7 +79,16 @@ pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
         head.collective.name(),
         head.spread.name(),
     );
-    let mut cells: Vec<Vec<String>> = vec![COLUMNS.map(str::to_owned).to_vec()];
+    let mut out = wrap("", &title);
+    let verbose = verbosity::verbose();
+    let mut notes = Footnotes::default();
+    let mut cells: Vec<Vec<String>> = vec![match verbose {
+        true => COLUMNS.map(str::to_owned).to_vec(),
+        false => CONCISE
+            .iter()
+            .map(|&column| COLUMNS[column].to_owned())
+            .collect(),
+    }];
     let mut sizes: Vec<usize> = rows.iter().map(|row| row.len).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -112,9 +128,24 @@ pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
                 },
                 note_cell(row.error.as_deref(), &[row.note.as_deref()]),
             ]);
+            if !verbose {
+                let line = cells.pop().unwrap_or_default();
+                let error = row.error.as_deref().map(|error| format!("ERROR: {error}"));
+                let marks = notes.marks([error.as_deref(), row.note.as_deref()]);
+                let mut kept: Vec<String> =
+                    CONCISE.iter().map(|&column| line[column].clone()).collect();
+                // The median of the metric the ÷omp column divides.
+                kept[2] = median(match head.metric {
+                    Metric::LastArrival => s.last_arrival_to_completion_ns,
+                    Metric::Total => s.total_in_reduction_ns,
+                });
+                kept.push(marks);
+                cells.push(kept);
+            }
         }
     }
     out.push_str(&aligned(&cells, Last::Free));
+    out.push_str(&notes.text());
     out
 }
 

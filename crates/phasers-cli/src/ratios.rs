@@ -143,11 +143,22 @@ impl Ratios {
         }
     }
 
-    /// The lines printed after the group's table; `None` when there is nothing to divide.
+    /// The lines printed after the group's table, in as much detail as `--verbose` asked for;
+    /// `None` when there is nothing to divide.
     pub fn lines(&self, group: &Group, floor: Option<&RegimeFloor>) -> Option<String> {
+        self.lines_in(group, floor, verbosity::verbose())
+    }
+
+    /// The lines printed after the group's table, `verbose` or not.
+    pub fn lines_in(
+        &self,
+        group: &Group,
+        floor: Option<&RegimeFloor>,
+        verbose: bool,
+    ) -> Option<String> {
         match self {
             Ratios::None => None,
-            Ratios::Barrier => barrier_lines(group, floor),
+            Ratios::Barrier => barrier_lines(group, floor, verbose),
             Ratios::Listed { ratios, barriers } => {
                 let best = best_of(group, barriers);
                 if ratios.is_empty() {
@@ -155,7 +166,6 @@ impl Ratios {
                 }
                 // A ratio that cannot be computed still gets its line, saying why: a figure that
                 // silently vanishes reads as a bug, and on a busy machine it happens.
-                let verbose = verbosity::verbose();
                 let mut noisy = false;
                 let measured: Vec<Vec<String>> = ratios
                     .iter()
@@ -279,8 +289,7 @@ fn heads(group: &Group) -> Vec<(&'static str, String, Measured)> {
 /// `bench barrier`'s lines: a column per head, a line per divisor (by default the fastest
 /// baseline alone; `--verbose`, every one), and what is noisy. Says so when no row of ours costs
 /// more than its resolution; `None` when no row of ours has a median at all.
-fn barrier_lines(group: &Group, floor: Option<&RegimeFloor>) -> Option<String> {
-    let verbose = verbosity::verbose();
+fn barrier_lines(group: &Group, floor: Option<&RegimeFloor>, verbose: bool) -> Option<String> {
     let heads = heads(group);
     let ours = |row: &&Row| row.kind == RowKind::Ours && row.error.is_none();
     let measured_ours: Vec<&Row> = (group.rows.iter().filter(ours))
@@ -385,7 +394,7 @@ pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::fixtures::{group, rounds_row, row};
+    use crate::results::fixtures::{group, rounds_row, row, with_reference_loop};
 
     /// A barrier table: the reference, a baseline, `auto` with rounds ×1.40 apart, our fastest and
     /// a failed row.
@@ -429,7 +438,7 @@ mod tests {
     fn barrier_lines_put_a_column_per_head_and_mark_noise() {
         let floor = RegimeFloor::yield_handoffs(4, 2, &[10.0]);
         let text = Ratios::Barrier
-            .lines(&barrier_group(), Some(&floor))
+            .lines_in(&barrier_group(), Some(&floor), true)
             .unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
@@ -449,9 +458,9 @@ mod tests {
     fn no_row_of_ours_means_no_barrier_lines() {
         let mut only_baselines = barrier_group();
         only_baselines.rows.retain(|row| row.kind != RowKind::Ours);
-        assert_eq!(Ratios::Barrier.lines(&only_baselines, None), None);
+        assert_eq!(Ratios::Barrier.lines_in(&only_baselines, None, true), None);
         assert!(Ratios::Barrier.records(&only_baselines, None).is_empty());
-        assert_eq!(Ratios::None.lines(&barrier_group(), None), None);
+        assert_eq!(Ratios::None.lines_in(&barrier_group(), None, true), None);
     }
 
     /// A phaser table: two barriers, a phaser, OpenMP and a failed phaser.
@@ -488,7 +497,7 @@ mod tests {
             ],
             &["auto", "ticket"],
         );
-        let text = ratios.lines(&phaser_group(), None).unwrap();
+        let text = ratios.lines_in(&phaser_group(), None, true).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
@@ -523,7 +532,7 @@ mod tests {
         // 90 / 80 is a gap of ×1.12, within the rounds' ×1.25; 90 / 60 is not.
         assert!(records[0].noisy && !records[1].noisy);
         assert_eq!(records[0].numerator, "phaser flat");
-        let text = ratios.lines(&group, None).unwrap();
+        let text = ratios.lines_in(&group, None, true).unwrap();
         assert!(
             text.lines()
                 .nth(1)
@@ -543,14 +552,14 @@ mod tests {
             &["auto"],
         );
         assert!(ratios.records(&phaser_group(), None).is_empty());
-        let text = ratios.lines(&phaser_group(), None).unwrap();
+        let text = ratios.lines_in(&phaser_group(), None, true).unwrap();
         assert!(text.contains("phaser tree / best barrier"), "{text}");
         assert!(text.contains("nowhere / phaser flat"), "{text}");
         assert_eq!(text.matches("not computed: ").count(), 2, "{text}");
         // No barrier measured: no best barrier to divide by, and the line says so.
         let best = listed(vec![Ratio::of(name("phaser flat"), Side::BestBarrier)], &[]);
         assert!(best.records(&phaser_group(), None).is_empty());
-        let text = best.lines(&phaser_group(), None).unwrap();
+        let text = best.lines_in(&phaser_group(), None, true).unwrap();
         assert!(
             text.contains("phaser flat / best barrier  not computed"),
             "{text}"
@@ -558,7 +567,7 @@ mod tests {
         assert!(!text.contains("best barrier:"), "{text}");
         // A benchmark that lists no ratio prints none.
         assert_eq!(
-            listed(Vec::new(), &["auto"]).lines(&phaser_group(), None),
+            listed(Vec::new(), &["auto"]).lines_in(&phaser_group(), None, true),
             None
         );
     }
@@ -599,5 +608,95 @@ mod tests {
         // Std's own rounds agree, but the reference's do not: its ÷ref is noise too.
         assert_eq!(std.noise.as_deref(), Some("÷ref: rounds ×1.30 > gap ×1.10"));
         assert!(!mcs.noisy && mcs.noise.is_none(), "{:?}", mcs.noise);
+    }
+
+    /// One thread, EPCC: the reference loop's middle half spans 6 ns, so the reference, ticket
+    /// (-1.7 ns) and counting (3 ns) are below their resolution; mcs and the baselines are not.
+    fn one_thread() -> Group {
+        let rows = vec![
+            row("reference", RowKind::Reference, &[-7.8]),
+            row("std::sync::Barrier", RowKind::Baseline, &[250.0]),
+            row("pthread_barrier_t", RowKind::Baseline, &[240.0]),
+            row("ticket", RowKind::Ours, &[-1.7]),
+            row("counting", RowKind::Ours, &[3.0]),
+            row("mcs", RowKind::Ours, &[20.0]),
+        ];
+        with_reference_loop(group(1, false, rows), &[100.0, 104.0, 108.0, 112.0])
+    }
+
+    #[test]
+    fn costs_below_their_resolution_are_never_best_nor_a_side_of_a_ratio() {
+        let group = one_thread();
+        assert_eq!(group.resolution_ns(&group.rows[3]), 6.0);
+        assert_eq!(best(&group).map(|row| row.barrier.as_str()), Some("mcs"));
+        let floor = RegimeFloor::yield_handoffs(1, 2, &[60.0]);
+        let records = Ratios::Barrier.records(&group, Some(&floor));
+        assert!(!records.is_empty());
+        for record in &records {
+            let sides = [&record.numerator, &record.denominator];
+            assert!(
+                sides
+                    .iter()
+                    .all(|side| !["ticket", "counting", "reference"].contains(&side.as_str())),
+                "{record:?}"
+            );
+            assert!(record.ratio > 0.0);
+        }
+        for verbose in [false, true] {
+            let text = Ratios::Barrier
+                .lines_in(&group, Some(&floor), verbose)
+                .unwrap();
+            assert!(
+                text.starts_with("1 thread: our best is mcs at 20.0 ns"),
+                "{text}"
+            );
+            assert!(!text.contains("-1.7") && !text.contains("-7.8"), "{text}");
+            assert!(
+                !text.contains("ticket") && !text.contains("reference"),
+                "{text}"
+            );
+            assert!(
+                text.lines().all(|line| line.chars().count() <= 100),
+                "{text}"
+            );
+        }
+        // The default lines divide by the fastest standard barrier alone; --verbose by each.
+        let concise = Ratios::Barrier
+            .lines_in(&group, Some(&floor), false)
+            .unwrap();
+        assert!(
+            concise.contains("pthread_barrier_t") && !concise.contains("std::sync"),
+            "{concise}"
+        );
+        let verbose = Ratios::Barrier
+            .lines_in(&group, Some(&floor), true)
+            .unwrap();
+        assert!(verbose.contains("std::sync::Barrier"), "{verbose}");
+    }
+
+    #[test]
+    fn when_every_row_of_ours_is_below_resolution_the_lines_say_so() {
+        let mut group = one_thread();
+        group.rows.retain(|row| row.barrier != "mcs");
+        assert_eq!(best(&group), None);
+        let text = Ratios::Barrier.lines_in(&group, None, false).unwrap();
+        assert_eq!(
+            text,
+            "1 thread: every row of ours costs less than its resolution: no ratios"
+        );
+        let listed = listed(
+            vec![Ratio::of(name("ticket"), Side::BestBarrier)],
+            &["counting"],
+        );
+        assert!(listed.records(&group, None).is_empty());
+        let text = listed.lines_in(&group, None, false).unwrap();
+        assert!(
+            text.contains("ticket / best barrier  not computed"),
+            "{text}"
+        );
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 100),
+            "{text}"
+        );
     }
 }

@@ -78,9 +78,14 @@ pub fn table(group: &Group, machine: &Machine, floor: &Floor) -> String {
 /// divides by, and under it the legend of the rounds and noise (with `--verbose`, every column and
 /// note in full; by default, what fits 100 columns, notes as footnotes).
 pub fn sweep_table(group: &Group, machine: &Machine, floor: &RegimeFloor) -> String {
-    if !verbosity::verbose() {
-        return concise(group, machine, floor);
+    match verbosity::verbose() {
+        true => detailed(group, machine, floor),
+        false => concise(group, machine, floor),
     }
+}
+
+/// The `--verbose` table of a sweep: every column, every note in full.
+fn detailed(group: &Group, machine: &Machine, floor: &RegimeFloor) -> String {
     let mut text = render(group, machine, floor.median_ns, Some(floor));
     text.push_str(noise::LEGEND);
     text.push('\n');
@@ -91,6 +96,10 @@ pub fn sweep_table(group: &Group, machine: &Machine, floor: &RegimeFloor) -> Str
 pub const BELOW_NOTE: &str = "< x: costs less than its resolution, so this run cannot tell it \
      from nothing; in EPCC mode, the interquartile range of the reference loop it was subtracted \
      from (at least the clock's step over the episodes of a sample); no ratio uses it";
+
+/// The widest row name a default table prints; a longer one is cut, and given whole in a footnote.
+/// The name's column and the five numbers beside it then fit 100 columns with room for marks.
+const LABEL_WIDTH: usize = 48;
 
 /// The default table of a sweep: the median, the rounds and the two ratios of each row; a cost
 /// below its resolution as `< 2.0 ns`, a noisy ratio marked, the notes numbered under it.
@@ -133,13 +142,21 @@ fn concise(group: &Group, machine: &Machine, floor: &RegimeFloor) -> String {
             _ => "-".into(),
         };
         let error = row.error.as_deref().map(|error| format!("ERROR: {error}"));
+        let label = barrier_label(row);
+        let (label, whole) = match label.chars().count() > LABEL_WIDTH {
+            true => {
+                let cut: String = label.chars().take(LABEL_WIDTH - 1).collect();
+                (format!("{}…", cut.trim_end()), Some(label))
+            }
+            false => (label, None),
+        };
         cells.push(vec![
-            barrier_label(row),
+            label,
             median,
             noise::spread_text(row.spread),
             over_reference,
             over_floor,
-            notes.marks([error.as_deref(), row.note.as_deref()]),
+            notes.marks([whole.as_deref(), error.as_deref(), row.note.as_deref()]),
         ]);
     }
     let mut out = title(group, machine);
@@ -300,7 +317,7 @@ pub fn write_plot(path: &Path, report: &Report) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::fixtures::{floor, group, report_of, row};
+    use crate::results::fixtures::{floor, group, report_of, rounds_row, row, with_reference_loop};
 
     fn machine() -> Machine {
         report_of(Vec::new()).provenance.machine
@@ -353,7 +370,7 @@ mod tests {
         group.rows[2].spread = Some(1.2);
         group.rows[2].add_noise("÷ std::sync::Barrier: rounds ×1.20 > gap ×1.10".into());
         let floor = RegimeFloor::yield_handoffs(4, 2, &[10.0, 12.5]);
-        let text = sweep_table(&group, &machine(), &floor);
+        let text = detailed(&group, &machine(), &floor);
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[1].contains("rounds") && lines[1].contains("÷floor"));
         assert!(lines[2].starts_with("floor"), "{text}");
@@ -371,5 +388,107 @@ mod tests {
             .last()
             .unwrap()
             .starts_with("rounds: the slowest round"));
+    }
+
+    /// One thread, EPCC, the rows a real table has at their longest: a phaser with a sum and the
+    /// tier it resolved to, long notes (one shared by two rows), a failure, a noisy ratio and
+    /// costs below the resolution, one of them negative.
+    fn realistic() -> (Group, RegimeFloor) {
+        let note = "rounds 1, 4: 1 sample(s) cut at 4x the target length (preempted, or the \
+                    barrier slowed); 3 of 5 samples: row stopped at its 4 s budget";
+        let mut phaser = rounds_row(
+            "phaser flat + sum i64",
+            RowKind::Ours,
+            &[300.0, 420.0, 307.0],
+        );
+        phaser.resolved = Some("tiers 1 (flat), degree 64, wait policy spin-then-park".into());
+        phaser.add_note(note.into());
+        let mut omp = rounds_row("omp reduction (active)", RowKind::Baseline, &[400.0; 3]);
+        omp.add_note(note.into());
+        let mut ticket = row("ticket", RowKind::Ours, &[-1.7]);
+        ticket.add_note("its threads were not pinned: fewer cpus than threads".into());
+        let rows = vec![
+            row("reference", RowKind::Reference, &[120.0]),
+            ticket,
+            row("counting", RowKind::Ours, &[2.0]),
+            phaser,
+            omp,
+            Row::failed(
+                "combining-tree",
+                RowKind::Ours,
+                5,
+                "a thread panicked: the barrier returned an error in round 3 of 5 after \
+                 waiting 60 s for the last arrival"
+                    .into(),
+            ),
+        ];
+        let group = with_reference_loop(group(2, false, rows), &[100.0, 104.0, 108.0, 112.0]);
+        let floor = RegimeFloor::yield_handoffs(2, 1, &[60.0, 61.0]);
+        (group, floor)
+    }
+
+    #[test]
+    fn a_default_table_fits_100_columns_with_notes_as_footnotes() {
+        let (group, floor) = realistic();
+        let text = concise(&group, &machine(), &floor);
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 100),
+            "{text}"
+        );
+        let line = |start: &str| {
+            (text.lines().find(|line| line.starts_with(start)))
+                .unwrap_or_else(|| panic!("no {start} in\n{text}"))
+        };
+        // Below the loop's 6 ns scatter: said as such, never negative, and no ratio.
+        assert!(line("ticket").contains("< 6.0 ns"), "{text}");
+        assert!(line("counting").contains("< 6.0 ns"), "{text}");
+        assert!(
+            !text.contains("-1.7") && !line("ticket").contains('x'),
+            "{text}"
+        );
+        assert!(
+            text.contains("< x: costs less than its resolution"),
+            "{text}"
+        );
+        // Its rounds span ×1.40, within its 2.56x gap to the reference: settled.
+        let phaser = line("phaser flat + sum i64 → tiers 1 (flat), degree…");
+        assert!(
+            phaser.contains("307 ns") && phaser.contains("2.56x"),
+            "{text}"
+        );
+        // The shared note is one footnote, marked on both rows.
+        assert_eq!(
+            text.matches("rounds 1, 4: 1 sample(s) cut").count(),
+            1,
+            "{text}"
+        );
+        let mark = &phaser[phaser.rfind('[').unwrap()..];
+        assert!(line("omp reduction (active)").ends_with(mark), "{text}");
+        // The label cut short is given whole in a footnote.
+        assert!(
+            text.contains("] phaser flat + sum i64 → tiers 1 (flat), degree 64, wait"),
+            "{text}"
+        );
+        assert!(line("combining-tree").contains(" - "), "{text}");
+        assert!(text.contains("ERROR: a thread panicked"), "{text}");
+        assert!(!text.contains("noisy ("), "{text}");
+    }
+
+    #[test]
+    fn a_noisy_ratio_is_marked_and_explained_once() {
+        let (mut group, floor) = realistic();
+        // 330 vs the reference's 300: a 10% gap inside the phaser's ×1.40 rounds.
+        group.rows[0] = rounds_row("reference", RowKind::Reference, &[300.0; 3]);
+        group.rows[0].reference_ns = group.rows[3].reference_ns;
+        group.rows[3].round_medians_ns = vec![300.0, 420.0, 330.0];
+        group.rows[3].spread = Some(1.4);
+        group.rows[3].summary = phasers_cli::harness::stats::summarize(&[300.0, 420.0, 330.0]);
+        let text = concise(&group, &machine(), &floor);
+        assert!(text.contains("1.10x~"), "{text}");
+        assert_eq!(text.matches("~ noisy:").count(), 1, "{text}");
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 100),
+            "{text}"
+        );
     }
 }

@@ -180,6 +180,17 @@ pub mod fixtures {
         }
     }
 
+    /// `group` as EPCC measures it: a reference loop of these samples (ns per iteration), its
+    /// median taken off every row (the rows' samples are already the costs).
+    pub fn with_reference_loop(mut group: Group, loop_samples: &[f64]) -> Group {
+        let reference_loop = row("reference loop", RowKind::Loop, loop_samples);
+        for row in &mut group.rows {
+            row.reference_ns = reference_loop.median();
+        }
+        group.reference_loop = Some(reference_loop);
+        group
+    }
+
     /// A report of `groups` with made-up surroundings, for tests of what is drawn from the groups.
     pub fn report_of(groups: Vec<Group>) -> Report {
         Report {

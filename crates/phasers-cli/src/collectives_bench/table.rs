@@ -13,6 +13,17 @@ use super::results::CollectiveRow;
 /// The table of `rows` (those of one member count N = `members`, and the memcpy rows of its
 /// broadcasts), on a machine of `cores` cores and a grid of `columns` columns.
 pub fn table(members: usize, cores: usize, columns: usize, rows: &[CollectiveRow]) -> String {
+    table_in(members, cores, columns, rows, verbosity::verbose())
+}
+
+/// The same, every note in full when `verbose`, else as footnotes.
+fn table_in(
+    members: usize,
+    cores: usize,
+    columns: usize,
+    rows: &[CollectiveRow],
+    verbose: bool,
+) -> String {
     let rows_of = team_sizes(Shape::Row, members, columns);
     let columns_of = team_sizes(Shape::Column, members, columns);
     let title = format!(
@@ -63,7 +74,7 @@ pub fn table(members: usize, cores: usize, columns: usize, rows: &[CollectiveRow
             row.fraction_of_memcpy
                 .map_or_else(String::new, |f| format!("{:.0}%", f * 100.0)),
             over_openmp(row, rows),
-            match verbosity::verbose() {
+            match verbose {
                 true => note_cell(row.error.as_deref(), &[row.note.as_deref()]),
                 false => {
                     let error = row.error.as_deref().map(|error| format!("ERROR: {error}"));
@@ -118,7 +129,17 @@ mod tests {
         let omp = named(Part::Broadcast, words, omp_name, Kind::Baseline, 4, 400.0);
         let mut failed = team(Part::Barrier, Operation::Barrier, 4, Shape::All, 1.0);
         failed.error = Some("boom".into());
-        let text = table(4, 2, 2, &[failed, copy, all, rows_team, omp]);
+        let rows = [failed, copy, all, rows_team, omp];
+        let concise = table_in(4, 2, 2, &rows, false);
+        assert!(
+            concise.lines().all(|line| line.chars().count() <= 100),
+            "{concise}"
+        );
+        assert!(
+            concise.contains("  team all") && concise.ends_with("[1] ERROR: boom\n"),
+            "{concise}"
+        );
+        let text = table_in(4, 2, 2, &rows, true);
         let expected: [(&str, &[&str]); 10] = [
             (
                 "N = 4 on 2 cores",

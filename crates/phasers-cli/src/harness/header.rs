@@ -32,10 +32,10 @@ pub struct Header {
 }
 
 impl Header {
-    /// Starts with `phasers {benchmark}: {what}`.
+    /// Starts with `phasers {benchmark}: {what}`, wrapped to 100 columns.
     pub fn new(provenance: &Provenance, what: &str) -> Self {
         Header {
-            text: format!("phasers {}: {what}\n", provenance.benchmark),
+            text: wrap(&format!("phasers {}: ", provenance.benchmark), what),
         }
     }
 
@@ -61,7 +61,9 @@ impl Header {
     ///     .line("units", "per barrier")
     ///     .finish();
     /// let label = |line: &str| line.split(':').next().unwrap_or_default().to_owned();
-    /// let labels: Vec<String> = text.lines().skip(1).map(label).collect();
+    /// // Long lines wrap, their later lines indented under the text.
+    /// let starts = text.lines().skip(1).filter(|line| !line.starts_with(' '));
+    /// let labels: Vec<String> = starts.map(label).collect();
     /// assert_eq!(labels, ["method", "machine", "floor", "floors", "units"]);
     /// assert!(text.contains("floor:   cache-line round trip between threads pinned to cpus 0"));
     /// ```

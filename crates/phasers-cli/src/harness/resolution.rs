@@ -74,8 +74,8 @@ pub fn interquartile_range(values: &[f64]) -> Option<f64> {
 /// let mut row = Row::measured("ticket", RowKind::Ours, 4, vec![101.0; 4]);
 /// row.episodes_per_sample = 1000;
 /// row.finish(0, Some(102.0));
-/// // The loop's middle half spans 101.75 to 103.25 ns; 30 ns of clock over 1000 episodes is less.
-/// assert_eq!(resolution_ns(&row, Some(&reference_loop), 30.0), 1.5);
+/// // The loop's middle half spans 100.75 to 103.25 ns; 30 ns of clock over 1000 episodes is less.
+/// assert_eq!(resolution_ns(&row, Some(&reference_loop), 30.0), 2.5);
 /// assert_eq!(resolution_ns(&row, None, 30.0), 0.03);
 /// ```
 pub fn resolution_ns(row: &Row, subtracted: Option<&Row>, clock_step_ns: f64) -> f64 {

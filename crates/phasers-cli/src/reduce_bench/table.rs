@@ -6,6 +6,8 @@ use phasers_cli::harness::stats::Summary;
 use phasers_cli::harness::table::{aligned, note_cell, ratio, time, Last};
 use phasers_cli::harness::verbosity;
 
+#[cfg(test)]
+use super::contender::OPENMP_ACTIVE_NAME;
 use super::contender::{Kind, OPENMP_NAME};
 use super::metrics::Metric;
 use super::results::ReduceRow;
@@ -53,6 +55,12 @@ const COLUMNS: [&str; 12] = [
 /// The table of `rows` (the floor and contender rows of one participant count, collective and
 /// spread, in any order of lengths).
 pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
+    table_in(head, rows, verbosity::verbose())
+}
+
+/// The same, every column and note in full when `verbose`, else what fits 100 columns with the
+/// notes as footnotes.
+fn table_in(head: &TableHead<'_>, rows: &[&ReduceRow], verbose: bool) -> String {
     let stalls = match head.policy {
         StallPolicy::Spin => "spin",
         StallPolicy::Yield => "yield the core (oversubscribed)",
@@ -79,8 +87,10 @@ pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
         head.collective.name(),
         head.spread.name(),
     );
-    let mut out = wrap("", &title);
-    let verbose = verbosity::verbose();
+    let mut out = match verbose {
+        true => format!("{title}\n"),
+        false => wrap("", &title),
+    };
     let mut notes = Footnotes::default();
     let mut cells: Vec<Vec<String>> = vec![match verbose {
         true => COLUMNS.map(str::to_owned).to_vec(),
@@ -180,7 +190,7 @@ mod tests {
             cores: 2,
             metric: Metric::LastArrival,
         };
-        let text = table(&head, &[&auto, &failed, &omp, &floor]);
+        let text = table_in(&head, &[&auto, &failed, &omp, &floor], true);
         let expected: [&[&str]; 6] = [
             &["N = 2 on 2 cores, reduce, spread high: stalls drawn with mean 185.0 µs"],
             &["floats", "÷omp"],
@@ -197,5 +207,55 @@ mod tests {
         // Each block starts with its length, the floor's row first.
         assert!(lines[0].starts_with("N = 2") && lines[1].starts_with("floats"));
         assert!(lines[2].starts_with("1 ") && lines[3].starts_with("1000 "));
+    }
+
+    #[test]
+    fn the_default_table_fits_100_columns_with_long_labels_and_notes() {
+        let (mode, high) = (Collective::Reduce, Some("high"));
+        let mut auto = row("auto", 2, 64_000, mode, high, (4932.0, 140_100.0));
+        for (name, count) in [("static-tree", 97), ("dynamic-pairs", 2), ("linear", 1)] {
+            auto.chose.insert(name.into(), count);
+        }
+        auto.note = Some("stopped at the row's 2.5 s budget after 164 of 1000 iterations".into());
+        let mut omp = row(
+            OPENMP_ACTIVE_NAME,
+            2,
+            64_000,
+            mode,
+            high,
+            (46_400.0, 190_300.0),
+        );
+        omp.note = auto.note.clone();
+        let mut failed = row("mutex-merged", 2, 64_000, mode, high, (1.0, 1.0));
+        failed.error = Some("the sum is wrong at element 63999: 1.5 where 2.5 was expected".into());
+        let spread = Preset::High.spread();
+        let head = TableHead {
+            threads: 2,
+            collective: mode,
+            spread: &spread,
+            realized: Realized {
+                mean_ns: 185_000.0,
+                stddev_ns: 98_000.0,
+                max_ns: 555_000,
+            },
+            policy: StallPolicy::Spin,
+            cores: 2,
+            metric: Metric::LastArrival,
+        };
+        let text = table_in(&head, &[&auto, &omp, &failed], false);
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 100),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("stopped at the row's 2.5 s budget").count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("[2] ERROR: the sum is wrong"), "{text}");
+        assert!(
+            !text.contains("window") && text.contains("4932 ns"),
+            "{text}"
+        );
     }
 }

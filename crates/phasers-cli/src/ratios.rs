@@ -68,8 +68,12 @@ const NOT_COMPUTED: &str = "not computed: a side failed, was not measured, or co
      its resolution (in EPCC mode, the scatter of its reference loop: on a busy machine, run \
      again)";
 
-/// The same, in the default output's 100 columns.
-const NOT_COMPUTED_SHORT: &str = "not computed: a side failed, is missing or is below resolution";
+/// The same, in the default output's 100 columns: a mark on the line, and [`NOT_COMPUTED_NOTE`]
+/// once under the lines.
+const NOT_COMPUTED_SHORT: &str = "not computed*";
+
+/// What [`NOT_COMPUTED_SHORT`] means.
+const NOT_COMPUTED_NOTE: &str = "* a side failed, was not measured, or is below its resolution";
 
 /// What a noisy ratio's cell ends with in the default output, explained once under the lines.
 pub const NOISY_MARK: &str = "~";
@@ -166,7 +170,7 @@ impl Ratios {
                 }
                 // A ratio that cannot be computed still gets its line, saying why: a figure that
                 // silently vanishes reads as a bug, and on a busy machine it happens.
-                let mut noisy = false;
+                let (mut noisy, mut missing) = (false, false);
                 let measured: Vec<Vec<String>> = ratios
                     .iter()
                     .map(|r| match r.record(group, best) {
@@ -187,7 +191,10 @@ impl Ratios {
                             vec![record.label.clone(), line.trim_end().to_owned()]
                         }
                         None if verbose => vec![r.label(), NOT_COMPUTED.to_owned()],
-                        None => vec![r.label(), NOT_COMPUTED_SHORT.to_owned()],
+                        None => {
+                            missing = true;
+                            vec![r.label(), NOT_COMPUTED_SHORT.to_owned()]
+                        }
                     })
                     .collect();
                 let mut text = format!(
@@ -198,9 +205,11 @@ impl Ratios {
                     text.push_str(&format!("; best barrier: {}", barrier_label(best)));
                 }
                 let mut text = indented(text, &measured);
-                if noisy && !verbose {
-                    text.push('\n');
-                    text.push_str(footnotes::wrap("  ", NOISY_NOTE).trim_end());
+                for (used, note) in [(noisy, NOISY_NOTE), (missing, NOT_COMPUTED_NOTE)] {
+                    if used && !verbose {
+                        text.push('\n');
+                        text.push_str(footnotes::wrap("  ", note).trim_end());
+                    }
                 }
                 Some(text)
             }
@@ -685,13 +694,23 @@ mod tests {
             "1 thread: every row of ours costs less than its resolution: no ratios"
         );
         let listed = listed(
-            vec![Ratio::of(name("ticket"), Side::BestBarrier)],
+            vec![
+                Ratio::of(name("ticket"), Side::BestBarrier),
+                Ratio::of(
+                    name("omp reduction (active)"),
+                    name("phaser flat + sum i64"),
+                ),
+            ],
             &["counting"],
         );
         assert!(listed.records(&group, None).is_empty());
         let text = listed.lines_in(&group, None, false).unwrap();
         assert!(
-            text.contains("ticket / best barrier  not computed"),
+            text.ends_with("* a side failed, was not measured, or is below its resolution"),
+            "{text}"
+        );
+        assert!(
+            text.contains("ticket / best barrier                           not computed*"),
             "{text}"
         );
         assert!(

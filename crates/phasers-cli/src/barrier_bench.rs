@@ -13,6 +13,7 @@ use phasers_cli::harness::threads;
 use crate::contender::Contender;
 use crate::measure_args::MeasureArgs;
 use crate::profile_writer;
+use crate::results::Report;
 use crate::sweep::Benchmark;
 use crate::sweep_command;
 
@@ -45,13 +46,19 @@ pub struct BarrierArgs {
 
 /// Runs `phasers bench barrier`.
 pub fn run(args: BarrierArgs) -> Result<(), String> {
-    args.measure.check()?;
-    // Resolved before measuring, so a machine with no default path fails at once.
-    let profile = match &args.write_profile {
-        None => None,
-        Some(None) => Some(profile_writer::default_path()?),
-        Some(Some(path)) => Some(path.clone()),
+    run_and_keep(args).0
+}
+
+/// Runs `phasers bench barrier` and hands back its report too, when the run got that far (the
+/// quick suite's verdict reads it).
+pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
+    let profile = match profile_path(&args) {
+        Ok(profile) => profile,
+        Err(error) => return (Err(error), None),
     };
+    if let Err(error) = args.measure.check() {
+        return (Err(error), None);
+    }
     let cores = phasers::available_cores();
     let threads = args.threads.clone().unwrap_or_else(|| match profile {
         Some(_) => threads::tune_thread_counts(cores),
@@ -71,11 +78,25 @@ pub fn run(args: BarrierArgs) -> Result<(), String> {
         )
         .collect();
     let plan = args.measure.plan(Benchmark::BARRIER, threads, contenders);
-    let report = sweep_command::run(&plan, &args.output, |_| Vec::new())?;
+    let report = match sweep_command::run(&plan, &args.output, |_| Vec::new()) {
+        Ok(report) => report,
+        Err(error) => return (Err(error), None),
+    };
     // The profile is written even when a baseline failed: it holds only our algorithms.
     let written = profile.map_or(Ok(()), |path| profile_writer::write(&report, &path));
-    match (written, sweep_command::failures(&report.groups)) {
+    let result = match (written, sweep_command::failures(&report.groups)) {
         (Err(profile), Err(rows)) => Err(format!("{profile}; {rows}")),
         (written, rows) => written.and(rows),
+    };
+    (result, Some(report))
+}
+
+/// Where `--write-profile` writes, if it was given; resolved before measuring, so a machine with
+/// no default path fails at once.
+fn profile_path(args: &BarrierArgs) -> Result<Option<PathBuf>, String> {
+    match &args.write_profile {
+        None => Ok(None),
+        Some(None) => profile_writer::default_path().map(Some),
+        Some(Some(path)) => Ok(Some(path.clone())),
     }
 }

@@ -40,6 +40,7 @@ mod rounds;
 mod sweep;
 mod sweep_command;
 mod tree;
+mod verdict;
 
 use std::process::ExitCode;
 
@@ -60,6 +61,10 @@ use crate::phaser_bench::{Figure, PhaserArgs, Suite};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+
+    /// The quick suite: print every column and note in full (lines wider than 100 columns).
+    #[arg(long)]
+    verbose: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -129,6 +134,7 @@ fn main() -> ExitCode {
         }
         error.exit()
     });
+    phasers_cli::harness::verbosity::request(cli.verbose);
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -275,8 +281,15 @@ fn quick<A: Parser>(line: &str) -> Result<A, String> {
 /// array-reduction comparison, the team-collectives comparison and the applications at 2
 /// threads. A failure in one part does not skip the others.
 fn quick_suite() -> Result<(), String> {
+    // The barrier part keeps its report for the verdict the suite ends with.
+    let barrier_report = std::cell::RefCell::new(None);
+    let barrier = || -> Result<(), String> {
+        let (result, report) = barrier_bench::run_and_keep(quick("barrier")?);
+        barrier_report.replace(report);
+        result
+    };
     let parts: [&dyn Fn() -> Result<(), String>; 5] = [
-        &|| quick("barrier").and_then(barrier_bench::run),
+        &barrier,
         &|| {
             quick("phaser --threads 2")
                 .and_then(|args| phaser_bench::run_suite(Suite::Quick, &args))
@@ -291,6 +304,9 @@ fn quick_suite() -> Result<(), String> {
             println!();
         }
         errors.extend(part().err());
+    }
+    if let Some(report) = barrier_report.take() {
+        println!("\n{}", verdict::verdict(&report).join("\n"));
     }
     if errors.is_empty() {
         Ok(())

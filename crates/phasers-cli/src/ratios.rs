@@ -12,9 +12,12 @@
 
 use std::borrow::Cow;
 
+use phasers_cli::harness::footnotes;
 use phasers_cli::harness::noise::{RatioRecord, Side as Measured};
+use phasers_cli::harness::resolution::below_text;
 use phasers_cli::harness::row::{Row, RowKind};
 use phasers_cli::harness::table::{aligned, ratio, time, Last};
+use phasers_cli::harness::verbosity;
 
 use crate::contender::Contender;
 use crate::regime_floor::RegimeFloor;
@@ -61,8 +64,23 @@ pub struct Ratio {
 }
 
 /// What a listed ratio's line says when it cannot be divided.
-const NOT_COMPUTED: &str = "not computed: a side failed, was not measured, or has a median of 0 \
-     or below (its reference loop cost more than the barrier: the machine was busy; run again)";
+const NOT_COMPUTED: &str = "not computed: a side failed, was not measured, or costs less than \
+     its resolution (in EPCC mode, the scatter of its reference loop: on a busy machine, run \
+     again)";
+
+/// The same, in the default output's 100 columns: a mark on the line, and [`NOT_COMPUTED_NOTE`]
+/// once under the lines.
+const NOT_COMPUTED_SHORT: &str = "not computed*";
+
+/// What [`NOT_COMPUTED_SHORT`] means.
+const NOT_COMPUTED_NOTE: &str = "* a side failed, was not measured, or is below its resolution";
+
+/// What a noisy ratio's cell ends with in the default output, explained once under the lines.
+pub const NOISY_MARK: &str = "~";
+
+/// The explanation of [`NOISY_MARK`].
+pub const NOISY_NOTE: &str = "~ noisy: the rows' rounds disagree by more than the two rows \
+     differ, so this run does not settle which is faster (--verbose says by how much)";
 
 impl Ratio {
     /// The ratio of the rows `numerator` and `denominator`.
@@ -78,8 +96,8 @@ impl Ratio {
     fn record(&self, group: &Group, best: Option<&Row>) -> Option<RatioRecord> {
         let resolve = |side: &Side| -> Option<Measured> {
             match side {
-                Side::Row(name) => Measured::of(group.row(name)?),
-                Side::BestBarrier => Measured::of(best?),
+                Side::Row(name) => measured(group, group.row(name)?),
+                Side::BestBarrier => measured(group, best?),
             }
         };
         let (top, bottom) = (resolve(&self.numerator)?, resolve(&self.denominator)?);
@@ -108,7 +126,8 @@ impl Ratios {
         match self {
             Ratios::None => Vec::new(),
             Ratios::Barrier => {
-                let divisors = divisors(group, floor);
+                // The JSON keeps every ratio, whatever the tables show.
+                let divisors = divisors(group, floor, true);
                 heads(group)
                     .iter()
                     .flat_map(|(_, label, top)| {
@@ -128,11 +147,22 @@ impl Ratios {
         }
     }
 
-    /// The lines printed after the group's table; `None` when there is nothing to divide.
+    /// The lines printed after the group's table, in as much detail as `--verbose` asked for;
+    /// `None` when there is nothing to divide.
     pub fn lines(&self, group: &Group, floor: Option<&RegimeFloor>) -> Option<String> {
+        self.lines_in(group, floor, verbosity::verbose())
+    }
+
+    /// The lines printed after the group's table, `verbose` or not.
+    pub fn lines_in(
+        &self,
+        group: &Group,
+        floor: Option<&RegimeFloor>,
+        verbose: bool,
+    ) -> Option<String> {
         match self {
             Ratios::None => None,
-            Ratios::Barrier => barrier_lines(group, floor),
+            Ratios::Barrier => barrier_lines(group, floor, verbose),
             Ratios::Listed { ratios, barriers } => {
                 let best = best_of(group, barriers);
                 if ratios.is_empty() {
@@ -140,21 +170,31 @@ impl Ratios {
                 }
                 // A ratio that cannot be computed still gets its line, saying why: a figure that
                 // silently vanishes reads as a bug, and on a busy machine it happens.
+                let (mut noisy, mut missing) = (false, false);
                 let measured: Vec<Vec<String>> = ratios
                     .iter()
                     .map(|r| match r.record(group, best) {
                         Some(record) => {
                             let (a, b) = (record.numerator_ns, record.denominator_ns);
+                            let mark = match verbose {
+                                true => format!("  {}", record.mark()),
+                                false if record.noisy => NOISY_MARK.to_owned(),
+                                false => String::new(),
+                            };
+                            noisy |= record.noisy;
                             let line = format!(
-                                "{} / {} = {}  {}",
+                                "{} / {} = {}{mark}",
                                 time(a),
                                 time(b),
                                 ratio(Some(a), Some(b)),
-                                record.mark()
                             );
                             vec![record.label.clone(), line.trim_end().to_owned()]
                         }
-                        None => vec![r.label(), NOT_COMPUTED.to_owned()],
+                        None if verbose => vec![r.label(), NOT_COMPUTED.to_owned()],
+                        None => {
+                            missing = true;
+                            vec![r.label(), NOT_COMPUTED_SHORT.to_owned()]
+                        }
                     })
                     .collect();
                 let mut text = format!(
@@ -164,7 +204,14 @@ impl Ratios {
                 if let Some(best) = best {
                     text.push_str(&format!("; best barrier: {}", barrier_label(best)));
                 }
-                Some(indented(text, &measured))
+                let mut text = indented(text, &measured);
+                for (used, note) in [(noisy, NOISY_NOTE), (missing, NOT_COMPUTED_NOTE)] {
+                    if used && !verbose {
+                        text.push('\n');
+                        text.push_str(footnotes::wrap("  ", note).trim_end());
+                    }
+                }
+                Some(text)
             }
         }
     }
@@ -184,30 +231,53 @@ fn indented(mut text: String, cells: &[Vec<String>]) -> String {
     text
 }
 
-/// The fastest of `rows` by median.
-fn fastest<'a>(rows: impl Iterator<Item = &'a Row>) -> Option<&'a Row> {
-    rows.filter_map(|row| Some((row, row.median()?)))
+/// `row` as a side of a ratio, when it ran without error and costs more than its resolution: a
+/// cost the run cannot tell from nothing divides into nothing meaningful.
+pub fn measured(group: &Group, row: &Row) -> Option<Measured> {
+    group.cost(row)?;
+    Measured::of(row)
+}
+
+/// The fastest of `rows` by median, among those above their resolution.
+fn fastest<'a>(group: &Group, rows: impl Iterator<Item = &'a Row>) -> Option<&'a Row> {
+    rows.filter_map(|row| Some((row, group.cost(row)?)))
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(row, _)| row)
 }
 
 /// The best of the rows `barriers` names that ran without error.
 fn best_of<'a>(group: &'a Group, barriers: &[Cow<'static, str>]) -> Option<&'a Row> {
-    fastest(barriers.iter().filter_map(|name| group.row(name)))
+    fastest(group, barriers.iter().filter_map(|name| group.row(name)))
 }
 
-/// Our fastest row by median, when one ran without error.
-fn best(group: &Group) -> Option<&Row> {
-    fastest((group.rows.iter()).filter(|row| row.kind == RowKind::Ours && row.error.is_none()))
+/// Our fastest row by median, when one ran without error and costs more than its resolution.
+pub fn best(group: &Group) -> Option<&Row> {
+    let ours = group.rows.iter().filter(|row| row.kind == RowKind::Ours);
+    fastest(group, ours)
 }
 
-/// What our rows are divided by: the reference, the baselines, then the floor row.
-fn divisors(group: &Group, floor: Option<&RegimeFloor>) -> Vec<(String, Measured)> {
+/// The fastest of the barriers users pick today (std, pthread, C++20, OpenMP), by the same rule.
+pub fn best_standard(group: &Group) -> Option<&Row> {
+    let baselines = group
+        .rows
+        .iter()
+        .filter(|row| row.kind == RowKind::Baseline);
+    fastest(group, baselines)
+}
+
+/// What our rows are divided by: the reference, the baselines (`every` one, or the fastest
+/// alone), then the floor row.
+fn divisors(group: &Group, floor: Option<&RegimeFloor>, every: bool) -> Vec<(String, Measured)> {
+    let standard = best_standard(group).map(|row| row.barrier.as_str());
     let rows = group
         .rows
         .iter()
-        .filter(|row| matches!(row.kind, RowKind::Reference | RowKind::Baseline))
-        .filter_map(|row| Some((row.barrier.clone(), Measured::of(row)?)));
+        .filter(|row| match row.kind {
+            RowKind::Reference => true,
+            RowKind::Baseline => every || Some(row.barrier.as_str()) == standard,
+            RowKind::Ours | RowKind::Loop => false,
+        })
+        .filter_map(|row| Some((row.barrier.clone(), measured(group, row)?)));
     let floor = floor.and_then(|floor| Some((floor.label(), floor.side()?)));
     rows.chain(floor).collect()
 }
@@ -215,54 +285,81 @@ fn divisors(group: &Group, floor: Option<&RegimeFloor>) -> Vec<(String, Measured
 /// The rows above the line: our best, labelled `our best (mcs)`, and `auto`.
 fn heads(group: &Group) -> Vec<(&'static str, String, Measured)> {
     let mut heads = Vec::new();
-    if let Some(side) = best(group).and_then(Measured::of) {
+    if let Some(side) = best(group).and_then(|row| measured(group, row)) {
         let label = format!("our best ({})", side.name);
         heads.push(("our best", label, side));
     }
-    if let Some(side) = group.row(AUTO).and_then(Measured::of) {
+    if let Some(side) = group.row(AUTO).and_then(|row| measured(group, row)) {
         heads.push((AUTO, AUTO.to_owned(), side));
     }
     heads
 }
 
-/// `bench barrier`'s lines: a column per head, a line per divisor, and what is noisy at the end of
-/// its line. `None` when no row of ours has a median.
-fn barrier_lines(group: &Group, floor: Option<&RegimeFloor>) -> Option<String> {
+/// `bench barrier`'s lines: a column per head, a line per divisor (by default the fastest
+/// baseline alone; `--verbose`, every one), and what is noisy. Says so when no row of ours costs
+/// more than its resolution; `None` when no row of ours has a median at all.
+fn barrier_lines(group: &Group, floor: Option<&RegimeFloor>, verbose: bool) -> Option<String> {
     let heads = heads(group);
-    let first = best(group)?;
+    let ours = |row: &&Row| row.kind == RowKind::Ours && row.error.is_none();
+    let measured_ours: Vec<&Row> = (group.rows.iter().filter(ours))
+        .filter(|row| row.median().is_some())
+        .collect();
+    if measured_ours.is_empty() {
+        return None;
+    }
+    let cost = |row: &Row| match group.cost(row) {
+        Some(median) => time(median),
+        None => below_text(group.resolution_ns(row)),
+    };
+    let Some(first) = best(group) else {
+        return Some(format!(
+            "{}: every row of ours costs less than its resolution: no ratios",
+            threads(group)
+        ));
+    };
     let mut text = format!(
         "{}: our best is {} at {} (median)",
         threads(group),
         barrier_label(first),
-        time(first.median()?)
+        cost(first)
     );
     if let Some(auto) = group.row(AUTO).filter(|row| row.median().is_some()) {
-        let median = auto.median().unwrap_or_default();
-        text.push_str(&format!("; {} at {}", barrier_label(auto), time(median)));
+        text.push_str(&format!("; {} at {}", barrier_label(auto), cost(auto)));
     }
     let mut cells = vec![["divided by".to_owned(), "median".to_owned()]
         .into_iter()
         .chain(heads.iter().map(|(head, _, _)| (*head).to_owned()))
         .chain([String::new()])
         .collect::<Vec<String>>()];
-    for (name, bottom) in divisors(group, floor) {
+    let mut any_noisy = false;
+    for (name, bottom) in divisors(group, floor, verbose) {
         let mut line = vec![name.clone(), time(bottom.median_ns)];
         let mut noisy = Vec::new();
         for (head, label, top) in &heads {
             let record = RatioRecord::of(group.threads, format!("{label} / {name}"), top, &bottom);
-            line.push(ratio(Some(top.median_ns), Some(bottom.median_ns)));
-            if let Some(noise) = record.and_then(|record| record.noise) {
+            let noise = record.and_then(|record| record.noise);
+            let mark = match (&noise, verbose) {
+                (Some(_), false) => NOISY_MARK,
+                _ => "",
+            };
+            line.push(ratio(Some(top.median_ns), Some(bottom.median_ns)) + mark);
+            if let Some(noise) = noise {
                 noisy.push(format!("{head}: {noise}"));
             }
         }
-        line.push(if noisy.is_empty() {
-            String::new()
-        } else {
-            format!("noisy ({})", noisy.join("; "))
+        any_noisy |= !noisy.is_empty();
+        line.push(match (noisy.is_empty(), verbose) {
+            (false, true) => format!("noisy ({})", noisy.join("; ")),
+            _ => String::new(),
         });
         cells.push(line);
     }
-    Some(indented(text, &cells))
+    let mut text = indented(text, &cells);
+    if any_noisy && !verbose {
+        text.push('\n');
+        text.push_str(footnotes::wrap("  ", NOISY_NOTE).trim_end());
+    }
+    Some(text)
 }
 
 /// Marks noisy every row whose line in the table holds a noisy ratio (÷ref, ÷floor), and every row
@@ -270,10 +367,13 @@ fn barrier_lines(group: &Group, floor: Option<&RegimeFloor>) -> Option<String> {
 /// same ratios as the columns, and said once).
 pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]) {
     let reference_name = Contender::Reference.name();
-    let reference = group.row(&reference_name).and_then(Measured::of);
+    let reference = (group.row(&reference_name)).and_then(|row| measured(group, row));
     let floor = floor.side();
-    for row in &mut group.rows {
-        let Some(side) = Measured::of(row) else {
+    let sides: Vec<Option<Measured>> = (group.rows.iter())
+        .map(|row| measured(group, row))
+        .collect();
+    for (row, side) in group.rows.iter_mut().zip(sides) {
+        let Some(side) = side else {
             continue;
         };
         // The reference over itself is 1.00x whatever its rounds did.
@@ -303,7 +403,7 @@ pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::fixtures::{group, rounds_row, row};
+    use crate::results::fixtures::{group, rounds_row, row, with_reference_loop};
 
     /// A barrier table: the reference, a baseline, `auto` with rounds ×1.40 apart, our fastest and
     /// a failed row.
@@ -347,7 +447,7 @@ mod tests {
     fn barrier_lines_put_a_column_per_head_and_mark_noise() {
         let floor = RegimeFloor::yield_handoffs(4, 2, &[10.0]);
         let text = Ratios::Barrier
-            .lines(&barrier_group(), Some(&floor))
+            .lines_in(&barrier_group(), Some(&floor), true)
             .unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
@@ -367,9 +467,9 @@ mod tests {
     fn no_row_of_ours_means_no_barrier_lines() {
         let mut only_baselines = barrier_group();
         only_baselines.rows.retain(|row| row.kind != RowKind::Ours);
-        assert_eq!(Ratios::Barrier.lines(&only_baselines, None), None);
+        assert_eq!(Ratios::Barrier.lines_in(&only_baselines, None, true), None);
         assert!(Ratios::Barrier.records(&only_baselines, None).is_empty());
-        assert_eq!(Ratios::None.lines(&barrier_group(), None), None);
+        assert_eq!(Ratios::None.lines_in(&barrier_group(), None, true), None);
     }
 
     /// A phaser table: two barriers, a phaser, OpenMP and a failed phaser.
@@ -406,7 +506,7 @@ mod tests {
             ],
             &["auto", "ticket"],
         );
-        let text = ratios.lines(&phaser_group(), None).unwrap();
+        let text = ratios.lines_in(&phaser_group(), None, true).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
@@ -441,7 +541,7 @@ mod tests {
         // 90 / 80 is a gap of ×1.12, within the rounds' ×1.25; 90 / 60 is not.
         assert!(records[0].noisy && !records[1].noisy);
         assert_eq!(records[0].numerator, "phaser flat");
-        let text = ratios.lines(&group, None).unwrap();
+        let text = ratios.lines_in(&group, None, true).unwrap();
         assert!(
             text.lines()
                 .nth(1)
@@ -461,14 +561,14 @@ mod tests {
             &["auto"],
         );
         assert!(ratios.records(&phaser_group(), None).is_empty());
-        let text = ratios.lines(&phaser_group(), None).unwrap();
+        let text = ratios.lines_in(&phaser_group(), None, true).unwrap();
         assert!(text.contains("phaser tree / best barrier"), "{text}");
         assert!(text.contains("nowhere / phaser flat"), "{text}");
         assert_eq!(text.matches("not computed: ").count(), 2, "{text}");
         // No barrier measured: no best barrier to divide by, and the line says so.
         let best = listed(vec![Ratio::of(name("phaser flat"), Side::BestBarrier)], &[]);
         assert!(best.records(&phaser_group(), None).is_empty());
-        let text = best.lines(&phaser_group(), None).unwrap();
+        let text = best.lines_in(&phaser_group(), None, true).unwrap();
         assert!(
             text.contains("phaser flat / best barrier  not computed"),
             "{text}"
@@ -476,7 +576,7 @@ mod tests {
         assert!(!text.contains("best barrier:"), "{text}");
         // A benchmark that lists no ratio prints none.
         assert_eq!(
-            listed(Vec::new(), &["auto"]).lines(&phaser_group(), None),
+            listed(Vec::new(), &["auto"]).lines_in(&phaser_group(), None, true),
             None
         );
     }
@@ -517,5 +617,105 @@ mod tests {
         // Std's own rounds agree, but the reference's do not: its ÷ref is noise too.
         assert_eq!(std.noise.as_deref(), Some("÷ref: rounds ×1.30 > gap ×1.10"));
         assert!(!mcs.noisy && mcs.noise.is_none(), "{:?}", mcs.noise);
+    }
+
+    /// One thread, EPCC: the reference loop's middle half spans 6 ns, so the reference, ticket
+    /// (-1.7 ns) and counting (3 ns) are below their resolution; mcs and the baselines are not.
+    fn one_thread() -> Group {
+        let rows = vec![
+            row("reference", RowKind::Reference, &[-7.8]),
+            row("std::sync::Barrier", RowKind::Baseline, &[250.0]),
+            row("pthread_barrier_t", RowKind::Baseline, &[240.0]),
+            row("ticket", RowKind::Ours, &[-1.7]),
+            row("counting", RowKind::Ours, &[3.0]),
+            row("mcs", RowKind::Ours, &[20.0]),
+        ];
+        with_reference_loop(group(1, false, rows), &[100.0, 104.0, 108.0, 112.0])
+    }
+
+    #[test]
+    fn costs_below_their_resolution_are_never_best_nor_a_side_of_a_ratio() {
+        let group = one_thread();
+        assert_eq!(group.resolution_ns(&group.rows[3]), 6.0);
+        assert_eq!(best(&group).map(|row| row.barrier.as_str()), Some("mcs"));
+        let floor = RegimeFloor::yield_handoffs(1, 2, &[60.0]);
+        let records = Ratios::Barrier.records(&group, Some(&floor));
+        assert!(!records.is_empty());
+        for record in &records {
+            let sides = [&record.numerator, &record.denominator];
+            assert!(
+                sides
+                    .iter()
+                    .all(|side| !["ticket", "counting", "reference"].contains(&side.as_str())),
+                "{record:?}"
+            );
+            assert!(record.ratio > 0.0);
+        }
+        for verbose in [false, true] {
+            let text = Ratios::Barrier
+                .lines_in(&group, Some(&floor), verbose)
+                .unwrap();
+            assert!(
+                text.starts_with("1 thread: our best is mcs at 20.0 ns"),
+                "{text}"
+            );
+            assert!(!text.contains("-1.7") && !text.contains("-7.8"), "{text}");
+            assert!(
+                !text.contains("ticket") && !text.contains("reference"),
+                "{text}"
+            );
+            assert!(
+                text.lines().all(|line| line.chars().count() <= 100),
+                "{text}"
+            );
+        }
+        // The default lines divide by the fastest standard barrier alone; --verbose by each.
+        let concise = Ratios::Barrier
+            .lines_in(&group, Some(&floor), false)
+            .unwrap();
+        assert!(
+            concise.contains("pthread_barrier_t") && !concise.contains("std::sync"),
+            "{concise}"
+        );
+        let verbose = Ratios::Barrier
+            .lines_in(&group, Some(&floor), true)
+            .unwrap();
+        assert!(verbose.contains("std::sync::Barrier"), "{verbose}");
+    }
+
+    #[test]
+    fn when_every_row_of_ours_is_below_resolution_the_lines_say_so() {
+        let mut group = one_thread();
+        group.rows.retain(|row| row.barrier != "mcs");
+        assert_eq!(best(&group), None);
+        let text = Ratios::Barrier.lines_in(&group, None, false).unwrap();
+        assert_eq!(
+            text,
+            "1 thread: every row of ours costs less than its resolution: no ratios"
+        );
+        let listed = listed(
+            vec![
+                Ratio::of(name("ticket"), Side::BestBarrier),
+                Ratio::of(
+                    name("omp reduction (active)"),
+                    name("phaser flat + sum i64"),
+                ),
+            ],
+            &["counting"],
+        );
+        assert!(listed.records(&group, None).is_empty());
+        let text = listed.lines_in(&group, None, false).unwrap();
+        assert!(
+            text.ends_with("* a side failed, was not measured, or is below its resolution"),
+            "{text}"
+        );
+        assert!(
+            text.contains("ticket / best barrier                           not computed*"),
+            "{text}"
+        );
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 100),
+            "{text}"
+        );
     }
 }

@@ -11,6 +11,7 @@ use phasers_cli::harness::row::{Mode, Row};
 use crate::regime_floor::RegimeFloor;
 use phasers_cli::harness::floor::Floor;
 use phasers_cli::harness::noise::RatioRecord;
+use phasers_cli::harness::resolution::{below, clock_step_ns, resolution_ns};
 
 /// Everything one sweep (`bench barrier`, `phaser`, `reduction`, `tree`) measured, and under what
 /// conditions.
@@ -110,6 +111,27 @@ impl Group {
             .iter()
             .find(|row| row.barrier == barrier && row.error.is_none())
     }
+
+    /// The reference loop whose median was taken off `row`'s samples (EPCC mode), if any.
+    pub fn subtracted(&self, row: &Row) -> Option<&Row> {
+        let taken = row.reference_ns?;
+        [&self.reference_loop, &self.openmp_reference_loop]
+            .into_iter()
+            .flatten()
+            .find(|reference| reference.median() == Some(taken))
+    }
+
+    /// The smallest cost `row` can tell from nothing, in ns (see `harness::resolution`).
+    pub fn resolution_ns(&self, row: &Row) -> f64 {
+        resolution_ns(row, self.subtracted(row), clock_step_ns())
+    }
+
+    /// `row`'s median, when it ran without error and its median is above its resolution: the
+    /// only medians that are anyone's best or a side of a ratio.
+    pub fn cost(&self, row: &Row) -> Option<f64> {
+        let median = row.median().filter(|_| row.error.is_none())?;
+        (!below(median, self.resolution_ns(row))).then_some(median)
+    }
 }
 
 /// Made-up rows, tables and reports, for the tests of what is drawn from them.
@@ -156,6 +178,17 @@ pub mod fixtures {
             openmp_reference_loop: None,
             rows,
         }
+    }
+
+    /// `group` as EPCC measures it: a reference loop of these samples (ns per iteration), its
+    /// median taken off every row (the rows' samples are already the costs).
+    pub fn with_reference_loop(mut group: Group, loop_samples: &[f64]) -> Group {
+        let reference_loop = row("reference loop", RowKind::Loop, loop_samples);
+        for row in &mut group.rows {
+            row.reference_ns = reference_loop.median();
+        }
+        group.reference_loop = Some(reference_loop);
+        group
     }
 
     /// A report of `groups` with made-up surroundings, for tests of what is drawn from the groups.

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use phasers_cli::harness::floor::floor_line;
+use phasers_cli::harness::footnotes;
 use phasers_cli::harness::progress;
 
 use crate::contender::Contender;
@@ -163,7 +164,11 @@ pub fn run(plan: &Plan) -> Report {
     progress.finish_and_clear();
     let floor = rounds::merge_floors(&round_trips);
     if plan.print_tables {
-        println!("round trip over every round: {}\n", floor_line(&floor));
+        let line = floor_line(&floor);
+        println!(
+            "{}",
+            footnotes::wrap("round trip over every round: ", &line)
+        );
     }
 
     Report {

@@ -37,6 +37,8 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
         csv.to_str().unwrap(),
         "--plot",
         svg.to_str().unwrap(),
+        // The detailed tables, whose columns this test reads (tests/widths.rs: the default ones).
+        "--verbose",
     ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);

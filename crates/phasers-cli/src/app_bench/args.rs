@@ -48,6 +48,10 @@ pub struct AppArgs {
     /// docs/benchmark-json.md, section phasers app).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// Print every note in full, in lines wider than 100 columns, rather than as footnotes.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// What one entry of a list names: one item, or a group (`all`, `ours`, `baselines`).

@@ -27,6 +27,7 @@ use phasers_cli::harness::outputs::Outputs;
 use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::stats;
+use phasers_cli::harness::verbosity;
 
 pub use args::AppArgs;
 
@@ -37,6 +38,7 @@ use results::{AppReport, AppRow, AppRun, Kind, NopRow, Ratios, RowId};
 pub fn run(args: &AppArgs) -> Result<(), String> {
     let config = Config::from_args(args);
     let outputs = Outputs::create(args.json.as_deref(), None, Vec::new())?;
+    verbosity::request(args.verbose);
     let provenance = Provenance::now("app", command_line());
     let cores = provenance.machine.available_cores;
     let what = "whole applications on each barrier kind, every result checked against the \

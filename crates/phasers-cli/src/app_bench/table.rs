@@ -5,6 +5,8 @@ use phasers_cli::harness::table::{
     aligned, note_cell, ratio, resolved_label, threads_cell, time, Last,
 };
 
+use phasers_cli::harness::footnotes::wrap;
+
 use super::results::{AppRun, NopRow, RowId};
 
 /// `rows` under the `|`-separated `columns`: each line the row's threads (`8*` when they
@@ -54,10 +56,8 @@ pub fn app_table(run: &AppRun) -> String {
         ];
         (&row.id, values, &row.error)
     });
-    let mut out = format!(
-        "{} {} ({}); sequential: {sequential}\n{table}",
-        run.app, run.size, run.problem
-    );
+    let title = format!("{} {} ({}); sequential:", run.app, run.size, run.problem);
+    let mut out = format!("{}{table}", wrap(&format!("{title} "), &sequential));
     for ratios in &run.ratios {
         let threads = ratios.threads;
         if (run.rows.iter()).any(|row| row.id.threads == threads && row.id.sync == "auto") {
@@ -87,10 +87,13 @@ pub fn nop_table(rows: &[NopRow]) -> String {
         ];
         (&row.id, values, &row.error)
     });
-    format!(
+    let title = format!(
         "interp NOP program: {} NOPs, each a decode by rank 0 and two barriers (ideal: every \
-         thread decodes, no barriers); cycles are x86_64 TSC ticks\n{table}  * threads \
-         outnumber the available cores\n",
+         thread decodes, no barriers); cycles are x86_64 TSC ticks",
         rows.first().map_or(0, |row| row.nops),
+    );
+    format!(
+        "{}{table}  * threads outnumber the available cores\n",
+        wrap("", &title)
     )
 }

@@ -9,8 +9,10 @@
 //! - (e) the sync modes: MySync and NoSync broadcasts over AllSync ones.
 
 use phasers::SyncMode;
+use phasers_cli::harness::footnotes::fit;
 use phasers_cli::harness::stats;
 use phasers_cli::harness::table::{aligned, ratio, Last};
+use phasers_cli::harness::verbosity;
 
 use super::baselines::{
     MEMCPY_NAME, OMP_ALLREDUCE_NAME as ALLREDUCE_NAME, OMP_BARRIER_NAME as BARRIER_NAME,
@@ -109,16 +111,21 @@ impl FigureInput<'_> {
     }
 }
 
-/// Every figure, as printed after the tables.
+/// Every figure, as printed after the tables (by default with its long lines wrapped to 100
+/// columns).
 pub fn summary(input: &FigureInput<'_>) -> String {
-    [
+    let text = [
         allreduce_over_barrier(input),
         broadcast_against_memcpy(input),
         against_openmp(input),
         checked_cost(input),
         sync_modes(input),
     ]
-    .join("\n")
+    .join("\n");
+    match verbosity::verbose() {
+        true => text,
+        false => fit(&text),
+    }
 }
 
 /// (a): allreduce of one u64 ÷ the barrier of the same teams, and ÷ our `Barrier`.

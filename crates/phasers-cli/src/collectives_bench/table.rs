@@ -1,8 +1,10 @@
 //! The table printed for each member count: one block per operation and size, headed by the
 //! operation, in the order measured; each broadcast length comes after the memcpy of that length.
 
+use phasers_cli::harness::footnotes::{wrap, Footnotes};
 use phasers_cli::harness::stats::Summary;
 use phasers_cli::harness::table::{aligned, note_cell, ratio, time, Last};
+use phasers_cli::harness::verbosity;
 
 use super::baselines::openmp_counterpart;
 use super::grid::{team_sizes, Shape};
@@ -11,9 +13,20 @@ use super::results::CollectiveRow;
 /// The table of `rows` (those of one member count N = `members`, and the memcpy rows of its
 /// broadcasts), on a machine of `cores` cores and a grid of `columns` columns.
 pub fn table(members: usize, cores: usize, columns: usize, rows: &[CollectiveRow]) -> String {
+    table_in(members, cores, columns, rows, verbosity::verbose())
+}
+
+/// The same, every note in full when `verbose`, else as footnotes.
+fn table_in(
+    members: usize,
+    cores: usize,
+    columns: usize,
+    rows: &[CollectiveRow],
+    verbose: bool,
+) -> String {
     let rows_of = team_sizes(Shape::Row, members, columns);
     let columns_of = team_sizes(Shape::Column, members, columns);
-    let mut out = format!(
+    let title = format!(
         "N = {members} on {cores} core{}{}; split_grid({columns}): {} row team(s) of {}, {} \
          column team(s) of {}\n",
         if cores == 1 { "" } else { "s" },
@@ -27,6 +40,8 @@ pub fn table(members: usize, cores: usize, columns: usize, rows: &[CollectiveRow
         columns_of.len(),
         columns_of.first().copied().unwrap_or(0),
     );
+    let mut out = wrap("", title.trim_end());
+    let mut notes = Footnotes::default();
     let head = [
         "row",
         "per op min",
@@ -59,10 +74,17 @@ pub fn table(members: usize, cores: usize, columns: usize, rows: &[CollectiveRow
             row.fraction_of_memcpy
                 .map_or_else(String::new, |f| format!("{:.0}%", f * 100.0)),
             over_openmp(row, rows),
-            note_cell(row.error.as_deref(), &[row.note.as_deref()]),
+            match verbose {
+                true => note_cell(row.error.as_deref(), &[row.note.as_deref()]),
+                false => {
+                    let error = row.error.as_deref().map(|error| format!("ERROR: {error}"));
+                    notes.marks([error.as_deref(), row.note.as_deref()])
+                }
+            },
         ]);
     }
     out.push_str(&aligned(&cells, Last::Free));
+    out.push_str(&notes.text());
     out
 }
 
@@ -107,7 +129,17 @@ mod tests {
         let omp = named(Part::Broadcast, words, omp_name, Kind::Baseline, 4, 400.0);
         let mut failed = team(Part::Barrier, Operation::Barrier, 4, Shape::All, 1.0);
         failed.error = Some("boom".into());
-        let text = table(4, 2, 2, &[failed, copy, all, rows_team, omp]);
+        let rows = [failed, copy, all, rows_team, omp];
+        let concise = table_in(4, 2, 2, &rows, false);
+        assert!(
+            concise.lines().all(|line| line.chars().count() <= 100),
+            "{concise}"
+        );
+        assert!(
+            concise.contains("  team all") && concise.ends_with("[1] ERROR: boom\n"),
+            "{concise}"
+        );
+        let text = table_in(4, 2, 2, &rows, true);
         let expected: [(&str, &[&str]); 10] = [
             (
                 "N = 4 on 2 cores",

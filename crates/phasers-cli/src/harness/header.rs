@@ -5,6 +5,7 @@ use std::fmt::Display;
 
 use super::floor::{floor_line, Floor};
 use super::floors_record::floors_line;
+use super::footnotes::wrap;
 use super::provenance::Provenance;
 
 /// A header in the making; [`Header::finish`] gives its text.
@@ -31,10 +32,10 @@ pub struct Header {
 }
 
 impl Header {
-    /// Starts with `phasers {benchmark}: {what}`.
+    /// Starts with `phasers {benchmark}: {what}`, wrapped to 100 columns.
     pub fn new(provenance: &Provenance, what: &str) -> Self {
         Header {
-            text: format!("phasers {}: {what}\n", provenance.benchmark),
+            text: wrap(&format!("phasers {}: ", provenance.benchmark), what),
         }
     }
 
@@ -60,7 +61,9 @@ impl Header {
     ///     .line("units", "per barrier")
     ///     .finish();
     /// let label = |line: &str| line.split(':').next().unwrap_or_default().to_owned();
-    /// let labels: Vec<String> = text.lines().skip(1).map(label).collect();
+    /// // Long lines wrap, their later lines indented under the text.
+    /// let starts = text.lines().skip(1).filter(|line| !line.starts_with(' '));
+    /// let labels: Vec<String> = starts.map(label).collect();
     /// assert_eq!(labels, ["method", "machine", "floor", "floors", "units"]);
     /// assert!(text.contains("floor:   cache-line round trip between threads pinned to cpus 0"));
     /// ```
@@ -78,10 +81,13 @@ impl Header {
     }
 
     /// Adds `label:` and `text`, the text starting in the column after the longest label
-    /// (`machine:`). A text of several lines should indent its later lines by 9 spaces.
+    /// (`machine:`) and wrapped to the output's 100 columns, later lines indented to where it
+    /// starts. Line breaks already in `text` are taken as spaces.
     pub fn line(mut self, label: &str, text: impl Display) -> Self {
-        let label = format!("{label}:");
-        self.text.push_str(&format!("{label:<8} {text}\n"));
+        let label = format!("{:<8} ", format!("{label}:"));
+        let text = text.to_string();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        self.text.push_str(&wrap(&label, &words.join(" ")));
         self
     }
 

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::Serialize;
 
+use super::verbosity;
+
 /// The output options most benchmarks take (flatten them into the command's options).
 #[derive(Debug, Clone, Default, Args)]
 pub struct OutputArgs {
@@ -25,11 +27,18 @@ pub struct OutputArgs {
     /// Plot the median cost per barrier against threads to FILE (SVG, log scale).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+
+    /// Print every column and every note in full, in lines wider than 100 columns, rather than
+    /// tables that fit a terminal with their notes as footnotes.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 impl OutputArgs {
-    /// Creates every file named, before the run (the plot at its own path).
+    /// Creates every file named, before the run (the plot at its own path), and turns on the
+    /// detailed tables if `--verbose` asked for them.
     pub fn open(&self) -> Result<Outputs, String> {
+        verbosity::request(self.verbose);
         Outputs::create(
             self.json.as_deref(),
             self.csv.as_deref(),

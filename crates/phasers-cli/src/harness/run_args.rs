@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::args::parse_seconds;
 use super::outputs::Outputs;
+use super::verbosity;
 
 /// `--hang-seconds`, `--json` and `--csv` (flatten them into the command's options; a benchmark
 /// whose rows count something other than rounds names it with `mut_arg`, as `bench reduce` does).
@@ -39,11 +40,18 @@ pub struct RunArgs {
     /// Write one line per row to FILE as CSV.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+
+    /// Print every column and every note in full, in lines wider than 100 columns, rather than
+    /// tables that fit a terminal with their notes as footnotes.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 impl RunArgs {
-    /// Creates the JSON and CSV files named and the `plots`, before the run.
+    /// Creates the JSON and CSV files named and the `plots`, before the run, and turns on the
+    /// detailed tables if `--verbose` asked for them.
     pub fn open(&self, plots: Vec<PathBuf>) -> Result<Outputs, String> {
+        verbosity::request(self.verbose);
         Outputs::create(self.json.as_deref(), self.csv.as_deref(), plots)
     }
 }

@@ -9,7 +9,9 @@
 
 use phasers::ReduceAlgorithm;
 
+use phasers_cli::harness::footnotes::fit;
 use phasers_cli::harness::table::{aligned, ratio, Last};
+use phasers_cli::harness::verbosity;
 
 use super::config::ReduceSettings;
 use super::contender::{Contender, Kind, OPENMP_ACTIVE_NAME, OPENMP_NAME};
@@ -73,9 +75,13 @@ impl RatioInput<'_> {
     }
 }
 
-/// All three, as printed after the tables.
+/// All three, as printed after the tables (by default with long lines wrapped to 100 columns).
 pub fn summary(input: &RatioInput<'_>) -> String {
-    [headline(input), bandwidth(input), openmp(input)].join("\n")
+    let text = [headline(input), bandwidth(input), openmp(input)].join("\n");
+    match verbosity::verbose() {
+        true => text,
+        false => fit(&text),
+    }
 }
 
 /// (1): static tree ÷ dynamic pairs and linear ÷ dynamic pairs at the largest spread.

@@ -1,9 +1,13 @@
 //! The table printed for each participant count, collective and spread: one block of rows per
 //! array length, the bandwidth floor first.
 
+use phasers_cli::harness::footnotes::{wrap, Footnotes};
 use phasers_cli::harness::stats::Summary;
 use phasers_cli::harness::table::{aligned, note_cell, ratio, time, Last};
+use phasers_cli::harness::verbosity;
 
+#[cfg(test)]
+use super::contender::OPENMP_ACTIVE_NAME;
 use super::contender::{Kind, OPENMP_NAME};
 use super::metrics::Metric;
 use super::results::ReduceRow;
@@ -28,6 +32,11 @@ pub struct TableHead<'a> {
     pub metric: Metric,
 }
 
+/// The columns of the default table, by index into [`COLUMNS`] (the note column follows as
+/// footnote marks): the length, the row, the median of the metric, the bandwidth and the two
+/// ratios; `--verbose` shows every column.
+const CONCISE: [usize; 6] = [0, 1, 4, 8, 9, 10];
+
 const COLUMNS: [&str; 12] = [
     "floats",
     "row",
@@ -46,6 +55,12 @@ const COLUMNS: [&str; 12] = [
 /// The table of `rows` (the floor and contender rows of one participant count, collective and
 /// spread, in any order of lengths).
 pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
+    table_in(head, rows, verbosity::verbose())
+}
+
+/// The same, every column and note in full when `verbose`, else what fits 100 columns with the
+/// notes as footnotes.
+fn table_in(head: &TableHead<'_>, rows: &[&ReduceRow], verbose: bool) -> String {
     let stalls = match head.policy {
         StallPolicy::Spin => "spin",
         StallPolicy::Yield => "yield the core (oversubscribed)",
@@ -60,8 +75,8 @@ pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
             time(realized.max_ns as f64),
         ),
     };
-    let mut out = format!(
-        "N = {} on {} core{}{}, {}, spread {}{drawn}\n",
+    let title = format!(
+        "N = {} on {} core{}{}, {}, spread {}{drawn}",
         head.threads,
         head.cores,
         if head.cores == 1 { "" } else { "s" },
@@ -72,7 +87,18 @@ pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
         head.collective.name(),
         head.spread.name(),
     );
-    let mut cells: Vec<Vec<String>> = vec![COLUMNS.map(str::to_owned).to_vec()];
+    let mut out = match verbose {
+        true => format!("{title}\n"),
+        false => wrap("", &title),
+    };
+    let mut notes = Footnotes::default();
+    let mut cells: Vec<Vec<String>> = vec![match verbose {
+        true => COLUMNS.map(str::to_owned).to_vec(),
+        false => CONCISE
+            .iter()
+            .map(|&column| COLUMNS[column].to_owned())
+            .collect(),
+    }];
     let mut sizes: Vec<usize> = rows.iter().map(|row| row.len).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -112,9 +138,24 @@ pub fn table(head: &TableHead<'_>, rows: &[&ReduceRow]) -> String {
                 },
                 note_cell(row.error.as_deref(), &[row.note.as_deref()]),
             ]);
+            if !verbose {
+                let line = cells.pop().unwrap_or_default();
+                let error = row.error.as_deref().map(|error| format!("ERROR: {error}"));
+                let marks = notes.marks([error.as_deref(), row.note.as_deref()]);
+                let mut kept: Vec<String> =
+                    CONCISE.iter().map(|&column| line[column].clone()).collect();
+                // The median of the metric the ÷omp column divides.
+                kept[2] = median(match head.metric {
+                    Metric::LastArrival => s.last_arrival_to_completion_ns,
+                    Metric::Total => s.total_in_reduction_ns,
+                });
+                kept.push(marks);
+                cells.push(kept);
+            }
         }
     }
     out.push_str(&aligned(&cells, Last::Free));
+    out.push_str(&notes.text());
     out
 }
 
@@ -149,7 +190,7 @@ mod tests {
             cores: 2,
             metric: Metric::LastArrival,
         };
-        let text = table(&head, &[&auto, &failed, &omp, &floor]);
+        let text = table_in(&head, &[&auto, &failed, &omp, &floor], true);
         let expected: [&[&str]; 6] = [
             &["N = 2 on 2 cores, reduce, spread high: stalls drawn with mean 185.0 µs"],
             &["floats", "÷omp"],
@@ -166,5 +207,55 @@ mod tests {
         // Each block starts with its length, the floor's row first.
         assert!(lines[0].starts_with("N = 2") && lines[1].starts_with("floats"));
         assert!(lines[2].starts_with("1 ") && lines[3].starts_with("1000 "));
+    }
+
+    #[test]
+    fn the_default_table_fits_100_columns_with_long_labels_and_notes() {
+        let (mode, high) = (Collective::Reduce, Some("high"));
+        let mut auto = row("auto", 2, 64_000, mode, high, (4932.0, 140_100.0));
+        for (name, count) in [("static-tree", 97), ("dynamic-pairs", 2), ("linear", 1)] {
+            auto.chose.insert(name.into(), count);
+        }
+        auto.note = Some("stopped at the row's 2.5 s budget after 164 of 1000 iterations".into());
+        let mut omp = row(
+            OPENMP_ACTIVE_NAME,
+            2,
+            64_000,
+            mode,
+            high,
+            (46_400.0, 190_300.0),
+        );
+        omp.note = auto.note.clone();
+        let mut failed = row("mutex-merged", 2, 64_000, mode, high, (1.0, 1.0));
+        failed.error = Some("the sum is wrong at element 63999: 1.5 where 2.5 was expected".into());
+        let spread = Preset::High.spread();
+        let head = TableHead {
+            threads: 2,
+            collective: mode,
+            spread: &spread,
+            realized: Realized {
+                mean_ns: 185_000.0,
+                stddev_ns: 98_000.0,
+                max_ns: 555_000,
+            },
+            policy: StallPolicy::Spin,
+            cores: 2,
+            metric: Metric::LastArrival,
+        };
+        let text = table_in(&head, &[&auto, &omp, &failed], false);
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 100),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("stopped at the row's 2.5 s budget").count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("[2] ERROR: the sum is wrong"), "{text}");
+        assert!(
+            !text.contains("window") && text.contains("4932 ns"),
+            "{text}"
+        );
     }
 }

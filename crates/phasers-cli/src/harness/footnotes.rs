@@ -1,0 +1,142 @@
+//! Notes under a table instead of in it: a row's cell holds a short mark (`[1]`), and the note is
+//! printed once under the table, wrapped to the output's width, however many rows share it.
+
+use super::verbosity::WIDTH;
+
+/// The notes of one table, numbered in the order first marked.
+///
+/// ```
+/// use phasers_cli::harness::footnotes::Footnotes;
+///
+/// let mut notes = Footnotes::default();
+/// assert_eq!(notes.mark("3 of 5 samples"), "[1]");
+/// assert_eq!(notes.mark("pinned to cpus 0, 1"), "[2]");
+/// assert_eq!(notes.mark("3 of 5 samples"), "[1]", "one number per note");
+/// assert_eq!(notes.text(), "[1] 3 of 5 samples\n[2] pinned to cpus 0, 1\n");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Footnotes {
+    notes: Vec<String>,
+}
+
+impl Footnotes {
+    /// The mark of `note`, numbering it if it is new.
+    pub fn mark(&mut self, note: &str) -> String {
+        let index = match self.notes.iter().position(|known| known == note) {
+            Some(index) => index,
+            None => {
+                self.notes.push(note.to_owned());
+                self.notes.len() - 1
+            }
+        };
+        format!("[{}]", index + 1)
+    }
+
+    /// The marks of each of `notes` that is there, joined: `[1][3]`; empty with none.
+    pub fn marks<'a>(&mut self, notes: impl IntoIterator<Item = Option<&'a str>>) -> String {
+        notes
+            .into_iter()
+            .flatten()
+            .filter(|note| !note.is_empty())
+            .map(|note| self.mark(note))
+            .collect()
+    }
+
+    /// Whether no note was marked.
+    pub fn is_empty(&self) -> bool {
+        self.notes.is_empty()
+    }
+
+    /// Every note under its number, wrapped to [`WIDTH`] with later lines indented past the
+    /// number; empty when there are none.
+    pub fn text(&self) -> String {
+        self.notes
+            .iter()
+            .enumerate()
+            .map(|(index, note)| wrap(&format!("[{}] ", index + 1), note))
+            .collect()
+    }
+}
+
+/// `text` after `first` (a label or a footnote's number), wrapped to [`WIDTH`], later lines
+/// indented to where the text starts; ends in a newline.
+///
+/// ```
+/// use phasers_cli::harness::footnotes::wrap;
+///
+/// let long = "word ".repeat(40);
+/// let text = wrap("note: ", &long);
+/// assert!(text.lines().all(|line| line.chars().count() <= 100));
+/// assert!(text.lines().nth(1).unwrap().starts_with("      word"));
+/// ```
+pub fn wrap(first: &str, text: &str) -> String {
+    let indent = " ".repeat(first.chars().count());
+    let options = textwrap::Options::new(WIDTH)
+        .initial_indent(first)
+        .subsequent_indent(&indent);
+    let mut out = String::new();
+    for line in textwrap::wrap(text, options) {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `text` with every line wider than [`WIDTH`] wrapped, its later lines indented 4 more than its
+/// first: for prose printed among tables (a figure's title, what it found), whose lines were
+/// written long. Lines that fit, tables among them, are left as they are.
+///
+/// ```
+/// use phasers_cli::harness::footnotes::fit;
+///
+/// let text = format!("a table  1.00x\n  {}\n", "long ".repeat(30));
+/// let fitted = fit(&text);
+/// assert!(fitted.starts_with("a table  1.00x\n  long"));
+/// assert!(fitted.lines().nth(2).unwrap().starts_with("      long"));
+/// ```
+pub fn fit(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.chars().count() <= WIDTH {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        let first = &line[..indent];
+        let later = format!("{first}    ");
+        let options = textwrap::Options::new(WIDTH)
+            .initial_indent(first)
+            .subsequent_indent(&later);
+        for part in textwrap::wrap(line.trim_start(), options) {
+            out.push_str(part.trim_end());
+            out.push('\n');
+        }
+    }
+    if !text.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_notes_wrap_under_their_number() {
+        let mut notes = Footnotes::default();
+        let long = "ERROR: the barrier returned an error in round 3 of 5; ".repeat(6);
+        assert_eq!(notes.mark(&long), "[1]");
+        assert_eq!(notes.marks([None, Some(""), Some("short")]), "[2]");
+        let text = notes.text();
+        assert!(
+            text.lines().all(|line| line.chars().count() <= WIDTH),
+            "{text}"
+        );
+        assert!(text.starts_with("[1] ERROR"), "{text}");
+        assert!(text.lines().nth(1).unwrap().starts_with("    "), "{text}");
+        assert!(text.lines().last().unwrap() == "[2] short", "{text}");
+        assert!(Footnotes::default().is_empty() && Footnotes::default().text().is_empty());
+    }
+}

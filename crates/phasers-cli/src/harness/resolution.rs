@@ -1,0 +1,137 @@
+//! The smallest cost a row can tell from nothing, measured in the run, so that a cost below it
+//! prints as `< 2.0 ns` rather than as a number (or a negative one), and is never anyone's best or
+//! either side of a ratio.
+//!
+//! What limits a row depends on how it was timed:
+//!
+//! - every mode: the clock. A sample is one clock reading subtracted from another, divided by the
+//!   episodes it ran, so a row cannot resolve less than [`clock_step_ns`] over its episodes per
+//!   sample;
+//! - EPCC mode: the reference loop. A cost is a loop's time minus the reference loop's median
+//!   (the same delays with no barrier), and the reference loop's own samples scatter: a barrier
+//!   that adds less than the middle half of that scatter (its interquartile range) cannot be told
+//!   from the loop alone. On a quiet machine that is a nanosecond or two; on a busy one, more.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use super::row::Row;
+use super::table::time;
+
+/// Readings of the clock taken to find its step: enough to catch the smallest step many times
+/// over, and still well under a millisecond.
+const CLOCK_READINGS: usize = 10_000;
+
+/// The smallest positive difference between two consecutive readings of [`Instant::now`], in ns:
+/// its granularity, or the cost of reading it where that is coarser. Measured once per process.
+pub fn clock_step_ns() -> f64 {
+    static STEP: OnceLock<f64> = OnceLock::new();
+    *STEP.get_or_init(|| {
+        let mut smallest = f64::INFINITY;
+        let mut previous = Instant::now();
+        for _ in 0..CLOCK_READINGS {
+            let now = Instant::now();
+            let step = now.duration_since(previous).as_secs_f64() * 1e9;
+            if step > 0.0 {
+                smallest = smallest.min(step);
+            }
+            previous = now;
+        }
+        if smallest.is_finite() {
+            smallest
+        } else {
+            0.0
+        }
+    })
+}
+
+/// The interquartile range of `values` (the 75th percentile minus the 25th, each interpolated
+/// between the two nearest values); `None` with fewer than two.
+pub fn interquartile_range(values: &[f64]) -> Option<f64> {
+    if values.len() < 2 || values.iter().any(|value| !value.is_finite()) {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let quantile = |q: f64| {
+        let position = q * (sorted.len() - 1) as f64;
+        let (low, high) = (position.floor() as usize, position.ceil() as usize);
+        sorted[low] + (sorted[high] - sorted[low]) * (position - low as f64)
+    };
+    Some(quantile(0.75) - quantile(0.25))
+}
+
+/// The resolution of `row`, in ns: the clock's step over the row's episodes per sample (nothing
+/// when it records none), and in EPCC mode the interquartile range of `subtracted`, the reference
+/// loop whose median was taken off its samples.
+///
+/// ```
+/// use phasers_cli::harness::resolution::resolution_ns;
+/// use phasers_cli::harness::row::{Row, RowKind};
+///
+/// let mut reference_loop = Row::measured("loop", RowKind::Loop, 4, vec![100.0, 101.0, 103.0, 104.0]);
+/// reference_loop.finish(0, None);
+/// let mut row = Row::measured("ticket", RowKind::Ours, 4, vec![101.0; 4]);
+/// row.episodes_per_sample = 1000;
+/// row.finish(0, Some(102.0));
+/// // The loop's middle half spans 100.75 to 103.25 ns; 30 ns of clock over 1000 episodes is less.
+/// assert_eq!(resolution_ns(&row, Some(&reference_loop), 30.0), 2.5);
+/// assert_eq!(resolution_ns(&row, None, 30.0), 0.03);
+/// ```
+pub fn resolution_ns(row: &Row, subtracted: Option<&Row>, clock_step_ns: f64) -> f64 {
+    let clock = match row.episodes_per_sample {
+        0 => 0.0,
+        episodes => clock_step_ns / episodes as f64,
+    };
+    let scatter = subtracted
+        .and_then(|reference| interquartile_range(&reference.samples_ns))
+        .unwrap_or(0.0);
+    clock.max(scatter)
+}
+
+/// Whether a cost of `median_ns` is below `resolution_ns` (a cost of zero or less always is).
+pub fn below(median_ns: f64, resolution_ns: f64) -> bool {
+    median_ns <= 0.0 || median_ns < resolution_ns
+}
+
+/// A cost below the resolution as a table prints it: `< 2.0 ns` (`< 0.1 ns` when the resolution
+/// is nothing at all, so that it never reads as a cost of zero or less).
+///
+/// ```
+/// use phasers_cli::harness::resolution::below_text;
+///
+/// assert_eq!(below_text(1.96), "< 2.0 ns");
+/// assert_eq!(below_text(0.0), "< 0.1 ns");
+/// ```
+pub fn below_text(resolution_ns: f64) -> String {
+    format!("< {}", time(resolution_ns.max(0.1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::row::RowKind;
+
+    #[test]
+    fn the_clock_steps_forward() {
+        let step = clock_step_ns();
+        assert!(step > 0.0 && step < 1e6, "{step}");
+        assert_eq!(clock_step_ns(), step, "measured once");
+    }
+
+    #[test]
+    fn the_interquartile_range_ignores_the_outliers() {
+        let samples = [100.0, 101.0, 102.0, 103.0, 400_000.0];
+        assert_eq!(interquartile_range(&samples), Some(2.0));
+        assert_eq!(interquartile_range(&[5.0]), None);
+        assert_eq!(interquartile_range(&[1.0, f64::NAN]), None);
+    }
+
+    #[test]
+    fn zero_and_negative_costs_are_always_below() {
+        assert!(below(-1.7, 0.0) && below(0.0, 0.0) && below(1.9, 2.0));
+        assert!(!below(2.0, 2.0) && !below(50.0, 2.0));
+        let failed = Row::failed("x", RowKind::Ours, 3, "boom".into());
+        assert_eq!(resolution_ns(&failed, None, 30.0), 0.0);
+    }
+}

@@ -34,6 +34,7 @@ mod report;
 mod results;
 mod rounds;
 mod sweep;
+mod sweep_plan;
 mod tree;
 mod tune;
 

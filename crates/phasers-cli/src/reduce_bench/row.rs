@@ -1,12 +1,13 @@
 //! A contender at a point made a row: run it, compute the metrics, note anything odd.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use phasers_cli::harness::stats::Summary;
 use phasers_cli::harness::watchdog::Watch;
 
 use super::bandwidth_floor;
+// Defined with the settings: `omp_active` and `openmp` take a point and are called from here.
+pub use super::config::Point;
 use super::config::WARM_UP;
 use super::contender::{Contender, Kind, FLOOR_NAME};
 use super::episodes::{self, RowSetup, StopRule, Timeline};
@@ -16,28 +17,7 @@ use super::omp_active;
 use super::openmp;
 use super::ours;
 use super::results::{add_note, ReduceRow};
-use super::spread::{Spread, StallPolicy, Stalls};
-use super::workload::Collective;
-
-/// Everything the rows of one point share.
-pub struct Point<'a> {
-    /// Participants.
-    pub threads: usize,
-    /// Floats per array.
-    pub len: usize,
-    /// `reduce` or `allreduce`.
-    pub collective: Collective,
-    /// The spread the stalls were drawn from.
-    pub spread: &'a Spread,
-    /// The stalls, one row per iteration (the warm-up included).
-    pub stalls: &'a Stalls,
-    /// The sequential sum.
-    pub expected: &'a Arc<[f32]>,
-    /// When a row ends.
-    pub stop: StopRule,
-    /// When a row is hung.
-    pub hang_after: Duration,
-}
+use super::spread::StallPolicy;
 
 /// Measures `contender` at `point`.
 pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
@@ -177,10 +157,14 @@ fn fill(
 /// Points for the tests of what measures rows.
 #[cfg(test)]
 pub mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
     use super::*;
     use crate::reduce_bench::metrics::Metric;
-    use crate::reduce_bench::spread::Preset;
+    use crate::reduce_bench::spread::{Preset, Spread, Stalls};
     use crate::reduce_bench::workload;
+    use crate::reduce_bench::workload::Collective;
 
     /// What a test's [`Point`] borrows: its spread, stalls and sequential sum.
     pub struct Owned {

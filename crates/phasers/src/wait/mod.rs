@@ -126,7 +126,6 @@
 mod broken;
 mod budget;
 mod floors;
-mod floors_measure;
 mod futex;
 #[cfg(test)]
 mod model;
@@ -134,10 +133,7 @@ mod plan;
 mod policy;
 mod roster;
 mod signal;
-mod spin_clock;
 mod stall;
-mod stall_report;
-mod stall_time;
 mod tuning;
 mod waiter;
 
@@ -148,9 +144,9 @@ pub(crate) use plan::SpinPlan;
 pub use policy::{WaitPolicy, MAX_SPIN_ROUNDS};
 pub(crate) use roster::Roster;
 pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};
-pub(crate) use stall::{Stall, Watch, Watched};
-pub(crate) use stall_report::Wording;
-pub use stall_report::{clear_stall_hook, has_stall_hook, set_stall_hook, StallReport};
-pub use stall_time::{DEFAULT_STALL_AFTER, STALL_ENV};
+pub use stall::{
+    clear_stall_hook, has_stall_hook, set_stall_hook, StallReport, DEFAULT_STALL_AFTER, STALL_ENV,
+};
+pub(crate) use stall::{Stall, Watch, Watched, Wording};
 pub(crate) use tuning::Tuning;
 pub(crate) use waiter::{Deadline, Stop, Waiter};

@@ -125,6 +125,7 @@
 
 mod broken;
 mod budget;
+mod config;
 mod floors;
 mod futex;
 #[cfg(test)]
@@ -139,6 +140,7 @@ mod waiter;
 
 pub(crate) use broken::BrokenState;
 pub(crate) use budget::SpinBudget;
+pub(crate) use config::WaitConfig;
 pub use floors::{Floors, FloorsSource};
 pub(crate) use plan::SpinPlan;
 pub use policy::{WaitPolicy, MAX_SPIN_ROUNDS};

@@ -9,6 +9,9 @@ use super::kind::Kind;
 use super::member::Member;
 use crate::accumulator::{Element, Op};
 use crate::error::Result;
+// Only the docs name it: the errors these calls return.
+#[cfg(doc)]
+use crate::error::Error;
 
 impl Member {
     fn run<T: Copy + Send + 'static>(&mut self, call: Call<'_, T>) -> Result<()> {

@@ -9,6 +9,9 @@ use super::member::Member;
 use super::pending::Pending;
 use crate::accumulator::{Element, Op};
 use crate::error::Result;
+// Only the docs name it: the errors these calls return.
+#[cfg(doc)]
+use crate::error::Error;
 
 impl Member {
     /// Starts a [`barrier`](Self::barrier); see [`Pending`].

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Fails when a module of a crate imports a module that imports it back (issue 19).
 
-Reads each crate `src` folder named on the command line (by default crates/phasers/src and
-crates/phasers-mpi/src), builds the graph of which file imports which, and lists every circle:
-between files, and between the crate's top-level rooms (barrier, phaser, wait, error, ...).
+Reads each crate `src` folder named on the command line (by default every crates/*/src of the
+workspace), builds the graph of which file imports which, and lists every circle: between files,
+and between the crate's top-level rooms (barrier, phaser, wait, error, ...). A folder with both a
+lib.rs and a main.rs holds two crates, the library and the binary, and both module trees are
+checked, each on its own.
 
 What counts as an import of file A by file B:
 - a `use crate::...`, `use super::...`, `use self::...` or `use child::...` in B that names
@@ -18,12 +20,12 @@ What counts as an import of file A by file B:
   not count: tests may import anything.
 
 A module is one file (foo.rs or foo/mod.rs); inline modules (`mod sealed { ... }`) belong to their
-file. Files are found by following `mod name;` from lib.rs (or main.rs), so src/bin and test-only
-modules are never read.
+file. Files are found by following `mod name;` from lib.rs and from main.rs, so src/bin and
+test-only modules are never read.
 
 Usage:
-  check-module-cycles.py [SRC_DIR ...]   check these crate src folders
-  check-module-cycles.py --self-test     check the checker on two small crates it writes itself
+  check-module-cycles.py [SRC_DIR ...]   check these crate src folders (default: every crate's)
+  check-module-cycles.py --self-test     check the checker on small crates it writes itself
 Exit status 1 when a circle is found (each is printed as a chain of files); 0 otherwise.
 """
 
@@ -32,7 +34,8 @@ import sys
 import tempfile
 from collections import deque
 
-DEFAULT_SRC_DIRS = ["crates/phasers/src", "crates/phasers-mpi/src"]
+# The crate roots a src folder may hold; each one present is a crate of its own.
+ROOT_FILES = ("lib.rs", "main.rs")
 
 # How many of the imports between two rooms a room circle lists.
 ROOM_EXAMPLES = 4
@@ -393,7 +396,7 @@ class File:
 
     def room(self):
         parts = self.module.path()
-        return parts[0] if parts else "lib"
+        return parts[0] if parts else os.path.splitext(self.crate.root_name)[0]
 
 
 def parse_use_tree(tokens, i, prefix, out):
@@ -450,21 +453,26 @@ def child_file(parent_file, inline_names, name):
     return None
 
 
+def root_files(src):
+    """The crate roots in `src`: lib.rs and main.rs, each one that exists."""
+    return [name for name in ROOT_FILES if os.path.isfile(os.path.join(src, name))]
+
+
 class Crate:
-    def __init__(self, src):
+    def __init__(self, src, root_name=None):
         self.src = src
         self.files = []
         self.root = None
         self.missing = []  # `mod x;` without a file
-        root_file = None
-        for name in ("lib.rs", "main.rs"):
-            if os.path.isfile(os.path.join(src, name)):
-                root_file = os.path.join(src, name)
-                break
-        if root_file is None:
-            raise SystemExit(f"check-module-cycles: no lib.rs or main.rs in {src}")
+        if root_name is None:
+            found = root_files(src)
+            if not found:
+                raise SystemExit(f"check-module-cycles: no lib.rs or main.rs in {src}")
+            root_name = found[0]
+        # Named in the report only where the folder holds two crates.
+        self.root_name = root_name
         self.root = Module("crate", None, None)
-        self._read(root_file, self.root)
+        self._read(os.path.join(src, root_name), self.root)
 
     def _read(self, path, module):
         file = File(self, path, module)
@@ -638,7 +646,16 @@ def resolve_binding(b, rest, seen):
 
 
 def glob_module(g, seen):
-    start = start_of(g.module, g.segs, set(seen))
+    # A glob's own path is looked up among its module's names, and so among its globs, itself
+    # included: `use plotters::prelude::*` asks whether some glob of the module provides
+    # `plotters`, which asks where this glob leads again. Rust never resolves a glob through
+    # itself; without this guard the lookup recursed until Python gave up.
+    key = ("glob", id(g))
+    if key in seen:
+        return None
+    seen = set(seen)
+    seen.add(key)
+    start = start_of(g.module, g.segs, seen)
     if start is None or isinstance(start[0], str):
         return None
     t = walk(start[0], start[1], set(seen))
@@ -836,6 +853,8 @@ def report(crates, out):
         files = crate.files
         succ = lambda f: [g for g in graph.edges[f] if g.crate is crate]  # noqa: E731
         shown = min(os.path.relpath(crate.src), os.path.abspath(crate.src), key=len)
+        if len(root_files(crate.src)) > 1:
+            shown += f" ({crate.root_name})"
         for missing in crate.missing:
             print(f"{shown}: warning: no file for {missing}", file=out)
         for comp in sorted(strongly_connected(files, succ),
@@ -895,7 +914,11 @@ def check(src_dirs, out=sys.stdout):
         if not os.path.isdir(src):
             print(f"check-module-cycles: no such folder: {src}", file=out)
             return 2
-        crates.append(Crate(src))
+        roots = root_files(src)
+        if not roots:
+            print(f"check-module-cycles: no lib.rs or main.rs in {src}", file=out)
+            return 2
+        crates.extend(Crate(src, root) for root in roots)
     _, n_files, n_edges, n_file, n_room = report(crates, out)
     verdict = "FAILED" if n_file or n_room else "ok"
     print(f"\ncheck-module-cycles: {verdict}: {n_files} files read in {len(crates)} "
@@ -917,6 +940,7 @@ pub mod a;
 pub mod b;
 mod low;
 pub mod tools;
+mod drawing;
 pub use a::Alpha;
 pub use b::Beta;
 #[cfg(doctest)]
@@ -977,6 +1001,13 @@ pub(in crate::tools) struct Hidden;
     "tools/y.rs": '''
 pub struct Y;
 ''',
+    # Globs of another crate, one after another: looking up `plotters` (or `std`) among the
+    # module's globs must not follow the glob being resolved (it recursed until Python gave up).
+    "drawing.rs": '''
+use plotters::prelude::*;
+use std::fmt::*;
+pub fn draw() -> Circle { Circle::new(plotters::style::RED) }
+''',
 }
 
 CLEAN_EDGES = {("a/inner.rs", "low.rs"), ("b.rs", "a/inner.rs"), ("b.rs", "low.rs"),
@@ -1021,6 +1052,16 @@ impl Reg { pub fn owner(&self) -> Option<&Owner> { None } }
     "q/three.rs": "pub fn three() -> crate::p::Four { crate::p::Four }\n",
 }
 
+# A folder with a library and a binary: the circle is in the binary's tree only, which reading
+# lib.rs alone never saw.
+TWO_ROOTS = {
+    "lib.rs": "pub mod shared;\n",
+    "shared.rs": "pub struct Shared;\n",
+    "main.rs": "mod cli;\nmod run;\npub struct Args;\nfn main() { run::go(); }\n",
+    "cli.rs": "use crate::run::Outcome;\npub fn parse() -> Outcome { Outcome }\n",
+    "run.rs": "pub struct Outcome;\npub fn go() { crate::cli::parse(); }\n",
+}
+
 CYCLIC_FILE_CIRCLES = {("a.rs", "b.rs"), ("m/mod.rs", "m/reg.rs")}
 CYCLIC_ROOM_CIRCLES = {("a", "b"), ("p", "q")}
 
@@ -1041,6 +1082,8 @@ def self_test():
         cyclic = os.path.join(tmp, "cyclic", "src")
         write_crate(clean, CLEAN)
         write_crate(cyclic, CYCLIC)
+        two_roots = os.path.join(tmp, "two_roots", "src")
+        write_crate(two_roots, TWO_ROOTS)
 
         out = io.StringIO()
         status = check([clean], out)
@@ -1073,12 +1116,21 @@ def self_test():
         if "circle: a.rs -> b.rs -> a.rs" not in text or HINT not in text:
             failures.append("the circle a.rs -> b.rs is not printed as a chain with the hint:\n"
                             + text)
+
+        out = io.StringIO()
+        status = check([two_roots], out)
+        text = out.getvalue()
+        if status != 1 or "(main.rs): 2 files import one another" not in text or \
+                "circle: cli.rs -> run.rs -> cli.rs" not in text or "2 crates" not in text:
+            failures.append(f"the binary's circle next to a library was missed (status {status}):\n"
+                            + text)
     if failures:
         for f in failures:
             print("self-test FAILED: " + f)
         return 1
     print("check-module-cycles: self-test passed (a crate without a circle passes, "
-          "one with file and room circles fails and names them)")
+          "one with file and room circles fails and names them, a binary next to a library "
+          "is checked too)")
     return 0
 
 
@@ -1091,8 +1143,19 @@ def main(argv):
     src_dirs = argv
     if not src_dirs:
         repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        src_dirs = [os.path.join(repo, d) for d in DEFAULT_SRC_DIRS]
+        src_dirs = workspace_src_dirs(repo)
     return check(src_dirs)
+
+
+def workspace_src_dirs(repo):
+    """Every crates/*/src holding a lib.rs or a main.rs, so a new crate is checked unasked."""
+    crates = os.path.join(repo, "crates")
+    found = []
+    for name in sorted(os.listdir(crates)):
+        src = os.path.join(crates, name, "src")
+        if os.path.isdir(src) and root_files(src):
+            found.append(src)
+    return found
 
 
 if __name__ == "__main__":

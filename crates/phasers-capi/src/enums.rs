@@ -144,6 +144,11 @@ pub fn from_c<T: Copy>(table: &[T], value: c_int, what: &str, prefix: &str) -> R
         })
 }
 
+/// Checks a C mode value (`PHASERS_MODE_*`): phasers and registrations both take one.
+pub(crate) fn mode_from_c(mode: c_int) -> Result<Mode, Failure> {
+    from_c(&MODES, mode, "mode", "PHASERS_MODE_")
+}
+
 /// The C value of `algorithm`.
 pub fn algorithm_to_c(algorithm: Algorithm) -> c_int {
     let index = ALGORITHMS

@@ -3,21 +3,16 @@
 
 use std::ffi::c_int;
 
-use phasers_core::{Mode, Phaser, Registration};
+use phasers_core::{Phaser, Registration};
 
 use crate::entry::guarded;
-use crate::enums::{from_c, MODES};
+use crate::enums::mode_from_c;
 use crate::handle::{require_out, write_out, Handle, Kind};
 use crate::registration::{RegistrationHandle, RegistrationObject};
 use crate::status::Failure;
 
 /// The C `phasers_phaser`: a handle to a core [`Phaser`] (itself a cheap shared handle).
 pub type PhaserHandle = Handle<Phaser>;
-
-/// Checks a C mode value.
-pub(crate) fn mode_from_c(mode: c_int) -> Result<Mode, Failure> {
-    from_c(&MODES, mode, "mode", "PHASERS_MODE_")
-}
 
 /// Stores the two handles of a new phaser through the output pointers, which `create` checked.
 ///

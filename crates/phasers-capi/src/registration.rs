@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use phasers_core::Registration;
 
 use crate::entry::{guarded, DropOnUnwind};
+use crate::enums::mode_from_c;
 use crate::handle::{require_out, write_optional, write_out, Handle, Kind};
-use crate::phaser::mode_from_c;
 use crate::status::{Failure, PHASERS_EPANIC};
 
 /// The object behind a `phasers_registration`. The lock turns use by two threads at once into

@@ -39,6 +39,7 @@ mod results;
 mod rounds;
 mod sweep;
 mod sweep_command;
+mod sweep_plan;
 mod tree;
 mod verdict;
 

@@ -16,12 +16,11 @@ use phasers_cli::harness::footnotes;
 use phasers_cli::harness::noise::{RatioRecord, Side as Measured};
 use phasers_cli::harness::resolution::below_text;
 use phasers_cli::harness::row::{Row, RowKind};
-use phasers_cli::harness::table::{aligned, ratio, time, Last};
+use phasers_cli::harness::table::{aligned, ratio, resolved_label, time, Last};
 use phasers_cli::harness::verbosity;
 
 use crate::contender::Contender;
 use crate::regime_floor::RegimeFloor;
-use crate::report::barrier_label;
 use crate::results::Group;
 
 /// The row users get without choosing.
@@ -398,6 +397,11 @@ pub fn mark_rows(group: &mut Group, floor: &RegimeFloor, records: &[RatioRecord]
             row.add_noise(noise);
         }
     }
+}
+
+/// A row's name, with what it resolved to when that differs (`auto → counting`).
+pub fn barrier_label(row: &Row) -> String {
+    resolved_label(&row.barrier, row.resolved.as_deref())
 }
 
 #[cfg(test)]

@@ -3,10 +3,10 @@
 use std::path::Path;
 
 use phasers_cli::harness::header::Header;
-use phasers_cli::harness::table::{aligned, note_cell, ratio, resolved_label, time, Last};
+use phasers_cli::harness::table::{aligned, note_cell, ratio, time, Last};
 
 use crate::contender::Contender;
-use crate::ratios::{measured, NOISY_MARK, NOISY_NOTE};
+use crate::ratios::{barrier_label, measured, NOISY_MARK, NOISY_NOTE};
 use crate::regime_floor::RegimeFloor;
 use crate::results::{Group, Report};
 use crate::sweep::Plan;
@@ -256,11 +256,6 @@ fn render(
     let mut out = title(group, machine);
     out.push_str(&aligned(&cells, Last::Free));
     out
-}
-
-/// A row's name, with what it resolved to when that differs (`auto → counting`).
-pub fn barrier_label(row: &Row) -> String {
-    resolved_label(&row.barrier, row.resolved.as_deref())
 }
 
 fn row_note(row: &Row) -> String {

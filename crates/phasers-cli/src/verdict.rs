@@ -12,8 +12,7 @@ use phasers_cli::harness::resolution::below_text;
 use phasers_cli::harness::row::Row;
 use phasers_cli::harness::table::{ratio, time};
 
-use crate::ratios::{best, best_standard, measured};
-use crate::report::barrier_label;
+use crate::ratios::{barrier_label, best, best_standard, measured};
 use crate::results::{Group, Report};
 
 /// How one row of ours fared against the fastest standard barrier at one thread count.

@@ -273,7 +273,7 @@ pub fn checked_cost(input: &FigureInput<'_>) -> String {
         return format!("{title}: not measured (needs --ops checked)\n");
     }
     let mut lines = Vec::new();
-    for operation in super::CHECKED_OPERATIONS {
+    for operation in super::operation::CHECKED_OPERATIONS {
         let twin = |checked| {
             let row = team(Part::Checked, operation, Shape::All);
             move |candidate: &CollectiveRow| row(candidate) && candidate.checked == Some(checked)

@@ -37,17 +37,9 @@ pub use config::CollectivesArgs;
 use config::Config;
 use figures::FigureInput;
 use grid::Shape;
-use operation::{Operation, Part, WORD_BYTES};
+use operation::{Operation, Part, CHECKED_OPERATIONS, WORD_BYTES};
 use results::{CollectiveRow, CollectivesReport, Kind};
 use team::TeamSetup;
-
-/// What `--ops checked` runs on a checked and an unchecked team: the calls issue 18 sets the
-/// checked ÷ unchecked target for.
-const CHECKED_OPERATIONS: [Operation; 3] = [
-    Operation::Barrier,
-    Operation::Allreduce,
-    Operation::Broadcast { words: 8 },
-];
 
 /// Runs `phasers bench collectives`.
 pub fn run(args: &CollectivesArgs) -> Result<(), String> {

@@ -83,6 +83,14 @@ impl Part {
 /// Bytes per word.
 pub const WORD_BYTES: usize = std::mem::size_of::<u64>();
 
+/// What `--ops checked` runs on a checked and an unchecked team: the calls issue 18 sets the
+/// checked ÷ unchecked target for.
+pub const CHECKED_OPERATIONS: [Operation; 3] = [
+    Operation::Barrier,
+    Operation::Allreduce,
+    Operation::Broadcast { words: 8 },
+];
+
 impl Operation {
     /// Its name in tables and files.
     pub fn name(self) -> &'static str {

@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::provenance::Provenance;
+// Stated from a report's provenance, which holds a `FloorsRecord`: so it lives with the
+// provenance, below which this file stays, and is re-exported where readers look for it.
+pub use super::provenance::floors_line;
 
 /// The floors the library used in the process that wrote a report (`floors` in the JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,21 +60,6 @@ pub fn check() -> Result<(), String> {
     FloorsRecord::current().map(drop)
 }
 
-/// The floors as the header of every table states them, without a label; reports print it as
-/// `floors:  {floors_line}`.
-pub fn floors_line(provenance: &Provenance) -> String {
-    match &provenance.floors {
-        Some(floors) => format!(
-            "round trip {}, yield hand-off {}, wake {} ({}; `phasers floors` explains them)",
-            short_time(floors.round_trip_ns),
-            short_time(floors.yield_ns),
-            short_time(floors.wake_ns),
-            source_words(&floors.source)
-        ),
-        None => "not known: the library could not settle them (see `phasers floors`)".to_owned(),
-    }
-}
-
 /// Where the floors came from, in a few words.
 pub fn source_words(source: &str) -> &'static str {
     match source {
@@ -108,36 +95,6 @@ pub fn nanos(duration: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn provenance_with(floors: Option<FloorsRecord>) -> Provenance {
-        Provenance {
-            floors,
-            ..Provenance::now("bench test", Vec::new())
-        }
-    }
-
-    #[test]
-    fn the_line_names_all_three_and_the_source() {
-        let record = FloorsRecord::of(
-            &phasers::Floors::new(
-                Duration::from_nanos(65),
-                Duration::from_nanos(1_340),
-                Duration::from_micros(18),
-            )
-            .unwrap(),
-        );
-        assert_eq!(record.source, "fixed");
-        let line = floors_line(&provenance_with(Some(FloorsRecord {
-            source: "measured".into(),
-            ..record
-        })));
-        assert_eq!(
-            line,
-            "round trip 65 ns, yield hand-off 1.3 µs, wake 18 µs (measured once by the library; \
-             `phasers floors` explains them)"
-        );
-        assert!(floors_line(&provenance_with(None)).contains("not known"));
-    }
 
     #[test]
     fn short_times_keep_two_or_three_digits() {

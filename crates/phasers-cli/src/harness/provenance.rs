@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::floors_record::FloorsRecord;
+use super::floors_record::{short_time, source_words, FloorsRecord};
 use super::machine::Machine;
 
 /// The version of the JSON layout of every report (docs/benchmark-json.md).
@@ -59,5 +59,57 @@ impl Provenance {
             // Cached by the library: the same values its objects use in this process.
             floors: FloorsRecord::current().ok(),
         }
+    }
+}
+
+/// The floors as the header of every table states them, without a label; reports print it as
+/// `floors:  {floors_line}`.
+pub fn floors_line(provenance: &Provenance) -> String {
+    match &provenance.floors {
+        Some(floors) => format!(
+            "round trip {}, yield hand-off {}, wake {} ({}; `phasers floors` explains them)",
+            short_time(floors.round_trip_ns),
+            short_time(floors.yield_ns),
+            short_time(floors.wake_ns),
+            source_words(&floors.source)
+        ),
+        None => "not known: the library could not settle them (see `phasers floors`)".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn provenance_with(floors: Option<FloorsRecord>) -> Provenance {
+        Provenance {
+            floors,
+            ..Provenance::now("bench test", Vec::new())
+        }
+    }
+
+    #[test]
+    fn the_line_names_all_three_and_the_source() {
+        let record = FloorsRecord::of(
+            &phasers::Floors::new(
+                Duration::from_nanos(65),
+                Duration::from_nanos(1_340),
+                Duration::from_micros(18),
+            )
+            .unwrap(),
+        );
+        assert_eq!(record.source, "fixed");
+        let line = floors_line(&provenance_with(Some(FloorsRecord {
+            source: "measured".into(),
+            ..record
+        })));
+        assert_eq!(
+            line,
+            "round trip 65 ns, yield hand-off 1.3 µs, wake 18 µs (measured once by the library; \
+             `phasers floors` explains them)"
+        );
+        assert!(floors_line(&provenance_with(None)).contains("not known"));
     }
 }

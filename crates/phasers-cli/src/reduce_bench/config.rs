@@ -1,7 +1,9 @@
 //! The options of `phasers bench reduce`, and the settings they resolve to: what the run does and
-//! what its report states (`settings` in the JSON).
+//! what its report states (`settings` in the JSON), down to the [`Point`] every row of one size,
+//! collective and participant count is measured at.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
@@ -13,7 +15,7 @@ use serde::Serialize;
 use super::contender::{parse_contender, Contender};
 use super::episodes::StopRule;
 use super::metrics::Metric;
-use super::spread::{parse_spread, Preset, Spread};
+use super::spread::{parse_spread, Preset, Spread, Stalls};
 use super::workload::Collective;
 
 /// Participant counts of a default run: the seed's 4 to 32, and 2, the smallest reduction.
@@ -269,6 +271,26 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
         )),
         Some(len) => Ok(len),
     }
+}
+
+/// Everything the rows of one point share.
+pub struct Point<'a> {
+    /// Participants.
+    pub threads: usize,
+    /// Floats per array.
+    pub len: usize,
+    /// `reduce` or `allreduce`.
+    pub collective: Collective,
+    /// The spread the stalls were drawn from.
+    pub spread: &'a Spread,
+    /// The stalls, one row per iteration (the warm-up included).
+    pub stalls: &'a Stalls,
+    /// The sequential sum.
+    pub expected: &'a Arc<[f32]>,
+    /// When a row ends.
+    pub stop: StopRule,
+    /// When a row is hung.
+    pub hang_after: Duration,
 }
 
 #[cfg(test)]

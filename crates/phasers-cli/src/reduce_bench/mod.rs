@@ -41,7 +41,7 @@ use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 
 pub use config::ReduceArgs;
-pub use omp_active::{child as omp_active_child, KIND as OMP_ACTIVE_KIND};
+pub use omp_active::KIND as OMP_ACTIVE_KIND;
 
 use config::{ReduceSettings, WARM_UP};
 use contender::{Contender, Kind, FLOOR_DESCRIPTION, FLOOR_NAME};
@@ -165,12 +165,18 @@ fn measure_point(
     });
     for &contender in &settings.contenders {
         let mut row = match &too_big {
-            Some(why) => row::skipped(contender, &point, Some(why)),
+            Some(why) => ReduceRow::skipped(contender, &point, Some(why)),
             None => row::measure(contender, &point),
         };
         row::compare_with_floor(&mut row, floor);
         rows.push(row);
     }
+}
+
+/// The child's side of the `OMP_WAIT_POLICY=active` row (see `omp_active`): measures the
+/// OpenMP row of the point it is handed, in this process, which libgomp loaded under that policy.
+pub fn omp_active_child() -> Result<(), String> {
+    omp_active::child(|point| row::measure(Contender::OpenMp, point))
 }
 
 /// An error naming every row that failed, with its point, if any did.

@@ -17,10 +17,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::native::ACTIVE_WAIT_POLICY;
 
+use super::config::Point;
 use super::contender::Contender;
 use super::episodes::StopRule;
 use super::results::ReduceRow;
-use super::row::{self, Point};
 use super::spread::{Spread, Stalls};
 use super::workload::{self, Collective};
 
@@ -71,15 +71,16 @@ pub fn measure(point: &Point<'_>) -> ReduceRow {
         }
         Err(error) => {
             // The point's blank row, failed rather than skipped.
-            let mut row = row::skipped(Contender::OpenMpActive, point, None);
+            let mut row = ReduceRow::skipped(Contender::OpenMpActive, point, None);
             row.error = Some(error);
             row
         }
     }
 }
 
-/// The child's side: reads the job from stdin, measures the OpenMP row and prints it.
-pub fn child() -> Result<(), String> {
+/// The child's side: reads the job from stdin, measures the OpenMP row with `measure` and prints
+/// it.
+pub fn child(measure: impl FnOnce(&Point<'_>) -> ReduceRow) -> Result<(), String> {
     child::serve(|job: Job| {
         let stalls = Stalls::from_table(job.threads, job.stalls)?;
         let expected: Arc<[f32]> = workload::expected(job.threads, job.len).into();
@@ -93,7 +94,7 @@ pub fn child() -> Result<(), String> {
             stop: job.stop,
             hang_after: job.hang_after,
         };
-        Ok(row::measure(Contender::OpenMp, &point))
+        Ok(measure(&point))
     })
 }
 

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use phasers_cli::harness::floor::Floor;
 use phasers_cli::harness::provenance::Provenance;
 
-use super::config::ReduceSettings;
-use super::contender::Kind;
+use super::config::{Point, ReduceSettings};
+use super::contender::{Contender, Kind};
 use super::metrics::{Metric, Summaries};
 use super::spread::{Realized, StallPolicy};
 use super::workload::Collective;
@@ -79,6 +79,16 @@ pub struct ReduceRow {
 }
 
 impl ReduceRow {
+    /// The row of `contender` at `point`, not run (yet), saying why when `why` is given.
+    pub fn skipped(contender: Contender, point: &Point<'_>, why: Option<&str>) -> ReduceRow {
+        let (name, kind) = (contender.name(), contender.kind());
+        let (threads, len) = (point.threads, point.len);
+        let mut row = ReduceRow::new(name, kind, threads, threads, len, point.collective);
+        row.spread = Some(point.spread.name());
+        row.note = why.map(|why| format!("not run: {why}"));
+        row
+    }
+
     /// The row of `name` at a point, nothing measured yet.
     pub fn new(
         name: &str,

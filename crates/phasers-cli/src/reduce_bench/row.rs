@@ -1,12 +1,13 @@
 //! A contender at a point made a row: run it, compute the metrics, note anything odd.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use phasers_cli::harness::stats::Summary;
 use phasers_cli::harness::watchdog::Watch;
 
 use super::bandwidth_floor;
+// Defined with the settings: `omp_active` and `openmp` take a point and are called from here.
+pub use super::config::Point;
 use super::config::WARM_UP;
 use super::contender::{Contender, Kind, FLOOR_NAME};
 use super::episodes::{self, RowSetup, StopRule, Timeline};
@@ -16,28 +17,7 @@ use super::omp_active;
 use super::openmp;
 use super::ours;
 use super::results::{add_note, ReduceRow};
-use super::spread::{Spread, StallPolicy, Stalls};
-use super::workload::Collective;
-
-/// Everything the rows of one point share.
-pub struct Point<'a> {
-    /// Participants.
-    pub threads: usize,
-    /// Floats per array.
-    pub len: usize,
-    /// `reduce` or `allreduce`.
-    pub collective: Collective,
-    /// The spread the stalls were drawn from.
-    pub spread: &'a Spread,
-    /// The stalls, one row per iteration (the warm-up included).
-    pub stalls: &'a Stalls,
-    /// The sequential sum.
-    pub expected: &'a Arc<[f32]>,
-    /// When a row ends.
-    pub stop: StopRule,
-    /// When a row is hung.
-    pub hang_after: Duration,
-}
+use super::spread::StallPolicy;
 
 /// Measures `contender` at `point`.
 pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
@@ -64,7 +44,7 @@ pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
         Contender::OpenMpActive => return omp_active::measure(point),
         Contender::OpenMp => openmp::run(point, policy, &watch),
     };
-    let mut row = skipped(contender, point, None);
+    let mut row = ReduceRow::skipped(contender, point, None);
     row.realized_spread = Some(point.stalls.realized());
     row.stall_policy = Some(policy);
     fill(&mut row, timeline, collective.completion(), point.stop);
@@ -93,22 +73,6 @@ pub fn measure_floor(point: &Point<'_>) -> ReduceRow {
     // system, and should not lower the floor the reductions are held to.
     row.bandwidth_gb_s = per_ns(row.bytes, row.summaries.longest_call_ns);
     row.fraction_of_floor = row.bandwidth_gb_s.map(|_| 1.0);
-    row
-}
-
-/// The row of `contender` at `point`, not run (yet), saying why when `why` is given.
-pub fn skipped(contender: Contender, point: &Point<'_>, why: Option<&str>) -> ReduceRow {
-    let (name, kind) = (contender.name(), contender.kind());
-    let mut row = ReduceRow::new(
-        name,
-        kind,
-        point.threads,
-        point.threads,
-        point.len,
-        point.collective,
-    );
-    row.spread = Some(point.spread.name());
-    row.note = why.map(|why| format!("not run: {why}"));
     row
 }
 
@@ -177,10 +141,14 @@ fn fill(
 /// Points for the tests of what measures rows.
 #[cfg(test)]
 pub mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
     use super::*;
     use crate::reduce_bench::metrics::Metric;
-    use crate::reduce_bench::spread::Preset;
+    use crate::reduce_bench::spread::{Preset, Spread, Stalls};
     use crate::reduce_bench::workload;
+    use crate::reduce_bench::workload::Collective;
 
     /// What a test's [`Point`] borrows: its spread, stalls and sequential sum.
     pub struct Owned {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::algorithm::Params;
 use super::{AnyAlgorithm, Barrier, BarrierAlgorithm};
 use crate::error::{Error, Result};
-use crate::wait::{Tuning, WaitPolicy};
+use crate::wait::{WaitConfig, WaitPolicy};
 use crate::Algorithm;
 
 // The ways to build a barrier: beside the builder they use, so that `shared.rs` need not import
@@ -149,9 +149,8 @@ pub struct BarrierBuilder {
     parties: usize,
     algorithm: Algorithm,
     fan_in: usize,
-    policy: WaitPolicy,
+    wait: WaitConfig,
     completion: Option<Box<dyn FnMut() + Send>>,
-    stall_after: Option<Duration>,
 }
 
 impl BarrierBuilder {
@@ -160,9 +159,8 @@ impl BarrierBuilder {
             parties,
             algorithm: Algorithm::Auto,
             fan_in: 4,
-            policy: WaitPolicy::Auto,
+            wait: WaitConfig::default(),
             completion: None,
-            stall_after: None,
         }
     }
 
@@ -212,7 +210,7 @@ impl BarrierBuilder {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
-        self.policy = policy;
+        self.wait.policy = policy;
         self
     }
 
@@ -231,7 +229,7 @@ impl BarrierBuilder {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn stall_after(mut self, after: Duration) -> Self {
-        self.stall_after = Some(after);
+        self.wait.stall_after = Some(after);
         self
     }
 
@@ -349,7 +347,7 @@ impl BarrierBuilder {
                 self.fan_in
             )));
         }
-        let tuning = Tuning::from_env(self.policy)?.with_stall_after(self.stall_after);
+        let tuning = self.wait.resolve()?;
         let params = Params {
             fan_in: self.fan_in,
             has_completion: self.completion.is_some(),
@@ -370,9 +368,9 @@ impl std::fmt::Debug for BarrierBuilder {
             .field("parties", &self.parties)
             .field("algorithm", &self.algorithm)
             .field("fan_in", &self.fan_in)
-            .field("policy", &self.policy)
+            .field("policy", &self.wait.policy)
             .field("completion", &self.completion.is_some())
-            .field("stall_after", &self.stall_after)
+            .field("stall_after", &self.wait.stall_after)
             .finish()
     }
 }

@@ -15,7 +15,7 @@ use super::Phaser;
 use crate::error::{Error, Result};
 use crate::mode::Mode;
 use crate::primitive::Arc;
-use crate::wait::{Tuning, WaitPolicy};
+use crate::wait::{WaitConfig, WaitPolicy};
 
 impl Phaser {
     /// A flat phaser whose creator is registered with `mode`.
@@ -77,8 +77,7 @@ pub struct PhaserBuilder {
     tiers: Option<usize>,
     degree: Option<usize>,
     expected_parties: Option<usize>,
-    policy: WaitPolicy,
-    stall_after: Option<Duration>,
+    wait: WaitConfig,
     on_advance: Option<OnAdvance>,
 }
 
@@ -169,7 +168,7 @@ impl PhaserBuilder {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
-        self.policy = policy;
+        self.wait.policy = policy;
         self
     }
 
@@ -188,7 +187,7 @@ impl PhaserBuilder {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn stall_after(mut self, after: Duration) -> Self {
-        self.stall_after = Some(after);
+        self.wait.stall_after = Some(after);
         self
     }
 
@@ -315,7 +314,7 @@ impl PhaserBuilder {
                  (or Mode::Sig) and register the waiters from the creator",
             ));
         }
-        let tuning = Tuning::from_env(self.policy)?.with_stall_after(self.stall_after);
+        let tuning = self.wait.resolve()?;
         let phaser = Phaser {
             core: Arc::new(Core::new(shape, tuning, self.on_advance)),
         };

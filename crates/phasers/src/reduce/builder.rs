@@ -10,7 +10,7 @@ use super::shared::Shared;
 use crate::accumulator::{Element, Op};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, Ordering};
-use crate::wait::{Tuning, WaitPolicy};
+use crate::wait::{WaitConfig, WaitPolicy};
 
 /// The most participants a [`Reduction`] can have: 65,535 (the dynamic algorithms pack a rank and a
 /// count into one word, and the arrival stamps number calls modulo 2^16).
@@ -460,8 +460,7 @@ pub struct ReductionBuilder<T> {
     algorithm: ReduceAlgorithm,
     root: usize,
     deterministic: bool,
-    policy: WaitPolicy,
-    stall_after: Option<Duration>,
+    wait: WaitConfig,
 }
 
 impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
@@ -485,8 +484,7 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
             algorithm: ReduceAlgorithm::Auto,
             root: 0,
             deterministic: false,
-            policy: WaitPolicy::Auto,
-            stall_after: None,
+            wait: WaitConfig::default(),
         }
     }
 
@@ -606,7 +604,7 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
-        self.policy = policy;
+        self.wait.policy = policy;
         self
     }
 
@@ -627,7 +625,7 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn stall_after(mut self, after: Duration) -> Self {
-        self.stall_after = Some(after);
+        self.wait.stall_after = Some(after);
         self
     }
 
@@ -674,7 +672,7 @@ impl<T: Copy + Send + Sync + 'static> ReductionBuilder<T> {
                  .combine(|a, b| ..) on the builder",
             )
         })??;
-        let tuning = Tuning::from_env(self.policy)?.with_stall_after(self.stall_after);
+        let tuning = self.wait.resolve()?;
         Ok(Reduction {
             shared: Arc::new(Shared::new(
                 parties,

@@ -7,7 +7,7 @@ use super::shared::TeamShared;
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, Ordering};
 use crate::reduce::ReduceAlgorithm;
-use crate::wait::{Tuning, WaitPolicy};
+use crate::wait::{WaitConfig, WaitPolicy};
 
 /// The most members a team may have (the same bound as a [`Reduction`](crate::Reduction)).
 ///
@@ -330,8 +330,7 @@ impl std::fmt::Debug for Team {
 pub struct TeamBuilder {
     size: usize,
     checked: Option<bool>,
-    policy: WaitPolicy,
-    stall_after: Option<Duration>,
+    wait: WaitConfig,
     reduce_algorithm: ReduceAlgorithm,
 }
 
@@ -349,8 +348,7 @@ impl TeamBuilder {
         TeamBuilder {
             size,
             checked: None,
-            policy: WaitPolicy::Auto,
-            stall_after: None,
+            wait: WaitConfig::default(),
             reduce_algorithm: ReduceAlgorithm::Linear,
         }
     }
@@ -405,7 +403,7 @@ impl TeamBuilder {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
-        self.policy = policy;
+        self.wait.policy = policy;
         self
     }
 
@@ -423,7 +421,7 @@ impl TeamBuilder {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn stall_after(mut self, after: Duration) -> Self {
-        self.stall_after = Some(after);
+        self.wait.stall_after = Some(after);
         self
     }
 
@@ -502,7 +500,7 @@ impl TeamBuilder {
             Some(checked) => checked,
             None => checked_from_env()?.unwrap_or(true),
         };
-        let tuning = Tuning::from_env(self.policy)?.with_stall_after(self.stall_after);
+        let tuning = self.wait.resolve()?;
         Ok(Team {
             shared: Arc::new(TeamShared::new(
                 self.size,

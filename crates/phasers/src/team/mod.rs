@@ -66,6 +66,7 @@
 //!
 //! [`Error::Broken`]: crate::Error::Broken
 
+mod arguments;
 mod builder;
 mod call;
 mod check;
@@ -77,6 +78,7 @@ mod kind;
 mod meeting;
 mod member;
 mod movement;
+mod nonblocking;
 mod pending;
 mod post;
 mod reduce_group;

@@ -9,7 +9,7 @@
 //! This file holds the value and its bounds; it imports nothing of the crate but the error, so the
 //! tuning profile can record floors and the wait layer can use them. Where the floors of this
 //! process come from (`PHASERS_FLOORS`, the profile, a measurement) is decided in
-//! `wait/floors.rs`, which sits above the profile.
+//! `wait/floors/current.rs`, which sits above the profile.
 
 use std::time::Duration;
 

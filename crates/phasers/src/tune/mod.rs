@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! barrier/auto.rs ──┐                 (Auto: the profile's choice, else the built-in rule)
-//! wait/floors.rs ───┤                 (this process's floors: env, profile, or measured)
+//! wait/floors/ ─────┤                 (this process's floors: env, profile, or measured)
 //!                   ▼
 //! tune/profile_status.rs              (the lookup, once per process)
 //!   ├─> tune/profile_path.rs          (PHASERS_PROFILE and the default path)

@@ -30,27 +30,12 @@ pub(crate) enum Ended {
 
 /// A participant's current spin budget, which adapts to how its waits actually end.
 ///
-/// **Evidence that the core is wanted** shrinks the budget fourfold: a wait that ended only once
-/// a yield gave our core to another thread. The awaited thread (or some other) needed our core,
-/// and every spin round delayed it. Such a wait also makes the next slow wait park without
-/// yielding, once: yields between two participants on one core hand it back and forth for ever
-/// (each is runnable only while the other waits, so the kernel's load balancer never separates
-/// them), while the wake-up that ends a park places the sleeper on an idle core if there is one.
-///
-/// **While every participant has a core** (the plan does not share cores), nothing else shrinks
-/// the budget, and every other wait doubles it back up to the plan's. A long wait alone is no
-/// evidence: the awaited thread is late, or was asleep and is being woken, and spinning on a core
-/// nobody else wants costs nothing but power. The old rule (shrink on any wait longer than a
-/// wake) locked 16 free cores into parking: once the waiters parked, the release's wake-ups made
-/// the next episode long too, which shrank the budget again (issue 30; the machine model
-/// reproduces it). So a waiter whose waits are short again, or merely not contended, goes back to
-/// its full spin within a few episodes, whatever it did last time.
-///
-/// **While participants share cores**, every spin round is paid by the threads of the core, so a
-/// wait that outlasts its spin phase by more than a wake (`plan.short_wait`; twice that after
-/// parking, whose wake-up is part of the wait) also shrinks the budget, and only a wait that
-/// ended while spinning, or soon after, grows it. (`Auto` does not spin at all there; this is
-/// for `Spin` and `PHASERS_SPIN`.)
+/// In short: a wait that handed the core to another thread shrinks the budget fourfold (and, with
+/// a core per participant, makes the next slow wait park without yielding, once); with a core per
+/// participant every other wait doubles it back; when participants share cores, a wait that
+/// outlasts its spin phase by more than a wake shrinks it too. The rules case by case, and why
+/// each is so (issue 30's parking lock-in among them), are in `wait/README.md`, *How a budget
+/// adapts*: change them there and here together.
 #[derive(Debug)]
 pub(crate) struct SpinBudget {
     rounds: Cell<u32>,

@@ -1,5 +1,10 @@
 //! Waiting: the one mechanism every primitive uses to wait for a word to change.
 //!
+//! These docs are the user's view. The contributor's, in the manner of rayon-core's
+//! `sleep/README.md`, is `src/wait/README.md` in the repository: which file holds what, where
+//! every budget's number comes from, the adaptation rules in full, why no wake-up is lost, and
+//! what to change and run to change the policy.
+//!
 //! A waiter first **spins** on the word, pausing with [`std::hint::spin_loop`] between loads; then
 //! it **yields** its core a number of times; then it **parks** in the kernel until the word
 //! changes. How long each phase lasts is the [`WaitPolicy`], turned into budgets once per object
@@ -63,7 +68,8 @@
 //!   to park is what locked 16 free cores into parking. So a participant whose waits are short
 //!   again regains its full spin within a few episodes, whatever it did last time. When
 //!   participants share cores, a wait that outlasts the spin phase by more than a wake also
-//!   shrinks it, and only a wait that ends while spinning, or soon after, grows it.
+//!   shrinks it, and only a wait that ends while spinning, or soon after, grows it. The rules
+//!   case by case, and why, are in `src/wait/README.md` (*How a budget adapts*).
 //! - **No endless spinning under oversubscription.** Every policy ends in parking, so nothing spins
 //!   forever.
 //! - **Deadlines cost nothing on the fast path.** The spin phase reads only the word; between
@@ -125,8 +131,8 @@
 
 mod broken;
 mod budget;
+mod config;
 mod floors;
-mod floors_measure;
 mod futex;
 #[cfg(test)]
 mod model;
@@ -134,23 +140,21 @@ mod plan;
 mod policy;
 mod roster;
 mod signal;
-mod spin_clock;
 mod stall;
-mod stall_report;
-mod stall_time;
 mod tuning;
 mod waiter;
 
 pub(crate) use broken::BrokenState;
 pub(crate) use budget::SpinBudget;
+pub(crate) use config::WaitConfig;
 pub use floors::{Floors, FloorsSource};
 pub(crate) use plan::SpinPlan;
 pub use policy::{WaitPolicy, MAX_SPIN_ROUNDS};
 pub(crate) use roster::Roster;
 pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};
-pub(crate) use stall::{Stall, Watch, Watched};
-pub(crate) use stall_report::Wording;
-pub use stall_report::{clear_stall_hook, has_stall_hook, set_stall_hook, StallReport};
-pub use stall_time::{DEFAULT_STALL_AFTER, STALL_ENV};
+pub use stall::{
+    clear_stall_hook, has_stall_hook, set_stall_hook, StallReport, DEFAULT_STALL_AFTER, STALL_ENV,
+};
+pub(crate) use stall::{Stall, Watch, Watched, Wording};
 pub(crate) use tuning::Tuning;
 pub(crate) use waiter::{Deadline, Stop, Waiter};

@@ -3,11 +3,10 @@
 
 use std::time::Duration;
 
-use super::floors::Floors;
+use super::floors::{pause_cost, Floors};
 use super::plan::{PlanInputs, SpinPlan, WakeFanout};
 use super::policy::{WaitPolicy, MAX_SPIN_ROUNDS};
-use super::spin_clock::pause_cost;
-use super::stall_time::{stall_after, stall_after_from_env};
+use super::stall::{stall_after, stall_after_from_env};
 use crate::error::{Error, Result};
 use crate::topology::available_cores;
 

@@ -1,7 +1,7 @@
 //! The stall time: how long a waiter waits before it reports a stall. Each builder's
 //! `stall_after`, else [`STALL_ENV`], else [`DEFAULT_STALL_AFTER`].
 //!
-//! Below both the stall latch (`stall.rs`) and the report (`stall_report.rs`, whose message names
+//! Below both the stall latch (`latch.rs`) and the report (`report.rs`, whose message names
 //! the variable), so that neither imports the other back.
 
 use std::time::Duration;

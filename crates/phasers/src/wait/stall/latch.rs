@@ -27,7 +27,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::stall_report::{deliver, StallReport, Wording};
+use super::report::{deliver, StallReport, Wording};
 use crate::primitive::{AtomicU64, Ordering};
 
 /// One object's stall time and its report latch.

@@ -5,7 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
-use super::stall_time::STALL_ENV;
+use super::time::STALL_ENV;
 
 /// How reports on one kind of object speak of its episodes and members, and what they advise.
 #[derive(Debug, PartialEq, Eq)]

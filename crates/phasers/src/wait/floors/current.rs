@@ -8,14 +8,14 @@
 //! 2. The tuning [`Profile`](crate::Profile) in use, when `phasers tune` recorded floors in it
 //!    (with the `profile` feature only: without it no profile is read).
 //! 3. A measurement, once per process, the first time an object needs them, in a few milliseconds
-//!    (see `floors_measure.rs`).
+//!    (see `measure.rs`).
 //!
 //! It consults the profile, so it sits above `tune/` and `tune/` never imports it.
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::floors_measure;
+use super::measure;
 use crate::error::{Error, Result};
 use crate::tune::check_floor;
 pub use crate::tune::{Floors, FloorsSource};
@@ -69,7 +69,7 @@ impl Floors {
         if cfg!(phasers_loom) {
             return FIXED;
         }
-        let measured = floors_measure::measure();
+        let measured = measure::measure();
         Floors::from_parts(
             measured.round_trip,
             measured.yield_handoff,

@@ -47,7 +47,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use phasers::Algorithm;
-use phasers_cli::harness::{child, floors_record};
+use phasers_cli::harness::child;
 
 use crate::barrier_bench::BarrierArgs;
 use crate::contender::{Contender, FLOOR_DESCRIPTION};
@@ -161,13 +161,15 @@ fn option_without_command(error: &clap::Error, args: &[String]) -> Option<String
 
 /// Runs `command`, or the quick suite.
 fn run(command: Option<Command>) -> Result<(), String> {
-    // Every benchmark builds the library's objects, which refuse a malformed PHASERS_FLOORS: say
-    // so before measuring anything rather than in every row. (The OpenMP child builds none.)
+    // Every benchmark builds the library's objects, which refuse a malformed PHASERS_* variable:
+    // say so before measuring anything rather than in every row, minutes later. (`floors`
+    // explains a bad PHASERS_FLOORS itself; the OpenMP child builds nothing.)
     if !matches!(
         command,
         Some(Command::List | Command::Floors(_) | Command::InternalChild { .. })
     ) {
-        floors_record::check()?;
+        phasers::check_environment()
+            .map_err(|error| format!("{error} (checked before measuring anything)"))?;
     }
     match command {
         Some(Command::List) => {

@@ -524,6 +524,37 @@ fn bench_phaser_tree_sweeps_tiers_and_degrees() {
     assert!(stdout.contains("(2,16)"), "{stdout}");
 }
 
+/// Issue 34: a bad PHASERS_* variable is refused before anything is measured, naming the
+/// variable, instead of failing in every row after seconds of measuring.
+#[test]
+fn bad_environment_is_refused_before_measuring() {
+    let json = scratch("never-env.json");
+    for (variable, value) in [
+        ("PHASERS_STALL", "soon"),
+        ("PHASERS_WAIT", "fast"),
+        ("PHASERS_CHECKED", "maybe"),
+        ("PHASERS_PROFILE", "/nonexistent/profile.json"),
+    ] {
+        let args = [
+            "bench",
+            "barrier",
+            "--threads",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        let output = cli_support::phasers_with(&[(variable, value)], &args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{variable}: {stderr}");
+        assert!(
+            stderr.contains(variable) && stderr.contains("checked before measuring anything"),
+            "{variable}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{variable}");
+        assert!(!json.exists(), "{variable}");
+    }
+}
+
 #[test]
 fn bad_phaser_options_fail_clearly() {
     for (args, message) in [

@@ -71,7 +71,7 @@ pub struct BenchArgs {
     pub hybrid_csv: Option<PathBuf>,
 
     /// Draw the combined barrier grid as a heat map (SVG), one panel per algorithm.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = phasers_cli::harness::args::parse_svg_path)]
     pub plot: Option<PathBuf>,
 }
 

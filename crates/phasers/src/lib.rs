@@ -107,6 +107,7 @@
 pub mod accumulator;
 mod algorithm;
 pub mod barrier;
+mod environment;
 mod error;
 mod mode;
 pub mod phaser;
@@ -119,6 +120,7 @@ pub mod wait;
 
 pub use accumulator::{Accumulator, Element, Op};
 pub use barrier::{Algorithm, AnyThreadBarrier, Barrier, BarrierBuilder, Participant, WaitResult};
+pub use environment::check_environment;
 pub use error::{Error, Result};
 pub use phaser::{Mode, Phaser, PhaserBuilder, Registration, WaitGroup};
 pub use reduce::{ReduceAlgorithm, ReduceOutcome, Reducer, Reduction, ReductionBuilder};

@@ -119,6 +119,26 @@ pub fn command_line() -> Vec<String> {
         .collect()
 }
 
+/// Parses a `--plot` path: the plots are SVG, so a name that says otherwise (`x.png`) is refused
+/// rather than given SVG under the wrong name.
+///
+/// ```
+/// use phasers_cli::harness::args::parse_svg_path;
+///
+/// assert!(parse_svg_path("runs/b.svg").is_ok());
+/// assert!(parse_svg_path("b.png").unwrap_err().contains("b.svg"));
+/// ```
+pub fn parse_svg_path(text: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(text);
+    match path.extension().and_then(|extension| extension.to_str()) {
+        Some(extension) if extension.eq_ignore_ascii_case("svg") => Ok(path),
+        _ => Err(format!(
+            "{text:?}: plots are written as SVG, so the file must end in .svg (such as {:?})",
+            path.with_extension("svg")
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

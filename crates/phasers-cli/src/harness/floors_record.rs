@@ -53,20 +53,13 @@ impl FloorsRecord {
     }
 }
 
-/// Fails with the library's own message when it cannot settle its floors (a malformed
-/// `PHASERS_FLOORS`). The benchmarks call it before measuring anything: the library would refuse
-/// to build a single barrier, so every row would fail the same way, minutes later.
-pub fn check() -> Result<(), String> {
-    FloorsRecord::current().map(drop)
-}
-
 /// Where the floors came from, in a few words.
 pub fn source_words(source: &str) -> &'static str {
     match source {
         "measured" => "measured once by the library",
         "environment" => "set by PHASERS_FLOORS",
         "environment+measured" => "partly set by PHASERS_FLOORS, the rest measured",
-        "profile" => "recorded in the tuning profile by `phasers tune`",
+        "profile" => "recorded in the tuning profile by `phasers bench barrier --write-profile`",
         "fixed" => "fixed values",
         _ => "from an unknown source",
     }

@@ -25,7 +25,7 @@ pub struct OutputArgs {
     pub csv: Option<PathBuf>,
 
     /// Plot the median cost per barrier against threads to FILE (SVG, log scale).
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = super::args::parse_svg_path)]
     pub plot: Option<PathBuf>,
 
     /// Print every column and every note in full, in lines wider than 100 columns, rather than

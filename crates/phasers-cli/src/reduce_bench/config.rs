@@ -109,7 +109,7 @@ pub struct ReduceArgs {
 
     /// Plot the median --metric against N, one SVG per collective, spread and size, named
     /// `FILE-<mode>-<spread>-<size>.svg` beside FILE.
-    #[arg(long, visible_alias = "svg", value_name = "FILE.svg")]
+    #[arg(long, visible_alias = "svg", value_name = "FILE.svg", value_parser = phasers_cli::harness::args::parse_svg_path)]
     pub plot: Option<PathBuf>,
 }
 

@@ -513,7 +513,7 @@ impl TeamBuilder {
 }
 
 /// `PHASERS_CHECKED`, if set.
-fn checked_from_env() -> Result<Option<bool>> {
+pub(crate) fn checked_from_env() -> Result<Option<bool>> {
     let Ok(text) = std::env::var(CHECKED_ENV) else {
         return Ok(None);
     };

@@ -88,6 +88,7 @@ mod slot;
 mod split;
 mod sync_mode;
 
+pub(crate) use builder::checked_from_env;
 pub use builder::{Team, TeamBuilder, CHECKED_ENV, MAX_MEMBERS};
 pub use kind::Kind;
 pub use member::Member;

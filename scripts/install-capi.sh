@@ -107,6 +107,24 @@ if [ "$mpi" = 1 ]; then
         mpi_pc_missing="pkg-config knows neither ompi-c nor mpich (set PHASERS_MPI_PKG to MPI's pkg-config module and rerun)"
     fi
 fi
+
+# The Fortran compiler for the module, found before the build so that a wrong FC fails at once.
+# tests/support/tools.rs looks in the same order, so that the tests build with this compiler.
+fc=
+if [ -n "${FC:-}" ]; then
+    if ! command -v "$FC" >/dev/null 2>&1; then
+        echo "install-capi.sh: FC=$FC is not a command on PATH; set FC to your Fortran compiler, or unset it to look for gfortran" >&2
+        exit 2
+    fi
+    fc="$FC"
+elif command -v gfortran >/dev/null 2>&1; then
+    fc=gfortran
+else
+    # Debian's gfortran-12 package installs gfortran-12 alone; `gfortran` comes with the package
+    # gfortran. The newest version wins.
+    fc="$(compgen -c gfortran- | grep -E '^gfortran-[0-9]+$' | sort -u -t- -k2,2nr | head -n 1 || true)"
+fi
+
 "$cargo" build "${profile_flag[@]}" -p phasers-capi "${features[@]}"
 
 # Cargo resolves a relative CARGO_TARGET_DIR against the directory it runs in: the workspace root.
@@ -176,23 +194,8 @@ else
     done
 fi
 
-# The Fortran module, with the first compiler found. A stale module from an earlier install
+# The Fortran module, built with the compiler found above. A stale module from an earlier install
 # would not match this version: remove it when there is no compiler to rebuild it.
-# tests/support/tools.rs looks in the same order, so that the tests build with this compiler.
-fc=
-if [ -n "${FC:-}" ]; then
-    if ! command -v "$FC" >/dev/null 2>&1; then
-        echo "install-capi.sh: FC=$FC is not a command on PATH; set FC to your Fortran compiler, or unset it to look for gfortran" >&2
-        exit 2
-    fi
-    fc="$FC"
-elif command -v gfortran >/dev/null 2>&1; then
-    fc=gfortran
-else
-    # Debian's gfortran-12 package installs gfortran-12 alone; `gfortran` comes with the package
-    # gfortran. The newest version wins.
-    fc="$(compgen -c gfortran- | grep -E '^gfortran-[0-9]+$' | sort -u -t- -k2,2nr | head -n 1 || true)"
-fi
 if [ -n "$fc" ]; then
     scratch="$(mktemp -d)"
     trap 'rm -rf "$scratch"' EXIT
@@ -240,6 +243,8 @@ if [ -z "${DESTDIR:-}" ] && [ -x "$ldconfig_cmd" ] \
         loader="ldconfig failed: as root, run ldconfig, or programs linked without -Wl,-rpath,$prefix/lib will not find libphasers.so"
         echo "install-capi.sh: $loader" >&2
     fi
+elif [ -n "${DESTDIR:-}" ]; then
+    loader="staged under DESTDIR, so no ldconfig here: where $prefix/lib is a directory the loader searches, run ldconfig after installing the files there"
 else
     loader="$prefix/lib is not a directory the loader searches: link with -Wl,-rpath,$prefix/lib (CMake's targets do), or run with LD_LIBRARY_PATH=$prefix/lib"
 fi
@@ -252,7 +257,7 @@ echo "Fortran module: $fortran"
 if [ "$mpi" = 1 ]; then
     echo "MPI (feature mpi): $prefix/include/phasers_mpi.h; pkg-config: $mpi_pkgconfig"
     if [ -n "$mpi_pc" ]; then
-        echo "compile with: cc prog.c \$(pkg-config --cflags --libs phasers-mpi) -pthread"
+        echo "compile with: cc prog.c \$(pkg-config --cflags --libs phasers-mpi) -Wl,-rpath,\$(pkg-config --variable=libdir phasers) -pthread"
     fi
     echo "CMake: find_package(phasers REQUIRED COMPONENTS mpi), target_link_libraries(app phasers::mpi)"
 fi

@@ -8,7 +8,8 @@
 #   PREFIX/lib/cmake/phasers/                     CMake package: find_package(phasers), targets
 #                                                 phasers::phasers, phasers::static, phasers::fortran
 #   PREFIX/share/phasers/fortran/phasers.f90      the Fortran module's source
-# and, when a Fortran compiler is found ($FC, else gfortran), the module built with it:
+# and, when a Fortran compiler is found ($FC, else gfortran, else the newest gfortran-NN on PATH,
+# as Debian's versioned packages install it), the module built with it:
 #   PREFIX/lib/fortran/modules/phasers.mod        (.mod files belong to one compiler and version,
 #                                                  so they stay out of include/)
 #   PREFIX/lib/libphasers_fortran.a               the module's code
@@ -16,7 +17,12 @@
 # to itself, so a staged or moved tree works as it is.
 #
 #     scripts/install-capi.sh [--mpi] [PREFIX]
-#     cc prog.c $(pkg-config --cflags --libs phasers)
+#     cc prog.c $(pkg-config --cflags --libs phasers) -Wl,-rpath,$(pkg-config --variable=libdir phasers)
+#
+# Into a directory the dynamic loader searches (/usr/local/lib, /usr/lib, any in /etc/ld.so.conf),
+# without DESTDIR, the script runs ldconfig, so that programs find libphasers.so with or without
+# an rpath. Elsewhere a program needs -Wl,-rpath,PREFIX/lib (CMake's targets add it) or
+# LD_LIBRARY_PATH=PREFIX/lib.
 #
 # --mpi builds the library with its cargo feature `mpi` (the MPI entry points; needs Open MPI or
 # MPICH, and libclang: scripts/setup-mpi.sh) and installs, besides the above:
@@ -101,6 +107,24 @@ if [ "$mpi" = 1 ]; then
         mpi_pc_missing="pkg-config knows neither ompi-c nor mpich (set PHASERS_MPI_PKG to MPI's pkg-config module and rerun)"
     fi
 fi
+
+# The Fortran compiler for the module, found before the build so that a wrong FC fails at once.
+# tests/support/tools.rs looks in the same order, so that the tests build with this compiler.
+fc=
+if [ -n "${FC:-}" ]; then
+    if ! command -v "$FC" >/dev/null 2>&1; then
+        echo "install-capi.sh: FC=$FC is not a command on PATH; set FC to your Fortran compiler, or unset it to look for gfortran" >&2
+        exit 2
+    fi
+    fc="$FC"
+elif command -v gfortran >/dev/null 2>&1; then
+    fc=gfortran
+else
+    # Debian's gfortran-12 package installs gfortran-12 alone; `gfortran` comes with the package
+    # gfortran. The newest version wins.
+    fc="$(compgen -c gfortran- | grep -E '^gfortran-[0-9]+$' | sort -u -t- -k2,2nr | head -n 1 || true)"
+fi
+
 "$cargo" build "${profile_flag[@]}" -p phasers-capi "${features[@]}"
 
 # Cargo resolves a relative CARGO_TARGET_DIR against the directory it runs in: the workspace root.
@@ -134,7 +158,8 @@ pc_mpi=()
 if [ "$mpi" = 1 ] && [ -n "$mpi_pc" ]; then
     pc_mpi=(-e "/^Libs.private:/a Requires.private: $mpi_pc")
 fi
-sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" "${pc_mpi[@]}" \
+# The substitutions skip comment lines: the file's own comment names the placeholders.
+sed -e "/^#/!s|@PREFIX@|$prefix|g" -e "/^#/!s|@VERSION@|$version|g" "${pc_mpi[@]}" \
     "$capi/phasers.pc.in" > "$dest/lib/pkgconfig/phasers.pc"
 chmod 644 "$dest/lib/pkgconfig/phasers.pc"
 install -m 644 "$capi/cmake/phasersConfig.cmake" "$dest/lib/cmake/phasers/phasersConfig.cmake"
@@ -149,7 +174,8 @@ if [ "$mpi" = 1 ]; then
     install -m 644 "$capi/include/phasers_mpi.h" "$dest/include/phasers_mpi.h"
     install -m 644 "$capi/fortran/phasers_mpi.f90" "$dest/share/phasers/fortran/phasers_mpi.f90"
     if [ -n "$mpi_pc" ]; then
-        sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" -e "s|@MPI_PC@|$mpi_pc|g" \
+        sed -e "/^#/!s|@PREFIX@|$prefix|g" -e "/^#/!s|@VERSION@|$version|g" \
+            -e "/^#/!s|@MPI_PC@|$mpi_pc|g" \
             "$capi/phasers-mpi.pc.in" > "$dest/lib/pkgconfig/phasers-mpi.pc"
         chmod 644 "$dest/lib/pkgconfig/phasers-mpi.pc"
         mpi_pkgconfig="$prefix/lib/pkgconfig/phasers-mpi.pc (Requires: phasers, $mpi_pc)"
@@ -168,10 +194,9 @@ else
     done
 fi
 
-# The Fortran module, with the first compiler found. A stale module from an earlier install
+# The Fortran module, built with the compiler found above. A stale module from an earlier install
 # would not match this version: remove it when there is no compiler to rebuild it.
-fc="${FC:-gfortran}"
-if command -v "$fc" >/dev/null 2>&1; then
+if [ -n "$fc" ]; then
     scratch="$(mktemp -d)"
     trap 'rm -rf "$scratch"' EXIT
     "$fc" -O2 -fPIC -J "$scratch" -c "$capi/fortran/phasers.f90" -o "$scratch/phasers.o"
@@ -192,23 +217,53 @@ if command -v "$fc" >/dev/null 2>&1; then
 else
     rm -f "$dest/lib/fortran/modules/phasers.mod" "$dest/lib/libphasers_fortran.a" \
         "$dest/lib/fortran/modules/phasers_mpi.mod" "$dest/lib/libphasers_mpi_fortran.a"
-    fortran="not built (no $fc; set FC to a Fortran compiler, or compile $prefix/share/phasers/fortran/phasers.f90 yourself)"
+    fortran="not built (no Fortran compiler: neither gfortran nor gfortran-NN is on PATH; apt-get install gfortran, or set FC to your compiler, and rerun; or compile $prefix/share/phasers/fortran/phasers.f90 yourself)"
     if [ "$mpi" = 1 ]; then
         fortran="$fortran; nor phasers_mpi.f90, which uses it"
     fi
 fi
 
+# The dynamic loader's directories, as ldconfig lists them (/etc/ld.so.conf's, then the built-in
+# ones; -N -X: list only, change nothing), resolved: on a merged /usr it lists /lib for /usr/lib.
+# /sbin is not on a user's PATH on Debian.
+ldconfig_cmd="$(command -v ldconfig || echo /sbin/ldconfig)"
+loader_dirs() {
+    "$ldconfig_cmd" -v -N -X 2>/dev/null | sed -n 's|^\(/[^:]*\):.*|\1|p' | while read -r dir; do
+        realpath -m "$dir"
+    done
+}
+libdir_resolved="$(realpath -m "$prefix/lib")"
+if [ -z "${DESTDIR:-}" ] && [ -x "$ldconfig_cmd" ] \
+    && loader_dirs | grep -xF "$libdir_resolved" >/dev/null; then
+    # A system prefix: without a fresh cache, a program linked without an rpath would not start
+    # (libphasers.so: cannot open shared object file) until someone ran ldconfig.
+    if "$ldconfig_cmd"; then
+        loader="$prefix/lib is a directory the loader searches, and ldconfig ran: programs find libphasers.so"
+    else
+        loader="ldconfig failed: as root, run ldconfig, or programs linked without -Wl,-rpath,$prefix/lib will not find libphasers.so"
+        echo "install-capi.sh: $loader" >&2
+    fi
+elif [ -n "${DESTDIR:-}" ]; then
+    loader="staged under DESTDIR, so no ldconfig here: where $prefix/lib is a directory the loader searches, run ldconfig after installing the files there"
+else
+    loader="$prefix/lib is not a directory the loader searches: link with -Wl,-rpath,$prefix/lib (CMake's targets do), or run with LD_LIBRARY_PATH=$prefix/lib"
+fi
+
 echo "installed phasers $version under $dest"
-echo "compile with: cc prog.c \$(pkg-config --cflags --libs phasers)"
+echo "compile with: cc prog.c \$(pkg-config --cflags --libs phasers) -Wl,-rpath,\$(pkg-config --variable=libdir phasers)"
+echo "run: $loader"
 echo "CMake: find_package(phasers REQUIRED), target_link_libraries(app phasers::phasers)"
 echo "Fortran module: $fortran"
 if [ "$mpi" = 1 ]; then
     echo "MPI (feature mpi): $prefix/include/phasers_mpi.h; pkg-config: $mpi_pkgconfig"
     if [ -n "$mpi_pc" ]; then
-        echo "compile with: cc prog.c \$(pkg-config --cflags --libs phasers-mpi) -pthread"
+        echo "compile with: cc prog.c \$(pkg-config --cflags --libs phasers-mpi) -Wl,-rpath,\$(pkg-config --variable=libdir phasers) -pthread"
     fi
     echo "CMake: find_package(phasers REQUIRED COMPONENTS mpi), target_link_libraries(app phasers::mpi)"
 fi
 if [ "$prefix" != /usr ] && [ "$prefix" != /usr/local ]; then
-    echo "(set PKG_CONFIG_PATH=$prefix/lib/pkgconfig, CMAKE_PREFIX_PATH=$prefix and, for running, LD_LIBRARY_PATH=$prefix/lib or -Wl,-rpath,$prefix/lib)"
+    echo "(set PKG_CONFIG_PATH=$prefix/lib/pkgconfig and CMAKE_PREFIX_PATH=$prefix so that pkg-config and CMake find it)"
+fi
+if [ -n "$fc" ] && [ "$fc" != gfortran ]; then
+    echo "(Fortran: compile with $fc, which wrote phasers.mod: export FC=$fc, which CMake also reads)"
 fi

@@ -7,9 +7,11 @@
 # Imported targets:
 #   phasers::phasers  libphasers.so, with PREFIX/include (phasers.h, and phasers.hpp for C++17).
 #   phasers::static   libphasers.a, with the system libraries a static link needs.
-#   phasers::fortran  the Fortran module (phasers.mod, compiled by the installer's gfortran, and
-#                     libphasers_fortran.a), with phasers::phasers. Only when the install built
-#                     it: ask for it with find_package(phasers REQUIRED COMPONENTS fortran).
+#   phasers::fortran  the Fortran module (phasers.mod and libphasers_fortran.a), with
+#                     phasers::phasers. Only when the install built it: ask for it with
+#                     find_package(phasers REQUIRED COMPONENTS fortran). The install's compiler
+#                     (FC, else gfortran, else gfortran-NN) wrote phasers.mod, and only it reads
+#                     it: configure with FC set to it where it is not plain gfortran.
 # An install made with `scripts/install-capi.sh --mpi` (it has include/phasers_mpi.h) adds two
 # components, which find MPI (find_dependency(MPI), FindMPI's MPI::MPI_C and MPI::MPI_Fortran):
 #   phasers::mpi          phasers::phasers with MPI::MPI_C: phasers_mpi.h and mpi.h, libphasers.so

@@ -2,7 +2,7 @@
  * phasers.h: the C interface of the phasers synchronization library (libphasers.so / libphasers.a).
  *
  * C99 and C++ compatible. Build and link: see crates/phasers-capi/README.md, or
- *     cc prog.c $(pkg-config --cflags --libs phasers)
+ *     cc prog.c $(pkg-config --cflags --libs phasers) -Wl,-rpath,$(pkg-config --variable=libdir phasers)
  *
  * CONVENTIONS
  *

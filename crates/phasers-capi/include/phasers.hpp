@@ -2,7 +2,8 @@
  * phasers.hpp: a header-only C++17 interface to the phasers synchronization library, over the C
  * interface of phasers.h (link with libphasers, as for C: see crates/phasers-capi/README.md).
  *
- *     c++ -std=c++17 prog.cpp $(pkg-config --cflags --libs phasers) -pthread -o prog
+ *     c++ -std=c++17 prog.cpp $(pkg-config --cflags --libs phasers) \
+ *         -Wl,-rpath,$(pkg-config --variable=libdir phasers) -pthread -o prog
  *     # or, in CMake: find_package(phasers REQUIRED) + target_link_libraries(app phasers::phasers)
  *
  * Everything is in namespace `phasers`: Barrier, Phaser and Registration, Accumulator<T>,
@@ -67,6 +68,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -276,6 +278,23 @@ enum class algorithm : int {
 inline const char *algorithm_name(algorithm which) noexcept {
     const char *name = phasers_algorithm_name(static_cast<int>(which));
     return name != nullptr ? name : "unknown";
+}
+
+/* The same name as a std::string, the library's own (phasers_algorithm_name); a value that is no
+   PHASERS_ALGORITHM_* (a cast from a bad int) reads "algorithm(9)", so that it is not mistaken for
+   one. */
+inline std::string to_string(algorithm which) {
+    const char *name = phasers_algorithm_name(static_cast<int>(which));
+    if (name != nullptr) {
+        return name;
+    }
+    return "algorithm(" + std::to_string(static_cast<int>(which)) + ")";
+}
+
+/* Writes to_string(which): an enum class has no operator<<, and without this one
+   `std::cout << barrier.algorithm()` would not compile, or with a cast print a bare number. */
+inline std::ostream &operator<<(std::ostream &out, algorithm which) {
+    return out << to_string(which);
 }
 
 /* Phaser registration modes (PHASERS_MODE_*). */

@@ -3,9 +3,11 @@
  *
  * Needs libphasers built with the cargo feature `mpi`, installed (scripts/install-capi.sh --mpi
  * PREFIX, which also installs this header and phasers-mpi.pc) or in the build tree:
- *     cc prog.c $(pkg-config --cflags --libs phasers-mpi) -pthread -o prog
+ *     cc prog.c $(pkg-config --cflags --libs phasers-mpi) \
+ *         -Wl,-rpath,$(pkg-config --variable=libdir phasers) -pthread -o prog
  *     cargo build --release -p phasers-capi --features mpi
- *     mpicc prog.c -I crates/phasers-capi/include -L target/release -lphasers -o prog
+ *     mpicc prog.c -I crates/phasers-capi/include -L target/release \
+ *         -Wl,-rpath,$PWD/target/release -lphasers -o prog
  * and then
  *     mpirun -np 4 ./prog
  * Everything in phasers.h holds here too: status codes, phasers_last_error(), checked handles,

@@ -2,8 +2,9 @@
 //! in tests/mpi_install.rs, under mpirun) and the examples in `examples/fortran/` but
 //! `mpi_hybrid.f90` (also tests/mpi_install.rs's): compiled
 //! with `gfortran -std=f2008 -Wall -Wextra -Werror -fopenmp`, linked against `libphasers`, run
-//! with OpenMP threads as the ranks. Skipped, with a message, only where gfortran is missing
-//! (CI installs it).
+//! with OpenMP threads as the ranks. The compiler is `$FC`, `gfortran` or `gfortran-NN`
+//! (`tests/support/tools.rs`); where there is none, every test here is ignored with the reason
+//! (CI installs gfortran).
 
 mod support;
 
@@ -12,7 +13,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use support::{crate_dir, library_dir, run, run_captured, Link};
+use support::{crate_dir, fortran_compiler, library_dir, run, run_captured, Link};
 
 /// Every Fortran file is compiled with these. `-std=f2008` holds for the module and the programs:
 /// OpenMP directives are comments to the standard, and `omp_lib` is an ordinary module.
@@ -26,20 +27,6 @@ const FLAGS: [&str; 7] = [
     "-g",
 ];
 
-/// Whether `gfortran` runs; prints why the test is skipped when it does not.
-fn have_gfortran(test: &str) -> bool {
-    let found = Command::new("gfortran")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !found {
-        eprintln!(
-            "SKIPPED {test}: gfortran is not installed (apt-get install gfortran); CI installs it"
-        );
-    }
-    found
-}
-
 /// This test binary's directory for Fortran objects, modules and programs.
 fn work_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("phasers-capi-fortran");
@@ -52,7 +39,7 @@ fn module() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         let dir = work_dir();
-        let mut command = Command::new("gfortran");
+        let mut command = Command::new(fortran_compiler());
         command
             .args(FLAGS)
             .arg("-J")
@@ -61,8 +48,9 @@ fn module() -> &'static Path {
             .arg(crate_dir().join("fortran/phasers.f90"))
             .arg("-o")
             .arg(dir.join("phasers.o"));
-        run_captured(command, "fortran_module.compile", Duration::from_secs(300))
-            .expect_success("compiling fortran/phasers.f90 with gfortran");
+        run_captured(command, "fortran_module.compile", Duration::from_secs(300)).expect_success(
+            &format!("compiling fortran/phasers.f90 with {}", fortran_compiler()),
+        );
         dir
     })
 }
@@ -72,7 +60,7 @@ fn compile(source: &str, name: &str, link: Link) -> PathBuf {
     let modules = module();
     let lib = library_dir();
     let output = work_dir().join(name);
-    let mut command = Command::new("gfortran");
+    let mut command = Command::new(fortran_compiler());
     command
         .args(FLAGS)
         .arg("-I")
@@ -100,7 +88,7 @@ fn compile(source: &str, name: &str, link: Link) -> PathBuf {
         &format!("{name}.compile"),
         Duration::from_secs(300),
     )
-    .expect_success(&format!("compiling {source} with gfortran"));
+    .expect_success(&format!("compiling {source} with {}", fortran_compiler()));
     output
 }
 
@@ -120,12 +108,13 @@ fn compile_and_run(source: &str, name: &str, link: Link, args: &[&str], expected
 /// The module `phasers_mpi` (`fortran/phasers_mpi.f90`) compiles with the strict flags against
 /// the module `phasers`; it needs no MPI to compile (tests/mpi_install.rs runs it under mpirun).
 #[test]
+#[cfg_attr(
+    not(has_gfortran),
+    ignore = "no GNU Fortran compiler on PATH (FC, gfortran, gfortran-NN): apt-get install gfortran"
+)]
 fn fortran_mpi_module_compiles() {
-    if !have_gfortran("fortran_mpi_module_compiles") {
-        return;
-    }
     let modules = module();
-    let mut command = Command::new("gfortran");
+    let mut command = Command::new(fortran_compiler());
     command
         .args(FLAGS)
         .arg("-I")
@@ -141,15 +130,19 @@ fn fortran_mpi_module_compiles() {
         "fortran_mpi_module.compile",
         Duration::from_secs(300),
     )
-    .expect_success("compiling fortran/phasers_mpi.f90 with gfortran");
+    .expect_success(&format!(
+        "compiling fortran/phasers_mpi.f90 with {}",
+        fortran_compiler()
+    ));
     assert!(modules.join("phasers_mpi.mod").is_file());
 }
 
 #[test]
+#[cfg_attr(
+    not(has_gfortran),
+    ignore = "no GNU Fortran compiler on PATH (FC, gfortran, gfortran-NN): apt-get install gfortran"
+)]
 fn fortran_barriers_and_phasers() {
-    if !have_gfortran("fortran_barriers_and_phasers") {
-        return;
-    }
     compile_and_run(
         "tests/fortran/core.f90",
         "fortran_core",
@@ -160,10 +153,11 @@ fn fortran_barriers_and_phasers() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_gfortran),
+    ignore = "no GNU Fortran compiler on PATH (FC, gfortran, gfortran-NN): apt-get install gfortran"
+)]
 fn fortran_reductions() {
-    if !have_gfortran("fortran_reductions") {
-        return;
-    }
     compile_and_run(
         "tests/fortran/reduction.f90",
         "fortran_reduction",
@@ -174,10 +168,11 @@ fn fortran_reductions() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_gfortran),
+    ignore = "no GNU Fortran compiler on PATH (FC, gfortran, gfortran-NN): apt-get install gfortran"
+)]
 fn fortran_teams() {
-    if !have_gfortran("fortran_teams") {
-        return;
-    }
     compile_and_run(
         "tests/fortran/team.f90",
         "fortran_team",
@@ -188,10 +183,11 @@ fn fortran_teams() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_gfortran),
+    ignore = "no GNU Fortran compiler on PATH (FC, gfortran, gfortran-NN): apt-get install gfortran"
+)]
 fn fortran_failure_without_stat_stops_with_the_message() {
-    if !have_gfortran("fortran_failure_without_stat_stops_with_the_message") {
-        return;
-    }
     let program = compile(
         "tests/fortran/error_stop.f90",
         "fortran_error_stop",
@@ -216,10 +212,11 @@ fn fortran_failure_without_stat_stops_with_the_message() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_gfortran),
+    ignore = "no GNU Fortran compiler on PATH (FC, gfortran, gfortran-NN): apt-get install gfortran"
+)]
 fn fortran_example_jacobi_matches_serial() {
-    if !have_gfortran("fortran_example_jacobi_matches_serial") {
-        return;
-    }
     let stdout = compile_and_run(
         "examples/fortran/jacobi.f90",
         "fortran_jacobi",
@@ -231,10 +228,11 @@ fn fortran_example_jacobi_matches_serial() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_gfortran),
+    ignore = "no GNU Fortran compiler on PATH (FC, gfortran, gfortran-NN): apt-get install gfortran"
+)]
 fn fortran_example_allreduce_1m() {
-    if !have_gfortran("fortran_example_allreduce_1m") {
-        return;
-    }
     // A few calls: this checks the program, the time of a debug build means little.
     let stdout = compile_and_run(
         "examples/fortran/allreduce_1m.f90",

@@ -1,6 +1,7 @@
 /* Times an allreduce of 1M (2^20) doubles across 2 threads, to compare the C interface with Rust.
  *
- *     cc -O2 allreduce_1m.c $(pkg-config --cflags --libs phasers) -lpthread -o allreduce_1m
+ *     cc -O2 allreduce_1m.c $(pkg-config --cflags --libs phasers) \
+ *         -Wl,-rpath,$(pkg-config --variable=libdir phasers) -lpthread -o allreduce_1m
  *     ./allreduce_1m [iterations] [reduction|team]
  *
  * `reduction` (the default) runs phasers_reduction_allreduce (PHASERS_REDUCE_AUTO), `team` runs

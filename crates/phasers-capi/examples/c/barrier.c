@@ -1,6 +1,7 @@
 /* Threads that alternate computing and meeting at a phasers barrier, each naming itself by rank.
  *
- *     cc barrier.c $(pkg-config --cflags --libs phasers) -lpthread -o barrier && ./barrier
+ *     cc barrier.c $(pkg-config --cflags --libs phasers) \
+ *         -Wl,-rpath,$(pkg-config --variable=libdir phasers) -lpthread -o barrier && ./barrier
  */
 #include <phasers.h>
 #include <pthread.h>

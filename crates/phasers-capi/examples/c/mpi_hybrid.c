@@ -2,7 +2,8 @@
  * rank, checked against the program's own MPI_Allreduce, and a process barrier among the ranks.
  * Needs libphasers installed with `scripts/install-capi.sh --mpi` (phasers_mpi.h, phasers-mpi.pc).
  *
- *     cc mpi_hybrid.c $(pkg-config --cflags --libs phasers-mpi) -pthread -o mpi_hybrid
+ *     cc mpi_hybrid.c $(pkg-config --cflags --libs phasers-mpi) \
+ *         -Wl,-rpath,$(pkg-config --variable=libdir phasers) -pthread -o mpi_hybrid
  *     mpirun -np 2 ./mpi_hybrid
  *
  * Prints "mpi_hybrid ok on N ranks: ..." on rank 0, and exits with 1 on any failure.

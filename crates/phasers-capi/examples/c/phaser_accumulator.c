@@ -1,7 +1,8 @@
 /* Tasks registered on a phaser sum their values each phase through an accumulator; a producer
  * registered signal-only runs ahead without waiting.
  *
- *     cc phaser_accumulator.c $(pkg-config --cflags --libs phasers) -lpthread -o phaser_accumulator
+ *     cc phaser_accumulator.c $(pkg-config --cflags --libs phasers) \
+ *         -Wl,-rpath,$(pkg-config --variable=libdir phasers) -lpthread -o phaser_accumulator
  */
 #include <phasers.h>
 #include <pthread.h>

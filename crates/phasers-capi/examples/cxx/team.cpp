@@ -3,7 +3,7 @@
 // destroyed on the way out, the team breaks, and the others get phasers::error (PHASERS_EBROKEN)
 // instead of waiting for ever.
 //
-//     c++ -std=c++17 team.cpp $(pkg-config --cflags --libs phasers) -pthread -o team
+//     c++ -std=c++17 team.cpp $(pkg-config --cflags --libs phasers) -Wl,-rpath,$(pkg-config --variable=libdir phasers) -pthread -o team
 #include <phasers.hpp>
 
 #include <cstdio>

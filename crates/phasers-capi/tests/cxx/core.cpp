@@ -2,12 +2,16 @@
 // threads, move semantics, errors as phasers::error with their code, the element-type mapping,
 // phasers::span, and a thread that throws while it holds a Registration.
 #include <array>
+#include <iterator>
 #include <atomic>
 #include <cstdint>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "check.hpp"
@@ -135,6 +139,42 @@ static void barrier_across_threads(phasers::algorithm which) {
         t.join();
     }
     CHECK(leaders.load() == episodes);
+}
+
+// Issue 34: `std::cout << barrier.algorithm()` printed 2. Names are the library's own, the ones
+// the Rust crate and the `phasers` command use.
+static void algorithm_names() {
+    const std::pair<phasers::algorithm, const char *> expected[] = {
+        {phasers::algorithm::automatic, "auto"},
+        {phasers::algorithm::sense_reversing, "sense-reversing"},
+        {phasers::algorithm::counting, "counting"},
+        {phasers::algorithm::ticket, "ticket"},
+        {phasers::algorithm::combining_tree, "combining-tree"},
+        {phasers::algorithm::mcs_tree, "mcs"},
+        {phasers::algorithm::dissemination, "dissemination"},
+        {phasers::algorithm::tournament, "tournament"},
+    };
+    std::set<std::string> seen;
+    for (const auto &[which, name] : expected) {
+        CHECK(phasers::to_string(which) == name);
+        CHECK(phasers::to_string(which) == phasers_algorithm_name(static_cast<int>(which)));
+        std::ostringstream out;
+        out << which;
+        CHECK(out.str() == name);
+        seen.insert(out.str());
+    }
+    CHECK(seen.size() == std::size(expected));
+    // What a barrier reports prints by name, found by argument-dependent lookup as users write it.
+    phasers::Barrier barrier(2, phasers::algorithm::dissemination);
+    std::ostringstream out;
+    out << "algorithm " << barrier.algorithm();
+    CHECK(out.str() == "algorithm dissemination");
+    CHECK(to_string(barrier.algorithm()) == "dissemination");
+    // A value that is no PHASERS_ALGORITHM_* says so, with the number.
+    CHECK(phasers::to_string(static_cast<phasers::algorithm>(99)) == "algorithm(99)");
+    std::ostringstream bad;
+    bad << static_cast<phasers::algorithm>(-1);
+    CHECK(bad.str() == "algorithm(-1)");
 }
 
 static void barrier_timeout() {
@@ -379,6 +419,7 @@ int main() {
           phasers::algorithm::dissemination, phasers::algorithm::tournament}) {
         barrier_across_threads(which);
     }
+    algorithm_names();
     barrier_timeout();
     phaser_across_threads();
     phaser_timeout_and_termination();

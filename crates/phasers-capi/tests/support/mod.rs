@@ -11,6 +11,9 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+pub mod readme;
+pub mod tools;
+
 /// How a test program links the library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Link {
@@ -276,15 +279,14 @@ pub fn exported() -> BTreeSet<String> {
         .collect()
 }
 
-/// Whether `program --version` runs; prints why `test` is skipped when it does not, with `hint`
-/// (how to install it).
-pub fn have(program: &str, test: &str, hint: &str) -> bool {
-    let found = Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !found {
-        eprintln!("SKIPPED {test}: {program} is not installed ({hint}); CI installs it");
-    }
-    found
+/// The GNU Fortran compiler `build.rs` found (`$FC`, `gfortran` or `gfortran-NN`). The tests
+/// that call this are ignored where there is none; run with `--ignored`, they stop here.
+pub fn fortran_compiler() -> &'static str {
+    let fc = env!("PHASERS_TEST_FC");
+    assert!(
+        !fc.is_empty(),
+        "no GNU Fortran compiler was on PATH when the tests were built (FC, gfortran, \
+         gfortran-NN): apt-get install gfortran, or set FC, and rebuild the tests"
+    );
+    fc
 }

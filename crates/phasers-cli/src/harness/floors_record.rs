@@ -114,6 +114,5 @@ mod tests {
     fn this_process_has_floors() {
         let record = FloorsRecord::current().unwrap();
         assert!(record.round_trip_ns > 0 && record.yield_ns > 0 && record.wake_ns > 0);
-        assert!(check().is_ok());
     }
 }

@@ -16,6 +16,7 @@ use crate::profile_writer;
 use crate::results::Report;
 use crate::sweep::Benchmark;
 use crate::sweep_command;
+use crate::verdict;
 
 /// Options of `phasers bench barrier`.
 #[derive(Debug, Parser)]
@@ -44,9 +45,13 @@ pub struct BarrierArgs {
     pub output: OutputArgs,
 }
 
-/// Runs `phasers bench barrier`.
+/// Runs `phasers bench barrier`, and ends with the verdict on its report.
 pub fn run(args: BarrierArgs) -> Result<(), String> {
-    run_and_keep(args).0
+    let (result, report) = run_and_keep(args);
+    if let Some(report) = report {
+        println!("\n{}", verdict::verdict(&report).join("\n"));
+    }
+    result
 }
 
 /// Runs `phasers bench barrier` and hands back its report too, when the run got that far (the

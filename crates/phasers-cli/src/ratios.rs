@@ -78,8 +78,8 @@ const NOT_COMPUTED_NOTE: &str = "* a side failed, was not measured, or is below 
 pub const NOISY_MARK: &str = "~";
 
 /// The explanation of [`NOISY_MARK`].
-pub const NOISY_NOTE: &str = "~ noisy: the rows' rounds disagree by more than the two rows \
-     differ, so this run does not settle which is faster (--verbose says by how much)";
+pub const NOISY_NOTE: &str =
+    "~ unsettled: the rounds disagree by more than the rows differ (--verbose: by how much)";
 
 impl Ratio {
     /// The ratio of the rows `numerator` and `denominator`.

@@ -92,10 +92,10 @@ fn detailed(group: &Group, machine: &Machine, floor: &RegimeFloor) -> String {
     text
 }
 
-/// What a concise table says under its rows about a cost below its resolution.
-pub const BELOW_NOTE: &str = "< x: costs less than its resolution, so this run cannot tell it \
-     from nothing; in EPCC mode, the interquartile range of the reference loop it was subtracted \
-     from (at least the clock's step over the episodes of a sample); no ratio uses it";
+/// What a concise table says under its rows about a cost below its resolution (the header's
+/// method line and `--verbose` say how the resolution is found).
+pub const BELOW_NOTE: &str =
+    "< x: below this run's resolution (the reference loop's spread), so no ratio uses it";
 
 /// The widest row name a default table prints; a longer one is cut, and given whole in a footnote.
 /// The name's column and the five numbers beside it then fit 100 columns with room for marks.
@@ -107,7 +107,7 @@ fn concise(group: &Group, machine: &Machine, floor: &RegimeFloor) -> String {
     let mut notes = Footnotes::default();
     let reference = (group.row(&Contender::Reference.name())).and_then(|row| measured(group, row));
     let floor_side = floor.side();
-    let (mut noisy, mut below) = (false, false);
+    let (mut noisy, mut below, mut rows_cut) = (false, false, 0);
     let mut cells: Vec<Vec<String>> = vec![["barrier", "median", "rounds", "÷ref", "÷floor", ""]
         .map(str::to_owned)
         .to_vec()];
@@ -150,13 +150,15 @@ fn concise(group: &Group, machine: &Machine, floor: &RegimeFloor) -> String {
             }
             false => (label, None),
         };
+        let (note, cut) = without_cut_samples(row.note.as_deref());
+        rows_cut += usize::from(cut);
         cells.push(vec![
             label,
             median,
             noise::spread_text(row.spread),
             over_reference,
             over_floor,
-            notes.marks([whole.as_deref(), error.as_deref(), row.note.as_deref()]),
+            notes.marks([whole.as_deref(), error.as_deref(), note.as_deref()]),
         ]);
     }
     let mut out = title(group, machine);
@@ -166,8 +168,30 @@ fn concise(group: &Group, machine: &Machine, floor: &RegimeFloor) -> String {
             out.push_str(&footnotes::wrap("", note));
         }
     }
+    if rows_cut > 0 {
+        out.push_str(&footnotes::wrap(
+            "",
+            &format!(
+                "{rows_cut} row(s) had samples cut short (preempted, or the barrier slowed): \
+                 --verbose says which rounds"
+            ),
+        ));
+    }
     out.push_str(&notes.text());
     out
+}
+
+/// A row's note without the parts that count samples cut short (the default table sums those up
+/// in one line), and whether it had any.
+fn without_cut_samples(note: Option<&str>) -> (Option<String>, bool) {
+    let Some(note) = note else {
+        return (None, false);
+    };
+    let (cut, kept): (Vec<&str>, Vec<&str>) = note
+        .split("; ")
+        .partition(|part| part.contains("sample(s) cut"));
+    let kept = (!kept.is_empty()).then(|| kept.join("; "));
+    (kept, !cut.is_empty())
 }
 
 /// The line above a table: `4 threads on 2 cores (oversubscribed), reference loop 509 ns per
@@ -441,19 +465,19 @@ mod tests {
             !text.contains("-1.7") && !line("ticket").contains('x'),
             "{text}"
         );
-        assert!(
-            text.contains("< x: costs less than its resolution"),
-            "{text}"
-        );
+        assert!(text.contains("< x: below this run's resolution"), "{text}");
         // Its rounds span ×1.40, within its 2.56x gap to the reference: settled.
         let phaser = line("phaser flat + sum i64 → tiers 1 (flat), degree…");
         assert!(
             phaser.contains("307 ns") && phaser.contains("2.56x"),
             "{text}"
         );
-        // The shared note is one footnote, marked on both rows.
+        // Samples cut short are counted in one line, not a footnote per row.
+        assert!(!text.contains("sample(s) cut"), "{text}");
+        assert!(text.contains("2 row(s) had samples cut short"), "{text}");
+        // What is left of the shared note is one footnote, marked on both rows.
         assert_eq!(
-            text.matches("rounds 1, 4: 1 sample(s) cut").count(),
+            text.matches("row stopped at its 4 s budget").count(),
             1,
             "{text}"
         );
@@ -480,7 +504,7 @@ mod tests {
         group.rows[3].summary = phasers_cli::harness::stats::summarize(&[300.0, 420.0, 330.0]);
         let text = concise(&group, &machine(), &floor);
         assert!(text.contains("1.10x~"), "{text}");
-        assert_eq!(text.matches("~ noisy:").count(), 1, "{text}");
+        assert_eq!(text.matches("~ unsettled:").count(), 1, "{text}");
         assert!(
             text.lines().all(|line| line.chars().count() <= 100),
             "{text}"

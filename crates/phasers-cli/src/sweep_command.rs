@@ -2,8 +2,10 @@
 //! ratio lines after the tables, write the files, and name every row that failed.
 
 use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::verbosity;
 
 use crate::csv_out;
+use crate::ratios::Ratios;
 use crate::report;
 use crate::results::{Group, Report};
 use crate::sweep::{self, Plan};
@@ -19,7 +21,11 @@ pub fn run(
 ) -> Result<Report, String> {
     let outputs = output.open()?;
     let report = sweep::run(plan);
+    // By default a barrier sweep ends with the verdict instead (see `barrier_bench`), which says
+    // the same for every thread count in one table.
+    let verdict_instead = plan.ratios == Ratios::Barrier && !verbosity::verbose();
     let ratios = (report.groups.iter())
+        .filter(|_| !verdict_instead)
         .filter_map(|group| plan.ratios.lines(group, report.regime_floor(group.threads)));
     for text in ratios.chain(summary(&report)) {
         println!("{text}");

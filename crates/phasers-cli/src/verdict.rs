@@ -8,9 +8,10 @@
 //! against another below it. A noisy ratio (see `harness::noise`) settles nothing either way.
 
 use phasers_cli::harness::footnotes::wrap;
+use phasers_cli::harness::noise::RatioRecord;
 use phasers_cli::harness::resolution::below_text;
-use phasers_cli::harness::row::Row;
-use phasers_cli::harness::table::{ratio, time};
+use phasers_cli::harness::row::{Row, RowKind};
+use phasers_cli::harness::table::{aligned, ratio, time, Last};
 
 use crate::ratios::{barrier_label, best, best_standard, measured};
 use crate::results::{Group, Report};
@@ -33,49 +34,44 @@ impl Outcome {
         match self {
             Outcome::Faster => "faster",
             Outcome::Slower => "slower",
-            Outcome::Unsettled => "not settled by this run",
+            Outcome::Unsettled => "unsettled",
             Outcome::Unknown => "no comparison",
         }
     }
 }
 
-/// `row` against `standard` in `group`: the outcome and the words of the verdict's line.
-fn compare(
-    group: &Group,
-    row: &Row,
-    standard: Option<&Row>,
-    floor: Option<f64>,
-) -> (Outcome, String) {
+/// How one row of ours fared, as the verdict's table shows it.
+struct Compared {
+    outcome: Outcome,
+    /// The row's median, or `< x` below its resolution.
+    median: String,
+    /// Over the fastest standard barrier's median, with the outcome in a word.
+    over_standard: String,
+    /// Over the floor's median.
+    over_floor: String,
+}
+
+/// `row` against `standard` and the floor in `group`.
+fn compare(group: &Group, row: &Row, standard: Option<&Row>, floor: Option<f64>) -> Compared {
     let cost = group.cost(row);
-    let shown = match cost {
+    let median = match cost {
         Some(cost) => time(cost),
-        None => format!(
-            "below resolution ({})",
-            below_text(group.resolution_ns(row))
-        ),
-    };
-    let Some(standard) = standard else {
-        return (
-            Outcome::Unknown,
-            format!("{shown}; no standard barrier measured"),
-        );
+        None => below_text(group.resolution_ns(row)),
     };
     let over_floor = match (cost, floor) {
-        (Some(cost), Some(floor)) => format!(", {} the floor", ratio(Some(cost), Some(floor))),
-        _ => String::new(),
+        (Some(cost), Some(floor)) => ratio(Some(cost), Some(floor)),
+        _ => "-".to_owned(),
     };
-    let standard_cost = group.cost(standard);
-    match (cost, standard_cost) {
-        (Some(cost), Some(standard_cost)) => {
+    let standard_cost = standard.and_then(|standard| group.cost(standard));
+    let (outcome, over_standard) = match (standard, cost, standard_cost) {
+        (None, _, _) => (Outcome::Unknown, "-".to_owned()),
+        (Some(standard), Some(cost), Some(standard_cost)) => {
             let sides = (measured(group, row), measured(group, standard));
             let noisy = match sides {
-                (Some(top), Some(bottom)) => phasers_cli::harness::noise::RatioRecord::of(
-                    group.threads,
-                    String::new(),
-                    &top,
-                    &bottom,
-                )
-                .is_some_and(|record| record.noisy),
+                (Some(top), Some(bottom)) => {
+                    RatioRecord::of(group.threads, String::new(), &top, &bottom)
+                        .is_some_and(|record| record.noisy)
+                }
                 _ => false,
             };
             let outcome = match (noisy, cost < standard_cost) {
@@ -83,22 +79,19 @@ fn compare(
                 (false, true) => Outcome::Faster,
                 (false, false) => Outcome::Slower,
             };
-            let text = format!(
-                "{shown}, {} the standard's ({}){over_floor}",
-                ratio(Some(cost), Some(standard_cost)),
-                outcome.word()
-            );
-            (outcome, text)
+            let ratio = ratio(Some(cost), Some(standard_cost));
+            (outcome, format!("{ratio} {}", outcome.word()))
         }
-        (None, Some(_)) => (
-            Outcome::Faster,
-            format!("{shown}: {}", Outcome::Faster.word()),
-        ),
-        (Some(_), None) => (
-            Outcome::Slower,
-            format!("{shown}: the standard is below resolution"),
-        ),
-        (None, None) => (Outcome::Unsettled, format!("{shown}, as is the standard")),
+        // Below its resolution: cheaper than anything measured above it.
+        (Some(_), None, Some(_)) => (Outcome::Faster, Outcome::Faster.word().to_owned()),
+        (Some(_), Some(_), None) => (Outcome::Slower, Outcome::Slower.word().to_owned()),
+        (Some(_), None, None) => (Outcome::Unsettled, Outcome::Unsettled.word().to_owned()),
+    };
+    Compared {
+        outcome,
+        median,
+        over_standard,
+        over_floor,
     }
 }
 
@@ -109,78 +102,103 @@ struct Tally {
     auto: Vec<Outcome>,
 }
 
-/// The verdict on `report`, a `bench barrier` sweep: a title naming the CPU, three lines per
-/// thread count, and a closing line.
+/// Our fastest row of `group`: picked from the rows above their resolution; when none is, every
+/// row of ours is below it, and the fastest of them by median stands for all.
+fn our_best(group: &Group) -> Option<&Row> {
+    best(group).or_else(|| {
+        (group.rows.iter())
+            .filter(|row| row.kind == RowKind::Ours && row.error.is_none())
+            .filter_map(|row| Some((row, row.median()?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(row, _)| row)
+    })
+}
+
+/// The verdict on `report`, a `bench barrier` sweep: a title naming the CPU, a table with, at
+/// each thread count, the fastest standard barrier, the floor, `auto` and our best (one line
+/// when they are the same row), and a closing line.
 pub fn verdict(report: &Report) -> Vec<String> {
     let machine = &report.provenance.machine;
     let cpu = machine.cpu_model.as_deref().unwrap_or("an unnamed CPU");
-    let mut lines = vec![format!(
-        "verdict on {cpu}, {} cores: the medians of the barrier sweep above (below 1x: faster)",
+    let title = format!(
+        "verdict on {cpu}, {} cores: medians of the barrier sweep above; below 1x is faster, \
+         \"unsettled\": the rounds disagree by more than the gap",
         machine.available_cores
-    )];
+    );
+    let mut lines: Vec<String> = wrap("", &title).lines().map(str::to_owned).collect();
+    let mut cells = vec![vec![
+        "threads  row".to_owned(),
+        "median".to_owned(),
+        "÷fastest standard".to_owned(),
+        "÷floor".to_owned(),
+    ]];
     let mut tally = Tally::default();
     for group in &report.groups {
         let floor = report.regime_floor(group.threads);
         let floor_ns = floor.and_then(|floor| floor.median_ns);
         let standard = best_standard(group);
-        let threads = format!(
-            "{} thread{}",
-            group.threads,
-            if group.threads == 1 { "" } else { "s" }
-        );
-        let standard_text = match standard {
-            Some(row) => format!(
-                "fastest standard {} {}",
-                row.barrier,
-                time(group.cost(row).unwrap_or_default())
-            ),
-            None => "no standard barrier measured above its resolution".to_owned(),
-        };
-        let floor_text = match (floor, floor_ns) {
-            (Some(floor), Some(ns)) => format!("; {} {}", floor.label(), time(ns)),
-            _ => String::new(),
-        };
-        lines.push(
-            wrap("  ", &format!("{threads}: {standard_text}{floor_text}"))
-                .trim_end()
-                .to_owned(),
-        );
-        // Our best is picked from the rows above their resolution; when none is, every row of ours
-        // is below it, and the fastest of them by median stands for all.
-        let ours = best(group).or_else(|| {
-            (group.rows.iter())
-                .filter(|row| {
-                    row.kind == phasers_cli::harness::row::RowKind::Ours && row.error.is_none()
-                })
-                .filter(|row| row.median().is_some())
-                .min_by(|a, b| {
-                    a.median()
-                        .unwrap_or_default()
-                        .total_cmp(&b.median().unwrap_or_default())
-                })
-        });
-        let auto = group.row("auto").filter(|row| row.median().is_some());
-        for (label, row, outcomes) in [
-            ("our best", ours, &mut tally.best),
-            ("auto", auto, &mut tally.auto),
-        ] {
-            let (outcome, text) = match row {
-                Some(row) => {
-                    let (outcome, text) = compare(group, row, standard, floor_ns);
-                    let name = match label {
-                        "auto" => barrier_label(row),
-                        _ => format!("{label} {}", barrier_label(row)),
-                    };
-                    (outcome, format!("{name}: {text}"))
-                }
-                None => (Outcome::Unknown, format!("{label}: failed or not measured")),
+        let mut first = true;
+        let mut line = |label: String, cells_after: [String; 3]| {
+            let threads = if first {
+                group.threads.to_string()
+            } else {
+                String::new()
             };
-            outcomes.push(outcome);
-            lines.extend(wrap("    ", &text).lines().map(str::to_owned));
+            first = false;
+            let mut row = vec![format!("{threads:<7}  {label}")];
+            row.extend(cells_after);
+            cells.push(row);
+        };
+        match standard {
+            Some(row) => line(
+                format!("fastest standard: {}", row.barrier),
+                [
+                    time(group.cost(row).unwrap_or_default()),
+                    String::new(),
+                    String::new(),
+                ],
+            ),
+            None => line(
+                "no standard barrier measured".to_owned(),
+                Default::default(),
+            ),
+        }
+        if let (Some(floor), Some(ns)) = (floor, floor_ns) {
+            line(floor.label(), [time(ns), String::new(), String::new()]);
+        }
+        let auto = group.row("auto").filter(|row| row.median().is_some());
+        let ours = our_best(group);
+        let same = matches!((auto, ours), (Some(a), Some(b)) if std::ptr::eq(a, b));
+        for (label, row, outcomes) in [
+            ("auto", auto, &mut tally.auto),
+            ("our best", ours, &mut tally.best),
+        ] {
+            let Some(row) = row else {
+                outcomes.push(Outcome::Unknown);
+                line(
+                    format!("{label}: failed or not measured"),
+                    Default::default(),
+                );
+                continue;
+            };
+            let compared = compare(group, row, standard, floor_ns);
+            outcomes.push(compared.outcome);
+            // When auto is our best, its line says so and our best has no line of its own.
+            let name = match (label, same) {
+                ("auto", true) => format!("{} (our best)", barrier_label(row)),
+                ("auto", false) => barrier_label(row),
+                (_, true) => continue,
+                _ => format!("our best: {}", barrier_label(row)),
+            };
+            line(
+                name,
+                [compared.median, compared.over_standard, compared.over_floor],
+            );
         }
     }
+    lines.extend(aligned(&cells, Last::Number).lines().map(str::to_owned));
     lines.extend(
-        wrap("  in short: ", &summary(&tally))
+        wrap("in short: ", &summary(&tally))
             .lines()
             .map(str::to_owned),
     );
@@ -257,43 +275,59 @@ mod tests {
             lines[0].starts_with("verdict on AMD EPYC 7B13, 2 cores"),
             "{text}"
         );
-        assert!(
-            lines[1].contains("2 threads: fastest standard pthread_barrier_t 200 ns"),
-            "{text}"
+        let words = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+        let line = |start: &str| {
+            let found = lines
+                .iter()
+                .map(|line| words(line))
+                .find(|line| line.starts_with(start));
+            found.unwrap_or_else(|| panic!("no line {start:?} in\n{text}"))
+        };
+        assert_eq!(
+            line("2 fastest"),
+            "2 fastest standard: pthread_barrier_t 200 ns"
         );
-        assert!(
-            lines[2]
-                .contains("our best mcs: 40.0 ns, 0.20x the standard's (faster), 2.00x the floor"),
-            "{text}"
+        assert_eq!(
+            line("auto → counting"),
+            "auto → counting 50.0 ns 0.25x faster 2.50x"
         );
-        assert!(
-            lines[3].contains("auto → counting: 50.0 ns, 0.25x the standard's (faster)"),
-            "{text}"
+        assert_eq!(
+            line("our best: mcs 40.0"),
+            "our best: mcs 40.0 ns 0.20x faster 2.00x"
         );
-        assert!(
-            lines[5]
-                .contains("our best mcs: 950 ns, 0.95x the standard's (not settled by this run)"),
-            "{text}"
+        assert_eq!(line("auto 3000"), "auto 3000 ns 3.00x slower 3.00x");
+        assert_eq!(
+            line("our best: mcs 950"),
+            "our best: mcs 950 ns 0.95x unsettled 0.95x"
         );
-        assert!(
-            lines[6].contains("auto: 3000 ns, 3.00x the standard's (slower)"),
-            "{text}"
-        );
-        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = words(&text);
         assert!(
             text.contains("at 1 of 2 thread counts (slower at 1)"),
             "{text}"
         );
         assert!(
-            text.contains(
-                "our best (picked after the fact) at 1 of 2 (not settled by this run at 1)"
-            ),
+            text.contains("our best (picked after the fact) at 1 of 2 (unsettled at 1)"),
             "{text}"
         );
         assert!(
             lines.iter().all(|line| line.chars().count() <= 100),
             "{text}"
         );
+    }
+
+    #[test]
+    fn auto_as_our_best_has_one_line() {
+        let mut auto = rounds_row("auto", RowKind::Ours, &[30.0; 3]);
+        auto.resolved = Some("counting".into());
+        let rows = vec![
+            rounds_row("std::sync::Barrier", RowKind::Baseline, &[400.0; 3]),
+            auto,
+            rounds_row("mcs", RowKind::Ours, &[40.0; 3]),
+        ];
+        let lines = verdict(&report_of(vec![group(2, false, rows)]));
+        let text = lines.join("\n");
+        assert!(text.contains("auto → counting (our best)"), "{text}");
+        assert!(!text.contains("our best: "), "{text}");
     }
 
     #[test]
@@ -309,13 +343,13 @@ mod tests {
         one.reference_loop = Some(reference_loop);
         let lines = verdict(&report_of(vec![one]));
         let text = lines.join("\n");
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            lines[2].contains("our best ticket: below resolution (< 6.0 ns): faster"),
+            words.contains("our best: ticket < 6.0 ns faster -"),
             "{text}"
         );
         assert!(!text.contains("-1.7") && !text.contains("-0."), "{text}");
-        assert!(lines[3].contains("auto: failed or not measured"), "{text}");
-        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(text.contains("at 0 of 1 thread counts (no comparison at 1); our best (picked after the fact) at 1 of 1"), "{text}");
+        assert!(words.contains("auto: failed or not measured"), "{text}");
+        assert!(words.contains("at 0 of 1 thread counts (no comparison at 1); our best (picked after the fact) at 1 of 1"), "{words}");
     }
 }

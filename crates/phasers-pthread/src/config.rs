@@ -31,11 +31,21 @@ pub(crate) struct Config {
 /// The configuration, read from the environment on first use.
 pub(crate) fn config() -> Config {
     static CONFIG: OnceLock<Config> = OnceLock::new();
-    *CONFIG.get_or_init(|| Config {
-        enabled: enabled(std::env::var("PHASERS_PTHREAD").ok().as_deref()),
-        algorithm: algorithm(std::env::var("PHASERS_BARRIER_ALGORITHM").ok().as_deref()),
+    *CONFIG.get_or_init(|| {
+        let (enabled, enabled_warning) = enabled(std::env::var("PHASERS_PTHREAD").ok().as_deref());
+        let (algorithm, algorithm_warning) =
+            algorithm(std::env::var("PHASERS_BARRIER_ALGORITHM").ok().as_deref());
+        for message in [enabled_warning, algorithm_warning].into_iter().flatten() {
+            warn(&message);
+        }
+        Config { enabled, algorithm }
     })
 }
+
+/// What a variable's value means, with the line to print when the value was not taken as given.
+/// The readers return the line rather than print it, so their tests check it without writing to
+/// the test run's stderr.
+type Reading<T> = (T, Option<String>);
 
 /// The algorithm that runs where `PHASERS_BARRIER_ALGORITHM` or `auto` chose one in which the
 /// last arrival does not release everyone: Auto's own choice for 1 or 2 parties and for more
@@ -90,47 +100,47 @@ pub(crate) fn warn(message: &str) {
     let _ = writeln!(std::io::stderr(), "phasers-pthread: {message}");
 }
 
-fn enabled(value: Option<&str>) -> bool {
+fn enabled(value: Option<&str>) -> Reading<bool> {
     let Some(value) = value else {
-        return true;
+        return (true, None);
     };
     match value.trim().to_ascii_lowercase().as_str() {
-        "off" | "0" | "false" | "no" => false,
-        "on" | "1" | "true" | "yes" | "" => true,
-        _ => {
-            warn(&format!(
+        "off" | "0" | "false" | "no" => (false, None),
+        "on" | "1" | "true" | "yes" | "" => (true, None),
+        _ => (
+            true,
+            Some(format!(
                 "PHASERS_PTHREAD={value:?} is neither on nor off; replacing pthread barriers as \
                  usual (set PHASERS_PTHREAD=off to use the system's)"
-            ));
-            true
-        }
+            )),
+        ),
     }
 }
 
-fn algorithm(value: Option<&str>) -> Algorithm {
+fn algorithm(value: Option<&str>) -> Reading<Algorithm> {
     match value.map(str::parse::<Algorithm>) {
-        None => Algorithm::Auto,
-        Some(Ok(Algorithm::Auto)) => Algorithm::Auto,
+        None => (Algorithm::Auto, None),
+        Some(Ok(Algorithm::Auto)) => (Algorithm::Auto, None),
         Some(Ok(algorithm)) => match why_not(algorithm) {
-            None => algorithm,
+            None => (algorithm, None),
             Some(why) => {
-                warn(&format!(
+                let message = format!(
                     "PHASERS_BARRIER_ALGORITHM={}: refusing {algorithm}, in which the last \
                      arrival does not release everyone ({why}), so a thread that waits in a \
                      signal handler for another thread of its episode would hang them both, \
                      while POSIX programs may rely on the last arrival releasing everyone, as \
                      glibc's barrier does; using {SUBSTITUTE} instead",
                     value.unwrap_or_default().trim()
-                ));
-                SUBSTITUTE
+                );
+                (SUBSTITUTE, Some(message))
             }
         },
-        Some(Err(error)) => {
-            warn(&format!(
+        Some(Err(error)) => (
+            Algorithm::Auto,
+            Some(format!(
                 "PHASERS_BARRIER_ALGORITHM: {error}; using auto for every barrier"
-            ));
-            Algorithm::Auto
-        }
+            )),
+        ),
     }
 }
 
@@ -140,38 +150,64 @@ mod tests {
 
     #[test]
     fn on_and_off() {
-        assert!(enabled(None));
+        assert_eq!(enabled(None), (true, None));
         for on in ["on", "1", "TRUE", " yes ", ""] {
-            assert!(enabled(Some(on)), "{on:?}");
+            assert_eq!(enabled(Some(on)), (true, None), "{on:?}");
         }
         for off in ["off", "0", "False", "NO"] {
-            assert!(!enabled(Some(off)), "{off:?}");
+            assert_eq!(enabled(Some(off)), (false, None), "{off:?}");
         }
-        // Unknown: a warning, and the replacement stays on.
-        assert!(enabled(Some("maybe")));
+        // Unknown: a warning naming the value, and the replacement stays on.
+        let (on, warning) = enabled(Some("maybe"));
+        assert!(on);
+        let warning = warning.expect("an unknown value is reported");
+        assert!(warning.contains(r#"PHASERS_PTHREAD="maybe""#), "{warning}");
     }
 
     #[test]
     fn algorithm_names() {
-        assert_eq!(algorithm(None), Algorithm::Auto);
-        assert_eq!(algorithm(Some("auto")), Algorithm::Auto);
+        assert_eq!(algorithm(None), (Algorithm::Auto, None));
+        assert_eq!(algorithm(Some("auto")), (Algorithm::Auto, None));
         assert_eq!(
             algorithm(Some("Sense_Reversing")),
-            Algorithm::SenseReversing
+            (Algorithm::SenseReversing, None)
         );
-        assert_eq!(algorithm(Some("central")), Algorithm::SenseReversing);
+        assert_eq!(
+            algorithm(Some("central")),
+            (Algorithm::SenseReversing, None)
+        );
         for concrete in Algorithm::CONCRETE {
-            let expected = if last_arrival_releases(concrete) {
-                concrete
+            let (chosen, warning) = algorithm(Some(concrete.name()));
+            if last_arrival_releases(concrete) {
+                assert_eq!((chosen, warning), (concrete, None), "{concrete}");
             } else {
-                SUBSTITUTE
-            };
-            assert_eq!(algorithm(Some(concrete.name())), expected, "{concrete}");
+                assert_eq!(chosen, SUBSTITUTE, "{concrete}");
+                let warning = warning.expect("a refusal is reported");
+                assert!(
+                    warning.contains(&format!("refusing {concrete}")),
+                    "{warning}"
+                );
+            }
         }
-        // Refused under any spelling (with a warning line).
-        assert_eq!(algorithm(Some("MCS")), SUBSTITUTE);
-        assert_eq!(algorithm(Some("tree")), SUBSTITUTE);
-        assert_eq!(algorithm(Some("fastest-please")), Algorithm::Auto);
+        // Refused under any spelling, with a warning that quotes the spelling given.
+        for (spelling, refused) in [("MCS", "mcs"), ("tree", "combining-tree")] {
+            let (chosen, warning) = algorithm(Some(spelling));
+            assert_eq!(chosen, SUBSTITUTE, "{spelling}");
+            let warning = warning.expect("a refusal is reported");
+            assert!(
+                warning.starts_with(&format!(
+                    "PHASERS_BARRIER_ALGORITHM={spelling}: refusing {refused},"
+                )),
+                "{warning}"
+            );
+        }
+        let (chosen, warning) = algorithm(Some("fastest-please"));
+        assert_eq!(chosen, Algorithm::Auto);
+        let warning = warning.expect("an unknown name is reported");
+        assert!(
+            warning.contains("fastest-please") && warning.ends_with("using auto for every barrier"),
+            "{warning}"
+        );
     }
 
     #[test]

@@ -63,8 +63,14 @@ fn library() -> &'static Path {
                 build.args(["--profile", other]);
             }
         }
-        let status = build.status().expect("run cargo build -p phasers-pthread");
-        assert!(status.success(), "cargo build -p phasers-pthread failed");
+        // Captured: cargo's progress lines would read as the test's own output in `cargo test`.
+        let output = build.output().expect("run cargo build -p phasers-pthread");
+        assert!(
+            output.status.success(),
+            "cargo build -p phasers-pthread failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
         assert!(library.is_file(), "{} was not built", library.display());
         library
     })

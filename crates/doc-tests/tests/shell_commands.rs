@@ -1,8 +1,9 @@
 //! Every command line a reader is told to run in the `sh` blocks of README.md, docs/guide.md and
 //! crates/phasers-mpi/README.md, with where it runs exactly as printed. Each takes minutes, a
 //! release build, root or MPI, so none runs in `cargo test`: either `.ci/run` runs the very line,
-//! or it is listed here with the reason, for a walk-through of the docs on a fresh machine.
-//! A command added to those files, or changed there, fails this test until it is listed.
+//! or `scripts/walkthrough.sh` (which CI runs too) does, and the list says why it is not a test.
+//! A command added to those files, or changed there, fails this test until it is listed, and a
+//! listed command must stand in the script that runs it.
 
 use std::fs;
 
@@ -16,7 +17,7 @@ const FILES: &[&str] = &["README.md", "docs/guide.md", "crates/phasers-mpi/READM
 enum Runs {
     /// `.ci/run` runs this line as printed.
     Ci,
-    /// Only a walk-through of the docs runs it, for this reason.
+    /// `scripts/walkthrough.sh` runs it, rather than a test, for this reason.
     Walkthrough(&'static str),
 }
 
@@ -157,6 +158,22 @@ fn the_commands_ci_runs_are_in_ci_as_printed() {
     assert_none(
         &missing,
         "commands said to run in CI that .ci/run does not run",
+    );
+}
+
+#[test]
+fn the_walkthrough_runs_its_commands_as_printed() {
+    let path = workspace_root().join("scripts/walkthrough.sh");
+    let script = fs::read_to_string(path).expect("scripts/walkthrough.sh can be read");
+    let missing: Vec<String> = COMMANDS
+        .iter()
+        .filter(|(_, runs)| matches!(runs, Runs::Walkthrough(_)))
+        .filter(|(command, _)| !script.contains(command))
+        .map(|(command, _)| format!("`{command}`"))
+        .collect();
+    assert_none(
+        &missing,
+        "commands said to run in the walk-through that it does not run",
     );
 }
 

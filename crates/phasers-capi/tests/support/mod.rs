@@ -73,10 +73,17 @@ pub fn library_dir() -> &'static Path {
         if cfg!(feature = "mpi") {
             build.args(["--features", "mpi"]);
         }
-        let status = build
-            .status()
+        // Captured, so a passing run prints nothing of the nested build (its "Compiling" and
+        // "Finished" lines read like the test's own); shown in full when it fails.
+        let output = build
+            .output()
             .expect("cargo runs (it is running these tests)");
-        assert!(status.success(), "building libphasers failed: {status}");
+        assert!(
+            output.status.success(),
+            "building libphasers failed: {}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
         for file in ["libphasers.so", "libphasers.a"] {
             assert!(
                 dir.join(file).exists(),

@@ -229,6 +229,21 @@ pub fn rust_program(block: &Block) -> Result<String, String> {
 /// `dependencies` (lines of a `[dependencies]` table), and returns each binary's path, in order.
 ///
 /// The crate lies under the target directory of the running test (`doc-tests/<name>`) and builds
+/// Every block of `blocks` as a program, named after its place ([`Block::program_name`]); fails
+/// the test, naming each, when a block hides lines from its reader (see [`rust_program`]).
+pub fn programs(blocks: &[Block]) -> Vec<(String, String)> {
+    let mut failures = Vec::new();
+    let mut programs = Vec::new();
+    for block in blocks {
+        match rust_program(block) {
+            Ok(source) => programs.push((block.program_name(), source)),
+            Err(hidden) => failures.push(hidden),
+        }
+    }
+    assert_none(&failures, "Rust blocks with lines a reader cannot see");
+    programs
+}
+
 /// there too, so the workspace's libraries are not built again; warnings are errors.
 pub fn build_programs(
     name: &str,

@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use phasers_doc_tests::{all_blocks, assert_none, build_programs, run, rust_program, Block};
+use phasers_doc_tests::{all_blocks, assert_none, build_programs, programs, run, Block};
 
 fn rust_blocks() -> Vec<Block> {
     all_blocks()
@@ -27,15 +27,8 @@ fn every_rust_block_is_a_program_that_builds_and_runs() {
             "no Rust block found in {file}"
         );
     }
+    let programs = programs(&blocks);
     let mut failures = Vec::new();
-    let mut programs = Vec::new();
-    for block in &blocks {
-        match rust_program(block) {
-            Ok(source) => programs.push((block.program_name(), source)),
-            Err(hidden) => failures.push(hidden),
-        }
-    }
-    assert_none(&failures, "Rust blocks with lines a reader cannot see");
     let dependencies = format!(
         "phasers = {{ path = {:?} }}\n\
          # The guide's rayon section runs on a rayon pool.\n\

@@ -165,6 +165,23 @@ mod tests {
     use crate::reduce_bench::results::tests::row;
     use crate::reduce_bench::spread::Preset;
 
+    /// The head of a 2-thread reduce table at the seed's high spread.
+    fn high_spread_head(spread: &Spread) -> TableHead<'_> {
+        TableHead {
+            threads: 2,
+            collective: Collective::Reduce,
+            spread,
+            realized: Realized {
+                mean_ns: 185_000.0,
+                stddev_ns: 98_000.0,
+                max_ns: 555_000,
+            },
+            policy: StallPolicy::Spin,
+            cores: 2,
+            metric: Metric::LastArrival,
+        }
+    }
+
     #[test]
     fn a_table_has_a_block_per_size_with_the_floor_first_and_omp_as_the_unit() {
         let (mode, high) = (Collective::Reduce, Some("high"));
@@ -177,19 +194,7 @@ mod tests {
         let mut failed = row("linear", 2, 1, mode, high, (1.0, 1.0));
         failed.error = Some("boom".into());
         let spread = Preset::High.spread();
-        let head = TableHead {
-            threads: 2,
-            collective: mode,
-            spread: &spread,
-            realized: Realized {
-                mean_ns: 185_000.0,
-                stddev_ns: 98_000.0,
-                max_ns: 555_000,
-            },
-            policy: StallPolicy::Spin,
-            cores: 2,
-            metric: Metric::LastArrival,
-        };
+        let head = high_spread_head(&spread);
         let text = table_in(&head, &[&auto, &failed, &omp, &floor], true);
         let expected: [&[&str]; 6] = [
             &["N = 2 on 2 cores, reduce, spread high: stalls drawn with mean 185.0 µs"],
@@ -229,19 +234,7 @@ mod tests {
         let mut failed = row("mutex-merged", 2, 64_000, mode, high, (1.0, 1.0));
         failed.error = Some("the sum is wrong at element 63999: 1.5 where 2.5 was expected".into());
         let spread = Preset::High.spread();
-        let head = TableHead {
-            threads: 2,
-            collective: mode,
-            spread: &spread,
-            realized: Realized {
-                mean_ns: 185_000.0,
-                stddev_ns: 98_000.0,
-                max_ns: 555_000,
-            },
-            policy: StallPolicy::Spin,
-            cores: 2,
-            metric: Metric::LastArrival,
-        };
+        let head = high_spread_head(&spread);
         let text = table_in(&head, &[&auto, &omp, &failed], false);
         assert!(
             text.lines().all(|line| line.chars().count() <= 100),

@@ -45,7 +45,8 @@ impl FloorsRecord {
     /// first time they are asked for.
     ///
     /// `Err` with the library's message when `PHASERS_FLOORS` cannot be parsed: every builder of
-    /// the library would refuse with it, so a benchmark stops before it starts (see [`check`]).
+    /// the library would refuse with it, and the command refuses to start (see
+    /// [`phasers::check_environment`]).
     pub fn current() -> Result<Self, String> {
         phasers::Floors::current()
             .map(|floors| FloorsRecord::of(&floors))

@@ -17,7 +17,7 @@ use phasers_cli::harness::noise::{self, RatioRecord};
 use phasers_cli::harness::plot;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::resolution::below_text;
-use phasers_cli::harness::row::{Mode, Row, RowKind};
+use phasers_cli::harness::row::{Mode, Row, RowKind, CUT_SAMPLES};
 use phasers_cli::harness::verbosity;
 
 /// The lines that head every report: what was measured, how, where, and against which floor.
@@ -189,7 +189,7 @@ fn without_cut_samples(note: Option<&str>) -> (Option<String>, bool) {
     };
     let (cut, kept): (Vec<&str>, Vec<&str>) = note
         .split("; ")
-        .partition(|part| part.contains("sample(s) cut"));
+        .partition(|part| part.contains(CUT_SAMPLES));
     let kept = (!kept.is_empty()).then(|| kept.join("; "));
     (kept, !cut.is_empty())
 }
@@ -413,17 +413,19 @@ mod tests {
     /// tier it resolved to, long notes (one shared by two rows), a failure, a noisy ratio and
     /// costs below the resolution, one of them negative.
     fn realistic() -> (Group, RegimeFloor) {
-        let note = "rounds 1, 4: 1 sample(s) cut at 4x the target length (preempted, or the \
-                    barrier slowed); 3 of 5 samples: row stopped at its 4 s budget";
+        let note = format!(
+            "rounds 1, 4: 1 {CUT_SAMPLES} at 4x the target length (preempted, or the barrier \
+             slowed); 3 of 5 samples: row stopped at its 4 s budget"
+        );
         let mut phaser = rounds_row(
             "phaser flat + sum i64",
             RowKind::Ours,
             &[300.0, 420.0, 307.0],
         );
         phaser.resolved = Some("tiers 1 (flat), degree 64, wait policy spin-then-park".into());
-        phaser.add_note(note.into());
+        phaser.add_note(note.clone());
         let mut omp = rounds_row("omp reduction (active)", RowKind::Baseline, &[400.0; 3]);
-        omp.add_note(note.into());
+        omp.add_note(note);
         let mut ticket = row("ticket", RowKind::Ours, &[-1.7]);
         ticket.add_note("its threads were not pinned: fewer cpus than threads".into());
         let rows = vec![
@@ -473,7 +475,7 @@ mod tests {
             "{text}"
         );
         // Samples cut short are counted in one line, not a footnote per row.
-        assert!(!text.contains("sample(s) cut"), "{text}");
+        assert!(!text.contains(CUT_SAMPLES), "{text}");
         assert!(text.contains("2 row(s) had samples cut short"), "{text}");
         // What is left of the shared note is one footnote, marked on both rows.
         assert_eq!(

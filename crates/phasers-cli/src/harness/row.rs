@@ -43,6 +43,10 @@ use super::stats::{self, Summary};
 use super::threaded_row::{self, control_participants, Measured};
 use super::watchdog::Watch;
 
+/// The words of a row's note that count samples cut short at their round's deadline: the
+/// default tables sum such notes up in one line, so they find them by these words.
+pub const CUT_SAMPLES: &str = "sample(s) cut";
+
 /// How the rows were timed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -285,7 +289,7 @@ pub fn into_row(name: &str, kind: RowKind, schedule: Schedule, measured: Measure
             Some(_) => "at the row budget",
             None => "at 4x the target length (preempted, or the barrier slowed)",
         };
-        row.add_note(format!("{} sample(s) cut {at}", sampler.cut()));
+        row.add_note(format!("{} {CUT_SAMPLES} {at}", sampler.cut()));
     }
     if let Some(note) = measured.pin_note {
         row.add_note(note);

@@ -10,30 +10,29 @@
 //! There are no inner repetitions: as in the seed, the cost per barrier includes creating the
 //! tasks, which is the point. The whole run is repeated, and min and median are reported.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use phasers_cli::harness::header::Header;
-use phasers_cli::harness::table::ratio;
-use serde::{Deserialize, Serialize};
-
 use phasers_cli::harness::delay::{self, delay};
-use phasers_cli::harness::floor::{self, Floor};
+use phasers_cli::harness::files::{self, floor_row};
+use phasers_cli::harness::floor;
+use phasers_cli::harness::header::Header;
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::ratio::{self, Pick, Ratio};
+use phasers_cli::harness::render::{self, Column, Layout, PlotSpec};
+use phasers_cli::harness::resolution::clock_step_ns;
+use phasers_cli::harness::result::{Fields, Kind, Report, Row, Settings};
+use phasers_cli::harness::schedule::Schedule;
+use phasers_cli::harness::threads;
+use phasers_cli::harness::verbosity;
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
 use crate::native::{omp_dynamic, Delay, SETTLE};
 use crate::phaser_config::{shape_label, PhaserConfig};
 use crate::phaser_row;
-use crate::report;
-use crate::results::Group;
 use crate::sweep::EPCC_DROPPED;
-use phasers_cli::harness::outputs;
-use phasers_cli::harness::provenance::Provenance;
-use phasers_cli::harness::row::{Row, RowKind};
-use phasers_cli::harness::schedule::Schedule;
-use phasers_cli::harness::threads;
 
 /// Options of `phasers bench dynamic`.
 #[derive(Debug, Args)]
@@ -56,43 +55,9 @@ pub struct DynamicArgs {
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = phasers_cli::harness::args::parse_seconds, allow_negative_numbers = true)]
     hang_seconds: Duration,
 
-    /// Write the results, with the machine and this command line, to FILE as JSON (schema:
-    /// docs/benchmark-json.md).
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-}
-
-/// What `bench dynamic --json` writes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DynamicReport {
-    /// Which program, benchmark (`bench dynamic`), time and machine.
-    #[serde(flatten)]
-    pub provenance: Provenance,
-    /// How the rows were measured.
-    pub settings: DynamicSettings,
-    /// The hardware floor.
-    pub floor: Floor,
-    /// One row per version; its samples are ns per barrier, one per run.
-    pub group: Group,
-}
-
-/// The settings of a `bench dynamic` run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DynamicSettings {
-    /// The method, in words.
-    pub method: String,
-    /// N, the largest team.
-    pub max_threads: usize,
-    /// Barriers per run: N - 1 (team sizes 2 to N).
-    pub steps: u64,
-    /// Runs kept per row.
-    pub samples: usize,
-    /// Runs taken before those and dropped.
-    pub dropped_samples: usize,
-    /// The delay after each barrier, in microseconds.
-    pub delay_us: f64,
-    /// Iterations of the delay loop that took `delay_us` when calibrated.
-    pub delay_iterations: u64,
+    /// `--json`, `--csv`, `--plot` and `--verbose`.
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// The rows: OpenMP's re-forked regions, then the flat phaser and the seed's tree for N.
@@ -103,11 +68,10 @@ const OPENMP_NAME: &str = "omp parallel for, re-forked";
 /// Runs `phasers bench dynamic`.
 pub fn run(args: &DynamicArgs) -> Result<(), String> {
     let provenance = Provenance::now("bench dynamic", phasers_cli::harness::args::command_line());
-    let machine = &provenance.machine;
     let max = args
         .threads
         .unwrap_or_else(|| default_largest_team(phasers::available_cores()));
-    let json = outputs::open(args.json.as_deref())?;
+    let outputs = files::open(&args.output, &[Vec::new()])?;
     let samples = usize::from(args.samples) + EPCC_DROPPED;
     let iterations = delay::calibrate(args.delay);
     // The floor with the default sweep's sampling, scaled down: it is a line of the header here.
@@ -118,27 +82,19 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
         row_budget: Duration::from_secs(2),
     });
     let steps = steps(max);
-    let settings = DynamicSettings {
-        method: format!(
-            "the seed's figure 16: the team grows from 2 to {max} threads, one barrier per size \
-             and a delay after each; OpenMP forks a parallel for per size, the phaser registers \
-             one more task (a new OS thread) per size on the live phaser; time per barrier = \
-             time of the whole run / {steps}, no inner repetitions and nothing subtracted; \
-             {} runs after {EPCC_DROPPED} dropped",
-            args.samples
-        ),
-        max_threads: max,
-        steps,
-        samples: usize::from(args.samples),
-        dropped_samples: EPCC_DROPPED,
-        delay_us: args.delay.as_secs_f64() * 1e6,
-        delay_iterations: iterations,
-    };
+    let method = format!(
+        "the seed's figure 16: the team grows from 2 to {max} threads, one barrier per size and a \
+         delay after each; OpenMP forks a parallel for per size, the phaser registers one more \
+         task (a new OS thread) per size on the live phaser; time per barrier = time of the \
+         whole run / {steps}, no inner repetitions and nothing subtracted; {} runs after \
+         {EPCC_DROPPED} dropped",
+        args.samples
+    );
     let what = "the cost of one barrier while the team grows";
-    let header = Header::with_floors(&provenance, what, &settings.method, &floor).line(
+    let header = Header::with_floors(&provenance, what, &method, &floor).line(
         "units",
-        "per barrier; min, median and mean ± 95% CI over the runs; ÷floor divides the \
-         median by the floor's (no reference barrier can change its team, so ÷ref is empty)",
+        "per barrier; the median over the runs (--verbose: min and mean ± 95% CI too); ÷floor \
+         divides the median by the floor's (no reference barrier can change its team)",
     );
     println!("{}", header.finish());
 
@@ -146,7 +102,7 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
         function: delay,
         arg: iterations,
     });
-    let openmp = sampled(OPENMP_NAME, RowKind::Baseline, samples, || {
+    let openmp = sampled(OPENMP_NAME, Kind::Baseline, max, samples, || {
         let round = omp_dynamic(max, delay)?;
         Ok((per_barrier_ns(round.elapsed, round.ran), None))
     });
@@ -155,46 +111,106 @@ pub fn run(args: &DynamicArgs) -> Result<(), String> {
     let mut rows = vec![openmp];
     for config in PHASERS {
         let watch = Watch::new(&config.name(), max, args.hang_seconds);
-        rows.push(sampled(&config.name(), RowKind::Ours, samples, || {
+        rows.push(sampled(&config.name(), Kind::Ours, max, samples, || {
             let (elapsed, tree) = phaser_once(config, max, iterations, &watch)?;
             Ok((per_barrier_ns(elapsed, steps), Some(tree)))
         }));
     }
     for row in &mut rows {
         row.finish(EPCC_DROPPED, None);
-        row.episodes_per_sample = steps;
+        row.iterations_per_sample = steps;
+        row.resolution_ns = Some(clock_step_ns() / steps as f64);
     }
-    let group = Group {
-        threads: max,
-        oversubscribed: phasers::is_oversubscribed(max),
-        reference_loop: None,
-        openmp_reference_loop: None,
-        rows,
-    };
-    println!("{}", report::table(&group, machine, &floor));
-    let openmp = group.row(OPENMP_NAME).and_then(Row::median);
-    for config in PHASERS {
-        if let Some(row) = group.row(&config.name()) {
-            println!(
-                "{OPENMP_NAME} / {}: {}",
-                config.name(),
-                ratio(openmp, row.median())
-            );
+    let table: Vec<Row> = [floor_row(&floor, max)]
+        .into_iter()
+        .chain(rows.clone())
+        .collect();
+    ratio::mark_rows(&mut rows, &[("÷floor", Pick::Kind(Kind::Floor))], &[]);
+    let title = format!(
+        "{max} threads on {} cores{}",
+        provenance.machine.available_cores,
+        if phasers::is_oversubscribed(max) {
+            " (oversubscribed)"
+        } else {
+            ""
         }
+    );
+    let verbose = verbosity::verbose();
+    println!(
+        "{}",
+        render::table(
+            &title,
+            &table.iter().collect::<Vec<_>>(),
+            &layout(),
+            verbose
+        )
+    );
+    let ratios: Vec<Ratio> = (PHASERS.iter())
+        .map(|config| Ratio {
+            label: format!("{OPENMP_NAME} / {}", config.name()),
+            numerator: Pick::Named(OPENMP_NAME.into()),
+            denominator: Pick::Named(config.name()),
+        })
+        .collect();
+    let records = ratio::records(&rows.iter().collect::<Vec<_>>(), &ratios);
+    println!(
+        "{}",
+        ratio::lines(
+            "median ratios (below 1: OpenMP is faster)",
+            &records,
+            &ratios,
+            verbose
+        )
+    );
+    let own = Fields::default()
+        .with("max_threads", max)
+        .with("steps", steps)
+        .with("samples", args.samples)
+        .with("dropped_samples", EPCC_DROPPED)
+        .with("delay_us", args.delay.as_secs_f64() * 1e6)
+        .with("delay_iterations", iterations);
+    let settings = Settings {
+        method,
+        threads: vec![max],
+        contenders: rows.iter().map(|row| row.contender.clone()).collect(),
+        pinned: false,
+        debug_build: cfg!(debug_assertions),
+        own,
+    };
+    let report = Report {
+        provenance,
+        settings,
+        floor: Some(floor),
+        rows,
+        ratios: records,
+    };
+    files::write(outputs, &report, &layout(), &[Vec::new()])?;
+    files::failures(&report.rows, &[])
+}
+
+/// The table (the run's floor first), the CSV and the plot.
+fn layout() -> Layout {
+    let over = Column::Over {
+        head: "÷floor",
+        by: Pick::Kind(Kind::Floor),
+    };
+    Layout {
+        concise: vec![Column::Label, Column::Median, over.clone()],
+        verbose: vec![
+            Column::Label,
+            Column::MeanCi,
+            Column::Min,
+            Column::Median,
+            over,
+        ],
+        block: None,
+        hide: &[],
+        csv: &[],
+        plot: Some(PlotSpec {
+            slices: &[],
+            y_label: "median cost per barrier".into(),
+        }),
     }
-    // Checked before the group moves into the report, reported after the file is written.
-    let failures = crate::sweep_command::failures([&group]);
-    if let Some((path, out)) = json {
-        let report = DynamicReport {
-            provenance,
-            settings,
-            floor,
-            group,
-        };
-        outputs::write_json(out, &path, &report)?;
-        eprintln!("results written to {}", path.display());
-    }
-    failures
 }
 
 /// N when `--threads` is not given: twice the cores, so the team outgrows the machine as it grows.
@@ -224,12 +240,14 @@ fn per_barrier_ns(elapsed: Duration, steps: u64) -> f64 {
 /// the first failure ends the row.
 fn sampled(
     name: &str,
-    kind: RowKind,
+    kind: Kind,
+    threads: usize,
     samples: usize,
     mut run: impl FnMut() -> Result<(f64, Option<String>), String>,
 ) -> Row {
     let start = Instant::now();
-    let mut row = Row::measured(name, kind, samples, Vec::with_capacity(samples));
+    let mut row = Row::new(name, kind, threads, Fields::default());
+    row.samples_wanted = samples;
     for _ in 0..samples {
         match run() {
             Ok((ns, label)) => {

@@ -10,7 +10,6 @@ use crate::ratios::{barrier_label, measured, NOISY_MARK, NOISY_NOTE};
 use crate::regime_floor::RegimeFloor;
 use crate::results::{Group, Report};
 use crate::sweep::Plan;
-use phasers_cli::harness::floor::Floor;
 use phasers_cli::harness::footnotes::{self, Footnotes};
 use phasers_cli::harness::machine::Machine;
 use phasers_cli::harness::noise::{self, RatioRecord};
@@ -66,12 +65,6 @@ pub fn header(provenance: &Provenance, plan: &Plan) -> String {
             },
         )
         .finish()
-}
-
-/// The table of one thread count, dividing by the round trip `floor` (for a group measured in one
-/// piece, with no floor row of its own).
-pub fn table(group: &Group, machine: &Machine, floor: &Floor) -> String {
-    render(group, machine, floor.median_ns, None)
 }
 
 /// The table of one thread count of a sweep: a first row for its floor, which the ÷floor column
@@ -336,7 +329,7 @@ pub fn write_plot(path: &Path, report: &Report) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::fixtures::{floor, group, report_of, rounds_row, row, with_reference_loop};
+    use crate::results::fixtures::{group, report_of, rounds_row, row, with_reference_loop};
 
     fn machine() -> Machine {
         report_of(Vec::new()).provenance.machine
@@ -355,31 +348,6 @@ mod tests {
             Row::failed("tournament", RowKind::Ours, 3, "boom".into()),
         ];
         group(4, true, rows)
-    }
-
-    #[test]
-    fn table_aligns_and_compares_to_the_reference_and_floor() {
-        let text = table(&four_threads(), &machine(), &floor(&[25.0]));
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "4 threads on 2 cores (oversubscribed)");
-        assert!(lines[1].starts_with("barrier"));
-        assert!(lines[4].starts_with("auto → counting"), "{text}");
-        // Median 50 over the reference's 100 and the floor's 25.
-        assert!(
-            lines[4].contains("0.50x") && lines[4].contains("2.00x"),
-            "{text}"
-        );
-        // Mean 50 ± t(2) * sd 10 / sqrt 3 = 24.8.
-        assert!(lines[4].contains("50.0 ns ± 24.8 ns"), "{text}");
-        assert!(lines[6].contains("ERROR: boom"));
-        // The median column ends at the same place on every line.
-        let header = lines[1];
-        let median_end = header[..header.find("median").unwrap()].chars().count() + "median".len();
-        assert_eq!(lines[2].chars().take(median_end).last(), Some('s'));
-        assert!(
-            !text.contains("rounds"),
-            "no rounds column without rounds: {text}"
-        );
     }
 
     #[test]

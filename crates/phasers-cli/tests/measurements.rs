@@ -4,6 +4,12 @@
 //! disappears fails the test, so a refactor of the harness cannot drop a measurement unnoticed.
 //! After a deliberate change (a new field, or a schema version that moves one), rewrite the list
 //! with `PHASERS_BLESS=1 cargo test -p phasers-cli --test measurements` and review its diff.
+//!
+//! Schema 4 moved fields: `tests/fixtures/measurements-v3.txt` is the list as schema 3 wrote it,
+//! frozen (never blessed), and every line of it must still be written, or be mapped by the first
+//! matching rule of `tests/fixtures/renamed.txt` to a line that is. A rule is `OLD => NEW`: whole
+//! lines, or, when OLD ends in `.`, a prefix whose rest carries over; `*` for the benchmark
+//! matches any; `OLD => dropped: REASON` only for the fields `bench dynamic` never measured.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -44,17 +50,13 @@ const RUNS: [(&str, &str); 8] = [
     ),
     (
         "app",
-        "app sor --size small --threads 2 --sync auto --repeat 1",
+        "app sor,interp --size small --threads 2 --sync auto,std --repeat 1 --nops 200",
     ),
 ];
 
-/// Which files each command writes besides JSON.
+/// Which files each command writes besides JSON: every one a CSV, all but collectives a plot.
 fn takes(args: &[&str], option: &str) -> bool {
-    let writes_csv = args[0] == "bench" && args[1] != "dynamic";
-    match option {
-        "--csv" => writes_csv,
-        _ => writes_csv && args[1] != "collectives",
-    }
+    option == "--csv" || args[1] != "collectives"
 }
 
 /// Every path in `value`: object keys joined with `.`, array elements as `[]`, merged over the
@@ -128,13 +130,78 @@ fn measure(name: &str, args: &[&str]) -> Vec<String> {
     lines
 }
 
+/// The fixture `name`.
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// `line` as its benchmark and the rest (`json .rows[].contender`).
+fn split(line: &str) -> (&str, &str) {
+    [" json ", " csv ", " plot "]
+        .iter()
+        .find_map(|kind| line.find(kind).map(|at| (&line[..at], &line[at + 1..])))
+        .unwrap_or((line, ""))
+}
+
+/// What the first rule of `rules` matching the schema 3 `line` makes of it.
+fn renamed(line: &str, rules: &[(String, String)]) -> Option<String> {
+    let (bench, rest) = split(line);
+    rules.iter().find_map(|(old, new)| {
+        let (old_bench, old_rest) = split(old);
+        if old_bench != "*" && old_bench != bench {
+            return None;
+        }
+        let tail = match old_rest.ends_with('.') {
+            true => rest.strip_prefix(old_rest)?,
+            false => (rest == old_rest).then_some("")?,
+        };
+        if new.starts_with("dropped: ") {
+            assert_eq!(
+                bench, "bench dynamic",
+                "only its null loops may be dropped: {old}"
+            );
+            return Some(new.clone());
+        }
+        let (new_bench, new_rest) = split(new);
+        let new_bench = if new_bench == "*" { bench } else { new_bench };
+        Some(format!("{new_bench} {new_rest}{tail}"))
+    })
+}
+
 #[test]
 fn every_measurement_keeps_its_field_column_and_plot() {
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/measurements.txt");
     let produced: BTreeSet<String> = RUNS
         .iter()
         .flat_map(|(name, line)| measure(name, &line.split_whitespace().collect::<Vec<_>>()))
         .collect();
+    let rules: Vec<(String, String)> = std::fs::read_to_string(fixture("renamed.txt"))
+        .expect("tests/fixtures/renamed.txt exists")
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let (old, new) = line.split_once(" => ").expect("a rule is OLD => NEW");
+            (old.to_owned(), new.to_owned())
+        })
+        .collect();
+    let v3 = std::fs::read_to_string(fixture("measurements-v3.txt")).expect("the v3 list exists");
+    let lost: Vec<String> = v3
+        .lines()
+        .filter(|line| !produced.contains(*line))
+        .filter_map(|line| match renamed(line, &rules) {
+            Some(new) if new.starts_with("dropped: ") || produced.contains(&new) => None,
+            Some(new) => Some(format!("{line} (renamed to {new}, which is not written)")),
+            None => Some(line.to_owned()),
+        })
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "{} schema 3 measurement(s) neither written nor renamed to one that is (see renamed.txt):\n{}",
+        lost.len(),
+        lost.join("\n")
+    );
+    let fixture = fixture("measurements.txt");
     if std::env::var_os("PHASERS_BLESS").is_some() {
         let text: String = produced.iter().map(|line| format!("{line}\n")).collect();
         std::fs::write(&fixture, text).expect("the list is written");

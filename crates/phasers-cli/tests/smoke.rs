@@ -45,7 +45,7 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
 
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(report["schema_version"], 3);
+    assert_eq!(report["schema_version"], 4);
     assert_eq!(report["settings"]["mode"], "epcc");
     assert_eq!(report["settings"]["samples"], 3);
     assert_eq!(report["settings"]["dropped_samples"], 1);
@@ -287,12 +287,12 @@ fn run_json(args: &[&str], tiny: bool) -> (String, Value) {
 }
 
 /// The row named `name` of `group`, which must have run without error and have every statistic.
-fn good_row<'a>(group: &'a Value, name: &str) -> &'a Value {
+fn good_row<'a>(group: &'a Value, name: &str, key: &str) -> &'a Value {
     let row = group["rows"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|row| row["barrier"] == name)
+        .find(|row| row[key] == name)
         .unwrap_or_else(|| panic!("no {name} row in {group}"));
     assert!(row["error"].is_null(), "{row}");
     for stat in ["min", "median", "mean"] {
@@ -310,14 +310,17 @@ fn bench_phaser_compares_phasers_with_our_best_barrier_and_openmp() {
     assert_eq!(groups.len(), 2);
     for group in groups {
         for name in ["reference", "omp barrier", "auto", "sense-reversing"] {
-            good_row(group, name);
+            good_row(group, name, "barrier");
         }
-        assert_eq!(good_row(group, "phaser flat")["resolved"], "tiers 1 (flat)");
-        good_row(group, "phaser tree");
+        assert_eq!(
+            good_row(group, "phaser flat", "barrier")["resolved"],
+            "tiers 1 (flat)"
+        );
+        good_row(group, "phaser tree", "barrier");
     }
     // The seed's Table I gives 4 threads two tiers of degree 2.
     assert_eq!(
-        good_row(&groups[1], "phaser tree")["resolved"],
+        good_row(&groups[1], "phaser tree", "barrier")["resolved"],
         "tiers 2, degree 2"
     );
     assert!(
@@ -464,12 +467,15 @@ fn bench_dynamic_grows_the_team_with_openmp_and_phasers() {
     assert_eq!(report["benchmark"], "bench dynamic");
     assert_eq!(report["settings"]["max_threads"], 3);
     assert_eq!(report["settings"]["steps"], 2);
-    let group = &report["group"];
     for name in ["omp parallel for, re-forked", "phaser flat", "phaser tree"] {
-        let row = good_row(group, name);
+        let row = good_row(&report, name, "contender");
         assert_eq!(row["samples_ns"].as_array().unwrap().len(), 3, "{row}");
-        assert_eq!(row["dropped"], 1, "{row}");
+        assert_eq!(
+            (row["dropped"].as_u64(), row["threads"].as_u64()),
+            (Some(1), Some(3))
+        );
     }
+    assert_eq!(report["ratios"].as_array().unwrap().len(), 2, "{report}");
     assert!(
         stdout.contains("omp parallel for, re-forked / phaser flat"),
         "{stdout}"
@@ -501,7 +507,7 @@ fn bench_phaser_tree_sweeps_tiers_and_degrees() {
             "phaser (2,2)",
             "phaser (2,2) + sum i64",
         ] {
-            good_row(group, name);
+            good_row(group, name, "barrier");
         }
     }
     // (2,16) has 16 leaves: too many for 2 threads, run at 4.
@@ -514,7 +520,7 @@ fn bench_phaser_tree_sweeps_tiers_and_degrees() {
     };
     assert!(!has(&groups[0], "phaser (2,16)"));
     assert_eq!(
-        good_row(&groups[1], "phaser (2,16)")["resolved"],
+        good_row(&groups[1], "phaser (2,16)", "barrier")["resolved"],
         "tiers 2, degree 16"
     );
     assert!(

@@ -1,7 +1,6 @@
 //! The options of `phasers app`, and the barrier kinds and sizes they name.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::Parser;
@@ -9,10 +8,12 @@ use phasers::Algorithm;
 use phasers_apps::sync::SyncKind;
 use phasers_apps::workload::{AppName, Size};
 use phasers_cli::harness::args::sorted_unique;
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::result::{Fields, Settings};
 use phasers_cli::harness::threads::parse_thread_count;
+use serde_json::Value;
 
 use super::factories;
-use super::results::AppSettings;
 
 /// Options of `phasers app`.
 #[derive(Debug, Clone, Parser)]
@@ -44,14 +45,10 @@ pub struct AppArgs {
     #[arg(long, value_name = "N", default_value_t = 5_000, value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
     pub nops: u32,
 
-    /// Write every result, with the machine and this command line, to FILE as JSON (schema:
-    /// docs/benchmark-json.md, section phasers app).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// Print every note in full, in lines wider than 100 columns, rather than as footnotes.
-    #[arg(long)]
-    pub verbose: bool,
+    /// `--json`, `--csv`, `--plot` (one file per application and size, `FILE-sor-small.svg`)
+    /// and `--verbose`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// What one entry of a list names: one item, or a group (`all`, `ours`, `baselines`).
@@ -108,9 +105,12 @@ pub struct Config {
     pub sizes: Vec<Size>,
     /// Barrier kinds, each once, in the order given (`all`: ours first, then the baselines).
     pub kinds: Vec<SyncKind>,
-    /// All of it as the report states it, with the thread counts (increasing, each once), the
-    /// runs per row and the NOPs per NOP run.
-    pub settings: AppSettings,
+    /// Thread counts, increasing, each once.
+    pub threads: Vec<usize>,
+    /// Runs per row.
+    pub repeat: usize,
+    /// NOPs per run of the NOP program.
+    pub nops: u32,
 }
 
 impl Config {
@@ -119,11 +119,22 @@ impl Config {
         let mut kinds: Vec<SyncKind> = args.sync.iter().flat_map(|named| named.0.clone()).collect();
         let mut seen = HashSet::new();
         kinds.retain(|kind| seen.insert(kind.name()));
-        let (apps, sizes) = (
-            chosen(&args.apps, &AppName::ALL),
-            chosen(&args.size, &Size::ALL),
-        );
-        let settings = AppSettings {
+        Config {
+            apps: chosen(&args.apps, &AppName::ALL),
+            sizes: chosen(&args.size, &Size::ALL),
+            kinds,
+            // 1 for the speedups, 2 the cores of our machines, 8 oversubscribed there (the scale
+            // where barrier choice starts to matter elsewhere).
+            threads: sorted_unique(args.threads.clone().unwrap_or_else(|| vec![1, 2, 8])),
+            repeat: usize::from(args.repeat),
+            nops: args.nops,
+        }
+    }
+
+    /// The settings as the report states them.
+    pub fn settings(&self) -> Settings {
+        let names = |names: Vec<&str>| Value::from(names);
+        Settings {
             method: format!(
                 "each row runs the application {} time(s) on fresh data and a fresh barrier; a \
                  run is timed from the first thread's start to the last thread's end, after the \
@@ -131,23 +142,23 @@ impl Config {
                  every barrier is one virtual call through the same handle type for every kind; \
                  the result is checked against the sequential run after the clock stops. \
                  Speedups divide medians",
-                args.repeat
+                self.repeat
             ),
-            apps: apps.iter().map(|app| app.name().to_owned()).collect(),
-            sizes: sizes.iter().map(|size| size.name().to_owned()).collect(),
-            // 1 for the speedups, 2 the cores of our machines, 8 oversubscribed there (the scale
-            // where barrier choice starts to matter elsewhere).
-            threads: sorted_unique(args.threads.clone().unwrap_or_else(|| vec![1, 2, 8])),
-            sync: kinds.iter().map(SyncKind::name).collect(),
-            repeat: usize::from(args.repeat),
-            nops: args.nops,
+            threads: self.threads.clone(),
+            contenders: self.kinds.iter().map(SyncKind::name).collect(),
+            pinned: false,
             debug_build: cfg!(debug_assertions),
-        };
-        Config {
-            apps,
-            sizes,
-            kinds,
-            settings,
+            own: Fields::default()
+                .with(
+                    "apps",
+                    names(self.apps.iter().map(|app| app.name()).collect()),
+                )
+                .with(
+                    "sizes",
+                    names(self.sizes.iter().map(|size| size.name()).collect()),
+                )
+                .with("repeat", self.repeat)
+                .with("nops", self.nops),
         }
     }
 }
@@ -166,13 +177,13 @@ mod tests {
         let config = parse("all").unwrap();
         assert_eq!(config.apps, AppName::ALL.to_vec());
         assert_eq!(config.sizes, Size::ALL.to_vec());
-        let AppSettings {
+        let sync = config.settings().contenders;
+        let Config {
             threads,
-            sync,
             repeat,
             nops,
             ..
-        } = config.settings;
+        } = config;
         assert_eq!((threads, repeat, nops), (vec![1, 2, 8], 3, 5_000));
         let baselines = [
             "std::sync::Barrier",
@@ -191,8 +202,8 @@ mod tests {
         .unwrap();
         assert_eq!(config.apps, vec![AppName::Sor, AppName::Interp]);
         assert_eq!(config.sizes, vec![Size::Small, Size::Large]);
-        assert_eq!(config.settings.threads, vec![2, 8]);
-        let kinds = config.settings.sync;
+        assert_eq!(config.threads, vec![2, 8]);
+        let kinds = config.settings().contenders;
         assert_eq!(kinds[0], Algorithm::McsTree.name());
         // mcs once, auto and the six other algorithms, the phaser, three baselines.
         assert_eq!(kinds.len(), 8 + 1 + 3);

@@ -15,6 +15,9 @@
 //!   (what the numbers belong to), [`provenance`] (what heads every report file), [`table`]
 //!   (aligned tables and number formats), [`outputs`] (`--json`, `--csv`, `--plot` files
 //!   created before the run), [`plot`] (an SVG line plot of cost against threads).
+//! - Row reports (schema 4): [`result`] (the one row and report type), [`render`] (the one table
+//!   renderer), [`ratio`] (ratios between rows, and the noise they mark), [`files`] (JSON, CSV,
+//!   plots and failures of a report).
 
 pub mod affinity;
 pub mod args;
@@ -22,6 +25,7 @@ pub mod body;
 pub mod child;
 pub mod delay;
 pub mod failures;
+pub mod files;
 pub mod floor;
 pub mod floors_record;
 pub mod footnotes;
@@ -34,7 +38,10 @@ pub mod outputs;
 pub mod plot;
 pub mod progress;
 pub mod provenance;
+pub mod ratio;
+pub mod render;
 pub mod resolution;
+pub mod result;
 pub mod row;
 pub mod run_args;
 pub mod schedule;

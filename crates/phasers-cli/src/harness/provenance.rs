@@ -10,7 +10,7 @@ use super::floors_record::{short_time, source_words, FloorsRecord};
 use super::machine::Machine;
 
 /// The version of the JSON layout of every report (docs/benchmark-json.md).
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// What heads every report file: which program wrote it, for which benchmark, when, how and
 /// where. Flattened into the report, so its fields are top-level fields of the JSON.

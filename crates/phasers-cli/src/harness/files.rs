@@ -1,0 +1,333 @@
+//! The files of a row report: `--json` (the [`Report`]), `--csv` (one line per row: the core
+//! columns and the benchmark's declared keys), `--plot` (median against threads, one file per
+//! slice), and the one error naming every failed row.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::floor::Floor;
+use super::outputs::{OutputArgs, Outputs};
+use super::plot::{self, Series, SeriesKind};
+use super::render::{Layout, PlotSpec};
+use super::result::{Fields, Kind, Report, Row};
+use super::verbosity;
+
+/// The contender of the line that gives the run's floor.
+pub const FLOOR: &str = "cache-line round trip";
+
+/// The run's floor as a row: the first line of a CSV, and a table's `÷floor` divisor.
+pub fn floor_row(floor: &Floor, threads: usize) -> Row {
+    let mut row = Row::new(FLOOR, Kind::Floor, threads, Fields::default());
+    row.oversubscribed = false;
+    row.iterations_per_sample = floor.round_trips_per_sample;
+    row.raw_ns.clone_from(&floor.samples_ns);
+    row.finish(0, None);
+    row.note.clone_from(&floor.note);
+    row
+}
+
+/// Creates the files `args` names before the run (a plot per slice, see [`plot_path`]) and turns
+/// on `--verbose`.
+pub fn open(args: &OutputArgs, slices: &[Vec<String>]) -> Result<Outputs, String> {
+    verbosity::request(args.verbose);
+    let plots = args
+        .plot
+        .iter()
+        .flat_map(|base| slices.iter().map(|slice| plot_path(base, slice)));
+    Outputs::create(args.json.as_deref(), args.csv.as_deref(), plots.collect())
+}
+
+/// Writes `report` into the files opened by [`open`] with the same `slices`.
+pub fn write(
+    outputs: Outputs,
+    report: &Report,
+    layout: &Layout,
+    slices: &[Vec<String>],
+) -> Result<(), String> {
+    let plot = |index: usize, path: &Path| match &layout.plot {
+        Some(spec) => write_plot(path, report, spec, &slices[index]),
+        None => Err("this benchmark draws no plot".to_owned()),
+    };
+    outputs.write(report, |out| csv(out, report, layout.csv), plot)
+}
+
+/// `FILE.svg` for no slice, `FILE-sor-small.svg` for the values `sor`, `small`.
+pub fn plot_path(base: &Path, values: &[String]) -> PathBuf {
+    let stem = base.file_stem().unwrap_or_default().to_string_lossy();
+    let name = [vec![stem.into_owned()], values.to_vec()]
+        .concat()
+        .join("-");
+    base.with_file_name(format!("{name}.svg"))
+}
+
+/// A row's values of `keys`, those it has, as a slice of the plots or a failure's name.
+pub fn slice(row: &Row, keys: &[&str]) -> Vec<String> {
+    keys.iter()
+        .filter_map(|key| row.at.get(key))
+        .map(text)
+        .collect()
+}
+
+/// The median of each contender's rows of the slice `values` against threads.
+fn write_plot(
+    path: &Path,
+    report: &Report,
+    spec: &PlotSpec,
+    values: &[String],
+) -> Result<(), String> {
+    let mut series: Vec<Series> = Vec::new();
+    for row in report
+        .rows
+        .iter()
+        .filter(|row| slice(row, spec.slices) == values)
+    {
+        let Some(median) = row.median().filter(|_| row.error.is_none()) else {
+            continue;
+        };
+        let index = series
+            .iter()
+            .position(|line| line.name == row.contender)
+            .unwrap_or_else(|| {
+                let kind = match row.kind {
+                    Kind::Ours => SeriesKind::Ours,
+                    Kind::Reference | Kind::Floor => SeriesKind::Reference,
+                    Kind::Baseline | Kind::Loop | Kind::Ideal => SeriesKind::Baseline,
+                };
+                series.push(Series {
+                    name: row.contender.clone(),
+                    kind,
+                    points: Vec::new(),
+                });
+                series.len() - 1
+            });
+        series[index].points.push((row.threads, median));
+    }
+    let what = [vec![report.provenance.benchmark.clone()], values.to_vec()]
+        .concat()
+        .join(" ");
+    let title = format!("phasers {what}, {}", report.provenance.machine.summary());
+    let floor_ns = report.floor.as_ref().and_then(|floor| floor.median_ns);
+    let cores = Some(report.provenance.machine.available_cores);
+    plot::write_svg(
+        path,
+        &plot::Plot {
+            title: &title,
+            y_label: &spec.y_label,
+            series: &series,
+            floor_ns,
+            cores,
+        },
+    )
+}
+
+/// One CSV line per row, the run's floor first: `threads, oversubscribed`, the point keys of
+/// `keys`, `contender, kind, resolved, samples`, the summary, `reference_ns, spread, noisy`, the
+/// extra keys of `keys` (a series `X_ns` as `X_min_ns, X_median_ns`), `note, error`.
+pub fn csv(out: impl Write, report: &Report, keys: &[&str]) -> csv::Result<()> {
+    let floor = report.floor.as_ref().map(|floor| floor_row(floor, 2));
+    let rows: Vec<&Row> = floor.iter().chain(&report.rows).collect();
+    let (point, extra): (Vec<&str>, Vec<&str>) = keys
+        .iter()
+        .partition(|key| rows.iter().any(|row| row.at.get(key).is_some()));
+    let series = |key: &str| rows.iter().any(|row| row.metric(key).is_some());
+    let stat = |key: &str, stat: &str| match key.strip_suffix("_ns") {
+        Some(stem) => format!("{stem}_{stat}_ns"),
+        None => format!("{key}_{stat}"),
+    };
+    let mut head: Vec<String> = ["threads", "oversubscribed"].map(String::from).to_vec();
+    head.extend(point.iter().map(|key| key.to_string()));
+    let core = "contender kind resolved samples min_ns median_ns mean_ns ci95_ns stddev_ns reference_ns spread noisy";
+    head.extend(core.split(' ').map(String::from));
+    for key in &extra {
+        match series(key) {
+            true => head.extend([stat(key, "min"), stat(key, "median")]),
+            false => head.push(key.to_string()),
+        }
+    }
+    head.extend(["note", "error"].map(String::from));
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(&head)?;
+    let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
+    for row in &rows {
+        let s = row.summary;
+        let mut line = vec![row.threads.to_string(), row.oversubscribed.to_string()];
+        line.extend(
+            point
+                .iter()
+                .map(|key| row.at.get(key).map(text).unwrap_or_default()),
+        );
+        line.extend([
+            row.contender.clone(),
+            text(&serde_json::json!(row.kind)),
+            row.resolved.clone().unwrap_or_default(),
+        ]);
+        line.push(s.map(|s| s.count.to_string()).unwrap_or_default());
+        line.extend(
+            [
+                s.map(|s| s.min),
+                s.map(|s| s.median),
+                s.map(|s| s.mean),
+                s.and_then(|s| s.ci95),
+            ]
+            .map(number),
+        );
+        line.extend([s.map(|s| s.stddev), row.reference_ns, row.spread].map(number));
+        line.push(row.noisy.to_string());
+        for key in &extra {
+            match series(key) {
+                true => line.extend(
+                    [
+                        row.metric(key).map(|s| s.min),
+                        row.metric(key).map(|s| s.median),
+                    ]
+                    .map(number),
+                ),
+                false => line.push(row.extra.get(key).map(text).unwrap_or_default()),
+            }
+        }
+        line.extend([
+            row.note.clone().unwrap_or_default(),
+            row.error.clone().unwrap_or_default(),
+        ]);
+        writer.write_record(&line)?;
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// A value as one cell: a string bare, nothing for null, an object `k:v k:v`, an array
+/// space-separated.
+fn text(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| format!("{k}:{}", text(v)))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Value::Array(items) => items.iter().map(text).collect::<Vec<_>>().join(" "),
+        other => other.to_string(),
+    }
+}
+
+/// `Err` naming every failed row of `rows` (`sor small auto with 2 threads: why`, the point's
+/// values of `keys` first), or `Ok` when none failed.
+pub fn failures(rows: &[Row], keys: &[&str]) -> Result<(), String> {
+    super::failures::failures(rows.iter().filter_map(|row| {
+        let name = [slice(row, keys), vec![row.contender.clone()]]
+            .concat()
+            .join(" ");
+        Some(format!(
+            "{name} with {} threads: {}",
+            row.threads,
+            row.error.as_ref()?
+        ))
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::provenance::Provenance;
+    use crate::harness::result::{metric, Settings};
+
+    fn report() -> Report {
+        let at = Fields::default().with("app", "sor");
+        let mut auto = Row::new("auto", Kind::Ours, 2, at.clone());
+        auto.raw_ns = vec![10.0, 30.0];
+        auto.finish(0, None);
+        auto.extra = Fields::default()
+            .with("cycles_per_nop", metric(&[4.0, 6.0]))
+            .with("chose", serde_json::json!({"a": 2, "b": 1}));
+        let mut failed = Row::new("std", Kind::Baseline, 2, at);
+        failed.error = Some("wrong result".into());
+        let settings = Settings {
+            method: String::new(),
+            threads: vec![2],
+            contenders: Vec::new(),
+            pinned: false,
+            debug_build: false,
+            own: Fields::default(),
+        };
+        let floor = Floor {
+            pinned_to: None,
+            round_trips_per_sample: 10,
+            samples_ns: vec![50.0],
+            min_ns: Some(50.0),
+            median_ns: Some(50.0),
+            note: None,
+        };
+        let provenance = Provenance::now("app", Vec::new());
+        Report {
+            provenance,
+            settings,
+            floor: Some(floor),
+            rows: vec![auto, failed],
+            ratios: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_csv_has_the_core_columns_and_the_declared_keys() {
+        let mut out = Vec::new();
+        csv(&mut out, &report(), &["app", "cycles_per_nop", "chose"]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "threads,oversubscribed,app,contender,kind,resolved,samples,min_ns,median_ns,mean_ns,ci95_ns,stddev_ns,reference_ns,spread,noisy,cycles_per_nop_min,cycles_per_nop_median,chose,note,error");
+        assert!(
+            lines[1].starts_with("2,false,,cache-line round trip,floor,,1,50,50,50,,0,"),
+            "{text}"
+        );
+        assert!(
+            lines[2].starts_with("2,")
+                && lines[2].contains(",sor,auto,ours,,2,10,20,20,")
+                && lines[2].ends_with(",4,5,a:2 b:1,,"),
+            "{text}"
+        );
+        assert!(lines[3].ends_with(",,,,wrong result"), "{text}");
+    }
+
+    #[test]
+    fn plots_are_named_by_slice_and_failures_by_point() {
+        assert_eq!(
+            plot_path(Path::new("/t/run.svg"), &[]),
+            Path::new("/t/run.svg")
+        );
+        let values = ["sor".to_owned(), "small".to_owned()];
+        assert_eq!(
+            plot_path(Path::new("run.svg"), &values),
+            Path::new("run-sor-small.svg")
+        );
+        let report = report();
+        assert_eq!(
+            failures(&report.rows, &["app", "size"]).unwrap_err(),
+            "1 row(s) failed: sor std with 2 threads: wrong result"
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(
+            json["rows"][0]["cycles_per_nop"]["samples"],
+            serde_json::json!([4.0, 6.0])
+        );
+        assert_eq!(
+            (
+                json["schema_version"].as_u64(),
+                json["floor"]["median_ns"].as_f64()
+            ),
+            (Some(4), Some(50.0))
+        );
+        let folder = std::env::temp_dir().join(format!("files-test-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let spec = PlotSpec {
+            slices: &["app"],
+            y_label: "ns".into(),
+        };
+        write_plot(&folder.join("p.svg"), &report, &spec, &["sor".to_owned()]).unwrap();
+        assert!(std::fs::read_to_string(folder.join("p.svg"))
+            .unwrap()
+            .contains("auto"));
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
+}

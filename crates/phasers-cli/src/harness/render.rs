@@ -1,0 +1,428 @@
+//! The one table renderer over [`Row`]s. By default a table fits 100 columns: notes, errors and
+//! cut labels are footnotes, a cost below its resolution reads `< 2.0 ns`, an unsettled ratio
+//! ends in `~`, and each mark used is explained once in a line under the table. `--verbose`
+//! prints the layout's verbose columns and every note in full.
+
+use super::footnotes::{self, Footnotes};
+use super::noise;
+use super::ratio::{self, Pick, NOISY_MARK, NOISY_NOTE};
+use super::resolution::below_text;
+use super::result::{Kind, Row};
+use super::stats::Summary;
+use super::table::{aligned, note_cell, threads_cell, time, Last};
+
+/// What a benchmark's tables, CSV and plots show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// The default table's columns (the notes' marks come last).
+    pub concise: Vec<Column>,
+    /// The `--verbose` table's columns (the notes in full come last).
+    pub verbose: Vec<Column>,
+    /// A point key whose every new value starts a block of the table under a line naming it.
+    pub block: Option<&'static str>,
+    /// Kinds of rows the tables leave out (their JSON and CSV keep them).
+    pub hide: &'static [Kind],
+    /// The benchmark's keys in the CSV, after the core columns (see `files::csv`).
+    pub csv: &'static [&'static str],
+    /// The plots `--plot` draws, if the benchmark draws any.
+    pub plot: Option<PlotSpec>,
+}
+
+/// The plots of a run: one file per combination of the `slices` keys' values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlotSpec {
+    /// Point keys whose values each get a file of their own.
+    pub slices: &'static [&'static str],
+    /// What the y axis shows.
+    pub y_label: String,
+}
+
+/// One column of a table.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Column {
+    /// The contender and what it resolved to (cut at [`LABEL_WIDTH`] by default).
+    Label,
+    /// The thread count, `4*` when oversubscribed.
+    Threads,
+    /// The point key `.0`, headed `.1`.
+    Key(&'static str, &'static str),
+    /// Iterations per sample.
+    Iterations,
+    /// The smallest sample.
+    Min,
+    /// The median (`< x` below the resolution).
+    Median,
+    /// Mean ± half its 95% confidence interval.
+    MeanCi,
+    /// The spread of the rounds.
+    Rounds,
+    /// A statistic of an extra series.
+    Metric {
+        /// The extra key of the series.
+        key: &'static str,
+        /// Which statistic.
+        stat: Stat,
+        /// The column's head.
+        head: &'static str,
+    },
+    /// A value of the point or the extra fields.
+    Value {
+        /// The point or extra key.
+        key: &'static str,
+        /// The column's head.
+        head: &'static str,
+        /// How a number prints (anything else prints as it is).
+        format: Format,
+    },
+    /// The median over the median of the row `by` picks among those at the same thread count.
+    Over {
+        /// The column's head (`÷floor`).
+        head: &'static str,
+        /// The divisor.
+        by: Pick,
+    },
+}
+
+/// Which statistic of a series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stat {
+    /// The smallest.
+    Min,
+    /// The median.
+    Median,
+    /// The mean.
+    Mean,
+}
+
+/// How a value prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// With this many decimals.
+    Fixed(usize),
+    /// As a duration in ns.
+    Time,
+}
+
+/// The widest label a default table prints; a longer one is cut and given whole in a footnote.
+pub const LABEL_WIDTH: usize = 48;
+
+/// What a concise table says under its rows about a cost below its resolution.
+pub const BELOW_NOTE: &str = "< x: below this run's resolution, so no ratio uses it";
+
+/// What `*` after a thread count means.
+pub const OVERSUBSCRIBED_NOTE: &str = "* threads outnumber the available cores";
+
+/// `title`, then `rows` (but the hidden kinds) under `layout`'s columns, then the legends used.
+pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> String {
+    let columns = if verbose {
+        &layout.verbose
+    } else {
+        &layout.concise
+    };
+    let shown: Vec<&Row> = rows
+        .iter()
+        .copied()
+        .filter(|row| !layout.hide.contains(&row.kind))
+        .collect();
+    let (mut notes, mut below, mut noisy) = (Footnotes::default(), false, false);
+    let head = columns
+        .iter()
+        .map(head)
+        .chain([if verbose { "note" } else { "" }.into()]);
+    let mut cells: Vec<Vec<String>> = vec![head.collect()];
+    let (mut blocks, mut block) = (Vec::new(), None);
+    for row in &shown {
+        let value = layout.block.and_then(|key| row.at.get(key)).map(plain);
+        if value.is_some() && value != block {
+            blocks.push((
+                cells.len(),
+                format!("{}:", value.clone().unwrap_or_default()),
+            ));
+            block = value;
+        }
+        let mut line: Vec<String> = columns
+            .iter()
+            .map(|column| cell(column, row, rows, verbose, &mut below, &mut noisy))
+            .collect();
+        let label = row.label();
+        let cut = !verbose && label.chars().count() > LABEL_WIDTH;
+        if let (true, Some(index)) = (cut, columns.iter().position(|c| *c == Column::Label)) {
+            let kept: String = label.chars().take(LABEL_WIDTH - 1).collect();
+            line[index] = format!("{}…", kept.trim_end());
+        }
+        let error = row.error.as_ref().map(|error| format!("ERROR: {error}"));
+        line.push(match verbose {
+            true => note_cell(
+                row.error.as_deref(),
+                &[
+                    row.noise
+                        .as_ref()
+                        .map(|n| format!("noisy ({n})"))
+                        .as_deref(),
+                    row.note.as_deref(),
+                ],
+            ),
+            false => notes.marks([
+                cut.then_some(label.as_str()),
+                error.as_deref(),
+                row.note.as_deref(),
+            ]),
+        });
+        cells.push(line);
+    }
+    let mut out = footnotes::wrap("", title);
+    for (index, line) in aligned(&cells, Last::Free).lines().enumerate() {
+        for (_, heading) in blocks.iter().filter(|(at, _)| *at == index) {
+            out.push_str(&format!("{heading}\n"));
+        }
+        out.push_str(&format!("{line}\n"));
+    }
+    let oversubscribed =
+        columns.contains(&Column::Threads) && shown.iter().any(|row| row.oversubscribed);
+    let rounds = verbose && columns.contains(&Column::Rounds);
+    let legends = [
+        (below, BELOW_NOTE),
+        (noisy, NOISY_NOTE),
+        (oversubscribed, OVERSUBSCRIBED_NOTE),
+        (rounds, noise::LEGEND),
+    ];
+    for (_, legend) in legends.into_iter().filter(|(used, _)| *used) {
+        out.push_str(&footnotes::wrap("", legend));
+    }
+    out.push_str(&notes.text());
+    out
+}
+
+fn head(column: &Column) -> String {
+    match column {
+        Column::Label => "contender",
+        Column::Threads => "threads",
+        Column::Key(_, head)
+        | Column::Metric { head, .. }
+        | Column::Value { head, .. }
+        | Column::Over { head, .. } => head,
+        Column::Iterations => "iterations",
+        Column::Min => "min",
+        Column::Median => "median",
+        Column::MeanCi => "mean ± 95% CI",
+        Column::Rounds => "rounds",
+    }
+    .to_owned()
+}
+
+/// A value as a cell: strings bare, numbers and the rest as JSON writes them.
+fn plain(value: &serde_json::Value) -> String {
+    value
+        .as_str()
+        .map_or_else(|| value.to_string(), str::to_owned)
+}
+
+fn cell(
+    column: &Column,
+    row: &Row,
+    rows: &[&Row],
+    verbose: bool,
+    below: &mut bool,
+    noisy: &mut bool,
+) -> String {
+    let dash = || "-".to_owned();
+    let stat = |summary: Option<Summary>, stat: Stat| {
+        summary.map(|s| match stat {
+            Stat::Min => s.min,
+            Stat::Median => s.median,
+            Stat::Mean => s.mean,
+        })
+    };
+    match column {
+        Column::Label => row.label(),
+        Column::Threads => threads_cell(row.threads, row.oversubscribed),
+        Column::Key(key, _) => row.at.get(key).map_or_else(dash, plain),
+        Column::Iterations => row.iterations_per_sample.to_string(),
+        Column::Min => row.min().map_or_else(dash, time),
+        Column::Median => match (row.median(), ratio::cost(row)) {
+            (_, Some(cost)) => time(cost),
+            (Some(_), None) if row.error.is_none() => {
+                *below = true;
+                below_text(row.resolution_ns.unwrap_or(0.0))
+            }
+            _ => dash(),
+        },
+        Column::MeanCi => row.summary.map_or_else(dash, |s| match s.ci95 {
+            Some(ci) => format!("{} ± {}", time(s.mean), time(ci)),
+            None => time(s.mean),
+        }),
+        Column::Rounds => noise::spread_text(row.spread),
+        Column::Metric {
+            key, stat: which, ..
+        } => stat(row.metric(key), *which).map_or_else(dash, |v| format!("{v:.1}")),
+        Column::Value { key, format, .. } => match (row.value(key), format) {
+            (Some(value), Format::Fixed(decimals)) => format!("{value:.decimals$}"),
+            (Some(value), Format::Time) => time(value),
+            (None, _) => row
+                .field(key)
+                .filter(|v| !v.is_null())
+                .map_or_else(dash, plain),
+        },
+        Column::Over { head, by } => {
+            let table: Vec<&Row> = rows
+                .iter()
+                .copied()
+                .filter(|other| other.threads == row.threads)
+                .collect();
+            let divisor =
+                ratio::pick(&table, by).filter(|divisor| divisor.contender != row.contender);
+            let record = divisor.and_then(|divisor| {
+                ratio::records(&[row, divisor], &[over(head, row, divisor)]).pop()
+            });
+            let Some(record) = record.map(|r| r.record) else {
+                return dash();
+            };
+            *noisy |= record.noisy && !verbose;
+            let mark = if record.noisy && !verbose {
+                NOISY_MARK
+            } else {
+                ""
+            };
+            super::table::ratio(Some(record.ratio), Some(1.0)) + mark
+        }
+    }
+}
+
+/// `row / divisor` as a ratio of the two by name.
+fn over(head: &str, row: &Row, divisor: &Row) -> ratio::Ratio {
+    let named = |row: &Row| Pick::Named(row.contender.clone().into());
+    ratio::Ratio {
+        label: head.to_owned(),
+        numerator: named(row),
+        denominator: named(divisor),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::ratio::tests::row;
+
+    fn layout() -> Layout {
+        let over = Column::Over {
+            head: "÷std",
+            by: Pick::Named("std".into()),
+        };
+        let value = Column::Value {
+            key: "barriers",
+            head: "barriers",
+            format: Format::Fixed(0),
+        };
+        Layout {
+            concise: vec![Column::Label, Column::Median, over.clone(), value],
+            verbose: vec![
+                Column::Threads,
+                Column::Label,
+                Column::MeanCi,
+                Column::Min,
+                Column::Median,
+                Column::Rounds,
+                over,
+            ],
+            block: Some("app"),
+            hide: &[Kind::Loop],
+            csv: &[],
+            plot: None,
+        }
+    }
+
+    fn rows() -> Vec<Row> {
+        let mut phaser = row("phaser flat + sum i64", Kind::Ours, &[300.0, 420.0, 307.0]);
+        phaser.resolved = Some("tiers 1 (flat), degree 64, wait policy spin-then-park".into());
+        phaser.add_note("3 of 5 samples: row stopped at its 4 s budget".into());
+        phaser.extra.set("barriers", 12);
+        let mut tiny = row("ticket", Kind::Ours, &[1.5]);
+        tiny.resolution_ns = Some(6.0);
+        let mut failed = row("mcs", Kind::Ours, &[]);
+        failed.error = Some("a thread panicked after waiting 60 s for the last arrival".into());
+        failed.add_note("3 of 5 samples: row stopped at its 4 s budget".into());
+        vec![
+            row("std", Kind::Baseline, &[330.0; 3]),
+            phaser,
+            tiny,
+            failed,
+            row("loop", Kind::Loop, &[9.0]),
+        ]
+    }
+
+    #[test]
+    fn a_default_table_fits_100_columns_with_notes_as_footnotes() {
+        let rows = rows();
+        let text = table(
+            "2 threads on 2 cores",
+            &rows.iter().collect::<Vec<_>>(),
+            &layout(),
+            false,
+        );
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 100),
+            "{text}"
+        );
+        let line = |start: &str| {
+            text.lines()
+                .find(|line| line.starts_with(start))
+                .unwrap_or_else(|| panic!("{start}\n{text}"))
+        };
+        assert!(line("sor:").len() == 4 && !text.contains("loop"), "{text}");
+        let phaser = line("phaser flat + sum i64 → tiers 1 (flat), degree…");
+        assert!(
+            phaser.contains("307 ns") && phaser.contains("0.93x~") && phaser.contains("12"),
+            "{text}"
+        );
+        assert!(
+            line("ticket").contains("< 6.0 ns") && text.contains(BELOW_NOTE),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("row stopped at its 4 s budget").count(),
+            1,
+            "one footnote for both rows: {text}"
+        );
+        assert!(
+            text.contains("] phaser flat + sum i64 → tiers 1 (flat), degree 64"),
+            "{text}"
+        );
+        assert!(
+            text.contains("ERROR: a thread panicked") && text.contains(NOISY_NOTE),
+            "{text}"
+        );
+        assert!(!text.contains("noisy ("), "{text}");
+    }
+
+    #[test]
+    fn a_verbose_table_has_every_column_and_note_in_full() {
+        let mut rows = rows();
+        rows[1].add_noise("÷std: rounds ×1.40 > gap ×1.07".into());
+        rows[1].threads = 4;
+        rows[1].oversubscribed = true;
+        let text = table("title", &rows.iter().collect::<Vec<_>>(), &layout(), true);
+        let phaser = text.lines().find(|line| line.starts_with("4*")).unwrap();
+        assert!(
+            phaser.contains("tiers 1 (flat), degree 64, wait policy spin-then-park"),
+            "{text}"
+        );
+        assert!(
+            phaser.contains("342 ns ± ")
+                && phaser.contains("×1.40")
+                && phaser.contains("noisy (÷std: rounds"),
+            "{text}"
+        );
+        assert!(phaser.contains("  -  "), "no std row at 4 threads: {text}");
+        assert!(
+            text.contains(
+                "ERROR: a thread panicked after waiting 60 s for the last arrival; 3 of 5"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(OVERSUBSCRIBED_NOTE) && text.contains("rounds: the slowest round"),
+            "{text}"
+        );
+        assert!(text.lines().any(|line| line.chars().count() > 100));
+    }
+}

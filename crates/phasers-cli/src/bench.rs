@@ -1,11 +1,11 @@
-//! One row of a barrier sweep: the contender's handles, wrapped in the body of the plan's mode,
-//! measured by the harness's round engine ([`phasers_cli::harness::threaded_row`]), as a [`Row`].
+//! One row of a barrier sweep: the contender's handles, paced as the plan's mode says and
+//! measured by the harness's round engine ([`phasers_cli::harness::engine`]), as a [`Row`].
 
 use phasers::Barrier;
-use phasers_cli::harness::body::StdHandle;
-use phasers_cli::harness::row::{into_row, measure, with_handles, Row, RowKind, RowPlan};
-use phasers_cli::harness::threaded_row::{control_participants, Measured};
+use phasers_cli::harness::engine::{self, Pacing, Plan};
+use phasers_cli::harness::row::{into_row, Row, RowKind, RowPlan};
 use phasers_cli::harness::watchdog::Watch;
+use phasers_cli::harness::work::Nothing;
 
 use crate::contender::Contender;
 use crate::native::{CxxBarrier, OmpWork, PthreadBarrier};
@@ -13,7 +13,6 @@ use crate::omp_active::{self, ActiveWork};
 use crate::openmp_row;
 use crate::phaser_row;
 use crate::reference::ReferenceBarrier;
-use phasers_cli::harness::body::DelayOnly;
 
 /// Measures `contender` with `threads` threads on a fresh barrier. The row holds the raw samples;
 /// [`Row::finish`] turns them into costs.
@@ -27,17 +26,16 @@ pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
     let built = match contender {
         Contender::Reference => {
             let barrier = ReferenceBarrier::new(threads);
-            Ok((with_handles(barrier.handles(), plan, &watch), None, None))
+            Ok((plan.measure(barrier.handles(), &watch), None, None))
         }
         Contender::Std => {
             let barrier = std::sync::Barrier::new(threads);
-            let handles = vec![StdHandle(&barrier); threads];
-            Ok((with_handles(handles, plan, &watch), None, None))
+            Ok((plan.measure(vec![&barrier; threads], &watch), None, None))
         }
         Contender::Pthread => PthreadBarrier::new(threads)
-            .map(|barrier| (with_handles(barrier.handles(), plan, &watch), None, None)),
+            .map(|barrier| (plan.measure(barrier.handles(), &watch), None, None)),
         Contender::CxxBarrier => CxxBarrier::new(threads)
-            .map(|barrier| (with_handles(barrier.handles(), plan, &watch), None, None)),
+            .map(|barrier| (plan.measure(barrier.handles(), &watch), None, None)),
         Contender::OpenMp => return openmp_row::run(threads, plan, OmpWork::Barrier),
         Contender::OmpReduction => return openmp_row::run(threads, plan, OmpWork::Reduction),
         Contender::OpenMpActive => return omp_active::run(threads, plan, ActiveWork::Barrier),
@@ -48,7 +46,7 @@ pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
             .map(|(measured, tree)| (measured, Some(tree), None)),
         Contender::Phasers(algorithm) => match Barrier::with_algorithm(threads, algorithm) {
             Ok(barrier) => Ok((
-                with_handles(barrier.participants(), plan, &watch),
+                plan.measure(barrier.participants(), &watch),
                 Some(barrier.algorithm().name().to_owned()),
                 Some(barrier.wait_policy().name().to_owned()),
             )),
@@ -69,19 +67,12 @@ pub fn run(contender: Contender, threads: usize, plan: &RowPlan) -> Row {
 pub fn reference_loop(threads: usize, plan: &RowPlan) -> Row {
     let name = "reference loop";
     let watch = Watch::new(name, threads, plan.hang_after);
-    let measured = match control_participants(threads) {
-        Ok(control) => {
-            let bodies = control
-                .into_iter()
-                .map(|control| DelayOnly {
-                    control,
-                    delay: plan.delay,
-                })
-                .collect();
-            measure(bodies, plan, &watch)
-        }
-        Err(error) => Measured::failed(plan.schedule, error),
+    let delay = Pacing::Epcc { delay: plan.delay };
+    let loop_plan = Plan {
+        pacing: delay,
+        ..plan.engine()
     };
+    let measured = engine::threads(vec![Nothing; threads], &loop_plan, &watch);
     into_row(name, RowKind::Loop, plan.schedule, measured)
 }
 

@@ -27,7 +27,7 @@ pub fn run(threads: usize, plan: &RowPlan, work: OmpWork) -> Row {
         }),
         Mode::BackToBack => None,
     };
-    sample_rounds(&name, kind, plan.schedule, |planned, deadline| {
+    sample_rounds(&name, kind, plan, |planned, deadline| {
         omp_round(threads, planned, delay, work, plan.pin, deadline)
             .and_then(|round| checked(round, threads, work))
     })

@@ -5,11 +5,10 @@
 use phasers::{Accumulator, Element, Op, Phaser, Registration};
 
 use crate::phaser_config::{shape_label, PhaserConfig, Reduction};
-use phasers_cli::harness::body::WaitHandle;
-use phasers_cli::harness::row::{with_handles, RowPlan};
-use phasers_cli::harness::threaded_row::Measured;
+use phasers_cli::harness::engine::Measured;
+use phasers_cli::harness::row::RowPlan;
 use phasers_cli::harness::watchdog::Watch;
-use phasers_cli::harness::wrong_result::WrongResult;
+use phasers_cli::harness::work::{Failure, Work, WrongResult};
 
 /// Builds the phaser of `config` for `threads` parties, runs its row, and returns what was
 /// measured with the label of the tree that actually ran; `Err` when it cannot be built.
@@ -23,7 +22,7 @@ pub fn measure(
         build(config, threads).map_err(|error| format!("cannot build: {error}"))?;
     let label = shape_label(phaser.tiers(), phaser.degree());
     let measured = match config.reduction {
-        None => with_handles(registrations, plan, watch),
+        None => plan.measure(registrations, watch),
         Some(Reduction::SumI64) => with_sum(
             Accumulator::<i64>::new(&phaser, Op::Sum),
             registrations,
@@ -100,7 +99,7 @@ fn with_sum<T: Element>(
             wrong: &wrong,
         })
         .collect();
-    let mut measured = with_handles(handles, plan, watch);
+    let mut measured = plan.measure(handles, watch);
     if let Some(message) = wrong.into_message() {
         // The wrong sum is the root cause of anything that followed.
         measured.error = Some(message);
@@ -117,9 +116,11 @@ struct SumHandle<'a, T: Element> {
     wrong: &'a WrongResult,
 }
 
-impl<T: Element> WaitHandle for SumHandle<'_, T> {
+impl<T: Element> Work for SumHandle<'_, T> {
+    const SYNCHRONIZED: bool = true;
+
     #[inline]
-    fn wait(&mut self) -> Result<(), phasers::Error> {
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
         self.accumulator.send(&mut self.registration, self.one)?;
         let phase = self.registration.next()?;
         // The next phase cannot complete before this thread signals it, so the result is still
@@ -131,7 +132,7 @@ impl<T: Element> WaitHandle for SumHandle<'_, T> {
                 format!("wrong result: the sum of phase {phase} was {got:?}, not {expected:?}")
             });
         }
-        Ok(())
+        Ok(None)
     }
 }
 

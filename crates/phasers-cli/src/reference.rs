@@ -13,7 +13,7 @@ use std::thread::yield_now;
 
 use crossbeam_utils::CachePadded;
 
-use phasers_cli::harness::body::WaitHandle;
+use phasers_cli::harness::work::{Failure, Work};
 
 /// Spins between yields. Pure spinning collapses when threads outnumber cores (a waiter burns the
 /// time slice the last arrival needs); yielding this often keeps the oversubscribed rows finite
@@ -84,11 +84,13 @@ pub struct ReferenceHandle<'a> {
     local_sense: bool,
 }
 
-impl WaitHandle for ReferenceHandle<'_> {
+impl Work for ReferenceHandle<'_> {
+    const SYNCHRONIZED: bool = true;
+
     #[inline]
-    fn wait(&mut self) -> Result<(), phasers::Error> {
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
         self.barrier.wait(&mut self.local_sense);
-        Ok(())
+        Ok(None)
     }
 }
 
@@ -109,10 +111,10 @@ mod tests {
                 s.spawn(move || {
                     for round in 0..ROUNDS {
                         arrived.fetch_add(1, Ordering::Relaxed);
-                        handle.wait().unwrap();
+                        handle.iteration(round).unwrap();
                         // Everyone arrived at this round before anyone left it.
                         assert!(arrived.load(Ordering::Relaxed) >= (round + 1) * THREADS as u64);
-                        handle.wait().unwrap();
+                        handle.iteration(round).unwrap();
                     }
                 });
             }

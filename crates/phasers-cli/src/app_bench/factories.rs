@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use phasers_apps::sync::{BarrierFactory, Handles, SyncKind, WaitHandle as AppWaitHandle};
-use phasers_cli::harness::body::WaitHandle;
+use phasers_cli::harness::work::{Failure, Work};
 
 use crate::native::{CxxBarrier, PthreadBarrier};
 
@@ -31,14 +31,17 @@ enum Native {
 /// A native barrier's handle as the applications wait on it (the error becomes a message).
 struct AppHandle<H>(H);
 
-impl<H: WaitHandle> AppWaitHandle for AppHandle<H> {
+impl<H: Work> AppWaitHandle for AppHandle<H> {
     #[inline]
     fn wait(&mut self) -> Result<(), String> {
-        self.0.wait().map_err(|error| error.to_string())
+        match self.0.iteration(0) {
+            Ok(_) => Ok(()),
+            Err(Failure::Cause(message) | Failure::Echo(message)) => Err(message),
+        }
     }
 }
 
-fn boxed<'a, H: WaitHandle + 'a>(handles: Vec<H>) -> Handles<'a> {
+fn boxed<'a, H: Work + 'a>(handles: Vec<H>) -> Handles<'a> {
     handles
         .into_iter()
         .map(|handle| Box::new(AppHandle(handle)) as Box<dyn AppWaitHandle + 'a>)

@@ -15,12 +15,13 @@
 use std::hint::black_box;
 
 use phasers::{Algorithm, Barrier};
-use phasers_cli::harness::body::{StdHandle, WaitHandle};
-use phasers_cli::harness::row::{Row, RowKind, RowPlan};
+use phasers_cli::harness::engine::{self, Pacing, Plan};
+use phasers_cli::harness::row::{into_row, Row, RowKind, RowPlan};
+use phasers_cli::harness::watchdog::Watch;
+use phasers_cli::harness::work::{Failure, Work};
 
 use crate::native::{omp_collective_round, sample_rounds, OmpCollective};
 
-use super::looped;
 use super::operation::Operation;
 
 /// The name of the `std::sync::Barrier` row.
@@ -39,15 +40,14 @@ pub const MEMCPY_NAME: &str = "memcpy";
 /// `std::sync::Barrier` among `threads` threads.
 pub fn std_barrier(threads: usize, plan: &RowPlan) -> Row {
     let barrier = std::sync::Barrier::new(threads);
-    let handles = vec![StdHandle(&barrier); threads];
-    looped::measure(STD_NAME, RowKind::Baseline, handles, plan)
+    looped(STD_NAME, RowKind::Baseline, vec![&barrier; threads], plan)
 }
 
 /// Our `Barrier` with `Algorithm::Auto` among `threads` threads, with what `auto` resolved to.
 pub fn our_barrier(threads: usize, plan: &RowPlan) -> Row {
     match Barrier::with_algorithm(threads, Algorithm::Auto) {
         Ok(barrier) => {
-            let mut row = looped::measure(OURS_NAME, RowKind::Ours, barrier.participants(), plan);
+            let mut row = looped(OURS_NAME, RowKind::Ours, barrier.participants(), plan);
             row.resolved = Some(barrier.algorithm().name().to_owned());
             row.wait_policy = Some(barrier.wait_policy().name().to_owned());
             row
@@ -59,6 +59,21 @@ pub fn our_barrier(threads: usize, plan: &RowPlan) -> Row {
             format!("cannot build: {error}"),
         ),
     }
+}
+
+/// Measures `works`, one thread each (the first keeps time), and returns the row of nanoseconds
+/// per operation, named `name`. Not every collective holds all members back until everyone has
+/// arrived (a broadcast's root, a `NoSync` call), so every row is [`Pacing::Looped`]: rounds are
+/// never cut, and the closing meeting, inside the timed span, waits for the last thread. One
+/// control barrier per round is a few hundred nanoseconds against a round of `--time / --samples`.
+pub fn looped<W: Work>(name: &str, kind: RowKind, works: Vec<W>, plan: &RowPlan) -> Row {
+    let watch = Watch::new(name, works.len(), plan.hang_after);
+    let looped = Plan {
+        pacing: Pacing::Looped,
+        ..plan.engine()
+    };
+    let measured = engine::threads(works, &looped, &watch);
+    into_row(name, kind, plan.schedule, measured)
 }
 
 /// The OpenMP counterpart of `operation`, if it has one, with its row name.
@@ -79,7 +94,7 @@ pub fn openmp(operation: Operation, threads: usize, plan: &RowPlan) -> Option<Ro
     Some(sample_rounds(
         name,
         RowKind::Baseline,
-        plan.schedule,
+        plan,
         |planned, _deadline| omp_collective_round(threads, planned, work, plan.pin),
     ))
 }
@@ -90,7 +105,7 @@ pub fn memcpy(words: usize, plan: &RowPlan) -> Row {
         source: (0..words as u64).collect(),
         destination: vec![0; words],
     };
-    looped::measure(MEMCPY_NAME, RowKind::Baseline, vec![copy], plan)
+    looped(MEMCPY_NAME, RowKind::Baseline, vec![copy], plan)
 }
 
 /// One thread's copy.
@@ -99,20 +114,22 @@ struct Memcpy {
     destination: Vec<u64>,
 }
 
-impl WaitHandle for Memcpy {
+impl Work for Memcpy {
+    const SYNCHRONIZED: bool = false;
+
     #[inline]
-    fn wait(&mut self) -> Result<(), phasers::Error> {
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
         self.destination.copy_from_slice(&self.source);
         // The copy is never read: without this the compiler could drop every copy but one.
         black_box(&mut self.destination);
-        Ok(())
+        Ok(None)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collectives_bench::looped::tests::plan;
+    use crate::collectives_bench::tests::plan;
 
     #[test]
     fn every_baseline_measures() {

@@ -6,7 +6,7 @@
 //! which run at once), and, on the team of all, the baselines: `std::sync::Barrier`, our
 //! `Barrier`, OpenMP's barrier, reduction and a broadcast through a shared buffer, and a memcpy
 //! of each broadcast length. Every row times back-to-back operations in rounds between two
-//! meetings of its threads (see [`looped`]); every result is checked. The run ends with the
+//! meetings of its threads (see [`baselines::looped`]); every result is checked. The run ends with the
 //! figures the issue asks for (see [`figures`]).
 
 mod baselines;
@@ -14,7 +14,6 @@ mod config;
 mod csv_file;
 mod figures;
 mod grid;
-mod looped;
 mod operation;
 mod results;
 mod table;
@@ -329,8 +328,31 @@ pub fn list() -> Vec<(&'static str, &'static str)> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use phasers_cli::harness::row::{Mode, RowPlan};
+    use phasers_cli::harness::schedule::Schedule;
+
     use super::*;
     use crate::collectives_bench::results::tests::team;
+
+    /// A plan of `samples` samples of `episodes` iterations each, for tests.
+    pub fn plan(episodes: u64, samples: usize) -> RowPlan {
+        let schedule = Schedule {
+            episodes: Some(episodes),
+            samples,
+            target_sample: Duration::from_millis(1),
+            row_budget: Duration::from_secs(20),
+        };
+        let (hang_after, pin, delay) = (Duration::from_secs(60), false, 0);
+        RowPlan {
+            mode: Mode::BackToBack,
+            schedule,
+            hang_after,
+            pin,
+            delay,
+        }
+    }
 
     #[test]
     fn failures_name_the_row() {

@@ -8,12 +8,11 @@
 //! iteration (the harness's warm-up) checks every word.
 
 use phasers::{Member, Op, SyncMode, Team};
-use phasers_cli::harness::body::WaitHandle;
 use phasers_cli::harness::row::{Row, RowKind, RowPlan};
-use phasers_cli::harness::wrong_result::WrongResult;
+use phasers_cli::harness::work::{Failure, Work, WrongResult};
 
+use super::baselines::looped;
 use super::grid::{self, Placed, Shape};
-use super::looped;
 use super::operation::{Operation, Part};
 use super::results::{CollectiveRow, Kind, TEAM_NAME};
 
@@ -110,11 +109,10 @@ fn drive<C: Collective>(
         .map(|placed| Timed {
             work: make(&placed.member),
             placed,
-            iteration: 0,
             wrong,
         })
         .collect();
-    looped::measure(TEAM_NAME, RowKind::Ours, timed, plan)
+    looped(TEAM_NAME, RowKind::Ours, timed, plan)
 }
 
 /// One member's side of a collective under test.
@@ -130,21 +128,21 @@ trait Collective: Send {
 struct Timed<'a, C> {
     placed: Placed,
     work: C,
-    iteration: u64,
     wrong: &'a WrongResult,
 }
 
-impl<C: Collective> WaitHandle for Timed<'_, C> {
+impl<C: Collective> Work for Timed<'_, C> {
+    const SYNCHRONIZED: bool = false;
+
     #[inline]
-    fn wait(&mut self) -> Result<(), phasers::Error> {
+    fn iteration(&mut self, index: u64) -> Result<Option<&'static str>, Failure> {
         let member = &mut self.placed.member;
-        self.work.call(member, self.iteration)?;
+        self.work.call(member, index)?;
         let (rank, size) = (member.rank(), member.parties());
-        if let Some(message) = self.work.check(rank, size, self.iteration) {
+        if let Some(message) = self.work.check(rank, size, index) {
             self.wrong.record(|| message);
         }
-        self.iteration += 1;
-        Ok(())
+        Ok(None)
     }
 }
 
@@ -316,7 +314,7 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
-    use crate::collectives_bench::looped::tests::plan;
+    use crate::collectives_bench::tests::plan;
 
     fn setup(shape: Shape, checked: Option<bool>, sync: SyncMode) -> TeamSetup {
         TeamSetup {

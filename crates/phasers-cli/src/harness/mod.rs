@@ -4,11 +4,10 @@
 //!   [`schedule`] (warm-up, calibration and samples of one row), [`delay`] (EPCC's delay loop),
 //!   [`affinity`] (pinning), [`memory`] (rows too big for this machine), [`run_args`] (the
 //!   options of a run that are not about what it measures).
-//! - Measuring: [`threaded_row`] (rounds of timed iterations on T threads) of a [`body`] (what
-//!   each thread does), [`floor`] (the cache-line round trip), [`floors_record`] (the library's
-//!   floors), [`watchdog`] (hang detection), [`wrong_result`] (the first wrong result a row's
-//!   threads saw), [`progress`] (the progress bar on stderr), [`child`] (a row measured by a
-//!   child process of this program).
+//! - Measuring: [`engine`] (rounds of timed iterations on T threads) of a [`work`] (what each
+//!   thread does), [`stalls`] (arrival spreads), [`floor`] (the cache-line round trip),
+//!   [`floors_record`] (the library's floors), [`watchdog`] (hang detection), [`progress`] (the
+//!   progress bar on stderr), [`child`] (a row measured by a child process of this program).
 //! - Judging: [`stats`] (summaries over samples), [`noise`] (whether a ratio is settled),
 //!   [`failures`] (one error naming every failed row).
 //! - Reporting: [`header`] (the lines above the tables), [`machine`] and [`native_versions`]
@@ -21,9 +20,9 @@
 
 pub mod affinity;
 pub mod args;
-pub mod body;
 pub mod child;
 pub mod delay;
+pub mod engine;
 pub mod failures;
 pub mod files;
 pub mod floor;
@@ -45,10 +44,10 @@ pub mod result;
 pub mod row;
 pub mod run_args;
 pub mod schedule;
+pub mod stalls;
 pub mod stats;
 pub mod table;
-pub mod threaded_row;
 pub mod threads;
 pub mod verbosity;
 pub mod watchdog;
-pub mod wrong_result;
+pub mod work;

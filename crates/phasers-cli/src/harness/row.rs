@@ -1,6 +1,6 @@
 //! One row of a benchmark: one contender at one thread count, its raw samples in ns per
 //! iteration and their summary, and how rows are measured ([`RowPlan`]: the mode, the schedule,
-//! the hang time, pinning, EPCC's delay) on the round engine of [`threaded_row`].
+//! the hang time, pinning, EPCC's delay) on the round [`engine`].
 //!
 //! `docs/benchmark-json.md` documents the fields (`groups[].rows[]` of the sweeps).
 //!
@@ -8,7 +8,7 @@
 //! use std::time::Duration;
 //!
 //! use phasers::{Algorithm, Barrier};
-//! use phasers_cli::harness::row::{into_row, with_handles, Mode, RowKind, RowPlan};
+//! use phasers_cli::harness::row::{into_row, Mode, RowKind, RowPlan};
 //! use phasers_cli::harness::schedule::Schedule;
 //! use phasers_cli::harness::watchdog::Watch;
 //!
@@ -26,7 +26,7 @@
 //! };
 //! let barrier = Barrier::with_algorithm(2, Algorithm::SenseReversing).unwrap();
 //! let watch = Watch::new("sense-reversing", 2, plan.hang_after);
-//! let measured = with_handles(barrier.participants(), &plan, &watch);
+//! let measured = plan.measure(barrier.participants(), &watch);
 //! let row = into_row("sense-reversing", RowKind::Ours, plan.schedule, measured);
 //! assert_eq!(row.error, None);
 //! assert_eq!(row.samples_ns.len(), 3);
@@ -37,11 +37,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::body::{BackToBack, Body, DelayThenWait, WaitHandle};
+use super::engine::{self, Measured, Pacing, Plan};
 use super::schedule::Schedule;
 use super::stats::{self, Summary};
-use super::threaded_row::{self, control_participants, Measured};
 use super::watchdog::Watch;
+use super::work::Work;
 
 /// The words of a row's note that count samples cut short at their round's deadline: the
 /// default tables sum such notes up in one line, so they find them by these words.
@@ -232,31 +232,23 @@ pub struct RowPlan {
     pub delay: u64,
 }
 
-/// Wraps each thread's handle in the body of the plan's mode and measures the row.
-pub fn with_handles<H: WaitHandle>(handles: Vec<H>, plan: &RowPlan, watch: &Watch) -> Measured {
-    match plan.mode {
-        Mode::BackToBack => measure(handles.into_iter().map(BackToBack).collect(), plan, watch),
-        Mode::Epcc => match control_participants(handles.len()) {
-            Ok(control) => {
-                let bodies = handles
-                    .into_iter()
-                    .zip(control)
-                    .map(|(handle, control)| DelayThenWait {
-                        handle,
-                        control,
-                        delay: plan.delay,
-                    })
-                    .collect();
-                measure(bodies, plan, watch)
-            }
-            Err(error) => Measured::failed(plan.schedule, error),
-        },
+impl RowPlan {
+    /// The engine's plan of this one, paced as the mode says.
+    pub fn engine(&self) -> Plan {
+        let pacing = match self.mode {
+            Mode::BackToBack => Pacing::BackToBack,
+            Mode::Epcc => Pacing::Epcc { delay: self.delay },
+        };
+        Plan {
+            pin: self.pin,
+            ..Plan::new(self.schedule, pacing, self.hang_after)
+        }
     }
-}
 
-/// Runs the rounds of `plan` on one thread per body (see [`threaded_row::measure`]).
-pub fn measure<B: Body>(bodies: Vec<B>, plan: &RowPlan, watch: &Watch) -> Measured {
-    threaded_row::measure(bodies, plan.schedule, plan.pin, watch)
+    /// Measures one thread per work as this plan says (see [`engine::threads`]).
+    pub fn measure<W: Work>(&self, works: Vec<W>, watch: &Watch) -> Measured {
+        engine::threads(works, &self.engine(), watch)
+    }
 }
 
 /// The raw row of what a row's threads produced: samples in ns per iteration, notes on anything

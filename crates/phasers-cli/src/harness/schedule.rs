@@ -75,6 +75,9 @@ pub struct Sampler {
     samples: Vec<Sample>,
     capped: bool,
     cut: usize,
+    warm_up: u64,
+    enough: Option<(usize, Duration)>,
+    measuring_since: Duration,
 }
 
 impl Sampler {
@@ -87,12 +90,29 @@ impl Sampler {
             samples: Vec::new(),
             capped: false,
             cut: 0,
+            warm_up: WARM_UP_EPISODES,
+            enough: None,
+            measuring_since: Duration::ZERO,
         }
+    }
+
+    /// The same, with `episodes` in the warm-up round rather than [`WARM_UP_EPISODES`].
+    pub fn warm_up(self, episodes: u64) -> Self {
+        Sampler {
+            warm_up: episodes,
+            ..self
+        }
+    }
+
+    /// The same, stopping also once `enough` says: this many samples taken, and this long since
+    /// the first (a row of one-iteration samples run until both are reached, or the maximum).
+    pub fn enough(self, enough: Option<(usize, Duration)>) -> Self {
+        Sampler { enough, ..self }
     }
 
     /// Episodes in the first round (the warm-up).
     pub fn first_round(&self) -> u64 {
-        WARM_UP_EPISODES
+        self.warm_up
     }
 
     /// Records that a round planned for `planned` episodes ran `ran` of them (fewer when it was
@@ -109,7 +129,7 @@ impl Sampler {
         match self.phase {
             Phase::WarmUp | Phase::Calibrating => {
                 if let Some(fixed) = self.schedule.episodes {
-                    return Some(self.start_measuring(fixed));
+                    return Some(self.start_measuring(fixed, row_elapsed));
                 }
                 // The warm-up never sizes samples: its first episodes pay for page faults and for
                 // waking threads that were just started, and would make every sample too short.
@@ -118,7 +138,7 @@ impl Sampler {
                 if row_elapsed >= self.schedule.row_budget
                     || (!warm_up && (elapsed >= CALIBRATION_MIN || ran < planned))
                 {
-                    return Some(self.start_measuring(self.sized(ran, elapsed)));
+                    return Some(self.start_measuring(self.sized(ran, elapsed), row_elapsed));
                 }
                 self.phase = Phase::Calibrating;
                 let least = if warm_up { 1 } else { 2 };
@@ -147,8 +167,15 @@ impl Sampler {
                         self.episodes = self.sized(ran, elapsed);
                     }
                 }
-                if self.samples.len() >= self.schedule.samples {
+                let taken = self.samples.len();
+                if taken >= self.schedule.samples {
                     return None;
+                }
+                let measuring = row_elapsed.saturating_sub(self.measuring_since);
+                if let Some((least, time)) = self.enough {
+                    if taken >= least && measuring >= time {
+                        return None;
+                    }
                 }
                 if row_elapsed >= self.schedule.row_budget {
                     self.capped = true;
@@ -159,8 +186,9 @@ impl Sampler {
         }
     }
 
-    fn start_measuring(&mut self, episodes: u64) -> u64 {
+    fn start_measuring(&mut self, episodes: u64, row_elapsed: Duration) -> u64 {
         self.phase = Phase::Measuring;
+        self.measuring_since = row_elapsed;
         self.episodes = episodes;
         episodes
     }
@@ -341,6 +369,29 @@ mod tests {
         assert_eq!(sampler.after_round(10, 10, 3000 * MS, 8000 * MS), None);
         assert_eq!(sampler.samples().len(), 1);
         assert!(sampler.capped());
+    }
+
+    #[test]
+    fn enough_needs_samples_and_time_within_the_budget_and_maximum() {
+        let stamped = Schedule {
+            episodes: Some(1),
+            samples: 100,
+            target_sample: MS,
+            row_budget: Duration::from_secs(1),
+        };
+        // Warm-up of 1 done 10 ms in; then `taken` samples, `since` ms after the warm-up.
+        let run = |taken: u64, since: u64| {
+            let mut sampler = Sampler::new(stamped).warm_up(1).enough(Some((20, 50 * MS)));
+            assert_eq!(sampler.first_round(), 1);
+            assert_eq!(sampler.after_round(1, 1, MS, 10 * MS), Some(1));
+            let at = |i: u64| MS * (10 + since * i / taken) as u32;
+            (1..=taken).position(|i| sampler.after_round(1, 1, MS, at(i)).is_none())
+        };
+        assert_eq!(run(19, 60), None);
+        assert_eq!(run(30, 40), None);
+        assert_eq!(run(30, 60), Some(24));
+        assert_eq!(run(200, 1), Some(99));
+        assert_eq!(run(3, 3000), Some(0));
     }
 
     #[test]

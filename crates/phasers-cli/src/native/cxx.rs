@@ -5,7 +5,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{created, wait_failed, RawBarrier};
-use phasers_cli::harness::body::WaitHandle;
+use phasers_cli::harness::work::{Failure, Work};
 
 extern "C" {
     fn phasers_cxx_barrier_create(parties: i64, error: *mut c_int) -> *mut RawBarrier;
@@ -88,18 +88,20 @@ pub struct CxxHandle<'a> {
     barrier: &'a CxxBarrier,
 }
 
-impl WaitHandle for CxxHandle<'_> {
+impl Work for CxxHandle<'_> {
+    const SYNCHRONIZED: bool = true;
+
     /// `arrive_and_wait`. It does not fail in libstdc++; a caught exception panics with the code
     /// (see [`super::wait_failed`] for why not an `Err`).
     #[inline]
-    fn wait(&mut self) -> Result<(), phasers::Error> {
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
         // SAFETY: the pointer is a live barrier (the borrow keeps it from being destroyed), and
         // this handle is one of at most `parties` live ones (see `live_handles`).
         let code = unsafe { phasers_cxx_barrier_wait(self.barrier.raw.as_ptr()) };
         if code != 0 {
             wait_failed("std::barrier::arrive_and_wait", code);
         }
-        Ok(())
+        Ok(None)
     }
 }
 

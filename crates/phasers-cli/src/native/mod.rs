@@ -102,12 +102,12 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use phasers_cli::harness::body::WaitHandle;
+    use phasers_cli::harness::work::Work;
 
     /// Runs `episodes` episodes on one thread per handle and checks the barrier invariant: after
     /// the wait of episode k every thread has arrived at k, and none has arrived beyond k + 1
     /// (this thread has not arrived at k + 1 yet, so nobody can be past it).
-    pub(super) fn check_barrier_invariant<H: WaitHandle>(handles: Vec<H>, episodes: usize) {
+    pub(super) fn check_barrier_invariant<W: Work>(handles: Vec<W>, episodes: usize) {
         let threads = handles.len();
         let arrivals = AtomicUsize::new(0);
         std::thread::scope(|s| {
@@ -116,7 +116,7 @@ mod tests {
                 s.spawn(move || {
                     for episode in 0..episodes {
                         arrivals.fetch_add(1, Ordering::SeqCst);
-                        handle.wait().unwrap();
+                        handle.iteration(episode as u64).unwrap();
                         let seen = arrivals.load(Ordering::SeqCst);
                         assert!(
                             seen >= (episode + 1) * threads,

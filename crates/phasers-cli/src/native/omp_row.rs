@@ -1,12 +1,11 @@
 //! What every OpenMP row shares, whichever shim call it times: its rounds are sized by the same
-//! [`Sampler`] as every other row, libgomp's idle threads are given time to stop spinning after
+//! sampler as every other row ([`engine::calls`]), libgomp's idle threads are given time to stop spinning after
 //! it, and its tuned twin runs under `OMP_WAIT_POLICY=active`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use phasers_cli::harness::row::{into_row, Row, RowKind};
-use phasers_cli::harness::schedule::{Sampler, Schedule};
-use phasers_cli::harness::threaded_row::Measured;
+use phasers_cli::harness::engine;
+use phasers_cli::harness::row::{into_row, Row, RowKind, RowPlan};
 
 use super::openmp::OmpRound;
 
@@ -21,40 +20,16 @@ pub const SETTLE: Duration = Duration::from_millis(100);
 pub const ACTIVE_WAIT_POLICY: (&str, &str) = ("OMP_WAIT_POLICY", "active");
 
 /// Runs the rounds of an OpenMP row, each one call of `round(episodes, deadline)`, sized by the
-/// same [`Sampler`] as every other row, then lets libgomp's threads settle (see [`SETTLE`]).
+/// same sampler as every other row, then lets libgomp's threads settle (see [`SETTLE`]).
 pub fn sample_rounds(
     name: &str,
     kind: RowKind,
-    schedule: Schedule,
+    plan: &RowPlan,
     mut round: impl FnMut(u64, Duration) -> Result<OmpRound, String>,
 ) -> Row {
-    let start = Instant::now();
-    let mut sampler = Sampler::new(schedule);
-    let mut next = Some(sampler.first_round());
-    let mut error = None;
-    while let Some(planned) = next {
-        let deadline = sampler.round_deadline(start.elapsed());
-        match round(planned, deadline) {
-            Ok(round) => {
-                next = sampler.after_round(planned, round.ran, round.elapsed, start.elapsed());
-            }
-            Err(message) => {
-                error = Some(message);
-                next = None;
-            }
-        }
-    }
-    let elapsed = start.elapsed();
+    let measured = engine::calls(&plan.engine(), |planned, deadline| {
+        round(planned, deadline).map(|round| (round.ran, round.elapsed))
+    });
     std::thread::sleep(SETTLE);
-    into_row(
-        name,
-        kind,
-        schedule,
-        Measured {
-            sampler,
-            error,
-            elapsed,
-            pin_note: None,
-        },
-    )
+    into_row(name, kind, plan.schedule, measured)
 }

@@ -4,7 +4,7 @@ use std::ffi::c_int;
 use std::ptr::NonNull;
 
 use super::{created, wait_failed, RawBarrier};
-use phasers_cli::harness::body::WaitHandle;
+use phasers_cli::harness::work::{Failure, Work};
 
 extern "C" {
     fn phasers_pthread_barrier_create(parties: u32, error: *mut c_int) -> *mut RawBarrier;
@@ -72,18 +72,20 @@ pub struct PthreadHandle<'a> {
     barrier: &'a PthreadBarrier,
 }
 
-impl WaitHandle for PthreadHandle<'_> {
+impl Work for PthreadHandle<'_> {
+    const SYNCHRONIZED: bool = true;
+
     /// `pthread_barrier_wait`. It fails only on a corrupted barrier; that panics with the error
     /// code (see [`super::wait_failed`] for why not an `Err`).
     #[inline]
-    fn wait(&mut self) -> Result<(), phasers::Error> {
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
         // SAFETY: the pointer is a live barrier: the borrow of `self.barrier` keeps it from being
         // destroyed.
         let code = unsafe { phasers_pthread_barrier_wait(self.barrier.raw.as_ptr()) };
         if code != 0 {
             wait_failed("pthread_barrier_wait", code);
         }
-        Ok(())
+        Ok(None)
     }
 }
 

@@ -14,8 +14,8 @@
 
 use std::hint::black_box;
 
-use super::episodes::{Failure, Participant};
 use super::workload::Collective;
+use phasers_cli::harness::work::{Failure, Work};
 
 /// One thread's share of the add.
 pub struct StreamAdd {
@@ -60,7 +60,9 @@ pub fn participants(threads: usize, len: usize, collective: Collective) -> Vec<S
         .collect()
 }
 
-impl Participant for StreamAdd {
+impl Work for StreamAdd {
+    const SYNCHRONIZED: bool = false;
+
     fn prepare(&mut self) -> Result<(), Failure> {
         // Distinct values, so nothing can be folded away; all small integers, so every sum is
         // exact and the check below is an equality.
@@ -71,7 +73,7 @@ impl Participant for StreamAdd {
     }
 
     #[inline]
-    fn call(&mut self) -> Result<Option<&'static str>, Failure> {
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
         for ((out, a), b) in self.out.iter_mut().zip(&self.a).zip(&self.b) {
             *out = a + b;
         }

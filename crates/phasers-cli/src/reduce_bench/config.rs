@@ -8,15 +8,16 @@ use std::time::Duration;
 
 use clap::Parser;
 use phasers_cli::harness::args::{first_of_each, parse_scaled, parse_seconds, sorted_unique};
+use phasers_cli::harness::engine::{Pacing, Plan};
 use phasers_cli::harness::run_args::RunArgs;
+use phasers_cli::harness::schedule::Schedule;
 use phasers_cli::harness::threads::parse_thread_count;
 use serde::Serialize;
 
 use super::contender::{parse_contender, Contender};
-use super::episodes::StopRule;
 use super::metrics::Metric;
-use super::spread::{parse_spread, Preset, Spread, Stalls};
 use super::workload::Collective;
+use phasers_cli::harness::stalls::{parse_spread, Preset, Spread, Stalls};
 
 /// Participant counts of a default run: the seed's 4 to 32, and 2, the smallest reduction.
 const DEFAULT_THREADS: [usize; 5] = [2, 4, 8, 16, 32];
@@ -41,6 +42,38 @@ const MAX_LEN: usize = 1 << 28;
 /// Iterations before the measured ones: the first touches every page and builds any lazy state,
 /// and its result is the one checked.
 pub const WARM_UP: usize = 1;
+
+/// When a row ends. Counts are of measured iterations, the warm-up not included; `min_time` is
+/// counted from the end of the warm-up, `budget` from the row's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StopRule {
+    /// Iterations to run at least, unless the budget runs out first.
+    pub min_iterations: usize,
+    /// Time to run at least, once `min_iterations` are done.
+    pub min_time: Duration,
+    /// Iterations never to exceed.
+    pub max_iterations: usize,
+    /// Time after which the row stops even short of `min_iterations` (with at least one).
+    pub budget: Duration,
+}
+
+impl StopRule {
+    /// The engine's plan of a row stopping by this rule: seed 003's stamped iterations, stalling
+    /// as `stalls` says.
+    pub fn plan(&self, stalls: Option<Arc<Stalls>>, hang_after: Duration) -> Plan {
+        let schedule = Schedule {
+            episodes: Some(1),
+            samples: self.max_iterations,
+            target_sample: Duration::ZERO,
+            row_budget: self.budget,
+        };
+        Plan {
+            warm_up: WARM_UP as u64,
+            enough: Some((self.min_iterations, self.min_time)),
+            ..Plan::new(schedule, Pacing::Stamped { stalls }, hang_after)
+        }
+    }
+}
 
 /// A row's budget beyond ten times `--min-time`, so even the largest arrays get their warm-up and
 /// minimum iterations.
@@ -284,7 +317,7 @@ pub struct Point<'a> {
     /// The spread the stalls were drawn from.
     pub spread: &'a Spread,
     /// The stalls, one row per iteration (the warm-up included).
-    pub stalls: &'a Stalls,
+    pub stalls: &'a Arc<Stalls>,
     /// The sequential sum.
     pub expected: &'a Arc<[f32]>,
     /// When a row ends.

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use phasers_cli::harness::stats::{self, Summary};
 
-use super::episodes::Timeline;
+use phasers_cli::harness::engine::Timeline;
 
 /// Whose return completes an iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

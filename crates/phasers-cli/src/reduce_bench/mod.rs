@@ -14,7 +14,6 @@
 mod bandwidth_floor;
 mod config;
 mod contender;
-mod episodes;
 mod metrics;
 mod mutex;
 mod omp_active;
@@ -24,7 +23,6 @@ mod outputs;
 mod ratios;
 mod results;
 mod row;
-mod spread;
 mod table;
 mod workload;
 
@@ -45,10 +43,10 @@ pub use omp_active::KIND as OMP_ACTIVE_KIND;
 
 use config::{ReduceSettings, WARM_UP};
 use contender::{Contender, Kind, FLOOR_DESCRIPTION, FLOOR_NAME};
+use phasers_cli::harness::stalls::{Spread, StallPolicy, Stalls};
 use ratios::RatioInput;
 use results::{ReduceReport, ReduceRow};
 use row::Point;
-use spread::{Spread, StallPolicy, Stalls};
 use table::TableHead;
 use workload::Collective;
 
@@ -86,7 +84,7 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
                 bar.set_message(format!("N = {threads}, {mode}, spread {name}"));
                 let iterations = settings.max_iterations + WARM_UP;
                 let seed = spread.seed_for(settings.seed, threads);
-                let stalls = Stalls::generate(spread, threads, iterations, seed);
+                let stalls = Arc::new(Stalls::generate(spread, threads, iterations, seed));
                 let first = rows.len();
                 for &len in &sizes {
                     let point = (threads, len, collective, spread, &stalls);
@@ -135,7 +133,7 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
 /// fit in memory gets rows that say so.
 fn measure_point(
     settings: &ReduceSettings,
-    (threads, len, collective, spread, stalls): (usize, usize, Collective, &Spread, &Stalls),
+    (threads, len, collective, spread, stalls): (usize, usize, Collective, &Spread, &Arc<Stalls>),
     floors: &mut HashMap<(usize, usize, Collective), ReduceRow>,
     rows: &mut Vec<ReduceRow>,
 ) {

@@ -10,8 +10,8 @@
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use super::episodes::{Failure, Participant};
 use super::workload::{Arrays, Collective};
+use phasers_cli::harness::work::{Failure, Work};
 
 /// The shared sum.
 pub struct MutexMerged {
@@ -124,13 +124,16 @@ impl MutexParticipant {
     }
 }
 
-impl Participant for MutexParticipant {
+impl Work for MutexParticipant {
+    // A reduction's non-receivers may return before everyone has arrived.
+    const SYNCHRONIZED: bool = false;
+
     fn prepare(&mut self) -> Result<(), Failure> {
         self.arrays.prepare()
     }
 
     #[inline]
-    fn call(&mut self) -> Result<Option<&'static str>, Failure> {
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
         self.merge()?;
         Ok(None)
     }
@@ -155,8 +158,8 @@ mod tests {
                 for mut participant in participants(threads, 64, collective, &expected) {
                     s.spawn(move || {
                         participant.prepare().unwrap();
-                        for _ in 0..200 {
-                            participant.call().unwrap();
+                        for index in 0..200 {
+                            participant.iteration(index).unwrap();
                             participant.check().unwrap();
                         }
                     });

@@ -18,11 +18,11 @@ use serde::{Deserialize, Serialize};
 use crate::native::ACTIVE_WAIT_POLICY;
 
 use super::config::Point;
+use super::config::StopRule;
 use super::contender::Contender;
-use super::episodes::StopRule;
 use super::results::ReduceRow;
-use super::spread::{Spread, Stalls};
 use super::workload::{self, Collective};
+use phasers_cli::harness::stalls::{Spread, Stalls};
 
 /// The kind of job the child runs (`phasers internal-child omp-reduce-row`; see
 /// `harness::child`).
@@ -82,7 +82,7 @@ pub fn measure(point: &Point<'_>) -> ReduceRow {
 /// it.
 pub fn child(measure: impl FnOnce(&Point<'_>) -> ReduceRow) -> Result<(), String> {
     child::serve(|job: Job| {
-        let stalls = Stalls::from_table(job.threads, job.stalls)?;
+        let stalls = std::sync::Arc::new(Stalls::from_table(job.threads, job.stalls)?);
         let expected: Arc<[f32]> = workload::expected(job.threads, job.len).into();
         let point = Point {
             threads: job.threads,
@@ -102,7 +102,7 @@ pub fn child(measure: impl FnOnce(&Point<'_>) -> ReduceRow) -> Result<(), String
 mod tests {
     use super::*;
     use crate::reduce_bench::row::tests::{stop_rule, Owned};
-    use crate::reduce_bench::spread::Preset;
+    use phasers_cli::harness::stalls::Preset;
 
     #[test]
     fn a_job_keeps_the_stalls_and_a_failed_child_gives_a_failed_row() {
@@ -115,7 +115,10 @@ mod tests {
         let job = Job::of(&point);
         let back: Job = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
         assert_eq!(back, job);
-        assert_eq!(&Stalls::from_table(3, back.stalls).unwrap(), point.stalls);
+        assert_eq!(
+            &Stalls::from_table(3, back.stalls).unwrap(),
+            &**point.stalls
+        );
         // The unit-test binary has no such command, so whatever it does gives no row.
         let row = measure(&point);
         assert_eq!(row.name, "omp reduction(+:arr[:n]) (active)");

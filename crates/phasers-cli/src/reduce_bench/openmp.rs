@@ -19,10 +19,10 @@ use std::sync::{Mutex, PoisonError};
 
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
-use super::episodes::Timeline;
 use super::row::Point;
-use super::spread::StallPolicy;
 use super::workload::{self, Collective};
+use phasers_cli::harness::engine::Timeline;
+use phasers_cli::harness::stalls::StallPolicy;
 
 /// Mirrors `phasers_omp_array_reduce_args` in `baselines.h`.
 #[repr(C)]
@@ -194,7 +194,7 @@ mod tests {
 
     use super::*;
     use crate::reduce_bench::row::tests::{stop_rule, Owned};
-    use crate::reduce_bench::spread::Preset;
+    use phasers_cli::harness::stalls::Preset;
 
     // Both collectives with stalls run in `row`'s test, with every other contender.
 

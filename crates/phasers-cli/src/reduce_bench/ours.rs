@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use phasers::{Op, ReduceAlgorithm, Reducer, Reduction};
 
-use super::episodes::{Failure, Participant};
 use super::workload::{Arrays, Collective};
+use phasers_cli::harness::work::{Failure, Work};
 
 /// A participant of a library row.
 pub struct OursParticipant {
@@ -34,13 +34,16 @@ pub fn participants(
     Ok(group.participants().into_iter().map(participant).collect())
 }
 
-impl Participant for OursParticipant {
+impl Work for OursParticipant {
+    // A reduction's non-receivers may return before everyone has arrived.
+    const SYNCHRONIZED: bool = false;
+
     fn prepare(&mut self) -> Result<(), Failure> {
         self.arrays.prepare()
     }
 
     #[inline]
-    fn call(&mut self) -> Result<Option<&'static str>, Failure> {
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
         let Arrays {
             collective,
             input,
@@ -53,7 +56,7 @@ impl Participant for OursParticipant {
         };
         outcome
             .map(|outcome| Some(outcome.algorithm().name()))
-            .map_err(|error| Failure::from_library(collective.name(), error))
+            .map_err(|error| Failure::from(error).about(collective.name()))
     }
 
     fn check(&mut self) -> Result<(), Failure> {

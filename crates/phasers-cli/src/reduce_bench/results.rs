@@ -15,8 +15,8 @@ use phasers_cli::harness::provenance::Provenance;
 use super::config::{Point, ReduceSettings};
 use super::contender::{Contender, Kind};
 use super::metrics::{Metric, Summaries};
-use super::spread::{Realized, StallPolicy};
 use super::workload::Collective;
+use phasers_cli::harness::stalls::{Realized, StallPolicy};
 
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Serialize)]

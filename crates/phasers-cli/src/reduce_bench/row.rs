@@ -1,44 +1,42 @@
 //! A contender at a point made a row: run it, compute the metrics, note anything odd.
 
+use std::sync::Arc;
 use std::time::Instant;
 
+use phasers_cli::harness::engine::{self, Measured, Timeline};
+use phasers_cli::harness::stalls::StallPolicy;
 use phasers_cli::harness::stats::Summary;
 use phasers_cli::harness::watchdog::Watch;
 
 use super::bandwidth_floor;
 // Defined with the settings: `omp_active` and `openmp` take a point and are called from here.
-pub use super::config::Point;
 use super::config::WARM_UP;
+pub use super::config::{Point, StopRule};
 use super::contender::{Contender, Kind, FLOOR_NAME};
-use super::episodes::{self, RowSetup, StopRule, Timeline};
 use super::metrics::{Completion, Summaries};
 use super::mutex;
 use super::omp_active;
 use super::openmp;
 use super::ours;
 use super::results::{add_note, ReduceRow};
-use super::spread::StallPolicy;
 
 /// Measures `contender` at `point`.
 pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
     let (threads, len, collective) = (point.threads, point.len, point.collective);
     let watch = Watch::new(contender.name(), threads, point.hang_after);
     let policy = StallPolicy::for_threads(threads);
-    let setup = RowSetup {
-        stalls: Some(point.stalls),
-        policy,
-        stop: point.stop,
-        watch: &watch,
-    };
+    let plan = point
+        .stop
+        .plan(Some(Arc::clone(point.stalls)), point.hang_after);
     let start = Instant::now();
     let timeline = match contender {
         Contender::Ours(algorithm) => {
             ours::participants(algorithm, threads, len, collective, point.expected)
-                .and_then(|participants| episodes::run(participants, setup))
+                .and_then(|works| stamps(engine::threads(works, &plan, &watch)))
         }
         Contender::Mutex => {
-            let participants = mutex::participants(threads, len, collective, point.expected);
-            episodes::run(participants, setup)
+            let works = mutex::participants(threads, len, collective, point.expected);
+            stamps(engine::threads(works, &plan, &watch))
         }
         // A child process measures it and computes the whole row.
         Contender::OpenMpActive => return omp_active::measure(point),
@@ -52,20 +50,24 @@ pub fn measure(contender: Contender, point: &Point<'_>) -> ReduceRow {
     row
 }
 
+/// The stamps of a row, or why it has none.
+fn stamps(measured: Measured) -> Result<Timeline, String> {
+    match (measured.error, measured.timeline) {
+        (Some(error), _) => Err(error),
+        (None, Some(timeline)) => Ok(timeline),
+        (None, None) => Err("the row ran no iteration".to_owned()),
+    }
+}
+
 /// Measures the bandwidth floor of `point`'s participants, length and collective (it does not
 /// stall, so the spread plays no part).
 pub fn measure_floor(point: &Point<'_>) -> ReduceRow {
-    let participants = bandwidth_floor::participants(point.threads, point.len, point.collective);
-    let watch = Watch::new(FLOOR_NAME, participants.len(), point.hang_after);
-    let setup = RowSetup {
-        stalls: None,
-        policy: StallPolicy::for_threads(participants.len()),
-        stop: point.stop,
-        watch: &watch,
-    };
+    let works = bandwidth_floor::participants(point.threads, point.len, point.collective);
+    let watch = Watch::new(FLOOR_NAME, works.len(), point.hang_after);
+    let plan = point.stop.plan(None, point.hang_after);
     let start = Instant::now();
     let mut row = skipped_floor(point, None);
-    let timeline = episodes::run(participants, setup);
+    let timeline = stamps(engine::threads(works, &plan, &watch));
     fill(&mut row, timeline, Completion::Last, point.stop);
     row.row_s = start.elapsed().as_secs_f64();
     // The longest worker's own time, not the time from the first start: a worker that leaves
@@ -141,21 +143,20 @@ fn fill(
 /// Points for the tests of what measures rows.
 #[cfg(test)]
 pub mod tests {
-    use std::sync::Arc;
     use std::time::Duration;
 
     use super::*;
     use crate::reduce_bench::metrics::Metric;
-    use crate::reduce_bench::spread::{Preset, Spread, Stalls};
     use crate::reduce_bench::workload;
     use crate::reduce_bench::workload::Collective;
+    use phasers_cli::harness::stalls::{Preset, Spread, Stalls};
 
     /// What a test's [`Point`] borrows: its spread, stalls and sequential sum.
     pub struct Owned {
         threads: usize,
         len: usize,
         spread: Spread,
-        stalls: Stalls,
+        stalls: Arc<Stalls>,
         expected: Arc<[f32]>,
     }
 
@@ -164,7 +165,7 @@ pub mod tests {
         /// from `preset`.
         pub fn new(preset: Preset, threads: usize, len: usize, iterations: usize) -> Self {
             let spread = preset.spread();
-            let stalls = Stalls::generate(&spread, threads, iterations, 1);
+            let stalls = Arc::new(Stalls::generate(&spread, threads, iterations, 1));
             let expected = workload::expected(threads, len).into();
             Owned {
                 threads,

@@ -11,8 +11,8 @@ use super::contender::OPENMP_ACTIVE_NAME;
 use super::contender::{Kind, OPENMP_NAME};
 use super::metrics::Metric;
 use super::results::ReduceRow;
-use super::spread::{Realized, Spread, StallPolicy};
 use super::workload::Collective;
+use phasers_cli::harness::stalls::{Realized, Spread, StallPolicy};
 
 /// What heads a table.
 pub struct TableHead<'a> {
@@ -163,7 +163,7 @@ fn table_in(head: &TableHead<'_>, rows: &[&ReduceRow], verbose: bool) -> String 
 mod tests {
     use super::*;
     use crate::reduce_bench::results::tests::row;
-    use crate::reduce_bench::spread::Preset;
+    use phasers_cli::harness::stalls::Preset;
 
     /// The head of a 2-thread reduce table at the seed's high spread.
     fn high_spread_head(spread: &Spread) -> TableHead<'_> {

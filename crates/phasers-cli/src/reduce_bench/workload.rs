@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::episodes::Failure;
 use super::metrics::Completion;
+use phasers_cli::harness::work::Failure;
 
 /// The collective, as `--mode` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]

@@ -1,0 +1,800 @@
+//! The round engine: T threads run rounds of timed iterations of a [`Work`], timed on thread 0
+//! ([`threads`]); or a row of one call per round, for work that runs its own threads ([`calls`]).
+//!
+//! Every thread runs the same sequence of rounds. Before each round all threads meet, on the
+//! work itself when it is [`Work::SYNCHRONIZED`] and paced back to back (seed 002), else on a
+//! control barrier; thread 0 publishes the next round's length before arriving there and everyone
+//! reads it after leaving, so all threads always agree on how many iterations to run (a thread
+//! running one barrier episode more than the others would wait for ever). Thread 0 reads the
+//! clock right after leaving the meeting and right after its last iteration (or the closing
+//! meeting, for rows that meet on the control barrier), so a sample spans exactly the round.
+//!
+//! How a row is paced ([`Pacing`]) is a property of the row, not of the work: EPCC's delay before
+//! each barrier and its meetings on a control barrier before and after each round, so that what a
+//! test and its reference loop have in common cancels when the loop is subtracted, as fork and
+//! join do in EPCC's `#pragma omp parallel` around each repetition; collectives that need not
+//! hold every thread back, whose rounds thread 0 cannot cut ([`Pacing::Looped`]); or seed 003's
+//! per-iteration stamps ([`Pacing::Stamped`]).
+
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use phasers::{Algorithm, Barrier, Participant};
+
+use super::affinity;
+use super::delay::delay;
+use super::schedule::{RoundClock, Sampler, Schedule, WARM_UP_EPISODES};
+use super::stalls::{StallPolicy, Stalls};
+use super::watchdog::{panic_message, watch_until, Watch};
+use super::work::{Failure, Work};
+
+/// The value of the shared round length that tells every thread the row is over.
+const DONE: u64 = 0;
+
+/// How a row's iterations are paced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pacing {
+    /// Iterations back to back; the threads meet on the work when it is synchronized (so one
+    /// barrier is all there is), else as [`Pacing::Looped`].
+    BackToBack,
+    /// A control barrier before and after each round, the closing one inside the timed span, and
+    /// rounds never cut: for operations that need not hold every thread back (a broadcast's
+    /// root), where thread 0 finishing a round does not mean every thread has.
+    Looped,
+    /// EPCC syncbench: [`delay`] before each iteration, a control barrier before and after each
+    /// round.
+    Epcc {
+        /// Iterations of the delay loop.
+        delay: u64,
+    },
+    /// Seed 003: each round is one iteration; every thread meets on the control barrier
+    /// (untimed), stalls as the table says, and stamps its arrival and return around the call.
+    /// Rows of this pacing return a [`Timeline`]; their warm-up is one round.
+    Stamped {
+        /// Each thread's stall per iteration; `None` for no stall.
+        stalls: Option<Arc<Stalls>>,
+    },
+}
+
+/// How one row is measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Rounds and samples.
+    pub schedule: Schedule,
+    /// Iterations of the first, untimed round.
+    pub warm_up: u64,
+    /// Also stop once this many samples were taken and this long has passed since the first.
+    pub enough: Option<(usize, Duration)>,
+    /// What happens around each iteration and round.
+    pub pacing: Pacing,
+    /// A row that completes no round for this long is taken to be hung.
+    pub hang_after: Duration,
+    /// Whether to pin each thread to a CPU, round robin.
+    pub pin: bool,
+}
+
+impl Plan {
+    /// A plan of `schedule` with the usual warm-up, nothing else to stop on, unpinned.
+    pub fn new(schedule: Schedule, pacing: Pacing, hang_after: Duration) -> Self {
+        Plan {
+            schedule,
+            warm_up: WARM_UP_EPISODES,
+            enough: None,
+            pacing,
+            hang_after,
+            pin: false,
+        }
+    }
+
+    fn sampler(&self) -> Sampler {
+        Sampler::new(self.schedule)
+            .warm_up(self.warm_up)
+            .enough(self.enough)
+    }
+}
+
+/// The stamps of a [`Pacing::Stamped`] row: `iterations` rows of `threads` threads, in
+/// nanoseconds since one origin on one clock (on Linux `CLOCK_MONOTONIC`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Timeline {
+    /// Threads.
+    pub threads: usize,
+    /// Iterations, the warm-up included.
+    pub iterations: usize,
+    /// When thread `t` called in iteration `i`, at `i * threads + t`.
+    pub arrive_ns: Vec<u64>,
+    /// When it returned, at the same place.
+    pub return_ns: Vec<u64>,
+    /// The variant thread 0 was told ran, per iteration where the work says.
+    pub chose: Vec<&'static str>,
+}
+
+/// What one row's threads produced.
+pub struct Measured {
+    /// The rounds and samples thread 0 recorded.
+    pub sampler: Sampler,
+    /// The most telling failure, if any thread failed.
+    pub error: Option<String>,
+    /// Wall time of the whole row.
+    pub elapsed: Duration,
+    /// Why pinning was not done as asked, if it was not.
+    pub pin_note: Option<String>,
+    /// The stamps of a [`Pacing::Stamped`] row that did not fail.
+    pub timeline: Option<Timeline>,
+}
+
+impl Measured {
+    /// A row that could not start: no samples, and `error`.
+    pub fn failed(schedule: Schedule, error: String) -> Self {
+        Measured {
+            sampler: Sampler::new(schedule),
+            error: Some(error),
+            elapsed: Duration::ZERO,
+            pin_note: None,
+            timeline: None,
+        }
+    }
+}
+
+/// The control barrier rows meet on between rounds. One of ours, so a thread that fails drops
+/// its participant and breaks it, and the others return instead of waiting for ever.
+pub fn control_participants(threads: usize) -> Result<Vec<Participant>, String> {
+    Barrier::with_algorithm(threads, Algorithm::SenseReversing)
+        .map(|barrier| barrier.participants())
+        .map_err(|error| format!("cannot build the control barrier: {error}"))
+}
+
+/// A row of one call per round, for work that runs its own threads (OpenMP's parallel regions):
+/// `call(planned, deadline)` runs a round and returns the iterations it ran and their time.
+pub fn calls(
+    plan: &Plan,
+    mut call: impl FnMut(u64, Duration) -> Result<(u64, Duration), String>,
+) -> Measured {
+    let start = Instant::now();
+    let mut sampler = plan.sampler();
+    let mut next = Some(sampler.first_round());
+    let mut error = None;
+    while let Some(planned) = next {
+        let deadline = sampler.round_deadline(start.elapsed());
+        match call(planned, deadline) {
+            Ok((ran, elapsed)) => {
+                next = sampler.after_round(planned, ran, elapsed, start.elapsed());
+            }
+            Err(message) => (error, next) = (Some(message), None),
+        }
+    }
+    Measured {
+        sampler,
+        error,
+        elapsed: start.elapsed(),
+        pin_note: None,
+        timeline: None,
+    }
+}
+
+/// What every thread of a row shares besides the work.
+struct Rounds {
+    /// The next round's planned iterations, or [`DONE`]: written by thread 0 before a meeting,
+    /// read by everyone after it.
+    next: AtomicU64,
+    /// Where thread 0 cut the current round: an iteration index counted over the row's rounds,
+    /// so it only ever grows and a past round's cut never applies to a later round. In a stamped
+    /// row, the iteration no one starts; 0 until thread 0 decides.
+    stop_at: AtomicU64,
+    /// Rounds completed, for the watchdog.
+    done: AtomicU64,
+    /// Where stamps count from.
+    origin: Instant,
+}
+
+/// One thread's work and its place on the control barrier, if the row meets on one.
+struct Seat<W> {
+    work: W,
+    control: Option<Participant>,
+}
+
+impl<W: Work> Seat<W> {
+    /// Waits until every thread of the row is here. On the work itself, the meeting is one more
+    /// call, with the index of the iteration after it.
+    fn meet(&mut self, index: u64) -> Result<(), Failure> {
+        match &mut self.control {
+            Some(control) => control.wait().map(drop).map_err(Failure::from),
+            None => self.work.iteration(index).map(drop),
+        }
+    }
+}
+
+/// What a thread hands back: thread 0 its sampler, a stamped row's threads their stamps, and
+/// why it stopped early, if it did.
+#[derive(Default)]
+struct Out {
+    failure: Option<Failure>,
+    sampler: Option<Sampler>,
+    arrive: Vec<u64>,
+    ret: Vec<u64>,
+    chose: Vec<&'static str>,
+}
+
+/// Runs the rounds of `plan` on one thread per work, each pinned to a CPU (round robin) when the
+/// plan says so; the first work's thread keeps time. The process exits with an error naming the
+/// row if no round completes for the watch's time.
+pub fn threads<W: Work>(works: Vec<W>, plan: &Plan, watch: &Watch) -> Measured {
+    let sync = W::SYNCHRONIZED;
+    match &plan.pacing {
+        Pacing::BackToBack if sync => spawn(works, plan, watch, false, rounds::<W, false, true>),
+        Pacing::BackToBack | Pacing::Looped => {
+            spawn(works, plan, watch, true, rounds::<W, false, false>)
+        }
+        Pacing::Epcc { .. } if sync => spawn(works, plan, watch, true, rounds::<W, true, true>),
+        Pacing::Epcc { .. } => spawn(works, plan, watch, true, rounds::<W, true, false>),
+        Pacing::Stamped { stalls } => {
+            let policy = StallPolicy::for_threads(works.len());
+            let stalls = stalls.as_deref();
+            let stamped = |rank, seat, shared: &Rounds, plan: &Plan, sampler| {
+                stamped(rank, seat, shared, plan, sampler, (stalls, policy))
+            };
+            spawn(works, plan, watch, true, stamped)
+        }
+    }
+}
+
+/// Starts a thread per work running `thread`, watches them, and gathers what they produced.
+fn spawn<W: Work>(
+    works: Vec<W>,
+    plan: &Plan,
+    watch: &Watch,
+    control: bool,
+    thread: impl Fn(usize, Seat<W>, &Rounds, &Plan, Option<Sampler>) -> Out + Sync,
+) -> Measured {
+    let start = Instant::now();
+    let count = works.len();
+    if count == 0 {
+        return Measured::failed(plan.schedule, "no threads".to_owned());
+    }
+    let controls: Vec<Option<Participant>> = match control {
+        true => match control_participants(count) {
+            Ok(controls) => controls.into_iter().map(Some).collect(),
+            Err(error) => return Measured::failed(plan.schedule, error),
+        },
+        false => (0..count).map(|_| None).collect(),
+    };
+    let sampler = plan.sampler();
+    let shared = Rounds {
+        next: AtomicU64::new(sampler.first_round()),
+        stop_at: AtomicU64::new(0),
+        done: AtomicU64::new(0),
+        origin: Instant::now(),
+    };
+    let cpus = match plan.pin {
+        true => affinity::allowed_cpus(),
+        false => Vec::new(),
+    };
+    let mut pin_note = (plan.pin && cpus.is_empty())
+        .then(|| "--pin: this platform does not list CPUs, so threads ran unpinned".to_owned());
+    let watcher = std::thread::current();
+    let outcomes: Vec<_> = std::thread::scope(|s| {
+        let (shared, cpus, thread) = (&shared, &cpus, &thread);
+        let mut sampler = Some(sampler);
+        let handles: Vec<_> = works
+            .into_iter()
+            .zip(controls)
+            .enumerate()
+            .map(|(rank, (work, control))| {
+                let (sampler, watcher) = (sampler.take(), watcher.clone());
+                s.spawn(move || {
+                    let pinned = affinity::cpu_for(cpus, rank).map_or(true, affinity::pin);
+                    let out = thread(rank, Seat { work, control }, shared, plan, sampler);
+                    // The row may be over: the watcher looks now rather than at its next look.
+                    watcher.unpark();
+                    (out, pinned)
+                })
+            })
+            .collect();
+        let finished = || handles.iter().all(|handle| handle.is_finished());
+        watch_until(finished, &shared.done, watch);
+        handles.into_iter().map(|handle| handle.join()).collect()
+    });
+    let mut failures = Failures::default();
+    let mut outs = Vec::with_capacity(count);
+    let mut all_pinned = true;
+    for (rank, outcome) in outcomes.into_iter().enumerate() {
+        match outcome {
+            Ok((mut out, pinned)) => {
+                all_pinned &= pinned;
+                if let Some(failure) = out.failure.take() {
+                    failures.add(rank, failure);
+                }
+                outs.push(out);
+            }
+            Err(panic) => failures.add_panic(rank, &*panic),
+        }
+    }
+    if !all_pinned && pin_note.is_none() {
+        pin_note = Some("--pin: the OS refused to pin some threads".to_owned());
+    }
+    let mut error = failures.first();
+    let sampler = outs.iter_mut().find_map(|out| out.sampler.take());
+    let timeline = match error {
+        None => timeline(&mut outs)
+            .map_err(|wrong| error = Some(wrong))
+            .ok(),
+        Some(_) => None,
+    };
+    Measured {
+        sampler: sampler.unwrap_or_else(|| plan.sampler()),
+        error,
+        elapsed: start.elapsed(),
+        pin_note,
+        timeline: timeline.flatten(),
+    }
+}
+
+/// The stamps of every thread, iteration by iteration as the metrics (and the C baseline) lay
+/// them out; `None` when the row stamped nothing.
+fn timeline(outs: &mut [Out]) -> Result<Option<Timeline>, String> {
+    let iterations = outs[0].arrive.len();
+    if iterations == 0 {
+        return Ok(None);
+    }
+    if outs.iter().any(|out| out.arrive.len() != iterations) {
+        let counts: Vec<usize> = outs.iter().map(|out| out.arrive.len()).collect();
+        return Err(format!(
+            "the threads ran different numbers of iterations: {counts:?}"
+        ));
+    }
+    let by_iteration = |stamps: fn(&Out) -> &[u64]| -> Vec<u64> {
+        (0..iterations)
+            .flat_map(|i| outs.iter().map(move |out| stamps(out)[i]))
+            .collect()
+    };
+    Ok(Some(Timeline {
+        threads: outs.len(),
+        iterations,
+        arrive_ns: by_iteration(|out| &out.arrive),
+        return_ns: by_iteration(|out| &out.ret),
+        chose: std::mem::take(&mut outs[0].chose),
+    }))
+}
+
+/// One thread's rounds: thread 0 (the one with the sampler) times them, cuts a round that
+/// overstays its deadline, and decides the next one; every other thread runs the rounds thread 0
+/// announces, as far as thread 0 lets it. Returning on an error drops the seat, which for the
+/// library's barriers (the control barrier included) breaks them, so the other threads return
+/// too. `DELAY`: EPCC's delay before each iteration; `CUT`: every iteration synchronizes, so
+/// thread 0 may cut a round.
+fn rounds<W: Work, const DELAY: bool, const CUT: bool>(
+    _: usize,
+    mut seat: Seat<W>,
+    shared: &Rounds,
+    plan: &Plan,
+    sampler: Option<Sampler>,
+) -> Out {
+    let delay_by = match plan.pacing {
+        Pacing::Epcc { delay } => delay,
+        _ => 0,
+    };
+    let failure = match seat.work.prepare() {
+        Err(failure) => Some(failure),
+        Ok(()) => match sampler {
+            None => follow::<W, DELAY, CUT>(seat, shared, delay_by).err(),
+            Some(mut sampler) => {
+                let failure = lead::<W, DELAY, CUT>(seat, shared, delay_by, &mut sampler).err();
+                return Out {
+                    failure,
+                    sampler: Some(sampler),
+                    ..Out::default()
+                };
+            }
+        },
+    };
+    Out {
+        failure,
+        ..Out::default()
+    }
+}
+
+/// Thread 0 (see [`rounds`]).
+fn lead<W: Work, const DELAY: bool, const CUT: bool>(
+    mut seat: Seat<W>,
+    shared: &Rounds,
+    delay_by: u64,
+    sampler: &mut Sampler,
+) -> Result<(), Failure> {
+    let row_start = Instant::now();
+    let mut episode = 0u64;
+    let mut round = 0u64;
+    loop {
+        seat.meet(episode)?;
+        let planned = shared.next.load(Ordering::Acquire);
+        if planned == DONE {
+            return Ok(());
+        }
+        let first = episode;
+        let end = first + planned;
+        let mut clock = RoundClock::start(planned, sampler.round_deadline(row_start.elapsed()));
+        let mut cut = false;
+        while episode < end && !(CUT && is_cut(&shared.stop_at, first, episode)) {
+            if DELAY {
+                delay(delay_by);
+            }
+            seat.work.iteration(episode)?;
+            episode += 1;
+            if CUT && !cut && clock.expired() {
+                // Every thread is at most one episode away from here, so one more episode gives
+                // them all time to see the cut before they could pass it (see `is_cut`).
+                shared.stop_at.store(episode + 1, Ordering::Relaxed);
+                cut = true;
+            }
+        }
+        if seat.control.is_some() {
+            seat.meet(episode)?;
+        }
+        let elapsed = clock.elapsed();
+        if round == 0 {
+            seat.work.check()?;
+        }
+        round += 1;
+        let decided = sampler.after_round(planned, episode - first, elapsed, row_start.elapsed());
+        // Published before the next meeting, read by the others after it.
+        shared
+            .next
+            .store(decided.unwrap_or(DONE), Ordering::Release);
+        shared.done.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Every thread but thread 0 (see [`rounds`]).
+fn follow<W: Work, const DELAY: bool, const CUT: bool>(
+    mut seat: Seat<W>,
+    shared: &Rounds,
+    delay_by: u64,
+) -> Result<(), Failure> {
+    let mut episode = 0u64;
+    let mut round = 0u64;
+    loop {
+        seat.meet(episode)?;
+        let planned = shared.next.load(Ordering::Acquire);
+        if planned == DONE {
+            return Ok(());
+        }
+        let first = episode;
+        let end = first + planned;
+        while episode < end && !(CUT && is_cut(&shared.stop_at, first, episode)) {
+            if DELAY {
+                delay(delay_by);
+            }
+            seat.work.iteration(episode)?;
+            episode += 1;
+        }
+        if seat.control.is_some() {
+            seat.meet(episode)?;
+        }
+        if round == 0 {
+            seat.work.check()?;
+        }
+        round += 1;
+    }
+}
+
+/// Whether the round that began at episode `first` was cut at or before `episode`.
+///
+/// Thread 0 stores the cut, one past its own count, before arriving at its next episode; another
+/// thread is released from that episode only after thread 0 arrived, so it reads the cut before it
+/// could start the episode past it. The barrier orders the store before that read, so a relaxed
+/// load suffices, and the hot loop pays one cached load per episode.
+#[inline]
+fn is_cut(stop_at: &AtomicU64, first: u64, episode: u64) -> bool {
+    let stop = stop_at.load(Ordering::Relaxed);
+    stop > first && stop <= episode
+}
+
+/// One thread of a [`Pacing::Stamped`] row: per round, the control barrier (untimed), the stall,
+/// an arrival stamp, one iteration, a return stamp, kept in the thread's own vectors so nothing
+/// shared is written in the timed part. The first iteration is the warm-up, checked on every
+/// thread. Thread 0 publishes the iteration no one starts, which every thread compares with the
+/// one about to start after each meeting, so all run the same iterations: a stamped iteration
+/// need not hold every thread back, so a bare "stop" flag (or the next round's length) would let
+/// a thread slow to leave the meeting skip an iteration thread 0 runs.
+fn stamped<W: Work>(
+    rank: usize,
+    mut seat: Seat<W>,
+    shared: &Rounds,
+    plan: &Plan,
+    mut sampler: Option<Sampler>,
+    stalls: (Option<&Stalls>, StallPolicy),
+) -> Out {
+    let capacity = plan.schedule.samples.saturating_add(1);
+    let mut out = Out {
+        arrive: Vec::with_capacity(capacity),
+        ret: Vec::with_capacity(capacity),
+        ..Out::default()
+    };
+    out.failure = seat
+        .work
+        .prepare()
+        .and_then(|()| stamp(rank, &mut seat, shared, sampler.as_mut(), stalls, &mut out))
+        .err();
+    out.sampler = sampler;
+    out
+}
+
+/// The iterations of [`stamped`].
+fn stamp<W: Work>(
+    rank: usize,
+    seat: &mut Seat<W>,
+    shared: &Rounds,
+    mut sampler: Option<&mut Sampler>,
+    (stalls, policy): (Option<&Stalls>, StallPolicy),
+    out: &mut Out,
+) -> Result<(), Failure> {
+    let row_start = Instant::now();
+    for index in 0u64.. {
+        seat.meet(index)
+            .map_err(|failure| failure.about("the barrier between iterations"))?;
+        let stop = shared.stop_at.load(Ordering::Relaxed);
+        if stop != 0 && index >= stop {
+            break;
+        }
+        if let Some(stalls) = stalls {
+            policy.stall(stalls.get(index as usize, rank));
+        }
+        let arrive = nanos_since(shared.origin);
+        let chose = seat.work.iteration(index)?;
+        let ret = nanos_since(shared.origin);
+        out.arrive.push(arrive);
+        out.ret.push(ret);
+        if index == 0 {
+            seat.work.check()?;
+        }
+        if let Some(sampler) = &mut sampler {
+            out.chose.extend(chose);
+            let took = Duration::from_nanos(ret.saturating_sub(arrive));
+            if sampler
+                .after_round(1, 1, took, row_start.elapsed())
+                .is_none()
+            {
+                // Read after the next meeting, which orders it; read earlier (a thread still
+                // leaving this iteration's meeting), it names an iteration not reached yet.
+                shared.stop_at.store(index + 1, Ordering::Relaxed);
+            }
+            shared.done.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    Ok(())
+}
+
+/// Nanoseconds from `origin` to now.
+#[inline]
+fn nanos_since(origin: Instant) -> u64 {
+    u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// The failures of one row's threads, ranked so the root cause is reported rather than its
+/// echo: panics, then causes, then echoes, each in thread order.
+#[derive(Default)]
+struct Failures(Vec<(u8, String)>);
+
+impl Failures {
+    fn add(&mut self, rank: usize, failure: Failure) {
+        self.0.push(match failure {
+            Failure::Cause(message) => (1, format!("thread {rank}: {message}")),
+            Failure::Echo(message) => (2, format!("thread {rank}: {message}")),
+        });
+    }
+
+    fn add_panic(&mut self, rank: usize, panic: &(dyn Any + Send)) {
+        let message = panic_message(panic);
+        self.0
+            .push((0, format!("thread {rank} panicked: {message}")));
+    }
+
+    /// The most telling failure, and how many others there were.
+    fn first(mut self) -> Option<String> {
+        self.0.sort_by_key(|(rank, _)| *rank);
+        let count = self.0.len();
+        let (_, first) = self.0.into_iter().next()?;
+        Some(match count {
+            1 => first,
+            _ => format!("{first} (and {} more thread(s) failed)", count - 1),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicU64;
+
+    use super::*;
+    use crate::harness::stalls::Preset;
+    use crate::harness::work::Nothing;
+
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    fn schedule(episodes: u64, samples: usize, row_budget: Duration) -> Schedule {
+        let target_sample = Duration::from_millis(1);
+        Schedule {
+            episodes: Some(episodes),
+            samples,
+            target_sample,
+            row_budget,
+        }
+    }
+
+    fn run<W: Work>(works: Vec<W>, schedule: Schedule, pacing: Pacing) -> Measured {
+        let watch = Watch::new("test", works.len(), MINUTE);
+        let plan = Plan::new(schedule, pacing, MINUTE);
+        threads(works, &plan, &watch)
+    }
+
+    /// A barrier that takes a while per episode, whatever it was calibrated at.
+    struct Slow(Participant);
+
+    impl Work for Slow {
+        const SYNCHRONIZED: bool = true;
+
+        fn iteration(&mut self, index: u64) -> Result<Option<&'static str>, Failure> {
+            std::thread::sleep(Duration::from_micros(100));
+            self.0.iteration(index)
+        }
+    }
+
+    #[test]
+    fn an_overlong_round_is_cut_and_every_thread_agrees_where() {
+        // Far more than fits in the budget: only a cut can end the first sample.
+        let schedule = schedule(1_000_000, 3, Duration::from_millis(50));
+        for pacing in [Pacing::BackToBack, Pacing::Epcc { delay: 10 }] {
+            let barrier = Barrier::with_algorithm(3, Algorithm::SenseReversing).unwrap();
+            let works: Vec<_> = barrier.participants().into_iter().map(Slow).collect();
+            let measured = run(works, schedule, pacing);
+            assert_eq!(measured.error, None);
+            let samples = measured.sampler.samples();
+            assert_eq!(samples.len(), 1);
+            assert!(samples[0].episodes < 1_000_000);
+            assert_eq!(measured.sampler.cut(), 1);
+            assert!(measured.sampler.capped());
+        }
+    }
+
+    /// A barrier whose third wait fails, as a broken barrier's would.
+    struct Failing(u32);
+
+    impl Work for Failing {
+        const SYNCHRONIZED: bool = true;
+
+        fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
+            self.0 += 1;
+            match self.0 {
+                3 => Err(phasers::Error::Broken { by: 7, episode: 2 }.into()),
+                _ => Ok(None),
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_wait_becomes_a_row_error() {
+        let schedule = schedule(50, 3, Duration::from_secs(5));
+        let measured = run(vec![Failing(0)], schedule, Pacing::BackToBack);
+        let error = measured.error.unwrap();
+        assert!(
+            error.contains("thread 0") && error.contains("broken"),
+            "{error}"
+        );
+        assert!(measured.sampler.samples().is_empty());
+    }
+
+    /// Counts its calls, and never waits for anyone: the least synchronized work there is.
+    struct Count<'a>(&'a AtomicU64);
+
+    impl Work for Count<'_> {
+        const SYNCHRONIZED: bool = false;
+
+        fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(None)
+        }
+    }
+
+    #[test]
+    fn looped_rows_run_every_planned_iteration_on_every_thread() {
+        let calls = AtomicU64::new(0);
+        let works = (0..3).map(|_| Count(&calls)).collect();
+        let measured = run(
+            works,
+            schedule(1000, 3, Duration::from_secs(20)),
+            Pacing::Looped,
+        );
+        assert_eq!(
+            (measured.error, measured.sampler.samples().len()),
+            (None, 3)
+        );
+        // The warm-up round, then three samples of 1,000, on each of the three threads.
+        assert_eq!(
+            calls.load(Ordering::Relaxed),
+            3 * (WARM_UP_EPISODES + 3 * 1000)
+        );
+        let reference = run(
+            vec![Nothing; 2],
+            schedule(10, 2, Duration::from_secs(20)),
+            Pacing::Epcc { delay: 5 },
+        );
+        assert_eq!(reference.sampler.samples().len(), 2);
+    }
+
+    /// Sleeps a little per call. A bad one fails its third call (`Cause`), or with `wrong` its
+    /// first check.
+    struct Sleeper(u64, Option<bool>);
+
+    impl Work for Sleeper {
+        const SYNCHRONIZED: bool = false;
+
+        fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
+            self.0 += 1;
+            if self.0 == 3 && self.1 == Some(false) {
+                return Err(Failure::Cause("boom".into()));
+            }
+            std::thread::sleep(Duration::from_micros(50));
+            Ok(Some("linear"))
+        }
+
+        fn check(&mut self) -> Result<(), Failure> {
+            match self.1 {
+                Some(true) => Err(Failure::Cause("wrong result".into())),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    /// `threads` sleepers stamped, rank `bad` failing as [`Sleeper`] says, at most `max`
+    /// iterations after the warm-up, at least 5 and a millisecond.
+    fn sleepers(
+        threads: usize,
+        stalls: Option<Stalls>,
+        max: usize,
+        bad: Option<(usize, bool)>,
+    ) -> Measured {
+        let sleeper = |rank| Sleeper(0, bad.filter(|&(at, _)| at == rank).map(|(_, wrong)| wrong));
+        let watch = Watch::new("test", threads, MINUTE);
+        let stalls = stalls.map(Arc::new);
+        let plan = Plan {
+            warm_up: 1,
+            enough: Some((5, Duration::from_millis(1))),
+            ..Plan::new(
+                schedule(1, max, Duration::from_secs(10)),
+                Pacing::Stamped { stalls },
+                MINUTE,
+            )
+        };
+        super::threads((0..threads).map(sleeper).collect(), &plan, &watch)
+    }
+
+    #[test]
+    fn every_stamped_thread_runs_the_same_iterations_between_meetings() {
+        let stalls = Stalls::generate(&Preset::Low.spread(), 3, 31, 1);
+        let timeline = sleepers(3, Some(stalls), 30, None).timeline.unwrap();
+        assert!((6..=31).contains(&timeline.iterations), "{timeline:?}");
+        assert_eq!(timeline.arrive_ns.len(), 3 * timeline.iterations);
+        assert_eq!(timeline.chose.len(), timeline.iterations);
+        for iteration in 1..timeline.iterations {
+            let ended = &timeline.return_ns[(iteration - 1) * 3..iteration * 3];
+            let started = &timeline.arrive_ns[iteration * 3..iteration * 3 + 3];
+            assert!(started.iter().min() >= ended.iter().max());
+        }
+        // The maximum caps the row: the warm-up and 4 measured.
+        assert_eq!(sleepers(2, None, 4, None).timeline.unwrap().iterations, 5);
+    }
+
+    #[test]
+    fn a_failure_names_its_cause_not_its_echoes() {
+        let measured = sleepers(3, None, 50, Some((1, false)));
+        let error = measured.error.unwrap();
+        assert!(
+            error.starts_with("thread 1: boom") && error.contains("2 more"),
+            "{error}"
+        );
+        assert!(measured.timeline.is_none());
+        let error = sleepers(2, None, 50, Some((0, true))).error.unwrap();
+        assert!(error.contains("thread 0: wrong result"), "{error}");
+    }
+}

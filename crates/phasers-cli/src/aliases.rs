@@ -8,9 +8,8 @@ use clap::Args;
 use phasers_cli::harness::outputs::OutputArgs;
 use phasers_cli::harness::threads;
 
-use crate::barrier_bench::BarrierArgs;
-use crate::measure_args::MeasureArgs;
-use crate::phaser_bench::{Figure, PhaserArgs};
+use crate::benches::barrier::{BarrierArgs, MeasureArgs};
+use crate::benches::phaser::{Figure, PhaserArgs};
 
 /// The line an old name prints: what to type instead.
 pub fn renamed(old: &str, new: &str) -> String {

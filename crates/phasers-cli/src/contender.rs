@@ -62,7 +62,7 @@ impl Contender {
                     .chain(Algorithm::CONCRETE)
                     .map(Contender::Phasers),
             )
-            .chain(crate::phaser_bench::PHASER_ROWS.map(Contender::Phaser))
+            .chain(crate::benches::phaser::PHASER_ROWS.map(Contender::Phaser))
             .collect()
     }
 

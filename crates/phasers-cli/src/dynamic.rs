@@ -29,10 +29,10 @@ use phasers_cli::harness::threads;
 use phasers_cli::harness::verbosity;
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
+use crate::benches::barrier::EPCC_DROPPED;
 use crate::native::{omp_dynamic, Delay, SETTLE};
 use crate::phaser_config::{shape_label, PhaserConfig};
 use crate::phaser_row;
-use crate::sweep::EPCC_DROPPED;
 
 /// Options of `phasers bench dynamic`.
 #[derive(Debug, Args)]

@@ -13,35 +13,19 @@
 
 mod aliases;
 mod app_bench;
-mod barrier_bench;
 mod bench;
-
+mod benches;
 mod collectives_bench;
 mod contender;
-mod csv_out;
 mod dynamic;
 mod floors_cmd;
-mod measure_args;
 mod native;
 mod omp_active;
 mod openmp_row;
-mod phaser_bench;
 mod phaser_config;
 mod phaser_row;
-mod profile_writer;
-mod ratios;
-
 mod reduce_bench;
 mod reference;
-mod regime_floor;
-mod report;
-mod results;
-mod rounds;
-mod sweep;
-mod sweep_command;
-mod sweep_plan;
-mod tree;
-mod verdict;
 
 use std::process::ExitCode;
 
@@ -49,9 +33,9 @@ use clap::{Parser, Subcommand};
 use phasers::Algorithm;
 use phasers_cli::harness::child;
 
-use crate::barrier_bench::BarrierArgs;
+use crate::benches::barrier::{self, BarrierArgs};
+use crate::benches::phaser::{self, Figure, PhaserArgs, Suite};
 use crate::contender::{Contender, FLOOR_DESCRIPTION};
-use crate::phaser_bench::{Figure, PhaserArgs, Suite};
 
 /// What each barrier, phaser, reduction and team collective costs on this machine. With no
 /// command, runs the quick suite (`bench barrier` with its defaults, then flat phasers against our
@@ -186,19 +170,19 @@ fn run(command: Option<Command>) -> Result<(), String> {
                 child::SUBCOMMAND
             )),
         },
-        Some(Command::Tune(args)) => barrier_bench::run(aliases::tune(args)),
+        Some(Command::Tune(args)) => barrier::run(aliases::tune(args)),
         Some(Command::App(args)) => app_bench::run(&args),
         Some(Command::Bench { target }) => match target {
-            BenchTarget::Barrier(args) => barrier_bench::run(args),
-            BenchTarget::Phaser(args) => phaser_bench::run(&args),
-            BenchTarget::Reduction(args) => phaser_bench::run(&aliases::phaser_figure(
+            BenchTarget::Barrier(args) => barrier::run(args),
+            BenchTarget::Phaser(args) => phaser::run(&args),
+            BenchTarget::Reduction(args) => phaser::run(&aliases::phaser_figure(
                 "bench reduction",
                 Figure::Reduction,
                 args,
             )?),
             BenchTarget::Dynamic(args) => dynamic::run(&args),
             BenchTarget::Tree(args) => {
-                phaser_bench::run(&aliases::phaser_figure("bench tree", Figure::Tree, args)?)
+                phaser::run(&aliases::phaser_figure("bench tree", Figure::Tree, args)?)
             }
             BenchTarget::Reduce(args) => reduce_bench::run(&args),
             BenchTarget::Collectives(args) => collectives_bench::run(&args),
@@ -228,7 +212,7 @@ fn list() {
     for baseline in Contender::BASELINES {
         println!("  {:<22} {}", baseline.name(), baseline.description());
     }
-    let phaser_rows = phaser_bench::PHASER_ROWS.map(Contender::Phaser);
+    let phaser_rows = phaser::PHASER_ROWS.map(Contender::Phaser);
     let openmp = [Contender::OmpReduction, Contender::OmpReductionActive];
     section(
         "phasers and reductions (bench phaser, bench dynamic):",
@@ -287,16 +271,13 @@ fn quick_suite() -> Result<(), String> {
     // The barrier part keeps its report for the verdict the suite ends with.
     let barrier_report = std::cell::RefCell::new(None);
     let barrier = || -> Result<(), String> {
-        let (result, report) = barrier_bench::run_and_keep(quick("barrier")?);
+        let (result, report) = barrier::run_and_keep(quick("barrier")?);
         barrier_report.replace(report);
         result
     };
     let parts: [&dyn Fn() -> Result<(), String>; 5] = [
         &barrier,
-        &|| {
-            quick("phaser --threads 2")
-                .and_then(|args| phaser_bench::run_suite(Suite::Quick, &args))
-        },
+        &|| quick("phaser --threads 2").and_then(|args| phaser::run_suite(Suite::Quick, &args)),
         &|| quick(QUICK_REDUCE).and_then(|args| reduce_bench::run(&args)),
         &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives_bench::run(&args)),
         &|| quick(QUICK_APPS).and_then(|args| app_bench::run(&args)),
@@ -309,7 +290,7 @@ fn quick_suite() -> Result<(), String> {
         errors.extend(part().err());
     }
     if let Some(report) = barrier_report.take() {
-        println!("\n{}", verdict::verdict(&report).join("\n"));
+        println!("\n{}", barrier::verdict(&report).join("\n"));
     }
     if errors.is_empty() {
         Ok(())
@@ -326,8 +307,6 @@ mod tests {
     use phasers_cli::harness::row::Mode;
     use std::path::Path;
     use std::time::Duration;
-
-    use crate::sweep::Benchmark;
 
     fn bench_args(extra: &[&str]) -> Result<BarrierArgs, clap::Error> {
         let argv = ["phasers", "bench", "barrier"].iter().chain(extra);
@@ -361,7 +340,7 @@ mod tests {
         assert_eq!(measure.time, Duration::from_secs(1));
         assert_eq!(measure.delay, Duration::from_nanos(100));
         assert!(!measure.pin);
-        let plan = measure.plan(Benchmark::BARRIER, vec![2], vec![Contender::Std]);
+        let plan = measure.sweep("bench barrier", vec![2], vec![Contender::Std]);
         // EPCC: 20 outer repetitions after one dropped, in 5 rounds of 4 after one dropped each.
         assert_eq!(plan.row.schedule.samples, 21);
         assert_eq!(plan.dropped(), 1);
@@ -378,7 +357,7 @@ mod tests {
             bench_args(&["--mode", "back-to-back", "--samples", "7", "--time", "0.5"]).unwrap();
         let plan = args
             .measure
-            .plan(Benchmark::BARRIER, vec![2], vec![Contender::Std]);
+            .sweep("bench barrier", vec![2], vec![Contender::Std]);
         assert_eq!(plan.row.mode, Mode::BackToBack);
         assert_eq!(plan.row.schedule.samples, 7);
         assert_eq!(plan.dropped(), 0);
@@ -422,7 +401,7 @@ mod tests {
         assert_eq!(args.measure.delay, Duration::from_nanos(1500));
         assert_eq!(args.measure.episodes, Some(100));
         assert_eq!(args.output.plot.as_deref(), Some(Path::new("out.svg")));
-        let plan = args.measure.plan(Benchmark::BARRIER, vec![1], vec![]);
+        let plan = args.measure.sweep("bench barrier", vec![1], vec![]);
         assert_eq!(plan.row.schedule.samples, 4);
         assert_eq!(plan.row.schedule.episodes, Some(100));
         assert!(plan.row.pin);
@@ -468,7 +447,7 @@ mod tests {
         assert_eq!(few.measure.check(), Ok(()));
         let plan = few
             .measure
-            .plan(Benchmark::BARRIER, vec![2], vec![Contender::Std]);
+            .sweep("bench barrier", vec![2], vec![Contender::Std]);
         assert_eq!(plan.rounds(), 2);
     }
 

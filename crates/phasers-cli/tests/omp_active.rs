@@ -79,10 +79,10 @@ fn bench_barrier_has_the_tuned_row_next_to_the_default() {
     ]);
     let stdout = succeeded(&output);
     let report: Value = json_file(&json);
-    let rows = report["groups"][0]["rows"].as_array().unwrap();
+    let rows = report["rows"].as_array().unwrap();
     let row = |name: &str| {
         rows.iter()
-            .find(|row| row["barrier"] == name)
+            .find(|row| row["contender"] == name)
             .unwrap_or_else(|| panic!("no {name} row"))
     };
     let (default, active) = (row("omp barrier"), row("omp barrier (active)"));
@@ -95,7 +95,7 @@ fn bench_barrier_has_the_tuned_row_next_to_the_default() {
     // Both subtract the OpenMP reference loop.
     assert_eq!(
         active["reference_ns"],
-        report["groups"][0]["openmp_reference_loop"]["summary"]["median"]
+        row("omp reference loop")["summary"]["median"]
     );
     assert!(stdout.contains("omp barrier (active)"), "{stdout}");
 }

@@ -21,6 +21,22 @@ fn names(value: &Value, key: &str) -> Vec<String> {
         .collect()
 }
 
+/// The thread counts of a row report, in the order run.
+fn thread_counts(report: &Value) -> Vec<u64> {
+    let mut threads: Vec<u64> = (report["rows"].as_array().unwrap().iter())
+        .map(|row| row["threads"].as_u64().unwrap())
+        .collect();
+    threads.dedup();
+    threads
+}
+
+/// The table of `threads` threads of a row report: its rows, as `{"rows": [...]}`.
+fn at(report: &Value, threads: u64) -> Value {
+    let rows = report["rows"].as_array().unwrap().iter();
+    let rows: Vec<&Value> = rows.filter(|row| row["threads"] == threads).collect();
+    serde_json::json!({ "rows": rows })
+}
+
 #[test]
 fn quick_suite_with_a_tiny_budget_reports_every_row() {
     let (json, csv, svg) = (scratch("run.json"), scratch("run.csv"), scratch("run.svg"));
@@ -68,25 +84,18 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
     ] {
         assert!(baselines.iter().any(|name| name == baseline), "{baseline}");
     }
-    let groups = report["groups"].as_array().unwrap();
-    let threads: Vec<u64> = groups
-        .iter()
-        .map(|group| group["threads"].as_u64().unwrap())
-        .collect();
+    let threads = thread_counts(&report);
     assert_eq!(threads.first(), Some(&1), "the default sweep starts at 1");
-    for group in groups {
-        assert!(group["reference_loop"]["summary"]["mean"].is_number());
-        assert!(group["openmp_reference_loop"]["summary"]["mean"].is_number());
-        let rows = group["rows"].as_array().unwrap();
+    let cores = report["machine"]["available_cores"].as_u64().unwrap();
+    for &count in &threads {
+        let table = at(&report, count);
+        for name in ["reference loop", "omp reference loop"] {
+            let row = good_row(&table, name, "contender");
+            assert_eq!(row["kind"], "loop", "{row}");
+        }
         for name in baselines.iter().chain(&algorithms) {
-            let row = rows
-                .iter()
-                .find(|row| row["barrier"] == name.as_str())
-                .unwrap_or_else(|| panic!("no {name} row at {} threads", group["threads"]));
-            assert!(row["error"].is_null(), "{row}");
-            for stat in ["min", "median", "mean", "stddev"] {
-                assert!(row["summary"][stat].is_number(), "{stat} of {row}");
-            }
+            let row = good_row(&table, name, "contender");
+            assert!(row["summary"]["stddev"].is_number(), "{row}");
             assert!(row["reference_ns"].is_number(), "{row}");
             assert_eq!(
                 row["round_medians_ns"].as_array().unwrap().len(),
@@ -104,20 +113,21 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
             }
             assert!(row["noisy"].is_boolean(), "{row}");
         }
-    }
-    // A floor row per table: the round trip, or yield hand-offs past the cores.
-    let cores = report["machine"]["available_cores"].as_u64().unwrap();
-    let floors = report["regime_floors"].as_array().unwrap();
-    assert_eq!(floors.len(), groups.len());
-    for (floor, threads) in floors.iter().zip(&threads) {
-        assert_eq!(floor["threads"], *threads);
-        let regime = if *threads <= cores {
+        // A floor row per table: the round trip, or yield hand-offs past the cores.
+        let floor = good_row(&table, "floor", "contender");
+        let regime = if count <= cores {
             "round-trip"
         } else {
             "yield-handoffs"
         };
-        assert_eq!(floor["regime"], regime, "{floor}");
-        assert!(floor["median_ns"].as_f64().unwrap() > 0.0, "{floor}");
+        assert_eq!(
+            (floor["kind"].as_str(), floor["regime"].as_str()),
+            (Some("floor"), Some(regime))
+        );
+        assert!(
+            floor["summary"]["median"].as_f64().unwrap() > 0.0,
+            "{floor}"
+        );
     }
     let ratios = report["ratios"].as_array().unwrap();
     assert!(
@@ -130,10 +140,10 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
 
     let table = std::fs::read_to_string(&csv).unwrap();
     let lines = table.lines().count();
-    // Header, floor, and per group its floor row, two reference loops and every row.
+    // Header, floor, and per table its floor row, two reference loops and every row.
     assert_eq!(
         lines,
-        2 + groups.len() * (3 + baselines.len() + algorithms.len())
+        2 + threads.len() * (3 + baselines.len() + algorithms.len())
     );
     let plot = std::fs::read_to_string(&svg).unwrap();
     assert!(plot.contains("<svg") && plot.contains("omp barrier"));
@@ -306,21 +316,24 @@ fn bench_phaser_compares_phasers_with_our_best_barrier_and_openmp() {
     let (stdout, report) = run_json(&["bench", "phaser", "--threads", "1,4"], true);
     assert_eq!(report["benchmark"], "bench phaser");
     assert!(report["floor"]["median_ns"].as_f64().unwrap() > 0.0);
-    let groups = report["groups"].as_array().unwrap();
+    let groups: Vec<Value> = thread_counts(&report)
+        .into_iter()
+        .map(|t| at(&report, t))
+        .collect();
     assert_eq!(groups.len(), 2);
-    for group in groups {
+    for group in &groups {
         for name in ["reference", "omp barrier", "auto", "sense-reversing"] {
-            good_row(group, name, "barrier");
+            good_row(group, name, "contender");
         }
         assert_eq!(
-            good_row(group, "phaser flat", "barrier")["resolved"],
+            good_row(group, "phaser flat", "contender")["resolved"],
             "tiers 1 (flat)"
         );
-        good_row(group, "phaser tree", "barrier");
+        good_row(group, "phaser tree", "contender");
     }
     // The seed's Table I gives 4 threads two tiers of degree 2.
     assert_eq!(
-        good_row(&groups[1], "phaser tree", "barrier")["resolved"],
+        good_row(&groups[1], "phaser tree", "contender")["resolved"],
         "tiers 2, degree 2"
     );
     assert!(
@@ -348,16 +361,20 @@ fn bench_phaser_reduction_checks_every_sum_and_compares_with_openmp() {
         csv.to_str().unwrap(),
     ]);
     let table = std::fs::read_to_string(&csv).unwrap();
+    let head = table.lines().next().unwrap().split(',');
+    let column = head
+        .clone()
+        .position(|column| column == "contender")
+        .unwrap();
     for name in [
         "omp reduction",
         "phaser flat + sum i64",
         "phaser tree + sum i64",
         "phaser flat + sum f64 reproducible",
     ] {
-        // The third column is the row's name.
         let line = table
             .lines()
-            .find(|line| line.split(',').nth(2) == Some(name))
+            .find(|line| line.split(',').nth(column) == Some(name))
             .unwrap_or_else(|| panic!("no {name} line in\n{table}"));
         // No error: the line ends with an empty error column.
         assert!(line.ends_with(','), "{line}");
@@ -498,8 +515,11 @@ fn bench_phaser_tree_sweeps_tiers_and_degrees() {
     ];
     let (stdout, report) = run_json(&args, true);
     assert_eq!(report["benchmark"], "bench tree");
-    let groups = report["groups"].as_array().unwrap();
-    for group in groups {
+    let groups: Vec<Value> = thread_counts(&report)
+        .into_iter()
+        .map(|t| at(&report, t))
+        .collect();
+    for group in &groups {
         for name in [
             "reference",
             "phaser flat",
@@ -507,7 +527,7 @@ fn bench_phaser_tree_sweeps_tiers_and_degrees() {
             "phaser (2,2)",
             "phaser (2,2) + sum i64",
         ] {
-            good_row(group, name, "barrier");
+            good_row(group, name, "contender");
         }
     }
     // (2,16) has 16 leaves: too many for 2 threads, run at 4.
@@ -516,11 +536,11 @@ fn bench_phaser_tree_sweeps_tiers_and_degrees() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|row| row["barrier"] == name)
+            .any(|row| row["contender"] == name)
     };
     assert!(!has(&groups[0], "phaser (2,16)"));
     assert_eq!(
-        good_row(&groups[1], "phaser (2,16)", "barrier")["resolved"],
+        good_row(&groups[1], "phaser (2,16)", "contender")["resolved"],
         "tiers 2, degree 16"
     );
     assert!(

@@ -47,7 +47,7 @@ pub fn write(
     slices: &[Vec<String>],
 ) -> Result<(), String> {
     let plot = |index: usize, path: &Path| match &layout.plot {
-        Some(spec) => write_plot(path, report, spec, &slices[index]),
+        Some(spec) => write_plot(path, report, spec, layout.hide, &slices[index]),
         None => Err("this benchmark draws no plot".to_owned()),
     };
     outputs.write(report, |out| csv(out, report, layout.csv), plot)
@@ -70,19 +70,18 @@ pub fn slice(row: &Row, keys: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// The median of each contender's rows of the slice `values` against threads.
+/// The median of each contender's rows of the slice `values` against threads, but the `hide`
+/// kinds the tables leave out.
 fn write_plot(
     path: &Path,
     report: &Report,
     spec: &PlotSpec,
+    hide: &[Kind],
     values: &[String],
 ) -> Result<(), String> {
     let mut series: Vec<Series> = Vec::new();
-    for row in report
-        .rows
-        .iter()
-        .filter(|row| slice(row, spec.slices) == values)
-    {
+    let shown = |row: &&Row| !hide.contains(&row.kind) && slice(row, spec.slices) == values;
+    for row in report.rows.iter().filter(shown) {
         let Some(median) = row.median().filter(|_| row.error.is_none()) else {
             continue;
         };
@@ -324,7 +323,14 @@ mod tests {
             slices: &["app"],
             y_label: "ns".into(),
         };
-        write_plot(&folder.join("p.svg"), &report, &spec, &["sor".to_owned()]).unwrap();
+        write_plot(
+            &folder.join("p.svg"),
+            &report,
+            &spec,
+            &[],
+            &["sor".to_owned()],
+        )
+        .unwrap();
         assert!(std::fs::read_to_string(folder.join("p.svg"))
             .unwrap()
             .contains("auto"));

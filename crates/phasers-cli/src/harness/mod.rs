@@ -16,10 +16,12 @@
 //!   created before the run), [`plot`] (an SVG line plot of cost against threads).
 //! - Row reports (schema 4): [`result`] (the one row and report type), [`render`] (the one table
 //!   renderer), [`ratio`] (ratios between rows, and the noise they mark), [`files`] (JSON, CSV,
-//!   plots and failures of a report).
+//!   plots and failures of a report), [`interleave`] (a table's rows in interleaved rounds,
+//!   merged, with its floor row), [`bench`](mod@bench) (the driver every benchmark runs on).
 
 pub mod affinity;
 pub mod args;
+pub mod bench;
 pub mod child;
 pub mod delay;
 pub mod engine;
@@ -29,6 +31,7 @@ pub mod floor;
 pub mod floors_record;
 pub mod footnotes;
 pub mod header;
+pub mod interleave;
 pub mod machine;
 pub mod memory;
 pub mod native_versions;

@@ -183,7 +183,8 @@ pub fn mark_rows(rows: &mut [Row], over: &[(&str, Pick)], records: &[RatioRecord
     {
         let table: Vec<&Row> = rows.iter().collect();
         for (index, row) in table.iter().enumerate() {
-            for (column, by) in over {
+            let judged = !matches!(row.kind, Kind::Floor | Kind::Loop);
+            for (column, by) in over.iter().filter(|_| judged) {
                 let divisor = pick(&table, by).filter(|divisor| divisor.contender != row.contender);
                 let record = divisor.and_then(|divisor| divide(column, row, divisor));
                 marks[index].extend(

@@ -263,6 +263,8 @@ fn cell(
                 .filter(|v| !v.is_null())
                 .map_or_else(dash, plain),
         },
+        // A floor or a loop over anything is no ratio anyone reads.
+        Column::Over { .. } if matches!(row.kind, Kind::Floor | Kind::Loop) => dash(),
         Column::Over { head, by } => {
             let table: Vec<&Row> = rows
                 .iter()

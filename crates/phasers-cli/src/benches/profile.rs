@@ -11,8 +11,7 @@ use std::path::{Path, PathBuf};
 
 use phasers::{Algorithm, Floors, Profile, ProfileEntry};
 
-use crate::results::{Group, Report};
-use phasers_cli::harness::row::Row;
+use phasers_cli::harness::result::{Report, Row};
 use phasers_cli::harness::table::{ratio, time};
 
 /// A measured winner replaces the built-in rule's choice only when it is at least this much
@@ -91,7 +90,16 @@ pub fn default_path() -> Result<PathBuf, String> {
 /// Decides the profile from `report`'s rows, prints what changed, and writes it to `path` with
 /// the floors measured now.
 pub fn write(report: &Report, path: &Path) -> Result<(), String> {
-    let decisions: Vec<Decision> = report.groups.iter().filter_map(decide).collect();
+    let at = |threads: usize| -> Vec<&Row> {
+        report
+            .rows
+            .iter()
+            .filter(|row| row.threads == threads)
+            .collect()
+    };
+    let decisions: Vec<Decision> = (report.settings.threads.iter())
+        .filter_map(|&threads| decide(threads, &at(threads)))
+        .collect();
     if decisions.is_empty() {
         return Err(
             "no algorithm completed at any thread count, so there is no profile to write; \
@@ -125,25 +133,29 @@ pub fn write(report: &Report, path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The choice at one thread count: the built-in rule's, unless another algorithm beat it in a
+/// The choice at `threads` threads, from its `rows`: the built-in rule's, unless another algorithm beat it in a
 /// strict majority of rounds and by [`MIN_GAIN`] overall (the fastest such one, by median); the
 /// fastest algorithm when the built-in choice was not measured.
-pub fn decide(group: &Group) -> Option<Decision> {
-    let measured: Vec<(Algorithm, &Row)> = Algorithm::CONCRETE
-        .into_iter()
-        .filter_map(|algorithm| Some((algorithm, group.row(algorithm.name())?)))
-        .filter(|(_, row)| row.median().is_some())
+pub fn decide(threads: usize, rows: &[&Row]) -> Option<Decision> {
+    let row = |algorithm: Algorithm| {
+        let named = rows.iter().find(|row| row.contender == algorithm.name());
+        named
+            .copied()
+            .filter(|row| row.error.is_none() && row.median().is_some())
+    };
+    let measured: Vec<(Algorithm, &Row)> = (Algorithm::CONCRETE.into_iter())
+        .filter_map(|algorithm| Some((algorithm, row(algorithm)?)))
         .collect();
     let median = |row: &Row| row.median().unwrap_or(f64::INFINITY);
     let (fastest, fastest_row) = measured
         .iter()
         .copied()
         .min_by(|a, b| median(a.1).total_cmp(&median(b.1)))?;
-    let builtin = Algorithm::Auto.resolve_builtin(group.threads);
+    let builtin = Algorithm::Auto.resolve_builtin(threads);
     let Some(&(_, builtin_row)) = measured.iter().find(|(algorithm, _)| *algorithm == builtin)
     else {
         return Some(Decision {
-            threads: group.threads,
+            threads,
             builtin: (builtin, None),
             chosen: (fastest, median(fastest_row)),
             challenger: None,
@@ -158,7 +170,7 @@ pub fn decide(group: &Group) -> Option<Decision> {
     challengers.sort_by(|a, b| a.median_ns.total_cmp(&b.median_ns));
     let winner = challengers.iter().find(|c| c.replaces(builtin_ns)).copied();
     Some(Decision {
-        threads: group.threads,
+        threads,
         builtin: (builtin, Some(builtin_ns)),
         chosen: winner.map_or((builtin, builtin_ns), |c| (c.algorithm, c.median_ns)),
         challenger: winner.or_else(|| challengers.first().copied()),
@@ -233,7 +245,12 @@ fn profile(report: &Report, decisions: &[Decision]) -> phasers::Result<Profile> 
         Some(format!(
             "phasers bench barrier --write-profile {} ({} mode)",
             env!("CARGO_PKG_VERSION"),
-            report.settings.mode.name()
+            report
+                .settings
+                .own
+                .get("mode")
+                .and_then(|mode| mode.as_str())
+                .unwrap_or("epcc")
         )),
         entries,
     )
@@ -242,25 +259,19 @@ fn profile(report: &Report, decisions: &[Decision]) -> phasers::Result<Profile> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::fixtures::{self, rounds_row};
-    use phasers_cli::harness::row::RowKind;
+    use crate::benches::barrier::rounds_row;
+    use phasers_cli::harness::result::Kind;
 
-    /// A group of one-piece rows: each counts as one round.
-    fn group(threads: usize, medians: &[(Algorithm, f64)]) -> Group {
-        let rounds: Vec<(Algorithm, Vec<f64>)> = medians
-            .iter()
-            .map(|&(algorithm, median)| (algorithm, vec![median]))
-            .collect();
-        group_of_rounds(threads, &rounds)
+    /// The rows of `threads` threads with these round medians.
+    fn rows(threads: usize, rounds: &[(Algorithm, Vec<f64>)]) -> Vec<Row> {
+        let row = |(algorithm, medians): &(Algorithm, Vec<f64>)| {
+            rounds_row(algorithm.name(), Kind::Ours, threads, medians)
+        };
+        rounds.iter().map(row).collect()
     }
 
-    /// A group whose rows have these round medians.
-    fn group_of_rounds(threads: usize, rounds: &[(Algorithm, Vec<f64>)]) -> Group {
-        let rows = rounds
-            .iter()
-            .map(|(algorithm, medians)| rounds_row(algorithm.name(), RowKind::Ours, medians))
-            .collect();
-        fixtures::group(threads, false, rows)
+    fn decided(threads: usize, rounds: &[(Algorithm, Vec<f64>)]) -> Option<Decision> {
+        decide(threads, &rows(threads, rounds).iter().collect::<Vec<_>>())
     }
 
     /// The built-in rule's choice at `threads`, and some other algorithm.
@@ -268,77 +279,66 @@ mod tests {
         let builtin = Algorithm::Auto.resolve_builtin(threads);
         let other = Algorithm::CONCRETE
             .into_iter()
-            .find(|algorithm| *algorithm != builtin)
-            .expect("there are seven algorithms");
-        (builtin, other)
+            .find(|algorithm| *algorithm != builtin);
+        (builtin, other.expect("there are seven algorithms"))
     }
 
     #[test]
-    fn a_clear_winner_replaces_the_builtin_choice() {
+    fn a_clear_winner_replaces_the_builtin_choice_and_a_close_one_does_not() {
         let (builtin, other) = builtin_and_another(2);
-        let decision = decide(&group(2, &[(builtin, 200.0), (other, 100.0)])).unwrap();
-        assert_eq!(decision.builtin, (builtin, Some(200.0)));
-        assert_eq!(decision.chosen, (other, 100.0));
+        let decision = decided(2, &[(builtin, vec![200.0]), (other, vec![100.0])]).unwrap();
+        assert_eq!(
+            (decision.builtin, decision.chosen),
+            ((builtin, Some(200.0)), (other, 100.0))
+        );
         let text = changes(&[decision]);
-        assert!(text.contains(&format!(
-            "{builtin} (200 ns) → {other} (100 ns), 2.00x faster"
-        )));
-        assert!(text.ends_with("1 of 1 thread counts changed"), "{text}");
-    }
-
-    #[test]
-    fn a_win_within_the_noise_keeps_the_builtin_choice() {
-        let (builtin, other) = builtin_and_another(2);
-        let decision = decide(&group(2, &[(builtin, 103.0), (other, 100.0)])).unwrap();
+        let line = format!("{builtin} (200 ns) → {other} (100 ns), 2.00x faster");
+        assert!(
+            text.contains(&line) && text.ends_with("1 of 1 thread counts changed"),
+            "{text}"
+        );
+        let decision = decided(2, &[(builtin, vec![103.0]), (other, vec![100.0])]).unwrap();
         assert_eq!(decision.chosen, (builtin, 103.0));
         assert!(changes(&[decision]).contains("unchanged"));
     }
 
     #[test]
-    fn an_unmeasured_builtin_choice_is_replaced() {
+    fn an_unmeasured_builtin_choice_is_replaced_and_nothing_measured_decides_nothing() {
         let (builtin, other) = builtin_and_another(4);
-        let decision = decide(&group(4, &[(other, 100.0)])).unwrap();
-        assert_eq!(decision.builtin, (builtin, None));
-        assert_eq!(decision.chosen, (other, 100.0));
+        let decision = decided(4, &[(other, vec![100.0])]).unwrap();
+        assert_eq!(
+            (decision.builtin, decision.chosen),
+            ((builtin, None), (other, 100.0))
+        );
         assert!(changes(&[decision]).contains("not measured"));
+        assert_eq!(decided(4, &[]), None);
     }
 
     #[test]
     fn a_winner_must_win_most_rounds() {
         let (builtin, other) = builtin_and_another(2);
-        // Much faster overall (median 60 against 100), thanks to two lucky rounds of five.
-        let lucky = group_of_rounds(
-            2,
-            &[
-                (builtin, vec![100.0, 100.0, 100.0, 100.0, 100.0]),
-                (other, vec![50.0, 60.0, 110.0, 105.0, 55.0]),
-            ],
-        );
-        // Rounds 1, 2 and 5 of 5: a strict majority.
-        let decision = decide(&lucky).unwrap();
+        // Much faster overall (median 60 against 100), thanks to rounds 1, 2 and 5 of 5.
+        let lucky = [
+            (builtin, vec![100.0; 5]),
+            (other, vec![50.0, 60.0, 110.0, 105.0, 55.0]),
+        ];
+        let decision = decided(2, &lucky).unwrap();
         assert_eq!(decision.chosen, (other, 60.0));
         assert_eq!(decision.challenger.map(|c| (c.won, c.rounds)), Some((3, 5)));
         assert!(changes(&[decision]).contains("in 3 of 5 rounds"));
-        let split = group_of_rounds(
-            2,
-            &[
-                (builtin, vec![100.0, 100.0, 100.0, 100.0]),
-                (other, vec![50.0, 60.0, 110.0, 105.0]),
-            ],
-        );
         // 2 of 4 is no majority, however fast its median (82.5).
-        let decision = decide(&split).unwrap();
+        let split = [
+            (builtin, vec![100.0; 4]),
+            (other, vec![50.0, 60.0, 110.0, 105.0]),
+        ];
+        let decision = decided(2, &split).unwrap();
         assert_eq!(decision.chosen, (builtin, 100.0));
         let text = changes(&[decision]);
         assert!(
             text.contains("unchanged:") && text.contains("beat it in 2 of 4 rounds"),
             "{text}"
         );
-        assert_eq!(rounds_won(&split.rows[1], &split.rows[0]), (2, 4));
-    }
-
-    #[test]
-    fn nothing_measured_decides_nothing() {
-        assert_eq!(decide(&group(4, &[])), None);
+        let rows = rows(2, &split);
+        assert_eq!(rounds_won(&rows[1], &rows[0]), (2, 4));
     }
 }

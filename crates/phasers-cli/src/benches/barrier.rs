@@ -1,0 +1,1113 @@
+//! `phasers bench barrier`: every algorithm against the floor, the reference barrier and the
+//! standard barriers at each thread count, in interleaved rounds, ending with the verdict; with
+//! `--write-profile`, also the tuning profile `Algorithm::Auto` reads. Its [`Sweep`] is what
+//! `bench phaser` runs too, with other rows and ratios.
+//!
+//! The verdict says at each thread count how our best barrier and `auto` fared against the
+//! fastest standard barrier measured and the floor, and in one line how often each beat it. A
+//! cost below its resolution has no ratio: it is faster than any cost above the resolution, and
+//! unsettled against another below it; a noisy ratio settles nothing either way.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser};
+use phasers::Algorithm;
+use phasers_cli::harness::args::{first_of_each, parse_delay, parse_seconds};
+use phasers_cli::harness::bench::{self, Benchmark};
+use phasers_cli::harness::files;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::footnotes::wrap;
+use phasers_cli::harness::header::Header;
+use phasers_cli::harness::interleave::{Regime, RowPlan, TablePlan};
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::ratio::{self, Pick, Ratio, NOISY_MARK, NOISY_NOTE};
+use phasers_cli::harness::render::{Column, Layout, PlotSpec};
+use phasers_cli::harness::resolution::below_text;
+use phasers_cli::harness::result::{Fields, Kind, RatioRecord, Report, Row, Settings};
+use phasers_cli::harness::row::{self as old, Mode};
+use phasers_cli::harness::schedule::Schedule;
+use phasers_cli::harness::table::{aligned, ratio as times, time, Last};
+use phasers_cli::harness::{delay, threads};
+
+use super::profile;
+use crate::contender::Contender;
+use crate::native::OmpWork;
+use crate::{bench as rows, openmp_row};
+
+/// EPCC drops its first outer repetition: it pays for waking threads and warming caches.
+pub const EPCC_DROPPED: usize = 1;
+
+/// Rounds when --rounds is not given: enough to tell a drifting machine from a real difference
+/// (each round is one vote), few enough that each round keeps several of the default 20 samples.
+const DEFAULT_ROUNDS: u16 = 5;
+
+/// The row users get without choosing.
+const AUTO: &str = "auto";
+
+/// How each test of a sweep is measured; shared by `bench barrier` and `bench phaser`.
+#[derive(Debug, Clone, Args)]
+pub struct MeasureArgs {
+    /// How each iteration is timed.
+    #[arg(long, value_enum, default_value = "epcc")]
+    pub mode: Mode,
+
+    /// Pin each test's threads to the available CPUs, round robin.
+    #[arg(long)]
+    pub pin: bool,
+
+    /// Seconds each test (one barrier at one thread count) aims to take.
+    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub time: Duration,
+
+    /// Timed samples per test (EPCC's outer repetitions); in EPCC mode one more is taken first
+    /// and dropped.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub samples: u16,
+
+    /// Split each test's samples into N rounds, interleaved: round 1 of the floor and of every
+    /// row at a thread count, then round 2 of each, and so on, so a machine that drifts between
+    /// fast and slow states hits every row alike. Each round runs on a fresh barrier with its own
+    /// warm-up (in EPCC mode, its own dropped sample); tables show how much the rounds disagree,
+    /// and mark "noisy" the ratios that disagreement could reverse. At most --samples, since each
+    /// round needs a sample [default: 5, or --samples when fewer].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub rounds: Option<u16>,
+
+    /// EPCC mode: the delay before each barrier, in microseconds (EPCC's default is 0.1).
+    #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = parse_delay, allow_negative_numbers = true)]
+    pub delay: Duration,
+
+    /// Iterations per sample (EPCC's inner repetitions) [default: sized so the test takes
+    /// --time].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub episodes: Option<u64>,
+
+    /// Stop the whole run when a test completes no round for this many seconds: it is hung.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub hang_seconds: Duration,
+}
+
+impl MeasureArgs {
+    /// Refuses options that contradict each other; run before anything is measured.
+    pub fn check(&self) -> Result<(), String> {
+        match self.rounds {
+            Some(rounds) if rounds > self.samples => Err(format!(
+                "--rounds {rounds} is more than --samples {}: each round needs at least one \
+                 sample; ask for at most {0} rounds, or more samples",
+                self.samples
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The `bench barrier` sweep `name` over `threads` and `contenders`, measured this way.
+    pub fn sweep(
+        &self,
+        name: &'static str,
+        threads: Vec<usize>,
+        contenders: Vec<Contender>,
+    ) -> Sweep {
+        let dropped = if self.mode == Mode::Epcc {
+            EPCC_DROPPED
+        } else {
+            0
+        };
+        let samples = usize::from(self.samples) + dropped;
+        let delay = (self.mode == Mode::Epcc).then_some(self.delay);
+        let row = old::RowPlan {
+            mode: self.mode,
+            schedule: Schedule {
+                episodes: self.episodes,
+                samples,
+                target_sample: self.time / samples as u32,
+                // Warm-up, calibration and a slow barrier may overrun the aim; beyond this a
+                // test stops with the samples it has, and says so.
+                row_budget: self.time * 3 + Duration::from_secs(1),
+            },
+            hang_after: self.hang_seconds,
+            pin: self.pin,
+            delay: delay.map_or(0, delay::calibrate),
+        };
+        Sweep {
+            name,
+            measures: "the cost of one barrier episode",
+            threads: phasers_cli::harness::args::sorted_unique(threads),
+            contenders,
+            keep: |_, _| true,
+            row,
+            rounds: usize::from(self.rounds.unwrap_or(DEFAULT_ROUNDS).min(self.samples)),
+            delay,
+            time_per_test: self.time,
+            ratios: Box::new(barrier_ratios),
+            summary: Box::new(|report: &Report, verbose: bool| match verbose {
+                true => at_each(report, |rows, records| barrier_lines(rows, records, true)),
+                // By default the verdict, which says the same for every thread count in one table.
+                false => Vec::new(),
+            }),
+        }
+    }
+}
+
+/// What a sweep measures in a row: a contender, or the loop a row's cost is taken off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepRow {
+    /// EPCC's reference loop: the delays alone, on the same threads.
+    Loop,
+    /// The same in an OpenMP parallel region, subtracted from the OpenMP rows.
+    OmpLoop,
+    /// A barrier, a phaser, an OpenMP construct.
+    Row(Contender),
+}
+
+/// The ratios a sweep records for a table, given its rows.
+pub type RatiosOf = Box<dyn Fn(&[&Row]) -> Vec<Ratio>>;
+
+/// The lines a sweep prints after its tables, given the report and whether `--verbose`.
+pub type SummaryOf = Box<dyn Fn(&Report, bool) -> Vec<String>>;
+
+/// A sweep: every contender at every thread count, a table each, in interleaved rounds.
+pub struct Sweep {
+    /// The name in reports.
+    pub name: &'static str,
+    /// What one iteration costs, for the header.
+    pub measures: &'static str,
+    /// Thread counts, in the order run.
+    pub threads: Vec<usize>,
+    /// The rows of every table, in order.
+    pub contenders: Vec<Contender>,
+    /// Whether a row runs at a thread count (`bench tree` leaves out trees far too big for it).
+    pub keep: fn(Contender, usize) -> bool,
+    /// How each row is measured, all rounds together: [`Sweep::round`] splits it.
+    pub row: old::RowPlan,
+    /// `--rounds`, at most the samples kept.
+    pub rounds: usize,
+    /// EPCC mode: the delay before each barrier.
+    pub delay: Option<Duration>,
+    /// The time each test aims to take.
+    pub time_per_test: Duration,
+    /// The ratios recorded for a table.
+    pub ratios: RatiosOf,
+    /// The lines after the tables (`--verbose` or not).
+    pub summary: SummaryOf,
+}
+
+impl Sweep {
+    /// Timed samples dropped from the front of each round.
+    pub fn dropped(&self) -> usize {
+        if self.row.mode == Mode::Epcc {
+            EPCC_DROPPED
+        } else {
+            0
+        }
+    }
+
+    /// Rounds per row: at least one, and no more than the samples kept.
+    pub fn rounds(&self) -> usize {
+        let kept = self.row.schedule.samples - self.dropped();
+        self.rounds.clamp(1, kept.max(1))
+    }
+
+    /// How round `index` of each row is measured: its share of the kept samples (the first rounds
+    /// take one more when they do not divide evenly), its own warm-up to drop, and its share of
+    /// the time and the budget, so a row still takes about `time_per_test` in all.
+    pub fn round(&self, index: usize) -> old::RowPlan {
+        let (rounds, kept) = (self.rounds(), self.row.schedule.samples - self.dropped());
+        let samples = kept / rounds + usize::from(index < kept % rounds) + self.dropped();
+        let mut plan = self.row;
+        plan.schedule.samples = samples;
+        plan.schedule.target_sample = self.time_per_test / (rounds * samples) as u32;
+        plan.schedule.row_budget = self.row.schedule.row_budget / rounds as u32;
+        plan
+    }
+}
+
+impl Benchmark for Sweep {
+    type Contender = SweepRow;
+
+    fn name(&self) -> String {
+        self.name.to_owned()
+    }
+
+    fn header(&self, provenance: &Provenance, _: Option<&Floor>) -> String {
+        let (samples, rounds) = (self.row.schedule.samples - self.dropped(), self.rounds());
+        let method = match self.delay {
+            Some(delay) => format!(
+                "EPCC syncbench: delay({:.2} µs) then barrier, reference loop subtracted; \
+                 {samples} outer repetitions in {rounds} interleaved rounds, each after 1 dropped",
+                delay.as_secs_f64() * 1e6
+            ),
+            None => format!(
+                "back-to-back episodes, no delay; {samples} samples in {rounds} interleaved rounds"
+            ),
+        };
+        let pinned = if self.row.pin { ", threads pinned" } else { "" };
+        let time = self.time_per_test.as_secs_f64();
+        Header::new(provenance, self.measures)
+            .line(
+                "method",
+                format!("{method}, about {time:.1} s per test{pinned}"),
+            )
+            .machine(provenance)
+            .floors(provenance)
+            .line(
+                "floor",
+                "a row per table: the cache-line round trip while every thread has a core, \
+                 ceil(threads / cores) yield hand-offs once threads outnumber cores; measured in \
+                 every round",
+            )
+            .line(
+                "units",
+                "the median over the repetitions, in ns (µs or ms when large) per barrier; \
+                 rounds: the slowest round's median over the fastest's; ÷ref and ÷floor divide \
+                 the median by the reference barrier's and by the floor row's (lower is better); \
+                 --verbose adds the mean, its 95% confidence interval and the min",
+            )
+            .finish()
+    }
+
+    fn settings(&self) -> Settings {
+        let (kept, rounds) = (self.row.schedule.samples - self.dropped(), self.rounds());
+        let names = |ours: bool| -> Vec<String> {
+            let of = self
+                .contenders
+                .iter()
+                .filter(|c| (c.kind() == old::RowKind::Ours) == ours);
+            of.map(|contender| contender.name().into_owned()).collect()
+        };
+        let method = match self.row.mode {
+            Mode::Epcc => format!(
+                "EPCC syncbench: each thread runs `delay(); barrier()` in a loop (for a \
+                 reduction, `delay(); send(1); next()`, or OpenMP's `omp for reduction`); each \
+                 row is {kept} outer repetitions of an inner loop sized to the target time, in \
+                 {rounds} rounds on a fresh barrier each, interleaved with the other rows' rounds \
+                 and the floor's, the first repetition of each round dropped; the cost is (loop \
+                 time - reference loop time) / inner repetitions, where the reference loop is \
+                 the same loop without the barrier on the same threads (for OpenMP, its own \
+                 parallel region without the barrier), run in rounds too and subtracted as the \
+                 median over all of its rounds"
+            ),
+            Mode::BackToBack => format!(
+                "back-to-back: T threads on a fresh barrier per round; each row is {kept} timed \
+                 samples of consecutive episodes, timed on thread 0, in {rounds} rounds \
+                 interleaved with the other rows' rounds and the floor's, each after its own \
+                 warm-up"
+            ),
+        };
+        let round = self.round(0).schedule;
+        let own = Fields::default()
+            .with("mode", self.row.mode.name())
+            .with("algorithms", names(true))
+            .with("baselines", names(false))
+            .with("time_per_test_s", self.time_per_test.as_secs_f64())
+            .with("samples", kept)
+            .with("dropped_samples", self.dropped())
+            .with("rounds", rounds)
+            .with("episodes", self.row.schedule.episodes)
+            .with("target_sample_ms", round.target_sample.as_secs_f64() * 1e3)
+            .with(
+                "delay_us",
+                self.delay.map(|delay| delay.as_secs_f64() * 1e6),
+            )
+            .with("delay_iterations", self.delay.map(|_| self.row.delay))
+            .with("row_budget_s", round.row_budget.as_secs_f64());
+        Settings {
+            method,
+            threads: self.threads.clone(),
+            contenders: self
+                .contenders
+                .iter()
+                .map(|c| c.name().into_owned())
+                .collect(),
+            pinned: self.row.pin,
+            debug_build: cfg!(debug_assertions),
+            own,
+        }
+    }
+
+    fn tables(&self) -> Vec<TablePlan<SweepRow>> {
+        let epcc = self.row.mode == Mode::Epcc;
+        let at = Fields::default().with("mode", self.row.mode.name());
+        let plan = |contender, name: &str, kind, subtracts| RowPlan {
+            contender,
+            name: name.to_owned(),
+            kind,
+            at: at.clone(),
+            subtracts,
+        };
+        let table = |threads: usize| {
+            let contenders: Vec<Contender> = (self.contenders.iter().copied())
+                .filter(|&contender| (self.keep)(contender, threads))
+                .collect();
+            let openmp = epcc && contenders.iter().any(|c| c.runs_on_openmp());
+            let mut rows = Vec::new();
+            rows.extend(epcc.then(|| plan(SweepRow::Loop, "reference loop", Kind::Loop, None)));
+            let omp_loop = plan(SweepRow::OmpLoop, "omp reference loop", Kind::Loop, None);
+            rows.extend(openmp.then_some(omp_loop));
+            for contender in contenders {
+                let subtracts = epcc.then_some(usize::from(contender.runs_on_openmp()));
+                let kind = converted_kind(contender.kind());
+                rows.push(plan(
+                    SweepRow::Row(contender),
+                    &contender.name(),
+                    kind,
+                    subtracts,
+                ));
+            }
+            let (rounds, dropped) = (self.rounds(), self.dropped());
+            TablePlan {
+                threads,
+                rows,
+                rounds,
+                dropped,
+                floor: true,
+            }
+        };
+        self.threads.iter().map(|&threads| table(threads)).collect()
+    }
+
+    fn measure(&self, plan: &RowPlan<SweepRow>, threads: usize, round: usize) -> Row {
+        let row_plan = self.round(round);
+        let raw = match plan.contender {
+            SweepRow::Loop => rows::reference_loop(threads, &row_plan),
+            SweepRow::OmpLoop => openmp_row::run(threads, &row_plan, OmpWork::Loop),
+            SweepRow::Row(contender) => rows::run(contender, threads, &row_plan),
+        };
+        converted(raw, threads, plan.at.clone())
+    }
+
+    fn floor_schedule(&self, round: usize) -> Schedule {
+        self.round(round).schedule
+    }
+
+    fn layout(&self) -> Layout {
+        let over = |head, kind| Column::Over {
+            head,
+            by: Pick::Kind(kind),
+        };
+        let (by_ref, by_floor) = (over("÷ref", Kind::Reference), over("÷floor", Kind::Floor));
+        let concise = vec![Column::Label, Column::Median, Column::Rounds];
+        Layout {
+            concise: [concise, vec![by_ref.clone(), by_floor.clone()]].concat(),
+            verbose: vec![
+                Column::Label,
+                Column::MeanCi,
+                Column::Min,
+                Column::Median,
+                Column::Rounds,
+                by_ref,
+                by_floor,
+            ],
+            block: None,
+            hide: &[Kind::Loop],
+            csv: &["mode", "regime", "yield_handoffs"],
+            plot: Some(PlotSpec {
+                slices: &[],
+                y_label: "median cost per barrier".into(),
+            }),
+        }
+    }
+
+    fn ratios(&self, table: &[&Row]) -> Vec<Ratio> {
+        (self.ratios)(table)
+    }
+
+    fn summary(&self, report: &Report, verbose: bool) -> Vec<String> {
+        (self.summary)(report, verbose)
+    }
+}
+
+fn converted_kind(kind: old::RowKind) -> Kind {
+    match kind {
+        old::RowKind::Reference => Kind::Reference,
+        old::RowKind::Baseline => Kind::Baseline,
+        old::RowKind::Ours => Kind::Ours,
+        old::RowKind::Loop => Kind::Loop,
+    }
+}
+
+/// One round of a row as the old row runner returns it, as a raw row of the report.
+fn converted(raw: old::Row, threads: usize, at: Fields) -> Row {
+    let mut row = Row::new(&raw.barrier, converted_kind(raw.kind), threads, at);
+    (row.resolved, row.wait_policy) = (raw.resolved, raw.wait_policy);
+    (row.iterations_per_sample, row.sample_iterations) =
+        (raw.episodes_per_sample, raw.sample_episodes);
+    (row.samples_wanted, row.raw_ns, row.row_s) = (raw.samples_wanted, raw.raw_ns, raw.row_s);
+    (row.note, row.error) = (raw.note, raw.error);
+    row
+}
+
+/// `f(rows, records)` of each thread count of `report`, those that say something.
+pub fn at_each(
+    report: &Report,
+    f: impl Fn(&[&Row], &[&RatioRecord]) -> Option<String>,
+) -> Vec<String> {
+    let threads = report.settings.threads.iter();
+    threads
+        .filter_map(|&threads| {
+            let rows: Vec<&Row> = report
+                .rows
+                .iter()
+                .filter(|r| r.threads == threads)
+                .collect();
+            let of = |r: &&RatioRecord| r.record.threads == threads;
+            f(&rows, &report.ratios.iter().filter(of).collect::<Vec<_>>())
+        })
+        .collect()
+}
+
+/// `1 thread`, `4 threads`.
+pub fn threads_text(threads: usize) -> String {
+    format!("{threads} thread{}", if threads == 1 { "" } else { "s" })
+}
+
+/// What our rows are divided by: the reference, the baselines (`every` one, or the fastest
+/// alone), then the floor row, each with its label.
+fn divisors(rows: &[&Row], every: bool) -> Vec<(String, Pick)> {
+    let fastest = ratio::pick(rows, &Pick::FastestKind(Kind::Baseline)).map(|row| &row.contender);
+    let mut divisors: Vec<(String, Pick)> = (rows.iter())
+        .filter(|row| match row.kind {
+            Kind::Reference => true,
+            Kind::Baseline => every || Some(&row.contender) == fastest,
+            _ => false,
+        })
+        .map(|row| {
+            (
+                row.contender.clone(),
+                Pick::Named(row.contender.clone().into()),
+            )
+        })
+        .collect();
+    let floor = rows.iter().find(|row| row.kind == Kind::Floor);
+    let label = |row: &&Row| format!("floor ({})", Regime::of_row(row).describe());
+    divisors.extend(floor.map(|row| (label(row), Pick::Kind(Kind::Floor))));
+    divisors
+}
+
+/// The heads of `bench barrier`'s ratios: our best (`our best (mcs)`) and `auto`, by head.
+fn heads(rows: &[&Row]) -> Vec<(&'static str, String, Pick)> {
+    let named = |name: &str| Pick::Named(name.to_owned().into());
+    let best = ratio::pick(rows, &Pick::FastestKind(Kind::Ours));
+    let best = best.map(|row| {
+        (
+            "our best",
+            format!("our best ({})", row.contender),
+            named(&row.contender),
+        )
+    });
+    let auto = rows
+        .iter()
+        .find(|row| row.contender == AUTO)
+        .map(|_| (AUTO, AUTO.to_owned(), named(AUTO)));
+    best.into_iter().chain(auto).collect()
+}
+
+/// `bench barrier`'s ratios: our best and `auto` over the reference, every baseline and the floor
+/// row (the JSON keeps them all, whatever the lines show). `auto` is what users get; our best,
+/// picked after the fact from eight rows, would flatter us alone.
+pub fn barrier_ratios(rows: &[&Row]) -> Vec<Ratio> {
+    let divisors = divisors(rows, true);
+    let each = |(_, head, top): (&str, String, Pick)| {
+        divisors.iter().map(move |(name, bottom)| Ratio {
+            label: format!("{head} / {name}"),
+            numerator: top.clone(),
+            denominator: bottom.clone(),
+        })
+    };
+    heads(rows).into_iter().flat_map(each).collect()
+}
+
+/// `bench barrier`'s lines at one thread count: a column per head, a line per divisor (by default
+/// the fastest baseline alone; `--verbose`, every one), and what is noisy. Says so when no row of
+/// ours costs more than its resolution; `None` when no row of ours has a median at all.
+pub fn barrier_lines(rows: &[&Row], records: &[&RatioRecord], verbose: bool) -> Option<String> {
+    let measured = |row: &&&Row| row.error.is_none() && row.median().is_some();
+    let ours: Vec<&&Row> = rows
+        .iter()
+        .filter(|row| row.kind == Kind::Ours)
+        .filter(measured)
+        .collect();
+    let threads = threads_text(ours.first()?.threads);
+    let cost = |row: &Row| match ratio::cost(row) {
+        Some(median) => time(median),
+        None => below_text(row.resolution_ns.unwrap_or(0.0)),
+    };
+    let Some(best) = ratio::pick(rows, &Pick::FastestKind(Kind::Ours)) else {
+        return Some(format!(
+            "{threads}: every row of ours costs less than its resolution: no ratios"
+        ));
+    };
+    let mut text = format!(
+        "{threads}: our best is {} at {} (median)",
+        best.label(),
+        cost(best)
+    );
+    if let Some(auto) = rows
+        .iter()
+        .filter(measured)
+        .find(|row| row.contender == AUTO)
+    {
+        text.push_str(&format!("; {} at {}", auto.label(), cost(auto)));
+    }
+    let heads: Vec<_> = heads(rows)
+        .into_iter()
+        .filter(|(_, _, pick)| ratio::pick(rows, pick).and_then(ratio::cost).is_some())
+        .collect();
+    let head = ["divided by", "median"]
+        .into_iter()
+        .chain(heads.iter().map(|(head, _, _)| *head));
+    let mut cells = vec![head.chain([""]).map(str::to_owned).collect::<Vec<String>>()];
+    let mut any_noisy = false;
+    for (name, pick) in divisors(rows, verbose) {
+        let Some(bottom) = ratio::pick(rows, &pick).and_then(ratio::cost) else {
+            continue;
+        };
+        let (mut line, mut noisy) = (vec![name.clone(), time(bottom)], Vec::new());
+        for (head, label, _) in &heads {
+            let label = format!("{label} / {name}");
+            let record = records
+                .iter()
+                .find(|r| r.record.label == label)
+                .map(|r| &r.record);
+            let mark = match record.is_some_and(|r| r.noisy) && !verbose {
+                true => NOISY_MARK,
+                false => "",
+            };
+            line.push(times(record.map(|r| r.numerator_ns), Some(bottom)) + mark);
+            noisy.extend(
+                record
+                    .and_then(|r| r.noise.as_ref())
+                    .map(|n| format!("{head}: {n}")),
+            );
+        }
+        any_noisy |= !noisy.is_empty();
+        line.push(match verbose && !noisy.is_empty() {
+            true => format!("noisy ({})", noisy.join("; ")),
+            false => String::new(),
+        });
+        cells.push(line);
+    }
+    for line in aligned(&cells, Last::Free).lines() {
+        text.push_str(&format!("\n  {line}"));
+    }
+    if any_noisy && !verbose {
+        text.push('\n');
+        text.push_str(wrap("  ", NOISY_NOTE).trim_end());
+    }
+    Some(text)
+}
+
+/// Options of `phasers bench barrier`.
+#[derive(Debug, Parser)]
+#[command(name = "barrier")]
+pub struct BarrierArgs {
+    /// Thread counts, comma-separated [default: 1, powers of two, the cores and twice the cores,
+    /// up to twice the available cores; with --write-profile, also 4x the cores and 64].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = threads::parse_thread_count)]
+    pub threads: Option<Vec<usize>>,
+
+    /// Algorithms, comma-separated (see `phasers list`) [default: auto and every algorithm].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub algorithms: Option<Vec<Algorithm>>,
+
+    /// Then keep the fastest algorithm at each thread count and write the tuning profile
+    /// `Algorithm::Auto` reads, with this machine's floors, to FILE [default: where Auto looks
+    /// when PHASERS_PROFILE is unset: $XDG_CONFIG_HOME/phasers/profile.json, else
+    /// ~/.config/phasers/profile.json].
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    pub write_profile: Option<Option<PathBuf>>,
+
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Runs `phasers bench barrier`, and ends with the verdict on its report.
+pub fn run(args: BarrierArgs) -> Result<(), String> {
+    let (result, report) = run_and_keep(args);
+    if let Some(report) = report {
+        println!("\n{}", verdict(&report).join("\n"));
+    }
+    result
+}
+
+/// Runs `phasers bench barrier` and hands back its report too, when the run got that far (the
+/// quick suite's verdict reads it).
+pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
+    let profile = match &args.write_profile {
+        None => Ok(None),
+        Some(None) => profile::default_path().map(Some),
+        Some(Some(path)) => Ok(Some(path.clone())),
+    };
+    let profile = match profile.and_then(|profile| args.measure.check().map(|()| profile)) {
+        Ok(profile) => profile,
+        Err(error) => return (Err(error), None),
+    };
+    let cores = phasers::available_cores();
+    let threads = args.threads.clone().unwrap_or_else(|| match profile {
+        Some(_) => threads::tune_thread_counts(cores),
+        None => threads::default_thread_counts(cores),
+    });
+    let algorithms = (args.algorithms.clone()).unwrap_or_else(|| {
+        std::iter::once(Algorithm::Auto)
+            .chain(Algorithm::CONCRETE)
+            .collect()
+    });
+    let ours = first_of_each(algorithms)
+        .into_iter()
+        .map(Contender::Phasers);
+    let contenders = Contender::BASELINES.into_iter().chain(ours).collect();
+    let sweep = args.measure.sweep("bench barrier", threads, contenders);
+    let report = match bench::run(&sweep, &args.output) {
+        Ok(report) => report,
+        Err(error) => return (Err(error), None),
+    };
+    // The profile is written even when a baseline failed: it holds only our algorithms.
+    let written = profile.map_or(Ok(()), |path| profile::write(&report, &path));
+    let result = match (written, files::failures(&report.rows, &[])) {
+        (Err(profile), Err(rows)) => Err(format!("{profile}; {rows}")),
+        (written, rows) => written.and(rows),
+    };
+    (result, Some(report))
+}
+
+/// How one row of ours fared against the fastest standard barrier at one thread count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Faster,
+    Slower,
+    /// Within the noise of the rounds, or both below their resolution.
+    Unsettled,
+    /// A side failed or was not measured.
+    Unknown,
+}
+
+impl Outcome {
+    fn word(self) -> &'static str {
+        match self {
+            Outcome::Faster => "faster",
+            Outcome::Slower => "slower",
+            Outcome::Unsettled => "unsettled",
+            Outcome::Unknown => "no comparison",
+        }
+    }
+}
+
+/// `row` against `standard` and the floor: the outcome, and the cells median, ÷standard, ÷floor.
+fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (Outcome, [String; 3]) {
+    let cost = ratio::cost(row);
+    let median = cost.map_or_else(|| below_text(row.resolution_ns.unwrap_or(0.0)), time);
+    let over_floor = match (cost, floor) {
+        (Some(_), Some(_)) => times(cost, floor),
+        _ => "-".to_owned(),
+    };
+    let (outcome, over_standard) = match (standard, cost, standard.and_then(ratio::cost)) {
+        (None, _, _) => (Outcome::Unknown, "-".to_owned()),
+        (Some(standard), Some(cost), Some(standard_cost)) => {
+            let sides = Ratio {
+                label: String::new(),
+                numerator: Pick::Named(row.contender.clone().into()),
+                denominator: Pick::Named(standard.contender.clone().into()),
+            };
+            let noisy = ratio::records(&[row, standard], &[sides])
+                .iter()
+                .any(|r| r.record.noisy);
+            let outcome = match (noisy, cost < standard_cost) {
+                (true, _) => Outcome::Unsettled,
+                (false, true) => Outcome::Faster,
+                (false, false) => Outcome::Slower,
+            };
+            (
+                outcome,
+                format!(
+                    "{} {}",
+                    times(Some(cost), Some(standard_cost)),
+                    outcome.word()
+                ),
+            )
+        }
+        // Below its resolution: cheaper than anything measured above it.
+        (Some(_), None, Some(_)) => (Outcome::Faster, Outcome::Faster.word().to_owned()),
+        (Some(_), Some(_), None) => (Outcome::Slower, Outcome::Slower.word().to_owned()),
+        (Some(_), None, None) => (Outcome::Unsettled, Outcome::Unsettled.word().to_owned()),
+    };
+    (outcome, [median, over_standard, over_floor])
+}
+
+/// The verdict on a `bench barrier` report: a title naming the CPU, a table with, at each thread
+/// count, the fastest standard barrier, the floor, `auto` and our best (one line when they are
+/// the same row), and a closing line saying how often each beat the fastest standard barrier.
+pub fn verdict(report: &Report) -> Vec<String> {
+    let machine = &report.provenance.machine;
+    let cpu = machine.cpu_model.as_deref().unwrap_or("an unnamed CPU");
+    let title = format!(
+        "verdict on {cpu}, {} cores: medians of the barrier sweep above; below 1x is faster, \
+         \"unsettled\": the rounds disagree by more than the gap",
+        machine.available_cores
+    );
+    let mut lines: Vec<String> = wrap("", &title).lines().map(str::to_owned).collect();
+    let head = ["threads  row", "median", "÷fastest standard", "÷floor"];
+    let mut cells = vec![head.map(str::to_owned).to_vec()];
+    let (mut auto_outcomes, mut best_outcomes) = (Vec::new(), Vec::new());
+    for &threads in &report.settings.threads {
+        let rows: Vec<&Row> = report
+            .rows
+            .iter()
+            .filter(|row| row.threads == threads)
+            .collect();
+        let floor = rows.iter().find(|row| row.kind == Kind::Floor);
+        let floor_ns = floor.and_then(|row| row.median());
+        let standard = ratio::pick(&rows, &Pick::FastestKind(Kind::Baseline));
+        let mut first = true;
+        let mut line = |label: String, after: [String; 3]| {
+            let shown = if std::mem::take(&mut first) {
+                threads.to_string()
+            } else {
+                String::new()
+            };
+            cells.push([vec![format!("{shown:<7}  {label}")], after.to_vec()].concat());
+        };
+        let blank = || [String::new(), String::new(), String::new()];
+        match standard {
+            Some(row) => line(
+                format!("fastest standard: {}", row.contender),
+                [
+                    time(ratio::cost(row).unwrap_or_default()),
+                    String::new(),
+                    String::new(),
+                ],
+            ),
+            None => line("no standard barrier measured".to_owned(), blank()),
+        }
+        if let (Some(floor), Some(ns)) = (floor, floor_ns) {
+            let label = format!("floor ({})", Regime::of_row(floor).describe());
+            line(label, [time(ns), String::new(), String::new()]);
+        }
+        let auto = (rows.iter().copied())
+            .find(|row| row.contender == AUTO && row.error.is_none() && row.median().is_some());
+        // Our fastest above its resolution; when none is, the fastest of ours by median.
+        let ours = ratio::pick(&rows, &Pick::FastestKind(Kind::Ours)).or_else(|| {
+            let ours = rows
+                .iter()
+                .filter(|row| row.kind == Kind::Ours && row.error.is_none());
+            let medians = ours.filter_map(|row| Some((*row, row.median()?)));
+            medians
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(row, _)| row)
+        });
+        let same = matches!((auto, ours), (Some(a), Some(b)) if std::ptr::eq(a, b));
+        for (label, row, outcomes) in [
+            ("auto", auto, &mut auto_outcomes),
+            ("our best", ours, &mut best_outcomes),
+        ] {
+            let Some(row) = row else {
+                outcomes.push(Outcome::Unknown);
+                line(format!("{label}: failed or not measured"), blank());
+                continue;
+            };
+            let (outcome, after) = compare(row, standard, floor_ns);
+            outcomes.push(outcome);
+            // When auto is our best, its line says so and our best has no line of its own.
+            let name = match (label, same) {
+                ("auto", true) => format!("{} (our best)", row.label()),
+                ("auto", false) => row.label(),
+                (_, true) => continue,
+                _ => format!("our best: {}", row.label()),
+            };
+            line(name, after);
+        }
+    }
+    lines.extend(aligned(&cells, Last::Number).lines().map(str::to_owned));
+    let in_short = in_short(&auto_outcomes, &best_outcomes);
+    lines.extend(wrap("in short: ", &in_short).lines().map(str::to_owned));
+    lines
+}
+
+/// `auto (what users get) was faster than the fastest standard barrier at 1 of 3 thread counts
+/// (slower at 2); our best (picked after the fact) at 3 of 3`.
+fn in_short(auto: &[Outcome], best: &[Outcome]) -> String {
+    let describe = |outcomes: &[Outcome]| {
+        let count = |which: Outcome| outcomes.iter().filter(|&&o| o == which).count();
+        let others: Vec<String> = [Outcome::Slower, Outcome::Unsettled, Outcome::Unknown]
+            .into_iter()
+            .filter(|&which| count(which) > 0)
+            .map(|which| format!("{} at {}", which.word(), count(which)))
+            .collect();
+        let rest = match others.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", others.join(", ")),
+        };
+        (
+            format!("{} of {}", count(Outcome::Faster), outcomes.len()),
+            rest,
+        )
+    };
+    let ((auto, auto_rest), (best, best_rest)) = (describe(auto), describe(best));
+    format!(
+        "auto (what users get) was faster than the fastest standard barrier at {auto} thread \
+         counts{auto_rest}; our best (picked after the fact) at {best}{best_rest}"
+    )
+}
+
+/// A report of `rows` with made-up surroundings, for tests of what is drawn from the rows.
+#[cfg(test)]
+pub(crate) fn report_of(rows: Vec<Row>) -> Report {
+    let mut threads: Vec<usize> = rows.iter().map(|row| row.threads).collect();
+    threads.dedup();
+    let settings = Settings {
+        method: String::new(),
+        threads,
+        contenders: Vec::new(),
+        pinned: false,
+        debug_build: false,
+        own: Fields::default().with("mode", "epcc"),
+    };
+    let provenance = Provenance::now("bench barrier", Vec::new());
+    let mut report = Report {
+        provenance,
+        settings,
+        floor: None,
+        rows,
+        ratios: Vec::new(),
+    };
+    for &threads in &report.settings.threads.clone() {
+        let rows: Vec<&Row> = report
+            .rows
+            .iter()
+            .filter(|row| row.threads == threads)
+            .collect();
+        let records = ratio::records(&rows, &barrier_ratios(&rows));
+        report.ratios.extend(records);
+    }
+    report
+}
+
+/// A row of `threads` threads measured in rounds of one sample each, with these medians.
+#[cfg(test)]
+pub(crate) fn rounds_row(name: &str, kind: Kind, threads: usize, medians: &[f64]) -> Row {
+    let round = |median: &f64| {
+        let mut row = Row::new(name, kind, threads, Fields::default());
+        row.raw_ns = vec![*median];
+        row
+    };
+    let rounds: Vec<Row> = medians.iter().map(round).collect();
+    phasers_cli::harness::interleave::merge(&rounds, 0, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use phasers_cli::harness::interleave::handoffs_row;
+
+    #[test]
+    fn samples_split_into_rounds_each_with_its_warm_up() {
+        let args = BarrierArgs::try_parse_from(["barrier", "--samples", "20", "--rounds", "5"]);
+        let sweep = args
+            .unwrap()
+            .measure
+            .sweep("bench barrier", vec![2], vec![Contender::Std]);
+        // 4 kept and 1 dropped per round, a fifth of the time and of the budget.
+        let round = sweep.round(0).schedule;
+        assert_eq!(
+            (round.samples, round.target_sample),
+            (5, Duration::from_millis(40))
+        );
+        assert_eq!(round.row_budget, Duration::from_millis(800));
+        // The floor, the reference loop and std, in every round.
+        assert_eq!(sweep.tables()[0].tests(), 5 * 3);
+        let args = [
+            "barrier",
+            "--mode",
+            "back-to-back",
+            "--samples",
+            "7",
+            "--rounds",
+            "3",
+        ];
+        let sweep = BarrierArgs::try_parse_from(args)
+            .unwrap()
+            .measure
+            .sweep("b", vec![2], vec![]);
+        let samples: Vec<usize> = (0..3).map(|i| sweep.round(i).schedule.samples).collect();
+        assert_eq!(samples, [3, 2, 2], "uneven samples go to the first rounds");
+    }
+
+    /// 4 threads on 2 cores: the reference, a baseline, `auto` with rounds ×1.40 apart, our
+    /// fastest, a failed row and the floor of 2 hand-offs of 10 ns.
+    fn four_threads() -> Vec<Row> {
+        let mut auto = rounds_row(AUTO, Kind::Ours, 4, &[50.0, 60.0, 70.0]);
+        auto.resolved = Some("counting".into());
+        let mut failed = rounds_row("tournament", Kind::Ours, 4, &[1.0]);
+        failed.error = Some("boom".into());
+        vec![
+            handoffs_row(4, 2, &[10.0, 10.0, 10.0]),
+            rounds_row("reference", Kind::Reference, 4, &[100.0, 100.0, 100.0]),
+            rounds_row("std::sync::Barrier", Kind::Baseline, 4, &[58.0, 58.0]),
+            auto,
+            rounds_row("mcs", Kind::Ours, 4, &[40.0]),
+            failed,
+        ]
+    }
+
+    #[test]
+    fn our_best_and_auto_are_divided_by_every_baseline_and_the_floor() {
+        let rows = four_threads();
+        let table: Vec<&Row> = rows.iter().collect();
+        let records = ratio::records(&table, &barrier_ratios(&table));
+        let labels: Vec<&str> = records.iter().map(|r| r.record.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "our best (mcs) / reference",
+                "our best (mcs) / std::sync::Barrier",
+                "our best (mcs) / floor (2 yield hand-offs)",
+                "auto / reference",
+                "auto / std::sync::Barrier",
+                "auto / floor (2 yield hand-offs)",
+            ]
+        );
+        assert_eq!(
+            (
+                records[2].record.ratio,
+                records[2].record.denominator.as_str()
+            ),
+            (2.0, "floor")
+        );
+        // Auto's rounds span ×1.40, more than its 3% gap to std.
+        assert!(records[4].record.noisy && !records[3].record.noisy && !records[0].record.noisy);
+        let text = barrier_lines(&table, &records.iter().collect::<Vec<_>>(), true).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "4 threads: our best is mcs at 40.0 ns (median); auto → counting at 60.0 ns"
+        );
+        assert!(lines[1].contains("divided by") && lines[1].ends_with("auto"));
+        assert!(lines[2].contains("0.40x") && lines[2].contains("0.60x"));
+        assert!(
+            lines[3].contains("auto: rounds ×1.40 > gap ×1.03"),
+            "{text}"
+        );
+        assert!(lines[4].starts_with("  floor (2 yield hand-offs)") && lines[4].contains("3.00x"));
+        let only_baselines: Vec<&Row> = table
+            .iter()
+            .copied()
+            .filter(|r| r.kind != Kind::Ours)
+            .collect();
+        assert_eq!(barrier_lines(&only_baselines, &[], true), None);
+    }
+
+    #[test]
+    fn costs_below_their_resolution_are_never_best_nor_a_side_of_a_ratio() {
+        let mut rows = four_threads();
+        rows.retain(|row| row.contender != "mcs");
+        rows[3].resolution_ns = Some(100.0);
+        let table: Vec<&Row> = rows.iter().collect();
+        let text = barrier_lines(&table, &[], false).unwrap();
+        assert_eq!(
+            text,
+            "4 threads: every row of ours costs less than its resolution: no ratios"
+        );
+        assert!(ratio::records(&table, &barrier_ratios(&table)).is_empty());
+    }
+
+    /// At 2 threads, we win clearly; at 4, auto loses and our best is within noise.
+    fn report() -> Report {
+        let mut auto2 = rounds_row("auto", Kind::Ours, 2, &[50.0; 3]);
+        auto2.resolved = Some("counting".into());
+        let mut report = report_of(vec![
+            handoffs_row(2, 1, &[20.0]),
+            rounds_row("std::sync::Barrier", Kind::Baseline, 2, &[400.0; 3]),
+            rounds_row("pthread_barrier_t", Kind::Baseline, 2, &[200.0; 3]),
+            auto2,
+            rounds_row("mcs", Kind::Ours, 2, &[40.0; 3]),
+            handoffs_row(4, 2, &[500.0]),
+            rounds_row("pthread_barrier_t", Kind::Baseline, 4, &[1000.0; 3]),
+            rounds_row("auto", Kind::Ours, 4, &[3000.0; 3]),
+            rounds_row("mcs", Kind::Ours, 4, &[900.0, 1200.0, 950.0]),
+        ]);
+        report.provenance.machine.cpu_model = Some("AMD EPYC 7B13".into());
+        report.provenance.machine.available_cores = 2;
+        report
+    }
+
+    #[test]
+    fn the_verdict_names_the_cpu_and_compares_at_each_thread_count() {
+        let lines = verdict(&report());
+        let text = lines.join("\n");
+        assert!(
+            lines[0].starts_with("verdict on AMD EPYC 7B13, 2 cores"),
+            "{text}"
+        );
+        let words = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+        let line = |start: &str| {
+            let found = lines
+                .iter()
+                .map(|line| words(line))
+                .find(|line| line.starts_with(start));
+            found.unwrap_or_else(|| panic!("no line {start:?} in\n{text}"))
+        };
+        assert_eq!(
+            line("2 fastest"),
+            "2 fastest standard: pthread_barrier_t 200 ns"
+        );
+        assert_eq!(
+            line("auto → counting"),
+            "auto → counting 50.0 ns 0.25x faster 2.50x"
+        );
+        assert_eq!(
+            line("our best: mcs 40.0"),
+            "our best: mcs 40.0 ns 0.20x faster 2.00x"
+        );
+        assert_eq!(line("auto 3000"), "auto 3000 ns 3.00x slower 3.00x");
+        assert_eq!(
+            line("our best: mcs 950"),
+            "our best: mcs 950 ns 0.95x unsettled 0.95x"
+        );
+        let text = words(&text);
+        assert!(
+            text.contains("at 1 of 2 thread counts (slower at 1)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("our best (picked after the fact) at 1 of 2 (unsettled at 1)"),
+            "{text}"
+        );
+        assert!(
+            lines.iter().all(|line| line.chars().count() <= 100),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn auto_as_our_best_has_one_line_and_a_cost_below_resolution_beats_one_above_it() {
+        let mut auto = rounds_row("auto", Kind::Ours, 2, &[30.0; 3]);
+        auto.resolved = Some("counting".into());
+        let rows = vec![
+            rounds_row("std::sync::Barrier", Kind::Baseline, 2, &[400.0; 3]),
+            auto,
+            rounds_row("mcs", Kind::Ours, 2, &[40.0; 3]),
+        ];
+        let text = verdict(&report_of(rows)).join("\n");
+        assert!(
+            text.contains("auto → counting (our best)") && !text.contains("our best: "),
+            "{text}"
+        );
+        let mut ticket = rounds_row("ticket", Kind::Ours, 1, &[-1.7, -1.7, -1.7]);
+        ticket.resolution_ns = Some(6.0);
+        let std = rounds_row("std::sync::Barrier", Kind::Baseline, 1, &[250.0]);
+        let text = verdict(&report_of(vec![std, ticket])).join("\n");
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains("our best: ticket < 6.0 ns faster -"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("-1.7") && words.contains("auto: failed or not measured"),
+            "{text}"
+        );
+        assert!(words.contains("at 0 of 1 thread counts (no comparison at 1); our best (picked after the fact) at 1 of 1"), "{words}");
+    }
+}

@@ -1,0 +1,534 @@
+//! `phasers bench phaser`: seed 000's phaser figures, chosen with `--figure`: EPCC's barrier test
+//! (phase), its reduction test (reduction) and the (tiers, degree) sweep of the seed's figures 14
+//! and 15 (tree), each a sweep of `bench barrier` with its own rows and ratios; and the phaser
+//! part of the quick suite.
+//!
+//! The tree figure runs every shape with and without a sum (`next()`, `send(1); next()`) at every
+//! thread count, and ends with one matrix of medians, shapes down and thread counts across.
+
+use clap::{Parser, ValueEnum};
+use phasers::Algorithm;
+use phasers_cli::harness::args::{parse_within, sorted_unique};
+use phasers_cli::harness::bench;
+use phasers_cli::harness::files;
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::ratio::{self, Pick, Ratio};
+use phasers_cli::harness::result::{Report, Row};
+use phasers_cli::harness::table::{aligned, time, Last};
+use phasers_cli::harness::threads;
+
+use super::barrier::{at_each, threads_text, MeasureArgs};
+use crate::contender::Contender;
+use crate::phaser_config::{PhaserConfig, Reduction, Shape};
+
+/// Which of seed 000's figures `bench phaser` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Figure {
+    /// EPCC's barrier test: flat and tree phasers (`next()`) against our best barriers and
+    /// OpenMP's barrier.
+    Phase,
+    /// EPCC's reduction test: phasers with a sum accumulator (`send(1); next()`) against
+    /// OpenMP's `omp for reduction`; every result is checked (once `bench reduction`).
+    Reduction,
+    /// Figures 14 and 15: every tiers x degree, with and without a sum, ending with a matrix of
+    /// medians (once `bench tree`).
+    Tree,
+}
+
+impl Figure {
+    /// The name `--figure` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Figure::Phase => "phase",
+            Figure::Reduction => "reduction",
+            Figure::Tree => "tree",
+        }
+    }
+}
+
+/// Options of `phasers bench phaser`.
+#[derive(Debug, Parser)]
+#[command(name = "phaser")]
+pub struct PhaserArgs {
+    /// Which figure [default: phase, or tree when --tiers or --degrees is given].
+    #[arg(long, value_enum)]
+    pub figure: Option<Figure>,
+
+    /// Thread counts, comma-separated [default: as `bench barrier`; tree: 2,4,8,16,32,64].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = threads::parse_thread_count)]
+    pub threads: Option<Vec<usize>>,
+
+    /// Tree figure: tiers, comma-separated; 1 is the flat phaser [default: 1,2,3].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_tiers)]
+    pub tiers: Option<Vec<usize>>,
+
+    /// Tree figure: degrees (children per sub-phaser, registrations per leaf), comma-separated
+    /// [default: 2,4,8,16,32].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_degree)]
+    pub degrees: Option<Vec<usize>>,
+
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl PhaserArgs {
+    /// The figure asked for; `Err` when --tiers or --degrees comes with a figure they do not
+    /// shape.
+    pub fn figure(&self) -> Result<Figure, String> {
+        let shaped = self.tiers.is_some() || self.degrees.is_some();
+        match self.figure {
+            None if shaped => Ok(Figure::Tree),
+            None => Ok(Figure::Phase),
+            Some(figure) if shaped && figure != Figure::Tree => Err(format!(
+                "--tiers and --degrees shape the tree figure, not --figure {}: add --figure tree \
+                 or leave them out",
+                figure.name()
+            )),
+            Some(figure) => Ok(figure),
+        }
+    }
+}
+
+/// Runs `phasers bench phaser`.
+pub fn run(args: &PhaserArgs) -> Result<(), String> {
+    args.measure.check()?;
+    match args.figure()? {
+        Figure::Phase => run_suite(Suite::Phaser, args),
+        Figure::Reduction => run_suite(Suite::Reduction, args),
+        Figure::Tree => run_tree(args),
+    }
+}
+
+/// Runs the rows of `suite` (the phase and reduction figures, and the quick suite's part).
+pub fn run_suite(suite: Suite, args: &PhaserArgs) -> Result<(), String> {
+    let threads = (args.threads.clone())
+        .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores()));
+    let (name, measures) = suite.benchmark();
+    let mut sweep = args.measure.sweep(name, threads, suite.contenders());
+    sweep.measures = measures;
+    sweep.ratios = Box::new(move |_: &[&Row]| suite.ratios());
+    sweep.summary = Box::new(move |report: &Report, verbose: bool| {
+        listed_lines(report, &suite.ratios(), verbose)
+    });
+    let report = bench::run(&sweep, &args.output)?;
+    files::failures(&report.rows, &[])
+}
+
+/// The lines of `ratios` after the tables, one block per thread count.
+fn listed_lines(report: &Report, ratios: &[Ratio], verbose: bool) -> Vec<String> {
+    at_each(report, |rows, records| {
+        let threads = threads_text(rows.first()?.threads);
+        let mut heading = format!("{threads}, median ratios (below 1: the first is faster)");
+        let best = ratio::pick(rows, &best_barrier());
+        heading.extend(best.map(|best| format!("; best barrier: {}", best.label())));
+        let records: Vec<_> = records.iter().map(|record| (*record).clone()).collect();
+        Some(ratio::lines(&heading, &records, ratios, verbose))
+    })
+}
+
+const TREE: PhaserConfig = PhaserConfig::TREE;
+const FLAT_SUM: PhaserConfig = PhaserConfig::FLAT.with(Reduction::SumI64);
+const TREE_SUM: PhaserConfig = TREE.with(Reduction::SumI64);
+const FLAT_SUM_F64: PhaserConfig = PhaserConfig::FLAT.with(Reduction::SumF64Reproducible);
+
+/// Every phaser row of these benchmarks, for `phasers list` and the tests.
+pub const PHASER_ROWS: [PhaserConfig; 5] =
+    [PhaserConfig::FLAT, TREE, FLAT_SUM, TREE_SUM, FLAT_SUM_F64];
+
+/// Our fixed barriers the phasers are held against: `Auto`, and the centralized barrier it picks
+/// on small machines, measured side by side so "best barrier" is the better of the two in this run.
+const BEST_BARRIERS: [Algorithm; 2] = [Algorithm::Auto, Algorithm::SenseReversing];
+
+/// The faster of [`BEST_BARRIERS`].
+fn best_barrier() -> Pick {
+    Pick::FastestNamed(
+        BEST_BARRIERS
+            .map(|algorithm| algorithm.name().into())
+            .to_vec(),
+    )
+}
+
+/// The rows of a phaser benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suite {
+    /// `bench phaser`: flat and tree phasers against our best barriers and OpenMP's barrier.
+    Phaser,
+    /// `bench reduction`: phasers with accumulators against OpenMP's reduction.
+    Reduction,
+    /// The quick suite's part: the flat phaser with and without a sum, against our best barriers
+    /// and OpenMP's barrier and reduction.
+    Quick,
+}
+
+impl Suite {
+    /// The name its report has, and what one iteration costs.
+    pub fn benchmark(self) -> (&'static str, &'static str) {
+        match self {
+            Suite::Phaser => (
+                "bench phaser",
+                "the cost of one phaser phase (next: signal and wait)",
+            ),
+            Suite::Reduction => (
+                "bench reduction",
+                "the cost of one barrier with a sum reduction",
+            ),
+            Suite::Quick => (
+                "quick suite, part 2",
+                "the cost of one phaser phase, with and without a sum",
+            ),
+        }
+    }
+
+    /// The rows, in table order: the reference barrier first, as in every report.
+    pub fn contenders(self) -> Vec<Contender> {
+        let phasers: &[PhaserConfig] = match self {
+            Suite::Phaser => &[PhaserConfig::FLAT, TREE],
+            Suite::Reduction => &[FLAT_SUM, TREE_SUM, FLAT_SUM_F64],
+            Suite::Quick => &[PhaserConfig::FLAT, FLAT_SUM],
+        };
+        // OpenMP with its default wait policy and as its users tune it (OMP_WAIT_POLICY=active),
+        // so that the ratios hold us against whichever is faster here.
+        let openmp: &[Contender] = match self {
+            Suite::Phaser => &[Contender::OpenMp, Contender::OpenMpActive],
+            Suite::Reduction | Suite::Quick => &[
+                Contender::OpenMp,
+                Contender::OmpReduction,
+                Contender::OpenMpActive,
+                Contender::OmpReductionActive,
+            ],
+        };
+        std::iter::once(Contender::Reference)
+            .chain(openmp.iter().copied())
+            .chain(BEST_BARRIERS.map(Contender::Phasers))
+            .chain(phasers.iter().copied().map(Contender::Phaser))
+            .collect()
+    }
+
+    /// The ratios printed after the tables: "best barrier" is the faster of [`BEST_BARRIERS`].
+    pub fn ratios(self) -> Vec<Ratio> {
+        let row = |config: PhaserConfig| Some(Contender::Phaser(config));
+        let omp = Some;
+        let pairs = match self {
+            Suite::Phaser => vec![
+                (row(PhaserConfig::FLAT), None),
+                (row(TREE), None),
+                (omp(Contender::OpenMp), row(PhaserConfig::FLAT)),
+                (omp(Contender::OpenMp), row(TREE)),
+                (omp(Contender::OpenMpActive), row(PhaserConfig::FLAT)),
+            ],
+            Suite::Reduction => vec![
+                (row(FLAT_SUM), None),
+                (row(TREE_SUM), None),
+                (omp(Contender::OmpReduction), row(FLAT_SUM)),
+                (omp(Contender::OmpReduction), row(TREE_SUM)),
+                (omp(Contender::OmpReductionActive), row(FLAT_SUM)),
+                (row(FLAT_SUM_F64), row(FLAT_SUM)),
+                (omp(Contender::OmpReduction), omp(Contender::OpenMp)),
+            ],
+            Suite::Quick => vec![
+                (row(PhaserConfig::FLAT), None),
+                (row(FLAT_SUM), None),
+                (omp(Contender::OmpReduction), row(FLAT_SUM)),
+                (omp(Contender::OmpReductionActive), row(FLAT_SUM)),
+            ],
+        };
+        // `None` below the line is the best barrier.
+        let side = |side: Option<Contender>| match side {
+            Some(contender) => (contender.name().into_owned(), Pick::Named(contender.name())),
+            None => ("best barrier".to_owned(), best_barrier()),
+        };
+        let ratio = |(top, bottom): (Option<Contender>, Option<Contender>)| {
+            let ((top, numerator), (bottom, denominator)) = (side(top), side(bottom));
+            let label = format!("{top} / {bottom}");
+            Ratio {
+                label,
+                numerator,
+                denominator,
+            }
+        };
+        pairs.into_iter().map(ratio).collect()
+    }
+}
+
+/// The tree figure: every shape of the grid, ending with the matrix of medians.
+fn run_tree(args: &PhaserArgs) -> Result<(), String> {
+    let threads = (args.threads.clone()).unwrap_or_else(|| DEFAULT_THREADS.to_vec());
+    let tiers = (args.tiers.clone()).unwrap_or_else(|| DEFAULT_TIERS.to_vec());
+    let degrees = (args.degrees.clone()).unwrap_or_else(|| DEFAULT_DEGREES.to_vec());
+    let shapes = shapes(&sorted_unique(tiers), &sorted_unique(degrees));
+    let mut sweep = args
+        .measure
+        .sweep("bench tree", threads, contenders(&shapes));
+    sweep.measures = "the cost of one phaser phase, with and without a sum, by tiers and degree";
+    sweep.keep = worth_running;
+    sweep.ratios = Box::new(|_: &[&Row]| Vec::new());
+    sweep.summary = Box::new(move |report: &Report, _: bool| vec![matrix(report, &shapes)]);
+    let report = bench::run(&sweep, &args.output)?;
+    files::failures(&report.rows, &[])
+}
+
+/// The thread counts of the seed's figures, up to the 64 of its first machine.
+pub const DEFAULT_THREADS: [usize; 6] = [2, 4, 8, 16, 32, 64];
+/// Tiers 3 was already too many for the seed's 128 threads; 4 would add nothing at these counts.
+pub const DEFAULT_TIERS: [usize; 3] = [1, 2, 3];
+/// The degrees of the seed's figures.
+pub const DEFAULT_DEGREES: [usize; 5] = [2, 4, 8, 16, 32];
+
+/// The most tiers `--tiers` accepts: even degree 2 then has more leaves than `MAX_THREADS`.
+pub const MAX_TIERS: usize = 13;
+
+/// How many more leaves than threads a tree may have before it is too sparse to be worth a row:
+/// a tree whose leaves outnumber its threads fourfold is mostly empty sub-phasers.
+const LEAVES_PER_THREAD: usize = 4;
+
+/// Parses one entry of `--tiers`.
+pub fn parse_tiers(text: &str) -> Result<usize, String> {
+    parse_within(text, 1, MAX_TIERS, "number of tiers")
+}
+
+/// Parses one entry of `--degrees`: a leaf of more registrations than the most threads a row may
+/// start is never filled.
+pub fn parse_degree(text: &str) -> Result<usize, String> {
+    parse_within(text, 2, threads::MAX_THREADS, "degree")
+}
+
+/// The shapes of the grid, flat first (its degree means nothing, so it appears once), then by
+/// tiers and degree.
+pub fn shapes(tiers: &[usize], degrees: &[usize]) -> Vec<Shape> {
+    let flat = tiers.contains(&1).then_some(Shape::Flat);
+    let trees = (tiers.iter().filter(|&&tiers| tiers > 1)).flat_map(|&tiers| {
+        degrees
+            .iter()
+            .map(move |&degree| Shape::Fixed { tiers, degree })
+    });
+    flat.into_iter().chain(trees).collect()
+}
+
+/// The rows: the reference barrier, then each shape without and with a sum.
+pub fn contenders(shapes: &[Shape]) -> Vec<Contender> {
+    let phasers = shapes.iter().flat_map(|&shape| {
+        let barrier = PhaserConfig::barrier(shape);
+        [barrier, barrier.with(Reduction::SumI64)].map(Contender::Phaser)
+    });
+    std::iter::once(Contender::Reference)
+        .chain(phasers)
+        .collect()
+}
+
+/// Whether `contender` is worth running with `threads` threads: every row but a tree with more
+/// than [`LEAVES_PER_THREAD`] leaves per thread (`degree^(tiers-1)` leaves, unless it overflows).
+pub fn worth_running(contender: Contender, threads: usize) -> bool {
+    let Contender::Phaser(PhaserConfig {
+        shape: Shape::Fixed { tiers, degree },
+        ..
+    }) = contender
+    else {
+        return true;
+    };
+    let exponent = tiers.checked_sub(1).and_then(|e| u32::try_from(e).ok());
+    let leaves = exponent.and_then(|exponent| degree.checked_pow(exponent));
+    leaves.is_some_and(|leaves| leaves <= LEAVES_PER_THREAD * threads)
+}
+
+/// The matrix the report ends with: for every shape and thread count, the median cost of a phase
+/// without and with the sum; `*` marks the fastest shape of each column (by the barrier alone).
+pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
+    let threads = &report.settings.threads;
+    let median = |threads: usize, config: PhaserConfig| {
+        let name = Contender::Phaser(config).name();
+        let mut rows = report
+            .rows
+            .iter()
+            .filter(|row: &&Row| row.threads == threads);
+        let row = rows.find(|row| row.contender == name && row.error.is_none());
+        row.and_then(Row::median)
+    };
+    let best: Vec<Option<Shape>> = (threads.iter())
+        .map(|&threads| {
+            let barrier =
+                |&shape: &Shape| Some((shape, median(threads, PhaserConfig::barrier(shape))?));
+            let medians = shapes.iter().filter_map(barrier);
+            medians
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(shape, _)| shape)
+        })
+        .collect();
+    let head = threads.iter().map(|threads| format!("{threads} threads"));
+    let mut cells: Vec<Vec<String>> = vec![std::iter::once("(tiers,degree)".into())
+        .chain(head)
+        .collect()];
+    for &shape in shapes {
+        let mut line = vec![match shape {
+            Shape::Flat => "flat (1)".to_owned(),
+            Shape::TableOne => "Table I".to_owned(),
+            Shape::Fixed { tiers, degree } => format!("({tiers},{degree})"),
+        }];
+        for (&threads, best) in threads.iter().zip(&best) {
+            let barrier = PhaserConfig::barrier(shape);
+            let text = |ns: Option<f64>| ns.map_or_else(|| "-".to_owned(), time);
+            line.push(
+                match (
+                    median(threads, barrier),
+                    median(threads, barrier.with(Reduction::SumI64)),
+                ) {
+                    (None, None) => "-".to_owned(),
+                    (plain, sum) => {
+                        let star = if *best == Some(shape) { "*" } else { "" };
+                        format!("{star}{} / {}", text(plain), text(sum))
+                    }
+                },
+            );
+        }
+        cells.push(line);
+    }
+    format!(
+        "median cost per phase by (tiers, degree): next() / send(1) + next(); * the fastest \
+         next() at that thread count; - not run (too many leaves for the threads) or failed\n{}",
+        aligned(&cells, Last::Number)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::benches::barrier::{report_of, rounds_row};
+    use phasers_cli::harness::result::Kind;
+
+    #[test]
+    fn every_ratio_names_rows_of_its_suite() {
+        for suite in [Suite::Phaser, Suite::Reduction, Suite::Quick] {
+            let names: Vec<String> = (suite.contenders().into_iter())
+                .map(|contender| contender.name().into_owned())
+                .collect();
+            assert_eq!(names[0], "reference", "{suite:?}");
+            for ratio in suite.ratios() {
+                for side in [ratio.numerator, ratio.denominator] {
+                    let sides = match side {
+                        Pick::Named(name) => vec![name],
+                        Pick::FastestNamed(names) => names,
+                        other => panic!("{other:?}"),
+                    };
+                    assert!(
+                        sides.iter().all(|name| names.contains(&name.to_string())),
+                        "{suite:?}"
+                    );
+                }
+            }
+        }
+        let labels: Vec<String> = Suite::Quick.ratios().into_iter().map(|r| r.label).collect();
+        assert_eq!(
+            labels,
+            [
+                "phaser flat / best barrier",
+                "phaser flat + sum i64 / best barrier",
+                "omp reduction / phaser flat + sum i64",
+                "omp reduction (active) / phaser flat + sum i64",
+            ]
+        );
+    }
+
+    #[test]
+    fn listed_ratios_divide_medians_and_name_the_best_barrier() {
+        let mut auto = rounds_row("auto", Kind::Ours, 2, &[60.0]);
+        auto.resolved = Some("sense-reversing".into());
+        let mut failed = rounds_row("phaser tree", Kind::Ours, 2, &[1.0]);
+        failed.error = Some("boom".into());
+        let mut report = report_of(vec![
+            auto,
+            rounds_row("sense-reversing", Kind::Ours, 2, &[80.0]),
+            rounds_row("phaser flat", Kind::Ours, 2, &[90.0]),
+            rounds_row("omp barrier", Kind::Baseline, 2, &[450.0]),
+            failed,
+        ]);
+        let ratios = Suite::Phaser.ratios();
+        let rows: Vec<&Row> = report.rows.iter().collect();
+        report.ratios = ratio::records(&rows, &ratios);
+        let text = listed_lines(&report, &ratios, true).join("\n");
+        let words = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+        let lines: Vec<String> = text.lines().map(words).collect();
+        assert_eq!(lines[0], "2 threads, median ratios (below 1: the first is faster); best barrier: auto → sense-reversing");
+        assert_eq!(
+            lines[1],
+            "phaser flat / best barrier 90.0 ns / 60.0 ns = 1.50x (auto)"
+        );
+        assert!(
+            lines[2].starts_with("phaser tree / best barrier not computed*"),
+            "{text}"
+        );
+        assert!(lines[3].ends_with("450 ns / 90.0 ns = 5.00x"), "{text}");
+    }
+
+    #[test]
+    fn the_grid_has_flat_once_then_every_tree_and_leaves_out_sparse_ones() {
+        let fixed = |tiers, degree| Shape::Fixed { tiers, degree };
+        let grid = vec![
+            Shape::Flat,
+            fixed(2, 2),
+            fixed(2, 16),
+            fixed(3, 2),
+            fixed(3, 16),
+        ];
+        assert_eq!(shapes(&[1, 2, 3], &[2, 16]), grid);
+        let names: Vec<_> = contenders(&[Shape::Flat])
+            .into_iter()
+            .map(Contender::name)
+            .collect();
+        assert_eq!(names, ["reference", "phaser flat", "phaser flat + sum i64"]);
+        let row = |tiers, degree| Contender::Phaser(PhaserConfig::barrier(fixed(tiers, degree)));
+        // 2 threads: up to 8 leaves; 64 threads: up to 256.
+        assert!(worth_running(row(2, 8), 2) && !worth_running(row(2, 16), 2));
+        assert!(worth_running(row(3, 2), 2) && !worth_running(row(3, 4), 2));
+        assert!(worth_running(row(3, 16), 64) && !worth_running(row(3, 32), 64));
+        assert!(worth_running(Contender::Reference, 1) && !worth_running(row(64, 1 << 20), 4096));
+        assert_eq!(parse_tiers(" 2"), Ok(2));
+        assert!(parse_tiers("0").unwrap_err().contains("from 1 to") && parse_tiers("99").is_err());
+        assert!(parse_degree("1").unwrap_err().contains("from 2 to") && parse_degree("x").is_err());
+    }
+
+    #[test]
+    fn the_matrix_marks_the_fastest_shape_per_thread_count() {
+        let row = |config: PhaserConfig, threads, median: f64| {
+            rounds_row(
+                &Contender::Phaser(config).name(),
+                Kind::Ours,
+                threads,
+                &[median],
+            )
+        };
+        let tree = PhaserConfig::barrier(Shape::Fixed {
+            tiers: 2,
+            degree: 4,
+        });
+        let flat_sum = PhaserConfig::FLAT.with(Reduction::SumI64);
+        let report = report_of(vec![
+            row(PhaserConfig::FLAT, 2, 50.0),
+            row(flat_sum, 2, 100.0),
+            row(PhaserConfig::FLAT, 8, 400.0),
+            row(flat_sum, 8, 800.0),
+            row(tree, 8, 300.0),
+        ]);
+        let text = matrix(
+            &report,
+            &[
+                Shape::Flat,
+                Shape::Fixed {
+                    tiers: 2,
+                    degree: 4,
+                },
+            ],
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[1].starts_with("(tiers,degree)") && lines[1].ends_with(" 8 threads"),
+            "{text}"
+        );
+        assert!(lines[2].contains("*50.0 ns / 100 ns") && lines[2].ends_with(" 400 ns / 800 ns"));
+        assert!(
+            lines[3].contains(" - ") && lines[3].ends_with("*300 ns / -"),
+            "{text}"
+        );
+    }
+}

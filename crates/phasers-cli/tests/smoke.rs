@@ -410,7 +410,7 @@ fn bench_collectives_checks_every_result_against_openmp_and_memcpy() {
         true,
     );
     assert_eq!(report["benchmark"], "bench collectives");
-    assert_eq!(report["settings"]["members"][0], 4);
+    assert_eq!(report["settings"]["threads"][0], 4);
     let rows = report["rows"].as_array().unwrap();
     for row in rows {
         assert!(row["error"].is_null(), "{row}");
@@ -419,7 +419,7 @@ fn bench_collectives_checks_every_result_against_openmp_and_memcpy() {
     let has = |op: &str, name: &str, team: Option<&str>| {
         rows.iter().any(|row| {
             row["op"] == op
-                && row["name"] == name
+                && row["contender"] == name
                 && team.map_or(row["team"].is_null(), |team| row["team"] == team)
         })
     };

@@ -5,9 +5,12 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
+use super::engine::Measured;
 use super::floor::Floor;
 use super::noise;
 use super::provenance::Provenance;
+use super::resolution::clock_step_ns;
+use super::schedule::Schedule;
 use super::stats::{self, Summary};
 use super::table::resolved_label;
 
@@ -209,6 +212,43 @@ impl Row {
     pub fn add_noise(&mut self, noise: String) {
         self.noisy = true;
         self.noise = Some(join(self.noise.take(), noise));
+    }
+}
+
+impl Row {
+    /// Takes what the engine measured under `schedule`: its samples in ns per iteration (nothing
+    /// dropped or subtracted), the clock's resolution per iteration, and a note on anything unusual.
+    pub fn record(&mut self, measured: Measured, schedule: &Schedule) {
+        let sampler = &measured.sampler;
+        self.raw_ns = sampler.per_episode_ns();
+        self.iterations_per_sample = sampler.episodes();
+        self.sample_iterations = sampler.samples().iter().map(|s| s.episodes).collect();
+        self.samples_wanted = schedule.samples;
+        self.resolution_ns = Some(clock_step_ns() / self.iterations_per_sample.max(1) as f64);
+        self.row_s = measured.elapsed.as_secs_f64();
+        self.error = measured.error;
+        let taken = self.raw_ns.len();
+        if taken < schedule.samples {
+            let why = match sampler.capped() {
+                true => format!(
+                    "row stopped at its {} s budget",
+                    schedule.row_budget.as_secs_f64()
+                ),
+                false => "stopped by the error".to_owned(),
+            };
+            self.add_note(format!("{taken} of {} samples: {why}", schedule.samples));
+        }
+        if sampler.cut() > 0 {
+            let at = match schedule.episodes {
+                Some(_) => "at the row budget",
+                None => "at 4x the target length (preempted, or the barrier slowed)",
+            };
+            self.add_note(format!("{} sample(s) cut {at}", sampler.cut()));
+        }
+        if let Some(note) = measured.pin_note {
+            self.add_note(note);
+        }
+        self.finish(0, None);
     }
 }
 

@@ -1,37 +1,46 @@
 //! `phasers app`: whole applications (`phasers-apps`) on each barrier kind, timed and checked.
 //!
 //! For each application and size: the sequential run `--repeat` times, then, at each thread
-//! count and for each barrier kind, the parallel run `--repeat` times. Every parallel result is
-//! compared with the sequential one after its clock stopped; a wrong result fails the row, and
-//! the command exits non-zero naming it. The tables give min and median over the runs, the
-//! speedup over the sequential run and over the same kind at one thread, and per thread count
-//! `auto` over the best standard baseline and over `std::sync::Barrier`. With `interp`, the
-//! NOP program also measures what one interpreter instruction costs on each kind, against the
-//! ideal interpreter with no barriers.
+//! count and for each barrier kind, the parallel run `--repeat` times, each run one round of the
+//! harness's engine ([`engine::calls`]). Every parallel result is compared with the sequential one
+//! after its clock stopped; a wrong result fails the row, and the command exits non-zero naming
+//! it. The tables give min and median over the runs, the speedup over the sequential run and over
+//! the same kind at one thread, and per thread count `auto` over the best standard baseline and
+//! over `std::sync::Barrier`. With `interp`, the NOP program also measures what one interpreter
+//! instruction costs on each kind, against the ideal interpreter with no barriers. The native
+//! baselines (glibc's `pthread_barrier_t`, libstdc++'s C++20 `std::barrier`) are kinds of the
+//! applications through their `BarrierFactory` trait: `phasers-apps` cannot build the C shims,
+//! which live in this crate.
 
-mod args;
-mod factories;
+use std::collections::HashSet;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use std::time::Instant;
-
+use clap::Parser;
 use phasers::Algorithm;
 use phasers_apps::interp;
-use phasers_apps::sync::{SyncKind, STD_NAME};
+use phasers_apps::sync::{
+    BarrierFactory, Handles, SyncKind, WaitHandle as AppWaitHandle, STD_NAME,
+};
 use phasers_apps::workload::{AppName, Size};
-use phasers_cli::harness::args::command_line;
+use phasers_cli::harness::args::{command_line, sorted_unique};
+use phasers_cli::harness::engine::{self, Pacing, Plan};
 use phasers_cli::harness::files;
 use phasers_cli::harness::header::{warn_if_debug_build, Header};
+use phasers_cli::harness::outputs::OutputArgs;
 use phasers_cli::harness::progress;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::ratio::{self, Pick, Ratio};
 use phasers_cli::harness::render::{self, Column, Format, Layout, PlotSpec, Stat};
-use phasers_cli::harness::resolution::clock_step_ns;
-use phasers_cli::harness::result::{metric, Fields, Kind, RatioRecord, Report, Row};
+use phasers_cli::harness::result::{metric, Fields, Kind, RatioRecord, Report, Row, Settings};
+use phasers_cli::harness::schedule::Schedule;
+use phasers_cli::harness::threads::parse_thread_count;
 use phasers_cli::harness::verbosity;
+use phasers_cli::harness::work::{Failure, Work};
+use serde_json::Value;
 
-pub use args::AppArgs;
-
-use args::Config;
+use crate::native::{CxxBarrier, PthreadBarrier};
 
 /// The point keys that name a row: its application, size, and `nop` for the NOP program.
 const NAME: &[&str] = &["app", "size", "program"];
@@ -156,43 +165,37 @@ fn row(threads: usize, sync: Option<&SyncKind>, at: Fields) -> Row {
     row
 }
 
-/// Runs `attempt` up to `repeat` times, stopping at the first failure: what the runs gave, and
-/// the failure.
-fn repeated<T, E: ToString>(
-    repeat: usize,
-    mut attempt: impl FnMut() -> Result<T, E>,
-) -> (Vec<T>, Option<String>) {
-    let mut outputs = Vec::with_capacity(repeat);
-    for _ in 0..repeat {
-        match attempt() {
-            Ok(output) => outputs.push(output),
-            Err(error) => return (outputs, Some(error.to_string())),
-        }
-    }
-    (outputs, None)
-}
-
-/// Fills `row` with `repeat` runs of `attempt`, each `ns` long over `iterations` (a failed row
-/// has no summary), and returns what the runs gave.
-fn timed<T, E: ToString>(
+/// Fills `row` with `repeat` runs of `run`, one per round of the engine (no warm-up), each
+/// `iterations` long; the first failure stops the row, which then has no summary. Returns what
+/// the runs gave besides their time.
+fn timed<T>(
     row: &mut Row,
     repeat: usize,
     iterations: u64,
-    attempt: impl FnMut() -> Result<T, E>,
-    ns: impl Fn(&T) -> f64,
+    mut run: impl FnMut() -> Result<(Duration, T), String>,
 ) -> Vec<T> {
-    let start = Instant::now();
-    let (outputs, error) = repeated(repeat, attempt);
-    row.raw_ns = outputs.iter().map(ns).collect();
-    (row.samples_wanted, row.iterations_per_sample) = (repeat, iterations);
-    row.sample_iterations = vec![iterations; outputs.len()];
-    row.resolution_ns = Some(clock_step_ns() / iterations as f64);
-    row.finish(0, None);
-    row.error = error;
+    let schedule = Schedule {
+        episodes: Some(iterations),
+        samples: repeat,
+        target_sample: Duration::ZERO,
+        row_budget: Duration::MAX,
+    };
+    let plan = Plan {
+        warm_up: 0,
+        ..Plan::new(schedule, Pacing::BackToBack, Duration::MAX)
+    };
+    let mut outputs = Vec::with_capacity(repeat);
+    let measured = engine::calls(&plan, |planned, _| match planned {
+        0 => Ok((0, Duration::ZERO)),
+        _ => run().map(|(elapsed, output)| {
+            outputs.push(output);
+            (iterations, elapsed)
+        }),
+    });
+    row.record(measured, &schedule);
     if row.error.is_some() {
         row.summary = None;
     }
-    row.row_s = start.elapsed().as_secs_f64();
     outputs
 }
 
@@ -204,23 +207,24 @@ fn measure_app(app: AppName, size: Size, config: &Config) -> (Vec<Row>, Vec<Rati
         .with("app", app.name())
         .with("size", size.name())
         .with("problem", workload.describe());
-    let ns = |elapsed: &std::time::Duration| elapsed.as_secs_f64() * 1e9;
     let mut sequential = Row::new("sequential", Kind::Reference, 1, at.clone());
-    timed(
-        &mut sequential,
-        config.repeat,
-        1,
-        || workload.sequential(),
-        ns,
-    );
+    let run = || workload.sequential().map(|elapsed| (elapsed, ()));
+    timed(&mut sequential, config.repeat, 1, || {
+        run().map_err(|e| e.to_string())
+    });
     let mut rows = vec![sequential];
     for &threads in &config.threads {
         for sync in &config.kinds {
             let mut row = row(threads, Some(sync), at.clone());
-            let attempt = || workload.parallel(threads, sync);
-            let runs = timed(&mut row, config.repeat, 1, attempt, |run| ns(&run.elapsed));
-            row.extra
-                .set("barriers", runs.last().map(|run| run.barriers));
+            let run = || {
+                workload
+                    .parallel(threads, sync)
+                    .map(|run| (run.elapsed, run.barriers))
+            };
+            let barriers = timed(&mut row, config.repeat, 1, || {
+                run().map_err(|e| e.to_string())
+            });
+            row.extra.set("barriers", barriers.last().copied());
             rows.push(row);
         }
     }
@@ -303,9 +307,11 @@ fn measure_nops(config: &Config) -> Vec<Row> {
     for &threads in &config.threads {
         for sync in config.kinds.iter().map(Some).chain([None]) {
             let mut row = row(threads, sync, at.clone());
-            let attempt = || interp::nop_cost(threads, sync, config.nops);
             let nops = u64::from(config.nops);
-            let costs = timed(&mut row, config.repeat, nops, attempt, |cost| cost.ns);
+            let costs = timed(&mut row, config.repeat, nops, || {
+                let cost = interp::nop_cost(threads, sync, config.nops)?;
+                Ok((Duration::from_secs_f64(cost.ns * nops as f64 / 1e9), cost))
+            });
             let cycles: Vec<f64> = costs.iter().filter_map(|cost| cost.cycles).collect();
             row.extra.set("cycles_per_nop", metric(&cycles));
             row.extra.set(
@@ -368,10 +374,214 @@ pub fn list() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// Options of `phasers app`.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "app")]
+pub struct AppArgs {
+    /// Applications, comma-separated: sor, lu, streamcluster, interp, or all.
+    #[arg(value_name = "APP", value_delimiter = ',', required = true, value_parser = |text: &str| one_or_all(text, &AppName::ALL))]
+    pub apps: Vec<Named<AppName>>,
+
+    /// Problem sizes, comma-separated: small, medium, large, or all.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "all", value_parser = |text: &str| one_or_all(text, &Size::ALL))]
+    pub size: Vec<Named<Size>>,
+
+    /// Thread counts, comma-separated [default: 1,2,8]; the speedup over one thread needs 1.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_thread_count)]
+    pub threads: Option<Vec<usize>>,
+
+    /// Barrier kinds, comma-separated: auto or any algorithm of `phasers list`, phaser, std
+    /// (std::sync::Barrier), pthread (pthread_barrier_t), cxx (C++20 std::barrier); ours (every
+    /// algorithm and the phaser), baselines (std, pthread, cxx), or all.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "auto,std,pthread,cxx,phaser", value_parser = parse_sync)]
+    pub sync: Vec<Named<SyncKind>>,
+
+    /// Runs of each row; min and median are over them.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub repeat: u16,
+
+    /// NOPs per run of the interpreter's NOP program (the cost of one instruction).
+    #[arg(long, value_name = "N", default_value_t = 5_000, value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
+    pub nops: u32,
+
+    /// `--json`, `--csv`, `--plot` (one file per application and size, `FILE-sor-small.svg`)
+    /// and `--verbose`.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// What one entry of a list names: one item, or a group (`all`, `ours`, `baselines`).
+#[derive(Debug, Clone)]
+pub struct Named<T>(pub Vec<T>);
+
+/// One of `every` by name, or `all` of them.
+fn one_or_all<T: FromStr<Err = String> + Copy>(
+    text: &str,
+    every: &[T],
+) -> Result<Named<T>, String> {
+    match text.trim() {
+        "all" => Ok(Named(every.to_vec())),
+        name => name
+            .parse()
+            .map(|one| Named(vec![one]))
+            .map_err(|error| format!("{error} (or all)")),
+    }
+}
+
+fn parse_sync(text: &str) -> Result<Named<SyncKind>, String> {
+    let baselines = || vec![SyncKind::Std, pthread(), cxx()];
+    Ok(Named(match text.trim() {
+        "phaser" => vec![SyncKind::Phaser],
+        "std" => vec![SyncKind::Std],
+        "pthread" => vec![pthread()],
+        "cxx" | "c++" => vec![cxx()],
+        "ours" => SyncKind::ours(),
+        "baselines" => baselines(),
+        "all" => SyncKind::ours().into_iter().chain(baselines()).collect(),
+        name => vec![SyncKind::Ours(name.parse::<Algorithm>().map_err(|_| {
+            format!(
+                "unknown barrier kind {name:?}: use auto or an algorithm of `phasers list`, \
+                 phaser, std, pthread, cxx, ours, baselines or all"
+            )
+        })?)],
+    }))
+}
+
+/// The items of `every` that `named` names, in the order of `every`.
+fn chosen<T: PartialEq + Copy>(named: &[Named<T>], every: &[T]) -> Vec<T> {
+    every
+        .iter()
+        .filter(|item| named.iter().any(|named| named.0.contains(item)))
+        .copied()
+        .collect()
+}
+
+/// What the options resolve to.
+pub struct Config {
+    /// Applications, in report order, each once.
+    pub apps: Vec<AppName>,
+    /// Sizes, smallest first, each once.
+    pub sizes: Vec<Size>,
+    /// Barrier kinds, each once, in the order given (`all`: ours first, then the baselines).
+    pub kinds: Vec<SyncKind>,
+    /// Thread counts, increasing, each once.
+    pub threads: Vec<usize>,
+    /// Runs per row.
+    pub repeat: usize,
+    /// NOPs per run of the NOP program.
+    pub nops: u32,
+}
+
+impl Config {
+    /// The run `args` ask for.
+    pub fn from_args(args: &AppArgs) -> Self {
+        let mut kinds: Vec<SyncKind> = args.sync.iter().flat_map(|named| named.0.clone()).collect();
+        let mut seen = HashSet::new();
+        kinds.retain(|kind| seen.insert(kind.name()));
+        Config {
+            apps: chosen(&args.apps, &AppName::ALL),
+            sizes: chosen(&args.size, &Size::ALL),
+            kinds,
+            // 1 for the speedups, 2 the cores of our machines, 8 oversubscribed there (the scale
+            // where barrier choice starts to matter elsewhere).
+            threads: sorted_unique(args.threads.clone().unwrap_or_else(|| vec![1, 2, 8])),
+            repeat: usize::from(args.repeat),
+            nops: args.nops,
+        }
+    }
+
+    /// The settings as the report states them.
+    pub fn settings(&self) -> Settings {
+        let names = |names: Vec<&str>| Value::from(names);
+        Settings {
+            method: format!(
+                "each row runs the application {} time(s) on fresh data and a fresh barrier; a \
+                 run is timed from the first thread's start to the last thread's end, after the \
+                 threads met on a control barrier (thread start-up and set-up are not timed); \
+                 every barrier is one virtual call through the same handle type for every kind; \
+                 the result is checked against the sequential run after the clock stops. \
+                 Speedups divide medians",
+                self.repeat
+            ),
+            threads: self.threads.clone(),
+            contenders: self.kinds.iter().map(SyncKind::name).collect(),
+            pinned: false,
+            debug_build: cfg!(debug_assertions),
+            own: Fields::default()
+                .with(
+                    "apps",
+                    names(self.apps.iter().map(|app| app.name()).collect()),
+                )
+                .with(
+                    "sizes",
+                    names(self.sizes.iter().map(|size| size.name()).collect()),
+                )
+                .with("repeat", self.repeat)
+                .with("nops", self.nops),
+        }
+    }
+}
+
+/// The kind of the pthread baseline.
+pub fn pthread() -> SyncKind {
+    SyncKind::External(Arc::new(Native::Pthread))
+}
+
+/// The kind of the C++20 baseline.
+pub fn cxx() -> SyncKind {
+    SyncKind::External(Arc::new(Native::Cxx))
+}
+
+/// A native baseline, built afresh for every run.
+#[derive(Debug, Clone, Copy)]
+enum Native {
+    /// glibc's `pthread_barrier_t`.
+    Pthread,
+    /// libstdc++'s C++20 `std::barrier`.
+    Cxx,
+}
+
+/// A native barrier's handle as the applications wait on it (the error becomes a message).
+struct AppHandle<H>(H);
+
+impl<H: Work> AppWaitHandle for AppHandle<H> {
+    #[inline]
+    fn wait(&mut self) -> Result<(), String> {
+        match self.0.iteration(0) {
+            Ok(_) => Ok(()),
+            Err(Failure::Cause(message) | Failure::Echo(message)) => Err(message),
+        }
+    }
+}
+
+fn boxed<'a, H: Work + 'a>(handles: Vec<H>) -> Handles<'a> {
+    handles
+        .into_iter()
+        .map(|handle| Box::new(AppHandle(handle)) as Box<dyn AppWaitHandle + 'a>)
+        .collect()
+}
+
+impl BarrierFactory for Native {
+    fn name(&self) -> String {
+        match self {
+            Native::Pthread => PthreadBarrier::NAME,
+            Native::Cxx => CxxBarrier::NAME,
+        }
+        .to_owned()
+    }
+
+    fn with_handles(&self, threads: usize, run: &mut dyn FnMut(Handles<'_>)) -> Result<(), String> {
+        match self {
+            Native::Pthread => run(boxed(PthreadBarrier::new(threads)?.handles())),
+            Native::Cxx => run(boxed(CxxBarrier::new(threads)?.handles())),
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
     fn measured(threads: usize, sync: SyncKind, median: Option<f64>) -> Row {
         let mut row = row(threads, Some(&sync), Fields::default());
@@ -392,7 +602,7 @@ mod tests {
             measured(1, SyncKind::Std, Some(120.0)),
             measured(2, auto(), Some(50.0)),
             measured(2, SyncKind::Std, Some(100.0)),
-            measured(2, factories::pthread(), Some(80.0)),
+            measured(2, pthread(), Some(80.0)),
             measured(2, SyncKind::Phaser, None),
         ];
         fill_speedups(&mut rows);
@@ -441,7 +651,7 @@ mod tests {
         assert!(auto.oversubscribed == phasers::is_oversubscribed(3) && auto.kind == Kind::Ours);
         assert_eq!(auto.resolved.unwrap(), Algorithm::Auto.resolve(3).name());
         assert_eq!(
-            row(2, Some(&factories::pthread()), Fields::default()).kind,
+            row(2, Some(&pthread()), Fields::default()).kind,
             Kind::Baseline
         );
         let ideal = row(1, None, Fields::default());
@@ -461,5 +671,80 @@ mod tests {
         assert_eq!(nop[11].contender, "ideal");
         assert_eq!(nop[11].value("barriers_per_nop"), Some(0.0));
         assert!(nop_table(&nop).contains("ns/NOP"));
+    }
+
+    fn parse(line: &str) -> Result<Config, clap::Error> {
+        let args = AppArgs::try_parse_from(["app"].into_iter().chain(line.split_whitespace()))?;
+        Ok(Config::from_args(&args))
+    }
+
+    #[test]
+    fn defaults() {
+        let config = parse("all").unwrap();
+        assert_eq!(config.apps, AppName::ALL.to_vec());
+        assert_eq!(config.sizes, Size::ALL.to_vec());
+        let sync = config.settings().contenders;
+        let Config {
+            threads,
+            repeat,
+            nops,
+            ..
+        } = config;
+        assert_eq!((threads, repeat, nops), (vec![1, 2, 8], 3, 5_000));
+        let baselines = [
+            "std::sync::Barrier",
+            "pthread_barrier_t",
+            "std::barrier (C++20)",
+        ];
+        assert_eq!(sync, [&["auto"][..], &baselines, &["phaser"]].concat());
+    }
+
+    #[test]
+    fn lists_expand_and_repeat_once() {
+        let config = parse(
+            "interp,sor,sor --size large,small,large --threads 8,2 --sync mcs,ours,std,baselines \
+             --repeat 5 --json x.json",
+        )
+        .unwrap();
+        assert_eq!(config.apps, vec![AppName::Sor, AppName::Interp]);
+        assert_eq!(config.sizes, vec![Size::Small, Size::Large]);
+        assert_eq!(config.threads, vec![2, 8]);
+        let kinds = config.settings().contenders;
+        assert_eq!(kinds[0], Algorithm::McsTree.name());
+        // mcs once, auto and the six other algorithms, the phaser, three baselines.
+        assert_eq!(kinds.len(), 8 + 1 + 3);
+        assert_eq!(parse("sor --sync all").unwrap().kinds.len(), 12);
+    }
+
+    #[test]
+    fn bad_input_is_an_error_with_a_clear_message() {
+        for (line, message) in [
+            ("fft", "unknown application"),
+            ("sor --size huge", "unknown size"),
+            ("sor --sync bogus", "unknown barrier kind"),
+            ("sor --threads 0", "at least 1 thread"),
+            ("sor --repeat 0", "0"),
+            ("", "required"),
+        ] {
+            let error = parse(line).err().unwrap().to_string();
+            assert!(error.contains(message), "{line:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn native_kinds_run_an_application_and_pass_its_check() {
+        let sor = AppName::Sor.workload(Size::Small);
+        for kind in [pthread(), cxx()] {
+            for threads in [1, 3] {
+                let run = sor.parallel(threads, &kind).unwrap();
+                assert_eq!(run.barriers, 200, "{kind:?}");
+            }
+            assert!(
+                kind.with_handles(0, |_: Handles<'_>| ()).is_err(),
+                "{kind:?} with 0 threads"
+            );
+        }
+        assert_eq!(pthread().name(), "pthread_barrier_t");
+        assert_eq!(cxx().name(), "std::barrier (C++20)");
     }
 }

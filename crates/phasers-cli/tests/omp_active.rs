@@ -158,14 +158,14 @@ fn bench_reduce_has_the_tuned_row_on_the_same_stalls() {
     let rows = report["rows"].as_array().unwrap();
     let row = |name: &str| {
         rows.iter()
-            .find(|row| row["name"] == name)
+            .find(|row| row["contender"] == name)
             .unwrap_or_else(|| panic!("no {name} row"))
     };
     let default = row("omp reduction(+:arr[:n])");
     let active = row("omp reduction(+:arr[:n]) (active)");
     for row in [default, active] {
         assert!(row["error"].is_null(), "{row}");
-        assert!(row["iterations"].as_u64().unwrap() >= 2, "{row}");
+        assert!(row["summary"]["count"].as_u64().unwrap() >= 2, "{row}");
         assert!(
             row["last_arrival_to_completion_ns"]["median"].is_number(),
             "{row}"
@@ -173,6 +173,6 @@ fn bench_reduce_has_the_tuned_row_on_the_same_stalls() {
     }
     // The child read the very stall table of the point.
     assert_eq!(active["realized_spread"], default["realized_spread"]);
-    assert_eq!(active["spread"], "low");
+    assert_eq!(active["arrival_spread"], "low");
     assert!(stdout.contains("(active)"), "{stdout}");
 }

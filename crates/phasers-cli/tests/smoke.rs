@@ -632,6 +632,7 @@ fn bench_reduce_writes_every_contender_and_the_floors() {
     ]);
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["benchmark"], "bench reduce");
+    assert_eq!(report["schema_version"], 4);
     assert!(report["floor"]["median_ns"].as_f64().unwrap() > 0.0);
     assert!(report["machine"]["native"]["openmp"].is_string());
     let contenders = names(&report["settings"], "contenders");
@@ -641,7 +642,8 @@ fn bench_reduce_writes_every_contender_and_the_floors() {
     assert_eq!(rows.len(), 2 * 2 * 2 * (1 + 2 * 8));
     for row in rows {
         assert!(row["error"].is_null(), "{row}");
-        assert!(row["iterations"].as_u64().unwrap() >= 2, "{row}");
+        assert!(row["summary"]["count"].as_u64().unwrap() >= 2, "{row}");
+        assert!(row["floats"].is_u64() && row["mode"].is_string(), "{row}");
         for metric in [
             "last_arrival_to_completion_ns",
             "total_in_reduction_ns",
@@ -653,9 +655,12 @@ fn bench_reduce_writes_every_contender_and_the_floors() {
     }
     let auto = rows
         .iter()
-        .find(|row| row["name"] == "auto")
+        .find(|row| row["contender"] == "auto")
         .expect("an auto row");
     assert!(!auto["chose"].as_object().unwrap().is_empty(), "{auto}");
+    assert!(["none", "low"].contains(&auto["arrival_spread"].as_str().unwrap()));
+    let samples = auto["samples_ns"].as_array().unwrap().len() as u64;
+    assert_eq!(Some(samples), auto["summary"]["count"].as_u64(), "{auto}");
 
     let table = std::fs::read_to_string(&csv).unwrap();
     // A header, the cache-line floor, and a line per row.

@@ -96,8 +96,9 @@ impl Plan {
 }
 
 /// The stamps of a [`Pacing::Stamped`] row: `iterations` rows of `threads` threads, in
-/// nanoseconds since one origin on one clock (on Linux `CLOCK_MONOTONIC`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// nanoseconds since one origin on one clock (on Linux `CLOCK_MONOTONIC`). A child process sends
+/// one back as JSON, without `chose`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Timeline {
     /// Threads.
     pub threads: usize,
@@ -108,6 +109,7 @@ pub struct Timeline {
     /// When it returned, at the same place.
     pub return_ns: Vec<u64>,
     /// The variant thread 0 was told ran, per iteration where the work says.
+    #[serde(skip)]
     pub chose: Vec<&'static str>,
 }
 

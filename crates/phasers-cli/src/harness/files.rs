@@ -53,11 +53,18 @@ pub fn write(
     outputs.write(report, |out| csv(out, report, layout.csv), plot)
 }
 
-/// `FILE.svg` for no slice, `FILE-sor-small.svg` for the values `sor`, `small`.
+/// `FILE.svg` for no slice, `FILE-sor-small.svg` for the values `sor`, `small` (a character
+/// that is not a letter, digit, `.` or `_` becomes `-`: `60/30/10us` gives `60-30-10us`).
 pub fn plot_path(base: &Path, values: &[String]) -> PathBuf {
     let stem = base.file_stem().unwrap_or_default().to_string_lossy();
-    let name = [vec![stem.into_owned()], values.to_vec()]
-        .concat()
+    let safe = |c: char| match c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+        true => c,
+        false => '-',
+    };
+    let values = values.iter().map(|value| value.chars().map(safe).collect());
+    let name = std::iter::once(stem.into_owned())
+        .chain(values)
+        .collect::<Vec<String>>()
         .join("-");
     base.with_file_name(format!("{name}.svg"))
 }
@@ -72,7 +79,7 @@ pub fn slice(row: &Row, keys: &[&str]) -> Vec<String> {
 
 /// The median of each contender's rows of the slice `values` against threads, but the `hide`
 /// kinds the tables leave out.
-fn write_plot(
+pub fn write_plot(
     path: &Path,
     report: &Report,
     spec: &PlotSpec,
@@ -295,10 +302,10 @@ mod tests {
             plot_path(Path::new("/t/run.svg"), &[]),
             Path::new("/t/run.svg")
         );
-        let values = ["sor".to_owned(), "small".to_owned()];
+        let values = ["sor".to_owned(), "60/30/10us".to_owned()];
         assert_eq!(
             plot_path(Path::new("run.svg"), &values),
-            Path::new("run-sor-small.svg")
+            Path::new("run-sor-60-30-10us.svg")
         );
         let report = report();
         assert_eq!(

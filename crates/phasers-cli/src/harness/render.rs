@@ -74,7 +74,8 @@ pub enum Column {
         /// How a number prints (anything else prints as it is).
         format: Format,
     },
-    /// The median over the median of the row `by` picks among those at the same thread count.
+    /// The median over the median of the row `by` picks among those at the same thread count
+    /// (and in the same block); a floor row's is blank.
     Over {
         /// The column's head (`÷floor`).
         head: &'static str,
@@ -142,7 +143,17 @@ pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> Stri
         }
         let mut line: Vec<String> = columns
             .iter()
-            .map(|column| cell(column, row, rows, verbose, &mut below, &mut noisy))
+            .map(|column| {
+                cell(
+                    column,
+                    row,
+                    rows,
+                    layout.block,
+                    verbose,
+                    &mut below,
+                    &mut noisy,
+                )
+            })
             .collect();
         let label = row.label();
         let cut = !verbose && label.chars().count() > LABEL_WIDTH;
@@ -221,6 +232,7 @@ fn cell(
     column: &Column,
     row: &Row,
     rows: &[&Row],
+    block: Option<&str>,
     verbose: bool,
     below: &mut bool,
     noisy: &mut bool,
@@ -266,10 +278,12 @@ fn cell(
         // A floor or a loop over anything is no ratio anyone reads.
         Column::Over { .. } if matches!(row.kind, Kind::Floor | Kind::Loop) => dash(),
         Column::Over { head, by } => {
+            let same_block =
+                |other: &Row| block.map_or(true, |key| other.at.get(key) == row.at.get(key));
             let table: Vec<&Row> = rows
                 .iter()
                 .copied()
-                .filter(|other| other.threads == row.threads)
+                .filter(|other| other.threads == row.threads && same_block(other))
                 .collect();
             let divisor =
                 ratio::pick(&table, by).filter(|divisor| divisor.contender != row.contender);

@@ -30,6 +30,7 @@
 //! and catch everything.
 
 pub mod cxx;
+pub mod omp_reduce;
 pub mod omp_row;
 pub mod openmp;
 pub mod pthread;

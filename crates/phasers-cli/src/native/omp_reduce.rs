@@ -16,13 +16,34 @@
 use std::ffi::c_int;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
+use phasers_cli::harness::engine::Timeline;
+use phasers_cli::harness::stalls::{StallPolicy, Stalls};
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
-use super::row::Point;
-use super::workload::{self, Collective};
-use phasers_cli::harness::engine::Timeline;
-use phasers_cli::harness::stalls::StallPolicy;
+use super::openmp::{RawRound as RawResult, INVALID, NO_MEMORY, OK, TOO_FEW_THREADS, WRONG_COPY};
+
+/// One OpenMP row: the team, the array, the stalls and when to stop (the counts are of measured
+/// iterations; the table's first row is the warm-up).
+pub struct Job<'a> {
+    /// Threads of the team.
+    pub threads: usize,
+    /// Floats per array.
+    pub len: usize,
+    /// Every thread receives the sum (`allreduce`), or only thread 0.
+    pub allreduce: bool,
+    /// How the stalls wait.
+    pub policy: StallPolicy,
+    /// One row of stalls per iteration, the warm-up included.
+    pub stalls: &'a Stalls,
+    /// Iterations to run at least, unless the budget runs out first.
+    pub min_iterations: usize,
+    /// Time to run at least, once `min_iterations` are done.
+    pub min_time: Duration,
+    /// Time after which the row stops even short of `min_iterations`.
+    pub budget: Duration,
+}
 
 /// Mirrors `phasers_omp_array_reduce_args` in `baselines.h`.
 #[repr(C)]
@@ -42,10 +63,6 @@ struct RawArgs {
     progress: *mut u64,
 }
 
-use crate::native::openmp::{
-    RawRound as RawResult, INVALID, NO_MEMORY, OK, TOO_FEW_THREADS, WRONG_COPY,
-};
-
 /// The `status` value of `baselines.h` only this shim returns (the shared ones, and the result
 /// struct, live with the barrier shim).
 const STACK: i32 = 5;
@@ -63,9 +80,9 @@ static ONE_ROW_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// Stack the Rust side of the master thread needs besides what the C side asks for.
 const RUST_FRAMES: usize = 1 << 20;
 
-/// Runs the row of `point`, its stalls waiting as `policy` says and `watch` stopping the process
-/// if it hangs, and returns its stamps, or why it could not run.
-pub fn run(row: &Point<'_>, policy: StallPolicy, watch: &Watch) -> Result<Timeline, String> {
+/// Runs `row`, `watch` stopping the process if it hangs, and returns its stamps and the warm-up's
+/// result (thread 0's), or why it could not run.
+pub fn run(row: &Job<'_>, watch: &Watch) -> Result<(Timeline, Vec<f32>), String> {
     let threads = u32::try_from(row.threads)
         .ok()
         .filter(|&threads| threads >= 1 && threads <= i32::MAX as u32)
@@ -112,13 +129,13 @@ pub fn run(row: &Point<'_>, policy: StallPolicy, watch: &Watch) -> Result<Timeli
                 // Built here: the raw pointers it holds may not cross threads.
                 let args = RawArgs {
                     threads,
-                    allreduce: row.collective == Collective::Allreduce,
-                    yield_in_stall: policy == StallPolicy::Yield,
+                    allreduce: row.allreduce,
+                    yield_in_stall: row.policy == StallPolicy::Yield,
                     len,
                     max_iterations: rows as u64,
-                    min_iterations: row.stop.min_iterations as u64,
-                    min_time_ns: duration_ns(row.stop.min_time),
-                    budget_ns: duration_ns(row.stop.budget),
+                    min_iterations: row.min_iterations as u64,
+                    min_time_ns: duration_ns(row.min_time),
+                    budget_ns: duration_ns(row.budget),
                     stalls_ns: row.stalls.as_slice().as_ptr(),
                     arrive_ns: arrive_ns.as_mut_ptr(),
                     return_ns: return_ns.as_mut_ptr(),
@@ -143,19 +160,19 @@ pub fn run(row: &Point<'_>, policy: StallPolicy, watch: &Watch) -> Result<Timeli
     if ran == 0 {
         return Err("the OpenMP row ran no iteration".to_owned());
     }
-    workload::check(&first_result, row.expected)?;
     arrive_ns.truncate(ran * row.threads);
     return_ns.truncate(ran * row.threads);
-    Ok(Timeline {
+    let timeline = Timeline {
         threads: row.threads,
         iterations: ran,
         arrive_ns,
         return_ns,
         chose: Vec::new(),
-    })
+    };
+    Ok((timeline, first_result))
 }
 
-fn duration_ns(duration: std::time::Duration) -> u64 {
+fn duration_ns(duration: Duration) -> u64 {
     u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
 }
 
@@ -190,21 +207,27 @@ fn decode(raw: &RawResult, threads: usize, stack: u64) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
-    use crate::reduce_bench::row::tests::{stop_rule, Owned};
-    use phasers_cli::harness::stalls::Preset;
 
-    // Both collectives with stalls run in `row`'s test, with every other contender.
+    // Both collectives with stalls run in `reduce_bench`'s tests, with every other contender.
 
     #[test]
     fn a_large_array_fits_on_the_raised_stacks() {
         // 4 M floats: 16 MB of private copy, twice the usual 8 MB thread stack.
-        let owned = Owned::new(Preset::None, 2, 4_000_000, 3);
-        let row = owned.point(Collective::Reduce, stop_rule(1, 2, Duration::from_secs(10)));
-        let watch = Watch::new("omp", 2, row.hang_after);
-        assert!(run(&row, StallPolicy::Spin, &watch).unwrap().iterations >= 2);
+        let stalls = Stalls::from_table(2, vec![0; 6]).unwrap();
+        let job = Job {
+            threads: 2,
+            len: 4_000_000,
+            allreduce: false,
+            policy: StallPolicy::Spin,
+            stalls: &stalls,
+            min_iterations: 1,
+            min_time: Duration::from_millis(1),
+            budget: Duration::from_secs(10),
+        };
+        let watch = Watch::new("omp", 2, Duration::from_secs(60));
+        let (timeline, first) = run(&job, &watch).unwrap();
+        assert!(timeline.iterations >= 2 && first.len() == 4_000_000);
     }
 
     #[test]

@@ -1,0 +1,1924 @@
+//! `phasers bench reduce`: array reductions (`Reduction<f32>`, `Op::Sum`) as seed 003 measured
+//! them, against OpenMP's `reduction(+:arr[:n])`, a mutex-merged reduction and the memory
+//! bandwidth floor, in one run.
+//!
+//! For every participant count N, collective (`reduce`, `allreduce`), arrival spread and array
+//! length, each contender runs iterations of: a barrier (not timed), a stall drawn from the
+//! spread's table, an arrival stamp, the call, a return stamp (`Pacing::Stamped`). From the stamps
+//! come five metrics per iteration ([`series`]): the seed's two, the time from the **last arrival
+//! to completion** (the root's return for `reduce`, the last return for `allreduce`: what the
+//! application waits for once everyone has arrived) and the **total time in the reduction**
+//! (return minus arrival summed over participants: what it costs in thread time, where a quick
+//! return shows); the **arrival window** (the spread actually injected); the time from the **first
+//! arrival to completion** (the reduction's whole wall time, which its bandwidth is computed from);
+//! and the **longest call** (the bandwidth floor's time). A STREAM-like add over the same bytes
+//! ([`StreamAdd`]) gives the floor each reduction's bandwidth is held against. A row's samples are
+//! its `--metric`; all five are summarized beside them. The run ends with the three comparisons
+//! the issue asks for ([`summary`]).
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use phasers::{Op, ReduceAlgorithm, Reducer, Reduction};
+use phasers_cli::harness::args::{
+    command_line, first_of_each, parse_scaled, parse_seconds, parse_svg_path, sorted_unique,
+};
+use phasers_cli::harness::engine::{self, Measured, Pacing, Plan, Timeline};
+use phasers_cli::harness::files;
+use phasers_cli::harness::floor as cache_line;
+use phasers_cli::harness::footnotes::fit;
+use phasers_cli::harness::header::Header;
+use phasers_cli::harness::memory;
+use phasers_cli::harness::outputs::Outputs;
+use phasers_cli::harness::progress;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::ratio::{self, Pick, Ratio};
+use phasers_cli::harness::render::{self, Column, Format, Layout, PlotSpec, Stat};
+use phasers_cli::harness::result::{Fields, Kind, RatioRecord, Report, Row, Settings};
+use phasers_cli::harness::run_args::RunArgs;
+use phasers_cli::harness::schedule::Schedule;
+use phasers_cli::harness::stalls::{parse_spread, Preset, Spread, StallPolicy, Stalls};
+use phasers_cli::harness::stats;
+use phasers_cli::harness::table::{ratio as times, time};
+use phasers_cli::harness::threads::parse_thread_count;
+use phasers_cli::harness::watchdog::Watch;
+use phasers_cli::harness::work::{Failure, Work};
+use phasers_cli::harness::{child, verbosity};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::native::{omp_reduce, ACTIVE_WAIT_POLICY};
+
+/// Participant counts of a default run: the seed's 4 to 32, and 2, the smallest reduction.
+const DEFAULT_THREADS: [usize; 5] = [2, 4, 8, 16, 32];
+/// Array lengths of a default run: the seed's overhead size, its 1,000 to 200,000 floats, and
+/// 16 M (64 MB per array), where memory bandwidth is all that counts.
+const DEFAULT_SIZES: [usize; 7] = [1, 1_000, 5_000, 10_000, 64_000, 200_000, 16_000_000];
+/// Where arrays count as large: an iteration takes milliseconds and varies little, so fewer do.
+const LARGE_ARRAY: usize = 1_000_000;
+const LARGE_MIN_ITERATIONS: usize = 5;
+/// With the default sizes, large arrays run only up to this many participants: 4 x 64 MB inputs
+/// plus outputs and OpenMP's private copies already take about a gigabyte.
+const LARGE_DEFAULT_MAX_THREADS: usize = 4;
+/// The longest array `--sizes` accepts: 1 GiB per participant's input.
+const MAX_LEN: usize = 1 << 28;
+/// Iterations before the measured ones: the first touches every page and builds any lazy state,
+/// and its result is the one checked.
+const WARM_UP: usize = 1;
+/// A row's budget beyond ten times `--min-time`, so even the largest arrays get their minimum.
+const BUDGET_MARGIN: Duration = Duration::from_secs(2);
+/// The point keys a row is named by in failures and the plots (in the plots' file names' order).
+const SLICE: &[&str] = &["mode", "arrival_spread", "floats"];
+
+/// Options of `phasers bench reduce`.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "reduce")]
+#[command(mut_arg("hang_seconds", |arg| arg.help(
+    "Stop the whole run when a row completes no iteration for this many seconds: it is hung"
+)))]
+#[command(mut_arg("json", |arg| arg.help(
+    "Write every row, with the settings, the machine and this command line, to FILE as JSON"
+)))]
+pub struct ReduceArgs {
+    /// Participant counts N, comma-separated, from 2 [default: 2,4,8,16,32].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_participants)]
+    pub threads: Option<Vec<usize>>,
+
+    /// Array lengths in floats, comma-separated; k and M multiply by a thousand and a million
+    /// [default: 1,1000,5000,10000,64000,200000,16M, with 16M only up to 4 participants].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_size)]
+    pub sizes: Option<Vec<usize>>,
+
+    /// Arrival spreads, comma-separated: none, low, medium, high (seed 003's (max, mean, stddev)
+    /// of (15, 8, 3.9), (128, 37, 18.5) and (555, 184, 102) µs), or MAX/MEAN/STDDEV in µs
+    /// [default: none,low,medium,high].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_spread)]
+    pub spread: Option<Vec<Spread>>,
+
+    /// Collectives, comma-separated [default: reduce,allreduce].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub mode: Option<Vec<Collective>>,
+
+    /// Contenders, comma-separated: linear, static-tree, dynamic-pairs, dynamic-group, auto, omp,
+    /// omp-active (OpenMP under OMP_WAIT_POLICY=active), mutex [default: all of them]. The
+    /// bandwidth floor is always measured.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_contender)]
+    pub algorithms: Option<Vec<Contender>>,
+
+    /// The metric of the rows' samples, the tables' median and ÷omp, the plots and the OpenMP
+    /// ratios (all five metrics are always measured).
+    #[arg(long, value_enum, default_value = "last-arrival")]
+    pub metric: Metric,
+
+    /// Seconds of measured iterations per row, at least, once --min-iterations are done.
+    #[arg(long, value_name = "SECONDS", default_value = "0.05", value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub min_time: Duration,
+
+    /// Measured iterations per row, at least (arrays of a million floats or more: at most 5),
+    /// after one warm-up iteration whose result is checked.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub min_iterations: u32,
+
+    /// Measured iterations per row, at most.
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_iterations: u32,
+
+    /// Seed of the stall tables: the same seed gives every contender, and every run, the same
+    /// stalls.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+
+    /// `--hang-seconds`, `--json`, `--csv`, `--verbose`.
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Plot the median --metric against N, one SVG per collective, spread and size, named
+    /// `FILE-<mode>-<spread>-<size>.svg` beside FILE.
+    #[arg(long, visible_alias = "svg", value_name = "FILE.svg", value_parser = parse_svg_path)]
+    pub plot: Option<PathBuf>,
+}
+
+/// Parses one entry of `--threads`: a participant count of at least 2.
+fn parse_participants(text: &str) -> Result<usize, String> {
+    match parse_thread_count(text)? {
+        1 => Err("a reduction needs at least 2 participants to measure anything".to_owned()),
+        n => Ok(n),
+    }
+}
+
+/// Parses one entry of `--sizes`: a whole number of floats from 1, optionally with `k` or `M`.
+fn parse_size(text: &str) -> Result<usize, String> {
+    match parse_scaled(text) {
+        None => Err(format!(
+            "{text:?} is not an array size (a whole number of floats, such as 1000, 64k or 16M)"
+        )),
+        Some(0) => Err("an array size starts at 1 float".to_owned()),
+        Some(len) if len > MAX_LEN => Err(format!(
+            "{len} floats is more than the {MAX_LEN} (1 GiB per array) allowed"
+        )),
+        Some(len) => Ok(len),
+    }
+}
+
+/// When a row ends. Counts are of measured iterations; the budget counts from the row's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct StopRule {
+    min_iterations: usize,
+    min_time: Duration,
+    max_iterations: usize,
+    budget: Duration,
+}
+
+impl StopRule {
+    /// The engine's plan of a row stopping by this rule, stalling as `stalls` says.
+    fn plan(&self, stalls: Option<Arc<Stalls>>, hang_after: Duration) -> Plan {
+        let schedule = Schedule {
+            episodes: Some(1),
+            samples: self.max_iterations,
+            target_sample: Duration::ZERO,
+            row_budget: self.budget,
+        };
+        Plan {
+            warm_up: WARM_UP as u64,
+            enough: Some((self.min_iterations, self.min_time)),
+            ..Plan::new(schedule, Pacing::Stamped { stalls }, hang_after)
+        }
+    }
+}
+
+/// The run [`ReduceArgs`] ask for.
+struct Config {
+    method: String,
+    threads: Vec<usize>,
+    sizes: Vec<usize>,
+    /// With the default sizes: lengths from [`LARGE_ARRAY`] only up to this many participants.
+    large_max_threads: Option<usize>,
+    spreads: Vec<(String, Spread)>,
+    modes: Vec<Collective>,
+    contenders: Vec<Contender>,
+    metric: Metric,
+    large_min_iterations: usize,
+    stop: StopRule,
+    seed: u64,
+    hang_after: Duration,
+}
+
+impl Config {
+    fn from_args(args: &ReduceArgs) -> Result<Self, String> {
+        let (min, max) = (args.min_iterations as usize, args.max_iterations as usize);
+        if min > max {
+            return Err(format!(
+                "--min-iterations {min} is more than --max-iterations {max}"
+            ));
+        }
+        let budget = args
+            .min_time
+            .saturating_mul(10)
+            .saturating_add(BUDGET_MARGIN);
+        let stop = StopRule {
+            min_iterations: min,
+            min_time: args.min_time,
+            max_iterations: max,
+            budget,
+        };
+        let large_min = min.min(LARGE_MIN_ITERATIONS);
+        let spreads =
+            (args.spread.clone()).unwrap_or_else(|| Preset::ALL.map(Preset::spread).into());
+        Ok(Config {
+            method: format!(
+                "seed 003's: every participant has its own array; each iteration a barrier (not \
+                 timed), a stall drawn per participant from the spread's normal clipped to [0, \
+                 max] (busy-waiting on the clock; yielding between looks when participants \
+                 outnumber cores), an arrival stamp, the call, a return stamp. {WARM_UP} warm-up \
+                 iteration, whose result is checked against the sequential sum, then at least \
+                 {min} iterations ({large_min} from {LARGE_ARRAY} floats) and {} s per row, at \
+                 most {max}, stopping {} s after the row's start; the same stalls for every \
+                 contender at a point (seed {})",
+                args.min_time.as_secs_f64(),
+                budget.as_secs_f64(),
+                args.seed,
+            ),
+            threads: sorted_unique(args.threads.clone().unwrap_or(DEFAULT_THREADS.into())),
+            sizes: sorted_unique(args.sizes.clone().unwrap_or(DEFAULT_SIZES.into())),
+            large_max_threads: args.sizes.is_none().then_some(LARGE_DEFAULT_MAX_THREADS),
+            spreads: first_of_each(spreads)
+                .into_iter()
+                .map(|s| (s.name(), s))
+                .collect(),
+            modes: first_of_each(args.mode.clone().unwrap_or(Collective::ALL.into())),
+            contenders: first_of_each(args.algorithms.clone().unwrap_or_else(Contender::all)),
+            metric: args.metric,
+            large_min_iterations: large_min,
+            stop,
+            seed: args.seed,
+            hang_after: args.run.hang_seconds,
+        })
+    }
+
+    /// The lengths run with `threads` participants.
+    fn sizes_for(&self, threads: usize) -> Vec<usize> {
+        let large_ok = self.large_max_threads.map_or(true, |most| threads <= most);
+        let sizes = self.sizes.iter().copied();
+        sizes.filter(|&len| len < LARGE_ARRAY || large_ok).collect()
+    }
+
+    /// The stop rule of rows of `len` floats.
+    fn stop_for(&self, len: usize) -> StopRule {
+        let large = len >= LARGE_ARRAY;
+        StopRule {
+            min_iterations: if large {
+                self.large_min_iterations
+            } else {
+                self.stop.min_iterations
+            },
+            ..self.stop
+        }
+    }
+
+    /// Every plot's (collective, spread, length), in the order of the files.
+    fn slices(&self) -> Vec<Vec<String>> {
+        let mut slices = Vec::new();
+        for mode in &self.modes {
+            for (spread, _) in &self.spreads {
+                let sizes = self.sizes.iter();
+                slices.extend(
+                    sizes.map(|len| vec![mode.name().into(), spread.clone(), len.to_string()]),
+                );
+            }
+        }
+        slices
+    }
+
+    /// The settings as the report states them.
+    fn settings(&self) -> Settings {
+        let spreads: Vec<Value> = (self.spreads.iter())
+            .map(|(name, spread)| {
+                let mut value = json!(spread);
+                value["name"] = name.as_str().into();
+                value
+            })
+            .collect();
+        let modes: Vec<&str> = self.modes.iter().map(|mode| mode.name()).collect();
+        let own = Fields::default()
+            .with("sizes", self.sizes.clone())
+            .with("large_sizes_max_threads", json!(self.large_max_threads))
+            .with("spreads", spreads)
+            .with("modes", modes)
+            .with("metric", self.metric.name())
+            .with("warm_up_iterations", WARM_UP)
+            .with("min_iterations", self.stop.min_iterations)
+            .with("large_array_min_iterations", self.large_min_iterations)
+            .with("large_array_floats", LARGE_ARRAY)
+            .with("max_iterations", self.stop.max_iterations)
+            .with("min_time_s", self.stop.min_time.as_secs_f64())
+            .with("budget_s", self.stop.budget.as_secs_f64())
+            .with("seed", self.seed);
+        Settings {
+            method: self.method.clone(),
+            threads: self.threads.clone(),
+            contenders: self
+                .contenders
+                .iter()
+                .map(|c| c.name().to_owned())
+                .collect(),
+            pinned: false,
+            debug_build: cfg!(debug_assertions),
+            own,
+        }
+    }
+}
+
+/// One contender of a point. The bandwidth floor is measured at every point too, but is not a
+/// contender: it does not reduce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contender {
+    /// `Reduction<f32>` with `Op::Sum` and this algorithm.
+    Ours(ReduceAlgorithm),
+    /// OpenMP's `reduction(+:arr[:n])` (libgomp), through `baselines/omp_array_reduce.c`.
+    OpenMp,
+    /// The same under `OMP_WAIT_POLICY=active`, which libgomp reads as it loads: a child process
+    /// measures it on the point's very stall table.
+    OpenMpActive,
+    /// `Mutex<Vec<f32>>`: each participant locks and adds its array in ([`MutexMerged`]).
+    Mutex,
+}
+
+const OPENMP_NAME: &str = "omp reduction(+:arr[:n])";
+const OPENMP_ACTIVE_NAME: &str = "omp reduction(+:arr[:n]) (active)";
+const FLOOR_NAME: &str = "bandwidth floor";
+const FLOOR_DESCRIPTION: &str = "STREAM-like add out[i] = a[i] + b[i] on min(N, cores) \
+    threads over the bytes an optimal reduction moves; the reductions' bandwidth is given as a \
+    fraction of its";
+
+impl Contender {
+    /// Every contender, in table order: ours (`auto` last), then the baselines.
+    fn all() -> Vec<Contender> {
+        let ours = ReduceAlgorithm::ALL.into_iter().map(Contender::Ours);
+        ours.chain([Contender::OpenMp, Contender::OpenMpActive, Contender::Mutex])
+            .collect()
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Contender::Ours(algorithm) => algorithm.name(),
+            Contender::OpenMp => OPENMP_NAME,
+            Contender::OpenMpActive => OPENMP_ACTIVE_NAME,
+            Contender::Mutex => "mutex-merged",
+        }
+    }
+
+    fn kind(self) -> Kind {
+        match self {
+            Contender::Ours(_) => Kind::Ours,
+            _ => Kind::Baseline,
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Contender::Ours(ReduceAlgorithm::Linear) => {
+                "Reduction<f32> linear: everyone meets, then each reduces 1/N of the array across \
+                 all inputs; fixed order, no quick return"
+            }
+            Contender::Ours(ReduceAlgorithm::StaticTree) => {
+                "Reduction<f32> static tree: pairs by rank, distance doubling; the consumed \
+                 participant returns at once"
+            }
+            Contender::Ours(ReduceAlgorithm::DynamicPairs) => {
+                "Reduction<f32> dynamic pairs (seed 003): pairs form in arrival order; the \
+                 earlier arrival returns once its data is consumed"
+            }
+            Contender::Ours(ReduceAlgorithm::DynamicGroup) => {
+                "Reduction<f32> dynamic group: as dynamic pairs, but participants that would \
+                 return help later pairs"
+            }
+            Contender::Ours(ReduceAlgorithm::Auto) => {
+                "Reduction<f32> auto: chooses per call from length, N, cores and recent arrival \
+                 spread (the report says which it chose)"
+            }
+            Contender::OpenMp => {
+                "OpenMP `omp for reduction(+:arr[:n])` (libgomp), one iteration per thread, in \
+                 one parallel region; same stalls, timed in C"
+            }
+            Contender::OpenMpActive => {
+                "the same with OMP_WAIT_POLICY=active, as OpenMP users tune it (waiting threads \
+                 spin rather than sleep); libgomp reads it at load, so a child process measures it"
+            }
+            Contender::Mutex => {
+                "std::sync::Mutex<Vec<f32>>: each thread locks and adds its array in; the root \
+                 waits on a Condvar for the count"
+            }
+        }
+    }
+}
+
+/// Parses one entry of `--algorithms`: a reduction algorithm (or the library's short forms),
+/// `omp`, `omp-active` or `mutex`.
+fn parse_contender(text: &str) -> Result<Contender, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "omp" | "openmp" => Ok(Contender::OpenMp),
+        "omp-active" | "openmp-active" => Ok(Contender::OpenMpActive),
+        "mutex" | "mutex-merged" => Ok(Contender::Mutex),
+        other => other.parse().map(Contender::Ours).map_err(|_| {
+            let names = ReduceAlgorithm::ALL.map(ReduceAlgorithm::name).join(", ");
+            format!(
+                "{text:?} is not a reduction algorithm or baseline; use one of {names}, omp, \
+                 omp-active, mutex"
+            )
+        }),
+    }
+}
+
+/// Every contender of `bench reduce` with a line about it, for `phasers list`.
+pub fn list() -> Vec<(String, &'static str)> {
+    let contenders = Contender::all().into_iter();
+    let described = contenders.map(|c| (c.name().to_owned(), c.description()));
+    described
+        .chain([(FLOOR_NAME.to_owned(), FLOOR_DESCRIPTION)])
+        .collect()
+}
+
+/// The collective, as `--mode` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Collective {
+    /// Only the root (rank 0, the library's default) receives the sum.
+    Reduce,
+    /// Every participant receives the sum.
+    Allreduce,
+}
+
+impl Collective {
+    const ALL: [Collective; 2] = [Collective::Reduce, Collective::Allreduce];
+
+    fn name(self) -> &'static str {
+        match self {
+            Collective::Reduce => "reduce",
+            Collective::Allreduce => "allreduce",
+        }
+    }
+
+    /// Whether participant `rank` receives the result.
+    fn receives(self, rank: usize) -> bool {
+        self == Collective::Allreduce || rank == 0
+    }
+
+    /// Whose return completes an iteration: the root's, or (`None`) the last one's.
+    fn root(self) -> Option<usize> {
+        (self == Collective::Reduce).then_some(0)
+    }
+
+    /// The bytes an optimal reduction of `threads` arrays of `len` f32 moves: every input read
+    /// once, the result written once (at the root) or once per participant.
+    fn bytes(self, threads: usize, len: usize) -> u64 {
+        let array = len as u64 * 4;
+        match self {
+            Collective::Reduce => (threads as u64 + 1) * array,
+            Collective::Allreduce => 2 * threads as u64 * array,
+        }
+    }
+
+    /// A generous estimate of the bytes the largest row of a point needs at once: inputs, one
+    /// more array per participant (OpenMP's private copies), the outputs, the sum and its check.
+    fn memory_needed(self, threads: usize, len: usize) -> u64 {
+        let receivers = (0..threads).filter(|&rank| self.receives(rank)).count() as u64;
+        (2 * threads as u64 + receivers + 2).saturating_mul(len as u64 * 4)
+    }
+}
+
+/// Element `index` of participant `rank`'s input: a multiple of 1/8 below 8, so any sum of up to
+/// 4096 of them is exact in an f32 and every order of addition gives the sequential sum. The C
+/// baseline computes the same (`phasers_reduce_value` in `baselines/omp_array_reduce.c`).
+#[inline]
+fn value(rank: usize, index: usize) -> f32 {
+    ((rank as u64 * 131 + index as u64 * 7) % 61) as f32 / 8.0
+}
+
+/// The sum over `threads` participants, added sequentially in rank order.
+fn expected(threads: usize, len: usize) -> Vec<f32> {
+    let mut sum = vec![0.0f32; len];
+    for rank in 0..threads {
+        sum.iter_mut()
+            .enumerate()
+            .for_each(|(i, x)| *x += value(rank, i));
+    }
+    sum
+}
+
+/// The relative error allowed: a few roundings' worth, far below a missing or doubled input.
+const TOLERANCE: f32 = 1e-5;
+
+/// Checks `got` against the sequential sum `want`, naming the first element that differs.
+fn check(got: &[f32], want: &[f32]) -> Result<(), String> {
+    if got.len() != want.len() {
+        let (got, want) = (got.len(), want.len());
+        return Err(format!(
+            "wrong result: {got} elements where {want} were reduced"
+        ));
+    }
+    // Never agrees for a NaN.
+    let agrees = |(got, want): (&f32, &f32)| (got - want).abs() <= TOLERANCE * want.abs();
+    let Some(index) = got.iter().zip(want).position(|pair| !agrees(pair)) else {
+        return Ok(());
+    };
+    let differ = got.iter().zip(want).filter(|&pair| !agrees(pair)).count();
+    Err(format!(
+        "wrong result: element {index} is {} where the sequential sum is {} ({differ} of {} \
+         elements differ)",
+        got[index],
+        want[index],
+        want.len()
+    ))
+}
+
+/// One participant's arrays: its input, and the output it receives the sum in, if it does.
+struct Arrays {
+    rank: usize,
+    mode: Collective,
+    expected: Arc<[f32]>,
+    input: Vec<f32>,
+    output: Vec<f32>,
+}
+
+impl Arrays {
+    fn new(rank: usize, mode: Collective, expected: &Arc<[f32]>) -> Self {
+        let (expected, input, output) = (Arc::clone(expected), Vec::new(), Vec::new());
+        Arrays {
+            rank,
+            mode,
+            expected,
+            input,
+            output,
+        }
+    }
+
+    fn receives(&self) -> bool {
+        self.mode.receives(self.rank)
+    }
+
+    /// Allocates and fills them on the participant's own thread, where the memory is used.
+    fn prepare(&mut self) -> Result<(), Failure> {
+        let len = self.expected.len();
+        self.input = (0..len).map(|index| value(self.rank, index)).collect();
+        if self.receives() {
+            self.output = vec![0.0; len];
+        }
+        Ok(())
+    }
+
+    fn check(&self) -> Result<(), Failure> {
+        match self.receives() {
+            true => check(&self.output, &self.expected).map_err(Failure::Cause),
+            false => Ok(()),
+        }
+    }
+}
+
+/// A participant of a library row.
+struct Ours {
+    reducer: Reducer<f32>,
+    arrays: Arrays,
+}
+
+impl Work for Ours {
+    // A reduction's non-receivers may return before everyone has arrived.
+    const SYNCHRONIZED: bool = false;
+
+    fn prepare(&mut self) -> Result<(), Failure> {
+        self.arrays.prepare()
+    }
+
+    #[inline]
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
+        let Arrays {
+            mode,
+            input,
+            output,
+            ..
+        } = &mut self.arrays;
+        let outcome = match mode {
+            Collective::Reduce => self.reducer.reduce(input, output),
+            Collective::Allreduce => self.reducer.allreduce(input, output),
+        };
+        outcome
+            .map(|outcome| Some(outcome.algorithm().name()))
+            .map_err(|error| Failure::from(error).about(mode.name()))
+    }
+
+    fn check(&mut self) -> Result<(), Failure> {
+        self.arrays.check()
+    }
+}
+
+/// The reduction people write by hand: a `Mutex<Vec<f32>>` each thread locks to add its array
+/// in (the first one in copies instead), a count the receivers wait on, and a generation number
+/// that keeps a thread back for the next call out of a sum still being read.
+struct MutexMerged {
+    state: Mutex<MergeState>,
+    changed: Condvar,
+    parties: usize,
+    /// Threads that copy each sum out: 1 for `reduce`, all for `allreduce`.
+    readers: usize,
+}
+
+struct MergeState {
+    generation: u64,
+    sum: Vec<f32>,
+    arrived: usize,
+    collected: usize,
+}
+
+/// One thread's handle on a [`MutexMerged`].
+struct Merging {
+    shared: Arc<MutexMerged>,
+    generation: u64,
+    arrays: Arrays,
+}
+
+fn merging(threads: usize, mode: Collective, expected: &Arc<[f32]>) -> Vec<Merging> {
+    let sum = vec![0.0; expected.len()];
+    let shared = Arc::new(MutexMerged {
+        state: Mutex::new(MergeState {
+            generation: 0,
+            sum,
+            arrived: 0,
+            collected: 0,
+        }),
+        changed: Condvar::new(),
+        parties: threads,
+        readers: if mode == Collective::Reduce {
+            1
+        } else {
+            threads
+        },
+    });
+    (0..threads)
+        .map(|rank| Merging {
+            shared: Arc::clone(&shared),
+            generation: 0,
+            arrays: Arrays::new(rank, mode, expected),
+        })
+        .collect()
+}
+
+/// A thread panicked holding the lock: the sum may be half added.
+fn poisoned<T>(_: PoisonError<T>) -> Failure {
+    Failure::Echo("another thread panicked while adding its array in".to_owned())
+}
+
+impl Merging {
+    fn wait<'a>(
+        &self,
+        state: MutexGuard<'a, MergeState>,
+    ) -> Result<MutexGuard<'a, MergeState>, Failure> {
+        self.shared.changed.wait(state).map_err(poisoned)
+    }
+
+    /// Adds the input in, and copies the sum out if this thread receives it.
+    fn merge(&mut self) -> Result<(), Failure> {
+        let shared = &*self.shared;
+        let generation = self.generation;
+        self.generation += 1;
+        let mut state = shared.state.lock().map_err(poisoned)?;
+        while state.generation != generation {
+            state = self.wait(state)?;
+        }
+        let arrays = &self.arrays;
+        match state.arrived {
+            0 => state.sum.copy_from_slice(&arrays.input),
+            _ => state
+                .sum
+                .iter_mut()
+                .zip(&arrays.input)
+                .for_each(|(s, x)| *s += x),
+        }
+        state.arrived += 1;
+        if state.arrived == shared.parties {
+            shared.changed.notify_all();
+        }
+        if !arrays.receives() {
+            return Ok(());
+        }
+        while state.arrived < shared.parties {
+            state = self.wait(state)?;
+        }
+        self.arrays.output.copy_from_slice(&state.sum);
+        state.collected += 1;
+        if state.collected == shared.readers {
+            (state.generation, state.arrived, state.collected) = (state.generation + 1, 0, 0);
+            shared.changed.notify_all();
+        }
+        Ok(())
+    }
+}
+
+impl Work for Merging {
+    const SYNCHRONIZED: bool = false;
+
+    fn prepare(&mut self) -> Result<(), Failure> {
+        self.arrays.prepare()
+    }
+
+    #[inline]
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
+        self.merge().map(|()| None)
+    }
+
+    fn check(&mut self) -> Result<(), Failure> {
+        self.arrays.check()
+    }
+}
+
+/// The memory-bandwidth floor: a STREAM-like add `out[i] = a[i] + b[i]` on `min(N, cores)`
+/// threads whose bytes read and written add up to what an optimal reduction of the point moves
+/// ([`Collective::bytes`]). Its time is its slowest worker's own call, so a worker late to leave
+/// the barrier does not lower the floor. Write-allocate reads count for neither side.
+struct StreamAdd {
+    elements: usize,
+    a: Vec<f32>,
+    b: Vec<f32>,
+    out: Vec<f32>,
+}
+
+/// Bytes the add moves per element: two f32 read, one written.
+const BYTES_PER_ELEMENT: u64 = 12;
+
+/// The floor's threads: one per core at most, since more cannot stream faster.
+fn floor_workers(threads: usize) -> usize {
+    threads.clamp(1, phasers::available_cores().max(1))
+}
+
+/// The elements each of `workers` threads adds so that all move `bytes` (rounded up); the first
+/// threads take one more where they do not divide evenly.
+fn shares(bytes: u64, workers: usize) -> Vec<usize> {
+    let (elements, workers) = (bytes.div_ceil(BYTES_PER_ELEMENT), workers.max(1) as u64);
+    let share = |worker| elements / workers + u64::from(worker < elements % workers);
+    (0..workers)
+        .map(|w| usize::try_from(share(w)).unwrap_or(usize::MAX))
+        .collect()
+}
+
+impl Work for StreamAdd {
+    const SYNCHRONIZED: bool = false;
+
+    fn prepare(&mut self) -> Result<(), Failure> {
+        // Distinct small integers: nothing folds away, and every sum is exact.
+        self.a = (0..self.elements).map(|i| (i % 1024) as f32).collect();
+        self.b = (0..self.elements).map(|i| (i % 7) as f32).collect();
+        self.out = vec![0.0; self.elements];
+        Ok(())
+    }
+
+    #[inline]
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
+        for ((out, a), b) in self.out.iter_mut().zip(&self.a).zip(&self.b) {
+            *out = a + b;
+        }
+        // Only the check reads the sums: without this, later iterations' adds could be skipped.
+        black_box(&mut self.out);
+        Ok(None)
+    }
+
+    fn check(&mut self) -> Result<(), Failure> {
+        let sums = self.out.iter().zip(self.a.iter().zip(&self.b));
+        match sums.clone().position(|(out, (a, b))| *out != a + b) {
+            None => Ok(()),
+            Some(index) => Err(Failure::Cause(format!(
+                "the bandwidth floor's add is wrong at element {index}"
+            ))),
+        }
+    }
+}
+
+/// Which metric a row's samples are: the tables' median and ÷omp, the plots and the OpenMP
+/// ratios (all five are always measured and written).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Metric {
+    /// Time from the last arrival to completion.
+    LastArrival,
+    /// Time in the reduction summed over participants.
+    Total,
+}
+
+impl Metric {
+    fn name(self) -> &'static str {
+        match self {
+            Metric::LastArrival => "last-arrival",
+            Metric::Total => "total",
+        }
+    }
+
+    /// Its place in [`METRICS`].
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Metric::LastArrival => "time from the last arrival to completion",
+            Metric::Total => "time in the reduction summed over participants",
+        }
+    }
+}
+
+/// The five metrics of [`series`], as the rows' extra keys name their summaries.
+const METRICS: [&str; 5] = [
+    "last_arrival_to_completion_ns",
+    "total_in_reduction_ns",
+    "arrival_window_ns",
+    "first_arrival_to_completion_ns",
+    "longest_call_ns",
+];
+
+/// The metrics of every iteration of `timeline` after the warm-up, in the order of [`METRICS`]:
+/// completion is the return of `root`, or the last return when `None`. Signed: a negative time
+/// would be a bug worth seeing.
+fn series(timeline: &Timeline, root: Option<usize>) -> [Vec<f64>; 5] {
+    let mut series: [Vec<f64>; 5] = Default::default();
+    let threads = timeline.threads.max(1);
+    let stamps = (timeline.arrive_ns.chunks(threads)).zip(timeline.return_ns.chunks(threads));
+    for (arrive, ret) in stamps.skip(WARM_UP) {
+        let (Some(&first), Some(&last)) = (arrive.iter().min(), arrive.iter().max()) else {
+            continue;
+        };
+        let done = match root {
+            Some(rank) => ret[rank.min(ret.len() - 1)],
+            None => ret.iter().copied().max().unwrap_or(last),
+        } as f64;
+        let calls = ret.iter().zip(arrive).map(|(&r, &a)| r as f64 - a as f64);
+        let (first, last) = (first as f64, last as f64);
+        let values = [
+            done - last,
+            calls.clone().sum(),
+            last - first,
+            done - first,
+            calls.fold(0.0, f64::max),
+        ];
+        series.iter_mut().zip(values).for_each(|(s, v)| s.push(v));
+    }
+    series
+}
+
+/// Everything the rows of one point share.
+struct Point {
+    threads: usize,
+    len: usize,
+    mode: Collective,
+    spread: String,
+    stalls: Arc<Stalls>,
+    expected: Arc<[f32]>,
+    stop: StopRule,
+    hang_after: Duration,
+    metric: Metric,
+}
+
+impl Point {
+    /// A row of this point with nothing measured: a contender's, or the floor's (no spread).
+    fn row(&self, contender: &str, kind: Kind) -> Row {
+        let floor = kind == Kind::Floor;
+        let mut at = Fields::default()
+            .with("floats", self.len)
+            .with("mode", self.mode.name());
+        let workers = match floor {
+            true => floor_workers(self.threads),
+            false => self.threads,
+        };
+        if !floor {
+            let policy = json!(StallPolicy::for_threads(self.threads));
+            at = at
+                .with("arrival_spread", self.spread.as_str())
+                .with("stall_policy", policy);
+        }
+        let mut row = Row::new(contender, kind, self.threads, at);
+        row.oversubscribed = phasers::is_oversubscribed(workers);
+        row.samples_wanted = self.stop.max_iterations;
+        let realized = (!floor).then(|| self.stalls.realized());
+        row.extra = Fields::default()
+            .with("workers", workers)
+            .with("bytes", self.mode.bytes(self.threads, self.len))
+            .with("chose", json!({}))
+            .with("realized_spread", json!(realized));
+        for key in METRICS
+            .iter()
+            .chain(&["bandwidth_gb_s", "fraction_of_floor"])
+        {
+            row.extra.set(key, Value::Null);
+        }
+        row
+    }
+}
+
+/// The stamps of a row, or why it has none.
+fn stamps(measured: Measured) -> Result<Timeline, String> {
+    match (measured.error, measured.timeline) {
+        (Some(error), _) => Err(error),
+        (None, Some(timeline)) => Ok(timeline),
+        (None, None) => Err("the row ran no iteration".to_owned()),
+    }
+}
+
+/// Measures `contender` at `point`.
+fn measure(contender: Contender, point: &Point) -> Row {
+    let start = Instant::now();
+    let watch = Watch::new(contender.name(), point.threads, point.hang_after);
+    let plan = point
+        .stop
+        .plan(Some(Arc::clone(&point.stalls)), point.hang_after);
+    let timeline = match contender {
+        Contender::Ours(algorithm) => Reduction::<f32>::builder(point.threads)
+            .op(Op::Sum)
+            .algorithm(algorithm)
+            .build()
+            .map_err(|error| format!("cannot build the reduction: {error}"))
+            .and_then(|group| {
+                let works = group.participants().into_iter().map(|reducer| Ours {
+                    arrays: Arrays::new(reducer.rank(), point.mode, &point.expected),
+                    reducer,
+                });
+                stamps(engine::threads(works.collect(), &plan, &watch))
+            }),
+        Contender::Mutex => {
+            let works = merging(point.threads, point.mode, &point.expected);
+            stamps(engine::threads(works, &plan, &watch))
+        }
+        Contender::OpenMp => openmp(point, &watch),
+        Contender::OpenMpActive => {
+            // The child stops at the row budget; past that and the hang time, it is stuck.
+            let limit = point.stop.budget + point.hang_after + Duration::from_secs(5);
+            let job = Job::of(point);
+            child::delegate(OMP_ACTIVE_KIND, ACTIVE_WAIT_POLICY, &job, limit)
+        }
+    };
+    let mut row = point.row(contender.name(), contender.kind());
+    fill(&mut row, timeline, point.mode.root(), point);
+    row.row_s = start.elapsed().as_secs_f64();
+    row
+}
+
+/// The OpenMP row of `point`, in this process, its warm-up's result checked.
+fn openmp(point: &Point, watch: &Watch) -> Result<Timeline, String> {
+    let job = omp_reduce::Job {
+        threads: point.threads,
+        len: point.len,
+        allreduce: point.mode == Collective::Allreduce,
+        policy: StallPolicy::for_threads(point.threads),
+        stalls: &point.stalls,
+        min_iterations: point.stop.min_iterations,
+        min_time: point.stop.min_time,
+        budget: point.stop.budget,
+    };
+    let (timeline, first_result) = omp_reduce::run(&job, watch)?;
+    check(&first_result, &point.expected)?;
+    Ok(timeline)
+}
+
+/// Measures the bandwidth floor of `point`'s participants, length and collective.
+fn measure_floor(point: &Point) -> Row {
+    let start = Instant::now();
+    let bytes = point.mode.bytes(point.threads, point.len);
+    let works: Vec<StreamAdd> = (shares(bytes, floor_workers(point.threads)).into_iter())
+        .map(|elements| StreamAdd {
+            elements,
+            a: Vec::new(),
+            b: Vec::new(),
+            out: Vec::new(),
+        })
+        .collect();
+    let watch = Watch::new(FLOOR_NAME, works.len(), point.hang_after);
+    let timeline = stamps(engine::threads(
+        works,
+        &point.stop.plan(None, point.hang_after),
+        &watch,
+    ));
+    let mut row = point.row(FLOOR_NAME, Kind::Floor);
+    fill(&mut row, timeline, None, point);
+    row.row_s = start.elapsed().as_secs_f64();
+    let bandwidth = per_ns(&row, "longest_call_ns");
+    row.extra.set("bandwidth_gb_s", json!(bandwidth));
+    row.extra
+        .set("fraction_of_floor", json!(bandwidth.map(|_| 1.0)));
+    row
+}
+
+/// The row's bytes over the median of its metric `key`, in GB/s (bytes per ns).
+fn per_ns(row: &Row, key: &str) -> Option<f64> {
+    let ns = row.metric(key)?.median;
+    (ns > 0.0).then(|| row.value("bytes").unwrap_or(0.0) / ns)
+}
+
+/// Sets the row's bandwidth (over its time from the first arrival to completion: all of its data
+/// movement) and its fraction of `floor`'s, the floor row of the same point.
+fn compare_with_floor(row: &mut Row, floor: &Row) {
+    let bandwidth = per_ns(row, "first_arrival_to_completion_ns");
+    let fraction = match (bandwidth, floor.value("bandwidth_gb_s")) {
+        (Some(ours), Some(floor)) if floor > 0.0 => Some(ours / floor),
+        _ => None,
+    };
+    row.extra.set("bandwidth_gb_s", json!(bandwidth));
+    row.extra.set("fraction_of_floor", json!(fraction));
+}
+
+/// Fills `row` from its stamps: the samples of the point's metric, every metric's summary, what
+/// `auto` chose, and a note on a row cut short or with clocks that disagree.
+fn fill(row: &mut Row, timeline: Result<Timeline, String>, root: Option<usize>, point: &Point) {
+    let timeline = match timeline {
+        Ok(timeline) => timeline,
+        Err(error) => return row.error = Some(error),
+    };
+    let series = series(&timeline, root);
+    let mut chose: BTreeMap<&str, u64> = BTreeMap::new();
+    for algorithm in timeline.chose.iter().skip(WARM_UP) {
+        *chose.entry(algorithm).or_insert(0) += 1;
+    }
+    row.resolved = resolved(&row.contender, &chose);
+    row.extra.set("chose", json!(chose));
+    for (key, samples) in METRICS.iter().zip(&series) {
+        row.extra.set(key, json!(stats::summarize(samples)));
+    }
+    row.raw_ns.clone_from(&series[point.metric.index()]);
+    let measured = row.raw_ns.len();
+    (row.iterations_per_sample, row.sample_iterations) = (1, vec![1; measured]);
+    row.finish(0, None);
+    let stop = point.stop;
+    if measured < stop.min_iterations && measured < stop.max_iterations {
+        let (min, budget) = (stop.min_iterations, stop.budget.as_secs_f64());
+        row.add_note(format!(
+            "{measured} of {min} iterations: the row's {budget} s budget ran out"
+        ));
+    }
+    if row.metric(METRICS[0]).is_some_and(|s| s.min < 0.0) {
+        row.add_note("a completion stamped before the last arrival: clocks disagree".to_owned());
+    }
+}
+
+/// What `auto` ran, as its label shows it: the one algorithm, or each one's share when it changed
+/// its mind; `None` for a row that ran only itself.
+fn resolved(name: &str, chose: &BTreeMap<&str, u64>) -> Option<String> {
+    let total: u64 = chose.values().sum();
+    let mut chosen: Vec<(&&str, &u64)> = chose.iter().collect();
+    chosen.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let share = |count: u64| match count as f64 * 100.0 / total.max(1) as f64 {
+        percent if count > 0 && percent < 0.5 => "<1%".to_owned(),
+        percent => format!("{percent:.0}%"),
+    };
+    match chosen[..] {
+        [] => None,
+        [(only, _)] => (*only != name).then(|| only.to_string()),
+        _ => Some(
+            chosen
+                .iter()
+                .map(|(n, c)| format!("{n} {}", share(**c)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+    }
+}
+
+/// The job a child process measures the `OMP_WAIT_POLICY=active` row of (`phasers internal-child
+/// "bench reduce"`); it answers with the row's stamps.
+pub const OMP_ACTIVE_KIND: &str = "bench reduce";
+
+/// One point, as the child needs it: the stall table is the very one the other rows read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Job {
+    threads: usize,
+    len: usize,
+    mode: Collective,
+    stalls: Vec<u64>,
+    stop: StopRule,
+    hang_after: Duration,
+}
+
+impl Job {
+    fn of(point: &Point) -> Self {
+        Job {
+            threads: point.threads,
+            len: point.len,
+            mode: point.mode,
+            stalls: point.stalls.as_slice().to_vec(),
+            stop: point.stop,
+            hang_after: point.hang_after,
+        }
+    }
+}
+
+/// The child's side of the `OMP_WAIT_POLICY=active` row: measures the OpenMP row of the point it
+/// is handed, in this process, which libgomp loaded under that policy.
+pub fn omp_active_child() -> Result<(), String> {
+    child::serve(|job: Job| {
+        let point = Point {
+            threads: job.threads,
+            len: job.len,
+            mode: job.mode,
+            spread: String::new(),
+            stalls: Arc::new(Stalls::from_table(job.threads, job.stalls)?),
+            expected: expected(job.threads, job.len).into(),
+            stop: job.stop,
+            hang_after: job.hang_after,
+            metric: Metric::LastArrival,
+        };
+        openmp(
+            &point,
+            &Watch::new(OPENMP_ACTIVE_NAME, point.threads, point.hang_after),
+        )
+    })
+}
+
+/// Runs `phasers bench reduce`: opens the files, measures and prints a table per participant
+/// count, collective and spread, prints the summary and writes the files.
+pub fn run(args: &ReduceArgs) -> Result<(), String> {
+    let config = Config::from_args(args)?;
+    let slices = config.slices();
+    let plots = args
+        .plot
+        .iter()
+        .flat_map(|base| slices.iter().map(|s| files::plot_path(base, s)));
+    let outputs = args.run.open(plots.collect())?;
+    let provenance = Provenance::now("bench reduce", command_line());
+    let floor = cache_line::measure(cache_line::BRIEFLY);
+    let units = format!(
+        "per iteration; median: of the {} (--metric), over the measured iterations; GB/s: the \
+         bytes an optimal reduction moves over the median time from the first arrival to \
+         completion (for the floor, its slowest worker's own time); ÷floor: that over the \
+         bandwidth floor's; ÷omp: the median over OpenMP's; --verbose: min and median of the time \
+         from the last arrival to completion, of the total time in the reduction summed over \
+         participants, and of the window from first to last arrival",
+        config.metric.describe()
+    );
+    let what = "array reductions (f32, Op::Sum) against OpenMP's reduction(+:arr[:n]), a \
+                mutex-merged reduction and the memory-bandwidth floor";
+    let header = Header::with_floors(&provenance, what, &config.method, &floor);
+    println!("{}", header.line("units", units).finish());
+    let started = Instant::now();
+    let (rows, records) = measure_tables(&config, provenance.machine.available_cores);
+    eprintln!("measured in {:.0} s", started.elapsed().as_secs_f64());
+    println!("{}", summary(&rows, &records, &config));
+    let settings = config.settings();
+    let report = Report {
+        provenance,
+        settings,
+        floor: Some(floor),
+        rows,
+        ratios: records,
+    };
+    write(outputs, &report, &slices, config.metric)?;
+    files::failures(&report.rows, SLICE)
+}
+
+/// The ratios recorded at each point: the faster OpenMP row over auto and over our best.
+fn openmp_ratios() -> [Ratio; 2] {
+    let omp = || Pick::FastestNamed(vec![OPENMP_NAME.into(), OPENMP_ACTIVE_NAME.into()]);
+    let auto = Pick::Named(ReduceAlgorithm::Auto.name().into());
+    [
+        ("fastest omp / auto", auto),
+        ("fastest omp / our best", Pick::FastestKind(Kind::Ours)),
+    ]
+    .map(|(label, denominator)| Ratio {
+        label: label.into(),
+        numerator: omp(),
+        denominator,
+    })
+}
+
+/// Measures every point, printing a table per participant count, collective and spread; returns
+/// the rows (each floor once, where first measured) and the OpenMP ratios of every point.
+fn measure_tables(config: &Config, cores: usize) -> (Vec<Row>, Vec<RatioRecord>) {
+    let (mut rows, mut records) = (Vec::new(), Vec::new());
+    let mut floors: BTreeMap<(usize, usize, &str), Row> = BTreeMap::new();
+    let tables = config.threads.len() * config.modes.len() * config.spreads.len();
+    let bar = progress::bar(tables, "tables");
+    for &threads in &config.threads {
+        for &mode in &config.modes {
+            for (name, spread) in &config.spreads {
+                bar.set_message(format!("N = {threads}, {}, spread {name}", mode.name()));
+                let iterations = config.stop.max_iterations + WARM_UP;
+                let seed = spread.seed_for(config.seed, threads);
+                let stalls = Arc::new(Stalls::generate(spread, threads, iterations, seed));
+                let mut table = Vec::new();
+                for len in config.sizes_for(threads) {
+                    let needed = mode.memory_needed(threads, len);
+                    let too_big = memory::too_big(needed, memory::available());
+                    let skipped = |row: Row| Row {
+                        note: too_big.as_ref().map(|why| format!("not run: {why}")),
+                        ..row
+                    };
+                    let point = Point {
+                        threads,
+                        len,
+                        mode,
+                        spread: name.clone(),
+                        stalls: Arc::clone(&stalls),
+                        expected: match too_big {
+                            Some(_) => Arc::from(Vec::new()),
+                            None => expected(threads, len).into(),
+                        },
+                        stop: config.stop_for(len),
+                        hang_after: config.hang_after,
+                        metric: config.metric,
+                    };
+                    let floor = floors
+                        .entry((threads, len, mode.name()))
+                        .or_insert_with(|| {
+                            let floor = match too_big {
+                                Some(_) => skipped(point.row(FLOOR_NAME, Kind::Floor)),
+                                None => measure_floor(&point),
+                            };
+                            rows.push(floor.clone());
+                            floor
+                        });
+                    let mut here = vec![floor.clone()];
+                    for &contender in &config.contenders {
+                        let mut row = match too_big {
+                            Some(_) => skipped(point.row(contender.name(), contender.kind())),
+                            None => measure(contender, &point),
+                        };
+                        compare_with_floor(&mut row, floor);
+                        here.push(row);
+                    }
+                    records.extend(ratio::records(
+                        &here.iter().collect::<Vec<_>>(),
+                        &openmp_ratios(),
+                    ));
+                    rows.extend(here[1..].iter().cloned());
+                    table.extend(here);
+                }
+                let realized = stalls.realized();
+                let drawn = match spread.is_none() {
+                    true => String::new(),
+                    false => format!(
+                        ": stalls drawn with mean {}, stddev {}, max {}; they {}",
+                        time(realized.mean_ns),
+                        time(realized.stddev_ns),
+                        time(realized.max_ns as f64),
+                        match StallPolicy::for_threads(threads) {
+                            StallPolicy::Spin => "spin",
+                            StallPolicy::Yield => "yield the core (oversubscribed)",
+                        }
+                    ),
+                };
+                let title = format!(
+                    "N = {threads} on {cores} core{}{}, {}, spread {name}{drawn}",
+                    if cores == 1 { "" } else { "s" },
+                    match phasers::is_oversubscribed(threads) {
+                        true => " (oversubscribed)",
+                        false => "",
+                    },
+                    mode.name(),
+                );
+                let shown: Vec<&Row> = table.iter().collect();
+                let text =
+                    render::table(&title, &shown, &layout(config.metric), verbosity::verbose());
+                bar.suspend(|| println!("{text}"));
+                bar.inc(1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    (rows, records)
+}
+
+/// The tables (a block per length, the floor first), the CSV and the plots.
+fn layout(metric: Metric) -> Layout {
+    let of = |key, stat, head| Column::Metric { key, stat, head };
+    let value = |key, head| Column::Value {
+        key,
+        head,
+        format: Format::Fixed(2),
+    };
+    let omp = Column::Over {
+        head: "÷omp",
+        by: Pick::Named(OPENMP_NAME.into()),
+    };
+    let bandwidth = [
+        value("bandwidth_gb_s", "GB/s"),
+        value("fraction_of_floor", "÷floor"),
+    ];
+    let concise = [
+        vec![Column::Label, Column::Median],
+        bandwidth.to_vec(),
+        vec![omp.clone()],
+    ];
+    let verbose = [
+        vec![Column::Label, of(METRICS[0], Stat::Min, "last→done min")],
+        vec![of(METRICS[0], Stat::Median, "median")],
+        vec![
+            of(METRICS[1], Stat::Min, "total min"),
+            of(METRICS[1], Stat::Median, "median"),
+        ],
+        vec![of(METRICS[2], Stat::Median, "window")],
+        bandwidth.to_vec(),
+        vec![omp],
+    ];
+    Layout {
+        concise: concise.concat(),
+        verbose: verbose.concat(),
+        block: Some("floats"),
+        hide: &[],
+        csv: &[
+            "floats",
+            "mode",
+            "arrival_spread",
+            "stall_policy",
+            "workers",
+            "bytes",
+            "chose",
+            "last_arrival_to_completion_ns",
+            "total_in_reduction_ns",
+            "arrival_window_ns",
+            "first_arrival_to_completion_ns",
+            "longest_call_ns",
+            "bandwidth_gb_s",
+            "fraction_of_floor",
+        ],
+        plot: Some(PlotSpec {
+            slices: SLICE,
+            y_label: format!("median {}", metric.describe()),
+        }),
+    }
+}
+
+/// Writes the JSON, the CSV and the plots; each floor is drawn in the plot of every spread.
+fn write(
+    outputs: Outputs,
+    report: &Report,
+    slices: &[Vec<String>],
+    metric: Metric,
+) -> Result<(), String> {
+    let layout = layout(metric);
+    let spreads: Vec<String> = (slices.iter()).map(|slice| slice[1].clone()).collect();
+    let mut plotted = report.clone();
+    plotted.rows = (report.rows.iter())
+        .flat_map(|row| match row.kind {
+            Kind::Floor => (spreads.iter())
+                .map(|spread| Row {
+                    at: row.at.clone().with("arrival_spread", spread.as_str()),
+                    ..row.clone()
+                })
+                .collect(),
+            _ => vec![row.clone()],
+        })
+        .collect();
+    let spec = layout.plot.as_ref().ok_or("bench reduce draws plots")?;
+    outputs.write(
+        report,
+        |out| files::csv(out, report, layout.csv),
+        |index, path| files::write_plot(path, &plotted, spec, layout.hide, &slices[index]),
+    )
+}
+
+/// The largest array of the seed's headline claim.
+const HEADLINE_MAX_LEN: usize = 10_000;
+/// Where large arrays start for the bandwidth goal: the seed's largest size, 800 KB per array.
+const LARGE_FROM: usize = 200_000;
+/// The bandwidth goal, as a fraction of the floor.
+const BANDWIDTH_GOAL: f64 = 0.70;
+/// The sizes of the OpenMP comparison.
+const OPENMP_SIZES: [usize; 3] = [1_000, 64_000, 16_000_000];
+
+/// Whether `row` is at this point (the floor at every spread) and ran without error.
+fn at(row: &Row, threads: usize, len: usize, mode: Collective, spread: &str) -> bool {
+    let spread_ok =
+        row.kind == Kind::Floor || row.field("arrival_spread") == Some(&Value::from(spread));
+    let place = row.threads == threads && row.value("floats") == Some(len as f64);
+    place
+        && row.field("mode") == Some(&Value::from(mode.name()))
+        && spread_ok
+        && row.error.is_none()
+}
+
+/// The lengths of `rows` that `keep` keeps, increasing.
+fn sizes(rows: &[Row], keep: impl Fn(usize) -> bool) -> Vec<usize> {
+    let lengths = rows
+        .iter()
+        .filter_map(|row| row.value("floats"))
+        .map(|len| len as usize);
+    sorted_unique(lengths.filter(|&len| keep(len)).collect())
+}
+
+/// The three comparisons the issue asks for, as printed after the tables.
+fn summary(rows: &[Row], records: &[RatioRecord], config: &Config) -> String {
+    let heads: Vec<String> = config.threads.iter().map(|n| format!("N={n}")).collect();
+    let text = [
+        headline(rows, config, &heads),
+        bandwidth(rows, config),
+        openmp_summary(records, config, &heads),
+    ];
+    match verbosity::verbose() {
+        true => text.join("\n"),
+        false => fit(&text.join("\n")),
+    }
+}
+
+/// (1) Does the seed's headline reproduce: at the largest spread, dynamic pairs against the
+/// static tree and linear on the time from the last arrival to completion, up to 10,000 floats.
+fn headline(rows: &[Row], config: &Config, heads: &[String]) -> String {
+    let title = "(1) the seed's headline: at the largest spread, dynamic pairs against the static \
+                 tree and linear, time from the last arrival to completion, arrays up to 10,000 \
+                 floats";
+    let spreads = config
+        .spreads
+        .iter()
+        .filter(|(_, spread)| !spread.is_none());
+    let Some((spread, _)) = spreads.max_by(|a, b| a.1.max_ns.total_cmp(&b.1.max_ns)) else {
+        return format!("{title}: not measured (no spread other than none)\n");
+    };
+    let mut out = format!(
+        "{title}\n    spread {spread}; each cell: static-tree ÷ dynamic-pairs / linear ÷ \
+         dynamic-pairs of the medians (above 1: dynamic pairs is faster)\n"
+    );
+    let (mut wins, mut measured) = (0, 0);
+    for &mode in &config.modes {
+        let mut lines = Vec::new();
+        for len in sizes(rows, |len| len <= HEADLINE_MAX_LEN) {
+            let cells = config.threads.iter().map(|&threads| {
+                let median = |algorithm: ReduceAlgorithm| {
+                    let mut found = rows.iter().filter(|row| row.contender == algorithm.name());
+                    let row = found.find(|row| at(row, threads, len, mode, spread))?;
+                    Some(row.metric(METRICS[0])?.median)
+                };
+                let (p, t, l) = (
+                    median(ReduceAlgorithm::DynamicPairs),
+                    median(ReduceAlgorithm::StaticTree),
+                    median(ReduceAlgorithm::Linear),
+                );
+                if let (Some(p), Some(t), Some(l)) = (p, t, l) {
+                    measured += 1;
+                    wins += usize::from(p < t && p < l);
+                }
+                format!("{} / {}", times(t, p), times(l, p))
+            });
+            lines.push((len.to_string(), cells.collect()));
+        }
+        out.push_str(&ratio::grid(
+            &format!("  {} floats", mode.name()),
+            heads,
+            lines,
+        ));
+    }
+    out + &match measured {
+        0 => "    not measured: needs dynamic-pairs, static-tree and linear rows\n".to_owned(),
+        _ => format!(
+            "    dynamic pairs was faster than both in {wins} of {measured} cells; the seed \
+             found it faster than every other algorithm up to at least 10k floats at its largest \
+             spread\n"
+        ),
+    }
+}
+
+/// (2) Large arrays: allreduce's bandwidth as a fraction of the floor's, at the smallest spread.
+fn bandwidth(rows: &[Row], config: &Config) -> String {
+    let title = format!(
+        "(2) large arrays (from {LARGE_FROM} floats): allreduce bandwidth as a fraction of the \
+         floor's (goal: {:.0}% or more)",
+        BANDWIDTH_GOAL * 100.0
+    );
+    let sizes = sizes(rows, |len| len >= LARGE_FROM);
+    let spread = config
+        .spreads
+        .iter()
+        .min_by(|a, b| a.1.max_ns.total_cmp(&b.1.max_ns));
+    let allreduce = config.modes.contains(&Collective::Allreduce);
+    let (Some((spread, _)), false, true) = (spread, sizes.is_empty(), allreduce) else {
+        return format!(
+            "{title}: not measured (needs allreduce and a size of {LARGE_FROM} or more)\n"
+        );
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for row in rows.iter().filter(|row| row.kind != Kind::Floor) {
+        if !names.contains(&row.contender.as_str()) {
+            names.push(&row.contender);
+        }
+    }
+    let heads: Vec<String> = (sizes.iter())
+        .flat_map(|len| config.threads.iter().map(move |n| format!("{len} N={n}")))
+        .collect();
+    let (mut lines, mut meeting) = (Vec::new(), Vec::new());
+    for name in names {
+        let fractions: Vec<Option<f64>> = (sizes.iter())
+            .flat_map(|&len| config.threads.iter().map(move |&threads| (len, threads)))
+            .map(|(len, threads)| {
+                let mut found = rows.iter().filter(|row| row.contender == name);
+                let row = found.find(|row| at(row, threads, len, Collective::Allreduce, spread))?;
+                row.value("fraction_of_floor")
+            })
+            .collect();
+        let measured = fractions.iter().flatten();
+        if measured.clone().count() > 0 && measured.clone().all(|&f| f >= BANDWIDTH_GOAL) {
+            meeting.push(name);
+        }
+        let cells = fractions
+            .iter()
+            .map(|f| f.map_or("-".into(), |f| format!("{:.0}%", f * 100.0)));
+        lines.push((name.to_owned(), cells.collect()));
+    }
+    let meeting = if meeting.is_empty() {
+        "none".to_owned()
+    } else {
+        meeting.join(", ")
+    };
+    let grid = ratio::grid(&format!("    spread {spread}"), &heads, lines);
+    format!("{title}\n{grid}    meeting the goal everywhere measured: {meeting}\n")
+}
+
+/// (3) Against OpenMP at 1,000, 64,000 and 16 M floats: the faster of OpenMP's two rows over
+/// auto and over our best, from the ratios recorded at each point.
+fn openmp_summary(records: &[RatioRecord], config: &Config, heads: &[String]) -> String {
+    let title = format!(
+        "(3) against OpenMP's array reduction: omp ÷ auto / omp ÷ our best (which), medians of \
+         the {}, omp the faster of its default and OMP_WAIT_POLICY=active rows (above 1: ours \
+         is faster)",
+        config.metric.describe()
+    );
+    let lengths = records.iter().filter_map(|r| r.at.get("floats")?.as_u64());
+    let sizes = sorted_unique(
+        lengths
+            .map(|len| len as usize)
+            .filter(|len| OPENMP_SIZES.contains(len))
+            .collect(),
+    );
+    if sizes.is_empty() {
+        return format!("{title}: not measured (none of 1000, 64000, 16M floats ran)\n");
+    }
+    let mut out = format!("{title}\n");
+    for len in sizes {
+        let mut lines = Vec::new();
+        for mode in &config.modes {
+            for (spread, _) in &config.spreads {
+                let cells = config.threads.iter().map(|&threads| {
+                    let record = |label: &str| {
+                        let found = records.iter().find(|r| {
+                            r.record.label == label
+                                && r.record.threads == threads
+                                && r.at.get("floats") == Some(&Value::from(len))
+                                && r.at.get("mode") == Some(&Value::from(mode.name()))
+                                && r.at.get("arrival_spread") == Some(&Value::from(spread.as_str()))
+                        });
+                        found.map(|r| &r.record)
+                    };
+                    match (
+                        record("fastest omp / auto"),
+                        record("fastest omp / our best"),
+                    ) {
+                        (auto, Some(best)) => format!(
+                            "{} / {} ({})",
+                            times(auto.map(|r| r.ratio), Some(1.0)),
+                            times(Some(best.ratio), Some(1.0)),
+                            best.denominator
+                        ),
+                        _ => "-".to_owned(),
+                    }
+                });
+                lines.push((format!("{} {spread}", mode.name()), cells.collect()));
+            }
+        }
+        out.push_str(&ratio::grid(&format!("  {len} floats"), heads, lines));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(extra: &[&str]) -> Result<Config, String> {
+        let argv = std::iter::once("reduce").chain(extra.iter().copied());
+        Config::from_args(&ReduceArgs::try_parse_from(argv).map_err(|e| e.to_string())?)
+    }
+
+    #[test]
+    fn defaults_are_the_issues_sweep_and_options_resolve_in_order() {
+        let defaults = config(&[]).unwrap();
+        assert_eq!(
+            (defaults.threads, defaults.sizes),
+            (DEFAULT_THREADS.into(), DEFAULT_SIZES.into())
+        );
+        assert_eq!((defaults.spreads.len(), defaults.contenders.len()), (4, 8));
+        assert_eq!(defaults.stop.budget, Duration::from_millis(2500));
+        let defaults = config(&[]).unwrap();
+        assert!(defaults.sizes_for(4).contains(&16_000_000) && defaults.sizes_for(8).len() == 6);
+        assert_eq!(
+            (
+                defaults.stop_for(16_000_000).min_iterations,
+                defaults.stop_for(1).min_iterations
+            ),
+            (5, 20)
+        );
+        let given = config(&[
+            "--threads=8,2,8",
+            "--sizes=64k,1,16M,1_000",
+            "--spread=high,none,60/30/10,high",
+            "--algorithms=dynamic,omp,mutex,auto",
+            "--min-iterations=3",
+        ])
+        .unwrap();
+        assert_eq!(
+            (given.threads.clone(), given.sizes.clone()),
+            (vec![2, 8], vec![1, 1000, 64_000, 16_000_000])
+        );
+        assert!(given.sizes_for(8).contains(&16_000_000));
+        assert_eq!(given.stop_for(16_000_000).min_iterations, 3);
+        let spreads: Vec<&str> = given.spreads.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(spreads, ["high", "none", "60/30/10us"]);
+        assert_eq!(
+            given.contenders[0],
+            Contender::Ours(ReduceAlgorithm::DynamicPairs)
+        );
+        assert_eq!(given.slices()[0], ["reduce", "high", "1"]);
+        let args = ReduceArgs::try_parse_from(["reduce", "--svg", "r.svg"]).unwrap();
+        assert_eq!(args.plot, Some(PathBuf::from("r.svg")));
+        assert_eq!(list().len(), 9);
+    }
+
+    #[test]
+    fn bad_input_is_an_error_with_a_clear_message() {
+        for (bad, message) in [
+            ("--threads=1", "at least 2 participants"),
+            ("--threads=100000", "allowed"),
+            ("--sizes=0", "starts at 1 float"),
+            ("--sizes=1,,2", "not an array size"),
+            ("--sizes=1G", "not an array size"),
+            ("--sizes=300M", "1 GiB per array"),
+            ("--mode=scan", "possible values: reduce, allreduce"),
+            ("--metric=speed", "possible values: last-arrival, total"),
+            ("--min-time=0", "not a number of seconds"),
+            ("--max-iterations=0", "0"),
+            (
+                "--algorithms=fastest",
+                "\"fastest\" is not a reduction algorithm",
+            ),
+        ] {
+            let error = config(&[bad]).err().unwrap();
+            assert!(error.contains(message), "{bad}: {error}");
+        }
+        let error = config(&["--min-iterations=50", "--max-iterations=10"])
+            .err()
+            .unwrap();
+        assert!(error.contains("--min-iterations 50 is more than --max-iterations 10"));
+        assert_eq!(parse_size(" 64k"), Ok(64_000));
+        assert_eq!(parse_contender(" OMP "), Ok(Contender::OpenMp));
+        assert_eq!(
+            parse_contender("static"),
+            Ok(Contender::Ours(ReduceAlgorithm::StaticTree))
+        );
+        assert_eq!(parse_contender("omp-active"), Ok(Contender::OpenMpActive));
+    }
+
+    #[test]
+    fn any_order_of_addition_gives_the_exact_sum_and_the_check_names_a_wrong_element() {
+        let (threads, len) = (4096, 3);
+        let mut backward = vec![0.0f32; len];
+        for rank in (0..threads).rev() {
+            backward
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, x)| *x += value(rank, i));
+        }
+        assert_eq!(expected(threads, len), backward);
+        let want = expected(3, 10);
+        let mut got = want.clone();
+        (got[4], got[7]) = (got[4] + 0.125, f32::NAN);
+        let error = check(&got, &want).unwrap_err();
+        assert!(
+            error.contains("element 4") && error.contains("2 of 10"),
+            "{error}"
+        );
+        assert!(check(&want[..3], &want).unwrap_err().contains("3 elements"));
+        got.clone_from(&want);
+        got[1] *= 1.0 + 1e-6;
+        assert_eq!(check(&got, &want), Ok(()));
+        assert_eq!(Collective::Reduce.bytes(4, 1000), 5 * 4000);
+        assert_eq!(Collective::Allreduce.bytes(4, 1000), 8 * 4000);
+        assert_eq!(
+            Collective::Allreduce.memory_needed(32, 16_000_000),
+            98 * 64_000_000
+        );
+        assert_eq!(Collective::Reduce.memory_needed(2, 1), 7 * 4);
+    }
+
+    #[test]
+    fn the_floors_shares_move_the_reductions_bytes() {
+        let bytes = Collective::Allreduce.bytes(4, 1000);
+        let shares = shares(bytes, 3);
+        let total: usize = shares.iter().sum();
+        assert_eq!(total as u64 * BYTES_PER_ELEMENT, bytes.next_multiple_of(12));
+        assert!(shares.iter().max().unwrap() - shares.iter().min().unwrap() <= 1);
+        assert_eq!(super::shares(Collective::Reduce.bytes(2, 1), 2), vec![1, 0]);
+        assert_eq!(
+            floor_workers(phasers::available_cores() * 4),
+            phasers::available_cores()
+        );
+    }
+
+    /// Many merges with no barrier between them, every result checked: the generation keeps a
+    /// fast thread out of a sum still being read.
+    #[test]
+    fn every_mutex_receiver_gets_the_sum_every_time_without_a_barrier() {
+        for (threads, mode) in [(5, Collective::Reduce), (4, Collective::Allreduce)] {
+            let expected: Arc<[f32]> = expected(threads, 64).into();
+            std::thread::scope(|s| {
+                for mut participant in merging(threads, mode, &expected) {
+                    s.spawn(move || {
+                        participant.prepare().unwrap();
+                        for index in 0..200 {
+                            participant.iteration(index).unwrap();
+                            participant.check().unwrap();
+                        }
+                    });
+                }
+            });
+        }
+    }
+
+    /// Two iterations of three participants; the first is the warm-up.
+    fn timeline() -> Timeline {
+        Timeline {
+            threads: 3,
+            iterations: 2,
+            arrive_ns: vec![0, 5, 10, 100, 130, 120],
+            return_ns: vec![50, 20, 30, 170, 150, 125],
+            chose: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn reduce_completes_when_the_root_returns_and_allreduce_when_the_last_does() {
+        let [last, total, window, first, longest] = series(&timeline(), Some(0));
+        // (170 - 100) + (150 - 130) + (125 - 120)
+        assert_eq!((last, total, window), (vec![40.0], vec![95.0], vec![30.0]));
+        assert_eq!((first, longest), (vec![70.0], vec![70.0]));
+        // Another root: rank 2 returned before the last arrival, and the sign shows it.
+        assert_eq!(series(&timeline(), Some(2))[0], vec![-5.0]);
+        assert_eq!(series(&timeline(), None)[0], vec![40.0]);
+    }
+
+    fn point(threads: usize, len: usize, mode: Collective, stop: StopRule) -> Point {
+        let spread = Preset::Low.spread();
+        Point {
+            threads,
+            len,
+            mode,
+            spread: spread.name(),
+            stalls: Arc::new(Stalls::generate(
+                &spread,
+                threads,
+                stop.max_iterations + 1,
+                1,
+            )),
+            expected: expected(threads, len).into(),
+            stop,
+            hang_after: Duration::from_secs(60),
+            metric: Metric::LastArrival,
+        }
+    }
+
+    fn stop(min: usize, max: usize) -> StopRule {
+        let (min_time, budget) = (Duration::from_millis(1), Duration::from_secs(10));
+        StopRule {
+            min_iterations: min,
+            min_time,
+            max_iterations: max,
+            budget,
+        }
+    }
+
+    #[test]
+    fn every_contender_and_the_floor_make_complete_rows() {
+        for mode in Collective::ALL {
+            let point = point(3, 500, mode, stop(3, 10));
+            let floor = measure_floor(&point);
+            assert_eq!(
+                (floor.error.as_deref(), floor.value("fraction_of_floor")),
+                (None, Some(1.0))
+            );
+            assert!(
+                floor.value("bandwidth_gb_s").unwrap() > 0.0
+                    && floor.field("arrival_spread").is_none()
+            );
+            // The child's row needs the phasers binary (see tests/omp_active.rs).
+            for contender in Contender::all()
+                .into_iter()
+                .filter(|c| *c != Contender::OpenMpActive)
+            {
+                let mut row = measure(contender, &point);
+                assert_eq!(row.error, None, "{row:?}");
+                assert!((3..=10).contains(&row.summary.unwrap().count), "{row:?}");
+                assert_eq!(row.field("arrival_spread"), Some(&Value::from("low")));
+                assert!(
+                    row.metric("total_in_reduction_ns").is_some() && row.median().unwrap() >= 0.0
+                );
+                compare_with_floor(&mut row, &floor);
+                assert!(row.value("fraction_of_floor").unwrap() > 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_or_short_row_says_so_and_auto_says_what_it_chose() {
+        let point = point(1, 1, Collective::Reduce, stop(3, 10));
+        let mut row = point.row("x", Kind::Ours);
+        fill(&mut row, Err("boom".into()), None, &point);
+        assert_eq!((row.error.as_deref(), row.summary), (Some("boom"), None));
+        let mut row = point.row("auto", Kind::Ours);
+        let timeline = Timeline {
+            threads: 1,
+            iterations: 2,
+            arrive_ns: vec![0, 10],
+            return_ns: vec![5, 20],
+            chose: vec!["linear", "static-tree"],
+        };
+        fill(&mut row, Ok(timeline), None, &point);
+        assert_eq!(
+            (row.raw_ns.clone(), row.label()),
+            (vec![10.0], "auto → static-tree".to_owned())
+        );
+        assert!(row.note.as_deref().unwrap().contains("1 of 3 iterations"));
+        let chose = BTreeMap::from([("static-tree", 97), ("linear", 1), ("dynamic-pairs", 2000)]);
+        assert_eq!(
+            resolved("auto", &chose).unwrap(),
+            "dynamic-pairs 95%, static-tree 5%, linear <1%"
+        );
+        assert_eq!(resolved("linear", &BTreeMap::from([("linear", 3)])), None);
+    }
+
+    #[test]
+    fn a_job_keeps_the_stalls_and_a_failed_child_gives_a_failed_row() {
+        let point = Point {
+            hang_after: Duration::from_millis(1),
+            ..point(3, 10, Collective::Allreduce, stop(1, 2))
+        };
+        let job = Job::of(&point);
+        let back: Job = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
+        assert_eq!(
+            Stalls::from_table(3, back.stalls.clone()).unwrap(),
+            *point.stalls
+        );
+        assert_eq!(back, job);
+        // The unit-test binary has no such command, so whatever it does gives no row.
+        let row = measure(Contender::OpenMpActive, &point);
+        let error = row.error.unwrap();
+        assert!(
+            error.starts_with("the child process with OMP_WAIT_POLICY=active"),
+            "{error}"
+        );
+        assert_eq!(row.contender, OPENMP_ACTIVE_NAME);
+    }
+
+    /// A row at N = 2 of `len` floats, `last` from the last arrival and `metric` as its samples.
+    fn row(name: &str, len: usize, mode: Collective, spread: &str, last: f64) -> Row {
+        let point = Point {
+            spread: spread.into(),
+            ..point(2, len, mode, stop(1, 1))
+        };
+        let kind = Contender::all()
+            .into_iter()
+            .find(|c| c.name() == name)
+            .map_or(Kind::Ours, Contender::kind);
+        let mut row = point.row(name, kind);
+        row.extra.set(METRICS[0], json!(stats::summarize(&[last])));
+        row.raw_ns = vec![last];
+        row.finish(0, None);
+        row
+    }
+
+    #[test]
+    fn the_summary_compares_dynamic_pairs_bandwidth_and_openmp() {
+        let (reduce, all) = (Collective::Reduce, Collective::Allreduce);
+        let mut rows = vec![
+            row("dynamic-pairs", 1000, reduce, "high", 100.0),
+            row("static-tree", 1000, reduce, "high", 200.0),
+            row("linear", 1000, reduce, "high", 400.0),
+            row("auto", 1000, reduce, "high", 150.0),
+            row(OPENMP_NAME, 1000, reduce, "high", 300.0),
+            row(OPENMP_ACTIVE_NAME, 1000, reduce, "high", 240.0),
+            row("auto", 200_000, all, "none", 1.0),
+            row("linear", 200_000, all, "none", 1.0),
+        ];
+        rows[6].extra.set("fraction_of_floor", 0.75);
+        rows[7].extra.set("fraction_of_floor", 0.5);
+        let records = ratio::records(&rows[..6].iter().collect::<Vec<_>>(), &openmp_ratios());
+        let config = config(&["--threads=2", "--spread=none,high"]).unwrap();
+        let text = summary(&rows, &records, &config);
+        assert!(
+            text.contains("spread high") && text.contains("2.00x / 4.00x"),
+            "{text}"
+        );
+        assert!(text.contains("faster than both in 1 of 1 cells"), "{text}");
+        assert!(text.contains("200000 N=2") && text.contains("75%") && text.contains("50%"));
+        assert!(
+            text.contains("meeting the goal everywhere measured: auto\n"),
+            "{text}"
+        );
+        // omp is the faster of its two rows: 240 over auto's 150 and dynamic pairs' 100.
+        assert!(text.contains("1.60x / 2.40x (dynamic-pairs)"), "{text}");
+        let none = config_none();
+        assert!(headline(&rows, &none, &[]).contains("not measured"));
+    }
+
+    fn config_none() -> Config {
+        config(&["--threads=2", "--spread=none"]).unwrap()
+    }
+}

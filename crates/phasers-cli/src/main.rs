@@ -11,14 +11,11 @@
 //! names every algorithm and baseline; `phasers bench barrier --write-profile` measures the
 //! machine and writes the profile `Algorithm::Auto` reads.
 
-mod aliases;
-mod app_bench;
 mod bench;
 mod benches;
 mod collectives_bench;
 mod contender;
 mod dynamic;
-mod floors_cmd;
 mod native;
 mod omp_active;
 mod openmp_row;
@@ -27,13 +24,16 @@ mod phaser_row;
 mod reduce_bench;
 mod reference;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use phasers::Algorithm;
 use phasers_cli::harness::child;
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::threads::parse_thread_count;
 
-use crate::benches::barrier::{self, BarrierArgs};
+use crate::benches::barrier::{self, BarrierArgs, MeasureArgs};
 use crate::benches::phaser::{self, Figure, PhaserArgs, Suite};
 use crate::contender::{Contender, FLOOR_DESCRIPTION};
 
@@ -61,15 +61,15 @@ enum Command {
     },
     /// Whole applications (red-black SOR, LU factorization, StreamCluster, a VCODE-style
     /// interpreter) on each barrier kind, timed and checked against their sequential runs.
-    App(app_bench::AppArgs),
+    App(benches::app::AppArgs),
     /// List every barrier algorithm and every baseline, with a one-line description.
     List,
     /// Now `bench barrier --write-profile`.
     #[command(hide = true)]
-    Tune(aliases::TuneArgs),
+    Tune(TuneArgs),
     /// Measure this machine's floors (cache-line round trip, yield hand-off, wake-up), show the
     /// ones the library uses and what they mean for barriers.
-    Floors(floors_cmd::FloorsArgs),
+    Floors(benches::floors::FloorsArgs),
     /// Does one job of KIND, which it reads as JSON on stdin, and prints the result as JSON: what
     /// a benchmark re-runs this program for, such as an OpenMP row under
     /// `OMP_WAIT_POLICY=active` (libgomp reads it only when it loads).
@@ -160,7 +160,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
             list();
             Ok(())
         }
-        Some(Command::Floors(args)) => floors_cmd::run(&args),
+        Some(Command::Floors(args)) => benches::floors::run(&args),
         Some(Command::InternalChild { kind }) => match kind.as_str() {
             omp_active::KIND => omp_active::child(),
             reduce_bench::OMP_ACTIVE_KIND => reduce_bench::omp_active_child(),
@@ -170,19 +170,17 @@ fn run(command: Option<Command>) -> Result<(), String> {
                 child::SUBCOMMAND
             )),
         },
-        Some(Command::Tune(args)) => barrier::run(aliases::tune(args)),
-        Some(Command::App(args)) => app_bench::run(&args),
+        Some(Command::Tune(args)) => barrier::run(tune(args)),
+        Some(Command::App(args)) => benches::app::run(&args),
         Some(Command::Bench { target }) => match target {
             BenchTarget::Barrier(args) => barrier::run(args),
             BenchTarget::Phaser(args) => phaser::run(&args),
-            BenchTarget::Reduction(args) => phaser::run(&aliases::phaser_figure(
-                "bench reduction",
-                Figure::Reduction,
-                args,
-            )?),
+            BenchTarget::Reduction(args) => {
+                phaser::run(&phaser_figure("bench reduction", Figure::Reduction, args)?)
+            }
             BenchTarget::Dynamic(args) => dynamic::run(&args),
             BenchTarget::Tree(args) => {
-                phaser::run(&aliases::phaser_figure("bench tree", Figure::Tree, args)?)
+                phaser::run(&phaser_figure("bench tree", Figure::Tree, args)?)
             }
             BenchTarget::Reduce(args) => reduce_bench::run(&args),
             BenchTarget::Collectives(args) => collectives_bench::run(&args),
@@ -230,7 +228,7 @@ fn list() {
     );
     section(
         "applications (app; --sync takes auto, the algorithms, phaser, std, pthread, cxx):",
-        app_bench::list(),
+        benches::app::list(),
     );
 }
 
@@ -280,7 +278,7 @@ fn quick_suite() -> Result<(), String> {
         &|| quick("phaser --threads 2").and_then(|args| phaser::run_suite(Suite::Quick, &args)),
         &|| quick(QUICK_REDUCE).and_then(|args| reduce_bench::run(&args)),
         &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives_bench::run(&args)),
-        &|| quick(QUICK_APPS).and_then(|args| app_bench::run(&args)),
+        &|| quick(QUICK_APPS).and_then(|args| benches::app::run(&args)),
     ];
     let mut errors = Vec::new();
     for (index, part) in parts.iter().enumerate() {
@@ -299,29 +297,91 @@ fn quick_suite() -> Result<(), String> {
     }
 }
 
+// The commands that merged into others keep working for one release, hidden from `--help`, each
+// saying its new form in one line on stderr.
+
+/// The line an old name prints: what to type instead.
+fn renamed(old: &str, new: &str) -> String {
+    format!(
+        "note: `phasers {old}` is now `phasers {new}`; the old name works until the next release"
+    )
+}
+
+/// `bench reduction` and `bench tree`: `bench phaser` with `figure`, which the old name fixes.
+fn phaser_figure(old: &str, figure: Figure, mut args: PhaserArgs) -> Result<PhaserArgs, String> {
+    let name = figure.name();
+    if args.figure.is_some_and(|asked| asked != figure) {
+        return Err(format!(
+            "`phasers {old}` is `phasers bench phaser --figure {name}`; it takes no other \
+             --figure (run `phasers bench phaser` for the others)"
+        ));
+    }
+    eprintln!("{}", renamed(old, &format!("bench phaser --figure {name}")));
+    args.figure = Some(figure);
+    Ok(args)
+}
+
+/// Options of the old `phasers tune`.
+#[derive(Debug, clap::Args)]
+struct TuneArgs {
+    /// Thread counts, comma-separated [default: the `bench barrier` sweep, then 4x the cores and
+    /// 64].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_thread_count)]
+    threads: Option<Vec<usize>>,
+
+    #[command(flatten)]
+    measure: MeasureArgs,
+
+    /// Where to write the profile (now `bench barrier --write-profile FILE`).
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Also write the measurements to FILE as JSON (the `bench barrier` schema).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+/// `tune`: `bench barrier --write-profile`, which measures the standard barriers too, so the
+/// tables the profile came from show them.
+fn tune(args: TuneArgs) -> BarrierArgs {
+    let mut new = String::from("bench barrier --write-profile");
+    for (flag, path) in [("", &args.output), (" --json", &args.json)] {
+        if let Some(path) = path {
+            new.push_str(&format!("{flag} {}", path.display()));
+        }
+    }
+    eprintln!("{}", renamed("tune", &new));
+    let output = OutputArgs {
+        json: args.json,
+        ..OutputArgs::default()
+    };
+    BarrierArgs {
+        threads: args.threads,
+        algorithms: None,
+        write_profile: Some(args.output),
+        measure: args.measure,
+        output,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
     use phasers_cli::harness::args::{first_of_each, sorted_unique};
     use phasers_cli::harness::row::Mode;
-    use std::path::Path;
     use std::time::Duration;
 
-    fn bench_args(extra: &[&str]) -> Result<BarrierArgs, clap::Error> {
-        let argv = ["phasers", "bench", "barrier"].iter().chain(extra);
-        match Cli::try_parse_from(argv)?.command {
+    fn command(line: &str) -> Result<Option<Command>, clap::Error> {
+        Ok(Cli::try_parse_from(line.split_whitespace())?.command)
+    }
+
+    fn bench_args(line: &str) -> Result<BarrierArgs, clap::Error> {
+        match command(&format!("phasers bench barrier {line}"))? {
             Some(Command::Bench {
                 target: BenchTarget::Barrier(args),
             }) => Ok(args),
             other => panic!("parsed as {other:?}"),
-        }
-    }
-
-    fn rejection(extra: &[&str]) -> String {
-        match bench_args(extra) {
-            Ok(args) => panic!("{extra:?} was accepted as {args:?}"),
-            Err(error) => error.to_string(),
         }
     }
 
@@ -331,124 +391,163 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// EPCC by default: 20 outer repetitions after one dropped, in 5 rounds of 4 after one dropped
+    /// each, 100 ns of delay; back-to-back has no delay and drops nothing.
     #[test]
-    fn defaults() {
-        let args = BarrierArgs::try_parse_from(["barrier"]).unwrap();
-        let measure = &args.measure;
-        assert_eq!(measure.mode, Mode::Epcc);
-        assert_eq!(measure.samples, 20);
-        assert_eq!(measure.time, Duration::from_secs(1));
-        assert_eq!(measure.delay, Duration::from_nanos(100));
-        assert!(!measure.pin);
-        let plan = measure.sweep("bench barrier", vec![2], vec![Contender::Std]);
-        // EPCC: 20 outer repetitions after one dropped, in 5 rounds of 4 after one dropped each.
-        assert_eq!(plan.row.schedule.samples, 21);
-        assert_eq!(plan.dropped(), 1);
-        assert_eq!(plan.rounds(), 5);
-        assert_eq!(plan.round(0).schedule.samples, 5);
-        assert_eq!(plan.row.schedule.episodes, None);
-        assert!(plan.row.delay >= 1);
-        assert_eq!(plan.delay, Some(Duration::from_nanos(100)));
+    fn barrier_options_make_the_sweep() {
+        let epcc = Some(100);
+        for (line, mode, samples, dropped, rounds, per_round, episodes, delay, time_ms, pin) in [
+            ("", Mode::Epcc, 21, 1, 5, 5, None, epcc, 1000, false),
+            (
+                "--samples 2",
+                Mode::Epcc,
+                3,
+                1,
+                2,
+                2,
+                None,
+                epcc,
+                1000,
+                false,
+            ),
+            (
+                "--mode back-to-back --samples 7 --time 0.5",
+                Mode::BackToBack,
+                7,
+                0,
+                5,
+                2,
+                None,
+                None,
+                500,
+                false,
+            ),
+            (
+                "--mode epcc --pin --time 0.25 --samples 3 --delay 1.5 --episodes 100",
+                Mode::Epcc,
+                4,
+                1,
+                3,
+                2,
+                Some(100),
+                Some(1500),
+                250,
+                true,
+            ),
+        ] {
+            let args = bench_args(line).unwrap();
+            assert_eq!(args.measure.check(), Ok(()), "{line:?}");
+            let plan = args
+                .measure
+                .sweep("bench barrier", vec![2], vec![Contender::Std]);
+            let row = &plan.row;
+            let got = (
+                row.mode,
+                row.schedule.samples,
+                plan.dropped(),
+                plan.rounds(),
+            );
+            assert_eq!(got, (mode, samples, dropped, rounds), "{line:?}");
+            assert_eq!(plan.round(0).schedule.samples, per_round, "{line:?}");
+            let delay_ns = plan.delay.map(|delay| delay.as_nanos());
+            assert_eq!(
+                (row.schedule.episodes, delay_ns),
+                (episodes, delay),
+                "{line:?}"
+            );
+            assert_eq!(
+                (row.delay >= 1, row.pin),
+                (delay.is_some(), pin),
+                "{line:?}"
+            );
+            assert_eq!(
+                plan.time_per_test,
+                Duration::from_millis(time_ms),
+                "{line:?}"
+            );
+        }
     }
 
     #[test]
-    fn back_to_back_has_no_delay_and_drops_nothing() {
-        let args =
-            bench_args(&["--mode", "back-to-back", "--samples", "7", "--time", "0.5"]).unwrap();
-        let plan = args
-            .measure
-            .sweep("bench barrier", vec![2], vec![Contender::Std]);
-        assert_eq!(plan.row.mode, Mode::BackToBack);
-        assert_eq!(plan.row.schedule.samples, 7);
-        assert_eq!(plan.dropped(), 0);
-        assert_eq!(plan.row.delay, 0);
-        assert_eq!(plan.delay, None);
-        assert_eq!(plan.time_per_test, Duration::from_millis(500));
-    }
-
-    #[test]
-    fn every_option_parses() {
-        let args = bench_args(&[
-            "--threads",
-            "8,1,2,8",
-            "--algorithms",
-            "mcs,tournament,mcs",
-            "--mode",
-            "epcc",
-            "--pin",
-            "--time",
-            "0.25",
-            "--samples",
-            "3",
-            "--delay",
-            "1.5",
-            "--episodes",
-            "100",
-            "--json",
-            "out.json",
-            "--csv",
-            "out.csv",
-            "--plot",
-            "out.svg",
-        ])
-        .unwrap();
+    fn every_barrier_option_reaches_its_field() {
+        let line = "--threads 8,1,2,8 --algorithms mcs,tournament,mcs --json o.json --csv o.csv \
+                    --plot o.svg --write-profile p.json";
+        let args = bench_args(line).unwrap();
         assert_eq!(sorted_unique(args.threads.clone().unwrap()), vec![1, 2, 8]);
         assert_eq!(
             first_of_each(args.algorithms.clone().unwrap()),
             vec![Algorithm::McsTree, Algorithm::Tournament]
         );
-        assert!(args.measure.pin);
-        assert_eq!(args.measure.delay, Duration::from_nanos(1500));
-        assert_eq!(args.measure.episodes, Some(100));
-        assert_eq!(args.output.plot.as_deref(), Some(Path::new("out.svg")));
-        let plan = args.measure.sweep("bench barrier", vec![1], vec![]);
-        assert_eq!(plan.row.schedule.samples, 4);
-        assert_eq!(plan.row.schedule.episodes, Some(100));
-        assert!(plan.row.pin);
+        let output = &args.output;
+        let files = [&output.json, &output.csv, &output.plot].map(|f| f.clone().unwrap());
+        assert_eq!(files, ["o.json", "o.csv", "o.svg"].map(PathBuf::from));
+        assert_eq!(args.write_profile, Some(Some("p.json".into())));
+        let default = bench_args("--write-profile --threads 2").unwrap();
+        assert_eq!(default.write_profile, Some(None));
+        assert_eq!(bench_args("").unwrap().write_profile, None);
     }
 
     /// Every option reaches its parser (the parsers' own cases are tested with them).
     #[test]
     fn bad_input_is_an_error_with_a_clear_message() {
-        assert!(rejection(&["--threads", "0"]).contains("at least 1 thread"));
-        assert!(rejection(&["--threads", "1,,2"]).contains("not a thread count"));
-        assert!(rejection(&["--threads", "100000"]).contains("allowed"));
-        assert!(rejection(&["--algorithms", "bogus"]).contains("unknown barrier algorithm"));
-        assert!(rejection(&["--mode", "fast"]).contains("possible values: epcc, back-to-back"));
-        assert!(rejection(&["--time", "-1"]).contains("not a number of seconds"));
-        assert!(rejection(&["--delay", "-0.1"]).contains("not a delay"));
-        assert!(rejection(&["--samples", "0"]).contains("0"));
-        assert!(rejection(&["--rounds", "0"]).contains("0"));
-        assert!(rejection(&["--episodes", "0"]).contains("0"));
-        assert!(rejection(&["--hang-seconds", "x"]).contains("not a number of seconds"));
-        assert!(rejection(&["--frobnicate"]).contains("unexpected argument"));
+        for (line, message) in [
+            ("bench barrier --threads 0", "at least 1 thread"),
+            ("bench barrier --threads 1,,2", "not a thread count"),
+            ("bench barrier --threads 100000", "allowed"),
+            (
+                "bench barrier --algorithms bogus",
+                "unknown barrier algorithm",
+            ),
+            (
+                "bench barrier --mode fast",
+                "possible values: epcc, back-to-back",
+            ),
+            ("bench barrier --time -1", "not a number of seconds"),
+            ("bench barrier --delay -0.1", "not a delay"),
+            ("bench barrier --samples 0", "0"),
+            ("bench barrier --rounds 0", "0"),
+            ("bench barrier --episodes 0", "0"),
+            ("bench barrier --hang-seconds x", "not a number of seconds"),
+            ("bench barrier --frobnicate", "unexpected argument"),
+            ("frobnicate", "unrecognized subcommand"),
+            ("app", "required"),
+        ] {
+            let error = command(&format!("phasers {line}")).unwrap_err().to_string();
+            assert!(error.contains(message), "{line:?}: {error}");
+        }
+        assert!(command("phasers").unwrap().is_none(), "the quick suite");
+        assert!(matches!(command("phasers list"), Ok(Some(Command::List))));
     }
 
     #[test]
-    fn no_command_list_and_unknown_commands() {
-        assert!(Cli::try_parse_from(["phasers"]).unwrap().command.is_none());
-        assert!(matches!(
-            Cli::try_parse_from(["phasers", "list"]).unwrap().command,
-            Some(Command::List)
-        ));
-        assert!(Cli::try_parse_from(["phasers", "frobnicate"]).is_err());
+    fn a_plot_must_be_an_svg_file() {
+        for line in [
+            "bench barrier",
+            "bench phaser",
+            "bench dynamic",
+            "bench reduce",
+            "app sor",
+        ] {
+            let error = command(&format!("phasers {line} --plot p.png")).unwrap_err();
+            assert!(
+                error.to_string().contains("must end in .svg"),
+                "{line}: {error}"
+            );
+            assert!(
+                command(&format!("phasers {line} --plot p.svg")).is_ok(),
+                "{line}"
+            );
+        }
     }
 
     #[test]
     fn rounds_are_at_most_the_samples() {
-        let many = bench_args(&["--rounds", "10", "--samples", "5"]).unwrap();
+        let many = bench_args("--rounds 10 --samples 5").unwrap();
         let error = many.measure.check().unwrap_err();
         assert!(
             error.contains("--rounds 10 is more than --samples 5"),
             "{error}"
         );
-        // Not asked for: as many rounds as samples allow, without a word.
-        let few = bench_args(&["--samples", "2"]).unwrap();
-        assert_eq!(few.measure.check(), Ok(()));
-        let plan = few
-            .measure
-            .sweep("bench barrier", vec![2], vec![Contender::Std]);
-        assert_eq!(plan.rounds(), 2);
     }
 
     #[test]
@@ -468,126 +567,107 @@ mod tests {
     }
 
     #[test]
-    fn write_profile_takes_a_file_or_none() {
-        assert_eq!(bench_args(&[]).unwrap().write_profile, None);
-        let default = bench_args(&["--write-profile", "--threads", "2"]).unwrap();
-        assert_eq!(default.write_profile, Some(None));
-        let named = bench_args(&["--write-profile", "p.json", "--threads", "2"]).unwrap();
-        assert_eq!(named.write_profile, Some(Some("p.json".into())));
-        assert_eq!(named.threads, Some(vec![2]));
-    }
-
-    fn phaser_args(line: &str) -> PhaserArgs {
-        match Cli::try_parse_from(line.split_whitespace())
-            .unwrap()
-            .command
-        {
-            Some(Command::Bench {
-                target: BenchTarget::Phaser(args),
-            }) => args,
-            other => panic!("{line} parsed as {other:?}"),
+    fn each_help_says_what_it_measures_and_hides_the_old_names() {
+        let help = |path: &[&str]| {
+            let mut command = Cli::command();
+            for name in path {
+                command = command.find_subcommand(name).unwrap().clone();
+            }
+            command.render_long_help().to_string()
+        };
+        for (path, says) in [
+            (
+                &["bench", "barrier"][..],
+                "Every algorithm against the floor",
+            ),
+            (
+                &["bench", "phaser"],
+                "Phasers, each thread a SigWait registration",
+            ),
+            (&["bench", "dynamic"], "A team growing from 2 to N threads"),
+            (&["bench", "reduce"], "Array reductions"),
+            (&["bench", "collectives"], "Team collectives"),
+            (&["app"], "Whole applications"),
+            (&["floors"], "Measure this machine's floors"),
+            (&["list"], "List every barrier algorithm"),
+        ] {
+            assert!(help(path).contains(says), "{path:?}: {}", help(path));
         }
+        let top = help(&[]);
+        assert!(!top.contains("tune") && !top.contains("internal"), "{top}");
+        let bench = help(&["bench"]);
+        assert!(bench.contains("  phaser "), "{bench}");
+        assert!(
+            !bench.contains("  tree ") && !bench.contains("  reduction "),
+            "{bench}"
+        );
     }
 
     #[test]
     fn the_phaser_figure_comes_from_the_flag_or_the_tree_options() {
-        let figure = |line: &str| phaser_args(line).figure();
-        assert_eq!(figure("phasers bench phaser"), Ok(Figure::Phase));
-        assert_eq!(
-            figure("phasers bench phaser --figure reduction"),
-            Ok(Figure::Reduction)
-        );
-        assert_eq!(figure("phasers bench phaser --tiers 1,2"), Ok(Figure::Tree));
-        assert_eq!(
-            figure("phasers bench phaser --figure tree --degrees 4"),
-            Ok(Figure::Tree)
-        );
-        let error = figure("phasers bench phaser --figure phase --tiers 2").unwrap_err();
+        let figure = |line: &str| match command(&format!("phasers bench phaser {line}")) {
+            Ok(Some(Command::Bench {
+                target: BenchTarget::Phaser(args),
+            })) => args.figure(),
+            other => panic!("{line} parsed as {other:?}"),
+        };
+        for (line, expected) in [
+            ("", Figure::Phase),
+            ("--figure reduction", Figure::Reduction),
+            ("--tiers 1,2", Figure::Tree),
+            ("--figure tree --degrees 4", Figure::Tree),
+        ] {
+            assert_eq!(figure(line), Ok(expected), "{line}");
+        }
+        let error = figure("--figure phase --tiers 2").unwrap_err();
         assert!(error.contains("add --figure tree"), "{error}");
     }
 
     /// The old names parse with their old options and become the new commands.
     #[test]
     fn old_names_become_the_new_commands() {
-        let command = |line: &str| {
-            Cli::try_parse_from(line.split_whitespace())
-                .unwrap()
-                .command
-        };
-        let Some(Command::Bench {
+        let Ok(Some(Command::Bench {
             target: BenchTarget::Tree(tree),
-        }) = command("phasers bench tree --threads 2 --tiers 1,2 --degrees 2")
+        })) = command("phasers bench tree --threads 2 --tiers 1,2 --degrees 2")
         else {
             panic!("bench tree parses");
         };
-        let tree = aliases::phaser_figure("bench tree", Figure::Tree, tree).unwrap();
+        let tree = phaser_figure("bench tree", Figure::Tree, tree).unwrap();
         assert_eq!(tree.figure(), Ok(Figure::Tree));
         assert_eq!(tree.tiers, Some(vec![1, 2]));
-        let Some(Command::Bench {
+        let Ok(Some(Command::Bench {
             target: BenchTarget::Reduction(reduction),
-        }) = command("phasers bench reduction --figure tree")
+        })) = command("phasers bench reduction --figure tree")
         else {
             panic!("bench reduction parses");
         };
-        let error = aliases::phaser_figure("bench reduction", Figure::Reduction, reduction);
+        let error = phaser_figure("bench reduction", Figure::Reduction, reduction);
         assert!(error.unwrap_err().contains("--figure reduction"));
-        let Some(Command::Tune(tune)) =
+        let Ok(Some(Command::Tune(tune))) =
             command("phasers tune --threads 1,2 --output p.json --json t.json --time 0.1")
         else {
             panic!("tune parses");
         };
-        let barrier = aliases::tune(tune);
+        let barrier = super::tune(tune);
         assert_eq!(barrier.threads, Some(vec![1, 2]));
         assert_eq!(barrier.write_profile, Some(Some("p.json".into())));
-        assert_eq!(barrier.output.json.as_deref(), Some(Path::new("t.json")));
+        assert_eq!(barrier.output.json, Some("t.json".into()));
         assert_eq!(barrier.measure.time, Duration::from_millis(100));
-        assert!(aliases::renamed("tune", "bench barrier --write-profile")
+        assert!(renamed("tune", "bench barrier --write-profile")
             .contains("is now `phasers bench barrier --write-profile`"));
     }
 
-    #[test]
-    fn old_names_are_hidden_from_help() {
-        let help = Cli::command().render_help().to_string();
-        assert!(
-            !help.contains("tune") && !help.contains("internal"),
-            "{help}"
-        );
-        let mut cli = Cli::command();
-        let bench = cli.find_subcommand_mut("bench").unwrap();
-        let help = bench.render_help().to_string();
-        assert!(help.contains("  phaser "), "{help}");
-        assert!(
-            !help.contains("  tree ") && !help.contains("  reduction "),
-            "{help}"
-        );
-    }
-
-    /// Each benchmark's own options are tested in its folder; here: the commands reach them, and
-    /// the quick suite's parts parse and stay small.
+    /// Each benchmark's own options are tested with it; here: the commands reach them, and the
+    /// quick suite's parts parse and stay small.
     #[test]
     fn every_benchmark_parses_and_the_quick_parts_are_small() {
-        let command = |line: &str| {
-            Cli::try_parse_from(line.split_whitespace())
-                .unwrap()
-                .command
-        };
-        assert!(matches!(
-            command("phasers bench reduce --threads 2,4"),
-            Some(Command::Bench {
-                target: BenchTarget::Reduce(_)
-            })
-        ));
-        assert!(matches!(
-            command("phasers bench collectives --teams all,column --json c.json --csv c.csv"),
-            Some(Command::Bench {
-                target: BenchTarget::Collectives(_)
-            })
-        ));
-        assert!(matches!(
-            command("phasers app all --sync all"),
-            Some(Command::App(_))
-        ));
-        assert!(Cli::try_parse_from(["phasers", "app"]).is_err());
+        for line in [
+            "bench reduce --threads 2,4",
+            "bench collectives --teams all,column --json c.json --csv c.csv",
+            "app all --sync all",
+        ] {
+            assert!(command(&format!("phasers {line}")).is_ok(), "{line}");
+        }
 
         let reduce: reduce_bench::ReduceArgs = quick(QUICK_REDUCE).unwrap();
         assert_eq!(reduce.threads, Some(vec![2]));
@@ -599,7 +679,7 @@ mod tests {
         assert_eq!(collectives.words, Some(vec![8, 100_000]));
         assert_eq!(collectives.time, Duration::from_millis(30));
         assert!(collectives.ops.is_none(), "every part");
-        let apps: app_bench::AppArgs = quick(QUICK_APPS).unwrap();
+        let apps: benches::app::AppArgs = quick(QUICK_APPS).unwrap();
         assert_eq!(apps.threads, Some(vec![1, 2]));
         assert_eq!(apps.apps.len(), 2);
     }

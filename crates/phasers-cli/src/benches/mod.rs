@@ -2,6 +2,8 @@
 //! barrier` with its profile, and `bench phaser`, which runs the barrier sweep with its own rows.
 //! (They move to `bench/` once `bench.rs`, the old row runner, is gone.)
 
+pub mod app;
 pub mod barrier;
+pub mod floors;
 pub mod phaser;
 pub mod profile;

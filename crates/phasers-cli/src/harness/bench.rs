@@ -125,9 +125,17 @@ pub trait Benchmark {
     /// The table's columns, blocks, CSV keys and plots.
     fn layout(&self) -> Layout;
 
-    /// The ratios recorded for one table, given its measured rows.
+    /// The ratios recorded among the rows of one table at one thread count.
     fn ratios(&self, _table: &[&Row]) -> Vec<Ratio> {
         Vec::new()
+    }
+
+    /// Sets what a table's rows derive from each other (speedups), before its ratios.
+    fn derive(&self, _table: &mut [Row]) {}
+
+    /// A table as printed, with its ratio `records`, when not titled by its thread count.
+    fn text(&self, _table: &[&Row], _records: &[RatioRecord], _verbose: bool) -> Option<String> {
+        None
     }
 
     /// The lines printed after every table: ratio lines, figures, a verdict.
@@ -160,11 +168,22 @@ pub fn run<B: Benchmark>(bench: &B, output: &OutputArgs) -> Result<Report, Strin
             |round| bench.floor_schedule(round),
         );
         let mut measured_rows = measured.rows;
-        let refs: Vec<&Row> = measured_rows.iter().collect();
-        let recorded = ratio::records(&refs, &bench.ratios(&refs));
+        bench.derive(&mut measured_rows);
+        let mut recorded = Vec::new();
+        let mut counts: Vec<usize> = measured_rows.iter().map(|row| row.threads).collect();
+        counts.sort_unstable();
+        counts.dedup();
+        for threads in counts {
+            let at: Vec<&Row> = (measured_rows.iter())
+                .filter(|r| r.threads == threads)
+                .collect();
+            recorded.extend(ratio::records(&at, &bench.ratios(&at)));
+        }
         mark(&mut measured_rows, &layout, &recorded);
         let refs: Vec<&Row> = measured_rows.iter().collect();
-        let text = render::table(&title(table.threads, cores, &refs), &refs, &layout, verbose);
+        let text = (bench.text(&refs, &recorded, verbose)).unwrap_or_else(|| {
+            render::table(&title(table.threads, cores, &refs), &refs, &layout, verbose)
+        });
         progress.suspend(|| println!("{text}"));
         rows.extend(measured_rows);
         records.extend(recorded);

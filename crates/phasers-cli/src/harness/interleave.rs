@@ -195,6 +195,8 @@ pub fn merge(rounds: &[Row], dropped: usize, reference_ns: Option<f64>) -> Row {
         merged.samples_wanted += round.samples_wanted;
         merged.row_s += round.row_s;
     }
+    // What the rows measured besides time (barriers per run, say) is the last round's.
+    merged.extra.clone_from(&rounds[rounds.len() - 1].extra);
     merged.summary = stats::summarize(&merged.samples_ns);
     merged.spread = noise::spread(&merged.round_medians_ns);
     // The first failure is the root cause of any later round's.

@@ -1,0 +1,718 @@
+//! `phasers app`: whole applications (`phasers-apps`) on each barrier kind, timed and checked.
+//!
+//! A table per application and size: the sequential run, then each barrier kind at each thread
+//! count, every row `--repeat` runs, each one round of the engine ([`engine::calls`]). Every
+//! parallel result is checked against the sequential one after its clock stopped; a wrong result
+//! fails the row and the command. Speedups divide medians; per thread count, `auto` is divided by
+//! the best standard baseline and by `std::sync::Barrier`. With `interp`, the NOP program measures
+//! one interpreter instruction on each kind against the ideal with no barriers. The native
+//! baselines are `BarrierFactory` kinds here: `phasers-apps` cannot build the C shims.
+
+use std::collections::HashSet;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use phasers::Algorithm;
+use phasers_apps::interp;
+use phasers_apps::sync::{BarrierFactory, Handles, SyncKind, WaitHandle, STD_NAME};
+use phasers_apps::workload::{AppName, Size, Workload};
+use phasers_cli::harness::args::sorted_unique;
+use phasers_cli::harness::bench::{self, Benchmark};
+use phasers_cli::harness::engine::{self, Pacing, Plan};
+use phasers_cli::harness::files;
+use phasers_cli::harness::floor::Floor;
+use phasers_cli::harness::header::{warn_if_debug_build, Header};
+use phasers_cli::harness::interleave::{RowPlan, TablePlan};
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::ratio::{self, Pick, Ratio};
+use phasers_cli::harness::render::{self, Column, Format, Layout, PlotSpec, Stat};
+use phasers_cli::harness::result::{metric, Fields, Kind, RatioRecord, Row, Settings};
+use phasers_cli::harness::schedule::Schedule;
+use phasers_cli::harness::threads::parse_thread_count;
+use phasers_cli::harness::work::{Failure, Work};
+use serde_json::Value;
+
+use crate::native::{CxxBarrier, PthreadBarrier};
+
+/// The point keys that name a row: its application, size, and `nop` for the NOP program.
+const NAME: &[&str] = &["app", "size", "program"];
+
+/// Runs `phasers app`.
+pub fn run(args: &AppArgs) -> Result<(), String> {
+    let report = bench::run(&Config::from_args(args), &args.output)?;
+    files::failures(&report.rows, NAME)
+}
+
+/// What one row runs on how many threads.
+#[derive(Clone)]
+pub struct Run {
+    threads: usize,
+    /// `None`: the sequential run, or the NOP program's ideal.
+    sync: Option<SyncKind>,
+    /// The application at its size; `None`: the interpreter's NOP program.
+    workload: Option<Arc<dyn Workload>>,
+}
+
+impl Config {
+    /// The table at `at`: `first`, then every kind at every thread count on `workload` (the NOP
+    /// program's ideal after them when it has none).
+    fn table(
+        &self,
+        first: Option<Run>,
+        workload: Option<Arc<dyn Workload>>,
+        at: Fields,
+    ) -> TablePlan<Run> {
+        let mut rows: Vec<Run> = first.into_iter().collect();
+        for &threads in &self.threads {
+            let ideal = workload.is_none().then_some(None);
+            for sync in self.kinds.iter().cloned().map(Some).chain(ideal) {
+                rows.push(Run {
+                    threads,
+                    sync,
+                    workload: workload.clone(),
+                });
+            }
+        }
+        let rows = rows.into_iter().map(|run| {
+            let (name, kind) = match (&run.sync, &run.workload) {
+                (None, Some(_)) => ("sequential".to_owned(), Kind::Reference),
+                (None, None) => ("ideal".to_owned(), Kind::Ideal),
+                (Some(sync), _) if sync.is_ours() => (sync.name(), Kind::Ours),
+                (Some(sync), _) => (sync.name(), Kind::Baseline),
+            };
+            RowPlan {
+                contender: run,
+                name,
+                kind,
+                at: at.clone(),
+                subtracts: None,
+            }
+        });
+        // Progress names the largest thread count; the rows carry their own.
+        let threads = *self.threads.last().expect("at least one thread count");
+        TablePlan {
+            threads,
+            rows: rows.collect(),
+            rounds: 1,
+            dropped: 0,
+            floor: false,
+        }
+    }
+}
+
+impl Benchmark for Config {
+    type Contender = Run;
+
+    fn name(&self) -> String {
+        "app".into()
+    }
+
+    fn header(&self, provenance: &Provenance, _: Option<&Floor>) -> String {
+        warn_if_debug_build(None);
+        let what = "whole applications on each barrier kind, every result checked against the \
+                    sequential run";
+        let header = Header::new(provenance, what).line("method", self.settings().method);
+        header.machine(provenance).floors(provenance).finish()
+    }
+
+    fn settings(&self) -> Settings {
+        let names = |names: Vec<&str>| Value::from(names);
+        Settings {
+            method: format!(
+                "each row runs the application {} time(s) on fresh data and a fresh barrier; a \
+                 run is timed from the first thread's start to the last thread's end, after the \
+                 threads met on a control barrier (thread start-up and set-up are not timed); \
+                 every barrier is one virtual call through the same handle type for every kind; \
+                 the result is checked against the sequential run after the clock stops. \
+                 Speedups divide medians",
+                self.repeat
+            ),
+            threads: self.threads.clone(),
+            contenders: self.kinds.iter().map(SyncKind::name).collect(),
+            pinned: false,
+            debug_build: cfg!(debug_assertions),
+            own: Fields::default()
+                .with("apps", names(self.apps.iter().map(|a| a.name()).collect()))
+                .with(
+                    "sizes",
+                    names(self.sizes.iter().map(|s| s.name()).collect()),
+                )
+                .with("repeat", self.repeat)
+                .with("nops", self.nops),
+        }
+    }
+
+    fn tables(&self) -> Vec<TablePlan<Run>> {
+        let mut tables = Vec::new();
+        for (&app, &size) in self
+            .apps
+            .iter()
+            .flat_map(|a| self.sizes.iter().map(move |s| (a, s)))
+        {
+            let workload: Arc<dyn Workload> = Arc::from(app.workload(size));
+            let at = Fields::default()
+                .with("app", app.name())
+                .with("size", size.name());
+            let at = at.with("problem", workload.describe());
+            let sequential = Run {
+                threads: 1,
+                sync: None,
+                workload: Some(workload.clone()),
+            };
+            tables.push(self.table(Some(sequential), Some(workload), at));
+        }
+        if self.apps.contains(&AppName::Interp) {
+            let at = Fields::default()
+                .with("app", AppName::Interp.name())
+                .with("program", "nop");
+            tables.push(self.table(None, None, at.with("nops", self.nops)));
+        }
+        tables
+    }
+
+    fn measure(&self, plan: &RowPlan<Run>, _: usize, _: usize) -> Row {
+        let Run {
+            threads,
+            sync,
+            workload,
+        } = &plan.contender;
+        let mut row = Row::new(&plan.name, plan.kind, *threads, plan.at.clone());
+        if let Some(SyncKind::Ours(Algorithm::Auto)) = sync {
+            row.resolved = Some(Algorithm::Auto.resolve(*threads).name().to_owned());
+        }
+        let Some(workload) = workload else {
+            let nops = u64::from(self.nops);
+            let costs = timed(&mut row, self.repeat, nops, || {
+                let cost = interp::nop_cost(*threads, sync.as_ref(), self.nops)?;
+                Ok((Duration::from_secs_f64(cost.ns * nops as f64 / 1e9), cost))
+            });
+            let cycles: Vec<f64> = costs.iter().filter_map(|cost| cost.cycles).collect();
+            row.extra.set("cycles_per_nop", metric(&cycles));
+            let barriers = costs.last().map(|cost| cost.barriers_per_nop);
+            row.extra.set("barriers_per_nop", barriers);
+            return row;
+        };
+        let barriers = timed(&mut row, self.repeat, 1, || {
+            let ran = match sync {
+                None => workload.sequential().map(|elapsed| (elapsed, None)),
+                Some(sync) => {
+                    (workload.parallel(*threads, sync)).map(|run| (run.elapsed, Some(run.barriers)))
+                }
+            };
+            ran.map_err(|error| error.to_string())
+        });
+        if sync.is_some() {
+            row.extra
+                .set("barriers", barriers.last().copied().flatten());
+        }
+        row
+    }
+
+    fn layout(&self) -> Layout {
+        let value = |key, head, decimals| Column::Value {
+            key,
+            head,
+            format: Format::Fixed(decimals),
+        };
+        let (stat, head) = (Stat::Median, "cycles/NOP median");
+        // The application tables show the first three, the NOP table the last two (see `text`).
+        let concise = [Column::Threads, Column::Label, Column::Min, Column::Median]
+            .into_iter()
+            .chain([
+                value("speedup_vs_sequential", "×seq", 2),
+                value("speedup_vs_one_thread", "×1 thread", 2),
+                value("barriers", "barriers", 0),
+                Column::Metric {
+                    key: "cycles_per_nop",
+                    stat,
+                    head,
+                },
+                value("barriers_per_nop", "barriers/NOP", 2),
+            ]);
+        let concise: Vec<Column> = concise.collect();
+        Layout {
+            verbose: [&concise[..2], &[Column::MeanCi], &concise[2..]].concat(),
+            concise,
+            block: None,
+            hide: &[],
+            csv: &[
+                "app",
+                "size",
+                "problem",
+                "program",
+                "nops",
+                "barriers",
+                "speedup_vs_sequential",
+                "speedup_vs_one_thread",
+                "cycles_per_nop",
+                "barriers_per_nop",
+            ],
+            plot: Some(PlotSpec {
+                slices: NAME,
+                y_label: "median time of a run".into(),
+            }),
+        }
+    }
+
+    fn ratios(&self, table: &[&Row]) -> Vec<Ratio> {
+        match is_nop(table) {
+            true => Vec::new(),
+            false => auto_ratios(),
+        }
+    }
+
+    fn derive(&self, table: &mut [Row]) {
+        for row in table.iter_mut().filter(|row| row.error.is_some()) {
+            // The first failure stops a row: its few runs are no measurement.
+            row.summary = None;
+        }
+        fill_speedups(table);
+    }
+
+    fn text(&self, table: &[&Row], records: &[RatioRecord], verbose: bool) -> Option<String> {
+        let key = |key| {
+            (table[0].field(key))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        };
+        let title = match is_nop(table) {
+            true => format!(
+                "interp NOP program, times in ns/NOP: {} NOPs, each a decode by rank 0 and two \
+                 barriers (ideal: every thread decodes, no barriers); cycles are x86_64 TSC ticks",
+                self.nops
+            ),
+            false => format!("{} {} ({})", key("app"), key("size"), key("problem")),
+        };
+        let mut layout = self.layout();
+        let shown = |column: &Column| match column {
+            Column::Value { key, .. } | Column::Metric { key, .. } => {
+                table.iter().any(|row| row.field(key).is_some())
+            }
+            _ => true,
+        };
+        layout.concise.retain(shown);
+        layout.verbose.retain(shown);
+        let mut text = render::table(&title, table, &layout, verbose);
+        let auto = |threads| (table.iter()).any(|r| r.threads == threads && r.contender == "auto");
+        for &threads in self.threads.iter().filter(|&&t| !is_nop(table) && auto(t)) {
+            let plural = if threads == 1 { "" } else { "s" };
+            let heading =
+                format!("{threads} thread{plural}, median ratios (below 1: auto is faster)");
+            let at: Vec<RatioRecord> = (records.iter())
+                .filter(|r| r.record.threads == threads)
+                .cloned()
+                .collect();
+            text.push_str(&ratio::lines(&heading, &at, &auto_ratios(), verbose));
+            text.push('\n');
+        }
+        Some(text)
+    }
+}
+
+/// Whether `table` is the NOP program's.
+fn is_nop(table: &[&Row]) -> bool {
+    table.iter().any(|row| row.field("program").is_some())
+}
+
+/// Fills `row` with `repeat` runs of `run`, one per round of the engine (no warm-up), each
+/// `iterations` long; the first failure stops the row. Returns what the runs gave besides time.
+fn timed<T>(
+    row: &mut Row,
+    repeat: usize,
+    iterations: u64,
+    mut run: impl FnMut() -> Result<(Duration, T), String>,
+) -> Vec<T> {
+    let schedule = Schedule {
+        episodes: Some(iterations),
+        samples: repeat,
+        target_sample: Duration::ZERO,
+        row_budget: Duration::MAX,
+    };
+    let plan = Plan {
+        warm_up: 0,
+        ..Plan::new(schedule, Pacing::BackToBack, Duration::MAX)
+    };
+    let mut outputs = Vec::with_capacity(repeat);
+    let measured = engine::calls(&plan, |planned, _| match planned {
+        0 => Ok((0, Duration::ZERO)),
+        _ => run().map(|(elapsed, output)| {
+            outputs.push(output);
+            (iterations, elapsed)
+        }),
+    });
+    row.record(measured, &schedule);
+    outputs
+}
+
+/// `auto` against the fastest standard barrier and against `std::sync::Barrier`.
+fn auto_ratios() -> Vec<Ratio> {
+    let auto = || Pick::Named(Algorithm::Auto.name().into());
+    let ratio = |label: String, denominator| Ratio {
+        label,
+        numerator: auto(),
+        denominator,
+    };
+    vec![
+        ratio(
+            "auto / fastest standard".into(),
+            Pick::FastestKind(Kind::Baseline),
+        ),
+        ratio(format!("auto / {STD_NAME}"), Pick::Named(STD_NAME.into())),
+    ]
+}
+
+/// Sets each parallel row's speedups, when the table has a sequential run: its median, and its
+/// kind's 1-thread median, over the row's own.
+fn fill_speedups(rows: &mut [Row]) {
+    let median = |row: &Row| row.median().filter(|_| row.error.is_none());
+    let Some(sequential) = rows.iter().find(|row| row.kind == Kind::Reference) else {
+        return;
+    };
+    let sequential = median(sequential);
+    let one_thread: Vec<(String, Option<f64>)> = (rows.iter())
+        .filter(|row| row.threads == 1 && row.kind != Kind::Reference)
+        .map(|row| (row.contender.clone(), median(row)))
+        .collect();
+    let over = |top: Option<f64>, bottom: Option<f64>| Some(top? / bottom.filter(|b| *b > 0.0)?);
+    for row in rows.iter_mut().filter(|row| row.kind != Kind::Reference) {
+        let one = one_thread.iter().find(|(name, _)| *name == row.contender);
+        let one = one.and_then(|(_, median)| *median);
+        row.extra
+            .set("speedup_vs_sequential", over(sequential, median(row)));
+        row.extra
+            .set("speedup_vs_one_thread", over(one, median(row)));
+    }
+}
+
+/// Every application with a line about it, for `phasers list`.
+pub fn list() -> Vec<(&'static str, &'static str)> {
+    AppName::ALL
+        .map(|app| (app.name(), app.description()))
+        .into()
+}
+
+/// Options of `phasers app`.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "app")]
+pub struct AppArgs {
+    /// Applications, comma-separated: sor, lu, streamcluster, interp, or all.
+    #[arg(value_name = "APP", value_delimiter = ',', required = true, value_parser = |text: &str| one_or_all(text, &AppName::ALL))]
+    pub apps: Vec<Named<AppName>>,
+
+    /// Problem sizes, comma-separated: small, medium, large, or all.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "all", value_parser = |text: &str| one_or_all(text, &Size::ALL))]
+    pub size: Vec<Named<Size>>,
+
+    /// Thread counts, comma-separated [default: 1,2,8]; the speedup over one thread needs 1.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_thread_count)]
+    pub threads: Option<Vec<usize>>,
+
+    /// Barrier kinds, comma-separated: auto or any algorithm of `phasers list`, phaser, std
+    /// (std::sync::Barrier), pthread (pthread_barrier_t), cxx (C++20 std::barrier); ours (every
+    /// algorithm and the phaser), baselines (std, pthread, cxx), or all.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "auto,std,pthread,cxx,phaser", value_parser = parse_sync)]
+    pub sync: Vec<Named<SyncKind>>,
+
+    /// Runs of each row; min and median are over them.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub repeat: u16,
+
+    /// NOPs per run of the interpreter's NOP program (the cost of one instruction).
+    #[arg(long, value_name = "N", default_value_t = 5_000, value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
+    pub nops: u32,
+
+    /// `--json`, `--csv`, `--plot` (one file per application and size, `FILE-sor-small.svg`)
+    /// and `--verbose`.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// What one entry of a list names: one item, or a group (`all`, `ours`, `baselines`).
+#[derive(Debug, Clone)]
+pub struct Named<T>(pub Vec<T>);
+
+/// One of `every` by name, or `all` of them.
+fn one_or_all<T: FromStr<Err = String> + Copy>(
+    text: &str,
+    every: &[T],
+) -> Result<Named<T>, String> {
+    match text.trim() {
+        "all" => Ok(Named(every.to_vec())),
+        name => (name.parse().map(|one| Named(vec![one]))).map_err(|e| format!("{e} (or all)")),
+    }
+}
+
+fn parse_sync(text: &str) -> Result<Named<SyncKind>, String> {
+    let baselines = || vec![SyncKind::Std, pthread(), cxx()];
+    Ok(Named(match text.trim() {
+        "phaser" => vec![SyncKind::Phaser],
+        "std" => vec![SyncKind::Std],
+        "pthread" => vec![pthread()],
+        "cxx" | "c++" => vec![cxx()],
+        "ours" => SyncKind::ours(),
+        "baselines" => baselines(),
+        "all" => SyncKind::ours().into_iter().chain(baselines()).collect(),
+        name => vec![SyncKind::Ours(name.parse::<Algorithm>().map_err(|_| {
+            format!(
+                "unknown barrier kind {name:?}: use auto or an algorithm of `phasers list`, \
+                 phaser, std, pthread, cxx, ours, baselines or all"
+            )
+        })?)],
+    }))
+}
+
+/// The items of `every` that `named` names, in the order of `every`.
+fn chosen<T: PartialEq + Copy>(named: &[Named<T>], every: &[T]) -> Vec<T> {
+    let named = |item: &&T| named.iter().any(|named| named.0.contains(item));
+    every.iter().filter(named).copied().collect()
+}
+
+/// What the options resolve to: each list in report order, each item once.
+pub struct Config {
+    apps: Vec<AppName>,
+    sizes: Vec<Size>,
+    /// In the order given (`all`: ours first, then the baselines).
+    kinds: Vec<SyncKind>,
+    threads: Vec<usize>,
+    repeat: usize,
+    nops: u32,
+}
+
+impl Config {
+    /// The run `args` ask for.
+    pub fn from_args(args: &AppArgs) -> Self {
+        let mut kinds: Vec<SyncKind> = args.sync.iter().flat_map(|named| named.0.clone()).collect();
+        let mut seen = HashSet::new();
+        kinds.retain(|kind| seen.insert(kind.name()));
+        Config {
+            apps: chosen(&args.apps, &AppName::ALL),
+            sizes: chosen(&args.size, &Size::ALL),
+            kinds,
+            // 1 for the speedups, 2 the cores of our machines, 8 oversubscribed there (the scale
+            // where barrier choice starts to matter elsewhere).
+            threads: sorted_unique(args.threads.clone().unwrap_or_else(|| vec![1, 2, 8])),
+            repeat: usize::from(args.repeat),
+            nops: args.nops,
+        }
+    }
+}
+
+/// The kind of the pthread baseline.
+pub fn pthread() -> SyncKind {
+    SyncKind::External(Arc::new(Native::Pthread))
+}
+
+/// The kind of the C++20 baseline.
+pub fn cxx() -> SyncKind {
+    SyncKind::External(Arc::new(Native::Cxx))
+}
+
+/// A native baseline (glibc's `pthread_barrier_t`, libstdc++'s C++20 `std::barrier`), built
+/// afresh for every run.
+#[derive(Debug, Clone, Copy)]
+enum Native {
+    Pthread,
+    Cxx,
+}
+
+/// A native barrier's handle as the applications wait on it (the error becomes a message).
+struct AppHandle<H>(H);
+
+impl<H: Work> WaitHandle for AppHandle<H> {
+    #[inline]
+    fn wait(&mut self) -> Result<(), String> {
+        match self.0.iteration(0) {
+            Ok(_) => Ok(()),
+            Err(Failure::Cause(message) | Failure::Echo(message)) => Err(message),
+        }
+    }
+}
+
+fn boxed<'a, H: Work + 'a>(handles: Vec<H>) -> Handles<'a> {
+    let boxed = |handle| Box::new(AppHandle(handle)) as Box<dyn WaitHandle + 'a>;
+    handles.into_iter().map(boxed).collect()
+}
+
+impl BarrierFactory for Native {
+    fn name(&self) -> String {
+        match self {
+            Native::Pthread => PthreadBarrier::NAME.to_owned(),
+            Native::Cxx => CxxBarrier::NAME.to_owned(),
+        }
+    }
+
+    fn with_handles(&self, threads: usize, run: &mut dyn FnMut(Handles<'_>)) -> Result<(), String> {
+        match self {
+            Native::Pthread => run(boxed(PthreadBarrier::new(threads)?.handles())),
+            Native::Cxx => run(boxed(CxxBarrier::new(threads)?.handles())),
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<Config, clap::Error> {
+        let args = AppArgs::try_parse_from(["app"].into_iter().chain(line.split_whitespace()))?;
+        Ok(Config::from_args(&args))
+    }
+
+    fn measured(name: &str, kind: Kind, threads: usize, median: Option<f64>) -> Row {
+        let mut row = Row::new(name, kind, threads, Fields::default());
+        row.raw_ns = median.into_iter().collect();
+        row.finish(0, None);
+        row
+    }
+
+    #[test]
+    fn speedups_and_ratios_divide_medians() {
+        let (ours, baseline) = (Kind::Ours, Kind::Baseline);
+        let mut rows = vec![
+            measured("sequential", Kind::Reference, 1, Some(90.0)),
+            measured("auto", ours, 1, Some(100.0)),
+            measured(STD_NAME, baseline, 1, Some(120.0)),
+            measured("auto", ours, 2, Some(50.0)),
+            measured(STD_NAME, baseline, 2, Some(100.0)),
+            measured("pthread_barrier_t", baseline, 2, Some(80.0)),
+            measured("phaser", ours, 2, None),
+        ];
+        Config::from_args(&AppArgs::parse_from(["app", "sor"])).derive(&mut rows);
+        let speedups = |row: &Row| {
+            let value = |key| row.value(key);
+            (
+                value("speedup_vs_sequential"),
+                value("speedup_vs_one_thread"),
+            )
+        };
+        assert_eq!(speedups(&rows[3]), (Some(1.8), Some(2.0)));
+        assert_eq!(speedups(&rows[4]).1, Some(1.2));
+        assert_eq!(speedups(&rows[5]).1, None, "no 1-thread pthread row");
+        assert_eq!(speedups(&rows[6]).0, None);
+        assert_eq!(
+            speedups(&rows[0]),
+            (None, None),
+            "the sequential run has none"
+        );
+        let two: Vec<&Row> = rows.iter().filter(|row| row.threads == 2).collect();
+        let records = ratio::records(&two, &auto_ratios());
+        assert_eq!(records[0].record.denominator, "pthread_barrier_t");
+        assert_eq!(records[0].record.ratio, 50.0 / 80.0);
+        assert_eq!(records[1].record.ratio, 0.5);
+        // The NOP table has no sequential run: no speedups.
+        let mut nop = vec![measured("auto", ours, 1, Some(1.0))];
+        nop[0].at.set("program", "nop");
+        fill_speedups(&mut nop);
+        assert_eq!(nop[0].field("speedup_vs_one_thread"), None);
+    }
+
+    #[test]
+    fn a_failed_row_fails_the_command_naming_it() {
+        let at = Fields::default().with("app", "sor").with("size", "small");
+        let mut sequential = Row::new("sequential", Kind::Reference, 1, at.clone());
+        sequential.error = Some("not repeatable".to_owned());
+        let mut bad = Row::new(STD_NAME, Kind::Baseline, 2, at.clone());
+        bad.error = Some("wrong result: grid[3] is 1.0".to_owned());
+        let rows = [sequential, Row::new(STD_NAME, Kind::Baseline, 1, at), bad];
+        assert_eq!(
+            files::failures(&rows, NAME).unwrap_err(),
+            "2 row(s) failed: sor small sequential with 1 threads: not repeatable; sor small \
+             std::sync::Barrier with 2 threads: wrong result: grid[3] is 1.0"
+        );
+    }
+
+    #[test]
+    fn the_nop_program_runs_checked_on_every_kind_and_the_ideal() {
+        let config = parse("interp --size small --threads 1,3 --repeat 1 --nops 50").unwrap();
+        let tables = config.tables();
+        let first = &tables[0].rows[..2];
+        assert_eq!(
+            (first[0].kind, first[1].name.as_str()),
+            (Kind::Reference, "auto")
+        );
+        let nop: Vec<Row> = (tables[1].rows.iter())
+            .map(|plan| config.measure(plan, 0, 0))
+            .collect();
+        assert_eq!(nop.len(), 2 * 6);
+        assert!(files::failures(&nop, NAME).is_ok(), "{nop:?}");
+        assert!(nop.iter().all(|row| row.median().is_some()));
+        let kinds: Vec<Kind> = nop[..5].iter().map(|row| row.kind).collect();
+        let (ours, base) = (Kind::Ours, Kind::Baseline);
+        assert_eq!(kinds, [ours, base, base, base, ours]);
+        let auto = (nop[6].resolved.as_deref(), nop[6].oversubscribed);
+        let three = Algorithm::Auto.resolve(3).name();
+        assert_eq!(auto, (Some(three), phasers::is_oversubscribed(3)));
+        assert_eq!(
+            (nop[11].label(), nop[11].kind),
+            ("ideal".into(), Kind::Ideal)
+        );
+        assert_eq!(nop[11].value("barriers_per_nop"), Some(0.0));
+        let table: Vec<&Row> = nop.iter().collect();
+        assert!(config.text(&table, &[], false).unwrap().contains("ns/NOP"));
+        assert!(config.ratios(&table).is_empty());
+    }
+
+    #[test]
+    fn lists_expand_in_report_order_each_once() {
+        let all = parse("all").unwrap();
+        assert_eq!(
+            (all.apps, all.sizes),
+            (AppName::ALL.into(), Size::ALL.into())
+        );
+        assert_eq!(
+            (all.threads, all.repeat, all.nops),
+            (vec![1, 2, 8], 3, 5_000)
+        );
+        let names: Vec<String> = all.kinds.iter().map(SyncKind::name).collect();
+        let baselines = [
+            "std::sync::Barrier",
+            "pthread_barrier_t",
+            "std::barrier (C++20)",
+        ];
+        assert_eq!(names, [&["auto"][..], &baselines, &["phaser"]].concat());
+        let line =
+            "interp,sor,sor --size large,small,large --threads 8,2 --sync mcs,ours,std,baselines";
+        let config = parse(line).unwrap();
+        assert_eq!(config.apps, vec![AppName::Sor, AppName::Interp]);
+        assert_eq!(config.sizes, vec![Size::Small, Size::Large]);
+        assert_eq!(config.threads, vec![2, 8]);
+        // mcs once, auto and the six other algorithms, the phaser, three baselines.
+        assert_eq!(config.kinds[0].name(), Algorithm::McsTree.name());
+        assert_eq!(config.kinds.len(), 8 + 1 + 3);
+        assert_eq!(parse("sor --sync all").unwrap().kinds.len(), 12);
+    }
+
+    #[test]
+    fn bad_input_is_an_error_with_a_clear_message() {
+        for (line, message) in [
+            ("fft", "unknown application"),
+            ("sor --size huge", "unknown size"),
+            ("sor --sync bogus", "unknown barrier kind"),
+            ("sor --threads 0", "at least 1 thread"),
+            ("sor --repeat 0", "0"),
+            ("", "required"),
+        ] {
+            let error = parse(line).err().unwrap().to_string();
+            assert!(error.contains(message), "{line:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn native_kinds_run_an_application_and_pass_its_check() {
+        let sor = AppName::Sor.workload(Size::Small);
+        for kind in [pthread(), cxx()] {
+            for threads in [1, 3] {
+                let run = sor.parallel(threads, &kind).unwrap();
+                assert_eq!(run.barriers, 200, "{kind:?}");
+            }
+            let none = kind.with_handles(0, |_: Handles<'_>| ());
+            assert!(none.is_err(), "{kind:?} with 0 threads");
+        }
+        assert_eq!(pthread().name(), "pthread_barrier_t");
+        assert_eq!(cxx().name(), "std::barrier (C++20)");
+    }
+}

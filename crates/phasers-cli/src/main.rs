@@ -1,15 +1,5 @@
-//! The `phasers` command: what each barrier costs on this machine, against the hardware floor, a
-//! hand-written reference barrier and the barriers users pick today (Rust's `std::sync::Barrier`,
-//! `pthread_barrier_t`, C++20 `std::barrier`, OpenMP's `#pragma omp barrier`).
-//!
-//! `phasers` alone runs the quick suite, `phasers bench barrier` with its defaults, a short
-//! phaser comparison, a short array-reduction comparison, a short team-collectives comparison
-//! and two small applications at 2 threads (about a minute on two cores); `phasers bench phaser`
-//! (three figures) and `dynamic` measure the phasers and accumulators; `phasers bench reduce` the
-//! array reductions; `phasers bench collectives` the team collectives; `phasers app` runs whole
-//! applications (SOR, LU, StreamCluster, a vector interpreter) on each barrier; `phasers list`
-//! names every algorithm and baseline; `phasers bench barrier --write-profile` measures the
-//! machine and writes the profile `Algorithm::Auto` reads.
+//! The `phasers` command line: the commands (each benchmark lives in `benches/`), the quick suite
+//! that runs with no command, `list`, and the old names that merged into other commands.
 
 mod bench;
 mod benches;
@@ -368,123 +358,71 @@ fn tune(args: TuneArgs) -> BarrierArgs {
 mod tests {
     use super::*;
     use clap::CommandFactory;
-    use phasers_cli::harness::args::{first_of_each, sorted_unique};
-    use phasers_cli::harness::row::Mode;
     use std::time::Duration;
 
     fn command(line: &str) -> Result<Option<Command>, clap::Error> {
-        Ok(Cli::try_parse_from(line.split_whitespace())?.command)
+        Ok(Cli::try_parse_from(format!("phasers {line}").split_whitespace())?.command)
     }
 
-    fn bench_args(line: &str) -> Result<BarrierArgs, clap::Error> {
-        match command(&format!("phasers bench barrier {line}"))? {
-            Some(Command::Bench {
+    fn bench_args(line: &str) -> BarrierArgs {
+        match command(&format!("bench barrier {line}")) {
+            Ok(Some(Command::Bench {
                 target: BenchTarget::Barrier(args),
-            }) => Ok(args),
-            other => panic!("parsed as {other:?}"),
+            })) => args,
+            other => panic!("{line} parsed as {other:?}"),
         }
-    }
-
-    #[test]
-    fn cli_definition_is_consistent() {
-        // Every subcommand's arguments too.
-        Cli::command().debug_assert();
     }
 
     /// EPCC by default: 20 outer repetitions after one dropped, in 5 rounds of 4 after one dropped
     /// each, 100 ns of delay; back-to-back has no delay and drops nothing.
     #[test]
     fn barrier_options_make_the_sweep() {
-        let epcc = Some(100);
-        for (line, mode, samples, dropped, rounds, per_round, episodes, delay, time_ms, pin) in [
-            ("", Mode::Epcc, 21, 1, 5, 5, None, epcc, 1000, false),
+        Cli::command().debug_assert();
+        for (line, expected) in [
+            (
+                "",
+                "Epcc 21-1 in 5 rounds of 5, None episodes, delay Some(100ns), 1s",
+            ),
             (
                 "--samples 2",
-                Mode::Epcc,
-                3,
-                1,
-                2,
-                2,
-                None,
-                epcc,
-                1000,
-                false,
+                "Epcc 3-1 in 2 rounds of 2, None episodes, delay Some(100ns), 1s",
             ),
             (
                 "--mode back-to-back --samples 7 --time 0.5",
-                Mode::BackToBack,
-                7,
-                0,
-                5,
-                2,
-                None,
-                None,
-                500,
-                false,
+                "BackToBack 7-0 in 5 rounds of 2, None episodes, delay None, 500ms",
             ),
             (
-                "--mode epcc --pin --time 0.25 --samples 3 --delay 1.5 --episodes 100",
-                Mode::Epcc,
-                4,
-                1,
-                3,
-                2,
-                Some(100),
-                Some(1500),
-                250,
-                true,
+                "--pin --time 0.25 --samples 3 --delay 1.5 --episodes 100",
+                "Epcc 4-1 in 3 rounds of 2, Some(100) episodes, delay Some(1.5µs), 250ms, pinned",
             ),
         ] {
-            let args = bench_args(line).unwrap();
-            assert_eq!(args.measure.check(), Ok(()), "{line:?}");
-            let plan = args
-                .measure
-                .sweep("bench barrier", vec![2], vec![Contender::Std]);
+            let plan =
+                bench_args(line)
+                    .measure
+                    .sweep("bench barrier", vec![2], vec![Contender::Std]);
             let row = &plan.row;
-            let got = (
+            let pinned = if row.pin { ", pinned" } else { "" };
+            let got = format!(
+                "{:?} {}-{} in {} rounds of {}, {:?} episodes, delay {:?}, {:?}{pinned}",
                 row.mode,
                 row.schedule.samples,
                 plan.dropped(),
                 plan.rounds(),
+                plan.round(0).schedule.samples,
+                row.schedule.episodes,
+                plan.delay,
+                plan.time_per_test
             );
-            assert_eq!(got, (mode, samples, dropped, rounds), "{line:?}");
-            assert_eq!(plan.round(0).schedule.samples, per_round, "{line:?}");
-            let delay_ns = plan.delay.map(|delay| delay.as_nanos());
-            assert_eq!(
-                (row.schedule.episodes, delay_ns),
-                (episodes, delay),
-                "{line:?}"
-            );
-            assert_eq!(
-                (row.delay >= 1, row.pin),
-                (delay.is_some(), pin),
-                "{line:?}"
-            );
-            assert_eq!(
-                plan.time_per_test,
-                Duration::from_millis(time_ms),
-                "{line:?}"
-            );
+            assert_eq!(got, expected, "{line:?}");
+            assert_eq!(row.delay >= 1, plan.delay.is_some(), "{line:?}");
         }
-    }
-
-    #[test]
-    fn every_barrier_option_reaches_its_field() {
-        let line = "--threads 8,1,2,8 --algorithms mcs,tournament,mcs --json o.json --csv o.csv \
-                    --plot o.svg --write-profile p.json";
-        let args = bench_args(line).unwrap();
-        assert_eq!(sorted_unique(args.threads.clone().unwrap()), vec![1, 2, 8]);
+        let profile = |line| bench_args(line).write_profile;
+        assert_eq!(profile("--threads 2"), None);
+        assert_eq!(profile("--write-profile --threads 2"), Some(None));
         assert_eq!(
-            first_of_each(args.algorithms.clone().unwrap()),
-            vec![Algorithm::McsTree, Algorithm::Tournament]
+            profile("--write-profile p.json"),
+            Some(Some("p.json".into()))
         );
-        let output = &args.output;
-        let files = [&output.json, &output.csv, &output.plot].map(|f| f.clone().unwrap());
-        assert_eq!(files, ["o.json", "o.csv", "o.svg"].map(PathBuf::from));
-        assert_eq!(args.write_profile, Some(Some("p.json".into())));
-        let default = bench_args("--write-profile --threads 2").unwrap();
-        assert_eq!(default.write_profile, Some(None));
-        assert_eq!(bench_args("").unwrap().write_profile, None);
     }
 
     /// Every option reaches its parser (the parsers' own cases are tested with them).
@@ -512,11 +450,11 @@ mod tests {
             ("frobnicate", "unrecognized subcommand"),
             ("app", "required"),
         ] {
-            let error = command(&format!("phasers {line}")).unwrap_err().to_string();
+            let error = command(line).unwrap_err().to_string();
             assert!(error.contains(message), "{line:?}: {error}");
         }
-        assert!(command("phasers").unwrap().is_none(), "the quick suite");
-        assert!(matches!(command("phasers list"), Ok(Some(Command::List))));
+        assert!(command("").unwrap().is_none(), "the quick suite");
+        assert!(matches!(command("list"), Ok(Some(Command::List))));
     }
 
     #[test]
@@ -528,22 +466,20 @@ mod tests {
             "bench reduce",
             "app sor",
         ] {
-            let error = command(&format!("phasers {line} --plot p.png")).unwrap_err();
-            assert!(
-                error.to_string().contains("must end in .svg"),
-                "{line}: {error}"
-            );
-            assert!(
-                command(&format!("phasers {line} --plot p.svg")).is_ok(),
-                "{line}"
-            );
+            let error = command(&format!("{line} --plot p.png"))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("must end in .svg"), "{line}: {error}");
+            assert!(command(&format!("{line} --plot p.svg")).is_ok(), "{line}");
         }
     }
 
     #[test]
     fn rounds_are_at_most_the_samples() {
-        let many = bench_args("--rounds 10 --samples 5").unwrap();
-        let error = many.measure.check().unwrap_err();
+        let error = bench_args("--rounds 10 --samples 5")
+            .measure
+            .check()
+            .unwrap_err();
         assert!(
             error.contains("--rounds 10 is more than --samples 5"),
             "{error}"
@@ -552,73 +488,63 @@ mod tests {
 
     #[test]
     fn an_option_without_a_command_gets_a_hint() {
-        let args = ["--threads".to_owned(), "4".to_owned()];
-        let error = Cli::try_parse_from(["phasers", "--threads", "4"]).unwrap_err();
-        let hint = option_without_command(&error, &args).unwrap();
+        let hint = |line: &str| {
+            let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+            option_without_command(&command(line).unwrap_err(), &args)
+        };
+        let hint_text = hint("--threads 4").unwrap();
         assert!(
-            hint.contains("`phasers bench barrier --threads 4`"),
-            "{hint}"
+            hint_text.contains("`phasers bench barrier --threads 4`"),
+            "{hint_text}"
         );
-        let error = Cli::try_parse_from(["phasers", "frobnicate"]).unwrap_err();
-        assert_eq!(
-            option_without_command(&error, &["frobnicate".to_owned()]),
-            None
-        );
+        assert_eq!(hint("frobnicate"), None);
     }
 
     #[test]
     fn each_help_says_what_it_measures_and_hides_the_old_names() {
-        let help = |path: &[&str]| {
+        let help = |path: &str| {
             let mut command = Cli::command();
-            for name in path {
+            for name in path.split_whitespace() {
                 command = command.find_subcommand(name).unwrap().clone();
             }
             command.render_long_help().to_string()
         };
         for (path, says) in [
+            ("bench barrier", "Every algorithm against the floor"),
             (
-                &["bench", "barrier"][..],
-                "Every algorithm against the floor",
-            ),
-            (
-                &["bench", "phaser"],
+                "bench phaser",
                 "Phasers, each thread a SigWait registration",
             ),
-            (&["bench", "dynamic"], "A team growing from 2 to N threads"),
-            (&["bench", "reduce"], "Array reductions"),
-            (&["bench", "collectives"], "Team collectives"),
-            (&["app"], "Whole applications"),
-            (&["floors"], "Measure this machine's floors"),
-            (&["list"], "List every barrier algorithm"),
+            ("bench dynamic", "A team growing from 2 to N threads"),
+            ("bench reduce", "Array reductions"),
+            ("bench collectives", "Team collectives"),
+            ("app", "Whole applications"),
+            ("floors", "Measure this machine's floors"),
+            ("list", "List every barrier algorithm"),
         ] {
-            assert!(help(path).contains(says), "{path:?}: {}", help(path));
+            assert!(help(path).contains(says), "{path}: {}", help(path));
         }
-        let top = help(&[]);
+        let (top, bench) = (help(""), help("bench"));
         assert!(!top.contains("tune") && !top.contains("internal"), "{top}");
-        let bench = help(&["bench"]);
-        assert!(bench.contains("  phaser "), "{bench}");
         assert!(
-            !bench.contains("  tree ") && !bench.contains("  reduction "),
+            bench.contains("  phaser ") && !bench.contains("  tree "),
             "{bench}"
         );
+        assert!(!bench.contains("  reduction "), "{bench}");
     }
 
     #[test]
     fn the_phaser_figure_comes_from_the_flag_or_the_tree_options() {
-        let figure = |line: &str| match command(&format!("phasers bench phaser {line}")) {
+        let figure = |line: &str| match command(&format!("bench phaser {line}")) {
             Ok(Some(Command::Bench {
                 target: BenchTarget::Phaser(args),
             })) => args.figure(),
             other => panic!("{line} parsed as {other:?}"),
         };
-        for (line, expected) in [
-            ("", Figure::Phase),
-            ("--figure reduction", Figure::Reduction),
-            ("--tiers 1,2", Figure::Tree),
-            ("--figure tree --degrees 4", Figure::Tree),
-        ] {
-            assert_eq!(figure(line), Ok(expected), "{line}");
-        }
+        assert_eq!(figure(""), Ok(Figure::Phase));
+        assert_eq!(figure("--figure reduction"), Ok(Figure::Reduction));
+        assert_eq!(figure("--tiers 1,2"), Ok(Figure::Tree));
+        assert_eq!(figure("--figure tree --degrees 4"), Ok(Figure::Tree));
         let error = figure("--figure phase --tiers 2").unwrap_err();
         assert!(error.contains("add --figure tree"), "{error}");
     }
@@ -626,49 +552,47 @@ mod tests {
     /// The old names parse with their old options and become the new commands.
     #[test]
     fn old_names_become_the_new_commands() {
-        let Ok(Some(Command::Bench {
-            target: BenchTarget::Tree(tree),
-        })) = command("phasers bench tree --threads 2 --tiers 1,2 --degrees 2")
-        else {
-            panic!("bench tree parses");
+        let old = |line| match command(line) {
+            Ok(Some(Command::Bench {
+                target: BenchTarget::Tree(args),
+            })) => (Figure::Tree, args),
+            Ok(Some(Command::Bench {
+                target: BenchTarget::Reduction(args),
+            })) => (Figure::Reduction, args),
+            other => panic!("{line} parsed as {other:?}"),
         };
-        let tree = phaser_figure("bench tree", Figure::Tree, tree).unwrap();
-        assert_eq!(tree.figure(), Ok(Figure::Tree));
-        assert_eq!(tree.tiers, Some(vec![1, 2]));
-        let Ok(Some(Command::Bench {
-            target: BenchTarget::Reduction(reduction),
-        })) = command("phasers bench reduction --figure tree")
-        else {
-            panic!("bench reduction parses");
+        let (figure, args) = old("bench tree --threads 2 --tiers 1,2 --degrees 2");
+        let tree = phaser_figure("bench tree", figure, args).unwrap();
+        assert_eq!(
+            (tree.figure(), tree.tiers),
+            (Ok(Figure::Tree), Some(vec![1, 2]))
+        );
+        let (figure, args) = old("bench reduction --figure tree");
+        let error = phaser_figure("bench reduction", figure, args).unwrap_err();
+        assert!(error.contains("--figure reduction"), "{error}");
+        let line = "tune --threads 1,2 --output p.json --json t.json --time 0.1";
+        let Ok(Some(Command::Tune(args))) = command(line) else {
+            panic!("tune parses")
         };
-        let error = phaser_figure("bench reduction", Figure::Reduction, reduction);
-        assert!(error.unwrap_err().contains("--figure reduction"));
-        let Ok(Some(Command::Tune(tune))) =
-            command("phasers tune --threads 1,2 --output p.json --json t.json --time 0.1")
-        else {
-            panic!("tune parses");
-        };
-        let barrier = super::tune(tune);
+        let barrier = tune(args);
         assert_eq!(barrier.threads, Some(vec![1, 2]));
         assert_eq!(barrier.write_profile, Some(Some("p.json".into())));
         assert_eq!(barrier.output.json, Some("t.json".into()));
         assert_eq!(barrier.measure.time, Duration::from_millis(100));
-        assert!(renamed("tune", "bench barrier --write-profile")
-            .contains("is now `phasers bench barrier --write-profile`"));
+        let note = renamed("tune", "bench barrier --write-profile");
+        assert!(
+            note.contains("is now `phasers bench barrier --write-profile`"),
+            "{note}"
+        );
     }
 
     /// Each benchmark's own options are tested with it; here: the commands reach them, and the
     /// quick suite's parts parse and stay small.
     #[test]
     fn every_benchmark_parses_and_the_quick_parts_are_small() {
-        for line in [
-            "bench reduce --threads 2,4",
-            "bench collectives --teams all,column --json c.json --csv c.csv",
-            "app all --sync all",
-        ] {
-            assert!(command(&format!("phasers {line}")).is_ok(), "{line}");
-        }
-
+        assert!(command("bench reduce --threads 2,4").is_ok());
+        assert!(command("bench collectives --teams all,column --json c.json --csv c.csv").is_ok());
+        assert!(command("app all --sync all").is_ok());
         let reduce: reduce_bench::ReduceArgs = quick(QUICK_REDUCE).unwrap();
         assert_eq!(reduce.threads, Some(vec![2]));
         assert_eq!(reduce.sizes, Some(vec![1000, 64_000]));
@@ -680,7 +604,6 @@ mod tests {
         assert_eq!(collectives.time, Duration::from_millis(30));
         assert!(collectives.ops.is_none(), "every part");
         let apps: benches::app::AppArgs = quick(QUICK_APPS).unwrap();
-        assert_eq!(apps.threads, Some(vec![1, 2]));
-        assert_eq!(apps.apps.len(), 2);
+        assert_eq!((apps.threads, apps.apps.len()), (Some(vec![1, 2]), 2));
     }
 }

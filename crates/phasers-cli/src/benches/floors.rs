@@ -218,15 +218,6 @@ fn consequences(floors: &FloorsRecord, cores: usize) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn record(round_trip_ns: u64, yield_ns: u64, wake_ns: u64) -> FloorsRecord {
-        FloorsRecord {
-            round_trip_ns,
-            yield_ns,
-            wake_ns,
-            source: "environment".into(),
-        }
-    }
-
     #[test]
     fn min_and_median_are_per_floor() {
         let m = |round_trip_ns, yield_ns, wake_ns| Measurement {
@@ -240,28 +231,27 @@ mod tests {
     }
 
     #[test]
-    fn the_consequences_follow_from_the_floors() {
-        let lines = consequences(&record(100, 2_000, 30_000), 2);
-        assert!(lines[0].contains("~100 ns"), "{}", lines[0]);
-        assert!(
-            lines[1].contains("4 threads on 2 cores ≈ 2 × yield ≈ 4.0 µs"),
-            "{}",
-            lines[1]
-        );
-        assert!(lines[1].contains("64 threads on 2 cores ≈ 32 × yield ≈ 64 µs"));
-        assert!(lines[2].contains("~30 µs"), "{}", lines[2]);
-        assert!(lines[3].starts_with("wake / yield = 15"), "{}", lines[3]);
-        assert!(
-            lines[4].starts_with("wake / round trip = 300"),
-            "{}",
-            lines[4]
-        );
+    fn the_consequences_follow_from_the_floors_and_each_source_says_how_to_change_it() {
+        let source = "environment".to_owned();
+        let floors = FloorsRecord {
+            round_trip_ns: 100,
+            yield_ns: 2_000,
+            wake_ns: 30_000,
+            source,
+        };
+        let lines = consequences(&floors, 2);
+        for (line, says) in [
+            (0, "~100 ns"),
+            (1, "4 threads on 2 cores ≈ 2 × yield ≈ 4.0 µs"),
+            (1, "64 threads on 2 cores ≈ 32 × yield ≈ 64 µs"),
+            (2, "~30 µs"),
+            (3, "wake / yield = 15"),
+            (4, "wake / round trip = 300"),
+        ] {
+            assert!(lines[line].contains(says), "{}", lines[line]);
+        }
         // One core: every pair of threads shares it.
-        assert!(consequences(&record(100, 2_000, 30_000), 1)[1].contains("2 threads on 1 core ≈"));
-    }
-
-    #[test]
-    fn every_source_says_how_to_change_it() {
+        assert!(consequences(&floors, 1)[1].contains("2 threads on 1 core ≈"));
         for source in ["measured", "environment", "environment+measured", "profile"] {
             assert!(source_detail(source).contains("PHASERS_"), "{source}");
         }

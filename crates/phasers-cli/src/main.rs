@@ -13,19 +13,11 @@
 
 mod aliases;
 mod app_bench;
-mod bench;
 mod benches;
 mod collectives_bench;
-mod contender;
-mod dynamic;
 mod floors_cmd;
 mod native;
-mod omp_active;
-mod openmp_row;
-mod phaser_config;
-mod phaser_row;
 mod reduce_bench;
-mod reference;
 
 use std::process::ExitCode;
 
@@ -33,9 +25,9 @@ use clap::{Parser, Subcommand};
 use phasers::Algorithm;
 use phasers_cli::harness::child;
 
-use crate::benches::barrier::{self, BarrierArgs};
+use crate::benches::barrier::{self, BarrierArgs, Contender, SweepContender, FLOOR_DESCRIPTION};
+use crate::benches::dynamic;
 use crate::benches::phaser::{self, Figure, PhaserArgs, Suite};
-use crate::contender::{Contender, FLOOR_DESCRIPTION};
 
 /// What each barrier, phaser, reduction and team collective costs on this machine. With no
 /// command, runs the quick suite (`bench barrier` with its defaults, then flat phasers against our
@@ -162,7 +154,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
         }
         Some(Command::Floors(args)) => floors_cmd::run(&args),
         Some(Command::InternalChild { kind }) => match kind.as_str() {
-            omp_active::KIND => omp_active::child(),
+            barrier::CHILD_KIND => barrier::child(),
             reduce_bench::OMP_ACTIVE_KIND => reduce_bench::omp_active_child(),
             _ => Err(format!(
                 "`phasers {} {kind}`: no such job (this hidden command is only for the benchmarks' \
@@ -212,13 +204,12 @@ fn list() {
     for baseline in Contender::BASELINES {
         println!("  {:<22} {}", baseline.name(), baseline.description());
     }
-    let phaser_rows = phaser::PHASER_ROWS.map(Contender::Phaser);
     let openmp = [Contender::OmpReduction, Contender::OmpReductionActive];
+    let openmp = openmp.map(|contender| (contender.name(), contender.description()));
+    let phaser_rows = phaser::PHASER_ROWS.map(|config| (config.name(), config.description()));
     section(
         "phasers and reductions (bench phaser, bench dynamic):",
-        (openmp.into_iter().chain(phaser_rows))
-            .map(|contender| (contender.name(), contender.description()))
-            .collect(),
+        openmp.into_iter().chain(phaser_rows).collect(),
     );
     section(
         "array reductions (bench reduce --algorithms; omp and mutex name the baselines):",
@@ -302,9 +293,9 @@ fn quick_suite() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::benches::barrier::Mode;
     use clap::CommandFactory;
     use phasers_cli::harness::args::{first_of_each, sorted_unique};
-    use phasers_cli::harness::row::Mode;
     use std::path::Path;
     use std::time::Duration;
 
@@ -401,7 +392,9 @@ mod tests {
         assert_eq!(args.measure.delay, Duration::from_nanos(1500));
         assert_eq!(args.measure.episodes, Some(100));
         assert_eq!(args.output.plot.as_deref(), Some(Path::new("out.svg")));
-        let plan = args.measure.sweep("bench barrier", vec![1], vec![]);
+        let plan = args
+            .measure
+            .sweep("bench barrier", vec![1], Vec::<Contender>::new());
         assert_eq!(plan.row.schedule.samples, 4);
         assert_eq!(plan.row.schedule.episodes, Some(100));
         assert!(plan.row.pin);

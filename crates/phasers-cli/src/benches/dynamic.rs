@@ -29,10 +29,9 @@ use phasers_cli::harness::threads;
 use phasers_cli::harness::verbosity;
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
-use crate::benches::barrier::EPCC_DROPPED;
+use super::barrier::EPCC_DROPPED;
+use super::phaser::{create, shape_label, PhaserConfig};
 use crate::native::{omp_dynamic, Delay, SETTLE};
-use crate::phaser_config::{shape_label, PhaserConfig};
-use crate::phaser_row;
 
 /// Options of `phasers bench dynamic`.
 #[derive(Debug, Args)]
@@ -298,7 +297,7 @@ fn grow<'scope>(
 ) -> Result<(Duration, String), String> {
     let start = Instant::now();
     let (phaser, mut creator) =
-        phaser_row::create(config, max).map_err(|error| format!("cannot build: {error}"))?;
+        create(config, max).map_err(|error| format!("cannot build: {error}"))?;
     let label = shape_label(phaser.tiers(), phaser.degree());
     let mut tasks = Vec::with_capacity(max.saturating_sub(1));
     let mut failure = None;

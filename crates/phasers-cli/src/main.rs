@@ -1,18 +1,10 @@
 //! The `phasers` command line: the commands (each benchmark lives in `benches/`), the quick suite
 //! that runs with no command, `list`, and the old names that merged into other commands.
 
-mod bench;
 mod benches;
 mod collectives_bench;
-mod contender;
-mod dynamic;
 mod native;
-mod omp_active;
-mod openmp_row;
-mod phaser_config;
-mod phaser_row;
 mod reduce_bench;
-mod reference;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,9 +15,11 @@ use phasers_cli::harness::child;
 use phasers_cli::harness::outputs::OutputArgs;
 use phasers_cli::harness::threads::parse_thread_count;
 
-use crate::benches::barrier::{self, BarrierArgs, MeasureArgs};
+use crate::benches::barrier::{
+    self, BarrierArgs, Contender, MeasureArgs, SweepContender, FLOOR_DESCRIPTION,
+};
+use crate::benches::dynamic;
 use crate::benches::phaser::{self, Figure, PhaserArgs, Suite};
-use crate::contender::{Contender, FLOOR_DESCRIPTION};
 
 /// What each barrier, phaser, reduction and team collective costs on this machine. With no
 /// command, runs the quick suite (`bench barrier` with its defaults, then flat phasers against our
@@ -152,7 +146,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
         }
         Some(Command::Floors(args)) => benches::floors::run(&args),
         Some(Command::InternalChild { kind }) => match kind.as_str() {
-            omp_active::KIND => omp_active::child(),
+            barrier::CHILD_KIND => barrier::child(),
             reduce_bench::OMP_ACTIVE_KIND => reduce_bench::omp_active_child(),
             _ => Err(format!(
                 "`phasers {} {kind}`: no such job (this hidden command is only for the benchmarks' \
@@ -200,13 +194,12 @@ fn list() {
     for baseline in Contender::BASELINES {
         println!("  {:<22} {}", baseline.name(), baseline.description());
     }
-    let phaser_rows = phaser::PHASER_ROWS.map(Contender::Phaser);
     let openmp = [Contender::OmpReduction, Contender::OmpReductionActive];
+    let openmp = openmp.map(|contender| (contender.name(), contender.description()));
+    let phaser_rows = phaser::PHASER_ROWS.map(|config| (config.name(), config.description()));
     section(
         "phasers and reductions (bench phaser, bench dynamic):",
-        (openmp.into_iter().chain(phaser_rows))
-            .map(|contender| (contender.name(), contender.description()))
-            .collect(),
+        openmp.into_iter().chain(phaser_rows).collect(),
     );
     section(
         "array reductions (bench reduce --algorithms; omp and mutex name the baselines):",

@@ -13,7 +13,7 @@ use cli_support::{json_file, phasers, phasers_with, scratch, succeeded, text};
 /// Runs the child subcommand under `OMP_WAIT_POLICY=active` with `job` on its stdin.
 fn child(job: &str) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_phasers"))
-        .args(["internal-child", "omp-row"])
+        .args(["internal-child", "bench barrier"])
         .env("PHASERS_PROFILE", "off")
         .env("OMP_WAIT_POLICY", "active")
         .stdin(Stdio::piped())
@@ -29,11 +29,11 @@ fn child(job: &str) -> std::process::Output {
 
 #[test]
 fn the_child_prints_one_row_as_json() {
-    for work in ["barrier", "reduction"] {
+    for contender in ["omp barrier", "omp reduction"] {
         let job = serde_json::json!({
             "threads": 2,
-            "work": work,
-            "plan": {
+            "contender": contender,
+            "timing": {
                 "mode": "epcc",
                 "schedule": {
                     "episodes": 50,
@@ -52,7 +52,7 @@ fn the_child_prints_one_row_as_json() {
         let row: Value = serde_json::from_str(&stdout).unwrap();
         assert!(row["error"].is_null(), "{row}");
         assert_eq!(row["raw_ns"].as_array().unwrap().len(), 3, "{row}");
-        assert_eq!(row["episodes_per_sample"], 50, "{row}");
+        assert_eq!(row["iterations_per_sample"], 50, "{row}");
     }
     // Anything else is refused with a message, not a panic.
     let output = child("{\"threads\": 2}");

@@ -1,20 +1,33 @@
 //! `phasers bench barrier`: every algorithm against the floor, the reference barrier and the
 //! standard barriers at each thread count, in interleaved rounds, ending with the verdict; with
 //! `--write-profile`, also the tuning profile `Algorithm::Auto` reads. Its [`Sweep`] is what
-//! `bench phaser` runs too, with other rows and ratios.
+//! `bench phaser` runs too, with its own rows ([`SweepContender`]) and ratios.
 //!
 //! The verdict says at each thread count how our best barrier and `auto` fared against the
 //! fastest standard barrier measured and the floor, and in one line how often each beat it. A
 //! cost below its resolution has no ratio: it is faster than any cost above the resolution, and
 //! unsettled against another below it; a noisy ratio settles nothing either way.
+//!
+//! The OpenMP rows run on OpenMP's own threads, one call into the C shim per round, timed fork
+//! and join included as EPCC syncbench does. libgomp reads `OMP_WAIT_POLICY` once, when it loads,
+//! so the tuned rows (`OMP_WAIT_POLICY=active`) are measured by a child: this program re-run as
+//! `phasers internal-child "bench barrier"`, handed a [`Job`] and printing the raw [`Row`]. Its
+//! samples are raw like every row's: the sweep subtracts the OpenMP reference loop it measured
+//! itself (a region of delays alone costs the delay under either policy).
 
+use std::borrow::Cow;
+use std::hint::spin_loop;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread::yield_now;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Parser};
+use crossbeam_utils::CachePadded;
 use phasers::Algorithm;
 use phasers_cli::harness::args::{first_of_each, parse_delay, parse_seconds};
 use phasers_cli::harness::bench::{self, Benchmark};
+use phasers_cli::harness::engine::{self, Measured, Pacing, Plan};
 use phasers_cli::harness::files;
 use phasers_cli::harness::floor::Floor;
 use phasers_cli::harness::footnotes::wrap;
@@ -26,15 +39,16 @@ use phasers_cli::harness::ratio::{self, Pick, Ratio, NOISY_MARK, NOISY_NOTE};
 use phasers_cli::harness::render::{Column, Layout, PlotSpec};
 use phasers_cli::harness::resolution::below_text;
 use phasers_cli::harness::result::{Fields, Kind, RatioRecord, Report, Row, Settings};
-use phasers_cli::harness::row::{self as old, Mode};
 use phasers_cli::harness::schedule::Schedule;
 use phasers_cli::harness::table::{aligned, ratio as times, time, Last};
-use phasers_cli::harness::{delay, threads};
+use phasers_cli::harness::watchdog::Watch;
+use phasers_cli::harness::work::{Failure, Nothing, Work};
+use phasers_cli::harness::{child, delay, threads};
+use serde::{Deserialize, Serialize};
 
 use super::profile;
-use crate::contender::Contender;
-use crate::native::OmpWork;
-use crate::{bench as rows, openmp_row};
+use crate::native::{omp_round, CxxBarrier, Delay, OmpWork, PthreadBarrier};
+use crate::native::{ACTIVE_WAIT_POLICY, SETTLE};
 
 /// EPCC drops its first outer repetition: it pays for waking threads and warming caches.
 pub const EPCC_DROPPED: usize = 1;
@@ -45,6 +59,94 @@ const DEFAULT_ROUNDS: u16 = 5;
 
 /// The row users get without choosing.
 const AUTO: &str = "auto";
+
+/// The description of the hardware floor, which is measured once per run rather than per row.
+pub const FLOOR_DESCRIPTION: &str =
+    "cache-line round trip between two threads pinned to different cores: the hardware floor";
+
+/// The job of the child that measures the `OMP_WAIT_POLICY=active` rows.
+pub const CHILD_KIND: &str = "bench barrier";
+
+/// How the rows of a sweep are timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// EPCC syncbench: `delay(); barrier()` in a loop, minus the same loop without the barrier;
+    /// outer repetitions after a dropped warm-up one.
+    Epcc,
+    /// Consecutive barrier episodes with no delay (seed 002): the raw cost per episode.
+    BackToBack,
+}
+
+impl Mode {
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Epcc => "epcc",
+            Mode::BackToBack => "back-to-back",
+        }
+    }
+}
+
+/// How every row of a sweep is measured (a child process is handed it too).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// What an iteration is.
+    pub mode: Mode,
+    /// Rounds and samples.
+    pub schedule: Schedule,
+    /// A row that completes no round for this long is taken to be hung.
+    pub hang_after: Duration,
+    /// Whether to pin each row's threads to CPUs, round robin.
+    pub pin: bool,
+    /// EPCC mode: iterations of the delay loop before each barrier.
+    pub delay: u64,
+}
+
+impl Timing {
+    /// The engine's plan, paced as the mode says.
+    pub fn engine(&self) -> Plan {
+        let pacing = match self.mode {
+            Mode::BackToBack => Pacing::BackToBack,
+            Mode::Epcc => Pacing::Epcc { delay: self.delay },
+        };
+        Plan {
+            pin: self.pin,
+            ..Plan::new(self.schedule, pacing, self.hang_after)
+        }
+    }
+
+    /// Measures one thread per work (see [`engine::threads`]).
+    pub fn threads<W: Work>(&self, works: Vec<W>, watch: &Watch) -> Measured {
+        engine::threads(works, &self.engine(), watch)
+    }
+
+    /// Measures `work` on `threads` OpenMP threads, one shim call per round, sized by the same
+    /// sampler as every row; a reduction with a wrong sum fails, as EPCC's check says. libgomp's
+    /// idle threads are given [`SETTLE`] to stop spinning before the next row.
+    pub fn openmp(&self, threads: usize, work: OmpWork) -> Measured {
+        let delay = (self.mode == Mode::Epcc).then_some(Delay {
+            function: delay::delay,
+            arg: self.delay,
+        });
+        let measured = engine::calls(&self.engine(), |planned, deadline| {
+            let round = omp_round(threads, planned, delay, work, self.pin, deadline)?;
+            let expected = (threads as u64).checked_mul(round.ran);
+            if work == OmpWork::Reduction
+                && expected.and_then(|s| i64::try_from(s).ok()) != Some(round.sum)
+            {
+                return Err(format!(
+                    "wrong result: the reduction of {} iterations on {threads} threads summed to \
+                     {}, not {threads} x {}",
+                    round.ran, round.sum, round.ran
+                ));
+            }
+            Ok((round.ran, round.elapsed))
+        });
+        std::thread::sleep(SETTLE);
+        measured
+    }
+}
 
 /// How each test of a sweep is measured; shared by `bench barrier` and `bench phaser`.
 #[derive(Debug, Clone, Args)]
@@ -103,20 +205,16 @@ impl MeasureArgs {
     }
 
     /// The `bench barrier` sweep `name` over `threads` and `contenders`, measured this way.
-    pub fn sweep(
+    pub fn sweep<C>(
         &self,
         name: &'static str,
         threads: Vec<usize>,
-        contenders: Vec<Contender>,
-    ) -> Sweep {
-        let dropped = if self.mode == Mode::Epcc {
-            EPCC_DROPPED
-        } else {
-            0
-        };
-        let samples = usize::from(self.samples) + dropped;
-        let delay = (self.mode == Mode::Epcc).then_some(self.delay);
-        let row = old::RowPlan {
+        contenders: Vec<C>,
+    ) -> Sweep<C> {
+        let epcc = self.mode == Mode::Epcc;
+        let samples = usize::from(self.samples) + if epcc { EPCC_DROPPED } else { 0 };
+        let delay = epcc.then_some(self.delay);
+        let row = Timing {
             mode: self.mode,
             schedule: Schedule {
                 episodes: self.episodes,
@@ -150,15 +248,27 @@ impl MeasureArgs {
     }
 }
 
+/// A row a sweep measures: a barrier, a phaser, an OpenMP construct.
+pub trait SweepContender: Copy {
+    /// The name in tables, JSON and `phasers list`.
+    fn name(self) -> Cow<'static, str>;
+    /// What the row is.
+    fn kind(self) -> Kind;
+    /// Whether it runs on OpenMP's threads, and so subtracts OpenMP's reference loop.
+    fn runs_on_openmp(self) -> bool;
+    /// Measures one round into `row` (named, at its threads): raw samples, or the error.
+    fn measure(self, row: &mut Row, timing: &Timing);
+}
+
 /// What a sweep measures in a row: a contender, or the loop a row's cost is taken off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SweepRow {
+pub enum SweepRow<C> {
     /// EPCC's reference loop: the delays alone, on the same threads.
     Loop,
     /// The same in an OpenMP parallel region, subtracted from the OpenMP rows.
     OmpLoop,
-    /// A barrier, a phaser, an OpenMP construct.
-    Row(Contender),
+    /// A contender.
+    Row(C),
 }
 
 /// The ratios a sweep records for a table, given its rows.
@@ -168,7 +278,7 @@ pub type RatiosOf = Box<dyn Fn(&[&Row]) -> Vec<Ratio>>;
 pub type SummaryOf = Box<dyn Fn(&Report, bool) -> Vec<String>>;
 
 /// A sweep: every contender at every thread count, a table each, in interleaved rounds.
-pub struct Sweep {
+pub struct Sweep<C> {
     /// The name in reports.
     pub name: &'static str,
     /// What one iteration costs, for the header.
@@ -176,11 +286,11 @@ pub struct Sweep {
     /// Thread counts, in the order run.
     pub threads: Vec<usize>,
     /// The rows of every table, in order.
-    pub contenders: Vec<Contender>,
+    pub contenders: Vec<C>,
     /// Whether a row runs at a thread count (`bench tree` leaves out trees far too big for it).
-    pub keep: fn(Contender, usize) -> bool,
+    pub keep: fn(C, usize) -> bool,
     /// How each row is measured, all rounds together: [`Sweep::round`] splits it.
-    pub row: old::RowPlan,
+    pub row: Timing,
     /// `--rounds`, at most the samples kept.
     pub rounds: usize,
     /// EPCC mode: the delay before each barrier.
@@ -193,13 +303,12 @@ pub struct Sweep {
     pub summary: SummaryOf,
 }
 
-impl Sweep {
+impl<C> Sweep<C> {
     /// Timed samples dropped from the front of each round.
     pub fn dropped(&self) -> usize {
-        if self.row.mode == Mode::Epcc {
-            EPCC_DROPPED
-        } else {
-            0
+        match self.row.mode {
+            Mode::Epcc => EPCC_DROPPED,
+            Mode::BackToBack => 0,
         }
     }
 
@@ -212,7 +321,7 @@ impl Sweep {
     /// How round `index` of each row is measured: its share of the kept samples (the first rounds
     /// take one more when they do not divide evenly), its own warm-up to drop, and its share of
     /// the time and the budget, so a row still takes about `time_per_test` in all.
-    pub fn round(&self, index: usize) -> old::RowPlan {
+    pub fn round(&self, index: usize) -> Timing {
         let (rounds, kept) = (self.rounds(), self.row.schedule.samples - self.dropped());
         let samples = kept / rounds + usize::from(index < kept % rounds) + self.dropped();
         let mut plan = self.row;
@@ -222,9 +331,8 @@ impl Sweep {
         plan
     }
 }
-
-impl Benchmark for Sweep {
-    type Contender = SweepRow;
+impl<C: SweepContender> Benchmark for Sweep<C> {
+    type Contender = SweepRow<C>;
 
     fn name(&self) -> String {
         self.name.to_owned()
@@ -273,7 +381,7 @@ impl Benchmark for Sweep {
             let of = self
                 .contenders
                 .iter()
-                .filter(|c| (c.kind() == old::RowKind::Ours) == ours);
+                .filter(|c| (c.kind() == Kind::Ours) == ours);
             of.map(|contender| contender.name().into_owned()).collect()
         };
         let method = match self.row.mode {
@@ -326,7 +434,7 @@ impl Benchmark for Sweep {
         }
     }
 
-    fn tables(&self) -> Vec<TablePlan<SweepRow>> {
+    fn tables(&self) -> Vec<TablePlan<SweepRow<C>>> {
         let epcc = self.row.mode == Mode::Epcc;
         let at = Fields::default().with("mode", self.row.mode.name());
         let plan = |contender, name: &str, kind, subtracts| RowPlan {
@@ -337,7 +445,7 @@ impl Benchmark for Sweep {
             subtracts,
         };
         let table = |threads: usize| {
-            let contenders: Vec<Contender> = (self.contenders.iter().copied())
+            let contenders: Vec<C> = (self.contenders.iter().copied())
                 .filter(|&contender| (self.keep)(contender, threads))
                 .collect();
             let openmp = epcc && contenders.iter().any(|c| c.runs_on_openmp());
@@ -347,11 +455,11 @@ impl Benchmark for Sweep {
             rows.extend(openmp.then_some(omp_loop));
             for contender in contenders {
                 let subtracts = epcc.then_some(usize::from(contender.runs_on_openmp()));
-                let kind = converted_kind(contender.kind());
+                let name = contender.name();
                 rows.push(plan(
                     SweepRow::Row(contender),
-                    &contender.name(),
-                    kind,
+                    &name,
+                    contender.kind(),
                     subtracts,
                 ));
             }
@@ -367,14 +475,28 @@ impl Benchmark for Sweep {
         self.threads.iter().map(|&threads| table(threads)).collect()
     }
 
-    fn measure(&self, plan: &RowPlan<SweepRow>, threads: usize, round: usize) -> Row {
-        let row_plan = self.round(round);
-        let raw = match plan.contender {
-            SweepRow::Loop => rows::reference_loop(threads, &row_plan),
-            SweepRow::OmpLoop => openmp_row::run(threads, &row_plan, OmpWork::Loop),
-            SweepRow::Row(contender) => rows::run(contender, threads, &row_plan),
-        };
-        converted(raw, threads, plan.at.clone())
+    fn measure(&self, plan: &RowPlan<SweepRow<C>>, threads: usize, round: usize) -> Row {
+        let timing = self.round(round);
+        let mut row = Row::new(&plan.name, plan.kind, threads, plan.at.clone());
+        match plan.contender {
+            SweepRow::Loop => {
+                let watch = Watch::new(&plan.name, threads, timing.hang_after);
+                let delay = Pacing::Epcc {
+                    delay: timing.delay,
+                };
+                let looped = Plan {
+                    pacing: delay,
+                    ..timing.engine()
+                };
+                let measured = engine::threads(vec![Nothing; threads], &looped, &watch);
+                row.record(measured, &timing.schedule);
+            }
+            SweepRow::OmpLoop => {
+                row.record(timing.openmp(threads, OmpWork::Loop), &timing.schedule)
+            }
+            SweepRow::Row(contender) => contender.measure(&mut row, &timing),
+        }
+        row
     }
 
     fn floor_schedule(&self, round: usize) -> Schedule {
@@ -418,24 +540,285 @@ impl Benchmark for Sweep {
     }
 }
 
-fn converted_kind(kind: old::RowKind) -> Kind {
-    match kind {
-        old::RowKind::Reference => Kind::Reference,
-        old::RowKind::Baseline => Kind::Baseline,
-        old::RowKind::Ours => Kind::Ours,
-        old::RowKind::Loop => Kind::Loop,
+/// A row of the barrier table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contender {
+    /// The hand-written sense-reversing barrier ([`ReferenceBarrier`]): the yardstick.
+    Reference,
+    /// `std::sync::Barrier`: what a Rust user gets without this library.
+    Std,
+    /// POSIX `pthread_barrier_t` (glibc), through the C shim.
+    Pthread,
+    /// C++20 `std::barrier` (libstdc++), through the C++ shim.
+    CxxBarrier,
+    /// OpenMP `#pragma omp barrier` (libgomp), on OpenMP's own threads.
+    OpenMp,
+    /// OpenMP `#pragma omp for reduction(+:a)` (libgomp): EPCC's reduction test.
+    OmpReduction,
+    /// [`Contender::OpenMp`] as OpenMP users tune it, `OMP_WAIT_POLICY=active`, in a child.
+    OpenMpActive,
+    /// [`Contender::OmpReduction`] under `OMP_WAIT_POLICY=active`, in a child.
+    OmpReductionActive,
+    /// One of the library's barrier algorithms, `Auto` included.
+    Phasers(Algorithm),
+}
+
+impl Contender {
+    /// The reference and the baselines, in table order; they head every table. OpenMP comes
+    /// with its default wait policy and tuned (`OMP_WAIT_POLICY=active`), so that whichever is
+    /// faster here is the one our barriers are held against.
+    pub const BASELINES: [Contender; 6] = [
+        Contender::Reference,
+        Contender::Std,
+        Contender::Pthread,
+        Contender::CxxBarrier,
+        Contender::OpenMp,
+        Contender::OpenMpActive,
+    ];
+
+    /// Every contender: the baselines, OpenMP's reductions, `auto` and every algorithm.
+    pub fn all() -> impl Iterator<Item = Contender> {
+        let reductions = [Contender::OmpReduction, Contender::OmpReductionActive];
+        let ours = std::iter::once(Algorithm::Auto).chain(Algorithm::CONCRETE);
+        (Contender::BASELINES.into_iter().chain(reductions)).chain(ours.map(Contender::Phasers))
+    }
+
+    /// A one-line description for `phasers list`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Contender::Reference => {
+                "hand-written centralized sense-reversing barrier (spin, yield every 64 spins): \
+                 the yardstick every ratio divides by"
+            }
+            Contender::Std => "Rust's std::sync::Barrier (mutex + condition variable)",
+            Contender::Pthread => "POSIX pthread_barrier_wait (glibc: futex-based, sleeps)",
+            Contender::CxxBarrier => {
+                "C++20 std::barrier::arrive_and_wait (libstdc++: tree of atomics, atomic wait)"
+            }
+            Contender::OpenMp => {
+                "#pragma omp barrier (libgomp, on OpenMP's own threads; spins GOMP_SPINCOUNT, \
+                 then futex)"
+            }
+            Contender::OmpReduction => {
+                "#pragma omp for reduction(+:a) over one iteration per thread, the delay and \
+                 a += 1 inside (libgomp): EPCC's reduction test; the sum is checked"
+            }
+            Contender::OpenMpActive => {
+                "omp barrier with OMP_WAIT_POLICY=active, as OpenMP users tune it (waiting threads \
+                 spin instead of sleeping); libgomp reads it at load, so a child process measures it"
+            }
+            Contender::OmpReductionActive => {
+                "omp reduction with OMP_WAIT_POLICY=active, measured by a child process"
+            }
+            Contender::Phasers(algorithm) => algorithm.description(),
+        }
     }
 }
 
-/// One round of a row as the old row runner returns it, as a raw row of the report.
-fn converted(raw: old::Row, threads: usize, at: Fields) -> Row {
-    let mut row = Row::new(&raw.barrier, converted_kind(raw.kind), threads, at);
-    (row.resolved, row.wait_policy) = (raw.resolved, raw.wait_policy);
-    (row.iterations_per_sample, row.sample_iterations) =
-        (raw.episodes_per_sample, raw.sample_episodes);
-    (row.samples_wanted, row.raw_ns, row.row_s) = (raw.samples_wanted, raw.raw_ns, raw.row_s);
-    (row.note, row.error) = (raw.note, raw.error);
-    row
+impl SweepContender for Contender {
+    fn name(self) -> Cow<'static, str> {
+        match self {
+            Contender::Reference => "reference".into(),
+            Contender::Std => "std::sync::Barrier".into(),
+            Contender::Pthread => PthreadBarrier::NAME.into(),
+            Contender::CxxBarrier => CxxBarrier::NAME.into(),
+            Contender::OpenMp => "omp barrier".into(),
+            Contender::OmpReduction => "omp reduction".into(),
+            Contender::OpenMpActive => "omp barrier (active)".into(),
+            Contender::OmpReductionActive => "omp reduction (active)".into(),
+            Contender::Phasers(algorithm) => algorithm.name().into(),
+        }
+    }
+
+    fn kind(self) -> Kind {
+        match self {
+            Contender::Reference => Kind::Reference,
+            Contender::Phasers(_) => Kind::Ours,
+            _ => Kind::Baseline,
+        }
+    }
+
+    fn runs_on_openmp(self) -> bool {
+        matches!(
+            self,
+            Contender::OpenMp
+                | Contender::OmpReduction
+                | Contender::OpenMpActive
+                | Contender::OmpReductionActive
+        )
+    }
+
+    fn measure(self, row: &mut Row, timing: &Timing) {
+        let threads = row.threads;
+        let watch = Watch::new(&row.contender, threads, timing.hang_after);
+        let measured = match self {
+            Contender::Reference => {
+                Ok(timing.threads(ReferenceBarrier::new(threads).handles(), &watch))
+            }
+            Contender::Std => {
+                let barrier = std::sync::Barrier::new(threads);
+                Ok(timing.threads(vec![&barrier; threads], &watch))
+            }
+            Contender::Pthread => {
+                PthreadBarrier::new(threads).map(|b| timing.threads(b.handles(), &watch))
+            }
+            Contender::CxxBarrier => {
+                CxxBarrier::new(threads).map(|b| timing.threads(b.handles(), &watch))
+            }
+            Contender::OpenMp => Ok(timing.openmp(threads, OmpWork::Barrier)),
+            Contender::OmpReduction => Ok(timing.openmp(threads, OmpWork::Reduction)),
+            Contender::OpenMpActive => return in_child(row, Contender::OpenMp, timing),
+            Contender::OmpReductionActive => return in_child(row, Contender::OmpReduction, timing),
+            Contender::Phasers(algorithm) => phasers::Barrier::with_algorithm(threads, algorithm)
+                .map_err(|error| format!("cannot build: {error}"))
+                .map(|barrier| {
+                    row.resolved = Some(barrier.algorithm().name().to_owned());
+                    row.wait_policy = Some(barrier.wait_policy().name().to_owned());
+                    timing.threads(barrier.participants(), &watch)
+                }),
+        };
+        match measured {
+            Ok(measured) => row.record(measured, &timing.schedule),
+            Err(error) => failed(row, timing, error),
+        }
+    }
+}
+
+/// A row that could not run at all.
+fn failed(row: &mut Row, timing: &Timing, error: String) {
+    (row.samples_wanted, row.error) = (timing.schedule.samples, Some(error));
+}
+
+/// Measures `row` as `twin` in a child process under `OMP_WAIT_POLICY=active`; the row is raw.
+fn in_child(row: &mut Row, twin: Contender, timing: &Timing) {
+    let start = Instant::now();
+    // The child stops itself at its row budget; past that and the hang time, it is stuck.
+    let limit = timing.schedule.row_budget + timing.hang_after + SETTLE;
+    let job = Job {
+        threads: row.threads,
+        contender: twin.name().into_owned(),
+        timing: *timing,
+    };
+    match child::delegate::<_, Row>(CHILD_KIND, ACTIVE_WAIT_POLICY, &job, limit) {
+        Ok(answer) => {
+            let (contender, kind, at) = (row.contender.clone(), row.kind, row.at.clone());
+            *row = Row {
+                contender,
+                kind,
+                at,
+                ..answer
+            };
+            // Process start and libgomp's loading included, as a row's thread start-up is.
+            row.row_s = start.elapsed().as_secs_f64();
+        }
+        Err(error) => failed(row, timing, error),
+    }
+}
+
+/// What the child measures: a contender of this process by name, on `threads` threads, timed
+/// as the parent's round is (the same schedule, mode, pinning and calibrated delay).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// Threads.
+    pub threads: usize,
+    /// The contender's name, as [`SweepContender::name`] gives it.
+    pub contender: String,
+    /// How it is measured.
+    pub timing: Timing,
+}
+
+/// The child's side: measures the [`Job`] on stdin and prints its raw row as one line of JSON.
+pub fn child() -> Result<(), String> {
+    child::serve(|job: Job| {
+        let active = [Contender::OpenMpActive, Contender::OmpReductionActive];
+        let contender = Contender::all()
+            .filter(|contender| !active.contains(contender))
+            .find(|contender| contender.name() == job.contender)
+            .ok_or_else(|| format!("no contender {:?} runs in this process", job.contender))?;
+        let mut row = Row::new(
+            &job.contender,
+            contender.kind(),
+            job.threads,
+            Fields::default(),
+        );
+        contender.measure(&mut row, &job.timing);
+        Ok(row)
+    })
+}
+
+/// Spins between yields. Pure spinning collapses when threads outnumber cores (a waiter burns the
+/// time slice the last arrival needs); yielding this often keeps the oversubscribed rows finite
+/// while costing nothing measurable when every thread has a core.
+const SPINS_PER_YIELD: u32 = 64;
+
+/// The reference barrier: the textbook centralized sense-reversing barrier (Mellor-Crummey and
+/// Scott) a competent programmer writes in twenty lines, so "vs reference" says what the
+/// library's machinery (timeouts, breaking on panic, spin-then-park) costs or gains over the
+/// simplest thing that works. It has none of it; do not use it outside this benchmark. The
+/// counter and the release word sit on their own cache lines, so arrivals hammering the counter
+/// do not evict the line the waiters poll.
+#[derive(Debug)]
+pub struct ReferenceBarrier {
+    parties: usize,
+    count: CachePadded<AtomicUsize>,
+    sense: CachePadded<AtomicBool>,
+}
+
+impl ReferenceBarrier {
+    /// A barrier for `parties` threads (at least 1).
+    pub fn new(parties: usize) -> Self {
+        ReferenceBarrier {
+            parties: parties.max(1),
+            count: CachePadded::new(AtomicUsize::new(0)),
+            sense: CachePadded::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// One handle per thread, each carrying only its local sense.
+    pub fn handles(&self) -> Vec<ReferenceHandle<'_>> {
+        let handle = |_| ReferenceHandle {
+            barrier: self,
+            local_sense: false,
+        };
+        (0..self.parties).map(handle).collect()
+    }
+}
+
+/// One thread's handle on a [`ReferenceBarrier`].
+#[derive(Debug)]
+pub struct ReferenceHandle<'a> {
+    barrier: &'a ReferenceBarrier,
+    local_sense: bool,
+}
+
+impl Work for ReferenceHandle<'_> {
+    const SYNCHRONIZED: bool = true;
+
+    #[inline]
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
+        let barrier = self.barrier;
+        // Flipping the sense each episode makes the barrier reusable without a second counter: a
+        // fast thread re-arriving for the next episode cannot be confused with this one.
+        self.local_sense = !self.local_sense;
+        let sense = self.local_sense;
+        // AcqRel: the last arrival sees every arrival's prior writes before it releases them.
+        if barrier.count.fetch_add(1, Ordering::AcqRel) == barrier.parties - 1 {
+            // Nobody touches the counter until they see the new sense: a relaxed reset ordered
+            // before the Release store is enough.
+            barrier.count.store(0, Ordering::Relaxed);
+            barrier.sense.store(sense, Ordering::Release);
+        } else {
+            let mut spins = 0u32;
+            while barrier.sense.load(Ordering::Acquire) != sense {
+                spin_loop();
+                spins = spins.wrapping_add(1);
+                if spins % SPINS_PER_YIELD == 0 {
+                    yield_now();
+                }
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// `f(rows, records)` of each thread count of `report`, those that say something.
@@ -897,10 +1280,116 @@ pub(crate) fn rounds_row(name: &str, kind: Kind, threads: usize, medians: &[f64]
     phasers_cli::harness::interleave::merge(&rounds, 0, None)
 }
 
+/// One round of `contender` on `threads` threads, timed as `args` (sweep options) say.
+#[cfg(test)]
+pub(crate) fn one_round<C: SweepContender>(contender: C, threads: usize, args: &[&str]) -> Row {
+    let args = BarrierArgs::try_parse_from(["barrier"].iter().chain(args)).unwrap();
+    let sweep = args.measure.sweep("test", vec![threads], vec![contender]);
+    let table = sweep.tables().remove(0);
+    let plan = table.rows.last().unwrap();
+    sweep.measure(plan, threads, 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use phasers_cli::harness::interleave::handoffs_row;
+
+    /// Tiny rows: 3 samples of 50 iterations.
+    const SMALL: [&str; 6] = ["--samples", "3", "--rounds", "1", "--episodes", "50"];
+
+    #[test]
+    fn every_contender_in_this_process_completes_a_small_row() {
+        let active = [Contender::OpenMpActive, Contender::OmpReductionActive];
+        for contender in Contender::all().filter(|c| !active.contains(c)) {
+            for (threads, mode) in [(1, "back-to-back"), (3, "epcc")] {
+                let row = one_round(
+                    contender,
+                    threads,
+                    &[&SMALL[..], &["--mode", mode]].concat(),
+                );
+                let what = format!("{} x{threads} {mode}", contender.name());
+                assert_eq!(row.error, None, "{what}");
+                // EPCC takes one more sample, to drop.
+                assert_eq!(row.raw_ns.len(), 3 + usize::from(mode == "epcc"), "{what}");
+                assert_eq!(
+                    (row.kind, row.iterations_per_sample),
+                    (contender.kind(), 50),
+                    "{what}"
+                );
+            }
+        }
+        let pinned = one_round(
+            Contender::Phasers(Algorithm::Auto),
+            3,
+            &[&SMALL[..], &["--pin"]].concat(),
+        );
+        assert_eq!((pinned.error, pinned.note), (None, None));
+        assert!(pinned.resolved.is_some() && pinned.wait_policy.is_some());
+    }
+
+    #[test]
+    fn the_reference_loop_runs_without_a_barrier() {
+        let args = BarrierArgs::try_parse_from(["barrier"].iter().chain(&SMALL)).unwrap();
+        let sweep = args.measure.sweep("test", vec![3], vec![Contender::Std]);
+        let table = sweep.tables().remove(0);
+        assert_eq!(table.rows[0].contender, SweepRow::Loop);
+        let row = sweep.measure(&table.rows[0], 3, 0);
+        assert_eq!(
+            (row.error, row.kind, row.raw_ns.len()),
+            (None, Kind::Loop, 4)
+        );
+        assert!(row.raw_ns.iter().all(|ns| *ns > 0.0));
+    }
+
+    #[test]
+    fn a_failed_child_gives_a_failed_row() {
+        let args = [
+            "--time",
+            "0.001",
+            "--hang-seconds",
+            "0.001",
+            "--episodes",
+            "10",
+        ];
+        // The unit-test binary has no such command, so whatever it does gives no row.
+        let row = one_round(Contender::OpenMpActive, 2, &args);
+        assert_eq!(row.contender, "omp barrier (active)");
+        let error = row.error.unwrap();
+        assert!(
+            error.starts_with("the child process with OMP_WAIT_POLICY=active"),
+            "{error}"
+        );
+        assert!(row.summary.is_none());
+    }
+
+    #[test]
+    fn names_are_distinct_and_no_thread_passes_the_reference_before_all_arrive() {
+        let mut names: Vec<Cow<'static, str>> = Contender::all().map(Contender::name).collect();
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all);
+        const THREADS: usize = 3;
+        const ROUNDS: u64 = 200;
+        let barrier = ReferenceBarrier::new(THREADS);
+        let arrived = std::sync::atomic::AtomicU64::new(0);
+        std::thread::scope(|s| {
+            for mut handle in barrier.handles() {
+                let arrived = &arrived;
+                s.spawn(move || {
+                    for round in 0..ROUNDS {
+                        arrived.fetch_add(1, Ordering::Relaxed);
+                        handle.iteration(round).unwrap();
+                        // Everyone arrived at this round before anyone left it.
+                        assert!(arrived.load(Ordering::Relaxed) >= (round + 1) * THREADS as u64);
+                        handle.iteration(round).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(arrived.load(Ordering::Relaxed), ROUNDS * THREADS as u64);
+    }
 
     #[test]
     fn samples_split_into_rounds_each_with_its_warm_up() {
@@ -927,10 +1416,11 @@ mod tests {
             "--rounds",
             "3",
         ];
-        let sweep = BarrierArgs::try_parse_from(args)
-            .unwrap()
-            .measure
-            .sweep("b", vec![2], vec![]);
+        let sweep = BarrierArgs::try_parse_from(args).unwrap().measure.sweep(
+            "b",
+            vec![2],
+            Vec::<Contender>::new(),
+        );
         let samples: Vec<usize> = (0..3).map(|i| sweep.round(i).schedule.samples).collect();
         assert_eq!(samples, [3, 2, 2], "uneven samples go to the first rounds");
     }

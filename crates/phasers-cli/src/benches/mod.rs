@@ -1,9 +1,10 @@
-//! The benchmarks on the one harness (`phasers_cli::harness::bench`), one file each: `bench
-//! barrier` with its profile, and `bench phaser`, which runs the barrier sweep with its own rows.
-//! (They move to `bench/` once `bench.rs`, the old row runner, is gone.)
+//! The benchmarks on the one harness (`phasers_cli::harness::bench`), one file each. `bench
+//! phaser` runs the barrier sweep with its own rows, and `bench dynamic` uses phaser's
+//! configurations, so imports go barrier ← phaser ← dynamic and never back.
 
 pub mod app;
 pub mod barrier;
+pub mod dynamic;
 pub mod floors;
 pub mod phaser;
 pub mod profile;

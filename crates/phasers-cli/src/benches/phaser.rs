@@ -6,20 +6,22 @@
 //! The tree figure runs every shape with and without a sum (`next()`, `send(1); next()`) at every
 //! thread count, and ends with one matrix of medians, shapes down and thread counts across.
 
+use std::borrow::Cow;
+
 use clap::{Parser, ValueEnum};
-use phasers::Algorithm;
+use phasers::{Accumulator, Algorithm, Element, Op, Phaser, Registration};
 use phasers_cli::harness::args::{parse_within, sorted_unique};
 use phasers_cli::harness::bench;
 use phasers_cli::harness::files;
 use phasers_cli::harness::outputs::OutputArgs;
 use phasers_cli::harness::ratio::{self, Pick, Ratio};
-use phasers_cli::harness::result::{Report, Row};
+use phasers_cli::harness::result::{Kind, Report, Row};
 use phasers_cli::harness::table::{aligned, time, Last};
 use phasers_cli::harness::threads;
+use phasers_cli::harness::watchdog::Watch;
+use phasers_cli::harness::work::{Failure, Work, WrongResult};
 
-use super::barrier::{at_each, threads_text, MeasureArgs};
-use crate::contender::Contender;
-use crate::phaser_config::{PhaserConfig, Reduction, Shape};
+use super::barrier::{at_each, threads_text, Contender, MeasureArgs, SweepContender, Timing};
 
 /// Which of seed 000's figures `bench phaser` measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -183,7 +185,7 @@ impl Suite {
     }
 
     /// The rows, in table order: the reference barrier first, as in every report.
-    pub fn contenders(self) -> Vec<Contender> {
+    pub fn contenders(self) -> Vec<PhaserRow> {
         let phasers: &[PhaserConfig] = match self {
             Suite::Phaser => &[PhaserConfig::FLAT, TREE],
             Suite::Reduction => &[FLAT_SUM, TREE_SUM, FLAT_SUM_F64],
@@ -200,17 +202,18 @@ impl Suite {
                 Contender::OmpReductionActive,
             ],
         };
-        std::iter::once(Contender::Reference)
+        let barriers = std::iter::once(Contender::Reference)
             .chain(openmp.iter().copied())
-            .chain(BEST_BARRIERS.map(Contender::Phasers))
-            .chain(phasers.iter().copied().map(Contender::Phaser))
+            .chain(BEST_BARRIERS.map(Contender::Phasers));
+        (barriers.map(PhaserRow::Barrier))
+            .chain(phasers.iter().copied().map(PhaserRow::Phaser))
             .collect()
     }
 
     /// The ratios printed after the tables: "best barrier" is the faster of [`BEST_BARRIERS`].
     pub fn ratios(self) -> Vec<Ratio> {
-        let row = |config: PhaserConfig| Some(Contender::Phaser(config));
-        let omp = Some;
+        let row = |config: PhaserConfig| Some(PhaserRow::Phaser(config));
+        let omp = |contender| Some(PhaserRow::Barrier(contender));
         let pairs = match self {
             Suite::Phaser => vec![
                 (row(PhaserConfig::FLAT), None),
@@ -236,11 +239,11 @@ impl Suite {
             ],
         };
         // `None` below the line is the best barrier.
-        let side = |side: Option<Contender>| match side {
+        let side = |side: Option<PhaserRow>| match side {
             Some(contender) => (contender.name().into_owned(), Pick::Named(contender.name())),
             None => ("best barrier".to_owned(), best_barrier()),
         };
-        let ratio = |(top, bottom): (Option<Contender>, Option<Contender>)| {
+        let ratio = |(top, bottom): (Option<PhaserRow>, Option<PhaserRow>)| {
             let ((top, numerator), (bottom, denominator)) = (side(top), side(bottom));
             let label = format!("{top} / {bottom}");
             Ratio {
@@ -308,20 +311,20 @@ pub fn shapes(tiers: &[usize], degrees: &[usize]) -> Vec<Shape> {
 }
 
 /// The rows: the reference barrier, then each shape without and with a sum.
-pub fn contenders(shapes: &[Shape]) -> Vec<Contender> {
+pub fn contenders(shapes: &[Shape]) -> Vec<PhaserRow> {
     let phasers = shapes.iter().flat_map(|&shape| {
         let barrier = PhaserConfig::barrier(shape);
-        [barrier, barrier.with(Reduction::SumI64)].map(Contender::Phaser)
+        [barrier, barrier.with(Reduction::SumI64)].map(PhaserRow::Phaser)
     });
-    std::iter::once(Contender::Reference)
+    std::iter::once(PhaserRow::Barrier(Contender::Reference))
         .chain(phasers)
         .collect()
 }
 
 /// Whether `contender` is worth running with `threads` threads: every row but a tree with more
 /// than [`LEAVES_PER_THREAD`] leaves per thread (`degree^(tiers-1)` leaves, unless it overflows).
-pub fn worth_running(contender: Contender, threads: usize) -> bool {
-    let Contender::Phaser(PhaserConfig {
+pub fn worth_running(contender: PhaserRow, threads: usize) -> bool {
+    let PhaserRow::Phaser(PhaserConfig {
         shape: Shape::Fixed { tiers, degree },
         ..
     }) = contender
@@ -338,7 +341,7 @@ pub fn worth_running(contender: Contender, threads: usize) -> bool {
 pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
     let threads = &report.settings.threads;
     let median = |threads: usize, config: PhaserConfig| {
-        let name = Contender::Phaser(config).name();
+        let name = PhaserRow::Phaser(config).name();
         let mut rows = report
             .rows
             .iter()
@@ -352,7 +355,7 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
                 |&shape: &Shape| Some((shape, median(threads, PhaserConfig::barrier(shape))?));
             let medians = shapes.iter().filter_map(barrier);
             medians
-                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .min_by(|a, b| f64::total_cmp(&a.1, &b.1))
                 .map(|(shape, _)| shape)
         })
         .collect();
@@ -391,11 +394,352 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
     )
 }
 
+/// A row of a phaser sweep: one of `bench barrier`'s, or a phaser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhaserRow {
+    /// A barrier or OpenMP row, measured as `bench barrier` does.
+    Barrier(Contender),
+    /// One of the library's phasers, with or without an accumulator.
+    Phaser(PhaserConfig),
+}
+
+impl SweepContender for PhaserRow {
+    fn name(self) -> Cow<'static, str> {
+        match self {
+            PhaserRow::Barrier(contender) => contender.name(),
+            PhaserRow::Phaser(config) => config.name(),
+        }
+    }
+
+    fn kind(self) -> Kind {
+        match self {
+            PhaserRow::Barrier(contender) => contender.kind(),
+            PhaserRow::Phaser(_) => Kind::Ours,
+        }
+    }
+
+    fn runs_on_openmp(self) -> bool {
+        matches!(self, PhaserRow::Barrier(contender) if contender.runs_on_openmp())
+    }
+
+    fn measure(self, row: &mut Row, timing: &Timing) {
+        let config = match self {
+            PhaserRow::Barrier(contender) => return contender.measure(row, timing),
+            PhaserRow::Phaser(config) => config,
+        };
+        let threads = row.threads;
+        let watch = Watch::new(&row.contender, threads, timing.hang_after);
+        let measured = build(config, threads)
+            .map_err(|error| format!("cannot build: {error}"))
+            .and_then(|(phaser, registrations)| {
+                row.resolved = Some(shape_label(phaser.tiers(), phaser.degree()));
+                match config.reduction {
+                    None => Ok(timing.threads(registrations, &watch)),
+                    Some(Reduction::SumI64) => {
+                        let sum = Accumulator::<i64>::new(&phaser, Op::Sum);
+                        let expected = i64::try_from(threads).unwrap_or(i64::MAX);
+                        with_sum(sum, registrations, (1, expected), timing, &watch)
+                    }
+                    Some(Reduction::SumF64Reproducible) => {
+                        let sum = Accumulator::<f64>::reproducible(&phaser, Op::Sum);
+                        with_sum(sum, registrations, (1.0, threads as f64), timing, &watch)
+                    }
+                }
+            });
+        match measured {
+            Ok(measured) => row.record(measured, &timing.schedule),
+            Err(error) => (row.samples_wanted, row.error) = (timing.schedule.samples, Some(error)),
+        }
+    }
+}
+
+/// The tree of sub-phasers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// One tier: every registration signals the same phaser.
+    Flat,
+    /// The seed's choice for the thread count (its Table I): see [`table_one`].
+    TableOne,
+    /// The given tiers and degree, whatever the thread count (the seed's figures 14 and 15).
+    Fixed {
+        /// Levels of sub-phasers; 1 is flat.
+        tiers: usize,
+        /// Children per sub-phaser, registrations per leaf.
+        degree: usize,
+    },
+}
+
+/// The accumulator a row sends to before every `next()`, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reduction {
+    /// `Accumulator<i64>` with `Op::Sum`: EPCC's reduction, `a += 1` on every thread.
+    SumI64,
+    /// `Accumulator::<f64>::reproducible` with `Op::Sum`: the same bits in any arrival order.
+    SumF64Reproducible,
+}
+
+/// A phaser row: each thread owns one `SigWait` registration and calls `next()` per iteration,
+/// after sending 1 to the accumulator when there is one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PhaserConfig {
+    /// The tree.
+    pub shape: Shape,
+    /// The reduction, if any.
+    pub reduction: Option<Reduction>,
+}
+
+impl PhaserConfig {
+    /// A flat phaser with no reduction: the plain `SigWait` barrier.
+    pub const FLAT: PhaserConfig = PhaserConfig::barrier(Shape::Flat);
+    /// The phaser with the seed's tree for the thread count, with no reduction.
+    pub const TREE: PhaserConfig = PhaserConfig::barrier(Shape::TableOne);
+
+    /// The phaser of `shape` with no reduction.
+    pub const fn barrier(shape: Shape) -> PhaserConfig {
+        PhaserConfig {
+            shape,
+            reduction: None,
+        }
+    }
+
+    /// This phaser with `reduction` riding it.
+    pub const fn with(self, reduction: Reduction) -> PhaserConfig {
+        PhaserConfig {
+            shape: self.shape,
+            reduction: Some(reduction),
+        }
+    }
+
+    /// The row's name: the same at every thread count, so a plot draws one line per config.
+    pub fn name(self) -> Cow<'static, str> {
+        let shape: Cow<'static, str> = match self.shape {
+            Shape::Flat => "phaser flat".into(),
+            Shape::TableOne => "phaser tree".into(),
+            Shape::Fixed { tiers, degree } => format!("phaser ({tiers},{degree})").into(),
+        };
+        match self.reduction {
+            None => shape,
+            Some(Reduction::SumI64) => format!("{shape} + sum i64").into(),
+            Some(Reduction::SumF64Reproducible) => format!("{shape} + sum f64 reproducible").into(),
+        }
+    }
+
+    /// The tiers and degree to ask the builder for with `threads` parties.
+    pub fn tiers_and_degree(self, threads: usize) -> (usize, usize) {
+        match self.shape {
+            Shape::Flat => (1, 1),
+            Shape::TableOne => table_one(threads),
+            Shape::Fixed { tiers, degree } => (tiers, degree),
+        }
+    }
+
+    /// A line for `phasers list`.
+    pub fn description(self) -> &'static str {
+        match (self.shape, self.reduction) {
+            (Shape::Flat, None) => "one-tier phaser: each thread a SigWait registration, next()",
+            (Shape::TableOne, None) => {
+                "hierarchical phaser, (tiers, degree) by the seed's Table I: 2 threads (1,1), \
+                 4 (2,2), 8 (2,4), 16 (2,8), 32 and more (2,16)"
+            }
+            (Shape::Fixed { .. }, None) => "phaser with the (tiers, degree) in its name",
+            (_, Some(Reduction::SumI64)) => {
+                "the same phaser with an Accumulator<i64> Sum: send(1) then next(); the result \
+                 is checked every phase"
+            }
+            (_, Some(Reduction::SumF64Reproducible)) => {
+                "the same phaser with a reproducible Accumulator<f64> Sum (same bits in any \
+                 arrival order): send(1.0) then next(); checked every phase"
+            }
+        }
+    }
+}
+
+/// The seed's (tiers, degree) for a thread count (its Table I). A count between two rows takes
+/// the row below it, so the tree never has more leaves than the seed gave that many threads.
+pub fn table_one(threads: usize) -> (usize, usize) {
+    match threads {
+        32.. => (2, 16),
+        16.. => (2, 8),
+        8.. => (2, 4),
+        4.. => (2, 2),
+        _ => (1, 1),
+    }
+}
+
+/// How a built phaser is labelled in a table: what actually ran.
+pub fn shape_label(tiers: usize, degree: usize) -> String {
+    match tiers {
+        1 => "tiers 1 (flat)".to_owned(),
+        _ => format!("tiers {tiers}, degree {degree}"),
+    }
+}
+
+/// The phaser of `config` and one `SigWait` registration per thread, the creator's first.
+pub fn build(config: PhaserConfig, threads: usize) -> phasers::Result<(Phaser, Vec<Registration>)> {
+    let (phaser, creator) = create(config, threads)?;
+    let mut registrations = vec![creator];
+    for _ in 1..threads {
+        let child = registrations[0].register(phasers::Mode::SigWait)?;
+        registrations.push(child);
+    }
+    Ok((phaser, registrations))
+}
+
+/// The phaser of `config` shaped for `threads` parties, and its creator's `SigWait` registration.
+pub fn create(config: PhaserConfig, threads: usize) -> phasers::Result<(Phaser, Registration)> {
+    let (tiers, degree) = config.tiers_and_degree(threads);
+    let builder = Phaser::builder()
+        .mode(phasers::Mode::SigWait)
+        .expected_parties(threads)
+        .tiers(tiers);
+    // A flat phaser has no sub-phasers to give a degree to.
+    match tiers {
+        1 => builder.build(),
+        _ => builder.degree(degree).build(),
+    }
+}
+
+/// Measures `registrations` each sending `one` to `accumulator` before `next()`; a result other
+/// than `expected` fails the row, however fast it was.
+fn with_sum<T: Element>(
+    accumulator: phasers::Result<Accumulator<T>>,
+    registrations: Vec<Registration>,
+    (one, expected): (T, T),
+    timing: &Timing,
+    watch: &Watch,
+) -> Result<phasers_cli::harness::engine::Measured, String> {
+    let accumulator =
+        accumulator.map_err(|error| format!("cannot build the accumulator: {error}"))?;
+    let wrong = WrongResult::default();
+    let handle = |registration| SumHandle {
+        registration,
+        accumulator: accumulator.clone(),
+        one,
+        expected,
+        wrong: &wrong,
+    };
+    let mut measured = timing.threads(registrations.into_iter().map(handle).collect(), watch);
+    if let Some(message) = wrong.into_message() {
+        // The wrong sum is the root cause of anything that followed.
+        measured.error = Some(message);
+    }
+    Ok(measured)
+}
+
+/// One thread's registration and accumulator: `send(one); next()`, then the result is checked.
+struct SumHandle<'a, T: Element> {
+    registration: Registration,
+    accumulator: Accumulator<T>,
+    one: T,
+    expected: T,
+    wrong: &'a WrongResult,
+}
+
+impl<T: Element> Work for SumHandle<'_, T> {
+    const SYNCHRONIZED: bool = true;
+
+    #[inline]
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
+        self.accumulator.send(&mut self.registration, self.one)?;
+        let phase = self.registration.next()?;
+        // The next phase cannot complete before this thread signals it, so the result is still
+        // the one of the phase just completed.
+        let got = self.accumulator.result();
+        if got != self.expected {
+            let expected = self.expected;
+            self.wrong.record(|| {
+                format!("wrong result: the sum of phase {phase} was {got:?}, not {expected:?}")
+            });
+        }
+        Ok(None)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::benches::barrier::{report_of, rounds_row};
-    use phasers_cli::harness::result::Kind;
+    use crate::benches::barrier::{one_round, report_of, rounds_row};
+
+    #[test]
+    fn every_phaser_row_completes_a_small_row_on_the_tree_asked_for() {
+        let small = [
+            "--samples",
+            "3",
+            "--rounds",
+            "1",
+            "--episodes",
+            "50",
+            "--mode",
+        ];
+        for config in PHASER_ROWS {
+            for (threads, mode) in [(1, "back-to-back"), (3, "epcc")] {
+                let row = one_round(
+                    PhaserRow::Phaser(config),
+                    threads,
+                    &[&small[..], &[mode]].concat(),
+                );
+                let what = format!("{} x{threads} {mode}", config.name());
+                assert_eq!(row.error, None, "{what}");
+                assert_eq!(row.raw_ns.len(), 3 + usize::from(mode == "epcc"), "{what}");
+                assert!(
+                    row.resolved
+                        .as_deref()
+                        .is_some_and(|r| r.starts_with("tiers")),
+                    "{what}"
+                );
+            }
+        }
+        for (config, threads, tiers) in [
+            (PhaserConfig::FLAT, 1, 1),
+            (PhaserConfig::FLAT, 5, 1),
+            (PhaserConfig::TREE, 8, 2),
+        ] {
+            let (phaser, registrations) = build(config, threads).unwrap();
+            assert_eq!((phaser.tiers(), phaser.signallers()), (tiers, threads));
+            assert!(registrations
+                .iter()
+                .all(|r| r.mode() == phasers::Mode::SigWait));
+        }
+        let (tree, _) = build(PhaserConfig::TREE, 8).unwrap();
+        assert_eq!(tree.degree(), 4, "the seed's (2, 4) for 8 threads");
+        let fixed = |tiers, degree| PhaserConfig::barrier(Shape::Fixed { tiers, degree });
+        assert!(
+            build(fixed(0, 4), 4).is_err(),
+            "an impossible tree is an error"
+        );
+    }
+
+    #[test]
+    fn table_one_follows_the_seed_and_names_say_shape_and_reduction() {
+        let seed = [
+            (1, (1, 1)),
+            (3, (1, 1)),
+            (4, (2, 2)),
+            (6, (2, 2)),
+            (8, (2, 4)),
+            (12, (2, 4)),
+        ];
+        let seed =
+            seed.into_iter()
+                .chain([(16, (2, 8)), (31, (2, 8)), (32, (2, 16)), (128, (2, 16))]);
+        for (threads, shape) in seed {
+            assert_eq!(table_one(threads), shape, "{threads} threads");
+        }
+        let tree = PhaserConfig::TREE;
+        assert_eq!(PhaserConfig::FLAT.name(), "phaser flat");
+        assert_eq!(tree.with(Reduction::SumI64).name(), "phaser tree + sum i64");
+        let fixed = PhaserConfig::barrier(Shape::Fixed {
+            tiers: 3,
+            degree: 4,
+        });
+        let fixed = fixed.with(Reduction::SumF64Reproducible);
+        assert_eq!(fixed.name(), "phaser (3,4) + sum f64 reproducible");
+        assert_eq!(fixed.tiers_and_degree(64), (3, 4));
+        assert_eq!(tree.tiers_and_degree(8), (2, 4));
+        assert_eq!(PhaserConfig::FLAT.tiers_and_degree(64), (1, 1));
+        assert_eq!(shape_label(1, 1), "tiers 1 (flat)");
+        assert_eq!(shape_label(2, 16), "tiers 2, degree 16");
+    }
 
     #[test]
     fn every_ratio_names_rows_of_its_suite() {
@@ -474,15 +818,18 @@ mod tests {
         assert_eq!(shapes(&[1, 2, 3], &[2, 16]), grid);
         let names: Vec<_> = contenders(&[Shape::Flat])
             .into_iter()
-            .map(Contender::name)
+            .map(PhaserRow::name)
             .collect();
         assert_eq!(names, ["reference", "phaser flat", "phaser flat + sum i64"]);
-        let row = |tiers, degree| Contender::Phaser(PhaserConfig::barrier(fixed(tiers, degree)));
+        let row = |tiers, degree| PhaserRow::Phaser(PhaserConfig::barrier(fixed(tiers, degree)));
         // 2 threads: up to 8 leaves; 64 threads: up to 256.
         assert!(worth_running(row(2, 8), 2) && !worth_running(row(2, 16), 2));
         assert!(worth_running(row(3, 2), 2) && !worth_running(row(3, 4), 2));
         assert!(worth_running(row(3, 16), 64) && !worth_running(row(3, 32), 64));
-        assert!(worth_running(Contender::Reference, 1) && !worth_running(row(64, 1 << 20), 4096));
+        assert!(
+            worth_running(PhaserRow::Barrier(Contender::Reference), 1)
+                && !worth_running(row(64, 1 << 20), 4096)
+        );
         assert_eq!(parse_tiers(" 2"), Ok(2));
         assert!(parse_tiers("0").unwrap_err().contains("from 1 to") && parse_tiers("99").is_err());
         assert!(parse_degree("1").unwrap_err().contains("from 2 to") && parse_degree("x").is_err());
@@ -492,7 +839,7 @@ mod tests {
     fn the_matrix_marks_the_fastest_shape_per_thread_count() {
         let row = |config: PhaserConfig, threads, median: f64| {
             rounds_row(
-                &Contender::Phaser(config).name(),
+                &PhaserRow::Phaser(config).name(),
                 Kind::Ours,
                 threads,
                 &[median],

@@ -180,7 +180,11 @@ pub fn run<B: Benchmark>(bench: &B, output: &OutputArgs) -> Result<Report, Strin
             recorded.extend(ratio::records(&at, &bench.ratios(&at)));
         }
         mark(&mut measured_rows, &layout, &recorded);
-        let refs: Vec<&Row> = measured_rows.iter().collect();
+        // The run's floor, measured before the header, is a row of each table to divide by.
+        let floor_row = once
+            .as_ref()
+            .map(|floor| files::floor_row(floor, table.threads));
+        let refs: Vec<&Row> = floor_row.iter().chain(&measured_rows).collect();
         let text = (bench.text(&refs, &recorded, verbose)).unwrap_or_else(|| {
             render::table(&title(table.threads, cores, &refs), &refs, &layout, verbose)
         });

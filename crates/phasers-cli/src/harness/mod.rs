@@ -44,7 +44,6 @@ pub mod ratio;
 pub mod render;
 pub mod resolution;
 pub mod result;
-pub mod row;
 pub mod run_args;
 pub mod schedule;
 pub mod stalls;

@@ -14,7 +14,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::row::Row;
 use super::stats;
 
 /// The slowest round's median over the fastest's (1.0: the rounds agreed). `None` with fewer than
@@ -54,20 +53,6 @@ pub struct Side {
     pub median_ns: f64,
     /// Its rounds' spread, if it had rounds.
     pub spread: Option<f64>,
-}
-
-impl Side {
-    /// The row, when it ran without error and has a median.
-    pub fn of(row: &Row) -> Option<Side> {
-        if row.error.is_some() {
-            return None;
-        }
-        Some(Side {
-            name: row.barrier.clone(),
-            median_ns: row.median()?,
-            spread: row.spread,
-        })
-    }
 }
 
 /// A ratio the report prints after its tables, as the JSON records it.

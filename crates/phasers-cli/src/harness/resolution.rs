@@ -15,7 +15,6 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use super::row::Row;
 use super::table::time;
 
 /// Readings of the clock taken to find its step: enough to catch the smallest step many times
@@ -61,34 +60,6 @@ pub fn interquartile_range(values: &[f64]) -> Option<f64> {
     Some(quantile(0.75) - quantile(0.25))
 }
 
-/// The resolution of `row`, in ns: the clock's step over the row's episodes per sample (nothing
-/// when it records none), and in EPCC mode the interquartile range of `subtracted`, the reference
-/// loop whose median was taken off its samples.
-///
-/// ```
-/// use phasers_cli::harness::resolution::resolution_ns;
-/// use phasers_cli::harness::row::{Row, RowKind};
-///
-/// let mut reference_loop = Row::measured("loop", RowKind::Loop, 4, vec![100.0, 101.0, 103.0, 104.0]);
-/// reference_loop.finish(0, None);
-/// let mut row = Row::measured("ticket", RowKind::Ours, 4, vec![101.0; 4]);
-/// row.episodes_per_sample = 1000;
-/// row.finish(0, Some(102.0));
-/// // The loop's middle half spans 100.75 to 103.25 ns; 30 ns of clock over 1000 episodes is less.
-/// assert_eq!(resolution_ns(&row, Some(&reference_loop), 30.0), 2.5);
-/// assert_eq!(resolution_ns(&row, None, 30.0), 0.03);
-/// ```
-pub fn resolution_ns(row: &Row, subtracted: Option<&Row>, clock_step_ns: f64) -> f64 {
-    let clock = match row.episodes_per_sample {
-        0 => 0.0,
-        episodes => clock_step_ns / episodes as f64,
-    };
-    let scatter = subtracted
-        .and_then(|reference| interquartile_range(&reference.samples_ns))
-        .unwrap_or(0.0);
-    clock.max(scatter)
-}
-
 /// Whether a cost of `median_ns` is below `resolution_ns` (a cost of zero or less always is).
 pub fn below(median_ns: f64, resolution_ns: f64) -> bool {
     median_ns <= 0.0 || median_ns < resolution_ns
@@ -110,7 +81,6 @@ pub fn below_text(resolution_ns: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::row::RowKind;
 
     #[test]
     fn the_clock_steps_forward() {
@@ -131,7 +101,5 @@ mod tests {
     fn zero_and_negative_costs_are_always_below() {
         assert!(below(-1.7, 0.0) && below(0.0, 0.0) && below(1.9, 2.0));
         assert!(!below(2.0, 2.0) && !below(50.0, 2.0));
-        let failed = Row::failed("x", RowKind::Ours, 3, "boom".into());
-        assert_eq!(resolution_ns(&failed, None, 30.0), 0.0);
     }
 }

@@ -54,7 +54,7 @@ impl Serialize for Fields {
 }
 
 /// What a row is, for ratios, plots and which rows a table shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     /// One of the library's barriers, phasers or collectives.
@@ -71,8 +71,9 @@ pub enum Kind {
     Ideal,
 }
 
-/// One contender at one parameter point: times are ns per iteration.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+/// One contender at one parameter point: times are ns per iteration. A child process sends one
+/// back as JSON; the point and the extra fields do not travel back (the parent knows its point).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Row {
     /// Who ran, as `phasers list` names it.
     pub contender: String,
@@ -83,7 +84,7 @@ pub struct Row {
     /// Whether they outnumber the available cores.
     pub oversubscribed: bool,
     /// The rest of the parameter point (the benchmark's point keys).
-    #[serde(flatten)]
+    #[serde(flatten, skip_deserializing)]
     pub at: Fields,
     /// What the contender resolved to (`auto` → an algorithm, a phaser's shape).
     pub resolved: Option<String>,
@@ -118,7 +119,7 @@ pub struct Row {
     /// Which ratios are noisy, and by how much.
     pub noise: Option<String>,
     /// What the benchmark measured besides the samples (the benchmark's extra keys).
-    #[serde(flatten)]
+    #[serde(flatten, skip_deserializing)]
     pub extra: Fields,
     /// Wall time the row took, in seconds.
     pub row_s: f64,

@@ -15,8 +15,7 @@
 //!   its reference loop (the same region with neither) is what EPCC subtracts.
 //! - [`omp_dynamic`]: the OpenMP side of the seed's dynamic-parallelism benchmark, one parallel
 //!   region per team size.
-//! - [`sample_rounds`]: an OpenMP row made of such calls, sized like every other row; [`SETTLE`]
-//!   and [`ACTIVE_WAIT_POLICY`] are what every OpenMP row must know about libgomp.
+//! - [`SETTLE`] and [`ACTIVE_WAIT_POLICY`]: what every OpenMP row must know about libgomp.
 //! - the compiler and libraries the numbers belong to are in the harness (`native_versions`).
 //!
 //! One thing to know when reading their numbers: glibc's `pthread_barrier_wait` and libgomp's
@@ -31,19 +30,27 @@
 
 pub mod cxx;
 pub mod omp_reduce;
-pub mod omp_row;
 pub mod openmp;
 pub mod pthread;
 
 use std::ffi::c_int;
 use std::marker::{PhantomData, PhantomPinned};
 use std::ptr::NonNull;
+use std::time::Duration;
 
 // The entry points; the handle and result types are named through their modules.
 pub use cxx::CxxBarrier;
-pub use omp_row::{sample_rounds, ACTIVE_WAIT_POLICY, SETTLE};
 pub use openmp::{omp_collective_round, omp_dynamic, omp_round, Delay, OmpCollective, OmpWork};
 pub use pthread::PthreadBarrier;
+
+/// How long libgomp's idle threads may keep spinning after a region: up to 300,000 spins by
+/// default (`GOMP_SPINCOUNT`), some milliseconds. The next row waits this long, so on a small
+/// machine it does not share the cores with them.
+pub const SETTLE: Duration = Duration::from_millis(100);
+
+/// OpenMP as its users tune it: libgomp's waiting threads spin rather than sleep. libgomp reads
+/// it once, when it loads, so the rows that use it are measured by a child process.
+pub const ACTIVE_WAIT_POLICY: (&str, &str) = ("OMP_WAIT_POLICY", "active");
 
 /// What a shim returns in place of an errno value when it caught a C++ exception of no known
 /// kind (`PHASERS_NATIVE_EXCEPTION` in `baselines.h`).

@@ -14,25 +14,26 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use phasers_cli::harness::args::{parse_delay, parse_seconds};
+use phasers_cli::harness::bench::{self, Benchmark};
 use phasers_cli::harness::delay::{self, delay};
-use phasers_cli::harness::files::{self, floor_row};
-use phasers_cli::harness::floor;
+use phasers_cli::harness::engine::{self, Pacing, Plan};
+use phasers_cli::harness::files;
+use phasers_cli::harness::floor::Floor;
 use phasers_cli::harness::header::Header;
+use phasers_cli::harness::interleave::{RowPlan, TablePlan};
 use phasers_cli::harness::outputs::OutputArgs;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::ratio::{self, Pick, Ratio};
-use phasers_cli::harness::render::{self, Column, Layout, PlotSpec};
-use phasers_cli::harness::resolution::clock_step_ns;
+use phasers_cli::harness::render::{Column, Layout, PlotSpec};
 use phasers_cli::harness::result::{Fields, Kind, Report, Row, Settings};
 use phasers_cli::harness::schedule::Schedule;
 use phasers_cli::harness::threads;
-use phasers_cli::harness::verbosity;
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
-use crate::benches::barrier::EPCC_DROPPED;
+use super::barrier::EPCC_DROPPED;
+use super::phaser::{create, shape_label, PhaserConfig};
 use crate::native::{omp_dynamic, Delay, SETTLE};
-use crate::phaser_config::{shape_label, PhaserConfig};
-use crate::phaser_row;
 
 /// Options of `phasers bench dynamic`.
 #[derive(Debug, Args)]
@@ -48,11 +49,11 @@ pub struct DynamicArgs {
     samples: u16,
 
     /// The delay each task runs after each barrier, in microseconds.
-    #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = phasers_cli::harness::args::parse_delay, allow_negative_numbers = true)]
+    #[arg(long, value_name = "MICROSECONDS", default_value = "0.1", value_parser = parse_delay, allow_negative_numbers = true)]
     delay: Duration,
 
     /// Stop the whole run when a phaser run completes no step for this many seconds: it is hung.
-    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = phasers_cli::harness::args::parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
     hang_seconds: Duration,
 
     /// `--json`, `--csv`, `--plot` and `--verbose`.
@@ -60,156 +61,188 @@ pub struct DynamicArgs {
     output: OutputArgs,
 }
 
-/// The rows: OpenMP's re-forked regions, then the flat phaser and the seed's tree for N.
+/// The phaser rows, after OpenMP's re-forked regions: the flat phaser and the seed's tree for N.
 const PHASERS: [PhaserConfig; 2] = [PhaserConfig::FLAT, PhaserConfig::TREE];
 
 const OPENMP_NAME: &str = "omp parallel for, re-forked";
 
+/// The benchmark: its options, N, and the delay calibrated to iterations.
+struct Dynamic<'a> {
+    args: &'a DynamicArgs,
+    max: usize,
+    iterations: u64,
+}
+
 /// Runs `phasers bench dynamic`.
 pub fn run(args: &DynamicArgs) -> Result<(), String> {
-    let provenance = Provenance::now("bench dynamic", phasers_cli::harness::args::command_line());
-    let max = args
-        .threads
-        .unwrap_or_else(|| default_largest_team(phasers::available_cores()));
-    let outputs = files::open(&args.output, &[Vec::new()])?;
-    let samples = usize::from(args.samples) + EPCC_DROPPED;
+    let max = (args.threads).unwrap_or_else(|| default_largest_team(phasers::available_cores()));
     let iterations = delay::calibrate(args.delay);
-    // The floor with the default sweep's sampling, scaled down: it is a line of the header here.
-    let floor = floor::measure(Schedule {
-        episodes: None,
-        samples,
-        target_sample: Duration::from_millis(10),
-        row_budget: Duration::from_secs(2),
-    });
-    let steps = steps(max);
-    let method = format!(
-        "the seed's figure 16: the team grows from 2 to {max} threads, one barrier per size and a \
-         delay after each; OpenMP forks a parallel for per size, the phaser registers one more \
-         task (a new OS thread) per size on the live phaser; time per barrier = time of the \
-         whole run / {steps}, no inner repetitions and nothing subtracted; {} runs after \
-         {EPCC_DROPPED} dropped",
-        args.samples
-    );
-    let what = "the cost of one barrier while the team grows";
-    let header = Header::with_floors(&provenance, what, &method, &floor).line(
-        "units",
-        "per barrier; the median over the runs (--verbose: min and mean ± 95% CI too); ÷floor \
-         divides the median by the floor's (no reference barrier can change its team)",
-    );
-    println!("{}", header.finish());
-
-    let delay = Some(Delay {
-        function: delay,
-        arg: iterations,
-    });
-    let openmp = sampled(OPENMP_NAME, Kind::Baseline, max, samples, || {
-        let round = omp_dynamic(max, delay)?;
-        Ok((per_barrier_ns(round.elapsed, round.ran), None))
-    });
-    // libgomp's pool keeps spinning a while: let it settle before the phasers run.
-    std::thread::sleep(SETTLE);
-    let mut rows = vec![openmp];
-    for config in PHASERS {
-        let watch = Watch::new(&config.name(), max, args.hang_seconds);
-        rows.push(sampled(&config.name(), Kind::Ours, max, samples, || {
-            let (elapsed, tree) = phaser_once(config, max, iterations, &watch)?;
-            Ok((per_barrier_ns(elapsed, steps), Some(tree)))
-        }));
-    }
-    for row in &mut rows {
-        row.finish(EPCC_DROPPED, None);
-        row.iterations_per_sample = steps;
-        row.resolution_ns = Some(clock_step_ns() / steps as f64);
-    }
-    let table: Vec<Row> = [floor_row(&floor, max)]
-        .into_iter()
-        .chain(rows.clone())
-        .collect();
-    ratio::mark_rows(&mut rows, &[("÷floor", Pick::Kind(Kind::Floor))], &[]);
-    let title = format!(
-        "{max} threads on {} cores{}",
-        provenance.machine.available_cores,
-        if phasers::is_oversubscribed(max) {
-            " (oversubscribed)"
-        } else {
-            ""
-        }
-    );
-    let verbose = verbosity::verbose();
-    println!(
-        "{}",
-        render::table(
-            &title,
-            &table.iter().collect::<Vec<_>>(),
-            &layout(),
-            verbose
-        )
-    );
-    let ratios: Vec<Ratio> = (PHASERS.iter())
-        .map(|config| Ratio {
-            label: format!("{OPENMP_NAME} / {}", config.name()),
-            numerator: Pick::Named(OPENMP_NAME.into()),
-            denominator: Pick::Named(config.name()),
-        })
-        .collect();
-    let records = ratio::records(&rows.iter().collect::<Vec<_>>(), &ratios);
-    println!(
-        "{}",
-        ratio::lines(
-            "median ratios (below 1: OpenMP is faster)",
-            &records,
-            &ratios,
-            verbose
-        )
-    );
-    let own = Fields::default()
-        .with("max_threads", max)
-        .with("steps", steps)
-        .with("samples", args.samples)
-        .with("dropped_samples", EPCC_DROPPED)
-        .with("delay_us", args.delay.as_secs_f64() * 1e6)
-        .with("delay_iterations", iterations);
-    let settings = Settings {
-        method,
-        threads: vec![max],
-        contenders: rows.iter().map(|row| row.contender.clone()).collect(),
-        pinned: false,
-        debug_build: cfg!(debug_assertions),
-        own,
+    let dynamic = Dynamic {
+        args,
+        max,
+        iterations,
     };
-    let report = Report {
-        provenance,
-        settings,
-        floor: Some(floor),
-        rows,
-        ratios: records,
-    };
-    files::write(outputs, &report, &layout(), &[Vec::new()])?;
+    let report = bench::run(&dynamic, &args.output)?;
     files::failures(&report.rows, &[])
 }
 
-/// The table (the run's floor first), the CSV and the plot.
-fn layout() -> Layout {
-    let over = Column::Over {
-        head: "÷floor",
-        by: Pick::Kind(Kind::Floor),
-    };
-    Layout {
-        concise: vec![Column::Label, Column::Median, over.clone()],
-        verbose: vec![
-            Column::Label,
-            Column::MeanCi,
-            Column::Min,
-            Column::Median,
-            over,
-        ],
-        block: None,
-        hide: &[],
-        csv: &[],
-        plot: Some(PlotSpec {
-            slices: &[],
-            y_label: "median cost per barrier".into(),
-        }),
+impl Dynamic<'_> {
+    fn samples(&self) -> usize {
+        usize::from(self.args.samples) + EPCC_DROPPED
+    }
+
+    fn method(&self) -> String {
+        format!(
+            "the seed's figure 16: the team grows from 2 to {} threads, one barrier per size and \
+             a delay after each; OpenMP forks a parallel for per size, the phaser registers one \
+             more task (a new OS thread) per size on the live phaser; time per barrier = time of \
+             the whole run / {}, no inner repetitions and nothing subtracted; {} runs after \
+             {EPCC_DROPPED} dropped",
+            self.max,
+            steps(self.max),
+            self.args.samples
+        )
+    }
+}
+
+impl Benchmark for Dynamic<'_> {
+    /// `None`: OpenMP; else the phaser.
+    type Contender = Option<PhaserConfig>;
+
+    fn name(&self) -> String {
+        "bench dynamic".to_owned()
+    }
+
+    fn header(&self, provenance: &Provenance, floor: Option<&Floor>) -> String {
+        let what = "the cost of one barrier while the team grows";
+        let floor = floor.expect("measured before the header");
+        let header = Header::with_floors(provenance, what, self.method(), floor);
+        let units = "per barrier; the median over the runs (--verbose: min and mean ± 95% CI \
+                     too); ÷floor divides the median by the floor's (no reference barrier can \
+                     change its team)";
+        header.line("units", units).finish()
+    }
+
+    fn settings(&self) -> Settings {
+        let own = Fields::default()
+            .with("max_threads", self.max)
+            .with("steps", steps(self.max))
+            .with("samples", self.args.samples)
+            .with("dropped_samples", EPCC_DROPPED)
+            .with("delay_us", self.args.delay.as_secs_f64() * 1e6)
+            .with("delay_iterations", self.iterations);
+        let phasers = PHASERS.map(|config| config.name().into_owned());
+        Settings {
+            method: self.method(),
+            threads: vec![self.max],
+            contenders: [vec![OPENMP_NAME.to_owned()], phasers.to_vec()].concat(),
+            pinned: false,
+            debug_build: cfg!(debug_assertions),
+            own,
+        }
+    }
+
+    fn tables(&self) -> Vec<TablePlan<Option<PhaserConfig>>> {
+        let plan = |contender: Option<PhaserConfig>, name: &str, kind| RowPlan {
+            contender,
+            name: name.to_owned(),
+            kind,
+            at: Fields::default(),
+            subtracts: None,
+        };
+        let openmp = plan(None, OPENMP_NAME, Kind::Baseline);
+        let phasers = PHASERS.map(|config| plan(Some(config), &config.name(), Kind::Ours));
+        let rows = [vec![openmp], phasers.to_vec()].concat();
+        let (threads, rounds, dropped, floor) = (self.max, 1, EPCC_DROPPED, false);
+        vec![TablePlan {
+            threads,
+            rows,
+            rounds,
+            dropped,
+            floor,
+        }]
+    }
+
+    /// Each sample is one whole run, one call of the engine, of `steps` barriers.
+    fn measure(&self, plan: &RowPlan<Option<PhaserConfig>>, max: usize, _: usize) -> Row {
+        let steps = steps(max);
+        let schedule = Schedule {
+            episodes: Some(steps),
+            samples: self.samples(),
+            target_sample: Duration::ZERO,
+            row_budget: Duration::MAX,
+        };
+        let engine = Plan {
+            warm_up: 0,
+            ..Plan::new(schedule, Pacing::BackToBack, Duration::MAX)
+        };
+        let delay = Some(Delay {
+            function: delay,
+            arg: self.iterations,
+        });
+        let watch = Watch::new(&plan.name, max, self.args.hang_seconds);
+        let mut resolved = None;
+        let measured = engine::calls(&engine, |planned, _| match (planned, plan.contender) {
+            (0, _) => Ok((0, Duration::ZERO)),
+            (_, None) => omp_dynamic(max, delay).map(|round| (round.ran, round.elapsed)),
+            (_, Some(config)) => {
+                let (elapsed, tree) = phaser_once(config, max, self.iterations, &watch)?;
+                resolved = Some(tree);
+                Ok((steps, elapsed))
+            }
+        });
+        if plan.contender.is_none() {
+            // libgomp's pool keeps spinning a while: let it settle before the phasers run.
+            std::thread::sleep(SETTLE);
+        }
+        let mut row = Row::new(&plan.name, plan.kind, max, Fields::default());
+        row.record(measured, &schedule);
+        row.resolved = resolved;
+        row
+    }
+
+    fn floor_once(&self) -> Option<Schedule> {
+        // The default sweep's sampling, scaled down: it is a line of the header here.
+        Some(Schedule {
+            episodes: None,
+            samples: self.samples(),
+            target_sample: Duration::from_millis(10),
+            row_budget: Duration::from_secs(2),
+        })
+    }
+
+    fn layout(&self) -> Layout {
+        let over = Column::Over {
+            head: "÷floor",
+            by: Pick::Kind(Kind::Floor),
+        };
+        let (label, median) = (Column::Label, Column::Median);
+        Layout {
+            concise: vec![label.clone(), median.clone(), over.clone()],
+            verbose: vec![label, Column::MeanCi, Column::Min, median, over],
+            block: None,
+            hide: &[],
+            csv: &[],
+            plot: Some(PlotSpec {
+                slices: &[],
+                y_label: "median cost per barrier".into(),
+            }),
+        }
+    }
+
+    fn ratios(&self, _: &[&Row]) -> Vec<Ratio> {
+        let ratio = |config: PhaserConfig| Ratio {
+            label: format!("{OPENMP_NAME} / {}", config.name()),
+            numerator: Pick::Named(OPENMP_NAME.into()),
+            denominator: Pick::Named(config.name()),
+        };
+        PHASERS.map(ratio).to_vec()
+    }
+
+    fn summary(&self, report: &Report, verbose: bool) -> Vec<String> {
+        let heading = "median ratios (below 1: OpenMP is faster)";
+        let ratios = self.ratios(&[]);
+        vec![ratio::lines(heading, &report.ratios, &ratios, verbose)]
     }
 }
 
@@ -229,39 +262,6 @@ fn parse_largest_team(text: &str) -> Result<usize, String> {
 /// Barriers in one run: one per team size from 2 to `max`.
 fn steps(max: usize) -> u64 {
     u64::try_from(max.saturating_sub(1)).unwrap_or(u64::MAX)
-}
-
-/// `elapsed` for a whole run, per barrier.
-fn per_barrier_ns(elapsed: Duration, steps: u64) -> f64 {
-    elapsed.as_nanos() as f64 / steps.max(1) as f64
-}
-
-/// A row of `samples` runs of `run`, each giving its time per barrier and the label of what ran;
-/// the first failure ends the row.
-fn sampled(
-    name: &str,
-    kind: Kind,
-    threads: usize,
-    samples: usize,
-    mut run: impl FnMut() -> Result<(f64, Option<String>), String>,
-) -> Row {
-    let start = Instant::now();
-    let mut row = Row::new(name, kind, threads, Fields::default());
-    row.samples_wanted = samples;
-    for _ in 0..samples {
-        match run() {
-            Ok((ns, label)) => {
-                row.raw_ns.push(ns);
-                row.resolved = label;
-            }
-            Err(message) => {
-                row.error = Some(message);
-                break;
-            }
-        }
-    }
-    row.row_s = start.elapsed().as_secs_f64();
-    row
 }
 
 /// One run of the phaser version: the time from creating the phaser to every task's end (the
@@ -298,7 +298,7 @@ fn grow<'scope>(
 ) -> Result<(Duration, String), String> {
     let start = Instant::now();
     let (phaser, mut creator) =
-        phaser_row::create(config, max).map_err(|error| format!("cannot build: {error}"))?;
+        create(config, max).map_err(|error| format!("cannot build: {error}"))?;
     let label = shape_label(phaser.tiers(), phaser.degree());
     let mut tasks = Vec::with_capacity(max.saturating_sub(1));
     let mut failure = None;
@@ -365,12 +365,6 @@ mod tests {
         assert!(parse_largest_team("1").unwrap_err().contains("at least 2"));
         assert!(parse_largest_team("0").is_err());
         assert_eq!(parse_largest_team("64"), Ok(64));
-    }
-
-    #[test]
-    fn time_is_divided_by_the_steps() {
-        assert_eq!(per_barrier_ns(Duration::from_micros(30), 3), 10_000.0);
-        assert_eq!(per_barrier_ns(Duration::from_micros(30), 0), 30_000.0);
     }
 
     #[test]

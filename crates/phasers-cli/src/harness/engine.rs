@@ -140,14 +140,6 @@ impl Measured {
     }
 }
 
-/// The control barrier rows meet on between rounds. One of ours, so a thread that fails drops
-/// its participant and breaks it, and the others return instead of waiting for ever.
-pub fn control_participants(threads: usize) -> Result<Vec<Participant>, String> {
-    Barrier::with_algorithm(threads, Algorithm::SenseReversing)
-        .map(|barrier| barrier.participants())
-        .map_err(|error| format!("cannot build the control barrier: {error}"))
-}
-
 /// A row of one call per round, for work that runs its own threads (OpenMP's parallel regions):
 /// `call(planned, deadline)` runs a round and returns the iterations it ran and their time.
 pub fn calls(
@@ -255,10 +247,15 @@ fn spawn<W: Work>(
     if count == 0 {
         return Measured::failed(plan.schedule, "no threads".to_owned());
     }
+    // One of our barriers, so a thread that fails drops its participant and breaks it, and the
+    // others return instead of waiting for ever.
     let controls: Vec<Option<Participant>> = match control {
-        true => match control_participants(count) {
-            Ok(controls) => controls.into_iter().map(Some).collect(),
-            Err(error) => return Measured::failed(plan.schedule, error),
+        true => match Barrier::with_algorithm(count, Algorithm::SenseReversing) {
+            Ok(barrier) => barrier.participants().into_iter().map(Some).collect(),
+            Err(error) => {
+                let error = format!("cannot build the control barrier: {error}");
+                return Measured::failed(plan.schedule, error);
+            }
         },
         false => (0..count).map(|_| None).collect(),
     };
@@ -371,28 +368,21 @@ fn rounds<W: Work, const DELAY: bool, const CUT: bool>(
     mut seat: Seat<W>,
     shared: &Rounds,
     plan: &Plan,
-    sampler: Option<Sampler>,
+    mut sampler: Option<Sampler>,
 ) -> Out {
     let delay_by = match plan.pacing {
         Pacing::Epcc { delay } => delay,
         _ => 0,
     };
-    let failure = match seat.work.prepare() {
-        Err(failure) => Some(failure),
-        Ok(()) => match sampler {
-            None => follow::<W, DELAY, CUT>(seat, shared, delay_by).err(),
-            Some(mut sampler) => {
-                let failure = lead::<W, DELAY, CUT>(seat, shared, delay_by, &mut sampler).err();
-                return Out {
-                    failure,
-                    sampler: Some(sampler),
-                    ..Out::default()
-                };
-            }
-        },
-    };
+    let failure = (seat.work.prepare())
+        .and_then(|()| match &mut sampler {
+            Some(sampler) => lead::<W, DELAY, CUT>(seat, shared, delay_by, sampler),
+            None => follow::<W, DELAY, CUT>(seat, shared, delay_by),
+        })
+        .err();
     Out {
         failure,
+        sampler,
         ..Out::default()
     }
 }

@@ -1,16 +1,13 @@
-//! `--json`, `--csv` and `--plot`: the files a benchmark writes besides its tables. Every file is
-//! created before the run, so a bad path fails in a second rather than after minutes of
-//! measuring; the report is written into them at the end, whatever its type.
+//! `--json`, `--csv` and `--plot`: created before the run, so a bad path fails in a second rather
+//! than after minutes of measuring, and written at the end.
 
 use std::fmt::Display;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
-
-use super::verbosity;
 
 /// The output options most benchmarks take (flatten them into the command's options).
 #[derive(Debug, Clone, Default, Args)]
@@ -32,19 +29,6 @@ pub struct OutputArgs {
     /// tables that fit a terminal with their notes as footnotes.
     #[arg(long)]
     pub verbose: bool,
-}
-
-impl OutputArgs {
-    /// Creates every file named, before the run (the plot at its own path), and turns on the
-    /// detailed tables if `--verbose` asked for them.
-    pub fn open(&self) -> Result<Outputs, String> {
-        verbosity::request(self.verbose);
-        Outputs::create(
-            self.json.as_deref(),
-            self.csv.as_deref(),
-            self.plot.iter().cloned().collect(),
-        )
-    }
 }
 
 /// An output file, created and waiting for the report.
@@ -151,72 +135,17 @@ pub fn open(path: Option<&Path>) -> Result<Option<OpenFile>, String> {
     .transpose()
 }
 
-/// Writes `value` as pretty JSON to `out`, opened at `path`.
+/// Writes `value` as pretty JSON, with a final newline, to `out`, opened at `path`.
 pub fn write_json(
-    out: BufWriter<File>,
+    mut out: BufWriter<File>,
     path: &Path,
     value: &(impl Serialize + ?Sized),
 ) -> Result<(), String> {
-    json_to(out, value).map_err(|error| cannot("write", path, error))
-}
-
-/// Writes `value` as pretty JSON to `out`, with a final newline.
-///
-/// ```
-/// let mut text = Vec::new();
-/// phasers_cli::harness::outputs::json_to(&mut text, &[1, 2]).unwrap();
-/// assert_eq!(String::from_utf8(text).unwrap(), "[\n  1,\n  2\n]\n");
-/// ```
-pub fn json_to(mut out: impl Write, value: &(impl Serialize + ?Sized)) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut out, value)?;
-    out.write_all(b"\n")?;
-    out.flush()
-}
-
-/// The two columns every benchmark's CSV line ends with: why its row is marked, and why it failed,
-/// each empty where there is nothing to say. A benchmark writes a line as the tuple `(its own
-/// columns, NoteAndError)`: the csv crate writes the fields of a tuple's structs one after the
-/// other, in the header as in the line (it cannot flatten a struct inside a struct).
-///
-/// ```
-/// use phasers_cli::harness::outputs::{write_csv_lines, NoteAndError};
-///
-/// #[derive(serde::Serialize)]
-/// struct Line {
-///     barrier: &'static str,
-/// }
-///
-/// let (note, error) = (None, Some("hung".to_owned()));
-/// let mut out = Vec::new();
-/// let lines = [
-///     (Line { barrier: "mcs" }, NoteAndError::of(&note, &error)),
-///     (Line { barrier: "floor" }, NoteAndError::note(Some("pinned"))),
-/// ];
-/// write_csv_lines(&mut out, lines).unwrap();
-/// let text = String::from_utf8(out).unwrap();
-/// assert_eq!(text, "barrier,note,error\nmcs,,hung\nfloor,pinned,\n");
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct NoteAndError<'a> {
-    /// What the reader should know about the row's numbers.
-    pub note: Option<&'a str>,
-    /// Why the row has no numbers, or wrong ones.
-    pub error: Option<&'a str>,
-}
-
-impl<'a> NoteAndError<'a> {
-    /// A row's note and error, as its results hold them.
-    pub fn of(note: &'a Option<String>, error: &'a Option<String>) -> Self {
-        NoteAndError {
-            note: note.as_deref(),
-            error: error.as_deref(),
-        }
-    }
-
-    /// A line that can have a note but no error, such as a floor's.
-    pub fn note(note: Option<&'a str>) -> Self {
-        NoteAndError { note, error: None }
-    }
+    let json = serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from);
+    (json
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush()))
+    .map_err(|error| cannot("write", path, error))
 }
 
 /// Writes one CSV line per item of `lines`, under a header of their field names.

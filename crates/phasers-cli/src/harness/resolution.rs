@@ -1,16 +1,10 @@
-//! The smallest cost a row can tell from nothing, measured in the run, so that a cost below it
-//! prints as `< 2.0 ns` rather than as a number (or a negative one), and is never anyone's best or
-//! either side of a ratio.
+//! The smallest cost a row can tell from nothing, so that a cost below it prints as `< 2.0 ns`
+//! rather than as a number (or a negative one), and is never anyone's best or side of a ratio.
 //!
-//! What limits a row depends on how it was timed:
-//!
-//! - every mode: the clock. A sample is one clock reading subtracted from another, divided by the
-//!   episodes it ran, so a row cannot resolve less than [`clock_step_ns`] over its episodes per
-//!   sample;
-//! - EPCC mode: the reference loop. A cost is a loop's time minus the reference loop's median
-//!   (the same delays with no barrier), and the reference loop's own samples scatter: a barrier
-//!   that adds less than the middle half of that scatter (its interquartile range) cannot be told
-//!   from the loop alone. On a quiet machine that is a nanosecond or two; on a busy one, more.
+//! Every row is limited by the clock: a sample is two readings apart over its episodes, so it
+//! cannot resolve less than [`clock_step_ns`] over its episodes per sample. An EPCC row is also
+//! limited by its reference loop, whose median is subtracted: a barrier that adds less than the
+//! loop's own interquartile range cannot be told from the loop alone.
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -22,8 +16,8 @@ use super::table::time;
 /// over, and still well under a millisecond.
 const CLOCK_READINGS: usize = 10_000;
 
-/// The smallest positive difference between two consecutive readings of [`Instant::now`], in ns:
-/// its granularity, or the cost of reading it where that is coarser. Measured once per process.
+/// The smallest positive step between two readings of [`Instant::now`] in ns (its granularity, or
+/// the cost of a reading where that is coarser), measured once per process.
 pub fn clock_step_ns() -> f64 {
     static STEP: OnceLock<f64> = OnceLock::new();
     *STEP.get_or_init(|| {
@@ -61,23 +55,8 @@ pub fn interquartile_range(values: &[f64]) -> Option<f64> {
     Some(quantile(0.75) - quantile(0.25))
 }
 
-/// The resolution of `row`, in ns: the clock's step over the row's episodes per sample (nothing
-/// when it records none), and in EPCC mode the interquartile range of `subtracted`, the reference
-/// loop whose median was taken off its samples.
-///
-/// ```
-/// use phasers_cli::harness::resolution::resolution_ns;
-/// use phasers_cli::harness::row::{Row, RowKind};
-///
-/// let mut reference_loop = Row::measured("loop", RowKind::Loop, 4, vec![100.0, 101.0, 103.0, 104.0]);
-/// reference_loop.finish(0, None);
-/// let mut row = Row::measured("ticket", RowKind::Ours, 4, vec![101.0; 4]);
-/// row.episodes_per_sample = 1000;
-/// row.finish(0, Some(102.0));
-/// // The loop's middle half spans 100.75 to 103.25 ns; 30 ns of clock over 1000 episodes is less.
-/// assert_eq!(resolution_ns(&row, Some(&reference_loop), 30.0), 2.5);
-/// assert_eq!(resolution_ns(&row, None, 30.0), 0.03);
-/// ```
+/// The resolution of `row` in ns: the clock's step over its episodes per sample (nothing when it
+/// records none), and the interquartile range of `subtracted`, the loop taken off its samples.
 pub fn resolution_ns(row: &Row, subtracted: Option<&Row>, clock_step_ns: f64) -> f64 {
     let clock = match row.episodes_per_sample {
         0 => 0.0,
@@ -94,15 +73,8 @@ pub fn below(median_ns: f64, resolution_ns: f64) -> bool {
     median_ns <= 0.0 || median_ns < resolution_ns
 }
 
-/// A cost below the resolution as a table prints it: `< 2.0 ns` (`< 0.1 ns` when the resolution
-/// is nothing at all, so that it never reads as a cost of zero or less).
-///
-/// ```
-/// use phasers_cli::harness::resolution::below_text;
-///
-/// assert_eq!(below_text(1.96), "< 2.0 ns");
-/// assert_eq!(below_text(0.0), "< 0.1 ns");
-/// ```
+/// A cost below the resolution as a table prints it: `< 2.0 ns`, and `< 0.1 ns` for a resolution
+/// of nothing, which must not read as a cost of zero.
 pub fn below_text(resolution_ns: f64) -> String {
     format!("< {}", time(resolution_ns.max(0.1)))
 }
@@ -128,10 +100,27 @@ mod tests {
     }
 
     #[test]
+    fn a_row_resolves_the_larger_of_the_clock_and_its_loops_scatter() {
+        let mut reference =
+            Row::measured("loop", RowKind::Loop, 4, vec![100.0, 101.0, 103.0, 104.0]);
+        reference.finish(0, None);
+        let mut row = Row::measured("ticket", RowKind::Ours, 4, vec![101.0; 4]);
+        row.episodes_per_sample = 1000;
+        row.finish(0, Some(102.0));
+        // The loop's middle half spans 100.75 to 103.25 ns; 30 ns over 1000 episodes is less.
+        assert_eq!(resolution_ns(&row, Some(&reference), 30.0), 2.5);
+        assert_eq!(resolution_ns(&row, None, 30.0), 0.03);
+        let failed = Row::failed("x", RowKind::Ours, 3, "boom".into());
+        assert_eq!(resolution_ns(&failed, None, 30.0), 0.0);
+    }
+
+    #[test]
     fn zero_and_negative_costs_are_always_below() {
         assert!(below(-1.7, 0.0) && below(0.0, 0.0) && below(1.9, 2.0));
         assert!(!below(2.0, 2.0) && !below(50.0, 2.0));
-        let failed = Row::failed("x", RowKind::Ours, 3, "boom".into());
-        assert_eq!(resolution_ns(&failed, None, 30.0), 0.0);
+        assert_eq!(
+            (below_text(1.96), below_text(0.0)),
+            ("< 2.0 ns".into(), "< 0.1 ns".into())
+        );
     }
 }

@@ -1,15 +1,11 @@
 //! How many episodes each round of a row runs, and when the row stops.
 //!
-//! A row is a sequence of rounds of back-to-back barrier episodes. The first round is a warm-up;
-//! then, unless the episode count is fixed, calibration rounds grow until one lasts long enough to
-//! estimate the cost of one episode, which sizes the samples to the target duration; then come the
-//! timed samples. The [`Sampler`] is pure bookkeeping, fed the counts and durations thread 0
-//! measured, so its decisions are testable without a clock.
-//!
-//! A barrier can be fast while it is calibrated and hundreds of times slower afterwards (a waiter
-//! that spins out its whole budget each episode, for instance). So a round also has a deadline,
-//! checked by [`RoundClock`]; a round cut at its deadline is still a valid sample of fewer episodes,
-//! and the next sample is resized from it.
+//! A row is rounds of back-to-back episodes: a warm-up; then, unless the count is fixed,
+//! calibration rounds that grow until one is long enough to size samples to the target duration;
+//! then the timed samples. The [`Sampler`] is pure bookkeeping of what thread 0 measured, so its
+//! decisions are testable without a clock. A barrier fast while calibrated can turn far slower
+//! afterwards, so a round also has a deadline ([`RoundClock`]); a round cut there is still a valid
+//! sample of fewer episodes, and the next is resized from it.
 
 use std::time::{Duration, Instant};
 
@@ -369,6 +365,10 @@ mod tests {
         assert_eq!(sampler.after_round(10, 10, 3000 * MS, 8000 * MS), None);
         assert_eq!(sampler.samples().len(), 1);
         assert!(sampler.capped());
+        // Calibrated, that one sample is sized from the warm-up, and never to zero episodes.
+        let mut sampler = Sampler::new(schedule(None));
+        let next = sampler.after_round(16, 16, 10_000 * MS, 10_000 * MS);
+        assert_eq!(next, Some(1));
     }
 
     #[test]
@@ -416,28 +416,12 @@ mod tests {
     }
 
     #[test]
-    fn sizing_never_returns_zero_episodes() {
-        let mut sampler = Sampler::new(schedule(None));
-        // Past the budget in the warm-up: straight to one sample, sized from the warm-up.
-        assert_eq!(
-            sampler.after_round(16, 16, 10_000 * MS, 10_000 * MS),
-            Some(1)
-        );
-    }
-
-    #[test]
-    fn round_clock_first_reads_after_a_few_episodes() {
-        let mut clock = RoundClock::start(CHECKS_PER_ROUND * 10, Duration::ZERO);
-        // The deadline has passed at once, but the clock is only read on every tenth episode.
-        let first = (1..=100).find(|_| clock.expired());
-        assert_eq!(first, Some(10));
-        let mut clock = RoundClock::start(1_000_000, Duration::ZERO);
-        let first = (1..=100).find(|_| clock.expired());
-        assert_eq!(first, Some(FIRST_CHECK));
-    }
-
-    #[test]
-    fn round_clock_never_expires_before_its_deadline() {
+    fn the_round_clock_reads_every_few_episodes_and_never_expires_early() {
+        // The deadline has passed at once, but the clock is read only every so many episodes.
+        for (planned, first) in [(CHECKS_PER_ROUND * 10, 10), (1_000_000, FIRST_CHECK)] {
+            let mut clock = RoundClock::start(planned, Duration::ZERO);
+            assert_eq!((1..=100).find(|_| clock.expired()), Some(first));
+        }
         let mut clock = RoundClock::start(1000, Duration::from_secs(3600));
         assert!((0..1000).all(|_| !clock.expired()));
     }

@@ -4,9 +4,8 @@
 use std::fmt::Display;
 
 use super::floor::{floor_line, Floor};
-use super::floors_record::floors_line;
 use super::footnotes::wrap;
-use super::provenance::Provenance;
+use super::provenance::{floors_line, Provenance};
 
 /// A header in the making; [`Header::finish`] gives its text.
 #[derive(Debug, Clone)]

@@ -32,9 +32,8 @@ pub enum Pacing {
     /// Iterations back to back; the threads meet on the work when it is synchronized (so one
     /// barrier is all there is), else as [`Pacing::Looped`].
     BackToBack,
-    /// A control barrier before and after each round, the closing one inside the timed span, and
-    /// rounds never cut: for operations that need not hold every thread back (a broadcast's
-    /// root), where thread 0 finishing a round does not mean every thread has.
+    /// A control barrier before and after each round (the closing one timed), rounds never cut:
+    /// for operations that need not hold every thread back, like a broadcast's root.
     Looped,
     /// EPCC syncbench: [`delay`] before each iteration, a control barrier before and after each
     /// round.
@@ -42,9 +41,8 @@ pub enum Pacing {
         /// Iterations of the delay loop.
         delay: u64,
     },
-    /// Seed 003: each round is one iteration; every thread meets on the control barrier
-    /// (untimed), stalls as the table says, and stamps its arrival and return around the call.
-    /// Rows of this pacing return a [`Timeline`]; their warm-up is one round.
+    /// Seed 003: rounds of one iteration; every thread meets on the control barrier (untimed),
+    /// stalls as the table says and stamps around the call, giving a [`Timeline`].
     Stamped {
         /// Each thread's stall per iteration; `None` for no stall.
         stalls: Option<Arc<Stalls>>,

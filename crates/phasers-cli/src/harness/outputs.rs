@@ -35,29 +35,6 @@ pub struct OutputArgs {
 pub type OpenFile = (PathBuf, BufWriter<File>);
 
 /// The files of a run, open and waiting for the report.
-///
-/// ```
-/// use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
-///
-/// #[derive(serde::Serialize)]
-/// struct Line {
-///     barrier: &'static str,
-///     median_ns: f64,
-/// }
-///
-/// let folder = std::env::temp_dir().join(format!("outputs-doc-{}", std::process::id()));
-/// std::fs::create_dir_all(&folder).unwrap();
-/// let (json, csv) = (folder.join("r.json"), folder.join("r.csv"));
-/// let outputs = Outputs::create(Some(&json), Some(&csv), Vec::new()).unwrap();
-/// // ... the run ...
-/// let lines = [Line { barrier: "mcs", median_ns: 51.0 }];
-/// outputs
-///     .write(&lines, |out| write_csv_lines(out, &lines), |_, _| Ok(()))
-///     .unwrap();
-/// assert_eq!(std::fs::read_to_string(&csv).unwrap(), "barrier,median_ns\nmcs,51.0\n");
-/// assert!(std::fs::read_to_string(&json).unwrap().contains("\"median_ns\": 51.0"));
-/// std::fs::remove_dir_all(&folder).unwrap();
-/// ```
 pub struct Outputs {
     json: Option<OpenFile>,
     csv: Option<OpenFile>,
@@ -183,15 +160,25 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_plot_is_removed_and_named_after_the_others_are_written() {
+    fn every_file_is_written_and_a_failed_plot_removed_and_named() {
         let folder = std::env::temp_dir().join(format!("outputs-test-{}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
+        let (json, csv) = (folder.join("r.json"), folder.join("r.csv"));
         let plots = vec![folder.join("a.svg"), folder.join("b.svg")];
-        let outputs = Outputs::create(None, None, plots.clone()).unwrap();
+        let outputs = Outputs::create(Some(&json), Some(&csv), plots.clone()).unwrap();
+        #[derive(Serialize)]
+        struct Line {
+            barrier: &'static str,
+            median_ns: f64,
+        }
+        let lines = [Line {
+            barrier: "mcs",
+            median_ns: 51.0,
+        }];
         let error = outputs
             .write(
-                &(),
-                |_| Ok::<(), String>(()),
+                &lines,
+                |out| write_csv_lines(out, &lines),
                 |index, path| match index {
                     0 => std::fs::write(path, "<svg/>").map_err(|e| e.to_string()),
                     _ => Err("nothing to draw in b".to_owned()),
@@ -200,6 +187,10 @@ mod tests {
             .unwrap_err();
         assert_eq!(error, "nothing to draw in b");
         assert!(plots[0].exists() && !plots[1].exists());
+        let csv = std::fs::read_to_string(&csv).unwrap();
+        assert_eq!(csv, "barrier,median_ns\nmcs,51.0\n");
+        let json = std::fs::read_to_string(&json).unwrap();
+        assert!(json.contains("\"median_ns\": 51.0") && json.ends_with("]\n"));
         std::fs::remove_dir_all(&folder).unwrap();
     }
 }

@@ -17,8 +17,8 @@ pub const WARM_UP_EPISODES: u64 = 16;
 /// A calibration round shorter than this is too noisy to size samples from.
 const CALIBRATION_MIN: Duration = Duration::from_millis(5);
 
-/// How much one calibration round may grow over the previous one: a lucky fast round must not
-/// make the next one run for seconds.
+/// How much a calibration round may grow over the last: a lucky fast one must not make the next
+/// run for seconds.
 const MAX_GROWTH: u64 = 64;
 
 /// No sample runs more episodes than this, however cheap an episode looks.
@@ -27,8 +27,7 @@ const MAX_EPISODES: u64 = 1 << 32;
 /// A calibrated round is cut once it runs this many times longer than the target sample.
 const DEADLINE_FACTOR: u32 = 4;
 
-/// How many times per planned round thread 0 reads the clock to check the deadline: often enough
-/// to catch a slow round early, rarely enough that the clock costs nothing next to the episodes.
+/// Clock reads per planned round: enough to catch a slow round early, few enough to cost nothing.
 const CHECKS_PER_ROUND: u64 = 64;
 
 /// The settings shared by every row of a run.
@@ -40,8 +39,7 @@ pub struct Schedule {
     pub samples: usize,
     /// How long a calibrated sample should last.
     pub target_sample: Duration,
-    /// Once a row has run this long, it stops after its current sample (keeping at least one),
-    /// and a round still running is cut.
+    /// Past this, a row stops after its current sample (keeping one), and a running round is cut.
     pub row_budget: Duration,
 }
 
@@ -100,8 +98,7 @@ impl Sampler {
         }
     }
 
-    /// The same, stopping also once `enough` says: this many samples taken, and this long since
-    /// the first (a row of one-iteration samples run until both are reached, or the maximum).
+    /// The same, stopping also once `enough` samples were taken and that long passed since the first.
     pub fn enough(self, enough: Option<(usize, Duration)>) -> Self {
         Sampler { enough, ..self }
     }
@@ -111,9 +108,8 @@ impl Sampler {
         self.warm_up
     }
 
-    /// Records that a round planned for `planned` episodes ran `ran` of them (fewer when it was
-    /// cut) in `elapsed`, `row_elapsed` into the row, and returns the next round's episode count,
-    /// or `None` when the row is done.
+    /// Records a round planned for `planned` episodes that ran `ran` (fewer when cut) in `elapsed`,
+    /// `row_elapsed` into the row; returns the next round's episodes, or `None` when done.
     pub fn after_round(
         &mut self,
         planned: u64,
@@ -198,9 +194,8 @@ impl Sampler {
             .clamp(1, MAX_EPISODES)
     }
 
-    /// How long the next round may run before thread 0 cuts it, `row_elapsed` into the row:
-    /// a few target samples when calibrating, and never past the row budget (a fixed episode count
-    /// is only ever cut by the budget).
+    /// How long the next round may run before thread 0 cuts it: a few target samples when
+    /// calibrated, and never past the row budget (which alone cuts a fixed episode count).
     pub fn round_deadline(&self, row_elapsed: Duration) -> Duration {
         let budget_left = self.schedule.row_budget.saturating_sub(row_elapsed);
         match self.schedule.episodes {
@@ -238,12 +233,9 @@ impl Sampler {
     }
 }
 
-/// Thread 0's check of a round's deadline, reading the clock only every few episodes.
-///
-/// How many episodes lie between two reads adapts to the pace of the round: about
-/// `CHECKS_PER_ROUND` reads over the deadline, but never more often than `CHECKS_PER_ROUND` reads
-/// over the planned episodes, so a fast barrier pays next to nothing for the clock and a barrier
-/// that turned slow is still cut near its deadline.
+/// Thread 0's check of a round's deadline, reading the clock every few episodes: about
+/// `CHECKS_PER_ROUND` reads over the deadline, never more than that over the planned episodes, so
+/// a fast barrier pays next to nothing and one turned slow is still cut near its deadline.
 #[derive(Debug)]
 pub struct RoundClock {
     start: Instant,

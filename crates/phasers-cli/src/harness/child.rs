@@ -1,30 +1,8 @@
-//! Running this program again as a child, handing it a job on stdin and reading back the one
-//! JSON value it prints.
-//!
-//! Some rows can only be measured in a fresh process: libgomp, for one, reads `OMP_WAIT_POLICY`
-//! once, when it loads. The parent runs [`delegate`]: this program's one hidden command,
-//! [`SUBCOMMAND`], with the job's kind as its argument, one environment variable set and the job
-//! as JSON on stdin. The child runs [`serve`]: it reads the
-//! job, does it and prints the result as JSON on stdout. Whatever goes wrong (the child cannot
-//! start, fails, prints something else, or hangs and is killed) comes back as an error that says
-//! so, for the caller to turn into a failed row.
-//!
-//! ```no_run
-//! use std::time::Duration;
-//! use phasers_cli::harness::child::{delegate, serve};
-//!
-//! // In `main`: the hidden command's job "double" doubles the number it is handed.
-//! let args: Vec<String> = std::env::args().collect();
-//! if args.get(1).map(String::as_str) == Some(phasers_cli::harness::child::SUBCOMMAND)
-//!     && args.get(2).map(String::as_str) == Some("double")
-//! {
-//!     serve(|n: u64| Ok(n * 2)).unwrap();
-//!     return;
-//! }
-//! let doubled: Result<u64, String> =
-//!     delegate("double", ("OMP_WAIT_POLICY", "active"), &21u64, Duration::from_secs(5));
-//! assert_eq!(doubled, Ok(42));
-//! ```
+//! Rows measured in a fresh process (libgomp reads `OMP_WAIT_POLICY` once, when it loads): the
+//! parent's [`delegate`] runs this program's hidden [`SUBCOMMAND`] with the job's kind, one
+//! environment variable set and the job as JSON on stdin; the child's [`serve`] does the job and
+//! prints the result as JSON. Whatever goes wrong (the child cannot start, fails, prints something
+//! else, or hangs and is killed) comes back as an error saying so, for a failed row.
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -38,9 +16,8 @@ use serde::Serialize;
 /// KIND`), so one command serves every kind of job.
 pub const SUBCOMMAND: &str = "internal-child";
 
-/// The parent's side: runs this program's [`SUBCOMMAND`] for a job of `kind` with the variable
-/// `env` set, hands it `job` and parses the result it prints. A child still running after `limit` is killed. `Err` is
-/// a sentence: "the child process with NAME=VALUE ...".
+/// Runs [`SUBCOMMAND`] `kind` with the variable `env` set, hands it `job` and parses the result
+/// it prints, killing it after `limit`; `Err` reads "the child process with NAME=VALUE ...".
 pub fn delegate<J: Serialize, T: DeserializeOwned>(
     kind: &str,
     env: (&str, &str),
@@ -54,7 +31,7 @@ pub fn delegate<J: Serialize, T: DeserializeOwned>(
                 .map_err(|error| format!("cannot find this program to re-run it: {error}"))?;
             let mut command = Command::new(exe);
             command.args([SUBCOMMAND, kind]).env(env.0, env.1);
-            run(command, Some(job), limit)
+            run(command, job, limit)
         });
     measured.map_err(|error| format!("the child process with {}={} {error}", env.0, env.1))
 }
@@ -81,15 +58,11 @@ pub fn serve<J: DeserializeOwned, T: Serialize>(
 /// sentence "the child process ...". A child still running after `limit` is killed.
 fn run<T: DeserializeOwned>(
     mut command: Command,
-    input: Option<String>,
+    input: String,
     limit: Duration,
 ) -> Result<T, String> {
     let mut child = command
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -99,7 +72,7 @@ fn run<T: DeserializeOwned>(
     // Written from a thread of its own, so a large job cannot fill the pipe while the child's
     // output fills the other one. Dropping the pipe afterwards tells the child the job is whole.
     let writer = std::thread::spawn(move || {
-        if let (Some(mut stdin), Some(input)) = (stdin, input) {
+        if let Some(mut stdin) = stdin {
             // A child that exits without reading says why on stderr, reported below.
             let _ = stdin.write_all(input.as_bytes());
         }
@@ -169,52 +142,36 @@ mod tests {
     }
 
     #[test]
-    fn what_the_child_prints_is_read_back() {
-        let value: Vec<u32> = run(shell("echo '[1, 2, 3]'"), None, LIMIT).unwrap();
-        assert_eq!(value, vec![1, 2, 3]);
-    }
-
-    #[test]
-    fn the_input_reaches_the_child() {
+    fn the_job_reaches_the_child_and_its_result_comes_back() {
         let big: Vec<u64> = (0..100_000).collect();
         let input = serde_json::to_string(&big).unwrap();
-        let echoed: Vec<u64> = run(shell("cat"), Some(input), LIMIT).unwrap();
+        let echoed: Vec<u64> = run(shell("cat"), input, LIMIT).unwrap();
         assert_eq!(echoed, big);
     }
 
     #[test]
     fn a_failing_child_is_an_error_that_says_why() {
-        let error = run::<u32>(shell("echo 'error: no OpenMP' >&2; exit 3"), None, LIMIT);
-        let error = error.unwrap_err();
-        assert!(
-            error.contains("failed") && error.contains("no OpenMP"),
-            "{error}"
-        );
-        let error = run::<u32>(shell("echo hello"), None, LIMIT).unwrap_err();
-        assert!(
-            error.contains("printed no result") && error.contains("hello"),
-            "{error}"
-        );
-        let missing = Command::new("/nonexistent/phasers");
-        let error = run::<u32>(missing, None, LIMIT).unwrap_err();
-        assert!(error.contains("could not start"), "{error}");
-    }
-
-    #[test]
-    fn a_delegated_job_that_fails_says_which_child_it_was() {
+        for (command, why) in [
+            (
+                shell("echo 'error: no OpenMP' >&2; exit 3"),
+                "failed (exit status: 3): error: no OpenMP",
+            ),
+            (shell("echo hello"), "printed no result"),
+            (Command::new("/nonexistent/phasers"), "could not start"),
+        ] {
+            let error = run::<u32>(command, String::new(), LIMIT).unwrap_err();
+            assert!(error.contains(why), "{error}");
+        }
         // The unit-test binary has no such subcommand: it runs no test, and prints no result.
         let error = delegate::<_, u32>("no-such-subcommand", ("PHASERS_CHILD", "1"), &7, LIMIT);
         let error = error.unwrap_err();
-        assert!(
-            error.starts_with("the child process with PHASERS_CHILD=1 printed no result"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn a_stuck_child_is_killed() {
+        assert!(error.starts_with("the child process with PHASERS_CHILD=1 printed no result"));
         let start = Instant::now();
-        let error = run::<u32>(shell("exec sleep 30"), None, Duration::from_millis(200));
+        let error = run::<u32>(
+            shell("exec sleep 30"),
+            String::new(),
+            Duration::from_millis(200),
+        );
         assert!(error.unwrap_err().contains("was killed"));
         assert!(start.elapsed() < Duration::from_secs(10));
     }

@@ -1,22 +1,15 @@
-//! The round engine: T threads run rounds of timed iterations of a [`Work`], timed on thread 0
-//! ([`threads`]); or a row of one call per round, for work that runs its own threads ([`calls`]).
+//! The round engine: T threads run rounds of iterations of a [`Work`], timed on thread 0
+//! ([`threads`]); or one call per round, for work that runs its own threads ([`calls`]).
 //!
-//! Every thread runs the same sequence of rounds. Before each round all threads meet, on the
-//! work itself when it is [`Work::SYNCHRONIZED`] and paced back to back (seed 002), else on a
-//! control barrier; thread 0 publishes the next round's length before arriving there and everyone
-//! reads it after leaving, so all threads always agree on how many iterations to run (a thread
-//! running one barrier episode more than the others would wait for ever). Thread 0 reads the
-//! clock right after leaving the meeting and right after its last iteration (or the closing
-//! meeting, for rows that meet on the control barrier), so a sample spans exactly the round.
-//!
-//! How a row is paced ([`Pacing`]) is a property of the row, not of the work: EPCC's delay before
-//! each barrier and its meetings on a control barrier before and after each round, so that what a
-//! test and its reference loop have in common cancels when the loop is subtracted, as fork and
-//! join do in EPCC's `#pragma omp parallel` around each repetition; collectives that need not
-//! hold every thread back, whose rounds thread 0 cannot cut ([`Pacing::Looped`]); or seed 003's
-//! per-iteration stamps ([`Pacing::Stamped`]).
+//! Before each round all threads meet, on the work itself when it is [`Work::SYNCHRONIZED`] and
+//! paced back to back (seed 002), else on a control barrier. Thread 0 publishes the next round's
+//! length before arriving and everyone reads it after leaving, so all agree on how many
+//! iterations to run (a thread one barrier episode ahead would wait for ever). Thread 0 reads the
+//! clock on leaving the meeting and after its last iteration (or the closing meeting), so a sample
+//! spans exactly the round. [`Pacing`] is the row's, not the work's: EPCC's meetings around each
+//! round make what a test and its reference loop share cancel when the loop is subtracted, as
+//! fork and join do around EPCC's repetitions.
 
-use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -39,9 +32,8 @@ pub enum Pacing {
     /// Iterations back to back; the threads meet on the work when it is synchronized (so one
     /// barrier is all there is), else as [`Pacing::Looped`].
     BackToBack,
-    /// A control barrier before and after each round, the closing one inside the timed span, and
-    /// rounds never cut: for operations that need not hold every thread back (a broadcast's
-    /// root), where thread 0 finishing a round does not mean every thread has.
+    /// A control barrier before and after each round (the closing one timed), rounds never cut:
+    /// for operations that need not hold every thread back, like a broadcast's root.
     Looped,
     /// EPCC syncbench: [`delay`] before each iteration, a control barrier before and after each
     /// round.
@@ -49,9 +41,8 @@ pub enum Pacing {
         /// Iterations of the delay loop.
         delay: u64,
     },
-    /// Seed 003: each round is one iteration; every thread meets on the control barrier
-    /// (untimed), stalls as the table says, and stamps its arrival and return around the call.
-    /// Rows of this pacing return a [`Timeline`]; their warm-up is one round.
+    /// Seed 003: rounds of one iteration; every thread meets on the control barrier (untimed),
+    /// stalls as the table says and stamps around the call, giving a [`Timeline`].
     Stamped {
         /// Each thread's stall per iteration; `None` for no stall.
         stalls: Option<Arc<Stalls>>,
@@ -95,9 +86,8 @@ impl Plan {
     }
 }
 
-/// The stamps of a [`Pacing::Stamped`] row: `iterations` rows of `threads` threads, in
-/// nanoseconds since one origin on one clock (on Linux `CLOCK_MONOTONIC`). A child process sends
-/// one back as JSON, without `chose`.
+/// The stamps of a [`Pacing::Stamped`] row in ns since one origin on one clock (on Linux
+/// `CLOCK_MONOTONIC`); a child process sends one back as JSON, without `chose`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Timeline {
     /// Threads.
@@ -140,16 +130,8 @@ impl Measured {
     }
 }
 
-/// The control barrier rows meet on between rounds. One of ours, so a thread that fails drops
-/// its participant and breaks it, and the others return instead of waiting for ever.
-pub fn control_participants(threads: usize) -> Result<Vec<Participant>, String> {
-    Barrier::with_algorithm(threads, Algorithm::SenseReversing)
-        .map(|barrier| barrier.participants())
-        .map_err(|error| format!("cannot build the control barrier: {error}"))
-}
-
 /// A row of one call per round, for work that runs its own threads (OpenMP's parallel regions):
-/// `call(planned, deadline)` runs a round and returns the iterations it ran and their time.
+/// `call(planned, deadline)` returns the iterations it ran and their time.
 pub fn calls(
     plan: &Plan,
     mut call: impl FnMut(u64, Duration) -> Result<(u64, Duration), String>,
@@ -219,9 +201,8 @@ struct Out {
     chose: Vec<&'static str>,
 }
 
-/// Runs the rounds of `plan` on one thread per work, each pinned to a CPU (round robin) when the
-/// plan says so; the first work's thread keeps time. The process exits with an error naming the
-/// row if no round completes for the watch's time.
+/// Runs the rounds of `plan` on one thread per work (pinned round robin if the plan says), timed by
+/// the first; the process exits naming the row if no round completes for the watch's time.
 pub fn threads<W: Work>(works: Vec<W>, plan: &Plan, watch: &Watch) -> Measured {
     let sync = W::SYNCHRONIZED;
     match &plan.pacing {
@@ -255,10 +236,15 @@ fn spawn<W: Work>(
     if count == 0 {
         return Measured::failed(plan.schedule, "no threads".to_owned());
     }
+    // One of our barriers, so a thread that fails drops its participant and breaks it, and the
+    // others return instead of waiting for ever.
     let controls: Vec<Option<Participant>> = match control {
-        true => match control_participants(count) {
-            Ok(controls) => controls.into_iter().map(Some).collect(),
-            Err(error) => return Measured::failed(plan.schedule, error),
+        true => match Barrier::with_algorithm(count, Algorithm::SenseReversing) {
+            Ok(barrier) => barrier.participants().into_iter().map(Some).collect(),
+            Err(error) => {
+                let error = format!("cannot build the control barrier: {error}");
+                return Measured::failed(plan.schedule, error);
+            }
         },
         false => (0..count).map(|_| None).collect(),
     };
@@ -298,25 +284,35 @@ fn spawn<W: Work>(
         watch_until(finished, &shared.done, watch);
         handles.into_iter().map(|handle| handle.join()).collect()
     });
-    let mut failures = Failures::default();
+    // Ranked so the root cause is reported rather than its echoes: panics, then causes, then
+    // echoes, each in thread order.
+    let mut failures: Vec<(u8, String)> = Vec::new();
     let mut outs = Vec::with_capacity(count);
     let mut all_pinned = true;
     for (rank, outcome) in outcomes.into_iter().enumerate() {
         match outcome {
             Ok((mut out, pinned)) => {
                 all_pinned &= pinned;
-                if let Some(failure) = out.failure.take() {
-                    failures.add(rank, failure);
-                }
+                failures.extend(out.failure.take().map(|failure| match failure {
+                    Failure::Cause(message) => (1, format!("thread {rank}: {message}")),
+                    Failure::Echo(message) => (2, format!("thread {rank}: {message}")),
+                }));
                 outs.push(out);
             }
-            Err(panic) => failures.add_panic(rank, &*panic),
+            Err(panic) => {
+                let message = panic_message(&*panic);
+                failures.push((0, format!("thread {rank} panicked: {message}")));
+            }
         }
     }
     if !all_pinned && pin_note.is_none() {
         pin_note = Some("--pin: the OS refused to pin some threads".to_owned());
     }
-    let mut error = failures.first();
+    failures.sort_by_key(|(rank, _)| *rank);
+    let mut error = failures.first().map(|(_, first)| match failures.len() {
+        1 => first.clone(),
+        count => format!("{first} (and {} more thread(s) failed)", count - 1),
+    });
     let sampler = outs.iter_mut().find_map(|out| out.sampler.take());
     let timeline = match error {
         None => timeline(&mut outs)
@@ -371,28 +367,21 @@ fn rounds<W: Work, const DELAY: bool, const CUT: bool>(
     mut seat: Seat<W>,
     shared: &Rounds,
     plan: &Plan,
-    sampler: Option<Sampler>,
+    mut sampler: Option<Sampler>,
 ) -> Out {
     let delay_by = match plan.pacing {
         Pacing::Epcc { delay } => delay,
         _ => 0,
     };
-    let failure = match seat.work.prepare() {
-        Err(failure) => Some(failure),
-        Ok(()) => match sampler {
-            None => follow::<W, DELAY, CUT>(seat, shared, delay_by).err(),
-            Some(mut sampler) => {
-                let failure = lead::<W, DELAY, CUT>(seat, shared, delay_by, &mut sampler).err();
-                return Out {
-                    failure,
-                    sampler: Some(sampler),
-                    ..Out::default()
-                };
-            }
-        },
-    };
+    let failure = (seat.work.prepare())
+        .and_then(|()| match &mut sampler {
+            Some(sampler) => lead::<W, DELAY, CUT>(seat, shared, delay_by, sampler),
+            None => follow::<W, DELAY, CUT>(seat, shared, delay_by),
+        })
+        .err();
     Out {
         failure,
+        sampler,
         ..Out::default()
     }
 }
@@ -573,37 +562,6 @@ fn nanos_since(origin: Instant) -> u64 {
     u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// The failures of one row's threads, ranked so the root cause is reported rather than its
-/// echo: panics, then causes, then echoes, each in thread order.
-#[derive(Default)]
-struct Failures(Vec<(u8, String)>);
-
-impl Failures {
-    fn add(&mut self, rank: usize, failure: Failure) {
-        self.0.push(match failure {
-            Failure::Cause(message) => (1, format!("thread {rank}: {message}")),
-            Failure::Echo(message) => (2, format!("thread {rank}: {message}")),
-        });
-    }
-
-    fn add_panic(&mut self, rank: usize, panic: &(dyn Any + Send)) {
-        let message = panic_message(panic);
-        self.0
-            .push((0, format!("thread {rank} panicked: {message}")));
-    }
-
-    /// The most telling failure, and how many others there were.
-    fn first(mut self) -> Option<String> {
-        self.0.sort_by_key(|(rank, _)| *rank);
-        let count = self.0.len();
-        let (_, first) = self.0.into_iter().next()?;
-        Some(match count {
-            1 => first,
-            _ => format!("{first} (and {} more thread(s) failed)", count - 1),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::AtomicU64;
@@ -674,18 +632,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_failing_wait_becomes_a_row_error() {
-        let schedule = schedule(50, 3, Duration::from_secs(5));
-        let measured = run(vec![Failing(0)], schedule, Pacing::BackToBack);
-        let error = measured.error.unwrap();
-        assert!(
-            error.contains("thread 0") && error.contains("broken"),
-            "{error}"
-        );
-        assert!(measured.sampler.samples().is_empty());
-    }
-
     /// Counts its calls, and never waits for anyone: the least synchronized work there is.
     struct Count<'a>(&'a AtomicU64);
 
@@ -724,8 +670,7 @@ mod tests {
         assert_eq!(reference.sampler.samples().len(), 2);
     }
 
-    /// Sleeps a little per call. A bad one fails its third call (`Cause`), or with `wrong` its
-    /// first check.
+    /// Sleeps a little per call; a bad one fails its third call, or with `wrong` its first check.
     struct Sleeper(u64, Option<bool>);
 
     impl Work for Sleeper {
@@ -798,5 +743,10 @@ mod tests {
         assert!(measured.timeline.is_none());
         let error = sleepers(2, None, 50, Some((0, true))).error.unwrap();
         assert!(error.contains("thread 0: wrong result"), "{error}");
+        let schedule = schedule(50, 3, Duration::from_secs(5));
+        let measured = run(vec![Failing(0)], schedule, Pacing::BackToBack);
+        let error = measured.error.unwrap();
+        assert!(error.starts_with("thread 0: ") && error.contains("broken"));
+        assert!(measured.sampler.samples().is_empty());
     }
 }

@@ -13,29 +13,8 @@
 /// ```
 pub fn failures(failed: impl IntoIterator<Item = String>) -> Result<(), String> {
     let failed: Vec<String> = failed.into_iter().collect();
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} row(s) failed: {}",
-            failed.len(),
-            failed.join("; ")
-        ))
+    match failed.len() {
+        0 => Ok(()),
+        n => Err(format!("{n} row(s) failed: {}", failed.join("; "))),
     }
-}
-
-/// [`failures`] of `rows`, each described by `describe` when it failed (`None` when it did not).
-///
-/// ```
-/// use phasers_cli::harness::failures::failed_rows;
-///
-/// let rows = [("ok", None), ("bad", Some("wrong sum"))];
-/// let error = failed_rows(&rows, |(name, error)| Some(format!("{name}: {}", (*error)?)));
-/// assert_eq!(error, Err("1 row(s) failed: bad: wrong sum".to_owned()));
-/// ```
-pub fn failed_rows<'a, R: 'a>(
-    rows: impl IntoIterator<Item = &'a R>,
-    describe: impl Fn(&'a R) -> Option<String>,
-) -> Result<(), String> {
-    failures(rows.into_iter().filter_map(describe))
 }

@@ -1,8 +1,6 @@
-//! The hardware floor: how long a cache line takes to go from one core to another and back.
-//!
-//! No barrier among two or more threads on different cores can complete faster than one such round
-//! trip: every arrival must become visible to the releaser, and the release to every waiter. So the
-//! floor says how far a barrier is from what the machine allows, independently of any software.
+//! The hardware floor: a cache line's round trip between two cores. No barrier among threads on
+//! different cores completes faster (every arrival must reach the releaser, and the release every
+//! waiter), so it says how far a barrier is from what the machine allows.
 
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,8 +39,7 @@ pub struct Floor {
     pub note: Option<String>,
 }
 
-/// How a benchmark that states the floor once, in its header, measures it: 20 samples of about
-/// 5 ms, calibrated, in at most 2 s.
+/// How a benchmark measures the floor its header states: 20 samples of about 5 ms, in at most 2 s.
 pub const BRIEFLY: Schedule = Schedule {
     episodes: None,
     samples: 20,
@@ -64,7 +61,8 @@ pub const BRIEFLY: Schedule = Schedule {
 ///     target_sample: Duration::from_millis(1),
 ///     row_budget: Duration::from_secs(1),
 /// });
-/// assert_eq!(floor.samples_ns.len(), 2);
+/// assert_eq!((floor.samples_ns.len(), floor.round_trips_per_sample), (2, 100));
+/// assert!(floor.min_ns.is_some_and(|ns| ns > 0.0));
 /// assert!(floor_line(&floor).starts_with("cache-line round trip between"));
 /// ```
 pub fn measure(schedule: Schedule) -> Floor {
@@ -211,24 +209,5 @@ fn wait_for(line: &AtomicU64, done: impl Fn(u64) -> bool) -> u64 {
         if spins % SPINS_PER_YIELD == 0 {
             std::thread::yield_now();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn measures_a_positive_round_trip() {
-        let floor = measure(Schedule {
-            episodes: Some(100),
-            samples: 2,
-            target_sample: Duration::from_millis(1),
-            row_budget: Duration::from_secs(1),
-        });
-        assert_eq!(floor.samples_ns.len(), 2);
-        assert_eq!(floor.round_trips_per_sample, 100);
-        assert!(floor.min_ns.is_some_and(|ns| ns > 0.0));
     }
 }

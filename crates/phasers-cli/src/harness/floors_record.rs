@@ -1,19 +1,11 @@
-//! The library's floors as every report records and states them: the cache-line round trip, the
-//! yield hand-off and the wake-up that [`phasers::Floors`] measures once per process and derives
-//! every wait budget from.
-//!
-//! Every table is read against them: a barrier near one round trip per episode is at the floor,
-//! one near a wake-up is parking, and one oversubscribed barrier near a few yields is handing
-//! cores over as it should. So each report heads its tables with [`floors_line`] and writes the
-//! numbers into its JSON, where a file from another machine can be told apart by them.
+//! The library's floors as every report records them: the cache-line round trip, yield hand-off
+//! and wake-up that [`phasers::Floors`] measures once per process and derives every wait budget
+//! from. Tables are read against them (near a round trip per episode is at the floor, near a
+//! wake-up is parking), and a file from another machine can be told apart by them.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-
-// Stated from a report's provenance, which holds a `FloorsRecord`: so it lives with the
-// provenance, below which this file stays, and is re-exported where readers look for it.
-pub use super::provenance::floors_line;
 
 /// The floors the library used in the process that wrote a report (`floors` in the JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,12 +33,8 @@ impl FloorsRecord {
         }
     }
 
-    /// The floors every object of this process uses ([`phasers::Floors::current`]), measured the
-    /// first time they are asked for.
-    ///
-    /// `Err` with the library's message when `PHASERS_FLOORS` cannot be parsed: every builder of
-    /// the library would refuse with it, and the command refuses to start (see
-    /// [`phasers::check_environment`]).
+    /// The floors every object of this process uses ([`phasers::Floors::current`]); `Err` with the
+    /// library's message when `PHASERS_FLOORS` cannot be parsed (see [`phasers::check_environment`]).
     pub fn current() -> Result<Self, String> {
         phasers::Floors::current()
             .map(|floors| FloorsRecord::of(&floors))
@@ -91,15 +79,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn short_times_keep_two_or_three_digits() {
-        assert_eq!(short_time(190), "190 ns");
-        assert_eq!(short_time(4_200), "4.2 µs");
-        assert_eq!(short_time(22_499), "22 µs");
-        assert_eq!(short_time(4_000_000), "4.0 ms");
-    }
-
-    #[test]
-    fn every_source_has_words() {
+    fn times_keep_two_or_three_digits_and_every_source_has_words() {
+        let times = [190, 4_200, 22_499, 4_000_000].map(short_time);
+        assert_eq!(times, ["190 ns", "4.2 µs", "22 µs", "4.0 ms"]);
         for source in [
             phasers::FloorsSource::Measured,
             phasers::FloorsSource::Environment,

@@ -4,16 +4,6 @@
 use super::verbosity::WIDTH;
 
 /// The notes of one table, numbered in the order first marked.
-///
-/// ```
-/// use phasers_cli::harness::footnotes::Footnotes;
-///
-/// let mut notes = Footnotes::default();
-/// assert_eq!(notes.mark("3 of 5 samples"), "[1]");
-/// assert_eq!(notes.mark("pinned to cpus 0, 1"), "[2]");
-/// assert_eq!(notes.mark("3 of 5 samples"), "[1]", "one number per note");
-/// assert_eq!(notes.text(), "[1] 3 of 5 samples\n[2] pinned to cpus 0, 1\n");
-/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Footnotes {
     notes: Vec<String>,
@@ -60,15 +50,6 @@ impl Footnotes {
 
 /// `text` after `first` (a label or a footnote's number), wrapped to [`WIDTH`], later lines
 /// indented to where the text starts; ends in a newline.
-///
-/// ```
-/// use phasers_cli::harness::footnotes::wrap;
-///
-/// let long = "word ".repeat(40);
-/// let text = wrap("note: ", &long);
-/// assert!(text.lines().all(|line| line.chars().count() <= 100));
-/// assert!(text.lines().nth(1).unwrap().starts_with("      word"));
-/// ```
 pub fn wrap(first: &str, text: &str) -> String {
     let indent = " ".repeat(first.chars().count());
     let options = textwrap::Options::new(WIDTH)
@@ -82,18 +63,8 @@ pub fn wrap(first: &str, text: &str) -> String {
     out
 }
 
-/// `text` with every line wider than [`WIDTH`] wrapped, its later lines indented 4 more than its
-/// first: for prose printed among tables (a figure's title, what it found), whose lines were
-/// written long. Lines that fit, tables among them, are left as they are.
-///
-/// ```
-/// use phasers_cli::harness::footnotes::fit;
-///
-/// let text = format!("a table  1.00x\n  {}\n", "long ".repeat(30));
-/// let fitted = fit(&text);
-/// assert!(fitted.starts_with("a table  1.00x\n  long"));
-/// assert!(fitted.lines().nth(2).unwrap().starts_with("      long"));
-/// ```
+/// `text` with every line wider than [`WIDTH`] wrapped, later lines indented 4 more than its
+/// first: for prose among tables, written long. Lines that fit, tables among them, stay as they are.
 pub fn fit(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
@@ -129,6 +100,7 @@ mod tests {
         let long = "ERROR: the barrier returned an error in round 3 of 5; ".repeat(6);
         assert_eq!(notes.mark(&long), "[1]");
         assert_eq!(notes.marks([None, Some(""), Some("short")]), "[2]");
+        assert_eq!(notes.mark(&long), "[1]", "one number per note");
         let text = notes.text();
         assert!(
             text.lines().all(|line| line.chars().count() <= WIDTH),
@@ -138,5 +110,15 @@ mod tests {
         assert!(text.lines().nth(1).unwrap().starts_with("    "), "{text}");
         assert!(text.lines().last().unwrap() == "[2] short", "{text}");
         assert!(Footnotes::default().is_empty() && Footnotes::default().text().is_empty());
+    }
+
+    #[test]
+    fn prose_wraps_under_its_label_and_tables_stay() {
+        let text = wrap("note: ", &"word ".repeat(40));
+        assert!(text.lines().all(|line| line.chars().count() <= WIDTH));
+        assert!(text.lines().nth(1).unwrap().starts_with("      word"));
+        let fitted = fit(&format!("a table  1.00x\n  {}\n", "long ".repeat(30)));
+        assert!(fitted.starts_with("a table  1.00x\n  long"));
+        assert!(fitted.lines().nth(2).unwrap().starts_with("      long"));
     }
 }

@@ -1,31 +1,13 @@
 //! The lines that head every benchmark's output: what was measured, how, on which machine, and
-//! against which floors, each under a label in a column of its own.
+//! against which floors, each after a label.
 
 use std::fmt::Display;
 
 use super::floor::{floor_line, Floor};
-use super::floors_record::floors_line;
 use super::footnotes::wrap;
-use super::provenance::Provenance;
+use super::provenance::{floors_line, Provenance};
 
 /// A header in the making; [`Header::finish`] gives its text.
-///
-/// ```
-/// use phasers_cli::harness::header::Header;
-/// use phasers_cli::harness::provenance::Provenance;
-///
-/// let provenance = Provenance::now("app", Vec::new());
-/// let text = Header::new(&provenance, "whole applications on each barrier kind")
-///     .line("method", "each row runs the application 3 times")
-///     .machine(&provenance)
-///     .floors(&provenance)
-///     .finish();
-/// let lines: Vec<&str> = text.lines().collect();
-/// assert_eq!(lines[0], "phasers app: whole applications on each barrier kind");
-/// assert_eq!(lines[1], "method:  each row runs the application 3 times");
-/// assert!(lines[2].starts_with("machine: "));
-/// assert!(lines[3].starts_with("floors:  "));
-/// ```
 #[derive(Debug, Clone)]
 pub struct Header {
     text: String,
@@ -39,9 +21,8 @@ impl Header {
         }
     }
 
-    /// Starts as every benchmark that states its own floor does: `phasers {benchmark}: {what}`,
-    /// then `method`, the machine, this run's cache-line floor and the library's floors; the
-    /// caller adds its units.
+    /// `phasers {benchmark}: {what}`, then `method`, the machine, this run's cache-line floor and
+    /// the library's floors; the caller adds its units.
     ///
     /// ```
     /// use phasers_cli::harness::floor::Floor;
@@ -60,6 +41,7 @@ impl Header {
     /// let text = Header::with_floors(&provenance, "a growing team", "one run per size", &floor)
     ///     .line("units", "per barrier")
     ///     .finish();
+    /// assert!(text.starts_with("phasers bench dynamic: a growing team\nmethod:  one run per"));
     /// let label = |line: &str| line.split(':').next().unwrap_or_default().to_owned();
     /// // Long lines wrap, their later lines indented under the text.
     /// let starts = text.lines().skip(1).filter(|line| !line.starts_with(' '));
@@ -80,9 +62,8 @@ impl Header {
             .floors(provenance)
     }
 
-    /// Adds `label:` and `text`, the text starting in the column after the longest label
-    /// (`machine:`) and wrapped to the output's 100 columns, later lines indented to where it
-    /// starts. Line breaks already in `text` are taken as spaces.
+    /// Adds `label:` and `text`, the text in the column after `machine:` and wrapped to 100
+    /// columns under itself; line breaks in `text` are taken as spaces.
     pub fn line(mut self, label: &str, text: impl Display) -> Self {
         let label = format!("{:<8} ", format!("{label}:"));
         let text = text.to_string();

@@ -1,6 +1,5 @@
-//! The compilers and runtime libraries of the native baselines (C, C++, OpenMP; built by
-//! `build.rs` from `crates/phasers-cli/baselines/`), for the machine description of every report:
-//! a baseline's numbers mean little without them.
+//! The compilers and runtime libraries of the native baselines (built by `build.rs` from
+//! `crates/phasers-cli/baselines/`), for the machine description of every report.
 
 use std::ffi::{c_char, CStr};
 
@@ -33,13 +32,7 @@ pub struct NativeVersions {
     pub gomp_spincount: Option<String>,
 }
 
-/// The versions the baselines were built with and run on, and the OpenMP tuning variables of
-/// this process.
-///
-/// ```
-/// let versions = phasers_cli::harness::native_versions::versions();
-/// assert!(!versions.c_compiler.is_empty());
-/// ```
+/// The versions the baselines were built with and run on, and this process's OpenMP variables.
 pub fn versions() -> NativeVersions {
     // SAFETY: both functions return pointers to NUL-terminated strings that live for the whole
     // program (a string literal, and glibc's static version string).

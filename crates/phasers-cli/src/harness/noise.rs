@@ -1,16 +1,10 @@
 //! How far a ratio of two medians can be trusted on a machine that drifts.
 //!
-//! A benchmark runs each row in interleaved rounds, so drift in the machine hits every row alike.
-//! The spread of a row is how much its rounds disagree: the slowest round's median over the fastest's. When either row of a ratio
-//! disagrees with itself by more than the two rows differ from each other, the ratio's direction
-//! is not settled by this run, and the report says so: the ratio is *noisy*.
-//!
-//! The rule, exactly: a ratio `r = a / b` of two positive medians is noisy when
-//! `max(spread(a), spread(b)) > max(r, 1 / r)`. A side with no spread (one round) takes no part;
-//! with no spread on either side, or a median not above zero, the ratio is not judged.
-//!
-//! A benchmark marks a row noisy (in its note, and `noisy`/`noise` in the JSON) when a ratio
-//! printed for it is.
+//! Rows run in interleaved rounds, so drift hits every row alike. A row's spread is how much its
+//! rounds disagree: the slowest round's median over the fastest's. A ratio `r = a / b` of two
+//! positive medians is *noisy* when `max(spread(a), spread(b)) > max(r, 1 / r)`: this run does not
+//! settle which is faster. A side with no spread (one round) takes no part; with none on either
+//! side, or a median not above zero, the ratio is not judged.
 
 use serde::{Deserialize, Serialize};
 
@@ -137,20 +131,19 @@ mod tests {
     }
 
     #[test]
-    fn rounds_that_disagree_more_than_the_gap_make_a_ratio_noisy() {
-        // 105 vs 100 is a 5% gap; the first row's rounds disagree by 20%.
+    fn a_ratio_is_noisy_when_rounds_disagree_more_than_the_gap() {
+        // 105 vs 100 is a 5% gap; the first row's rounds disagree by 20%; the rule is symmetric.
         let noise = judge(1.05, [Some(1.2), Some(1.01)]).unwrap();
         assert_eq!(noise, "rounds ×1.20 > gap ×1.05");
-        // The rule is symmetric: 100 vs 105 has the same gap.
         assert!(judge(100.0 / 105.0, [Some(1.01), Some(1.2)]).is_some());
-    }
-
-    #[test]
-    fn a_gap_wider_than_the_rounds_is_not_noisy() {
-        // Twice as fast, with rounds within 30%: the direction is settled.
-        assert_eq!(judge(0.5, [Some(1.3), Some(1.1)]), None);
-        assert_eq!(judge(1.05, [None, None]), None, "nothing to judge by");
-        assert_eq!(judge(-1.0, [Some(9.0), None]), None, "no meaningful ratio");
+        // Twice as fast, with rounds within 30%: settled. No spreads, or no ratio: not judged.
+        for (ratio, spreads) in [
+            (0.5, [Some(1.3), Some(1.1)]),
+            (1.05, [None, None]),
+            (-1.0, [Some(9.0), None]),
+        ] {
+            assert_eq!(judge(ratio, spreads), None, "{ratio}");
+        }
     }
 
     #[test]

@@ -1,16 +1,13 @@
-//! `--json`, `--csv` and `--plot`: the files a benchmark writes besides its tables. Every file is
-//! created before the run, so a bad path fails in a second rather than after minutes of
-//! measuring; the report is written into them at the end, whatever its type.
+//! `--json`, `--csv` and `--plot`: created before the run, so a bad path fails in a second rather
+//! than after minutes of measuring, and written at the end.
 
 use std::fmt::Display;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
-
-use super::verbosity;
 
 /// The output options most benchmarks take (flatten them into the command's options).
 #[derive(Debug, Clone, Default, Args)]
@@ -34,46 +31,10 @@ pub struct OutputArgs {
     pub verbose: bool,
 }
 
-impl OutputArgs {
-    /// Creates every file named, before the run (the plot at its own path), and turns on the
-    /// detailed tables if `--verbose` asked for them.
-    pub fn open(&self) -> Result<Outputs, String> {
-        verbosity::request(self.verbose);
-        Outputs::create(
-            self.json.as_deref(),
-            self.csv.as_deref(),
-            self.plot.iter().cloned().collect(),
-        )
-    }
-}
-
 /// An output file, created and waiting for the report.
 pub type OpenFile = (PathBuf, BufWriter<File>);
 
 /// The files of a run, open and waiting for the report.
-///
-/// ```
-/// use phasers_cli::harness::outputs::{write_csv_lines, Outputs};
-///
-/// #[derive(serde::Serialize)]
-/// struct Line {
-///     barrier: &'static str,
-///     median_ns: f64,
-/// }
-///
-/// let folder = std::env::temp_dir().join(format!("outputs-doc-{}", std::process::id()));
-/// std::fs::create_dir_all(&folder).unwrap();
-/// let (json, csv) = (folder.join("r.json"), folder.join("r.csv"));
-/// let outputs = Outputs::create(Some(&json), Some(&csv), Vec::new()).unwrap();
-/// // ... the run ...
-/// let lines = [Line { barrier: "mcs", median_ns: 51.0 }];
-/// outputs
-///     .write(&lines, |out| write_csv_lines(out, &lines), |_, _| Ok(()))
-///     .unwrap();
-/// assert_eq!(std::fs::read_to_string(&csv).unwrap(), "barrier,median_ns\nmcs,51.0\n");
-/// assert!(std::fs::read_to_string(&json).unwrap().contains("\"median_ns\": 51.0"));
-/// std::fs::remove_dir_all(&folder).unwrap();
-/// ```
 pub struct Outputs {
     json: Option<OpenFile>,
     csv: Option<OpenFile>,
@@ -151,72 +112,17 @@ pub fn open(path: Option<&Path>) -> Result<Option<OpenFile>, String> {
     .transpose()
 }
 
-/// Writes `value` as pretty JSON to `out`, opened at `path`.
+/// Writes `value` as pretty JSON, with a final newline, to `out`, opened at `path`.
 pub fn write_json(
-    out: BufWriter<File>,
+    mut out: BufWriter<File>,
     path: &Path,
     value: &(impl Serialize + ?Sized),
 ) -> Result<(), String> {
-    json_to(out, value).map_err(|error| cannot("write", path, error))
-}
-
-/// Writes `value` as pretty JSON to `out`, with a final newline.
-///
-/// ```
-/// let mut text = Vec::new();
-/// phasers_cli::harness::outputs::json_to(&mut text, &[1, 2]).unwrap();
-/// assert_eq!(String::from_utf8(text).unwrap(), "[\n  1,\n  2\n]\n");
-/// ```
-pub fn json_to(mut out: impl Write, value: &(impl Serialize + ?Sized)) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut out, value)?;
-    out.write_all(b"\n")?;
-    out.flush()
-}
-
-/// The two columns every benchmark's CSV line ends with: why its row is marked, and why it failed,
-/// each empty where there is nothing to say. A benchmark writes a line as the tuple `(its own
-/// columns, NoteAndError)`: the csv crate writes the fields of a tuple's structs one after the
-/// other, in the header as in the line (it cannot flatten a struct inside a struct).
-///
-/// ```
-/// use phasers_cli::harness::outputs::{write_csv_lines, NoteAndError};
-///
-/// #[derive(serde::Serialize)]
-/// struct Line {
-///     barrier: &'static str,
-/// }
-///
-/// let (note, error) = (None, Some("hung".to_owned()));
-/// let mut out = Vec::new();
-/// let lines = [
-///     (Line { barrier: "mcs" }, NoteAndError::of(&note, &error)),
-///     (Line { barrier: "floor" }, NoteAndError::note(Some("pinned"))),
-/// ];
-/// write_csv_lines(&mut out, lines).unwrap();
-/// let text = String::from_utf8(out).unwrap();
-/// assert_eq!(text, "barrier,note,error\nmcs,,hung\nfloor,pinned,\n");
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct NoteAndError<'a> {
-    /// What the reader should know about the row's numbers.
-    pub note: Option<&'a str>,
-    /// Why the row has no numbers, or wrong ones.
-    pub error: Option<&'a str>,
-}
-
-impl<'a> NoteAndError<'a> {
-    /// A row's note and error, as its results hold them.
-    pub fn of(note: &'a Option<String>, error: &'a Option<String>) -> Self {
-        NoteAndError {
-            note: note.as_deref(),
-            error: error.as_deref(),
-        }
-    }
-
-    /// A line that can have a note but no error, such as a floor's.
-    pub fn note(note: Option<&'a str>) -> Self {
-        NoteAndError { note, error: None }
-    }
+    let json = serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from);
+    (json
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush()))
+    .map_err(|error| cannot("write", path, error))
 }
 
 /// Writes one CSV line per item of `lines`, under a header of their field names.
@@ -254,15 +160,25 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_plot_is_removed_and_named_after_the_others_are_written() {
+    fn every_file_is_written_and_a_failed_plot_removed_and_named() {
         let folder = std::env::temp_dir().join(format!("outputs-test-{}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
+        let (json, csv) = (folder.join("r.json"), folder.join("r.csv"));
         let plots = vec![folder.join("a.svg"), folder.join("b.svg")];
-        let outputs = Outputs::create(None, None, plots.clone()).unwrap();
+        let outputs = Outputs::create(Some(&json), Some(&csv), plots.clone()).unwrap();
+        #[derive(Serialize)]
+        struct Line {
+            barrier: &'static str,
+            median_ns: f64,
+        }
+        let lines = [Line {
+            barrier: "mcs",
+            median_ns: 51.0,
+        }];
         let error = outputs
             .write(
-                &(),
-                |_| Ok::<(), String>(()),
+                &lines,
+                |out| write_csv_lines(out, &lines),
                 |index, path| match index {
                     0 => std::fs::write(path, "<svg/>").map_err(|e| e.to_string()),
                     _ => Err("nothing to draw in b".to_owned()),
@@ -271,6 +187,10 @@ mod tests {
             .unwrap_err();
         assert_eq!(error, "nothing to draw in b");
         assert!(plots[0].exists() && !plots[1].exists());
+        let csv = std::fs::read_to_string(&csv).unwrap();
+        assert_eq!(csv, "barrier,median_ns\nmcs,51.0\n");
+        let json = std::fs::read_to_string(&json).unwrap();
+        assert!(json.contains("\"median_ns\": 51.0") && json.ends_with("]\n"));
         std::fs::remove_dir_all(&folder).unwrap();
     }
 }

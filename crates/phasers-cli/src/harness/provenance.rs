@@ -1,6 +1,6 @@
-//! What heads every report file: which program wrote it, for which benchmark, when, how and
-//! where. `docs/benchmark-json.md` documents every field; bump [`SCHEMA_VERSION`] on any change a
-//! reader could trip over (a renamed or removed field, a changed unit or meaning).
+//! What heads every report file. `docs/benchmark-json.md` documents every field; bump
+//! [`SCHEMA_VERSION`] on any change a reader could trip over (a renamed or removed field, a changed
+//! unit or meaning).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -12,14 +12,13 @@ use super::machine::Machine;
 /// The version of the JSON layout of every report (docs/benchmark-json.md).
 pub const SCHEMA_VERSION: u32 = 4;
 
-/// What heads every report file: which program wrote it, for which benchmark, when, how and
-/// where. Flattened into the report, so its fields are top-level fields of the JSON.
+/// Which program wrote a report, for which benchmark, when, how and where; flattened into the
+/// report, so its fields are top-level fields of the JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
     /// [`SCHEMA_VERSION`] of the program that wrote the file.
     pub schema_version: u32,
-    /// The benchmark's name (`bench barrier`, `bench phaser`, ...), so files of different
-    /// benchmarks can be told apart.
+    /// The benchmark's name (`bench barrier`, `bench phaser`, ...).
     pub benchmark: String,
     /// The `phasers-cli` version that produced the report.
     pub version: String,
@@ -29,9 +28,8 @@ pub struct Provenance {
     pub started_unix_s: u64,
     /// The machine the run was on.
     pub machine: Machine,
-    /// The floors the library derived its wait budgets from in this run (`phasers floors`
-    /// explains them); `None` only where it could not settle them, which the benchmarks refuse
-    /// before they start, and in files written before they were recorded.
+    /// The floors the library derived its wait budgets from (`phasers floors` explains them);
+    /// `None` where it could not settle them, and in files written before they were recorded.
     #[serde(default)]
     pub floors: Option<FloorsRecord>,
 }
@@ -62,8 +60,7 @@ impl Provenance {
     }
 }
 
-/// The floors as the header of every table states them, without a label; reports print it as
-/// `floors:  {floors_line}`.
+/// The floors as the header of every report states them, after `floors:`.
 pub fn floors_line(provenance: &Provenance) -> String {
     match &provenance.floors {
         Some(floors) => format!(

@@ -1,16 +1,10 @@
-//! The smallest cost a row can tell from nothing, measured in the run, so that a cost below it
-//! prints as `< 2.0 ns` rather than as a number (or a negative one), and is never anyone's best or
-//! either side of a ratio.
+//! The smallest cost a row can tell from nothing, so that a cost below it prints as `< 2.0 ns`
+//! rather than as a number (or a negative one), and is never anyone's best or side of a ratio.
 //!
-//! What limits a row depends on how it was timed:
-//!
-//! - every mode: the clock. A sample is one clock reading subtracted from another, divided by the
-//!   episodes it ran, so a row cannot resolve less than [`clock_step_ns`] over its episodes per
-//!   sample;
-//! - EPCC mode: the reference loop. A cost is a loop's time minus the reference loop's median
-//!   (the same delays with no barrier), and the reference loop's own samples scatter: a barrier
-//!   that adds less than the middle half of that scatter (its interquartile range) cannot be told
-//!   from the loop alone. On a quiet machine that is a nanosecond or two; on a busy one, more.
+//! Every row is limited by the clock: a sample is two readings apart over its episodes, so it
+//! cannot resolve less than [`clock_step_ns`] over its episodes per sample. An EPCC row is also
+//! limited by its reference loop, whose median is subtracted: a barrier that adds less than the
+//! loop's own interquartile range cannot be told from the loop alone.
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -21,8 +15,8 @@ use super::table::time;
 /// over, and still well under a millisecond.
 const CLOCK_READINGS: usize = 10_000;
 
-/// The smallest positive difference between two consecutive readings of [`Instant::now`], in ns:
-/// its granularity, or the cost of reading it where that is coarser. Measured once per process.
+/// The smallest positive step between two readings of [`Instant::now`] in ns (its granularity, or
+/// the cost of a reading where that is coarser), measured once per process.
 pub fn clock_step_ns() -> f64 {
     static STEP: OnceLock<f64> = OnceLock::new();
     *STEP.get_or_init(|| {
@@ -65,15 +59,8 @@ pub fn below(median_ns: f64, resolution_ns: f64) -> bool {
     median_ns <= 0.0 || median_ns < resolution_ns
 }
 
-/// A cost below the resolution as a table prints it: `< 2.0 ns` (`< 0.1 ns` when the resolution
-/// is nothing at all, so that it never reads as a cost of zero or less).
-///
-/// ```
-/// use phasers_cli::harness::resolution::below_text;
-///
-/// assert_eq!(below_text(1.96), "< 2.0 ns");
-/// assert_eq!(below_text(0.0), "< 0.1 ns");
-/// ```
+/// A cost below the resolution as a table prints it: `< 2.0 ns`, and `< 0.1 ns` for a resolution
+/// of nothing, which must not read as a cost of zero.
 pub fn below_text(resolution_ns: f64) -> String {
     format!("< {}", time(resolution_ns.max(0.1)))
 }
@@ -101,5 +88,9 @@ mod tests {
     fn zero_and_negative_costs_are_always_below() {
         assert!(below(-1.7, 0.0) && below(0.0, 0.0) && below(1.9, 2.0));
         assert!(!below(2.0, 2.0) && !below(50.0, 2.0));
+        assert_eq!(
+            (below_text(1.96), below_text(0.0)),
+            ("< 2.0 ns".into(), "< 0.1 ns".into())
+        );
     }
 }

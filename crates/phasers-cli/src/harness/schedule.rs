@@ -1,15 +1,11 @@
 //! How many episodes each round of a row runs, and when the row stops.
 //!
-//! A row is a sequence of rounds of back-to-back barrier episodes. The first round is a warm-up;
-//! then, unless the episode count is fixed, calibration rounds grow until one lasts long enough to
-//! estimate the cost of one episode, which sizes the samples to the target duration; then come the
-//! timed samples. The [`Sampler`] is pure bookkeeping, fed the counts and durations thread 0
-//! measured, so its decisions are testable without a clock.
-//!
-//! A barrier can be fast while it is calibrated and hundreds of times slower afterwards (a waiter
-//! that spins out its whole budget each episode, for instance). So a round also has a deadline,
-//! checked by [`RoundClock`]; a round cut at its deadline is still a valid sample of fewer episodes,
-//! and the next sample is resized from it.
+//! A row is rounds of back-to-back episodes: a warm-up; then, unless the count is fixed,
+//! calibration rounds that grow until one is long enough to size samples to the target duration;
+//! then the timed samples. The [`Sampler`] is pure bookkeeping of what thread 0 measured, so its
+//! decisions are testable without a clock. A barrier fast while calibrated can turn far slower
+//! afterwards, so a round also has a deadline ([`RoundClock`]); a round cut there is still a valid
+//! sample of fewer episodes, and the next is resized from it.
 
 use std::time::{Duration, Instant};
 
@@ -21,8 +17,8 @@ pub const WARM_UP_EPISODES: u64 = 16;
 /// A calibration round shorter than this is too noisy to size samples from.
 const CALIBRATION_MIN: Duration = Duration::from_millis(5);
 
-/// How much one calibration round may grow over the previous one: a lucky fast round must not
-/// make the next one run for seconds.
+/// How much a calibration round may grow over the last: a lucky fast one must not make the next
+/// run for seconds.
 const MAX_GROWTH: u64 = 64;
 
 /// No sample runs more episodes than this, however cheap an episode looks.
@@ -31,8 +27,7 @@ const MAX_EPISODES: u64 = 1 << 32;
 /// A calibrated round is cut once it runs this many times longer than the target sample.
 const DEADLINE_FACTOR: u32 = 4;
 
-/// How many times per planned round thread 0 reads the clock to check the deadline: often enough
-/// to catch a slow round early, rarely enough that the clock costs nothing next to the episodes.
+/// Clock reads per planned round: enough to catch a slow round early, few enough to cost nothing.
 const CHECKS_PER_ROUND: u64 = 64;
 
 /// The settings shared by every row of a run.
@@ -44,8 +39,7 @@ pub struct Schedule {
     pub samples: usize,
     /// How long a calibrated sample should last.
     pub target_sample: Duration,
-    /// Once a row has run this long, it stops after its current sample (keeping at least one),
-    /// and a round still running is cut.
+    /// Past this, a row stops after its current sample (keeping one), and a running round is cut.
     pub row_budget: Duration,
 }
 
@@ -104,8 +98,7 @@ impl Sampler {
         }
     }
 
-    /// The same, stopping also once `enough` says: this many samples taken, and this long since
-    /// the first (a row of one-iteration samples run until both are reached, or the maximum).
+    /// The same, stopping also once `enough` samples were taken and that long passed since the first.
     pub fn enough(self, enough: Option<(usize, Duration)>) -> Self {
         Sampler { enough, ..self }
     }
@@ -115,9 +108,8 @@ impl Sampler {
         self.warm_up
     }
 
-    /// Records that a round planned for `planned` episodes ran `ran` of them (fewer when it was
-    /// cut) in `elapsed`, `row_elapsed` into the row, and returns the next round's episode count,
-    /// or `None` when the row is done.
+    /// Records a round planned for `planned` episodes that ran `ran` (fewer when cut) in `elapsed`,
+    /// `row_elapsed` into the row; returns the next round's episodes, or `None` when done.
     pub fn after_round(
         &mut self,
         planned: u64,
@@ -202,9 +194,8 @@ impl Sampler {
             .clamp(1, MAX_EPISODES)
     }
 
-    /// How long the next round may run before thread 0 cuts it, `row_elapsed` into the row:
-    /// a few target samples when calibrating, and never past the row budget (a fixed episode count
-    /// is only ever cut by the budget).
+    /// How long the next round may run before thread 0 cuts it: a few target samples when
+    /// calibrated, and never past the row budget (which alone cuts a fixed episode count).
     pub fn round_deadline(&self, row_elapsed: Duration) -> Duration {
         let budget_left = self.schedule.row_budget.saturating_sub(row_elapsed);
         match self.schedule.episodes {
@@ -242,12 +233,9 @@ impl Sampler {
     }
 }
 
-/// Thread 0's check of a round's deadline, reading the clock only every few episodes.
-///
-/// How many episodes lie between two reads adapts to the pace of the round: about
-/// `CHECKS_PER_ROUND` reads over the deadline, but never more often than `CHECKS_PER_ROUND` reads
-/// over the planned episodes, so a fast barrier pays next to nothing for the clock and a barrier
-/// that turned slow is still cut near its deadline.
+/// Thread 0's check of a round's deadline, reading the clock every few episodes: about
+/// `CHECKS_PER_ROUND` reads over the deadline, never more than that over the planned episodes, so
+/// a fast barrier pays next to nothing and one turned slow is still cut near its deadline.
 #[derive(Debug)]
 pub struct RoundClock {
     start: Instant,
@@ -369,6 +357,10 @@ mod tests {
         assert_eq!(sampler.after_round(10, 10, 3000 * MS, 8000 * MS), None);
         assert_eq!(sampler.samples().len(), 1);
         assert!(sampler.capped());
+        // Calibrated, that one sample is sized from the warm-up, and never to zero episodes.
+        let mut sampler = Sampler::new(schedule(None));
+        let next = sampler.after_round(16, 16, 10_000 * MS, 10_000 * MS);
+        assert_eq!(next, Some(1));
     }
 
     #[test]
@@ -416,28 +408,12 @@ mod tests {
     }
 
     #[test]
-    fn sizing_never_returns_zero_episodes() {
-        let mut sampler = Sampler::new(schedule(None));
-        // Past the budget in the warm-up: straight to one sample, sized from the warm-up.
-        assert_eq!(
-            sampler.after_round(16, 16, 10_000 * MS, 10_000 * MS),
-            Some(1)
-        );
-    }
-
-    #[test]
-    fn round_clock_first_reads_after_a_few_episodes() {
-        let mut clock = RoundClock::start(CHECKS_PER_ROUND * 10, Duration::ZERO);
-        // The deadline has passed at once, but the clock is only read on every tenth episode.
-        let first = (1..=100).find(|_| clock.expired());
-        assert_eq!(first, Some(10));
-        let mut clock = RoundClock::start(1_000_000, Duration::ZERO);
-        let first = (1..=100).find(|_| clock.expired());
-        assert_eq!(first, Some(FIRST_CHECK));
-    }
-
-    #[test]
-    fn round_clock_never_expires_before_its_deadline() {
+    fn the_round_clock_reads_every_few_episodes_and_never_expires_early() {
+        // The deadline has passed at once, but the clock is read only every so many episodes.
+        for (planned, first) in [(CHECKS_PER_ROUND * 10, 10), (1_000_000, FIRST_CHECK)] {
+            let mut clock = RoundClock::start(planned, Duration::ZERO);
+            assert_eq!((1..=100).find(|_| clock.expired()), Some(first));
+        }
         let mut clock = RoundClock::start(1000, Duration::from_secs(3600));
         assert!((0..1000).all(|_| !clock.expired()));
     }

@@ -1,9 +1,7 @@
-//! Summary statistics over samples, as EPCC syncbench reports them.
-//!
-//! EPCC reports the mean over its outer repetitions with a confidence interval. On a shared
-//! machine the distribution of a barrier's cost has a long right tail (preemption, other tenants),
-//! so the mean says much about the neighbours; the report therefore also gives the minimum, which
-//! approaches the intrinsic cost, and the median, which is what a program usually pays.
+//! Summary statistics over samples, as EPCC syncbench reports them (the mean with a confidence
+//! interval), and the minimum and median: on a shared machine a cost's long right tail makes the
+//! mean say much about the neighbours, while the minimum approaches the intrinsic cost and the
+//! median is what a program usually pays.
 
 use serde::{Deserialize, Serialize};
 
@@ -99,83 +97,54 @@ mod tests {
     }
 
     #[test]
-    fn empty_has_no_summary() {
-        assert_eq!(min(&[]), None);
-        assert_eq!(median(&[]), None);
-        assert_eq!(summarize(&[]), None);
+    fn min_and_median_take_the_middle_or_the_middle_pair() {
+        for (values, min_, median_) in [
+            (&[][..], None, None),
+            (&[7.5], Some(7.5), Some(7.5)),
+            (&[5.0, 1.0, 3.0], Some(1.0), Some(3.0)),
+            (&[4.0, 1.0, 3.0, 2.0], Some(1.0), Some(2.5)),
+        ] {
+            assert_eq!((min(values), median(values)), (min_, median_), "{values:?}");
+        }
     }
 
     #[test]
-    fn odd_count_takes_the_middle() {
-        assert_eq!(median(&[5.0, 1.0, 3.0]), Some(3.0));
-        assert_eq!(min(&[5.0, 1.0, 3.0]), Some(1.0));
-    }
-
-    #[test]
-    fn even_count_averages_the_middle_pair() {
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
-    }
-
-    #[test]
-    fn single_value() {
-        assert_eq!(median(&[7.5]), Some(7.5));
-        assert_eq!(min(&[7.5]), Some(7.5));
-        let summary = summarize(&[7.5]).unwrap();
-        assert_eq!(summary.mean, 7.5);
-        assert_eq!(summary.stddev, 0.0);
-        assert_eq!(summary.ci95, None);
-    }
-
-    #[test]
-    fn known_sample() {
-        // Mean 5, squared deviations 9+1+1+9+0 = 20 over 4 degrees of freedom: variance 5.
+    fn summaries_have_the_sample_deviation_and_the_t_interval() {
+        // Mean 5, squared deviations 9+1+1+9+0 = 20 over 4 degrees of freedom: variance 5, and
+        // the half-width is t(0.975, 4) * sqrt(5) / sqrt(5).
         let summary = summarize(&[2.0, 4.0, 6.0, 8.0, 5.0]).unwrap();
-        assert_eq!(summary.count, 5);
-        assert_eq!(summary.min, 2.0);
-        assert_eq!(summary.median, 5.0);
-        assert!(close(summary.mean, 5.0));
-        assert!(close(summary.stddev, 5f64.sqrt()));
-        // t(0.975, 4) = 2.776; half-width = 2.776 * sqrt(5) / sqrt(5).
+        assert_eq!((summary.count, summary.min, summary.median), (5, 2.0, 5.0));
+        assert!(close(summary.mean, 5.0) && close(summary.stddev, 5f64.sqrt()));
         assert!(close(summary.ci95.unwrap(), 2.776));
-    }
-
-    #[test]
-    fn twenty_repetitions_use_nineteen_degrees_of_freedom() {
-        let values: Vec<f64> = (1..=20).map(f64::from).collect();
-        let summary = summarize(&values).unwrap();
-        assert!(close(summary.mean, 10.5));
-        assert!(close(summary.median, 10.5));
-        // Variance of 1..=20 with divisor 19 is 35.
+        // EPCC's 20 repetitions: 19 degrees of freedom; the variance of 1..=20 is 35.
+        let summary = summarize(&(1..=20).map(f64::from).collect::<Vec<_>>()).unwrap();
         assert!(close(summary.stddev, 35f64.sqrt()));
         assert!(close(
             summary.ci95.unwrap(),
             2.093 * 35f64.sqrt() / 20f64.sqrt()
         ));
-    }
-
-    #[test]
-    fn identical_samples_have_no_spread() {
-        let summary = summarize(&[3.0; 8]).unwrap();
-        assert_eq!(summary.stddev, 0.0);
-        assert_eq!(summary.ci95, Some(0.0));
-    }
-
-    #[test]
-    fn a_failed_sample_spoils_the_summary() {
-        assert_eq!(summarize(&[1.0, f64::NAN]), None);
-        assert_eq!(summarize(&[1.0, f64::INFINITY]), None);
+        let one = summarize(&[7.5]).unwrap();
+        assert_eq!((one.mean, one.stddev, one.ci95), (7.5, 0.0, None));
+        assert_eq!(summarize(&[3.0; 8]).unwrap().ci95, Some(0.0));
+        // No samples, or a failed one, spoil the summary.
+        for bad in [&[][..], &[1.0, f64::NAN], &[1.0, f64::INFINITY]] {
+            assert_eq!(summarize(bad), None);
+        }
     }
 
     #[test]
     fn t_quantiles() {
-        assert_eq!(t_975(0), f64::INFINITY);
-        assert_eq!(t_975(1), 12.706);
-        assert_eq!(t_975(19), 2.093);
-        assert_eq!(t_975(30), 2.042);
-        assert_eq!(t_975(35), 2.042);
-        assert_eq!(t_975(59), 2.021);
-        assert_eq!(t_975(100), 2.000);
-        assert_eq!(t_975(1_000_000), 1.962);
+        for (dof, t) in [
+            (0, f64::INFINITY),
+            (1, 12.706),
+            (19, 2.093),
+            (35, 2.042),
+            (59, 2.021),
+            (100, 2.0),
+            (1_000_000, 1.962),
+        ] {
+            assert_eq!(t_975(dof), t, "{dof}");
+        }
         // Wider with fewer degrees of freedom, always.
         assert!((1..200).all(|dof| t_975(dof) >= t_975(dof + 1)));
     }

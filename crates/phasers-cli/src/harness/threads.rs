@@ -21,8 +21,8 @@ pub fn default_thread_counts(cores: usize) -> Vec<usize> {
     counts
 }
 
-/// The sweep `phasers bench barrier --write-profile` measures: the default sweep, then further into oversubscription
-/// (4x the cores, and 64 threads, a common team size), so the profile covers every regime.
+/// The sweep of `bench barrier --write-profile`: the default one, then further into
+/// oversubscription (4x the cores, and 64, a common team size), so the profile covers every regime.
 pub fn tune_thread_counts(cores: usize) -> Vec<usize> {
     let mut counts = default_thread_counts(cores);
     counts.extend([cores.saturating_mul(4).min(MAX_THREADS), 64]);
@@ -51,36 +51,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_on_two_cores_goes_to_twice_the_cores() {
-        assert_eq!(default_thread_counts(2), vec![1, 2, 4]);
-    }
-
-    #[test]
-    fn default_on_other_machines() {
-        assert_eq!(default_thread_counts(1), vec![1, 2]);
-        assert_eq!(default_thread_counts(6), vec![1, 2, 4, 6, 8, 12]);
-        assert_eq!(default_thread_counts(16), vec![1, 2, 4, 8, 16, 32]);
-        assert_eq!(default_thread_counts(0), vec![1, 2]);
-    }
-
-    #[test]
-    fn tuning_reaches_further_into_oversubscription() {
+    fn sweeps_go_to_twice_the_cores_and_tuning_further() {
+        for (cores, counts) in [
+            (0, &[1, 2][..]),
+            (1, &[1, 2]),
+            (2, &[1, 2, 4]),
+            (6, &[1, 2, 4, 6, 8, 12]),
+            (16, &[1, 2, 4, 8, 16, 32]),
+        ] {
+            assert_eq!(default_thread_counts(cores), counts);
+        }
         assert_eq!(tune_thread_counts(2), vec![1, 2, 4, 8, 64]);
         assert_eq!(tune_thread_counts(16), vec![1, 2, 4, 8, 16, 32, 64]);
     }
 
     #[test]
     fn thread_counts_parse_or_explain() {
-        assert_eq!(parse_thread_count("8"), Ok(8));
         assert_eq!(parse_thread_count(" 3 "), Ok(3));
-        assert!(parse_thread_count("0").unwrap_err().contains("at least 1"));
-        assert!(parse_thread_count("x")
-            .unwrap_err()
-            .contains("not a thread count"));
-        assert!(parse_thread_count("-1").is_err());
-        assert!(parse_thread_count("").is_err());
-        assert!(parse_thread_count("100000")
-            .unwrap_err()
-            .contains("allowed"));
+        for (bad, why) in [
+            ("0", "at least 1"),
+            ("x", "not a thread count"),
+            ("-1", "not a"),
+            ("", "not a"),
+            ("100000", "allowed"),
+        ] {
+            assert!(parse_thread_count(bad).unwrap_err().contains(why), "{bad}");
+        }
     }
 }

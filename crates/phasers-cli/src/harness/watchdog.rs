@@ -1,5 +1,5 @@
 //! Hang detection: threads stuck in a barrier cannot be cancelled, so a row that makes no progress
-//! for too long stops the whole run with a message naming it, rather than hanging it silently.
+//! for too long stops the whole run with a message naming it.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,18 +17,7 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// The watch over the row `name` with `threads` threads, hung after `hang_after` without a
-    /// completed round.
-    ///
-    /// ```
-    /// use std::sync::atomic::AtomicU64;
-    /// use std::time::Duration;
-    /// use phasers_cli::harness::watchdog::{watch_until, Watch};
-    ///
-    /// let watch = Watch::new("auto", 2, Duration::from_secs(60));
-    /// // A row that is already finished returns at once.
-    /// watch_until(|| true, &AtomicU64::new(0), &watch);
-    /// ```
+    /// The watch over the row `name` of `threads` threads, hung after `hang_after` without a round.
     pub fn new(name: &str, threads: usize, hang_after: Duration) -> Self {
         Watch {
             name: name.to_owned(),
@@ -38,9 +27,8 @@ impl Watch {
     }
 }
 
-/// Blocks until `finished` says every thread of the row has; exits the process if `rounds_done`
-/// stops growing for the watch's time, since threads stuck in a barrier cannot be cancelled. It
-/// looks every 20 ms, or sooner when its thread is unparked.
+/// Blocks until `finished` says every thread of the row has, looking every 20 ms or when unparked;
+/// exits the process if `rounds_done` stops growing for the watch's time.
 pub fn watch_until(finished: impl Fn() -> bool, rounds_done: &AtomicU64, watch: &Watch) {
     let mut last_rounds = rounds_done.load(Ordering::Relaxed);
     let mut last_progress = Instant::now();

@@ -1,32 +1,17 @@
-//! The native baselines: the barriers C, C++ and OpenMP programmers use today, built from
-//! `crates/phasers-cli/baselines/` by `build.rs` with the system GCC.
+//! The native baselines, the barriers C, C++ and OpenMP programmers reach for, built from
+//! `crates/phasers-cli/baselines/` by `build.rs` with the system GCC:
 //!
-//! A benchmark that only beats `std::sync::Barrier` says little; these are the barriers our users
-//! would otherwise reach for, in the implementations most Linux machines ship:
+//! - [`PthreadBarrier`] (glibc's `pthread_barrier_t`) and [`CxxBarrier`] (libstdc++'s C++20
+//!   `std::barrier<>`), waited on by the same Rust threads and harness as every Rust contender.
+//! - [`omp_round`]: libgomp's `omp barrier` and `omp for reduction`, which exist only among
+//!   OpenMP's own threads, so one call is one EPCC round run in C, fork and join included;
+//!   [`omp_dynamic`] the seed's dynamic-parallelism benchmark; [`SETTLE`] and
+//!   [`ACTIVE_WAIT_POLICY`] what every OpenMP row must know.
 //!
-//! - [`PthreadBarrier`]: POSIX `pthread_barrier_t` from glibc, what a C program uses. It measures
-//!   glibc's barrier (one shared arrival count, waiters blocking on a futex) waited on by the same
-//!   Rust threads, spawned and pinned by the same harness, as every Rust contender.
-//! - [`CxxBarrier`]: C++20 `std::barrier<>` from libstdc++ (`arrive_and_wait`), what a modern C++
-//!   program uses; its waiting is libstdc++'s atomic wait (spin, then futex). Same harness.
-//! - [`omp_round`]: OpenMP's `#pragma omp barrier` and `#pragma omp for reduction` from libgomp,
-//!   what an HPC code uses. They exist only inside a parallel region among OpenMP's own threads,
-//!   so the timed loop runs in C and one call is one EPCC syncbench round, fork and join included;
-//!   its reference loop (the same region with neither) is what EPCC subtracts.
-//! - [`omp_dynamic`]: the OpenMP side of the seed's dynamic-parallelism benchmark, one parallel
-//!   region per team size.
-//! - [`SETTLE`] and [`ACTIVE_WAIT_POLICY`]: what every OpenMP row must know about libgomp.
-//! - the compiler and libraries the numbers belong to are in the harness (`native_versions`).
-//!
-//! One thing to know when reading their numbers: glibc's `pthread_barrier_wait` and libgomp's
-//! barrier make a `futex` wake system call every episode, even when nobody sleeps (strace counts
-//! one per episode even with a single thread, whose episode then costs about 150 ns against 45
-//! for `std::barrier` on our 2-core machines); libstdc++'s `std::barrier` makes none. That is
-//! their design, not the shims' overhead.
-//!
-//! The shims are as thin as a C ABI allows (an opaque pointer and the call), so the numbers are
-//! the libraries' own. No C++ exception crosses into Rust: the C++ entry points are `noexcept`
-//! and catch everything.
+//! glibc's and libgomp's barriers make a `futex` wake call every episode even when nobody sleeps
+//! (about 150 ns against 45 for `std::barrier` with one thread on our 2-core machines): their
+//! design, not the shims', which are an opaque pointer and the call. No C++ exception crosses
+//! into Rust: the C++ entry points are `noexcept` and catch everything.
 
 pub mod cxx;
 pub mod omp_reduce;
@@ -112,9 +97,8 @@ mod tests {
     use super::*;
     use phasers_cli::harness::work::Work;
 
-    /// Runs `episodes` episodes on one thread per handle and checks the barrier invariant: after
-    /// the wait of episode k every thread has arrived at k, and none has arrived beyond k + 1
-    /// (this thread has not arrived at k + 1 yet, so nobody can be past it).
+    /// Runs `episodes` episodes on one thread per handle: after the wait of episode k every thread
+    /// has arrived at k, and none beyond k + 1 (this one has not arrived there yet).
     pub(super) fn check_barrier_invariant<W: Work>(handles: Vec<W>, episodes: usize) {
         let threads = handles.len();
         let arrivals = AtomicUsize::new(0);
@@ -143,13 +127,8 @@ mod tests {
 
     #[test]
     fn errors_are_named() {
-        assert_eq!(
-            describe_error(11),
-            format!("EAGAIN: {}", std::io::Error::from_raw_os_error(11))
-        );
-        assert_eq!(
-            describe_error(NATIVE_EXCEPTION),
-            "a C++ exception was thrown"
-        );
+        let eagain = format!("EAGAIN: {}", std::io::Error::from_raw_os_error(11));
+        assert_eq!(describe_error(11), eagain);
+        assert_eq!(describe_error(-1), "a C++ exception was thrown");
     }
 }

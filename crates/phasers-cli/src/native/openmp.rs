@@ -1,9 +1,6 @@
-//! OpenMP's `#pragma omp barrier` and `#pragma omp for reduction` (libgomp), through the shims in
-//! `baselines/omp_barrier.c` and `baselines/omp_dynamic.c`, and the OpenMP counterparts of the
-//! team collectives, through `baselines/omp_collectives.c`.
-//!
-//! The timed loops run in C on OpenMP's threads; see `phasers_omp_round` there for the round and
-//! for how a round past its deadline is cut without leaving a thread at a barrier.
+//! libgomp's `#pragma omp barrier`, `for reduction` and collectives, through the shims in
+//! `baselines/omp_{barrier,dynamic,collectives}.c`. The timed loops run in C on OpenMP's threads;
+//! `phasers_omp_round` there says how a round past its deadline is cut without stranding a thread.
 
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -144,26 +141,20 @@ pub struct OmpRound {
 }
 
 /// Runs one EPCC round on a team of `threads` OpenMP threads: `iterations` times the delay (if
-/// any) and the `work`. Returns the iterations run and the time, fork and join included.
+/// any) and the `work`; returns the iterations run and the time, fork and join included.
 ///
-/// A round with a barrier or reduction that runs past `deadline` (from its start) is cut: every
-/// thread stops after the same iteration, within about a millisecond, and `ran` says how many it
-/// ran. The reference loop cannot be cut, because only a barrier brings the cut to every thread
-/// in time.
+/// A barrier or reduction round past `deadline` is cut: every thread stops after the same
+/// iteration, within about a millisecond. The reference loop cannot be cut: only a barrier brings
+/// the cut to every thread in time.
 ///
-/// With `pin`, OpenMP thread t runs on the t-th CPU (round robin) of the calling thread's
-/// affinity mask; without it every OpenMP thread may run on any of them (so the calling thread
-/// should not be pinned itself). The caller becomes OpenMP thread 0 and gets its mask back
-/// afterwards. Each round sets the masks afresh, which overrides `OMP_PROC_BIND` and
-/// `GOMP_CPU_AFFINITY`.
+/// With `pin`, OpenMP thread t runs on the t-th CPU (round robin) of the caller's affinity mask,
+/// overriding `OMP_PROC_BIND` and `GOMP_CPU_AFFINITY`; the caller becomes thread 0 and gets its
+/// mask back. Unpinned, the caller should not be pinned itself.
 ///
-/// Rounds run one at a time: a call waits for a round running on another thread to end. libgomp
-/// keeps a team's threads for the next region started by the same thread, so calls from one
-/// long-lived thread measure warm teams, as EPCC does. libgomp exits the process if it cannot
-/// create a thread, so `threads` must stay within what the system allows.
-///
-/// `Err` on 0 threads or more than `i32::MAX`, when OpenMP gives a smaller team (e.g. under
-/// `OMP_THREAD_LIMIT`), or when the affinity calls fail.
+/// Rounds run one at a time. libgomp keeps a team for the next region started by the same thread,
+/// so calls from one long-lived thread measure warm teams, as EPCC does; it exits the process if
+/// it cannot create a thread, so `threads` must stay within what the system allows. `Err` on 0
+/// threads or more than `i32::MAX`, a smaller team (`OMP_THREAD_LIMIT`), or failed affinity calls.
 pub fn omp_round(
     threads: usize,
     iterations: u64,
@@ -194,12 +185,9 @@ pub fn omp_round(
     raw.into_round("phasers_omp_round", &format!("{threads} threads"))
 }
 
-/// Runs the OpenMP side of the seed's dynamic-parallelism benchmark (its figure 16a) once: for
-/// `nth` from 2 to `max_threads`, a `#pragma omp parallel for num_threads(nth)` region whose `nth`
-/// iterations each run the delay. `ran` is the number of regions, `elapsed` the time of them all.
-///
-/// The same rules as [`omp_round`]: one call at a time, `Err` on fewer than 2 threads or more than
-/// `i32::MAX`, or when OpenMP gives a region a smaller team than asked.
+/// The OpenMP side of the seed's dynamic-parallelism benchmark (its figure 16a), once: for `nth`
+/// from 2 to `max_threads`, a `parallel for num_threads(nth)` region whose `nth` iterations each
+/// run the delay. `ran` counts the regions. The rules of [`omp_round`], with at least 2 threads.
 pub fn omp_dynamic(max_threads: usize, delay: Option<Delay>) -> Result<OmpRound, String> {
     let team = team_size(max_threads, 2)?;
     let (function, arg) = split(delay);
@@ -211,13 +199,10 @@ pub fn omp_dynamic(max_threads: usize, delay: Option<Delay>) -> Result<OmpRound,
     )
 }
 
-/// Runs `iterations` of `work` back to back on a team of `threads` OpenMP threads, inside one
-/// parallel region, after one untimed iteration whose result is checked in full. `elapsed` is what
-/// thread 0 measured from a barrier before the first timed iteration to a barrier after the last:
-/// no fork, no join, no allocation. Every iteration's result is checked on every thread.
-///
-/// The same rules as [`omp_round`] for `pin`, one round at a time and the thread count. `Err`
-/// also when a thread's result was wrong, or a broadcast of no words is asked for.
+/// Runs `iterations` of `work` back to back on `threads` OpenMP threads in one parallel region,
+/// after one untimed iteration; every result is checked on every thread. `elapsed` spans a barrier
+/// before the first timed iteration to one after the last: no fork, join or allocation. The rules
+/// of [`omp_round`]; `Err` also on a wrong result or a broadcast of no words.
 pub fn omp_collective_round(
     threads: usize,
     iterations: u64,
@@ -316,134 +301,81 @@ mod tests {
 
     const FOREVER: Duration = Duration::from_secs(3600);
 
-    const EVERY_WORK: [OmpWork; 3] = [OmpWork::Loop, OmpWork::Barrier, OmpWork::Reduction];
+    static CALLS: AtomicU64 = AtomicU64::new(0);
 
-    #[test]
-    fn every_iteration_runs_whatever_the_work() {
-        for threads in [1, 3, 8] {
-            for work in EVERY_WORK {
-                let round = omp_round(threads, 2000, None, work, false, FOREVER).unwrap();
-                assert_eq!(round.ran, 2000, "{threads} threads, {work:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn the_reduction_adds_one_per_thread_and_iteration() {
-        for threads in [1, 3, 8] {
-            let round = omp_round(threads, 700, None, OmpWork::Reduction, false, FOREVER).unwrap();
-            assert_eq!(round.sum, threads as i64 * 700);
-        }
-        // Only the reduction reduces.
-        let round = omp_round(3, 700, None, OmpWork::Barrier, false, FOREVER).unwrap();
-        assert_eq!(round.sum, 0);
-    }
-
-    #[test]
-    fn the_delay_runs_once_per_thread_and_iteration() {
-        static CALLS: AtomicU64 = AtomicU64::new(0);
-        static LAST_ARG: AtomicU64 = AtomicU64::new(0);
-        extern "C" fn count(arg: u64) {
-            CALLS.fetch_add(1, Ordering::Relaxed);
-            LAST_ARG.store(arg, Ordering::Relaxed);
-        }
-        let delay = Some(Delay {
-            function: count,
-            arg: 42,
-        });
-        for work in EVERY_WORK {
-            CALLS.store(0, Ordering::Relaxed);
-            let round = omp_round(3, 500, delay, work, false, FOREVER).unwrap();
-            assert_eq!(round.ran, 500);
-            assert_eq!(CALLS.load(Ordering::Relaxed), 3 * 500);
-            assert_eq!(LAST_ARG.load(Ordering::Relaxed), 42);
-        }
-    }
-
-    #[test]
-    fn a_round_past_its_deadline_is_cut_on_every_thread_alike() {
-        static CALLS: AtomicU64 = AtomicU64::new(0);
-        extern "C" fn sleep_a_millisecond(_: u64) {
-            CALLS.fetch_add(1, Ordering::Relaxed);
+    /// Counts its calls; with an argument of 1, sleeps a millisecond each.
+    extern "C" fn count(arg: u64) {
+        CALLS.fetch_add(1, Ordering::Relaxed);
+        if arg == 1 {
             std::thread::sleep(Duration::from_millis(1));
         }
-        let delay = Some(Delay {
-            function: sleep_a_millisecond,
-            arg: 0,
-        });
-        let threads = 3;
-        for work in [OmpWork::Barrier, OmpWork::Reduction] {
-            CALLS.store(0, Ordering::Relaxed);
-            let round = omp_round(
-                threads,
-                1_000_000,
-                delay,
-                work,
-                false,
-                Duration::from_millis(20),
-            )
-            .unwrap();
-            assert!(round.ran >= 1 && round.ran < 1_000_000, "{round:?}");
-            assert!(round.elapsed >= Duration::from_millis(20), "{round:?}");
-            assert!(round.elapsed < Duration::from_secs(5), "{round:?}");
-            // Every thread ran exactly the iterations thread 0 reports.
-            assert_eq!(CALLS.load(Ordering::Relaxed), threads as u64 * round.ran);
-            if work == OmpWork::Reduction {
-                assert_eq!(round.sum, threads as i64 * round.ran as i64);
+    }
+
+    const COUNT: Option<Delay> = Some(Delay {
+        function: count,
+        arg: 0,
+    });
+
+    /// Runs `round` with the delay counting, and returns what it did and how many delays ran.
+    /// One at a time, as the counter is shared.
+    fn counted(round: impl FnOnce() -> Result<OmpRound, String>) -> (OmpRound, u64) {
+        static ONE: Mutex<()> = Mutex::new(());
+        let _one = ONE.lock().unwrap_or_else(PoisonError::into_inner);
+        CALLS.store(0, Ordering::Relaxed);
+        let round = round().unwrap();
+        (round, CALLS.load(Ordering::Relaxed))
+    }
+
+    #[test]
+    fn every_thread_runs_every_iteration_its_delay_and_its_share_of_the_sum() {
+        let before = core_affinity::get_core_ids();
+        // Unpinned rounds after pinned ones run too.
+        for (threads, pin) in [1, 3, 8].into_iter().flat_map(|t| [(t, true), (t, false)]) {
+            for work in [OmpWork::Loop, OmpWork::Barrier, OmpWork::Reduction] {
+                let (round, delays) =
+                    counted(|| omp_round(threads, 500, COUNT, work, pin, FOREVER));
+                let sum = i64::from(work == OmpWork::Reduction) * threads as i64 * 500;
+                assert_eq!(
+                    (round.ran, round.sum, delays),
+                    (500, sum, threads as u64 * 500),
+                    "{threads} threads, {work:?}, pin {pin}"
+                );
             }
         }
-    }
-
-    #[test]
-    fn a_round_of_bare_barriers_is_cut_too() {
-        // No delay: the clock checks must space themselves out by time, not by a fixed count.
-        for threads in [1, 3] {
-            let round = omp_round(
-                threads,
-                u64::MAX,
-                None,
-                OmpWork::Barrier,
-                false,
-                Duration::from_millis(20),
-            )
-            .unwrap();
-            assert!(round.ran < u64::MAX, "{round:?}");
-            assert!(round.elapsed < Duration::from_secs(5), "{round:?}");
-        }
-    }
-
-    #[test]
-    fn pinned_rounds_run_and_give_the_caller_its_mask_back() {
-        let before = core_affinity::get_core_ids();
-        for threads in [1, 3, 8] {
-            let round = omp_round(threads, 1000, None, OmpWork::Barrier, true, FOREVER).unwrap();
-            assert_eq!(round.ran, 1000);
-        }
+        // Pinned rounds give the caller its mask back.
         assert_eq!(core_affinity::get_core_ids(), before);
-        // And an unpinned round after a pinned one still runs.
-        assert_eq!(
-            omp_round(3, 1000, None, OmpWork::Barrier, false, FOREVER)
-                .unwrap()
-                .ran,
-            1000
-        );
-    }
-
-    #[test]
-    fn zero_iterations_is_an_empty_round() {
         let round = omp_round(2, 0, None, OmpWork::Reduction, false, FOREVER).unwrap();
         assert_eq!((round.ran, round.sum), (0, 0));
     }
 
     #[test]
-    fn bad_thread_counts_are_errors() {
-        for threads in [0, i32::MAX as usize + 1, usize::MAX] {
-            let error = omp_round(threads, 10, None, OmpWork::Barrier, false, FOREVER).unwrap_err();
-            assert!(error.contains("OpenMP team needs"), "{error}");
-        }
-        for threads in [0, 1, i32::MAX as usize + 1] {
-            let error = omp_dynamic(threads, None).unwrap_err();
-            assert!(error.contains("OpenMP team needs 2 to"), "{error}");
+    fn a_round_past_its_deadline_is_cut_on_every_thread_alike() {
+        let sleep = Some(Delay {
+            function: count,
+            arg: 1,
+        });
+        // Without a delay, the clock checks must space themselves out by time, not by count.
+        for (threads, delay, work) in [
+            (3, sleep, OmpWork::Barrier),
+            (3, sleep, OmpWork::Reduction),
+            (1, None, OmpWork::Barrier),
+            (3, None, OmpWork::Barrier),
+        ] {
+            let deadline = Duration::from_millis(20);
+            let (round, delays) =
+                counted(|| omp_round(threads, u64::MAX, delay, work, false, deadline));
+            assert!(round.ran >= 1 && round.ran < u64::MAX, "{round:?}");
+            assert!(
+                round.elapsed >= deadline && round.elapsed < Duration::from_secs(5),
+                "{round:?}"
+            );
+            if delay.is_some() {
+                // Every thread ran exactly the iterations thread 0 reports.
+                assert_eq!(delays, threads as u64 * round.ran);
+            }
+            if work == OmpWork::Reduction {
+                assert_eq!(round.sum, threads as i64 * round.ran as i64);
+            }
         }
     }
 
@@ -466,27 +398,31 @@ mod tests {
         }
         let empty = omp_collective_round(2, 0, OmpCollective::AllreduceOne, false).unwrap();
         assert_eq!((empty.ran, empty.elapsed), (0, Duration::ZERO));
-        let error =
-            omp_collective_round(2, 10, OmpCollective::Broadcast { words: 0 }, false).unwrap_err();
-        assert!(error.contains("refused a broadcast of 0 words"), "{error}");
-        let error = omp_collective_round(0, 10, OmpCollective::AllreduceOne, false).unwrap_err();
-        assert!(error.contains("OpenMP team needs"), "{error}");
+        let error = omp_collective_round(2, 10, OmpCollective::Broadcast { words: 0 }, false);
+        assert!(error
+            .unwrap_err()
+            .contains("refused a broadcast of 0 words"));
     }
 
     #[test]
     fn the_dynamic_benchmark_forks_one_region_per_step() {
-        static CALLS: AtomicU64 = AtomicU64::new(0);
-        extern "C" fn count(_: u64) {
-            CALLS.fetch_add(1, Ordering::Relaxed);
-        }
-        let delay = Some(Delay {
-            function: count,
-            arg: 0,
-        });
-        let round = omp_dynamic(5, delay).unwrap();
+        let (round, delays) = counted(|| omp_dynamic(5, COUNT));
         // Regions of 2, 3, 4 and 5 threads, one delay per thread.
-        assert_eq!(round.ran, 4);
-        assert_eq!(CALLS.load(Ordering::Relaxed), 2 + 3 + 4 + 5);
+        assert_eq!((round.ran, delays), (4, 2 + 3 + 4 + 5));
         assert!(round.elapsed > Duration::ZERO);
+    }
+
+    #[test]
+    fn bad_thread_counts_are_errors() {
+        for threads in [0, i32::MAX as usize + 1, usize::MAX] {
+            let error = omp_round(threads, 10, None, OmpWork::Barrier, false, FOREVER).unwrap_err();
+            assert!(error.contains("OpenMP team needs 1 to"), "{error}");
+            let error = omp_collective_round(threads, 10, OmpCollective::AllreduceOne, false);
+            assert!(error.unwrap_err().contains("OpenMP team needs 1 to"));
+        }
+        for threads in [0, 1, i32::MAX as usize + 1] {
+            let error = omp_dynamic(threads, None).unwrap_err();
+            assert!(error.contains("OpenMP team needs 2 to"), "{error}");
+        }
     }
 }

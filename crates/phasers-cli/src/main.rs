@@ -15,7 +15,6 @@ mod aliases;
 mod app_bench;
 mod bench;
 mod benches;
-mod collectives_bench;
 mod contender;
 mod dynamic;
 mod floors_cmd;
@@ -34,6 +33,7 @@ use phasers::Algorithm;
 use phasers_cli::harness::child;
 
 use crate::benches::barrier::{self, BarrierArgs};
+use crate::benches::collectives;
 use crate::benches::phaser::{self, Figure, PhaserArgs, Suite};
 use crate::contender::{Contender, FLOOR_DESCRIPTION};
 
@@ -105,7 +105,7 @@ enum BenchTarget {
     /// Team collectives (barrier, allreduce of one u64, broadcast, alltoall; checked and
     /// unchecked; every sync mode) on the team of all and split_grid's sub-teams, against
     /// std::sync::Barrier, our Barrier, OpenMP and memcpy (seed 004's MPP suite).
-    Collectives(collectives_bench::CollectivesArgs),
+    Collectives(collectives::CollectivesArgs),
 }
 
 fn main() -> ExitCode {
@@ -185,7 +185,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
                 phaser::run(&aliases::phaser_figure("bench tree", Figure::Tree, args)?)
             }
             BenchTarget::Reduce(args) => reduce_bench::run(&args),
-            BenchTarget::Collectives(args) => collectives_bench::run(&args),
+            BenchTarget::Collectives(args) => collectives::run(&args),
         },
         None => quick_suite(),
     }
@@ -224,10 +224,7 @@ fn list() {
         "array reductions (bench reduce --algorithms; omp and mutex name the baselines):",
         reduce_bench::list(),
     );
-    section(
-        "team collectives (bench collectives):",
-        collectives_bench::list(),
-    );
+    section("team collectives (bench collectives):", collectives::list());
     section(
         "applications (app; --sync takes auto, the algorithms, phaser, std, pthread, cxx):",
         app_bench::list(),
@@ -279,7 +276,7 @@ fn quick_suite() -> Result<(), String> {
         &barrier,
         &|| quick("phaser --threads 2").and_then(|args| phaser::run_suite(Suite::Quick, &args)),
         &|| quick(QUICK_REDUCE).and_then(|args| reduce_bench::run(&args)),
-        &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives_bench::run(&args)),
+        &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives::run(&args)),
         &|| quick(QUICK_APPS).and_then(|args| app_bench::run(&args)),
     ];
     let mut errors = Vec::new();
@@ -594,7 +591,7 @@ mod tests {
         assert_eq!(reduce.sizes, Some(vec![1000, 64_000]));
         assert_eq!(reduce.spread.as_ref().map(Vec::len), Some(2));
         assert!(reduce.algorithms.is_none(), "every contender");
-        let collectives: collectives_bench::CollectivesArgs = quick(QUICK_COLLECTIVES).unwrap();
+        let collectives: collectives::CollectivesArgs = quick(QUICK_COLLECTIVES).unwrap();
         assert_eq!(collectives.threads, Some(vec![2]));
         assert_eq!(collectives.words, Some(vec![8, 100_000]));
         assert_eq!(collectives.time, Duration::from_millis(30));

@@ -3,5 +3,6 @@
 //! (They move to `bench/` once `bench.rs`, the old row runner, is gone.)
 
 pub mod barrier;
+pub mod collectives;
 pub mod phaser;
 pub mod profile;

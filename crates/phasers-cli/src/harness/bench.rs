@@ -134,6 +134,24 @@ pub trait Benchmark {
     fn summary(&self, _report: &Report, _verbose: bool) -> Vec<String> {
         Vec::new()
     }
+
+    /// The order round `round` runs the table's rows in, as indices.
+    fn order(&self, table: &TablePlan<Self::Contender>, _round: usize) -> Vec<usize> {
+        (0..table.rows.len()).collect()
+    }
+
+    /// Sets what a table's merged rows yield besides their samples (bandwidths, fractions).
+    fn derive(&self, _table: &mut [Row]) {}
+
+    /// The table as printed, when not the one [`render::table`] of [`Benchmark::layout`].
+    fn show(
+        &self,
+        _table: &TablePlan<Self::Contender>,
+        _rows: &[&Row],
+        _verbose: bool,
+    ) -> Option<String> {
+        None
+    }
 }
 
 /// Runs `bench`, printing each table as soon as it is complete, and writes the files `output`
@@ -153,18 +171,22 @@ pub fn run<B: Benchmark>(bench: &B, output: &OutputArgs) -> Result<Report, Strin
     let cores = provenance.machine.available_cores;
     let (mut rows, mut records, mut round_trips) = (Vec::new(), Vec::new(), Vec::new());
     for table in &tables {
-        let measured = interleave::measure(
+        let measured = interleave::measure_in(
             table,
+            |round| bench.order(table, round),
             &progress,
             |plan, round| bench.measure(plan, table.threads, round),
             |round| bench.floor_schedule(round),
         );
         let mut measured_rows = measured.rows;
+        bench.derive(&mut measured_rows);
         let refs: Vec<&Row> = measured_rows.iter().collect();
         let recorded = ratio::records(&refs, &bench.ratios(&refs));
         mark(&mut measured_rows, &layout, &recorded);
         let refs: Vec<&Row> = measured_rows.iter().collect();
-        let text = render::table(&title(table.threads, cores, &refs), &refs, &layout, verbose);
+        let text = (bench.show(table, &refs, verbose)).unwrap_or_else(|| {
+            render::table(&title(table.threads, cores, &refs), &refs, &layout, verbose)
+        });
         progress.suspend(|| println!("{text}"));
         rows.extend(measured_rows);
         records.extend(recorded);

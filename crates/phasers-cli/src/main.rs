@@ -2,7 +2,6 @@
 //! that runs with no command, `list`, and the old names that merged into other commands.
 
 mod benches;
-mod collectives_bench;
 mod native;
 mod reduce_bench;
 
@@ -18,6 +17,7 @@ use phasers_cli::harness::threads::parse_thread_count;
 use crate::benches::barrier::{
     self, BarrierArgs, Contender, MeasureArgs, SweepContender, FLOOR_DESCRIPTION,
 };
+use crate::benches::collectives;
 use crate::benches::dynamic;
 use crate::benches::phaser::{self, Figure, PhaserArgs, Suite};
 
@@ -89,7 +89,7 @@ enum BenchTarget {
     /// Team collectives (barrier, allreduce of one u64, broadcast, alltoall; checked and
     /// unchecked; every sync mode) on the team of all and split_grid's sub-teams, against
     /// std::sync::Barrier, our Barrier, OpenMP and memcpy (seed 004's MPP suite).
-    Collectives(collectives_bench::CollectivesArgs),
+    Collectives(collectives::CollectivesArgs),
 }
 
 fn main() -> ExitCode {
@@ -167,7 +167,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
                 phaser::run(&phaser_figure("bench tree", Figure::Tree, args)?)
             }
             BenchTarget::Reduce(args) => reduce_bench::run(&args),
-            BenchTarget::Collectives(args) => collectives_bench::run(&args),
+            BenchTarget::Collectives(args) => collectives::run(&args),
         },
         None => quick_suite(),
     }
@@ -205,10 +205,7 @@ fn list() {
         "array reductions (bench reduce --algorithms; omp and mutex name the baselines):",
         reduce_bench::list(),
     );
-    section(
-        "team collectives (bench collectives):",
-        collectives_bench::list(),
-    );
+    section("team collectives (bench collectives):", collectives::list());
     section(
         "applications (app; --sync takes auto, the algorithms, phaser, std, pthread, cxx):",
         benches::app::list(),
@@ -260,7 +257,7 @@ fn quick_suite() -> Result<(), String> {
         &barrier,
         &|| quick("phaser --threads 2").and_then(|args| phaser::run_suite(Suite::Quick, &args)),
         &|| quick(QUICK_REDUCE).and_then(|args| reduce_bench::run(&args)),
-        &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives_bench::run(&args)),
+        &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives::run(&args)),
         &|| quick(QUICK_APPS).and_then(|args| benches::app::run(&args)),
     ];
     let mut errors = Vec::new();
@@ -591,7 +588,7 @@ mod tests {
         assert_eq!(reduce.sizes, Some(vec![1000, 64_000]));
         assert_eq!(reduce.spread.as_ref().map(Vec::len), Some(2));
         assert!(reduce.algorithms.is_none(), "every contender");
-        let collectives: collectives_bench::CollectivesArgs = quick(QUICK_COLLECTIVES).unwrap();
+        let collectives: collectives::CollectivesArgs = quick(QUICK_COLLECTIVES).unwrap();
         assert_eq!(collectives.threads, Some(vec![2]));
         assert_eq!(collectives.words, Some(vec![8, 100_000]));
         assert_eq!(collectives.time, Duration::from_millis(30));

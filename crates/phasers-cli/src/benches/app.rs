@@ -272,7 +272,13 @@ impl Benchmark for Config {
         fill_speedups(table);
     }
 
-    fn text(&self, table: &[&Row], records: &[RatioRecord], verbose: bool) -> Option<String> {
+    fn show(
+        &self,
+        _plan: &TablePlan<Run>,
+        table: &[&Row],
+        records: &[RatioRecord],
+        verbose: bool,
+    ) -> Option<String> {
         let key = |key| {
             (table[0].field(key))
                 .and_then(Value::as_str)
@@ -652,7 +658,10 @@ mod tests {
         );
         assert_eq!(nop[11].value("barriers_per_nop"), Some(0.0));
         let table: Vec<&Row> = nop.iter().collect();
-        assert!(config.text(&table, &[], false).unwrap().contains("ns/NOP"));
+        assert!(config
+            .show(tables.last().unwrap(), &table, &[], false)
+            .unwrap()
+            .contains("ns/NOP"));
         assert!(config.ratios(&table).is_empty());
     }
 

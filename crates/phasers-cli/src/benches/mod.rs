@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod barrier;
+pub mod collectives;
 pub mod dynamic;
 pub mod floors;
 pub mod phaser;

@@ -130,17 +130,30 @@ pub trait Benchmark {
         Vec::new()
     }
 
-    /// Sets what a table's rows derive from each other (speedups), before its ratios.
-    fn derive(&self, _table: &mut [Row]) {}
-
-    /// A table as printed, with its ratio `records`, when not titled by its thread count.
-    fn text(&self, _table: &[&Row], _records: &[RatioRecord], _verbose: bool) -> Option<String> {
-        None
-    }
-
     /// The lines printed after every table: ratio lines, figures, a verdict.
     fn summary(&self, _report: &Report, _verbose: bool) -> Vec<String> {
         Vec::new()
+    }
+
+    /// The order round `round` runs the table's rows in, as indices.
+    fn order(&self, table: &TablePlan<Self::Contender>, _round: usize) -> Vec<usize> {
+        (0..table.rows.len()).collect()
+    }
+
+    /// Sets what a table's merged rows yield besides their samples (speedups, bandwidths,
+    /// fractions), before its ratios.
+    fn derive(&self, _table: &mut [Row]) {}
+
+    /// The table as printed, with its ratio `records`, when not the one [`render::table`] of
+    /// [`Benchmark::layout`] titled by its thread count.
+    fn show(
+        &self,
+        _table: &TablePlan<Self::Contender>,
+        _rows: &[&Row],
+        _records: &[RatioRecord],
+        _verbose: bool,
+    ) -> Option<String> {
+        None
     }
 }
 
@@ -161,8 +174,9 @@ pub fn run<B: Benchmark>(bench: &B, output: &OutputArgs) -> Result<Report, Strin
     let cores = provenance.machine.available_cores;
     let (mut rows, mut records, mut round_trips) = (Vec::new(), Vec::new(), Vec::new());
     for table in &tables {
-        let measured = interleave::measure(
+        let measured = interleave::measure_in(
             table,
+            |round| bench.order(table, round),
             &progress,
             |plan, round| bench.measure(plan, table.threads, round),
             |round| bench.floor_schedule(round),
@@ -185,7 +199,7 @@ pub fn run<B: Benchmark>(bench: &B, output: &OutputArgs) -> Result<Report, Strin
             .as_ref()
             .map(|floor| files::floor_row(floor, table.threads));
         let refs: Vec<&Row> = floor_row.iter().chain(&measured_rows).collect();
-        let text = (bench.text(&refs, &recorded, verbose)).unwrap_or_else(|| {
+        let text = (bench.show(table, &refs, &recorded, verbose)).unwrap_or_else(|| {
             render::table(&title(table.threads, cores, &refs), &refs, &layout, verbose)
         });
         progress.suspend(|| println!("{text}"));

@@ -77,6 +77,19 @@ pub struct Measured {
 pub fn measure<C>(
     table: &TablePlan<C>,
     progress: &ProgressBar,
+    row: impl FnMut(&RowPlan<C>, usize) -> Row,
+    floor_schedule: impl Fn(usize) -> Schedule,
+) -> Measured {
+    let order = |_| (0..table.rows.len()).collect();
+    measure_in(table, order, progress, row, floor_schedule)
+}
+
+/// [`measure`], each round running the rows in the order `order(round)` gives as indices (twins
+/// measured back to back alternate which goes first).
+pub fn measure_in<C>(
+    table: &TablePlan<C>,
+    order: impl Fn(usize) -> Vec<usize>,
+    progress: &ProgressBar,
     mut row: impl FnMut(&RowPlan<C>, usize) -> Row,
     floor_schedule: impl Fn(usize) -> Schedule,
 ) -> Measured {
@@ -101,9 +114,9 @@ pub fn measure<C>(
             }
             progress.inc(1);
         }
-        for (plan, taken) in table.rows.iter().zip(&mut rounds) {
-            step(&plan.name);
-            taken.push(row(plan, round));
+        for index in order(round) {
+            step(&table.rows[index].name);
+            rounds[index].push(row(&table.rows[index], round));
             progress.inc(1);
         }
     }
@@ -487,8 +500,9 @@ mod tests {
             floor: false,
         };
         let mut order = Vec::new();
-        let measured = measure(
+        let measured = measure_in(
             &table,
+            |round| if round == 1 { vec![1, 0] } else { vec![0, 1] },
             &ProgressBar::hidden(),
             |row, index| {
                 order.push(format!("{}{index}", row.name));
@@ -499,7 +513,7 @@ mod tests {
             },
             |_| unreachable!("no floor"),
         );
-        assert_eq!(order, ["loop0", "auto0", "loop1", "auto1"]);
+        assert_eq!(order, ["loop0", "auto0", "auto1", "loop1"]);
         assert_eq!(measured.rows[1].median(), Some(15.0));
         assert_eq!(
             measured.rows[1].resolution_ns,

@@ -1,0 +1,1807 @@
+//! `phasers bench collectives`: the team collectives as seed 004's MPP suite measures them,
+//! against the barriers and copies users have without them, in one run.
+//!
+//! At each member count N, every part (see [`Part`]) is a table of rows: the library's collective
+//! on a fresh team of N members, on the team of all and on `split_grid`'s row and column teams
+//! (all of which run at once), and, on the team of all, the baselines: `std::sync::Barrier`, our
+//! `Barrier` with `Algorithm::Auto` (the fastest barrier the library offers; a team's barrier pays
+//! for more: checking, sync modes, sub-teams), OpenMP's barrier, reduction and a broadcast through
+//! a shared buffer (libgomp, `baselines/omp_collectives.c`; one parallel region per round, timed
+//! between two barriers), and a one-thread memcpy of each broadcast length, measured once per run,
+//! which a broadcast's bandwidth is a fraction of. Every row times back-to-back operations in
+//! rounds between two meetings of its threads ([`Pacing::Looped`]); every result is checked. The
+//! run ends with the figures the issue asks for (see [`Figures`]).
+
+use std::cell::RefCell;
+use std::hint::black_box;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+use phasers::{Algorithm, Barrier, Member, Op, SyncMode, Team};
+use phasers_cli::harness::args::{parse_scaled, parse_seconds, sorted_unique};
+use phasers_cli::harness::bench::{self, Benchmark};
+use phasers_cli::harness::engine::{self, Measured, Pacing, Plan};
+use phasers_cli::harness::files;
+use phasers_cli::harness::floor::{self, Floor};
+use phasers_cli::harness::footnotes::{fit, wrap};
+use phasers_cli::harness::header::{warn_if_debug_build, Header};
+use phasers_cli::harness::interleave::{RowPlan, TablePlan};
+use phasers_cli::harness::memory;
+use phasers_cli::harness::outputs::OutputArgs;
+use phasers_cli::harness::provenance::Provenance;
+use phasers_cli::harness::ratio::{self, Pick};
+use phasers_cli::harness::render::{self, Column, Format, Layout};
+use phasers_cli::harness::result::{Fields, Kind, RatioRecord, Report, Row, Settings};
+use phasers_cli::harness::run_args::RunArgs;
+use phasers_cli::harness::schedule::Schedule;
+use phasers_cli::harness::stats;
+use phasers_cli::harness::table::ratio as ratio_text;
+use phasers_cli::harness::threads::parse_thread_count;
+use phasers_cli::harness::watchdog::{panic_message, Watch};
+use phasers_cli::harness::work::{Failure, Work, WrongResult};
+use serde_json::Value;
+
+use crate::native::{omp_collective_round, OmpCollective, SETTLE};
+
+/// Member counts of a default run: 2 to 64, doubling.
+pub const DEFAULT_MEMBERS: [usize; 6] = [2, 4, 8, 16, 32, 64];
+/// Alltoall blocks of a default run: one word (all latency), a cache line's worth of lines, and
+/// 8 KB per block (at 64 members, 512 KB per member each way).
+pub const DEFAULT_BLOCKS: [usize; 3] = [1, 64, 1024];
+/// Broadcast lengths of the sync-mode comparison: one cache line, where synchronization is all
+/// the cost, and 512 KB, where copying is.
+pub const DEFAULT_SYNC_WORDS: [usize; 2] = [8, 65_536];
+/// The longest broadcast `--words` and `--sync-words` accept: 128 MiB per member.
+pub const MAX_WORDS: usize = 1 << 24;
+/// The longest alltoall block `--blocks` accepts: 8 MiB per block.
+pub const MAX_BLOCK: usize = 1 << 20;
+const WORD_BYTES: usize = std::mem::size_of::<u64>();
+
+/// The broadcast lengths of the MPP suite (seed 004's figure 2: 4 words, doubling while below
+/// 100,000), and 100,000 itself, the length of the issue's bandwidth figure.
+pub fn default_words() -> Vec<usize> {
+    let doubling = std::iter::successors(Some(4), |&words| Some(words * 2));
+    let mut words: Vec<usize> = doubling.take_while(|&words| words < 100_000).collect();
+    words.push(100_000);
+    words
+}
+
+/// Options of `phasers bench collectives`.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "collectives")]
+pub struct CollectivesArgs {
+    /// Member counts N, comma-separated, from 2 [default: 2,4,8,16,32,64].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_members)]
+    pub threads: Option<Vec<usize>>,
+
+    /// Teams, comma-separated: all (one team of N), row and column (split_grid's sub-teams, every
+    /// one running the collective at once) [default: all,row,column]. Baselines run on N threads.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub teams: Option<Vec<Shape>>,
+
+    /// Columns of split_grid's grid [default: the smallest power of two whose square holds N: 8
+    /// for 64 members, 8 x 4 for 32].
+    #[arg(long, value_name = "N", value_parser = parse_columns)]
+    pub columns: Option<usize>,
+
+    /// What to measure, comma-separated: barrier, allreduce, broadcast, alltoall, checked (checked
+    /// against unchecked teams), sync-modes (AllSync, MySync, NoSync broadcasts) [default: all].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub ops: Option<Vec<Part>>,
+
+    /// Broadcast lengths in u64 words, comma-separated [default: 4, 8, ... 65536 and 100000].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_words)]
+    pub words: Option<Vec<usize>>,
+
+    /// Alltoall block lengths in u64 words, comma-separated [default: 1,64,1024].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_block)]
+    pub blocks: Option<Vec<usize>>,
+
+    /// Broadcast lengths in u64 words of the sync-mode comparison [default: 8,65536].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_words)]
+    pub sync_words: Option<Vec<usize>>,
+
+    /// Seconds each row (one operation, size, team and contender at one N) aims to take.
+    #[arg(long, value_name = "SECONDS", default_value = "0.2", value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub time: Duration,
+
+    /// Timed samples per row; min and median are over them.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub samples: u16,
+
+    /// Rounds of `--ops checked`: each round measures every checked row and its unchecked twin
+    /// back to back (alternating which goes first), so both see the machine alike; the figure
+    /// reports the median of the rounds' ratios and their range.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub rounds: u16,
+
+    /// Pin each row's threads to the available CPUs, round robin.
+    #[arg(long)]
+    pub pin: bool,
+
+    /// `--hang-seconds`, `--json`, `--csv`, `--verbose`.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Parses one entry of `--threads`: a member count of at least 2.
+pub fn parse_members(text: &str) -> Result<usize, String> {
+    match parse_thread_count(text)? {
+        1 => Err("a team collective needs at least 2 members to measure anything".to_owned()),
+        n => Ok(n),
+    }
+}
+
+fn parse_columns(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) | Err(_) => Err(format!(
+            "{text:?} is not a number of columns (a whole number from 1)"
+        )),
+        Ok(columns) => Ok(columns),
+    }
+}
+
+/// Parses one length in u64 words from 1 to `most`, written as sizes are (`4096`, `100k`).
+fn parse_length(text: &str, what: &str, most: usize) -> Result<usize, String> {
+    match parse_scaled(text) {
+        None => Err(format!(
+            "{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)"
+        )),
+        Some(0) => Err(format!("{what} starts at 1 word")),
+        Some(words) if words > most => Err(format!(
+            "{words} words is more than the {most} allowed for {what}"
+        )),
+        Some(words) => Ok(words),
+    }
+}
+
+/// Parses one entry of `--words` and `--sync-words`.
+pub fn parse_words(text: &str) -> Result<usize, String> {
+    parse_length(text, "a broadcast length", MAX_WORDS)
+}
+
+/// Parses one entry of `--blocks`.
+pub fn parse_block(text: &str) -> Result<usize, String> {
+    parse_length(text, "an alltoall block", MAX_BLOCK)
+}
+
+/// The values of a list option, sorted and each once, or `default` when it is not given.
+fn given_or<T: Clone + Ord>(given: &Option<Vec<T>>, default: &[T]) -> Vec<T> {
+    sorted_unique(given.clone().unwrap_or_else(|| default.to_vec()))
+}
+
+/// The name of a `--teams` or `--ops` value, on the command line and in reports.
+fn name(value: impl ValueEnum) -> String {
+    let value = value.to_possible_value();
+    value.map_or_else(String::new, |value| value.get_name().to_owned())
+}
+
+/// Which teams a row's members call the collective on (seed 004's figure 13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum Shape {
+    /// One team of every member.
+    All,
+    /// `split_grid`'s row teams: the members with the same `rank / columns`.
+    Row,
+    /// `split_grid`'s column teams: the members with the same `rank % columns`.
+    Column,
+}
+
+/// One part of a run (`--ops`): a table at each member count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum Part {
+    /// `member.barrier()`, with std::sync::Barrier, our `Barrier` (auto) and OpenMP's barrier.
+    Barrier,
+    /// Allreduce of one u64 received by every member, with OpenMP's reduction read by all.
+    Allreduce,
+    /// Broadcast from a rotating root at each `--words`, with a memcpy of the same length and
+    /// OpenMP's broadcast through a shared buffer.
+    Broadcast,
+    /// Alltoall at each `--blocks`.
+    Alltoall,
+    /// Barrier, one-u64 allreduce and 8-word broadcast on a checked team and on an unchecked one.
+    Checked,
+    /// Broadcast at each `--sync-words` with every sync mode (AllSync, MySync, NoSync).
+    SyncModes,
+}
+
+/// The timed operation and its size in u64 words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Operation {
+    Barrier,
+    /// An allreduce of one u64 whose sum every member receives (`Op::Sum`).
+    Allreduce,
+    /// A broadcast of this many words from a root that rotates: the iteration modulo team size.
+    Broadcast(usize),
+    /// An alltoall in which every member sends a block of this many words to every member.
+    Alltoall(usize),
+    /// `copy_from_slice` of this many words on one thread.
+    Memcpy(usize),
+}
+
+/// What `--ops checked` runs on a checked and an unchecked team: the calls issue 18 sets the
+/// checked ÷ unchecked target for.
+const CHECKED_OPERATIONS: [Operation; 3] = [
+    Operation::Barrier,
+    Operation::Allreduce,
+    Operation::Broadcast(8),
+];
+
+impl Operation {
+    /// The operation of a row, from its point keys.
+    fn of(row: &Row) -> Self {
+        let size = |key| row.value(key).unwrap_or(0.0) as usize;
+        match row.field("op").and_then(Value::as_str) {
+            Some("allreduce") => Operation::Allreduce,
+            Some("broadcast") => Operation::Broadcast(size("words")),
+            Some("alltoall") => Operation::Alltoall(size("block")),
+            Some("memcpy") => Operation::Memcpy(size("words")),
+            _ => Operation::Barrier,
+        }
+    }
+
+    /// The point keys `part`, `op`, and `words` or `block` where it has a size.
+    fn at(self, part: Part) -> Fields {
+        let at = Fields::default().with("part", name(part));
+        match self {
+            Operation::Barrier => at.with("op", "barrier"),
+            Operation::Allreduce => at.with("op", "allreduce"),
+            Operation::Broadcast(words) => at.with("op", "broadcast").with("words", words),
+            Operation::Alltoall(block) => at.with("op", "alltoall").with("block", block),
+            Operation::Memcpy(words) => at.with("op", "memcpy").with("words", words),
+        }
+    }
+
+    /// What a table says it is: `broadcast 4096 words`, `alltoall 64 words/block`.
+    fn label(self) -> String {
+        let count = |words| match words {
+            1 => "1 word".to_owned(),
+            words => format!("{words} words"),
+        };
+        match self {
+            Operation::Barrier => "barrier".to_owned(),
+            Operation::Allreduce => "allreduce 1 u64".to_owned(),
+            Operation::Broadcast(words) => format!("broadcast {}", count(words)),
+            Operation::Alltoall(block) => format!("alltoall {}/block", count(block)),
+            Operation::Memcpy(words) => format!("memcpy {}", count(words)),
+        }
+    }
+
+    /// The bytes one operation delivers to one receiver: a broadcast's or memcpy's payload.
+    fn payload_bytes(self) -> Option<u64> {
+        match self {
+            Operation::Broadcast(words) | Operation::Memcpy(words) => {
+                Some((words * WORD_BYTES) as u64)
+            }
+            _ => None,
+        }
+    }
+
+    /// The OpenMP counterpart, if it has one, with its row name.
+    fn openmp(self) -> Option<(OmpCollective, &'static str)> {
+        match self {
+            Operation::Barrier => Some((OmpCollective::Barrier, OMP_BARRIER)),
+            Operation::Allreduce => Some((OmpCollective::AllreduceOne, OMP_ALLREDUCE)),
+            Operation::Broadcast(words) => Some((OmpCollective::Broadcast { words }, OMP_BCAST)),
+            Operation::Alltoall(_) | Operation::Memcpy(_) => None,
+        }
+    }
+
+    /// A generous estimate of the bytes a row among `members` needs at once: every member's
+    /// buffers, as much again for whatever the library or OpenMP keeps, and OpenMP's buffer.
+    fn bytes_needed(self, members: usize) -> u64 {
+        let members = members as u64;
+        let words = match self {
+            Operation::Barrier | Operation::Allreduce => 0,
+            Operation::Broadcast(words) => (2 * members + 1) * words as u64,
+            Operation::Alltoall(block) => 4 * members * members * block as u64,
+            Operation::Memcpy(words) => 2 * words as u64,
+        };
+        words.saturating_mul(WORD_BYTES as u64)
+    }
+}
+
+const TEAM: &str = "team";
+const STD: &str = "std::sync::Barrier";
+const OURS: &str = "phasers::Barrier auto";
+const OMP_BARRIER: &str = "omp barrier";
+const OMP_ALLREDUCE: &str = "omp reduction(+:x), read by all";
+const OMP_BCAST: &str = "omp broadcast via shared buffer";
+const MEMCPY: &str = "memcpy";
+
+/// Who runs a row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Contender {
+    /// The library's collective on the teams of a shape, checked or not (`None`: the library's
+    /// default, checked unless `PHASERS_CHECKED` says otherwise), in a sync mode.
+    Team(Shape, Option<bool>, SyncMode),
+    Std,
+    Ours,
+    OpenMp,
+    Memcpy,
+}
+
+/// What one row runs, in which part.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Job {
+    part: Part,
+    op: Operation,
+    who: Contender,
+}
+
+/// A run, resolved from [`CollectivesArgs`].
+struct Collectives {
+    members: Vec<usize>,
+    teams: Vec<Shape>,
+    columns: Option<usize>,
+    parts: Vec<Part>,
+    words: Vec<usize>,
+    blocks: Vec<usize>,
+    sync_words: Vec<usize>,
+    rounds: usize,
+    plan: Plan,
+    /// The memory the kernel says is available, for skipping rows that would not fit.
+    available: Option<u64>,
+    /// The memcpy rows, measured in the first broadcast table and shown in every one.
+    memcpy: RefCell<Vec<Row>>,
+}
+
+impl Collectives {
+    fn new(args: &CollectivesArgs) -> Self {
+        let samples = usize::from(args.samples);
+        let schedule = Schedule {
+            episodes: None,
+            samples,
+            target_sample: args.time / samples as u32,
+            // Warm-up and calibration may overrun the aim; beyond this a row stops with the
+            // samples it has, and says so.
+            row_budget: args.time * 3 + Duration::from_secs(1),
+        };
+        // Not every collective holds all members back until everyone has arrived (a broadcast's
+        // root, a `NoSync` call): rounds are never cut, and the closing meeting, inside the timed
+        // span, waits for the last thread. One control barrier per round is a few hundred
+        // nanoseconds against a round of `--time / --samples`.
+        let plan = Plan::new(schedule, Pacing::Looped, args.run.hang_seconds);
+        Collectives {
+            members: given_or(&args.threads, &DEFAULT_MEMBERS),
+            teams: given_or(&args.teams, Shape::value_variants()),
+            columns: args.columns,
+            parts: given_or(&args.ops, Part::value_variants()),
+            words: given_or(&args.words, &default_words()),
+            blocks: given_or(&args.blocks, &DEFAULT_BLOCKS),
+            sync_words: given_or(&args.sync_words, &DEFAULT_SYNC_WORDS),
+            rounds: usize::from(args.rounds),
+            plan: Plan {
+                pin: args.pin,
+                ..plan
+            },
+            available: memory::available(),
+            memcpy: RefCell::default(),
+        }
+    }
+
+    /// The columns of the grid of `members` members: `--columns`, or the smallest power of two
+    /// whose square holds them (8 x 8 for 64, rows of 8 and columns of 4 for 32).
+    fn columns_for(&self, members: usize) -> usize {
+        let square = (0..).map(|power| 1 << power).find(|c| c * c >= members);
+        self.columns.unwrap_or(square.unwrap_or(1))
+    }
+
+    /// The rows of `part` at `members`, in the order run.
+    fn rows(&self, part: Part, members: usize) -> Vec<RowPlan<Job>> {
+        let row = |op, who| self.row(Job { part, op, who }, members);
+        let teams = |op| {
+            let team = |&shape| row(op, Contender::Team(shape, None, SyncMode::AllSync));
+            self.teams.iter().map(team).collect::<Vec<_>>()
+        };
+        let all = |checked, sync| Contender::Team(Shape::All, checked, sync);
+        let mut rows = Vec::new();
+        match part {
+            Part::Barrier => {
+                rows = teams(Operation::Barrier);
+                let baselines = [Contender::Ours, Contender::Std, Contender::OpenMp];
+                rows.extend(baselines.map(|who| row(Operation::Barrier, who)));
+            }
+            Part::Allreduce => {
+                rows = teams(Operation::Allreduce);
+                rows.push(row(Operation::Allreduce, Contender::OpenMp));
+            }
+            Part::Broadcast => {
+                for &words in &self.words {
+                    // The memcpy is measured once per run, in the first table.
+                    if members == self.members[0] {
+                        rows.push(row(Operation::Memcpy(words), Contender::Memcpy));
+                    }
+                    rows.extend(teams(Operation::Broadcast(words)));
+                    rows.push(row(Operation::Broadcast(words), Contender::OpenMp));
+                }
+            }
+            Part::Alltoall => {
+                for &block in &self.blocks {
+                    rows.extend(teams(Operation::Alltoall(block)));
+                }
+            }
+            Part::Checked => {
+                for op in CHECKED_OPERATIONS {
+                    rows.extend([true, false].map(|on| row(op, all(Some(on), SyncMode::AllSync))));
+                }
+            }
+            Part::SyncModes => {
+                for &words in &self.sync_words {
+                    let modes = [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync];
+                    rows.extend(
+                        modes.map(|sync| row(Operation::Broadcast(words), all(None, sync))),
+                    );
+                }
+            }
+        }
+        rows
+    }
+
+    /// The row of `job` among `members`: point keys `part, op, words | block` and, for teams,
+    /// `team, columns, team_sizes, checked, sync_mode`.
+    fn row(&self, job: Job, members: usize) -> RowPlan<Job> {
+        let (contender, kind) = match job.who {
+            Contender::Team(..) => (TEAM, Kind::Ours),
+            Contender::Std => (STD, Kind::Baseline),
+            Contender::Ours => (OURS, Kind::Reference),
+            Contender::OpenMp => (
+                job.op.openmp().map_or("omp", |(_, name)| name),
+                Kind::Baseline,
+            ),
+            Contender::Memcpy => (MEMCPY, Kind::Floor),
+        };
+        let mut at = job.op.at(job.part);
+        if let Contender::Team(shape, checked, sync) = job.who {
+            let columns = self.columns_for(members);
+            at = (at.with("team", name(shape)))
+                .with("columns", (shape != Shape::All).then_some(columns))
+                .with("team_sizes", team_sizes(shape, members, columns))
+                .with("checked", checked)
+                .with("sync_mode", sync.name());
+        }
+        RowPlan {
+            contender: job,
+            name: contender.into(),
+            kind,
+            at,
+            subtracts: None,
+        }
+    }
+
+    /// Measures `row`: `who` running `op` among `members`, every round looped.
+    fn looped(&self, row: &mut Row, Job { op, who, .. }: Job, members: usize) -> Measured {
+        let plan = &self.plan;
+        match who {
+            Contender::Team(shape, checked, sync) => {
+                let team = match checked {
+                    Some(checked) => Team::builder(members).checked(checked).build(),
+                    None => Team::new(members),
+                };
+                let team = team.map_err(|error| format!("cannot build the team: {error}"));
+                let placed = team.and_then(|team| {
+                    row.at.set("checked", team.is_checked());
+                    place(&team, shape, self.columns_for(members))
+                });
+                match (placed, op) {
+                    (Err(error), _) => Measured::failed(plan.schedule, error),
+                    (Ok(on), Operation::Barrier) => timed(row, on, sync, plan, |_| BarrierCall),
+                    (Ok(on), Operation::Allreduce) => {
+                        timed(row, on, sync, plan, |_| Allreduce([0]))
+                    }
+                    (Ok(on), Operation::Broadcast(words)) => {
+                        timed(row, on, sync, plan, |m| Broadcast::new(m.rank(), words))
+                    }
+                    (Ok(on), Operation::Alltoall(block)) => timed(row, on, sync, plan, |m| {
+                        Alltoall::new(m.rank(), m.parties(), block)
+                    }),
+                    (Ok(_), Operation::Memcpy(_)) => {
+                        let error = "a memcpy is not a team collective".to_owned();
+                        Measured::failed(plan.schedule, error)
+                    }
+                }
+            }
+            Contender::Std => {
+                let barrier = std::sync::Barrier::new(members);
+                threads(row, vec![&barrier; members], plan)
+            }
+            Contender::Ours => match Barrier::with_algorithm(members, Algorithm::Auto) {
+                Ok(barrier) => {
+                    row.resolved = Some(barrier.algorithm().name().to_owned());
+                    row.wait_policy = Some(barrier.wait_policy().name().to_owned());
+                    threads(row, barrier.participants(), plan)
+                }
+                Err(error) => Measured::failed(plan.schedule, format!("cannot build: {error}")),
+            },
+            Contender::OpenMp => {
+                let work = op.openmp().map_or(OmpCollective::Barrier, |(work, _)| work);
+                let measured = engine::calls(plan, |planned, _| {
+                    let round = omp_collective_round(members, planned, work, plan.pin)?;
+                    Ok((round.ran, round.elapsed))
+                });
+                // libgomp's idle threads keep spinning a while: the next row must not share the
+                // cores with them.
+                std::thread::sleep(SETTLE);
+                measured
+            }
+            Contender::Memcpy => {
+                let words = op.payload_bytes().unwrap_or(0) as usize / WORD_BYTES;
+                let source = (0..words as u64).collect();
+                threads(row, vec![Copy(source, vec![0; words])], plan)
+            }
+        }
+    }
+}
+
+impl Benchmark for Collectives {
+    type Contender = Job;
+
+    fn name(&self) -> String {
+        "bench collectives".into()
+    }
+
+    fn header(&self, provenance: &Provenance, floor: Option<&Floor>) -> String {
+        let what = "team collectives (seed 004's MPP suite) against std::sync::Barrier, our \
+                    Barrier, OpenMP and memcpy";
+        let floor = floor.expect("floor_once measures the floor before the header");
+        warn_if_debug_build(Some("teams check every call"));
+        let units = "per operation, min and median over the samples; GB/s: the payload each \
+                     receiver gets over the median; of memcpy: a one-thread memcpy's median over \
+                     the row's; ÷omp: the median over the OpenMP row's of the same operation \
+                     (below 1: ours is faster)";
+        let header = Header::with_floors(provenance, what, self.settings().method, floor);
+        header.line("units", units).finish()
+    }
+
+    fn settings(&self) -> Settings {
+        let schedule = &self.plan.schedule;
+        let mut contenders: Vec<String> = Vec::new();
+        for row in self.tables().into_iter().flat_map(|table| table.rows) {
+            if !contenders.contains(&row.name) {
+                contenders.push(row.name);
+            }
+        }
+        let (sample_ms, budget_s) = (
+            schedule.target_sample.as_secs_f64() * 1e3,
+            schedule.row_budget.as_secs_f64(),
+        );
+        let method = format!(
+            "each row runs one operation back to back on one thread per member (a fresh team of \
+             N members; for a baseline, N threads): a warm-up round, calibration, then {} samples \
+             of rounds sized to take about {sample_ms:.1} ms, timed on the first thread from a \
+             control barrier to a control barrier after the round (at most {budget_s:.1} s per \
+             row). Broadcast roots rotate (the iteration modulo the team size); every result is \
+             checked (one word per call, every word in the first call). Row and column teams come \
+             from split_grid and all run at once. The OpenMP rows run each round in one parallel \
+             region, timed between two barriers",
+            schedule.samples,
+        );
+        let time_per_row = schedule.target_sample * schedule.samples as u32;
+        let own = Fields::default()
+            .with(
+                "teams",
+                self.teams.iter().map(|&s| name(s)).collect::<Vec<_>>(),
+            )
+            .with("columns", self.columns)
+            .with(
+                "parts",
+                self.parts.iter().map(|&p| name(p)).collect::<Vec<_>>(),
+            )
+            .with("broadcast_words", self.words.clone())
+            .with("alltoall_blocks", self.blocks.clone())
+            .with("sync_mode_words", self.sync_words.clone())
+            .with("time_per_row_s", time_per_row.as_secs_f64())
+            .with("samples", schedule.samples)
+            .with("rounds", self.rounds)
+            .with("target_sample_ms", sample_ms)
+            .with("row_budget_s", budget_s);
+        Settings {
+            method,
+            threads: self.members.clone(),
+            contenders,
+            pinned: self.plan.pin,
+            debug_build: cfg!(debug_assertions),
+            own,
+        }
+    }
+
+    fn tables(&self) -> Vec<TablePlan<Job>> {
+        let table = |members, part| TablePlan {
+            threads: members,
+            rows: self.rows(part, members),
+            rounds: if part == Part::Checked {
+                self.rounds
+            } else {
+                1
+            },
+            dropped: 0,
+            floor: false,
+        };
+        let members = self.members.iter();
+        members
+            .flat_map(|&n| self.parts.iter().map(move |&part| table(n, part)))
+            .collect()
+    }
+
+    fn measure(&self, plan: &RowPlan<Job>, threads: usize, _: usize) -> Row {
+        let job = plan.contender;
+        let members = if job.who == Contender::Memcpy {
+            1
+        } else {
+            threads
+        };
+        let mut row = Row::new(&plan.name, plan.kind, members, plan.at.clone());
+        let columns = self.columns_for(members);
+        let skip = match job.who {
+            Contender::Team(shape, ..) if team_sizes(shape, members, columns).len() == members => {
+                Some(format!(
+                    "split_grid({columns}) makes {} teams of one member: nothing to synchronize",
+                    name(shape)
+                ))
+            }
+            _ => memory::too_big(job.op.bytes_needed(members), self.available),
+        };
+        if let Some(why) = skip {
+            row.add_note(format!("not run: {why}"));
+            return row;
+        }
+        let measured = self.looped(&mut row, job, members);
+        let wrong = row.error.take();
+        row.record(measured, &self.plan.schedule);
+        // A wrong result is the root cause of anything that followed.
+        row.error = wrong.or(row.error.take());
+        row
+    }
+
+    fn floor_once(&self) -> Option<Schedule> {
+        Some(floor::BRIEFLY)
+    }
+
+    fn layout(&self) -> Layout {
+        Layout {
+            concise: Vec::new(),
+            verbose: Vec::new(),
+            block: None,
+            hide: &[],
+            csv: &[
+                "part",
+                "op",
+                "words",
+                "block",
+                "team",
+                "columns",
+                "team_sizes",
+                "checked",
+                "sync_mode",
+                "payload_bytes",
+                "bandwidth_gb_s",
+                "aggregate_gb_s",
+                "fraction_of_memcpy",
+                "teams",
+                "largest_team",
+            ],
+            plot: None,
+        }
+    }
+
+    /// Odd rounds of `--ops checked` run each unchecked twin before its checked one: checking
+    /// costs a few nanoseconds, far below how much a shared machine drifts between two rows
+    /// measured a second apart, so twins run back to back and figure (d) divides their medians
+    /// round by round.
+    fn order(&self, table: &TablePlan<Job>, round: usize) -> Vec<usize> {
+        let checked = table.rows.first().map(|row| row.contender.part) == Some(Part::Checked);
+        let swap = usize::from(checked && round % 2 == 1);
+        (0..table.rows.len()).map(|index| index ^ swap).collect()
+    }
+
+    /// The payload, teams and bandwidths of each row and, in the broadcast part, its fraction of
+    /// the memcpy of the same length.
+    fn derive(&self, table: &mut [Row]) {
+        let mut copies = self.memcpy.borrow_mut();
+        for row in table.iter_mut() {
+            row.extra
+                .set("payload_bytes", Operation::of(row).payload_bytes());
+            let sizes = row.at.get("team_sizes").and_then(Value::as_array).cloned();
+            if let Some(sizes) = &sizes {
+                row.extra.set("teams", sizes.len());
+                let largest = sizes.iter().filter_map(Value::as_u64).max();
+                row.extra.set("largest_team", largest);
+            }
+            // Every member of a team but its root receives each broadcast.
+            let receivers = match (sizes, row.kind) {
+                (Some(sizes), _) => row.threads - sizes.len(),
+                (None, Kind::Floor) => 1,
+                (None, _) => row.threads - 1,
+            };
+            let bandwidth = quotient(row.value("payload_bytes"), row.median());
+            row.extra.set("bandwidth_gb_s", bandwidth);
+            let aggregate = bandwidth.map(|gb_s| gb_s * receivers as f64);
+            row.extra.set("aggregate_gb_s", aggregate);
+            if row.contender == MEMCPY {
+                copies.push(row.clone());
+            }
+        }
+        for row in table.iter_mut() {
+            let part = row.field("part").and_then(Value::as_str);
+            if let (Some("broadcast"), Operation::Broadcast(words)) = (part, Operation::of(row)) {
+                let copy = copies
+                    .iter()
+                    .find(|copy| Operation::of(copy) == Operation::Memcpy(words));
+                let copy = copy.filter(|copy| copy.error.is_none());
+                let fraction = quotient(copy.and_then(Row::median), row.median());
+                row.extra.set("fraction_of_memcpy", fraction);
+            }
+        }
+    }
+
+    /// The member count's heading before its first part, then a table per operation and size,
+    /// in the order measured, each broadcast length after the memcpy of that length.
+    fn show(
+        &self,
+        table: &TablePlan<Job>,
+        rows: &[&Row],
+        _records: &[RatioRecord],
+        verbose: bool,
+    ) -> Option<String> {
+        let copies = self.memcpy.borrow();
+        let mut shown: Vec<&Row> = Vec::new();
+        for &row in rows.iter().filter(|row| row.contender != MEMCPY) {
+            if let Operation::Broadcast(words) = Operation::of(row) {
+                let copy = copies
+                    .iter()
+                    .find(|copy| Operation::of(copy) == Operation::Memcpy(words));
+                let new = shown
+                    .last()
+                    .map_or(true, |last| Operation::of(last) != Operation::of(row));
+                shown.extend(
+                    copy.filter(|_| new && table.rows[0].contender.part == Part::Broadcast),
+                );
+            }
+            shown.push(row);
+        }
+        let part = table.rows.first().map(|row| row.contender.part);
+        let mut out = match part == self.parts.first().copied() {
+            true => heading(table.threads, self.columns_for(table.threads)),
+            false => String::new(),
+        };
+        let point = |row: &&Row| (row.field("part").cloned(), Operation::of(row));
+        for block in shown.chunk_by(|a, b| point(a) == point(b)) {
+            let mut title = Operation::of(block[0]).label();
+            if let Some(part @ (Part::Checked | Part::SyncModes)) = part {
+                title = format!("{title}, {}", name(part));
+            }
+            out.push_str(&render::table(&title, block, &block_layout(block), verbose));
+        }
+        // The parts of one member count follow each other without a blank line.
+        Some(match part == self.parts.last().copied() {
+            true => out,
+            false => out.trim_end().to_owned(),
+        })
+    }
+
+    fn summary(&self, report: &Report, verbose: bool) -> Vec<String> {
+        let figures = Figures {
+            rows: &report.rows,
+            run: self,
+        }
+        .all();
+        vec![if verbose { figures } else { fit(&figures) }]
+    }
+}
+
+/// Runs `phasers bench collectives`.
+pub fn run(args: &CollectivesArgs) -> Result<(), String> {
+    let (json, csv) = (args.run.json.clone(), args.run.csv.clone());
+    let verbose = args.run.verbose;
+    let output = OutputArgs {
+        json,
+        csv,
+        plot: None,
+        verbose,
+    };
+    let report = bench::run(&Collectives::new(args), &output)?;
+    files::failures(&report.rows, &["op", "words", "block", "team"])
+}
+
+/// `N = 4 on 2 cores; split_grid(2): 2 row team(s) of 2, 2 column team(s) of 2`.
+fn heading(members: usize, columns: usize) -> String {
+    let rows = team_sizes(Shape::Row, members, columns);
+    let of_columns = team_sizes(Shape::Column, members, columns);
+    let cores = phasers::available_cores();
+    let plural = if cores == 1 { "" } else { "s" };
+    let over = match phasers::is_oversubscribed(members) {
+        true => " (oversubscribed)",
+        false => "",
+    };
+    let text = format!(
+        "N = {members} on {cores} core{plural}{over}; split_grid({columns}): {} row team(s) of \
+         {}, {} column team(s) of {}",
+        rows.len(),
+        rows[0],
+        of_columns.len(),
+        of_columns[0],
+    );
+    wrap("", &text)
+}
+
+/// The columns of one block of a table: the team and what tells twins apart where there are
+/// any, bandwidths where the operation has a payload, and `÷omp` where OpenMP has it too.
+fn block_layout(block: &[&Row]) -> Layout {
+    let value = |key, head| Column::Value {
+        key,
+        head,
+        format: Format::Fixed(2),
+    };
+    let mut keys = Vec::new();
+    if block.iter().any(|row| row.at.get("team").is_some()) {
+        keys.push(Column::Key("team", "team"));
+    }
+    match block[0].at.get("part").and_then(Value::as_str) {
+        Some("checked") => keys.push(Column::Key("checked", "checked")),
+        Some("sync-modes") => keys.push(Column::Key("sync_mode", "sync")),
+        _ => {}
+    }
+    let (mut concise, mut verbose) = (vec![Column::Label], vec![Column::Label]);
+    concise.extend(keys.iter().cloned().chain([Column::Min, Column::Median]));
+    verbose.extend(keys.into_iter().chain([Column::Iterations, Column::MeanCi]));
+    verbose.extend([Column::Min, Column::Median, Column::Rounds]);
+    if block[0].value("payload_bytes").is_some() {
+        let (gb_s, memcpy) = (
+            value("bandwidth_gb_s", "GB/s"),
+            value("fraction_of_memcpy", "of memcpy"),
+        );
+        concise.extend([gb_s.clone(), memcpy.clone()]);
+        verbose.extend([gb_s, value("aggregate_gb_s", "all GB/s"), memcpy]);
+    }
+    if let Some(omp) = block.iter().find(|row| row.contender.starts_with("omp ")) {
+        let over = Column::Over {
+            head: "÷omp",
+            by: Pick::Named(omp.contender.clone().into()),
+        };
+        concise.push(over.clone());
+        verbose.push(over);
+    }
+    let csv = &[];
+    Layout {
+        concise,
+        verbose,
+        block: None,
+        hide: &[],
+        csv,
+        plot: None,
+    }
+}
+
+/// One thread per work, in looped rounds.
+fn threads<W: Work>(row: &Row, works: Vec<W>, plan: &Plan) -> Measured {
+    let watch = Watch::new(&row.contender, works.len(), plan.hang_after);
+    engine::threads(works, plan, &watch)
+}
+
+/// Times one collective per placed member in `sync` mode, each made by `make` from its member;
+/// the first wrong result is the row's error.
+fn timed<C: Collective>(
+    row: &mut Row,
+    placed: Vec<Placed>,
+    sync: SyncMode,
+    plan: &Plan,
+    make: impl Fn(&Member) -> C,
+) -> Measured {
+    let wrong = WrongResult::default();
+    let works = placed.into_iter().map(|mut placed| {
+        placed.member.set_sync_mode(sync);
+        let work = make(&placed.member);
+        Timed {
+            placed,
+            work,
+            wrong: &wrong,
+        }
+    });
+    let measured = threads(row, works.collect(), plan);
+    row.error = wrong.into_message();
+    measured
+}
+
+/// One member's side of a collective under test: its call in iteration `iteration`, and the
+/// check of that iteration's result (a compare or two per call, one word per block, so a stale or
+/// misplaced result is caught without timing a full comparison; iteration 0 checks every word).
+trait Collective: Send {
+    /// The call of iteration `iteration`.
+    fn call(&mut self, member: &mut Member, iteration: u64) -> Result<(), phasers::Error>;
+
+    /// What is wrong with what member `rank` of a team of `size` received in `iteration`.
+    fn check(&self, rank: usize, size: usize, iteration: u64) -> Option<String>;
+}
+
+/// A member's collective, timed: the call, then the check, once per iteration.
+struct Timed<'a, C> {
+    placed: Placed,
+    work: C,
+    wrong: &'a WrongResult,
+}
+
+impl<C: Collective> Work for Timed<'_, C> {
+    const SYNCHRONIZED: bool = false;
+
+    #[inline]
+    fn iteration(&mut self, index: u64) -> Result<Option<&'static str>, Failure> {
+        let member = &mut self.placed.member;
+        self.work.call(member, index)?;
+        let (rank, size) = (member.rank(), member.parties());
+        if let Some(message) = self.work.check(rank, size, index) {
+            self.wrong.record(|| message);
+        }
+        Ok(None)
+    }
+}
+
+/// `member.barrier()`: nothing to check.
+struct BarrierCall;
+
+impl Collective for BarrierCall {
+    #[inline]
+    fn call(&mut self, member: &mut Member, _: u64) -> Result<(), phasers::Error> {
+        member.barrier()
+    }
+
+    fn check(&self, _: usize, _: usize, _: u64) -> Option<String> {
+        None
+    }
+}
+
+/// The MPP suite's `mpp_accum_long` (seed 004's figure 1): a sum of one u64 per member, returned
+/// to all. Each member contributes `rank + 1 + iteration`, so every iteration has a different sum
+/// and a stale one is caught.
+struct Allreduce([u64; 1]);
+
+/// The sum of every contribution of a team of `size` in `iteration`.
+fn expected_sum(size: usize, iteration: u64) -> u64 {
+    let size = size as u64;
+    size * (size + 1) / 2 + size * iteration
+}
+
+impl Collective for Allreduce {
+    #[inline]
+    fn call(&mut self, member: &mut Member, iteration: u64) -> Result<(), phasers::Error> {
+        let mine = [member.rank() as u64 + 1 + iteration];
+        member.allreduce(&mine, &mut self.0, Op::Sum)
+    }
+
+    fn check(&self, rank: usize, size: usize, iteration: u64) -> Option<String> {
+        let (got, expected) = (self.0[0], expected_sum(size, iteration));
+        (got != expected).then(|| {
+            format!(
+                "wrong result: rank {rank}'s allreduce of iteration {iteration} was {got}, not \
+                 {expected}"
+            )
+        })
+    }
+}
+
+/// The MPP suite's broadcast (seed 004's figure 2) from root `iteration % size`. Every member
+/// starts with a buffer of its own; the root stamps word 0 with the iteration before each call,
+/// as a program's root would have produced new data.
+struct Broadcast(Vec<u64>);
+
+impl Broadcast {
+    fn new(rank: usize, words: usize) -> Self {
+        Broadcast((0..words.max(1)).map(|i| broadcast_word(rank, i)).collect())
+    }
+}
+
+/// Word `index` of rank `rank`'s buffer before the first broadcast: different for every rank, so
+/// data from the wrong root shows.
+fn broadcast_word(rank: usize, index: usize) -> u64 {
+    ((rank as u64) << 40) ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+impl Collective for Broadcast {
+    #[inline]
+    fn call(&mut self, member: &mut Member, iteration: u64) -> Result<(), phasers::Error> {
+        let root = (iteration % member.parties() as u64) as usize;
+        if member.rank() == root {
+            // Far from every initial word 0 of a plausible rank.
+            self.0[0] = u64::MAX - iteration;
+        }
+        member.broadcast(root, &mut self.0)
+    }
+
+    fn check(&self, rank: usize, size: usize, iteration: u64) -> Option<String> {
+        let index = if self.0[0] != u64::MAX - iteration {
+            Some(0)
+        } else if iteration == 0 {
+            (1..self.0.len()).find(|&i| self.0[i] != broadcast_word(0, i))
+        } else {
+            None
+        }?;
+        let root = iteration % size as u64;
+        Some(format!(
+            "wrong result: rank {rank} received a wrong word {index} from root {root} in \
+             iteration {iteration}"
+        ))
+    }
+}
+
+/// The MPP suite's global transpose: input block `j` of rank `r` goes to rank `j`, where it
+/// becomes output block `r`. Before each call every member stamps word 0 of each input block with
+/// the iteration, sender and receiver.
+struct Alltoall {
+    block: usize,
+    input: Vec<u64>,
+    output: Vec<u64>,
+}
+
+impl Alltoall {
+    fn new(rank: usize, size: usize, block: usize) -> Self {
+        let block = block.max(1);
+        let input = (0..size * block).map(|i| alltoall_word(rank, i / block, i % block));
+        let (input, output) = (input.collect(), vec![0; size * block]);
+        Alltoall {
+            block,
+            input,
+            output,
+        }
+    }
+}
+
+/// Word `index` of the block that rank `from` sends to rank `to`, before any stamp.
+fn alltoall_word(from: usize, to: usize, index: usize) -> u64 {
+    ((from as u64) << 48) ^ ((to as u64) << 32) ^ index as u64
+}
+
+/// Word 0 of the block `from` sends to `to` in `iteration`: different for every iteration (below
+/// 2^32), sender and receiver (below 2^16, a team's limit).
+fn alltoall_stamp(iteration: u64, from: usize, to: usize) -> u64 {
+    (iteration << 32) ^ ((from as u64) << 16) ^ to as u64
+}
+
+impl Collective for Alltoall {
+    #[inline]
+    fn call(&mut self, member: &mut Member, iteration: u64) -> Result<(), phasers::Error> {
+        let rank = member.rank();
+        for (to, block) in self.input.chunks_exact_mut(self.block).enumerate() {
+            block[0] = alltoall_stamp(iteration, rank, to);
+        }
+        member.alltoall(&self.input, &mut self.output)
+    }
+
+    fn check(&self, rank: usize, _: usize, iteration: u64) -> Option<String> {
+        let blocks = self.output.chunks_exact(self.block).enumerate();
+        let (from, index) = blocks.into_iter().find_map(|(from, block)| {
+            if block[0] != alltoall_stamp(iteration, from, rank) {
+                return Some((from, 0));
+            }
+            let wrong = (1..block.len()).find(|&i| block[i] != alltoall_word(from, rank, i));
+            wrong.filter(|_| iteration == 0).map(|index| (from, index))
+        })?;
+        Some(format!(
+            "wrong result: rank {rank}'s word {index} from rank {from} was wrong in iteration \
+             {iteration}"
+        ))
+    }
+}
+
+/// One thread's `copy_from_slice`, source and destination warm in its caches as far as they fit.
+struct Copy(Vec<u64>, Vec<u64>);
+
+impl Work for Copy {
+    const SYNCHRONIZED: bool = false;
+
+    #[inline]
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
+        self.1.copy_from_slice(&self.0);
+        // The copy is never read: without this the compiler could drop every copy but one.
+        black_box(&mut self.1);
+        Ok(None)
+    }
+}
+
+/// The size of each team of `shape` when `members` members are laid out in rows of `columns`
+/// (the last row may be short).
+fn team_sizes(shape: Shape, members: usize, columns: usize) -> Vec<usize> {
+    let columns = columns.max(1);
+    match shape {
+        Shape::All => vec![members],
+        Shape::Row => (0..members.div_ceil(columns))
+            .map(|row| columns.min(members - row * columns))
+            .collect(),
+        Shape::Column => (0..columns.min(members))
+            .map(|column| (members - column).div_ceil(columns))
+            .collect(),
+    }
+}
+
+/// A member of the team a row runs on. A sub-team's member keeps the member of the team of all
+/// that it was split from, so the parent team outlives the row whatever the library does with it.
+struct Placed {
+    member: Member,
+    _parent: Option<Member>,
+}
+
+/// One member per rank of `team` (the team of all), on the teams of `shape`, in the order of the
+/// ranks in `team`. `split_grid` is collective, so each member splits on a thread of its own.
+fn place(team: &Team, shape: Shape, columns: usize) -> Result<Vec<Placed>, String> {
+    let members = team.participants();
+    if members.len() != team.parties() {
+        let (parties, got) = (team.parties(), members.len());
+        return Err(format!("the team of {parties} handed out {got} members"));
+    }
+    if shape == Shape::All {
+        let placed = members.into_iter().map(|member| Placed {
+            member,
+            _parent: None,
+        });
+        return Ok(placed.collect());
+    }
+    std::thread::scope(|scope| {
+        let split = |mut member: Member| {
+            let (row, column) = (member.split_grid(columns))
+                .map_err(|error| format!("split_grid({columns}) failed: {error}"))?;
+            let member_of = if shape == Shape::Row { row } else { column };
+            Ok(Placed {
+                member: member_of,
+                _parent: Some(member),
+            })
+        };
+        let threads: Vec<_> = (members.into_iter())
+            .map(|member| scope.spawn(move || split(member)))
+            .collect();
+        let joined = threads.into_iter().map(|thread| {
+            thread.join().unwrap_or_else(|panic| {
+                Err(format!("split_grid panicked: {}", panic_message(&*panic)))
+            })
+        });
+        joined.collect()
+    })
+}
+
+/// The goal of figure (a).
+const ALLREDUCE_GOAL: f64 = 1.5;
+
+/// Which row a figure cell reads: a contender at a point (all of whose keys the row must have).
+type Cell = (&'static str, Fields);
+
+/// The library's rows of `op` in `part` on the teams of `shape`.
+fn team(part: Part, op: Operation, shape: Shape) -> Cell {
+    (TEAM, op.at(part).with("team", name(shape)))
+}
+
+/// The figures a run ends with, as the issue asks for them, every one a ratio of medians
+/// measured in the same run, a column per member count.
+struct Figures<'a> {
+    rows: &'a [Row],
+    run: &'a Collectives,
+}
+
+impl Figures<'_> {
+    /// (a) to (e), one after another.
+    fn all(&self) -> String {
+        let figures = [
+            self.allreduce_over_barrier(),
+            self.broadcast_against_memcpy(),
+            self.against_openmp(),
+            self.checked_cost(),
+            self.sync_modes(),
+        ];
+        figures.join("\n")
+    }
+
+    /// The row `cell` chooses at `members` (a memcpy at any), when it ran without error.
+    fn find(&self, (contender, at): &Cell, members: usize) -> Option<&Row> {
+        self.rows.iter().find(|row| {
+            let here = row.threads == members || row.kind == Kind::Floor;
+            let at =
+                at.0.iter()
+                    .all(|(key, value)| row.at.get(key) == Some(value));
+            row.error.is_none() && row.contender == *contender && here && at
+        })
+    }
+
+    fn median(&self, cell: &Cell, members: usize) -> Option<f64> {
+        self.find(cell, members).and_then(Row::median)
+    }
+
+    /// A line of `cell(members)` at every member count.
+    fn line(&self, label: String, cell: impl Fn(usize) -> String) -> (String, Vec<String>) {
+        (label, self.run.members.iter().map(|&n| cell(n)).collect())
+    }
+
+    /// A line of the median of `top`'s row ÷ `bottom`'s at every member count.
+    fn ratio_line(&self, label: String, top: Cell, bottom: Cell) -> (String, Vec<String>) {
+        self.line(label, |n| {
+            ratio_text(self.median(&top, n), self.median(&bottom, n))
+        })
+    }
+
+    /// `title`, then the lines under a head of the member counts.
+    fn grid(&self, title: &str, lines: Vec<(String, Vec<String>)>) -> String {
+        let heads: Vec<String> = self.run.members.iter().map(|n| format!("N={n}")).collect();
+        ratio::grid(title, &heads, lines)
+    }
+
+    /// Whether the rows include `part`'s.
+    fn measured(&self, part: Part) -> bool {
+        let name = Value::from(name(part));
+        self.rows
+            .iter()
+            .any(|row| row.at.get("part") == Some(&name))
+    }
+
+    /// (a): allreduce of one u64 ÷ the barrier of the same teams, and ÷ our `Barrier`.
+    fn allreduce_over_barrier(&self) -> String {
+        let title = format!(
+            "(a) allreduce of one u64 ÷ barrier, medians (goal: {ALLREDUCE_GOAL}x or less)"
+        );
+        if !self.measured(Part::Allreduce) || !self.measured(Part::Barrier) {
+            return format!("{title}: not measured (needs --ops barrier,allreduce)\n");
+        }
+        let allreduce = |shape| team(Part::Allreduce, Operation::Allreduce, shape);
+        let barrier = |shape| team(Part::Barrier, Operation::Barrier, shape);
+        let mut lines: Vec<_> = (self.run.teams.iter())
+            .map(|&shape| {
+                let label = format!("team {} ÷ its barrier", name(shape));
+                self.ratio_line(label, allreduce(shape), barrier(shape))
+            })
+            .collect();
+        let ours = (OURS, Operation::Barrier.at(Part::Barrier));
+        lines.push(self.ratio_line(format!("team all ÷ {OURS}"), allreduce(Shape::All), ours));
+        let (mut met, mut missed) = (Vec::new(), Vec::new());
+        for &n in &self.run.members {
+            let over = self.median(&allreduce(Shape::All), n);
+            if let Some(ratio) = quotient(over, self.median(&barrier(Shape::All), n)) {
+                let goal_met = ratio <= ALLREDUCE_GOAL;
+                if goal_met { &mut met } else { &mut missed }.push(n.to_string());
+            }
+        }
+        let verdict = match (met.is_empty(), missed.is_empty()) {
+            (true, true) => "not measured on the team of all".to_owned(),
+            (_, true) => format!("met at every N measured ({})", met.join(", ")),
+            (true, _) => format!("missed at every N measured ({})", missed.join(", ")),
+            _ => format!(
+                "met at N = {}; missed at N = {}",
+                met.join(", "),
+                missed.join(", ")
+            ),
+        };
+        let grid = self.grid(&title, lines);
+        format!("{grid}    goal (team of all ÷ its barrier): {verdict}\n")
+    }
+
+    /// (b): the longest broadcast as a fraction of the memcpy of the same length.
+    fn broadcast_against_memcpy(&self) -> String {
+        let words = self.run.words[self.run.words.len() - 1];
+        let title = format!(
+            "(b) broadcast of {words} words from a rotating root: bandwidth (payload over median \
+             time) as a fraction of a memcpy of the same length"
+        );
+        if !self.measured(Part::Broadcast) {
+            return format!("{title}: not measured (needs --ops broadcast)\n");
+        }
+        let op = Operation::Broadcast(words);
+        let copy = (MEMCPY, Operation::Memcpy(words).at(Part::Broadcast));
+        let copy = self
+            .find(&copy, 0)
+            .and_then(|row| row.value("bandwidth_gb_s"));
+        let cell = |cell: &Cell, n| {
+            let row = self.find(cell, n);
+            let fraction = row.and_then(|row| row.value("fraction_of_memcpy"));
+            match fraction.zip(row.and_then(|row| row.value("bandwidth_gb_s"))) {
+                Some((fraction, gb)) => format!("{:.0}% ({gb:.2} GB/s)", fraction * 100.0),
+                None => "-".to_owned(),
+            }
+        };
+        let mut cells: Vec<(String, Cell)> = (self.run.teams.iter())
+            .map(|&shape| {
+                (
+                    format!("team {}", name(shape)),
+                    team(Part::Broadcast, op, shape),
+                )
+            })
+            .collect();
+        cells.push((OMP_BCAST.to_owned(), (OMP_BCAST, op.at(Part::Broadcast))));
+        let lines = (cells.into_iter())
+            .map(|(label, pick)| self.line(label, |n| cell(&pick, n)))
+            .collect();
+        let copy = copy.map_or_else(|| "not measured".to_owned(), |gb| format!("{gb:.2} GB/s"));
+        let grid = self.grid("", lines);
+        format!("{title}\n    memcpy of {words} words on one thread: {copy}{grid}")
+    }
+
+    /// (c): ours ÷ OpenMP for the barrier, the allreduce and the shortest, middle and longest
+    /// broadcasts.
+    fn against_openmp(&self) -> String {
+        let title = "(c) ours ÷ OpenMP, medians (below 1: ours is faster)";
+        let mut lines = Vec::new();
+        let mut versus = |part: Part, op: Operation, label: String| {
+            if let (true, Some((_, omp))) = (self.measured(part), op.openmp()) {
+                let omp = (omp, op.at(part));
+                lines.push(self.ratio_line(label, team(part, op, Shape::All), omp));
+            }
+        };
+        let barrier = format!("team all barrier ÷ {OMP_BARRIER}");
+        versus(Part::Barrier, Operation::Barrier, barrier);
+        let allreduce = format!("team all allreduce ÷ {OMP_ALLREDUCE}");
+        versus(Part::Allreduce, Operation::Allreduce, allreduce);
+        let words = &self.run.words;
+        let mut sizes = vec![words[0], words[words.len() / 2], words[words.len() - 1]];
+        sizes.dedup();
+        for words in sizes {
+            let label = format!("team all broadcast {words} words ÷ omp");
+            versus(Part::Broadcast, Operation::Broadcast(words), label);
+        }
+        if self.measured(Part::Barrier) {
+            let at = Operation::Barrier.at(Part::Barrier);
+            let label = format!("{OURS} ÷ {OMP_BARRIER}");
+            lines.insert(
+                1,
+                self.ratio_line(label, (OURS, at.clone()), (OMP_BARRIER, at)),
+            );
+        }
+        if lines.is_empty() {
+            return format!("{title}: not measured (needs barrier, allreduce or broadcast)\n");
+        }
+        self.grid(title, lines)
+    }
+
+    /// (d): a checked team's barrier, allreduce and broadcast over an unchecked team's, round by
+    /// round: a machine's drift between rounds cancels in each round's ratio.
+    fn checked_cost(&self) -> String {
+        let mut title = "(d) checked ÷ unchecked team: the median of the rounds' ratios [their \
+                         range]; what checking that every call matches costs (goal: 1.10x or less)"
+            .to_owned();
+        if cfg!(debug_assertions) {
+            title.push_str(" (a debug build: run with --release for numbers that mean anything)");
+        }
+        if !self.measured(Part::Checked) {
+            return format!("{title}: not measured (needs --ops checked)\n");
+        }
+        let lines = CHECKED_OPERATIONS.into_iter().map(|op| {
+            let twin = |checked: bool| {
+                let (contender, at) = team(Part::Checked, op, Shape::All);
+                (contender, at.with("checked", checked))
+            };
+            self.line(op.label(), |n| {
+                let twins = self.find(&twin(true), n).zip(self.find(&twin(false), n));
+                let ratios: Vec<f64> = twins.map_or_else(Vec::new, |(over, under)| {
+                    let pairs = over.round_medians_ns.iter().zip(&under.round_medians_ns);
+                    pairs
+                        .filter_map(|(o, u)| quotient(Some(*o), Some(*u)))
+                        .collect()
+                });
+                ratio_cell(&ratios)
+            })
+        });
+        self.grid(&title, lines.collect())
+    }
+
+    /// (e): MySync and NoSync broadcasts over AllSync ones.
+    fn sync_modes(&self) -> String {
+        let title = "(e) sync modes: broadcast ÷ the AllSync broadcast of the same length, \
+                     medians (below 1: the weaker mode pays off)";
+        if !self.measured(Part::SyncModes) {
+            return format!("{title}: not measured (needs --ops sync-modes)\n");
+        }
+        let mut lines = Vec::new();
+        for &words in &self.run.sync_words {
+            let in_mode = |mode: SyncMode| {
+                let (contender, at) =
+                    team(Part::SyncModes, Operation::Broadcast(words), Shape::All);
+                (contender, at.with("sync_mode", mode.name()))
+            };
+            for mode in [SyncMode::MySync, SyncMode::NoSync] {
+                let label = format!("{words} words {}", mode.name());
+                lines.push(self.ratio_line(label, in_mode(mode), in_mode(SyncMode::AllSync)));
+            }
+        }
+        self.grid(title, lines)
+    }
+}
+
+/// `numerator / denominator`, when both are known and the denominator is positive.
+fn quotient(numerator: Option<f64>, denominator: Option<f64>) -> Option<f64> {
+    Some(numerator? / denominator.filter(|d| *d > 0.0)?)
+}
+
+/// `1.02x [0.97-1.08]`: the median of the rounds' ratios and their range; `-` with none.
+fn ratio_cell(ratios: &[f64]) -> String {
+    let Some(median) = stats::median(ratios) else {
+        return "-".to_owned();
+    };
+    if ratios.len() < 2 {
+        return format!("{median:.2}x");
+    }
+    let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{median:.2}x [{low:.2}-{high:.2}]")
+}
+
+/// Every row of `bench collectives` with a line about it, for `phasers list`.
+pub fn list() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            TEAM,
+            "a Team member per thread: barrier(), allreduce of one u64 (Op::Sum), broadcast from \
+             root iteration % size, alltoall; on the team of all and split_grid's row and column \
+             teams; checked and unchecked; AllSync, MySync, NoSync",
+        ),
+        (
+            OURS,
+            "our Barrier with Algorithm::Auto on N threads: what a team's barrier and allreduce \
+             are held against",
+        ),
+        (STD, "Rust's std::sync::Barrier on N threads"),
+        (
+            OMP_BARRIER,
+            "OpenMP #pragma omp barrier (libgomp), back to back in one parallel region",
+        ),
+        (
+            OMP_ALLREDUCE,
+            "OpenMP omp for reduction(+:x) of one u64 per thread, then every thread reads the sum",
+        ),
+        (
+            OMP_BCAST,
+            "OpenMP: the root copies into a shared buffer, barrier, the others copy it out, \
+             barrier",
+        ),
+        (
+            MEMCPY,
+            "copy_from_slice of a broadcast's length on one thread: broadcast bandwidth is a \
+             fraction of its",
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use phasers_cli::harness::outputs::OutputArgs;
+
+    use super::*;
+
+    fn parse(options: &str) -> Result<CollectivesArgs, clap::Error> {
+        let options = options.split_whitespace();
+        CollectivesArgs::try_parse_from(std::iter::once("collectives").chain(options))
+    }
+
+    fn run(options: &str) -> Collectives {
+        Collectives::new(&parse(options).unwrap())
+    }
+
+    #[test]
+    fn defaults_are_the_issues_sweep_and_every_option_parses() {
+        let run_ = run("");
+        assert_eq!(run_.members, DEFAULT_MEMBERS);
+        assert_eq!((run_.teams.len(), run_.parts.len()), (3, 6));
+        assert_eq!((run_.columns_for(64), run_.columns_for(32)), (8, 8));
+        let words = default_words();
+        assert_eq!(
+            (words[0], words.len(), &words[14..]),
+            (4, 16, &[65_536, 100_000][..])
+        );
+        assert_eq!(
+            (run_.blocks, run_.sync_words),
+            (DEFAULT_BLOCKS.to_vec(), vec![8, 65_536])
+        );
+        let schedule = run_.plan.schedule;
+        assert_eq!((schedule.samples, schedule.episodes), (10, None));
+        assert_eq!(schedule.target_sample, Duration::from_millis(20));
+        assert_eq!((run_.plan.pacing, run_.plan.pin), (Pacing::Looped, false));
+        let run_ = run(
+            "--threads 8,2,8 --teams column,all --columns 3 --ops sync-modes,barrier \
+             --words 100k,4,1_024 --blocks 2 --sync-words 16 --time 0.05 --samples 5 --pin \
+             --hang-seconds 5 --json c.json --csv c.csv",
+        );
+        assert_eq!(run_.members, vec![2, 8]);
+        assert_eq!(run_.teams, vec![Shape::All, Shape::Column]);
+        assert_eq!(run_.columns_for(64), 3);
+        assert_eq!(run_.parts, vec![Part::Barrier, Part::SyncModes]);
+        assert_eq!(run_.words, vec![4, 1024, 100_000]);
+        assert_eq!((&run_.blocks, &run_.sync_words), (&vec![2], &vec![16]));
+        assert_eq!(run_.plan.schedule.target_sample, Duration::from_millis(10));
+        assert!(run_.plan.pin && run_.plan.hang_after == Duration::from_secs(5));
+        let settings = serde_json::to_value(run_.settings()).unwrap();
+        assert_eq!(settings["threads"], serde_json::json!([2, 8]));
+        assert_eq!(
+            settings["parts"],
+            serde_json::json!(["barrier", "sync-modes"])
+        );
+        assert_eq!(settings["contenders"][0], TEAM);
+    }
+
+    #[test]
+    fn bad_input_is_an_error_with_a_clear_message() {
+        for (options, message) in [
+            ("--threads 1", "at least 2 members"),
+            ("--threads two", "not a thread count"),
+            ("--threads 100000", "allowed"),
+            ("--teams diagonal", "possible values: all, row, column"),
+            ("--columns 0", "not a number of columns"),
+            ("--ops scan", "possible values: barrier, allreduce"),
+            ("--words 0", "starts at 1 word"),
+            ("--words 1,,2", "not a broadcast length"),
+            ("--words 99999999", "allowed for a broadcast length"),
+            ("--blocks 2000000", "allowed for an alltoall block"),
+            ("--rounds 0", "0"),
+        ] {
+            let error = parse(options).unwrap_err().to_string();
+            assert!(error.contains(message), "{options}: {error}");
+        }
+    }
+
+    #[test]
+    fn team_sizes_and_places_follow_split_grid() {
+        assert_eq!(team_sizes(Shape::All, 6, 4), vec![6]);
+        // Ranks 0-3 and 4-5; {0, 4}, {1, 5}, {2}, {3}.
+        assert_eq!(team_sizes(Shape::Row, 6, 4), vec![4, 2]);
+        assert_eq!(team_sizes(Shape::Column, 6, 4), vec![2, 2, 1, 1]);
+        assert_eq!(team_sizes(Shape::Column, 2, 8), vec![1, 1]);
+        for &shape in Shape::value_variants() {
+            let placed = place(&Team::new(6).unwrap(), shape, 4).unwrap();
+            let got: Vec<(usize, usize)> = (placed.iter())
+                .map(|p| (p.member.parties(), p.member.rank()))
+                .collect();
+            let expected: Vec<(usize, usize)> = (0..6)
+                .map(|rank| match shape {
+                    Shape::All => (6, rank),
+                    Shape::Row => (team_sizes(shape, 6, 4)[rank / 4], rank % 4),
+                    Shape::Column => (team_sizes(shape, 6, 4)[rank % 4], rank / 4),
+                })
+                .collect();
+            assert_eq!(got, expected, "{shape:?}");
+        }
+    }
+
+    #[test]
+    fn every_collective_runs_and_checks_on_every_shape_mode_and_checking() {
+        let bench = run("--columns 2 --time 0.002 --samples 2");
+        let ops = [
+            Operation::Barrier,
+            Operation::Allreduce,
+            Operation::Broadcast(300),
+            Operation::Alltoall(3),
+        ];
+        let mut jobs = Vec::new();
+        for shape in Shape::value_variants() {
+            let who = Contender::Team(*shape, None, SyncMode::AllSync);
+            jobs.extend(ops.map(|op| {
+                (
+                    4,
+                    Job {
+                        part: Part::Barrier,
+                        op,
+                        who,
+                    },
+                )
+            }));
+        }
+        let modes = [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync];
+        let teams = [Some(true), Some(false)].map(|checked| (checked, SyncMode::AllSync));
+        for (checked, sync) in teams.into_iter().chain(modes.map(|sync| (None, sync))) {
+            let who = Contender::Team(Shape::All, checked, sync);
+            jobs.push((
+                3,
+                Job {
+                    part: Part::SyncModes,
+                    op: Operation::Broadcast(64),
+                    who,
+                },
+            ));
+        }
+        for (members, job) in jobs {
+            let row = bench.measure(&bench.row(job, members), members, 0);
+            assert_eq!(
+                (&row.error, row.raw_ns.len()),
+                (&None, 2),
+                "{job:?}: {row:?}"
+            );
+            let Contender::Team(_, checked, sync) = job.who else {
+                unreachable!()
+            };
+            let checked = checked.unwrap_or(true);
+            assert_eq!(row.at.get("checked"), Some(&Value::from(checked)));
+            assert_eq!(row.at.get("sync_mode"), Some(&Value::from(sync.name())));
+        }
+    }
+
+    #[test]
+    fn checks_catch_stale_and_misplaced_results() {
+        let stale = Allreduce([expected_sum(3, 4)]);
+        assert!(stale
+            .check(0, 3, 5)
+            .is_some_and(|m| m.starts_with("wrong result:")));
+        assert_eq!(stale.check(0, 3, 4), None);
+        // A receiver that kept its own buffer, and one that got the wrong root's first call.
+        assert!(Broadcast::new(1, 8).check(1, 2, 0).is_some());
+        let mut from_wrong_root = Broadcast::new(1, 8);
+        from_wrong_root.0[0] = u64::MAX;
+        assert!(from_wrong_root.check(1, 2, 0).unwrap().contains("word 1"));
+        from_wrong_root.0 = Broadcast::new(0, 8).0;
+        from_wrong_root.0[0] = u64::MAX;
+        assert_eq!(from_wrong_root.check(1, 2, 0), None);
+        let mut seen = HashSet::new();
+        for (iteration, from, to) in (0..4).flat_map(|i| (0..25).map(move |n| (i, n / 5, n % 5))) {
+            assert!(seen.insert(alltoall_stamp(iteration, from, to)));
+        }
+        // Rank 1 of 2 receiving each rank's block with the sender's initial words in place.
+        let mut received = Alltoall::new(1, 2, 3);
+        for from in 0..2 {
+            let block = &mut received.output[from * 3..(from + 1) * 3];
+            block[0] = alltoall_stamp(0, from, 1);
+            block[1] = alltoall_word(from, 1, 1);
+            block[2] = alltoall_word(from, 1, 2);
+        }
+        assert_eq!(received.check(1, 2, 0), None);
+        assert!(received
+            .check(1, 2, 1)
+            .unwrap()
+            .contains("word 0 from rank 0"));
+        received.output[5] = 0;
+        assert!(received
+            .check(1, 2, 0)
+            .unwrap()
+            .contains("word 2 from rank 1"));
+    }
+
+    /// The row of `job` at `members`, derived, with one sample per round median in `ns`.
+    fn row(
+        bench: &Collectives,
+        members: usize,
+        (part, op, who): (Part, Operation, Contender),
+        ns: &[f64],
+    ) -> Row {
+        let plan = bench.row(Job { part, op, who }, members);
+        let threads = if who == Contender::Memcpy { 1 } else { members };
+        let mut row = Row::new(&plan.name, plan.kind, threads, plan.at);
+        row.raw_ns = ns.to_vec();
+        row.finish(0, None);
+        row.round_medians_ns = ns.to_vec();
+        row
+    }
+
+    #[test]
+    fn figures_divide_the_medians_of_one_run() {
+        let bench = run("--threads 2,4 --teams all --words 100 --sync-words 8");
+        let team = |checked, sync| Contender::Team(Shape::All, checked, sync);
+        let all = team(None, SyncMode::AllSync);
+        let (barrier, allreduce) = (Operation::Barrier, Operation::Allreduce);
+        let (bcast, copy) = (Operation::Broadcast(100), Operation::Memcpy(100));
+        let sync = |mode| (Part::SyncModes, Operation::Broadcast(8), team(None, mode));
+        let mut rows = vec![
+            row(&bench, 2, (Part::Barrier, barrier, all), &[100.0]),
+            row(
+                &bench,
+                2,
+                (Part::Barrier, barrier, Contender::Ours),
+                &[80.0],
+            ),
+            row(
+                &bench,
+                2,
+                (Part::Barrier, barrier, Contender::OpenMp),
+                &[200.0],
+            ),
+            row(&bench, 4, (Part::Barrier, barrier, all), &[100.0]),
+            row(&bench, 2, (Part::Allreduce, allreduce, all), &[120.0]),
+            row(&bench, 4, (Part::Allreduce, allreduce, all), &[300.0]),
+            row(
+                &bench,
+                2,
+                (Part::Broadcast, copy, Contender::Memcpy),
+                &[50.0],
+            ),
+            row(&bench, 2, (Part::Broadcast, bcast, all), &[500.0]),
+            row(
+                &bench,
+                2,
+                (Part::Broadcast, bcast, Contender::OpenMp),
+                &[1000.0],
+            ),
+            row(&bench, 2, sync(SyncMode::AllSync), &[100.0]),
+            row(&bench, 2, sync(SyncMode::MySync), &[80.0]),
+            row(&bench, 2, sync(SyncMode::NoSync), &[50.0]),
+        ];
+        let checked = |on, ns| {
+            row(
+                &bench,
+                2,
+                (Part::Checked, barrier, team(Some(on), SyncMode::AllSync)),
+                ns,
+            )
+        };
+        rows.extend([
+            checked(true, &[150.0, 330.0, 100.0]),
+            checked(false, &[100.0, 300.0, 100.0]),
+        ]);
+        bench.derive(&mut rows);
+        // 800 bytes in 50 ns and in 500 ns.
+        assert_eq!(rows[7].value("fraction_of_memcpy"), Some(0.1));
+        let figures = Figures {
+            rows: &rows,
+            run: &bench,
+        };
+        let text = figures.all();
+        for part in [
+            // 120 over the team's barrier's 100, over our Barrier's 80; 300 over 100 at N = 4.
+            "1.20x",
+            "1.50x",
+            "3.00x",
+            "met at N = 2; missed at N = 4",
+            "memcpy of 100 words on one thread: 16.00 GB/s",
+            "10% (1.60 GB/s)",
+            "team all barrier ÷ omp barrier",
+            "0.50x",
+            "0.40x",
+            // The rounds' ratios are 1.5, 1.1 and 1.0: their median and range.
+            "1.10x [1.00-1.50]",
+            "8 words MySync  0.80x",
+            "8 words NoSync  0.50x",
+        ] {
+            assert!(text.contains(part), "{part} in\n{text}");
+        }
+        assert_eq!(
+            (ratio_cell(&[]), ratio_cell(&[1.25])),
+            ("-".into(), "1.25x".into())
+        );
+        let none = Figures {
+            rows: &[],
+            run: &bench,
+        };
+        assert_eq!(none.all().matches("not measured").count(), 5);
+    }
+
+    #[test]
+    fn a_small_run_measures_every_part_and_fits_100_columns() {
+        let options = "--threads 2,3 --words 5 --blocks 2 --sync-words 4 --time 0.02 \
+                       --samples 2 --columns 2 --rounds 2";
+        let bench = run(options);
+        let tables = bench.tables();
+        let checked = tables
+            .iter()
+            .find(|t| t.rows[0].contender.part == Part::Checked)
+            .unwrap();
+        assert_eq!(bench.order(checked, 0), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(
+            bench.order(checked, 1),
+            [1, 0, 3, 2, 5, 4],
+            "twins swap in odd rounds"
+        );
+        let report = bench::run(&bench, &OutputArgs::default()).unwrap();
+        for row in &report.rows {
+            assert_eq!(row.error, None, "{row:?}");
+            assert!(row.summary.is_some() || row.note.is_some(), "{row:?}");
+        }
+        // The memcpy is measured once, and shown at every member count.
+        let memcpy = report
+            .rows
+            .iter()
+            .filter(|row| row.kind == Kind::Floor)
+            .count();
+        assert_eq!(memcpy, 1);
+        let broadcast = (report.rows.iter())
+            .find(|row| row.field("op") == Some(&"broadcast".into()) && row.contender == TEAM)
+            .unwrap();
+        assert!(broadcast
+            .value("fraction_of_memcpy")
+            .is_some_and(|f| f > 0.0));
+        let checked = report
+            .rows
+            .iter()
+            .filter(|row| row.field("part") == Some(&"checked".into()));
+        assert_eq!(checked.clone().count(), 12);
+        assert!(checked.clone().all(|row| row.round_medians_ns.len() == 2));
+        let mut broadcasts = tables
+            .iter()
+            .filter(|t| t.rows[0].contender.part == Part::Broadcast);
+        let refs: Vec<&Row> = report.rows.iter().filter(|row| row.threads == 3).collect();
+        let text = bench
+            .show(broadcasts.next_back().unwrap(), &refs, &[], false)
+            .unwrap();
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 100),
+            "{text}"
+        );
+        assert!(text.contains("memcpy 5 words"), "{text}");
+        assert_eq!(list().len(), 7);
+    }
+}

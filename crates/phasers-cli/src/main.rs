@@ -24,7 +24,6 @@ mod omp_active;
 mod openmp_row;
 mod phaser_config;
 mod phaser_row;
-mod reduce_bench;
 mod reference;
 
 use std::process::ExitCode;
@@ -101,7 +100,7 @@ enum BenchTarget {
     /// Array reductions (`Reduction<f32>`, every algorithm) against OpenMP's
     /// `reduction(+:arr[:n])`, a mutex-merged reduction and the memory-bandwidth floor, over
     /// participants, array sizes and seed 003's arrival spreads.
-    Reduce(reduce_bench::ReduceArgs),
+    Reduce(benches::reduce::ReduceArgs),
     /// Team collectives (barrier, allreduce of one u64, broadcast, alltoall; checked and
     /// unchecked; every sync mode) on the team of all and split_grid's sub-teams, against
     /// std::sync::Barrier, our Barrier, OpenMP and memcpy (seed 004's MPP suite).
@@ -163,7 +162,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
         Some(Command::Floors(args)) => floors_cmd::run(&args),
         Some(Command::InternalChild { kind }) => match kind.as_str() {
             omp_active::KIND => omp_active::child(),
-            reduce_bench::OMP_ACTIVE_KIND => reduce_bench::omp_active_child(),
+            benches::reduce::OMP_ACTIVE_KIND => benches::reduce::omp_active_child(),
             _ => Err(format!(
                 "`phasers {} {kind}`: no such job (this hidden command is only for the benchmarks' \
                  child processes)",
@@ -184,7 +183,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
             BenchTarget::Tree(args) => {
                 phaser::run(&aliases::phaser_figure("bench tree", Figure::Tree, args)?)
             }
-            BenchTarget::Reduce(args) => reduce_bench::run(&args),
+            BenchTarget::Reduce(args) => benches::reduce::run(&args),
             BenchTarget::Collectives(args) => collectives_bench::run(&args),
         },
         None => quick_suite(),
@@ -222,7 +221,7 @@ fn list() {
     );
     section(
         "array reductions (bench reduce --algorithms; omp and mutex name the baselines):",
-        reduce_bench::list(),
+        benches::reduce::list(),
     );
     section(
         "team collectives (bench collectives):",
@@ -278,7 +277,7 @@ fn quick_suite() -> Result<(), String> {
     let parts: [&dyn Fn() -> Result<(), String>; 5] = [
         &barrier,
         &|| quick("phaser --threads 2").and_then(|args| phaser::run_suite(Suite::Quick, &args)),
-        &|| quick(QUICK_REDUCE).and_then(|args| reduce_bench::run(&args)),
+        &|| quick(QUICK_REDUCE).and_then(|args| benches::reduce::run(&args)),
         &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives_bench::run(&args)),
         &|| quick(QUICK_APPS).and_then(|args| app_bench::run(&args)),
     ];
@@ -589,7 +588,7 @@ mod tests {
         ));
         assert!(Cli::try_parse_from(["phasers", "app"]).is_err());
 
-        let reduce: reduce_bench::ReduceArgs = quick(QUICK_REDUCE).unwrap();
+        let reduce: benches::reduce::ReduceArgs = quick(QUICK_REDUCE).unwrap();
         assert_eq!(reduce.threads, Some(vec![2]));
         assert_eq!(reduce.sizes, Some(vec![1000, 64_000]));
         assert_eq!(reduce.spread.as_ref().map(Vec::len), Some(2));

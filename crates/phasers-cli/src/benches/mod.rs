@@ -5,3 +5,4 @@
 pub mod barrier;
 pub mod phaser;
 pub mod profile;
+pub mod reduce;

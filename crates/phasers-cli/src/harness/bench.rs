@@ -134,6 +134,17 @@ pub trait Benchmark {
     fn summary(&self, _report: &Report, _verbose: bool) -> Vec<String> {
         Vec::new()
     }
+
+    /// The title of `table`, whose measured rows are `rows`, on `cores` cores.
+    fn title(&self, table: &TablePlan<Self::Contender>, rows: &[&Row], cores: usize) -> String {
+        title(table.threads, cores, rows)
+    }
+
+    /// Whether the report records `plan`'s row; `false` for a row only shown again (a floor
+    /// measured for an earlier table and reused).
+    fn recorded(&self, _plan: &RowPlan<Self::Contender>) -> bool {
+        true
+    }
 }
 
 /// Runs `bench`, printing each table as soon as it is complete, and writes the files `output`
@@ -160,14 +171,24 @@ pub fn run<B: Benchmark>(bench: &B, output: &OutputArgs) -> Result<Report, Strin
             |round| bench.floor_schedule(round),
         );
         let mut measured_rows = measured.rows;
+        // A ratio is of rows of one block, as the table's `÷` columns are.
+        let block = |row: &Row| layout.block.and_then(|key| row.at.get(key)).cloned();
+        for rows in measured_rows.chunk_by_mut(|a, b| block(a) == block(b)) {
+            let refs: Vec<&Row> = rows.iter().collect();
+            let recorded = ratio::records(&refs, &bench.ratios(&refs));
+            mark(rows, &layout, &recorded);
+            records.extend(recorded);
+        }
         let refs: Vec<&Row> = measured_rows.iter().collect();
-        let recorded = ratio::records(&refs, &bench.ratios(&refs));
-        mark(&mut measured_rows, &layout, &recorded);
-        let refs: Vec<&Row> = measured_rows.iter().collect();
-        let text = render::table(&title(table.threads, cores, &refs), &refs, &layout, verbose);
+        let text = render::table(&bench.title(table, &refs, cores), &refs, &layout, verbose);
         progress.suspend(|| println!("{text}"));
-        rows.extend(measured_rows);
-        records.extend(recorded);
+        let floors = usize::from(table.floor);
+        let planned = |index: usize| index.checked_sub(floors).map(|at| &table.rows[at]);
+        rows.extend(
+            (measured_rows.into_iter().enumerate())
+                .filter(|(index, _)| planned(*index).map_or(true, |plan| bench.recorded(plan)))
+                .map(|(_, row)| row),
+        );
         round_trips.extend(measured.round_trips);
     }
     progress.finish_and_clear();
@@ -251,7 +272,8 @@ fn plot_slices<C>(tables: &[TablePlan<C>], layout: &Layout) -> Vec<Vec<String>> 
         for plan in &table.rows {
             let row = Row::new(&plan.name, plan.kind, table.threads, plan.at.clone());
             let slice = files::slice(&row, keys);
-            if !slices.contains(&slice) {
+            // A row without every key is drawn in every slice (`files::write_plot`).
+            if slice.len() == keys.len() && !slices.contains(&slice) {
                 slices.push(slice);
             }
         }

@@ -182,6 +182,7 @@ pub fn merge(rounds: &[Row], dropped: usize, reference_ns: Option<f64>) -> Row {
     // Each round sizes its own samples; the first round's plan stands for the row's.
     merged.iterations_per_sample = first.iterations_per_sample;
     merged.reference_ns = reference_ns;
+    merged.extra.clone_from(&first.extra);
     let minus = reference_ns.unwrap_or(0.0);
     for round in rounds {
         let drop = dropped.min(round.raw_ns.len().saturating_sub(1));

@@ -1175,11 +1175,7 @@ impl Benchmark for Reduce {
         Settings {
             method: self.method.clone(),
             threads: self.threads.clone(),
-            contenders: self
-                .contenders
-                .iter()
-                .map(|c| c.name().to_owned())
-                .collect(),
+            contenders: self.contenders.iter().map(|c| c.name().into()).collect(),
             pinned: false,
             debug_build: cfg!(debug_assertions),
             own,
@@ -1398,8 +1394,7 @@ fn at(row: &Row, threads: usize, len: usize, mode: Collective, spread: &str) -> 
 fn sizes(rows: &[Row], keep: impl Fn(usize) -> bool) -> Vec<usize> {
     let lengths = rows
         .iter()
-        .filter_map(|row| row.value("floats"))
-        .map(|len| len as usize);
+        .filter_map(|row| Some(row.value("floats")? as usize));
     sorted_unique(lengths.filter(|&len| keep(len)).collect())
 }
 
@@ -1490,12 +1485,8 @@ impl Reduce {
                 "{title}: not measured (needs allreduce and a size of {LARGE_FROM} or more)\n"
             );
         };
-        let mut names: Vec<&str> = Vec::new();
-        for row in rows.iter().filter(|row| row.kind != Kind::Floor) {
-            if !names.contains(&row.contender.as_str()) {
-                names.push(&row.contender);
-            }
-        }
+        let reductions = rows.iter().filter(|row| row.kind != Kind::Floor);
+        let names = first_of_each(reductions.map(|row| row.contender.as_str()).collect());
         let points = || (sizes.iter()).flat_map(|&len| self.threads.iter().map(move |&n| (len, n)));
         let heads: Vec<String> = points().map(|(len, n)| format!("{len} N={n}")).collect();
         let (mut lines, mut meeting) = (Vec::new(), Vec::new());

@@ -1085,15 +1085,10 @@ pub fn omp_active_child() -> Result<(), String> {
 /// summary and the files.
 pub fn run(args: &ReduceArgs) -> Result<(), String> {
     let reduce = Reduce::from_args(args)?;
-    let (json, csv, plot) = (
-        args.run.json.clone(),
-        args.run.csv.clone(),
-        args.plot.clone(),
-    );
     let output = OutputArgs {
-        json,
-        csv,
-        plot,
+        json: args.run.json.clone(),
+        csv: args.run.csv.clone(),
+        plot: args.plot.clone(),
         verbose: args.run.verbose,
     };
     let report = bench::run(&reduce, &output)?;

@@ -3,7 +3,6 @@
 
 mod benches;
 mod native;
-mod reduce_bench;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -85,7 +84,7 @@ enum BenchTarget {
     /// Array reductions (`Reduction<f32>`, every algorithm) against OpenMP's
     /// `reduction(+:arr[:n])`, a mutex-merged reduction and the memory-bandwidth floor, over
     /// participants, array sizes and seed 003's arrival spreads.
-    Reduce(reduce_bench::ReduceArgs),
+    Reduce(benches::reduce::ReduceArgs),
     /// Team collectives (barrier, allreduce of one u64, broadcast, alltoall; checked and
     /// unchecked; every sync mode) on the team of all and split_grid's sub-teams, against
     /// std::sync::Barrier, our Barrier, OpenMP and memcpy (seed 004's MPP suite).
@@ -147,7 +146,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
         Some(Command::Floors(args)) => benches::floors::run(&args),
         Some(Command::InternalChild { kind }) => match kind.as_str() {
             barrier::CHILD_KIND => barrier::child(),
-            reduce_bench::OMP_ACTIVE_KIND => reduce_bench::omp_active_child(),
+            benches::reduce::OMP_ACTIVE_KIND => benches::reduce::omp_active_child(),
             _ => Err(format!(
                 "`phasers {} {kind}`: no such job (this hidden command is only for the benchmarks' \
                  child processes)",
@@ -166,7 +165,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
             BenchTarget::Tree(args) => {
                 phaser::run(&phaser_figure("bench tree", Figure::Tree, args)?)
             }
-            BenchTarget::Reduce(args) => reduce_bench::run(&args),
+            BenchTarget::Reduce(args) => benches::reduce::run(&args),
             BenchTarget::Collectives(args) => collectives::run(&args),
         },
         None => quick_suite(),
@@ -203,7 +202,7 @@ fn list() {
     );
     section(
         "array reductions (bench reduce --algorithms; omp and mutex name the baselines):",
-        reduce_bench::list(),
+        benches::reduce::list(),
     );
     section("team collectives (bench collectives):", collectives::list());
     section(
@@ -256,7 +255,7 @@ fn quick_suite() -> Result<(), String> {
     let parts: [&dyn Fn() -> Result<(), String>; 5] = [
         &barrier,
         &|| quick("phaser --threads 2").and_then(|args| phaser::run_suite(Suite::Quick, &args)),
-        &|| quick(QUICK_REDUCE).and_then(|args| reduce_bench::run(&args)),
+        &|| quick(QUICK_REDUCE).and_then(|args| benches::reduce::run(&args)),
         &|| quick(QUICK_COLLECTIVES).and_then(|args| collectives::run(&args)),
         &|| quick(QUICK_APPS).and_then(|args| benches::app::run(&args)),
     ];
@@ -583,7 +582,7 @@ mod tests {
         assert!(command("bench reduce --threads 2,4").is_ok());
         assert!(command("bench collectives --teams all,column --json c.json --csv c.csv").is_ok());
         assert!(command("app all --sync all").is_ok());
-        let reduce: reduce_bench::ReduceArgs = quick(QUICK_REDUCE).unwrap();
+        let reduce: benches::reduce::ReduceArgs = quick(QUICK_REDUCE).unwrap();
         assert_eq!(reduce.threads, Some(vec![2]));
         assert_eq!(reduce.sizes, Some(vec![1000, 64_000]));
         assert_eq!(reduce.spread.as_ref().map(Vec::len), Some(2));

@@ -9,3 +9,4 @@ pub mod dynamic;
 pub mod floors;
 pub mod phaser;
 pub mod profile;
+pub mod reduce;

@@ -155,6 +155,17 @@ pub trait Benchmark {
     ) -> Option<String> {
         None
     }
+
+    /// The title of `table`, whose measured rows are `rows`, on `cores` cores.
+    fn title(&self, table: &TablePlan<Self::Contender>, rows: &[&Row], cores: usize) -> String {
+        title(table.threads, cores, rows)
+    }
+
+    /// Whether the report records `plan`'s row; `false` for a row only shown again (a floor
+    /// measured for an earlier table and reused).
+    fn recorded(&self, _plan: &RowPlan<Self::Contender>) -> bool {
+        true
+    }
 }
 
 /// Runs `bench`, printing each table as soon as it is complete, and writes the files `output`
@@ -183,27 +194,47 @@ pub fn run<B: Benchmark>(bench: &B, output: &OutputArgs) -> Result<Report, Strin
         );
         let mut measured_rows = measured.rows;
         bench.derive(&mut measured_rows);
-        let mut recorded = Vec::new();
-        let mut counts: Vec<usize> = measured_rows.iter().map(|row| row.threads).collect();
-        counts.sort_unstable();
-        counts.dedup();
-        for threads in counts {
-            let at: Vec<&Row> = (measured_rows.iter())
-                .filter(|r| r.threads == threads)
-                .collect();
-            recorded.extend(ratio::records(&at, &bench.ratios(&at)));
+        // A ratio is of rows at one thread count and of one block, as the table's `÷` columns
+        // are: each such group records its ratios and marks its noisy rows on its own.
+        let key = |row: &Row| {
+            let block = layout.block.and_then(|key| row.at.get(key)).cloned();
+            (row.threads, block)
+        };
+        let mut groups: Vec<(_, Vec<usize>)> = Vec::new();
+        for (index, row) in measured_rows.iter().enumerate() {
+            let row_key = key(row);
+            match groups.iter_mut().find(|(seen, _)| *seen == row_key) {
+                Some((_, members)) => members.push(index),
+                None => groups.push((row_key, vec![index])),
+            }
         }
-        mark(&mut measured_rows, &layout, &recorded);
+        let mut recorded = Vec::new();
+        for (_, members) in groups {
+            let mut group: Vec<Row> = members.iter().map(|&i| measured_rows[i].clone()).collect();
+            let refs: Vec<&Row> = group.iter().collect();
+            let found = ratio::records(&refs, &bench.ratios(&refs));
+            mark(&mut group, &layout, &found);
+            for (&index, row) in members.iter().zip(group) {
+                measured_rows[index] = row;
+            }
+            recorded.extend(found);
+        }
         // The run's floor, measured before the header, is a row of each table to divide by.
         let floor_row = once
             .as_ref()
             .map(|floor| files::floor_row(floor, table.threads));
         let refs: Vec<&Row> = floor_row.iter().chain(&measured_rows).collect();
         let text = (bench.show(table, &refs, &recorded, verbose)).unwrap_or_else(|| {
-            render::table(&title(table.threads, cores, &refs), &refs, &layout, verbose)
+            render::table(&bench.title(table, &refs, cores), &refs, &layout, verbose)
         });
         progress.suspend(|| println!("{text}"));
-        rows.extend(measured_rows);
+        let floors = usize::from(table.floor);
+        let planned = |index: usize| index.checked_sub(floors).map(|at| &table.rows[at]);
+        rows.extend(
+            (measured_rows.into_iter().enumerate())
+                .filter(|(index, _)| planned(*index).map_or(true, |plan| bench.recorded(plan)))
+                .map(|(_, row)| row),
+        );
         records.extend(recorded);
         round_trips.extend(measured.round_trips);
     }
@@ -288,7 +319,10 @@ fn plot_slices<C>(tables: &[TablePlan<C>], layout: &Layout) -> Vec<Vec<String>> 
         for plan in &table.rows {
             let row = Row::new(&plan.name, plan.kind, table.threads, plan.at.clone());
             let slice = files::slice(&row, keys);
-            if !slices.contains(&slice) {
+            // A floor without every key (reduce's bandwidth floor has no arrival spread) is
+            // drawn in every slice it matches (`files::write_plot`) and makes none of its own.
+            let partial_floor = plan.kind == Kind::Floor && slice.len() < keys.len();
+            if !partial_floor && !slices.contains(&slice) {
                 slices.push(slice);
             }
         }

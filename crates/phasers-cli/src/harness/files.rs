@@ -78,7 +78,7 @@ pub fn slice(row: &Row, keys: &[&str]) -> Vec<String> {
 }
 
 /// The median of each contender's rows of the slice `values` against threads, but the `hide`
-/// kinds the tables leave out.
+/// kinds the tables leave out; a row without one of the slice keys is in every slice of it.
 pub fn write_plot(
     path: &Path,
     report: &Report,
@@ -87,7 +87,11 @@ pub fn write_plot(
     values: &[String],
 ) -> Result<(), String> {
     let mut series: Vec<Series> = Vec::new();
-    let shown = |row: &&Row| !hide.contains(&row.kind) && slice(row, spec.slices) == values;
+    let at = |row: &Row| {
+        let mut keys = spec.slices.iter().zip(values);
+        keys.all(|(key, value)| row.at.get(key).map_or(true, |v| text(v) == *value))
+    };
+    let shown = |row: &&Row| !hide.contains(&row.kind) && at(row);
     for row in report.rows.iter().filter(shown) {
         let Some(median) = row.median().filter(|_| row.error.is_none()) else {
             continue;
@@ -330,6 +334,12 @@ mod tests {
             slices: &["app"],
             y_label: "ns".into(),
         };
+        // A row without the slice key is in every slice.
+        let mut report = report;
+        let mut floor = Row::new("memory floor", Kind::Floor, 2, Fields::default());
+        floor.raw_ns = vec![5.0];
+        floor.finish(0, None);
+        report.rows.push(floor);
         write_plot(
             &folder.join("p.svg"),
             &report,
@@ -338,9 +348,8 @@ mod tests {
             &["sor".to_owned()],
         )
         .unwrap();
-        assert!(std::fs::read_to_string(folder.join("p.svg"))
-            .unwrap()
-            .contains("auto"));
+        let svg = std::fs::read_to_string(folder.join("p.svg")).unwrap();
+        assert!(svg.contains("auto") && svg.contains("memory floor"));
         std::fs::remove_dir_all(&folder).unwrap();
     }
 }

@@ -209,7 +209,7 @@ fn decode(raw: &RawResult, threads: usize, stack: u64) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    // Both collectives with stalls run in `reduce_bench`'s tests, with every other contender.
+    // Both collectives with stalls run in `benches/reduce.rs`'s tests, with every other contender.
 
     #[test]
     fn a_large_array_fits_on_the_raised_stacks() {

@@ -2,20 +2,20 @@
 //! them, against OpenMP's `reduction(+:arr[:n])`, a mutex-merged reduction and the memory
 //! bandwidth floor, in one run.
 //!
-//! For every participant count N, collective (`reduce`, `allreduce`), arrival spread and array
-//! length, each contender runs iterations of: a barrier (not timed), a stall drawn from the
-//! spread's table, an arrival stamp, the call, a return stamp (`Pacing::Stamped`). From the stamps
-//! come five metrics per iteration ([`series`]): the seed's two, the time from the **last arrival
-//! to completion** (the root's return for `reduce`, the last return for `allreduce`: what the
-//! application waits for once everyone has arrived) and the **total time in the reduction**
-//! (return minus arrival summed over participants: what it costs in thread time, where a quick
-//! return shows); the **arrival window** (the spread actually injected); the time from the **first
-//! arrival to completion** (the reduction's whole wall time, which its bandwidth is computed from);
-//! and the **longest call** (the bandwidth floor's time). A STREAM-like add over the same bytes
-//! ([`StreamAdd`]) gives the floor each reduction's bandwidth is held against. A row's samples are
-//! its `--metric`; all five are summarized beside them. The run ends with the three comparisons
-//! the issue asks for ([`summary`]).
+//! For every participant count N, collective, arrival spread and array length, each contender runs
+//! iterations of: a barrier (not timed), a stall drawn from the spread's table, an arrival stamp,
+//! the call, a return stamp (`Pacing::Stamped`). From the stamps come five metrics per iteration
+//! ([`series`]): the time from the **last arrival to completion** (the root's return for `reduce`,
+//! the last return for `allreduce`: what the application waits for once everyone has arrived);
+//! the **total time in the reduction** (return minus arrival summed over participants: its cost in
+//! thread time, where a quick return shows); the **arrival window** (the spread actually
+//! injected); the time from the **first arrival to completion** (the whole wall time, which its
+//! bandwidth is computed from); and the **longest call** (the bandwidth floor's time). A
+//! STREAM-like add over the same bytes ([`StreamAdd`]) gives the floor each reduction's bandwidth
+//! is held against. A row's samples are its `--metric`; all five are summarized beside them. The
+//! run ends with the three comparisons the issue asks for ([`Reduce::text`]).
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -25,29 +25,27 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use phasers::{Op, ReduceAlgorithm, Reducer, Reduction};
 use phasers_cli::harness::args::{
-    command_line, first_of_each, parse_scaled, parse_seconds, parse_svg_path, sorted_unique,
+    first_of_each, parse_scaled, parse_seconds, parse_svg_path, sorted_unique,
 };
+use phasers_cli::harness::bench::{self, Benchmark};
 use phasers_cli::harness::engine::{self, Measured, Pacing, Plan, Timeline};
-use phasers_cli::harness::files;
-use phasers_cli::harness::floor as cache_line;
+use phasers_cli::harness::floor::{self, Floor};
 use phasers_cli::harness::footnotes::fit;
 use phasers_cli::harness::header::Header;
-use phasers_cli::harness::memory;
-use phasers_cli::harness::outputs::Outputs;
-use phasers_cli::harness::progress;
+use phasers_cli::harness::interleave::{RowPlan, TablePlan};
+use phasers_cli::harness::outputs::OutputArgs;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::ratio::{self, Pick, Ratio};
-use phasers_cli::harness::render::{self, Column, Format, Layout, PlotSpec, Stat};
+use phasers_cli::harness::render::{Column, Format, Layout, PlotSpec, Stat};
 use phasers_cli::harness::result::{Fields, Kind, RatioRecord, Report, Row, Settings};
 use phasers_cli::harness::run_args::RunArgs;
 use phasers_cli::harness::schedule::Schedule;
 use phasers_cli::harness::stalls::{parse_spread, Preset, Spread, StallPolicy, Stalls};
-use phasers_cli::harness::stats;
 use phasers_cli::harness::table::{ratio as times, time};
 use phasers_cli::harness::threads::parse_thread_count;
 use phasers_cli::harness::watchdog::Watch;
 use phasers_cli::harness::work::{Failure, Work};
-use phasers_cli::harness::{child, verbosity};
+use phasers_cli::harness::{child, files, memory, stats};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -190,14 +188,14 @@ impl StopRule {
     }
 }
 
-/// The run [`ReduceArgs`] ask for.
-struct Config {
+/// The run [`ReduceArgs`] ask for, and what its rows share while it runs.
+struct Reduce {
     method: String,
     threads: Vec<usize>,
     sizes: Vec<usize>,
     /// With the default sizes: lengths from [`LARGE_ARRAY`] only up to this many participants.
     large_max_threads: Option<usize>,
-    spreads: Vec<(String, Spread)>,
+    spreads: Vec<Spread>,
     modes: Vec<Collective>,
     contenders: Vec<Contender>,
     metric: Metric,
@@ -205,9 +203,19 @@ struct Config {
     stop: StopRule,
     seed: u64,
     hang_after: Duration,
+    /// Each floor row by (N, length, collective), measured for the first table that shows it.
+    floors: RefCell<BTreeMap<At, Row>>,
+    /// The point being measured: (N, length, collective), why it does not fit in memory, its sum.
+    point: RefCell<Option<(At, Prepared)>>,
 }
 
-impl Config {
+/// A point's N, length and collective: what a floor row is measured for.
+type At = (usize, usize, &'static str);
+
+/// Why a point does not fit in memory, and its sequential sum (empty then).
+type Prepared = (Option<String>, Arc<[f32]>);
+
+impl Reduce {
     fn from_args(args: &ReduceArgs) -> Result<Self, String> {
         let (min, max) = (args.min_iterations as usize, args.max_iterations as usize);
         if min > max {
@@ -215,20 +223,11 @@ impl Config {
                 "--min-iterations {min} is more than --max-iterations {max}"
             ));
         }
-        let budget = args
-            .min_time
-            .saturating_mul(10)
-            .saturating_add(BUDGET_MARGIN);
-        let stop = StopRule {
-            min_iterations: min,
-            min_time: args.min_time,
-            max_iterations: max,
-            budget,
-        };
+        let budget = (args.min_time.saturating_mul(10)).saturating_add(BUDGET_MARGIN);
         let large_min = min.min(LARGE_MIN_ITERATIONS);
         let spreads =
             (args.spread.clone()).unwrap_or_else(|| Preset::ALL.map(Preset::spread).into());
-        Ok(Config {
+        Ok(Reduce {
             method: format!(
                 "seed 003's: every participant has its own array; each iteration a barrier (not \
                  timed), a stall drawn per participant from the spread's normal clipped to [0, \
@@ -245,17 +244,21 @@ impl Config {
             threads: sorted_unique(args.threads.clone().unwrap_or(DEFAULT_THREADS.into())),
             sizes: sorted_unique(args.sizes.clone().unwrap_or(DEFAULT_SIZES.into())),
             large_max_threads: args.sizes.is_none().then_some(LARGE_DEFAULT_MAX_THREADS),
-            spreads: first_of_each(spreads)
-                .into_iter()
-                .map(|s| (s.name(), s))
-                .collect(),
+            spreads: first_of_each(spreads),
             modes: first_of_each(args.mode.clone().unwrap_or(Collective::ALL.into())),
             contenders: first_of_each(args.algorithms.clone().unwrap_or_else(Contender::all)),
             metric: args.metric,
             large_min_iterations: large_min,
-            stop,
+            stop: StopRule {
+                min_iterations: min,
+                min_time: args.min_time,
+                max_iterations: max,
+                budget,
+            },
             seed: args.seed,
             hang_after: args.run.hang_seconds,
+            floors: RefCell::default(),
+            point: RefCell::default(),
         })
     }
 
@@ -268,67 +271,34 @@ impl Config {
 
     /// The stop rule of rows of `len` floats.
     fn stop_for(&self, len: usize) -> StopRule {
-        let large = len >= LARGE_ARRAY;
+        let min_iterations = match len >= LARGE_ARRAY {
+            true => self.large_min_iterations,
+            false => self.stop.min_iterations,
+        };
         StopRule {
-            min_iterations: if large {
-                self.large_min_iterations
-            } else {
-                self.stop.min_iterations
-            },
+            min_iterations,
             ..self.stop
         }
     }
 
-    /// Every plot's (collective, spread, length), in the order of the files.
-    fn slices(&self) -> Vec<Vec<String>> {
-        let mut slices = Vec::new();
-        for mode in &self.modes {
-            for (spread, _) in &self.spreads {
-                let sizes = self.sizes.iter();
-                slices.extend(
-                    sizes.map(|len| vec![mode.name().into(), spread.clone(), len.to_string()]),
-                );
-            }
+    /// What `point` needs before its rows: computed once per point, the last one's sum dropped
+    /// first.
+    fn prepare(&self, point: &Point) -> Prepared {
+        let key = (point.threads, point.len, point.mode.name());
+        let mut current = self.point.borrow_mut();
+        if current.as_ref().is_some_and(|(at, ..)| *at != key) {
+            *current = None;
         }
-        slices
-    }
-
-    /// The settings as the report states them.
-    fn settings(&self) -> Settings {
-        let spreads: Vec<Value> = (self.spreads.iter())
-            .map(|(name, spread)| {
-                let mut value = json!(spread);
-                value["name"] = name.as_str().into();
-                value
-            })
-            .collect();
-        let modes: Vec<&str> = self.modes.iter().map(|mode| mode.name()).collect();
-        let own = Fields::default()
-            .with("sizes", self.sizes.clone())
-            .with("large_sizes_max_threads", json!(self.large_max_threads))
-            .with("spreads", spreads)
-            .with("modes", modes)
-            .with("metric", self.metric.name())
-            .with("warm_up_iterations", WARM_UP)
-            .with("min_iterations", self.stop.min_iterations)
-            .with("large_array_min_iterations", self.large_min_iterations)
-            .with("large_array_floats", LARGE_ARRAY)
-            .with("max_iterations", self.stop.max_iterations)
-            .with("min_time_s", self.stop.min_time.as_secs_f64())
-            .with("budget_s", self.stop.budget.as_secs_f64())
-            .with("seed", self.seed);
-        Settings {
-            method: self.method.clone(),
-            threads: self.threads.clone(),
-            contenders: self
-                .contenders
-                .iter()
-                .map(|c| c.name().to_owned())
-                .collect(),
-            pinned: false,
-            debug_build: cfg!(debug_assertions),
-            own,
-        }
+        let (_, (too_big, sum)) = current.get_or_insert_with(|| {
+            let needed = point.mode.memory_needed(point.threads, point.len);
+            let too_big = memory::too_big(needed, memory::available());
+            let sum = match too_big {
+                Some(_) => Vec::new(),
+                None => expected(point.threads, point.len),
+            };
+            (key, (too_big, sum.into()))
+        });
+        (too_big.clone(), Arc::clone(sum))
     }
 }
 
@@ -343,7 +313,7 @@ pub enum Contender {
     /// The same under `OMP_WAIT_POLICY=active`, which libgomp reads as it loads: a child process
     /// measures it on the point's very stall table.
     OpenMpActive,
-    /// `Mutex<Vec<f32>>`: each participant locks and adds its array in ([`MutexMerged`]).
+    /// `Mutex<Vec<f32>>`: each participant locks and adds its array in ([`Merging`]).
     Mutex,
 }
 
@@ -358,8 +328,7 @@ impl Contender {
     /// Every contender, in table order: ours (`auto` last), then the baselines.
     fn all() -> Vec<Contender> {
         let ours = ReduceAlgorithm::ALL.into_iter().map(Contender::Ours);
-        ours.chain([Contender::OpenMp, Contender::OpenMpActive, Contender::Mutex])
-            .collect()
+        (ours.chain([Contender::OpenMp, Contender::OpenMpActive, Contender::Mutex])).collect()
     }
 
     fn name(self) -> &'static str {
@@ -435,8 +404,9 @@ fn parse_contender(text: &str) -> Result<Contender, String> {
 
 /// Every contender of `bench reduce` with a line about it, for `phasers list`.
 pub fn list() -> Vec<(String, &'static str)> {
-    let contenders = Contender::all().into_iter();
-    let described = contenders.map(|c| (c.name().to_owned(), c.description()));
+    let described = Contender::all()
+        .into_iter()
+        .map(|c| (c.name().to_owned(), c.description()));
     described
         .chain([(FLOOR_NAME.to_owned(), FLOOR_DESCRIPTION)])
         .collect()
@@ -604,8 +574,7 @@ impl Work for Ours {
             Collective::Reduce => self.reducer.reduce(input, output),
             Collective::Allreduce => self.reducer.allreduce(input, output),
         };
-        outcome
-            .map(|outcome| Some(outcome.algorithm().name()))
+        (outcome.map(|outcome| Some(outcome.algorithm().name())))
             .map_err(|error| Failure::from(error).about(mode.name()))
     }
 
@@ -640,13 +609,13 @@ struct Merging {
 }
 
 fn merging(threads: usize, mode: Collective, expected: &Arc<[f32]>) -> Vec<Merging> {
-    let sum = vec![0.0; expected.len()];
+    let (generation, sum, arrived, collected) = (0, vec![0.0; expected.len()], 0, 0);
     let shared = Arc::new(MutexMerged {
         state: Mutex::new(MergeState {
-            generation: 0,
+            generation,
             sum,
-            arrived: 0,
-            collected: 0,
+            arrived,
+            collected,
         }),
         changed: Condvar::new(),
         parties: threads,
@@ -656,13 +625,12 @@ fn merging(threads: usize, mode: Collective, expected: &Arc<[f32]>) -> Vec<Mergi
             threads
         },
     });
-    (0..threads)
-        .map(|rank| Merging {
-            shared: Arc::clone(&shared),
-            generation: 0,
-            arrays: Arrays::new(rank, mode, expected),
-        })
-        .collect()
+    let merging = |rank| Merging {
+        shared: Arc::clone(&shared),
+        generation: 0,
+        arrays: Arrays::new(rank, mode, expected),
+    };
+    (0..threads).map(merging).collect()
 }
 
 /// A thread panicked holding the lock: the sum may be half added.
@@ -687,20 +655,16 @@ impl Merging {
         while state.generation != generation {
             state = self.wait(state)?;
         }
-        let arrays = &self.arrays;
+        let input = &self.arrays.input;
         match state.arrived {
-            0 => state.sum.copy_from_slice(&arrays.input),
-            _ => state
-                .sum
-                .iter_mut()
-                .zip(&arrays.input)
-                .for_each(|(s, x)| *s += x),
+            0 => state.sum.copy_from_slice(input),
+            _ => state.sum.iter_mut().zip(input).for_each(|(s, x)| *s += x),
         }
         state.arrived += 1;
         if state.arrived == shared.parties {
             shared.changed.notify_all();
         }
-        if !arrays.receives() {
+        if !self.arrays.receives() {
             return Ok(());
         }
         while state.arrived < shared.parties {
@@ -737,6 +701,7 @@ impl Work for Merging {
 /// threads whose bytes read and written add up to what an optimal reduction of the point moves
 /// ([`Collective::bytes`]). Its time is its slowest worker's own call, so a worker late to leave
 /// the barrier does not lower the floor. Write-allocate reads count for neither side.
+#[derive(Default)]
 struct StreamAdd {
     elements: usize,
     a: Vec<f32>,
@@ -784,8 +749,8 @@ impl Work for StreamAdd {
     }
 
     fn check(&mut self) -> Result<(), Failure> {
-        let sums = self.out.iter().zip(self.a.iter().zip(&self.b));
-        match sums.clone().position(|(out, (a, b))| *out != a + b) {
+        let mut sums = self.out.iter().zip(self.a.iter().zip(&self.b));
+        match sums.position(|(out, (a, b))| *out != a + b) {
             None => Ok(()),
             Some(index) => Err(Failure::Cause(format!(
                 "the bandwidth floor's add is wrong at element {index}"
@@ -812,11 +777,6 @@ impl Metric {
         }
     }
 
-    /// Its place in [`METRICS`].
-    fn index(self) -> usize {
-        self as usize
-    }
-
     fn describe(self) -> &'static str {
         match self {
             Metric::LastArrival => "time from the last arrival to completion",
@@ -825,7 +785,8 @@ impl Metric {
     }
 }
 
-/// The five metrics of [`series`], as the rows' extra keys name their summaries.
+/// The five metrics of [`series`], as the rows' extra keys name their summaries; a [`Metric`] is
+/// its index here.
 const METRICS: [&str; 5] = [
     "last_arrival_to_completion_ns",
     "total_in_reduction_ns",
@@ -864,36 +825,41 @@ fn series(timeline: &Timeline, root: Option<usize>) -> [Vec<f64>; 5] {
 }
 
 /// Everything the rows of one point share.
+#[derive(Debug, PartialEq)]
 struct Point {
     threads: usize,
     len: usize,
     mode: Collective,
-    spread: String,
+    spread: Spread,
     stalls: Arc<Stalls>,
-    expected: Arc<[f32]>,
     stop: StopRule,
     hang_after: Duration,
-    metric: Metric,
 }
 
 impl Point {
-    /// A row of this point with nothing measured: a contender's, or the floor's (no spread).
-    fn row(&self, contender: &str, kind: Kind) -> Row {
-        let floor = kind == Kind::Floor;
-        let mut at = Fields::default()
+    /// The parameter point of a contender's row, or of the floor's (no spread).
+    fn at(&self, floor: bool) -> Fields {
+        let at = Fields::default()
             .with("floats", self.len)
             .with("mode", self.mode.name());
-        let workers = match floor {
-            true => floor_workers(self.threads),
-            false => self.threads,
-        };
-        if !floor {
-            let policy = json!(StallPolicy::for_threads(self.threads));
-            at = at
-                .with("arrival_spread", self.spread.as_str())
-                .with("stall_policy", policy);
+        match floor {
+            true => at,
+            false => (at.with("arrival_spread", self.spread.name())).with(
+                "stall_policy",
+                json!(StallPolicy::for_threads(self.threads)),
+            ),
         }
-        let mut row = Row::new(contender, kind, self.threads, at);
+    }
+
+    /// A row of this point with nothing measured: a contender's, or the floor's.
+    fn row(&self, contender: &str, kind: Kind) -> Row {
+        let floor = kind == Kind::Floor;
+        let workers = if floor {
+            floor_workers(self.threads)
+        } else {
+            self.threads
+        };
+        let mut row = Row::new(contender, kind, self.threads, self.at(floor));
         row.oversubscribed = phasers::is_oversubscribed(workers);
         row.samples_wanted = self.stop.max_iterations;
         let realized = (!floor).then(|| self.stalls.realized());
@@ -921,13 +887,11 @@ fn stamps(measured: Measured) -> Result<Timeline, String> {
     }
 }
 
-/// Measures `contender` at `point`.
-fn measure(contender: Contender, point: &Point) -> Row {
+/// Measures `contender` at `point`, whose sequential sum is `sum`, its samples of `metric`.
+fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric) -> Row {
     let start = Instant::now();
     let watch = Watch::new(contender.name(), point.threads, point.hang_after);
-    let plan = point
-        .stop
-        .plan(Some(Arc::clone(&point.stalls)), point.hang_after);
+    let plan = (point.stop).plan(Some(Arc::clone(&point.stalls)), point.hang_after);
     let timeline = match contender {
         Contender::Ours(algorithm) => Reduction::<f32>::builder(point.threads)
             .op(Op::Sum)
@@ -936,66 +900,61 @@ fn measure(contender: Contender, point: &Point) -> Row {
             .map_err(|error| format!("cannot build the reduction: {error}"))
             .and_then(|group| {
                 let works = group.participants().into_iter().map(|reducer| Ours {
-                    arrays: Arrays::new(reducer.rank(), point.mode, &point.expected),
+                    arrays: Arrays::new(reducer.rank(), point.mode, sum),
                     reducer,
                 });
                 stamps(engine::threads(works.collect(), &plan, &watch))
             }),
         Contender::Mutex => {
-            let works = merging(point.threads, point.mode, &point.expected);
+            let works = merging(point.threads, point.mode, sum);
             stamps(engine::threads(works, &plan, &watch))
         }
-        Contender::OpenMp => openmp(point, &watch),
+        Contender::OpenMp => openmp(&Job::of(point), sum, &watch),
         Contender::OpenMpActive => {
             // The child stops at the row budget; past that and the hang time, it is stuck.
             let limit = point.stop.budget + point.hang_after + Duration::from_secs(5);
-            let job = Job::of(point);
-            child::delegate(OMP_ACTIVE_KIND, ACTIVE_WAIT_POLICY, &job, limit)
+            child::delegate(OMP_ACTIVE_KIND, ACTIVE_WAIT_POLICY, &Job::of(point), limit)
         }
     };
     let mut row = point.row(contender.name(), contender.kind());
-    fill(&mut row, timeline, point.mode.root(), point);
+    fill(&mut row, timeline, point.mode.root(), point.stop, metric);
     row.row_s = start.elapsed().as_secs_f64();
     row
 }
 
-/// The OpenMP row of `point`, in this process, its warm-up's result checked.
-fn openmp(point: &Point, watch: &Watch) -> Result<Timeline, String> {
-    let job = omp_reduce::Job {
-        threads: point.threads,
-        len: point.len,
-        allreduce: point.mode == Collective::Allreduce,
-        policy: StallPolicy::for_threads(point.threads),
-        stalls: &point.stalls,
-        min_iterations: point.stop.min_iterations,
-        min_time: point.stop.min_time,
-        budget: point.stop.budget,
+/// The OpenMP row of `job`, in this process, its warm-up's result checked against `sum`.
+fn openmp(job: &Job, sum: &[f32], watch: &Watch) -> Result<Timeline, String> {
+    let stalls = Stalls::from_table(job.threads, job.stalls.clone())?;
+    let row = omp_reduce::Job {
+        threads: job.threads,
+        len: job.len,
+        allreduce: job.mode == Collective::Allreduce,
+        policy: StallPolicy::for_threads(job.threads),
+        stalls: &stalls,
+        min_iterations: job.stop.min_iterations,
+        min_time: job.stop.min_time,
+        budget: job.stop.budget,
     };
-    let (timeline, first_result) = omp_reduce::run(&job, watch)?;
-    check(&first_result, &point.expected)?;
+    let (timeline, first_result) = omp_reduce::run(&row, watch)?;
+    check(&first_result, sum)?;
     Ok(timeline)
 }
 
 /// Measures the bandwidth floor of `point`'s participants, length and collective.
-fn measure_floor(point: &Point) -> Row {
+fn measure_floor(point: &Point, metric: Metric) -> Row {
     let start = Instant::now();
     let bytes = point.mode.bytes(point.threads, point.len);
     let works: Vec<StreamAdd> = (shares(bytes, floor_workers(point.threads)).into_iter())
         .map(|elements| StreamAdd {
             elements,
-            a: Vec::new(),
-            b: Vec::new(),
-            out: Vec::new(),
+            ..StreamAdd::default()
         })
         .collect();
     let watch = Watch::new(FLOOR_NAME, works.len(), point.hang_after);
-    let timeline = stamps(engine::threads(
-        works,
-        &point.stop.plan(None, point.hang_after),
-        &watch,
-    ));
+    let plan = point.stop.plan(None, point.hang_after);
+    let timeline = stamps(engine::threads(works, &plan, &watch));
     let mut row = point.row(FLOOR_NAME, Kind::Floor);
-    fill(&mut row, timeline, None, point);
+    fill(&mut row, timeline, None, point.stop, metric);
     row.row_s = start.elapsed().as_secs_f64();
     let bandwidth = per_ns(&row, "longest_call_ns");
     row.extra.set("bandwidth_gb_s", json!(bandwidth));
@@ -1012,9 +971,12 @@ fn per_ns(row: &Row, key: &str) -> Option<f64> {
 
 /// Sets the row's bandwidth (over its time from the first arrival to completion: all of its data
 /// movement) and its fraction of `floor`'s, the floor row of the same point.
-fn compare_with_floor(row: &mut Row, floor: &Row) {
+fn compare_with_floor(row: &mut Row, floor: Option<&Row>) {
     let bandwidth = per_ns(row, "first_arrival_to_completion_ns");
-    let fraction = match (bandwidth, floor.value("bandwidth_gb_s")) {
+    let fraction = match (
+        bandwidth,
+        floor.and_then(|floor| floor.value("bandwidth_gb_s")),
+    ) {
         (Some(ours), Some(floor)) if floor > 0.0 => Some(ours / floor),
         _ => None,
     };
@@ -1022,9 +984,15 @@ fn compare_with_floor(row: &mut Row, floor: &Row) {
     row.extra.set("fraction_of_floor", json!(fraction));
 }
 
-/// Fills `row` from its stamps: the samples of the point's metric, every metric's summary, what
-/// `auto` chose, and a note on a row cut short or with clocks that disagree.
-fn fill(row: &mut Row, timeline: Result<Timeline, String>, root: Option<usize>, point: &Point) {
+/// Fills `row` from its stamps: the samples of `metric`, every metric's summary, what `auto`
+/// chose, and a note on a row cut short by `stop` or with clocks that disagree.
+fn fill(
+    row: &mut Row,
+    timeline: Result<Timeline, String>,
+    root: Option<usize>,
+    stop: StopRule,
+    metric: Metric,
+) {
     let timeline = match timeline {
         Ok(timeline) => timeline,
         Err(error) => return row.error = Some(error),
@@ -1039,11 +1007,10 @@ fn fill(row: &mut Row, timeline: Result<Timeline, String>, root: Option<usize>, 
     for (key, samples) in METRICS.iter().zip(&series) {
         row.extra.set(key, json!(stats::summarize(samples)));
     }
-    row.raw_ns.clone_from(&series[point.metric.index()]);
+    row.raw_ns.clone_from(&series[metric as usize]);
     let measured = row.raw_ns.len();
     (row.iterations_per_sample, row.sample_iterations) = (1, vec![1; measured]);
     row.finish(0, None);
-    let stop = point.stop;
     if measured < stop.min_iterations && measured < stop.max_iterations {
         let (min, budget) = (stop.min_iterations, stop.budget.as_secs_f64());
         row.add_note(format!(
@@ -1068,13 +1035,10 @@ fn resolved(name: &str, chose: &BTreeMap<&str, u64>) -> Option<String> {
     match chosen[..] {
         [] => None,
         [(only, _)] => (*only != name).then(|| only.to_string()),
-        _ => Some(
-            chosen
-                .iter()
-                .map(|(n, c)| format!("{n} {}", share(**c)))
-                .collect::<Vec<_>>()
-                .join(", "),
-        ),
+        _ => {
+            let shares = chosen.iter().map(|(n, c)| format!("{n} {}", share(**c)));
+            Some(shares.collect::<Vec<_>>().join(", "))
+        }
     }
 }
 
@@ -1095,13 +1059,15 @@ struct Job {
 
 impl Job {
     fn of(point: &Point) -> Self {
+        let (threads, len, mode, stop) = (point.threads, point.len, point.mode, point.stop);
+        let (stalls, hang_after) = (point.stalls.as_slice().to_vec(), point.hang_after);
         Job {
-            threads: point.threads,
-            len: point.len,
-            mode: point.mode,
-            stalls: point.stalls.as_slice().to_vec(),
-            stop: point.stop,
-            hang_after: point.hang_after,
+            threads,
+            len,
+            mode,
+            stalls,
+            stop,
+            hang_after,
         }
     }
 }
@@ -1110,264 +1076,293 @@ impl Job {
 /// is handed, in this process, which libgomp loaded under that policy.
 pub fn omp_active_child() -> Result<(), String> {
     child::serve(|job: Job| {
-        let point = Point {
-            threads: job.threads,
-            len: job.len,
-            mode: job.mode,
-            spread: String::new(),
-            stalls: Arc::new(Stalls::from_table(job.threads, job.stalls)?),
-            expected: expected(job.threads, job.len).into(),
-            stop: job.stop,
-            hang_after: job.hang_after,
-            metric: Metric::LastArrival,
-        };
-        openmp(
-            &point,
-            &Watch::new(OPENMP_ACTIVE_NAME, point.threads, point.hang_after),
-        )
+        let watch = Watch::new(OPENMP_ACTIVE_NAME, job.threads, job.hang_after);
+        openmp(&job, &expected(job.threads, job.len), &watch)
     })
 }
 
-/// Runs `phasers bench reduce`: opens the files, measures and prints a table per participant
-/// count, collective and spread, prints the summary and writes the files.
+/// Runs `phasers bench reduce`: a table per participant count, collective and spread, then the
+/// summary and the files.
 pub fn run(args: &ReduceArgs) -> Result<(), String> {
-    let config = Config::from_args(args)?;
-    let slices = config.slices();
-    let plots = args
-        .plot
-        .iter()
-        .flat_map(|base| slices.iter().map(|s| files::plot_path(base, s)));
-    let outputs = args.run.open(plots.collect())?;
-    let provenance = Provenance::now("bench reduce", command_line());
-    let floor = cache_line::measure(cache_line::BRIEFLY);
-    let units = format!(
-        "per iteration; median: of the {} (--metric), over the measured iterations; GB/s: the \
-         bytes an optimal reduction moves over the median time from the first arrival to \
-         completion (for the floor, its slowest worker's own time); ÷floor: that over the \
-         bandwidth floor's; ÷omp: the median over OpenMP's; --verbose: min and median of the time \
-         from the last arrival to completion, of the total time in the reduction summed over \
-         participants, and of the window from first to last arrival",
-        config.metric.describe()
-    );
-    let what = "array reductions (f32, Op::Sum) against OpenMP's reduction(+:arr[:n]), a \
-                mutex-merged reduction and the memory-bandwidth floor";
-    let header = Header::with_floors(&provenance, what, &config.method, &floor);
-    println!("{}", header.line("units", units).finish());
-    let started = Instant::now();
-    let (rows, records) = measure_tables(&config, provenance.machine.available_cores);
-    eprintln!("measured in {:.0} s", started.elapsed().as_secs_f64());
-    println!("{}", summary(&rows, &records, &config));
-    let settings = config.settings();
-    let report = Report {
-        provenance,
-        settings,
-        floor: Some(floor),
-        rows,
-        ratios: records,
+    let reduce = Reduce::from_args(args)?;
+    let output = OutputArgs {
+        json: args.run.json.clone(),
+        csv: args.run.csv.clone(),
+        plot: args.plot.clone(),
+        verbose: args.run.verbose,
     };
-    write(outputs, &report, &slices, config.metric)?;
+    let report = bench::run(&reduce, &output)?;
     files::failures(&report.rows, SLICE)
 }
 
+/// A row of a table: the floor (`again` where an earlier table measured it) or a contender.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Role {
+    Floor { again: bool },
+    Row(Contender),
+}
+
 /// The ratios recorded at each point: the faster OpenMP row over auto and over our best.
-fn openmp_ratios() -> [Ratio; 2] {
+fn openmp_ratios() -> Vec<Ratio> {
     let omp = || Pick::FastestNamed(vec![OPENMP_NAME.into(), OPENMP_ACTIVE_NAME.into()]);
     let auto = Pick::Named(ReduceAlgorithm::Auto.name().into());
-    [
+    let ratios = [
         ("fastest omp / auto", auto),
         ("fastest omp / our best", Pick::FastestKind(Kind::Ours)),
-    ]
-    .map(|(label, denominator)| Ratio {
+    ];
+    let ratio = |(label, denominator): (&str, Pick)| Ratio {
         label: label.into(),
         numerator: omp(),
         denominator,
-    })
+    };
+    ratios.map(ratio).into()
 }
 
-/// Measures every point, printing a table per participant count, collective and spread; returns
-/// the rows (each floor once, where first measured) and the OpenMP ratios of every point.
-fn measure_tables(config: &Config, cores: usize) -> (Vec<Row>, Vec<RatioRecord>) {
-    let (mut rows, mut records) = (Vec::new(), Vec::new());
-    let mut floors: BTreeMap<(usize, usize, &str), Row> = BTreeMap::new();
-    let tables = config.threads.len() * config.modes.len() * config.spreads.len();
-    let bar = progress::bar(tables, "tables");
-    for &threads in &config.threads {
-        for &mode in &config.modes {
-            for (name, spread) in &config.spreads {
-                bar.set_message(format!("N = {threads}, {}, spread {name}", mode.name()));
-                let iterations = config.stop.max_iterations + WARM_UP;
-                let seed = spread.seed_for(config.seed, threads);
-                let stalls = Arc::new(Stalls::generate(spread, threads, iterations, seed));
-                let mut table = Vec::new();
-                for len in config.sizes_for(threads) {
-                    let needed = mode.memory_needed(threads, len);
-                    let too_big = memory::too_big(needed, memory::available());
-                    let skipped = |row: Row| Row {
-                        note: too_big.as_ref().map(|why| format!("not run: {why}")),
-                        ..row
-                    };
-                    let point = Point {
-                        threads,
-                        len,
-                        mode,
-                        spread: name.clone(),
-                        stalls: Arc::clone(&stalls),
-                        expected: match too_big {
-                            Some(_) => Arc::from(Vec::new()),
-                            None => expected(threads, len).into(),
-                        },
-                        stop: config.stop_for(len),
-                        hang_after: config.hang_after,
-                        metric: config.metric,
-                    };
-                    let floor = floors
-                        .entry((threads, len, mode.name()))
-                        .or_insert_with(|| {
-                            let floor = match too_big {
-                                Some(_) => skipped(point.row(FLOOR_NAME, Kind::Floor)),
-                                None => measure_floor(&point),
-                            };
-                            rows.push(floor.clone());
-                            floor
-                        });
-                    let mut here = vec![floor.clone()];
-                    for &contender in &config.contenders {
-                        let mut row = match too_big {
-                            Some(_) => skipped(point.row(contender.name(), contender.kind())),
-                            None => measure(contender, &point),
-                        };
-                        compare_with_floor(&mut row, floor);
-                        here.push(row);
-                    }
-                    records.extend(ratio::records(
-                        &here.iter().collect::<Vec<_>>(),
-                        &openmp_ratios(),
-                    ));
-                    rows.extend(here[1..].iter().cloned());
-                    table.extend(here);
-                }
-                let realized = stalls.realized();
-                let drawn = match spread.is_none() {
-                    true => String::new(),
-                    false => format!(
-                        ": stalls drawn with mean {}, stddev {}, max {}; they {}",
-                        time(realized.mean_ns),
-                        time(realized.stddev_ns),
-                        time(realized.max_ns as f64),
-                        match StallPolicy::for_threads(threads) {
-                            StallPolicy::Spin => "spin",
-                            StallPolicy::Yield => "yield the core (oversubscribed)",
-                        }
-                    ),
-                };
-                let title = format!(
-                    "N = {threads} on {cores} core{}{}, {}, spread {name}{drawn}",
-                    if cores == 1 { "" } else { "s" },
-                    match phasers::is_oversubscribed(threads) {
-                        true => " (oversubscribed)",
-                        false => "",
-                    },
-                    mode.name(),
-                );
-                let shown: Vec<&Row> = table.iter().collect();
-                let text =
-                    render::table(&title, &shown, &layout(config.metric), verbosity::verbose());
-                bar.suspend(|| println!("{text}"));
-                bar.inc(1);
-            }
+impl Benchmark for Reduce {
+    type Contender = (Role, Arc<Point>);
+
+    fn name(&self) -> String {
+        "bench reduce".into()
+    }
+
+    fn header(&self, provenance: &Provenance, floor: Option<&Floor>) -> String {
+        let what = "array reductions (f32, Op::Sum) against OpenMP's reduction(+:arr[:n]), a \
+                    mutex-merged reduction and the memory-bandwidth floor";
+        let units = format!(
+            "per iteration; median: of the {} (--metric), over the measured iterations; GB/s: the \
+             bytes an optimal reduction moves over the median time from the first arrival to \
+             completion (for the floor, its slowest worker's own time); ÷floor: that over the \
+             bandwidth floor's; ÷omp: the median over OpenMP's; --verbose: min and median of the \
+             time from the last arrival to completion, of the total time in the reduction summed \
+             over participants, and of the window from first to last arrival",
+            self.metric.describe()
+        );
+        let header = match floor {
+            Some(floor) => Header::with_floors(provenance, what, &self.method, floor),
+            None => Header::new(provenance, what).line("method", &self.method),
+        };
+        header.line("units", units).finish()
+    }
+
+    fn settings(&self) -> Settings {
+        let spreads: Vec<Value> = (self.spreads.iter())
+            .map(|spread| {
+                let mut value = json!(spread);
+                value["name"] = spread.name().into();
+                value
+            })
+            .collect();
+        let modes: Vec<&str> = self.modes.iter().map(|mode| mode.name()).collect();
+        let own = Fields::default()
+            .with("sizes", self.sizes.clone())
+            .with("large_sizes_max_threads", json!(self.large_max_threads))
+            .with("spreads", spreads)
+            .with("modes", modes)
+            .with("metric", self.metric.name())
+            .with("warm_up_iterations", WARM_UP)
+            .with("min_iterations", self.stop.min_iterations)
+            .with("large_array_min_iterations", self.large_min_iterations)
+            .with("large_array_floats", LARGE_ARRAY)
+            .with("max_iterations", self.stop.max_iterations)
+            .with("min_time_s", self.stop.min_time.as_secs_f64())
+            .with("budget_s", self.stop.budget.as_secs_f64())
+            .with("seed", self.seed);
+        Settings {
+            method: self.method.clone(),
+            threads: self.threads.clone(),
+            contenders: self.contenders.iter().map(|c| c.name().into()).collect(),
+            pinned: false,
+            debug_build: cfg!(debug_assertions),
+            own,
         }
     }
-    bar.finish_and_clear();
-    (rows, records)
-}
 
-/// The tables (a block per length, the floor first), the CSV and the plots.
-fn layout(metric: Metric) -> Layout {
-    let of = |key, stat, head| Column::Metric { key, stat, head };
-    let value = |key, head| Column::Value {
-        key,
-        head,
-        format: Format::Fixed(2),
-    };
-    let omp = Column::Over {
-        head: "÷omp",
-        by: Pick::Named(OPENMP_NAME.into()),
-    };
-    let bandwidth = [
-        value("bandwidth_gb_s", "GB/s"),
-        value("fraction_of_floor", "÷floor"),
-    ];
-    let concise = [
-        vec![Column::Label, Column::Median],
-        bandwidth.to_vec(),
-        vec![omp.clone()],
-    ];
-    let verbose = [
-        vec![Column::Label, of(METRICS[0], Stat::Min, "last→done min")],
-        vec![of(METRICS[0], Stat::Median, "median")],
-        vec![
-            of(METRICS[1], Stat::Min, "total min"),
-            of(METRICS[1], Stat::Median, "median"),
-        ],
-        vec![of(METRICS[2], Stat::Median, "window")],
-        bandwidth.to_vec(),
-        vec![omp],
-    ];
-    Layout {
-        concise: concise.concat(),
-        verbose: verbose.concat(),
-        block: Some("floats"),
-        hide: &[],
-        csv: &[
-            "floats",
-            "mode",
-            "arrival_spread",
-            "stall_policy",
-            "workers",
-            "bytes",
-            "chose",
-            "last_arrival_to_completion_ns",
-            "total_in_reduction_ns",
-            "arrival_window_ns",
-            "first_arrival_to_completion_ns",
-            "longest_call_ns",
-            "bandwidth_gb_s",
-            "fraction_of_floor",
-        ],
-        plot: Some(PlotSpec {
-            slices: SLICE,
-            y_label: format!("median {}", metric.describe()),
-        }),
+    /// A table per N, collective and spread, in that order; a block per length, the floor first.
+    fn tables(&self) -> Vec<TablePlan<Self::Contender>> {
+        let (mut tables, mut floors) = (Vec::new(), Vec::new());
+        for &threads in &self.threads {
+            for &mode in &self.modes {
+                for spread in &self.spreads {
+                    let (iterations, seed) = (
+                        self.stop.max_iterations + WARM_UP,
+                        spread.seed_for(self.seed, threads),
+                    );
+                    let stalls = Arc::new(Stalls::generate(spread, threads, iterations, seed));
+                    let mut rows = Vec::new();
+                    for len in self.sizes_for(threads) {
+                        let (stop, hang_after, spread) =
+                            (self.stop_for(len), self.hang_after, *spread);
+                        let stalls = Arc::clone(&stalls);
+                        let point = Arc::new(Point {
+                            threads,
+                            len,
+                            mode,
+                            spread,
+                            stalls,
+                            stop,
+                            hang_after,
+                        });
+                        let again = floors.contains(&(threads, len, mode));
+                        floors.push((threads, len, mode));
+                        let roles = [Role::Floor { again }].into_iter();
+                        for role in roles.chain(self.contenders.iter().map(|&c| Role::Row(c))) {
+                            let (name, kind) = match role {
+                                Role::Floor { .. } => (FLOOR_NAME, Kind::Floor),
+                                Role::Row(c) => (c.name(), c.kind()),
+                            };
+                            let at = point.at(kind == Kind::Floor);
+                            let contender = (role, Arc::clone(&point));
+                            rows.push(RowPlan {
+                                contender,
+                                name: name.into(),
+                                kind,
+                                at,
+                                subtracts: None,
+                            });
+                        }
+                    }
+                    tables.push(TablePlan {
+                        threads,
+                        rows,
+                        rounds: 1,
+                        dropped: 0,
+                        floor: false,
+                    });
+                }
+            }
+        }
+        tables
     }
-}
 
-/// Writes the JSON, the CSV and the plots; each floor is drawn in the plot of every spread.
-fn write(
-    outputs: Outputs,
-    report: &Report,
-    slices: &[Vec<String>],
-    metric: Metric,
-) -> Result<(), String> {
-    let layout = layout(metric);
-    let spreads: Vec<String> = (slices.iter()).map(|slice| slice[1].clone()).collect();
-    let mut plotted = report.clone();
-    plotted.rows = (report.rows.iter())
-        .flat_map(|row| match row.kind {
-            Kind::Floor => (spreads.iter())
-                .map(|spread| Row {
-                    at: row.at.clone().with("arrival_spread", spread.as_str()),
-                    ..row.clone()
-                })
-                .collect(),
-            _ => vec![row.clone()],
-        })
-        .collect();
-    let spec = layout.plot.as_ref().ok_or("bench reduce draws plots")?;
-    outputs.write(
-        report,
-        |out| files::csv(out, report, layout.csv),
-        |index, path| files::write_plot(path, &plotted, spec, layout.hide, &slices[index]),
-    )
+    fn measure(&self, plan: &RowPlan<Self::Contender>, _: usize, _: usize) -> Row {
+        let (role, point) = &plan.contender;
+        let key = (point.threads, point.len, point.mode.name());
+        let cached = self.floors.borrow().get(&key).cloned();
+        if let (Role::Floor { again: true }, Some(floor)) = (role, &cached) {
+            return floor.clone();
+        }
+        let (too_big, sum) = self.prepare(point);
+        let mut row = match (too_big, role) {
+            (Some(why), _) => Row {
+                note: Some(format!("not run: {why}")),
+                ..point.row(&plan.name, plan.kind)
+            },
+            (None, Role::Floor { .. }) => measure_floor(point, self.metric),
+            (None, Role::Row(contender)) => measure(*contender, point, &sum, self.metric),
+        };
+        match role {
+            Role::Floor { .. } => drop(self.floors.borrow_mut().insert(key, row.clone())),
+            Role::Row(_) => compare_with_floor(&mut row, cached.as_ref()),
+        }
+        row
+    }
+
+    fn floor_once(&self) -> Option<Schedule> {
+        Some(floor::BRIEFLY)
+    }
+
+    fn layout(&self) -> Layout {
+        let of = |key, stat, head| Column::Metric { key, stat, head };
+        let value = |key, head| Column::Value {
+            key,
+            head,
+            format: Format::Fixed(2),
+        };
+        let omp = Column::Over {
+            head: "÷omp",
+            by: Pick::Named(OPENMP_NAME.into()),
+        };
+        let bandwidth = [
+            value("bandwidth_gb_s", "GB/s"),
+            value("fraction_of_floor", "÷floor"),
+        ];
+        let concise = [
+            vec![Column::Label, Column::Median],
+            bandwidth.to_vec(),
+            vec![omp.clone()],
+        ];
+        let verbose = [
+            vec![Column::Label, of(METRICS[0], Stat::Min, "last→done min")],
+            vec![of(METRICS[0], Stat::Median, "median")],
+            vec![
+                of(METRICS[1], Stat::Min, "total min"),
+                of(METRICS[1], Stat::Median, "median"),
+            ],
+            vec![of(METRICS[2], Stat::Median, "window")],
+            bandwidth.to_vec(),
+            vec![omp],
+        ];
+        Layout {
+            concise: concise.concat(),
+            verbose: verbose.concat(),
+            block: Some("floats"),
+            hide: &[],
+            csv: &[
+                "floats",
+                "mode",
+                "arrival_spread",
+                "stall_policy",
+                "workers",
+                "bytes",
+                "chose",
+                "last_arrival_to_completion_ns",
+                "total_in_reduction_ns",
+                "arrival_window_ns",
+                "first_arrival_to_completion_ns",
+                "longest_call_ns",
+                "bandwidth_gb_s",
+                "fraction_of_floor",
+            ],
+            plot: Some(PlotSpec {
+                slices: SLICE,
+                y_label: format!("median {}", self.metric.describe()),
+            }),
+        }
+    }
+
+    fn ratios(&self, _: &[&Row]) -> Vec<Ratio> {
+        openmp_ratios()
+    }
+
+    fn summary(&self, report: &Report, verbose: bool) -> Vec<String> {
+        let text = self.text(&report.rows, &report.ratios);
+        vec![if verbose { text } else { fit(&text) }]
+    }
+
+    /// `N = 4 on 2 cores (oversubscribed), allreduce, spread low: stalls drawn with ...`.
+    fn title(&self, table: &TablePlan<Self::Contender>, _: &[&Row], cores: usize) -> String {
+        let Some((_, point)) = table.rows.first().map(|plan| &plan.contender) else {
+            return format!("N = {}", table.threads);
+        };
+        let (threads, realized) = (point.threads, point.stalls.realized());
+        let drawn = match point.spread.is_none() {
+            true => String::new(),
+            false => format!(
+                ": stalls drawn with mean {}, stddev {}, max {}; they {}",
+                time(realized.mean_ns),
+                time(realized.stddev_ns),
+                time(realized.max_ns as f64),
+                match StallPolicy::for_threads(threads) {
+                    StallPolicy::Spin => "spin",
+                    StallPolicy::Yield => "yield the core (oversubscribed)",
+                }
+            ),
+        };
+        let oversubscribed = match phasers::is_oversubscribed(threads) {
+            true => " (oversubscribed)",
+            false => "",
+        };
+        format!(
+            "N = {threads} on {cores} core{}{oversubscribed}, {}, spread {}{drawn}",
+            if cores == 1 { "" } else { "s" },
+            point.mode.name(),
+            point.spread.name(),
+        )
+    }
+
+    fn recorded(&self, plan: &RowPlan<Self::Contender>) -> bool {
+        plan.contender.0 != Role::Floor { again: true }
+    }
 }
 
 /// The largest array of the seed's headline claim.
@@ -1394,220 +1389,209 @@ fn at(row: &Row, threads: usize, len: usize, mode: Collective, spread: &str) -> 
 fn sizes(rows: &[Row], keep: impl Fn(usize) -> bool) -> Vec<usize> {
     let lengths = rows
         .iter()
-        .filter_map(|row| row.value("floats"))
-        .map(|len| len as usize);
+        .filter_map(|row| Some(row.value("floats")? as usize));
     sorted_unique(lengths.filter(|&len| keep(len)).collect())
 }
 
-/// The three comparisons the issue asks for, as printed after the tables.
-fn summary(rows: &[Row], records: &[RatioRecord], config: &Config) -> String {
-    let heads: Vec<String> = config.threads.iter().map(|n| format!("N={n}")).collect();
-    let text = [
-        headline(rows, config, &heads),
-        bandwidth(rows, config),
-        openmp_summary(records, config, &heads),
-    ];
-    match verbosity::verbose() {
-        true => text.join("\n"),
-        false => fit(&text.join("\n")),
+impl Reduce {
+    /// The three comparisons the issue asks for, as printed after the tables.
+    fn text(&self, rows: &[Row], records: &[RatioRecord]) -> String {
+        let heads: Vec<String> = self.threads.iter().map(|n| format!("N={n}")).collect();
+        let text = [
+            self.headline(rows, &heads),
+            self.bandwidth(rows),
+            self.openmp(records, &heads),
+        ];
+        text.join("\n")
     }
-}
 
-/// (1) Does the seed's headline reproduce: at the largest spread, dynamic pairs against the
-/// static tree and linear on the time from the last arrival to completion, up to 10,000 floats.
-fn headline(rows: &[Row], config: &Config, heads: &[String]) -> String {
-    let title = "(1) the seed's headline: at the largest spread, dynamic pairs against the static \
-                 tree and linear, time from the last arrival to completion, arrays up to 10,000 \
-                 floats";
-    let spreads = config
-        .spreads
-        .iter()
-        .filter(|(_, spread)| !spread.is_none());
-    let Some((spread, _)) = spreads.max_by(|a, b| a.1.max_ns.total_cmp(&b.1.max_ns)) else {
-        return format!("{title}: not measured (no spread other than none)\n");
-    };
-    let mut out = format!(
-        "{title}\n    spread {spread}; each cell: static-tree ÷ dynamic-pairs / linear ÷ \
-         dynamic-pairs of the medians (above 1: dynamic pairs is faster)\n"
-    );
-    let (mut wins, mut measured) = (0, 0);
-    for &mode in &config.modes {
-        let mut lines = Vec::new();
-        for len in sizes(rows, |len| len <= HEADLINE_MAX_LEN) {
-            let cells = config.threads.iter().map(|&threads| {
-                let median = |algorithm: ReduceAlgorithm| {
-                    let mut found = rows.iter().filter(|row| row.contender == algorithm.name());
-                    let row = found.find(|row| at(row, threads, len, mode, spread))?;
-                    Some(row.metric(METRICS[0])?.median)
-                };
-                let (p, t, l) = (
-                    median(ReduceAlgorithm::DynamicPairs),
-                    median(ReduceAlgorithm::StaticTree),
-                    median(ReduceAlgorithm::Linear),
-                );
-                if let (Some(p), Some(t), Some(l)) = (p, t, l) {
-                    measured += 1;
-                    wins += usize::from(p < t && p < l);
-                }
-                format!("{} / {}", times(t, p), times(l, p))
-            });
-            lines.push((len.to_string(), cells.collect()));
-        }
-        out.push_str(&ratio::grid(
-            &format!("  {} floats", mode.name()),
-            heads,
-            lines,
-        ));
-    }
-    out + &match measured {
-        0 => "    not measured: needs dynamic-pairs, static-tree and linear rows\n".to_owned(),
-        _ => format!(
-            "    dynamic pairs was faster than both in {wins} of {measured} cells; the seed \
-             found it faster than every other algorithm up to at least 10k floats at its largest \
-             spread\n"
-        ),
-    }
-}
-
-/// (2) Large arrays: allreduce's bandwidth as a fraction of the floor's, at the smallest spread.
-fn bandwidth(rows: &[Row], config: &Config) -> String {
-    let title = format!(
-        "(2) large arrays (from {LARGE_FROM} floats): allreduce bandwidth as a fraction of the \
-         floor's (goal: {:.0}% or more)",
-        BANDWIDTH_GOAL * 100.0
-    );
-    let sizes = sizes(rows, |len| len >= LARGE_FROM);
-    let spread = config
-        .spreads
-        .iter()
-        .min_by(|a, b| a.1.max_ns.total_cmp(&b.1.max_ns));
-    let allreduce = config.modes.contains(&Collective::Allreduce);
-    let (Some((spread, _)), false, true) = (spread, sizes.is_empty(), allreduce) else {
-        return format!(
-            "{title}: not measured (needs allreduce and a size of {LARGE_FROM} or more)\n"
+    /// (1) Does the seed's headline reproduce: at the largest spread, dynamic pairs against the
+    /// static tree and linear on the time from the last arrival to completion, up to 10,000 floats.
+    fn headline(&self, rows: &[Row], heads: &[String]) -> String {
+        let title = "(1) the seed's headline: at the largest spread, dynamic pairs against the \
+                     static tree and linear, time from the last arrival to completion, arrays up \
+                     to 10,000 floats";
+        let spreads = self.spreads.iter().filter(|spread| !spread.is_none());
+        let Some(spread) = spreads
+            .max_by(|a, b| a.max_ns.total_cmp(&b.max_ns))
+            .map(Spread::name)
+        else {
+            return format!("{title}: not measured (no spread other than none)\n");
+        };
+        let mut out = format!(
+            "{title}\n    spread {spread}; each cell: static-tree ÷ dynamic-pairs / linear ÷ \
+             dynamic-pairs of the medians (above 1: dynamic pairs is faster)\n"
         );
-    };
-    let mut names: Vec<&str> = Vec::new();
-    for row in rows.iter().filter(|row| row.kind != Kind::Floor) {
-        if !names.contains(&row.contender.as_str()) {
-            names.push(&row.contender);
-        }
-    }
-    let heads: Vec<String> = (sizes.iter())
-        .flat_map(|len| config.threads.iter().map(move |n| format!("{len} N={n}")))
-        .collect();
-    let (mut lines, mut meeting) = (Vec::new(), Vec::new());
-    for name in names {
-        let fractions: Vec<Option<f64>> = (sizes.iter())
-            .flat_map(|&len| config.threads.iter().map(move |&threads| (len, threads)))
-            .map(|(len, threads)| {
-                let mut found = rows.iter().filter(|row| row.contender == name);
-                let row = found.find(|row| at(row, threads, len, Collective::Allreduce, spread))?;
-                row.value("fraction_of_floor")
-            })
-            .collect();
-        let measured = fractions.iter().flatten();
-        if measured.clone().count() > 0 && measured.clone().all(|&f| f >= BANDWIDTH_GOAL) {
-            meeting.push(name);
-        }
-        let cells = fractions
-            .iter()
-            .map(|f| f.map_or("-".into(), |f| format!("{:.0}%", f * 100.0)));
-        lines.push((name.to_owned(), cells.collect()));
-    }
-    let meeting = if meeting.is_empty() {
-        "none".to_owned()
-    } else {
-        meeting.join(", ")
-    };
-    let grid = ratio::grid(&format!("    spread {spread}"), &heads, lines);
-    format!("{title}\n{grid}    meeting the goal everywhere measured: {meeting}\n")
-}
-
-/// (3) Against OpenMP at 1,000, 64,000 and 16 M floats: the faster of OpenMP's two rows over
-/// auto and over our best, from the ratios recorded at each point.
-fn openmp_summary(records: &[RatioRecord], config: &Config, heads: &[String]) -> String {
-    let title = format!(
-        "(3) against OpenMP's array reduction: omp ÷ auto / omp ÷ our best (which), medians of \
-         the {}, omp the faster of its default and OMP_WAIT_POLICY=active rows (above 1: ours \
-         is faster)",
-        config.metric.describe()
-    );
-    let lengths = records.iter().filter_map(|r| r.at.get("floats")?.as_u64());
-    let sizes = sorted_unique(
-        lengths
-            .map(|len| len as usize)
-            .filter(|len| OPENMP_SIZES.contains(len))
-            .collect(),
-    );
-    if sizes.is_empty() {
-        return format!("{title}: not measured (none of 1000, 64000, 16M floats ran)\n");
-    }
-    let mut out = format!("{title}\n");
-    for len in sizes {
-        let mut lines = Vec::new();
-        for mode in &config.modes {
-            for (spread, _) in &config.spreads {
-                let cells = config.threads.iter().map(|&threads| {
-                    let record = |label: &str| {
-                        let found = records.iter().find(|r| {
-                            r.record.label == label
-                                && r.record.threads == threads
-                                && r.at.get("floats") == Some(&Value::from(len))
-                                && r.at.get("mode") == Some(&Value::from(mode.name()))
-                                && r.at.get("arrival_spread") == Some(&Value::from(spread.as_str()))
-                        });
-                        found.map(|r| &r.record)
+        let (mut wins, mut measured) = (0, 0);
+        for &mode in &self.modes {
+            let mut lines = Vec::new();
+            for len in sizes(rows, |len| len <= HEADLINE_MAX_LEN) {
+                let cells = self.threads.iter().map(|&threads| {
+                    let median = |algorithm: ReduceAlgorithm| {
+                        let mut found = rows.iter().filter(|row| row.contender == algorithm.name());
+                        let row = found.find(|row| at(row, threads, len, mode, &spread))?;
+                        Some(row.metric(METRICS[0])?.median)
                     };
-                    match (
-                        record("fastest omp / auto"),
-                        record("fastest omp / our best"),
-                    ) {
-                        (auto, Some(best)) => format!(
-                            "{} / {} ({})",
-                            times(auto.map(|r| r.ratio), Some(1.0)),
-                            times(Some(best.ratio), Some(1.0)),
-                            best.denominator
-                        ),
-                        _ => "-".to_owned(),
+                    let p = median(ReduceAlgorithm::DynamicPairs);
+                    let (t, l) = (
+                        median(ReduceAlgorithm::StaticTree),
+                        median(ReduceAlgorithm::Linear),
+                    );
+                    if let (Some(p), Some(t), Some(l)) = (p, t, l) {
+                        measured += 1;
+                        wins += usize::from(p < t && p < l);
                     }
+                    format!("{} / {}", times(t, p), times(l, p))
                 });
-                lines.push((format!("{} {spread}", mode.name()), cells.collect()));
+                lines.push((len.to_string(), cells.collect()));
             }
+            out.push_str(&ratio::grid(
+                &format!("  {} floats", mode.name()),
+                heads,
+                lines,
+            ));
         }
-        out.push_str(&ratio::grid(&format!("  {len} floats"), heads, lines));
+        out + &match measured {
+            0 => "    not measured: needs dynamic-pairs, static-tree and linear rows\n".to_owned(),
+            _ => format!(
+                "    dynamic pairs was faster than both in {wins} of {measured} cells; the seed \
+                 found it faster than every other algorithm up to at least 10k floats at its \
+                 largest spread\n"
+            ),
+        }
     }
-    out
+
+    /// (2) Large arrays: allreduce's bandwidth as a fraction of the floor's, at the smallest spread.
+    fn bandwidth(&self, rows: &[Row]) -> String {
+        let title = format!(
+            "(2) large arrays (from {LARGE_FROM} floats): allreduce bandwidth as a fraction of the \
+             floor's (goal: {:.0}% or more)",
+            BANDWIDTH_GOAL * 100.0
+        );
+        let sizes = sizes(rows, |len| len >= LARGE_FROM);
+        let spread = self
+            .spreads
+            .iter()
+            .min_by(|a, b| a.max_ns.total_cmp(&b.max_ns));
+        let allreduce = self.modes.contains(&Collective::Allreduce);
+        let (Some(spread), false, true) = (spread.map(Spread::name), sizes.is_empty(), allreduce)
+        else {
+            return format!(
+                "{title}: not measured (needs allreduce and a size of {LARGE_FROM} or more)\n"
+            );
+        };
+        let reductions = rows.iter().filter(|row| row.kind != Kind::Floor);
+        let names = first_of_each(reductions.map(|row| row.contender.as_str()).collect());
+        let points = || (sizes.iter()).flat_map(|&len| self.threads.iter().map(move |&n| (len, n)));
+        let heads: Vec<String> = points().map(|(len, n)| format!("{len} N={n}")).collect();
+        let (mut lines, mut meeting) = (Vec::new(), Vec::new());
+        for name in names {
+            let fractions: Vec<Option<f64>> = points()
+                .map(|(len, threads)| {
+                    let mut found = rows.iter().filter(|row| row.contender == name);
+                    let row =
+                        found.find(|row| at(row, threads, len, Collective::Allreduce, &spread))?;
+                    row.value("fraction_of_floor")
+                })
+                .collect();
+            let measured = fractions.iter().flatten();
+            if measured.clone().count() > 0 && measured.clone().all(|&f| f >= BANDWIDTH_GOAL) {
+                meeting.push(name);
+            }
+            let cells = fractions
+                .iter()
+                .map(|f| f.map_or("-".into(), |f| format!("{:.0}%", f * 100.0)));
+            lines.push((name.to_owned(), cells.collect()));
+        }
+        let meeting = if meeting.is_empty() {
+            "none".to_owned()
+        } else {
+            meeting.join(", ")
+        };
+        let grid = ratio::grid(&format!("    spread {spread}"), &heads, lines);
+        format!("{title}\n{grid}    meeting the goal everywhere measured: {meeting}\n")
+    }
+
+    /// (3) Against OpenMP at 1,000, 64,000 and 16 M floats: the faster of OpenMP's two rows over
+    /// auto and over our best, from the ratios recorded at each point.
+    fn openmp(&self, records: &[RatioRecord], heads: &[String]) -> String {
+        let title = format!(
+            "(3) against OpenMP's array reduction: omp ÷ auto / omp ÷ our best (which), medians \
+             of the {}, omp the faster of its default and OMP_WAIT_POLICY=active rows (above 1: \
+             ours is faster)",
+            self.metric.describe()
+        );
+        let lengths = records.iter().filter_map(|r| r.at.get("floats")?.as_u64());
+        let sizes = sorted_unique(
+            lengths
+                .map(|len| len as usize)
+                .filter(|len| OPENMP_SIZES.contains(len))
+                .collect(),
+        );
+        if sizes.is_empty() {
+            return format!("{title}: not measured (none of 1000, 64000, 16M floats ran)\n");
+        }
+        let mut out = format!("{title}\n");
+        for len in sizes {
+            let mut lines = Vec::new();
+            for mode in &self.modes {
+                for spread in self.spreads.iter().map(Spread::name) {
+                    let cells = self.threads.iter().map(|&threads| {
+                        let record = |label: &str| {
+                            let found = records.iter().find(|r| {
+                                r.record.label == label
+                                    && r.record.threads == threads
+                                    && r.at.get("floats") == Some(&Value::from(len))
+                                    && r.at.get("mode") == Some(&Value::from(mode.name()))
+                                    && r.at.get("arrival_spread")
+                                        == Some(&Value::from(spread.as_str()))
+                            });
+                            found.map(|r| &r.record)
+                        };
+                        match (
+                            record("fastest omp / auto"),
+                            record("fastest omp / our best"),
+                        ) {
+                            (auto, Some(best)) => format!(
+                                "{} / {} ({})",
+                                times(auto.map(|r| r.ratio), Some(1.0)),
+                                times(Some(best.ratio), Some(1.0)),
+                                best.denominator
+                            ),
+                            _ => "-".to_owned(),
+                        }
+                    });
+                    lines.push((format!("{} {spread}", mode.name()), cells.collect()));
+                }
+            }
+            out.push_str(&ratio::grid(&format!("  {len} floats"), heads, lines));
+        }
+        out
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn config(extra: &[&str]) -> Result<Config, String> {
+    fn parsed(extra: &[&str]) -> Result<Reduce, String> {
         let argv = std::iter::once("reduce").chain(extra.iter().copied());
-        Config::from_args(&ReduceArgs::try_parse_from(argv).map_err(|e| e.to_string())?)
+        Reduce::from_args(&ReduceArgs::try_parse_from(argv).map_err(|e| e.to_string())?)
     }
 
     #[test]
     fn defaults_are_the_issues_sweep_and_options_resolve_in_order() {
-        let defaults = config(&[]).unwrap();
+        let defaults = parsed(&[]).unwrap();
         assert_eq!(
-            (defaults.threads, defaults.sizes),
+            (defaults.threads.clone(), defaults.sizes.clone()),
             (DEFAULT_THREADS.into(), DEFAULT_SIZES.into())
         );
         assert_eq!((defaults.spreads.len(), defaults.contenders.len()), (4, 8));
         assert_eq!(defaults.stop.budget, Duration::from_millis(2500));
-        let defaults = config(&[]).unwrap();
         assert!(defaults.sizes_for(4).contains(&16_000_000) && defaults.sizes_for(8).len() == 6);
-        assert_eq!(
-            (
-                defaults.stop_for(16_000_000).min_iterations,
-                defaults.stop_for(1).min_iterations
-            ),
-            (5, 20)
-        );
-        let given = config(&[
+        let min = |len| defaults.stop_for(len).min_iterations;
+        assert_eq!((min(16_000_000), min(1)), (5, 20));
+        let given = parsed(&[
             "--threads=8,2,8",
             "--sizes=64k,1,16M,1_000",
             "--spread=high,none,60/30/10,high",
@@ -1621,13 +1605,12 @@ mod tests {
         );
         assert!(given.sizes_for(8).contains(&16_000_000));
         assert_eq!(given.stop_for(16_000_000).min_iterations, 3);
-        let spreads: Vec<&str> = given.spreads.iter().map(|s| s.0.as_str()).collect();
+        let spreads: Vec<String> = given.spreads.iter().map(Spread::name).collect();
         assert_eq!(spreads, ["high", "none", "60/30/10us"]);
         assert_eq!(
             given.contenders[0],
             Contender::Ours(ReduceAlgorithm::DynamicPairs)
         );
-        assert_eq!(given.slices()[0], ["reduce", "high", "1"]);
         let args = ReduceArgs::try_parse_from(["reduce", "--svg", "r.svg"]).unwrap();
         assert_eq!(args.plot, Some(PathBuf::from("r.svg")));
         assert_eq!(list().len(), 9);
@@ -1651,20 +1634,21 @@ mod tests {
                 "\"fastest\" is not a reduction algorithm",
             ),
         ] {
-            let error = config(&[bad]).err().unwrap();
+            let error = parsed(&[bad]).err().unwrap();
             assert!(error.contains(message), "{bad}: {error}");
         }
-        let error = config(&["--min-iterations=50", "--max-iterations=10"])
+        let error = parsed(&["--min-iterations=50", "--max-iterations=10"])
             .err()
             .unwrap();
         assert!(error.contains("--min-iterations 50 is more than --max-iterations 10"));
         assert_eq!(parse_size(" 64k"), Ok(64_000));
-        assert_eq!(parse_contender(" OMP "), Ok(Contender::OpenMp));
-        assert_eq!(
-            parse_contender("static"),
-            Ok(Contender::Ours(ReduceAlgorithm::StaticTree))
-        );
-        assert_eq!(parse_contender("omp-active"), Ok(Contender::OpenMpActive));
+        for (text, contender) in [
+            (" OMP ", Contender::OpenMp),
+            ("static", Contender::Ours(ReduceAlgorithm::StaticTree)),
+            ("omp-active", Contender::OpenMpActive),
+        ] {
+            assert_eq!(parse_contender(text), Ok(contender));
+        }
     }
 
     #[test]
@@ -1707,10 +1691,8 @@ mod tests {
         assert_eq!(total as u64 * BYTES_PER_ELEMENT, bytes.next_multiple_of(12));
         assert!(shares.iter().max().unwrap() - shares.iter().min().unwrap() <= 1);
         assert_eq!(super::shares(Collective::Reduce.bytes(2, 1), 2), vec![1, 0]);
-        assert_eq!(
-            floor_workers(phasers::available_cores() * 4),
-            phasers::available_cores()
-        );
+        let cores = phasers::available_cores();
+        assert_eq!(floor_workers(cores * 4), cores);
     }
 
     /// Many merges with no barrier between them, every result checked: the generation keeps a
@@ -1733,46 +1715,23 @@ mod tests {
         }
     }
 
-    /// Two iterations of three participants; the first is the warm-up.
-    fn timeline() -> Timeline {
-        Timeline {
+    #[test]
+    fn reduce_completes_when_the_root_returns_and_allreduce_when_the_last_does() {
+        // Two iterations of three participants; the first is the warm-up.
+        let timeline = Timeline {
             threads: 3,
             iterations: 2,
             arrive_ns: vec![0, 5, 10, 100, 130, 120],
             return_ns: vec![50, 20, 30, 170, 150, 125],
             chose: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn reduce_completes_when_the_root_returns_and_allreduce_when_the_last_does() {
-        let [last, total, window, first, longest] = series(&timeline(), Some(0));
+        };
+        let [last, total, window, first, longest] = series(&timeline, Some(0));
         // (170 - 100) + (150 - 130) + (125 - 120)
         assert_eq!((last, total, window), (vec![40.0], vec![95.0], vec![30.0]));
         assert_eq!((first, longest), (vec![70.0], vec![70.0]));
         // Another root: rank 2 returned before the last arrival, and the sign shows it.
-        assert_eq!(series(&timeline(), Some(2))[0], vec![-5.0]);
-        assert_eq!(series(&timeline(), None)[0], vec![40.0]);
-    }
-
-    fn point(threads: usize, len: usize, mode: Collective, stop: StopRule) -> Point {
-        let spread = Preset::Low.spread();
-        Point {
-            threads,
-            len,
-            mode,
-            spread: spread.name(),
-            stalls: Arc::new(Stalls::generate(
-                &spread,
-                threads,
-                stop.max_iterations + 1,
-                1,
-            )),
-            expected: expected(threads, len).into(),
-            stop,
-            hang_after: Duration::from_secs(60),
-            metric: Metric::LastArrival,
-        }
+        assert_eq!(series(&timeline, Some(2))[0], vec![-5.0]);
+        assert_eq!(series(&timeline, None)[0], vec![40.0]);
     }
 
     fn stop(min: usize, max: usize) -> StopRule {
@@ -1785,15 +1744,34 @@ mod tests {
         }
     }
 
+    fn point(threads: usize, len: usize, mode: Collective, stop: StopRule) -> Point {
+        let spread = Preset::Low.spread();
+        let stalls = Arc::new(Stalls::generate(
+            &spread,
+            threads,
+            stop.max_iterations + 1,
+            1,
+        ));
+        let hang_after = Duration::from_secs(60);
+        Point {
+            threads,
+            len,
+            mode,
+            spread,
+            stalls,
+            stop,
+            hang_after,
+        }
+    }
+
     #[test]
     fn every_contender_and_the_floor_make_complete_rows() {
         for mode in Collective::ALL {
             let point = point(3, 500, mode, stop(3, 10));
-            let floor = measure_floor(&point);
-            assert_eq!(
-                (floor.error.as_deref(), floor.value("fraction_of_floor")),
-                (None, Some(1.0))
-            );
+            let sum: Arc<[f32]> = expected(3, 500).into();
+            let floor = measure_floor(&point, Metric::Total);
+            let fraction = floor.value("fraction_of_floor");
+            assert_eq!((floor.error.as_deref(), fraction), (None, Some(1.0)));
             assert!(
                 floor.value("bandwidth_gb_s").unwrap() > 0.0
                     && floor.field("arrival_spread").is_none()
@@ -1803,14 +1781,14 @@ mod tests {
                 .into_iter()
                 .filter(|c| *c != Contender::OpenMpActive)
             {
-                let mut row = measure(contender, &point);
+                let mut row = measure(contender, &point, &sum, Metric::LastArrival);
                 assert_eq!(row.error, None, "{row:?}");
                 assert!((3..=10).contains(&row.summary.unwrap().count), "{row:?}");
                 assert_eq!(row.field("arrival_spread"), Some(&Value::from("low")));
                 assert!(
                     row.metric("total_in_reduction_ns").is_some() && row.median().unwrap() >= 0.0
                 );
-                compare_with_floor(&mut row, &floor);
+                compare_with_floor(&mut row, Some(&floor));
                 assert!(row.value("fraction_of_floor").unwrap() > 0.0);
             }
         }
@@ -1818,29 +1796,32 @@ mod tests {
 
     #[test]
     fn a_failed_or_short_row_says_so_and_auto_says_what_it_chose() {
-        let point = point(1, 1, Collective::Reduce, stop(3, 10));
+        let (point, metric) = (
+            point(1, 1, Collective::Reduce, stop(3, 10)),
+            Metric::LastArrival,
+        );
         let mut row = point.row("x", Kind::Ours);
-        fill(&mut row, Err("boom".into()), None, &point);
+        fill(&mut row, Err("boom".into()), None, point.stop, metric);
         assert_eq!((row.error.as_deref(), row.summary), (Some("boom"), None));
         let mut row = point.row("auto", Kind::Ours);
+        let (arrive_ns, return_ns) = (vec![0, 10], vec![5, 20]);
+        let chose = vec!["linear", "static-tree"];
         let timeline = Timeline {
             threads: 1,
             iterations: 2,
-            arrive_ns: vec![0, 10],
-            return_ns: vec![5, 20],
-            chose: vec!["linear", "static-tree"],
+            arrive_ns,
+            return_ns,
+            chose,
         };
-        fill(&mut row, Ok(timeline), None, &point);
+        fill(&mut row, Ok(timeline), None, point.stop, metric);
         assert_eq!(
             (row.raw_ns.clone(), row.label()),
             (vec![10.0], "auto → static-tree".to_owned())
         );
         assert!(row.note.as_deref().unwrap().contains("1 of 3 iterations"));
         let chose = BTreeMap::from([("static-tree", 97), ("linear", 1), ("dynamic-pairs", 2000)]);
-        assert_eq!(
-            resolved("auto", &chose).unwrap(),
-            "dynamic-pairs 95%, static-tree 5%, linear <1%"
-        );
+        let shares = "dynamic-pairs 95%, static-tree 5%, linear <1%";
+        assert_eq!(resolved("auto", &chose).unwrap(), shares);
         assert_eq!(resolved("linear", &BTreeMap::from([("linear", 3)])), None);
     }
 
@@ -1858,7 +1839,8 @@ mod tests {
         );
         assert_eq!(back, job);
         // The unit-test binary has no such command, so whatever it does gives no row.
-        let row = measure(Contender::OpenMpActive, &point);
+        let sum = expected(3, 10).into();
+        let row = measure(Contender::OpenMpActive, &point, &sum, Metric::LastArrival);
         let error = row.error.unwrap();
         assert!(
             error.starts_with("the child process with OMP_WAIT_POLICY=active"),
@@ -1867,17 +1849,53 @@ mod tests {
         assert_eq!(row.contender, OPENMP_ACTIVE_NAME);
     }
 
+    #[test]
+    fn tables_show_each_floor_in_every_spread_but_record_it_once() {
+        let reduce = parsed(&[
+            "--threads=2,3",
+            "--sizes=1,2",
+            "--spread=none,low",
+            "--algorithms=auto",
+        ])
+        .unwrap();
+        let tables = reduce.tables();
+        assert_eq!(tables.len(), 2 * 2 * 2);
+        let names: Vec<&str> = tables[1]
+            .rows
+            .iter()
+            .map(|plan| plan.name.as_str())
+            .collect();
+        assert_eq!(names, [FLOOR_NAME, "auto", FLOOR_NAME, "auto"]);
+        let recorded = |table: usize| {
+            tables[table]
+                .rows
+                .iter()
+                .filter(|plan| reduce.recorded(plan))
+                .count()
+        };
+        assert_eq!((recorded(0), recorded(1)), (4, 2));
+        let title = reduce.title(&tables[1], &[], 1);
+        let drawn = ", reduce, spread low: stalls drawn with mean";
+        assert!(
+            title.starts_with("N = 2 on 1 core") && title.contains(drawn),
+            "{title}"
+        );
+        assert_eq!(
+            reduce.title(&tables[0], &[], 2),
+            "N = 2 on 2 cores, reduce, spread none"
+        );
+    }
+
     /// A row at N = 2 of `len` floats, `last` from the last arrival and `metric` as its samples.
     fn row(name: &str, len: usize, mode: Collective, spread: &str, last: f64) -> Row {
-        let point = Point {
-            spread: spread.into(),
-            ..point(2, len, mode, stop(1, 1))
-        };
+        let at = point(2, len, mode, stop(1, 1))
+            .at(false)
+            .with("arrival_spread", spread);
         let kind = Contender::all()
             .into_iter()
             .find(|c| c.name() == name)
             .map_or(Kind::Ours, Contender::kind);
-        let mut row = point.row(name, kind);
+        let mut row = Row::new(name, kind, 2, at);
         row.extra.set(METRICS[0], json!(stats::summarize(&[last])));
         row.raw_ns = vec![last];
         row.finish(0, None);
@@ -1900,8 +1918,9 @@ mod tests {
         rows[6].extra.set("fraction_of_floor", 0.75);
         rows[7].extra.set("fraction_of_floor", 0.5);
         let records = ratio::records(&rows[..6].iter().collect::<Vec<_>>(), &openmp_ratios());
-        let config = config(&["--threads=2", "--spread=none,high"]).unwrap();
-        let text = summary(&rows, &records, &config);
+        let text = parsed(&["--threads=2", "--spread=none,high"])
+            .unwrap()
+            .text(&rows, &records);
         assert!(
             text.contains("spread high") && text.contains("2.00x / 4.00x"),
             "{text}"
@@ -1914,11 +1933,7 @@ mod tests {
         );
         // omp is the faster of its two rows: 240 over auto's 150 and dynamic pairs' 100.
         assert!(text.contains("1.60x / 2.40x (dynamic-pairs)"), "{text}");
-        let none = config_none();
-        assert!(headline(&rows, &none, &[]).contains("not measured"));
-    }
-
-    fn config_none() -> Config {
-        config(&["--threads=2", "--spread=none"]).unwrap()
+        let none = parsed(&["--threads=2", "--spread=none"]).unwrap();
+        assert!(none.headline(&rows, &[]).contains("not measured"));
     }
 }

@@ -57,48 +57,49 @@ pub struct Run {
 }
 
 impl AppArgs {
-    /// The table at `at`: `first`, then every kind at every thread count on `workload` (the NOP
-    /// program's ideal after them when it has none).
-    fn table(
-        &self,
-        first: Option<Run>,
-        workload: Option<Arc<dyn Workload>>,
-        at: Fields,
-    ) -> TablePlan<Run> {
-        let mut rows: Vec<Run> = first.into_iter().collect();
-        for threads in self.threads() {
-            let ideal = workload.is_none().then_some(None);
-            for sync in self.kinds().into_iter().map(Some).chain(ideal) {
-                rows.push(Run {
-                    threads,
-                    sync,
-                    workload: workload.clone(),
-                });
-            }
-        }
-        let rows = rows.into_iter().map(|run| {
+    /// The table at `at`: the sequential run of `workload`, then every kind at every thread
+    /// count; with no workload (the NOP program), no sequential run and the ideal after them.
+    fn table(&self, workload: Option<Arc<dyn Workload>>, at: Fields) -> TablePlan<Run> {
+        let run = |threads, sync| Run {
+            threads,
+            sync,
+            workload: workload.clone(),
+        };
+        let first = workload.is_some().then(|| run(1, None));
+        let ideal = workload.is_none().then_some(None);
+        let kinds: Vec<_> = self.kinds().into_iter().map(Some).chain(ideal).collect();
+        let threads = self.threads();
+        let each = threads
+            .iter()
+            .flat_map(|&threads| kinds.iter().map(move |sync| (threads, sync)));
+        let rows = first
+            .into_iter()
+            .chain(each.map(|(threads, sync)| run(threads, sync.clone())));
+        let rows = rows.map(|run| {
             let (name, kind) = match (&run.sync, &run.workload) {
                 (None, Some(_)) => ("sequential".to_owned(), Kind::Reference),
                 (None, None) => ("ideal".to_owned(), Kind::Ideal),
                 (Some(sync), _) if sync.is_ours() => (sync.name(), Kind::Ours),
                 (Some(sync), _) => (sync.name(), Kind::Baseline),
             };
+            let at = at.clone();
             RowPlan {
                 contender: run,
                 name,
                 kind,
-                at: at.clone(),
+                at,
                 subtracts: None,
             }
         });
         // Progress names the largest thread count; the rows carry their own.
-        let threads = *self.threads().last().expect("at least one thread count");
+        let threads = *threads.last().expect("at least one thread count");
+        let (rows, rounds, dropped, floor) = (rows.collect(), 1, 0, false);
         TablePlan {
             threads,
-            rows: rows.collect(),
-            rounds: 1,
-            dropped: 0,
-            floor: false,
+            rows,
+            rounds,
+            dropped,
+            floor,
         }
     }
 }
@@ -119,7 +120,8 @@ impl Benchmark for AppArgs {
     }
 
     fn settings(&self) -> Settings {
-        let names = |names: Vec<&str>| Value::from(names);
+        let apps: Vec<&str> = self.apps().iter().map(|app| app.name()).collect();
+        let sizes: Vec<&str> = self.sizes().iter().map(|size| size.name()).collect();
         Settings {
             method: format!(
                 "each row runs the application {} time(s) on fresh data and a fresh barrier; a \
@@ -135,14 +137,8 @@ impl Benchmark for AppArgs {
             pinned: false,
             debug_build: cfg!(debug_assertions),
             own: Fields::default()
-                .with(
-                    "apps",
-                    names(self.apps().iter().map(|a| a.name()).collect()),
-                )
-                .with(
-                    "sizes",
-                    names(self.sizes().iter().map(|s| s.name()).collect()),
-                )
+                .with("apps", Value::from(apps))
+                .with("sizes", Value::from(sizes))
                 .with("repeat", self.repeat)
                 .with("nops", self.nops),
         }
@@ -159,18 +155,12 @@ impl Benchmark for AppArgs {
                 .with("app", app.name())
                 .with("size", size.name());
             let at = at.with("problem", workload.describe());
-            let sequential = Run {
-                threads: 1,
-                sync: None,
-                workload: Some(workload.clone()),
-            };
-            tables.push(self.table(Some(sequential), Some(workload), at));
+            tables.push(self.table(Some(workload), at));
         }
         if self.apps().contains(&AppName::Interp) {
-            let at = Fields::default()
-                .with("app", AppName::Interp.name())
-                .with("program", "nop");
-            tables.push(self.table(None, None, at.with("nops", self.nops)));
+            let at = Fields::default().with("app", AppName::Interp.name());
+            let at = at.with("program", "nop").with("nops", self.nops);
+            tables.push(self.table(None, at));
         }
         tables
     }
@@ -357,19 +347,15 @@ fn timed<T>(
 
 /// `auto` against the fastest standard barrier and against `std::sync::Barrier`.
 fn auto_ratios() -> Vec<Ratio> {
-    let auto = || Pick::Named(Algorithm::Auto.name().into());
-    let ratio = |label: String, denominator| Ratio {
-        label,
-        numerator: auto(),
+    let fastest = ("fastest standard", Pick::FastestKind(Kind::Baseline));
+    let ratio = |(name, denominator)| Ratio {
+        label: format!("auto / {name}"),
+        numerator: Pick::Named(Algorithm::Auto.name().into()),
         denominator,
     };
-    vec![
-        ratio(
-            "auto / fastest standard".into(),
-            Pick::FastestKind(Kind::Baseline),
-        ),
-        ratio(format!("auto / {STD_NAME}"), Pick::Named(STD_NAME.into())),
-    ]
+    [fastest, (STD_NAME, Pick::Named(STD_NAME.into()))]
+        .map(ratio)
+        .into()
 }
 
 /// Sets each parallel row's speedups, when the table has a sequential run: its median, and its

@@ -42,7 +42,7 @@ const NAME: &[&str] = &["app", "size", "program"];
 
 /// Runs `phasers app`.
 pub fn run(args: &AppArgs) -> Result<(), String> {
-    let report = bench::run(&Config::from_args(args), &args.output)?;
+    let report = bench::run(args, &args.output)?;
     files::failures(&report.rows, NAME)
 }
 
@@ -56,54 +56,55 @@ pub struct Run {
     workload: Option<Arc<dyn Workload>>,
 }
 
-impl Config {
-    /// The table at `at`: `first`, then every kind at every thread count on `workload` (the NOP
-    /// program's ideal after them when it has none).
-    fn table(
-        &self,
-        first: Option<Run>,
-        workload: Option<Arc<dyn Workload>>,
-        at: Fields,
-    ) -> TablePlan<Run> {
-        let mut rows: Vec<Run> = first.into_iter().collect();
-        for &threads in &self.threads {
-            let ideal = workload.is_none().then_some(None);
-            for sync in self.kinds.iter().cloned().map(Some).chain(ideal) {
-                rows.push(Run {
-                    threads,
-                    sync,
-                    workload: workload.clone(),
-                });
-            }
-        }
-        let rows = rows.into_iter().map(|run| {
+impl AppArgs {
+    /// The table at `at`: the sequential run of `workload`, then every kind at every thread
+    /// count; with no workload (the NOP program), no sequential run and the ideal after them.
+    fn table(&self, workload: Option<Arc<dyn Workload>>, at: Fields) -> TablePlan<Run> {
+        let run = |threads, sync| Run {
+            threads,
+            sync,
+            workload: workload.clone(),
+        };
+        let first = workload.is_some().then(|| run(1, None));
+        let ideal = workload.is_none().then_some(None);
+        let kinds: Vec<_> = self.kinds().into_iter().map(Some).chain(ideal).collect();
+        let threads = self.threads();
+        let each = threads
+            .iter()
+            .flat_map(|&threads| kinds.iter().map(move |sync| (threads, sync)));
+        let rows = first
+            .into_iter()
+            .chain(each.map(|(threads, sync)| run(threads, sync.clone())));
+        let rows = rows.map(|run| {
             let (name, kind) = match (&run.sync, &run.workload) {
                 (None, Some(_)) => ("sequential".to_owned(), Kind::Reference),
                 (None, None) => ("ideal".to_owned(), Kind::Ideal),
                 (Some(sync), _) if sync.is_ours() => (sync.name(), Kind::Ours),
                 (Some(sync), _) => (sync.name(), Kind::Baseline),
             };
+            let at = at.clone();
             RowPlan {
                 contender: run,
                 name,
                 kind,
-                at: at.clone(),
+                at,
                 subtracts: None,
             }
         });
         // Progress names the largest thread count; the rows carry their own.
-        let threads = *self.threads.last().expect("at least one thread count");
+        let threads = *threads.last().expect("at least one thread count");
+        let (rows, rounds, dropped, floor) = (rows.collect(), 1, 0, false);
         TablePlan {
             threads,
-            rows: rows.collect(),
-            rounds: 1,
-            dropped: 0,
-            floor: false,
+            rows,
+            rounds,
+            dropped,
+            floor,
         }
     }
 }
 
-impl Benchmark for Config {
+impl Benchmark for AppArgs {
     type Contender = Run;
 
     fn name(&self) -> String {
@@ -119,7 +120,8 @@ impl Benchmark for Config {
     }
 
     fn settings(&self) -> Settings {
-        let names = |names: Vec<&str>| Value::from(names);
+        let apps: Vec<&str> = self.apps().iter().map(|app| app.name()).collect();
+        let sizes: Vec<&str> = self.sizes().iter().map(|size| size.name()).collect();
         Settings {
             method: format!(
                 "each row runs the application {} time(s) on fresh data and a fresh barrier; a \
@@ -130,16 +132,13 @@ impl Benchmark for Config {
                  Speedups divide medians",
                 self.repeat
             ),
-            threads: self.threads.clone(),
-            contenders: self.kinds.iter().map(SyncKind::name).collect(),
+            threads: self.threads(),
+            contenders: self.kinds().iter().map(SyncKind::name).collect(),
             pinned: false,
             debug_build: cfg!(debug_assertions),
             own: Fields::default()
-                .with("apps", names(self.apps.iter().map(|a| a.name()).collect()))
-                .with(
-                    "sizes",
-                    names(self.sizes.iter().map(|s| s.name()).collect()),
-                )
+                .with("apps", Value::from(apps))
+                .with("sizes", Value::from(sizes))
                 .with("repeat", self.repeat)
                 .with("nops", self.nops),
         }
@@ -147,28 +146,21 @@ impl Benchmark for Config {
 
     fn tables(&self) -> Vec<TablePlan<Run>> {
         let mut tables = Vec::new();
-        for (&app, &size) in self
-            .apps
-            .iter()
-            .flat_map(|a| self.sizes.iter().map(move |s| (a, s)))
+        let sizes = self.sizes();
+        for (app, size) in
+            (self.apps().into_iter()).flat_map(|a| sizes.iter().map(move |&s| (a, s)))
         {
             let workload: Arc<dyn Workload> = Arc::from(app.workload(size));
             let at = Fields::default()
                 .with("app", app.name())
                 .with("size", size.name());
             let at = at.with("problem", workload.describe());
-            let sequential = Run {
-                threads: 1,
-                sync: None,
-                workload: Some(workload.clone()),
-            };
-            tables.push(self.table(Some(sequential), Some(workload), at));
+            tables.push(self.table(Some(workload), at));
         }
-        if self.apps.contains(&AppName::Interp) {
-            let at = Fields::default()
-                .with("app", AppName::Interp.name())
-                .with("program", "nop");
-            tables.push(self.table(None, None, at.with("nops", self.nops)));
+        if self.apps().contains(&AppName::Interp) {
+            let at = Fields::default().with("app", AppName::Interp.name());
+            let at = at.with("program", "nop").with("nops", self.nops);
+            tables.push(self.table(None, at));
         }
         tables
     }
@@ -303,7 +295,7 @@ impl Benchmark for Config {
         layout.verbose.retain(shown);
         let mut text = render::table(&title, table, &layout, verbose);
         let auto = |threads| (table.iter()).any(|r| r.threads == threads && r.contender == "auto");
-        for &threads in self.threads.iter().filter(|&&t| !is_nop(table) && auto(t)) {
+        for threads in (self.threads().into_iter()).filter(|&t| !is_nop(table) && auto(t)) {
             let plural = if threads == 1 { "" } else { "s" };
             let heading =
                 format!("{threads} thread{plural}, median ratios (below 1: auto is faster)");
@@ -327,13 +319,13 @@ fn is_nop(table: &[&Row]) -> bool {
 /// `iterations` long; the first failure stops the row. Returns what the runs gave besides time.
 fn timed<T>(
     row: &mut Row,
-    repeat: usize,
+    repeat: u16,
     iterations: u64,
     mut run: impl FnMut() -> Result<(Duration, T), String>,
 ) -> Vec<T> {
     let schedule = Schedule {
         episodes: Some(iterations),
-        samples: repeat,
+        samples: usize::from(repeat),
         target_sample: Duration::ZERO,
         row_budget: Duration::MAX,
     };
@@ -341,7 +333,7 @@ fn timed<T>(
         warm_up: 0,
         ..Plan::new(schedule, Pacing::BackToBack, Duration::MAX)
     };
-    let mut outputs = Vec::with_capacity(repeat);
+    let mut outputs = Vec::new();
     let measured = engine::calls(&plan, |planned, _| match planned {
         0 => Ok((0, Duration::ZERO)),
         _ => run().map(|(elapsed, output)| {
@@ -355,19 +347,15 @@ fn timed<T>(
 
 /// `auto` against the fastest standard barrier and against `std::sync::Barrier`.
 fn auto_ratios() -> Vec<Ratio> {
-    let auto = || Pick::Named(Algorithm::Auto.name().into());
-    let ratio = |label: String, denominator| Ratio {
-        label,
-        numerator: auto(),
+    let fastest = ("fastest standard", Pick::FastestKind(Kind::Baseline));
+    let ratio = |(name, denominator)| Ratio {
+        label: format!("auto / {name}"),
+        numerator: Pick::Named(Algorithm::Auto.name().into()),
         denominator,
     };
-    vec![
-        ratio(
-            "auto / fastest standard".into(),
-            Pick::FastestKind(Kind::Baseline),
-        ),
-        ratio(format!("auto / {STD_NAME}"), Pick::Named(STD_NAME.into())),
-    ]
+    [fastest, (STD_NAME, Pick::Named(STD_NAME.into()))]
+        .map(ratio)
+        .into()
 }
 
 /// Sets each parallel row's speedups, when the table has a sequential run: its median, and its
@@ -476,33 +464,29 @@ fn chosen<T: PartialEq + Copy>(named: &[Named<T>], every: &[T]) -> Vec<T> {
     every.iter().filter(named).copied().collect()
 }
 
-/// What the options resolve to: each list in report order, each item once.
-pub struct Config {
-    apps: Vec<AppName>,
-    sizes: Vec<Size>,
-    /// In the order given (`all`: ours first, then the baselines).
-    kinds: Vec<SyncKind>,
-    threads: Vec<usize>,
-    repeat: usize,
-    nops: u32,
-}
+impl AppArgs {
+    /// The applications, in report order, each once.
+    fn apps(&self) -> Vec<AppName> {
+        chosen(&self.apps, &AppName::ALL)
+    }
 
-impl Config {
-    /// The run `args` ask for.
-    pub fn from_args(args: &AppArgs) -> Self {
-        let mut kinds: Vec<SyncKind> = args.sync.iter().flat_map(|named| named.0.clone()).collect();
+    /// The sizes, in report order, each once.
+    fn sizes(&self) -> Vec<Size> {
+        chosen(&self.size, &Size::ALL)
+    }
+
+    /// The kinds in the order given (`all`: ours first, then the baselines), each once.
+    fn kinds(&self) -> Vec<SyncKind> {
+        let mut kinds: Vec<SyncKind> = self.sync.iter().flat_map(|named| named.0.clone()).collect();
         let mut seen = HashSet::new();
         kinds.retain(|kind| seen.insert(kind.name()));
-        Config {
-            apps: chosen(&args.apps, &AppName::ALL),
-            sizes: chosen(&args.size, &Size::ALL),
-            kinds,
-            // 1 for the speedups, 2 the cores of our machines, 8 oversubscribed there (the scale
-            // where barrier choice starts to matter elsewhere).
-            threads: sorted_unique(args.threads.clone().unwrap_or_else(|| vec![1, 2, 8])),
-            repeat: usize::from(args.repeat),
-            nops: args.nops,
-        }
+        kinds
+    }
+
+    /// The thread counts, ascending: 1 for the speedups, 2 the cores of our machines, 8
+    /// oversubscribed there (where barrier choice starts to matter elsewhere) by default.
+    fn threads(&self) -> Vec<usize> {
+        sorted_unique(self.threads.clone().unwrap_or_else(|| vec![1, 2, 8]))
     }
 }
 
@@ -563,9 +547,8 @@ impl BarrierFactory for Native {
 mod tests {
     use super::*;
 
-    fn parse(line: &str) -> Result<Config, clap::Error> {
-        let args = AppArgs::try_parse_from(["app"].into_iter().chain(line.split_whitespace()))?;
-        Ok(Config::from_args(&args))
+    fn parse(line: &str) -> Result<AppArgs, clap::Error> {
+        AppArgs::try_parse_from(["app"].into_iter().chain(line.split_whitespace()))
     }
 
     fn measured(name: &str, kind: Kind, threads: usize, median: Option<f64>) -> Row {
@@ -587,7 +570,7 @@ mod tests {
             measured("pthread_barrier_t", baseline, 2, Some(80.0)),
             measured("phaser", ours, 2, None),
         ];
-        Config::from_args(&AppArgs::parse_from(["app", "sor"])).derive(&mut rows);
+        parse("sor").unwrap().derive(&mut rows);
         let speedups = |row: &Row| {
             let value = |key| row.value(key);
             (
@@ -633,15 +616,15 @@ mod tests {
 
     #[test]
     fn the_nop_program_runs_checked_on_every_kind_and_the_ideal() {
-        let config = parse("interp --size small --threads 1,3 --repeat 1 --nops 50").unwrap();
-        let tables = config.tables();
+        let args = parse("interp --size small --threads 1,3 --repeat 1 --nops 50").unwrap();
+        let tables = args.tables();
         let first = &tables[0].rows[..2];
         assert_eq!(
             (first[0].kind, first[1].name.as_str()),
             (Kind::Reference, "auto")
         );
         let nop: Vec<Row> = (tables[1].rows.iter())
-            .map(|plan| config.measure(plan, 0, 0))
+            .map(|plan| args.measure(plan, 0, 0))
             .collect();
         assert_eq!(nop.len(), 2 * 6);
         assert!(files::failures(&nop, NAME).is_ok(), "{nop:?}");
@@ -658,25 +641,23 @@ mod tests {
         );
         assert_eq!(nop[11].value("barriers_per_nop"), Some(0.0));
         let table: Vec<&Row> = nop.iter().collect();
-        assert!(config
-            .show(tables.last().unwrap(), &table, &[], false)
-            .unwrap()
-            .contains("ns/NOP"));
-        assert!(config.ratios(&table).is_empty());
+        let shown = args.show(tables.last().unwrap(), &table, &[], false);
+        assert!(shown.unwrap().contains("ns/NOP"));
+        assert!(args.ratios(&table).is_empty());
     }
 
     #[test]
     fn lists_expand_in_report_order_each_once() {
         let all = parse("all").unwrap();
         assert_eq!(
-            (all.apps, all.sizes),
+            (all.apps(), all.sizes()),
             (AppName::ALL.into(), Size::ALL.into())
         );
         assert_eq!(
-            (all.threads, all.repeat, all.nops),
+            (all.threads(), all.repeat, all.nops),
             (vec![1, 2, 8], 3, 5_000)
         );
-        let names: Vec<String> = all.kinds.iter().map(SyncKind::name).collect();
+        let names: Vec<String> = all.kinds().iter().map(SyncKind::name).collect();
         let baselines = [
             "std::sync::Barrier",
             "pthread_barrier_t",
@@ -685,14 +666,14 @@ mod tests {
         assert_eq!(names, [&["auto"][..], &baselines, &["phaser"]].concat());
         let line =
             "interp,sor,sor --size large,small,large --threads 8,2 --sync mcs,ours,std,baselines";
-        let config = parse(line).unwrap();
-        assert_eq!(config.apps, vec![AppName::Sor, AppName::Interp]);
-        assert_eq!(config.sizes, vec![Size::Small, Size::Large]);
-        assert_eq!(config.threads, vec![2, 8]);
+        let args = parse(line).unwrap();
+        assert_eq!(args.apps(), vec![AppName::Sor, AppName::Interp]);
+        assert_eq!(args.sizes(), vec![Size::Small, Size::Large]);
+        assert_eq!(args.threads(), vec![2, 8]);
         // mcs once, auto and the six other algorithms, the phaser, three baselines.
-        assert_eq!(config.kinds[0].name(), Algorithm::McsTree.name());
-        assert_eq!(config.kinds.len(), 8 + 1 + 3);
-        assert_eq!(parse("sor --sync all").unwrap().kinds.len(), 12);
+        assert_eq!(args.kinds()[0].name(), Algorithm::McsTree.name());
+        assert_eq!(args.kinds().len(), 8 + 1 + 3);
+        assert_eq!(parse("sor --sync all").unwrap().kinds().len(), 12);
     }
 
     #[test]
@@ -713,15 +694,20 @@ mod tests {
     #[test]
     fn native_kinds_run_an_application_and_pass_its_check() {
         let sor = AppName::Sor.workload(Size::Small);
-        for kind in [pthread(), cxx()] {
+        for (kind, name) in [
+            (pthread(), "pthread_barrier_t"),
+            (cxx(), "std::barrier (C++20)"),
+        ] {
             for threads in [1, 3] {
-                let run = sor.parallel(threads, &kind).unwrap();
-                assert_eq!(run.barriers, 200, "{kind:?}");
+                assert_eq!(
+                    sor.parallel(threads, &kind).unwrap().barriers,
+                    200,
+                    "{kind:?}"
+                );
             }
             let none = kind.with_handles(0, |_: Handles<'_>| ());
             assert!(none.is_err(), "{kind:?} with 0 threads");
+            assert_eq!(kind.name(), name);
         }
-        assert_eq!(pthread().name(), "pthread_barrier_t");
-        assert_eq!(cxx().name(), "std::barrier (C++20)");
     }
 }

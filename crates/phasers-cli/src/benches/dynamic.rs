@@ -77,32 +77,15 @@ struct Dynamic<'a> {
 pub fn run(args: &DynamicArgs) -> Result<(), String> {
     let max = (args.threads).unwrap_or_else(|| default_largest_team(phasers::available_cores()));
     let iterations = delay::calibrate(args.delay);
-    let dynamic = Dynamic {
-        args,
-        max,
-        iterations,
-    };
-    let report = bench::run(&dynamic, &args.output)?;
+    let report = bench::run(
+        &Dynamic {
+            args,
+            max,
+            iterations,
+        },
+        &args.output,
+    )?;
     files::failures(&report.rows, &[])
-}
-
-impl Dynamic<'_> {
-    fn samples(&self) -> usize {
-        usize::from(self.args.samples) + EPCC_DROPPED
-    }
-
-    fn method(&self) -> String {
-        format!(
-            "the seed's figure 16: the team grows from 2 to {} threads, one barrier per size and \
-             a delay after each; OpenMP forks a parallel for per size, the phaser registers one \
-             more task (a new OS thread) per size on the live phaser; time per barrier = time of \
-             the whole run / {}, no inner repetitions and nothing subtracted; {} runs after \
-             {EPCC_DROPPED} dropped",
-            self.max,
-            steps(self.max),
-            self.args.samples
-        )
-    }
 }
 
 impl Benchmark for Dynamic<'_> {
@@ -116,7 +99,7 @@ impl Benchmark for Dynamic<'_> {
     fn header(&self, provenance: &Provenance, floor: Option<&Floor>) -> String {
         let what = "the cost of one barrier while the team grows";
         let floor = floor.expect("measured before the header");
-        let header = Header::with_floors(provenance, what, self.method(), floor);
+        let header = Header::with_floors(provenance, what, self.settings().method, floor);
         let units = "per barrier; the median over the runs (--verbose: min and mean ± 95% CI \
                      too); ÷floor divides the median by the floor's (no reference barrier can \
                      change its team)";
@@ -124,18 +107,26 @@ impl Benchmark for Dynamic<'_> {
     }
 
     fn settings(&self) -> Settings {
+        let (max, steps, samples) = (self.max, steps(self.max), self.args.samples);
         let own = Fields::default()
-            .with("max_threads", self.max)
-            .with("steps", steps(self.max))
-            .with("samples", self.args.samples)
+            .with("max_threads", max)
+            .with("steps", steps)
+            .with("samples", samples)
             .with("dropped_samples", EPCC_DROPPED)
             .with("delay_us", self.args.delay.as_secs_f64() * 1e6)
             .with("delay_iterations", self.iterations);
-        let phasers = PHASERS.map(|config| config.name().into_owned());
+        let method = format!(
+            "the seed's figure 16: the team grows from 2 to {max} threads, one barrier per size \
+             and a delay after each; OpenMP forks a parallel for per size, the phaser registers \
+             one more task (a new OS thread) per size on the live phaser; time per barrier = time \
+             of the whole run / {steps}, no inner repetitions and nothing subtracted; {samples} \
+             runs after {EPCC_DROPPED} dropped"
+        );
+        let rows = self.tables().remove(0).rows;
         Settings {
-            method: self.method(),
-            threads: vec![self.max],
-            contenders: [vec![OPENMP_NAME.to_owned()], phasers.to_vec()].concat(),
+            method,
+            threads: vec![max],
+            contenders: rows.into_iter().map(|row| row.name).collect(),
             pinned: false,
             debug_build: cfg!(debug_assertions),
             own,
@@ -143,32 +134,31 @@ impl Benchmark for Dynamic<'_> {
     }
 
     fn tables(&self) -> Vec<TablePlan<Option<PhaserConfig>>> {
-        let plan = |contender: Option<PhaserConfig>, name: &str, kind| RowPlan {
+        let contenders = std::iter::once(None).chain(PHASERS.map(Some));
+        let rows = contenders.map(|contender| RowPlan {
             contender,
-            name: name.to_owned(),
-            kind,
+            name: contender.map_or(OPENMP_NAME.into(), |config| config.name().into_owned()),
+            kind: contender.map_or(Kind::Baseline, |_| Kind::Ours),
             at: Fields::default(),
             subtracts: None,
-        };
-        let openmp = plan(None, OPENMP_NAME, Kind::Baseline);
-        let phasers = PHASERS.map(|config| plan(Some(config), &config.name(), Kind::Ours));
-        let rows = [vec![openmp], phasers.to_vec()].concat();
-        let (threads, rounds, dropped, floor) = (self.max, 1, EPCC_DROPPED, false);
+        });
+        let (threads, rows) = (self.max, rows.collect());
         vec![TablePlan {
             threads,
             rows,
-            rounds,
-            dropped,
-            floor,
+            rounds: 1,
+            dropped: EPCC_DROPPED,
+            floor: false,
         }]
     }
 
     /// Each sample is one whole run, one call of the engine, of `steps` barriers.
     fn measure(&self, plan: &RowPlan<Option<PhaserConfig>>, max: usize, _: usize) -> Row {
         let steps = steps(max);
+        let samples = usize::from(self.args.samples) + EPCC_DROPPED;
         let schedule = Schedule {
             episodes: Some(steps),
-            samples: self.samples(),
+            samples,
             target_sample: Duration::ZERO,
             row_budget: Duration::MAX,
         };
@@ -205,7 +195,7 @@ impl Benchmark for Dynamic<'_> {
         // The default sweep's sampling, scaled down: it is a line of the header here.
         Some(Schedule {
             episodes: None,
-            samples: self.samples(),
+            samples: usize::from(self.args.samples) + EPCC_DROPPED,
             target_sample: Duration::from_millis(10),
             row_budget: Duration::from_secs(2),
         })
@@ -241,8 +231,12 @@ impl Benchmark for Dynamic<'_> {
 
     fn summary(&self, report: &Report, verbose: bool) -> Vec<String> {
         let heading = "median ratios (below 1: OpenMP is faster)";
-        let ratios = self.ratios(&[]);
-        vec![ratio::lines(heading, &report.ratios, &ratios, verbose)]
+        vec![ratio::lines(
+            heading,
+            &report.ratios,
+            &self.ratios(&[]),
+            verbose,
+        )]
     }
 }
 
@@ -301,55 +295,41 @@ fn grow<'scope>(
         create(config, max).map_err(|error| format!("cannot build: {error}"))?;
     let label = shape_label(phaser.tiers(), phaser.degree());
     let mut tasks = Vec::with_capacity(max.saturating_sub(1));
-    let mut failure = None;
-    for nth in 2..=max {
-        let step = creator
-            .register(phasers::Mode::SigWait)
-            .map_err(|error| format!("cannot register task {nth}: {error}"))
-            .and_then(|mut task| {
-                std::thread::Builder::new()
-                    .spawn_scoped(scope, move || -> Result<(), phasers::Error> {
-                        for _ in nth..=max {
-                            task.next()?;
-                            delay(iterations);
-                        }
-                        Ok(())
-                    })
-                    .map_err(|error| format!("cannot start task {nth}: {error}"))
-            })
-            .and_then(|task| {
-                tasks.push(task);
-                creator
-                    .next()
-                    .map_err(|error| format!("the creator's barrier {nth}: {error}"))
-            });
-        if let Err(message) = step {
-            failure = Some(message);
-            break;
+    let mut failure = (2..=max).find_map(|nth| {
+        let mut step = || -> Result<(), String> {
+            let mut task = (creator.register(phasers::Mode::SigWait))
+                .map_err(|error| format!("cannot register task {nth}: {error}"))?;
+            let work = move || -> Result<(), phasers::Error> {
+                for _ in nth..=max {
+                    task.next()?;
+                    delay(iterations);
+                }
+                Ok(())
+            };
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, work);
+            tasks.push(spawned.map_err(|error| format!("cannot start task {nth}: {error}"))?);
+            (creator.next()).map_err(|error| format!("the creator's barrier {nth}: {error}"))?;
+            Ok(())
+        };
+        let failed = step().err();
+        if failed.is_none() {
+            delay(iterations);
+            steps_done.fetch_add(1, Ordering::Relaxed);
         }
-        delay(iterations);
-        steps_done.fetch_add(1, Ordering::Relaxed);
-    }
+        failed
+    });
     // Leaving now lets the tasks finish without the creator, should it have stopped early.
     drop(creator);
     // Every task is joined, so none is left behind whatever happened.
-    for (index, task) in tasks.into_iter().enumerate() {
+    for (nth, task) in (2..).zip(tasks) {
         let problem = match task.join() {
-            Ok(Ok(())) => None,
-            Ok(Err(error)) => Some(format!("task {}: {error}", index + 2)),
-            Err(panic) => Some(format!(
-                "task {} panicked: {}",
-                index + 2,
-                panic_message(&*panic)
-            )),
+            Ok(done) => done.err().map(|error| format!("task {nth}: {error}")),
+            Err(panic) => Some(format!("task {nth} panicked: {}", panic_message(&*panic))),
         };
         failure = failure.or(problem);
     }
     let elapsed = start.elapsed();
-    match failure {
-        None => Ok((elapsed, label)),
-        Some(message) => Err(message),
-    }
+    failure.map_or(Ok((elapsed, label)), Err)
 }
 
 #[cfg(test)]
@@ -358,10 +338,8 @@ mod tests {
 
     #[test]
     fn the_team_grows_from_two() {
-        assert_eq!(default_largest_team(2), 4);
-        assert_eq!(default_largest_team(0), 2);
-        assert_eq!(steps(4), 3);
-        assert_eq!(steps(2), 1);
+        assert_eq!((default_largest_team(2), default_largest_team(0)), (4, 2));
+        assert_eq!((steps(4), steps(2)), (3, 1));
         assert!(parse_largest_team("1").unwrap_err().contains("at least 2"));
         assert!(parse_largest_team("0").is_err());
         assert_eq!(parse_largest_team("64"), Ok(64));

@@ -82,15 +82,22 @@ pub fn run(args: &FloorsArgs) -> Result<(), String> {
 
 /// Each floor over `measurements`, as `pick` chooses from its sorted values (never empty).
 fn over(measurements: &[Measurement], pick: fn(&[u64]) -> u64) -> Measurement {
-    let floor = |get: fn(&Measurement) -> u64| {
-        let mut values: Vec<u64> = measurements.iter().map(get).collect();
+    let [round_trip_ns, yield_ns, wake_ns] = [0, 1, 2].map(|floor| {
+        let mut values: Vec<u64> = measurements.iter().map(|m| m.values()[floor]).collect();
         values.sort_unstable();
         pick(&values)
-    };
+    });
     Measurement {
-        round_trip_ns: floor(|m| m.round_trip_ns),
-        yield_ns: floor(|m| m.yield_ns),
-        wake_ns: floor(|m| m.wake_ns),
+        round_trip_ns,
+        yield_ns,
+        wake_ns,
+    }
+}
+
+impl Measurement {
+    /// Round trip, yield and wake, in that order.
+    fn values(self) -> [u64; 3] {
+        [self.round_trip_ns, self.yield_ns, self.wake_ns]
     }
 }
 
@@ -106,30 +113,16 @@ fn text(report: &FloorsReport, in_use: &FloorsRecord) -> String {
         machine.summary(),
         if count == 1 { "" } else { "s" }
     );
-    for (name, least, middle, meaning) in [
-        (
-            "round trip",
-            min.round_trip_ns,
-            median.round_trip_ns,
-            "a cache line from one core to another and back, spinning",
-        ),
-        (
-            "yield hand-off",
-            min.yield_ns,
-            median.yield_ns,
-            "one hand-off of a core between two threads on it (sched_yield)",
-        ),
-        (
-            "wake",
-            min.wake_ns,
-            median.wake_ns,
-            "from a futex wake call to the sleeper running on another core",
-        ),
-    ] {
+    let meanings = [
+        "a cache line from one core to another and back, spinning",
+        "one hand-off of a core between two threads on it (sched_yield)",
+        "from a futex wake call to the sleeper running on another core",
+    ];
+    let names = ["round trip", "yield hand-off", "wake"];
+    for (floor, (name, meaning)) in names.into_iter().zip(meanings).enumerate() {
+        let [least, middle] = [min, median].map(|m| short_time(m.values()[floor]));
         out.push_str(&format!(
-            "  {name:<15} min {:>7}, median {:>7}   {meaning}\n",
-            short_time(least),
-            short_time(middle)
+            "  {name:<15} min {least:>7}, median {middle:>7}   {meaning}\n"
         ));
     }
     out.push_str(&format!(

@@ -26,25 +26,19 @@ use super::barrier::{at_each, threads_text, Contender, MeasureArgs, SweepContend
 /// Which of seed 000's figures `bench phaser` measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Figure {
-    /// EPCC's barrier test: flat and tree phasers (`next()`) against our best barriers and
-    /// OpenMP's barrier.
+    /// EPCC's barrier test: flat and tree phasers (`next()`) against our best barriers and OpenMP.
     Phase,
-    /// EPCC's reduction test: phasers with a sum accumulator (`send(1); next()`) against
-    /// OpenMP's `omp for reduction`; every result is checked (once `bench reduction`).
+    /// EPCC's reduction test: `send(1); next()` against `omp for reduction`, every sum checked.
     Reduction,
-    /// Figures 14 and 15: every tiers x degree, with and without a sum, ending with a matrix of
-    /// medians (once `bench tree`).
+    /// Figures 14 and 15: every tiers x degree, with and without a sum, then a matrix of medians.
     Tree,
 }
 
 impl Figure {
     /// The name `--figure` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Figure::Phase => "phase",
-            Figure::Reduction => "reduction",
-            Figure::Tree => "tree",
-        }
+    pub fn name(self) -> String {
+        let value = self.to_possible_value().expect("no figure is skipped");
+        value.get_name().to_owned()
     }
 }
 
@@ -77,8 +71,7 @@ pub struct PhaserArgs {
 }
 
 impl PhaserArgs {
-    /// The figure asked for; `Err` when --tiers or --degrees comes with a figure they do not
-    /// shape.
+    /// The figure asked for; `Err` when --tiers or --degrees come with a figure they do not shape.
     pub fn figure(&self) -> Result<Figure, String> {
         let shaped = self.tiers.is_some() || self.degrees.is_some();
         match self.figure {
@@ -140,8 +133,8 @@ const FLAT_SUM_F64: PhaserConfig = PhaserConfig::FLAT.with(Reduction::SumF64Repr
 pub const PHASER_ROWS: [PhaserConfig; 5] =
     [PhaserConfig::FLAT, TREE, FLAT_SUM, TREE_SUM, FLAT_SUM_F64];
 
-/// Our fixed barriers the phasers are held against: `Auto`, and the centralized barrier it picks
-/// on small machines, measured side by side so "best barrier" is the better of the two in this run.
+/// Our barriers the phasers are held against: `Auto` and the one it picks on small machines;
+/// "best barrier" is the faster of the two in this run.
 const BEST_BARRIERS: [Algorithm; 2] = [Algorithm::Auto, Algorithm::SenseReversing];
 
 /// The faster of [`BEST_BARRIERS`].
@@ -149,7 +142,7 @@ fn best_barrier() -> Pick {
     Pick::FastestNamed(
         BEST_BARRIERS
             .map(|algorithm| algorithm.name().into())
-            .to_vec(),
+            .into(),
     )
 }
 
@@ -160,8 +153,7 @@ pub enum Suite {
     Phaser,
     /// `bench reduction`: phasers with accumulators against OpenMP's reduction.
     Reduction,
-    /// The quick suite's part: the flat phaser with and without a sum, against our best barriers
-    /// and OpenMP's barrier and reduction.
+    /// The quick suite's part: the flat phaser with and without a sum.
     Quick,
 }
 
@@ -342,25 +334,20 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
     let threads = &report.settings.threads;
     let median = |threads: usize, config: PhaserConfig| {
         let name = PhaserRow::Phaser(config).name();
-        let mut rows = report
-            .rows
-            .iter()
-            .filter(|row: &&Row| row.threads == threads);
-        let row = rows.find(|row| row.contender == name && row.error.is_none());
-        row.and_then(Row::median)
+        let ok =
+            |row: &&Row| row.threads == threads && row.contender == name && row.error.is_none();
+        report.rows.iter().find(ok).and_then(Row::median)
     };
-    let best: Vec<Option<Shape>> = (threads.iter())
-        .map(|&threads| {
-            let barrier =
-                |&shape: &Shape| Some((shape, median(threads, PhaserConfig::barrier(shape))?));
-            let medians = shapes.iter().filter_map(barrier);
-            medians
-                .min_by(|a, b| f64::total_cmp(&a.1, &b.1))
-                .map(|(shape, _)| shape)
-        })
-        .collect();
+    let best = |threads: usize| {
+        let barrier =
+            |&shape: &Shape| Some((shape, median(threads, PhaserConfig::barrier(shape))?));
+        let medians = shapes.iter().filter_map(barrier);
+        medians
+            .min_by(|a, b| f64::total_cmp(&a.1, &b.1))
+            .map(|(shape, _)| shape)
+    };
     let head = threads.iter().map(|threads| format!("{threads} threads"));
-    let mut cells: Vec<Vec<String>> = vec![std::iter::once("(tiers,degree)".into())
+    let mut cells = vec![std::iter::once("(tiers,degree)".to_owned())
         .chain(head)
         .collect()];
     for &shape in shapes {
@@ -369,21 +356,21 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
             Shape::TableOne => "Table I".to_owned(),
             Shape::Fixed { tiers, degree } => format!("({tiers},{degree})"),
         }];
-        for (&threads, best) in threads.iter().zip(&best) {
+        for &threads in threads {
             let barrier = PhaserConfig::barrier(shape);
+            let sum = barrier.with(Reduction::SumI64);
             let text = |ns: Option<f64>| ns.map_or_else(|| "-".to_owned(), time);
-            line.push(
-                match (
-                    median(threads, barrier),
-                    median(threads, barrier.with(Reduction::SumI64)),
-                ) {
-                    (None, None) => "-".to_owned(),
-                    (plain, sum) => {
-                        let star = if *best == Some(shape) { "*" } else { "" };
-                        format!("{star}{} / {}", text(plain), text(sum))
-                    }
-                },
-            );
+            line.push(match (median(threads, barrier), median(threads, sum)) {
+                (None, None) => "-".to_owned(),
+                (plain, sum) => {
+                    let star = if best(threads) == Some(shape) {
+                        "*"
+                    } else {
+                        ""
+                    };
+                    format!("{star}{} / {}", text(plain), text(sum))
+                }
+            });
         }
         cells.push(line);
     }
@@ -460,13 +447,9 @@ pub enum Shape {
     Flat,
     /// The seed's choice for the thread count (its Table I): see [`table_one`].
     TableOne,
-    /// The given tiers and degree, whatever the thread count (the seed's figures 14 and 15).
-    Fixed {
-        /// Levels of sub-phasers; 1 is flat.
-        tiers: usize,
-        /// Children per sub-phaser, registrations per leaf.
-        degree: usize,
-    },
+    /// These tiers (1 is flat) and degree (children per sub-phaser), the seed's figures 14-15.
+    #[allow(missing_docs)]
+    Fixed { tiers: usize, degree: usize },
 }
 
 /// The accumulator a row sends to before every `next()`, if any.
@@ -660,6 +643,10 @@ mod tests {
     use super::*;
     use crate::benches::barrier::{one_round, report_of, rounds_row};
 
+    fn fixed(tiers: usize, degree: usize) -> PhaserConfig {
+        PhaserConfig::barrier(Shape::Fixed { tiers, degree })
+    }
+
     #[test]
     fn every_phaser_row_completes_a_small_row_on_the_tree_asked_for() {
         let small = [
@@ -681,32 +668,24 @@ mod tests {
                 let what = format!("{} x{threads} {mode}", config.name());
                 assert_eq!(row.error, None, "{what}");
                 assert_eq!(row.raw_ns.len(), 3 + usize::from(mode == "epcc"), "{what}");
-                assert!(
-                    row.resolved
-                        .as_deref()
-                        .is_some_and(|r| r.starts_with("tiers")),
-                    "{what}"
-                );
+                let resolved = row.resolved.unwrap_or_default();
+                assert!(resolved.starts_with("tiers"), "{what}");
             }
         }
-        for (config, threads, tiers) in [
-            (PhaserConfig::FLAT, 1, 1),
-            (PhaserConfig::FLAT, 5, 1),
-            (PhaserConfig::TREE, 8, 2),
-        ] {
+        let flat = PhaserConfig::FLAT;
+        for (config, threads, tiers) in [(flat, 1, 1), (flat, 5, 1), (TREE, 8, 2)] {
             let (phaser, registrations) = build(config, threads).unwrap();
             assert_eq!((phaser.tiers(), phaser.signallers()), (tiers, threads));
-            assert!(registrations
-                .iter()
-                .all(|r| r.mode() == phasers::Mode::SigWait));
+            let mut modes = registrations.iter().map(Registration::mode);
+            assert!(modes.all(|mode| mode == phasers::Mode::SigWait));
         }
-        let (tree, _) = build(PhaserConfig::TREE, 8).unwrap();
-        assert_eq!(tree.degree(), 4, "the seed's (2, 4) for 8 threads");
-        let fixed = |tiers, degree| PhaserConfig::barrier(Shape::Fixed { tiers, degree });
-        assert!(
-            build(fixed(0, 4), 4).is_err(),
-            "an impossible tree is an error"
+        assert_eq!(
+            build(TREE, 8).unwrap().0.degree(),
+            4,
+            "the seed's (2, 4) for 8 threads"
         );
+        let impossible = build(fixed(0, 4), 4);
+        assert!(impossible.is_err(), "an impossible tree is an error");
     }
 
     #[test]
@@ -719,59 +698,64 @@ mod tests {
             (8, (2, 4)),
             (12, (2, 4)),
         ];
-        let seed =
+        for (threads, shape) in
             seed.into_iter()
-                .chain([(16, (2, 8)), (31, (2, 8)), (32, (2, 16)), (128, (2, 16))]);
-        for (threads, shape) in seed {
+                .chain([(16, (2, 8)), (31, (2, 8)), (32, (2, 16)), (128, (2, 16))])
+        {
             assert_eq!(table_one(threads), shape, "{threads} threads");
         }
-        let tree = PhaserConfig::TREE;
-        assert_eq!(PhaserConfig::FLAT.name(), "phaser flat");
-        assert_eq!(tree.with(Reduction::SumI64).name(), "phaser tree + sum i64");
-        let fixed = PhaserConfig::barrier(Shape::Fixed {
-            tiers: 3,
-            degree: 4,
-        });
-        let fixed = fixed.with(Reduction::SumF64Reproducible);
-        assert_eq!(fixed.name(), "phaser (3,4) + sum f64 reproducible");
-        assert_eq!(fixed.tiers_and_degree(64), (3, 4));
-        assert_eq!(tree.tiers_and_degree(8), (2, 4));
-        assert_eq!(PhaserConfig::FLAT.tiers_and_degree(64), (1, 1));
-        assert_eq!(shape_label(1, 1), "tiers 1 (flat)");
-        assert_eq!(shape_label(2, 16), "tiers 2, degree 16");
+        let reproducible = fixed(3, 4).with(Reduction::SumF64Reproducible);
+        for (config, name, threads, shape) in [
+            (PhaserConfig::FLAT, "phaser flat", 64, (1, 1)),
+            (TREE_SUM, "phaser tree + sum i64", 8, (2, 4)),
+            (
+                reproducible,
+                "phaser (3,4) + sum f64 reproducible",
+                64,
+                (3, 4),
+            ),
+        ] {
+            assert_eq!(
+                (config.name().as_ref(), config.tiers_and_degree(threads)),
+                (name, shape)
+            );
+        }
+        assert_eq!(
+            (shape_label(1, 1), shape_label(2, 16)),
+            ("tiers 1 (flat)".into(), "tiers 2, degree 16".into())
+        );
     }
 
     #[test]
     fn every_ratio_names_rows_of_its_suite() {
         for suite in [Suite::Phaser, Suite::Reduction, Suite::Quick] {
-            let names: Vec<String> = (suite.contenders().into_iter())
-                .map(|contender| contender.name().into_owned())
+            let names: Vec<_> = suite
+                .contenders()
+                .into_iter()
+                .map(PhaserRow::name)
                 .collect();
             assert_eq!(names[0], "reference", "{suite:?}");
-            for ratio in suite.ratios() {
-                for side in [ratio.numerator, ratio.denominator] {
-                    let sides = match side {
-                        Pick::Named(name) => vec![name],
-                        Pick::FastestNamed(names) => names,
-                        other => panic!("{other:?}"),
-                    };
-                    assert!(
-                        sides.iter().all(|name| names.contains(&name.to_string())),
-                        "{suite:?}"
-                    );
-                }
+            for side in suite
+                .ratios()
+                .into_iter()
+                .flat_map(|r| [r.numerator, r.denominator])
+            {
+                let sides = match side {
+                    Pick::Named(name) => vec![name],
+                    Pick::FastestNamed(names) => names,
+                    other => panic!("{other:?}"),
+                };
+                assert!(sides.iter().all(|name| names.contains(name)), "{suite:?}");
             }
         }
         let labels: Vec<String> = Suite::Quick.ratios().into_iter().map(|r| r.label).collect();
-        assert_eq!(
-            labels,
-            [
-                "phaser flat / best barrier",
-                "phaser flat + sum i64 / best barrier",
-                "omp reduction / phaser flat + sum i64",
-                "omp reduction (active) / phaser flat + sum i64",
-            ]
-        );
+        let quick = [
+            "phaser flat / best barrier",
+            "phaser flat + sum i64 / best barrier",
+            "omp reduction / phaser flat + sum i64",
+            "omp reduction (active) / phaser flat + sum i64",
+        ];
+        assert_eq!(labels, quick);
     }
 
     #[test]
@@ -788,8 +772,7 @@ mod tests {
             failed,
         ]);
         let ratios = Suite::Phaser.ratios();
-        let rows: Vec<&Row> = report.rows.iter().collect();
-        report.ratios = ratio::records(&rows, &ratios);
+        report.ratios = ratio::records(&report.rows.iter().collect::<Vec<_>>(), &ratios);
         let text = listed_lines(&report, &ratios, true).join("\n");
         let words = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
         let lines: Vec<String> = text.lines().map(words).collect();
@@ -807,29 +790,34 @@ mod tests {
 
     #[test]
     fn the_grid_has_flat_once_then_every_tree_and_leaves_out_sparse_ones() {
-        let fixed = |tiers, degree| Shape::Fixed { tiers, degree };
-        let grid = vec![
-            Shape::Flat,
-            fixed(2, 2),
-            fixed(2, 16),
-            fixed(3, 2),
-            fixed(3, 16),
-        ];
-        assert_eq!(shapes(&[1, 2, 3], &[2, 16]), grid);
+        let grid = [(2, 2), (2, 16), (3, 2), (3, 16)].map(|(t, d)| fixed(t, d).shape);
+        assert_eq!(
+            shapes(&[1, 2, 3], &[2, 16]),
+            [&[Shape::Flat][..], &grid].concat()
+        );
         let names: Vec<_> = contenders(&[Shape::Flat])
             .into_iter()
             .map(PhaserRow::name)
             .collect();
         assert_eq!(names, ["reference", "phaser flat", "phaser flat + sum i64"]);
-        let row = |tiers, degree| PhaserRow::Phaser(PhaserConfig::barrier(fixed(tiers, degree)));
+        let row = |tiers, degree| PhaserRow::Phaser(fixed(tiers, degree));
         // 2 threads: up to 8 leaves; 64 threads: up to 256.
-        assert!(worth_running(row(2, 8), 2) && !worth_running(row(2, 16), 2));
-        assert!(worth_running(row(3, 2), 2) && !worth_running(row(3, 4), 2));
-        assert!(worth_running(row(3, 16), 64) && !worth_running(row(3, 32), 64));
-        assert!(
-            worth_running(PhaserRow::Barrier(Contender::Reference), 1)
-                && !worth_running(row(64, 1 << 20), 4096)
-        );
+        for (tiers, degree, threads, worth) in [
+            (2, 8, 2, true),
+            (2, 16, 2, false),
+            (3, 2, 2, true),
+            (3, 4, 2, false),
+            (3, 16, 64, true),
+            (3, 32, 64, false),
+            (64, 1 << 20, 4096, false),
+        ] {
+            assert_eq!(
+                worth_running(row(tiers, degree), threads),
+                worth,
+                "({tiers},{degree}) x{threads}"
+            );
+        }
+        assert!(worth_running(PhaserRow::Barrier(Contender::Reference), 1));
         assert_eq!(parse_tiers(" 2"), Ok(2));
         assert!(parse_tiers("0").unwrap_err().contains("from 1 to") && parse_tiers("99").is_err());
         assert!(parse_degree("1").unwrap_err().contains("from 2 to") && parse_degree("x").is_err());
@@ -845,28 +833,14 @@ mod tests {
                 &[median],
             )
         };
-        let tree = PhaserConfig::barrier(Shape::Fixed {
-            tiers: 2,
-            degree: 4,
-        });
-        let flat_sum = PhaserConfig::FLAT.with(Reduction::SumI64);
         let report = report_of(vec![
             row(PhaserConfig::FLAT, 2, 50.0),
-            row(flat_sum, 2, 100.0),
+            row(FLAT_SUM, 2, 100.0),
             row(PhaserConfig::FLAT, 8, 400.0),
-            row(flat_sum, 8, 800.0),
-            row(tree, 8, 300.0),
+            row(FLAT_SUM, 8, 800.0),
+            row(fixed(2, 4), 8, 300.0),
         ]);
-        let text = matrix(
-            &report,
-            &[
-                Shape::Flat,
-                Shape::Fixed {
-                    tiers: 2,
-                    degree: 4,
-                },
-            ],
-        );
+        let text = matrix(&report, &[Shape::Flat, fixed(2, 4).shape]);
         let lines: Vec<&str> = text.lines().collect();
         assert!(
             lines[1].starts_with("(tiers,degree)") && lines[1].ends_with(" 8 threads"),

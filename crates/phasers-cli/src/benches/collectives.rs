@@ -1,16 +1,14 @@
-//! `phasers bench collectives`: the team collectives as seed 004's MPP suite measures them,
-//! against the barriers and copies users have without them, in one run.
+//! `phasers bench collectives`: the team collectives of seed 004's MPP suite against the barriers
+//! and copies users have without them, in one run.
 //!
-//! At each member count N, every part (see [`Part`]) is a table of rows: the library's collective
-//! on a fresh team of N members, on the team of all and on `split_grid`'s row and column teams
-//! (all of which run at once), and, on the team of all, the baselines: `std::sync::Barrier`, our
-//! `Barrier` with `Algorithm::Auto` (the fastest barrier the library offers; a team's barrier pays
-//! for more: checking, sync modes, sub-teams), OpenMP's barrier, reduction and a broadcast through
-//! a shared buffer (libgomp, `baselines/omp_collectives.c`; one parallel region per round, timed
-//! between two barriers), and a one-thread memcpy of each broadcast length, measured once per run,
-//! which a broadcast's bandwidth is a fraction of. Every row times back-to-back operations in
+//! At each member count N, each [`Part`] is a table: the library's collective on a fresh team of
+//! N members, on the team of all and on `split_grid`'s row and column teams (all at once), and on
+//! N threads the baselines: `std::sync::Barrier`, our `Barrier` with `Algorithm::Auto` (the
+//! fastest barrier the library offers; a team pays for checking, sync modes, sub-teams), OpenMP's
+//! barrier, reduction and shared-buffer broadcast (libgomp, `baselines/omp_collectives.c`), and a
+//! one-thread memcpy of each broadcast length, measured once per run. Every row times looped
 //! rounds between two meetings of its threads ([`Pacing::Looped`]); every result is checked. The
-//! run ends with the figures the issue asks for (see [`Figures`]).
+//! run ends with the issue's figures (a) to (e).
 
 use std::cell::RefCell;
 use std::hint::black_box;
@@ -45,11 +43,9 @@ use crate::native::{omp_collective_round, OmpCollective, SETTLE};
 
 /// Member counts of a default run: 2 to 64, doubling.
 pub const DEFAULT_MEMBERS: [usize; 6] = [2, 4, 8, 16, 32, 64];
-/// Alltoall blocks of a default run: one word (all latency), a cache line's worth of lines, and
-/// 8 KB per block (at 64 members, 512 KB per member each way).
+/// Alltoall blocks of a default run: one word (all latency), a cache line of lines, 8 KB.
 pub const DEFAULT_BLOCKS: [usize; 3] = [1, 64, 1024];
-/// Broadcast lengths of the sync-mode comparison: one cache line, where synchronization is all
-/// the cost, and 512 KB, where copying is.
+/// Sync-mode broadcast lengths: one cache line (all synchronization) and 512 KB (all copying).
 pub const DEFAULT_SYNC_WORDS: [usize; 2] = [8, 65_536];
 /// The longest broadcast `--words` and `--sync-words` accept: 128 MiB per member.
 pub const MAX_WORDS: usize = 1 << 24;
@@ -57,8 +53,7 @@ pub const MAX_WORDS: usize = 1 << 24;
 pub const MAX_BLOCK: usize = 1 << 20;
 const WORD_BYTES: usize = std::mem::size_of::<u64>();
 
-/// The broadcast lengths of the MPP suite (seed 004's figure 2: 4 words, doubling while below
-/// 100,000), and 100,000 itself, the length of the issue's bandwidth figure.
+/// Seed 004's broadcast lengths (4 words, doubling below 100,000) and the issue's 100,000.
 pub fn default_words() -> Vec<usize> {
     let doubling = std::iter::successors(Some(4), |&words| Some(words * 2));
     let mut words: Vec<usize> = doubling.take_while(|&words| words < 100_000).collect();
@@ -194,8 +189,7 @@ pub enum Part {
     Barrier,
     /// Allreduce of one u64 received by every member, with OpenMP's reduction read by all.
     Allreduce,
-    /// Broadcast from a rotating root at each `--words`, with a memcpy of the same length and
-    /// OpenMP's broadcast through a shared buffer.
+    /// Broadcast from a rotating root at each `--words`, with a memcpy and OpenMP's broadcast.
     Broadcast,
     /// Alltoall at each `--blocks`.
     Alltoall,
@@ -209,18 +203,17 @@ pub enum Part {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Operation {
     Barrier,
-    /// An allreduce of one u64 whose sum every member receives (`Op::Sum`).
+    /// One u64 from every member, summed (`Op::Sum`), received by every member.
     Allreduce,
-    /// A broadcast of this many words from a root that rotates: the iteration modulo team size.
+    /// This many words from root `iteration % team size`.
     Broadcast(usize),
-    /// An alltoall in which every member sends a block of this many words to every member.
+    /// A block of this many words from every member to every member.
     Alltoall(usize),
     /// `copy_from_slice` of this many words on one thread.
     Memcpy(usize),
 }
 
-/// What `--ops checked` runs on a checked and an unchecked team: the calls issue 18 sets the
-/// checked ÷ unchecked target for.
+/// The calls issue 18 sets the checked ÷ unchecked target for, run by `--ops checked`.
 const CHECKED_OPERATIONS: [Operation; 3] = [
     Operation::Barrier,
     Operation::Allreduce,
@@ -288,7 +281,7 @@ impl Operation {
     }
 
     /// A generous estimate of the bytes a row among `members` needs at once: every member's
-    /// buffers, as much again for whatever the library or OpenMP keeps, and OpenMP's buffer.
+    /// buffers, as much again for the library's or OpenMP's, and OpenMP's shared buffer.
     fn bytes_needed(self, members: usize) -> u64 {
         let members = members as u64;
         let words = match self {
@@ -313,7 +306,7 @@ const MEMCPY: &str = "memcpy";
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Contender {
     /// The library's collective on the teams of a shape, checked or not (`None`: the library's
-    /// default, checked unless `PHASERS_CHECKED` says otherwise), in a sync mode.
+    /// default, `PHASERS_CHECKED`), in a sync mode.
     Team(Shape, Option<bool>, SyncMode),
     Std,
     Ours,
@@ -380,8 +373,7 @@ impl Collectives {
         }
     }
 
-    /// The columns of the grid of `members` members: `--columns`, or the smallest power of two
-    /// whose square holds them (8 x 8 for 64, rows of 8 and columns of 4 for 32).
+    /// `--columns`, or the smallest power of two whose square holds `members` (8 for 64 and 32).
     fn columns_for(&self, members: usize) -> usize {
         let square = (0..).map(|power| 1 << power).find(|c| c * c >= members);
         self.columns.unwrap_or(square.unwrap_or(1))
@@ -390,52 +382,38 @@ impl Collectives {
     /// The rows of `part` at `members`, in the order run.
     fn rows(&self, part: Part, members: usize) -> Vec<RowPlan<Job>> {
         let row = |op, who| self.row(Job { part, op, who }, members);
-        let teams = |op| {
-            let team = |&shape| row(op, Contender::Team(shape, None, SyncMode::AllSync));
-            self.teams.iter().map(team).collect::<Vec<_>>()
-        };
-        let all = |checked, sync| Contender::Team(Shape::All, checked, sync);
-        let mut rows = Vec::new();
+        let team = |op, shape| row(op, Contender::Team(shape, None, SyncMode::AllSync));
+        let teams = |op| self.teams.iter().map(move |&shape| team(op, shape));
+        let all = |op, checked, sync| row(op, Contender::Team(Shape::All, checked, sync));
+        let modes = [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync];
         match part {
             Part::Barrier => {
-                rows = teams(Operation::Barrier);
                 let baselines = [Contender::Ours, Contender::Std, Contender::OpenMp];
-                rows.extend(baselines.map(|who| row(Operation::Barrier, who)));
+                let baselines = baselines.map(|who| row(Operation::Barrier, who));
+                teams(Operation::Barrier).chain(baselines).collect()
             }
             Part::Allreduce => {
-                rows = teams(Operation::Allreduce);
-                rows.push(row(Operation::Allreduce, Contender::OpenMp));
+                let omp = row(Operation::Allreduce, Contender::OpenMp);
+                teams(Operation::Allreduce).chain([omp]).collect()
             }
-            Part::Broadcast => {
-                for &words in &self.words {
-                    // The memcpy is measured once per run, in the first table.
-                    if members == self.members[0] {
-                        rows.push(row(Operation::Memcpy(words), Contender::Memcpy));
-                    }
-                    rows.extend(teams(Operation::Broadcast(words)));
-                    rows.push(row(Operation::Broadcast(words), Contender::OpenMp));
-                }
-            }
-            Part::Alltoall => {
-                for &block in &self.blocks {
-                    rows.extend(teams(Operation::Alltoall(block)));
-                }
-            }
-            Part::Checked => {
-                for op in CHECKED_OPERATIONS {
-                    rows.extend([true, false].map(|on| row(op, all(Some(on), SyncMode::AllSync))));
-                }
-            }
-            Part::SyncModes => {
-                for &words in &self.sync_words {
-                    let modes = [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync];
-                    rows.extend(
-                        modes.map(|sync| row(Operation::Broadcast(words), all(None, sync))),
-                    );
-                }
-            }
+            // The memcpy is measured once per run, in the first table.
+            Part::Broadcast => (self.words.iter().flat_map(|&words| {
+                let op = Operation::Broadcast(words);
+                let copy = members == self.members[0];
+                let copy = copy.then(|| row(Operation::Memcpy(words), Contender::Memcpy));
+                (copy.into_iter().chain(teams(op))).chain([row(op, Contender::OpenMp)])
+            }))
+            .collect(),
+            Part::Alltoall => (self.blocks.iter())
+                .flat_map(|&block| teams(Operation::Alltoall(block)))
+                .collect(),
+            Part::Checked => (CHECKED_OPERATIONS.iter())
+                .flat_map(|&op| [true, false].map(|on| all(op, Some(on), SyncMode::AllSync)))
+                .collect(),
+            Part::SyncModes => (self.sync_words.iter())
+                .flat_map(|&words| modes.map(|sync| all(Operation::Broadcast(words), None, sync)))
+                .collect(),
         }
-        rows
     }
 
     /// The row of `job` among `members`: point keys `part, op, words | block` and, for teams,
@@ -469,7 +447,7 @@ impl Collectives {
         }
     }
 
-    /// Measures `row`: `who` running `op` among `members`, every round looped.
+    /// One round of `who` running `op` among `members`, looped.
     fn looped(&self, row: &mut Row, Job { op, who, .. }: Job, members: usize) -> Measured {
         let plan = &self.plan;
         match who {
@@ -561,10 +539,8 @@ impl Benchmark for Collectives {
                 contenders.push(row.name);
             }
         }
-        let (sample_ms, budget_s) = (
-            schedule.target_sample.as_secs_f64() * 1e3,
-            schedule.row_budget.as_secs_f64(),
-        );
+        let sample_ms = schedule.target_sample.as_secs_f64() * 1e3;
+        let budget_s = schedule.row_budget.as_secs_f64();
         let method = format!(
             "each row runs one operation back to back on one thread per member (a fresh team of \
              N members; for a baseline, N threads): a warm-up round, calibration, then {} samples \
@@ -577,16 +553,11 @@ impl Benchmark for Collectives {
             schedule.samples,
         );
         let time_per_row = schedule.target_sample * schedule.samples as u32;
-        let own = Fields::default()
-            .with(
-                "teams",
-                self.teams.iter().map(|&s| name(s)).collect::<Vec<_>>(),
-            )
+        let teams: Vec<String> = self.teams.iter().map(|&shape| name(shape)).collect();
+        let parts: Vec<String> = self.parts.iter().map(|&part| name(part)).collect();
+        let own = (Fields::default().with("teams", teams))
             .with("columns", self.columns)
-            .with(
-                "parts",
-                self.parts.iter().map(|&p| name(p)).collect::<Vec<_>>(),
-            )
+            .with("parts", parts)
             .with("broadcast_words", self.words.clone())
             .with("alltoall_blocks", self.blocks.clone())
             .with("sync_mode_words", self.sync_words.clone())
@@ -684,18 +655,16 @@ impl Benchmark for Collectives {
         }
     }
 
-    /// Odd rounds of `--ops checked` run each unchecked twin before its checked one: checking
-    /// costs a few nanoseconds, far below how much a shared machine drifts between two rows
-    /// measured a second apart, so twins run back to back and figure (d) divides their medians
-    /// round by round.
+    /// Odd rounds of `--ops checked` run each unchecked twin first: checking costs a few
+    /// nanoseconds, far below a shared machine's drift between rows a second apart, so twins run
+    /// back to back and figure (d) divides their medians round by round.
     fn order(&self, table: &TablePlan<Job>, round: usize) -> Vec<usize> {
         let checked = table.rows.first().map(|row| row.contender.part) == Some(Part::Checked);
         let swap = usize::from(checked && round % 2 == 1);
         (0..table.rows.len()).map(|index| index ^ swap).collect()
     }
 
-    /// The payload, teams and bandwidths of each row and, in the broadcast part, its fraction of
-    /// the memcpy of the same length.
+    /// Each row's payload, teams and bandwidths and a broadcast's fraction of its memcpy's.
     fn derive(&self, table: &mut [Row]) {
         let mut copies = self.memcpy.borrow_mut();
         for row in table.iter_mut() {
@@ -724,10 +693,7 @@ impl Benchmark for Collectives {
         for row in table.iter_mut() {
             let part = row.field("part").and_then(Value::as_str);
             if let (Some("broadcast"), Operation::Broadcast(words)) = (part, Operation::of(row)) {
-                let copy = copies
-                    .iter()
-                    .find(|copy| Operation::of(copy) == Operation::Memcpy(words));
-                let copy = copy.filter(|copy| copy.error.is_none());
+                let copy = copy_of(&copies, words).filter(|copy| copy.error.is_none());
                 let fraction = quotient(copy.and_then(Row::median), row.median());
                 row.extra.set("fraction_of_memcpy", fraction);
             }
@@ -744,22 +710,18 @@ impl Benchmark for Collectives {
         verbose: bool,
     ) -> Option<String> {
         let copies = self.memcpy.borrow();
+        let part = table.rows.first().map(|row| row.contender.part);
         let mut shown: Vec<&Row> = Vec::new();
         for &row in rows.iter().filter(|row| row.contender != MEMCPY) {
             if let Operation::Broadcast(words) = Operation::of(row) {
-                let copy = copies
-                    .iter()
-                    .find(|copy| Operation::of(copy) == Operation::Memcpy(words));
-                let new = shown
-                    .last()
-                    .map_or(true, |last| Operation::of(last) != Operation::of(row));
+                let new =
+                    (shown.last()).map_or(true, |last| Operation::of(last) != Operation::of(row));
                 shown.extend(
-                    copy.filter(|_| new && table.rows[0].contender.part == Part::Broadcast),
+                    copy_of(&copies, words).filter(|_| new && part == Some(Part::Broadcast)),
                 );
             }
             shown.push(row);
         }
-        let part = table.rows.first().map(|row| row.contender.part);
         let mut out = match part == self.parts.first().copied() {
             true => heading(table.threads, self.columns_for(table.threads)),
             false => String::new(),
@@ -780,19 +742,23 @@ impl Benchmark for Collectives {
     }
 
     fn summary(&self, report: &Report, verbose: bool) -> Vec<String> {
-        let figures = Figures {
-            rows: &report.rows,
-            run: self,
-        }
-        .all();
+        let figures = self.figures(&report.rows);
         vec![if verbose { figures } else { fit(&figures) }]
     }
 }
 
+/// The memcpy row of `words` words among `copies`.
+fn copy_of(copies: &[Row], words: usize) -> Option<&Row> {
+    (copies.iter()).find(|copy| Operation::of(copy) == Operation::Memcpy(words))
+}
+
 /// Runs `phasers bench collectives`.
 pub fn run(args: &CollectivesArgs) -> Result<(), String> {
-    let (json, csv) = (args.run.json.clone(), args.run.csv.clone());
-    let verbose = args.run.verbose;
+    let (json, csv, verbose) = (
+        args.run.json.clone(),
+        args.run.csv.clone(),
+        args.run.verbose,
+    );
     let output = OutputArgs {
         json,
         csv,
@@ -824,8 +790,8 @@ fn heading(members: usize, columns: usize) -> String {
     wrap("", &text)
 }
 
-/// The columns of one block of a table: the team and what tells twins apart where there are
-/// any, bandwidths where the operation has a payload, and `÷omp` where OpenMP has it too.
+/// One block's columns: the team and what tells twins apart, bandwidths where the operation has
+/// a payload, and `÷omp` where OpenMP has it too.
 fn block_layout(block: &[&Row]) -> Layout {
     let value = |key, head| Column::Value {
         key,
@@ -846,28 +812,23 @@ fn block_layout(block: &[&Row]) -> Layout {
     verbose.extend(keys.into_iter().chain([Column::Iterations, Column::MeanCi]));
     verbose.extend([Column::Min, Column::Median, Column::Rounds]);
     if block[0].value("payload_bytes").is_some() {
-        let (gb_s, memcpy) = (
-            value("bandwidth_gb_s", "GB/s"),
-            value("fraction_of_memcpy", "of memcpy"),
-        );
+        let gb_s = value("bandwidth_gb_s", "GB/s");
+        let memcpy = value("fraction_of_memcpy", "of memcpy");
         concise.extend([gb_s.clone(), memcpy.clone()]);
         verbose.extend([gb_s, value("aggregate_gb_s", "all GB/s"), memcpy]);
     }
     if let Some(omp) = block.iter().find(|row| row.contender.starts_with("omp ")) {
-        let over = Column::Over {
-            head: "÷omp",
-            by: Pick::Named(omp.contender.clone().into()),
-        };
+        let by = Pick::Named(omp.contender.clone().into());
+        let over = Column::Over { head: "÷omp", by };
         concise.push(over.clone());
         verbose.push(over);
     }
-    let csv = &[];
     Layout {
         concise,
         verbose,
         block: None,
         hide: &[],
-        csv,
+        csv: &[],
         plot: None,
     }
 }
@@ -902,15 +863,17 @@ fn timed<C: Collective>(
     measured
 }
 
-/// One member's side of a collective under test: its call in iteration `iteration`, and the
-/// check of that iteration's result (a compare or two per call, one word per block, so a stale or
-/// misplaced result is caught without timing a full comparison; iteration 0 checks every word).
+/// One member's side of a collective under test. Its check is a compare or two per call (one
+/// word per block; every word in iteration 0), so a stale or misplaced result is caught without
+/// timing a full comparison.
 trait Collective: Send {
     /// The call of iteration `iteration`.
     fn call(&mut self, member: &mut Member, iteration: u64) -> Result<(), phasers::Error>;
 
     /// What is wrong with what member `rank` of a team of `size` received in `iteration`.
-    fn check(&self, rank: usize, size: usize, iteration: u64) -> Option<String>;
+    fn check(&self, _rank: usize, _size: usize, _iteration: u64) -> Option<String> {
+        None
+    }
 }
 
 /// A member's collective, timed: the call, then the check, once per iteration.
@@ -943,15 +906,9 @@ impl Collective for BarrierCall {
     fn call(&mut self, member: &mut Member, _: u64) -> Result<(), phasers::Error> {
         member.barrier()
     }
-
-    fn check(&self, _: usize, _: usize, _: u64) -> Option<String> {
-        None
-    }
 }
 
-/// The MPP suite's `mpp_accum_long` (seed 004's figure 1): a sum of one u64 per member, returned
-/// to all. Each member contributes `rank + 1 + iteration`, so every iteration has a different sum
-/// and a stale one is caught.
+/// Seed 004's `mpp_accum_long`: each member adds `rank + 1 + iteration`, so a stale sum shows.
 struct Allreduce([u64; 1]);
 
 /// The sum of every contribution of a team of `size` in `iteration`.
@@ -978,9 +935,8 @@ impl Collective for Allreduce {
     }
 }
 
-/// The MPP suite's broadcast (seed 004's figure 2) from root `iteration % size`. Every member
-/// starts with a buffer of its own; the root stamps word 0 with the iteration before each call,
-/// as a program's root would have produced new data.
+/// Seed 004's broadcast from root `iteration % size`, from a buffer of each member's own; the
+/// root stamps word 0 with the iteration first, as new data.
 struct Broadcast(Vec<u64>);
 
 impl Broadcast {
@@ -989,8 +945,7 @@ impl Broadcast {
     }
 }
 
-/// Word `index` of rank `rank`'s buffer before the first broadcast: different for every rank, so
-/// data from the wrong root shows.
+/// Word `index` of rank `rank`'s first buffer: different for every rank, so a wrong root shows.
 fn broadcast_word(rank: usize, index: usize) -> u64 {
     ((rank as u64) << 40) ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
@@ -1022,9 +977,8 @@ impl Collective for Broadcast {
     }
 }
 
-/// The MPP suite's global transpose: input block `j` of rank `r` goes to rank `j`, where it
-/// becomes output block `r`. Before each call every member stamps word 0 of each input block with
-/// the iteration, sender and receiver.
+/// Seed 004's global transpose: rank `r`'s input block `j` becomes rank `j`'s output block `r`;
+/// word 0 of each block is stamped with the iteration, sender and receiver first.
 struct Alltoall {
     block: usize,
     input: Vec<u64>,
@@ -1049,8 +1003,7 @@ fn alltoall_word(from: usize, to: usize, index: usize) -> u64 {
     ((from as u64) << 48) ^ ((to as u64) << 32) ^ index as u64
 }
 
-/// Word 0 of the block `from` sends to `to` in `iteration`: different for every iteration (below
-/// 2^32), sender and receiver (below 2^16, a team's limit).
+/// Word 0 of the block `from` sends to `to` in `iteration` (below 2^32; ranks below 2^16).
 fn alltoall_stamp(iteration: u64, from: usize, to: usize) -> u64 {
     (iteration << 32) ^ ((from as u64) << 16) ^ to as u64
 }
@@ -1096,8 +1049,8 @@ impl Work for Copy {
     }
 }
 
-/// The size of each team of `shape` when `members` members are laid out in rows of `columns`
-/// (the last row may be short).
+/// The size of each team of `shape` with `members` members in rows of `columns` (the last may be
+/// short).
 fn team_sizes(shape: Shape, members: usize, columns: usize) -> Vec<usize> {
     let columns = columns.max(1);
     match shape {
@@ -1111,15 +1064,15 @@ fn team_sizes(shape: Shape, members: usize, columns: usize) -> Vec<usize> {
     }
 }
 
-/// A member of the team a row runs on. A sub-team's member keeps the member of the team of all
-/// that it was split from, so the parent team outlives the row whatever the library does with it.
+/// A member of the team a row runs on; a sub-team's member keeps the member it was split from,
+/// so the parent team outlives the row whatever the library does with it.
 struct Placed {
     member: Member,
     _parent: Option<Member>,
 }
 
-/// One member per rank of `team` (the team of all), on the teams of `shape`, in the order of the
-/// ranks in `team`. `split_grid` is collective, so each member splits on a thread of its own.
+/// One member per rank of `team`, on the teams of `shape`, in rank order. `split_grid` is
+/// collective, so each member splits on a thread of its own.
 fn place(team: &Team, shape: Shape, columns: usize) -> Result<Vec<Placed>, String> {
     let members = team.participants();
     if members.len() != team.parties() {
@@ -1161,99 +1114,211 @@ const ALLREDUCE_GOAL: f64 = 1.5;
 /// Which row a figure cell reads: a contender at a point (all of whose keys the row must have).
 type Cell = (&'static str, Fields);
 
+/// A figure's lines: a label, the row over and the row under, read at each member count.
+type Lines = Vec<(String, Cell, Cell)>;
+
 /// The library's rows of `op` in `part` on the teams of `shape`.
 fn team(part: Part, op: Operation, shape: Shape) -> Cell {
     (TEAM, op.at(part).with("team", name(shape)))
 }
 
-/// The figures a run ends with, as the issue asks for them, every one a ratio of medians
-/// measured in the same run, a column per member count.
-struct Figures<'a> {
-    rows: &'a [Row],
-    run: &'a Collectives,
+/// The library's rows of `op` in `part` on the team of all, with `key` at `value`.
+fn all_with(part: Part, op: Operation, key: &str, value: impl Into<Value>) -> Cell {
+    let (contender, at) = team(part, op, Shape::All);
+    (contender, at.with(key, value))
 }
 
-impl Figures<'_> {
-    /// (a) to (e), one after another.
-    fn all(&self) -> String {
-        let figures = [
-            self.allreduce_over_barrier(),
-            self.broadcast_against_memcpy(),
-            self.against_openmp(),
-            self.checked_cost(),
-            self.sync_modes(),
-        ];
-        figures.join("\n")
-    }
+/// The row `cell` picks among `rows` at `members` (a memcpy at any), when it ran without error.
+fn find<'a>(rows: &'a [Row], (contender, at): &Cell, members: usize) -> Option<&'a Row> {
+    rows.iter().find(|row| {
+        let here = row.threads == members || row.kind == Kind::Floor;
+        let at =
+            at.0.iter()
+                .all(|(key, value)| row.at.get(key) == Some(value));
+        row.error.is_none() && row.contender == *contender && here && at
+    })
+}
 
-    /// The row `cell` chooses at `members` (a memcpy at any), when it ran without error.
-    fn find(&self, (contender, at): &Cell, members: usize) -> Option<&Row> {
-        self.rows.iter().find(|row| {
-            let here = row.threads == members || row.kind == Kind::Floor;
-            let at =
-                at.0.iter()
-                    .all(|(key, value)| row.at.get(key) == Some(value));
-            row.error.is_none() && row.contender == *contender && here && at
-        })
-    }
+/// A cell of a figure from its row over and its row under.
+type Show<'a> = &'a dyn Fn(Option<&Row>, Option<&Row>) -> String;
 
-    fn median(&self, cell: &Cell, members: usize) -> Option<f64> {
-        self.find(cell, members).and_then(Row::median)
-    }
-
-    /// A line of `cell(members)` at every member count.
-    fn line(&self, label: String, cell: impl Fn(usize) -> String) -> (String, Vec<String>) {
-        (label, self.run.members.iter().map(|&n| cell(n)).collect())
-    }
-
-    /// A line of the median of `top`'s row ÷ `bottom`'s at every member count.
-    fn ratio_line(&self, label: String, top: Cell, bottom: Cell) -> (String, Vec<String>) {
-        self.line(label, |n| {
-            ratio_text(self.median(&top, n), self.median(&bottom, n))
-        })
-    }
-
-    /// `title`, then the lines under a head of the member counts.
-    fn grid(&self, title: &str, lines: Vec<(String, Vec<String>)>) -> String {
-        let heads: Vec<String> = self.run.members.iter().map(|n| format!("N={n}")).collect();
-        ratio::grid(title, &heads, lines)
-    }
-
-    /// Whether the rows include `part`'s.
-    fn measured(&self, part: Part) -> bool {
-        let name = Value::from(name(part));
-        self.rows
-            .iter()
-            .any(|row| row.at.get("part") == Some(&name))
-    }
-
-    /// (a): allreduce of one u64 ÷ the barrier of the same teams, and ÷ our `Barrier`.
-    fn allreduce_over_barrier(&self) -> String {
+impl Collectives {
+    /// Figures (a) to (e): ratios of medians of this run, a column per member count.
+    fn figures(&self, rows: &[Row]) -> String {
+        let measured =
+            |cell: &Cell| (rows.iter()).any(|row| row.at.get("part") == cell.1.get("part"));
+        // `title` and a line per measured entry of `lines`, or `title: not measured`.
+        let draw = |title: &str, needs: &str, lines: Lines, show: Show| {
+            let heads: Vec<String> = self.members.iter().map(|n| format!("N={n}")).collect();
+            let lines: Vec<_> = (lines.into_iter())
+                .filter(|(_, over, under)| measured(over) && measured(under))
+                .map(|(label, over, under)| {
+                    let at = |n| show(find(rows, &over, n), find(rows, &under, n));
+                    (label, self.members.iter().map(|&n| at(n)).collect())
+                })
+                .collect();
+            match lines.is_empty() {
+                true => None.ok_or(format!("{title}: not measured (needs {needs})\n")),
+                false => Ok(ratio::grid(title, &heads, lines)),
+            }
+        };
+        let medians = |over: Option<&Row>, under: Option<&Row>| {
+            ratio_text(over.and_then(Row::median), under.and_then(Row::median))
+        };
+        let all = |part, op| team(part, op, Shape::All);
+        let (barrier, allreduce) = (Operation::Barrier, Operation::Allreduce);
+        let ours = (OURS, barrier.at(Part::Barrier));
+        let shapes = self.teams.iter();
+        let mut a: Lines = (shapes.clone())
+            .map(|&shape| {
+                let over = team(Part::Allreduce, allreduce, shape);
+                let under = team(Part::Barrier, barrier, shape);
+                (format!("team {} ÷ its barrier", name(shape)), over, under)
+            })
+            .collect();
+        a.push((
+            format!("team all ÷ {OURS}"),
+            all(Part::Allreduce, allreduce),
+            ours.clone(),
+        ));
         let title = format!(
             "(a) allreduce of one u64 ÷ barrier, medians (goal: {ALLREDUCE_GOAL}x or less)"
         );
-        if !self.measured(Part::Allreduce) || !self.measured(Part::Barrier) {
-            return format!("{title}: not measured (needs --ops barrier,allreduce)\n");
-        }
-        let allreduce = |shape| team(Part::Allreduce, Operation::Allreduce, shape);
-        let barrier = |shape| team(Part::Barrier, Operation::Barrier, shape);
-        let mut lines: Vec<_> = (self.run.teams.iter())
+        let a = draw(&title, "--ops barrier,allreduce", a, &medians).map(|grid| {
+            format!(
+                "{grid}    goal (team of all ÷ its barrier): {}\n",
+                self.goal(rows)
+            )
+        });
+
+        let words = self.words[self.words.len() - 1];
+        let title = format!(
+            "(b) broadcast of {words} words from a rotating root: bandwidth (payload over median \
+             time) as a fraction of a memcpy of the same length"
+        );
+        let op = Operation::Broadcast(words);
+        let copy = (MEMCPY, Operation::Memcpy(words).at(Part::Broadcast));
+        let copy_gb = find(rows, &copy, 0).and_then(|row| row.value("bandwidth_gb_s"));
+        let copy_gb =
+            copy_gb.map_or_else(|| "not measured".to_owned(), |gb| format!("{gb:.2} GB/s"));
+        let mut b: Lines = (shapes.clone())
             .map(|&shape| {
-                let label = format!("team {} ÷ its barrier", name(shape));
-                self.ratio_line(label, allreduce(shape), barrier(shape))
+                (
+                    format!("team {}", name(shape)),
+                    team(Part::Broadcast, op, shape),
+                    copy.clone(),
+                )
             })
             .collect();
-        let ours = (OURS, Operation::Barrier.at(Part::Barrier));
-        lines.push(self.ratio_line(format!("team all ÷ {OURS}"), allreduce(Shape::All), ours));
+        b.push((
+            OMP_BCAST.to_owned(),
+            (OMP_BCAST, op.at(Part::Broadcast)),
+            copy,
+        ));
+        let fraction = |row: Option<&Row>, _: Option<&Row>| {
+            let value = |key| row.and_then(|row| row.value(key));
+            match value("fraction_of_memcpy").zip(value("bandwidth_gb_s")) {
+                Some((fraction, gb)) => format!("{:.0}% ({gb:.2} GB/s)", fraction * 100.0),
+                None => "-".to_owned(),
+            }
+        };
+        let with_copy = format!("{title}\n    memcpy of {words} words on one thread: {copy_gb}");
+        let b = draw(&with_copy, "", b, &fraction)
+            .map_err(|_| format!("{title}: not measured (needs --ops broadcast)\n"));
+
+        let versus = |part, op: Operation, label: String| {
+            let omp = op.openmp().map(|(_, omp)| (omp, op.at(part)));
+            omp.map(|omp| (label, all(part, op), omp))
+        };
+        let (first, middle) = (self.words[0], self.words[self.words.len() / 2]);
+        let mut sizes = vec![first, middle, words];
+        sizes.dedup();
+        let barrier_at = barrier.at(Part::Barrier);
+        let c: Lines = [
+            versus(
+                Part::Barrier,
+                barrier,
+                format!("team all barrier ÷ {OMP_BARRIER}"),
+            ),
+            Some((
+                format!("{OURS} ÷ {OMP_BARRIER}"),
+                ours,
+                (OMP_BARRIER, barrier_at),
+            )),
+            versus(
+                Part::Allreduce,
+                allreduce,
+                format!("team all allreduce ÷ {OMP_ALLREDUCE}"),
+            ),
+        ]
+        .into_iter()
+        .chain(sizes.into_iter().map(|words| {
+            let label = format!("team all broadcast {words} words ÷ omp");
+            versus(Part::Broadcast, Operation::Broadcast(words), label)
+        }))
+        .flatten()
+        .collect();
+        let c = draw(
+            "(c) ours ÷ OpenMP, medians (below 1: ours is faster)",
+            "barrier, allreduce or broadcast",
+            c,
+            &medians,
+        );
+
+        let mut title = "(d) checked ÷ unchecked team: the median of the rounds' ratios [their \
+                         range]; what checking that every call matches costs (goal: 1.10x or less)"
+            .to_owned();
+        if cfg!(debug_assertions) {
+            title.push_str(" (a debug build: run with --release for numbers that mean anything)");
+        }
+        let twin = |op, on: bool| all_with(Part::Checked, op, "checked", on);
+        let d = CHECKED_OPERATIONS.map(|op| (op.label(), twin(op, true), twin(op, false)));
+        // A machine's drift between rounds cancels in each round's ratio.
+        let rounds = |over: Option<&Row>, under: Option<&Row>| {
+            let ratios: Vec<f64> = over.zip(under).map_or_else(Vec::new, |(over, under)| {
+                let pairs = over.round_medians_ns.iter().zip(&under.round_medians_ns);
+                pairs
+                    .filter_map(|(o, u)| quotient(Some(*o), Some(*u)))
+                    .collect()
+            });
+            ratio_cell(&ratios)
+        };
+        let d = draw(&title, "--ops checked", d.into(), &rounds);
+
+        let e_title = "(e) sync modes: broadcast ÷ the AllSync broadcast of the same length, \
+                       medians (below 1: the weaker mode pays off)";
+        let e: Lines = (self.sync_words.iter())
+            .flat_map(|&words| {
+                let op = Operation::Broadcast(words);
+                let mode = |mode: SyncMode| all_with(Part::SyncModes, op, "sync_mode", mode.name());
+                [SyncMode::MySync, SyncMode::NoSync].map(|m| {
+                    (
+                        format!("{words} words {}", m.name()),
+                        mode(m),
+                        mode(SyncMode::AllSync),
+                    )
+                })
+            })
+            .collect();
+        let e = draw(e_title, "--ops sync-modes", e, &medians);
+        [a, b, c, d, e]
+            .map(|figure| figure.unwrap_or_else(|text| text))
+            .join("\n")
+    }
+
+    /// Figure (a)'s verdict: the member counts where the team of all met the goal and missed it.
+    fn goal(&self, rows: &[Row]) -> String {
+        let allreduce = team(Part::Allreduce, Operation::Allreduce, Shape::All);
+        let barrier = team(Part::Barrier, Operation::Barrier, Shape::All);
         let (mut met, mut missed) = (Vec::new(), Vec::new());
-        for &n in &self.run.members {
-            let over = self.median(&allreduce(Shape::All), n);
-            if let Some(ratio) = quotient(over, self.median(&barrier(Shape::All), n)) {
+        for &n in &self.members {
+            let median = |cell| find(rows, cell, n).and_then(Row::median);
+            if let Some(ratio) = quotient(median(&allreduce), median(&barrier)) {
                 let goal_met = ratio <= ALLREDUCE_GOAL;
                 if goal_met { &mut met } else { &mut missed }.push(n.to_string());
             }
         }
-        let verdict = match (met.is_empty(), missed.is_empty()) {
+        match (met.is_empty(), missed.is_empty()) {
             (true, true) => "not measured on the team of all".to_owned(),
             (_, true) => format!("met at every N measured ({})", met.join(", ")),
             (true, _) => format!("missed at every N measured ({})", missed.join(", ")),
@@ -1262,138 +1327,7 @@ impl Figures<'_> {
                 met.join(", "),
                 missed.join(", ")
             ),
-        };
-        let grid = self.grid(&title, lines);
-        format!("{grid}    goal (team of all ÷ its barrier): {verdict}\n")
-    }
-
-    /// (b): the longest broadcast as a fraction of the memcpy of the same length.
-    fn broadcast_against_memcpy(&self) -> String {
-        let words = self.run.words[self.run.words.len() - 1];
-        let title = format!(
-            "(b) broadcast of {words} words from a rotating root: bandwidth (payload over median \
-             time) as a fraction of a memcpy of the same length"
-        );
-        if !self.measured(Part::Broadcast) {
-            return format!("{title}: not measured (needs --ops broadcast)\n");
         }
-        let op = Operation::Broadcast(words);
-        let copy = (MEMCPY, Operation::Memcpy(words).at(Part::Broadcast));
-        let copy = self
-            .find(&copy, 0)
-            .and_then(|row| row.value("bandwidth_gb_s"));
-        let cell = |cell: &Cell, n| {
-            let row = self.find(cell, n);
-            let fraction = row.and_then(|row| row.value("fraction_of_memcpy"));
-            match fraction.zip(row.and_then(|row| row.value("bandwidth_gb_s"))) {
-                Some((fraction, gb)) => format!("{:.0}% ({gb:.2} GB/s)", fraction * 100.0),
-                None => "-".to_owned(),
-            }
-        };
-        let mut cells: Vec<(String, Cell)> = (self.run.teams.iter())
-            .map(|&shape| {
-                (
-                    format!("team {}", name(shape)),
-                    team(Part::Broadcast, op, shape),
-                )
-            })
-            .collect();
-        cells.push((OMP_BCAST.to_owned(), (OMP_BCAST, op.at(Part::Broadcast))));
-        let lines = (cells.into_iter())
-            .map(|(label, pick)| self.line(label, |n| cell(&pick, n)))
-            .collect();
-        let copy = copy.map_or_else(|| "not measured".to_owned(), |gb| format!("{gb:.2} GB/s"));
-        let grid = self.grid("", lines);
-        format!("{title}\n    memcpy of {words} words on one thread: {copy}{grid}")
-    }
-
-    /// (c): ours ÷ OpenMP for the barrier, the allreduce and the shortest, middle and longest
-    /// broadcasts.
-    fn against_openmp(&self) -> String {
-        let title = "(c) ours ÷ OpenMP, medians (below 1: ours is faster)";
-        let mut lines = Vec::new();
-        let mut versus = |part: Part, op: Operation, label: String| {
-            if let (true, Some((_, omp))) = (self.measured(part), op.openmp()) {
-                let omp = (omp, op.at(part));
-                lines.push(self.ratio_line(label, team(part, op, Shape::All), omp));
-            }
-        };
-        let barrier = format!("team all barrier ÷ {OMP_BARRIER}");
-        versus(Part::Barrier, Operation::Barrier, barrier);
-        let allreduce = format!("team all allreduce ÷ {OMP_ALLREDUCE}");
-        versus(Part::Allreduce, Operation::Allreduce, allreduce);
-        let words = &self.run.words;
-        let mut sizes = vec![words[0], words[words.len() / 2], words[words.len() - 1]];
-        sizes.dedup();
-        for words in sizes {
-            let label = format!("team all broadcast {words} words ÷ omp");
-            versus(Part::Broadcast, Operation::Broadcast(words), label);
-        }
-        if self.measured(Part::Barrier) {
-            let at = Operation::Barrier.at(Part::Barrier);
-            let label = format!("{OURS} ÷ {OMP_BARRIER}");
-            lines.insert(
-                1,
-                self.ratio_line(label, (OURS, at.clone()), (OMP_BARRIER, at)),
-            );
-        }
-        if lines.is_empty() {
-            return format!("{title}: not measured (needs barrier, allreduce or broadcast)\n");
-        }
-        self.grid(title, lines)
-    }
-
-    /// (d): a checked team's barrier, allreduce and broadcast over an unchecked team's, round by
-    /// round: a machine's drift between rounds cancels in each round's ratio.
-    fn checked_cost(&self) -> String {
-        let mut title = "(d) checked ÷ unchecked team: the median of the rounds' ratios [their \
-                         range]; what checking that every call matches costs (goal: 1.10x or less)"
-            .to_owned();
-        if cfg!(debug_assertions) {
-            title.push_str(" (a debug build: run with --release for numbers that mean anything)");
-        }
-        if !self.measured(Part::Checked) {
-            return format!("{title}: not measured (needs --ops checked)\n");
-        }
-        let lines = CHECKED_OPERATIONS.into_iter().map(|op| {
-            let twin = |checked: bool| {
-                let (contender, at) = team(Part::Checked, op, Shape::All);
-                (contender, at.with("checked", checked))
-            };
-            self.line(op.label(), |n| {
-                let twins = self.find(&twin(true), n).zip(self.find(&twin(false), n));
-                let ratios: Vec<f64> = twins.map_or_else(Vec::new, |(over, under)| {
-                    let pairs = over.round_medians_ns.iter().zip(&under.round_medians_ns);
-                    pairs
-                        .filter_map(|(o, u)| quotient(Some(*o), Some(*u)))
-                        .collect()
-                });
-                ratio_cell(&ratios)
-            })
-        });
-        self.grid(&title, lines.collect())
-    }
-
-    /// (e): MySync and NoSync broadcasts over AllSync ones.
-    fn sync_modes(&self) -> String {
-        let title = "(e) sync modes: broadcast ÷ the AllSync broadcast of the same length, \
-                     medians (below 1: the weaker mode pays off)";
-        if !self.measured(Part::SyncModes) {
-            return format!("{title}: not measured (needs --ops sync-modes)\n");
-        }
-        let mut lines = Vec::new();
-        for &words in &self.run.sync_words {
-            let in_mode = |mode: SyncMode| {
-                let (contender, at) =
-                    team(Part::SyncModes, Operation::Broadcast(words), Shape::All);
-                (contender, at.with("sync_mode", mode.name()))
-            };
-            for mode in [SyncMode::MySync, SyncMode::NoSync] {
-                let label = format!("{words} words {}", mode.name());
-                lines.push(self.ratio_line(label, in_mode(mode), in_mode(SyncMode::AllSync)));
-            }
-        }
-        self.grid(title, lines)
     }
 }
 
@@ -1455,8 +1389,6 @@ pub fn list() -> Vec<(&'static str, &'static str)> {
 mod tests {
     use std::collections::HashSet;
 
-    use phasers_cli::harness::outputs::OutputArgs;
-
     use super::*;
 
     fn parse(options: &str) -> Result<CollectivesArgs, clap::Error> {
@@ -1492,9 +1424,8 @@ mod tests {
              --words 100k,4,1_024 --blocks 2 --sync-words 16 --time 0.05 --samples 5 --pin \
              --hang-seconds 5 --json c.json --csv c.csv",
         );
-        assert_eq!(run_.members, vec![2, 8]);
+        assert_eq!((&run_.members, run_.columns_for(64)), (&vec![2, 8], 3));
         assert_eq!(run_.teams, vec![Shape::All, Shape::Column]);
-        assert_eq!(run_.columns_for(64), 3);
         assert_eq!(run_.parts, vec![Part::Barrier, Part::SyncModes]);
         assert_eq!(run_.words, vec![4, 1024, 100_000]);
         assert_eq!((&run_.blocks, &run_.sync_words), (&vec![2], &vec![16]));
@@ -1531,17 +1462,21 @@ mod tests {
 
     #[test]
     fn team_sizes_and_places_follow_split_grid() {
-        assert_eq!(team_sizes(Shape::All, 6, 4), vec![6]);
-        // Ranks 0-3 and 4-5; {0, 4}, {1, 5}, {2}, {3}.
-        assert_eq!(team_sizes(Shape::Row, 6, 4), vec![4, 2]);
-        assert_eq!(team_sizes(Shape::Column, 6, 4), vec![2, 2, 1, 1]);
-        assert_eq!(team_sizes(Shape::Column, 2, 8), vec![1, 1]);
+        // Ranks 0-3 and 4-5 in rows; {0, 4}, {1, 5}, {2}, {3} in columns.
+        for (shape, members, columns, sizes) in [
+            (Shape::All, 6, 4, vec![6]),
+            (Shape::Row, 6, 4, vec![4, 2]),
+            (Shape::Column, 6, 4, vec![2, 2, 1, 1]),
+            (Shape::Column, 2, 8, vec![1, 1]),
+        ] {
+            assert_eq!(team_sizes(shape, members, columns), sizes);
+        }
         for &shape in Shape::value_variants() {
             let placed = place(&Team::new(6).unwrap(), shape, 4).unwrap();
-            let got: Vec<(usize, usize)> = (placed.iter())
+            let got: Vec<_> = (placed.iter())
                 .map(|p| (p.member.parties(), p.member.rank()))
                 .collect();
-            let expected: Vec<(usize, usize)> = (0..6)
+            let expected: Vec<_> = (0..6)
                 .map(|rank| match shape {
                     Shape::All => (6, rank),
                     Shape::Row => (team_sizes(shape, 6, 4)[rank / 4], rank % 4),
@@ -1561,45 +1496,41 @@ mod tests {
             Operation::Broadcast(300),
             Operation::Alltoall(3),
         ];
-        let mut jobs = Vec::new();
-        for shape in Shape::value_variants() {
-            let who = Contender::Team(*shape, None, SyncMode::AllSync);
-            jobs.extend(ops.map(|op| {
-                (
-                    4,
-                    Job {
-                        part: Part::Barrier,
-                        op,
-                        who,
-                    },
-                )
-            }));
-        }
-        let modes = [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync];
-        let teams = [Some(true), Some(false)].map(|checked| (checked, SyncMode::AllSync));
-        for (checked, sync) in teams.into_iter().chain(modes.map(|sync| (None, sync))) {
-            let who = Contender::Team(Shape::All, checked, sync);
-            jobs.push((
+        let shapes = Shape::value_variants().iter();
+        let mut jobs: Vec<_> = (shapes.flat_map(|&shape| {
+            ops.map(|op| (4, Part::Barrier, op, shape, None, SyncMode::AllSync))
+        }))
+        .collect();
+        let bcast = |checked, sync| {
+            (
                 3,
-                Job {
-                    part: Part::SyncModes,
-                    op: Operation::Broadcast(64),
-                    who,
-                },
-            ));
-        }
-        for (members, job) in jobs {
+                Part::SyncModes,
+                Operation::Broadcast(64),
+                Shape::All,
+                checked,
+                sync,
+            )
+        };
+        jobs.extend([Some(true), Some(false)].map(|checked| bcast(checked, SyncMode::AllSync)));
+        jobs.extend(
+            [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync].map(|sync| bcast(None, sync)),
+        );
+        for (members, part, op, shape, checked, sync) in jobs {
+            let job = Job {
+                part,
+                op,
+                who: Contender::Team(shape, checked, sync),
+            };
             let row = bench.measure(&bench.row(job, members), members, 0);
             assert_eq!(
                 (&row.error, row.raw_ns.len()),
                 (&None, 2),
                 "{job:?}: {row:?}"
             );
-            let Contender::Team(_, checked, sync) = job.who else {
-                unreachable!()
-            };
-            let checked = checked.unwrap_or(true);
-            assert_eq!(row.at.get("checked"), Some(&Value::from(checked)));
+            assert_eq!(
+                row.at.get("checked"),
+                Some(&Value::from(checked.unwrap_or(true)))
+            );
             assert_eq!(row.at.get("sync_mode"), Some(&Value::from(sync.name())));
         }
     }
@@ -1643,84 +1574,72 @@ mod tests {
             .contains("word 2 from rank 1"));
     }
 
-    /// The row of `job` at `members`, derived, with one sample per round median in `ns`.
-    fn row(
-        bench: &Collectives,
-        members: usize,
-        (part, op, who): (Part, Operation, Contender),
-        ns: &[f64],
-    ) -> Row {
-        let plan = bench.row(Job { part, op, who }, members);
-        let threads = if who == Contender::Memcpy { 1 } else { members };
-        let mut row = Row::new(&plan.name, plan.kind, threads, plan.at);
-        row.raw_ns = ns.to_vec();
-        row.finish(0, None);
-        row.round_medians_ns = ns.to_vec();
-        row
-    }
-
     #[test]
     fn figures_divide_the_medians_of_one_run() {
         let bench = run("--threads 2,4 --teams all --words 100 --sync-words 8");
-        let team = |checked, sync| Contender::Team(Shape::All, checked, sync);
-        let all = team(None, SyncMode::AllSync);
+        let all = |checked, sync| Contender::Team(Shape::All, checked, sync);
+        let auto = all(None, SyncMode::AllSync);
         let (barrier, allreduce) = (Operation::Barrier, Operation::Allreduce);
-        let (bcast, copy) = (Operation::Broadcast(100), Operation::Memcpy(100));
-        let sync = |mode| (Part::SyncModes, Operation::Broadcast(8), team(None, mode));
-        let mut rows = vec![
-            row(&bench, 2, (Part::Barrier, barrier, all), &[100.0]),
-            row(
-                &bench,
+        let (bcast, copy, sync) = (
+            Operation::Broadcast(100),
+            Operation::Memcpy(100),
+            Operation::Broadcast(8),
+        );
+        let checked = |on| all(Some(on), SyncMode::AllSync);
+        let mut rows: Vec<Row> = [
+            (2, Part::Barrier, barrier, auto, &[100.0][..]),
+            (2, Part::Barrier, barrier, Contender::Ours, &[80.0]),
+            (2, Part::Barrier, barrier, Contender::OpenMp, &[200.0]),
+            (4, Part::Barrier, barrier, auto, &[100.0]),
+            (2, Part::Allreduce, allreduce, auto, &[120.0]),
+            (4, Part::Allreduce, allreduce, auto, &[300.0]),
+            (2, Part::Broadcast, copy, Contender::Memcpy, &[50.0]),
+            (2, Part::Broadcast, bcast, auto, &[500.0]),
+            (2, Part::Broadcast, bcast, Contender::OpenMp, &[1000.0]),
+            (2, Part::SyncModes, sync, auto, &[100.0]),
+            (
                 2,
-                (Part::Barrier, barrier, Contender::Ours),
+                Part::SyncModes,
+                sync,
+                all(None, SyncMode::MySync),
                 &[80.0],
             ),
-            row(
-                &bench,
+            (
                 2,
-                (Part::Barrier, barrier, Contender::OpenMp),
-                &[200.0],
-            ),
-            row(&bench, 4, (Part::Barrier, barrier, all), &[100.0]),
-            row(&bench, 2, (Part::Allreduce, allreduce, all), &[120.0]),
-            row(&bench, 4, (Part::Allreduce, allreduce, all), &[300.0]),
-            row(
-                &bench,
-                2,
-                (Part::Broadcast, copy, Contender::Memcpy),
+                Part::SyncModes,
+                sync,
+                all(None, SyncMode::NoSync),
                 &[50.0],
             ),
-            row(&bench, 2, (Part::Broadcast, bcast, all), &[500.0]),
-            row(
-                &bench,
+            (
                 2,
-                (Part::Broadcast, bcast, Contender::OpenMp),
-                &[1000.0],
+                Part::Checked,
+                barrier,
+                checked(true),
+                &[150.0, 330.0, 100.0],
             ),
-            row(&bench, 2, sync(SyncMode::AllSync), &[100.0]),
-            row(&bench, 2, sync(SyncMode::MySync), &[80.0]),
-            row(&bench, 2, sync(SyncMode::NoSync), &[50.0]),
-        ];
-        let checked = |on, ns| {
-            row(
-                &bench,
+            (
                 2,
-                (Part::Checked, barrier, team(Some(on), SyncMode::AllSync)),
-                ns,
-            )
-        };
-        rows.extend([
-            checked(true, &[150.0, 330.0, 100.0]),
-            checked(false, &[100.0, 300.0, 100.0]),
-        ]);
+                Part::Checked,
+                barrier,
+                checked(false),
+                &[100.0, 300.0, 100.0],
+            ),
+        ]
+        .map(|(members, part, op, who, ns)| {
+            let plan = bench.row(Job { part, op, who }, members);
+            let threads = if who == Contender::Memcpy { 1 } else { members };
+            let mut row = Row::new(&plan.name, plan.kind, threads, plan.at);
+            row.raw_ns = ns.to_vec();
+            row.finish(0, None);
+            row.round_medians_ns = ns.to_vec();
+            row
+        })
+        .into();
         bench.derive(&mut rows);
         // 800 bytes in 50 ns and in 500 ns.
         assert_eq!(rows[7].value("fraction_of_memcpy"), Some(0.1));
-        let figures = Figures {
-            rows: &rows,
-            run: &bench,
-        };
-        let text = figures.all();
+        let text = bench.figures(&rows);
         for part in [
             // 120 over the team's barrier's 100, over our Barrier's 80; 300 over 100 at N = 4.
             "1.20x",
@@ -1743,23 +1662,22 @@ mod tests {
             (ratio_cell(&[]), ratio_cell(&[1.25])),
             ("-".into(), "1.25x".into())
         );
-        let none = Figures {
-            rows: &[],
-            run: &bench,
-        };
-        assert_eq!(none.all().matches("not measured").count(), 5);
+        assert_eq!(bench.figures(&[]).matches("not measured").count(), 5);
     }
 
     #[test]
     fn a_small_run_measures_every_part_and_fits_100_columns() {
-        let options = "--threads 2,3 --words 5 --blocks 2 --sync-words 4 --time 0.02 \
-                       --samples 2 --columns 2 --rounds 2";
-        let bench = run(options);
+        let bench = run(
+            "--threads 2,3 --words 5 --blocks 2 --sync-words 4 --time 0.02 --samples 2 \
+             --columns 2 --rounds 2",
+        );
         let tables = bench.tables();
-        let checked = tables
-            .iter()
-            .find(|t| t.rows[0].contender.part == Part::Checked)
-            .unwrap();
+        let in_part = |part| {
+            tables
+                .iter()
+                .filter(move |t| t.rows[0].contender.part == part)
+        };
+        let checked = in_part(Part::Checked).next().unwrap();
         assert_eq!(bench.order(checked, 0), [0, 1, 2, 3, 4, 5]);
         assert_eq!(
             bench.order(checked, 1),
@@ -1772,31 +1690,31 @@ mod tests {
             assert!(row.summary.is_some() || row.note.is_some(), "{row:?}");
         }
         // The memcpy is measured once, and shown at every member count.
-        let memcpy = report
-            .rows
-            .iter()
-            .filter(|row| row.kind == Kind::Floor)
-            .count();
-        assert_eq!(memcpy, 1);
-        let broadcast = (report.rows.iter())
+        let rows = report.rows.iter();
+        assert_eq!(
+            rows.clone().filter(|row| row.kind == Kind::Floor).count(),
+            1
+        );
+        let broadcast = (rows.clone())
             .find(|row| row.field("op") == Some(&"broadcast".into()) && row.contender == TEAM)
             .unwrap();
         assert!(broadcast
             .value("fraction_of_memcpy")
             .is_some_and(|f| f > 0.0));
-        let checked = report
-            .rows
-            .iter()
-            .filter(|row| row.field("part") == Some(&"checked".into()));
-        assert_eq!(checked.clone().count(), 12);
-        assert!(checked.clone().all(|row| row.round_medians_ns.len() == 2));
-        let mut broadcasts = tables
-            .iter()
-            .filter(|t| t.rows[0].contender.part == Part::Broadcast);
-        let refs: Vec<&Row> = report.rows.iter().filter(|row| row.threads == 3).collect();
-        let text = bench
-            .show(broadcasts.next_back().unwrap(), &refs, &[], false)
-            .unwrap();
+        let checked: Vec<_> = rows
+            .clone()
+            .filter(|row| row.field("part") == Some(&"checked".into()))
+            .collect();
+        assert_eq!(checked.len(), 12);
+        assert!(checked.iter().all(|row| row.round_medians_ns.len() == 2));
+        let refs: Vec<&Row> = rows.filter(|row| row.threads == 3).collect();
+        let shown = bench.show(
+            in_part(Part::Broadcast).next_back().unwrap(),
+            &refs,
+            &[],
+            false,
+        );
+        let text = shown.unwrap();
         assert!(
             text.lines().all(|line| line.chars().count() <= 100),
             "{text}"

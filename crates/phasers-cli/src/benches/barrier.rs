@@ -1,19 +1,15 @@
 //! `phasers bench barrier`: every algorithm against the floor, the reference barrier and the
-//! standard barriers at each thread count, in interleaved rounds, ending with the verdict; with
-//! `--write-profile`, also the tuning profile `Algorithm::Auto` reads. Its [`Sweep`] is what
-//! `bench phaser` runs too, with its own rows ([`SweepContender`]) and ratios.
+//! standard barriers at each thread count, in interleaved rounds, then the verdict; with
+//! `--write-profile`, also the profile `Algorithm::Auto` reads. `bench phaser` runs its [`Sweep`]
+//! with its own rows ([`SweepContender`]) and ratios.
 //!
-//! The verdict says at each thread count how our best barrier and `auto` fared against the
-//! fastest standard barrier measured and the floor, and in one line how often each beat it. A
-//! cost below its resolution has no ratio: it is faster than any cost above the resolution, and
+//! A cost below its resolution has no ratio: it beats any cost above the resolution and is
 //! unsettled against another below it; a noisy ratio settles nothing either way.
 //!
-//! The OpenMP rows run on OpenMP's own threads, one call into the C shim per round, timed fork
-//! and join included as EPCC syncbench does. libgomp reads `OMP_WAIT_POLICY` once, when it loads,
-//! so the tuned rows (`OMP_WAIT_POLICY=active`) are measured by a child: this program re-run as
-//! `phasers internal-child "bench barrier"`, handed a [`Job`] and printing the raw [`Row`]. Its
-//! samples are raw like every row's: the sweep subtracts the OpenMP reference loop it measured
-//! itself (a region of delays alone costs the delay under either policy).
+//! OpenMP rows run on OpenMP's own threads, one shim call per round, fork and join timed as EPCC
+//! syncbench does. libgomp reads `OMP_WAIT_POLICY` once, at load, so the `active` rows are
+//! measured by a child (`phasers internal-child "bench barrier"`, handed a [`Job`], printing the
+//! raw [`Row`]); the sweep subtracts the OpenMP reference loop it measured itself.
 
 use std::borrow::Cow;
 use std::hint::spin_loop;
@@ -35,7 +31,7 @@ use phasers_cli::harness::header::Header;
 use phasers_cli::harness::interleave::{Regime, RowPlan, TablePlan};
 use phasers_cli::harness::outputs::OutputArgs;
 use phasers_cli::harness::provenance::Provenance;
-use phasers_cli::harness::ratio::{self, Pick, Ratio, NOISY_MARK, NOISY_NOTE};
+use phasers_cli::harness::ratio::{self, Pick, Ratio};
 use phasers_cli::harness::render::{Column, Layout, PlotSpec};
 use phasers_cli::harness::resolution::below_text;
 use phasers_cli::harness::result::{Fields, Kind, RatioRecord, Report, Row, Settings};
@@ -239,9 +235,9 @@ impl MeasureArgs {
             delay,
             time_per_test: self.time,
             ratios: Box::new(barrier_ratios),
+            // By default the verdict, which says the same for every thread count in one table.
             summary: Box::new(|report: &Report, verbose: bool| match verbose {
-                true => at_each(report, |rows, records| barrier_lines(rows, records, true)),
-                // By default the verdict, which says the same for every thread count in one table.
+                true => at_each(report, barrier_lines),
                 false => Vec::new(),
             }),
         }
@@ -312,17 +308,21 @@ impl<C> Sweep<C> {
         }
     }
 
+    /// Timed samples kept per row, all rounds together.
+    fn kept(&self) -> usize {
+        self.row.schedule.samples - self.dropped()
+    }
+
     /// Rounds per row: at least one, and no more than the samples kept.
     pub fn rounds(&self) -> usize {
-        let kept = self.row.schedule.samples - self.dropped();
-        self.rounds.clamp(1, kept.max(1))
+        self.rounds.clamp(1, self.kept().max(1))
     }
 
     /// How round `index` of each row is measured: its share of the kept samples (the first rounds
     /// take one more when they do not divide evenly), its own warm-up to drop, and its share of
     /// the time and the budget, so a row still takes about `time_per_test` in all.
     pub fn round(&self, index: usize) -> Timing {
-        let (rounds, kept) = (self.rounds(), self.row.schedule.samples - self.dropped());
+        let (rounds, kept) = (self.rounds(), self.kept());
         let samples = kept / rounds + usize::from(index < kept % rounds) + self.dropped();
         let mut plan = self.row;
         plan.schedule.samples = samples;
@@ -331,6 +331,7 @@ impl<C> Sweep<C> {
         plan
     }
 }
+
 impl<C: SweepContender> Benchmark for Sweep<C> {
     type Contender = SweepRow<C>;
 
@@ -339,7 +340,7 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
     }
 
     fn header(&self, provenance: &Provenance, _: Option<&Floor>) -> String {
-        let (samples, rounds) = (self.row.schedule.samples - self.dropped(), self.rounds());
+        let (samples, rounds) = (self.kept(), self.rounds());
         let method = match self.delay {
             Some(delay) => format!(
                 "EPCC syncbench: delay({:.2} µs) then barrier, reference loop subtracted; \
@@ -376,12 +377,9 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
     }
 
     fn settings(&self) -> Settings {
-        let (kept, rounds) = (self.row.schedule.samples - self.dropped(), self.rounds());
-        let names = |ours: bool| -> Vec<String> {
-            let of = self
-                .contenders
-                .iter()
-                .filter(|c| (c.kind() == Kind::Ours) == ours);
+        let (kept, rounds) = (self.kept(), self.rounds());
+        let names = |keep: &dyn Fn(Kind) -> bool| -> Vec<String> {
+            let of = self.contenders.iter().filter(|c| keep(c.kind()));
             of.map(|contender| contender.name().into_owned()).collect()
         };
         let method = match self.row.mode {
@@ -406,8 +404,8 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
         let round = self.round(0).schedule;
         let own = Fields::default()
             .with("mode", self.row.mode.name())
-            .with("algorithms", names(true))
-            .with("baselines", names(false))
+            .with("algorithms", names(&|kind| kind == Kind::Ours))
+            .with("baselines", names(&|kind| kind != Kind::Ours))
             .with("time_per_test_s", self.time_per_test.as_secs_f64())
             .with("samples", kept)
             .with("dropped_samples", self.dropped())
@@ -423,11 +421,7 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
         Settings {
             method,
             threads: self.threads.clone(),
-            contenders: self
-                .contenders
-                .iter()
-                .map(|c| c.name().into_owned())
-                .collect(),
+            contenders: names(&|_| true),
             pinned: self.row.pin,
             debug_build: cfg!(debug_assertions),
             own,
@@ -463,12 +457,11 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
                     subtracts,
                 ));
             }
-            let (rounds, dropped) = (self.rounds(), self.dropped());
             TablePlan {
                 threads,
                 rows,
-                rounds,
-                dropped,
+                rounds: self.rounds(),
+                dropped: self.dropped(),
                 floor: true,
             }
         };
@@ -478,24 +471,19 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
     fn measure(&self, plan: &RowPlan<SweepRow<C>>, threads: usize, round: usize) -> Row {
         let timing = self.round(round);
         let mut row = Row::new(&plan.name, plan.kind, threads, plan.at.clone());
-        match plan.contender {
+        let measured = match plan.contender {
+            // Only EPCC has a reference loop, so the round's pacing is its delay.
             SweepRow::Loop => {
                 let watch = Watch::new(&plan.name, threads, timing.hang_after);
-                let delay = Pacing::Epcc {
-                    delay: timing.delay,
-                };
-                let looped = Plan {
-                    pacing: delay,
-                    ..timing.engine()
-                };
-                let measured = engine::threads(vec![Nothing; threads], &looped, &watch);
-                row.record(measured, &timing.schedule);
+                timing.threads(vec![Nothing; threads], &watch)
             }
-            SweepRow::OmpLoop => {
-                row.record(timing.openmp(threads, OmpWork::Loop), &timing.schedule)
+            SweepRow::OmpLoop => timing.openmp(threads, OmpWork::Loop),
+            SweepRow::Row(contender) => {
+                contender.measure(&mut row, &timing);
+                return row;
             }
-            SweepRow::Row(contender) => contender.measure(&mut row, &timing),
-        }
+        };
+        row.record(measured, &timing.schedule);
         row
     }
 
@@ -504,23 +492,15 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
     }
 
     fn layout(&self) -> Layout {
+        use Column::{Label, MeanCi, Median, Min, Rounds};
         let over = |head, kind| Column::Over {
             head,
             by: Pick::Kind(kind),
         };
-        let (by_ref, by_floor) = (over("÷ref", Kind::Reference), over("÷floor", Kind::Floor));
-        let concise = vec![Column::Label, Column::Median, Column::Rounds];
+        let ratios = vec![over("÷ref", Kind::Reference), over("÷floor", Kind::Floor)];
         Layout {
-            concise: [concise, vec![by_ref.clone(), by_floor.clone()]].concat(),
-            verbose: vec![
-                Column::Label,
-                Column::MeanCi,
-                Column::Min,
-                Column::Median,
-                Column::Rounds,
-                by_ref,
-                by_floor,
-            ],
+            concise: [vec![Label, Median, Rounds], ratios.clone()].concat(),
+            verbose: [vec![Label, MeanCi, Min, Median, Rounds], ratios].concat(),
             block: None,
             hide: &[Kind::Loop],
             csv: &["mode", "regime", "yield_handoffs"],
@@ -845,52 +825,41 @@ pub fn threads_text(threads: usize) -> String {
     format!("{threads} thread{}", if threads == 1 { "" } else { "s" })
 }
 
-/// What our rows are divided by: the reference, the baselines (`every` one, or the fastest
-/// alone), then the floor row, each with its label.
-fn divisors(rows: &[&Row], every: bool) -> Vec<(String, Pick)> {
-    let fastest = ratio::pick(rows, &Pick::FastestKind(Kind::Baseline)).map(|row| &row.contender);
-    let mut divisors: Vec<(String, Pick)> = (rows.iter())
-        .filter(|row| match row.kind {
-            Kind::Reference => true,
-            Kind::Baseline => every || Some(&row.contender) == fastest,
-            _ => false,
-        })
-        .map(|row| {
-            (
-                row.contender.clone(),
-                Pick::Named(row.contender.clone().into()),
-            )
-        })
-        .collect();
+/// What our rows are divided by, each with its label: the reference, every baseline, the floor.
+fn divisors(rows: &[&Row]) -> Vec<(String, Pick)> {
+    let named = |row: &&Row| {
+        (
+            row.contender.clone(),
+            Pick::Named(row.contender.clone().into()),
+        )
+    };
+    let compared = rows
+        .iter()
+        .filter(|row| matches!(row.kind, Kind::Reference | Kind::Baseline));
+    let mut divisors: Vec<(String, Pick)> = compared.map(named).collect();
     let floor = rows.iter().find(|row| row.kind == Kind::Floor);
     let label = |row: &&Row| format!("floor ({})", Regime::of_row(row).describe());
     divisors.extend(floor.map(|row| (label(row), Pick::Kind(Kind::Floor))));
     divisors
 }
 
-/// The heads of `bench barrier`'s ratios: our best (`our best (mcs)`) and `auto`, by head.
+/// The heads of `bench barrier`'s ratios, by head: our best (`our best (mcs)`) and `auto`.
 fn heads(rows: &[&Row]) -> Vec<(&'static str, String, Pick)> {
     let named = |name: &str| Pick::Named(name.to_owned().into());
-    let best = ratio::pick(rows, &Pick::FastestKind(Kind::Ours));
-    let best = best.map(|row| {
-        (
-            "our best",
-            format!("our best ({})", row.contender),
-            named(&row.contender),
-        )
+    let best = ratio::pick(rows, &Pick::FastestKind(Kind::Ours)).map(|row| {
+        let label = format!("our best ({})", row.contender);
+        ("our best", label, named(&row.contender))
     });
-    let auto = rows
-        .iter()
-        .find(|row| row.contender == AUTO)
-        .map(|_| (AUTO, AUTO.to_owned(), named(AUTO)));
+    let auto = rows.iter().any(|row| row.contender == AUTO);
+    let auto = auto.then(|| (AUTO, AUTO.to_owned(), named(AUTO)));
     best.into_iter().chain(auto).collect()
 }
 
 /// `bench barrier`'s ratios: our best and `auto` over the reference, every baseline and the floor
-/// row (the JSON keeps them all, whatever the lines show). `auto` is what users get; our best,
-/// picked after the fact from eight rows, would flatter us alone.
+/// row. `auto` is what users get; our best, picked after the fact from eight rows, would flatter
+/// us alone.
 pub fn barrier_ratios(rows: &[&Row]) -> Vec<Ratio> {
-    let divisors = divisors(rows, true);
+    let divisors = divisors(rows);
     let each = |(_, head, top): (&str, String, Pick)| {
         divisors.iter().map(move |(name, bottom)| Ratio {
             label: format!("{head} / {name}"),
@@ -901,17 +870,12 @@ pub fn barrier_ratios(rows: &[&Row]) -> Vec<Ratio> {
     heads(rows).into_iter().flat_map(each).collect()
 }
 
-/// `bench barrier`'s lines at one thread count: a column per head, a line per divisor (by default
-/// the fastest baseline alone; `--verbose`, every one), and what is noisy. Says so when no row of
-/// ours costs more than its resolution; `None` when no row of ours has a median at all.
-pub fn barrier_lines(rows: &[&Row], records: &[&RatioRecord], verbose: bool) -> Option<String> {
+/// `--verbose` lines at one thread count: a column per head, a line per divisor, the noise spelled
+/// out. Says so when no row of ours costs more than its resolution; `None` when none has a median.
+pub fn barrier_lines(rows: &[&Row], records: &[&RatioRecord]) -> Option<String> {
     let measured = |row: &&&Row| row.error.is_none() && row.median().is_some();
-    let ours: Vec<&&Row> = rows
-        .iter()
-        .filter(|row| row.kind == Kind::Ours)
-        .filter(measured)
-        .collect();
-    let threads = threads_text(ours.first()?.threads);
+    let mut ours = rows.iter().filter(|row| row.kind == Kind::Ours);
+    let threads = threads_text(ours.find(measured)?.threads);
     let cost = |row: &Row| match ratio::cost(row) {
         Some(median) => time(median),
         None => below_text(row.resolution_ns.unwrap_or(0.0)),
@@ -926,57 +890,38 @@ pub fn barrier_lines(rows: &[&Row], records: &[&RatioRecord], verbose: bool) -> 
         best.label(),
         cost(best)
     );
-    if let Some(auto) = rows
-        .iter()
-        .filter(measured)
-        .find(|row| row.contender == AUTO)
-    {
+    if let Some(auto) = rows.iter().filter(measured).find(|r| r.contender == AUTO) {
         text.push_str(&format!("; {} at {}", auto.label(), cost(auto)));
     }
     let heads: Vec<_> = heads(rows)
         .into_iter()
         .filter(|(_, _, pick)| ratio::pick(rows, pick).and_then(ratio::cost).is_some())
         .collect();
-    let head = ["divided by", "median"]
-        .into_iter()
-        .chain(heads.iter().map(|(head, _, _)| *head));
-    let mut cells = vec![head.chain([""]).map(str::to_owned).collect::<Vec<String>>()];
-    let mut any_noisy = false;
-    for (name, pick) in divisors(rows, verbose) {
+    let head = ["divided by", "median"].into_iter();
+    let head = head
+        .chain(heads.iter().map(|(head, _, _)| *head))
+        .chain([""]);
+    let mut cells = vec![head.map(str::to_owned).collect::<Vec<String>>()];
+    for (name, pick) in divisors(rows) {
         let Some(bottom) = ratio::pick(rows, &pick).and_then(ratio::cost) else {
             continue;
         };
         let (mut line, mut noisy) = (vec![name.clone(), time(bottom)], Vec::new());
         for (head, label, _) in &heads {
             let label = format!("{label} / {name}");
-            let record = records
-                .iter()
-                .find(|r| r.record.label == label)
-                .map(|r| &r.record);
-            let mark = match record.is_some_and(|r| r.noisy) && !verbose {
-                true => NOISY_MARK,
-                false => "",
-            };
-            line.push(times(record.map(|r| r.numerator_ns), Some(bottom)) + mark);
-            noisy.extend(
-                record
-                    .and_then(|r| r.noise.as_ref())
-                    .map(|n| format!("{head}: {n}")),
-            );
+            let record = records.iter().map(|r| &r.record).find(|r| r.label == label);
+            line.push(times(record.map(|r| r.numerator_ns), Some(bottom)));
+            let noise = record.and_then(|r| r.noise.as_ref());
+            noisy.extend(noise.map(|noise| format!("{head}: {noise}")));
         }
-        any_noisy |= !noisy.is_empty();
-        line.push(match verbose && !noisy.is_empty() {
-            true => format!("noisy ({})", noisy.join("; ")),
-            false => String::new(),
+        line.push(match noisy.is_empty() {
+            true => String::new(),
+            false => format!("noisy ({})", noisy.join("; ")),
         });
         cells.push(line);
     }
     for line in aligned(&cells, Last::Free).lines() {
         text.push_str(&format!("\n  {line}"));
-    }
-    if any_noisy && !verbose {
-        text.push('\n');
-        text.push_str(wrap("  ", NOISY_NOTE).trim_end());
     }
     Some(text)
 }
@@ -1020,41 +965,38 @@ pub fn run(args: BarrierArgs) -> Result<(), String> {
 /// Runs `phasers bench barrier` and hands back its report too, when the run got that far (the
 /// quick suite's verdict reads it).
 pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
-    let profile = match &args.write_profile {
-        None => Ok(None),
-        Some(None) => profile::default_path().map(Some),
-        Some(Some(path)) => Ok(Some(path.clone())),
+    match measured(args) {
+        Ok((result, report)) => (result, Some(report)),
+        Err(error) => (Err(error), None),
+    }
+}
+
+/// The report of `bench barrier`, and whether its rows and the profile came out whole.
+fn measured(args: BarrierArgs) -> Result<(Result<(), String>, Report), String> {
+    let profile = match args.write_profile {
+        None => None,
+        Some(None) => Some(profile::default_path()?),
+        Some(Some(path)) => Some(path),
     };
-    let profile = match profile.and_then(|profile| args.measure.check().map(|()| profile)) {
-        Ok(profile) => profile,
-        Err(error) => return (Err(error), None),
-    };
+    args.measure.check()?;
     let cores = phasers::available_cores();
-    let threads = args.threads.clone().unwrap_or_else(|| match profile {
+    let threads = args.threads.unwrap_or_else(|| match profile {
         Some(_) => threads::tune_thread_counts(cores),
         None => threads::default_thread_counts(cores),
     });
-    let algorithms = (args.algorithms.clone()).unwrap_or_else(|| {
-        std::iter::once(Algorithm::Auto)
-            .chain(Algorithm::CONCRETE)
-            .collect()
-    });
-    let ours = first_of_each(algorithms)
-        .into_iter()
-        .map(Contender::Phasers);
-    let contenders = Contender::BASELINES.into_iter().chain(ours).collect();
+    let all = || [&[Algorithm::Auto][..], &Algorithm::CONCRETE].concat();
+    let ours = first_of_each(args.algorithms.unwrap_or_else(all)).into_iter();
+    let contenders = Contender::BASELINES.into_iter();
+    let contenders = contenders.chain(ours.map(Contender::Phasers)).collect();
     let sweep = args.measure.sweep("bench barrier", threads, contenders);
-    let report = match bench::run(&sweep, &args.output) {
-        Ok(report) => report,
-        Err(error) => return (Err(error), None),
-    };
+    let report = bench::run(&sweep, &args.output)?;
     // The profile is written even when a baseline failed: it holds only our algorithms.
     let written = profile.map_or(Ok(()), |path| profile::write(&report, &path));
     let result = match (written, files::failures(&report.rows, &[])) {
         (Err(profile), Err(rows)) => Err(format!("{profile}; {rows}")),
         (written, rows) => written.and(rows),
     };
-    (result, Some(report))
+    Ok((result, report))
 }
 
 /// How one row of ours fared against the fastest standard barrier at one thread count.
@@ -1080,44 +1022,49 @@ impl Outcome {
 }
 
 /// `row` against `standard` and the floor: the outcome, and the cells median, ÷standard, ÷floor.
-fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (Outcome, [String; 3]) {
+fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (Outcome, Vec<String>) {
     let cost = ratio::cost(row);
     let median = cost.map_or_else(|| below_text(row.resolution_ns.unwrap_or(0.0)), time);
     let over_floor = match (cost, floor) {
         (Some(_), Some(_)) => times(cost, floor),
         _ => "-".to_owned(),
     };
-    let (outcome, over_standard) = match (standard, cost, standard.and_then(ratio::cost)) {
-        (None, _, _) => (Outcome::Unknown, "-".to_owned()),
+    let standard_cost = standard.and_then(ratio::cost);
+    let outcome = match (standard, cost, standard_cost) {
+        (None, _, _) => Outcome::Unknown,
         (Some(standard), Some(cost), Some(standard_cost)) => {
             let sides = Ratio {
                 label: String::new(),
                 numerator: Pick::Named(row.contender.clone().into()),
                 denominator: Pick::Named(standard.contender.clone().into()),
             };
-            let noisy = ratio::records(&[row, standard], &[sides])
-                .iter()
-                .any(|r| r.record.noisy);
-            let outcome = match (noisy, cost < standard_cost) {
+            let records = ratio::records(&[row, standard], &[sides]);
+            match (records.iter().any(|r| r.record.noisy), cost < standard_cost) {
                 (true, _) => Outcome::Unsettled,
                 (false, true) => Outcome::Faster,
                 (false, false) => Outcome::Slower,
-            };
-            (
-                outcome,
-                format!(
-                    "{} {}",
-                    times(Some(cost), Some(standard_cost)),
-                    outcome.word()
-                ),
-            )
+            }
         }
         // Below its resolution: cheaper than anything measured above it.
-        (Some(_), None, Some(_)) => (Outcome::Faster, Outcome::Faster.word().to_owned()),
-        (Some(_), Some(_), None) => (Outcome::Slower, Outcome::Slower.word().to_owned()),
-        (Some(_), None, None) => (Outcome::Unsettled, Outcome::Unsettled.word().to_owned()),
+        (Some(_), None, Some(_)) => Outcome::Faster,
+        (Some(_), Some(_), None) => Outcome::Slower,
+        (Some(_), None, None) => Outcome::Unsettled,
     };
-    (outcome, [median, over_standard, over_floor])
+    let over_standard = match (outcome, cost.and(standard_cost)) {
+        (Outcome::Unknown, _) => "-".to_owned(),
+        (_, Some(_)) => format!("{} {}", times(cost, standard_cost), outcome.word()),
+        (_, None) => outcome.word().to_owned(),
+    };
+    (outcome, vec![median, over_standard, over_floor])
+}
+
+/// The rows of `report` at `threads` threads.
+pub fn rows_at(report: &Report, threads: usize) -> Vec<&Row> {
+    report
+        .rows
+        .iter()
+        .filter(|row| row.threads == threads)
+        .collect()
 }
 
 /// The verdict on a `bench barrier` report: a title naming the CPU, a table with, at each thread
@@ -1131,51 +1078,36 @@ pub fn verdict(report: &Report) -> Vec<String> {
          \"unsettled\": the rounds disagree by more than the gap",
         machine.available_cores
     );
-    let mut lines: Vec<String> = wrap("", &title).lines().map(str::to_owned).collect();
     let head = ["threads  row", "median", "÷fastest standard", "÷floor"];
     let mut cells = vec![head.map(str::to_owned).to_vec()];
     let (mut auto_outcomes, mut best_outcomes) = (Vec::new(), Vec::new());
     for &threads in &report.settings.threads {
-        let rows: Vec<&Row> = report
-            .rows
-            .iter()
-            .filter(|row| row.threads == threads)
-            .collect();
-        let floor = rows.iter().find(|row| row.kind == Kind::Floor);
-        let floor_ns = floor.and_then(|row| row.median());
-        let standard = ratio::pick(&rows, &Pick::FastestKind(Kind::Baseline));
-        let mut first = true;
-        let mut line = |label: String, after: [String; 3]| {
-            let shown = if std::mem::take(&mut first) {
-                threads.to_string()
-            } else {
-                String::new()
-            };
-            cells.push([vec![format!("{shown:<7}  {label}")], after.to_vec()].concat());
+        let rows = rows_at(report, threads);
+        let start = cells.len();
+        let mut line = |label: String, after: Vec<String>| {
+            let shown = (cells.len() == start).then(|| threads.to_string());
+            let first = format!("{:<7}  {label}", shown.unwrap_or_default());
+            cells.push([vec![first], after].concat());
         };
-        let blank = || [String::new(), String::new(), String::new()];
+        let standard = ratio::pick(&rows, &Pick::FastestKind(Kind::Baseline));
         match standard {
             Some(row) => line(
                 format!("fastest standard: {}", row.contender),
-                [
-                    time(ratio::cost(row).unwrap_or_default()),
-                    String::new(),
-                    String::new(),
-                ],
+                vec![time(ratio::cost(row).unwrap_or_default())],
             ),
-            None => line("no standard barrier measured".to_owned(), blank()),
+            None => line("no standard barrier measured".to_owned(), Vec::new()),
         }
+        let floor = rows.iter().find(|row| row.kind == Kind::Floor);
+        let floor_ns = floor.and_then(|row| row.median());
         if let (Some(floor), Some(ns)) = (floor, floor_ns) {
             let label = format!("floor ({})", Regime::of_row(floor).describe());
-            line(label, [time(ns), String::new(), String::new()]);
+            line(label, vec![time(ns)]);
         }
         let auto = (rows.iter().copied())
             .find(|row| row.contender == AUTO && row.error.is_none() && row.median().is_some());
         // Our fastest above its resolution; when none is, the fastest of ours by median.
         let ours = ratio::pick(&rows, &Pick::FastestKind(Kind::Ours)).or_else(|| {
-            let ours = rows
-                .iter()
-                .filter(|row| row.kind == Kind::Ours && row.error.is_none());
+            let ours = (rows.iter()).filter(|row| row.kind == Kind::Ours && row.error.is_none());
             let medians = ours.filter_map(|row| Some((*row, row.median()?)));
             medians
                 .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -1188,7 +1120,7 @@ pub fn verdict(report: &Report) -> Vec<String> {
         ] {
             let Some(row) = row else {
                 outcomes.push(Outcome::Unknown);
-                line(format!("{label}: failed or not measured"), blank());
+                line(format!("{label}: failed or not measured"), Vec::new());
                 continue;
             };
             let (outcome, after) = compare(row, standard, floor_ns);
@@ -1203,36 +1135,35 @@ pub fn verdict(report: &Report) -> Vec<String> {
             line(name, after);
         }
     }
-    lines.extend(aligned(&cells, Last::Number).lines().map(str::to_owned));
-    let in_short = in_short(&auto_outcomes, &best_outcomes);
-    lines.extend(wrap("in short: ", &in_short).lines().map(str::to_owned));
-    lines
-}
-
-/// `auto (what users get) was faster than the fastest standard barrier at 1 of 3 thread counts
-/// (slower at 2); our best (picked after the fact) at 3 of 3`.
-fn in_short(auto: &[Outcome], best: &[Outcome]) -> String {
-    let describe = |outcomes: &[Outcome]| {
+    let describe = |outcomes: &[Outcome], unit: &str| {
         let count = |which: Outcome| outcomes.iter().filter(|&&o| o == which).count();
         let others: Vec<String> = [Outcome::Slower, Outcome::Unsettled, Outcome::Unknown]
             .into_iter()
             .filter(|&which| count(which) > 0)
             .map(|which| format!("{} at {}", which.word(), count(which)))
             .collect();
-        let rest = match others.is_empty() {
-            true => String::new(),
-            false => format!(" ({})", others.join(", ")),
-        };
-        (
-            format!("{} of {}", count(Outcome::Faster), outcomes.len()),
-            rest,
-        )
+        let (faster, all) = (count(Outcome::Faster), outcomes.len());
+        match others.is_empty() {
+            true => format!("{faster} of {all}{unit}"),
+            false => format!("{faster} of {all}{unit} ({})", others.join(", ")),
+        }
     };
-    let ((auto, auto_rest), (best, best_rest)) = (describe(auto), describe(best));
-    format!(
-        "auto (what users get) was faster than the fastest standard barrier at {auto} thread \
-         counts{auto_rest}; our best (picked after the fact) at {best}{best_rest}"
-    )
+    let in_short = format!(
+        "auto (what users get) was faster than the fastest standard barrier at {}; our best \
+         (picked after the fact) at {}",
+        describe(&auto_outcomes, " thread counts"),
+        describe(&best_outcomes, "")
+    );
+    let lines = [
+        wrap("", &title),
+        aligned(&cells, Last::Number),
+        wrap("in short: ", &in_short),
+    ];
+    lines
+        .iter()
+        .flat_map(|text| text.lines())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A report of `rows` with made-up surroundings, for tests of what is drawn from the rows.
@@ -1468,7 +1399,7 @@ mod tests {
         );
         // Auto's rounds span ×1.40, more than its 3% gap to std.
         assert!(records[4].record.noisy && !records[3].record.noisy && !records[0].record.noisy);
-        let text = barrier_lines(&table, &records.iter().collect::<Vec<_>>(), true).unwrap();
+        let text = barrier_lines(&table, &records.iter().collect::<Vec<_>>()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
@@ -1486,7 +1417,7 @@ mod tests {
             .copied()
             .filter(|r| r.kind != Kind::Ours)
             .collect();
-        assert_eq!(barrier_lines(&only_baselines, &[], true), None);
+        assert_eq!(barrier_lines(&only_baselines, &[]), None);
     }
 
     #[test]
@@ -1495,7 +1426,7 @@ mod tests {
         rows.retain(|row| row.contender != "mcs");
         rows[3].resolution_ns = Some(100.0);
         let table: Vec<&Row> = rows.iter().collect();
-        let text = barrier_lines(&table, &[], false).unwrap();
+        let text = barrier_lines(&table, &[]).unwrap();
         assert_eq!(
             text,
             "4 threads: every row of ours costs less than its resolution: no ratios"

@@ -56,6 +56,9 @@ const DEFAULT_ROUNDS: u16 = 5;
 /// The row users get without choosing.
 const AUTO: &str = "auto";
 
+/// The verdict's outcome when a side failed or was not measured.
+const NO_COMPARISON: &str = "no comparison";
+
 /// The description of the hardware floor, which is measured once per run rather than per row.
 pub const FLOOR_DESCRIPTION: &str =
     "cache-line round trip between two threads pinned to different cores: the hardware floor";
@@ -117,9 +120,8 @@ impl Timing {
         engine::threads(works, &self.engine(), watch)
     }
 
-    /// Measures `work` on `threads` OpenMP threads, one shim call per round, sized by the same
-    /// sampler as every row; a reduction with a wrong sum fails, as EPCC's check says. libgomp's
-    /// idle threads are given [`SETTLE`] to stop spinning before the next row.
+    /// Measures `work` on `threads` OpenMP threads, one shim call per round; a reduction with a
+    /// wrong sum fails (EPCC's check). libgomp's idle threads get [`SETTLE`] to stop spinning.
     pub fn openmp(&self, threads: usize, work: OmpWork) -> Measured {
         let delay = (self.mode == Mode::Epcc).then_some(Delay {
             function: delay::delay,
@@ -267,10 +269,10 @@ pub enum SweepRow<C> {
     Row(C),
 }
 
-/// The ratios a sweep records for a table, given its rows.
+/// The ratios a sweep records for a table.
 pub type RatiosOf = Box<dyn Fn(&[&Row]) -> Vec<Ratio>>;
 
-/// The lines a sweep prints after its tables, given the report and whether `--verbose`.
+/// The lines a sweep prints after its tables.
 pub type SummaryOf = Box<dyn Fn(&Report, bool) -> Vec<String>>;
 
 /// A sweep: every contender at every thread count, a table each, in interleaved rounds.
@@ -293,19 +295,16 @@ pub struct Sweep<C> {
     pub delay: Option<Duration>,
     /// The time each test aims to take.
     pub time_per_test: Duration,
-    /// The ratios recorded for a table.
+    /// The ratios recorded for a table, given its rows.
     pub ratios: RatiosOf,
-    /// The lines after the tables (`--verbose` or not).
+    /// The lines after the tables, given the report and whether `--verbose`.
     pub summary: SummaryOf,
 }
 
 impl<C> Sweep<C> {
     /// Timed samples dropped from the front of each round.
     pub fn dropped(&self) -> usize {
-        match self.row.mode {
-            Mode::Epcc => EPCC_DROPPED,
-            Mode::BackToBack => 0,
-        }
+        EPCC_DROPPED * usize::from(self.row.mode == Mode::Epcc)
     }
 
     /// Timed samples kept per row, all rounds together.
@@ -731,12 +730,10 @@ pub fn child() -> Result<(), String> {
 /// while costing nothing measurable when every thread has a core.
 const SPINS_PER_YIELD: u32 = 64;
 
-/// The reference barrier: the textbook centralized sense-reversing barrier (Mellor-Crummey and
-/// Scott) a competent programmer writes in twenty lines, so "vs reference" says what the
-/// library's machinery (timeouts, breaking on panic, spin-then-park) costs or gains over the
-/// simplest thing that works. It has none of it; do not use it outside this benchmark. The
-/// counter and the release word sit on their own cache lines, so arrivals hammering the counter
-/// do not evict the line the waiters poll.
+/// The textbook centralized sense-reversing barrier (Mellor-Crummey and Scott), so "vs reference"
+/// says what the library's machinery (timeouts, breaking on panic, spin-then-park) costs or gains
+/// over the simplest thing that works; only for this benchmark. Counter and release word sit on
+/// their own cache lines, so arrivals hammering the counter do not evict the line waiters poll.
 #[derive(Debug)]
 pub struct ReferenceBarrier {
     parties: usize,
@@ -806,18 +803,19 @@ pub fn at_each(
     report: &Report,
     f: impl Fn(&[&Row], &[&RatioRecord]) -> Option<String>,
 ) -> Vec<String> {
-    let threads = report.settings.threads.iter();
-    threads
-        .filter_map(|&threads| {
-            let rows: Vec<&Row> = report
-                .rows
-                .iter()
-                .filter(|r| r.threads == threads)
-                .collect();
-            let of = |r: &&RatioRecord| r.record.threads == threads;
-            f(&rows, &report.ratios.iter().filter(of).collect::<Vec<_>>())
-        })
-        .collect()
+    let records = |threads| {
+        report
+            .ratios
+            .iter()
+            .filter(move |r| r.record.threads == threads)
+    };
+    let each = |&threads: &usize| {
+        f(
+            &rows_at(report, threads),
+            &records(threads).collect::<Vec<_>>(),
+        )
+    };
+    report.settings.threads.iter().filter_map(each).collect()
 }
 
 /// `1 thread`, `4 threads`.
@@ -855,9 +853,8 @@ fn heads(rows: &[&Row]) -> Vec<(&'static str, String, Pick)> {
     best.into_iter().chain(auto).collect()
 }
 
-/// `bench barrier`'s ratios: our best and `auto` over the reference, every baseline and the floor
-/// row. `auto` is what users get; our best, picked after the fact from eight rows, would flatter
-/// us alone.
+/// Our best and `auto` over the reference, every baseline and the floor: `auto` is what users get;
+/// our best, picked after the fact from eight rows, would flatter us alone.
 pub fn barrier_ratios(rows: &[&Row]) -> Vec<Ratio> {
     let divisors = divisors(rows);
     let each = |(_, head, top): (&str, String, Pick)| {
@@ -999,40 +996,22 @@ fn measured(args: BarrierArgs) -> Result<(Result<(), String>, Report), String> {
     Ok((result, report))
 }
 
-/// How one row of ours fared against the fastest standard barrier at one thread count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Faster,
-    Slower,
-    /// Within the noise of the rounds, or both below their resolution.
-    Unsettled,
-    /// A side failed or was not measured.
-    Unknown,
-}
-
-impl Outcome {
-    fn word(self) -> &'static str {
-        match self {
-            Outcome::Faster => "faster",
-            Outcome::Slower => "slower",
-            Outcome::Unsettled => "unsettled",
-            Outcome::Unknown => "no comparison",
-        }
-    }
-}
-
-/// `row` against `standard` and the floor: the outcome, and the cells median, ÷standard, ÷floor.
-fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (Outcome, Vec<String>) {
+/// `row` against `standard` and the floor: the outcome (`faster`, `slower`, `unsettled`: within
+/// the rounds' noise or both below their resolution, or `no comparison`), and the cells median,
+/// ÷standard, ÷floor.
+fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (&'static str, Vec<String>) {
     let cost = ratio::cost(row);
     let median = cost.map_or_else(|| below_text(row.resolution_ns.unwrap_or(0.0)), time);
     let over_floor = match (cost, floor) {
         (Some(_), Some(_)) => times(cost, floor),
         _ => "-".to_owned(),
     };
-    let standard_cost = standard.and_then(ratio::cost);
-    let outcome = match (standard, cost, standard_cost) {
-        (None, _, _) => Outcome::Unknown,
-        (Some(standard), Some(cost), Some(standard_cost)) => {
+    let Some(standard) = standard else {
+        return (NO_COMPARISON, vec![median, "-".to_owned(), over_floor]);
+    };
+    let standard_cost = ratio::cost(standard);
+    let outcome = match (cost, standard_cost) {
+        (Some(cost), Some(standard_cost)) => {
             let sides = Ratio {
                 label: String::new(),
                 numerator: Pick::Named(row.contender.clone().into()),
@@ -1040,36 +1019,31 @@ fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (Outcome, V
             };
             let records = ratio::records(&[row, standard], &[sides]);
             match (records.iter().any(|r| r.record.noisy), cost < standard_cost) {
-                (true, _) => Outcome::Unsettled,
-                (false, true) => Outcome::Faster,
-                (false, false) => Outcome::Slower,
+                (true, _) => "unsettled",
+                (false, true) => "faster",
+                (false, false) => "slower",
             }
         }
         // Below its resolution: cheaper than anything measured above it.
-        (Some(_), None, Some(_)) => Outcome::Faster,
-        (Some(_), Some(_), None) => Outcome::Slower,
-        (Some(_), None, None) => Outcome::Unsettled,
+        (None, Some(_)) => "faster",
+        (Some(_), None) => "slower",
+        (None, None) => "unsettled",
     };
-    let over_standard = match (outcome, cost.and(standard_cost)) {
-        (Outcome::Unknown, _) => "-".to_owned(),
-        (_, Some(_)) => format!("{} {}", times(cost, standard_cost), outcome.word()),
-        (_, None) => outcome.word().to_owned(),
+    let over_standard = match cost.and(standard_cost) {
+        Some(_) => format!("{} {outcome}", times(cost, standard_cost)),
+        None => outcome.to_owned(),
     };
     (outcome, vec![median, over_standard, over_floor])
 }
 
 /// The rows of `report` at `threads` threads.
 pub fn rows_at(report: &Report, threads: usize) -> Vec<&Row> {
-    report
-        .rows
-        .iter()
-        .filter(|row| row.threads == threads)
-        .collect()
+    let rows = report.rows.iter();
+    rows.filter(|row| row.threads == threads).collect()
 }
 
-/// The verdict on a `bench barrier` report: a title naming the CPU, a table with, at each thread
-/// count, the fastest standard barrier, the floor, `auto` and our best (one line when they are
-/// the same row), and a closing line saying how often each beat the fastest standard barrier.
+/// The verdict: a title naming the CPU; at each thread count the fastest standard barrier, the
+/// floor, `auto` and our best (one line when the same row); how often each beat the standard.
 pub fn verdict(report: &Report) -> Vec<String> {
     let machine = &report.provenance.machine;
     let cpu = machine.cpu_model.as_deref().unwrap_or("an unnamed CPU");
@@ -1109,9 +1083,8 @@ pub fn verdict(report: &Report) -> Vec<String> {
         let ours = ratio::pick(&rows, &Pick::FastestKind(Kind::Ours)).or_else(|| {
             let ours = (rows.iter()).filter(|row| row.kind == Kind::Ours && row.error.is_none());
             let medians = ours.filter_map(|row| Some((*row, row.median()?)));
-            medians
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .map(|(row, _)| row)
+            let fastest = medians.min_by(|a, b| a.1.total_cmp(&b.1));
+            fastest.map(|(row, _)| row)
         });
         let same = matches!((auto, ours), (Some(a), Some(b)) if std::ptr::eq(a, b));
         for (label, row, outcomes) in [
@@ -1119,7 +1092,7 @@ pub fn verdict(report: &Report) -> Vec<String> {
             ("our best", ours, &mut best_outcomes),
         ] {
             let Some(row) = row else {
-                outcomes.push(Outcome::Unknown);
+                outcomes.push(NO_COMPARISON);
                 line(format!("{label}: failed or not measured"), Vec::new());
                 continue;
             };
@@ -1135,14 +1108,14 @@ pub fn verdict(report: &Report) -> Vec<String> {
             line(name, after);
         }
     }
-    let describe = |outcomes: &[Outcome], unit: &str| {
-        let count = |which: Outcome| outcomes.iter().filter(|&&o| o == which).count();
-        let others: Vec<String> = [Outcome::Slower, Outcome::Unsettled, Outcome::Unknown]
+    let describe = |outcomes: &[&str], unit: &str| {
+        let count = |which: &str| outcomes.iter().filter(|&&o| o == which).count();
+        let others: Vec<String> = ["slower", "unsettled", NO_COMPARISON]
             .into_iter()
             .filter(|&which| count(which) > 0)
-            .map(|which| format!("{} at {}", which.word(), count(which)))
+            .map(|which| format!("{which} at {}", count(which)))
             .collect();
-        let (faster, all) = (count(Outcome::Faster), outcomes.len());
+        let (faster, all) = (count("faster"), outcomes.len());
         match others.is_empty() {
             true => format!("{faster} of {all}{unit}"),
             false => format!("{faster} of {all}{unit} ({})", others.join(", ")),
@@ -1154,16 +1127,9 @@ pub fn verdict(report: &Report) -> Vec<String> {
         describe(&auto_outcomes, " thread counts"),
         describe(&best_outcomes, "")
     );
-    let lines = [
-        wrap("", &title),
-        aligned(&cells, Last::Number),
-        wrap("in short: ", &in_short),
-    ];
-    lines
-        .iter()
-        .flat_map(|text| text.lines())
-        .map(str::to_owned)
-        .collect()
+    let table = aligned(&cells, Last::Number);
+    let text = [wrap("", &title), table, wrap("in short: ", &in_short)].concat();
+    text.lines().map(str::to_owned).collect()
 }
 
 /// A report of `rows` with made-up surroundings, for tests of what is drawn from the rows.
@@ -1187,15 +1153,11 @@ pub(crate) fn report_of(rows: Vec<Row>) -> Report {
         rows,
         ratios: Vec::new(),
     };
-    for &threads in &report.settings.threads.clone() {
-        let rows: Vec<&Row> = report
-            .rows
-            .iter()
-            .filter(|row| row.threads == threads)
-            .collect();
-        let records = ratio::records(&rows, &barrier_ratios(&rows));
-        report.ratios.extend(records);
-    }
+    let records = |&threads: &usize| {
+        let rows = rows_at(&report, threads);
+        ratio::records(&rows, &barrier_ratios(&rows))
+    };
+    report.ratios = report.settings.threads.iter().flat_map(records).collect();
     report
 }
 
@@ -1211,14 +1173,19 @@ pub(crate) fn rounds_row(name: &str, kind: Kind, threads: usize, medians: &[f64]
     phasers_cli::harness::interleave::merge(&rounds, 0, None)
 }
 
+/// The sweep `args` (sweep options) make of `contenders` at `threads` threads.
+#[cfg(test)]
+fn sweep_of<C>(args: &[&str], threads: usize, contenders: Vec<C>) -> Sweep<C> {
+    let args = BarrierArgs::try_parse_from(["barrier"].iter().chain(args)).unwrap();
+    args.measure.sweep("test", vec![threads], contenders)
+}
+
 /// One round of `contender` on `threads` threads, timed as `args` (sweep options) say.
 #[cfg(test)]
 pub(crate) fn one_round<C: SweepContender>(contender: C, threads: usize, args: &[&str]) -> Row {
-    let args = BarrierArgs::try_parse_from(["barrier"].iter().chain(args)).unwrap();
-    let sweep = args.measure.sweep("test", vec![threads], vec![contender]);
+    let sweep = sweep_of(args, threads, vec![contender]);
     let table = sweep.tables().remove(0);
-    let plan = table.rows.last().unwrap();
-    sweep.measure(plan, threads, 0)
+    sweep.measure(table.rows.last().unwrap(), threads, 0)
 }
 
 #[cfg(test)]
@@ -1230,46 +1197,34 @@ mod tests {
     const SMALL: [&str; 6] = ["--samples", "3", "--rounds", "1", "--episodes", "50"];
 
     #[test]
-    fn every_contender_in_this_process_completes_a_small_row() {
+    fn every_contender_in_this_process_and_the_reference_loop_complete_a_small_row() {
         let active = [Contender::OpenMpActive, Contender::OmpReductionActive];
         for contender in Contender::all().filter(|c| !active.contains(c)) {
             for (threads, mode) in [(1, "back-to-back"), (3, "epcc")] {
-                let row = one_round(
-                    contender,
-                    threads,
-                    &[&SMALL[..], &["--mode", mode]].concat(),
+                let args = [&SMALL[..], &["--mode", mode]].concat();
+                let row = one_round(contender, threads, &args);
+                // EPCC takes one more sample, to drop.
+                let samples = 3 + usize::from(mode == "epcc");
+                let got = (
+                    row.error,
+                    row.kind,
+                    row.raw_ns.len(),
+                    row.iterations_per_sample,
                 );
                 let what = format!("{} x{threads} {mode}", contender.name());
-                assert_eq!(row.error, None, "{what}");
-                // EPCC takes one more sample, to drop.
-                assert_eq!(row.raw_ns.len(), 3 + usize::from(mode == "epcc"), "{what}");
-                assert_eq!(
-                    (row.kind, row.iterations_per_sample),
-                    (contender.kind(), 50),
-                    "{what}"
-                );
+                assert_eq!(got, (None, contender.kind(), samples, 50), "{what}");
             }
         }
-        let pinned = one_round(
-            Contender::Phasers(Algorithm::Auto),
-            3,
-            &[&SMALL[..], &["--pin"]].concat(),
-        );
+        let pinned = [&SMALL[..], &["--pin"]].concat();
+        let pinned = one_round(Contender::Phasers(Algorithm::Auto), 3, &pinned);
         assert_eq!((pinned.error, pinned.note), (None, None));
         assert!(pinned.resolved.is_some() && pinned.wait_policy.is_some());
-    }
-
-    #[test]
-    fn the_reference_loop_runs_without_a_barrier() {
-        let args = BarrierArgs::try_parse_from(["barrier"].iter().chain(&SMALL)).unwrap();
-        let sweep = args.measure.sweep("test", vec![3], vec![Contender::Std]);
+        let sweep = sweep_of(&SMALL, 3, vec![Contender::Std]);
         let table = sweep.tables().remove(0);
         assert_eq!(table.rows[0].contender, SweepRow::Loop);
         let row = sweep.measure(&table.rows[0], 3, 0);
-        assert_eq!(
-            (row.error, row.kind, row.raw_ns.len()),
-            (None, Kind::Loop, 4)
-        );
+        let got = (row.error, row.kind, row.raw_ns.len());
+        assert_eq!(got, (None, Kind::Loop, 4));
         assert!(row.raw_ns.iter().all(|ns| *ns > 0.0));
     }
 
@@ -1285,22 +1240,16 @@ mod tests {
         ];
         // The unit-test binary has no such command, so whatever it does gives no row.
         let row = one_round(Contender::OpenMpActive, 2, &args);
-        assert_eq!(row.contender, "omp barrier (active)");
-        let error = row.error.unwrap();
-        assert!(
-            error.starts_with("the child process with OMP_WAIT_POLICY=active"),
-            "{error}"
-        );
-        assert!(row.summary.is_none());
+        let error = row.error.unwrap_or_default();
+        let wanted = "the child process with OMP_WAIT_POLICY=active";
+        assert!(error.starts_with(wanted), "{error}");
+        assert!(row.contender == "omp barrier (active)" && row.summary.is_none());
     }
 
     #[test]
     fn names_are_distinct_and_no_thread_passes_the_reference_before_all_arrive() {
-        let mut names: Vec<Cow<'static, str>> = Contender::all().map(Contender::name).collect();
-        let all = names.len();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), all);
+        let names: std::collections::BTreeSet<_> = Contender::all().map(Contender::name).collect();
+        assert_eq!(names.len(), Contender::all().count());
         const THREADS: usize = 3;
         const ROUNDS: u64 = 200;
         let barrier = ReferenceBarrier::new(THREADS);
@@ -1324,51 +1273,42 @@ mod tests {
 
     #[test]
     fn samples_split_into_rounds_each_with_its_warm_up() {
-        let args = BarrierArgs::try_parse_from(["barrier", "--samples", "20", "--rounds", "5"]);
-        let sweep = args
-            .unwrap()
-            .measure
-            .sweep("bench barrier", vec![2], vec![Contender::Std]);
+        let sweep = sweep_of(
+            &["--samples", "20", "--rounds", "5"],
+            2,
+            vec![Contender::Std],
+        );
         // 4 kept and 1 dropped per round, a fifth of the time and of the budget.
         let round = sweep.round(0).schedule;
+        let got = (round.samples, round.target_sample, round.row_budget);
         assert_eq!(
-            (round.samples, round.target_sample),
-            (5, Duration::from_millis(40))
+            got,
+            (5, Duration::from_millis(40), Duration::from_millis(800))
         );
-        assert_eq!(round.row_budget, Duration::from_millis(800));
         // The floor, the reference loop and std, in every round.
         assert_eq!(sweep.tables()[0].tests(), 5 * 3);
-        let args = [
-            "barrier",
-            "--mode",
-            "back-to-back",
-            "--samples",
-            "7",
-            "--rounds",
-            "3",
-        ];
-        let sweep = BarrierArgs::try_parse_from(args).unwrap().measure.sweep(
-            "b",
-            vec![2],
-            Vec::<Contender>::new(),
-        );
+        let args = ["--mode", "back-to-back", "--samples", "7", "--rounds", "3"];
+        let sweep = sweep_of(&args, 2, Vec::<Contender>::new());
         let samples: Vec<usize> = (0..3).map(|i| sweep.round(i).schedule.samples).collect();
         assert_eq!(samples, [3, 2, 2], "uneven samples go to the first rounds");
     }
 
-    /// 4 threads on 2 cores: the reference, a baseline, `auto` with rounds ×1.40 apart, our
-    /// fastest, a failed row and the floor of 2 hand-offs of 10 ns.
+    /// 4 threads on 2 cores: the floor of 2 hand-offs of 10 ns, the reference, a baseline, `auto`
+    /// with rounds ×1.40 apart, our fastest and a failed row.
     fn four_threads() -> Vec<Row> {
         let mut auto = rounds_row(AUTO, Kind::Ours, 4, &[50.0, 60.0, 70.0]);
         auto.resolved = Some("counting".into());
         let mut failed = rounds_row("tournament", Kind::Ours, 4, &[1.0]);
         failed.error = Some("boom".into());
+        let reference = rounds_row("reference", Kind::Reference, 4, &[100.0; 3]);
+        let std = rounds_row("std::sync::Barrier", Kind::Baseline, 4, &[58.0, 58.0]);
+        let mcs = rounds_row("mcs", Kind::Ours, 4, &[40.0]);
         vec![
-            handoffs_row(4, 2, &[10.0, 10.0, 10.0]),
-            rounds_row("reference", Kind::Reference, 4, &[100.0, 100.0, 100.0]),
-            rounds_row("std::sync::Barrier", Kind::Baseline, 4, &[58.0, 58.0]),
+            handoffs_row(4, 2, &[10.0; 3]),
+            reference,
+            std,
             auto,
-            rounds_row("mcs", Kind::Ours, 4, &[40.0]),
+            mcs,
             failed,
         ]
     }
@@ -1378,64 +1318,55 @@ mod tests {
         let rows = four_threads();
         let table: Vec<&Row> = rows.iter().collect();
         let records = ratio::records(&table, &barrier_ratios(&table));
-        let labels: Vec<&str> = records.iter().map(|r| r.record.label.as_str()).collect();
+        let got: Vec<String> = (records.iter().map(|r| &r.record))
+            .map(|r| format!("{} = {:.2} {}", r.label, r.ratio, r.noisy))
+            .collect();
         assert_eq!(
-            labels,
+            got,
             [
-                "our best (mcs) / reference",
-                "our best (mcs) / std::sync::Barrier",
-                "our best (mcs) / floor (2 yield hand-offs)",
-                "auto / reference",
-                "auto / std::sync::Barrier",
-                "auto / floor (2 yield hand-offs)",
+                "our best (mcs) / reference = 0.40 false",
+                "our best (mcs) / std::sync::Barrier = 0.69 false",
+                "our best (mcs) / floor (2 yield hand-offs) = 2.00 false",
+                "auto / reference = 0.60 false",
+                // Auto's rounds span ×1.40, more than its 3% gap to std.
+                "auto / std::sync::Barrier = 1.03 true",
+                "auto / floor (2 yield hand-offs) = 3.00 false",
             ]
         );
-        assert_eq!(
-            (
-                records[2].record.ratio,
-                records[2].record.denominator.as_str()
-            ),
-            (2.0, "floor")
-        );
-        // Auto's rounds span ×1.40, more than its 3% gap to std.
-        assert!(records[4].record.noisy && !records[3].record.noisy && !records[0].record.noisy);
+        assert_eq!(records[2].record.denominator, "floor");
         let text = barrier_lines(&table, &records.iter().collect::<Vec<_>>()).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
-            lines[0],
-            "4 threads: our best is mcs at 40.0 ns (median); auto → counting at 60.0 ns"
+            text,
+            "4 threads: our best is mcs at 40.0 ns (median); auto → counting at 60.0 ns
+  divided by                  median  our best   auto
+  reference                   100 ns     0.40x  0.60x
+  std::sync::Barrier         58.0 ns     0.69x  1.03x  noisy (auto: rounds ×1.40 > gap ×1.03)
+  floor (2 yield hand-offs)  20.0 ns     2.00x  3.00x"
         );
-        assert!(lines[1].contains("divided by") && lines[1].ends_with("auto"));
-        assert!(lines[2].contains("0.40x") && lines[2].contains("0.60x"));
-        assert!(
-            lines[3].contains("auto: rounds ×1.40 > gap ×1.03"),
-            "{text}"
-        );
-        assert!(lines[4].starts_with("  floor (2 yield hand-offs)") && lines[4].contains("3.00x"));
-        let only_baselines: Vec<&Row> = table
-            .iter()
-            .copied()
-            .filter(|r| r.kind != Kind::Ours)
-            .collect();
-        assert_eq!(barrier_lines(&only_baselines, &[]), None);
-    }
-
-    #[test]
-    fn costs_below_their_resolution_are_never_best_nor_a_side_of_a_ratio() {
+        let baselines = table.iter().copied().filter(|r| r.kind != Kind::Ours);
+        let baselines: Vec<&Row> = baselines.collect();
+        assert_eq!(barrier_lines(&baselines, &[]), None);
+        // Below its resolution, a row is neither our best nor a side of a ratio.
         let mut rows = four_threads();
         rows.retain(|row| row.contender != "mcs");
         rows[3].resolution_ns = Some(100.0);
         let table: Vec<&Row> = rows.iter().collect();
         let text = barrier_lines(&table, &[]).unwrap();
-        assert_eq!(
-            text,
-            "4 threads: every row of ours costs less than its resolution: no ratios"
-        );
+        let none = "4 threads: every row of ours costs less than its resolution: no ratios";
+        assert_eq!(text, none);
         assert!(ratio::records(&table, &barrier_ratios(&table)).is_empty());
     }
 
-    /// At 2 threads, we win clearly; at 4, auto loses and our best is within noise.
-    fn report() -> Report {
+    /// The verdict's table and closing line, without the title (which names this machine's CPU).
+    fn verdict_table(rows: Vec<Row>) -> String {
+        let lines = verdict(&report_of(rows));
+        let table = lines.iter().skip_while(|line| !line.starts_with("threads"));
+        table.cloned().collect::<Vec<_>>().join("\n")
+    }
+
+    #[test]
+    fn the_verdict_names_the_cpu_and_compares_at_each_thread_count() {
+        // At 2 threads, we win clearly; at 4, auto loses and our best is within noise.
         let mut auto2 = rounds_row("auto", Kind::Ours, 2, &[50.0; 3]);
         auto2.resolved = Some("counting".into());
         let mut report = report_of(vec![
@@ -1451,54 +1382,21 @@ mod tests {
         ]);
         report.provenance.machine.cpu_model = Some("AMD EPYC 7B13".into());
         report.provenance.machine.available_cores = 2;
-        report
-    }
-
-    #[test]
-    fn the_verdict_names_the_cpu_and_compares_at_each_thread_count() {
-        let lines = verdict(&report());
-        let text = lines.join("\n");
-        assert!(
-            lines[0].starts_with("verdict on AMD EPYC 7B13, 2 cores"),
-            "{text}"
-        );
-        let words = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
-        let line = |start: &str| {
-            let found = lines
-                .iter()
-                .map(|line| words(line))
-                .find(|line| line.starts_with(start));
-            found.unwrap_or_else(|| panic!("no line {start:?} in\n{text}"))
-        };
         assert_eq!(
-            line("2 fastest"),
-            "2 fastest standard: pthread_barrier_t 200 ns"
-        );
-        assert_eq!(
-            line("auto → counting"),
-            "auto → counting 50.0 ns 0.25x faster 2.50x"
-        );
-        assert_eq!(
-            line("our best: mcs 40.0"),
-            "our best: mcs 40.0 ns 0.20x faster 2.00x"
-        );
-        assert_eq!(line("auto 3000"), "auto 3000 ns 3.00x slower 3.00x");
-        assert_eq!(
-            line("our best: mcs 950"),
-            "our best: mcs 950 ns 0.95x unsettled 0.95x"
-        );
-        let text = words(&text);
-        assert!(
-            text.contains("at 1 of 2 thread counts (slower at 1)"),
-            "{text}"
-        );
-        assert!(
-            text.contains("our best (picked after the fact) at 1 of 2 (unsettled at 1)"),
-            "{text}"
-        );
-        assert!(
-            lines.iter().all(|line| line.chars().count() <= 100),
-            "{text}"
+            verdict(&report).join("\n"),
+            r#"verdict on AMD EPYC 7B13, 2 cores: medians of the barrier sweep above; below 1x is faster,
+"unsettled": the rounds disagree by more than the gap
+threads  row                                   median  ÷fastest standard  ÷floor
+2        fastest standard: pthread_barrier_t   200 ns
+         floor (1 yield hand-off)             20.0 ns
+         auto → counting                      50.0 ns       0.25x faster   2.50x
+         our best: mcs                        40.0 ns       0.20x faster   2.00x
+4        fastest standard: pthread_barrier_t  1000 ns
+         floor (2 yield hand-offs)            1000 ns
+         auto                                 3000 ns       3.00x slower   3.00x
+         our best: mcs                         950 ns    0.95x unsettled   0.95x
+in short: auto (what users get) was faster than the fastest standard barrier at 1 of 2 thread counts
+          (slower at 1); our best (picked after the fact) at 1 of 2 (unsettled at 1)"#
         );
     }
 
@@ -1506,29 +1404,26 @@ mod tests {
     fn auto_as_our_best_has_one_line_and_a_cost_below_resolution_beats_one_above_it() {
         let mut auto = rounds_row("auto", Kind::Ours, 2, &[30.0; 3]);
         auto.resolved = Some("counting".into());
-        let rows = vec![
-            rounds_row("std::sync::Barrier", Kind::Baseline, 2, &[400.0; 3]),
-            auto,
-            rounds_row("mcs", Kind::Ours, 2, &[40.0; 3]),
-        ];
-        let text = verdict(&report_of(rows)).join("\n");
-        assert!(
-            text.contains("auto → counting (our best)") && !text.contains("our best: "),
-            "{text}"
+        let std = |threads, ns| rounds_row("std::sync::Barrier", Kind::Baseline, threads, ns);
+        let mcs = rounds_row("mcs", Kind::Ours, 2, &[40.0; 3]);
+        assert_eq!(
+            verdict_table(vec![std(2, &[400.0; 3]), auto, mcs]),
+            "threads  row                                    median  ÷fastest standard  ÷floor
+2        fastest standard: std::sync::Barrier   400 ns
+         auto → counting (our best)            30.0 ns       0.07x faster       -
+in short: auto (what users get) was faster than the fastest standard barrier at 1 of 1 thread
+          counts; our best (picked after the fact) at 1 of 1"
         );
         let mut ticket = rounds_row("ticket", Kind::Ours, 1, &[-1.7, -1.7, -1.7]);
         ticket.resolution_ns = Some(6.0);
-        let std = rounds_row("std::sync::Barrier", Kind::Baseline, 1, &[250.0]);
-        let text = verdict(&report_of(vec![std, ticket])).join("\n");
-        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(
-            words.contains("our best: ticket < 6.0 ns faster -"),
-            "{text}"
+        assert_eq!(
+            verdict_table(vec![std(1, &[250.0]), ticket]),
+            "threads  row                                     median  ÷fastest standard  ÷floor
+1        fastest standard: std::sync::Barrier    250 ns
+         auto: failed or not measured
+         our best: ticket                      < 6.0 ns             faster       -
+in short: auto (what users get) was faster than the fastest standard barrier at 0 of 1 thread counts
+          (no comparison at 1); our best (picked after the fact) at 1 of 1"
         );
-        assert!(
-            !text.contains("-1.7") && words.contains("auto: failed or not measured"),
-            "{text}"
-        );
-        assert!(words.contains("at 0 of 1 thread counts (no comparison at 1); our best (picked after the fact) at 1 of 1"), "{words}");
     }
 }

@@ -109,10 +109,9 @@ impl Timing {
             Mode::BackToBack => Pacing::BackToBack,
             Mode::Epcc => Pacing::Epcc { delay: self.delay },
         };
-        Plan {
-            pin: self.pin,
-            ..Plan::new(self.schedule, pacing, self.hang_after)
-        }
+        let mut plan = Plan::new(self.schedule, pacing, self.hang_after);
+        plan.pin = self.pin;
+        plan
     }
 
     /// Measures one thread per work (see [`engine::threads`]).
@@ -714,12 +713,8 @@ pub fn child() -> Result<(), String> {
             .filter(|contender| !active.contains(contender))
             .find(|contender| contender.name() == job.contender)
             .ok_or_else(|| format!("no contender {:?} runs in this process", job.contender))?;
-        let mut row = Row::new(
-            &job.contender,
-            contender.kind(),
-            job.threads,
-            Fields::default(),
-        );
+        let kind = contender.kind();
+        let mut row = Row::new(&job.contender, kind, job.threads, Fields::default());
         contender.measure(&mut row, &job.timing);
         Ok(row)
     })
@@ -894,11 +889,10 @@ pub fn barrier_lines(rows: &[&Row], records: &[&RatioRecord]) -> Option<String> 
         .into_iter()
         .filter(|(_, _, pick)| ratio::pick(rows, pick).and_then(ratio::cost).is_some())
         .collect();
-    let head = ["divided by", "median"].into_iter();
-    let head = head
-        .chain(heads.iter().map(|(head, _, _)| *head))
-        .chain([""]);
-    let mut cells = vec![head.map(str::to_owned).collect::<Vec<String>>()];
+    let mut head = vec!["divided by".to_owned(), "median".to_owned()];
+    head.extend(heads.iter().map(|(head, _, _)| head.to_string()));
+    head.push(String::new());
+    let mut cells = vec![head];
     for (name, pick) in divisors(rows) {
         let Some(bottom) = ratio::pick(rows, &pick).and_then(ratio::cost) else {
             continue;

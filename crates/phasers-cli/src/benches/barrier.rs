@@ -351,11 +351,9 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
         };
         let pinned = if self.row.pin { ", threads pinned" } else { "" };
         let time = self.time_per_test.as_secs_f64();
+        let method = format!("{method}, about {time:.1} s per test{pinned}");
         Header::new(provenance, self.measures)
-            .line(
-                "method",
-                format!("{method}, about {time:.1} s per test{pinned}"),
-            )
+            .line("method", method)
             .machine(provenance)
             .floors(provenance)
             .line(
@@ -410,10 +408,7 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
             .with("rounds", rounds)
             .with("episodes", self.row.schedule.episodes)
             .with("target_sample_ms", round.target_sample.as_secs_f64() * 1e3)
-            .with(
-                "delay_us",
-                self.delay.map(|delay| delay.as_secs_f64() * 1e6),
-            )
+            .with("delay_us", self.delay.map(|d| d.as_secs_f64() * 1e6))
             .with("delay_iterations", self.delay.map(|_| self.row.delay))
             .with("row_budget_s", round.row_budget.as_secs_f64());
         Settings {
@@ -617,12 +612,10 @@ impl SweepContender for Contender {
     }
 
     fn runs_on_openmp(self) -> bool {
+        use Contender::{OmpReduction, OmpReductionActive, OpenMp, OpenMpActive};
         matches!(
             self,
-            Contender::OpenMp
-                | Contender::OmpReduction
-                | Contender::OpenMpActive
-                | Contender::OmpReductionActive
+            OpenMp | OmpReduction | OpenMpActive | OmpReductionActive
         )
     }
 
@@ -678,16 +671,12 @@ fn in_child(row: &mut Row, twin: Contender, timing: &Timing) {
         timing: *timing,
     };
     match child::delegate::<_, Row>(CHILD_KIND, ACTIVE_WAIT_POLICY, &job, limit) {
-        Ok(answer) => {
-            let (contender, kind, at) = (row.contender.clone(), row.kind, row.at.clone());
-            *row = Row {
-                contender,
-                kind,
-                at,
-                ..answer
-            };
+        Ok(mut answer) => {
+            (answer.contender, answer.at) = (std::mem::take(&mut row.contender), row.at.clone());
+            answer.kind = row.kind;
             // Process start and libgomp's loading included, as a row's thread start-up is.
-            row.row_s = start.elapsed().as_secs_f64();
+            answer.row_s = start.elapsed().as_secs_f64();
+            *row = answer;
         }
         Err(error) => failed(row, timing, error),
     }

@@ -45,19 +45,16 @@ use crate::native::{omp_reduce, ACTIVE_WAIT_POLICY};
 
 /// Participant counts of a default run: the seed's 4 to 32, and 2, the smallest reduction.
 const DEFAULT_THREADS: [usize; 5] = [2, 4, 8, 16, 32];
-/// Array lengths of a default run: the seed's overhead size, its 1,000 to 200,000 floats, and
-/// 16 M (64 MB per array), where memory bandwidth is all that counts.
+/// Array lengths of a default run: the seed's, and 16 M, where only memory bandwidth counts.
 const DEFAULT_SIZES: [usize; 7] = [1, 1_000, 5_000, 10_000, 64_000, 200_000, 16_000_000];
 /// Where arrays count as large: an iteration takes milliseconds and varies little, so fewer do.
 const LARGE_ARRAY: usize = 1_000_000;
 const LARGE_MIN_ITERATIONS: usize = 5;
-/// With the default sizes, large arrays run only up to this many participants: 4 x 64 MB inputs
-/// plus outputs and OpenMP's private copies already take about a gigabyte.
+/// With the default sizes, large arrays run only up to this many participants (about 1 GB).
 const LARGE_DEFAULT_MAX_THREADS: usize = 4;
 /// The longest array `--sizes` accepts: 1 GiB per participant's input.
 const MAX_LEN: usize = 1 << 28;
-/// Iterations before the measured ones: the first touches every page and builds any lazy state,
-/// and its result is the one checked.
+/// Iterations before the measured ones: the first touches every page, and its result is checked.
 const WARM_UP: usize = 1;
 /// A row's budget beyond ten times `--min-time`, so even the largest arrays get their minimum.
 const BUDGET_MARGIN: Duration = Duration::from_secs(2);
@@ -154,8 +151,7 @@ fn parse_size(text: &str) -> Result<usize, String> {
     }
 }
 
-/// One point of the sweep: what its rows share, and the job the `OMP_WAIT_POLICY=active` child
-/// is handed. Counts are of measured iterations; the budget counts from the row's start.
+/// One point of the sweep: what its rows share, and the `OMP_WAIT_POLICY=active` child's job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Point {
     threads: usize,
@@ -306,8 +302,7 @@ impl Reduce {
         })
     }
 
-    /// `point`'s sequential sum, or why it does not fit in memory: computed once per point, the
-    /// last one's sum dropped first.
+    /// `point`'s sequential sum, or why it does not fit in memory; the last point's is dropped.
     fn prepare(&self, point: &Point) -> Prepared {
         let key = (point.threads, point.len, point.mode);
         let mut current = self.current.borrow_mut();
@@ -326,27 +321,27 @@ impl Reduce {
     }
 }
 
-/// One contender of a point. The bandwidth floor is measured at every point too, but is not a
-/// contender: it does not reduce.
+/// One row of a point: a contender, or the bandwidth floor its bandwidth is held against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Contender {
     /// `Reduction<f32>` with `Op::Sum` and this algorithm.
     Ours(ReduceAlgorithm),
     /// OpenMP's `reduction(+:arr[:n])` (libgomp), through `baselines/omp_array_reduce.c`.
     OpenMp,
-    /// The same under `OMP_WAIT_POLICY=active`, which libgomp reads as it loads: a child process
-    /// measures it on the point's very stall table.
+    /// The same under `OMP_WAIT_POLICY=active`, in a child process (libgomp reads it at load).
     OpenMpActive,
     /// `Mutex<Vec<f32>>`: each participant locks and adds its array in ([`Merging`]).
     Mutex,
+    /// The bandwidth floor ([`StreamAdd`]), which does not reduce.
+    Floor {
+        /// Whether an earlier table measured it.
+        again: bool,
+    },
 }
 
 const OPENMP_NAME: &str = "omp reduction(+:arr[:n])";
 const OPENMP_ACTIVE_NAME: &str = "omp reduction(+:arr[:n]) (active)";
 const FLOOR_NAME: &str = "bandwidth floor";
-const FLOOR_DESCRIPTION: &str = "STREAM-like add out[i] = a[i] + b[i] on min(N, cores) \
-    threads over the bytes an optimal reduction moves; the reductions' bandwidth is given as a \
-    fraction of its";
 
 impl Contender {
     /// Every contender, in table order: ours (`auto` last), then the baselines.
@@ -361,12 +356,14 @@ impl Contender {
             Contender::OpenMp => OPENMP_NAME,
             Contender::OpenMpActive => OPENMP_ACTIVE_NAME,
             Contender::Mutex => "mutex-merged",
+            Contender::Floor { .. } => FLOOR_NAME,
         }
     }
 
     fn kind(self) -> Kind {
         match self {
             Contender::Ours(_) => Kind::Ours,
+            Contender::Floor { .. } => Kind::Floor,
             _ => Kind::Baseline,
         }
     }
@@ -406,12 +403,15 @@ impl Contender {
                 "std::sync::Mutex<Vec<f32>>: each thread locks and adds its array in; the root \
                  waits on a Condvar for the count"
             }
+            Contender::Floor { .. } => {
+                "STREAM-like add out[i] = a[i] + b[i] on min(N, cores) threads over the bytes an \
+                 optimal reduction moves; the reductions' bandwidth is given as a fraction of its"
+            }
         }
     }
 }
 
-/// Parses one entry of `--algorithms`: a reduction algorithm (or the library's short forms),
-/// `omp`, `omp-active` or `mutex`.
+/// Parses one entry of `--algorithms`: an algorithm, `omp`, `omp-active` or `mutex`.
 fn parse_contender(text: &str) -> Result<Contender, String> {
     match text.trim().to_ascii_lowercase().as_str() {
         "omp" | "openmp" => Ok(Contender::OpenMp),
@@ -429,9 +429,10 @@ fn parse_contender(text: &str) -> Result<Contender, String> {
 
 /// Every contender of `bench reduce` with a line about it, for `phasers list`.
 pub fn list() -> Vec<(String, &'static str)> {
-    let described = Contender::all().into_iter();
-    (described.map(|c| (c.name().to_owned(), c.description())))
-        .chain([(FLOOR_NAME.to_owned(), FLOOR_DESCRIPTION)])
+    let rows = Contender::all()
+        .into_iter()
+        .chain([Contender::Floor { again: false }]);
+    rows.map(|c| (c.name().to_owned(), c.description()))
         .collect()
 }
 
@@ -467,8 +468,7 @@ impl Collective {
         (self == Collective::Reduce).then_some(0)
     }
 
-    /// The bytes an optimal reduction of `threads` arrays of `len` f32 moves: every input read
-    /// once, the result written once (at the root) or once per participant.
+    /// The bytes an optimal reduction moves: each input read once, the result written per receiver.
     fn bytes(self, threads: usize, len: usize) -> u64 {
         let array = len as u64 * 4;
         match self {
@@ -477,8 +477,7 @@ impl Collective {
         }
     }
 
-    /// A generous estimate of the bytes the largest row of a point needs at once: inputs, one
-    /// more array per participant (OpenMP's private copies), the outputs, the sum and its check.
+    /// A generous estimate of a point's peak bytes: inputs, OpenMP's copies, outputs, sum, check.
     fn memory_needed(self, threads: usize, len: usize) -> u64 {
         let receivers = (0..threads).filter(|&rank| self.receives(rank)).count() as u64;
         (2 * threads as u64 + receivers + 2).saturating_mul(len as u64 * 4)
@@ -530,8 +529,7 @@ fn check(got: &[f32], want: &[f32]) -> Result<(), String> {
     ))
 }
 
-/// One participant of a Rust row: its input, the output it receives the sum in if it does, and
-/// how it reduces.
+/// One participant of a Rust row: its arrays, and how it reduces.
 struct Participant<R> {
     rank: usize,
     mode: Collective,
@@ -726,8 +724,7 @@ fn floor_workers(threads: usize) -> usize {
     threads.clamp(1, phasers::available_cores().max(1))
 }
 
-/// The elements each of `workers` threads adds so that all move `bytes` (rounded up); the first
-/// threads take one more where they do not divide evenly.
+/// The elements each of `workers` threads adds so that all move `bytes` (rounded up).
 fn shares(bytes: u64, workers: usize) -> Vec<usize> {
     let (elements, workers) = (bytes.div_ceil(BYTES_PER_ELEMENT), workers.max(1) as u64);
     let share = |worker| elements / workers + u64::from(worker < elements % workers);
@@ -768,8 +765,7 @@ impl Work for StreamAdd {
     }
 }
 
-/// Which metric a row's samples are: the tables' median and ÷omp, the plots and the OpenMP
-/// ratios (all five are always measured and written).
+/// Which metric a row's samples are (all five are always measured and written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Metric {
     /// Time from the last arrival to completion.
@@ -791,8 +787,7 @@ impl Metric {
     }
 }
 
-/// The five metrics of [`series`], as the rows' extra keys name their summaries; a [`Metric`] is
-/// its index here.
+/// The five metrics of [`series`], as the rows' keys name them; a [`Metric`] is its index here.
 const METRICS: [&str; 5] = [
     "last_arrival_to_completion_ns",
     "total_in_reduction_ns",
@@ -848,12 +843,12 @@ fn stamped<W: Work>(
     }
 }
 
-/// Measures `role`'s row at `point`, whose sequential sum is `sum`, its samples of `metric`.
-fn measure(role: Role, point: &Point, sum: &Arc<[f32]>, metric: Metric) -> Row {
+/// Measures `contender`'s row at `point`, whose sequential sum is `sum`, its samples of `metric`.
+fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric) -> Row {
     let start = Instant::now();
-    let (name, kind) = role.named();
-    let timeline = match role {
-        Role::Floor { .. } => {
+    let (name, kind) = (contender.name(), contender.kind());
+    let timeline = match contender {
+        Contender::Floor { .. } => {
             let bytes = point.mode.bytes(point.threads, point.len);
             let shares = shares(bytes, floor_workers(point.threads)).into_iter();
             let works = shares.map(|elements| StreamAdd {
@@ -862,7 +857,7 @@ fn measure(role: Role, point: &Point, sum: &Arc<[f32]>, metric: Metric) -> Row {
             });
             stamped(works.collect(), point, None, name)
         }
-        Role::Row(Contender::Ours(algorithm)) => Reduction::<f32>::builder(point.threads)
+        Contender::Ours(algorithm) => Reduction::<f32>::builder(point.threads)
             .op(Op::Sum)
             .algorithm(algorithm)
             .build()
@@ -871,14 +866,14 @@ fn measure(role: Role, point: &Point, sum: &Arc<[f32]>, metric: Metric) -> Row {
                 let works = participants(point, sum, group.participants());
                 stamped(works, point, Some(point.stalls()?), name)
             }),
-        Role::Row(Contender::Mutex) => {
+        Contender::Mutex => {
             let works = participants(point, sum, merging(point));
             point
                 .stalls()
                 .and_then(|stalls| stamped(works, point, Some(stalls), name))
         }
-        Role::Row(Contender::OpenMp) => openmp(point, sum, name),
-        Role::Row(Contender::OpenMpActive) => {
+        Contender::OpenMp => openmp(point, sum, name),
+        Contender::OpenMpActive => {
             // The child stops at the row budget; past that and the hang time, it is stuck.
             let limit = point.budget + point.hang_after + Duration::from_secs(5);
             child::delegate(OMP_ACTIVE_KIND, ACTIVE_WAIT_POLICY, point, limit)
@@ -912,8 +907,7 @@ fn per_ns(row: &Row, key: &str) -> Option<f64> {
     (ns > 0.0).then(|| row.value("bytes").unwrap_or(0.0) / ns)
 }
 
-/// Sets the row's bandwidth (over its time from the first arrival to completion: all of its data
-/// movement) and its fraction of `floor`'s, the floor row of the same point.
+/// Sets the row's bandwidth (over first arrival to completion) and its fraction of `floor`'s.
 fn compare_with_floor(row: &mut Row, floor: Option<&Row>) {
     let bandwidth = per_ns(row, "first_arrival_to_completion_ns");
     let floor = floor.and_then(|floor| floor.value(BANDWIDTH[0]));
@@ -925,8 +919,7 @@ fn compare_with_floor(row: &mut Row, floor: Option<&Row>) {
     );
 }
 
-/// Fills `row` from its stamps: the samples of `metric`, every metric's summary, what `auto`
-/// chose, and a note on a row cut short by `point`'s stop rule or with clocks that disagree.
+/// Fills `row` from its stamps: samples, summaries, what `auto` chose, and notes on trouble.
 fn fill(
     row: &mut Row,
     timeline: Result<Timeline, String>,
@@ -963,8 +956,7 @@ fn fill(
     }
 }
 
-/// What `auto` ran, as its label shows it: the one algorithm, or each one's share when it changed
-/// its mind; `None` for a row that ran only itself.
+/// What `auto` ran, as its label shows it: the one algorithm, or each one's share.
 fn resolved(name: &str, chose: &BTreeMap<&str, u64>) -> Option<String> {
     let total: u64 = chose.values().sum();
     let mut chosen: Vec<(&&str, &u64)> = chose.iter().collect();
@@ -983,12 +975,10 @@ fn resolved(name: &str, chose: &BTreeMap<&str, u64>) -> Option<String> {
     }
 }
 
-/// The job a child process measures the `OMP_WAIT_POLICY=active` row of (`phasers internal-child
-/// "bench reduce"`); it is handed the [`Point`] and answers with the row's stamps.
+/// The kind of the child job measuring the `OMP_WAIT_POLICY=active` row of a [`Point`].
 pub const OMP_ACTIVE_KIND: &str = "bench reduce";
 
-/// The child's side of the `OMP_WAIT_POLICY=active` row: measures the OpenMP row of the point it
-/// is handed, in this process, which libgomp loaded under that policy.
+/// The child's side of the `OMP_WAIT_POLICY=active` row: the OpenMP row of the point handed.
 pub fn omp_active_child() -> Result<(), String> {
     child::serve(|point: Point| {
         let sum = expected(point.threads, point.len);
@@ -996,8 +986,7 @@ pub fn omp_active_child() -> Result<(), String> {
     })
 }
 
-/// Runs `phasers bench reduce`: a table per participant count, collective and spread, then the
-/// summary and the files.
+/// Runs `phasers bench reduce`.
 pub fn run(args: &ReduceArgs) -> Result<(), String> {
     let reduce = Reduce::from_args(args)?;
     let output = OutputArgs {
@@ -1008,22 +997,6 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
     };
     let report = bench::run(&reduce, &output)?;
     files::failures(&report.rows, SLICE)
-}
-
-/// A row of a table: the floor (`again` where an earlier table measured it) or a contender.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Role {
-    Floor { again: bool },
-    Row(Contender),
-}
-
-impl Role {
-    fn named(self) -> (&'static str, Kind) {
-        match self {
-            Role::Floor { .. } => (FLOOR_NAME, Kind::Floor),
-            Role::Row(contender) => (contender.name(), contender.kind()),
-        }
-    }
 }
 
 /// The ratios recorded at each point: the faster OpenMP row over auto and over our best.
@@ -1042,7 +1015,7 @@ fn openmp_ratios() -> Vec<Ratio> {
 }
 
 impl Benchmark for Reduce {
-    type Contender = (Role, Arc<Point>);
+    type Contender = (Contender, Arc<Point>);
 
     fn name(&self) -> String {
         "bench reduce".into()
@@ -1099,46 +1072,46 @@ impl Benchmark for Reduce {
         }
     }
 
-    /// A table per N, collective and spread, in that order; a block per length, the floor first.
-    /// With the default sizes, lengths from [`LARGE_ARRAY`] run only at few participants.
+    /// A table per N, collective and spread, in that order; a block per length, the floor first
+    /// (measured at the first spread, shown again at the others).
     fn tables(&self) -> Vec<TablePlan<Self::Contender>> {
-        let (mut tables, mut floors) = (Vec::new(), Vec::new());
+        let mut tables = Vec::new();
         let large_ok = |threads| self.large_max_threads.map_or(true, |most| threads <= most);
         for (&threads, &mode) in
             (self.threads.iter()).flat_map(|n| self.modes.iter().map(move |m| (n, m)))
         {
-            for spread in &self.spreads {
-                let iterations = self.base.max_iterations + WARM_UP;
+            for (index, spread) in self.spreads.iter().enumerate() {
                 let seed = spread.seed_for(self.seed, threads);
-                let stalls = Stalls::generate(spread, threads, iterations, seed);
-                let mut rows = Vec::new();
-                for &len in self
+                let stalls =
+                    Stalls::generate(spread, threads, self.base.max_iterations + WARM_UP, seed);
+                let lengths = self
                     .sizes
                     .iter()
-                    .filter(|&&len| len < LARGE_ARRAY || large_ok(threads))
-                {
-                    let point = Arc::new(Point {
+                    .filter(|&&len| len < LARGE_ARRAY || large_ok(threads));
+                let mut rows = Vec::new();
+                for &len in lengths {
+                    let min_iterations = match len >= LARGE_ARRAY {
+                        true => self.large_min_iterations,
+                        false => self.base.min_iterations,
+                    };
+                    let (spread, stalls) = (*spread, stalls.as_slice().to_vec());
+                    let point = Point {
                         threads,
                         len,
                         mode,
-                        spread: *spread,
-                        stalls: stalls.as_slice().to_vec(),
-                        min_iterations: match len >= LARGE_ARRAY {
-                            true => self.large_min_iterations,
-                            false => self.base.min_iterations,
-                        },
+                        spread,
+                        stalls,
+                        min_iterations,
                         ..self.base.clone()
-                    });
-                    let again = floors.contains(&(threads, len, mode));
-                    floors.push((threads, len, mode));
-                    let roles = [Role::Floor { again }].into_iter();
-                    for role in roles.chain(self.contenders.iter().map(|&c| Role::Row(c))) {
-                        let (name, kind) = role.named();
+                    };
+                    let point = Arc::new(point);
+                    let floor = Contender::Floor { again: index > 0 };
+                    for contender in [floor].into_iter().chain(self.contenders.iter().copied()) {
                         rows.push(RowPlan {
-                            contender: (role, Arc::clone(&point)),
-                            name: name.into(),
-                            kind,
-                            at: point.at(kind == Kind::Floor),
+                            contender: (contender, Arc::clone(&point)),
+                            name: contender.name().into(),
+                            kind: contender.kind(),
+                            at: point.at(contender.kind() == Kind::Floor),
                             subtracts: None,
                         });
                     }
@@ -1157,10 +1130,10 @@ impl Benchmark for Reduce {
     }
 
     fn measure(&self, plan: &RowPlan<Self::Contender>, _: usize, _: usize) -> Row {
-        let (role, point) = &plan.contender;
+        let (contender, point) = &plan.contender;
         let key = (point.threads, point.len, point.mode);
         let floor = self.floors.borrow().get(&key).cloned();
-        if let (Role::Floor { again: true }, Some(floor)) = (role, &floor) {
+        if let (Contender::Floor { again: true }, Some(floor)) = (contender, &floor) {
             return floor.clone();
         }
         let mut row = match self.prepare(point) {
@@ -1168,11 +1141,11 @@ impl Benchmark for Reduce {
                 note: Some(format!("not run: {why}")),
                 ..point.row(&plan.name, plan.kind)
             },
-            Ok(sum) => measure(*role, point, &sum, self.metric),
+            Ok(sum) => measure(*contender, point, &sum, self.metric),
         };
-        match role {
-            Role::Floor { .. } => drop(self.floors.borrow_mut().insert(key, row.clone())),
-            Role::Row(_) => compare_with_floor(&mut row, floor.as_ref()),
+        match contender {
+            Contender::Floor { .. } => drop(self.floors.borrow_mut().insert(key, row.clone())),
+            _ => compare_with_floor(&mut row, floor.as_ref()),
         }
         row
     }
@@ -1258,12 +1231,11 @@ impl Benchmark for Reduce {
     }
 
     fn recorded(&self, plan: &RowPlan<Self::Contender>) -> bool {
-        plan.contender.0 != Role::Floor { again: true }
+        plan.contender.0 != Contender::Floor { again: true }
     }
 }
 
-/// The CSV's keys after the core columns: the point, the row's own fields, every metric and the
-/// bandwidth.
+/// The CSV's keys after the core columns.
 const CSV: [&str; 14] = [
     "floats",
     "mode",
@@ -1329,8 +1301,7 @@ impl Reduce {
         text.join("\n")
     }
 
-    /// (1) Does the seed's headline reproduce: at the largest spread, dynamic pairs against the
-    /// static tree and linear on the time from the last arrival to completion, up to 10,000 floats.
+    /// (1) Does the seed's headline reproduce: dynamic pairs against static tree and linear.
     fn headline(&self, rows: &[Row], heads: &[String]) -> String {
         let title = "(1) the seed's headline: at the largest spread, dynamic pairs against the \
                      static tree and linear, time from the last arrival to completion, arrays up \
@@ -1422,8 +1393,7 @@ impl Reduce {
         format!("{title}\n{grid}    meeting the goal everywhere measured: {meeting}\n")
     }
 
-    /// (3) Against OpenMP at 1,000, 64,000 and 16 M floats: the faster of OpenMP's two rows over
-    /// auto and over our best, from the ratios recorded at each point.
+    /// (3) The faster of OpenMP's two rows over auto and over our best, from the recorded ratios.
     fn openmp(&self, records: &[RatioRecord], heads: &[String]) -> String {
         let title = format!(
             "(3) against OpenMP's array reduction: omp ÷ auto / omp ÷ our best (which), medians \
@@ -1483,13 +1453,8 @@ mod tests {
     /// The (N, floats, min iterations) of every point the run's tables measure.
     fn points(reduce: &Reduce) -> Vec<(usize, usize, usize)> {
         let plans = reduce.tables().into_iter().flat_map(|table| table.rows);
-        let points = plans.map(|plan| {
-            (
-                plan.contender.1.threads,
-                plan.contender.1.len,
-                plan.contender.1.min_iterations,
-            )
-        });
+        let points = plans.map(|plan| plan.contender.1);
+        let points = points.map(|point| (point.threads, point.len, point.min_iterations));
         sorted_unique(points.collect())
     }
 
@@ -1663,7 +1628,12 @@ mod tests {
         for mode in Collective::ALL {
             let point = point(3, 500, mode, 3, 10);
             let sum: Arc<[f32]> = expected(3, 500).into();
-            let floor = measure(Role::Floor { again: false }, &point, &sum, Metric::Total);
+            let floor = measure(
+                Contender::Floor { again: false },
+                &point,
+                &sum,
+                Metric::Total,
+            );
             let fraction = floor.value("fraction_of_floor");
             assert_eq!((floor.error.as_deref(), fraction), (None, Some(1.0)));
             assert!(floor.value("bandwidth_gb_s").unwrap() > 0.0);
@@ -1672,7 +1642,7 @@ mod tests {
             for contender in
                 (Contender::all().into_iter()).filter(|c| *c != Contender::OpenMpActive)
             {
-                let mut row = measure(Role::Row(contender), &point, &sum, Metric::LastArrival);
+                let mut row = measure(contender, &point, &sum, Metric::LastArrival);
                 assert_eq!(row.error, None, "{row:?}");
                 assert!((3..=10).contains(&row.summary.unwrap().count), "{row:?}");
                 assert_eq!(row.field("arrival_spread"), Some(&Value::from("low")));
@@ -1721,12 +1691,7 @@ mod tests {
         assert_eq!(back.stalls().unwrap(), point.stalls().unwrap());
         // The unit-test binary has no such command, so whatever it does gives no row.
         let sum = expected(3, 10).into();
-        let row = measure(
-            Role::Row(Contender::OpenMpActive),
-            &point,
-            &sum,
-            Metric::LastArrival,
-        );
+        let row = measure(Contender::OpenMpActive, &point, &sum, Metric::LastArrival);
         let error = row.error.unwrap();
         assert!(
             error.starts_with("the child process with OMP_WAIT_POLICY=active"),

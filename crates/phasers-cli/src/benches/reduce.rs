@@ -532,7 +532,6 @@ fn check(got: &[f32], want: &[f32]) -> Result<(), String> {
 /// One participant of a Rust row: its arrays, and how it reduces.
 struct Participant<R> {
     rank: usize,
-    mode: Collective,
     receives: bool,
     expected: Arc<[f32]>,
     input: Vec<f32>,
@@ -540,30 +539,23 @@ struct Participant<R> {
     reduces: R,
 }
 
-/// How a [`Participant`] reduces: through the library's [`Reducer`] or a [`Merging`] handle.
+/// What one call of a participant gives: the variant that ran, if the work says, or its failure.
+type Call = Result<Option<&'static str>, Failure>;
+
+/// How a [`Participant`] reduces: through the library's [`Reducer`] (in this collective) or a
+/// [`Merging`] handle.
 trait Reduces: Send {
     /// One call: adds `input` in, and writes the sum to `output` if the participant `receives`.
-    fn call(
-        &mut self,
-        mode: Collective,
-        receives: bool,
-        input: &[f32],
-        output: &mut [f32],
-    ) -> Result<Option<&'static str>, Failure>;
+    fn call(&mut self, receives: bool, input: &[f32], output: &mut [f32]) -> Call;
 }
 
-impl Reduces for Reducer<f32> {
+impl Reduces for (Reducer<f32>, Collective) {
     #[inline]
-    fn call(
-        &mut self,
-        mode: Collective,
-        _: bool,
-        input: &[f32],
-        output: &mut [f32],
-    ) -> Result<Option<&'static str>, Failure> {
+    fn call(&mut self, _: bool, input: &[f32], output: &mut [f32]) -> Call {
+        let (reducer, mode) = (&mut self.0, self.1);
         let outcome = match mode {
-            Collective::Reduce => self.reduce(input, output),
-            Collective::Allreduce => self.allreduce(input, output),
+            Collective::Reduce => reducer.reduce(input, output),
+            Collective::Allreduce => reducer.allreduce(input, output),
         };
         (outcome.map(|outcome| Some(outcome.algorithm().name())))
             .map_err(|error| Failure::from(error).about(mode.name()))
@@ -574,7 +566,6 @@ impl Reduces for Reducer<f32> {
 fn participants<R>(point: &Point, expected: &Arc<[f32]>, reduces: Vec<R>) -> Vec<Participant<R>> {
     let participant = |(rank, reduces)| Participant {
         rank,
-        mode: point.mode,
         receives: point.mode.receives(rank),
         expected: Arc::clone(expected),
         input: Vec::new(),
@@ -599,8 +590,8 @@ impl<R: Reduces> Work for Participant<R> {
     }
 
     #[inline]
-    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
-        (self.reduces).call(self.mode, self.receives, &self.input, &mut self.output)
+    fn iteration(&mut self, _: u64) -> Call {
+        (self.reduces).call(self.receives, &self.input, &mut self.output)
     }
 
     fn check(&mut self) -> Result<(), Failure> {
@@ -666,13 +657,7 @@ impl Merged {
 }
 
 impl Reduces for Merging {
-    fn call(
-        &mut self,
-        _: Collective,
-        receives: bool,
-        input: &[f32],
-        output: &mut [f32],
-    ) -> Result<Option<&'static str>, Failure> {
+    fn call(&mut self, receives: bool, input: &[f32], output: &mut [f32]) -> Call {
         let Merging(shared, next) = self;
         let generation = *next;
         *next += 1;
@@ -827,15 +812,19 @@ fn series(timeline: &Timeline, root: Option<usize>) -> [Vec<f64>; 5] {
     series
 }
 
-/// The stamps of `works` run at `point` with `stalls`, or why there are none.
+/// The stamps of `works` run at `point`, with its stalls if `stalled`, or why there are none.
 fn stamped<W: Work>(
     works: Vec<W>,
     point: &Point,
-    stalls: Option<Stalls>,
+    stalled: bool,
     name: &str,
 ) -> Result<Timeline, String> {
+    let stalls = match stalled {
+        true => Some(Arc::new(point.stalls()?)),
+        false => None,
+    };
     let watch = Watch::new(name, works.len(), point.hang_after);
-    let measured = engine::threads(works, &point.plan(stalls.map(Arc::new)), &watch);
+    let measured = engine::threads(works, &point.plan(stalls), &watch);
     match (measured.error, measured.timeline) {
         (Some(error), _) => Err(error),
         (None, Some(timeline)) => Ok(timeline),
@@ -855,7 +844,7 @@ fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric
                 elements,
                 ..StreamAdd::default()
             });
-            stamped(works.collect(), point, None, name)
+            stamped(works.collect(), point, false, name)
         }
         Contender::Ours(algorithm) => Reduction::<f32>::builder(point.threads)
             .op(Op::Sum)
@@ -863,15 +852,11 @@ fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric
             .build()
             .map_err(|error| format!("cannot build the reduction: {error}"))
             .and_then(|group| {
-                let works = participants(point, sum, group.participants());
-                stamped(works, point, Some(point.stalls()?), name)
+                let reducers = group.participants().into_iter().map(|r| (r, point.mode));
+                let works = participants(point, sum, reducers.collect());
+                stamped(works, point, true, name)
             }),
-        Contender::Mutex => {
-            let works = participants(point, sum, merging(point));
-            point
-                .stalls()
-                .and_then(|stalls| stamped(works, point, Some(stalls), name))
-        }
+        Contender::Mutex => stamped(participants(point, sum, merging(point)), point, true, name),
         Contender::OpenMp => openmp(point, sum, name),
         Contender::OpenMpActive => {
             // The child stops at the row budget; past that and the hang time, it is stuck.
@@ -1445,8 +1430,9 @@ impl Reduce {
 mod tests {
     use super::*;
 
-    fn parsed(extra: &[&str]) -> Result<Reduce, String> {
-        let argv = std::iter::once("reduce").chain(extra.iter().copied());
+    /// The run of the options `extra`, separated by spaces.
+    fn parsed(extra: &str) -> Result<Reduce, String> {
+        let argv = std::iter::once("reduce").chain(extra.split_whitespace());
         Reduce::from_args(&ReduceArgs::try_parse_from(argv).map_err(|e| e.to_string())?)
     }
 
@@ -1460,20 +1446,15 @@ mod tests {
 
     #[test]
     fn defaults_are_the_issues_sweep_and_options_resolve_in_order() {
-        let defaults = parsed(&[]).unwrap();
+        let defaults = parsed("").unwrap();
         assert_eq!((defaults.spreads.len(), defaults.contenders.len()), (4, 8));
         assert_eq!(defaults.base.budget, Duration::from_millis(2500));
         let measured = points(&defaults);
         assert_eq!(measured.len(), 5 * 7 - 3);
         assert!(measured.contains(&(4, 16_000_000, 5)) && measured.contains(&(32, 1, 20)));
-        let given = parsed(&[
-            "--threads=8,2,8",
-            "--sizes=64k,1,16M,1_000",
-            "--spread=high,none,60/30/10,high",
-            "--algorithms=dynamic,omp,mutex,auto",
-            "--min-iterations=3",
-        ])
-        .unwrap();
+        let given = "--threads=8,2,8 --sizes=64k,1,16M,1_000 --spread=high,none,60/30/10,high \
+                     --algorithms=dynamic,omp,mutex,auto --min-iterations=3";
+        let given = parsed(given).unwrap();
         assert_eq!(points(&given).len(), 2 * 4);
         assert!(points(&given).contains(&(8, 16_000_000, 3)));
         let spreads: Vec<String> = given.spreads.iter().map(Spread::name).collect();
@@ -1509,7 +1490,7 @@ mod tests {
                 "--min-iterations 50 is more than --max-iterations 10",
             ),
         ] {
-            let error = parsed(&bad.split(' ').collect::<Vec<_>>()).err().unwrap();
+            let error = parsed(bad).err().unwrap();
             assert!(error.contains(message), "{bad}: {error}");
         }
         assert_eq!(parse_size(" 64k"), Ok(64_000));
@@ -1628,12 +1609,8 @@ mod tests {
         for mode in Collective::ALL {
             let point = point(3, 500, mode, 3, 10);
             let sum: Arc<[f32]> = expected(3, 500).into();
-            let floor = measure(
-                Contender::Floor { again: false },
-                &point,
-                &sum,
-                Metric::Total,
-            );
+            let floor = Contender::Floor { again: false };
+            let floor = measure(floor, &point, &sum, Metric::Total);
             let fraction = floor.value("fraction_of_floor");
             assert_eq!((floor.error.as_deref(), fraction), (None, Some(1.0)));
             assert!(floor.value("bandwidth_gb_s").unwrap() > 0.0);
@@ -1702,28 +1679,17 @@ mod tests {
 
     #[test]
     fn tables_show_each_floor_in_every_spread_but_record_it_once() {
-        let reduce = parsed(&[
-            "--threads=2,3",
-            "--sizes=1,2",
-            "--spread=none,low",
-            "--algorithms=auto",
-        ])
-        .unwrap();
+        let options = "--threads=2,3 --sizes=1,2 --spread=none,low --algorithms=auto";
+        let reduce = parsed(options).unwrap();
         let tables = reduce.tables();
         assert_eq!(tables.len(), 2 * 2 * 2);
-        let names: Vec<&str> = tables[1]
-            .rows
-            .iter()
-            .map(|plan| plan.name.as_str())
-            .collect();
-        assert_eq!(names, [FLOOR_NAME, "auto", FLOOR_NAME, "auto"]);
-        let recorded = |table: &TablePlan<_>| {
-            table
-                .rows
-                .iter()
-                .filter(|plan| reduce.recorded(plan))
-                .count()
-        };
+        let names = tables[1].rows.iter().map(|plan| plan.name.as_str());
+        assert_eq!(
+            names.collect::<Vec<_>>(),
+            [FLOOR_NAME, "auto", FLOOR_NAME, "auto"]
+        );
+        let recorded =
+            |table: &TablePlan<_>| table.rows.iter().filter(|p| reduce.recorded(p)).count();
         assert_eq!((recorded(&tables[0]), recorded(&tables[1])), (4, 2));
         let title = reduce.title(&tables[1], &[], 1);
         let drawn = ", reduce, spread low: stalls drawn with mean";
@@ -1768,7 +1734,7 @@ mod tests {
         rows[6].extra.set("fraction_of_floor", 0.75);
         rows[7].extra.set("fraction_of_floor", 0.5);
         let records = ratio::records(&rows[..6].iter().collect::<Vec<_>>(), &openmp_ratios());
-        let reduce = parsed(&["--threads=2", "--spread=none,high"]).unwrap();
+        let reduce = parsed("--threads=2 --spread=none,high").unwrap();
         let text = reduce.text(&rows, &records);
         for part in [
             "spread high",
@@ -1783,7 +1749,7 @@ mod tests {
         ] {
             assert!(text.contains(part), "{part}: {text}");
         }
-        let none = parsed(&["--threads=2", "--spread=none"]).unwrap();
+        let none = parsed("--threads=2 --spread=none").unwrap();
         assert!(none.headline(&rows, &[]).contains("not measured"));
     }
 }

@@ -1399,23 +1399,22 @@ impl Reduce {
                 for spread in self.spreads.iter().map(Spread::name) {
                     let cells = self.threads.iter().map(|&threads| {
                         let want = (threads, len, mode, spread.as_str());
-                        let [auto, best] =
-                            ["fastest omp / auto", "fastest omp / our best"].map(|label| {
-                                let mut all = records.iter().map(|r| (&r.at, &r.record));
-                                let (_, record) = all.find(|(at, record)| {
-                                    record.label == label && is_at(at, record.threads, want)
-                                })?;
-                                Some(record)
-                            });
-                        let Some(best) = best else {
-                            return "-".to_owned();
+                        let record = |label: &str| {
+                            let mut found = records.iter().filter(|r| r.record.label == label);
+                            Some(&found.find(|r| is_at(&r.at, r.record.threads, want))?.record)
                         };
-                        format!(
-                            "{} / {} ({})",
-                            times(auto.map(|r| r.ratio), Some(1.0)),
-                            times(Some(best.ratio), Some(1.0)),
-                            best.denominator
-                        )
+                        match (
+                            record("fastest omp / auto"),
+                            record("fastest omp / our best"),
+                        ) {
+                            (auto, Some(best)) => format!(
+                                "{} / {} ({})",
+                                times(auto.map(|r| r.ratio), Some(1.0)),
+                                times(Some(best.ratio), Some(1.0)),
+                                best.denominator
+                            ),
+                            _ => "-".to_owned(),
+                        }
                     });
                     lines.push((format!("{} {spread}", mode.name()), cells.collect()));
                 }

@@ -1,19 +1,11 @@
 //! `phasers bench reduce`: array reductions (`Reduction<f32>`, `Op::Sum`) as seed 003 measured
 //! them, against OpenMP's `reduction(+:arr[:n])`, a mutex-merged reduction and the memory
-//! bandwidth floor, in one run.
+//! bandwidth floor ([`StreamAdd`]), in one run.
 //!
-//! For every participant count N, collective, arrival spread and array length, each contender runs
-//! iterations of: a barrier (not timed), a stall drawn from the spread's table, an arrival stamp,
-//! the call, a return stamp (`Pacing::Stamped`). From the stamps come five metrics per iteration
-//! ([`series`]): the time from the **last arrival to completion** (the root's return for `reduce`,
-//! the last return for `allreduce`: what the application waits for once everyone has arrived);
-//! the **total time in the reduction** (return minus arrival summed over participants: its cost in
-//! thread time, where a quick return shows); the **arrival window** (the spread actually
-//! injected); the time from the **first arrival to completion** (the whole wall time, which its
-//! bandwidth is computed from); and the **longest call** (the bandwidth floor's time). A
-//! STREAM-like add over the same bytes ([`StreamAdd`]) gives the floor each reduction's bandwidth
-//! is held against. A row's samples are its `--metric`; all five are summarized beside them. The
-//! run ends with the three comparisons the issue asks for ([`Reduce::text`]).
+//! Each iteration of a row is a barrier (not timed), a stall drawn from the spread's table, an
+//! arrival stamp, the call and a return stamp (`Pacing::Stamped`); [`series`] turns the stamps
+//! into five metrics, of which `--metric` gives the row's samples. The run ends with the three
+//! comparisons the issue asks for ([`Reduce::text`]).
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -28,7 +20,7 @@ use phasers_cli::harness::args::{
     first_of_each, parse_scaled, parse_seconds, parse_svg_path, sorted_unique,
 };
 use phasers_cli::harness::bench::{self, Benchmark};
-use phasers_cli::harness::engine::{self, Measured, Pacing, Plan, Timeline};
+use phasers_cli::harness::engine::{self, Pacing, Plan, Timeline};
 use phasers_cli::harness::floor::{self, Floor};
 use phasers_cli::harness::footnotes::fit;
 use phasers_cli::harness::header::Header;
@@ -53,19 +45,16 @@ use crate::native::{omp_reduce, ACTIVE_WAIT_POLICY};
 
 /// Participant counts of a default run: the seed's 4 to 32, and 2, the smallest reduction.
 const DEFAULT_THREADS: [usize; 5] = [2, 4, 8, 16, 32];
-/// Array lengths of a default run: the seed's overhead size, its 1,000 to 200,000 floats, and
-/// 16 M (64 MB per array), where memory bandwidth is all that counts.
+/// Array lengths of a default run: the seed's, and 16 M, where only memory bandwidth counts.
 const DEFAULT_SIZES: [usize; 7] = [1, 1_000, 5_000, 10_000, 64_000, 200_000, 16_000_000];
 /// Where arrays count as large: an iteration takes milliseconds and varies little, so fewer do.
 const LARGE_ARRAY: usize = 1_000_000;
 const LARGE_MIN_ITERATIONS: usize = 5;
-/// With the default sizes, large arrays run only up to this many participants: 4 x 64 MB inputs
-/// plus outputs and OpenMP's private copies already take about a gigabyte.
+/// With the default sizes, large arrays run only up to this many participants (about 1 GB).
 const LARGE_DEFAULT_MAX_THREADS: usize = 4;
 /// The longest array `--sizes` accepts: 1 GiB per participant's input.
 const MAX_LEN: usize = 1 << 28;
-/// Iterations before the measured ones: the first touches every page and builds any lazy state,
-/// and its result is the one checked.
+/// Iterations before the measured ones: the first touches every page, and its result is checked.
 const WARM_UP: usize = 1;
 /// A row's budget beyond ten times `--min-time`, so even the largest arrays get their minimum.
 const BUDGET_MARGIN: Duration = Duration::from_secs(2);
@@ -162,18 +151,29 @@ fn parse_size(text: &str) -> Result<usize, String> {
     }
 }
 
-/// When a row ends. Counts are of measured iterations; the budget counts from the row's start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct StopRule {
+/// One point of the sweep: what its rows share, and the `OMP_WAIT_POLICY=active` child's job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Point {
+    threads: usize,
+    len: usize,
+    mode: Collective,
+    spread: Spread,
+    /// The stall table, `threads` per iteration, the warm-up's first: every row reads the same.
+    stalls: Vec<u64>,
     min_iterations: usize,
     min_time: Duration,
     max_iterations: usize,
     budget: Duration,
+    hang_after: Duration,
 }
 
-impl StopRule {
-    /// The engine's plan of a row stopping by this rule, stalling as `stalls` says.
-    fn plan(&self, stalls: Option<Arc<Stalls>>, hang_after: Duration) -> Plan {
+impl Point {
+    fn stalls(&self) -> Result<Stalls, String> {
+        Stalls::from_table(self.threads, self.stalls.clone())
+    }
+
+    /// The engine's plan of a row of this point, stalling as `stalls` says.
+    fn plan(&self, stalls: Option<Arc<Stalls>>) -> Plan {
         let schedule = Schedule {
             episodes: Some(1),
             samples: self.max_iterations,
@@ -183,8 +183,44 @@ impl StopRule {
         Plan {
             warm_up: WARM_UP as u64,
             enough: Some((self.min_iterations, self.min_time)),
-            ..Plan::new(schedule, Pacing::Stamped { stalls }, hang_after)
+            ..Plan::new(schedule, Pacing::Stamped { stalls }, self.hang_after)
         }
+    }
+
+    /// The parameter point of a contender's row, or of the floor's (no spread).
+    fn at(&self, floor: bool) -> Fields {
+        let at = Fields::default()
+            .with("floats", self.len)
+            .with("mode", self.mode.name());
+        match floor {
+            true => at,
+            false => (at.with("arrival_spread", self.spread.name())).with(
+                "stall_policy",
+                json!(StallPolicy::for_threads(self.threads)),
+            ),
+        }
+    }
+
+    /// A row of this point with nothing measured: a contender's, or the floor's.
+    fn row(&self, contender: &str, kind: Kind) -> Row {
+        let floor = kind == Kind::Floor;
+        let workers = match floor {
+            true => floor_workers(self.threads),
+            false => self.threads,
+        };
+        let mut row = Row::new(contender, kind, self.threads, self.at(floor));
+        row.oversubscribed = phasers::is_oversubscribed(workers);
+        row.samples_wanted = self.max_iterations;
+        let realized = (!floor).then(|| self.stalls().ok().map(|s| s.realized()));
+        row.extra = Fields::default()
+            .with("workers", workers)
+            .with("bytes", self.mode.bytes(self.threads, self.len))
+            .with("chose", json!({}))
+            .with("realized_spread", json!(realized.flatten()));
+        for key in METRICS.iter().chain(&BANDWIDTH) {
+            row.extra.set(key, Value::Null);
+        }
+        row
     }
 }
 
@@ -200,20 +236,19 @@ struct Reduce {
     contenders: Vec<Contender>,
     metric: Metric,
     large_min_iterations: usize,
-    stop: StopRule,
+    /// The stop rule and hang time of every point (its other fields are unused).
+    base: Point,
     seed: u64,
-    hang_after: Duration,
     /// Each floor row by (N, length, collective), measured for the first table that shows it.
-    floors: RefCell<BTreeMap<At, Row>>,
-    /// The point being measured: (N, length, collective), why it does not fit in memory, its sum.
-    point: RefCell<Option<(At, Prepared)>>,
+    floors: RefCell<BTreeMap<Key, Row>>,
+    /// The point being measured and its sequential sum, or why it does not fit in memory.
+    current: RefCell<Option<(Key, Prepared)>>,
 }
 
-/// A point's N, length and collective: what a floor row is measured for.
-type At = (usize, usize, &'static str);
+/// A point's N, length and collective: what its sum and floor row are for.
+type Key = (usize, usize, Collective);
 
-/// Why a point does not fit in memory, and its sequential sum (empty then).
-type Prepared = (Option<String>, Arc<[f32]>);
+type Prepared = Result<Arc<[f32]>, String>;
 
 impl Reduce {
     fn from_args(args: &ReduceArgs) -> Result<Self, String> {
@@ -249,80 +284,64 @@ impl Reduce {
             contenders: first_of_each(args.algorithms.clone().unwrap_or_else(Contender::all)),
             metric: args.metric,
             large_min_iterations: large_min,
-            stop: StopRule {
+            base: Point {
+                threads: 0,
+                len: 0,
+                mode: Collective::Reduce,
+                spread: Preset::None.spread(),
+                stalls: Vec::new(),
                 min_iterations: min,
                 min_time: args.min_time,
                 max_iterations: max,
                 budget,
+                hang_after: args.run.hang_seconds,
             },
             seed: args.seed,
-            hang_after: args.run.hang_seconds,
             floors: RefCell::default(),
-            point: RefCell::default(),
+            current: RefCell::default(),
         })
     }
 
-    /// The lengths run with `threads` participants.
-    fn sizes_for(&self, threads: usize) -> Vec<usize> {
-        let large_ok = self.large_max_threads.map_or(true, |most| threads <= most);
-        let sizes = self.sizes.iter().copied();
-        sizes.filter(|&len| len < LARGE_ARRAY || large_ok).collect()
-    }
-
-    /// The stop rule of rows of `len` floats.
-    fn stop_for(&self, len: usize) -> StopRule {
-        let min_iterations = match len >= LARGE_ARRAY {
-            true => self.large_min_iterations,
-            false => self.stop.min_iterations,
-        };
-        StopRule {
-            min_iterations,
-            ..self.stop
-        }
-    }
-
-    /// What `point` needs before its rows: computed once per point, the last one's sum dropped
-    /// first.
+    /// `point`'s sequential sum, or why it does not fit in memory; the last point's is dropped.
     fn prepare(&self, point: &Point) -> Prepared {
-        let key = (point.threads, point.len, point.mode.name());
-        let mut current = self.point.borrow_mut();
-        if current.as_ref().is_some_and(|(at, ..)| *at != key) {
+        let key = (point.threads, point.len, point.mode);
+        let mut current = self.current.borrow_mut();
+        if current.as_ref().is_some_and(|(at, _)| *at != key) {
             *current = None;
         }
-        let (_, (too_big, sum)) = current.get_or_insert_with(|| {
+        let (_, prepared) = current.get_or_insert_with(|| {
             let needed = point.mode.memory_needed(point.threads, point.len);
-            let too_big = memory::too_big(needed, memory::available());
-            let sum = match too_big {
-                Some(_) => Vec::new(),
-                None => expected(point.threads, point.len),
+            let prepared = match memory::too_big(needed, memory::available()) {
+                Some(why) => Err(why),
+                None => Ok(expected(point.threads, point.len).into()),
             };
-            (key, (too_big, sum.into()))
+            (key, prepared)
         });
-        (too_big.clone(), Arc::clone(sum))
+        prepared.clone()
     }
 }
 
-/// One contender of a point. The bandwidth floor is measured at every point too, but is not a
-/// contender: it does not reduce.
+/// One row of a point: a contender, or the bandwidth floor its bandwidth is held against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Contender {
     /// `Reduction<f32>` with `Op::Sum` and this algorithm.
     Ours(ReduceAlgorithm),
     /// OpenMP's `reduction(+:arr[:n])` (libgomp), through `baselines/omp_array_reduce.c`.
     OpenMp,
-    /// The same under `OMP_WAIT_POLICY=active`, which libgomp reads as it loads: a child process
-    /// measures it on the point's very stall table.
+    /// The same under `OMP_WAIT_POLICY=active`, in a child process (libgomp reads it at load).
     OpenMpActive,
     /// `Mutex<Vec<f32>>`: each participant locks and adds its array in ([`Merging`]).
     Mutex,
+    /// The bandwidth floor ([`StreamAdd`]), which does not reduce.
+    Floor {
+        /// Whether an earlier table measured it.
+        again: bool,
+    },
 }
 
 const OPENMP_NAME: &str = "omp reduction(+:arr[:n])";
 const OPENMP_ACTIVE_NAME: &str = "omp reduction(+:arr[:n]) (active)";
 const FLOOR_NAME: &str = "bandwidth floor";
-const FLOOR_DESCRIPTION: &str = "STREAM-like add out[i] = a[i] + b[i] on min(N, cores) \
-    threads over the bytes an optimal reduction moves; the reductions' bandwidth is given as a \
-    fraction of its";
 
 impl Contender {
     /// Every contender, in table order: ours (`auto` last), then the baselines.
@@ -337,35 +356,38 @@ impl Contender {
             Contender::OpenMp => OPENMP_NAME,
             Contender::OpenMpActive => OPENMP_ACTIVE_NAME,
             Contender::Mutex => "mutex-merged",
+            Contender::Floor { .. } => FLOOR_NAME,
         }
     }
 
     fn kind(self) -> Kind {
         match self {
             Contender::Ours(_) => Kind::Ours,
+            Contender::Floor { .. } => Kind::Floor,
             _ => Kind::Baseline,
         }
     }
 
     fn description(self) -> &'static str {
+        use ReduceAlgorithm::*;
         match self {
-            Contender::Ours(ReduceAlgorithm::Linear) => {
+            Contender::Ours(Linear) => {
                 "Reduction<f32> linear: everyone meets, then each reduces 1/N of the array across \
                  all inputs; fixed order, no quick return"
             }
-            Contender::Ours(ReduceAlgorithm::StaticTree) => {
+            Contender::Ours(StaticTree) => {
                 "Reduction<f32> static tree: pairs by rank, distance doubling; the consumed \
                  participant returns at once"
             }
-            Contender::Ours(ReduceAlgorithm::DynamicPairs) => {
+            Contender::Ours(DynamicPairs) => {
                 "Reduction<f32> dynamic pairs (seed 003): pairs form in arrival order; the \
                  earlier arrival returns once its data is consumed"
             }
-            Contender::Ours(ReduceAlgorithm::DynamicGroup) => {
+            Contender::Ours(DynamicGroup) => {
                 "Reduction<f32> dynamic group: as dynamic pairs, but participants that would \
                  return help later pairs"
             }
-            Contender::Ours(ReduceAlgorithm::Auto) => {
+            Contender::Ours(Auto) => {
                 "Reduction<f32> auto: chooses per call from length, N, cores and recent arrival \
                  spread (the report says which it chose)"
             }
@@ -381,12 +403,15 @@ impl Contender {
                 "std::sync::Mutex<Vec<f32>>: each thread locks and adds its array in; the root \
                  waits on a Condvar for the count"
             }
+            Contender::Floor { .. } => {
+                "STREAM-like add out[i] = a[i] + b[i] on min(N, cores) threads over the bytes an \
+                 optimal reduction moves; the reductions' bandwidth is given as a fraction of its"
+            }
         }
     }
 }
 
-/// Parses one entry of `--algorithms`: a reduction algorithm (or the library's short forms),
-/// `omp`, `omp-active` or `mutex`.
+/// Parses one entry of `--algorithms`: an algorithm, `omp`, `omp-active` or `mutex`.
 fn parse_contender(text: &str) -> Result<Contender, String> {
     match text.trim().to_ascii_lowercase().as_str() {
         "omp" | "openmp" => Ok(Contender::OpenMp),
@@ -404,16 +429,17 @@ fn parse_contender(text: &str) -> Result<Contender, String> {
 
 /// Every contender of `bench reduce` with a line about it, for `phasers list`.
 pub fn list() -> Vec<(String, &'static str)> {
-    let described = Contender::all()
+    let rows = Contender::all()
         .into_iter()
-        .map(|c| (c.name().to_owned(), c.description()));
-    described
-        .chain([(FLOOR_NAME.to_owned(), FLOOR_DESCRIPTION)])
+        .chain([Contender::Floor { again: false }]);
+    rows.map(|c| (c.name().to_owned(), c.description()))
         .collect()
 }
 
 /// The collective, as `--mode` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Collective {
     /// Only the root (rank 0, the library's default) receives the sum.
@@ -442,8 +468,7 @@ impl Collective {
         (self == Collective::Reduce).then_some(0)
     }
 
-    /// The bytes an optimal reduction of `threads` arrays of `len` f32 moves: every input read
-    /// once, the result written once (at the root) or once per participant.
+    /// The bytes an optimal reduction moves: each input read once, the result written per receiver.
     fn bytes(self, threads: usize, len: usize) -> u64 {
         let array = len as u64 * 4;
         match self {
@@ -452,8 +477,7 @@ impl Collective {
         }
     }
 
-    /// A generous estimate of the bytes the largest row of a point needs at once: inputs, one
-    /// more array per participant (OpenMP's private copies), the outputs, the sum and its check.
+    /// A generous estimate of a point's peak bytes: inputs, OpenMP's copies, outputs, sum, check.
     fn memory_needed(self, threads: usize, len: usize) -> u64 {
         let receivers = (0..threads).filter(|&rank| self.receives(rank)).count() as u64;
         (2 * threads as u64 + receivers + 2).saturating_mul(len as u64 * 4)
@@ -505,88 +529,83 @@ fn check(got: &[f32], want: &[f32]) -> Result<(), String> {
     ))
 }
 
-/// One participant's arrays: its input, and the output it receives the sum in, if it does.
-struct Arrays {
+/// One participant of a Rust row: its arrays, and how it reduces.
+struct Participant<R> {
     rank: usize,
-    mode: Collective,
+    receives: bool,
     expected: Arc<[f32]>,
     input: Vec<f32>,
     output: Vec<f32>,
+    reduces: R,
 }
 
-impl Arrays {
-    fn new(rank: usize, mode: Collective, expected: &Arc<[f32]>) -> Self {
-        let (expected, input, output) = (Arc::clone(expected), Vec::new(), Vec::new());
-        Arrays {
-            rank,
-            mode,
-            expected,
-            input,
-            output,
-        }
-    }
+/// What one call of a participant gives: the variant that ran, if the work says, or its failure.
+type Call = Result<Option<&'static str>, Failure>;
 
-    fn receives(&self) -> bool {
-        self.mode.receives(self.rank)
-    }
+/// How a [`Participant`] reduces: through the library's [`Reducer`] (in this collective) or a
+/// [`Merging`] handle.
+trait Reduces: Send {
+    /// One call: adds `input` in, and writes the sum to `output` if the participant `receives`.
+    fn call(&mut self, receives: bool, input: &[f32], output: &mut [f32]) -> Call;
+}
 
-    /// Allocates and fills them on the participant's own thread, where the memory is used.
+impl Reduces for (Reducer<f32>, Collective) {
+    #[inline]
+    fn call(&mut self, _: bool, input: &[f32], output: &mut [f32]) -> Call {
+        let (reducer, mode) = (&mut self.0, self.1);
+        let outcome = match mode {
+            Collective::Reduce => reducer.reduce(input, output),
+            Collective::Allreduce => reducer.allreduce(input, output),
+        };
+        (outcome.map(|outcome| Some(outcome.algorithm().name())))
+            .map_err(|error| Failure::from(error).about(mode.name()))
+    }
+}
+
+/// The participants of a row at `point`, whose sum is `expected`, one per `reduces`.
+fn participants<R>(point: &Point, expected: &Arc<[f32]>, reduces: Vec<R>) -> Vec<Participant<R>> {
+    let participant = |(rank, reduces)| Participant {
+        rank,
+        receives: point.mode.receives(rank),
+        expected: Arc::clone(expected),
+        input: Vec::new(),
+        output: Vec::new(),
+        reduces,
+    };
+    reduces.into_iter().enumerate().map(participant).collect()
+}
+
+impl<R: Reduces> Work for Participant<R> {
+    // A reduction's non-receivers may return before everyone has arrived.
+    const SYNCHRONIZED: bool = false;
+
+    /// Allocates and fills the arrays on the participant's own thread, where the memory is used.
     fn prepare(&mut self) -> Result<(), Failure> {
         let len = self.expected.len();
         self.input = (0..len).map(|index| value(self.rank, index)).collect();
-        if self.receives() {
+        if self.receives {
             self.output = vec![0.0; len];
         }
         Ok(())
     }
 
-    fn check(&self) -> Result<(), Failure> {
-        match self.receives() {
+    #[inline]
+    fn iteration(&mut self, _: u64) -> Call {
+        (self.reduces).call(self.receives, &self.input, &mut self.output)
+    }
+
+    fn check(&mut self) -> Result<(), Failure> {
+        match self.receives {
             true => check(&self.output, &self.expected).map_err(Failure::Cause),
             false => Ok(()),
         }
     }
 }
 
-/// A participant of a library row.
-struct Ours {
-    reducer: Reducer<f32>,
-    arrays: Arrays,
-}
-
-impl Work for Ours {
-    // A reduction's non-receivers may return before everyone has arrived.
-    const SYNCHRONIZED: bool = false;
-
-    fn prepare(&mut self) -> Result<(), Failure> {
-        self.arrays.prepare()
-    }
-
-    #[inline]
-    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
-        let Arrays {
-            mode,
-            input,
-            output,
-            ..
-        } = &mut self.arrays;
-        let outcome = match mode {
-            Collective::Reduce => self.reducer.reduce(input, output),
-            Collective::Allreduce => self.reducer.allreduce(input, output),
-        };
-        (outcome.map(|outcome| Some(outcome.algorithm().name())))
-            .map_err(|error| Failure::from(error).about(mode.name()))
-    }
-
-    fn check(&mut self) -> Result<(), Failure> {
-        self.arrays.check()
-    }
-}
-
 /// The reduction people write by hand: a `Mutex<Vec<f32>>` each thread locks to add its array
 /// in (the first one in copies instead), a count the receivers wait on, and a generation number
 /// that keeps a thread back for the next call out of a sum still being read.
-struct MutexMerged {
+struct Merged {
     state: Mutex<MergeState>,
     changed: Condvar,
     parties: usize,
@@ -594,6 +613,7 @@ struct MutexMerged {
     readers: usize,
 }
 
+#[derive(Default)]
 struct MergeState {
     generation: u64,
     sum: Vec<f32>,
@@ -601,36 +621,25 @@ struct MergeState {
     collected: usize,
 }
 
-/// One thread's handle on a [`MutexMerged`].
-struct Merging {
-    shared: Arc<MutexMerged>,
-    generation: u64,
-    arrays: Arrays,
-}
+/// One thread's handle on a [`Merged`], and the generation of its next call.
+struct Merging(Arc<Merged>, u64);
 
-fn merging(threads: usize, mode: Collective, expected: &Arc<[f32]>) -> Vec<Merging> {
-    let (generation, sum, arrived, collected) = (0, vec![0.0; expected.len()], 0, 0);
-    let shared = Arc::new(MutexMerged {
+/// One handle per participant of a mutex-merged row at `point`.
+fn merging(point: &Point) -> Vec<Merging> {
+    let shared = Arc::new(Merged {
         state: Mutex::new(MergeState {
-            generation,
-            sum,
-            arrived,
-            collected,
+            sum: vec![0.0; point.len],
+            ..MergeState::default()
         }),
         changed: Condvar::new(),
-        parties: threads,
-        readers: if mode == Collective::Reduce {
-            1
-        } else {
-            threads
-        },
+        parties: point.threads,
+        readers: (0..point.threads)
+            .filter(|&r| point.mode.receives(r))
+            .count(),
     });
-    let merging = |rank| Merging {
-        shared: Arc::clone(&shared),
-        generation: 0,
-        arrays: Arrays::new(rank, mode, expected),
-    };
-    (0..threads).map(merging).collect()
+    (0..point.threads)
+        .map(|_| Merging(Arc::clone(&shared), 0))
+        .collect()
 }
 
 /// A thread panicked holding the lock: the sum may be half added.
@@ -638,24 +647,24 @@ fn poisoned<T>(_: PoisonError<T>) -> Failure {
     Failure::Echo("another thread panicked while adding its array in".to_owned())
 }
 
-impl Merging {
+impl Merged {
     fn wait<'a>(
         &self,
         state: MutexGuard<'a, MergeState>,
     ) -> Result<MutexGuard<'a, MergeState>, Failure> {
-        self.shared.changed.wait(state).map_err(poisoned)
+        self.changed.wait(state).map_err(poisoned)
     }
+}
 
-    /// Adds the input in, and copies the sum out if this thread receives it.
-    fn merge(&mut self) -> Result<(), Failure> {
-        let shared = &*self.shared;
-        let generation = self.generation;
-        self.generation += 1;
+impl Reduces for Merging {
+    fn call(&mut self, receives: bool, input: &[f32], output: &mut [f32]) -> Call {
+        let Merging(shared, next) = self;
+        let generation = *next;
+        *next += 1;
         let mut state = shared.state.lock().map_err(poisoned)?;
         while state.generation != generation {
-            state = self.wait(state)?;
+            state = shared.wait(state)?;
         }
-        let input = &self.arrays.input;
         match state.arrived {
             0 => state.sum.copy_from_slice(input),
             _ => state.sum.iter_mut().zip(input).for_each(|(s, x)| *s += x),
@@ -664,36 +673,19 @@ impl Merging {
         if state.arrived == shared.parties {
             shared.changed.notify_all();
         }
-        if !self.arrays.receives() {
-            return Ok(());
+        if !receives {
+            return Ok(None);
         }
         while state.arrived < shared.parties {
-            state = self.wait(state)?;
+            state = shared.wait(state)?;
         }
-        self.arrays.output.copy_from_slice(&state.sum);
+        output.copy_from_slice(&state.sum);
         state.collected += 1;
         if state.collected == shared.readers {
             (state.generation, state.arrived, state.collected) = (state.generation + 1, 0, 0);
             shared.changed.notify_all();
         }
-        Ok(())
-    }
-}
-
-impl Work for Merging {
-    const SYNCHRONIZED: bool = false;
-
-    fn prepare(&mut self) -> Result<(), Failure> {
-        self.arrays.prepare()
-    }
-
-    #[inline]
-    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
-        self.merge().map(|()| None)
-    }
-
-    fn check(&mut self) -> Result<(), Failure> {
-        self.arrays.check()
+        Ok(None)
     }
 }
 
@@ -717,8 +709,7 @@ fn floor_workers(threads: usize) -> usize {
     threads.clamp(1, phasers::available_cores().max(1))
 }
 
-/// The elements each of `workers` threads adds so that all move `bytes` (rounded up); the first
-/// threads take one more where they do not divide evenly.
+/// The elements each of `workers` threads adds so that all move `bytes` (rounded up).
 fn shares(bytes: u64, workers: usize) -> Vec<usize> {
     let (elements, workers) = (bytes.div_ceil(BYTES_PER_ELEMENT), workers.max(1) as u64);
     let share = |worker| elements / workers + u64::from(worker < elements % workers);
@@ -759,8 +750,7 @@ impl Work for StreamAdd {
     }
 }
 
-/// Which metric a row's samples are: the tables' median and ÷omp, the plots and the OpenMP
-/// ratios (all five are always measured and written).
+/// Which metric a row's samples are (all five are always measured and written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Metric {
     /// Time from the last arrival to completion.
@@ -771,10 +761,7 @@ pub enum Metric {
 
 impl Metric {
     fn name(self) -> &'static str {
-        match self {
-            Metric::LastArrival => "last-arrival",
-            Metric::Total => "total",
-        }
+        ["last-arrival", "total"][self as usize]
     }
 
     fn describe(self) -> &'static str {
@@ -785,8 +772,7 @@ impl Metric {
     }
 }
 
-/// The five metrics of [`series`], as the rows' extra keys name their summaries; a [`Metric`] is
-/// its index here.
+/// The five metrics of [`series`], as the rows' keys name them; a [`Metric`] is its index here.
 const METRICS: [&str; 5] = [
     "last_arrival_to_completion_ns",
     "total_in_reduction_ns",
@@ -794,6 +780,8 @@ const METRICS: [&str; 5] = [
     "first_arrival_to_completion_ns",
     "longest_call_ns",
 ];
+/// A row's bandwidth in GB/s, and that as a fraction of its point's floor's.
+const BANDWIDTH: [&str; 2] = ["bandwidth_gb_s", "fraction_of_floor"];
 
 /// The metrics of every iteration of `timeline` after the warm-up, in the order of [`METRICS`]:
 /// completion is the return of `root`, or the last return when `None`. Signed: a negative time
@@ -824,62 +812,19 @@ fn series(timeline: &Timeline, root: Option<usize>) -> [Vec<f64>; 5] {
     series
 }
 
-/// Everything the rows of one point share.
-#[derive(Debug, PartialEq)]
-struct Point {
-    threads: usize,
-    len: usize,
-    mode: Collective,
-    spread: Spread,
-    stalls: Arc<Stalls>,
-    stop: StopRule,
-    hang_after: Duration,
-}
-
-impl Point {
-    /// The parameter point of a contender's row, or of the floor's (no spread).
-    fn at(&self, floor: bool) -> Fields {
-        let at = Fields::default()
-            .with("floats", self.len)
-            .with("mode", self.mode.name());
-        match floor {
-            true => at,
-            false => (at.with("arrival_spread", self.spread.name())).with(
-                "stall_policy",
-                json!(StallPolicy::for_threads(self.threads)),
-            ),
-        }
-    }
-
-    /// A row of this point with nothing measured: a contender's, or the floor's.
-    fn row(&self, contender: &str, kind: Kind) -> Row {
-        let floor = kind == Kind::Floor;
-        let workers = if floor {
-            floor_workers(self.threads)
-        } else {
-            self.threads
-        };
-        let mut row = Row::new(contender, kind, self.threads, self.at(floor));
-        row.oversubscribed = phasers::is_oversubscribed(workers);
-        row.samples_wanted = self.stop.max_iterations;
-        let realized = (!floor).then(|| self.stalls.realized());
-        row.extra = Fields::default()
-            .with("workers", workers)
-            .with("bytes", self.mode.bytes(self.threads, self.len))
-            .with("chose", json!({}))
-            .with("realized_spread", json!(realized));
-        for key in METRICS
-            .iter()
-            .chain(&["bandwidth_gb_s", "fraction_of_floor"])
-        {
-            row.extra.set(key, Value::Null);
-        }
-        row
-    }
-}
-
-/// The stamps of a row, or why it has none.
-fn stamps(measured: Measured) -> Result<Timeline, String> {
+/// The stamps of `works` run at `point`, with its stalls if `stalled`, or why there are none.
+fn stamped<W: Work>(
+    works: Vec<W>,
+    point: &Point,
+    stalled: bool,
+    name: &str,
+) -> Result<Timeline, String> {
+    let stalls = match stalled {
+        true => Some(Arc::new(point.stalls()?)),
+        false => None,
+    };
+    let watch = Watch::new(name, works.len(), point.hang_after);
+    let measured = engine::threads(works, &point.plan(stalls), &watch);
     match (measured.error, measured.timeline) {
         (Some(error), _) => Err(error),
         (None, Some(timeline)) => Ok(timeline),
@@ -887,80 +832,58 @@ fn stamps(measured: Measured) -> Result<Timeline, String> {
     }
 }
 
-/// Measures `contender` at `point`, whose sequential sum is `sum`, its samples of `metric`.
+/// Measures `contender`'s row at `point`, whose sequential sum is `sum`, its samples of `metric`.
 fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric) -> Row {
     let start = Instant::now();
-    let watch = Watch::new(contender.name(), point.threads, point.hang_after);
-    let plan = (point.stop).plan(Some(Arc::clone(&point.stalls)), point.hang_after);
+    let (name, kind) = (contender.name(), contender.kind());
     let timeline = match contender {
+        Contender::Floor { .. } => {
+            let bytes = point.mode.bytes(point.threads, point.len);
+            let shares = shares(bytes, floor_workers(point.threads)).into_iter();
+            let works = shares.map(|elements| StreamAdd {
+                elements,
+                ..StreamAdd::default()
+            });
+            stamped(works.collect(), point, false, name)
+        }
         Contender::Ours(algorithm) => Reduction::<f32>::builder(point.threads)
             .op(Op::Sum)
             .algorithm(algorithm)
             .build()
             .map_err(|error| format!("cannot build the reduction: {error}"))
             .and_then(|group| {
-                let works = group.participants().into_iter().map(|reducer| Ours {
-                    arrays: Arrays::new(reducer.rank(), point.mode, sum),
-                    reducer,
-                });
-                stamps(engine::threads(works.collect(), &plan, &watch))
+                let reducers = group.participants().into_iter().map(|r| (r, point.mode));
+                let works = participants(point, sum, reducers.collect());
+                stamped(works, point, true, name)
             }),
-        Contender::Mutex => {
-            let works = merging(point.threads, point.mode, sum);
-            stamps(engine::threads(works, &plan, &watch))
-        }
-        Contender::OpenMp => openmp(&Job::of(point), sum, &watch),
+        Contender::Mutex => stamped(participants(point, sum, merging(point)), point, true, name),
+        Contender::OpenMp => openmp(point, sum, name),
         Contender::OpenMpActive => {
             // The child stops at the row budget; past that and the hang time, it is stuck.
-            let limit = point.stop.budget + point.hang_after + Duration::from_secs(5);
-            child::delegate(OMP_ACTIVE_KIND, ACTIVE_WAIT_POLICY, &Job::of(point), limit)
+            let limit = point.budget + point.hang_after + Duration::from_secs(5);
+            child::delegate(OMP_ACTIVE_KIND, ACTIVE_WAIT_POLICY, point, limit)
         }
     };
-    let mut row = point.row(contender.name(), contender.kind());
-    fill(&mut row, timeline, point.mode.root(), point.stop, metric);
+    let mut row = point.row(name, kind);
+    let root = (kind != Kind::Floor).then(|| point.mode.root()).flatten();
+    fill(&mut row, timeline, root, point, metric);
     row.row_s = start.elapsed().as_secs_f64();
+    if kind == Kind::Floor {
+        let bandwidth = per_ns(&row, "longest_call_ns");
+        row.extra.set(BANDWIDTH[0], json!(bandwidth));
+        row.extra.set(BANDWIDTH[1], json!(bandwidth.map(|_| 1.0)));
+    }
     row
 }
 
-/// The OpenMP row of `job`, in this process, its warm-up's result checked against `sum`.
-fn openmp(job: &Job, sum: &[f32], watch: &Watch) -> Result<Timeline, String> {
-    let stalls = Stalls::from_table(job.threads, job.stalls.clone())?;
-    let row = omp_reduce::Job {
-        threads: job.threads,
-        len: job.len,
-        allreduce: job.mode == Collective::Allreduce,
-        policy: StallPolicy::for_threads(job.threads),
-        stalls: &stalls,
-        min_iterations: job.stop.min_iterations,
-        min_time: job.stop.min_time,
-        budget: job.stop.budget,
-    };
-    let (timeline, first_result) = omp_reduce::run(&row, watch)?;
-    check(&first_result, sum)?;
+/// The OpenMP row of `point`, in this process, its warm-up's result checked against `sum`.
+fn openmp(point: &Point, sum: &[f32], name: &str) -> Result<Timeline, String> {
+    let plan = point.plan(Some(Arc::new(point.stalls()?)));
+    let watch = Watch::new(name, point.threads, point.hang_after);
+    let allreduce = point.mode == Collective::Allreduce;
+    let (timeline, first) = omp_reduce::run(point.threads, point.len, allreduce, &plan, &watch)?;
+    check(&first, sum)?;
     Ok(timeline)
-}
-
-/// Measures the bandwidth floor of `point`'s participants, length and collective.
-fn measure_floor(point: &Point, metric: Metric) -> Row {
-    let start = Instant::now();
-    let bytes = point.mode.bytes(point.threads, point.len);
-    let works: Vec<StreamAdd> = (shares(bytes, floor_workers(point.threads)).into_iter())
-        .map(|elements| StreamAdd {
-            elements,
-            ..StreamAdd::default()
-        })
-        .collect();
-    let watch = Watch::new(FLOOR_NAME, works.len(), point.hang_after);
-    let plan = point.stop.plan(None, point.hang_after);
-    let timeline = stamps(engine::threads(works, &plan, &watch));
-    let mut row = point.row(FLOOR_NAME, Kind::Floor);
-    fill(&mut row, timeline, None, point.stop, metric);
-    row.row_s = start.elapsed().as_secs_f64();
-    let bandwidth = per_ns(&row, "longest_call_ns");
-    row.extra.set("bandwidth_gb_s", json!(bandwidth));
-    row.extra
-        .set("fraction_of_floor", json!(bandwidth.map(|_| 1.0)));
-    row
 }
 
 /// The row's bytes over the median of its metric `key`, in GB/s (bytes per ns).
@@ -969,28 +892,24 @@ fn per_ns(row: &Row, key: &str) -> Option<f64> {
     (ns > 0.0).then(|| row.value("bytes").unwrap_or(0.0) / ns)
 }
 
-/// Sets the row's bandwidth (over its time from the first arrival to completion: all of its data
-/// movement) and its fraction of `floor`'s, the floor row of the same point.
+/// Sets the row's bandwidth (over first arrival to completion) and its fraction of `floor`'s.
 fn compare_with_floor(row: &mut Row, floor: Option<&Row>) {
     let bandwidth = per_ns(row, "first_arrival_to_completion_ns");
-    let fraction = match (
-        bandwidth,
-        floor.and_then(|floor| floor.value("bandwidth_gb_s")),
-    ) {
-        (Some(ours), Some(floor)) if floor > 0.0 => Some(ours / floor),
-        _ => None,
-    };
-    row.extra.set("bandwidth_gb_s", json!(bandwidth));
-    row.extra.set("fraction_of_floor", json!(fraction));
+    let floor = floor.and_then(|floor| floor.value(BANDWIDTH[0]));
+    let fraction = bandwidth.zip(floor.filter(|&floor| floor > 0.0));
+    row.extra.set(BANDWIDTH[0], json!(bandwidth));
+    row.extra.set(
+        BANDWIDTH[1],
+        json!(fraction.map(|(ours, floor)| ours / floor)),
+    );
 }
 
-/// Fills `row` from its stamps: the samples of `metric`, every metric's summary, what `auto`
-/// chose, and a note on a row cut short by `stop` or with clocks that disagree.
+/// Fills `row` from its stamps: samples, summaries, what `auto` chose, and notes on trouble.
 fn fill(
     row: &mut Row,
     timeline: Result<Timeline, String>,
     root: Option<usize>,
-    stop: StopRule,
+    point: &Point,
     metric: Metric,
 ) {
     let timeline = match timeline {
@@ -1011,8 +930,8 @@ fn fill(
     let measured = row.raw_ns.len();
     (row.iterations_per_sample, row.sample_iterations) = (1, vec![1; measured]);
     row.finish(0, None);
-    if measured < stop.min_iterations && measured < stop.max_iterations {
-        let (min, budget) = (stop.min_iterations, stop.budget.as_secs_f64());
+    if measured < point.min_iterations && measured < point.max_iterations {
+        let (min, budget) = (point.min_iterations, point.budget.as_secs_f64());
         row.add_note(format!(
             "{measured} of {min} iterations: the row's {budget} s budget ran out"
         ));
@@ -1022,8 +941,7 @@ fn fill(
     }
 }
 
-/// What `auto` ran, as its label shows it: the one algorithm, or each one's share when it changed
-/// its mind; `None` for a row that ran only itself.
+/// What `auto` ran, as its label shows it: the one algorithm, or each one's share.
 fn resolved(name: &str, chose: &BTreeMap<&str, u64>) -> Option<String> {
     let total: u64 = chose.values().sum();
     let mut chosen: Vec<(&&str, &u64)> = chose.iter().collect();
@@ -1042,47 +960,18 @@ fn resolved(name: &str, chose: &BTreeMap<&str, u64>) -> Option<String> {
     }
 }
 
-/// The job a child process measures the `OMP_WAIT_POLICY=active` row of (`phasers internal-child
-/// "bench reduce"`); it answers with the row's stamps.
+/// The kind of the child job measuring the `OMP_WAIT_POLICY=active` row of a [`Point`].
 pub const OMP_ACTIVE_KIND: &str = "bench reduce";
 
-/// One point, as the child needs it: the stall table is the very one the other rows read.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Job {
-    threads: usize,
-    len: usize,
-    mode: Collective,
-    stalls: Vec<u64>,
-    stop: StopRule,
-    hang_after: Duration,
-}
-
-impl Job {
-    fn of(point: &Point) -> Self {
-        let (threads, len, mode, stop) = (point.threads, point.len, point.mode, point.stop);
-        let (stalls, hang_after) = (point.stalls.as_slice().to_vec(), point.hang_after);
-        Job {
-            threads,
-            len,
-            mode,
-            stalls,
-            stop,
-            hang_after,
-        }
-    }
-}
-
-/// The child's side of the `OMP_WAIT_POLICY=active` row: measures the OpenMP row of the point it
-/// is handed, in this process, which libgomp loaded under that policy.
+/// The child's side of the `OMP_WAIT_POLICY=active` row: the OpenMP row of the point handed.
 pub fn omp_active_child() -> Result<(), String> {
-    child::serve(|job: Job| {
-        let watch = Watch::new(OPENMP_ACTIVE_NAME, job.threads, job.hang_after);
-        openmp(&job, &expected(job.threads, job.len), &watch)
+    child::serve(|point: Point| {
+        let sum = expected(point.threads, point.len);
+        openmp(&point, &sum, OPENMP_ACTIVE_NAME)
     })
 }
 
-/// Runs `phasers bench reduce`: a table per participant count, collective and spread, then the
-/// summary and the files.
+/// Runs `phasers bench reduce`.
 pub fn run(args: &ReduceArgs) -> Result<(), String> {
     let reduce = Reduce::from_args(args)?;
     let output = OutputArgs {
@@ -1095,16 +984,8 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
     files::failures(&report.rows, SLICE)
 }
 
-/// A row of a table: the floor (`again` where an earlier table measured it) or a contender.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Role {
-    Floor { again: bool },
-    Row(Contender),
-}
-
 /// The ratios recorded at each point: the faster OpenMP row over auto and over our best.
 fn openmp_ratios() -> Vec<Ratio> {
-    let omp = || Pick::FastestNamed(vec![OPENMP_NAME.into(), OPENMP_ACTIVE_NAME.into()]);
     let auto = Pick::Named(ReduceAlgorithm::Auto.name().into());
     let ratios = [
         ("fastest omp / auto", auto),
@@ -1112,14 +993,14 @@ fn openmp_ratios() -> Vec<Ratio> {
     ];
     let ratio = |(label, denominator): (&str, Pick)| Ratio {
         label: label.into(),
-        numerator: omp(),
+        numerator: Pick::FastestNamed(vec![OPENMP_NAME.into(), OPENMP_ACTIVE_NAME.into()]),
         denominator,
     };
     ratios.map(ratio).into()
 }
 
 impl Benchmark for Reduce {
-    type Contender = (Role, Arc<Point>);
+    type Contender = (Contender, Arc<Point>);
 
     fn name(&self) -> String {
         "bench reduce".into()
@@ -1145,27 +1026,26 @@ impl Benchmark for Reduce {
     }
 
     fn settings(&self) -> Settings {
-        let spreads: Vec<Value> = (self.spreads.iter())
-            .map(|spread| {
-                let mut value = json!(spread);
-                value["name"] = spread.name().into();
-                value
-            })
-            .collect();
+        let spreads = self.spreads.iter().map(|spread| {
+            let mut value = json!(spread);
+            value["name"] = spread.name().into();
+            value
+        });
         let modes: Vec<&str> = self.modes.iter().map(|mode| mode.name()).collect();
+        let base = &self.base;
         let own = Fields::default()
             .with("sizes", self.sizes.clone())
             .with("large_sizes_max_threads", json!(self.large_max_threads))
-            .with("spreads", spreads)
+            .with("spreads", spreads.collect::<Vec<Value>>())
             .with("modes", modes)
             .with("metric", self.metric.name())
             .with("warm_up_iterations", WARM_UP)
-            .with("min_iterations", self.stop.min_iterations)
+            .with("min_iterations", base.min_iterations)
             .with("large_array_min_iterations", self.large_min_iterations)
             .with("large_array_floats", LARGE_ARRAY)
-            .with("max_iterations", self.stop.max_iterations)
-            .with("min_time_s", self.stop.min_time.as_secs_f64())
-            .with("budget_s", self.stop.budget.as_secs_f64())
+            .with("max_iterations", base.max_iterations)
+            .with("min_time_s", base.min_time.as_secs_f64())
+            .with("budget_s", base.budget.as_secs_f64())
             .with("seed", self.seed);
         Settings {
             method: self.method.clone(),
@@ -1177,82 +1057,80 @@ impl Benchmark for Reduce {
         }
     }
 
-    /// A table per N, collective and spread, in that order; a block per length, the floor first.
+    /// A table per N, collective and spread, in that order; a block per length, the floor first
+    /// (measured at the first spread, shown again at the others).
     fn tables(&self) -> Vec<TablePlan<Self::Contender>> {
-        let (mut tables, mut floors) = (Vec::new(), Vec::new());
-        for &threads in &self.threads {
-            for &mode in &self.modes {
-                for spread in &self.spreads {
-                    let (iterations, seed) = (
-                        self.stop.max_iterations + WARM_UP,
-                        spread.seed_for(self.seed, threads),
-                    );
-                    let stalls = Arc::new(Stalls::generate(spread, threads, iterations, seed));
-                    let mut rows = Vec::new();
-                    for len in self.sizes_for(threads) {
-                        let (stop, hang_after, spread) =
-                            (self.stop_for(len), self.hang_after, *spread);
-                        let stalls = Arc::clone(&stalls);
-                        let point = Arc::new(Point {
-                            threads,
-                            len,
-                            mode,
-                            spread,
-                            stalls,
-                            stop,
-                            hang_after,
-                        });
-                        let again = floors.contains(&(threads, len, mode));
-                        floors.push((threads, len, mode));
-                        let roles = [Role::Floor { again }].into_iter();
-                        for role in roles.chain(self.contenders.iter().map(|&c| Role::Row(c))) {
-                            let (name, kind) = match role {
-                                Role::Floor { .. } => (FLOOR_NAME, Kind::Floor),
-                                Role::Row(c) => (c.name(), c.kind()),
-                            };
-                            let at = point.at(kind == Kind::Floor);
-                            let contender = (role, Arc::clone(&point));
-                            rows.push(RowPlan {
-                                contender,
-                                name: name.into(),
-                                kind,
-                                at,
-                                subtracts: None,
-                            });
-                        }
-                    }
-                    tables.push(TablePlan {
+        let mut tables = Vec::new();
+        let large_ok = |threads| self.large_max_threads.map_or(true, |most| threads <= most);
+        for (&threads, &mode) in
+            (self.threads.iter()).flat_map(|n| self.modes.iter().map(move |m| (n, m)))
+        {
+            for (index, spread) in self.spreads.iter().enumerate() {
+                let seed = spread.seed_for(self.seed, threads);
+                let stalls =
+                    Stalls::generate(spread, threads, self.base.max_iterations + WARM_UP, seed);
+                let lengths = self
+                    .sizes
+                    .iter()
+                    .filter(|&&len| len < LARGE_ARRAY || large_ok(threads));
+                let mut rows = Vec::new();
+                for &len in lengths {
+                    let min_iterations = match len >= LARGE_ARRAY {
+                        true => self.large_min_iterations,
+                        false => self.base.min_iterations,
+                    };
+                    let (spread, stalls) = (*spread, stalls.as_slice().to_vec());
+                    let point = Point {
                         threads,
-                        rows,
-                        rounds: 1,
-                        dropped: 0,
-                        floor: false,
-                    });
+                        len,
+                        mode,
+                        spread,
+                        stalls,
+                        min_iterations,
+                        ..self.base.clone()
+                    };
+                    let point = Arc::new(point);
+                    let floor = Contender::Floor { again: index > 0 };
+                    for contender in [floor].into_iter().chain(self.contenders.iter().copied()) {
+                        rows.push(RowPlan {
+                            contender: (contender, Arc::clone(&point)),
+                            name: contender.name().into(),
+                            kind: contender.kind(),
+                            at: point.at(contender.kind() == Kind::Floor),
+                            subtracts: None,
+                        });
+                    }
                 }
+                let (rounds, dropped, floor) = (1, 0, false);
+                tables.push(TablePlan {
+                    threads,
+                    rows,
+                    rounds,
+                    dropped,
+                    floor,
+                });
             }
         }
         tables
     }
 
     fn measure(&self, plan: &RowPlan<Self::Contender>, _: usize, _: usize) -> Row {
-        let (role, point) = &plan.contender;
-        let key = (point.threads, point.len, point.mode.name());
-        let cached = self.floors.borrow().get(&key).cloned();
-        if let (Role::Floor { again: true }, Some(floor)) = (role, &cached) {
+        let (contender, point) = &plan.contender;
+        let key = (point.threads, point.len, point.mode);
+        let floor = self.floors.borrow().get(&key).cloned();
+        if let (Contender::Floor { again: true }, Some(floor)) = (contender, &floor) {
             return floor.clone();
         }
-        let (too_big, sum) = self.prepare(point);
-        let mut row = match (too_big, role) {
-            (Some(why), _) => Row {
+        let mut row = match self.prepare(point) {
+            Err(why) => Row {
                 note: Some(format!("not run: {why}")),
                 ..point.row(&plan.name, plan.kind)
             },
-            (None, Role::Floor { .. }) => measure_floor(point, self.metric),
-            (None, Role::Row(contender)) => measure(*contender, point, &sum, self.metric),
+            Ok(sum) => measure(*contender, point, &sum, self.metric),
         };
-        match role {
-            Role::Floor { .. } => drop(self.floors.borrow_mut().insert(key, row.clone())),
-            Role::Row(_) => compare_with_floor(&mut row, cached.as_ref()),
+        match contender {
+            Contender::Floor { .. } => drop(self.floors.borrow_mut().insert(key, row.clone())),
+            _ => compare_with_floor(&mut row, floor.as_ref()),
         }
         row
     }
@@ -1268,51 +1146,25 @@ impl Benchmark for Reduce {
             head,
             format: Format::Fixed(2),
         };
+        let [bandwidth, fraction] = [value(BANDWIDTH[0], "GB/s"), value(BANDWIDTH[1], "÷floor")];
         let omp = Column::Over {
             head: "÷omp",
             by: Pick::Named(OPENMP_NAME.into()),
         };
-        let bandwidth = [
-            value("bandwidth_gb_s", "GB/s"),
-            value("fraction_of_floor", "÷floor"),
-        ];
-        let concise = [
-            vec![Column::Label, Column::Median],
-            bandwidth.to_vec(),
-            vec![omp.clone()],
-        ];
+        let tail = [bandwidth, fraction, omp];
         let verbose = [
-            vec![Column::Label, of(METRICS[0], Stat::Min, "last→done min")],
-            vec![of(METRICS[0], Stat::Median, "median")],
-            vec![
-                of(METRICS[1], Stat::Min, "total min"),
-                of(METRICS[1], Stat::Median, "median"),
-            ],
-            vec![of(METRICS[2], Stat::Median, "window")],
-            bandwidth.to_vec(),
-            vec![omp],
+            of(METRICS[0], Stat::Min, "last→done min"),
+            of(METRICS[0], Stat::Median, "median"),
+            of(METRICS[1], Stat::Min, "total min"),
+            of(METRICS[1], Stat::Median, "median"),
+            of(METRICS[2], Stat::Median, "window"),
         ];
         Layout {
-            concise: concise.concat(),
-            verbose: verbose.concat(),
+            concise: [&[Column::Label, Column::Median][..], &tail].concat(),
+            verbose: [&[Column::Label][..], &verbose, &tail].concat(),
             block: Some("floats"),
             hide: &[],
-            csv: &[
-                "floats",
-                "mode",
-                "arrival_spread",
-                "stall_policy",
-                "workers",
-                "bytes",
-                "chose",
-                "last_arrival_to_completion_ns",
-                "total_in_reduction_ns",
-                "arrival_window_ns",
-                "first_arrival_to_completion_ns",
-                "longest_call_ns",
-                "bandwidth_gb_s",
-                "fraction_of_floor",
-            ],
+            csv: &CSV,
             plot: Some(PlotSpec {
                 slices: SLICE,
                 y_label: format!("median {}", self.metric.describe()),
@@ -1334,19 +1186,22 @@ impl Benchmark for Reduce {
         let Some((_, point)) = table.rows.first().map(|plan| &plan.contender) else {
             return format!("N = {}", table.threads);
         };
-        let (threads, realized) = (point.threads, point.stalls.realized());
-        let drawn = match point.spread.is_none() {
-            true => String::new(),
-            false => format!(
-                ": stalls drawn with mean {}, stddev {}, max {}; they {}",
-                time(realized.mean_ns),
-                time(realized.stddev_ns),
-                time(realized.max_ns as f64),
-                match StallPolicy::for_threads(threads) {
-                    StallPolicy::Spin => "spin",
-                    StallPolicy::Yield => "yield the core (oversubscribed)",
-                }
-            ),
+        let threads = point.threads;
+        let drawn = match (point.spread.is_none(), point.stalls()) {
+            (false, Ok(stalls)) => {
+                let realized = stalls.realized();
+                format!(
+                    ": stalls drawn with mean {}, stddev {}, max {}; they {}",
+                    time(realized.mean_ns),
+                    time(realized.stddev_ns),
+                    time(realized.max_ns as f64),
+                    match StallPolicy::for_threads(threads) {
+                        StallPolicy::Spin => "spin",
+                        StallPolicy::Yield => "yield the core (oversubscribed)",
+                    }
+                )
+            }
+            _ => String::new(),
         };
         let oversubscribed = match phasers::is_oversubscribed(threads) {
             true => " (oversubscribed)",
@@ -1361,9 +1216,27 @@ impl Benchmark for Reduce {
     }
 
     fn recorded(&self, plan: &RowPlan<Self::Contender>) -> bool {
-        plan.contender.0 != Role::Floor { again: true }
+        plan.contender.0 != Contender::Floor { again: true }
     }
 }
+
+/// The CSV's keys after the core columns.
+const CSV: [&str; 14] = [
+    "floats",
+    "mode",
+    "arrival_spread",
+    "stall_policy",
+    "workers",
+    "bytes",
+    "chose",
+    METRICS[0],
+    METRICS[1],
+    METRICS[2],
+    METRICS[3],
+    METRICS[4],
+    BANDWIDTH[0],
+    BANDWIDTH[1],
+];
 
 /// The largest array of the seed's headline claim.
 const HEADLINE_MAX_LEN: usize = 10_000;
@@ -1374,15 +1247,23 @@ const BANDWIDTH_GOAL: f64 = 0.70;
 /// The sizes of the OpenMP comparison.
 const OPENMP_SIZES: [usize; 3] = [1_000, 64_000, 16_000_000];
 
-/// Whether `row` is at this point (the floor at every spread) and ran without error.
-fn at(row: &Row, threads: usize, len: usize, mode: Collective, spread: &str) -> bool {
-    let spread_ok =
-        row.kind == Kind::Floor || row.field("arrival_spread") == Some(&Value::from(spread));
-    let place = row.threads == threads && row.value("floats") == Some(len as f64);
-    place
-        && row.field("mode") == Some(&Value::from(mode.name()))
-        && spread_ok
-        && row.error.is_none()
+/// A point of the summaries: N, length, collective and spread.
+type At<'a> = (usize, usize, Collective, &'a str);
+
+/// Whether `at`, at `threads`, is the point `want`.
+fn is_at(at: &Fields, threads: usize, want: At) -> bool {
+    let (n, len, mode, spread) = want;
+    threads == n
+        && at.get("floats") == Some(&len.into())
+        && at.get("mode") == Some(&mode.name().into())
+        && at.get("arrival_spread") == Some(&spread.into())
+}
+
+/// The row of contender `name` at `want`, if it ran without error.
+fn find<'a>(rows: &'a [Row], name: &str, want: At) -> Option<&'a Row> {
+    rows.iter().find(|row| {
+        row.contender == name && row.error.is_none() && is_at(&row.at, row.threads, want)
+    })
 }
 
 /// The lengths of `rows` that `keep` keeps, increasing.
@@ -1405,8 +1286,7 @@ impl Reduce {
         text.join("\n")
     }
 
-    /// (1) Does the seed's headline reproduce: at the largest spread, dynamic pairs against the
-    /// static tree and linear on the time from the last arrival to completion, up to 10,000 floats.
+    /// (1) Does the seed's headline reproduce: dynamic pairs against static tree and linear.
     fn headline(&self, rows: &[Row], heads: &[String]) -> String {
         let title = "(1) the seed's headline: at the largest spread, dynamic pairs against the \
                      static tree and linear, time from the last arrival to completion, arrays up \
@@ -1423,20 +1303,15 @@ impl Reduce {
              dynamic-pairs of the medians (above 1: dynamic pairs is faster)\n"
         );
         let (mut wins, mut measured) = (0, 0);
+        use ReduceAlgorithm::{DynamicPairs, Linear, StaticTree};
         for &mode in &self.modes {
             let mut lines = Vec::new();
             for len in sizes(rows, |len| len <= HEADLINE_MAX_LEN) {
                 let cells = self.threads.iter().map(|&threads| {
-                    let median = |algorithm: ReduceAlgorithm| {
-                        let mut found = rows.iter().filter(|row| row.contender == algorithm.name());
-                        let row = found.find(|row| at(row, threads, len, mode, &spread))?;
-                        Some(row.metric(METRICS[0])?.median)
-                    };
-                    let p = median(ReduceAlgorithm::DynamicPairs);
-                    let (t, l) = (
-                        median(ReduceAlgorithm::StaticTree),
-                        median(ReduceAlgorithm::Linear),
-                    );
+                    let [p, t, l] = [DynamicPairs, StaticTree, Linear].map(|algorithm| {
+                        let row = find(rows, algorithm.name(), (threads, len, mode, &spread));
+                        Some(row?.metric(METRICS[0])?.median)
+                    });
                     if let (Some(p), Some(t), Some(l)) = (p, t, l) {
                         measured += 1;
                         wins += usize::from(p < t && p < l);
@@ -1445,11 +1320,8 @@ impl Reduce {
                 });
                 lines.push((len.to_string(), cells.collect()));
             }
-            out.push_str(&ratio::grid(
-                &format!("  {} floats", mode.name()),
-                heads,
-                lines,
-            ));
+            let title = format!("  {} floats", mode.name());
+            out.push_str(&ratio::grid(&title, heads, lines));
         }
         out + &match measured {
             0 => "    not measured: needs dynamic-pairs, static-tree and linear rows\n".to_owned(),
@@ -1469,10 +1341,7 @@ impl Reduce {
             BANDWIDTH_GOAL * 100.0
         );
         let sizes = sizes(rows, |len| len >= LARGE_FROM);
-        let spread = self
-            .spreads
-            .iter()
-            .min_by(|a, b| a.max_ns.total_cmp(&b.max_ns));
+        let spread = (self.spreads.iter()).min_by(|a, b| a.max_ns.total_cmp(&b.max_ns));
         let allreduce = self.modes.contains(&Collective::Allreduce);
         let (Some(spread), false, true) = (spread.map(Spread::name), sizes.is_empty(), allreduce)
         else {
@@ -1487,11 +1356,9 @@ impl Reduce {
         let (mut lines, mut meeting) = (Vec::new(), Vec::new());
         for name in names {
             let fractions: Vec<Option<f64>> = points()
-                .map(|(len, threads)| {
-                    let mut found = rows.iter().filter(|row| row.contender == name);
-                    let row =
-                        found.find(|row| at(row, threads, len, Collective::Allreduce, &spread))?;
-                    row.value("fraction_of_floor")
+                .map(|(len, n)| {
+                    let row = find(rows, name, (n, len, Collective::Allreduce, &spread));
+                    row?.value(BANDWIDTH[1])
                 })
                 .collect();
             let measured = fractions.iter().flatten();
@@ -1503,17 +1370,15 @@ impl Reduce {
                 .map(|f| f.map_or("-".into(), |f| format!("{:.0}%", f * 100.0)));
             lines.push((name.to_owned(), cells.collect()));
         }
-        let meeting = if meeting.is_empty() {
-            "none".to_owned()
-        } else {
-            meeting.join(", ")
+        let meeting = match meeting.is_empty() {
+            true => "none".to_owned(),
+            false => meeting.join(", "),
         };
         let grid = ratio::grid(&format!("    spread {spread}"), &heads, lines);
         format!("{title}\n{grid}    meeting the goal everywhere measured: {meeting}\n")
     }
 
-    /// (3) Against OpenMP at 1,000, 64,000 and 16 M floats: the faster of OpenMP's two rows over
-    /// auto and over our best, from the ratios recorded at each point.
+    /// (3) The faster of OpenMP's two rows over auto and over our best, from the recorded ratios.
     fn openmp(&self, records: &[RatioRecord], heads: &[String]) -> String {
         let title = format!(
             "(3) against OpenMP's array reduction: omp ÷ auto / omp ÷ our best (which), medians \
@@ -1522,31 +1387,21 @@ impl Reduce {
             self.metric.describe()
         );
         let lengths = records.iter().filter_map(|r| r.at.get("floats")?.as_u64());
-        let sizes = sorted_unique(
-            lengths
-                .map(|len| len as usize)
-                .filter(|len| OPENMP_SIZES.contains(len))
-                .collect(),
-        );
+        let lengths = lengths.map(|len| len as usize);
+        let sizes = sorted_unique(lengths.filter(|len| OPENMP_SIZES.contains(len)).collect());
         if sizes.is_empty() {
             return format!("{title}: not measured (none of 1000, 64000, 16M floats ran)\n");
         }
         let mut out = format!("{title}\n");
         for len in sizes {
             let mut lines = Vec::new();
-            for mode in &self.modes {
+            for &mode in &self.modes {
                 for spread in self.spreads.iter().map(Spread::name) {
                     let cells = self.threads.iter().map(|&threads| {
+                        let want = (threads, len, mode, spread.as_str());
                         let record = |label: &str| {
-                            let found = records.iter().find(|r| {
-                                r.record.label == label
-                                    && r.record.threads == threads
-                                    && r.at.get("floats") == Some(&Value::from(len))
-                                    && r.at.get("mode") == Some(&Value::from(mode.name()))
-                                    && r.at.get("arrival_spread")
-                                        == Some(&Value::from(spread.as_str()))
-                            });
-                            found.map(|r| &r.record)
+                            let mut found = records.iter().filter(|r| r.record.label == label);
+                            Some(&found.find(|r| is_at(&r.at, r.record.threads, want))?.record)
                         };
                         match (
                             record("fastest omp / auto"),
@@ -1574,37 +1429,33 @@ impl Reduce {
 mod tests {
     use super::*;
 
-    fn parsed(extra: &[&str]) -> Result<Reduce, String> {
-        let argv = std::iter::once("reduce").chain(extra.iter().copied());
+    /// The run of the options `extra`, separated by spaces.
+    fn parsed(extra: &str) -> Result<Reduce, String> {
+        let argv = std::iter::once("reduce").chain(extra.split_whitespace());
         Reduce::from_args(&ReduceArgs::try_parse_from(argv).map_err(|e| e.to_string())?)
+    }
+
+    /// The (N, floats, min iterations) of every point the run's tables measure.
+    fn points(reduce: &Reduce) -> Vec<(usize, usize, usize)> {
+        let plans = reduce.tables().into_iter().flat_map(|table| table.rows);
+        let points = plans.map(|plan| plan.contender.1);
+        let points = points.map(|point| (point.threads, point.len, point.min_iterations));
+        sorted_unique(points.collect())
     }
 
     #[test]
     fn defaults_are_the_issues_sweep_and_options_resolve_in_order() {
-        let defaults = parsed(&[]).unwrap();
-        assert_eq!(
-            (defaults.threads.clone(), defaults.sizes.clone()),
-            (DEFAULT_THREADS.into(), DEFAULT_SIZES.into())
-        );
+        let defaults = parsed("").unwrap();
         assert_eq!((defaults.spreads.len(), defaults.contenders.len()), (4, 8));
-        assert_eq!(defaults.stop.budget, Duration::from_millis(2500));
-        assert!(defaults.sizes_for(4).contains(&16_000_000) && defaults.sizes_for(8).len() == 6);
-        let min = |len| defaults.stop_for(len).min_iterations;
-        assert_eq!((min(16_000_000), min(1)), (5, 20));
-        let given = parsed(&[
-            "--threads=8,2,8",
-            "--sizes=64k,1,16M,1_000",
-            "--spread=high,none,60/30/10,high",
-            "--algorithms=dynamic,omp,mutex,auto",
-            "--min-iterations=3",
-        ])
-        .unwrap();
-        assert_eq!(
-            (given.threads.clone(), given.sizes.clone()),
-            (vec![2, 8], vec![1, 1000, 64_000, 16_000_000])
-        );
-        assert!(given.sizes_for(8).contains(&16_000_000));
-        assert_eq!(given.stop_for(16_000_000).min_iterations, 3);
+        assert_eq!(defaults.base.budget, Duration::from_millis(2500));
+        let measured = points(&defaults);
+        assert_eq!(measured.len(), 5 * 7 - 3);
+        assert!(measured.contains(&(4, 16_000_000, 5)) && measured.contains(&(32, 1, 20)));
+        let given = "--threads=8,2,8 --sizes=64k,1,16M,1_000 --spread=high,none,60/30/10,high \
+                     --algorithms=dynamic,omp,mutex,auto --min-iterations=3";
+        let given = parsed(given).unwrap();
+        assert_eq!(points(&given).len(), 2 * 4);
+        assert!(points(&given).contains(&(8, 16_000_000, 3)));
         let spreads: Vec<String> = given.spreads.iter().map(Spread::name).collect();
         assert_eq!(spreads, ["high", "none", "60/30/10us"]);
         assert_eq!(
@@ -1618,29 +1469,22 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error_with_a_clear_message() {
+        // tests/smoke.rs has the rest (N of 1, size 0, an unknown mode, algorithm or spread, ...).
         for (bad, message) in [
-            ("--threads=1", "at least 2 participants"),
             ("--threads=100000", "allowed"),
-            ("--sizes=0", "starts at 1 float"),
             ("--sizes=1,,2", "not an array size"),
             ("--sizes=1G", "not an array size"),
             ("--sizes=300M", "1 GiB per array"),
-            ("--mode=scan", "possible values: reduce, allreduce"),
             ("--metric=speed", "possible values: last-arrival, total"),
-            ("--min-time=0", "not a number of seconds"),
             ("--max-iterations=0", "0"),
             (
-                "--algorithms=fastest",
-                "\"fastest\" is not a reduction algorithm",
+                "--min-iterations=50 --max-iterations=10",
+                "50 is more than --max-iterations 10",
             ),
         ] {
-            let error = parsed(&[bad]).err().unwrap();
+            let error = parsed(bad).err().unwrap();
             assert!(error.contains(message), "{bad}: {error}");
         }
-        let error = parsed(&["--min-iterations=50", "--max-iterations=10"])
-            .err()
-            .unwrap();
-        assert!(error.contains("--min-iterations 50 is more than --max-iterations 10"));
         assert_eq!(parse_size(" 64k"), Ok(64_000));
         for (text, contender) in [
             (" OMP ", Contender::OpenMp),
@@ -1656,10 +1500,7 @@ mod tests {
         let (threads, len) = (4096, 3);
         let mut backward = vec![0.0f32; len];
         for rank in (0..threads).rev() {
-            backward
-                .iter_mut()
-                .enumerate()
-                .for_each(|(i, x)| *x += value(rank, i));
+            (backward.iter_mut().enumerate()).for_each(|(i, x)| *x += value(rank, i));
         }
         assert_eq!(expected(threads, len), backward);
         let want = expected(3, 10);
@@ -1674,23 +1515,25 @@ mod tests {
         got.clone_from(&want);
         got[1] *= 1.0 + 1e-6;
         assert_eq!(check(&got, &want), Ok(()));
-        assert_eq!(Collective::Reduce.bytes(4, 1000), 5 * 4000);
-        assert_eq!(Collective::Allreduce.bytes(4, 1000), 8 * 4000);
-        assert_eq!(
-            Collective::Allreduce.memory_needed(32, 16_000_000),
-            98 * 64_000_000
-        );
-        assert_eq!(Collective::Reduce.memory_needed(2, 1), 7 * 4);
     }
 
     #[test]
-    fn the_floors_shares_move_the_reductions_bytes() {
-        let bytes = Collective::Allreduce.bytes(4, 1000);
-        let shares = shares(bytes, 3);
-        let total: usize = shares.iter().sum();
-        assert_eq!(total as u64 * BYTES_PER_ELEMENT, bytes.next_multiple_of(12));
-        assert!(shares.iter().max().unwrap() - shares.iter().min().unwrap() <= 1);
-        assert_eq!(super::shares(Collective::Reduce.bytes(2, 1), 2), vec![1, 0]);
+    fn bytes_memory_and_the_floors_shares() {
+        let (reduce, all) = (Collective::Reduce, Collective::Allreduce);
+        assert_eq!(
+            (reduce.bytes(4, 1000), all.bytes(4, 1000)),
+            (5 * 4000, 8 * 4000)
+        );
+        assert_eq!(all.memory_needed(32, 16_000_000), 98 * 64_000_000);
+        assert_eq!(reduce.memory_needed(2, 1), 7 * 4);
+        let shares_of = shares(all.bytes(4, 1000), 3);
+        let total: usize = shares_of.iter().sum();
+        assert_eq!(
+            total as u64 * BYTES_PER_ELEMENT,
+            all.bytes(4, 1000).next_multiple_of(12)
+        );
+        assert!(shares_of.iter().max().unwrap() - shares_of.iter().min().unwrap() <= 1);
+        assert_eq!(shares(reduce.bytes(2, 1), 2), vec![1, 0]);
         let cores = phasers::available_cores();
         assert_eq!(floor_workers(cores * 4), cores);
     }
@@ -1700,9 +1543,10 @@ mod tests {
     #[test]
     fn every_mutex_receiver_gets_the_sum_every_time_without_a_barrier() {
         for (threads, mode) in [(5, Collective::Reduce), (4, Collective::Allreduce)] {
+            let point = point(threads, 64, mode, 1, 1);
             let expected: Arc<[f32]> = expected(threads, 64).into();
             std::thread::scope(|s| {
-                for mut participant in merging(threads, mode, &expected) {
+                for mut participant in participants(&point, &expected, merging(&point)) {
                     s.spawn(move || {
                         participant.prepare().unwrap();
                         for index in 0..200 {
@@ -1734,86 +1578,39 @@ mod tests {
         assert_eq!(series(&timeline, None)[0], vec![40.0]);
     }
 
-    fn stop(min: usize, max: usize) -> StopRule {
-        let (min_time, budget) = (Duration::from_millis(1), Duration::from_secs(10));
-        StopRule {
-            min_iterations: min,
-            min_time,
-            max_iterations: max,
-            budget,
-        }
-    }
-
-    fn point(threads: usize, len: usize, mode: Collective, stop: StopRule) -> Point {
+    /// A point at spread low stopping after `min` to `max` iterations, 1 ms and 10 s.
+    fn point(threads: usize, len: usize, mode: Collective, min: usize, max: usize) -> Point {
         let spread = Preset::Low.spread();
-        let stalls = Arc::new(Stalls::generate(
-            &spread,
-            threads,
-            stop.max_iterations + 1,
-            1,
-        ));
-        let hang_after = Duration::from_secs(60);
+        let stalls = Stalls::generate(&spread, threads, max + 1, 1);
         Point {
             threads,
             len,
             mode,
             spread,
-            stalls,
-            stop,
-            hang_after,
-        }
-    }
-
-    #[test]
-    fn every_contender_and_the_floor_make_complete_rows() {
-        for mode in Collective::ALL {
-            let point = point(3, 500, mode, stop(3, 10));
-            let sum: Arc<[f32]> = expected(3, 500).into();
-            let floor = measure_floor(&point, Metric::Total);
-            let fraction = floor.value("fraction_of_floor");
-            assert_eq!((floor.error.as_deref(), fraction), (None, Some(1.0)));
-            assert!(
-                floor.value("bandwidth_gb_s").unwrap() > 0.0
-                    && floor.field("arrival_spread").is_none()
-            );
-            // The child's row needs the phasers binary (see tests/omp_active.rs).
-            for contender in Contender::all()
-                .into_iter()
-                .filter(|c| *c != Contender::OpenMpActive)
-            {
-                let mut row = measure(contender, &point, &sum, Metric::LastArrival);
-                assert_eq!(row.error, None, "{row:?}");
-                assert!((3..=10).contains(&row.summary.unwrap().count), "{row:?}");
-                assert_eq!(row.field("arrival_spread"), Some(&Value::from("low")));
-                assert!(
-                    row.metric("total_in_reduction_ns").is_some() && row.median().unwrap() >= 0.0
-                );
-                compare_with_floor(&mut row, Some(&floor));
-                assert!(row.value("fraction_of_floor").unwrap() > 0.0);
-            }
+            stalls: stalls.as_slice().to_vec(),
+            min_iterations: min,
+            min_time: Duration::from_millis(1),
+            max_iterations: max,
+            budget: Duration::from_secs(10),
+            hang_after: Duration::from_secs(60),
         }
     }
 
     #[test]
     fn a_failed_or_short_row_says_so_and_auto_says_what_it_chose() {
-        let (point, metric) = (
-            point(1, 1, Collective::Reduce, stop(3, 10)),
-            Metric::LastArrival,
-        );
+        let (point, metric) = (point(1, 1, Collective::Reduce, 3, 10), Metric::LastArrival);
         let mut row = point.row("x", Kind::Ours);
-        fill(&mut row, Err("boom".into()), None, point.stop, metric);
+        fill(&mut row, Err("boom".into()), None, &point, metric);
         assert_eq!((row.error.as_deref(), row.summary), (Some("boom"), None));
         let mut row = point.row("auto", Kind::Ours);
-        let (arrive_ns, return_ns) = (vec![0, 10], vec![5, 20]);
-        let chose = vec!["linear", "static-tree"];
         let timeline = Timeline {
             threads: 1,
             iterations: 2,
-            arrive_ns,
-            return_ns,
-            chose,
+            arrive_ns: vec![0, 10],
+            return_ns: vec![5, 20],
+            chose: vec!["linear", "static-tree"],
         };
-        fill(&mut row, Ok(timeline), None, point.stop, metric);
+        fill(&mut row, Ok(timeline), None, &point, metric);
         assert_eq!(
             (row.raw_ns.clone(), row.label()),
             (vec![10.0], "auto → static-tree".to_owned())
@@ -1826,18 +1623,13 @@ mod tests {
     }
 
     #[test]
-    fn a_job_keeps_the_stalls_and_a_failed_child_gives_a_failed_row() {
+    fn the_child_gets_the_stalls_and_a_failed_child_gives_a_failed_row() {
         let point = Point {
             hang_after: Duration::from_millis(1),
-            ..point(3, 10, Collective::Allreduce, stop(1, 2))
+            ..point(3, 10, Collective::Allreduce, 1, 2)
         };
-        let job = Job::of(&point);
-        let back: Job = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
-        assert_eq!(
-            Stalls::from_table(3, back.stalls.clone()).unwrap(),
-            *point.stalls
-        );
-        assert_eq!(back, job);
+        let back: Point = serde_json::from_str(&serde_json::to_string(&point).unwrap()).unwrap();
+        assert_eq!(back.stalls().unwrap(), point.stalls().unwrap());
         // The unit-test binary has no such command, so whatever it does gives no row.
         let sum = expected(3, 10).into();
         let row = measure(Contender::OpenMpActive, &point, &sum, Metric::LastArrival);
@@ -1851,29 +1643,20 @@ mod tests {
 
     #[test]
     fn tables_show_each_floor_in_every_spread_but_record_it_once() {
-        let reduce = parsed(&[
-            "--threads=2,3",
-            "--sizes=1,2",
-            "--spread=none,low",
-            "--algorithms=auto",
-        ])
-        .unwrap();
+        let options = "--threads=2,3 --sizes=1,2 --spread=none,low --algorithms=auto";
+        let reduce = parsed(options).unwrap();
         let tables = reduce.tables();
         assert_eq!(tables.len(), 2 * 2 * 2);
-        let names: Vec<&str> = tables[1]
-            .rows
-            .iter()
-            .map(|plan| plan.name.as_str())
-            .collect();
-        assert_eq!(names, [FLOOR_NAME, "auto", FLOOR_NAME, "auto"]);
-        let recorded = |table: usize| {
-            tables[table]
-                .rows
-                .iter()
-                .filter(|plan| reduce.recorded(plan))
-                .count()
-        };
-        assert_eq!((recorded(0), recorded(1)), (4, 2));
+        let names = tables[1].rows.iter().map(|plan| plan.name.as_str());
+        assert_eq!(
+            names.collect::<Vec<_>>(),
+            [FLOOR_NAME, "auto", FLOOR_NAME, "auto"]
+        );
+        // Every spread's floor row is the same: the floor has no spread.
+        assert!(tables[1].rows[0].at.get("arrival_spread").is_none());
+        let recorded =
+            |table: &TablePlan<_>| table.rows.iter().filter(|p| reduce.recorded(p)).count();
+        assert_eq!((recorded(&tables[0]), recorded(&tables[1])), (4, 2));
         let title = reduce.title(&tables[1], &[], 1);
         let drawn = ", reduce, spread low: stalls drawn with mean";
         assert!(
@@ -1886,13 +1669,12 @@ mod tests {
         );
     }
 
-    /// A row at N = 2 of `len` floats, `last` from the last arrival and `metric` as its samples.
+    /// A row at N = 2 of `len` floats, `last` from the last arrival and as its samples.
     fn row(name: &str, len: usize, mode: Collective, spread: &str, last: f64) -> Row {
-        let at = point(2, len, mode, stop(1, 1))
+        let at = point(2, len, mode, 1, 1)
             .at(false)
             .with("arrival_spread", spread);
-        let kind = Contender::all()
-            .into_iter()
+        let kind = (Contender::all().into_iter())
             .find(|c| c.name() == name)
             .map_or(Kind::Ours, Contender::kind);
         let mut row = Row::new(name, kind, 2, at);
@@ -1918,22 +1700,22 @@ mod tests {
         rows[6].extra.set("fraction_of_floor", 0.75);
         rows[7].extra.set("fraction_of_floor", 0.5);
         let records = ratio::records(&rows[..6].iter().collect::<Vec<_>>(), &openmp_ratios());
-        let text = parsed(&["--threads=2", "--spread=none,high"])
-            .unwrap()
-            .text(&rows, &records);
-        assert!(
-            text.contains("spread high") && text.contains("2.00x / 4.00x"),
-            "{text}"
-        );
-        assert!(text.contains("faster than both in 1 of 1 cells"), "{text}");
-        assert!(text.contains("200000 N=2") && text.contains("75%") && text.contains("50%"));
-        assert!(
-            text.contains("meeting the goal everywhere measured: auto\n"),
-            "{text}"
-        );
-        // omp is the faster of its two rows: 240 over auto's 150 and dynamic pairs' 100.
-        assert!(text.contains("1.60x / 2.40x (dynamic-pairs)"), "{text}");
-        let none = parsed(&["--threads=2", "--spread=none"]).unwrap();
+        let reduce = parsed("--threads=2 --spread=none,high").unwrap();
+        let text = reduce.text(&rows, &records);
+        for part in [
+            "spread high",
+            "2.00x / 4.00x",
+            "faster than both in 1 of 1 cells",
+            "200000 N=2",
+            "75%",
+            "50%",
+            "meeting the goal everywhere measured: auto\n",
+            // omp is the faster of its two rows: 240 over auto's 150 and dynamic pairs' 100.
+            "1.60x / 2.40x (dynamic-pairs)",
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
+        let none = parsed("--threads=2 --spread=none").unwrap();
         assert!(none.headline(&rows, &[]).contains("not measured"));
     }
 }

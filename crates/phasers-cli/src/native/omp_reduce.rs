@@ -18,32 +18,11 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use phasers_cli::harness::engine::Timeline;
-use phasers_cli::harness::stalls::{StallPolicy, Stalls};
+use phasers_cli::harness::engine::{Pacing, Plan, Timeline};
+use phasers_cli::harness::stalls::StallPolicy;
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
 use super::openmp::{RawRound as RawResult, INVALID, NO_MEMORY, OK, TOO_FEW_THREADS, WRONG_COPY};
-
-/// One OpenMP row: the team, the array, the stalls and when to stop (the counts are of measured
-/// iterations; the table's first row is the warm-up).
-pub struct Job<'a> {
-    /// Threads of the team.
-    pub threads: usize,
-    /// Floats per array.
-    pub len: usize,
-    /// Every thread receives the sum (`allreduce`), or only thread 0.
-    pub allreduce: bool,
-    /// How the stalls wait.
-    pub policy: StallPolicy,
-    /// One row of stalls per iteration, the warm-up included.
-    pub stalls: &'a Stalls,
-    /// Iterations to run at least, unless the budget runs out first.
-    pub min_iterations: usize,
-    /// Time to run at least, once `min_iterations` are done.
-    pub min_time: Duration,
-    /// Time after which the row stops even short of `min_iterations`.
-    pub budget: Duration,
-}
 
 /// Mirrors `phasers_omp_array_reduce_args` in `baselines.h`.
 #[repr(C)]
@@ -80,16 +59,29 @@ static ONE_ROW_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// Stack the Rust side of the master thread needs besides what the C side asks for.
 const RUST_FRAMES: usize = 1 << 20;
 
-/// Runs `row`, `watch` stopping the process if it hangs, and returns its stamps and the warm-up's
-/// result (thread 0's), or why it could not run.
-pub fn run(row: &Job<'_>, watch: &Watch) -> Result<(Timeline, Vec<f32>), String> {
-    let threads = u32::try_from(row.threads)
+/// Runs a team of `threads` reducing arrays of `len` floats (to every thread if `allreduce`) with
+/// `plan`'s stalls and stop rule, `watch` stopping the process if it hangs; returns its stamps and
+/// the warm-up's result (thread 0's), or why it could not run.
+pub fn run(
+    threads: usize,
+    len: usize,
+    allreduce: bool,
+    plan: &Plan,
+    watch: &Watch,
+) -> Result<(Timeline, Vec<f32>), String> {
+    let team = u32::try_from(threads)
         .ok()
-        .filter(|&threads| threads >= 1 && threads <= i32::MAX as u32)
-        .ok_or_else(|| format!("an OpenMP team of {} threads is not possible", row.threads))?;
-    let len = row.len as u64;
+        .filter(|&team| team >= 1 && team <= i32::MAX as u32)
+        .ok_or_else(|| format!("an OpenMP team of {threads} threads is not possible"))?;
+    let Pacing::Stamped {
+        stalls: Some(stalls),
+    } = &plan.pacing
+    else {
+        return Err("an OpenMP row needs a stall table".to_owned());
+    };
+    let (min_iterations, min_time) = plan.enough.unwrap_or((1, Duration::ZERO));
     // SAFETY: a pure function of its argument.
-    let stack = unsafe { phasers_omp_array_reduce_stack_bytes(len) };
+    let stack = unsafe { phasers_omp_array_reduce_stack_bytes(len as u64) };
     // SAFETY: changes the default attributes of threads created from now on, which nothing else
     // reads concurrently in a way that matters: only their stack size changes, and only upwards.
     let code = unsafe { phasers_omp_raise_default_stack(stack) };
@@ -104,14 +96,14 @@ pub fn run(row: &Job<'_>, watch: &Watch) -> Result<(Timeline, Vec<f32>), String>
         .ok()
         .and_then(|stack| stack.checked_add(RUST_FRAMES))
         .ok_or_else(|| format!("a stack of {stack} bytes is not possible here"))?;
-    let rows = row.stalls.iterations();
-    let slots = rows * row.threads;
-    if row.stalls.as_slice().len() != slots || rows == 0 {
+    let rows = stalls.iterations();
+    let slots = rows * threads;
+    if stalls.as_slice().len() != slots || rows == 0 {
         return Err("the stall table does not match the team".to_owned());
     }
     let mut arrive_ns = vec![0u64; slots];
     let mut return_ns = vec![0u64; slots];
-    let mut first_result = vec![0.0f32; row.len];
+    let mut first_result = vec![0.0f32; len];
     let progress = AtomicU64::new(0);
     let mut raw = RawResult::default();
     // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
@@ -128,15 +120,15 @@ pub fn run(row: &Job<'_>, watch: &Watch) -> Result<(Timeline, Vec<f32>), String>
             .spawn_scoped(scope, move || {
                 // Built here: the raw pointers it holds may not cross threads.
                 let args = RawArgs {
-                    threads,
-                    allreduce: row.allreduce,
-                    yield_in_stall: row.policy == StallPolicy::Yield,
-                    len,
+                    threads: team,
+                    allreduce,
+                    yield_in_stall: StallPolicy::for_threads(threads) == StallPolicy::Yield,
+                    len: len as u64,
                     max_iterations: rows as u64,
-                    min_iterations: row.min_iterations as u64,
-                    min_time_ns: duration_ns(row.min_time),
-                    budget_ns: duration_ns(row.budget),
-                    stalls_ns: row.stalls.as_slice().as_ptr(),
+                    min_iterations: min_iterations as u64,
+                    min_time_ns: duration_ns(min_time),
+                    budget_ns: duration_ns(plan.schedule.row_budget),
+                    stalls_ns: stalls.as_slice().as_ptr(),
                     arrive_ns: arrive_ns.as_mut_ptr(),
                     return_ns: return_ns.as_mut_ptr(),
                     first_result: first_result.as_mut_ptr(),
@@ -155,15 +147,15 @@ pub fn run(row: &Job<'_>, watch: &Watch) -> Result<(Timeline, Vec<f32>), String>
             .join()
             .map_err(|panic| format!("the OpenMP master panicked: {}", panic_message(&*panic)))
     })?;
-    decode(&raw, row.threads, stack)?;
+    decode(&raw, threads, stack)?;
     let ran = usize::try_from(raw.ran).unwrap_or(usize::MAX).min(rows);
     if ran == 0 {
         return Err("the OpenMP row ran no iteration".to_owned());
     }
-    arrive_ns.truncate(ran * row.threads);
-    return_ns.truncate(ran * row.threads);
+    arrive_ns.truncate(ran * threads);
+    return_ns.truncate(ran * threads);
     let timeline = Timeline {
-        threads: row.threads,
+        threads,
         iterations: ran,
         arrive_ns,
         return_ns,
@@ -208,6 +200,8 @@ fn decode(raw: &RawResult, threads: usize, stack: u64) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use phasers_cli::harness::schedule::Schedule;
+    use phasers_cli::harness::stalls::Stalls;
 
     // Both collectives with stalls run in `benches/reduce.rs`'s tests, with every other contender.
 
@@ -215,18 +209,21 @@ mod tests {
     fn a_large_array_fits_on_the_raised_stacks() {
         // 4 M floats: 16 MB of private copy, twice the usual 8 MB thread stack.
         let stalls = Stalls::from_table(2, vec![0; 6]).unwrap();
-        let job = Job {
-            threads: 2,
-            len: 4_000_000,
-            allreduce: false,
-            policy: StallPolicy::Spin,
-            stalls: &stalls,
-            min_iterations: 1,
-            min_time: Duration::from_millis(1),
-            budget: Duration::from_secs(10),
+        let schedule = Schedule {
+            episodes: Some(1),
+            samples: 2,
+            target_sample: Duration::ZERO,
+            row_budget: Duration::from_secs(10),
+        };
+        let pacing = Pacing::Stamped {
+            stalls: Some(stalls.into()),
+        };
+        let plan = Plan {
+            enough: Some((1, Duration::from_millis(1))),
+            ..Plan::new(schedule, pacing, Duration::from_secs(60))
         };
         let watch = Watch::new("omp", 2, Duration::from_secs(60));
-        let (timeline, first) = run(&job, &watch).unwrap();
+        let (timeline, first) = run(2, 4_000_000, false, &plan, &watch).unwrap();
         assert!(timeline.iterations >= 2 && first.len() == 4_000_000);
     }
 

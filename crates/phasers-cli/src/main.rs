@@ -595,4 +595,41 @@ mod tests {
         let apps: benches::app::AppArgs = quick(QUICK_APPS).unwrap();
         assert_eq!((apps.threads, apps.apps.len()), (Some(vec![1, 2]), 2));
     }
+
+    /// Every `cargo run --release -- ...` line the docs print parses as printed: in a code span
+    /// up to its closing backtick, in an `sh` block up to its comment, continuations joined. A
+    /// renamed flag or value then fails here rather than in a reader's terminal.
+    #[test]
+    fn every_command_the_docs_print_parses() {
+        const RUN: &str = "cargo run --release --";
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut checked = 0;
+        for file in [
+            "README.md",
+            "BENCHMARKS.md",
+            "docs/benchmarking.md",
+            "docs/guide.md",
+        ] {
+            let text = std::fs::read_to_string(root.join(file)).unwrap();
+            let text = text.replace("\\\n", " ");
+            for (at, _) in text.match_indices(RUN) {
+                let rest = &text[at + RUN.len()..];
+                let line_start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+                let in_span = text[line_start..at].matches('`').count() % 2 == 1;
+                let end = match in_span {
+                    true => rest.find('`'),
+                    false => rest.find(['\n', '#']),
+                };
+                let line = rest[..end.unwrap_or(rest.len())].replace('\n', " ");
+                let args = std::iter::once("phasers").chain(line.split_whitespace());
+                match Cli::try_parse_from(args) {
+                    Err(error) if error.kind() != clap::error::ErrorKind::DisplayHelp => {
+                        panic!("{file}: `{RUN}{line}` does not parse: {error}")
+                    }
+                    _ => checked += 1,
+                }
+            }
+        }
+        assert!(checked >= 30, "only {checked} commands found");
+    }
 }

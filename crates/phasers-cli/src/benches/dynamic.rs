@@ -17,7 +17,6 @@ use clap::Args;
 use phasers_cli::harness::args::{parse_delay, parse_seconds};
 use phasers_cli::harness::bench::{self, Benchmark};
 use phasers_cli::harness::delay::{self, delay};
-use phasers_cli::harness::engine::{self, Pacing, Plan};
 use phasers_cli::harness::files;
 use phasers_cli::harness::floor::Floor;
 use phasers_cli::harness::header::Header;
@@ -31,6 +30,7 @@ use phasers_cli::harness::schedule::Schedule;
 use phasers_cli::harness::threads;
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
+use super::app::timed;
 use super::barrier::EPCC_DROPPED;
 use super::phaser::{create, shape_label, PhaserConfig};
 use crate::native::{omp_dynamic, Delay, SETTLE};
@@ -156,38 +156,24 @@ impl Benchmark for Dynamic<'_> {
     fn measure(&self, plan: &RowPlan<Option<PhaserConfig>>, max: usize, _: usize) -> Row {
         let steps = steps(max);
         let samples = usize::from(self.args.samples) + EPCC_DROPPED;
-        let schedule = Schedule {
-            episodes: Some(steps),
-            samples,
-            target_sample: Duration::ZERO,
-            row_budget: Duration::MAX,
-        };
-        let engine = Plan {
-            warm_up: 0,
-            ..Plan::new(schedule, Pacing::BackToBack, Duration::MAX)
-        };
         let delay = Some(Delay {
             function: delay,
             arg: self.iterations,
         });
         let watch = Watch::new(&plan.name, max, self.args.hang_seconds);
-        let mut resolved = None;
-        let measured = engine::calls(&engine, |planned, _| match (planned, plan.contender) {
-            (0, _) => Ok((0, Duration::ZERO)),
-            (_, None) => omp_dynamic(max, delay).map(|round| (round.ran, round.elapsed)),
-            (_, Some(config)) => {
+        let mut row = Row::new(&plan.name, plan.kind, max, Fields::default());
+        let trees = timed(&mut row, samples, steps, || match plan.contender {
+            None => omp_dynamic(max, delay).map(|round| (round.ran, round.elapsed, None)),
+            Some(config) => {
                 let (elapsed, tree) = phaser_once(config, max, self.iterations, &watch)?;
-                resolved = Some(tree);
-                Ok((steps, elapsed))
+                Ok((steps, elapsed, Some(tree)))
             }
         });
         if plan.contender.is_none() {
             // libgomp's pool keeps spinning a while: let it settle before the phasers run.
             std::thread::sleep(SETTLE);
         }
-        let mut row = Row::new(&plan.name, plan.kind, max, Fields::default());
-        row.record(measured, &schedule);
-        row.resolved = resolved;
+        row.resolved = trees.into_iter().flatten().last();
         row
     }
 
@@ -343,15 +329,5 @@ mod tests {
         assert!(parse_largest_team("1").unwrap_err().contains("at least 2"));
         assert!(parse_largest_team("0").is_err());
         assert_eq!(parse_largest_team("64"), Ok(64));
-    }
-
-    #[test]
-    fn one_phaser_run_completes_every_step() {
-        let watch = Watch::new("test", 5, Duration::from_secs(60));
-        for config in PHASERS {
-            let (elapsed, label) = phaser_once(config, 5, 10, &watch).unwrap();
-            assert!(elapsed > Duration::ZERO);
-            assert!(label.starts_with("tiers"), "{label}");
-        }
     }
 }

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use plotters::coord::combinators::WithKeyPoints;
 use plotters::coord::Shift;
+use plotters::drawing::DrawingAreaErrorKind;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -296,14 +297,20 @@ fn truncate(name: &str, max_chars: usize) -> String {
     }
 }
 
-/// Turns a plotters error into text saying which step failed.
-fn step<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> String {
-    move |e| format!("{what} failed: {e}")
-}
+/// What drawing on the in-memory SVG can fail with.
+type Drawn<T = ()> = Result<T, DrawingAreaErrorKind<std::io::Error>>;
 
 /// Everything is drawn in pixels on the whole canvas; the chart only lays out the axes and
 /// maps data to pixels.
 type Canvas<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Sans-serif text of `size` px in `colour`, anchored at `at`.
+fn text(size: f64, colour: &'static RGBColor, at: (HPos, VPos)) -> TextStyle<'static> {
+    let font = ("sans-serif", size).into_font();
+    TextStyle::from(font)
+        .color(colour)
+        .pos(Pos::new(at.0, at.1))
+}
 
 /// Draws a line through `points` (pixels), dashed when `dash` is `(dash, gap)`.
 fn draw_path(
@@ -311,19 +318,17 @@ fn draw_path(
     points: Vec<(i32, i32)>,
     stroke: ShapeStyle,
     dash: Option<(u32, u32)>,
-) -> Result<(), String> {
+) -> Drawn {
     match dash {
         Some((dash, gap)) => canvas.draw(&DashedPathElement::new(points, dash, gap, stroke)),
         None => canvas.draw(&PathElement::new(points, stroke)),
     }
-    .map_err(step("drawing a line"))
 }
 
 /// Draws one marker centred on the pixel `(x, y)`.
-fn draw_marker(canvas: &Canvas<'_>, (x, y): (i32, i32), style: &LineStyle) -> Result<(), String> {
+fn draw_marker(canvas: &Canvas<'_>, (x, y): (i32, i32), style: &LineStyle) -> Drawn {
     let Some((corners, turn)) = style.polygon else {
-        let dot = Circle::new((x, y), 4, style.colour.filled());
-        return canvas.draw(&dot).map_err(step("drawing a marker"));
+        return canvas.draw(&Circle::new((x, y), 4, style.colour.filled()));
     };
     // Circumradii: a filled square 8 px across, hollow shapes a little larger since they are
     // lighter.
@@ -336,71 +341,50 @@ fn draw_marker(canvas: &Canvas<'_>, (x, y): (i32, i32), style: &LineStyle) -> Re
         })
         .collect();
     if style.filled {
-        return (canvas.draw(&Polygon::new(points, style.colour.filled())))
-            .map_err(step("drawing a marker"));
+        return canvas.draw(&Polygon::new(points, style.colour.filled()));
     }
     points.push(points[0]);
     draw_path(canvas, points, style.colour.stroke_width(2), None)
 }
 
 /// Draws the plot of `lines` (at least one) onto `canvas`.
-fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Result<(), String> {
+fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
     let floor_ns = plot.floor_ns.filter(|f| f.is_finite() && *f > 0.0);
-    let mut counts: Vec<usize> = lines
-        .iter()
-        .flat_map(|l| l.points.iter().map(|&(t, _)| t as usize))
-        .collect();
+    let points = || lines.iter().flat_map(|l| l.points.iter().copied());
+    let mut counts: Vec<usize> = points().map(|(t, _)| t as usize).collect();
     counts.sort_unstable();
     counts.dedup();
-    let costs = lines
-        .iter()
-        .flat_map(|l| l.points.iter().map(|&(_, ns)| ns));
-    let (min_ns, max_ns) = costs
-        .chain(floor_ns)
+    let (min_ns, max_ns) = (points().map(|(_, ns)| ns).chain(floor_ns))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
             (lo.min(v), hi.max(v))
         });
 
-    canvas
-        .fill(&WHITE)
-        .map_err(step("filling the background"))?;
+    canvas.fill(&WHITE)?;
     let body = if plot.title.is_empty() {
         canvas.clone()
     } else {
         // Titles carry the machine summary, which can be long: shrink the font to fit the
         // width rather than let the SVG clip it.
-        let mut size = 24.0;
-        let (w, _) = canvas
-            .estimate_text_size(plot.title, &("sans-serif", size).into_font().into())
-            .map_err(step("measuring the title"))?;
+        let title = text(24.0, &BLACK, (HPos::Left, VPos::Top));
+        let (w, _) = canvas.estimate_text_size(plot.title, &title)?;
         let room = f64::from(WIDTH - 2 * MARGIN);
-        if f64::from(w) > room {
-            size = (size * room / f64::from(w)).max(12.0);
-        }
-        (canvas.titled(plot.title, ("sans-serif", size))).map_err(step("drawing the title"))?
+        let size = (24.0 * room / f64::from(w)).clamp(12.0, 24.0);
+        canvas.titled(plot.title, ("sans-serif", size))?
     };
 
     // The legend has a column of its own right of the chart, so it can never hide a data
     // point; sized to the longest label, within bounds that keep the chart the main thing.
-    let legend_style =
-        TextStyle::from(("sans-serif", 16).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    let legend_style = text(16.0, &BLACK, (HPos::Left, VPos::Center));
     let labels: Vec<String> = lines.iter().map(|line| truncate(line.name, 40)).collect();
     let mut label_width = 0;
     for label in &labels {
-        let (w, _) = canvas
-            .estimate_text_size(label, &legend_style)
-            .map_err(step("measuring the legend"))?;
-        label_width = label_width.max(w);
+        label_width = label_width.max(canvas.estimate_text_size(label, &legend_style)?.0);
     }
     let legend_width = (label_width + 70).clamp(170, 380);
     let (chart_area, legend_area) = body.split_horizontally(body.dim_in_pixel().0 - legend_width);
 
     let chart_width = chart_area.dim_in_pixel().0;
-    let plot_width_px = f64::from(
-        chart_width
-            .saturating_sub(2 * MARGIN + Y_LABEL_AREA)
-            .max(100),
-    );
+    let plot_width_px = f64::from((chart_width.saturating_sub(2 * MARGIN + Y_LABEL_AREA)).max(100));
     let mut chart = ChartBuilder::on(&chart_area)
         .margin(MARGIN)
         .x_label_area_size(X_LABEL_AREA)
@@ -408,8 +392,7 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Result<()
         .build_cartesian_2d(
             thread_axis(&counts, plot_width_px),
             cost_axis(min_ns, max_ns),
-        )
-        .map_err(step("laying out the chart"))?;
+        )?;
     chart
         .configure_mesh()
         .x_desc("threads")
@@ -420,8 +403,7 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Result<()
         .axis_desc_style(("sans-serif", 16))
         .bold_line_style(BLACK.mix(0.18))
         .light_line_style(BLACK.mix(0.06))
-        .draw()
-        .map_err(step("drawing the axes"))?;
+        .draw()?;
     let area = chart.plotting_area();
     let to_px = |p: (f64, f64)| area.map_coordinate(&p);
     let (x_range, y_range) = (area.get_x_range(), area.get_y_range());
@@ -433,11 +415,8 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Result<()
         draw_path(canvas, ends, FLOOR_COLOUR.stroke_width(2), Some((7, 5)))?;
         // Under the line at the right end: barriers cost more than the floor once threads
         // share data, so that corner is empty.
-        let style = TextStyle::from(("sans-serif", 15).into_font())
-            .color(&FLOOR_COLOUR)
-            .pos(Pos::new(HPos::Right, VPos::Top));
-        let at = (px_range.end - 8, y + 4);
-        (canvas.draw_text(FLOOR_LABEL, &style, at)).map_err(step("labelling the floor"))?;
+        let style = text(15.0, &FLOOR_COLOUR, (HPos::Right, VPos::Top));
+        canvas.draw_text(FLOOR_LABEL, &style, (px_range.end - 8, y + 4))?;
     }
 
     let first_over = counts
@@ -451,10 +430,8 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Result<()
         let px = ends[0].0;
         let stroke = OVERSUBSCRIBED_COLOUR.mix(0.8).stroke_width(2);
         draw_path(canvas, ends, stroke, Some((5, 4)))?;
-        let style = TextStyle::from(("sans-serif", 15).into_font()).color(&OVERSUBSCRIBED_COLOUR);
-        let (w, _) = canvas
-            .estimate_text_size(OVERSUBSCRIBED_LABEL, &style)
-            .map_err(step("measuring the oversubscription label"))?;
+        let style = text(15.0, &OVERSUBSCRIBED_COLOUR, (HPos::Left, VPos::Top));
+        let (w, _) = canvas.estimate_text_size(OVERSUBSCRIBED_LABEL, &style)?;
         // Right of the line unless that runs off the chart; the arrow still points at the
         // oversubscribed side either way.
         let (anchor, tx) = if px + 6 + w as i32 <= px_range.end {
@@ -463,8 +440,7 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Result<()
             (HPos::Right, px - 6)
         };
         let style = style.pos(Pos::new(anchor, VPos::Top));
-        (canvas.draw_text(OVERSUBSCRIBED_LABEL, &style, (tx, py_range.start + 6)))
-            .map_err(step("labelling oversubscription"))?;
+        canvas.draw_text(OVERSUBSCRIBED_LABEL, &style, (tx, py_range.start + 6))?;
     }
 
     // Baselines first so ours are drawn over them where lines cross.
@@ -475,34 +451,32 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Result<()
         SeriesKind::Ours => 2,
     });
     for line in order {
-        let style = line.style;
         let points: Vec<(i32, i32)> = line.points.iter().map(|&p| to_px(p)).collect();
-        draw_path(canvas, points.clone(), style.stroke(), style.dash)?;
+        draw_path(canvas, points.clone(), line.style.stroke(), line.style.dash)?;
         for p in points {
-            draw_marker(canvas, p, &style)?;
+            draw_marker(canvas, p, &line.style)?;
         }
     }
 
     let (xs, ys) = legend_area.get_pixel_range();
     let row = 26;
-    let (left, right, top) = (
-        xs.start + 4,
-        xs.end - MARGIN as i32,
-        ys.start + MARGIN as i32 + 8,
-    );
+    let (left, right) = (xs.start + 4, xs.end - MARGIN as i32);
+    let top = ys.start + MARGIN as i32 + 8;
     let frame = [(left, top - 4), (right, top + row * lines.len() as i32 + 4)];
-    (canvas.draw(&Rectangle::new(frame, BLACK.mix(0.35).stroke_width(1))))
-        .map_err(step("drawing the legend frame"))?;
+    canvas.draw(&Rectangle::new(frame, BLACK.mix(0.35).stroke_width(1)))?;
     for (i, (line, label)) in lines.iter().zip(&labels).enumerate() {
         let y = top + row * i as i32 + row / 2;
         let (x0, x1) = (left + 10, left + 46);
-        let style = line.style;
-        draw_path(canvas, vec![(x0, y), (x1, y)], style.stroke(), style.dash)?;
-        draw_marker(canvas, ((x0 + x1) / 2, y), &style)?;
-        (canvas.draw_text(label, &legend_style, (x1 + 10, y)))
-            .map_err(step("drawing the legend"))?;
+        draw_path(
+            canvas,
+            vec![(x0, y), (x1, y)],
+            line.style.stroke(),
+            line.style.dash,
+        )?;
+        draw_marker(canvas, ((x0 + x1) / 2, y), &line.style)?;
+        canvas.draw_text(label, &legend_style, (x1 + 10, y))?;
     }
-    canvas.present().map_err(step("finishing the SVG"))
+    canvas.present()
 }
 
 #[cfg(test)]

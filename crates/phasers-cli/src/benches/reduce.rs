@@ -455,9 +455,8 @@ impl Collective {
     }
 }
 
-/// Element `index` of participant `rank`'s input: a multiple of 1/8 below 8, so any sum of up to
-/// 4096 of them is exact in an f32 and every order of addition gives the sequential sum. The C
-/// baseline computes the same (`phasers_reduce_value` in `baselines/omp_array_reduce.c`).
+/// Element `index` of `rank`'s input, as `phasers_reduce_value` in C: a multiple of 1/8 below 8,
+/// so sums of up to 4096 are exact in an f32, in any order of addition.
 #[inline]
 fn value(rank: usize, index: usize) -> f32 {
     ((rank as u64 * 131 + index as u64 * 7) % 61) as f32 / 8.0
@@ -644,9 +643,9 @@ impl Reduces for Merging {
     }
 }
 
-/// The bandwidth floor: a STREAM-like add on `min(N, cores)` threads moving [`Collective::bytes`];
-/// its time is its slowest worker's own call (a worker late to leave the barrier does not lower
-/// it). Write-allocate reads count for neither side.
+/// The bandwidth floor: a STREAM-like add on `min(N, cores)` threads moving [`Collective::bytes`],
+/// timed by its slowest worker's own call (a worker late to leave the barrier cannot lower it);
+/// write-allocate reads count for neither side.
 #[derive(Default)]
 struct StreamAdd {
     elements: usize,

@@ -94,8 +94,7 @@ pub struct ReduceArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_contender)]
     pub algorithms: Option<Vec<Contender>>,
 
-    /// The metric of the rows' samples, the tables' median and ÷omp, the plots and the OpenMP
-    /// ratios (all five metrics are always measured).
+    /// The metric of the samples, medians, ÷omp, plots and OpenMP ratios (all five are measured).
     #[arg(long, value_enum, default_value = "last-arrival")]
     pub metric: Metric,
 
@@ -112,8 +111,7 @@ pub struct ReduceArgs {
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub max_iterations: u32,
 
-    /// Seed of the stall tables: the same seed gives every contender, and every run, the same
-    /// stalls.
+    /// Seed of the stall tables: every contender and every run with this seed get the same stalls.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
 
@@ -847,11 +845,9 @@ fn compare_with_floor(row: &mut Row, floor: Option<&Row>) {
     let bandwidth = per_ns(row, "first_arrival_to_completion_ns");
     let floor = floor.and_then(|floor| floor.value(BANDWIDTH[0]));
     let fraction = bandwidth.zip(floor.filter(|&floor| floor > 0.0));
+    let fraction = fraction.map(|(ours, floor)| ours / floor);
     row.extra.set(BANDWIDTH[0], json!(bandwidth));
-    row.extra.set(
-        BANDWIDTH[1],
-        json!(fraction.map(|(ours, floor)| ours / floor)),
-    );
+    row.extra.set(BANDWIDTH[1], json!(fraction));
 }
 
 /// Fills `row` from its stamps: samples, summaries, what `auto` chose, and notes on trouble.

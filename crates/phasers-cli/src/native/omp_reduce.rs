@@ -1,17 +1,11 @@
-//! OpenMP's array reduction, `reduction(+:arr[:n])`, through `baselines/omp_array_reduce.c`.
+//! OpenMP's array reduction, `reduction(+:arr[:n])`, through `baselines/omp_array_reduce.c`: the
+//! whole row runs in C (the reduction exists only among OpenMP's own threads) with the same stall
+//! table, stamps (`CLOCK_MONOTONIC`, what `Instant` reads on Linux), warm-up and stop rule.
 //!
-//! The reduction only exists inside a parallel region among OpenMP's own threads, so the whole row
-//! runs in C: the same stall table, the same stamps (`CLOCK_MONOTONIC`, the clock `Instant` reads
-//! on Linux), the same warm-up and stop rule as the Rust rows, and the metrics are computed from
-//! its stamps by the same code.
-//!
-//! GCC puts each thread's private copy of the array on the thread's stack (it `alloca`s an array
-//! section of run-time length), so a reduction of 16 M floats needs 64 MB of stack per thread.
-//! Each row therefore runs on a fresh master thread of its own, with a stack that holds the copy,
-//! after raising the default stack size of threads created without one (libgomp's team threads);
-//! the master's pool of team threads is new, so it is created with that size, and it ends with the
-//! master, so no pool thread is left spinning into the next row. The C side checks every thread's
-//! stack before it reduces and reports one that is too small instead of overflowing it.
+//! GCC `alloca`s each thread's private copy of the array (16 M floats: 64 MB of stack), so each
+//! row runs on a fresh master thread whose stack holds it, after raising the default stack size
+//! libgomp's new team threads get; the team ends with its master, so none spins into the next row.
+//! The C side checks every thread's stack and reports one too small instead of overflowing it.
 
 use std::ffi::c_int;
 use std::sync::atomic::AtomicU64;
@@ -42,8 +36,7 @@ struct RawArgs {
     progress: *mut u64,
 }
 
-/// The `status` value of `baselines.h` only this shim returns (the shared ones, and the result
-/// struct, live with the barrier shim).
+/// The `status` of `baselines.h` only this shim returns (the shared ones live in `openmp.rs`).
 const STACK: i32 = 5;
 
 extern "C" {
@@ -59,9 +52,8 @@ static ONE_ROW_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// Stack the Rust side of the master thread needs besides what the C side asks for.
 const RUST_FRAMES: usize = 1 << 20;
 
-/// Runs a team of `threads` reducing arrays of `len` floats (to every thread if `allreduce`) with
-/// `plan`'s stalls and stop rule, `watch` stopping the process if it hangs; returns its stamps and
-/// the warm-up's result (thread 0's), or why it could not run.
+/// Runs `threads` reducing `len` floats (to all if `allreduce`) as `plan` says, `watch` guarding
+/// hangs; returns the stamps and the warm-up's result (thread 0's), or why it could not run.
 pub fn run(
     threads: usize,
     len: usize,

@@ -26,7 +26,7 @@ use phasers_cli::harness::interleave::{RowPlan, TablePlan};
 use phasers_cli::harness::outputs::OutputArgs;
 use phasers_cli::harness::provenance::Provenance;
 use phasers_cli::harness::ratio::{self, Pick, Ratio};
-use phasers_cli::harness::render::{Column, Format, Layout, PlotSpec};
+use phasers_cli::harness::render::{Column, Format, Layout, PlotSpec, Stat};
 use phasers_cli::harness::result::{Fields, Kind, RatioRecord, Report, Row, Settings};
 use phasers_cli::harness::run_args::RunArgs;
 use phasers_cli::harness::schedule::Schedule;
@@ -944,7 +944,9 @@ impl Benchmark for Reduce {
             "per iteration; median: of the {} (--metric), over the measured iterations; GB/s: the \
              bytes an optimal reduction moves over the median time from the first arrival to \
              completion (for the floor, its slowest worker's own time); ÷floor: that over the \
-             bandwidth floor's; ÷omp: the median over OpenMP's",
+             bandwidth floor's; ÷omp: the median over OpenMP's; --verbose: min and median of the \
+             time from the last arrival to completion, of the total time in the reduction summed \
+             over participants, and of the window from first to last arrival",
             self.metric.describe()
         );
         let header = match floor {
@@ -1073,11 +1075,18 @@ impl Benchmark for Reduce {
             head: "÷omp",
             by: Pick::Named(OPENMP_NAME.into()),
         };
-        // The other metrics are in the JSON and CSV; --verbose only spells the notes out.
-        let concise = vec![Column::Label, Column::Median, bandwidth, fraction, omp];
+        let tail = [bandwidth, fraction, omp];
+        let of = |key, stat, head| Column::Metric { key, stat, head };
+        let verbose = [
+            of(METRICS[0], Stat::Min, "last→done min"),
+            of(METRICS[0], Stat::Median, "median"),
+            of(METRICS[1], Stat::Min, "total min"),
+            of(METRICS[1], Stat::Median, "median"),
+            of(METRICS[2], Stat::Median, "window"),
+        ];
         Layout {
-            verbose: concise.clone(),
-            concise,
+            concise: [&[Column::Label, Column::Median][..], &tail].concat(),
+            verbose: [&[Column::Label][..], &verbose, &tail].concat(),
             block: Some("floats"),
             hide: &[],
             csv: &CSV,

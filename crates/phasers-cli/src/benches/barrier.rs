@@ -424,35 +424,29 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
     fn tables(&self) -> Vec<TablePlan<SweepRow<C>>> {
         let epcc = self.row.mode == Mode::Epcc;
         let at = Fields::default().with("mode", self.row.mode.name());
-        let plan = |contender, name: &str, kind, subtracts| RowPlan {
+        let plan = |contender, name: Cow<str>, kind, subtracts| RowPlan {
             contender,
-            name: name.to_owned(),
+            name: name.into_owned(),
             kind,
             at: at.clone(),
             subtracts,
         };
+        // An EPCC row subtracts the reference loop on its own kind of threads (table index 0 or 1).
+        let row = |c: C| {
+            let subtracts = epcc.then_some(usize::from(c.runs_on_openmp()));
+            plan(SweepRow::Row(c), c.name(), c.kind(), subtracts)
+        };
         let table = |threads: usize| {
-            let contenders: Vec<C> = (self.contenders.iter().copied())
-                .filter(|&contender| (self.keep)(contender, threads))
-                .collect();
-            let openmp = epcc && contenders.iter().any(|c| c.runs_on_openmp());
-            let mut rows = Vec::new();
-            rows.extend(epcc.then(|| plan(SweepRow::Loop, "reference loop", Kind::Loop, None)));
-            let omp_loop = plan(SweepRow::OmpLoop, "omp reference loop", Kind::Loop, None);
-            rows.extend(openmp.then_some(omp_loop));
-            for contender in contenders {
-                let subtracts = epcc.then_some(usize::from(contender.runs_on_openmp()));
-                let name = contender.name();
-                rows.push(plan(
-                    SweepRow::Row(contender),
-                    &name,
-                    contender.kind(),
-                    subtracts,
-                ));
-            }
+            let contenders = (self.contenders.iter().copied()).filter(|&c| (self.keep)(c, threads));
+            let openmp = epcc && contenders.clone().any(C::runs_on_openmp);
+            let loops = [(SweepRow::Loop, "reference loop", epcc)]
+                .into_iter()
+                .chain([(SweepRow::OmpLoop, "omp reference loop", openmp)])
+                .filter(|&(_, _, runs)| runs)
+                .map(|(contender, name, _)| plan(contender, name.into(), Kind::Loop, None));
             TablePlan {
                 threads,
-                rows,
+                rows: loops.chain(contenders.map(row)).collect(),
                 rounds: self.rounds(),
                 dropped: self.dropped(),
                 floor: true,
@@ -787,17 +781,9 @@ pub fn at_each(
     report: &Report,
     f: impl Fn(&[&Row], &[&RatioRecord]) -> Option<String>,
 ) -> Vec<String> {
-    let records = |threads| {
-        report
-            .ratios
-            .iter()
-            .filter(move |r| r.record.threads == threads)
-    };
     let each = |&threads: &usize| {
-        f(
-            &rows_at(report, threads),
-            &records(threads).collect::<Vec<_>>(),
-        )
+        let records = report.ratios.iter().filter(|r| r.record.threads == threads);
+        f(&rows_at(report, threads), &records.collect::<Vec<_>>())
     };
     report.settings.threads.iter().filter_map(each).collect()
 }
@@ -815,9 +801,7 @@ fn divisors(rows: &[&Row]) -> Vec<(String, Pick)> {
             Pick::Named(row.contender.clone().into()),
         )
     };
-    let compared = rows
-        .iter()
-        .filter(|row| matches!(row.kind, Kind::Reference | Kind::Baseline));
+    let compared = (rows.iter()).filter(|row| matches!(row.kind, Kind::Reference | Kind::Baseline));
     let mut divisors: Vec<(String, Pick)> = compared.map(named).collect();
     let floor = rows.iter().find(|row| row.kind == Kind::Floor);
     let label = |row: &&Row| format!("floor ({})", Regime::of_row(row).describe());
@@ -945,38 +929,36 @@ pub fn run(args: BarrierArgs) -> Result<(), String> {
 /// Runs `phasers bench barrier` and hands back its report too, when the run got that far (the
 /// quick suite's verdict reads it).
 pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
-    match measured(args) {
-        Ok((result, report)) => (result, Some(report)),
-        Err(error) => (Err(error), None),
-    }
-}
-
-/// The report of `bench barrier`, and whether its rows and the profile came out whole.
-fn measured(args: BarrierArgs) -> Result<(Result<(), String>, Report), String> {
-    let profile = match args.write_profile {
-        None => None,
-        Some(None) => Some(profile::default_path()?),
-        Some(Some(path)) => Some(path),
+    let measured = move || -> Result<(Option<PathBuf>, Report), String> {
+        let profile = match args.write_profile {
+            None => None,
+            Some(None) => Some(profile::default_path()?),
+            Some(Some(path)) => Some(path),
+        };
+        args.measure.check()?;
+        let cores = phasers::available_cores();
+        let threads = args.threads.unwrap_or_else(|| match profile {
+            Some(_) => threads::tune_thread_counts(cores),
+            None => threads::default_thread_counts(cores),
+        });
+        let all = || [&[Algorithm::Auto][..], &Algorithm::CONCRETE].concat();
+        let ours = first_of_each(args.algorithms.unwrap_or_else(all)).into_iter();
+        let contenders = Contender::BASELINES.into_iter();
+        let contenders = contenders.chain(ours.map(Contender::Phasers)).collect();
+        let sweep = args.measure.sweep("bench barrier", threads, contenders);
+        Ok((profile, bench::run(&sweep, &args.output)?))
     };
-    args.measure.check()?;
-    let cores = phasers::available_cores();
-    let threads = args.threads.unwrap_or_else(|| match profile {
-        Some(_) => threads::tune_thread_counts(cores),
-        None => threads::default_thread_counts(cores),
-    });
-    let all = || [&[Algorithm::Auto][..], &Algorithm::CONCRETE].concat();
-    let ours = first_of_each(args.algorithms.unwrap_or_else(all)).into_iter();
-    let contenders = Contender::BASELINES.into_iter();
-    let contenders = contenders.chain(ours.map(Contender::Phasers)).collect();
-    let sweep = args.measure.sweep("bench barrier", threads, contenders);
-    let report = bench::run(&sweep, &args.output)?;
+    let (profile, report) = match measured() {
+        Ok(measured) => measured,
+        Err(error) => return (Err(error), None),
+    };
     // The profile is written even when a baseline failed: it holds only our algorithms.
     let written = profile.map_or(Ok(()), |path| profile::write(&report, &path));
     let result = match (written, files::failures(&report.rows, &[])) {
         (Err(profile), Err(rows)) => Err(format!("{profile}; {rows}")),
         (written, rows) => written.and(rows),
     };
-    Ok((result, report))
+    (result, Some(report))
 }
 
 /// `row` against `standard` and the floor: the outcome (`faster`, `slower`, `unsettled`: within

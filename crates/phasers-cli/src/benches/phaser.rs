@@ -35,10 +35,9 @@ pub enum Figure {
 }
 
 impl Figure {
-    /// The name `--figure` takes.
+    /// The name `--figure` takes: the variant's, in lower case.
     pub fn name(self) -> String {
-        let value = self.to_possible_value().expect("no figure is skipped");
-        value.get_name().to_owned()
+        format!("{self:?}").to_lowercase()
     }
 }
 
@@ -328,6 +327,7 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
             .min_by(|a, b| f64::total_cmp(&a.1, &b.1))
             .map(|(shape, _)| shape)
     };
+    let best: Vec<Option<Shape>> = threads.iter().map(|&threads| best(threads)).collect();
     let head = threads.iter().map(|threads| format!("{threads} threads"));
     let mut cells = vec![std::iter::once("(tiers,degree)".to_owned())
         .chain(head)
@@ -338,18 +338,14 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
             Shape::TableOne => "Table I".to_owned(),
             Shape::Fixed { tiers, degree } => format!("({tiers},{degree})"),
         }];
-        for &threads in threads {
+        for (&threads, best) in threads.iter().zip(&best) {
             let barrier = PhaserConfig::barrier(shape);
             let sum = barrier.with(Reduction::SumI64);
             let text = |ns: Option<f64>| ns.map_or_else(|| "-".to_owned(), time);
             line.push(match (median(threads, barrier), median(threads, sum)) {
                 (None, None) => "-".to_owned(),
                 (plain, sum) => {
-                    let star = if best(threads) == Some(shape) {
-                        "*"
-                    } else {
-                        ""
-                    };
+                    let star = if *best == Some(shape) { "*" } else { "" };
                     format!("{star}{} / {}", text(plain), text(sum))
                 }
             });
@@ -584,10 +580,8 @@ fn with_sum<T: Element>(
         wrong: &wrong,
     };
     let mut measured = timing.threads(registrations.into_iter().map(handle).collect(), watch);
-    if let Some(message) = wrong.into_message() {
-        // The wrong sum is the root cause of anything that followed.
-        measured.error = Some(message);
-    }
+    // The wrong sum is the root cause of anything that followed.
+    measured.error = wrong.into_message().or(measured.error);
     Ok(measured)
 }
 

@@ -268,12 +268,6 @@ pub enum SweepRow<C> {
     Row(C),
 }
 
-/// The ratios a sweep records for a table.
-pub type RatiosOf = Box<dyn Fn(&[&Row]) -> Vec<Ratio>>;
-
-/// The lines a sweep prints after its tables.
-pub type SummaryOf = Box<dyn Fn(&Report, bool) -> Vec<String>>;
-
 /// A sweep: every contender at every thread count, a table each, in interleaved rounds.
 pub struct Sweep<C> {
     /// The name in reports.
@@ -295,9 +289,9 @@ pub struct Sweep<C> {
     /// The time each test aims to take.
     pub time_per_test: Duration,
     /// The ratios recorded for a table, given its rows.
-    pub ratios: RatiosOf,
+    pub ratios: Box<dyn Fn(&[&Row]) -> Vec<Ratio>>,
     /// The lines after the tables, given the report and whether `--verbose`.
-    pub summary: SummaryOf,
+    pub summary: Box<dyn Fn(&Report, bool) -> Vec<String>>,
 }
 
 impl<C> Sweep<C> {
@@ -967,10 +961,9 @@ pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
 fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (&'static str, Vec<String>) {
     let cost = ratio::cost(row);
     let median = cost.map_or_else(|| below_text(row.resolution_ns.unwrap_or(0.0)), time);
-    let over_floor = match (cost, floor) {
-        (Some(_), Some(_)) => times(cost, floor),
-        _ => "-".to_owned(),
-    };
+    let over_floor = cost
+        .and(floor)
+        .map_or("-".to_owned(), |_| times(cost, floor));
     let Some(standard) = standard else {
         return (NO_COMPARISON, vec![median, "-".to_owned(), over_floor]);
     };
@@ -1140,14 +1133,15 @@ pub(crate) fn rounds_row(name: &str, kind: Kind, threads: usize, medians: &[f64]
 
 /// The sweep `args` (sweep options) make of `contenders` at `threads` threads.
 #[cfg(test)]
-fn sweep_of<C>(args: &[&str], threads: usize, contenders: Vec<C>) -> Sweep<C> {
-    let args = BarrierArgs::try_parse_from(["barrier"].iter().chain(args)).unwrap();
+fn sweep_of<C>(args: &str, threads: usize, contenders: Vec<C>) -> Sweep<C> {
+    let args = ["barrier"].into_iter().chain(args.split_whitespace());
+    let args = BarrierArgs::try_parse_from(args).unwrap();
     args.measure.sweep("test", vec![threads], contenders)
 }
 
 /// One round of `contender` on `threads` threads, timed as `args` (sweep options) say.
 #[cfg(test)]
-pub(crate) fn one_round<C: SweepContender>(contender: C, threads: usize, args: &[&str]) -> Row {
+pub(crate) fn one_round<C: SweepContender>(contender: C, threads: usize, args: &str) -> Row {
     let sweep = sweep_of(args, threads, vec![contender]);
     let table = sweep.tables().remove(0);
     sweep.measure(table.rows.last().unwrap(), threads, 0)
@@ -1159,32 +1153,27 @@ mod tests {
     use phasers_cli::harness::interleave::handoffs_row;
 
     /// Tiny rows: 3 samples of 50 iterations.
-    const SMALL: [&str; 6] = ["--samples", "3", "--rounds", "1", "--episodes", "50"];
+    const SMALL: &str = "--samples 3 --rounds 1 --episodes 50";
 
     #[test]
     fn every_contender_in_this_process_and_the_reference_loop_complete_a_small_row() {
         let active = [Contender::OpenMpActive, Contender::OmpReductionActive];
         for contender in Contender::all().filter(|c| !active.contains(c)) {
             for (threads, mode) in [(1, "back-to-back"), (3, "epcc")] {
-                let args = [&SMALL[..], &["--mode", mode]].concat();
-                let row = one_round(contender, threads, &args);
+                let row = one_round(contender, threads, &format!("{SMALL} --mode {mode}"));
                 // EPCC takes one more sample, to drop.
                 let samples = 3 + usize::from(mode == "epcc");
-                let got = (
-                    row.error,
-                    row.kind,
-                    row.raw_ns.len(),
-                    row.iterations_per_sample,
-                );
+                let got = (row.error, row.kind, row.raw_ns.len());
+                let got = (got, row.iterations_per_sample);
                 let what = format!("{} x{threads} {mode}", contender.name());
-                assert_eq!(got, (None, contender.kind(), samples, 50), "{what}");
+                assert_eq!(got, ((None, contender.kind(), samples), 50), "{what}");
             }
         }
-        let pinned = [&SMALL[..], &["--pin"]].concat();
-        let pinned = one_round(Contender::Phasers(Algorithm::Auto), 3, &pinned);
+        let auto = Contender::Phasers(Algorithm::Auto);
+        let pinned = one_round(auto, 3, &format!("{SMALL} --pin"));
         assert_eq!((pinned.error, pinned.note), (None, None));
         assert!(pinned.resolved.is_some() && pinned.wait_policy.is_some());
-        let sweep = sweep_of(&SMALL, 3, vec![Contender::Std]);
+        let sweep = sweep_of(SMALL, 3, vec![Contender::Std]);
         let table = sweep.tables().remove(0);
         assert_eq!(table.rows[0].contender, SweepRow::Loop);
         let row = sweep.measure(&table.rows[0], 3, 0);
@@ -1220,22 +1209,16 @@ mod tests {
 
     #[test]
     fn samples_split_into_rounds_each_with_its_warm_up() {
-        let sweep = sweep_of(
-            &["--samples", "20", "--rounds", "5"],
-            2,
-            vec![Contender::Std],
-        );
+        let sweep = sweep_of("--samples 20 --rounds 5", 2, vec![Contender::Std]);
         // 4 kept and 1 dropped per round, a fifth of the time and of the budget.
         let round = sweep.round(0).schedule;
         let got = (round.samples, round.target_sample, round.row_budget);
-        assert_eq!(
-            got,
-            (5, Duration::from_millis(40), Duration::from_millis(800))
-        );
+        let (forty, eight_hundred) = (Duration::from_millis(40), Duration::from_millis(800));
+        assert_eq!(got, (5, forty, eight_hundred));
         // The floor, the reference loop and std, in every round.
         assert_eq!(sweep.tables()[0].tests(), 5 * 3);
-        let args = ["--mode", "back-to-back", "--samples", "7", "--rounds", "3"];
-        let sweep = sweep_of(&args, 2, Vec::<Contender>::new());
+        let args = "--mode back-to-back --samples 7 --rounds 3";
+        let sweep = sweep_of(args, 2, Vec::<Contender>::new());
         let samples: Vec<usize> = (0..3).map(|i| sweep.round(i).schedule.samples).collect();
         assert_eq!(samples, [3, 2, 2], "uneven samples go to the first rounds");
     }

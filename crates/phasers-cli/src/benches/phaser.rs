@@ -628,7 +628,6 @@ mod tests {
         for config in PHASER_ROWS {
             for (threads, mode) in [(1, "back-to-back"), (3, "epcc")] {
                 let args = format!("--samples 3 --rounds 1 --episodes 50 --mode {mode}");
-                let args: Vec<&str> = args.split(' ').collect();
                 let row = one_round(PhaserRow::Phaser(config), threads, &args);
                 let what = format!("{} x{threads} {mode}", config.name());
                 assert_eq!(row.error, None, "{what}");

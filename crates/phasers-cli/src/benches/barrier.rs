@@ -114,6 +114,14 @@ impl Timing {
         plan
     }
 
+    /// Records `measured` in `row`, or the error of a row that could not run at all.
+    pub fn record(&self, row: &mut Row, measured: Result<Measured, String>) {
+        match measured {
+            Ok(measured) => row.record(measured, &self.schedule),
+            Err(error) => (row.samples_wanted, row.error) = (self.schedule.samples, Some(error)),
+        }
+    }
+
     /// Measures one thread per work (see [`engine::threads`]).
     pub fn threads<W: Work>(&self, works: Vec<W>, watch: &Watch) -> Measured {
         engine::threads(works, &self.engine(), watch)
@@ -374,21 +382,19 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
         };
         let method = match self.row.mode {
             Mode::Epcc => format!(
-                "EPCC syncbench: each thread runs `delay(); barrier()` in a loop (for a \
-                 reduction, `delay(); send(1); next()`, or OpenMP's `omp for reduction`); each \
-                 row is {kept} outer repetitions of an inner loop sized to the target time, in \
-                 {rounds} rounds on a fresh barrier each, interleaved with the other rows' rounds \
-                 and the floor's, the first repetition of each round dropped; the cost is (loop \
-                 time - reference loop time) / inner repetitions, where the reference loop is \
-                 the same loop without the barrier on the same threads (for OpenMP, its own \
-                 parallel region without the barrier), run in rounds too and subtracted as the \
-                 median over all of its rounds"
+                "EPCC syncbench: each thread loops `delay(); barrier()` (a reduction: `delay(); \
+                 send(1); next()`, or OpenMP's `omp for reduction`); a row is {kept} outer \
+                 repetitions of an inner loop sized to the target time, in {rounds} rounds on a \
+                 fresh barrier each, interleaved with the other rows' and the floor's, each \
+                 round's first repetition dropped; cost = (loop time - reference loop time) / \
+                 inner repetitions, the reference loop being the same loop without the barrier on \
+                 the same threads (OpenMP: its own parallel region), subtracted as its median over \
+                 all its rounds"
             ),
             Mode::BackToBack => format!(
-                "back-to-back: T threads on a fresh barrier per round; each row is {kept} timed \
-                 samples of consecutive episodes, timed on thread 0, in {rounds} rounds \
-                 interleaved with the other rows' rounds and the floor's, each after its own \
-                 warm-up"
+                "back-to-back: T threads on a fresh barrier per round; a row is {kept} samples of \
+                 consecutive episodes timed on thread 0, in {rounds} rounds interleaved with the \
+                 other rows' and the floor's, each after its own warm-up"
             ),
         };
         let round = self.round(0).schedule;
@@ -636,16 +642,8 @@ impl SweepContender for Contender {
                     timing.threads(barrier.participants(), &watch)
                 }),
         };
-        match measured {
-            Ok(measured) => row.record(measured, &timing.schedule),
-            Err(error) => failed(row, timing, error),
-        }
+        timing.record(row, measured);
     }
-}
-
-/// A row that could not run at all.
-fn failed(row: &mut Row, timing: &Timing, error: String) {
-    (row.samples_wanted, row.error) = (timing.schedule.samples, Some(error));
 }
 
 /// Measures `row` as `twin` in a child process under `OMP_WAIT_POLICY=active`; the row is raw.
@@ -666,7 +664,7 @@ fn in_child(row: &mut Row, twin: Contender, timing: &Timing) {
             answer.row_s = start.elapsed().as_secs_f64();
             *row = answer;
         }
-        Err(error) => failed(row, timing, error),
+        Err(error) => timing.record(row, Err(error)),
     }
 }
 
@@ -1095,14 +1093,9 @@ pub fn verdict(report: &Report) -> Vec<String> {
 pub(crate) fn report_of(rows: Vec<Row>) -> Report {
     let mut threads: Vec<usize> = rows.iter().map(|row| row.threads).collect();
     threads.dedup();
-    let settings = Settings {
-        method: String::new(),
-        threads,
-        contenders: Vec::new(),
-        pinned: false,
-        debug_build: false,
-        own: Fields::default().with("mode", "epcc"),
-    };
+    let mut sweep = sweep_of("--mode back-to-back", 1, Vec::<Contender>::new());
+    sweep.threads = threads;
+    let settings = sweep.settings();
     let provenance = Provenance::now("bench barrier", Vec::new());
     let mut report = Report {
         provenance,

@@ -411,10 +411,7 @@ impl SweepContender for PhaserRow {
                     }
                 }
             });
-        match measured {
-            Ok(measured) => row.record(measured, &timing.schedule),
-            Err(error) => (row.samples_wanted, row.error) = (timing.schedule.samples, Some(error)),
-        }
+        timing.record(row, measured);
     }
 }
 

@@ -276,6 +276,11 @@ pub enum SweepRow<C> {
     Row(C),
 }
 
+/// The ratios a sweep records for a table.
+pub type RatiosOf = Box<dyn Fn(&[&Row]) -> Vec<Ratio>>;
+/// The lines a sweep prints after its tables.
+pub type SummaryOf = Box<dyn Fn(&Report, bool) -> Vec<String>>;
+
 /// A sweep: every contender at every thread count, a table each, in interleaved rounds.
 pub struct Sweep<C> {
     /// The name in reports.
@@ -297,9 +302,9 @@ pub struct Sweep<C> {
     /// The time each test aims to take.
     pub time_per_test: Duration,
     /// The ratios recorded for a table, given its rows.
-    pub ratios: Box<dyn Fn(&[&Row]) -> Vec<Ratio>>,
+    pub ratios: RatiosOf,
     /// The lines after the tables, given the report and whether `--verbose`.
-    pub summary: Box<dyn Fn(&Report, bool) -> Vec<String>>,
+    pub summary: SummaryOf,
 }
 
 impl<C> Sweep<C> {

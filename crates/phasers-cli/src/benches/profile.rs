@@ -9,8 +9,6 @@ use phasers::{Algorithm, Floors, Profile, ProfileEntry};
 use phasers_cli::harness::result::{Report, Row};
 use phasers_cli::harness::table::{ratio, time};
 
-use super::barrier::rows_at;
-
 /// Closer than this, two algorithms are within the noise of a shared machine, and a profile that
 /// flips between runs would help no one.
 const MIN_GAIN: f64 = 1.05;
@@ -63,7 +61,8 @@ pub fn default_path() -> Result<PathBuf, String> {
 
 /// Decides the profile from `report`, prints what changed, and writes it with the floors to `path`.
 pub fn write(report: &Report, path: &Path) -> Result<(), String> {
-    let decide = |&threads: &usize| decide(threads, &rows_at(report, threads));
+    let at = |threads| report.rows.iter().filter(move |row| row.threads == threads);
+    let decide = |&threads: &usize| decide(threads, &at(threads).collect::<Vec<_>>());
     let decisions: Vec<Decision> = report.settings.threads.iter().filter_map(decide).collect();
     if decisions.is_empty() {
         return Err(

@@ -114,6 +114,14 @@ impl Timing {
         plan
     }
 
+    /// Records `measured` in `row`, or the error of a row that could not run at all.
+    pub fn record(&self, row: &mut Row, measured: Result<Measured, String>) {
+        match measured {
+            Ok(measured) => row.record(measured, &self.schedule),
+            Err(error) => (row.samples_wanted, row.error) = (self.schedule.samples, Some(error)),
+        }
+    }
+
     /// Measures one thread per work (see [`engine::threads`]).
     pub fn threads<W: Work>(&self, works: Vec<W>, watch: &Watch) -> Measured {
         engine::threads(works, &self.engine(), watch)
@@ -270,7 +278,6 @@ pub enum SweepRow<C> {
 
 /// The ratios a sweep records for a table.
 pub type RatiosOf = Box<dyn Fn(&[&Row]) -> Vec<Ratio>>;
-
 /// The lines a sweep prints after its tables.
 pub type SummaryOf = Box<dyn Fn(&Report, bool) -> Vec<String>>;
 
@@ -380,21 +387,19 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
         };
         let method = match self.row.mode {
             Mode::Epcc => format!(
-                "EPCC syncbench: each thread runs `delay(); barrier()` in a loop (for a \
-                 reduction, `delay(); send(1); next()`, or OpenMP's `omp for reduction`); each \
-                 row is {kept} outer repetitions of an inner loop sized to the target time, in \
-                 {rounds} rounds on a fresh barrier each, interleaved with the other rows' rounds \
-                 and the floor's, the first repetition of each round dropped; the cost is (loop \
-                 time - reference loop time) / inner repetitions, where the reference loop is \
-                 the same loop without the barrier on the same threads (for OpenMP, its own \
-                 parallel region without the barrier), run in rounds too and subtracted as the \
-                 median over all of its rounds"
+                "EPCC syncbench: each thread loops `delay(); barrier()` (a reduction: `delay(); \
+                 send(1); next()`, or OpenMP's `omp for reduction`); a row is {kept} outer \
+                 repetitions of an inner loop sized to the target time, in {rounds} rounds on a \
+                 fresh barrier each, interleaved with the other rows' and the floor's, each \
+                 round's first repetition dropped; cost = (loop time - reference loop time) / \
+                 inner repetitions, the reference loop being the same loop without the barrier on \
+                 the same threads (OpenMP: its own parallel region), subtracted as its median over \
+                 all its rounds"
             ),
             Mode::BackToBack => format!(
-                "back-to-back: T threads on a fresh barrier per round; each row is {kept} timed \
-                 samples of consecutive episodes, timed on thread 0, in {rounds} rounds \
-                 interleaved with the other rows' rounds and the floor's, each after its own \
-                 warm-up"
+                "back-to-back: T threads on a fresh barrier per round; a row is {kept} samples of \
+                 consecutive episodes timed on thread 0, in {rounds} rounds interleaved with the \
+                 other rows' and the floor's, each after its own warm-up"
             ),
         };
         let round = self.round(0).schedule;
@@ -424,35 +429,29 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
     fn tables(&self) -> Vec<TablePlan<SweepRow<C>>> {
         let epcc = self.row.mode == Mode::Epcc;
         let at = Fields::default().with("mode", self.row.mode.name());
-        let plan = |contender, name: &str, kind, subtracts| RowPlan {
+        let plan = |contender, name: Cow<str>, kind, subtracts| RowPlan {
             contender,
-            name: name.to_owned(),
+            name: name.into_owned(),
             kind,
             at: at.clone(),
             subtracts,
         };
+        // An EPCC row subtracts the reference loop on its own kind of threads (table index 0 or 1).
+        let row = |c: C| {
+            let subtracts = epcc.then_some(usize::from(c.runs_on_openmp()));
+            plan(SweepRow::Row(c), c.name(), c.kind(), subtracts)
+        };
         let table = |threads: usize| {
-            let contenders: Vec<C> = (self.contenders.iter().copied())
-                .filter(|&contender| (self.keep)(contender, threads))
-                .collect();
-            let openmp = epcc && contenders.iter().any(|c| c.runs_on_openmp());
-            let mut rows = Vec::new();
-            rows.extend(epcc.then(|| plan(SweepRow::Loop, "reference loop", Kind::Loop, None)));
-            let omp_loop = plan(SweepRow::OmpLoop, "omp reference loop", Kind::Loop, None);
-            rows.extend(openmp.then_some(omp_loop));
-            for contender in contenders {
-                let subtracts = epcc.then_some(usize::from(contender.runs_on_openmp()));
-                let name = contender.name();
-                rows.push(plan(
-                    SweepRow::Row(contender),
-                    &name,
-                    contender.kind(),
-                    subtracts,
-                ));
-            }
+            let contenders = (self.contenders.iter().copied()).filter(|&c| (self.keep)(c, threads));
+            let openmp = epcc && contenders.clone().any(C::runs_on_openmp);
+            let loops = [(SweepRow::Loop, "reference loop", epcc)]
+                .into_iter()
+                .chain([(SweepRow::OmpLoop, "omp reference loop", openmp)])
+                .filter(|&(_, _, runs)| runs)
+                .map(|(contender, name, _)| plan(contender, name.into(), Kind::Loop, None));
             TablePlan {
                 threads,
-                rows,
+                rows: loops.chain(contenders.map(row)).collect(),
                 rounds: self.rounds(),
                 dropped: self.dropped(),
                 floor: true,
@@ -648,16 +647,8 @@ impl SweepContender for Contender {
                     timing.threads(barrier.participants(), &watch)
                 }),
         };
-        match measured {
-            Ok(measured) => row.record(measured, &timing.schedule),
-            Err(error) => failed(row, timing, error),
-        }
+        timing.record(row, measured);
     }
-}
-
-/// A row that could not run at all.
-fn failed(row: &mut Row, timing: &Timing, error: String) {
-    (row.samples_wanted, row.error) = (timing.schedule.samples, Some(error));
 }
 
 /// Measures `row` as `twin` in a child process under `OMP_WAIT_POLICY=active`; the row is raw.
@@ -678,7 +669,7 @@ fn in_child(row: &mut Row, twin: Contender, timing: &Timing) {
             answer.row_s = start.elapsed().as_secs_f64();
             *row = answer;
         }
-        Err(error) => failed(row, timing, error),
+        Err(error) => timing.record(row, Err(error)),
     }
 }
 
@@ -787,17 +778,9 @@ pub fn at_each(
     report: &Report,
     f: impl Fn(&[&Row], &[&RatioRecord]) -> Option<String>,
 ) -> Vec<String> {
-    let records = |threads| {
-        report
-            .ratios
-            .iter()
-            .filter(move |r| r.record.threads == threads)
-    };
     let each = |&threads: &usize| {
-        f(
-            &rows_at(report, threads),
-            &records(threads).collect::<Vec<_>>(),
-        )
+        let records = report.ratios.iter().filter(|r| r.record.threads == threads);
+        f(&rows_at(report, threads), &records.collect::<Vec<_>>())
     };
     report.settings.threads.iter().filter_map(each).collect()
 }
@@ -815,9 +798,7 @@ fn divisors(rows: &[&Row]) -> Vec<(String, Pick)> {
             Pick::Named(row.contender.clone().into()),
         )
     };
-    let compared = rows
-        .iter()
-        .filter(|row| matches!(row.kind, Kind::Reference | Kind::Baseline));
+    let compared = (rows.iter()).filter(|row| matches!(row.kind, Kind::Reference | Kind::Baseline));
     let mut divisors: Vec<(String, Pick)> = compared.map(named).collect();
     let floor = rows.iter().find(|row| row.kind == Kind::Floor);
     let label = |row: &&Row| format!("floor ({})", Regime::of_row(row).describe());
@@ -945,38 +926,36 @@ pub fn run(args: BarrierArgs) -> Result<(), String> {
 /// Runs `phasers bench barrier` and hands back its report too, when the run got that far (the
 /// quick suite's verdict reads it).
 pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
-    match measured(args) {
-        Ok((result, report)) => (result, Some(report)),
-        Err(error) => (Err(error), None),
-    }
-}
-
-/// The report of `bench barrier`, and whether its rows and the profile came out whole.
-fn measured(args: BarrierArgs) -> Result<(Result<(), String>, Report), String> {
-    let profile = match args.write_profile {
-        None => None,
-        Some(None) => Some(profile::default_path()?),
-        Some(Some(path)) => Some(path),
+    let measured = move || -> Result<(Option<PathBuf>, Report), String> {
+        let profile = match args.write_profile {
+            None => None,
+            Some(None) => Some(profile::default_path()?),
+            Some(Some(path)) => Some(path),
+        };
+        args.measure.check()?;
+        let cores = phasers::available_cores();
+        let threads = args.threads.unwrap_or_else(|| match profile {
+            Some(_) => threads::tune_thread_counts(cores),
+            None => threads::default_thread_counts(cores),
+        });
+        let all = || [&[Algorithm::Auto][..], &Algorithm::CONCRETE].concat();
+        let ours = first_of_each(args.algorithms.unwrap_or_else(all)).into_iter();
+        let contenders = Contender::BASELINES.into_iter();
+        let contenders = contenders.chain(ours.map(Contender::Phasers)).collect();
+        let sweep = args.measure.sweep("bench barrier", threads, contenders);
+        Ok((profile, bench::run(&sweep, &args.output)?))
     };
-    args.measure.check()?;
-    let cores = phasers::available_cores();
-    let threads = args.threads.unwrap_or_else(|| match profile {
-        Some(_) => threads::tune_thread_counts(cores),
-        None => threads::default_thread_counts(cores),
-    });
-    let all = || [&[Algorithm::Auto][..], &Algorithm::CONCRETE].concat();
-    let ours = first_of_each(args.algorithms.unwrap_or_else(all)).into_iter();
-    let contenders = Contender::BASELINES.into_iter();
-    let contenders = contenders.chain(ours.map(Contender::Phasers)).collect();
-    let sweep = args.measure.sweep("bench barrier", threads, contenders);
-    let report = bench::run(&sweep, &args.output)?;
+    let (profile, report) = match measured() {
+        Ok(measured) => measured,
+        Err(error) => return (Err(error), None),
+    };
     // The profile is written even when a baseline failed: it holds only our algorithms.
     let written = profile.map_or(Ok(()), |path| profile::write(&report, &path));
     let result = match (written, files::failures(&report.rows, &[])) {
         (Err(profile), Err(rows)) => Err(format!("{profile}; {rows}")),
         (written, rows) => written.and(rows),
     };
-    Ok((result, report))
+    (result, Some(report))
 }
 
 /// `row` against `standard` and the floor: the outcome (`faster`, `slower`, `unsettled`: within
@@ -985,10 +964,9 @@ fn measured(args: BarrierArgs) -> Result<(Result<(), String>, Report), String> {
 fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (&'static str, Vec<String>) {
     let cost = ratio::cost(row);
     let median = cost.map_or_else(|| below_text(row.resolution_ns.unwrap_or(0.0)), time);
-    let over_floor = match (cost, floor) {
-        (Some(_), Some(_)) => times(cost, floor),
-        _ => "-".to_owned(),
-    };
+    let over_floor = cost
+        .and(floor)
+        .map_or("-".to_owned(), |_| times(cost, floor));
     let Some(standard) = standard else {
         return (NO_COMPARISON, vec![median, "-".to_owned(), over_floor]);
     };
@@ -1120,14 +1098,9 @@ pub fn verdict(report: &Report) -> Vec<String> {
 pub(crate) fn report_of(rows: Vec<Row>) -> Report {
     let mut threads: Vec<usize> = rows.iter().map(|row| row.threads).collect();
     threads.dedup();
-    let settings = Settings {
-        method: String::new(),
-        threads,
-        contenders: Vec::new(),
-        pinned: false,
-        debug_build: false,
-        own: Fields::default().with("mode", "epcc"),
-    };
+    let mut sweep = sweep_of("--mode back-to-back", 1, Vec::<Contender>::new());
+    sweep.threads = threads;
+    let settings = sweep.settings();
     let provenance = Provenance::now("bench barrier", Vec::new());
     let mut report = Report {
         provenance,
@@ -1158,14 +1131,15 @@ pub(crate) fn rounds_row(name: &str, kind: Kind, threads: usize, medians: &[f64]
 
 /// The sweep `args` (sweep options) make of `contenders` at `threads` threads.
 #[cfg(test)]
-fn sweep_of<C>(args: &[&str], threads: usize, contenders: Vec<C>) -> Sweep<C> {
-    let args = BarrierArgs::try_parse_from(["barrier"].iter().chain(args)).unwrap();
+fn sweep_of<C>(args: &str, threads: usize, contenders: Vec<C>) -> Sweep<C> {
+    let args = ["barrier"].into_iter().chain(args.split_whitespace());
+    let args = BarrierArgs::try_parse_from(args).unwrap();
     args.measure.sweep("test", vec![threads], contenders)
 }
 
 /// One round of `contender` on `threads` threads, timed as `args` (sweep options) say.
 #[cfg(test)]
-pub(crate) fn one_round<C: SweepContender>(contender: C, threads: usize, args: &[&str]) -> Row {
+pub(crate) fn one_round<C: SweepContender>(contender: C, threads: usize, args: &str) -> Row {
     let sweep = sweep_of(args, threads, vec![contender]);
     let table = sweep.tables().remove(0);
     sweep.measure(table.rows.last().unwrap(), threads, 0)
@@ -1177,56 +1151,33 @@ mod tests {
     use phasers_cli::harness::interleave::handoffs_row;
 
     /// Tiny rows: 3 samples of 50 iterations.
-    const SMALL: [&str; 6] = ["--samples", "3", "--rounds", "1", "--episodes", "50"];
+    const SMALL: &str = "--samples 3 --rounds 1 --episodes 50";
 
     #[test]
     fn every_contender_in_this_process_and_the_reference_loop_complete_a_small_row() {
         let active = [Contender::OpenMpActive, Contender::OmpReductionActive];
         for contender in Contender::all().filter(|c| !active.contains(c)) {
             for (threads, mode) in [(1, "back-to-back"), (3, "epcc")] {
-                let args = [&SMALL[..], &["--mode", mode]].concat();
-                let row = one_round(contender, threads, &args);
+                let row = one_round(contender, threads, &format!("{SMALL} --mode {mode}"));
                 // EPCC takes one more sample, to drop.
                 let samples = 3 + usize::from(mode == "epcc");
-                let got = (
-                    row.error,
-                    row.kind,
-                    row.raw_ns.len(),
-                    row.iterations_per_sample,
-                );
+                let got = (row.error, row.kind, row.raw_ns.len());
+                let got = (got, row.iterations_per_sample);
                 let what = format!("{} x{threads} {mode}", contender.name());
-                assert_eq!(got, (None, contender.kind(), samples, 50), "{what}");
+                assert_eq!(got, ((None, contender.kind(), samples), 50), "{what}");
             }
         }
-        let pinned = [&SMALL[..], &["--pin"]].concat();
-        let pinned = one_round(Contender::Phasers(Algorithm::Auto), 3, &pinned);
+        let auto = Contender::Phasers(Algorithm::Auto);
+        let pinned = one_round(auto, 3, &format!("{SMALL} --pin"));
         assert_eq!((pinned.error, pinned.note), (None, None));
         assert!(pinned.resolved.is_some() && pinned.wait_policy.is_some());
-        let sweep = sweep_of(&SMALL, 3, vec![Contender::Std]);
+        let sweep = sweep_of(SMALL, 3, vec![Contender::Std]);
         let table = sweep.tables().remove(0);
         assert_eq!(table.rows[0].contender, SweepRow::Loop);
         let row = sweep.measure(&table.rows[0], 3, 0);
         let got = (row.error, row.kind, row.raw_ns.len());
         assert_eq!(got, (None, Kind::Loop, 4));
         assert!(row.raw_ns.iter().all(|ns| *ns > 0.0));
-    }
-
-    #[test]
-    fn a_failed_child_gives_a_failed_row() {
-        let args = [
-            "--time",
-            "0.001",
-            "--hang-seconds",
-            "0.001",
-            "--episodes",
-            "10",
-        ];
-        // The unit-test binary has no such command, so whatever it does gives no row.
-        let row = one_round(Contender::OpenMpActive, 2, &args);
-        let error = row.error.unwrap_or_default();
-        let wanted = "the child process with OMP_WAIT_POLICY=active";
-        assert!(error.starts_with(wanted), "{error}");
-        assert!(row.contender == "omp barrier (active)" && row.summary.is_none());
     }
 
     #[test]
@@ -1256,22 +1207,16 @@ mod tests {
 
     #[test]
     fn samples_split_into_rounds_each_with_its_warm_up() {
-        let sweep = sweep_of(
-            &["--samples", "20", "--rounds", "5"],
-            2,
-            vec![Contender::Std],
-        );
+        let sweep = sweep_of("--samples 20 --rounds 5", 2, vec![Contender::Std]);
         // 4 kept and 1 dropped per round, a fifth of the time and of the budget.
         let round = sweep.round(0).schedule;
         let got = (round.samples, round.target_sample, round.row_budget);
-        assert_eq!(
-            got,
-            (5, Duration::from_millis(40), Duration::from_millis(800))
-        );
+        let (forty, eight_hundred) = (Duration::from_millis(40), Duration::from_millis(800));
+        assert_eq!(got, (5, forty, eight_hundred));
         // The floor, the reference loop and std, in every round.
         assert_eq!(sweep.tables()[0].tests(), 5 * 3);
-        let args = ["--mode", "back-to-back", "--samples", "7", "--rounds", "3"];
-        let sweep = sweep_of(&args, 2, Vec::<Contender>::new());
+        let args = "--mode back-to-back --samples 7 --rounds 3";
+        let sweep = sweep_of(args, 2, Vec::<Contender>::new());
         let samples: Vec<usize> = (0..3).map(|i| sweep.round(i).schedule.samples).collect();
         assert_eq!(samples, [3, 2, 2], "uneven samples go to the first rounds");
     }

@@ -62,9 +62,8 @@ pub fn default_path() -> Result<PathBuf, String> {
 /// Decides the profile from `report`, prints what changed, and writes it with the floors to `path`.
 pub fn write(report: &Report, path: &Path) -> Result<(), String> {
     let at = |threads| report.rows.iter().filter(move |row| row.threads == threads);
-    let threads = report.settings.threads.iter();
     let decide = |&threads: &usize| decide(threads, &at(threads).collect::<Vec<_>>());
-    let decisions: Vec<Decision> = threads.filter_map(decide).collect();
+    let decisions: Vec<Decision> = report.settings.threads.iter().filter_map(decide).collect();
     if decisions.is_empty() {
         return Err(
             "no algorithm completed at any thread count, so there is no profile to write; \
@@ -78,8 +77,7 @@ pub fn write(report: &Report, path: &Path) -> Result<(), String> {
     println!("{}", changes(&decisions));
     println!("floors recorded in the profile: {floors}");
     let profile = profile(report, &decisions).map_err(|error| error.to_string())?;
-    let saved = profile.with_floors(floors).save(path);
-    saved.map_err(|error| error.to_string())?;
+    (profile.with_floors(floors).save(path)).map_err(|error| error.to_string())?;
     println!("profile written to {}", path.display());
     let var = Profile::ENV_VAR;
     match Profile::default_path().as_deref() == Some(path) {
@@ -175,10 +173,8 @@ pub fn changes(decisions: &[Decision]) -> String {
             _ => format!("{builtin} ({builtin_cost}), unchanged"),
         };
         let plural = if decision.threads == 1 { "" } else { "s" };
-        text.push_str(&format!(
-            "  {:>5} thread{plural}: {line}\n",
-            decision.threads
-        ));
+        let threads = decision.threads;
+        text.push_str(&format!("  {threads:>5} thread{plural}: {line}\n"));
     }
     let changed = decisions.iter().filter(|d| d.chosen.0 != d.builtin.0);
     let (changed, all) = (changed.count(), decisions.len());
@@ -192,16 +188,11 @@ fn profile(report: &Report, decisions: &[Decision]) -> phasers::Result<Profile> 
         algorithm: decision.chosen.0,
         median_ns: Some(decision.chosen.1.max(0.0)),
     };
-    let mode = report
-        .settings
-        .own
-        .get("mode")
-        .and_then(|mode| mode.as_str());
-    let made_by = format!(
-        "phasers bench barrier --write-profile {} ({} mode)",
-        env!("CARGO_PKG_VERSION"),
-        mode.unwrap_or("epcc")
-    );
+    let own = &report.settings.own;
+    let mode = own.get("mode").and_then(|mode| mode.as_str());
+    let version = env!("CARGO_PKG_VERSION");
+    let mode = mode.unwrap_or("epcc");
+    let made_by = format!("phasers bench barrier --write-profile {version} ({mode} mode)");
     let machine = &report.provenance.machine;
     let entries = decisions.iter().map(entry).collect();
     let cpu = machine.cpu_model.clone();

@@ -1,14 +1,9 @@
-//! `phasers bench collectives`: the team collectives of seed 004's MPP suite against the barriers
-//! and copies users have without them, in one run.
-//!
-//! At each member count N, each [`Part`] is a table: the library's collective on a fresh team of
-//! N members, on the team of all and on `split_grid`'s row and column teams (all at once), and on
-//! N threads the baselines: `std::sync::Barrier`, our `Barrier` with `Algorithm::Auto` (the
-//! fastest barrier the library offers; a team pays for checking, sync modes, sub-teams), OpenMP's
-//! barrier, reduction and shared-buffer broadcast (libgomp, `baselines/omp_collectives.c`), and a
-//! one-thread memcpy of each broadcast length, measured once per run. Every row times looped
-//! rounds between two meetings of its threads ([`Pacing::Looped`]); every result is checked. The
-//! run ends with the issue's figures (a) to (e).
+//! `phasers bench collectives`: seed 004's team collectives against the barriers and copies
+//! users have without them. At each member count N, each [`Part`] is a table: the collective on a
+//! fresh team (of all, or `split_grid`'s rows and columns at once), and on N threads the
+//! baselines (`std::sync::Barrier`, our `Barrier` auto, libgomp's barrier, reduction and
+//! broadcast in `baselines/omp_collectives.c`, a one-thread memcpy measured once per run). Rows
+//! time looped rounds ([`Pacing::Looped`]), every result is checked, and figures (a)-(e) close.
 
 use std::cell::RefCell;
 use std::hint::black_box;
@@ -446,69 +441,6 @@ impl Collectives {
             subtracts: None,
         }
     }
-
-    /// One round of `who` running `op` among `members`, looped.
-    fn looped(&self, row: &mut Row, Job { op, who, .. }: Job, members: usize) -> Measured {
-        let plan = &self.plan;
-        match who {
-            Contender::Team(shape, checked, sync) => {
-                let team = match checked {
-                    Some(checked) => Team::builder(members).checked(checked).build(),
-                    None => Team::new(members),
-                };
-                let team = team.map_err(|error| format!("cannot build the team: {error}"));
-                let placed = team.and_then(|team| {
-                    row.at.set("checked", team.is_checked());
-                    place(&team, shape, self.columns_for(members))
-                });
-                match (placed, op) {
-                    (Err(error), _) => Measured::failed(plan.schedule, error),
-                    (Ok(on), Operation::Barrier) => timed(row, on, sync, plan, |_| BarrierCall),
-                    (Ok(on), Operation::Allreduce) => {
-                        timed(row, on, sync, plan, |_| Allreduce([0]))
-                    }
-                    (Ok(on), Operation::Broadcast(words)) => {
-                        timed(row, on, sync, plan, |m| Broadcast::new(m.rank(), words))
-                    }
-                    (Ok(on), Operation::Alltoall(block)) => timed(row, on, sync, plan, |m| {
-                        Alltoall::new(m.rank(), m.parties(), block)
-                    }),
-                    (Ok(_), Operation::Memcpy(_)) => {
-                        let error = "a memcpy is not a team collective".to_owned();
-                        Measured::failed(plan.schedule, error)
-                    }
-                }
-            }
-            Contender::Std => {
-                let barrier = std::sync::Barrier::new(members);
-                threads(row, vec![&barrier; members], plan)
-            }
-            Contender::Ours => match Barrier::with_algorithm(members, Algorithm::Auto) {
-                Ok(barrier) => {
-                    row.resolved = Some(barrier.algorithm().name().to_owned());
-                    row.wait_policy = Some(barrier.wait_policy().name().to_owned());
-                    threads(row, barrier.participants(), plan)
-                }
-                Err(error) => Measured::failed(plan.schedule, format!("cannot build: {error}")),
-            },
-            Contender::OpenMp => {
-                let work = op.openmp().map_or(OmpCollective::Barrier, |(work, _)| work);
-                let measured = engine::calls(plan, |planned, _| {
-                    let round = omp_collective_round(members, planned, work, plan.pin)?;
-                    Ok((round.ran, round.elapsed))
-                });
-                // libgomp's idle threads keep spinning a while: the next row must not share the
-                // cores with them.
-                std::thread::sleep(SETTLE);
-                measured
-            }
-            Contender::Memcpy => {
-                let words = op.payload_bytes().unwrap_or(0) as usize / WORD_BYTES;
-                let source = (0..words as u64).collect();
-                threads(row, vec![Copy(source, vec![0; words])], plan)
-            }
-        }
-    }
 }
 
 impl Benchmark for Collectives {
@@ -594,12 +526,12 @@ impl Benchmark for Collectives {
             .collect()
     }
 
-    fn measure(&self, plan: &RowPlan<Job>, threads: usize, _: usize) -> Row {
+    fn measure(&self, plan: &RowPlan<Job>, members: usize, _: usize) -> Row {
         let job = plan.contender;
         let members = if job.who == Contender::Memcpy {
             1
         } else {
-            threads
+            members
         };
         let mut row = Row::new(&plan.name, plan.kind, members, plan.at.clone());
         let columns = self.columns_for(members);
@@ -616,7 +548,70 @@ impl Benchmark for Collectives {
             row.add_note(format!("not run: {why}"));
             return row;
         }
-        let measured = self.looped(&mut row, job, members);
+        let plan = &self.plan;
+        let measured = match job.who {
+            Contender::Team(shape, checked, sync) => {
+                let team = match checked {
+                    Some(checked) => Team::builder(members).checked(checked).build(),
+                    None => Team::new(members),
+                };
+                let team = team.map_err(|error| format!("cannot build the team: {error}"));
+                let placed = team.and_then(|team| {
+                    row.at.set("checked", team.is_checked());
+                    place(&team, shape, columns)
+                });
+                match (placed, job.op) {
+                    (Err(error), _) => Measured::failed(plan.schedule, error),
+                    (Ok(on), Operation::Barrier) => {
+                        timed(&mut row, on, sync, plan, |_| BarrierCall)
+                    }
+                    (Ok(on), Operation::Allreduce) => {
+                        timed(&mut row, on, sync, plan, |_| Allreduce([0]))
+                    }
+                    (Ok(on), Operation::Broadcast(words)) => timed(&mut row, on, sync, plan, |m| {
+                        Broadcast::new(m.rank(), words)
+                    }),
+                    (Ok(on), Operation::Alltoall(block)) => timed(&mut row, on, sync, plan, |m| {
+                        Alltoall::new(m.rank(), m.parties(), block)
+                    }),
+                    (Ok(_), Operation::Memcpy(_)) => {
+                        let error = "a memcpy is not a team collective".to_owned();
+                        Measured::failed(plan.schedule, error)
+                    }
+                }
+            }
+            Contender::Std => {
+                let barrier = std::sync::Barrier::new(members);
+                threads(&row, vec![&barrier; members], plan)
+            }
+            Contender::Ours => match Barrier::with_algorithm(members, Algorithm::Auto) {
+                Ok(barrier) => {
+                    row.resolved = Some(barrier.algorithm().name().to_owned());
+                    row.wait_policy = Some(barrier.wait_policy().name().to_owned());
+                    threads(&row, barrier.participants(), plan)
+                }
+                Err(error) => Measured::failed(plan.schedule, format!("cannot build: {error}")),
+            },
+            Contender::OpenMp => {
+                let work = job
+                    .op
+                    .openmp()
+                    .map_or(OmpCollective::Barrier, |(work, _)| work);
+                let measured = engine::calls(plan, |planned, _| {
+                    let round = omp_collective_round(members, planned, work, plan.pin)?;
+                    Ok((round.ran, round.elapsed))
+                });
+                // libgomp's idle threads keep spinning a while: the next row must not share the
+                // cores with them.
+                std::thread::sleep(SETTLE);
+                measured
+            }
+            Contender::Memcpy => {
+                let words = job.op.payload_bytes().unwrap_or(0) as usize / WORD_BYTES;
+                let source = (0..words as u64).collect();
+                threads(&row, vec![Copy(source, vec![0; words])], plan)
+            }
+        };
         let wrong = row.error.take();
         row.record(measured, &self.plan.schedule);
         // A wrong result is the root cause of anything that followed.
@@ -1118,6 +1113,12 @@ type Cell = (&'static str, Fields);
 /// A figure's lines: a label, the row over and the row under, read at each member count.
 type Lines = Vec<(String, Cell, Cell)>;
 
+/// A figure, or the line saying it was not measured.
+type Drawn = Result<String, String>;
+
+/// A cell of a figure from its row over and its row under.
+type Show<'a> = &'a dyn Fn(Option<&Row>, Option<&Row>) -> String;
+
 /// The library's rows of `op` in `part` on the teams of `shape`.
 fn team(part: Part, op: Operation, shape: Shape) -> Cell {
     (TEAM, op.at(part).with("team", name(shape)))
@@ -1133,138 +1134,122 @@ fn all_with(part: Part, op: Operation, key: &str, value: impl Into<Value>) -> Ce
 fn find<'a>(rows: &'a [Row], (contender, at): &Cell, members: usize) -> Option<&'a Row> {
     rows.iter().find(|row| {
         let here = row.threads == members || row.kind == Kind::Floor;
-        let at =
-            at.0.iter()
-                .all(|(key, value)| row.at.get(key) == Some(value));
-        row.error.is_none() && row.contender == *contender && here && at
+        let keys = at.0.iter().all(|(k, v)| row.at.get(k) == Some(v));
+        row.error.is_none() && row.contender == *contender && here && keys
     })
 }
 
-/// A cell of a figure from its row over and its row under.
-type Show<'a> = &'a dyn Fn(Option<&Row>, Option<&Row>) -> String;
+/// The ratio of the medians of two rows.
+fn medians(over: Option<&Row>, under: Option<&Row>) -> String {
+    ratio_text(over.and_then(Row::median), under.and_then(Row::median))
+}
+
+/// A broadcast's fraction of its memcpy's bandwidth, and its own.
+fn fraction(row: Option<&Row>, _: Option<&Row>) -> String {
+    let value = |key| row.and_then(|row| row.value(key));
+    match value("fraction_of_memcpy").zip(value("bandwidth_gb_s")) {
+        Some((fraction, gb)) => format!("{:.0}% ({gb:.2} GB/s)", fraction * 100.0),
+        None => "-".to_owned(),
+    }
+}
+
+/// The median and range of the ratios of two twins' round medians: a machine's drift between
+/// rounds cancels in each round's ratio.
+fn rounds(over: Option<&Row>, under: Option<&Row>) -> String {
+    let ratios: Vec<f64> = over.zip(under).map_or_else(Vec::new, |(over, under)| {
+        let pairs = over.round_medians_ns.iter().zip(&under.round_medians_ns);
+        pairs
+            .filter_map(|(o, u)| quotient(Some(*o), Some(*u)))
+            .collect()
+    });
+    ratio_cell(&ratios)
+}
 
 impl Collectives {
-    /// Figures (a) to (e): ratios of medians of this run, a column per member count.
-    fn figures(&self, rows: &[Row]) -> String {
+    /// `title` and a line per measured entry of `lines` at each member count, or `title: not
+    /// measured (needs ...)`.
+    fn draw(&self, rows: &[Row], title: &str, needs: &str, lines: Lines, show: Show) -> Drawn {
         let measured =
             |cell: &Cell| (rows.iter()).any(|row| row.at.get("part") == cell.1.get("part"));
-        // `title` and a line per measured entry of `lines`, or `title: not measured`.
-        let draw = |title: &str, needs: &str, lines: Lines, show: Show| {
-            let heads: Vec<String> = self.members.iter().map(|n| format!("N={n}")).collect();
-            let lines: Vec<_> = (lines.into_iter())
-                .filter(|(_, over, under)| measured(over) && measured(under))
-                .map(|(label, over, under)| {
-                    let at = |n| show(find(rows, &over, n), find(rows, &under, n));
-                    (label, self.members.iter().map(|&n| at(n)).collect())
-                })
-                .collect();
-            match lines.is_empty() {
-                true => None.ok_or(format!("{title}: not measured (needs {needs})\n")),
-                false => Ok(ratio::grid(title, &heads, lines)),
-            }
-        };
-        let medians = |over: Option<&Row>, under: Option<&Row>| {
-            ratio_text(over.and_then(Row::median), under.and_then(Row::median))
-        };
-        let all = |part, op| team(part, op, Shape::All);
-        let (barrier, allreduce) = (Operation::Barrier, Operation::Allreduce);
-        let ours = (OURS, barrier.at(Part::Barrier));
-        let shapes = self.teams.iter();
-        let mut a: Lines = (shapes.clone())
-            .map(|&shape| {
-                let over = team(Part::Allreduce, allreduce, shape);
-                let under = team(Part::Barrier, barrier, shape);
-                (format!("team {} ÷ its barrier", name(shape)), over, under)
+        let heads: Vec<String> = self.members.iter().map(|n| format!("N={n}")).collect();
+        let lines: Vec<_> = (lines.into_iter())
+            .filter(|(_, over, under)| measured(over) && measured(under))
+            .map(|(label, over, under)| {
+                let at = |&n: &usize| show(find(rows, &over, n), find(rows, &under, n));
+                (label, self.members.iter().map(at).collect())
             })
             .collect();
-        a.push((
-            format!("team all ÷ {OURS}"),
-            all(Part::Allreduce, allreduce),
-            ours.clone(),
-        ));
+        match lines.is_empty() {
+            true => Err(format!("{title}: not measured (needs {needs})\n")),
+            false => Ok(ratio::grid(title, &heads, lines)),
+        }
+    }
+
+    /// Figures (a) to (e): ratios of medians of this run, a column per member count.
+    fn figures(&self, rows: &[Row]) -> String {
+        let (barrier, allreduce) = (Operation::Barrier, Operation::Allreduce);
+        let ours = (OURS, barrier.at(Part::Barrier));
+        let all = |part, op| team(part, op, Shape::All);
+        let mut a: Lines = (self.teams.iter())
+            .map(|&shape| {
+                let label = format!("team {} ÷ its barrier", name(shape));
+                let over = team(Part::Allreduce, allreduce, shape);
+                (label, over, team(Part::Barrier, barrier, shape))
+            })
+            .collect();
+        let over = all(Part::Allreduce, allreduce);
+        a.push((format!("team all ÷ {OURS}"), over, ours.clone()));
         let title = format!(
             "(a) allreduce of one u64 ÷ barrier, medians (goal: {ALLREDUCE_GOAL}x or less)"
         );
-        let a = draw(&title, "--ops barrier,allreduce", a, &medians).map(|grid| {
-            format!(
-                "{grid}    goal (team of all ÷ its barrier): {}\n",
-                self.goal(rows)
-            )
-        });
+        let goal = self.goal(rows);
+        let a = self.draw(rows, &title, "--ops barrier,allreduce", a, &medians);
+        let a = a.map(|grid| format!("{grid}    goal (team of all ÷ its barrier): {goal}\n"));
 
         let words = self.words[self.words.len() - 1];
+        let copy = (MEMCPY, Operation::Memcpy(words).at(Part::Broadcast));
+        let copy_gb = find(rows, &copy, 0).and_then(|row| row.value("bandwidth_gb_s"));
+        let copy_gb = copy_gb.map_or("not measured".to_owned(), |gb| format!("{gb:.2} GB/s"));
+        let op = Operation::Broadcast(words);
+        let on = |shape| team(Part::Broadcast, op, shape);
+        let mut b: Lines = (self.teams.iter())
+            .map(|&shape| (format!("team {}", name(shape)), on(shape), copy.clone()))
+            .collect();
+        let omp = (OMP_BCAST, op.at(Part::Broadcast));
+        b.push((OMP_BCAST.to_owned(), omp, copy));
         let title = format!(
             "(b) broadcast of {words} words from a rotating root: bandwidth (payload over median \
              time) as a fraction of a memcpy of the same length"
         );
-        let op = Operation::Broadcast(words);
-        let copy = (MEMCPY, Operation::Memcpy(words).at(Part::Broadcast));
-        let copy_gb = find(rows, &copy, 0).and_then(|row| row.value("bandwidth_gb_s"));
-        let copy_gb =
-            copy_gb.map_or_else(|| "not measured".to_owned(), |gb| format!("{gb:.2} GB/s"));
-        let mut b: Lines = (shapes.clone())
-            .map(|&shape| {
-                (
-                    format!("team {}", name(shape)),
-                    team(Part::Broadcast, op, shape),
-                    copy.clone(),
-                )
-            })
-            .collect();
-        b.push((
-            OMP_BCAST.to_owned(),
-            (OMP_BCAST, op.at(Part::Broadcast)),
-            copy,
-        ));
-        let fraction = |row: Option<&Row>, _: Option<&Row>| {
-            let value = |key| row.and_then(|row| row.value(key));
-            match value("fraction_of_memcpy").zip(value("bandwidth_gb_s")) {
-                Some((fraction, gb)) => format!("{:.0}% ({gb:.2} GB/s)", fraction * 100.0),
-                None => "-".to_owned(),
-            }
-        };
         let with_copy = format!("{title}\n    memcpy of {words} words on one thread: {copy_gb}");
-        let b = draw(&with_copy, "", b, &fraction)
-            .map_err(|_| format!("{title}: not measured (needs --ops broadcast)\n"));
+        let b = self.draw(rows, &with_copy, "", b, &fraction);
+        let b = b.map_err(|_| format!("{title}: not measured (needs --ops broadcast)\n"));
 
-        let versus = |part, op: Operation, label: String| {
-            let omp = op.openmp().map(|(_, omp)| (omp, op.at(part)));
-            omp.map(|omp| (label, all(part, op), omp))
+        // `team all barrier ÷ omp barrier`, `team all broadcast 8 words ÷ omp`.
+        let versus = |part, op: Operation, what: String| {
+            let (_, omp) = op.openmp()?;
+            let to = if part == Part::Broadcast { "omp" } else { omp };
+            let label = format!("team all {what} ÷ {to}");
+            Some((label, all(part, op), (omp, op.at(part))))
         };
         let (first, middle) = (self.words[0], self.words[self.words.len() / 2]);
         let mut sizes = vec![first, middle, words];
         sizes.dedup();
-        let barrier_at = barrier.at(Part::Barrier);
+        let omp_barrier = (OMP_BARRIER, barrier.at(Part::Barrier));
         let c: Lines = [
-            versus(
-                Part::Barrier,
-                barrier,
-                format!("team all barrier ÷ {OMP_BARRIER}"),
-            ),
-            Some((
-                format!("{OURS} ÷ {OMP_BARRIER}"),
-                ours,
-                (OMP_BARRIER, barrier_at),
-            )),
-            versus(
-                Part::Allreduce,
-                allreduce,
-                format!("team all allreduce ÷ {OMP_ALLREDUCE}"),
-            ),
+            versus(Part::Barrier, barrier, "barrier".into()),
+            Some((format!("{OURS} ÷ {OMP_BARRIER}"), ours, omp_barrier)),
+            versus(Part::Allreduce, allreduce, "allreduce".into()),
         ]
         .into_iter()
         .chain(sizes.into_iter().map(|words| {
-            let label = format!("team all broadcast {words} words ÷ omp");
-            versus(Part::Broadcast, Operation::Broadcast(words), label)
+            let what = format!("broadcast {words} words");
+            versus(Part::Broadcast, Operation::Broadcast(words), what)
         }))
         .flatten()
         .collect();
-        let c = draw(
-            "(c) ours ÷ OpenMP, medians (below 1: ours is faster)",
-            "barrier, allreduce or broadcast",
-            c,
-            &medians,
-        );
+        let title = "(c) ours ÷ OpenMP, medians (below 1: ours is faster)";
+        let c = self.draw(rows, title, "barrier, allreduce or broadcast", c, &medians);
 
         let mut title = "(d) checked ÷ unchecked team: the median of the rounds' ratios [their \
                          range]; what checking that every call matches costs (goal: 1.10x or less)"
@@ -1274,37 +1259,23 @@ impl Collectives {
         }
         let twin = |op, on: bool| all_with(Part::Checked, op, "checked", on);
         let d = CHECKED_OPERATIONS.map(|op| (op.label(), twin(op, true), twin(op, false)));
-        // A machine's drift between rounds cancels in each round's ratio.
-        let rounds = |over: Option<&Row>, under: Option<&Row>| {
-            let ratios: Vec<f64> = over.zip(under).map_or_else(Vec::new, |(over, under)| {
-                let pairs = over.round_medians_ns.iter().zip(&under.round_medians_ns);
-                pairs
-                    .filter_map(|(o, u)| quotient(Some(*o), Some(*u)))
-                    .collect()
-            });
-            ratio_cell(&ratios)
-        };
-        let d = draw(&title, "--ops checked", d.into(), &rounds);
+        let d = self.draw(rows, &title, "--ops checked", d.into(), &rounds);
 
-        let e_title = "(e) sync modes: broadcast ÷ the AllSync broadcast of the same length, \
-                       medians (below 1: the weaker mode pays off)";
+        let title = "(e) sync modes: broadcast ÷ the AllSync broadcast of the same length, \
+                     medians (below 1: the weaker mode pays off)";
         let e: Lines = (self.sync_words.iter())
             .flat_map(|&words| {
                 let op = Operation::Broadcast(words);
-                let mode = |mode: SyncMode| all_with(Part::SyncModes, op, "sync_mode", mode.name());
+                let mode = |m: SyncMode| all_with(Part::SyncModes, op, "sync_mode", m.name());
                 [SyncMode::MySync, SyncMode::NoSync].map(|m| {
-                    (
-                        format!("{words} words {}", m.name()),
-                        mode(m),
-                        mode(SyncMode::AllSync),
-                    )
+                    let label = format!("{words} words {}", m.name());
+                    (label, mode(m), mode(SyncMode::AllSync))
                 })
             })
             .collect();
-        let e = draw(e_title, "--ops sync-modes", e, &medians);
-        [a, b, c, d, e]
-            .map(|figure| figure.unwrap_or_else(|text| text))
-            .join("\n")
+        let e = self.draw(rows, title, "--ops sync-modes", e, &medians);
+        let figures = [a, b, c, d, e].map(|drawn| drawn.unwrap_or_else(|text| text));
+        figures.join("\n")
     }
 
     /// Figure (a)'s verdict: the member counts where the team of all met the goal and missed it.
@@ -1408,10 +1379,8 @@ mod tests {
         assert_eq!((run_.teams.len(), run_.parts.len()), (3, 6));
         assert_eq!((run_.columns_for(64), run_.columns_for(32)), (8, 8));
         let words = default_words();
-        assert_eq!(
-            (words[0], words.len(), &words[14..]),
-            (4, 16, &[65_536, 100_000][..])
-        );
+        let ends = (words[0], words.len(), &words[14..]);
+        assert_eq!(ends, (4, 16, &[65_536, 100_000][..]));
         assert_eq!(
             (run_.blocks, run_.sync_words),
             (DEFAULT_BLOCKS.to_vec(), vec![8, 65_536])
@@ -1477,62 +1446,15 @@ mod tests {
             let got: Vec<_> = (placed.iter())
                 .map(|p| (p.member.parties(), p.member.rank()))
                 .collect();
+            let sizes = team_sizes(shape, 6, 4);
             let expected: Vec<_> = (0..6)
                 .map(|rank| match shape {
                     Shape::All => (6, rank),
-                    Shape::Row => (team_sizes(shape, 6, 4)[rank / 4], rank % 4),
-                    Shape::Column => (team_sizes(shape, 6, 4)[rank % 4], rank / 4),
+                    Shape::Row => (sizes[rank / 4], rank % 4),
+                    Shape::Column => (sizes[rank % 4], rank / 4),
                 })
                 .collect();
             assert_eq!(got, expected, "{shape:?}");
-        }
-    }
-
-    #[test]
-    fn every_collective_runs_and_checks_on_every_shape_mode_and_checking() {
-        let bench = run("--columns 2 --time 0.002 --samples 2");
-        let ops = [
-            Operation::Barrier,
-            Operation::Allreduce,
-            Operation::Broadcast(300),
-            Operation::Alltoall(3),
-        ];
-        let shapes = Shape::value_variants().iter();
-        let mut jobs: Vec<_> = (shapes.flat_map(|&shape| {
-            ops.map(|op| (4, Part::Barrier, op, shape, None, SyncMode::AllSync))
-        }))
-        .collect();
-        let bcast = |checked, sync| {
-            (
-                3,
-                Part::SyncModes,
-                Operation::Broadcast(64),
-                Shape::All,
-                checked,
-                sync,
-            )
-        };
-        jobs.extend([Some(true), Some(false)].map(|checked| bcast(checked, SyncMode::AllSync)));
-        jobs.extend(
-            [SyncMode::AllSync, SyncMode::MySync, SyncMode::NoSync].map(|sync| bcast(None, sync)),
-        );
-        for (members, part, op, shape, checked, sync) in jobs {
-            let job = Job {
-                part,
-                op,
-                who: Contender::Team(shape, checked, sync),
-            };
-            let row = bench.measure(&bench.row(job, members), members, 0);
-            assert_eq!(
-                (&row.error, row.raw_ns.len()),
-                (&None, 2),
-                "{job:?}: {row:?}"
-            );
-            assert_eq!(
-                row.at.get("checked"),
-                Some(&Value::from(checked.unwrap_or(true)))
-            );
-            assert_eq!(row.at.get("sync_mode"), Some(&Value::from(sync.name())));
         }
     }
 
@@ -1564,10 +1486,8 @@ mod tests {
             block[2] = alltoall_word(from, 1, 2);
         }
         assert_eq!(received.check(1, 2, 0), None);
-        assert!(received
-            .check(1, 2, 1)
-            .unwrap()
-            .contains("word 0 from rank 0"));
+        let message = |iteration| received.check(1, 2, iteration).unwrap();
+        assert!(message(1).contains("word 0 from rank 0"));
         received.output[5] = 0;
         assert!(received
             .check(1, 2, 0)
@@ -1576,17 +1496,18 @@ mod tests {
     }
 
     #[test]
-    fn figures_divide_the_medians_of_one_run() {
-        let bench = run("--threads 2,4 --teams all --words 100 --sync-words 8");
+    fn figures_divide_the_medians_of_one_run_and_tables_show_the_memcpy() {
+        let bench = run("--threads 2,4 --teams all --words 100 --sync-words 8 --rounds 3");
         let all = |checked, sync| Contender::Team(Shape::All, checked, sync);
         let auto = all(None, SyncMode::AllSync);
-        let (barrier, allreduce) = (Operation::Barrier, Operation::Allreduce);
-        let (bcast, copy, sync) = (
-            Operation::Broadcast(100),
-            Operation::Memcpy(100),
-            Operation::Broadcast(8),
+        let (my, no) = (all(None, SyncMode::MySync), all(None, SyncMode::NoSync));
+        let (on, off) = (
+            all(Some(true), SyncMode::AllSync),
+            all(Some(false), SyncMode::AllSync),
         );
-        let checked = |on| all(Some(on), SyncMode::AllSync);
+        let (barrier, allreduce) = (Operation::Barrier, Operation::Allreduce);
+        let (bcast, copy) = (Operation::Broadcast(100), Operation::Memcpy(100));
+        let sync = Operation::Broadcast(8);
         let mut rows: Vec<Row> = [
             (2, Part::Barrier, barrier, auto, &[100.0][..]),
             (2, Part::Barrier, barrier, Contender::Ours, &[80.0]),
@@ -1598,34 +1519,10 @@ mod tests {
             (2, Part::Broadcast, bcast, auto, &[500.0]),
             (2, Part::Broadcast, bcast, Contender::OpenMp, &[1000.0]),
             (2, Part::SyncModes, sync, auto, &[100.0]),
-            (
-                2,
-                Part::SyncModes,
-                sync,
-                all(None, SyncMode::MySync),
-                &[80.0],
-            ),
-            (
-                2,
-                Part::SyncModes,
-                sync,
-                all(None, SyncMode::NoSync),
-                &[50.0],
-            ),
-            (
-                2,
-                Part::Checked,
-                barrier,
-                checked(true),
-                &[150.0, 330.0, 100.0],
-            ),
-            (
-                2,
-                Part::Checked,
-                barrier,
-                checked(false),
-                &[100.0, 300.0, 100.0],
-            ),
+            (2, Part::SyncModes, sync, my, &[80.0]),
+            (2, Part::SyncModes, sync, no, &[50.0]),
+            (2, Part::Checked, barrier, on, &[150.0, 330.0, 100.0]),
+            (2, Part::Checked, barrier, off, &[100.0, 300.0, 100.0]),
         ]
         .map(|(members, part, op, who, ns)| {
             let plan = bench.row(Job { part, op, who }, members);
@@ -1664,67 +1561,40 @@ mod tests {
             ("-".into(), "1.25x".into())
         );
         assert_eq!(bench.figures(&[]).matches("not measured").count(), 5);
-    }
 
-    #[test]
-    fn a_small_run_measures_every_part_and_fits_100_columns() {
-        let bench = run(
-            "--threads 2,3 --words 5 --blocks 2 --sync-words 4 --time 0.02 --samples 2 \
-             --columns 2 --rounds 2",
-        );
+        // The memcpy is measured once, in the first broadcast table, and shown in every one.
         let tables = bench.tables();
-        let in_part = |part| {
+        let part = |part| {
             tables
                 .iter()
                 .filter(move |t| t.rows[0].contender.part == part)
         };
-        let checked = in_part(Part::Checked).next().unwrap();
-        assert_eq!(bench.order(checked, 0), [0, 1, 2, 3, 4, 5]);
+        let copies = |table: &TablePlan<Job>| {
+            let rows = table.rows.iter();
+            rows.filter(|row| row.contender.who == Contender::Memcpy)
+                .count()
+        };
         assert_eq!(
-            bench.order(checked, 1),
-            [1, 0, 3, 2, 5, 4],
-            "twins swap in odd rounds"
+            part(Part::Broadcast).map(copies).collect::<Vec<_>>(),
+            [1, 0]
         );
-        let report = bench::run(&bench, &OutputArgs::default()).unwrap();
-        for row in &report.rows {
-            assert_eq!(row.error, None, "{row:?}");
-            assert!(row.summary.is_some() || row.note.is_some(), "{row:?}");
-        }
-        // The memcpy is measured once, and shown at every member count.
-        let rows = report.rows.iter();
-        assert_eq!(
-            rows.clone().filter(|row| row.kind == Kind::Floor).count(),
-            1
-        );
-        let broadcast = (rows.clone())
-            .find(|row| row.field("op") == Some(&"broadcast".into()) && row.contender == TEAM)
-            .unwrap();
-        assert!(broadcast
-            .value("fraction_of_memcpy")
-            .is_some_and(|f| f > 0.0));
-        let checked: Vec<_> = rows
-            .clone()
-            .filter(|row| row.field("part") == Some(&"checked".into()))
-            .collect();
-        assert_eq!(checked.len(), 12);
-        assert!(checked.iter().all(|row| row.round_medians_ns.len() == 2));
-        // As the driver does, the run's round trip comes first; it heads the run, not each table.
-        let floor = files::floor_row(report.floor.as_ref().unwrap(), 3);
-        let at_three = rows.filter(|row| row.threads == 3);
-        let refs: Vec<&Row> = std::iter::once(&floor).chain(at_three).collect();
+        let at_four = (rows.iter()).map(|row| Row {
+            threads: 4,
+            ..row.clone()
+        });
+        let at_four: Vec<Row> = at_four.filter(|row| row.kind != Kind::Floor).collect();
+        let refs: Vec<&Row> = at_four.iter().collect();
         let shown = bench.show(
-            in_part(Part::Broadcast).next_back().unwrap(),
+            part(Part::Broadcast).next_back().unwrap(),
             &refs,
             &[],
             false,
         );
-        let text = shown.unwrap();
-        assert!(
-            text.lines().all(|line| line.chars().count() <= 100),
-            "{text}"
-        );
-        assert!(text.contains("memcpy 5 words"), "{text}");
-        assert!(!text.contains(files::FLOOR), "{text}");
+        assert!(shown.unwrap().contains("memcpy 100 words"));
+        let checked = part(Part::Checked).next().unwrap();
+        assert_eq!(bench.order(checked, 0), [0, 1, 2, 3, 4, 5]);
+        let swapped = bench.order(checked, 1);
+        assert_eq!(swapped, [1, 0, 3, 2, 5, 4], "twins swap in odd rounds");
         assert_eq!(list().len(), 7);
     }
 }

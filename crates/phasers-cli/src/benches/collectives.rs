@@ -64,8 +64,8 @@ pub struct CollectivesArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_members)]
     pub threads: Option<Vec<usize>>,
 
-    /// Teams, comma-separated: all (one team of N), row and column (split_grid's sub-teams, every
-    /// one running the collective at once) [default: all,row,column]. Baselines run on N threads.
+    /// Teams, comma-separated: all (one team of N), row and column (split_grid's sub-teams, all at
+    /// once) [default: all,row,column]. Baselines run on N threads.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     pub teams: Option<Vec<Shape>>,
 
@@ -99,9 +99,8 @@ pub struct CollectivesArgs {
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub samples: u16,
 
-    /// Rounds of `--ops checked`: each round measures every checked row and its unchecked twin
-    /// back to back (alternating which goes first), so both see the machine alike; the figure
-    /// reports the median of the rounds' ratios and their range.
+    /// Rounds of `--ops checked`: each measures every checked row and its unchecked twin back to
+    /// back, alternating which goes first; figure (d) shows the rounds' ratios' median and range.
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=100))]
     pub rounds: u16,
 
@@ -123,25 +122,21 @@ pub fn parse_members(text: &str) -> Result<usize, String> {
 }
 
 fn parse_columns(text: &str) -> Result<usize, String> {
-    match text.trim().parse::<usize>() {
-        Ok(0) | Err(_) => Err(format!(
-            "{text:?} is not a number of columns (a whole number from 1)"
-        )),
-        Ok(columns) => Ok(columns),
-    }
+    let columns = text.trim().parse().ok().filter(|&c: &usize| c > 0);
+    let error = format!("{text:?} is not a number of columns (a whole number from 1)");
+    columns.ok_or(error)
 }
 
 /// Parses one length in u64 words from 1 to `most`, written as sizes are (`4096`, `100k`).
 fn parse_length(text: &str, what: &str, most: usize) -> Result<usize, String> {
-    match parse_scaled(text) {
-        None => Err(format!(
-            "{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)"
+    let not =
+        || format!("{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)");
+    match parse_scaled(text).ok_or_else(not)? {
+        0 => Err(format!("{what} starts at 1 word")),
+        w if w > most => Err(format!(
+            "{w} words is more than the {most} allowed for {what}"
         )),
-        Some(0) => Err(format!("{what} starts at 1 word")),
-        Some(words) if words > most => Err(format!(
-            "{words} words is more than the {most} allowed for {what}"
-        )),
-        Some(words) => Ok(words),
+        words => Ok(words),
     }
 }
 
@@ -242,10 +237,7 @@ impl Operation {
 
     /// What a table says it is: `broadcast 4096 words`, `alltoall 64 words/block`.
     fn label(self) -> String {
-        let count = |words| match words {
-            1 => "1 word".to_owned(),
-            words => format!("{words} words"),
-        };
+        let count = |words: usize| format!("{words} word{}", if words == 1 { "" } else { "s" });
         match self {
             Operation::Barrier => "barrier".to_owned(),
             Operation::Allreduce => "allreduce 1 u64".to_owned(),
@@ -257,12 +249,10 @@ impl Operation {
 
     /// The bytes one operation delivers to one receiver: a broadcast's or memcpy's payload.
     fn payload_bytes(self) -> Option<u64> {
-        match self {
-            Operation::Broadcast(words) | Operation::Memcpy(words) => {
-                Some((words * WORD_BYTES) as u64)
-            }
-            _ => None,
-        }
+        let (Operation::Broadcast(words) | Operation::Memcpy(words)) = self else {
+            return None;
+        };
+        Some((words * WORD_BYTES) as u64)
     }
 
     /// The OpenMP counterpart, if it has one, with its row name.
@@ -300,8 +290,7 @@ const MEMCPY: &str = "memcpy";
 /// Who runs a row.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Contender {
-    /// The library's collective on the teams of a shape, checked or not (`None`: the library's
-    /// default, `PHASERS_CHECKED`), in a sync mode.
+    /// The library's, on the teams of a shape, checked or not (`None`: the default), in a mode.
     Team(Shape, Option<bool>, SyncMode),
     Std,
     Ours,
@@ -341,15 +330,15 @@ impl Collectives {
             episodes: None,
             samples,
             target_sample: args.time / samples as u32,
-            // Warm-up and calibration may overrun the aim; beyond this a row stops with the
-            // samples it has, and says so.
+            // Warm-up and calibration may overrun the aim; past this a row stops and says so.
             row_budget: args.time * 3 + Duration::from_secs(1),
         };
         // Not every collective holds all members back until everyone has arrived (a broadcast's
         // root, a `NoSync` call): rounds are never cut, and the closing meeting, inside the timed
         // span, waits for the last thread. One control barrier per round is a few hundred
         // nanoseconds against a round of `--time / --samples`.
-        let plan = Plan::new(schedule, Pacing::Looped, args.run.hang_seconds);
+        let mut plan = Plan::new(schedule, Pacing::Looped, args.run.hang_seconds);
+        plan.pin = args.pin;
         Collectives {
             members: given_or(&args.threads, &DEFAULT_MEMBERS),
             teams: given_or(&args.teams, Shape::value_variants()),
@@ -359,10 +348,7 @@ impl Collectives {
             blocks: given_or(&args.blocks, &DEFAULT_BLOCKS),
             sync_words: given_or(&args.sync_words, &DEFAULT_SYNC_WORDS),
             rounds: usize::from(args.rounds),
-            plan: Plan {
-                pin: args.pin,
-                ..plan
-            },
+            plan,
             available: memory::available(),
             memcpy: RefCell::default(),
         }
@@ -414,14 +400,12 @@ impl Collectives {
     /// The row of `job` among `members`: point keys `part, op, words | block` and, for teams,
     /// `team, columns, team_sizes, checked, sync_mode`.
     fn row(&self, job: Job, members: usize) -> RowPlan<Job> {
+        let omp = job.op.openmp().map_or("omp", |(_, name)| name);
         let (contender, kind) = match job.who {
             Contender::Team(..) => (TEAM, Kind::Ours),
             Contender::Std => (STD, Kind::Baseline),
             Contender::Ours => (OURS, Kind::Reference),
-            Contender::OpenMp => (
-                job.op.openmp().map_or("omp", |(_, name)| name),
-                Kind::Baseline,
-            ),
+            Contender::OpenMp => (omp, Kind::Baseline),
             Contender::Memcpy => (MEMCPY, Kind::Floor),
         };
         let mut at = job.op.at(job.part);
@@ -465,6 +449,7 @@ impl Benchmark for Collectives {
 
     fn settings(&self) -> Settings {
         let schedule = &self.plan.schedule;
+        let samples = schedule.samples;
         let mut contenders: Vec<String> = Vec::new();
         for row in self.tables().into_iter().flat_map(|table| table.rows) {
             if !contenders.contains(&row.name) {
@@ -475,14 +460,12 @@ impl Benchmark for Collectives {
         let budget_s = schedule.row_budget.as_secs_f64();
         let method = format!(
             "each row runs one operation back to back on one thread per member (a fresh team of \
-             N members; for a baseline, N threads): a warm-up round, calibration, then {} samples \
-             of rounds sized to take about {sample_ms:.1} ms, timed on the first thread from a \
-             control barrier to a control barrier after the round (at most {budget_s:.1} s per \
-             row). Broadcast roots rotate (the iteration modulo the team size); every result is \
-             checked (one word per call, every word in the first call). Row and column teams come \
-             from split_grid and all run at once. The OpenMP rows run each round in one parallel \
-             region, timed between two barriers",
-            schedule.samples,
+             N; a baseline: N threads): warm-up, calibration, then {samples} samples of rounds of \
+             about {sample_ms:.1} ms, timed on the first thread between control barriers (at most \
+             {budget_s:.1} s per row). Broadcast roots rotate (iteration modulo team size); every \
+             result is checked (a word per call, all in the first). split_grid's row and column \
+             teams all run at once. OpenMP rows run each round in one parallel region between \
+             two barriers"
         );
         let time_per_row = schedule.target_sample * schedule.samples as u32;
         let teams: Vec<String> = self.teams.iter().map(|&shape| name(shape)).collect();
@@ -520,27 +503,19 @@ impl Benchmark for Collectives {
             dropped: 0,
             floor: false,
         };
-        let members = self.members.iter();
-        members
-            .flat_map(|&n| self.parts.iter().map(move |&part| table(n, part)))
-            .collect()
+        let at = |&n: &usize| self.parts.iter().map(move |&part| table(n, part));
+        self.members.iter().flat_map(at).collect()
     }
 
-    fn measure(&self, plan: &RowPlan<Job>, members: usize, _: usize) -> Row {
+    fn measure(&self, plan: &RowPlan<Job>, n: usize, _: usize) -> Row {
         let job = plan.contender;
-        let members = if job.who == Contender::Memcpy {
-            1
-        } else {
-            members
-        };
+        let members = if job.who == Contender::Memcpy { 1 } else { n };
         let mut row = Row::new(&plan.name, plan.kind, members, plan.at.clone());
         let columns = self.columns_for(members);
         let skip = match job.who {
             Contender::Team(shape, ..) if team_sizes(shape, members, columns).len() == members => {
-                Some(format!(
-                    "split_grid({columns}) makes {} teams of one member: nothing to synchronize",
-                    name(shape)
-                ))
+                let teams = format!("split_grid({columns}) makes {} teams", name(shape));
+                Some(format!("{teams} of one member: nothing to synchronize"))
             }
             _ => memory::too_big(job.op.bytes_needed(members), self.available),
         };
@@ -593,16 +568,12 @@ impl Benchmark for Collectives {
                 Err(error) => Measured::failed(plan.schedule, format!("cannot build: {error}")),
             },
             Contender::OpenMp => {
-                let work = job
-                    .op
-                    .openmp()
-                    .map_or(OmpCollective::Barrier, |(work, _)| work);
+                let work = job.op.openmp().map_or(OmpCollective::Barrier, |o| o.0);
                 let measured = engine::calls(plan, |planned, _| {
                     let round = omp_collective_round(members, planned, work, plan.pin)?;
                     Ok((round.ran, round.elapsed))
                 });
-                // libgomp's idle threads keep spinning a while: the next row must not share the
-                // cores with them.
+                // libgomp's idle threads spin a while: the next row must not share the cores.
                 std::thread::sleep(SETTLE);
                 measured
             }
@@ -663,8 +634,8 @@ impl Benchmark for Collectives {
     fn derive(&self, table: &mut [Row]) {
         let mut copies = self.memcpy.borrow_mut();
         for row in table.iter_mut() {
-            row.extra
-                .set("payload_bytes", Operation::of(row).payload_bytes());
+            let payload = Operation::of(row).payload_bytes();
+            row.extra.set("payload_bytes", payload);
             let sizes = row.at.get("team_sizes").and_then(Value::as_array).cloned();
             if let Some(sizes) = &sizes {
                 row.extra.set("teams", sizes.len());
@@ -695,8 +666,7 @@ impl Benchmark for Collectives {
         }
     }
 
-    /// The member count's heading before its first part, then a table per operation and size,
-    /// in the order measured, each broadcast length after the memcpy of that length.
+    /// The member count's heading, then a table per operation and size, memcpy before broadcast.
     fn show(
         &self,
         table: &TablePlan<Job>,
@@ -710,11 +680,9 @@ impl Benchmark for Collectives {
         // The run's round trip heads the output once; each memcpy shows before its broadcasts.
         for &row in rows.iter().filter(|row| row.kind != Kind::Floor) {
             if let Operation::Broadcast(words) = Operation::of(row) {
-                let new =
-                    (shown.last()).map_or(true, |last| Operation::of(last) != Operation::of(row));
-                shown.extend(
-                    copy_of(&copies, words).filter(|_| new && part == Some(Part::Broadcast)),
-                );
+                let last = shown.last().map(|last| Operation::of(last));
+                let new = last != Some(Operation::of(row)) && part == Some(Part::Broadcast);
+                shown.extend(copy_of(&copies, words).filter(|_| new));
             }
             shown.push(row);
         }
@@ -728,7 +696,9 @@ impl Benchmark for Collectives {
             if let Some(part @ (Part::Checked | Part::SyncModes)) = part {
                 title = format!("{title}, {}", name(part));
             }
-            out.push_str(&render::table(&title, block, &block_layout(block), verbose));
+            let mut layout = self.layout();
+            (layout.concise, layout.verbose) = columns(block);
+            out.push_str(&render::table(&title, block, &layout, verbose));
         }
         // The parts of one member count follow each other without a blank line.
         Some(match part == self.parts.last().copied() {
@@ -750,17 +720,9 @@ fn copy_of(copies: &[Row], words: usize) -> Option<&Row> {
 
 /// Runs `phasers bench collectives`.
 pub fn run(args: &CollectivesArgs) -> Result<(), String> {
-    let (json, csv, verbose) = (
-        args.run.json.clone(),
-        args.run.csv.clone(),
-        args.run.verbose,
-    );
-    let output = OutputArgs {
-        json,
-        csv,
-        plot: None,
-        verbose,
-    };
+    let mut output = OutputArgs::default();
+    (output.json, output.csv) = (args.run.json.clone(), args.run.csv.clone());
+    output.verbose = args.run.verbose;
     let report = bench::run(&Collectives::new(args), &output)?;
     files::failures(&report.rows, &["op", "words", "block", "team"])
 }
@@ -771,24 +733,19 @@ fn heading(members: usize, columns: usize) -> String {
     let of_columns = team_sizes(Shape::Column, members, columns);
     let cores = phasers::available_cores();
     let plural = if cores == 1 { "" } else { "s" };
-    let over = match phasers::is_oversubscribed(members) {
-        true => " (oversubscribed)",
-        false => "",
-    };
+    let over = phasers::is_oversubscribed(members).then_some(" (oversubscribed)");
+    let (over, row_teams, column_teams) = (over.unwrap_or(""), rows.len(), of_columns.len());
+    let (row, column) = (rows[0], of_columns[0]);
     let text = format!(
-        "N = {members} on {cores} core{plural}{over}; split_grid({columns}): {} row team(s) of \
-         {}, {} column team(s) of {}",
-        rows.len(),
-        rows[0],
-        of_columns.len(),
-        of_columns[0],
+        "N = {members} on {cores} core{plural}{over}; split_grid({columns}): {row_teams} row \
+         team(s) of {row}, {column_teams} column team(s) of {column}"
     );
     wrap("", &text)
 }
 
 /// One block's columns: the team and what tells twins apart, bandwidths where the operation has
 /// a payload, and `÷omp` where OpenMP has it too.
-fn block_layout(block: &[&Row]) -> Layout {
+fn columns(block: &[&Row]) -> (Vec<Column>, Vec<Column>) {
     let value = |key, head| Column::Value {
         key,
         head,
@@ -819,14 +776,7 @@ fn block_layout(block: &[&Row]) -> Layout {
         concise.push(over.clone());
         verbose.push(over);
     }
-    Layout {
-        concise,
-        verbose,
-        block: None,
-        hide: &[],
-        csv: &[],
-        plot: None,
-    }
+    (concise, verbose)
 }
 
 /// One thread per work, in looped rounds.
@@ -846,12 +796,13 @@ fn timed<C: Collective>(
 ) -> Measured {
     let wrong = WrongResult::default();
     let works = placed.into_iter().map(|mut placed| {
-        placed.member.set_sync_mode(sync);
-        let work = make(&placed.member);
+        placed.0.set_sync_mode(sync);
+        let work = make(&placed.0);
+        let wrong = &wrong;
         Timed {
             placed,
             work,
-            wrong: &wrong,
+            wrong,
         }
     });
     let measured = threads(row, works.collect(), plan);
@@ -884,7 +835,7 @@ impl<C: Collective> Work for Timed<'_, C> {
 
     #[inline]
     fn iteration(&mut self, index: u64) -> Result<Option<&'static str>, Failure> {
-        let member = &mut self.placed.member;
+        let member = &mut self.placed.0;
         self.work.call(member, index)?;
         let (rank, size) = (member.rank(), member.parties());
         if let Some(message) = self.work.check(rank, size, index) {
@@ -922,12 +873,9 @@ impl Collective for Allreduce {
 
     fn check(&self, rank: usize, size: usize, iteration: u64) -> Option<String> {
         let (got, expected) = (self.0[0], expected_sum(size, iteration));
-        (got != expected).then(|| {
-            format!(
-                "wrong result: rank {rank}'s allreduce of iteration {iteration} was {got}, not \
-                 {expected}"
-            )
-        })
+        (got != expected).then_some(())?;
+        let what = format!("rank {rank}'s allreduce of iteration {iteration} was {got}");
+        Some(format!("wrong result: {what}, not {expected}"))
     }
 }
 
@@ -1045,8 +993,7 @@ impl Work for Copy {
     }
 }
 
-/// The size of each team of `shape` with `members` members in rows of `columns` (the last may be
-/// short).
+/// The size of each team of `shape` with `members` members in rows of `columns` (the last short).
 fn team_sizes(shape: Shape, members: usize, columns: usize) -> Vec<usize> {
     let columns = columns.max(1);
     match shape {
@@ -1060,12 +1007,9 @@ fn team_sizes(shape: Shape, members: usize, columns: usize) -> Vec<usize> {
     }
 }
 
-/// A member of the team a row runs on; a sub-team's member keeps the member it was split from,
-/// so the parent team outlives the row whatever the library does with it.
-struct Placed {
-    member: Member,
-    _parent: Option<Member>,
-}
+/// A member of the team a row runs on, and the member a sub-team's was split from: the parent
+/// team outlives the row whatever the library does with it.
+type Placed = (Member, Option<Member>);
 
 /// One member per rank of `team`, on the teams of `shape`, in rank order. `split_grid` is
 /// collective, so each member splits on a thread of its own.
@@ -1076,21 +1020,14 @@ fn place(team: &Team, shape: Shape, columns: usize) -> Result<Vec<Placed>, Strin
         return Err(format!("the team of {parties} handed out {got} members"));
     }
     if shape == Shape::All {
-        let placed = members.into_iter().map(|member| Placed {
-            member,
-            _parent: None,
-        });
-        return Ok(placed.collect());
+        return Ok(members.into_iter().map(|member| (member, None)).collect());
     }
     std::thread::scope(|scope| {
         let split = |mut member: Member| {
             let (row, column) = (member.split_grid(columns))
                 .map_err(|error| format!("split_grid({columns}) failed: {error}"))?;
             let member_of = if shape == Shape::Row { row } else { column };
-            Ok(Placed {
-                member: member_of,
-                _parent: Some(member),
-            })
+            Ok((member_of, Some(member)))
         };
         let threads: Vec<_> = (members.into_iter())
             .map(|member| scope.spawn(move || split(member)))
@@ -1153,8 +1090,7 @@ fn fraction(row: Option<&Row>, _: Option<&Row>) -> String {
     }
 }
 
-/// The median and range of the ratios of two twins' round medians: a machine's drift between
-/// rounds cancels in each round's ratio.
+/// The median and range of two twins' round-by-round ratios, in which the machine's drift cancels.
 fn rounds(over: Option<&Row>, under: Option<&Row>) -> String {
     let ratios: Vec<f64> = over.zip(under).map_or_else(Vec::new, |(over, under)| {
         let pairs = over.round_medians_ns.iter().zip(&under.round_medians_ns);
@@ -1166,8 +1102,7 @@ fn rounds(over: Option<&Row>, under: Option<&Row>) -> String {
 }
 
 impl Collectives {
-    /// `title` and a line per measured entry of `lines` at each member count, or `title: not
-    /// measured (needs ...)`.
+    /// `title` and a line per measured entry of `lines`, or `title: not measured (needs ...)`.
     fn draw(&self, rows: &[Row], title: &str, needs: &str, lines: Lines, show: Show) -> Drawn {
         let measured =
             |cell: &Cell| (rows.iter()).any(|row| row.at.get("part") == cell.1.get("part"));
@@ -1290,15 +1225,11 @@ impl Collectives {
                 if goal_met { &mut met } else { &mut missed }.push(n.to_string());
             }
         }
-        match (met.is_empty(), missed.is_empty()) {
-            (true, true) => "not measured on the team of all".to_owned(),
-            (_, true) => format!("met at every N measured ({})", met.join(", ")),
-            (true, _) => format!("missed at every N measured ({})", missed.join(", ")),
-            _ => format!(
-                "met at N = {}; missed at N = {}",
-                met.join(", "),
-                missed.join(", ")
-            ),
+        match (met.join(", ").as_str(), missed.join(", ").as_str()) {
+            ("", "") => "not measured on the team of all".to_owned(),
+            (met, "") => format!("met at every N measured ({met})"),
+            ("", missed) => format!("missed at every N measured ({missed})"),
+            (met, missed) => format!("met at N = {met}; missed at N = {missed}"),
         }
     }
 }
@@ -1323,38 +1254,27 @@ fn ratio_cell(ratios: &[f64]) -> String {
 
 /// Every row of `bench collectives` with a line about it, for `phasers list`.
 pub fn list() -> Vec<(&'static str, &'static str)> {
-    vec![
-        (
-            TEAM,
-            "a Team member per thread: barrier(), allreduce of one u64 (Op::Sum), broadcast from \
-             root iteration % size, alltoall; on the team of all and split_grid's row and column \
-             teams; checked and unchecked; AllSync, MySync, NoSync",
-        ),
-        (
-            OURS,
-            "our Barrier with Algorithm::Auto on N threads: what a team's barrier and allreduce \
-             are held against",
-        ),
-        (STD, "Rust's std::sync::Barrier on N threads"),
-        (
-            OMP_BARRIER,
-            "OpenMP #pragma omp barrier (libgomp), back to back in one parallel region",
-        ),
-        (
-            OMP_ALLREDUCE,
-            "OpenMP omp for reduction(+:x) of one u64 per thread, then every thread reads the sum",
-        ),
-        (
-            OMP_BCAST,
-            "OpenMP: the root copies into a shared buffer, barrier, the others copy it out, \
-             barrier",
-        ),
-        (
-            MEMCPY,
-            "copy_from_slice of a broadcast's length on one thread: broadcast bandwidth is a \
-             fraction of its",
-        ),
-    ]
+    let names = [
+        TEAM,
+        OURS,
+        STD,
+        OMP_BARRIER,
+        OMP_ALLREDUCE,
+        OMP_BCAST,
+        MEMCPY,
+    ];
+    let about = [
+        "a Team member per thread: barrier(), allreduce of one u64 (Op::Sum), broadcast from root \
+         iteration % size, alltoall; on the team of all and split_grid's row and column teams; \
+         checked and unchecked; AllSync, MySync, NoSync",
+        "our Barrier with Algorithm::Auto on N threads: what a team's barrier and allreduce face",
+        "Rust's std::sync::Barrier on N threads",
+        "OpenMP #pragma omp barrier (libgomp), back to back in one parallel region",
+        "OpenMP omp for reduction(+:x) of one u64 per thread, then every thread reads the sum",
+        "OpenMP: the root copies into a shared buffer, barrier, the others copy it out, barrier",
+        "copy_from_slice of a broadcast's length on one thread: what broadcast bandwidth is over",
+    ];
+    names.into_iter().zip(about).collect()
 }
 
 #[cfg(test)]
@@ -1444,7 +1364,7 @@ mod tests {
         for &shape in Shape::value_variants() {
             let placed = place(&Team::new(6).unwrap(), shape, 4).unwrap();
             let got: Vec<_> = (placed.iter())
-                .map(|p| (p.member.parties(), p.member.rank()))
+                .map(|(member, _)| (member.parties(), member.rank()))
                 .collect();
             let sizes = team_sizes(shape, 6, 4);
             let expected: Vec<_> = (0..6)

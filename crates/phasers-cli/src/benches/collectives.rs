@@ -45,10 +45,6 @@ pub const DEFAULT_MEMBERS: [usize; 6] = [2, 4, 8, 16, 32, 64];
 pub const DEFAULT_BLOCKS: [usize; 3] = [1, 64, 1024];
 /// Sync-mode broadcast lengths: one cache line (all synchronization) and 512 KB (all copying).
 pub const DEFAULT_SYNC_WORDS: [usize; 2] = [8, 65_536];
-/// The longest broadcast `--words` and `--sync-words` accept: 128 MiB per member.
-pub const MAX_WORDS: usize = 1 << 24;
-/// The longest alltoall block `--blocks` accepts: 8 MiB per block.
-pub const MAX_BLOCK: usize = 1 << 20;
 const WORD_BYTES: usize = std::mem::size_of::<u64>();
 
 /// Seed 004's broadcast lengths (4 words, doubling below 100,000) and the 100,000.
@@ -143,14 +139,14 @@ fn parse_length(text: &str, what: &str, most: usize) -> Result<usize, String> {
     }
 }
 
-/// Parses one entry of `--words` and `--sync-words`.
+/// Parses one entry of `--words` and `--sync-words`: at most 2^24 words, 128 MiB per member.
 pub fn parse_words(text: &str) -> Result<usize, String> {
-    parse_length(text, "a broadcast length", MAX_WORDS)
+    parse_length(text, "a broadcast length", 1 << 24)
 }
 
-/// Parses one entry of `--blocks`.
+/// Parses one entry of `--blocks`: at most 2^20 words, 8 MiB per block.
 pub fn parse_block(text: &str) -> Result<usize, String> {
-    parse_length(text, "an alltoall block", MAX_BLOCK)
+    parse_length(text, "an alltoall block", 1 << 20)
 }
 
 /// The values of a list option, sorted and each once, or `default` when it is not given.
@@ -847,12 +843,6 @@ impl Collective for BarrierCall {
 /// Seed 004's `mpp_accum_long`: each member adds `rank + 1 + iteration`, so a stale sum shows.
 struct Allreduce([u64; 1]);
 
-/// The sum of every contribution of a team of `size` in `iteration`.
-fn expected_sum(size: usize, iteration: u64) -> u64 {
-    let size = size as u64;
-    size * (size + 1) / 2 + size * iteration
-}
-
 impl Collective for Allreduce {
     #[inline]
     fn call(&mut self, member: &mut Member, iteration: u64) -> Result<(), phasers::Error> {
@@ -861,7 +851,9 @@ impl Collective for Allreduce {
     }
 
     fn check(&self, rank: usize, size: usize, iteration: u64) -> Option<String> {
-        let (got, expected) = (self.0[0], expected_sum(size, iteration));
+        // 1 + 2 + ... + size, and the iteration from each member.
+        let (got, size) = (self.0[0], size as u64);
+        let expected = size * (size + 1) / 2 + size * iteration;
         (got != expected).then_some(())?;
         let what = format!("rank {rank}'s allreduce of iteration {iteration} was {got}");
         Some(format!("wrong result: {what}, not {expected}"))
@@ -1361,7 +1353,8 @@ mod tests {
 
     #[test]
     fn checks_catch_stale_and_misplaced_results() {
-        let stale = Allreduce([expected_sum(3, 4)]);
+        // The sum of 3 members in iteration 4: 1 + 2 + 3, and 4 from each.
+        let stale = Allreduce([18]);
         let wrong = stale.check(0, 3, 5).unwrap();
         assert!(wrong.starts_with("wrong result:"), "{wrong}");
         assert_eq!(stale.check(0, 3, 4), None);

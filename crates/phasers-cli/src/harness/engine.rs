@@ -386,6 +386,18 @@ fn rounds<W: Work, const DELAY: bool, const CUT: bool>(
     }
 }
 
+/// Meets the others at `episode`, then reads the length of the round thread 0 published there:
+/// `None` once it published that the row is done.
+fn next_round<W: Work>(
+    seat: &mut Seat<W>,
+    shared: &Rounds,
+    episode: u64,
+) -> Result<Option<u64>, Failure> {
+    seat.meet(episode)?;
+    let planned = shared.next.load(Ordering::Acquire);
+    Ok((planned != DONE).then_some(planned))
+}
+
 /// Thread 0 (see [`rounds`]).
 fn lead<W: Work, const DELAY: bool, const CUT: bool>(
     mut seat: Seat<W>,
@@ -397,11 +409,9 @@ fn lead<W: Work, const DELAY: bool, const CUT: bool>(
     let mut episode = 0u64;
     let mut round = 0u64;
     loop {
-        seat.meet(episode)?;
-        let planned = shared.next.load(Ordering::Acquire);
-        if planned == DONE {
+        let Some(planned) = next_round(&mut seat, shared, episode)? else {
             return Ok(());
-        }
+        };
         let first = episode;
         let end = first + planned;
         let mut clock = RoundClock::start(planned, sampler.round_deadline(row_start.elapsed()));
@@ -445,11 +455,9 @@ fn follow<W: Work, const DELAY: bool, const CUT: bool>(
     let mut episode = 0u64;
     let mut round = 0u64;
     loop {
-        seat.meet(episode)?;
-        let planned = shared.next.load(Ordering::Acquire);
-        if planned == DONE {
+        let Some(planned) = next_round(&mut seat, shared, episode)? else {
             return Ok(());
-        }
+        };
         let first = episode;
         let end = first + planned;
         while episode < end && !(CUT && is_cut(&shared.stop_at, first, episode)) {

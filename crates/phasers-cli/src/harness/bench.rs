@@ -125,7 +125,8 @@ pub trait Benchmark {
     /// The table's columns, blocks, CSV keys and plots.
     fn layout(&self) -> Layout;
 
-    /// The ratios recorded among the rows of one table at one thread count.
+    /// The ratios recorded among the rows of one table at one thread count (and of one block,
+    /// when the layout has blocks).
     fn ratios(&self, _table: &[&Row]) -> Vec<Ratio> {
         Vec::new()
     }

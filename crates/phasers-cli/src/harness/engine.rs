@@ -757,4 +757,62 @@ mod tests {
         assert!(error.starts_with("thread 0: ") && error.contains("broken"));
         assert!(measured.sampler.samples().is_empty());
     }
+
+    /// A thread of a row that counts its calls (meetings on the work included) in its own slot.
+    struct Tallied<'a>(Participant, &'a AtomicU64);
+
+    impl Work for Tallied<'_> {
+        const SYNCHRONIZED: bool = true;
+
+        fn iteration(&mut self, index: u64) -> Result<Option<&'static str>, Failure> {
+            self.1.fetch_add(1, Ordering::Relaxed);
+            self.0.iteration(index)
+        }
+    }
+
+    /// The rounds protocol with 64 threads on this machine's cores, far more threads than cores:
+    /// rounds cut short by the deadline still end at the same iteration on every thread (or a
+    /// thread would wait at a meeting nobody else reaches), and stamped iterations never overlap.
+    #[test]
+    fn sixty_four_oversubscribed_threads_agree_on_every_round() {
+        const THREADS: usize = 64;
+        // More episodes than the budget allows, so rounds are cut while threads are preempted.
+        let schedule = schedule(1_000_000, 2, Duration::from_millis(300));
+        for pacing in [Pacing::BackToBack, Pacing::Epcc { delay: 10 }] {
+            let tallies: Vec<AtomicU64> = (0..THREADS).map(|_| AtomicU64::new(0)).collect();
+            let barrier = Barrier::with_algorithm(THREADS, Algorithm::Counting).unwrap();
+            let participants = barrier.participants().into_iter();
+            let works = participants
+                .zip(&tallies)
+                .map(|(p, t)| Tallied(p, t))
+                .collect();
+            let measured = run(works, schedule, pacing.clone());
+            assert_eq!(measured.error, None, "{pacing:?}");
+            assert!(!measured.sampler.samples().is_empty(), "{pacing:?}");
+            assert!(measured.sampler.cut() > 0, "{pacing:?}: no round was cut");
+            let first = tallies[0].load(Ordering::Relaxed);
+            assert!(first > 0);
+            for (rank, tally) in tallies.iter().enumerate() {
+                assert_eq!(
+                    tally.load(Ordering::Relaxed),
+                    first,
+                    "{pacing:?}: thread {rank}"
+                );
+            }
+        }
+        let stalls = Stalls::generate(&Preset::Low.spread(), THREADS, 11, 1);
+        let timeline = sleepers(THREADS, Some(stalls), 10, None).timeline.unwrap();
+        assert_eq!(timeline.arrive_ns.len(), THREADS * timeline.iterations);
+        for iteration in 1..timeline.iterations {
+            let at = |stamps: &[u64], iteration: usize| {
+                stamps[iteration * THREADS..(iteration + 1) * THREADS].to_vec()
+            };
+            let ended = at(&timeline.return_ns, iteration - 1);
+            let started = at(&timeline.arrive_ns, iteration);
+            assert!(
+                started.iter().min() >= ended.iter().max(),
+                "iteration {iteration}"
+            );
+        }
+    }
 }

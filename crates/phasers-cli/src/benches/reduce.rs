@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::PathBuf;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -219,7 +219,6 @@ struct Reduce {
     modes: Vec<Collective>,
     contenders: Vec<Contender>,
     metric: Metric,
-    large_min_iterations: usize,
     /// The stop rule and hang time of every point (its other fields are unused).
     base: Point,
     seed: u64,
@@ -267,7 +266,6 @@ impl Reduce {
             modes: first_of_each(args.mode.clone().unwrap_or(Collective::ALL.into())),
             contenders: first_of_each(args.algorithms.clone().unwrap_or_else(Contender::all)),
             metric: args.metric,
-            large_min_iterations: large_min,
             base: Point {
                 threads: 0,
                 len: 0,
@@ -396,7 +394,7 @@ pub fn list() -> Vec<(String, &'static str)> {
     let rows = Contender::all()
         .into_iter()
         .chain([Contender::Floor { again: false }]);
-    (rows.map(|c| c.name().to_owned()))
+    rows.map(|c| c.name().to_owned())
         .zip(DESCRIPTIONS)
         .collect()
 }
@@ -682,13 +680,8 @@ impl Work for StreamAdd {
     }
 
     fn check(&mut self) -> Result<(), Failure> {
-        let mut sums = self.out.iter().zip(self.a.iter().zip(&self.b));
-        match sums.position(|(out, (a, b))| *out != a + b) {
-            None => Ok(()),
-            Some(index) => Err(Failure::Cause(format!(
-                "the bandwidth floor's add is wrong at element {index}"
-            ))),
-        }
+        let sums: Vec<f32> = self.a.iter().zip(&self.b).map(|(a, b)| a + b).collect();
+        check(&self.out, &sums).map_err(Failure::Cause)
     }
 }
 
@@ -753,13 +746,11 @@ fn series(timeline: &Timeline, root: Option<usize>) -> [Vec<f64>; 5] {
     series
 }
 
-/// The stamps of `works` run at `point`, with its stalls if `stalled`, or why there are none.
-fn stamped<W: Work>(
-    works: Vec<W>,
-    point: &Point,
-    stalled: bool,
-    name: &str,
-) -> Result<Timeline, String> {
+/// A row's stamps, or why there are none.
+type Stamps = Result<Timeline, String>;
+
+/// The stamps of `works` run at `point`, with its stalls if `stalled`.
+fn stamped<W: Work>(works: Vec<W>, point: &Point, stalled: bool, name: &str) -> Stamps {
     let stalls = stalled.then(|| point.stalls().map(Arc::new)).transpose()?;
     let watch = Watch::new(name, works.len(), point.hang_after);
     let measured = engine::threads(works, &point.plan(stalls), &watch);
@@ -811,7 +802,7 @@ fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric
 }
 
 /// The OpenMP row of `point`, in this process, its warm-up's result checked against `sum`.
-fn openmp(point: &Point, sum: &[f32], name: &str) -> Result<Timeline, String> {
+fn openmp(point: &Point, sum: &[f32], name: &str) -> Stamps {
     let plan = point.plan(Some(Arc::new(point.stalls()?)));
     let watch = Watch::new(name, point.threads, point.hang_after);
     let allreduce = point.mode == Collective::Allreduce;
@@ -842,13 +833,7 @@ fn compare_with_floor(row: &mut Row, floor: Option<&Row>) {
 }
 
 /// Fills `row` from its stamps: samples, summaries, what `auto` chose, and notes on trouble.
-fn fill(
-    row: &mut Row,
-    timeline: Result<Timeline, String>,
-    root: Option<usize>,
-    point: &Point,
-    metric: Metric,
-) {
+fn fill(row: &mut Row, timeline: Stamps, root: Option<usize>, point: &Point, metric: Metric) {
     let timeline = match timeline {
         Ok(timeline) => timeline,
         Err(error) => return row.error = Some(error),
@@ -955,6 +940,7 @@ impl Benchmark for Reduce {
         });
         let modes: Vec<&str> = self.modes.iter().map(|mode| mode.name()).collect();
         let base = &self.base;
+        let large_min = base.min_iterations.min(LARGE_MIN_ITERATIONS);
         let own = Fields::default()
             .with("sizes", self.sizes.clone())
             .with("large_sizes_max_threads", json!(self.large_max_threads))
@@ -963,7 +949,7 @@ impl Benchmark for Reduce {
             .with("metric", self.metric.name())
             .with("warm_up_iterations", WARM_UP)
             .with("min_iterations", base.min_iterations)
-            .with("large_array_min_iterations", self.large_min_iterations)
+            .with("large_array_min_iterations", large_min)
             .with("large_array_floats", LARGE_ARRAY)
             .with("max_iterations", base.max_iterations)
             .with("min_time_s", base.min_time.as_secs_f64())
@@ -984,6 +970,10 @@ impl Benchmark for Reduce {
     fn tables(&self) -> Vec<TablePlan<Self::Contender>> {
         let mut tables = Vec::new();
         let large_ok = |threads| self.large_max_threads.map_or(true, |most| threads <= most);
+        let (min, large_min) = (
+            self.base.min_iterations,
+            self.base.min_iterations.min(LARGE_MIN_ITERATIONS),
+        );
         for (&threads, &mode) in
             (self.threads.iter()).flat_map(|n| self.modes.iter().map(move |m| (n, m)))
         {
@@ -1000,10 +990,7 @@ impl Benchmark for Reduce {
                         mode,
                         spread: *spread,
                         stalls: stalls.as_slice().to_vec(),
-                        min_iterations: match len >= LARGE_ARRAY {
-                            true => self.large_min_iterations,
-                            false => self.base.min_iterations,
-                        },
+                        min_iterations: [min, large_min][usize::from(len >= LARGE_ARRAY)],
                         ..self.base.clone()
                     });
                     let floor = Contender::Floor { again: index > 0 };
@@ -1017,13 +1004,12 @@ impl Benchmark for Reduce {
                         });
                     }
                 }
-                let (rounds, dropped, floor) = (1, 0, false);
                 tables.push(TablePlan {
                     threads,
                     rows,
-                    rounds,
-                    dropped,
-                    floor,
+                    rounds: 1,
+                    dropped: 0,
+                    floor: false,
                 });
             }
         }
@@ -1133,23 +1119,11 @@ impl Benchmark for Reduce {
     }
 }
 
-/// The CSV's keys after the core columns.
-const CSV: [&str; 14] = [
-    "floats",
-    "mode",
-    "arrival_spread",
-    "stall_policy",
-    "workers",
-    "bytes",
-    "chose",
-    METRICS[0],
-    METRICS[1],
-    METRICS[2],
-    METRICS[3],
-    METRICS[4],
-    BANDWIDTH[0],
-    BANDWIDTH[1],
-];
+/// The CSV's keys after the core columns: the point's, then what each row measured.
+static CSV: LazyLock<Vec<&str>> = LazyLock::new(|| {
+    let point = "floats mode arrival_spread stall_policy workers bytes chose".split(' ');
+    point.chain(METRICS).chain(BANDWIDTH).collect()
+});
 
 /// The largest array of the seed's headline claim.
 const HEADLINE_MAX_LEN: usize = 10_000;

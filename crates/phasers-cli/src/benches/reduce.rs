@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use phasers::{is_oversubscribed, Op, ReduceAlgorithm, Reducer, Reduction};
 use phasers_cli::harness::args::{
     first_of_each, parse_scaled, parse_seconds, parse_svg_path, sorted_unique,
@@ -315,10 +315,7 @@ pub enum Contender {
     /// `Mutex<Vec<f32>>`: each participant locks and adds its array in ([`Merging`]).
     Mutex,
     /// The bandwidth floor ([`StreamAdd`]), which does not reduce.
-    Floor {
-        /// Whether an earlier table measured it.
-        again: bool,
-    },
+    Floor,
 }
 
 const OPENMP_NAME: &str = "omp reduction(+:arr[:n])";
@@ -338,14 +335,14 @@ impl Contender {
             Contender::OpenMp => OPENMP_NAME,
             Contender::OpenMpActive => OPENMP_ACTIVE_NAME,
             Contender::Mutex => "mutex-merged",
-            Contender::Floor { .. } => FLOOR_NAME,
+            Contender::Floor => FLOOR_NAME,
         }
     }
 
     fn kind(self) -> Kind {
         match self {
             Contender::Ours(_) => Kind::Ours,
-            Contender::Floor { .. } => Kind::Floor,
+            Contender::Floor => Kind::Floor,
             _ => Kind::Baseline,
         }
     }
@@ -391,12 +388,8 @@ fn parse_contender(text: &str) -> Result<Contender, String> {
 
 /// Every contender of `bench reduce` with a line about it, for `phasers list`.
 pub fn list() -> Vec<(String, &'static str)> {
-    let rows = Contender::all()
-        .into_iter()
-        .chain([Contender::Floor { again: false }]);
-    rows.map(|c| c.name().to_owned())
-        .zip(DESCRIPTIONS)
-        .collect()
+    let all = Contender::all().into_iter().chain([Contender::Floor]);
+    all.map(|c| c.name().to_owned()).zip(DESCRIPTIONS).collect()
 }
 
 /// The collective, as `--mode` names it.
@@ -418,11 +411,6 @@ impl Collective {
         ["reduce", "allreduce"][self as usize]
     }
 
-    /// Whether participant `rank` receives the result.
-    fn receives(self, rank: usize) -> bool {
-        self == Collective::Allreduce || rank == 0
-    }
-
     /// The bytes an optimal reduction moves: each input read once, the result written per receiver.
     fn bytes(self, threads: usize, len: usize) -> u64 {
         let array = len as u64 * 4;
@@ -432,7 +420,7 @@ impl Collective {
         }
     }
 
-    /// How many of `threads` participants receive the result.
+    /// How many of `threads` participants receive the result: the first ones by rank.
     fn receivers(self, threads: usize) -> usize {
         [1, threads][self as usize]
     }
@@ -453,13 +441,8 @@ fn value(rank: usize, index: usize) -> f32 {
 
 /// The sum over `threads` participants, added sequentially in rank order.
 fn expected(threads: usize, len: usize) -> Vec<f32> {
-    let mut sum = vec![0.0f32; len];
-    for rank in 0..threads {
-        sum.iter_mut()
-            .enumerate()
-            .for_each(|(i, x)| *x += value(rank, i));
-    }
-    sum
+    let sum = |index| (0..threads).map(|rank| value(rank, index)).sum();
+    (0..len).map(sum).collect()
 }
 
 /// The relative error allowed: a few roundings' worth, far below a missing or doubled input.
@@ -519,7 +502,7 @@ impl Reduces for (Reducer<f32>, Collective) {
 fn participants<R>(point: &Point, expected: &Arc<[f32]>, reduces: Vec<R>) -> Vec<Participant<R>> {
     let participant = |(rank, reduces)| Participant {
         rank,
-        receives: point.mode.receives(rank),
+        receives: rank < point.mode.receivers(point.threads),
         expected: Arc::clone(expected),
         input: Vec::new(),
         output: Vec::new(),
@@ -651,11 +634,10 @@ fn floor_workers(threads: usize) -> usize {
 
 /// The elements each of `workers` threads adds so that all move `bytes` (rounded up).
 fn shares(bytes: u64, workers: usize) -> Vec<usize> {
-    let (elements, workers) = (bytes.div_ceil(BYTES_PER_ELEMENT), workers.max(1) as u64);
-    let share = |worker| elements / workers + u64::from(worker < elements % workers);
-    (0..workers)
-        .map(|w| usize::try_from(share(w)).unwrap_or(usize::MAX))
-        .collect()
+    let elements = usize::try_from(bytes.div_ceil(BYTES_PER_ELEMENT)).unwrap_or(usize::MAX);
+    let workers = workers.max(1);
+    let share = |worker| elements / workers + usize::from(worker < elements % workers);
+    (0..workers).map(share).collect()
 }
 
 impl Work for StreamAdd {
@@ -695,10 +677,6 @@ pub enum Metric {
 }
 
 impl Metric {
-    fn name(self) -> &'static str {
-        ["last-arrival", "total"][self as usize]
-    }
-
     fn describe(self) -> &'static str {
         [
             "time from the last arrival to completion",
@@ -766,7 +744,7 @@ fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric
     let start = Instant::now();
     let (name, kind) = (contender.name(), contender.kind());
     let timeline = match contender {
-        Contender::Floor { .. } => {
+        Contender::Floor => {
             let bytes = point.mode.bytes(point.threads, point.len);
             let shares = shares(bytes, floor_workers(point.threads)).into_iter();
             let works = shares.map(|elements| StreamAdd {
@@ -946,7 +924,12 @@ impl Benchmark for Reduce {
             .with("large_sizes_max_threads", json!(self.large_max_threads))
             .with("spreads", spreads.collect::<Vec<Value>>())
             .with("modes", modes)
-            .with("metric", self.metric.name())
+            .with(
+                "metric",
+                self.metric
+                    .to_possible_value()
+                    .map(|v| v.get_name().to_owned()),
+            )
             .with("warm_up_iterations", WARM_UP)
             .with("min_iterations", base.min_iterations)
             .with("large_array_min_iterations", large_min)
@@ -977,7 +960,7 @@ impl Benchmark for Reduce {
         for (&threads, &mode) in
             (self.threads.iter()).flat_map(|n| self.modes.iter().map(move |m| (n, m)))
         {
-            for (index, spread) in self.spreads.iter().enumerate() {
+            for spread in &self.spreads {
                 let seed = spread.seed_for(self.seed, threads);
                 let iterations = self.base.max_iterations + WARM_UP;
                 let stalls = Stalls::generate(spread, threads, iterations, seed);
@@ -993,8 +976,10 @@ impl Benchmark for Reduce {
                         min_iterations: [min, large_min][usize::from(len >= LARGE_ARRAY)],
                         ..self.base.clone()
                     });
-                    let floor = Contender::Floor { again: index > 0 };
-                    for contender in [floor].into_iter().chain(self.contenders.iter().copied()) {
+                    let all = [Contender::Floor]
+                        .into_iter()
+                        .chain(self.contenders.iter().copied());
+                    for contender in all {
                         rows.push(RowPlan {
                             contender: (contender, Arc::clone(&point)),
                             name: contender.name().into(),
@@ -1020,7 +1005,7 @@ impl Benchmark for Reduce {
         let (contender, point) = &plan.contender;
         let key = (point.threads, point.len, point.mode);
         let floor = self.floors.borrow().get(&key).cloned();
-        if let (Contender::Floor { again: true }, Some(floor)) = (contender, &floor) {
+        if let (Contender::Floor, Some(floor)) = (contender, &floor) {
             return floor.clone();
         }
         let mut row = match self.prepare(point) {
@@ -1115,7 +1100,8 @@ impl Benchmark for Reduce {
     }
 
     fn recorded(&self, plan: &RowPlan<Self::Contender>) -> bool {
-        plan.contender.0 != Contender::Floor { again: true }
+        let (contender, point) = &plan.contender;
+        *contender != Contender::Floor || point.spread == self.spreads[0]
     }
 }
 
@@ -1479,11 +1465,11 @@ mod tests {
         assert_eq!(tables[1].rows[0].name, FLOOR_NAME);
         assert!(tables[1].rows[0].at.get("arrival_spread").is_none());
         assert!(!reduce.recorded(&tables[1].rows[0]) && reduce.recorded(&tables[0].rows[0]));
-        let title = reduce.title(&tables[1], &[], 1);
-        let drawn = ", reduce, spread low: stalls drawn with mean";
+        let low = reduce.title(&tables[1], &[], 1);
+        let drawn = ", reduce, spread low: stalls drawn";
         assert!(
-            title.starts_with("N = 2 on 1 core") && title.contains(drawn),
-            "{title}"
+            low.starts_with("N = 2 on 1 core") && low.contains(drawn),
+            "{low}"
         );
         let none = reduce.title(&tables[0], &[], 2);
         assert_eq!(none, "N = 2 on 2 cores, reduce, spread none");
@@ -1493,10 +1479,7 @@ mod tests {
     fn the_summary_compares_dynamic_pairs_bandwidth_and_openmp() {
         let row = |name: &str, len: usize, mode: &str, spread: &str, last: f64| {
             let at = Fields::default().with("floats", len).with("mode", mode);
-            let kind = match name.starts_with("omp") {
-                true => Kind::Baseline,
-                false => Kind::Ours,
-            };
+            let kind = [Kind::Ours, Kind::Baseline][usize::from(name.starts_with("omp"))];
             let mut row = Row::new(name, kind, 2, at.with("arrival_spread", spread));
             row.extra.set(METRICS[0], json!(stats::summarize(&[last])));
             row.raw_ns = vec![last];

@@ -1170,14 +1170,14 @@ impl Reduce {
         );
         let (mut wins, mut measured) = (0, 0);
         use ReduceAlgorithm::{DynamicPairs, Linear, StaticTree};
+        let median =
+            |a: ReduceAlgorithm, at| Some(find(rows, a.name(), at)?.metric(METRICS[0])?.median);
         for &mode in &self.modes {
             let mut lines = Vec::new();
             for len in sizes(rows, |len| len <= HEADLINE_MAX_LEN) {
                 let cells = self.threads.iter().map(|&threads| {
-                    let [p, t, l] = [DynamicPairs, StaticTree, Linear].map(|algorithm| {
-                        let row = find(rows, algorithm.name(), (threads, len, mode, &spread));
-                        Some(row?.metric(METRICS[0])?.median)
-                    });
+                    let at = (threads, len, mode, spread.as_str());
+                    let [p, t, l] = [DynamicPairs, StaticTree, Linear].map(|a| median(a, at));
                     if let (Some(p), Some(t), Some(l)) = (p, t, l) {
                         measured += 1;
                         wins += usize::from(p < t && p < l);
@@ -1186,8 +1186,7 @@ impl Reduce {
                 });
                 lines.push((len.to_string(), cells.collect()));
             }
-            let title = format!("  {} floats", mode.name());
-            out.push_str(&ratio::grid(&title, heads, lines));
+            out += &ratio::grid(&format!("  {} floats", mode.name()), heads, lines);
         }
         out + &match measured {
             0 => "    not measured: needs dynamic-pairs, static-tree and linear rows\n".to_owned(),
@@ -1221,12 +1220,8 @@ impl Reduce {
         let heads: Vec<String> = points().map(|(len, n)| format!("{len} N={n}")).collect();
         let (mut lines, mut meeting) = (Vec::new(), Vec::new());
         for name in names {
-            let fractions: Vec<Option<f64>> = points()
-                .map(|(len, n)| {
-                    let row = find(rows, name, (n, len, Collective::Allreduce, &spread));
-                    row?.value(BANDWIDTH[1])
-                })
-                .collect();
+            let at = |(len, n)| find(rows, name, (n, len, Collective::Allreduce, &spread));
+            let fractions: Vec<_> = points().map(|p| at(p)?.value(BANDWIDTH[1])).collect();
             let mut measured = fractions.iter().flatten().peekable();
             if measured.peek().is_some() && measured.all(|&f| f >= BANDWIDTH_GOAL) {
                 meeting.push(name);
@@ -1277,7 +1272,7 @@ impl Reduce {
                 });
                 lines.push((format!("{} {spread}", mode.name()), cells.collect()));
             }
-            out.push_str(&ratio::grid(&format!("  {len} floats"), heads, lines));
+            out += &ratio::grid(&format!("  {len} floats"), heads, lines);
         }
         out
     }

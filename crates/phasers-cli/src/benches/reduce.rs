@@ -413,11 +413,7 @@ impl Collective {
 
     /// The bytes an optimal reduction moves: each input read once, the result written per receiver.
     fn bytes(self, threads: usize, len: usize) -> u64 {
-        let array = len as u64 * 4;
-        match self {
-            Collective::Reduce => (threads as u64 + 1) * array,
-            Collective::Allreduce => 2 * threads as u64 * array,
-        }
+        (threads + self.receivers(threads)) as u64 * len as u64 * 4
     }
 
     /// How many of `threads` participants receive the result: the first ones by rank.
@@ -789,17 +785,14 @@ fn openmp(point: &Point, sum: &[f32], name: &str) -> Stamps {
     Ok(timeline)
 }
 
-/// The row's bytes over the median of its metric `key`, in GB/s (bytes per ns).
-fn per_ns(row: &Row, key: &str) -> Option<f64> {
-    let ns = row.metric(key)?.median;
-    (ns > 0.0).then(|| row.value("bytes").unwrap_or(0.0) / ns)
-}
-
-/// Sets the row's bandwidth and its fraction of `floor`'s: a reduction's over the time from the
-/// first arrival to completion, the floor's own over its slowest worker's call.
+/// Sets the row's bandwidth, its bytes over a median time in GB/s (bytes per ns), and that as a
+/// fraction of `floor`'s: a reduction's time from the first arrival to completion, the floor's
+/// slowest worker's own call.
 fn compare_with_floor(row: &mut Row, floor: Option<&Row>) {
     let own = row.kind == Kind::Floor;
-    let bandwidth = per_ns(row, [METRICS[3], METRICS[4]][usize::from(own)]);
+    let key = [METRICS[3], METRICS[4]][usize::from(own)];
+    let ns = row.metric(key).map(|m| m.median).filter(|&ns| ns > 0.0);
+    let bandwidth = ns.map(|ns| row.value("bytes").unwrap_or(0.0) / ns);
     let floor = match own {
         true => bandwidth,
         false => floor.and_then(|floor| floor.value(BANDWIDTH[0])),
@@ -1290,11 +1283,9 @@ mod tests {
 
     /// The point of every row of the run of `options`, in table order.
     fn points(options: &str) -> Vec<Arc<Point>> {
-        let plans = parsed(options).unwrap().tables().into_iter();
-        plans
-            .flat_map(|table| table.rows)
-            .map(|plan| plan.contender.1)
-            .collect()
+        let tables = parsed(options).unwrap().tables();
+        let rows = tables.into_iter().flat_map(|table| table.rows);
+        rows.map(|plan| plan.contender.1).collect()
     }
 
     #[test]
@@ -1314,16 +1305,12 @@ mod tests {
         assert!(measured.contains(&(8, 16_000_000, 3)));
         let spreads: Vec<String> = given.spreads.iter().map(Spread::name).collect();
         assert_eq!(spreads, ["high", "none", "60/30/10us"]);
-        assert_eq!(
-            given.contenders[0],
-            Contender::Ours(ReduceAlgorithm::DynamicPairs)
-        );
-        let static_tree = Contender::Ours(ReduceAlgorithm::StaticTree);
+        use ReduceAlgorithm::{DynamicPairs, StaticTree};
+        let [pairs, tree] = [DynamicPairs, StaticTree].map(Contender::Ours);
+        assert_eq!(given.contenders[0], pairs);
         let texts = [" OMP ", "static", "omp-active"].map(parse_contender);
-        assert_eq!(
-            texts,
-            [Contender::OpenMp, static_tree, Contender::OpenMpActive].map(Ok)
-        );
+        let want = [Contender::OpenMp, tree, Contender::OpenMpActive].map(Ok);
+        assert_eq!(texts, want);
         let args = ReduceArgs::try_parse_from(["reduce", "--svg", "r.svg"]).unwrap();
         assert_eq!((args.plot, list().len()), (Some(PathBuf::from("r.svg")), 9));
     }
@@ -1352,10 +1339,8 @@ mod tests {
         let mut got = want.clone();
         (got[4], got[7]) = (got[4] + 0.125, f32::NAN);
         let error = check(&got, &want).unwrap_err();
-        assert!(
-            error.contains("element 4") && error.contains("2 of 10"),
-            "{error}"
-        );
+        assert!(error.contains("element 4"), "{error}");
+        assert!(error.contains("2 of 10"), "{error}");
         assert!(check(&want[..3], &want).unwrap_err().contains("3 elements"));
         got.clone_from(&want);
         got[1] *= 1.0 + 1e-6;
@@ -1462,10 +1447,8 @@ mod tests {
         assert!(!reduce.recorded(&tables[1].rows[0]) && reduce.recorded(&tables[0].rows[0]));
         let low = reduce.title(&tables[1], &[], 1);
         let drawn = ", reduce, spread low: stalls drawn";
-        assert!(
-            low.starts_with("N = 2 on 1 core") && low.contains(drawn),
-            "{low}"
-        );
+        assert!(low.starts_with("N = 2 on 1 core"), "{low}");
+        assert!(low.contains(drawn), "{low}");
         let none = reduce.title(&tables[0], &[], 2);
         assert_eq!(none, "N = 2 on 2 cores, reduce, spread none");
     }

@@ -1407,14 +1407,8 @@ mod tests {
     #[test]
     fn a_failed_or_short_row_says_so_and_auto_says_what_it_chose() {
         let point = &points("--threads=2 --sizes=1 --min-iterations=3 --max-iterations=10")[0];
-        let mut row = point.row("x", Kind::Ours);
-        fill(
-            &mut row,
-            Err("boom".into()),
-            None,
-            point,
-            Metric::LastArrival,
-        );
+        let (mut row, metric) = (point.row("x", Kind::Ours), Metric::LastArrival);
+        fill(&mut row, Err("boom".into()), None, point, metric);
         assert_eq!((row.error.as_deref(), row.summary), (Some("boom"), None));
         let mut row = point.row("auto", Kind::Ours);
         let timeline = Timeline {
@@ -1424,11 +1418,9 @@ mod tests {
             return_ns: vec![5, 20],
             chose: vec!["linear", "static-tree"],
         };
-        fill(&mut row, Ok(timeline), None, point, Metric::LastArrival);
-        assert_eq!(
-            (&row.raw_ns[..], row.label()),
-            (&[10.0][..], "auto → static-tree".into())
-        );
+        fill(&mut row, Ok(timeline), None, point, metric);
+        assert_eq!(row.raw_ns, [10.0]);
+        assert_eq!(row.label(), "auto → static-tree");
         assert!(row.note.as_deref().unwrap().contains("1 of 3 iterations"));
         let chose = BTreeMap::from([("static-tree", 97), ("linear", 1), ("dynamic-pairs", 2000)]);
         let shares = "dynamic-pairs 95%, static-tree 5%, linear <1%";

@@ -378,10 +378,8 @@ fn parse_contender(text: &str) -> Result<Contender, String> {
         "mutex" | "mutex-merged" => Ok(Contender::Mutex),
         other => other.parse().map(Contender::Ours).map_err(|_| {
             let names = ReduceAlgorithm::ALL.map(ReduceAlgorithm::name).join(", ");
-            format!(
-                "{text:?} is not a reduction algorithm or baseline; use one of {names}, omp, \
-                 omp-active, mutex"
-            )
+            let names = names + ", omp, omp-active, mutex";
+            format!("{text:?} is not a reduction algorithm or baseline; use one of {names}")
         }),
     }
 }
@@ -1191,7 +1189,7 @@ impl Reduce {
         }
     }
 
-    /// (2) Large arrays: allreduce's bandwidth as a fraction of the floor's, at the smallest spread.
+    /// (2) Large arrays: allreduce's bandwidth over the floor's, at the smallest spread.
     fn bandwidth(&self, rows: &[Row]) -> String {
         let title = format!(
             "(2) large arrays (from {LARGE_FROM} floats): allreduce bandwidth as a fraction of the \

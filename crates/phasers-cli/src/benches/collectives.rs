@@ -124,9 +124,7 @@ fn parse_length(text: &str, what: &str, most: usize) -> Result<usize, String> {
         || format!("{text:?} is not {what} (a whole number of u64 words, such as 4096 or 100k)");
     match parse_scaled(text).ok_or_else(not)? {
         0 => Err(format!("{what} starts at 1 word")),
-        w if w > most => Err(format!(
-            "{w} words is more than the {most} allowed for {what}"
-        )),
+        w if w > most => Err(format!("{w} words is over the {most} allowed for {what}")),
         words => Ok(words),
     }
 }
@@ -250,7 +248,7 @@ impl Operation {
     fn openmp(self) -> Option<(OmpCollective, &'static str)> {
         match self {
             Operation::Barrier => Some((OmpCollective::Barrier, OMP_BARRIER)),
-            Operation::Allreduce => Some((OmpCollective::AllreduceOne, OMP_ALLREDUCE)),
+            Operation::Allreduce => Some((OmpCollective::AllreduceOne, OMP_REDUCE)),
             Operation::Broadcast(words) => Some((OmpCollective::Broadcast { words }, OMP_BCAST)),
             Operation::Alltoall(_) | Operation::Memcpy(_) => None,
         }
@@ -282,7 +280,7 @@ const TEAM: &str = "team";
 const STD: &str = "std::sync::Barrier";
 const OURS: &str = "phasers::Barrier auto";
 const OMP_BARRIER: &str = "omp barrier";
-const OMP_ALLREDUCE: &str = "omp reduction(+:x), read by all";
+const OMP_REDUCE: &str = "omp reduction(+:x), read by all";
 const OMP_BCAST: &str = "omp broadcast via shared buffer";
 const MEMCPY: &str = "memcpy";
 
@@ -687,7 +685,6 @@ impl Benchmark for Collectives {
     }
 }
 
-/// The memcpy row of `words` words among `copies`.
 fn copy_of(copies: &[Row], words: usize) -> Option<&Row> {
     (copies.iter()).find(|copy| Operation::of(copy) == Operation::Memcpy(words))
 }
@@ -752,7 +749,6 @@ fn columns(block: &[&Row]) -> (Vec<Column>, Vec<Column>) {
     (concise, verbose)
 }
 
-/// One thread per work, in looped rounds.
 fn threads<W: Work>(row: &Row, works: Vec<W>, plan: &Plan) -> Measured {
     let watch = Watch::new(&row.contender, works.len(), plan.hang_after);
     engine::threads(works, plan, &watch)
@@ -969,10 +965,6 @@ type Placed = (Member, Option<Member>);
 /// collective, so each member splits on a thread of its own.
 fn place(team: &Team, shape: Shape, columns: usize) -> Result<Vec<Placed>, String> {
     let members = team.participants();
-    if members.len() != team.parties() {
-        let (parties, got) = (team.parties(), members.len());
-        return Err(format!("the team of {parties} handed out {got} members"));
-    }
     if shape == Shape::All {
         return Ok(members.into_iter().map(|member| (member, None)).collect());
     }
@@ -992,7 +984,6 @@ fn place(team: &Team, shape: Shape, columns: usize) -> Result<Vec<Placed>, Strin
     })
 }
 
-/// The goal of figure (a).
 const ALLREDUCE_GOAL: f64 = 1.5;
 
 /// Which row a figure cell reads: a contender at a point (all of whose keys the row must have).
@@ -1200,15 +1191,7 @@ fn quotient(numerator: Option<f64>, denominator: Option<f64>) -> Option<f64> {
 
 /// Every row of `bench collectives` with a line about it, for `phasers list`.
 pub fn list() -> Vec<(&'static str, &'static str)> {
-    let names = [
-        TEAM,
-        OURS,
-        STD,
-        OMP_BARRIER,
-        OMP_ALLREDUCE,
-        OMP_BCAST,
-        MEMCPY,
-    ];
+    let names = [TEAM, OURS, STD, OMP_BARRIER, OMP_REDUCE, OMP_BCAST, MEMCPY];
     let about = [
         "a Team member per thread: barrier(), allreduce of one u64 (Op::Sum), broadcast from root \
          iteration % size, alltoall; on the team of all and split_grid's row and column teams; \
@@ -1289,20 +1272,18 @@ mod tests {
             assert_eq!(team_sizes(shape, members, columns), sizes);
         }
         // Each member's team size and rank, in rank order of the team of all.
-        for (shape, expected) in [
-            (Shape::All, [(6, 0), (6, 1), (6, 2), (6, 3), (6, 4), (6, 5)]),
-            (Shape::Row, [(4, 0), (4, 1), (4, 2), (4, 3), (2, 0), (2, 1)]),
-            (
-                Shape::Column,
-                [(2, 0), (2, 0), (1, 0), (1, 0), (2, 1), (2, 1)],
-            ),
-        ] {
+        for &shape in Shape::value_variants() {
+            let sizes = team_sizes(shape, 6, 4);
             let placed = place(&Team::new(6).unwrap(), shape, 4).unwrap();
-            let got: Vec<_> = placed
-                .iter()
-                .map(|(m, _)| (m.parties(), m.rank()))
-                .collect();
-            assert_eq!(got, expected, "{shape:?}");
+            for (rank, (member, _)) in placed.iter().enumerate() {
+                let (team, at) = match shape {
+                    Shape::All => (0, rank),
+                    Shape::Row => (rank / 4, rank % 4),
+                    Shape::Column => (rank % 4, rank / 4),
+                };
+                let got = (member.parties(), member.rank());
+                assert_eq!(got, (sizes[team], at), "{shape:?} rank {rank}");
+            }
         }
     }
 

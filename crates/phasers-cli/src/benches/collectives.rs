@@ -394,8 +394,7 @@ impl Collectives {
         }
     }
 
-    /// The row of `job` among `members`: point keys `part, op, words | block` and, for teams,
-    /// `team, columns, team_sizes, checked, sync_mode`.
+    /// The row of `job` among `members`; a team's also names its shape, sizes, checks and mode.
     fn row(&self, job: Job, members: usize) -> RowPlan<Job> {
         let omp = job.op.openmp().map_or("omp", |(_, name)| name);
         let (contender, kind) = match job.who {
@@ -658,10 +657,11 @@ impl Benchmark for Collectives {
             }
             shown.push(row);
         }
-        let mut out = match part == self.parts.first().copied() {
-            true => heading(table.threads, self.columns_for(table.threads)),
-            false => String::new(),
-        };
+        let first = part == self.parts.first().copied();
+        let mut out = String::new();
+        if first {
+            out = heading(table.threads, self.columns_for(table.threads));
+        }
         let point = |row: &&Row| (row.field("part").cloned(), Operation::of(row));
         for block in shown.chunk_by(|a, b| point(a) == point(b)) {
             let mut title = Operation::of(block[0]).label();
@@ -673,10 +673,8 @@ impl Benchmark for Collectives {
             out.push_str(&render::table(&title, block, &layout, verbose));
         }
         // The parts of one member count follow each other without a blank line.
-        Some(match part == self.parts.last().copied() {
-            true => out,
-            false => out.trim_end().to_owned(),
-        })
+        let last = part == self.parts.last().copied();
+        Some(if last { out } else { out.trim_end().to_owned() })
     }
 
     fn summary(&self, report: &Report, verbose: bool) -> Vec<String> {
@@ -713,8 +711,7 @@ fn heading(members: usize, columns: usize) -> String {
     wrap("", &text)
 }
 
-/// One block's columns: the team and what tells twins apart, bandwidths where the operation has
-/// a payload, and `÷omp` where OpenMP has it too.
+/// One block's columns: team, what tells twins apart, bandwidths of a payload, `÷omp` if any.
 fn columns(block: &[&Row]) -> (Vec<Column>, Vec<Column>) {
     let value = |key, head| Column::Value {
         key,
@@ -754,8 +751,7 @@ fn threads<W: Work>(row: &Row, works: Vec<W>, plan: &Plan) -> Measured {
     engine::threads(works, plan, &watch)
 }
 
-/// Times one collective per placed member in `sync` mode, each made by `make` from its member;
-/// the first wrong result is the row's error.
+/// Times `make`'s collective on each placed member in `sync` mode; a wrong result is an error.
 fn timed<C: Collective>(
     row: &mut Row,
     placed: Vec<Placed>,
@@ -833,8 +829,7 @@ impl Collective for Allreduce {
     }
 }
 
-/// Seed 004's broadcast from root `iteration % size`, from a buffer of each member's own; the
-/// root stamps word 0 with the iteration first, as new data.
+/// Seed 004's broadcast from root `iteration % size`, which first stamps word 0 as new data.
 struct Broadcast(Vec<u64>);
 
 impl Broadcast {
@@ -873,8 +868,7 @@ impl Collective for Broadcast {
     }
 }
 
-/// Seed 004's global transpose: rank `r`'s input block `j` becomes rank `j`'s output block `r`;
-/// word 0 of each block is stamped with the iteration, sender and receiver first.
+/// Seed 004's global transpose; word 0 of each block is first stamped as new data.
 struct Alltoall {
     block: usize,
     input: Vec<u64>,
@@ -1032,8 +1026,7 @@ fn fraction(row: Option<&Row>, _: Option<&Row>) -> String {
     }
 }
 
-/// `1.02x [0.97-1.08]`: the median and range of two twins' round-by-round ratios, in which the
-/// machine's drift cancels; `-` with none.
+/// `1.02x [0.97-1.08]`: median and range of twins' per-round ratios, in which drift cancels.
 fn rounds(over: Option<&Row>, under: Option<&Row>) -> String {
     let [over, under] = [over, under].map(|row| row.map_or(&[][..], |r| &r.round_medians_ns));
     let pairs = over.iter().zip(under);

@@ -1201,8 +1201,6 @@ pub fn list() -> Vec<(&'static str, &'static str)> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashSet;
-
     use super::*;
 
     fn parse(options: &str) -> Result<CollectivesArgs, clap::Error> {
@@ -1240,9 +1238,7 @@ mod tests {
     fn bad_input_is_an_error_with_a_clear_message() {
         for (options, message) in [
             ("--threads 1", "at least 2 members"),
-            ("--teams diagonal", "possible values: all, row, column"),
             ("--columns 0", "not a number of columns"),
-            ("--ops scan", "possible values: barrier, allreduce"),
             ("--words 0", "starts at 1 word"),
             ("--words 1,,2", "not a broadcast length"),
             ("--words 99999999", "allowed for a broadcast length"),
@@ -1295,10 +1291,10 @@ mod tests {
         from_wrong_root.0 = Broadcast::new(0, 8).0;
         from_wrong_root.0[0] = u64::MAX;
         assert_eq!(from_wrong_root.check(1, 2, 0), None);
-        let mut seen = HashSet::new();
-        for (iteration, from, to) in (0..4).flat_map(|i| (0..25).map(move |n| (i, n / 5, n % 5))) {
-            assert!(seen.insert(alltoall_stamp(iteration, from, to)));
-        }
+        // The stamps of 4 iterations among 5 ranks are all different.
+        let stamps = (0..100).map(|n: usize| alltoall_stamp(n as u64 / 25, n / 5 % 5, n % 5));
+        let distinct: std::collections::HashSet<u64> = stamps.collect();
+        assert_eq!(distinct.len(), 100);
         // Rank 1 of 2 receiving each rank's block with the sender's initial words in place.
         let mut received = Alltoall::new(1, 2, 3);
         for from in 0..2 {

@@ -1376,9 +1376,7 @@ mod tests {
         let of = |p| tables.iter().filter(move |t| t.rows[0].contender.part == p);
         let copies = |t: &TablePlan<Job>| t.rows.iter().filter(|r| r.contender.op == copy).count();
         assert_eq!(of(Part::Broadcast).map(copies).collect::<Vec<_>>(), [1, 0]);
-        let mut at_four = rows.clone();
-        at_four.iter_mut().for_each(|row| row.threads = 4);
-        let refs: Vec<&Row> = at_four.iter().collect();
+        let refs: Vec<&Row> = rows.iter().collect();
         let table = of(Part::Broadcast).next_back().unwrap();
         let shown = bench.show(table, &refs, &[], false).unwrap();
         assert!(shown.contains("memcpy 100 words"), "{shown}");

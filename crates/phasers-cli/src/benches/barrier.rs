@@ -1,15 +1,12 @@
 //! `phasers bench barrier`: every algorithm against the floor, the reference barrier and the
 //! standard barriers at each thread count, in interleaved rounds, then the verdict; with
-//! `--write-profile`, also the profile `Algorithm::Auto` reads. `bench phaser` runs its [`Sweep`]
-//! with its own rows ([`SweepContender`]) and ratios.
+//! `--write-profile`, also the profile `Algorithm::Auto` reads. `bench phaser` reuses [`Sweep`].
 //!
-//! A cost below its resolution has no ratio: it beats any cost above the resolution and is
-//! unsettled against another below it; a noisy ratio settles nothing either way.
-//!
-//! OpenMP rows run on OpenMP's own threads, one shim call per round, fork and join timed as EPCC
-//! syncbench does. libgomp reads `OMP_WAIT_POLICY` once, at load, so the `active` rows are
-//! measured by a child (`phasers internal-child "bench barrier"`, handed a [`Job`], printing the
-//! raw [`Row`]); the sweep subtracts the OpenMP reference loop it measured itself.
+//! A cost below its resolution has no ratio: it beats any cost above it and is unsettled against
+//! another below it. OpenMP rows run on OpenMP's threads, fork and join timed as EPCC syncbench
+//! does; libgomp reads `OMP_WAIT_POLICY` at load, so the `active` rows are measured by a child
+//! (`phasers internal-child "bench barrier"`) handed a [`Job`], raw: the sweep subtracts its own
+//! OpenMP reference loop.
 
 use std::borrow::Cow;
 use std::hint::spin_loop;
@@ -70,8 +67,7 @@ pub const CHILD_KIND: &str = "bench barrier";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
-    /// EPCC syncbench: `delay(); barrier()` in a loop, minus the same loop without the barrier;
-    /// outer repetitions after a dropped warm-up one.
+    /// EPCC syncbench: `delay(); barrier()` in a loop, minus the loop without the barrier.
     Epcc,
     /// Consecutive barrier episodes with no delay (seed 002): the raw cost per episode.
     BackToBack,
@@ -173,12 +169,10 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub samples: u16,
 
-    /// Split each test's samples into N rounds, interleaved: round 1 of the floor and of every
-    /// row at a thread count, then round 2 of each, and so on, so a machine that drifts between
-    /// fast and slow states hits every row alike. Each round runs on a fresh barrier with its own
-    /// warm-up (in EPCC mode, its own dropped sample); tables show how much the rounds disagree,
-    /// and mark "noisy" the ratios that disagreement could reverse. At most --samples, since each
-    /// round needs a sample [default: 5, or --samples when fewer].
+    /// Split each test's samples into N interleaved rounds (round 1 of the floor and every row at a
+    /// thread count, then round 2, ...), so a drifting machine hits every row alike; each round
+    /// has a fresh barrier and its own warm-up, and ratios the rounds' disagreement could reverse
+    /// are marked "noisy". At most --samples [default: 5, or --samples when fewer].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub rounds: Option<u16>,
 
@@ -323,9 +317,8 @@ impl<C> Sweep<C> {
         self.rounds.clamp(1, self.kept().max(1))
     }
 
-    /// How round `index` of each row is measured: its share of the kept samples (the first rounds
-    /// take one more when they do not divide evenly), its own warm-up to drop, and its share of
-    /// the time and the budget, so a row still takes about `time_per_test` in all.
+    /// Round `index` of each row: its share of the kept samples (the first rounds take the
+    /// remainder), its own warm-up, and its share of the time and budget.
     pub fn round(&self, index: usize) -> Timing {
         let (rounds, kept) = (self.rounds(), self.kept());
         let samples = kept / rounds + usize::from(index < kept % rounds) + self.dropped();
@@ -1153,31 +1146,19 @@ mod tests {
     /// Tiny rows: 3 samples of 50 iterations.
     const SMALL: &str = "--samples 3 --rounds 1 --episodes 50";
 
+    /// Every contender of this process, back to back on pinned threads (`tests/smoke.rs` runs
+    /// each in EPCC mode, the reference loops and the child's rows included).
     #[test]
-    fn every_contender_in_this_process_and_the_reference_loop_complete_a_small_row() {
+    fn every_contender_in_this_process_completes_a_pinned_back_to_back_row() {
         let active = [Contender::OpenMpActive, Contender::OmpReductionActive];
         for contender in Contender::all().filter(|c| !active.contains(c)) {
-            for (threads, mode) in [(1, "back-to-back"), (3, "epcc")] {
-                let row = one_round(contender, threads, &format!("{SMALL} --mode {mode}"));
-                // EPCC takes one more sample, to drop.
-                let samples = 3 + usize::from(mode == "epcc");
-                let got = (row.error, row.kind, row.raw_ns.len());
-                let got = (got, row.iterations_per_sample);
-                let what = format!("{} x{threads} {mode}", contender.name());
-                assert_eq!(got, ((None, contender.kind(), samples), 50), "{what}");
-            }
+            let row = one_round(contender, 3, &format!("{SMALL} --mode back-to-back --pin"));
+            let got = (row.error, row.note, row.kind, row.raw_ns.len());
+            let got = (got, row.iterations_per_sample, row.resolved.is_some());
+            let ours = contender.kind() == Kind::Ours;
+            let what = contender.name();
+            assert_eq!(got, ((None, None, contender.kind(), 3), 50, ours), "{what}");
         }
-        let auto = Contender::Phasers(Algorithm::Auto);
-        let pinned = one_round(auto, 3, &format!("{SMALL} --pin"));
-        assert_eq!((pinned.error, pinned.note), (None, None));
-        assert!(pinned.resolved.is_some() && pinned.wait_policy.is_some());
-        let sweep = sweep_of(SMALL, 3, vec![Contender::Std]);
-        let table = sweep.tables().remove(0);
-        assert_eq!(table.rows[0].contender, SweepRow::Loop);
-        let row = sweep.measure(&table.rows[0], 3, 0);
-        let got = (row.error, row.kind, row.raw_ns.len());
-        assert_eq!(got, (None, Kind::Loop, 4));
-        assert!(row.raw_ns.iter().all(|ns| *ns > 0.0));
     }
 
     #[test]
@@ -1205,20 +1186,15 @@ mod tests {
         assert_eq!(arrived.load(Ordering::Relaxed), ROUNDS * THREADS as u64);
     }
 
+    /// The round count and the uneven split are `main.rs`'s `barrier_options_make_the_sweep`.
     #[test]
-    fn samples_split_into_rounds_each_with_its_warm_up() {
+    fn each_round_takes_its_share_of_the_time_and_budget_and_its_own_warm_up() {
         let sweep = sweep_of("--samples 20 --rounds 5", 2, vec![Contender::Std]);
         // 4 kept and 1 dropped per round, a fifth of the time and of the budget.
         let round = sweep.round(0).schedule;
         let got = (round.samples, round.target_sample, round.row_budget);
         let (forty, eight_hundred) = (Duration::from_millis(40), Duration::from_millis(800));
         assert_eq!(got, (5, forty, eight_hundred));
-        // The floor, the reference loop and std, in every round.
-        assert_eq!(sweep.tables()[0].tests(), 5 * 3);
-        let args = "--mode back-to-back --samples 7 --rounds 3";
-        let sweep = sweep_of(args, 2, Vec::<Contender>::new());
-        let samples: Vec<usize> = (0..3).map(|i| sweep.round(i).schedule.samples).collect();
-        assert_eq!(samples, [3, 2, 2], "uneven samples go to the first rounds");
     }
 
     /// 4 threads on 2 cores: the floor of 2 hand-offs of 10 ns, the reference, a baseline, `auto`

@@ -783,20 +783,34 @@ pub fn threads_text(threads: usize) -> String {
     format!("{threads} thread{}", if threads == 1 { "" } else { "s" })
 }
 
+/// The rows of `report` at `threads` threads.
+fn rows_at(report: &Report, threads: usize) -> Vec<&Row> {
+    let rows = report.rows.iter();
+    rows.filter(|row| row.threads == threads).collect()
+}
+
+/// `row`'s median, or `< resolution` when it is below its resolution.
+fn median_text(row: &Row) -> String {
+    ratio::cost(row).map_or_else(|| below_text(row.resolution_ns.unwrap_or(0.0)), time)
+}
+
+/// `floor (2 yield hand-offs)`.
+fn floor_label(floor: &Row) -> String {
+    format!("floor ({})", Regime::of_row(floor).describe())
+}
+
 /// What our rows are divided by, each with its label: the reference, every baseline, the floor.
 fn divisors(rows: &[&Row]) -> Vec<(String, Pick)> {
-    let named = |row: &&Row| {
+    let compared = (rows.iter()).filter(|row| matches!(row.kind, Kind::Reference | Kind::Baseline));
+    let named = compared.map(|row| {
         (
             row.contender.clone(),
             Pick::Named(row.contender.clone().into()),
         )
-    };
-    let compared = (rows.iter()).filter(|row| matches!(row.kind, Kind::Reference | Kind::Baseline));
-    let mut divisors: Vec<(String, Pick)> = compared.map(named).collect();
+    });
     let floor = rows.iter().find(|row| row.kind == Kind::Floor);
-    let label = |row: &&Row| format!("floor ({})", Regime::of_row(row).describe());
-    divisors.extend(floor.map(|row| (label(row), Pick::Kind(Kind::Floor))));
-    divisors
+    let floor = floor.map(|row| (floor_label(row), Pick::Kind(Kind::Floor)));
+    named.chain(floor).collect()
 }
 
 /// The heads of `bench barrier`'s ratios, by head: our best (`our best (mcs)`) and `auto`.
@@ -831,35 +845,24 @@ pub fn barrier_lines(rows: &[&Row], records: &[&RatioRecord]) -> Option<String> 
     let measured = |row: &&&Row| row.error.is_none() && row.median().is_some();
     let mut ours = rows.iter().filter(|row| row.kind == Kind::Ours);
     let threads = threads_text(ours.find(measured)?.threads);
-    let cost = |row: &Row| match ratio::cost(row) {
-        Some(median) => time(median),
-        None => below_text(row.resolution_ns.unwrap_or(0.0)),
-    };
     let Some(best) = ratio::pick(rows, &Pick::FastestKind(Kind::Ours)) else {
-        return Some(format!(
-            "{threads}: every row of ours costs less than its resolution: no ratios"
-        ));
+        let none = "every row of ours costs less than its resolution: no ratios";
+        return Some(format!("{threads}: {none}"));
     };
-    let mut text = format!(
-        "{threads}: our best is {} at {} (median)",
-        best.label(),
-        cost(best)
-    );
+    let (best, cost) = (best.label(), median_text(best));
+    let mut text = format!("{threads}: our best is {best} at {cost} (median)");
     if let Some(auto) = rows.iter().filter(measured).find(|r| r.contender == AUTO) {
-        text.push_str(&format!("; {} at {}", auto.label(), cost(auto)));
+        text.push_str(&format!("; {} at {}", auto.label(), median_text(auto)));
     }
-    let heads: Vec<_> = heads(rows)
+    let cost = |pick: &Pick| ratio::pick(rows, pick).and_then(ratio::cost);
+    let heads = heads(rows)
         .into_iter()
-        .filter(|(_, _, pick)| ratio::pick(rows, pick).and_then(ratio::cost).is_some())
-        .collect();
-    let mut head = vec!["divided by".to_owned(), "median".to_owned()];
-    head.extend(heads.iter().map(|(head, _, _)| head.to_string()));
-    head.push(String::new());
-    let mut cells = vec![head];
-    for (name, pick) in divisors(rows) {
-        let Some(bottom) = ratio::pick(rows, &pick).and_then(ratio::cost) else {
-            continue;
-        };
+        .filter(|head| cost(&head.2).is_some());
+    let heads: Vec<_> = heads.collect();
+    let head = (["divided by", "median"].into_iter()).chain(heads.iter().map(|head| head.0));
+    let mut cells = vec![head.chain([""]).map(str::to_owned).collect::<Vec<_>>()];
+    let divisors = divisors(rows).into_iter();
+    for (name, bottom) in divisors.filter_map(|(name, pick)| Some((name, cost(&pick)?))) {
         let (mut line, mut noisy) = (vec![name.clone(), time(bottom)], Vec::new());
         for (head, label, _) in &heads {
             let label = format!("{label} / {name}");
@@ -868,11 +871,8 @@ pub fn barrier_lines(rows: &[&Row], records: &[&RatioRecord]) -> Option<String> 
             let noise = record.and_then(|r| r.noise.as_ref());
             noisy.extend(noise.map(|noise| format!("{head}: {noise}")));
         }
-        line.push(match noisy.is_empty() {
-            true => String::new(),
-            false => format!("noisy ({})", noisy.join("; ")),
-        });
-        cells.push(line);
+        let noisy = (!noisy.is_empty()).then(|| format!("noisy ({})", noisy.join("; ")));
+        cells.push([line, vec![noisy.unwrap_or_default()]].concat());
     }
     for line in aligned(&cells, Last::Free).lines() {
         text.push_str(&format!("\n  {line}"));
@@ -920,11 +920,8 @@ pub fn run(args: BarrierArgs) -> Result<(), String> {
 /// quick suite's verdict reads it).
 pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
     let measured = move || -> Result<(Option<PathBuf>, Report), String> {
-        let profile = match args.write_profile {
-            None => None,
-            Some(None) => Some(profile::default_path()?),
-            Some(Some(path)) => Some(path),
-        };
+        let profile = (args.write_profile).map(|path| path.map_or_else(profile::default_path, Ok));
+        let profile = profile.transpose()?;
         args.measure.check()?;
         let cores = phasers::available_cores();
         let threads = args.threads.unwrap_or_else(|| match profile {
@@ -956,12 +953,9 @@ pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
 /// ÷standard, ÷floor.
 fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (&'static str, Vec<String>) {
     let cost = ratio::cost(row);
-    let median = cost.map_or_else(|| below_text(row.resolution_ns.unwrap_or(0.0)), time);
-    let over_floor = cost
-        .and(floor)
-        .map_or("-".to_owned(), |_| times(cost, floor));
+    let cells = |over_standard: String| vec![median_text(row), over_standard, times(cost, floor)];
     let Some(standard) = standard else {
-        return (NO_COMPARISON, vec![median, "-".to_owned(), over_floor]);
+        return (NO_COMPARISON, cells("-".to_owned()));
     };
     let standard_cost = ratio::cost(standard);
     let outcome = match (cost, standard_cost) {
@@ -987,13 +981,7 @@ fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (&'static s
         Some(_) => format!("{} {outcome}", times(cost, standard_cost)),
         None => outcome.to_owned(),
     };
-    (outcome, vec![median, over_standard, over_floor])
-}
-
-/// The rows of `report` at `threads` threads.
-pub fn rows_at(report: &Report, threads: usize) -> Vec<&Row> {
-    let rows = report.rows.iter();
-    rows.filter(|row| row.threads == threads).collect()
+    (outcome, cells(over_standard))
 }
 
 /// The verdict: a title naming the CPU; at each thread count the fastest standard barrier, the
@@ -1028,11 +1016,10 @@ pub fn verdict(report: &Report) -> Vec<String> {
         let floor = rows.iter().find(|row| row.kind == Kind::Floor);
         let floor_ns = floor.and_then(|row| row.median());
         if let (Some(floor), Some(ns)) = (floor, floor_ns) {
-            let label = format!("floor ({})", Regime::of_row(floor).describe());
-            line(label, vec![time(ns)]);
+            line(floor_label(floor), vec![time(ns)]);
         }
-        let auto = (rows.iter().copied())
-            .find(|row| row.contender == AUTO && row.error.is_none() && row.median().is_some());
+        let measured = |row: &&&Row| row.error.is_none() && row.median().is_some();
+        let auto = (rows.iter().copied()).find(|row| row.contender == AUTO && measured(&row));
         // Our fastest above its resolution; when none is, the fastest of ours by median.
         let ours = ratio::pick(&rows, &Pick::FastestKind(Kind::Ours)).or_else(|| {
             let ours = (rows.iter()).filter(|row| row.kind == Kind::Ours && row.error.is_none());
@@ -1064,16 +1051,13 @@ pub fn verdict(report: &Report) -> Vec<String> {
     }
     let describe = |outcomes: &[&str], unit: &str| {
         let count = |which: &str| outcomes.iter().filter(|&&o| o == which).count();
-        let others: Vec<String> = ["slower", "unsettled", NO_COMPARISON]
-            .into_iter()
-            .filter(|&which| count(which) > 0)
+        let others = (["slower", "unsettled", NO_COMPARISON].into_iter()).filter(|&w| count(w) > 0);
+        let others: Vec<_> = others
             .map(|which| format!("{which} at {}", count(which)))
             .collect();
+        let others = (!others.is_empty()).then(|| format!(" ({})", others.join(", ")));
         let (faster, all) = (count("faster"), outcomes.len());
-        match others.is_empty() {
-            true => format!("{faster} of {all}{unit}"),
-            false => format!("{faster} of {all}{unit} ({})", others.join(", ")),
-        }
+        format!("{faster} of {all}{unit}{}", others.unwrap_or_default())
     };
     let in_short = format!(
         "auto (what users get) was faster than the fastest standard barrier at {}; our best \

@@ -529,9 +529,8 @@ pub enum Contender {
 }
 
 impl Contender {
-    /// The reference and the baselines, in table order; they head every table. OpenMP comes
-    /// with its default wait policy and tuned (`OMP_WAIT_POLICY=active`), so that whichever is
-    /// faster here is the one our barriers are held against.
+    /// The reference and the baselines, heading every table; OpenMP both default and tuned
+    /// (`OMP_WAIT_POLICY=active`), so our barriers are held against whichever is faster here.
     pub const BASELINES: [Contender; 6] = [
         Contender::Reference,
         Contender::Std,
@@ -666,8 +665,7 @@ fn in_child(row: &mut Row, twin: Contender, timing: &Timing) {
     }
 }
 
-/// What the child measures: a contender of this process by name, on `threads` threads, timed
-/// as the parent's round is (the same schedule, mode, pinning and calibrated delay).
+/// What the child measures: a contender by name, on `threads` threads, timed as the parent's round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Job {
     /// Threads.
@@ -693,9 +691,8 @@ pub fn child() -> Result<(), String> {
     })
 }
 
-/// Spins between yields. Pure spinning collapses when threads outnumber cores (a waiter burns the
-/// time slice the last arrival needs); yielding this often keeps the oversubscribed rows finite
-/// while costing nothing measurable when every thread has a core.
+/// Spins between yields: pure spinning collapses when threads outnumber cores (a waiter burns the
+/// last arrival's time slice); this keeps those rows finite at no measurable cost otherwise.
 const SPINS_PER_YIELD: u32 = 64;
 
 /// The textbook centralized sense-reversing barrier (Mellor-Crummey and Scott), so "vs reference"
@@ -916,8 +913,7 @@ pub fn run(args: BarrierArgs) -> Result<(), String> {
     result
 }
 
-/// Runs `phasers bench barrier` and hands back its report too, when the run got that far (the
-/// quick suite's verdict reads it).
+/// Runs `phasers bench barrier`; hands back its report when it got that far (the quick suite).
 pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
     let measured = move || -> Result<(Option<PathBuf>, Report), String> {
         let profile = (args.write_profile).map(|path| path.map_or_else(profile::default_path, Ok));
@@ -948,9 +944,8 @@ pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
     (result, Some(report))
 }
 
-/// `row` against `standard` and the floor: the outcome (`faster`, `slower`, `unsettled`: within
-/// the rounds' noise or both below their resolution, or `no comparison`), and the cells median,
-/// ÷standard, ÷floor.
+/// `row` against `standard` and the floor: the outcome (`unsettled`: within the rounds' noise or
+/// both below their resolution), and the cells median, ÷standard, ÷floor.
 fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (&'static str, Vec<String>) {
     let cost = ratio::cost(row);
     let cells = |over_standard: String| vec![median_text(row), over_standard, times(cost, floor)];
@@ -1070,62 +1065,59 @@ pub fn verdict(report: &Report) -> Vec<String> {
     text.lines().map(str::to_owned).collect()
 }
 
-/// A report of `rows` with made-up surroundings, for tests of what is drawn from the rows.
 #[cfg(test)]
-pub(crate) fn report_of(rows: Vec<Row>) -> Report {
-    let mut threads: Vec<usize> = rows.iter().map(|row| row.threads).collect();
-    threads.dedup();
-    let mut sweep = sweep_of("--mode back-to-back", 1, Vec::<Contender>::new());
-    sweep.threads = threads;
-    let settings = sweep.settings();
-    let provenance = Provenance::now("bench barrier", Vec::new());
-    let mut report = Report {
-        provenance,
-        settings,
-        floor: None,
-        rows,
-        ratios: Vec::new(),
-    };
-    let records = |&threads: &usize| {
-        let rows = rows_at(&report, threads);
-        ratio::records(&rows, &barrier_ratios(&rows))
-    };
-    report.ratios = report.settings.threads.iter().flat_map(records).collect();
-    report
-}
-
-/// A row of `threads` threads measured in rounds of one sample each, with these medians.
-#[cfg(test)]
-pub(crate) fn rounds_row(name: &str, kind: Kind, threads: usize, medians: &[f64]) -> Row {
-    let round = |median: &f64| {
-        let mut row = Row::new(name, kind, threads, Fields::default());
-        row.raw_ns = vec![*median];
-        row
-    };
-    let rounds: Vec<Row> = medians.iter().map(round).collect();
-    phasers_cli::harness::interleave::merge(&rounds, 0, None)
-}
-
-/// The sweep `args` (sweep options) make of `contenders` at `threads` threads.
-#[cfg(test)]
-fn sweep_of<C>(args: &str, threads: usize, contenders: Vec<C>) -> Sweep<C> {
-    let args = ["barrier"].into_iter().chain(args.split_whitespace());
-    let args = BarrierArgs::try_parse_from(args).unwrap();
-    args.measure.sweep("test", vec![threads], contenders)
-}
-
-/// One round of `contender` on `threads` threads, timed as `args` (sweep options) say.
-#[cfg(test)]
-pub(crate) fn one_round<C: SweepContender>(contender: C, threads: usize, args: &str) -> Row {
-    let sweep = sweep_of(args, threads, vec![contender]);
-    let table = sweep.tables().remove(0);
-    sweep.measure(table.rows.last().unwrap(), threads, 0)
-}
+pub(crate) use tests::{one_round, report_of, rounds_row};
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use phasers_cli::harness::interleave::handoffs_row;
+
+    /// A report of `rows` with made-up surroundings, for tests of what is drawn from the rows.
+    pub(crate) fn report_of(rows: Vec<Row>) -> Report {
+        let mut threads: Vec<usize> = rows.iter().map(|row| row.threads).collect();
+        threads.dedup();
+        let mut sweep = sweep_of("--mode back-to-back", 1, Vec::<Contender>::new());
+        sweep.threads = threads;
+        let mut report = Report {
+            provenance: Provenance::now("bench barrier", Vec::new()),
+            settings: sweep.settings(),
+            floor: None,
+            rows,
+            ratios: Vec::new(),
+        };
+        let records = |&threads: &usize| {
+            let rows = rows_at(&report, threads);
+            ratio::records(&rows, &barrier_ratios(&rows))
+        };
+        report.ratios = report.settings.threads.iter().flat_map(records).collect();
+        report
+    }
+
+    /// A row of `threads` threads measured in rounds of one sample each, with these medians.
+    pub(crate) fn rounds_row(name: &str, kind: Kind, threads: usize, medians: &[f64]) -> Row {
+        let round = |median: &f64| {
+            let mut row = Row::new(name, kind, threads, Fields::default());
+            row.raw_ns = vec![*median];
+            row
+        };
+        let rounds: Vec<Row> = medians.iter().map(round).collect();
+        phasers_cli::harness::interleave::merge(&rounds, 0, None)
+    }
+
+    /// The sweep `args` (sweep options) make of `contenders` at `threads` threads.
+    fn sweep_of<C>(args: &str, threads: usize, contenders: Vec<C>) -> Sweep<C> {
+        let args = ["barrier"].into_iter().chain(args.split_whitespace());
+        let args = BarrierArgs::try_parse_from(args).unwrap();
+        args.measure.sweep("test", vec![threads], contenders)
+    }
+
+    /// One round of `contender` on `threads` threads, timed as `args` (sweep options) say.
+    pub(crate) fn one_round<C: SweepContender>(contender: C, threads: usize, args: &str) -> Row {
+        let sweep = sweep_of(args, threads, vec![contender]);
+        let table = sweep.tables().remove(0);
+        sweep.measure(table.rows.last().unwrap(), threads, 0)
+    }
 
     /// Tiny rows: 3 samples of 50 iterations.
     const SMALL: &str = "--samples 3 --rounds 1 --episodes 50";

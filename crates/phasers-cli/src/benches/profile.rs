@@ -60,12 +60,10 @@ pub fn write(report: &Report, path: &Path) -> Result<(), String> {
     let at = |threads| report.rows.iter().filter(move |row| row.threads == threads);
     let decide = |&threads: &usize| decide(threads, &at(threads).collect::<Vec<_>>());
     let decisions: Vec<Decision> = report.settings.threads.iter().filter_map(decide).collect();
+    let none = "no algorithm completed at any thread count, so there is no profile to write; the \
+                tables above say why";
     if decisions.is_empty() {
-        return Err(
-            "no algorithm completed at any thread count, so there is no profile to write; \
-             the tables above say why"
-                .to_owned(),
-        );
+        return Err(none.to_owned());
     }
     // Measured now, on the machine the rows just ran on, so every process that reads the profile
     // can skip measuring them again.

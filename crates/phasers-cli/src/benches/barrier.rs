@@ -1,15 +1,12 @@
 //! `phasers bench barrier`: every algorithm against the floor, the reference barrier and the
 //! standard barriers at each thread count, in interleaved rounds, then the verdict; with
-//! `--write-profile`, also the profile `Algorithm::Auto` reads. `bench phaser` runs its [`Sweep`]
-//! with its own rows ([`SweepContender`]) and ratios.
+//! `--write-profile`, also the profile `Algorithm::Auto` reads. `bench phaser` reuses [`Sweep`].
 //!
-//! A cost below its resolution has no ratio: it beats any cost above the resolution and is
-//! unsettled against another below it; a noisy ratio settles nothing either way.
-//!
-//! OpenMP rows run on OpenMP's own threads, one shim call per round, fork and join timed as EPCC
-//! syncbench does. libgomp reads `OMP_WAIT_POLICY` once, at load, so the `active` rows are
-//! measured by a child (`phasers internal-child "bench barrier"`, handed a [`Job`], printing the
-//! raw [`Row`]); the sweep subtracts the OpenMP reference loop it measured itself.
+//! A cost below its resolution has no ratio: it beats any cost above it and is unsettled against
+//! another below it. OpenMP rows run on OpenMP's threads, fork and join timed as EPCC syncbench
+//! does; libgomp reads `OMP_WAIT_POLICY` at load, so the `active` rows are measured by a child
+//! (`phasers internal-child "bench barrier"`) handed a [`Job`], raw: the sweep subtracts its own
+//! OpenMP reference loop.
 
 use std::borrow::Cow;
 use std::hint::spin_loop;
@@ -70,8 +67,7 @@ pub const CHILD_KIND: &str = "bench barrier";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
-    /// EPCC syncbench: `delay(); barrier()` in a loop, minus the same loop without the barrier;
-    /// outer repetitions after a dropped warm-up one.
+    /// EPCC syncbench: `delay(); barrier()` in a loop, minus the loop without the barrier.
     Epcc,
     /// Consecutive barrier episodes with no delay (seed 002): the raw cost per episode.
     BackToBack,
@@ -173,12 +169,10 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub samples: u16,
 
-    /// Split each test's samples into N rounds, interleaved: round 1 of the floor and of every
-    /// row at a thread count, then round 2 of each, and so on, so a machine that drifts between
-    /// fast and slow states hits every row alike. Each round runs on a fresh barrier with its own
-    /// warm-up (in EPCC mode, its own dropped sample); tables show how much the rounds disagree,
-    /// and mark "noisy" the ratios that disagreement could reverse. At most --samples, since each
-    /// round needs a sample [default: 5, or --samples when fewer].
+    /// Split each test's samples into N interleaved rounds (round 1 of the floor and every row at a
+    /// thread count, then round 2, ...), so a drifting machine hits every row alike; each round
+    /// has a fresh barrier and its own warm-up, and ratios the rounds' disagreement could reverse
+    /// are marked "noisy". At most --samples [default: 5, or --samples when fewer].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub rounds: Option<u16>,
 
@@ -323,9 +317,8 @@ impl<C> Sweep<C> {
         self.rounds.clamp(1, self.kept().max(1))
     }
 
-    /// How round `index` of each row is measured: its share of the kept samples (the first rounds
-    /// take one more when they do not divide evenly), its own warm-up to drop, and its share of
-    /// the time and the budget, so a row still takes about `time_per_test` in all.
+    /// Round `index` of each row: its share of the kept samples (the first rounds take the
+    /// remainder), its own warm-up, and its share of the time and budget.
     pub fn round(&self, index: usize) -> Timing {
         let (rounds, kept) = (self.rounds(), self.kept());
         let samples = kept / rounds + usize::from(index < kept % rounds) + self.dropped();
@@ -536,9 +529,8 @@ pub enum Contender {
 }
 
 impl Contender {
-    /// The reference and the baselines, in table order; they head every table. OpenMP comes
-    /// with its default wait policy and tuned (`OMP_WAIT_POLICY=active`), so that whichever is
-    /// faster here is the one our barriers are held against.
+    /// The reference and the baselines, heading every table; OpenMP both default and tuned
+    /// (`OMP_WAIT_POLICY=active`), so our barriers are held against whichever is faster here.
     pub const BASELINES: [Contender; 6] = [
         Contender::Reference,
         Contender::Std,
@@ -673,8 +665,7 @@ fn in_child(row: &mut Row, twin: Contender, timing: &Timing) {
     }
 }
 
-/// What the child measures: a contender of this process by name, on `threads` threads, timed
-/// as the parent's round is (the same schedule, mode, pinning and calibrated delay).
+/// What the child measures: a contender by name, on `threads` threads, timed as the parent's round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Job {
     /// Threads.
@@ -700,9 +691,8 @@ pub fn child() -> Result<(), String> {
     })
 }
 
-/// Spins between yields. Pure spinning collapses when threads outnumber cores (a waiter burns the
-/// time slice the last arrival needs); yielding this often keeps the oversubscribed rows finite
-/// while costing nothing measurable when every thread has a core.
+/// Spins between yields: pure spinning collapses when threads outnumber cores (a waiter burns the
+/// last arrival's time slice); this keeps those rows finite at no measurable cost otherwise.
 const SPINS_PER_YIELD: u32 = 64;
 
 /// The textbook centralized sense-reversing barrier (Mellor-Crummey and Scott), so "vs reference"
@@ -790,20 +780,34 @@ pub fn threads_text(threads: usize) -> String {
     format!("{threads} thread{}", if threads == 1 { "" } else { "s" })
 }
 
+/// The rows of `report` at `threads` threads.
+fn rows_at(report: &Report, threads: usize) -> Vec<&Row> {
+    let rows = report.rows.iter();
+    rows.filter(|row| row.threads == threads).collect()
+}
+
+/// `row`'s median, or `< resolution` when it is below its resolution.
+fn median_text(row: &Row) -> String {
+    ratio::cost(row).map_or_else(|| below_text(row.resolution_ns.unwrap_or(0.0)), time)
+}
+
+/// `floor (2 yield hand-offs)`.
+fn floor_label(floor: &Row) -> String {
+    format!("floor ({})", Regime::of_row(floor).describe())
+}
+
 /// What our rows are divided by, each with its label: the reference, every baseline, the floor.
 fn divisors(rows: &[&Row]) -> Vec<(String, Pick)> {
-    let named = |row: &&Row| {
+    let compared = (rows.iter()).filter(|row| matches!(row.kind, Kind::Reference | Kind::Baseline));
+    let named = compared.map(|row| {
         (
             row.contender.clone(),
             Pick::Named(row.contender.clone().into()),
         )
-    };
-    let compared = (rows.iter()).filter(|row| matches!(row.kind, Kind::Reference | Kind::Baseline));
-    let mut divisors: Vec<(String, Pick)> = compared.map(named).collect();
+    });
     let floor = rows.iter().find(|row| row.kind == Kind::Floor);
-    let label = |row: &&Row| format!("floor ({})", Regime::of_row(row).describe());
-    divisors.extend(floor.map(|row| (label(row), Pick::Kind(Kind::Floor))));
-    divisors
+    let floor = floor.map(|row| (floor_label(row), Pick::Kind(Kind::Floor)));
+    named.chain(floor).collect()
 }
 
 /// The heads of `bench barrier`'s ratios, by head: our best (`our best (mcs)`) and `auto`.
@@ -838,35 +842,24 @@ pub fn barrier_lines(rows: &[&Row], records: &[&RatioRecord]) -> Option<String> 
     let measured = |row: &&&Row| row.error.is_none() && row.median().is_some();
     let mut ours = rows.iter().filter(|row| row.kind == Kind::Ours);
     let threads = threads_text(ours.find(measured)?.threads);
-    let cost = |row: &Row| match ratio::cost(row) {
-        Some(median) => time(median),
-        None => below_text(row.resolution_ns.unwrap_or(0.0)),
-    };
     let Some(best) = ratio::pick(rows, &Pick::FastestKind(Kind::Ours)) else {
-        return Some(format!(
-            "{threads}: every row of ours costs less than its resolution: no ratios"
-        ));
+        let none = "every row of ours costs less than its resolution: no ratios";
+        return Some(format!("{threads}: {none}"));
     };
-    let mut text = format!(
-        "{threads}: our best is {} at {} (median)",
-        best.label(),
-        cost(best)
-    );
+    let (best, cost) = (best.label(), median_text(best));
+    let mut text = format!("{threads}: our best is {best} at {cost} (median)");
     if let Some(auto) = rows.iter().filter(measured).find(|r| r.contender == AUTO) {
-        text.push_str(&format!("; {} at {}", auto.label(), cost(auto)));
+        text.push_str(&format!("; {} at {}", auto.label(), median_text(auto)));
     }
-    let heads: Vec<_> = heads(rows)
+    let cost = |pick: &Pick| ratio::pick(rows, pick).and_then(ratio::cost);
+    let heads = heads(rows)
         .into_iter()
-        .filter(|(_, _, pick)| ratio::pick(rows, pick).and_then(ratio::cost).is_some())
-        .collect();
-    let mut head = vec!["divided by".to_owned(), "median".to_owned()];
-    head.extend(heads.iter().map(|(head, _, _)| head.to_string()));
-    head.push(String::new());
-    let mut cells = vec![head];
-    for (name, pick) in divisors(rows) {
-        let Some(bottom) = ratio::pick(rows, &pick).and_then(ratio::cost) else {
-            continue;
-        };
+        .filter(|head| cost(&head.2).is_some());
+    let heads: Vec<_> = heads.collect();
+    let head = (["divided by", "median"].into_iter()).chain(heads.iter().map(|head| head.0));
+    let mut cells = vec![head.chain([""]).map(str::to_owned).collect::<Vec<_>>()];
+    let divisors = divisors(rows).into_iter();
+    for (name, bottom) in divisors.filter_map(|(name, pick)| Some((name, cost(&pick)?))) {
         let (mut line, mut noisy) = (vec![name.clone(), time(bottom)], Vec::new());
         for (head, label, _) in &heads {
             let label = format!("{label} / {name}");
@@ -875,11 +868,8 @@ pub fn barrier_lines(rows: &[&Row], records: &[&RatioRecord]) -> Option<String> 
             let noise = record.and_then(|r| r.noise.as_ref());
             noisy.extend(noise.map(|noise| format!("{head}: {noise}")));
         }
-        line.push(match noisy.is_empty() {
-            true => String::new(),
-            false => format!("noisy ({})", noisy.join("; ")),
-        });
-        cells.push(line);
+        let noisy = (!noisy.is_empty()).then(|| format!("noisy ({})", noisy.join("; ")));
+        cells.push([line, vec![noisy.unwrap_or_default()]].concat());
     }
     for line in aligned(&cells, Last::Free).lines() {
         text.push_str(&format!("\n  {line}"));
@@ -923,15 +913,11 @@ pub fn run(args: BarrierArgs) -> Result<(), String> {
     result
 }
 
-/// Runs `phasers bench barrier` and hands back its report too, when the run got that far (the
-/// quick suite's verdict reads it).
+/// Runs `phasers bench barrier`; hands back its report when it got that far (the quick suite).
 pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
     let measured = move || -> Result<(Option<PathBuf>, Report), String> {
-        let profile = match args.write_profile {
-            None => None,
-            Some(None) => Some(profile::default_path()?),
-            Some(Some(path)) => Some(path),
-        };
+        let profile = (args.write_profile).map(|path| path.map_or_else(profile::default_path, Ok));
+        let profile = profile.transpose()?;
         args.measure.check()?;
         let cores = phasers::available_cores();
         let threads = args.threads.unwrap_or_else(|| match profile {
@@ -958,17 +944,13 @@ pub fn run_and_keep(args: BarrierArgs) -> (Result<(), String>, Option<Report>) {
     (result, Some(report))
 }
 
-/// `row` against `standard` and the floor: the outcome (`faster`, `slower`, `unsettled`: within
-/// the rounds' noise or both below their resolution, or `no comparison`), and the cells median,
-/// ÷standard, ÷floor.
+/// `row` against `standard` and the floor: the outcome (`unsettled`: within the rounds' noise or
+/// both below their resolution), and the cells median, ÷standard, ÷floor.
 fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (&'static str, Vec<String>) {
     let cost = ratio::cost(row);
-    let median = cost.map_or_else(|| below_text(row.resolution_ns.unwrap_or(0.0)), time);
-    let over_floor = cost
-        .and(floor)
-        .map_or("-".to_owned(), |_| times(cost, floor));
+    let cells = |over_standard: String| vec![median_text(row), over_standard, times(cost, floor)];
     let Some(standard) = standard else {
-        return (NO_COMPARISON, vec![median, "-".to_owned(), over_floor]);
+        return (NO_COMPARISON, cells("-".to_owned()));
     };
     let standard_cost = ratio::cost(standard);
     let outcome = match (cost, standard_cost) {
@@ -994,13 +976,7 @@ fn compare(row: &Row, standard: Option<&Row>, floor: Option<f64>) -> (&'static s
         Some(_) => format!("{} {outcome}", times(cost, standard_cost)),
         None => outcome.to_owned(),
     };
-    (outcome, vec![median, over_standard, over_floor])
-}
-
-/// The rows of `report` at `threads` threads.
-pub fn rows_at(report: &Report, threads: usize) -> Vec<&Row> {
-    let rows = report.rows.iter();
-    rows.filter(|row| row.threads == threads).collect()
+    (outcome, cells(over_standard))
 }
 
 /// The verdict: a title naming the CPU; at each thread count the fastest standard barrier, the
@@ -1035,11 +1011,10 @@ pub fn verdict(report: &Report) -> Vec<String> {
         let floor = rows.iter().find(|row| row.kind == Kind::Floor);
         let floor_ns = floor.and_then(|row| row.median());
         if let (Some(floor), Some(ns)) = (floor, floor_ns) {
-            let label = format!("floor ({})", Regime::of_row(floor).describe());
-            line(label, vec![time(ns)]);
+            line(floor_label(floor), vec![time(ns)]);
         }
-        let auto = (rows.iter().copied())
-            .find(|row| row.contender == AUTO && row.error.is_none() && row.median().is_some());
+        let measured = |row: &&&Row| row.error.is_none() && row.median().is_some();
+        let auto = (rows.iter().copied()).find(|row| row.contender == AUTO && measured(&row));
         // Our fastest above its resolution; when none is, the fastest of ours by median.
         let ours = ratio::pick(&rows, &Pick::FastestKind(Kind::Ours)).or_else(|| {
             let ours = (rows.iter()).filter(|row| row.kind == Kind::Ours && row.error.is_none());
@@ -1071,16 +1046,13 @@ pub fn verdict(report: &Report) -> Vec<String> {
     }
     let describe = |outcomes: &[&str], unit: &str| {
         let count = |which: &str| outcomes.iter().filter(|&&o| o == which).count();
-        let others: Vec<String> = ["slower", "unsettled", NO_COMPARISON]
-            .into_iter()
-            .filter(|&which| count(which) > 0)
+        let others = (["slower", "unsettled", NO_COMPARISON].into_iter()).filter(|&w| count(w) > 0);
+        let others: Vec<_> = others
             .map(|which| format!("{which} at {}", count(which)))
             .collect();
+        let others = (!others.is_empty()).then(|| format!(" ({})", others.join(", ")));
         let (faster, all) = (count("faster"), outcomes.len());
-        match others.is_empty() {
-            true => format!("{faster} of {all}{unit}"),
-            false => format!("{faster} of {all}{unit} ({})", others.join(", ")),
-        }
+        format!("{faster} of {all}{unit}{}", others.unwrap_or_default())
     };
     let in_short = format!(
         "auto (what users get) was faster than the fastest standard barrier at {}; our best \
@@ -1093,91 +1065,76 @@ pub fn verdict(report: &Report) -> Vec<String> {
     text.lines().map(str::to_owned).collect()
 }
 
-/// A report of `rows` with made-up surroundings, for tests of what is drawn from the rows.
 #[cfg(test)]
-pub(crate) fn report_of(rows: Vec<Row>) -> Report {
-    let mut threads: Vec<usize> = rows.iter().map(|row| row.threads).collect();
-    threads.dedup();
-    let mut sweep = sweep_of("--mode back-to-back", 1, Vec::<Contender>::new());
-    sweep.threads = threads;
-    let settings = sweep.settings();
-    let provenance = Provenance::now("bench barrier", Vec::new());
-    let mut report = Report {
-        provenance,
-        settings,
-        floor: None,
-        rows,
-        ratios: Vec::new(),
-    };
-    let records = |&threads: &usize| {
-        let rows = rows_at(&report, threads);
-        ratio::records(&rows, &barrier_ratios(&rows))
-    };
-    report.ratios = report.settings.threads.iter().flat_map(records).collect();
-    report
-}
-
-/// A row of `threads` threads measured in rounds of one sample each, with these medians.
-#[cfg(test)]
-pub(crate) fn rounds_row(name: &str, kind: Kind, threads: usize, medians: &[f64]) -> Row {
-    let round = |median: &f64| {
-        let mut row = Row::new(name, kind, threads, Fields::default());
-        row.raw_ns = vec![*median];
-        row
-    };
-    let rounds: Vec<Row> = medians.iter().map(round).collect();
-    phasers_cli::harness::interleave::merge(&rounds, 0, None)
-}
-
-/// The sweep `args` (sweep options) make of `contenders` at `threads` threads.
-#[cfg(test)]
-fn sweep_of<C>(args: &str, threads: usize, contenders: Vec<C>) -> Sweep<C> {
-    let args = ["barrier"].into_iter().chain(args.split_whitespace());
-    let args = BarrierArgs::try_parse_from(args).unwrap();
-    args.measure.sweep("test", vec![threads], contenders)
-}
-
-/// One round of `contender` on `threads` threads, timed as `args` (sweep options) say.
-#[cfg(test)]
-pub(crate) fn one_round<C: SweepContender>(contender: C, threads: usize, args: &str) -> Row {
-    let sweep = sweep_of(args, threads, vec![contender]);
-    let table = sweep.tables().remove(0);
-    sweep.measure(table.rows.last().unwrap(), threads, 0)
-}
+pub(crate) use tests::{one_round, report_of, rounds_row};
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use phasers_cli::harness::interleave::handoffs_row;
 
+    /// A report of `rows` with made-up surroundings, for tests of what is drawn from the rows.
+    pub(crate) fn report_of(rows: Vec<Row>) -> Report {
+        let mut threads: Vec<usize> = rows.iter().map(|row| row.threads).collect();
+        threads.dedup();
+        let mut sweep = sweep_of("--mode back-to-back", 1, Vec::<Contender>::new());
+        sweep.threads = threads;
+        let mut report = Report {
+            provenance: Provenance::now("bench barrier", Vec::new()),
+            settings: sweep.settings(),
+            floor: None,
+            rows,
+            ratios: Vec::new(),
+        };
+        let records = |&threads: &usize| {
+            let rows = rows_at(&report, threads);
+            ratio::records(&rows, &barrier_ratios(&rows))
+        };
+        report.ratios = report.settings.threads.iter().flat_map(records).collect();
+        report
+    }
+
+    /// A row of `threads` threads measured in rounds of one sample each, with these medians.
+    pub(crate) fn rounds_row(name: &str, kind: Kind, threads: usize, medians: &[f64]) -> Row {
+        let round = |median: &f64| {
+            let mut row = Row::new(name, kind, threads, Fields::default());
+            row.raw_ns = vec![*median];
+            row
+        };
+        let rounds: Vec<Row> = medians.iter().map(round).collect();
+        phasers_cli::harness::interleave::merge(&rounds, 0, None)
+    }
+
+    /// The sweep `args` (sweep options) make of `contenders` at `threads` threads.
+    fn sweep_of<C>(args: &str, threads: usize, contenders: Vec<C>) -> Sweep<C> {
+        let args = ["barrier"].into_iter().chain(args.split_whitespace());
+        let args = BarrierArgs::try_parse_from(args).unwrap();
+        args.measure.sweep("test", vec![threads], contenders)
+    }
+
+    /// One round of `contender` on `threads` threads, timed as `args` (sweep options) say.
+    pub(crate) fn one_round<C: SweepContender>(contender: C, threads: usize, args: &str) -> Row {
+        let sweep = sweep_of(args, threads, vec![contender]);
+        let table = sweep.tables().remove(0);
+        sweep.measure(table.rows.last().unwrap(), threads, 0)
+    }
+
     /// Tiny rows: 3 samples of 50 iterations.
     const SMALL: &str = "--samples 3 --rounds 1 --episodes 50";
 
+    /// Every contender of this process, back to back on pinned threads (`tests/smoke.rs` runs
+    /// each in EPCC mode, the reference loops and the child's rows included).
     #[test]
-    fn every_contender_in_this_process_and_the_reference_loop_complete_a_small_row() {
+    fn every_contender_in_this_process_completes_a_pinned_back_to_back_row() {
         let active = [Contender::OpenMpActive, Contender::OmpReductionActive];
         for contender in Contender::all().filter(|c| !active.contains(c)) {
-            for (threads, mode) in [(1, "back-to-back"), (3, "epcc")] {
-                let row = one_round(contender, threads, &format!("{SMALL} --mode {mode}"));
-                // EPCC takes one more sample, to drop.
-                let samples = 3 + usize::from(mode == "epcc");
-                let got = (row.error, row.kind, row.raw_ns.len());
-                let got = (got, row.iterations_per_sample);
-                let what = format!("{} x{threads} {mode}", contender.name());
-                assert_eq!(got, ((None, contender.kind(), samples), 50), "{what}");
-            }
+            let row = one_round(contender, 3, &format!("{SMALL} --mode back-to-back --pin"));
+            let got = (row.error, row.note, row.kind, row.raw_ns.len());
+            let got = (got, row.iterations_per_sample, row.resolved.is_some());
+            let ours = contender.kind() == Kind::Ours;
+            let what = contender.name();
+            assert_eq!(got, ((None, None, contender.kind(), 3), 50, ours), "{what}");
         }
-        let auto = Contender::Phasers(Algorithm::Auto);
-        let pinned = one_round(auto, 3, &format!("{SMALL} --pin"));
-        assert_eq!((pinned.error, pinned.note), (None, None));
-        assert!(pinned.resolved.is_some() && pinned.wait_policy.is_some());
-        let sweep = sweep_of(SMALL, 3, vec![Contender::Std]);
-        let table = sweep.tables().remove(0);
-        assert_eq!(table.rows[0].contender, SweepRow::Loop);
-        let row = sweep.measure(&table.rows[0], 3, 0);
-        let got = (row.error, row.kind, row.raw_ns.len());
-        assert_eq!(got, (None, Kind::Loop, 4));
-        assert!(row.raw_ns.iter().all(|ns| *ns > 0.0));
     }
 
     #[test]
@@ -1205,20 +1162,15 @@ mod tests {
         assert_eq!(arrived.load(Ordering::Relaxed), ROUNDS * THREADS as u64);
     }
 
+    /// The round count and the uneven split are `main.rs`'s `barrier_options_make_the_sweep`.
     #[test]
-    fn samples_split_into_rounds_each_with_its_warm_up() {
+    fn each_round_takes_its_share_of_the_time_and_budget_and_its_own_warm_up() {
         let sweep = sweep_of("--samples 20 --rounds 5", 2, vec![Contender::Std]);
         // 4 kept and 1 dropped per round, a fifth of the time and of the budget.
         let round = sweep.round(0).schedule;
         let got = (round.samples, round.target_sample, round.row_budget);
         let (forty, eight_hundred) = (Duration::from_millis(40), Duration::from_millis(800));
         assert_eq!(got, (5, forty, eight_hundred));
-        // The floor, the reference loop and std, in every round.
-        assert_eq!(sweep.tables()[0].tests(), 5 * 3);
-        let args = "--mode back-to-back --samples 7 --rounds 3";
-        let sweep = sweep_of(args, 2, Vec::<Contender>::new());
-        let samples: Vec<usize> = (0..3).map(|i| sweep.round(i).schedule.samples).collect();
-        assert_eq!(samples, [3, 2, 2], "uneven samples go to the first rounds");
     }
 
     /// 4 threads on 2 cores: the floor of 2 hand-offs of 10 ns, the reference, a baseline, `auto`
@@ -1231,14 +1183,8 @@ mod tests {
         let reference = rounds_row("reference", Kind::Reference, 4, &[100.0; 3]);
         let std = rounds_row("std::sync::Barrier", Kind::Baseline, 4, &[58.0, 58.0]);
         let mcs = rounds_row("mcs", Kind::Ours, 4, &[40.0]);
-        vec![
-            handoffs_row(4, 2, &[10.0; 3]),
-            reference,
-            std,
-            auto,
-            mcs,
-            failed,
-        ]
+        let floor = handoffs_row(4, 2, &[10.0; 3]);
+        vec![floor, reference, std, auto, mcs, failed]
     }
 
     #[test]
@@ -1246,21 +1192,8 @@ mod tests {
         let rows = four_threads();
         let table: Vec<&Row> = rows.iter().collect();
         let records = ratio::records(&table, &barrier_ratios(&table));
-        let got: Vec<String> = (records.iter().map(|r| &r.record))
-            .map(|r| format!("{} = {:.2} {}", r.label, r.ratio, r.noisy))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                "our best (mcs) / reference = 0.40 false",
-                "our best (mcs) / std::sync::Barrier = 0.69 false",
-                "our best (mcs) / floor (2 yield hand-offs) = 2.00 false",
-                "auto / reference = 0.60 false",
-                // Auto's rounds span ×1.40, more than its 3% gap to std.
-                "auto / std::sync::Barrier = 1.03 true",
-                "auto / floor (2 yield hand-offs) = 3.00 false",
-            ]
-        );
+        // Each cell is the record labelled `head / divisor`; auto's rounds span ×1.40, more than
+        // its 3% gap to std.
         assert_eq!(records[2].record.denominator, "floor");
         let text = barrier_lines(&table, &records.iter().collect::<Vec<_>>()).unwrap();
         assert_eq!(

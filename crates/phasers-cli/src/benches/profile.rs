@@ -15,28 +15,24 @@ const MIN_GAIN: f64 = 1.05;
 
 /// What tuning decided at one thread count.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
-    /// The thread count.
-    pub threads: usize,
-    /// What the built-in rule picks there, and its median cost when it was measured.
-    pub builtin: (Algorithm, Option<f64>),
-    /// What the profile will say, and its median cost.
-    pub chosen: (Algorithm, f64),
+struct Decision {
+    threads: usize,
+    /// The built-in rule's pick, and its median when measured.
+    builtin: (Algorithm, Option<f64>),
+    /// What the profile will say, and its median.
+    chosen: (Algorithm, f64),
     /// What replaced the built-in choice, else the fastest other one (if both were measured).
-    pub challenger: Option<Challenger>,
+    challenger: Option<Challenger>,
 }
 
-/// An algorithm held against the built-in choice.
+/// An algorithm held against the built-in choice: its median, the rounds in which its median beat
+/// the built-in choice's, and the rounds compared.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Challenger {
-    /// Which.
-    pub algorithm: Algorithm,
-    /// Its median cost.
-    pub median_ns: f64,
-    /// The rounds in which its median beat the built-in choice's.
-    pub won: usize,
-    /// The rounds compared.
-    pub rounds: usize,
+struct Challenger {
+    algorithm: Algorithm,
+    median_ns: f64,
+    won: usize,
+    rounds: usize,
 }
 
 /// The rounds `row`'s median beat `builtin`'s in, and the rounds (a row in one piece is one).
@@ -64,20 +60,38 @@ pub fn write(report: &Report, path: &Path) -> Result<(), String> {
     let at = |threads| report.rows.iter().filter(move |row| row.threads == threads);
     let decide = |&threads: &usize| decide(threads, &at(threads).collect::<Vec<_>>());
     let decisions: Vec<Decision> = report.settings.threads.iter().filter_map(decide).collect();
+    let none = "no algorithm completed at any thread count, so there is no profile to write; the \
+                tables above say why";
     if decisions.is_empty() {
-        return Err(
-            "no algorithm completed at any thread count, so there is no profile to write; \
-             the tables above say why"
-                .to_owned(),
-        );
+        return Err(none.to_owned());
     }
     // Measured now, on the machine the rows just ran on, so every process that reads the profile
     // can skip measuring them again.
     let floors = Floors::measure();
     println!("{}", changes(&decisions));
     println!("floors recorded in the profile: {floors}");
-    let profile = profile(report, &decisions).map_err(|error| error.to_string())?;
-    (profile.with_floors(floors).save(path)).map_err(|error| error.to_string())?;
+    let own = &report.settings.own;
+    let mode = own
+        .get("mode")
+        .and_then(|mode| mode.as_str())
+        .unwrap_or("epcc");
+    let version = env!("CARGO_PKG_VERSION");
+    let made_by = format!("phasers bench barrier --write-profile {version} ({mode} mode)");
+    let entry = |decision: &Decision| ProfileEntry {
+        threads: decision.threads,
+        algorithm: decision.chosen.0,
+        median_ns: Some(decision.chosen.1.max(0.0)),
+    };
+    let (machine, entries) = (&report.provenance.machine, decisions.iter().map(entry));
+    let cpu = machine.cpu_model.clone();
+    Profile::new(
+        machine.available_cores,
+        cpu,
+        Some(made_by),
+        entries.collect(),
+    )
+    .and_then(|profile| profile.with_floors(floors).save(path))
+    .map_err(|error| error.to_string())?;
     println!("profile written to {}", path.display());
     let var = Profile::ENV_VAR;
     match Profile::default_path().as_deref() == Some(path) {
@@ -93,10 +107,9 @@ pub fn write(report: &Report, path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The choice at `threads` threads, from its `rows`: the built-in rule's, unless another algorithm
-/// beat it in a strict majority of rounds and by [`MIN_GAIN`] overall (the fastest such one, by
-/// median); the fastest algorithm when the built-in choice was not measured.
-pub fn decide(threads: usize, rows: &[&Row]) -> Option<Decision> {
+/// The choice at `threads` threads: the built-in rule's, unless others beat it in a strict majority
+/// of rounds and by [`MIN_GAIN`] overall (then the fastest of those); else the fastest measured.
+fn decide(threads: usize, rows: &[&Row]) -> Option<Decision> {
     let median = |row: &Row| row.median().unwrap_or(f64::INFINITY);
     let measured: Vec<(Algorithm, &Row)> = (Algorithm::CONCRETE.into_iter())
         .filter_map(|algorithm| {
@@ -111,11 +124,10 @@ pub fn decide(threads: usize, rows: &[&Row]) -> Option<Decision> {
             .iter()
             .min_by(|a, b| median(a.1).total_cmp(&median(b.1)));
         let &(fastest, row) = fastest?;
-        let (builtin, chosen) = ((builtin, None), (fastest, median(row)));
         return Some(Decision {
             threads,
-            builtin,
-            chosen,
+            builtin: (builtin, None),
+            chosen: (fastest, median(row)),
             challenger: None,
         });
     };
@@ -145,7 +157,7 @@ pub fn decide(threads: usize, rows: &[&Row]) -> Option<Decision> {
 }
 
 /// The table of what tuning changed.
-pub fn changes(decisions: &[Decision]) -> String {
+fn changes(decisions: &[Decision]) -> String {
     let mut text = format!(
         "what tuning changed (median cost per barrier; a measured winner must beat the built-in \
          choice by {:.0}% overall and in a strict majority of the rounds to replace it):\n",
@@ -181,24 +193,6 @@ pub fn changes(decisions: &[Decision]) -> String {
     text + &format!("{changed} of {all} thread counts changed")
 }
 
-/// The profile of `decisions`, made on `report`'s machine.
-fn profile(report: &Report, decisions: &[Decision]) -> phasers::Result<Profile> {
-    let entry = |decision: &Decision| ProfileEntry {
-        threads: decision.threads,
-        algorithm: decision.chosen.0,
-        median_ns: Some(decision.chosen.1.max(0.0)),
-    };
-    let own = &report.settings.own;
-    let mode = own.get("mode").and_then(|mode| mode.as_str());
-    let version = env!("CARGO_PKG_VERSION");
-    let mode = mode.unwrap_or("epcc");
-    let made_by = format!("phasers bench barrier --write-profile {version} ({mode} mode)");
-    let machine = &report.provenance.machine;
-    let entries = decisions.iter().map(entry).collect();
-    let cpu = machine.cpu_model.clone();
-    Profile::new(machine.available_cores, cpu, Some(made_by), entries)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,7 +222,11 @@ mod tests {
         let (builtin, other) = builtin_and_another(2);
         let lucky = [50.0, 60.0, 110.0, 105.0, 55.0];
         for (theirs, ours, says) in [
-            (&[200.0][..], &[100.0][..], "2.00x faster, in 1 of 1 rounds"),
+            (
+                &[200.0][..],
+                &[100.0][..],
+                "(200 ns) → {other} (100 ns), 2.00x faster, in 1 of 1",
+            ),
             // 3% faster is within the noise.
             (&[103.0], &[100.0], "(100 ns) beat it in 1 of 1 rounds"),
             // Median 60 against 100, thanks to rounds 1, 2 and 5 of 5.
@@ -246,12 +244,6 @@ mod tests {
             let changed = format!("{} of 1 thread counts changed", usize::from(replaced));
             assert!(text.ends_with(&changed), "{text}");
         }
-        let (decision, text) = decided(2, &[(builtin, &[200.0]), (other, &[100.0])]).unwrap();
-        assert_eq!(decision.builtin, (builtin, Some(200.0)));
-        assert!(
-            text.contains(&format!("{builtin} (200 ns) → {other} (100 ns)")),
-            "{text}"
-        );
     }
 
     #[test]

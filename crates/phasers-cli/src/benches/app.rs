@@ -1,12 +1,10 @@
 //! `phasers app`: whole applications (`phasers-apps`) on each barrier kind, timed and checked.
 //!
-//! A table per application and size: the sequential run, then each barrier kind at each thread
-//! count, every row `--repeat` runs, each one round of the engine ([`engine::calls`]). Every
-//! parallel result is checked against the sequential one after its clock stopped; a wrong result
-//! fails the row and the command. Speedups divide medians; per thread count, `auto` is divided by
-//! the best standard baseline and by `std::sync::Barrier`. With `interp`, the NOP program measures
-//! one interpreter instruction on each kind against the ideal with no barriers. The native
-//! baselines are `BarrierFactory` kinds here: `phasers-apps` cannot build the C shims.
+//! A table per application and size: the sequential run, then each kind at each thread count,
+//! every row `--repeat` runs of one engine round each ([`engine::calls`]), every parallel result
+//! checked against the sequential one after its clock stopped. With `interp`, the NOP program
+//! measures one interpreter instruction on each kind against the ideal with no barriers. The
+//! native baselines are `BarrierFactory` kinds here: `phasers-apps` cannot build the C shims.
 
 use std::collections::HashSet;
 use std::str::FromStr;
@@ -46,15 +44,9 @@ pub fn run(args: &AppArgs) -> Result<(), String> {
     files::failures(&report.rows, NAME)
 }
 
-/// What one row runs on how many threads.
-#[derive(Clone)]
-pub struct Run {
-    threads: usize,
-    /// `None`: the sequential run, or the NOP program's ideal.
-    sync: Option<SyncKind>,
-    /// The application at its size; `None`: the interpreter's NOP program.
-    workload: Option<Arc<dyn Workload>>,
-}
+/// A row's threads, barrier kind (`None`: the sequential run or the NOP program's ideal) and
+/// application at its size (`None`: the interpreter's NOP program).
+type Run = (usize, Option<SyncKind>, Option<Arc<dyn Workload>>);
 
 impl AppArgs {
     /// The table at `at`: the sequential run of `workload`, then every kind at every thread
@@ -72,13 +64,8 @@ impl AppArgs {
                 Some(sync) if sync.is_ours() => (sync.name(), Kind::Ours),
                 Some(sync) => (sync.name(), Kind::Baseline),
             };
-            let workload = workload.clone();
-            let contender = Run {
-                threads,
-                sync,
-                workload,
-            };
-            let (at, subtracts) = (at.clone(), None);
+            let (contender, at) = ((threads, sync, workload.clone()), at.clone());
+            let subtracts = None;
             RowPlan {
                 contender,
                 name,
@@ -162,11 +149,7 @@ impl Benchmark for AppArgs {
     }
 
     fn measure(&self, plan: &RowPlan<Run>, _: usize, _: usize) -> Row {
-        let Run {
-            threads,
-            sync,
-            workload,
-        } = &plan.contender;
+        let (threads, sync, workload) = &plan.contender;
         let mut row = Row::new(&plan.name, plan.kind, *threads, plan.at.clone());
         if let Some(SyncKind::Ours(Algorithm::Auto)) = sync {
             row.resolved = Some(Algorithm::Auto.resolve(*threads).name().to_owned());
@@ -295,9 +278,8 @@ impl Benchmark for AppArgs {
         let mut text = render::table(&title, table, &layout, verbose);
         let auto = |threads| (table.iter()).any(|r| r.threads == threads && r.contender == "auto");
         for threads in (self.threads().into_iter()).filter(|&t| !is_nop(table) && auto(t)) {
-            let plural = if threads == 1 { "" } else { "s" };
-            let heading =
-                format!("{threads} thread{plural}, median ratios (below 1: auto is faster)");
+            let threads_text = super::barrier::threads_text(threads);
+            let heading = format!("{threads_text}, median ratios (below 1: auto is faster)");
             let at: Vec<RatioRecord> = (records.iter())
                 .filter(|r| r.record.threads == threads)
                 .cloned()
@@ -439,13 +421,15 @@ fn one_or_all<T: FromStr<Err = String> + Copy>(
     }
 }
 
+/// Parses one entry of `--sync`: a kind, or a group of them.
 fn parse_sync(text: &str) -> Result<Named<SyncKind>, String> {
-    let baselines = || vec![SyncKind::Std, pthread(), cxx()];
+    let native = |native| SyncKind::External(Arc::new(native));
+    let baselines = || vec![SyncKind::Std, native(Native::Pthread), native(Native::Cxx)];
     Ok(Named(match text.trim() {
         "phaser" => vec![SyncKind::Phaser],
         "std" => vec![SyncKind::Std],
-        "pthread" => vec![pthread()],
-        "cxx" | "c++" => vec![cxx()],
+        "pthread" => vec![native(Native::Pthread)],
+        "cxx" | "c++" => vec![native(Native::Cxx)],
         "ours" => SyncKind::ours(),
         "baselines" => baselines(),
         "all" => SyncKind::ours().into_iter().chain(baselines()).collect(),
@@ -488,16 +472,6 @@ impl AppArgs {
     fn threads(&self) -> Vec<usize> {
         sorted_unique(self.threads.clone().unwrap_or_else(|| vec![1, 2, 8]))
     }
-}
-
-/// The kind of the pthread baseline.
-pub fn pthread() -> SyncKind {
-    SyncKind::External(Arc::new(Native::Pthread))
-}
-
-/// The kind of the C++20 baseline.
-pub fn cxx() -> SyncKind {
-    SyncKind::External(Arc::new(Native::Cxx))
 }
 
 /// A native baseline (glibc's `pthread_barrier_t`, libstdc++'s C++20 `std::barrier`), built
@@ -547,8 +521,8 @@ impl BarrierFactory for Native {
 mod tests {
     use super::*;
 
-    fn parse(line: &str) -> Result<AppArgs, clap::Error> {
-        AppArgs::try_parse_from(["app"].into_iter().chain(line.split_whitespace()))
+    fn parse(line: &str) -> AppArgs {
+        AppArgs::try_parse_from(["app"].into_iter().chain(line.split_whitespace())).unwrap()
     }
 
     fn measured(name: &str, kind: Kind, threads: usize, median: Option<f64>) -> Row {
@@ -558,132 +532,67 @@ mod tests {
         row
     }
 
+    // tests/apps.rs checks every parallel row has both speedups; here, their values.
     #[test]
-    fn speedups_and_ratios_divide_medians() {
+    fn speedups_divide_medians() {
         let (ours, baseline) = (Kind::Ours, Kind::Baseline);
         let mut rows = vec![
             measured("sequential", Kind::Reference, 1, Some(90.0)),
             measured("auto", ours, 1, Some(100.0)),
-            measured(STD_NAME, baseline, 1, Some(120.0)),
             measured("auto", ours, 2, Some(50.0)),
             measured(STD_NAME, baseline, 2, Some(100.0)),
-            measured("pthread_barrier_t", baseline, 2, Some(80.0)),
             measured("phaser", ours, 2, None),
         ];
-        parse("sor").unwrap().derive(&mut rows);
-        let speedups = |row: &Row| {
+        parse("sor").derive(&mut rows);
+        let speedups = rows.iter().map(|row| {
             let value = |key| row.value(key);
             (
                 value("speedup_vs_sequential"),
                 value("speedup_vs_one_thread"),
             )
-        };
-        assert_eq!(speedups(&rows[3]), (Some(1.8), Some(2.0)));
-        assert_eq!(speedups(&rows[4]).1, Some(1.2));
-        assert_eq!(speedups(&rows[5]).1, None, "no 1-thread pthread row");
-        assert_eq!(speedups(&rows[6]).0, None);
-        assert_eq!(
-            speedups(&rows[0]),
-            (None, None),
-            "the sequential run has none"
-        );
-        let two: Vec<&Row> = rows.iter().filter(|row| row.threads == 2).collect();
-        let records = ratio::records(&two, &auto_ratios());
-        assert_eq!(records[0].record.denominator, "pthread_barrier_t");
-        assert_eq!(records[0].record.ratio, 50.0 / 80.0);
-        assert_eq!(records[1].record.ratio, 0.5);
-        // The NOP table has no sequential run: no speedups.
-        let mut nop = vec![measured("auto", ours, 1, Some(1.0))];
-        nop[0].at.set("program", "nop");
-        fill_speedups(&mut nop);
-        assert_eq!(nop[0].field("speedup_vs_one_thread"), None);
+        });
+        let speedups: Vec<_> = speedups.collect();
+        assert_eq!(speedups[0], (None, None), "the sequential run has none");
+        assert_eq!(speedups[2], (Some(1.8), Some(2.0)));
+        assert_eq!(speedups[3], (Some(0.9), None), "no 1-thread std row");
+        assert_eq!(speedups[4], (None, None), "no median");
     }
 
     #[test]
-    fn the_nop_program_runs_checked_on_every_kind_and_the_ideal() {
-        let args = parse("interp --size small --threads 1,3 --repeat 1 --nops 50").unwrap();
-        let tables = args.tables();
-        let first = &tables[0].rows[..2];
+    fn the_nop_table_resolves_auto_and_ends_with_the_ideal() {
+        let args = parse("interp --size small --threads 3 --repeat 1 --nops 50");
+        let nop = args.tables().pop().unwrap().rows;
+        let [auto, ideal] = [0, nop.len() - 1].map(|i| args.measure(&nop[i], 0, 0));
         assert_eq!(
-            (first[0].kind, first[1].name.as_str()),
-            (Kind::Reference, "auto")
+            auto.resolved.as_deref(),
+            Some(Algorithm::Auto.resolve(3).name())
         );
-        let nop: Vec<Row> = (tables[1].rows.iter())
-            .map(|plan| args.measure(plan, 0, 0))
-            .collect();
-        assert_eq!(nop.len(), 2 * 6);
-        assert!(files::failures(&nop, NAME).is_ok(), "{nop:?}");
-        assert!(nop.iter().all(|row| row.median().is_some()));
-        let kinds: Vec<Kind> = nop[..5].iter().map(|row| row.kind).collect();
-        let (ours, base) = (Kind::Ours, Kind::Baseline);
-        assert_eq!(kinds, [ours, base, base, base, ours]);
-        let auto = (nop[6].resolved.as_deref(), nop[6].oversubscribed);
-        let three = Algorithm::Auto.resolve(3).name();
-        assert_eq!(auto, (Some(three), phasers::is_oversubscribed(3)));
-        assert_eq!(
-            (nop[11].label(), nop[11].kind),
-            ("ideal".into(), Kind::Ideal)
-        );
-        assert_eq!(nop[11].value("barriers_per_nop"), Some(0.0));
-        let table: Vec<&Row> = nop.iter().collect();
-        let shown = args.show(tables.last().unwrap(), &table, &[], false);
-        assert!(shown.unwrap().contains("ns/NOP"));
-        assert!(args.ratios(&table).is_empty());
+        assert_eq!((ideal.label(), ideal.kind), ("ideal".into(), Kind::Ideal));
+        assert_eq!(ideal.value("barriers_per_nop"), Some(0.0));
     }
 
+    // tests/apps.rs: `all` and the default kinds, in report order.
     #[test]
     fn lists_expand_in_report_order_each_once() {
-        let all = parse("all").unwrap();
-        assert_eq!(
-            (all.apps(), all.sizes()),
-            (AppName::ALL.into(), Size::ALL.into())
-        );
-        assert_eq!(
-            (all.threads(), all.repeat, all.nops),
-            (vec![1, 2, 8], 3, 5_000)
-        );
-        let names: Vec<String> = all.kinds().iter().map(SyncKind::name).collect();
+        assert_eq!(parse("sor").threads(), vec![1, 2, 8]);
+        let line =
+            "interp,sor,sor --size large,small,large --threads 8,2 --sync mcs,ours,std,baselines";
+        let args = parse(line);
+        assert_eq!(args.apps(), vec![AppName::Sor, AppName::Interp]);
+        assert_eq!(args.sizes(), vec![Size::Small, Size::Large]);
+        assert_eq!(args.threads(), vec![2, 8]);
+        // mcs once, auto and the six other algorithms, the phaser, three baselines.
+        let names: Vec<String> = args.kinds().iter().map(SyncKind::name).collect();
+        assert_eq!(names[0], Algorithm::McsTree.name());
         let baselines = [
             "std::sync::Barrier",
             "pthread_barrier_t",
             "std::barrier (C++20)",
         ];
-        assert_eq!(names, [&["auto"][..], &baselines, &["phaser"]].concat());
-        let line =
-            "interp,sor,sor --size large,small,large --threads 8,2 --sync mcs,ours,std,baselines";
-        let args = parse(line).unwrap();
-        assert_eq!(args.apps(), vec![AppName::Sor, AppName::Interp]);
-        assert_eq!(args.sizes(), vec![Size::Small, Size::Large]);
-        assert_eq!(args.threads(), vec![2, 8]);
-        // mcs once, auto and the six other algorithms, the phaser, three baselines.
-        assert_eq!(args.kinds()[0].name(), Algorithm::McsTree.name());
-        assert_eq!(args.kinds().len(), 8 + 1 + 3);
-        assert_eq!(parse("sor --sync all").unwrap().kinds().len(), 12);
-    }
-
-    #[test]
-    fn bad_input_is_an_error_with_a_clear_message() {
-        for (line, message) in [
-            ("sor --threads 0", "at least 1 thread"),
-            ("sor --repeat 0", "0"),
-            ("", "required"),
-        ] {
-            let error = parse(line).err().unwrap().to_string();
-            assert!(error.contains(message), "{line:?}: {error}");
-        }
-    }
-
-    #[test]
-    fn native_kinds_are_named_and_refuse_no_threads() {
-        for (kind, name) in [
-            (pthread(), "pthread_barrier_t"),
-            (cxx(), "std::barrier (C++20)"),
-        ] {
-            assert!(
-                kind.with_handles(0, |_: Handles<'_>| ()).is_err(),
-                "{kind:?}"
-            );
-            assert_eq!(kind.name(), name);
-        }
+        assert_eq!(
+            (names.len(), &names[9..]),
+            (12, &baselines.map(String::from)[..])
+        );
+        assert_eq!(parse("sor --sync all").kinds().len(), 12);
     }
 }

@@ -129,16 +129,14 @@ impl Benchmark for AppArgs {
 
     fn tables(&self) -> Vec<TablePlan<Run>> {
         let mut tables = Vec::new();
-        let sizes = self.sizes();
-        for (app, size) in
-            (self.apps().into_iter()).flat_map(|a| sizes.iter().map(move |&s| (a, s)))
-        {
-            let workload: Arc<dyn Workload> = Arc::from(app.workload(size));
-            let at = Fields::default()
-                .with("app", app.name())
-                .with("size", size.name());
-            let at = at.with("problem", workload.describe());
-            tables.push(self.table(Some(workload), at));
+        for app in self.apps() {
+            for size in self.sizes() {
+                let workload: Arc<dyn Workload> = Arc::from(app.workload(size));
+                let at = Fields::default().with("app", app.name());
+                let at = at.with("size", size.name());
+                let at = at.with("problem", workload.describe());
+                tables.push(self.table(Some(workload), at));
+            }
         }
         if self.apps().contains(&AppName::Interp) {
             let at = Fields::default().with("app", AppName::Interp.name());
@@ -158,11 +156,8 @@ impl Benchmark for AppArgs {
             let nops = u64::from(self.nops);
             let costs = timed(&mut row, usize::from(self.repeat), nops, || {
                 let cost = interp::nop_cost(*threads, sync.as_ref(), self.nops)?;
-                Ok((
-                    nops,
-                    Duration::from_secs_f64(cost.ns * nops as f64 / 1e9),
-                    cost,
-                ))
+                let elapsed = Duration::from_secs_f64(cost.ns * nops as f64 / 1e9);
+                Ok((nops, elapsed, cost))
             });
             let cycles: Vec<f64> = costs.iter().filter_map(|cost| cost.cycles).collect();
             row.extra.set("cycles_per_nop", metric(&cycles));
@@ -296,9 +291,8 @@ fn is_nop(table: &[&Row]) -> bool {
     table.iter().any(|row| row.field("program").is_some())
 }
 
-/// Fills `row` with `samples` runs of `run`, one per round of the engine (no warm-up), each
-/// `episodes` long; `run` gives the episodes it ran, its time and what else it gave, which is
-/// returned. The first failure stops the row.
+/// Fills `row` with `samples` runs of `run`, one engine round each (no warm-up, the first failure
+/// stops the row); `run` gives the episodes it ran, its time and an output, which is returned.
 pub(crate) fn timed<T>(
     row: &mut Row,
     samples: usize,
@@ -474,8 +468,7 @@ impl AppArgs {
     }
 }
 
-/// A native baseline (glibc's `pthread_barrier_t`, libstdc++'s C++20 `std::barrier`), built
-/// afresh for every run.
+/// A native baseline (`pthread_barrier_t`, C++20 `std::barrier`), built afresh for every run.
 #[derive(Debug, Clone, Copy)]
 enum Native {
     Pthread,

@@ -1,6 +1,5 @@
 //! `phasers floors`: the three costs every waiting decision of the library is weighed against,
-//! measured afresh a few times (so their noise shows), the ones the library uses in this process
-//! and where those come from, and what they mean for barriers on this machine.
+//! measured afresh a few times (so their noise shows), the ones in use, and what they mean.
 
 use std::path::PathBuf;
 

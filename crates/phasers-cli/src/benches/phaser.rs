@@ -1,10 +1,6 @@
-//! `phasers bench phaser`: seed 000's phaser figures, chosen with `--figure`: EPCC's barrier test
-//! (phase), its reduction test (reduction) and the (tiers, degree) sweep of the seed's figures 14
-//! and 15 (tree), each a sweep of `bench barrier` with its own rows and ratios; and the phaser
-//! part of the quick suite.
-//!
-//! The tree figure runs every shape with and without a sum (`next()`, `send(1); next()`) at every
-//! thread count, and ends with one matrix of medians, shapes down and thread counts across.
+//! `phasers bench phaser`: seed 000's phaser figures (`--figure`) and the quick suite's phaser
+//! part, each a sweep of `bench barrier` with its own rows and ratios. The tree figure ends with a
+//! matrix of medians, shapes down and thread counts across.
 
 use std::borrow::Cow;
 
@@ -54,12 +50,12 @@ pub struct PhaserArgs {
     pub threads: Option<Vec<usize>>,
 
     /// Tree figure: tiers, comma-separated; 1 is the flat phaser [default: 1,2,3].
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_tiers)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = |text: &str| parse_within(text, 1, MAX_TIERS, "number of tiers"))]
     pub tiers: Option<Vec<usize>>,
 
     /// Tree figure: degrees (children per sub-phaser, registrations per leaf), comma-separated
     /// [default: 2,4,8,16,32].
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_degree)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = |text: &str| parse_within(text, 2, threads::MAX_THREADS, "degree"))]
     pub degrees: Option<Vec<usize>>,
 
     #[command(flatten)]
@@ -96,7 +92,7 @@ pub fn run(args: &PhaserArgs) -> Result<(), String> {
     }
 }
 
-/// Runs the rows of `suite` (the phase and reduction figures, and the quick suite's part).
+/// Runs the rows of `suite`.
 pub fn run_suite(suite: Suite, args: &PhaserArgs) -> Result<(), String> {
     let threads = (args.threads.clone())
         .unwrap_or_else(|| threads::default_thread_counts(phasers::available_cores()));
@@ -123,8 +119,10 @@ fn listed_lines(report: &Report, ratios: &[Ratio], verbose: bool) -> Vec<String>
     })
 }
 
-const FLAT: PhaserConfig = PhaserConfig::FLAT;
-const TREE: PhaserConfig = PhaserConfig::TREE;
+/// A flat phaser with no reduction: the plain `SigWait` barrier.
+pub const FLAT: PhaserConfig = PhaserConfig::barrier(Shape::Flat);
+/// The phaser with the seed's tree for the thread count, with no reduction.
+pub const TREE: PhaserConfig = PhaserConfig::barrier(Shape::TableOne);
 const FLAT_SUM: PhaserConfig = FLAT.with(Reduction::SumI64);
 const TREE_SUM: PhaserConfig = TREE.with(Reduction::SumI64);
 const FLAT_SUM_F64: PhaserConfig = FLAT.with(Reduction::SumF64Reproducible);
@@ -153,8 +151,7 @@ pub enum Suite {
 }
 
 impl Suite {
-    /// Its report's name, what one iteration costs, its rows (the reference barrier first, as in
-    /// every report) and the ratios printed after the tables.
+    /// Its report's name, what one iteration costs, its rows (the reference first) and ratios.
     pub fn plan(self) -> (&'static str, &'static str, Vec<PhaserRow>, Vec<Ratio>) {
         use Contender::{OmpReduction, OmpReductionActive, OpenMp, OpenMpActive};
         let (row, omp) = (
@@ -231,13 +228,19 @@ impl Suite {
 
 /// The tree figure: every shape of the grid, ending with the matrix of medians.
 fn run_tree(args: &PhaserArgs) -> Result<(), String> {
-    let threads = (args.threads.clone()).unwrap_or_else(|| DEFAULT_THREADS.to_vec());
-    let tiers = (args.tiers.clone()).unwrap_or_else(|| DEFAULT_TIERS.to_vec());
-    let degrees = (args.degrees.clone()).unwrap_or_else(|| DEFAULT_DEGREES.to_vec());
+    // The seed's thread counts, up to the 64 of its first machine, and its degrees; tiers 3 was
+    // already too many for its 128 threads, 4 would add nothing at these counts.
+    let threads = (args.threads.clone()).unwrap_or_else(|| vec![2, 4, 8, 16, 32, 64]);
+    let tiers = (args.tiers.clone()).unwrap_or_else(|| vec![1, 2, 3]);
+    let degrees = (args.degrees.clone()).unwrap_or_else(|| vec![2, 4, 8, 16, 32]);
     let shapes = shapes(&sorted_unique(tiers), &sorted_unique(degrees));
-    let mut sweep = args
-        .measure
-        .sweep("bench tree", threads, contenders(&shapes));
+    // The reference barrier, then each shape without and with a sum.
+    let phasers = shapes.iter().flat_map(|&shape| {
+        let barrier = PhaserConfig::barrier(shape);
+        [barrier, barrier.with(Reduction::SumI64)].map(PhaserRow::Phaser)
+    });
+    let rows = std::iter::once(PhaserRow::Barrier(Contender::Reference)).chain(phasers);
+    let mut sweep = args.measure.sweep("bench tree", threads, rows.collect());
     sweep.measures = "the cost of one phaser phase, with and without a sum, by tiers and degree";
     sweep.keep = worth_running;
     sweep.ratios = Box::new(|_: &[&Row]| Vec::new());
@@ -246,56 +249,20 @@ fn run_tree(args: &PhaserArgs) -> Result<(), String> {
     files::failures(&report.rows, &[])
 }
 
-/// The thread counts of the seed's figures, up to the 64 of its first machine.
-pub const DEFAULT_THREADS: [usize; 6] = [2, 4, 8, 16, 32, 64];
-/// Tiers 3 was already too many for the seed's 128 threads; 4 would add nothing at these counts.
-pub const DEFAULT_TIERS: [usize; 3] = [1, 2, 3];
-/// The degrees of the seed's figures.
-pub const DEFAULT_DEGREES: [usize; 5] = [2, 4, 8, 16, 32];
-
 /// The most tiers `--tiers` accepts: even degree 2 then has more leaves than `MAX_THREADS`.
 pub const MAX_TIERS: usize = 13;
 
-/// How many more leaves than threads a tree may have before it is too sparse to be worth a row:
-/// a tree whose leaves outnumber its threads fourfold is mostly empty sub-phasers.
-const LEAVES_PER_THREAD: usize = 4;
-
-/// Parses one entry of `--tiers`.
-pub fn parse_tiers(text: &str) -> Result<usize, String> {
-    parse_within(text, 1, MAX_TIERS, "number of tiers")
-}
-
-/// Parses one entry of `--degrees`: a leaf of more registrations than the most threads a row may
-/// start is never filled.
-pub fn parse_degree(text: &str) -> Result<usize, String> {
-    parse_within(text, 2, threads::MAX_THREADS, "degree")
-}
-
-/// The shapes of the grid, flat first (its degree means nothing, so it appears once), then by
-/// tiers and degree.
+/// The grid: flat once (its degree means nothing), then each tiers by each degree.
 pub fn shapes(tiers: &[usize], degrees: &[usize]) -> Vec<Shape> {
-    let flat = tiers.contains(&1).then_some(Shape::Flat);
-    let trees = (tiers.iter().filter(|&&tiers| tiers > 1)).flat_map(|&tiers| {
-        degrees
-            .iter()
-            .map(move |&degree| Shape::Fixed { tiers, degree })
-    });
-    flat.into_iter().chain(trees).collect()
-}
-
-/// The rows: the reference barrier, then each shape without and with a sum.
-pub fn contenders(shapes: &[Shape]) -> Vec<PhaserRow> {
-    let phasers = shapes.iter().flat_map(|&shape| {
-        let barrier = PhaserConfig::barrier(shape);
-        [barrier, barrier.with(Reduction::SumI64)].map(PhaserRow::Phaser)
-    });
-    std::iter::once(PhaserRow::Barrier(Contender::Reference))
-        .chain(phasers)
-        .collect()
+    let mut shapes = Vec::from_iter(tiers.contains(&1).then_some(Shape::Flat));
+    for &tiers in tiers.iter().filter(|&&tiers| tiers > 1) {
+        shapes.extend(degrees.iter().map(|&degree| Shape::Fixed { tiers, degree }));
+    }
+    shapes
 }
 
 /// Whether `contender` is worth running with `threads` threads: every row but a tree with more
-/// than [`LEAVES_PER_THREAD`] leaves per thread (`degree^(tiers-1)` leaves, unless it overflows).
+/// than 4 leaves per thread (`degree^(tiers-1)` leaves), which is mostly empty sub-phasers.
 pub fn worth_running(contender: PhaserRow, threads: usize) -> bool {
     let PhaserRow::Phaser(PhaserConfig {
         shape: Shape::Fixed { tiers, degree },
@@ -306,7 +273,7 @@ pub fn worth_running(contender: PhaserRow, threads: usize) -> bool {
     };
     let exponent = tiers.checked_sub(1).and_then(|e| u32::try_from(e).ok());
     let leaves = exponent.and_then(|exponent| degree.checked_pow(exponent));
-    leaves.is_some_and(|leaves| leaves <= LEAVES_PER_THREAD * threads)
+    leaves.is_some_and(|leaves| leaves <= 4 * threads)
 }
 
 /// The matrix the report ends with: for every shape and thread count, the median cost of a phase
@@ -323,15 +290,13 @@ pub fn matrix(report: &Report, shapes: &[Shape]) -> String {
         let barrier =
             |&shape: &Shape| Some((shape, median(threads, PhaserConfig::barrier(shape))?));
         let medians = shapes.iter().filter_map(barrier);
-        medians
-            .min_by(|a, b| f64::total_cmp(&a.1, &b.1))
-            .map(|(shape, _)| shape)
+        let fastest = medians.min_by(|a, b| f64::total_cmp(&a.1, &b.1));
+        fastest.map(|(shape, _)| shape)
     };
     let best: Vec<Option<Shape>> = threads.iter().map(|&threads| best(threads)).collect();
-    let head = threads.iter().map(|threads| format!("{threads} threads"));
-    let mut cells = vec![std::iter::once("(tiers,degree)".to_owned())
-        .chain(head)
-        .collect()];
+    let mut head = vec!["(tiers,degree)".to_owned()];
+    head.extend(threads.iter().map(|threads| format!("{threads} threads")));
+    let mut cells = vec![head];
     for &shape in shapes {
         let mut line = vec![match shape {
             Shape::Flat => "flat (1)".to_owned(),
@@ -436,8 +401,7 @@ pub enum Reduction {
     SumF64Reproducible,
 }
 
-/// A phaser row: each thread owns one `SigWait` registration and calls `next()` per iteration,
-/// after sending 1 to the accumulator when there is one.
+/// A phaser row: per iteration, each thread's `SigWait` registration sends 1 if it sums, `next()`s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PhaserConfig {
     /// The tree.
@@ -447,11 +411,6 @@ pub struct PhaserConfig {
 }
 
 impl PhaserConfig {
-    /// A flat phaser with no reduction: the plain `SigWait` barrier.
-    pub const FLAT: PhaserConfig = PhaserConfig::barrier(Shape::Flat);
-    /// The phaser with the seed's tree for the thread count, with no reduction.
-    pub const TREE: PhaserConfig = PhaserConfig::barrier(Shape::TableOne);
-
     /// The phaser of `shape` with no reduction.
     pub const fn barrier(shape: Shape) -> PhaserConfig {
         PhaserConfig {
@@ -479,15 +438,6 @@ impl PhaserConfig {
             None => shape,
             Some(Reduction::SumI64) => format!("{shape} + sum i64").into(),
             Some(Reduction::SumF64Reproducible) => format!("{shape} + sum f64 reproducible").into(),
-        }
-    }
-
-    /// The tiers and degree to ask the builder for with `threads` parties.
-    pub fn tiers_and_degree(self, threads: usize) -> (usize, usize) {
-        match self.shape {
-            Shape::Flat => (1, 1),
-            Shape::TableOne => table_one(threads),
-            Shape::Fixed { tiers, degree } => (tiers, degree),
         }
     }
 
@@ -535,17 +485,17 @@ pub fn shape_label(tiers: usize, degree: usize) -> String {
 /// The phaser of `config` and one `SigWait` registration per thread, the creator's first.
 pub fn build(config: PhaserConfig, threads: usize) -> phasers::Result<(Phaser, Vec<Registration>)> {
     let (phaser, creator) = create(config, threads)?;
-    let mut registrations = vec![creator];
-    for _ in 1..threads {
-        let child = registrations[0].register(phasers::Mode::SigWait)?;
-        registrations.push(child);
-    }
-    Ok((phaser, registrations))
+    let children = creator.register_many(phasers::Mode::SigWait, threads.saturating_sub(1))?;
+    Ok((phaser, std::iter::once(creator).chain(children).collect()))
 }
 
 /// The phaser of `config` shaped for `threads` parties, and its creator's `SigWait` registration.
 pub fn create(config: PhaserConfig, threads: usize) -> phasers::Result<(Phaser, Registration)> {
-    let (tiers, degree) = config.tiers_and_degree(threads);
+    let (tiers, degree) = match config.shape {
+        Shape::Flat => (1, 1),
+        Shape::TableOne => table_one(threads),
+        Shape::Fixed { tiers, degree } => (tiers, degree),
+    };
     let builder = Phaser::builder()
         .mode(phasers::Mode::SigWait)
         .expected_parties(threads)
@@ -557,8 +507,7 @@ pub fn create(config: PhaserConfig, threads: usize) -> phasers::Result<(Phaser, 
     }
 }
 
-/// Measures `registrations` each sending `one` to `accumulator` before `next()`; a result other
-/// than `expected` fails the row, however fast it was.
+/// Measures `registrations` sending `one` before each `next()`; a sum but `expected` fails the row.
 fn with_sum<T: Element>(
     accumulator: phasers::Result<Accumulator<T>>,
     registrations: Vec<Registration>,

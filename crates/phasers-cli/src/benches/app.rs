@@ -248,11 +248,7 @@ impl Benchmark for AppArgs {
         records: &[RatioRecord],
         verbose: bool,
     ) -> Option<String> {
-        let key = |key| {
-            (table[0].field(key))
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-        };
+        let key = |key| table[0].field(key).and_then(Value::as_str).unwrap_or("");
         let title = match is_nop(table) {
             true => format!(
                 "interp NOP program, times in ns/NOP: {} NOPs, each a decode by rank 0 and two \
@@ -329,9 +325,8 @@ fn auto_ratios() -> Vec<Ratio> {
         numerator: Pick::Named(Algorithm::Auto.name().into()),
         denominator,
     };
-    [fastest, (STD_NAME, Pick::Named(STD_NAME.into()))]
-        .map(ratio)
-        .into()
+    let standard = (STD_NAME, Pick::Named(STD_NAME.into()));
+    Vec::from([fastest, standard].map(ratio))
 }
 
 /// Sets each parallel row's speedups, when the table has a sequential run: its median, and its
@@ -349,19 +344,16 @@ fn fill_speedups(rows: &mut [Row]) {
     let over = |top: Option<f64>, bottom: Option<f64>| Some(top? / bottom.filter(|b| *b > 0.0)?);
     for row in rows.iter_mut().filter(|row| row.kind != Kind::Reference) {
         let one = one_thread.iter().find(|(name, _)| *name == row.contender);
-        let one = one.and_then(|(_, median)| *median);
+        let (one, own) = (one.and_then(|(_, median)| *median), median(row));
         row.extra
-            .set("speedup_vs_sequential", over(sequential, median(row)));
-        row.extra
-            .set("speedup_vs_one_thread", over(one, median(row)));
+            .set("speedup_vs_sequential", over(sequential, own));
+        row.extra.set("speedup_vs_one_thread", over(one, own));
     }
 }
 
 /// Every application with a line about it, for `phasers list`.
 pub fn list() -> Vec<(&'static str, &'static str)> {
-    AppName::ALL
-        .map(|app| (app.name(), app.description()))
-        .into()
+    Vec::from(AppName::ALL.map(|app| (app.name(), app.description())))
 }
 
 /// Options of `phasers app`.

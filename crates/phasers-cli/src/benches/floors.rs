@@ -172,19 +172,19 @@ fn consequences(floors: &FloorsRecord, cores: usize) -> Vec<String> {
             short_time(floors.yield_ns.saturating_mul(per_core as u64))
         )
     };
-    let wake = short_time(floors.wake_ns);
+    let (round_trip, wake) = (short_time(floors.round_trip_ns), short_time(floors.wake_ns));
     let ratio = |over: u64| floors.wake_ns as f64 / over.max(1) as f64;
+    let (over_yield, over_round_trip) = (ratio(floors.yield_ns), ratio(floors.round_trip_ns));
+    let (few, many) = (handoffs(2 * cores), handoffs(64.max(4 * cores)));
     vec![
         format!(
             "a barrier with a core per thread cannot beat about one round trip per episode \
-             (~{}): the arrivals must reach one cache line and the release must come back",
-            short_time(floors.round_trip_ns)
+             (~{round_trip}): the arrivals must reach one cache line and the release must \
+             come back"
         ),
         format!(
             "with T threads on C cores each episode needs at least ceil(T/C) hand-offs of a \
-             core, since every thread must run once: {}; {}",
-            handoffs(2 * cores),
-            handoffs(64.max(4 * cores))
+             core, since every thread must run once: {few}; {many}"
         ),
         format!(
             "spinning longer than one wake (~{wake}) costs more than parking would, so waiters \
@@ -192,16 +192,14 @@ fn consequences(floors: &FloorsRecord, cores: usize) -> Vec<String> {
              rule: never worse than twice the best choice made in hindsight)"
         ),
         format!(
-            "wake / yield = {:.0}: a waiter yields through about that many hand-offs before \
-             parking pays; when k threads share a core each of its yields costs all k a \
+            "wake / yield = {over_yield:.0}: a waiter yields through about that many hand-offs \
+             before parking pays; when k threads share a core each of its yields costs all k a \
              hand-off, so it yields wake / (yield × k) times (at least 4), never spins, and \
-             parks for waits longer than that",
-            ratio(floors.yield_ns)
+             parks for waits longer than that"
         ),
         format!(
-            "wake / round trip = {:.0}: one sleeping waiter costs an episode as much as that \
-             many round trips, which is why short episodes should never park",
-            ratio(floors.round_trip_ns)
+            "wake / round trip = {over_round_trip:.0}: one sleeping waiter costs an episode as much \
+             as that many round trips, which is why short episodes should never park"
         ),
     ]
 }

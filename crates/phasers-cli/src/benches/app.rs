@@ -529,18 +529,15 @@ mod tests {
             measured("phaser", ours, 2, None),
         ];
         parse("sor").derive(&mut rows);
-        let speedups = rows.iter().map(|row| {
-            let value = |key| row.value(key);
-            (
-                value("speedup_vs_sequential"),
-                value("speedup_vs_one_thread"),
-            )
-        });
-        let speedups: Vec<_> = speedups.collect();
-        assert_eq!(speedups[0], (None, None), "the sequential run has none");
-        assert_eq!(speedups[2], (Some(1.8), Some(2.0)));
-        assert_eq!(speedups[3], (Some(0.9), None), "no 1-thread std row");
-        assert_eq!(speedups[4], (None, None), "no median");
+        let keys = ["speedup_vs_sequential", "speedup_vs_one_thread"];
+        let speedups: Vec<_> = rows
+            .iter()
+            .map(|row| keys.map(|key| row.value(key)))
+            .collect();
+        assert_eq!(speedups[0], [None, None], "the sequential run has none");
+        assert_eq!(speedups[2], [Some(1.8), Some(2.0)]);
+        assert_eq!(speedups[3], [Some(0.9), None], "no 1-thread std row");
+        assert_eq!(speedups[4], [None, None], "no median");
     }
 
     #[test]
@@ -548,10 +545,8 @@ mod tests {
         let args = parse("interp --size small --threads 3 --repeat 1 --nops 50");
         let nop = args.tables().pop().unwrap().rows;
         let [auto, ideal] = [0, nop.len() - 1].map(|i| args.measure(&nop[i], 0, 0));
-        assert_eq!(
-            auto.resolved.as_deref(),
-            Some(Algorithm::Auto.resolve(3).name())
-        );
+        let resolved = Algorithm::Auto.resolve(3).name();
+        assert_eq!(auto.resolved.as_deref(), Some(resolved));
         assert_eq!((ideal.label(), ideal.kind), ("ideal".into(), Kind::Ideal));
         assert_eq!(ideal.value("barriers_per_nop"), Some(0.0));
     }
@@ -569,15 +564,13 @@ mod tests {
         // mcs once, auto and the six other algorithms, the phaser, three baselines.
         let names: Vec<String> = args.kinds().iter().map(SyncKind::name).collect();
         assert_eq!(names[0], Algorithm::McsTree.name());
+        assert_eq!(names.len(), 12);
         let baselines = [
             "std::sync::Barrier",
             "pthread_barrier_t",
             "std::barrier (C++20)",
         ];
-        assert_eq!(
-            (names.len(), &names[9..]),
-            (12, &baselines.map(String::from)[..])
-        );
+        assert_eq!(names[9..], baselines);
         assert_eq!(parse("sor --sync all").kinds().len(), 12);
     }
 }

@@ -154,10 +154,8 @@ impl Suite {
     /// Its report's name, what one iteration costs, its rows (the reference first) and ratios.
     pub fn plan(self) -> (&'static str, &'static str, Vec<PhaserRow>, Vec<Ratio>) {
         use Contender::{OmpReduction, OmpReductionActive, OpenMp, OpenMpActive};
-        let (row, omp) = (
-            |c| Some(PhaserRow::Phaser(c)),
-            |c| Some(PhaserRow::Barrier(c)),
-        );
+        let row = |config| Some(PhaserRow::Phaser(config));
+        let omp = |contender| Some(PhaserRow::Barrier(contender));
         // OpenMP with its default wait policy and as its users tune it (OMP_WAIT_POLICY=active),
         // so that the ratios hold us against whichever is faster here; `None` is the best barrier.
         let sums = vec![OpenMp, OmpReduction, OpenMpActive, OmpReductionActive];
@@ -577,10 +575,8 @@ mod tests {
         let wanted = "(1, 1) (1, 1) (2, 2) (2, 2) (2, 4) (2, 4) (2, 8) (2, 8) (2, 16) (2, 16)";
         assert_eq!(seed.join(" "), wanted);
         let (phaser, registrations) = build(TREE, 8).unwrap();
-        assert_eq!(
-            (phaser.tiers(), phaser.degree(), phaser.signallers()),
-            (2, 4, 8)
-        );
+        let shape = (phaser.tiers(), phaser.degree(), phaser.signallers());
+        assert_eq!(shape, (2, 4, 8), "the seed's (2, 4)");
         let mut modes = registrations.iter().map(Registration::mode);
         assert!(modes.all(|mode| mode == phasers::Mode::SigWait));
         assert!(build(fixed(0, 4), 4).is_err(), "an impossible tree");
@@ -592,10 +588,10 @@ mod tests {
             let (_, _, rows, ratios) = suite.plan();
             let names: Vec<_> = rows.into_iter().map(PhaserRow::name).collect();
             assert_eq!(names[0], "reference", "{suite:?}");
-            for side in ratios
+            let sides = ratios
                 .into_iter()
-                .flat_map(|r| [r.numerator, r.denominator])
-            {
+                .flat_map(|r| [r.numerator, r.denominator]);
+            for side in sides {
                 let sides = match side {
                     Pick::Named(name) => vec![name],
                     Pick::FastestNamed(names) => names,
@@ -615,24 +611,16 @@ mod tests {
         let ratios = Suite::Phaser.plan().3;
         report.ratios = ratio::records(&report.rows.iter().collect::<Vec<_>>(), &ratios);
         let text = listed_lines(&report, &ratios, true).join("\n");
-        let lines: Vec<&str> = text.lines().collect();
-        assert!(
-            lines[0].ends_with("best barrier: auto → sense-reversing"),
-            "{text}"
-        );
-        assert!(
-            lines[1].contains("90.0 ns / 60.0 ns = 1.50x") && lines[1].ends_with("(auto)"),
-            "{text}"
-        );
+        let [heading, flat] = [0, 1].map(|i| text.lines().nth(i).unwrap_or_default());
+        assert!(heading.ends_with("best barrier: auto → sense-reversing"));
+        assert!(flat.contains("90.0 ns / 60.0 ns = 1.50x"), "{text}");
+        assert!(flat.ends_with("(auto)"), "{text}");
     }
 
     #[test]
     fn the_grid_keeps_trees_of_at_most_four_leaves_per_thread() {
-        let grid = [(2, 2), (3, 2)].map(|(t, d)| fixed(t, d).shape);
-        assert_eq!(
-            shapes(&[1, 2, 3], &[2]),
-            [&[Shape::Flat][..], &grid].concat()
-        );
+        let grid = [Shape::Flat, fixed(2, 2).shape, fixed(3, 2).shape];
+        assert_eq!(shapes(&[1, 2, 3], &[2]), grid);
         for (tiers, degree, threads, worth) in [
             (2, 8, 2, true),
             (2, 16, 2, false),
@@ -641,11 +629,7 @@ mod tests {
             (64, 1 << 20, 4096, false),
         ] {
             let row = PhaserRow::Phaser(fixed(tiers, degree));
-            assert_eq!(
-                worth_running(row, threads),
-                worth,
-                "({tiers},{degree}) x{threads}"
-            );
+            assert_eq!(worth_running(row, threads), worth, "{row:?} x{threads}");
         }
     }
 
@@ -662,10 +646,11 @@ mod tests {
             row(fixed(2, 4), 8, 300.0),
         ]);
         let text = matrix(&report, &[Shape::Flat, fixed(2, 4).shape]);
-        let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[2].contains("*50.0 ns / 100 ns") && lines[2].ends_with(" 400 ns / 800 ns"));
+        let [flat, tree] = [2, 3].map(|i| text.lines().nth(i).unwrap_or_default());
+        assert!(flat.contains("*50.0 ns / 100 ns"), "{text}");
+        assert!(flat.ends_with(" 400 ns / 800 ns"), "{text}");
         assert!(
-            lines[3].contains(" - ") && lines[3].ends_with("*300 ns / -"),
+            tree.contains(" - ") && tree.ends_with("*300 ns / -"),
             "{text}"
         );
     }

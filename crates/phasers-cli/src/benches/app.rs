@@ -186,8 +186,7 @@ impl Benchmark for AppArgs {
             head,
             format: Format::Fixed(decimals),
         };
-        let (stat, head) = (Stat::Median, "cycles/NOP median");
-        // The application tables show the first three, the NOP table the last two (see `text`).
+        // The application tables show the first three, the NOP table the last two (see `show`).
         let concise = [Column::Threads, Column::Label, Column::Min, Column::Median]
             .into_iter()
             .chain([
@@ -196,8 +195,8 @@ impl Benchmark for AppArgs {
                 value("barriers", "barriers", 0),
                 Column::Metric {
                     key: "cycles_per_nop",
-                    stat,
-                    head,
+                    stat: Stat::Median,
+                    head: "cycles/NOP median",
                 },
                 value("barriers_per_nop", "barriers/NOP", 2),
             ]);
@@ -271,10 +270,8 @@ impl Benchmark for AppArgs {
         for threads in (self.threads().into_iter()).filter(|&t| !is_nop(table) && auto(t)) {
             let threads_text = super::barrier::threads_text(threads);
             let heading = format!("{threads_text}, median ratios (below 1: auto is faster)");
-            let at: Vec<RatioRecord> = (records.iter())
-                .filter(|r| r.record.threads == threads)
-                .cloned()
-                .collect();
+            let at = records.iter().filter(|r| r.record.threads == threads);
+            let at: Vec<RatioRecord> = at.cloned().collect();
             text.push_str(&ratio::lines(&heading, &at, &auto_ratios(), verbose));
             text.push('\n');
         }

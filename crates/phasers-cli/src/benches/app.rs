@@ -64,25 +64,21 @@ impl AppArgs {
                 Some(sync) if sync.is_ours() => (sync.name(), Kind::Ours),
                 Some(sync) => (sync.name(), Kind::Baseline),
             };
-            let (contender, at) = ((threads, sync, workload.clone()), at.clone());
-            let subtracts = None;
             RowPlan {
-                contender,
+                contender: (threads, sync, workload.clone()),
                 name,
                 kind,
-                at,
-                subtracts,
+                at: at.clone(),
+                subtracts: None,
             }
         });
-        // Progress names the largest thread count; the rows carry their own.
-        let threads = *threads.last().expect("at least one thread count");
-        let (rows, rounds, dropped, floor) = (rows.collect(), 1, 0, false);
         TablePlan {
-            threads,
-            rows,
-            rounds,
-            dropped,
-            floor,
+            // Progress names the largest thread count; the rows carry their own.
+            threads: *threads.last().expect("at least one thread count"),
+            rows: rows.collect(),
+            rounds: 1,
+            dropped: 0,
+            floor: false,
         }
     }
 }

@@ -71,12 +71,10 @@ struct Dynamic<'a> {
 
 /// Runs `phasers bench dynamic`.
 pub fn run(args: &DynamicArgs) -> Result<(), String> {
-    let max = (args.threads).unwrap_or_else(|| default_largest_team(phasers::available_cores()));
-    let iterations = delay::calibrate(args.delay);
     let dynamic = Dynamic {
         args,
-        max,
-        iterations,
+        max: (args.threads).unwrap_or_else(|| default_largest_team(phasers::available_cores())),
+        iterations: delay::calibrate(args.delay),
     };
     let report = bench::run(&dynamic, &args.output)?;
     files::failures(&report.rows, &[])
@@ -136,10 +134,9 @@ impl Benchmark for Dynamic<'_> {
             at: Fields::default(),
             subtracts: None,
         });
-        let (threads, rows) = (self.max, rows.collect());
         vec![TablePlan {
-            threads,
-            rows,
+            threads: self.max,
+            rows: rows.collect(),
             rounds: 1,
             dropped: EPCC_DROPPED,
             floor: false,

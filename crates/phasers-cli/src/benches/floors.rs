@@ -55,16 +55,11 @@ pub fn run(args: &FloorsArgs) -> Result<(), String> {
     let in_use = FloorsRecord::current()?;
     let json = outputs::open(args.json.as_deref())?;
     let provenance = Provenance::now("floors", phasers_cli::harness::args::command_line());
-    let measurements: Vec<Measurement> = (0..args.samples)
-        .map(|_| {
-            let floors = phasers::Floors::measure();
-            Measurement {
-                round_trip_ns: nanos(floors.round_trip()),
-                yield_ns: nanos(floors.yield_handoff()),
-                wake_ns: nanos(floors.wake()),
-            }
-        })
-        .collect();
+    let measure = |_| {
+        let floors = phasers::Floors::measure();
+        Measurement::of([floors.round_trip(), floors.yield_handoff(), floors.wake()].map(nanos))
+    };
+    let measurements: Vec<Measurement> = (0..args.samples).map(measure).collect();
     let report = FloorsReport {
         min: over(&measurements, |values| values[0]),
         median: over(&measurements, |values| values[(values.len() - 1) / 2]),
@@ -81,19 +76,23 @@ pub fn run(args: &FloorsArgs) -> Result<(), String> {
 
 /// Each floor over `measurements`, as `pick` chooses from its sorted values (never empty).
 fn over(measurements: &[Measurement], pick: fn(&[u64]) -> u64) -> Measurement {
-    let [round_trip_ns, yield_ns, wake_ns] = [0, 1, 2].map(|floor| {
+    Measurement::of([0, 1, 2].map(|floor| {
         let mut values: Vec<u64> = measurements.iter().map(|m| m.values()[floor]).collect();
         values.sort_unstable();
         pick(&values)
-    });
-    Measurement {
-        round_trip_ns,
-        yield_ns,
-        wake_ns,
-    }
+    }))
 }
 
 impl Measurement {
+    /// The measurement of round trip, yield and wake, in that order.
+    fn of([round_trip_ns, yield_ns, wake_ns]: [u64; 3]) -> Self {
+        Measurement {
+            round_trip_ns,
+            yield_ns,
+            wake_ns,
+        }
+    }
+
     /// Round trip, yield and wake, in that order.
     fn values(self) -> [u64; 3] {
         [self.round_trip_ns, self.yield_ns, self.wake_ns]

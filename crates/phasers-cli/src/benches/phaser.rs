@@ -213,9 +213,8 @@ impl Suite {
         };
         let ratio = |(top, bottom)| {
             let ((top, numerator), (bottom, denominator)) = (side(top), side(bottom));
-            let label = format!("{top} / {bottom}");
             Ratio {
-                label,
+                label: format!("{top} / {bottom}"),
                 numerator,
                 denominator,
             }

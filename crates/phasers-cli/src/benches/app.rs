@@ -40,8 +40,7 @@ const NAME: &[&str] = &["app", "size", "program"];
 
 /// Runs `phasers app`.
 pub fn run(args: &AppArgs) -> Result<(), String> {
-    let report = bench::run(args, &args.output)?;
-    files::failures(&report.rows, NAME)
+    files::failures(&bench::run(args, &args.output)?.rows, NAME)
 }
 
 /// A row's threads, barrier kind (`None`: the sequential run or the NOP program's ideal) and

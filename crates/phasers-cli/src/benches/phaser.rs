@@ -103,8 +103,7 @@ pub fn run_suite(suite: Suite, args: &PhaserArgs) -> Result<(), String> {
     sweep.ratios = Box::new(move |_: &[&Row]| ratios.clone());
     sweep.summary =
         Box::new(move |report: &Report, verbose| listed_lines(report, &listed, verbose));
-    let report = bench::run(&sweep, &args.output)?;
-    files::failures(&report.rows, &[])
+    files::failures(&bench::run(&sweep, &args.output)?.rows, &[])
 }
 
 /// The lines of `ratios` after the tables, one block per thread count.
@@ -242,8 +241,7 @@ fn run_tree(args: &PhaserArgs) -> Result<(), String> {
     sweep.keep = worth_running;
     sweep.ratios = Box::new(|_: &[&Row]| Vec::new());
     sweep.summary = Box::new(move |report: &Report, _: bool| vec![matrix(report, &shapes)]);
-    let report = bench::run(&sweep, &args.output)?;
-    files::failures(&report.rows, &[])
+    files::failures(&bench::run(&sweep, &args.output)?.rows, &[])
 }
 
 /// The most tiers `--tiers` accepts: even degree 2 then has more leaves than `MAX_THREADS`.

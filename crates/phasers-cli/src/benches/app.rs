@@ -47,41 +47,6 @@ pub fn run(args: &AppArgs) -> Result<(), String> {
 /// application at its size (`None`: the interpreter's NOP program).
 type Run = (usize, Option<SyncKind>, Option<Arc<dyn Workload>>);
 
-impl AppArgs {
-    /// The table at `at`: the sequential run of `workload`, then every kind at every thread
-    /// count; with no workload (the NOP program), no sequential run and the ideal after them.
-    fn table(&self, workload: Option<Arc<dyn Workload>>, at: Fields) -> TablePlan<Run> {
-        let threads = self.threads();
-        let sequential = workload.is_some().then_some((1, None));
-        let ideal = workload.is_none().then_some(None);
-        let kinds: Vec<_> = self.kinds().into_iter().map(Some).chain(ideal).collect();
-        let each = (threads.iter()).flat_map(|&t| kinds.iter().map(move |sync| (t, sync.clone())));
-        let rows = sequential.into_iter().chain(each).map(|(threads, sync)| {
-            let (name, kind) = match &sync {
-                None if workload.is_some() => ("sequential".to_owned(), Kind::Reference),
-                None => ("ideal".to_owned(), Kind::Ideal),
-                Some(sync) if sync.is_ours() => (sync.name(), Kind::Ours),
-                Some(sync) => (sync.name(), Kind::Baseline),
-            };
-            RowPlan {
-                contender: (threads, sync, workload.clone()),
-                name,
-                kind,
-                at: at.clone(),
-                subtracts: None,
-            }
-        });
-        TablePlan {
-            // Progress names the largest thread count; the rows carry their own.
-            threads: *threads.last().expect("at least one thread count"),
-            rows: rows.collect(),
-            rounds: 1,
-            dropped: 0,
-            floor: false,
-        }
-    }
-}
-
 impl Benchmark for AppArgs {
     type Contender = Run;
 
@@ -443,6 +408,39 @@ impl AppArgs {
         let mut seen = HashSet::new();
         kinds.retain(|kind| seen.insert(kind.name()));
         kinds
+    }
+
+    /// The table at `at`: the sequential run of `workload`, then every kind at every thread
+    /// count; with no workload (the NOP program), no sequential run and the ideal after them.
+    fn table(&self, workload: Option<Arc<dyn Workload>>, at: Fields) -> TablePlan<Run> {
+        let threads = self.threads();
+        let sequential = workload.is_some().then_some((1, None));
+        let ideal = workload.is_none().then_some(None);
+        let kinds: Vec<_> = self.kinds().into_iter().map(Some).chain(ideal).collect();
+        let each = (threads.iter()).flat_map(|&t| kinds.iter().map(move |sync| (t, sync.clone())));
+        let rows = sequential.into_iter().chain(each).map(|(threads, sync)| {
+            let (name, kind) = match &sync {
+                None if workload.is_some() => ("sequential".to_owned(), Kind::Reference),
+                None => ("ideal".to_owned(), Kind::Ideal),
+                Some(sync) if sync.is_ours() => (sync.name(), Kind::Ours),
+                Some(sync) => (sync.name(), Kind::Baseline),
+            };
+            RowPlan {
+                contender: (threads, sync, workload.clone()),
+                name,
+                kind,
+                at: at.clone(),
+                subtracts: None,
+            }
+        });
+        TablePlan {
+            // Progress names the largest thread count; the rows carry their own.
+            threads: *threads.last().expect("at least one thread count"),
+            rows: rows.collect(),
+            rounds: 1,
+            dropped: 0,
+            floor: false,
+        }
     }
 
     /// The thread counts, ascending: 1 for the speedups, 2 the cores of our machines, 8

@@ -1,12 +1,10 @@
 //! `phasers app`: whole applications (`phasers-apps`) on each barrier kind, timed and checked.
 //!
-//! A table per application and size: the sequential run, then each barrier kind at each thread
-//! count, every row `--repeat` runs, each one round of the engine ([`engine::calls`]). Every
-//! parallel result is checked against the sequential one after its clock stopped; a wrong result
-//! fails the row and the command. Speedups divide medians; per thread count, `auto` is divided by
-//! the best standard baseline and by `std::sync::Barrier`. With `interp`, the NOP program measures
-//! one interpreter instruction on each kind against the ideal with no barriers. The native
-//! baselines are `BarrierFactory` kinds here: `phasers-apps` cannot build the C shims.
+//! A table per application and size: the sequential run, then each kind at each thread count,
+//! every row `--repeat` runs of one engine round each ([`engine::calls`]), every parallel result
+//! checked against the sequential one after its clock stopped. With `interp`, the NOP program
+//! measures one interpreter instruction on each kind against the ideal with no barriers. The
+//! native baselines are `BarrierFactory` kinds here: `phasers-apps` cannot build the C shims.
 
 use std::collections::HashSet;
 use std::str::FromStr;
@@ -42,63 +40,12 @@ const NAME: &[&str] = &["app", "size", "program"];
 
 /// Runs `phasers app`.
 pub fn run(args: &AppArgs) -> Result<(), String> {
-    let report = bench::run(args, &args.output)?;
-    files::failures(&report.rows, NAME)
+    files::failures(&bench::run(args, &args.output)?.rows, NAME)
 }
 
-/// What one row runs on how many threads.
-#[derive(Clone)]
-pub struct Run {
-    threads: usize,
-    /// `None`: the sequential run, or the NOP program's ideal.
-    sync: Option<SyncKind>,
-    /// The application at its size; `None`: the interpreter's NOP program.
-    workload: Option<Arc<dyn Workload>>,
-}
-
-impl AppArgs {
-    /// The table at `at`: the sequential run of `workload`, then every kind at every thread
-    /// count; with no workload (the NOP program), no sequential run and the ideal after them.
-    fn table(&self, workload: Option<Arc<dyn Workload>>, at: Fields) -> TablePlan<Run> {
-        let threads = self.threads();
-        let sequential = workload.is_some().then_some((1, None));
-        let ideal = workload.is_none().then_some(None);
-        let kinds: Vec<_> = self.kinds().into_iter().map(Some).chain(ideal).collect();
-        let each = (threads.iter()).flat_map(|&t| kinds.iter().map(move |sync| (t, sync.clone())));
-        let rows = sequential.into_iter().chain(each).map(|(threads, sync)| {
-            let (name, kind) = match &sync {
-                None if workload.is_some() => ("sequential".to_owned(), Kind::Reference),
-                None => ("ideal".to_owned(), Kind::Ideal),
-                Some(sync) if sync.is_ours() => (sync.name(), Kind::Ours),
-                Some(sync) => (sync.name(), Kind::Baseline),
-            };
-            let workload = workload.clone();
-            let contender = Run {
-                threads,
-                sync,
-                workload,
-            };
-            let (at, subtracts) = (at.clone(), None);
-            RowPlan {
-                contender,
-                name,
-                kind,
-                at,
-                subtracts,
-            }
-        });
-        // Progress names the largest thread count; the rows carry their own.
-        let threads = *threads.last().expect("at least one thread count");
-        let (rows, rounds, dropped, floor) = (rows.collect(), 1, 0, false);
-        TablePlan {
-            threads,
-            rows,
-            rounds,
-            dropped,
-            floor,
-        }
-    }
-}
+/// A row's threads, barrier kind (`None`: the sequential run or the NOP program's ideal) and
+/// application at its size (`None`: the interpreter's NOP program).
+type Run = (usize, Option<SyncKind>, Option<Arc<dyn Workload>>);
 
 impl Benchmark for AppArgs {
     type Contender = Run;
@@ -142,16 +89,14 @@ impl Benchmark for AppArgs {
 
     fn tables(&self) -> Vec<TablePlan<Run>> {
         let mut tables = Vec::new();
-        let sizes = self.sizes();
-        for (app, size) in
-            (self.apps().into_iter()).flat_map(|a| sizes.iter().map(move |&s| (a, s)))
-        {
-            let workload: Arc<dyn Workload> = Arc::from(app.workload(size));
-            let at = Fields::default()
-                .with("app", app.name())
-                .with("size", size.name());
-            let at = at.with("problem", workload.describe());
-            tables.push(self.table(Some(workload), at));
+        for app in self.apps() {
+            for size in self.sizes() {
+                let workload: Arc<dyn Workload> = Arc::from(app.workload(size));
+                let at = Fields::default().with("app", app.name());
+                let at = at.with("size", size.name());
+                let at = at.with("problem", workload.describe());
+                tables.push(self.table(Some(workload), at));
+            }
         }
         if self.apps().contains(&AppName::Interp) {
             let at = Fields::default().with("app", AppName::Interp.name());
@@ -162,11 +107,7 @@ impl Benchmark for AppArgs {
     }
 
     fn measure(&self, plan: &RowPlan<Run>, _: usize, _: usize) -> Row {
-        let Run {
-            threads,
-            sync,
-            workload,
-        } = &plan.contender;
+        let (threads, sync, workload) = &plan.contender;
         let mut row = Row::new(&plan.name, plan.kind, *threads, plan.at.clone());
         if let Some(SyncKind::Ours(Algorithm::Auto)) = sync {
             row.resolved = Some(Algorithm::Auto.resolve(*threads).name().to_owned());
@@ -175,11 +116,8 @@ impl Benchmark for AppArgs {
             let nops = u64::from(self.nops);
             let costs = timed(&mut row, usize::from(self.repeat), nops, || {
                 let cost = interp::nop_cost(*threads, sync.as_ref(), self.nops)?;
-                Ok((
-                    nops,
-                    Duration::from_secs_f64(cost.ns * nops as f64 / 1e9),
-                    cost,
-                ))
+                let elapsed = Duration::from_secs_f64(cost.ns * nops as f64 / 1e9);
+                Ok((nops, elapsed, cost))
             });
             let cycles: Vec<f64> = costs.iter().filter_map(|cost| cost.cycles).collect();
             row.extra.set("cycles_per_nop", metric(&cycles));
@@ -208,8 +146,7 @@ impl Benchmark for AppArgs {
             head,
             format: Format::Fixed(decimals),
         };
-        let (stat, head) = (Stat::Median, "cycles/NOP median");
-        // The application tables show the first three, the NOP table the last two (see `text`).
+        // The application tables show the first three, the NOP table the last two (see `show`).
         let concise = [Column::Threads, Column::Label, Column::Min, Column::Median]
             .into_iter()
             .chain([
@@ -218,8 +155,8 @@ impl Benchmark for AppArgs {
                 value("barriers", "barriers", 0),
                 Column::Metric {
                     key: "cycles_per_nop",
-                    stat,
-                    head,
+                    stat: Stat::Median,
+                    head: "cycles/NOP median",
                 },
                 value("barriers_per_nop", "barriers/NOP", 2),
             ]);
@@ -270,11 +207,7 @@ impl Benchmark for AppArgs {
         records: &[RatioRecord],
         verbose: bool,
     ) -> Option<String> {
-        let key = |key| {
-            (table[0].field(key))
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-        };
+        let key = |key| table[0].field(key).and_then(Value::as_str).unwrap_or("");
         let title = match is_nop(table) {
             true => format!(
                 "interp NOP program, times in ns/NOP: {} NOPs, each a decode by rank 0 and two \
@@ -295,13 +228,10 @@ impl Benchmark for AppArgs {
         let mut text = render::table(&title, table, &layout, verbose);
         let auto = |threads| (table.iter()).any(|r| r.threads == threads && r.contender == "auto");
         for threads in (self.threads().into_iter()).filter(|&t| !is_nop(table) && auto(t)) {
-            let plural = if threads == 1 { "" } else { "s" };
-            let heading =
-                format!("{threads} thread{plural}, median ratios (below 1: auto is faster)");
-            let at: Vec<RatioRecord> = (records.iter())
-                .filter(|r| r.record.threads == threads)
-                .cloned()
-                .collect();
+            let threads_text = super::barrier::threads_text(threads);
+            let heading = format!("{threads_text}, median ratios (below 1: auto is faster)");
+            let at = records.iter().filter(|r| r.record.threads == threads);
+            let at: Vec<RatioRecord> = at.cloned().collect();
             text.push_str(&ratio::lines(&heading, &at, &auto_ratios(), verbose));
             text.push('\n');
         }
@@ -314,9 +244,8 @@ fn is_nop(table: &[&Row]) -> bool {
     table.iter().any(|row| row.field("program").is_some())
 }
 
-/// Fills `row` with `samples` runs of `run`, one per round of the engine (no warm-up), each
-/// `episodes` long; `run` gives the episodes it ran, its time and what else it gave, which is
-/// returned. The first failure stops the row.
+/// Fills `row` with `samples` runs of `run`, one engine round each (no warm-up, the first failure
+/// stops the row); `run` gives the episodes it ran, its time and an output, which is returned.
 pub(crate) fn timed<T>(
     row: &mut Row,
     samples: usize,
@@ -353,9 +282,8 @@ fn auto_ratios() -> Vec<Ratio> {
         numerator: Pick::Named(Algorithm::Auto.name().into()),
         denominator,
     };
-    [fastest, (STD_NAME, Pick::Named(STD_NAME.into()))]
-        .map(ratio)
-        .into()
+    let standard = (STD_NAME, Pick::Named(STD_NAME.into()));
+    Vec::from([fastest, standard].map(ratio))
 }
 
 /// Sets each parallel row's speedups, when the table has a sequential run: its median, and its
@@ -373,19 +301,16 @@ fn fill_speedups(rows: &mut [Row]) {
     let over = |top: Option<f64>, bottom: Option<f64>| Some(top? / bottom.filter(|b| *b > 0.0)?);
     for row in rows.iter_mut().filter(|row| row.kind != Kind::Reference) {
         let one = one_thread.iter().find(|(name, _)| *name == row.contender);
-        let one = one.and_then(|(_, median)| *median);
+        let (one, own) = (one.and_then(|(_, median)| *median), median(row));
         row.extra
-            .set("speedup_vs_sequential", over(sequential, median(row)));
-        row.extra
-            .set("speedup_vs_one_thread", over(one, median(row)));
+            .set("speedup_vs_sequential", over(sequential, own));
+        row.extra.set("speedup_vs_one_thread", over(one, own));
     }
 }
 
 /// Every application with a line about it, for `phasers list`.
 pub fn list() -> Vec<(&'static str, &'static str)> {
-    AppName::ALL
-        .map(|app| (app.name(), app.description()))
-        .into()
+    Vec::from(AppName::ALL.map(|app| (app.name(), app.description())))
 }
 
 /// Options of `phasers app`.
@@ -439,13 +364,15 @@ fn one_or_all<T: FromStr<Err = String> + Copy>(
     }
 }
 
+/// Parses one entry of `--sync`: a kind, or a group of them.
 fn parse_sync(text: &str) -> Result<Named<SyncKind>, String> {
-    let baselines = || vec![SyncKind::Std, pthread(), cxx()];
+    let native = |native| SyncKind::External(Arc::new(native));
+    let baselines = || vec![SyncKind::Std, native(Native::Pthread), native(Native::Cxx)];
     Ok(Named(match text.trim() {
         "phaser" => vec![SyncKind::Phaser],
         "std" => vec![SyncKind::Std],
-        "pthread" => vec![pthread()],
-        "cxx" | "c++" => vec![cxx()],
+        "pthread" => vec![native(Native::Pthread)],
+        "cxx" | "c++" => vec![native(Native::Cxx)],
         "ours" => SyncKind::ours(),
         "baselines" => baselines(),
         "all" => SyncKind::ours().into_iter().chain(baselines()).collect(),
@@ -483,6 +410,39 @@ impl AppArgs {
         kinds
     }
 
+    /// The table at `at`: the sequential run of `workload`, then every kind at every thread
+    /// count; with no workload (the NOP program), no sequential run and the ideal after them.
+    fn table(&self, workload: Option<Arc<dyn Workload>>, at: Fields) -> TablePlan<Run> {
+        let threads = self.threads();
+        let sequential = workload.is_some().then_some((1, None));
+        let ideal = workload.is_none().then_some(None);
+        let kinds: Vec<_> = self.kinds().into_iter().map(Some).chain(ideal).collect();
+        let each = (threads.iter()).flat_map(|&t| kinds.iter().map(move |sync| (t, sync.clone())));
+        let rows = sequential.into_iter().chain(each).map(|(threads, sync)| {
+            let (name, kind) = match &sync {
+                None if workload.is_some() => ("sequential".to_owned(), Kind::Reference),
+                None => ("ideal".to_owned(), Kind::Ideal),
+                Some(sync) if sync.is_ours() => (sync.name(), Kind::Ours),
+                Some(sync) => (sync.name(), Kind::Baseline),
+            };
+            RowPlan {
+                contender: (threads, sync, workload.clone()),
+                name,
+                kind,
+                at: at.clone(),
+                subtracts: None,
+            }
+        });
+        TablePlan {
+            // Progress names the largest thread count; the rows carry their own.
+            threads: *threads.last().expect("at least one thread count"),
+            rows: rows.collect(),
+            rounds: 1,
+            dropped: 0,
+            floor: false,
+        }
+    }
+
     /// The thread counts, ascending: 1 for the speedups, 2 the cores of our machines, 8
     /// oversubscribed there (where barrier choice starts to matter elsewhere) by default.
     fn threads(&self) -> Vec<usize> {
@@ -490,18 +450,7 @@ impl AppArgs {
     }
 }
 
-/// The kind of the pthread baseline.
-pub fn pthread() -> SyncKind {
-    SyncKind::External(Arc::new(Native::Pthread))
-}
-
-/// The kind of the C++20 baseline.
-pub fn cxx() -> SyncKind {
-    SyncKind::External(Arc::new(Native::Cxx))
-}
-
-/// A native baseline (glibc's `pthread_barrier_t`, libstdc++'s C++20 `std::barrier`), built
-/// afresh for every run.
+/// A native baseline (`pthread_barrier_t`, C++20 `std::barrier`), built afresh for every run.
 #[derive(Debug, Clone, Copy)]
 enum Native {
     Pthread,
@@ -547,8 +496,8 @@ impl BarrierFactory for Native {
 mod tests {
     use super::*;
 
-    fn parse(line: &str) -> Result<AppArgs, clap::Error> {
-        AppArgs::try_parse_from(["app"].into_iter().chain(line.split_whitespace()))
+    fn parse(line: &str) -> AppArgs {
+        AppArgs::try_parse_from(["app"].into_iter().chain(line.split_whitespace())).unwrap()
     }
 
     fn measured(name: &str, kind: Kind, threads: usize, median: Option<f64>) -> Row {
@@ -558,132 +507,60 @@ mod tests {
         row
     }
 
+    // tests/apps.rs checks every parallel row has both speedups; here, their values.
     #[test]
-    fn speedups_and_ratios_divide_medians() {
+    fn speedups_divide_medians() {
         let (ours, baseline) = (Kind::Ours, Kind::Baseline);
         let mut rows = vec![
             measured("sequential", Kind::Reference, 1, Some(90.0)),
             measured("auto", ours, 1, Some(100.0)),
-            measured(STD_NAME, baseline, 1, Some(120.0)),
             measured("auto", ours, 2, Some(50.0)),
             measured(STD_NAME, baseline, 2, Some(100.0)),
-            measured("pthread_barrier_t", baseline, 2, Some(80.0)),
             measured("phaser", ours, 2, None),
         ];
-        parse("sor").unwrap().derive(&mut rows);
-        let speedups = |row: &Row| {
-            let value = |key| row.value(key);
-            (
-                value("speedup_vs_sequential"),
-                value("speedup_vs_one_thread"),
-            )
-        };
-        assert_eq!(speedups(&rows[3]), (Some(1.8), Some(2.0)));
-        assert_eq!(speedups(&rows[4]).1, Some(1.2));
-        assert_eq!(speedups(&rows[5]).1, None, "no 1-thread pthread row");
-        assert_eq!(speedups(&rows[6]).0, None);
-        assert_eq!(
-            speedups(&rows[0]),
-            (None, None),
-            "the sequential run has none"
-        );
-        let two: Vec<&Row> = rows.iter().filter(|row| row.threads == 2).collect();
-        let records = ratio::records(&two, &auto_ratios());
-        assert_eq!(records[0].record.denominator, "pthread_barrier_t");
-        assert_eq!(records[0].record.ratio, 50.0 / 80.0);
-        assert_eq!(records[1].record.ratio, 0.5);
-        // The NOP table has no sequential run: no speedups.
-        let mut nop = vec![measured("auto", ours, 1, Some(1.0))];
-        nop[0].at.set("program", "nop");
-        fill_speedups(&mut nop);
-        assert_eq!(nop[0].field("speedup_vs_one_thread"), None);
+        parse("sor").derive(&mut rows);
+        let keys = ["speedup_vs_sequential", "speedup_vs_one_thread"];
+        let speedups: Vec<_> = rows
+            .iter()
+            .map(|row| keys.map(|key| row.value(key)))
+            .collect();
+        assert_eq!(speedups[0], [None, None], "the sequential run has none");
+        assert_eq!(speedups[2], [Some(1.8), Some(2.0)]);
+        assert_eq!(speedups[3], [Some(0.9), None], "no 1-thread std row");
+        assert_eq!(speedups[4], [None, None], "no median");
     }
 
     #[test]
-    fn the_nop_program_runs_checked_on_every_kind_and_the_ideal() {
-        let args = parse("interp --size small --threads 1,3 --repeat 1 --nops 50").unwrap();
-        let tables = args.tables();
-        let first = &tables[0].rows[..2];
-        assert_eq!(
-            (first[0].kind, first[1].name.as_str()),
-            (Kind::Reference, "auto")
-        );
-        let nop: Vec<Row> = (tables[1].rows.iter())
-            .map(|plan| args.measure(plan, 0, 0))
-            .collect();
-        assert_eq!(nop.len(), 2 * 6);
-        assert!(files::failures(&nop, NAME).is_ok(), "{nop:?}");
-        assert!(nop.iter().all(|row| row.median().is_some()));
-        let kinds: Vec<Kind> = nop[..5].iter().map(|row| row.kind).collect();
-        let (ours, base) = (Kind::Ours, Kind::Baseline);
-        assert_eq!(kinds, [ours, base, base, base, ours]);
-        let auto = (nop[6].resolved.as_deref(), nop[6].oversubscribed);
-        let three = Algorithm::Auto.resolve(3).name();
-        assert_eq!(auto, (Some(three), phasers::is_oversubscribed(3)));
-        assert_eq!(
-            (nop[11].label(), nop[11].kind),
-            ("ideal".into(), Kind::Ideal)
-        );
-        assert_eq!(nop[11].value("barriers_per_nop"), Some(0.0));
-        let table: Vec<&Row> = nop.iter().collect();
-        let shown = args.show(tables.last().unwrap(), &table, &[], false);
-        assert!(shown.unwrap().contains("ns/NOP"));
-        assert!(args.ratios(&table).is_empty());
+    fn the_nop_table_resolves_auto_and_ends_with_the_ideal() {
+        let args = parse("interp --size small --threads 3 --repeat 1 --nops 50");
+        let nop = args.tables().pop().unwrap().rows;
+        let [auto, ideal] = [0, nop.len() - 1].map(|i| args.measure(&nop[i], 0, 0));
+        let resolved = Algorithm::Auto.resolve(3).name();
+        assert_eq!(auto.resolved.as_deref(), Some(resolved));
+        assert_eq!((ideal.label(), ideal.kind), ("ideal".into(), Kind::Ideal));
+        assert_eq!(ideal.value("barriers_per_nop"), Some(0.0));
     }
 
+    // tests/apps.rs: `all` and the default kinds, in report order.
     #[test]
     fn lists_expand_in_report_order_each_once() {
-        let all = parse("all").unwrap();
-        assert_eq!(
-            (all.apps(), all.sizes()),
-            (AppName::ALL.into(), Size::ALL.into())
-        );
-        assert_eq!(
-            (all.threads(), all.repeat, all.nops),
-            (vec![1, 2, 8], 3, 5_000)
-        );
-        let names: Vec<String> = all.kinds().iter().map(SyncKind::name).collect();
+        assert_eq!(parse("sor").threads(), vec![1, 2, 8]);
+        let line =
+            "interp,sor,sor --size large,small,large --threads 8,2 --sync mcs,ours,std,baselines";
+        let args = parse(line);
+        assert_eq!(args.apps(), vec![AppName::Sor, AppName::Interp]);
+        assert_eq!(args.sizes(), vec![Size::Small, Size::Large]);
+        assert_eq!(args.threads(), vec![2, 8]);
+        // mcs once, auto and the six other algorithms, the phaser, three baselines.
+        let names: Vec<String> = args.kinds().iter().map(SyncKind::name).collect();
+        assert_eq!(names[0], Algorithm::McsTree.name());
+        assert_eq!(names.len(), 12);
         let baselines = [
             "std::sync::Barrier",
             "pthread_barrier_t",
             "std::barrier (C++20)",
         ];
-        assert_eq!(names, [&["auto"][..], &baselines, &["phaser"]].concat());
-        let line =
-            "interp,sor,sor --size large,small,large --threads 8,2 --sync mcs,ours,std,baselines";
-        let args = parse(line).unwrap();
-        assert_eq!(args.apps(), vec![AppName::Sor, AppName::Interp]);
-        assert_eq!(args.sizes(), vec![Size::Small, Size::Large]);
-        assert_eq!(args.threads(), vec![2, 8]);
-        // mcs once, auto and the six other algorithms, the phaser, three baselines.
-        assert_eq!(args.kinds()[0].name(), Algorithm::McsTree.name());
-        assert_eq!(args.kinds().len(), 8 + 1 + 3);
-        assert_eq!(parse("sor --sync all").unwrap().kinds().len(), 12);
-    }
-
-    #[test]
-    fn bad_input_is_an_error_with_a_clear_message() {
-        for (line, message) in [
-            ("sor --threads 0", "at least 1 thread"),
-            ("sor --repeat 0", "0"),
-            ("", "required"),
-        ] {
-            let error = parse(line).err().unwrap().to_string();
-            assert!(error.contains(message), "{line:?}: {error}");
-        }
-    }
-
-    #[test]
-    fn native_kinds_are_named_and_refuse_no_threads() {
-        for (kind, name) in [
-            (pthread(), "pthread_barrier_t"),
-            (cxx(), "std::barrier (C++20)"),
-        ] {
-            assert!(
-                kind.with_handles(0, |_: Handles<'_>| ()).is_err(),
-                "{kind:?}"
-            );
-            assert_eq!(kind.name(), name);
-        }
+        assert_eq!(names[9..], baselines);
+        assert_eq!(parse("sor --sync all").kinds().len(), 12);
     }
 }

@@ -1,6 +1,5 @@
 //! `phasers floors`: the three costs every waiting decision of the library is weighed against,
-//! measured afresh a few times (so their noise shows), the ones the library uses in this process
-//! and where those come from, and what they mean for barriers on this machine.
+//! measured afresh a few times (so their noise shows), the ones in use, and what they mean.
 
 use std::path::PathBuf;
 
@@ -56,16 +55,11 @@ pub fn run(args: &FloorsArgs) -> Result<(), String> {
     let in_use = FloorsRecord::current()?;
     let json = outputs::open(args.json.as_deref())?;
     let provenance = Provenance::now("floors", phasers_cli::harness::args::command_line());
-    let measurements: Vec<Measurement> = (0..args.samples)
-        .map(|_| {
-            let floors = phasers::Floors::measure();
-            Measurement {
-                round_trip_ns: nanos(floors.round_trip()),
-                yield_ns: nanos(floors.yield_handoff()),
-                wake_ns: nanos(floors.wake()),
-            }
-        })
-        .collect();
+    let measure = |_| {
+        let floors = phasers::Floors::measure();
+        Measurement::of([floors.round_trip(), floors.yield_handoff(), floors.wake()].map(nanos))
+    };
+    let measurements: Vec<Measurement> = (0..args.samples).map(measure).collect();
     let report = FloorsReport {
         min: over(&measurements, |values| values[0]),
         median: over(&measurements, |values| values[(values.len() - 1) / 2]),
@@ -82,19 +76,23 @@ pub fn run(args: &FloorsArgs) -> Result<(), String> {
 
 /// Each floor over `measurements`, as `pick` chooses from its sorted values (never empty).
 fn over(measurements: &[Measurement], pick: fn(&[u64]) -> u64) -> Measurement {
-    let [round_trip_ns, yield_ns, wake_ns] = [0, 1, 2].map(|floor| {
+    Measurement::of([0, 1, 2].map(|floor| {
         let mut values: Vec<u64> = measurements.iter().map(|m| m.values()[floor]).collect();
         values.sort_unstable();
         pick(&values)
-    });
-    Measurement {
-        round_trip_ns,
-        yield_ns,
-        wake_ns,
-    }
+    }))
 }
 
 impl Measurement {
+    /// The measurement of round trip, yield and wake, in that order.
+    fn of([round_trip_ns, yield_ns, wake_ns]: [u64; 3]) -> Self {
+        Measurement {
+            round_trip_ns,
+            yield_ns,
+            wake_ns,
+        }
+    }
+
     /// Round trip, yield and wake, in that order.
     fn values(self) -> [u64; 3] {
         [self.round_trip_ns, self.yield_ns, self.wake_ns]
@@ -173,19 +171,19 @@ fn consequences(floors: &FloorsRecord, cores: usize) -> Vec<String> {
             short_time(floors.yield_ns.saturating_mul(per_core as u64))
         )
     };
-    let wake = short_time(floors.wake_ns);
+    let (round_trip, wake) = (short_time(floors.round_trip_ns), short_time(floors.wake_ns));
     let ratio = |over: u64| floors.wake_ns as f64 / over.max(1) as f64;
+    let (over_yield, over_round_trip) = (ratio(floors.yield_ns), ratio(floors.round_trip_ns));
+    let (few, many) = (handoffs(2 * cores), handoffs(64.max(4 * cores)));
     vec![
         format!(
             "a barrier with a core per thread cannot beat about one round trip per episode \
-             (~{}): the arrivals must reach one cache line and the release must come back",
-            short_time(floors.round_trip_ns)
+             (~{round_trip}): the arrivals must reach one cache line and the release must \
+             come back"
         ),
         format!(
             "with T threads on C cores each episode needs at least ceil(T/C) hand-offs of a \
-             core, since every thread must run once: {}; {}",
-            handoffs(2 * cores),
-            handoffs(64.max(4 * cores))
+             core, since every thread must run once: {few}; {many}"
         ),
         format!(
             "spinning longer than one wake (~{wake}) costs more than parking would, so waiters \
@@ -193,16 +191,14 @@ fn consequences(floors: &FloorsRecord, cores: usize) -> Vec<String> {
              rule: never worse than twice the best choice made in hindsight)"
         ),
         format!(
-            "wake / yield = {:.0}: a waiter yields through about that many hand-offs before \
-             parking pays; when k threads share a core each of its yields costs all k a \
+            "wake / yield = {over_yield:.0}: a waiter yields through about that many hand-offs \
+             before parking pays; when k threads share a core each of its yields costs all k a \
              hand-off, so it yields wake / (yield × k) times (at least 4), never spins, and \
-             parks for waits longer than that",
-            ratio(floors.yield_ns)
+             parks for waits longer than that"
         ),
         format!(
-            "wake / round trip = {:.0}: one sleeping waiter costs an episode as much as that \
-             many round trips, which is why short episodes should never park",
-            ratio(floors.round_trip_ns)
+            "wake / round trip = {over_round_trip:.0}: one sleeping waiter costs an episode as much \
+             as that many round trips, which is why short episodes should never park"
         ),
     ]
 }
@@ -211,18 +207,7 @@ fn consequences(floors: &FloorsRecord, cores: usize) -> Vec<String> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn min_and_median_are_per_floor() {
-        let m = |round_trip_ns, yield_ns, wake_ns| Measurement {
-            round_trip_ns,
-            yield_ns,
-            wake_ns,
-        };
-        let all = [m(70, 900, 30), m(60, 1000, 10), m(80, 800, 20)];
-        assert_eq!(over(&all, |v| v[0]), m(60, 800, 10));
-        assert_eq!(over(&all, |v| v[(v.len() - 1) / 2]), m(70, 900, 20));
-    }
-
+    // tests/floors.rs checks the min of each floor and that every line is printed.
     #[test]
     fn the_consequences_follow_from_the_floors_and_each_source_says_how_to_change_it() {
         let source = "environment".to_owned();

@@ -186,7 +186,7 @@ pub fn run<B: Benchmark>(bench: &B, output: &OutputArgs) -> Result<Report, Strin
     let cores = provenance.machine.available_cores;
     let (mut rows, mut records, mut round_trips) = (Vec::new(), Vec::new(), Vec::new());
     for table in &tables {
-        let measured = interleave::measure_in(
+        let measured = interleave::measure(
             table,
             |round| bench.order(table, round),
             &progress,

@@ -688,6 +688,11 @@ mod tests {
         let error = measured.error.unwrap();
         assert!(error.starts_with("thread 0: ") && error.contains("broken"));
         assert!(measured.sampler.samples().is_empty());
+        // A broken barrier is the echo above; any other error a cause.
+        let zero = Barrier::with_algorithm(0, Algorithm::Auto).unwrap_err();
+        assert!(matches!(Failure::from(zero), Failure::Cause(_)));
+        let about = Failure::Echo("broken".into()).about("wait");
+        assert_eq!(about, Failure::Echo("wait: broken".into()));
     }
 
     /// A thread of a row that counts its calls (meetings on the work included) in its own slot.

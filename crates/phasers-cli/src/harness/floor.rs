@@ -49,22 +49,6 @@ pub const BRIEFLY: Schedule = Schedule {
 
 /// Measures the round trip of one cache line between two threads, pinned to two different cores
 /// where the machine allows it.
-///
-/// ```
-/// use std::time::Duration;
-/// use phasers_cli::harness::floor::{floor_line, measure};
-/// use phasers_cli::harness::schedule::Schedule;
-///
-/// let floor = measure(Schedule {
-///     episodes: Some(100),
-///     samples: 2,
-///     target_sample: Duration::from_millis(1),
-///     row_budget: Duration::from_secs(1),
-/// });
-/// assert_eq!((floor.samples_ns.len(), floor.round_trips_per_sample), (2, 100));
-/// assert!(floor.min_ns.is_some_and(|ns| ns > 0.0));
-/// assert!(floor_line(&floor).starts_with("cache-line round trip between"));
-/// ```
 pub fn measure(schedule: Schedule) -> Floor {
     let (cpus, mut notes) = choose_cpus();
     let line = CachePadded::new(AtomicU64::new(0));

@@ -44,22 +44,17 @@ impl Preset {
 
     /// The name on the command line and in reports.
     pub fn name(self) -> &'static str {
-        match self {
-            Preset::None => "none",
-            Preset::Low => "low",
-            Preset::Medium => "medium",
-            Preset::High => "high",
-        }
+        ["none", "low", "medium", "high"][self as usize]
     }
 
     /// The spread it stands for.
     pub fn spread(self) -> Spread {
-        let (max_ns, mean_ns, stddev_ns) = match self {
-            Preset::None => (0.0, 0.0, 0.0),
-            Preset::Low => (15_000.0, 8_000.0, 3_900.0),
-            Preset::Medium => (128_000.0, 37_000.0, 18_500.0),
-            Preset::High => (555_000.0, 184_000.0, 102_000.0),
-        };
+        let [max_ns, mean_ns, stddev_ns] = [
+            [0.0; 3],
+            [15_000.0, 8_000.0, 3_900.0],
+            [128_000.0, 37_000.0, 18_500.0],
+            [555_000.0, 184_000.0, 102_000.0],
+        ][self as usize];
         Spread {
             preset: Some(self),
             max_ns,

@@ -157,9 +157,28 @@ pub trait Benchmark {
         None
     }
 
-    /// The title of `table`, whose measured rows are `rows`, on `cores` cores.
+    /// The title of `table`, whose measured rows are `rows`, on `cores` cores: `4 threads on 2
+    /// cores (oversubscribed), reference loop 509 ns per iteration` names the loop it hides.
     fn title(&self, table: &TablePlan<Self::Contender>, rows: &[&Row], cores: usize) -> String {
-        title(table.threads, cores, rows)
+        let threads = table.threads;
+        let plural = |count: usize| if count == 1 { "" } else { "s" };
+        let oversubscribed = match phasers::is_oversubscribed(threads) {
+            true => " (oversubscribed)",
+            false => "",
+        };
+        let looped = (rows.iter().find(|row| row.kind == Kind::Loop)).and_then(|row| {
+            Some(format!(
+                ", {} {} per iteration",
+                row.contender,
+                time(row.median()?)
+            ))
+        });
+        format!(
+            "{threads} thread{} on {cores} core{}{oversubscribed}{}",
+            plural(threads),
+            plural(cores),
+            looped.unwrap_or_default()
+        )
     }
 
     /// Whether the report records `plan`'s row; `false` for a row only shown again (a floor
@@ -287,29 +306,6 @@ fn mark(rows: &mut [Row], layout: &Layout, records: &[RatioRecord]) {
         .cloned()
         .collect();
     ratio::mark_rows(rows, &over, &records);
-}
-
-/// `4 threads on 2 cores (oversubscribed), reference loop 509 ns per iteration`: the loop a
-/// table hides is named with its cost.
-fn title(threads: usize, cores: usize, rows: &[&Row]) -> String {
-    let plural = |count: usize| if count == 1 { "" } else { "s" };
-    let oversubscribed = match phasers::is_oversubscribed(threads) {
-        true => " (oversubscribed)",
-        false => "",
-    };
-    let looped = (rows.iter().find(|row| row.kind == Kind::Loop)).and_then(|row| {
-        Some(format!(
-            ", {} {} per iteration",
-            row.contender,
-            time(row.median()?)
-        ))
-    });
-    format!(
-        "{threads} thread{} on {cores} core{}{oversubscribed}{}",
-        plural(threads),
-        plural(cores),
-        looped.unwrap_or_default()
-    )
 }
 
 /// The distinct values of the plot's slice keys over every row planned, in order.

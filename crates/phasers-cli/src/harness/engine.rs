@@ -80,9 +80,7 @@ impl Plan {
     }
 
     fn sampler(&self) -> Sampler {
-        Sampler::new(self.schedule)
-            .warm_up(self.warm_up)
-            .enough(self.enough)
+        Sampler::new(self.schedule, self.warm_up, self.enough)
     }
 }
 
@@ -121,7 +119,7 @@ impl Measured {
     /// A row that could not start: no samples, and `error`.
     pub fn failed(schedule: Schedule, error: String) -> Self {
         Measured {
-            sampler: Sampler::new(schedule),
+            sampler: Sampler::new(schedule, WARM_UP_EPISODES, None),
             error: Some(error),
             elapsed: Duration::ZERO,
             pin_note: None,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::affinity::{allowed_cpus, pin};
 use super::machine::smt_siblings;
-use super::schedule::{RoundClock, Sampler, Schedule};
+use super::schedule::{RoundClock, Sampler, Schedule, WARM_UP_EPISODES};
 use super::stats;
 use super::table::time;
 
@@ -143,7 +143,7 @@ fn choose_cpus() -> (Option<[usize; 2]>, Vec<String>) {
 /// The timing side: sends odd values and waits for each to come back incremented, in rounds sized
 /// by the sampler. Only this side counts, so it can cut a round on its own.
 fn ping(line: &AtomicU64, schedule: Schedule) -> Sampler {
-    let mut sampler = Sampler::new(schedule);
+    let mut sampler = Sampler::new(schedule, WARM_UP_EPISODES, None);
     let start = Instant::now();
     let mut sent = 1;
     let mut planned = sampler.first_round();

@@ -8,11 +8,9 @@
 //! interleaved rounds, every row sees every state alike, and the rounds' disagreement says how
 //! far the machine drifted (see [`super::noise`]).
 //!
-//! The floor row is the least one iteration of that many threads can cost here: one cache-line
-//! round trip while every thread has a core; once threads outnumber cores, the threads sharing a
-//! core must each get to run, so `ceil(threads / cores)` yield hand-offs
-//! (`phasers::Floors::yield_handoff`). Dividing an oversubscribed barrier by the round trip would
-//! call "100x the floor" a barrier that is as good as the machine allows.
+//! The floor row is the least one iteration of that many threads can cost here ([`Regime`]): the
+//! threads sharing a core must each get to run, so dividing an oversubscribed barrier by the round
+//! trip would call "100x the floor" a barrier that is as good as the machine allows.
 
 use indicatif::ProgressBar;
 use phasers::Floors;

@@ -302,7 +302,7 @@ mod tests {
     }
 
     #[test]
-    fn fixed_episodes_skip_calibration() {
+    fn fixed_episodes_skip_calibration_and_stop_at_the_count_or_the_budget() {
         let mut sampler = fresh(Some(1000));
         assert_eq!(sampler.first_round(), WARM_UP_EPISODES);
         assert_eq!(sampler.after_round(16, 16, MS / 10, MS), Some(1000));
@@ -310,12 +310,16 @@ mod tests {
         assert_eq!(sampler.after_round(1000, 1000, 4 * MS, 7 * MS), Some(1000));
         assert_eq!(sampler.after_round(1000, 1000, 2 * MS, 9 * MS), None);
         assert_eq!(sampler.per_episode_ns(), vec![2000.0, 4000.0, 2000.0]);
-        assert!(!sampler.capped());
-        assert_eq!(sampler.cut(), 0);
+        assert!(!sampler.capped() && sampler.cut() == 0);
+        // The warm-up alone blew the budget: one sample is still taken.
+        let mut sampler = fresh(Some(10));
+        assert_eq!(sampler.after_round(16, 16, 5000 * MS, 5000 * MS), Some(10));
+        assert_eq!(sampler.after_round(10, 10, 3000 * MS, 8000 * MS), None);
+        assert!(sampler.capped() && sampler.samples().len() == 1);
     }
 
     #[test]
-    fn calibration_grows_then_sizes_samples_to_the_target() {
+    fn calibration_grows_then_sizes_samples_to_the_target_once_a_round_is_long_enough() {
         let mut sampler = fresh(None);
         // 16 episodes in 16 µs: too short, grow by the capped factor.
         let next = sampler
@@ -327,26 +331,12 @@ mod tests {
         assert_eq!(sized, 6144);
         assert_eq!(sampler.episodes(), 6144);
         assert!(sampler.samples().is_empty());
-    }
-
-    #[test]
-    fn a_slow_warm_up_is_followed_by_one_calibration_round() {
         let mut sampler = fresh(None);
         // 16 episodes in 32 ms: maybe slow, maybe just the start; check with 16 more.
         assert_eq!(sampler.after_round(16, 16, 32 * MS, 32 * MS), Some(16));
         // 2 ms each indeed, so 30 per 60 ms sample.
         assert_eq!(sampler.after_round(16, 16, 32 * MS, 64 * MS), Some(30));
-    }
-
-    #[test]
-    fn budget_stops_a_row_after_at_least_one_sample() {
-        let mut sampler = fresh(Some(10));
-        // The warm-up alone blew the budget: one sample is still taken.
-        assert_eq!(sampler.after_round(16, 16, 5000 * MS, 5000 * MS), Some(10));
-        assert_eq!(sampler.after_round(10, 10, 3000 * MS, 8000 * MS), None);
-        assert_eq!(sampler.samples().len(), 1);
-        assert!(sampler.capped());
-        // Calibrated, that one sample is sized from the warm-up, and never to zero episodes.
+        // Past the budget, the one sample is sized from the warm-up, and never to zero episodes.
         let mut sampler = fresh(None);
         let next = sampler.after_round(16, 16, 10_000 * MS, 10_000 * MS);
         assert_eq!(next, Some(1));
@@ -387,17 +377,13 @@ mod tests {
     }
 
     #[test]
-    fn deadlines() {
+    fn deadlines_and_a_round_clock_that_reads_every_few_episodes_never_early() {
         let calibrated = fresh(None);
         assert_eq!(calibrated.round_deadline(Duration::ZERO), 240 * MS);
         assert_eq!(calibrated.round_deadline(2900 * MS), 100 * MS);
         assert_eq!(calibrated.round_deadline(5000 * MS), Duration::ZERO);
         let fixed = fresh(Some(10));
         assert_eq!(fixed.round_deadline(1000 * MS), 2000 * MS);
-    }
-
-    #[test]
-    fn the_round_clock_reads_every_few_episodes_and_never_expires_early() {
         // The deadline has passed at once, but the clock is read only every so many episodes.
         for (planned, first) in [(CHECKS_PER_ROUND * 10, 10), (1_000_000, FIRST_CHECK)] {
             let mut clock = RoundClock::start(planned, Duration::ZERO);

@@ -188,8 +188,7 @@ impl<W: Work> Seat<W> {
     }
 }
 
-/// What a thread hands back: thread 0 its sampler, a stamped row's threads their stamps, and
-/// why it stopped early, if it did.
+/// What a thread hands back: why it stopped early, thread 0's sampler, a stamped row's stamps.
 #[derive(Default)]
 struct Out {
     failure: Option<Failure>,
@@ -327,8 +326,7 @@ fn spawn<W: Work>(
     }
 }
 
-/// The stamps of every thread, iteration by iteration as the metrics (and the C baseline) lay
-/// them out; `None` when the row stamped nothing.
+/// Every thread's stamps, iteration by iteration as the C baseline lays them out; `None`: none.
 fn timeline(outs: &mut [Out]) -> Result<Option<Timeline>, String> {
     let iterations = outs[0].arrive.len();
     if iterations == 0 {
@@ -384,8 +382,7 @@ fn rounds<W: Work, const DELAY: bool, const CUT: bool>(
     }
 }
 
-/// Meets the others at `episode`, then reads the length of the round thread 0 published there:
-/// `None` once it published that the row is done.
+/// Meets the others at `episode` and reads the round thread 0 published there; `None`: done.
 fn next_round<W: Work>(
     seat: &mut Seat<W>,
     shared: &Rounds,

@@ -47,8 +47,7 @@ pub const BRIEFLY: Schedule = Schedule {
     row_budget: Duration::from_secs(2),
 };
 
-/// Measures the round trip of one cache line between two threads, pinned to two different cores
-/// where the machine allows it.
+/// Measures a cache line's round trip between two threads, pinned to two cores where it can.
 pub fn measure(schedule: Schedule) -> Floor {
     let (cpus, mut notes) = choose_cpus();
     let line = CachePadded::new(AtomicU64::new(0));

@@ -225,8 +225,7 @@ fn by_round<'a>(texts: impl Iterator<Item = Option<&'a str>>, rounds: usize) -> 
     seen.into_iter().map(said).collect()
 }
 
-/// The round trip measured in several rounds, as one measurement: every sample, and each distinct
-/// caveat once.
+/// The round trip measured in several rounds as one: every sample, each distinct caveat once.
 pub fn merge_floors(parts: &[Floor]) -> Floor {
     let samples_ns: Vec<f64> = parts.iter().flat_map(|f| f.samples_ns.clone()).collect();
     let mut notes: Vec<&str> = Vec::new();
@@ -312,8 +311,7 @@ pub fn round_trip_row(threads: usize, rounds: &[Floor]) -> Row {
     row
 }
 
-/// The hand-off floor row of `threads` threads, `count` hand-offs of `handoff_ns` (one measured
-/// in each round): a sample per round, their median the floor.
+/// The hand-off floor row: `count` hand-offs of `handoff_ns` (one per round), a sample per round.
 pub fn handoffs_row(threads: usize, count: usize, handoff_ns: &[f64]) -> Row {
     let per_round: Vec<f64> = handoff_ns.iter().map(|ns| ns * count as f64).collect();
     let at = (Fields::default().with("regime", "yield-handoffs")).with("yield_handoffs", count);

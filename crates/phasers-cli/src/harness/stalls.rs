@@ -326,10 +326,8 @@ mod tests {
         assert!((share(15_000) - 0.036).abs() < 0.005);
         assert!((share(0) - 0.020).abs() < 0.004);
         assert_eq!(stalls.realized().max_ns, 15_000);
-        assert!(Stalls::generate(&Preset::None.spread(), 4, 100, 1)
-            .as_slice()
-            .iter()
-            .all(|&ns| ns == 0));
+        let none = Stalls::generate(&Preset::None.spread(), 4, 100, 1);
+        assert_eq!(none.realized().max_ns, 0);
     }
 
     #[test]
@@ -354,7 +352,6 @@ mod tests {
         assert_eq!(numbers("60/30/10us"), Ok((60e3, 30e3, 10e3)));
         assert_eq!(parse_spread("60/30/10").unwrap().name(), "60/30/10us");
         for (bad, why) in [
-            ("huge", "not a preset"),
             ("1/2/x", "not a preset"),
             ("10/20/1", "mean is above the max"),
             ("10/-1/1", "at least 0"),
@@ -374,11 +371,7 @@ mod tests {
         for policy in [StallPolicy::Spin, StallPolicy::Yield] {
             let start = Instant::now();
             policy.stall(200_000);
-            let elapsed = start.elapsed();
-            assert!(
-                elapsed >= Duration::from_micros(200),
-                "{policy:?}: {elapsed:?}"
-            );
+            assert!(start.elapsed() >= Duration::from_micros(200), "{policy:?}");
         }
         let cores = phasers::available_cores();
         assert_eq!(StallPolicy::for_threads(cores + 1), StallPolicy::Yield);

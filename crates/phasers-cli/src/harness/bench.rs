@@ -97,8 +97,7 @@ pub trait Benchmark {
     /// The name in reports, as on the command line: `bench barrier`.
     fn name(&self) -> String;
 
-    /// The lines above the tables; `floor` is the run's floor when [`Benchmark::floor_once`]
-    /// measured it before them.
+    /// The lines above the tables; `floor` is the run's, if [`Benchmark::floor_once`] measured it.
     fn header(&self, provenance: &Provenance, floor: Option<&Floor>) -> String;
 
     /// The settings the report records.
@@ -107,8 +106,7 @@ pub trait Benchmark {
     /// The tables, in the order run.
     fn tables(&self) -> Vec<TablePlan<Self::Contender>>;
 
-    /// One round of the row `plan` at `threads` threads: its raw samples, nothing dropped or
-    /// subtracted yet.
+    /// One round of row `plan` at `threads` threads: raw samples, none dropped or subtracted.
     fn measure(&self, plan: &RowPlan<Self::Contender>, threads: usize, round: usize) -> Row;
 
     /// How round `round`'s floor is sampled, for tables that measure one in every round.
@@ -116,8 +114,7 @@ pub trait Benchmark {
         floor::BRIEFLY
     }
 
-    /// How the run's floor is sampled before the header, when no table measures it in rounds;
-    /// `None`: the run has no floor.
+    /// The run's floor, sampled before the header if no table measures it in rounds; `None`: none.
     fn floor_once(&self) -> Option<Schedule> {
         None
     }
@@ -125,8 +122,7 @@ pub trait Benchmark {
     /// The table's columns, blocks, CSV keys and plots.
     fn layout(&self) -> Layout;
 
-    /// The ratios recorded among the rows of one table at one thread count (and of one block,
-    /// when the layout has blocks).
+    /// The ratios recorded among one table's rows at one thread count (and block, if any).
     fn ratios(&self, _table: &[&Row]) -> Vec<Ratio> {
         Vec::new()
     }
@@ -141,8 +137,7 @@ pub trait Benchmark {
         (0..table.rows.len()).collect()
     }
 
-    /// Sets what a table's merged rows yield besides their samples (speedups, bandwidths,
-    /// fractions), before its ratios.
+    /// Sets what a table's merged rows yield besides samples (speedups, bandwidths), before ratios.
     fn derive(&self, _table: &mut [Row]) {}
 
     /// The table as printed, with its ratio `records`, when not the one [`render::table`] of
@@ -181,8 +176,7 @@ pub trait Benchmark {
         )
     }
 
-    /// Whether the report records `plan`'s row; `false` for a row only shown again (a floor
-    /// measured for an earlier table and reused).
+    /// Whether the report records `plan`'s row; `false` for one only shown again (a reused floor).
     fn recorded(&self, _plan: &RowPlan<Self::Contender>) -> bool {
         true
     }

@@ -35,8 +35,7 @@ pub enum Pacing {
     /// A control barrier before and after each round (the closing one timed), rounds never cut:
     /// for operations that need not hold every thread back, like a broadcast's root.
     Looped,
-    /// EPCC syncbench: [`delay`] before each iteration, a control barrier before and after each
-    /// round.
+    /// EPCC syncbench: [`delay`] before each iteration, a control barrier around each round.
     Epcc {
         /// Iterations of the delay loop.
         delay: u64,

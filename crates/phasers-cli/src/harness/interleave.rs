@@ -283,12 +283,9 @@ impl Regime {
     }
 }
 
-/// The contender of a table's floor row.
-pub const FLOOR: &str = "floor";
-
 /// A floor row of `threads` threads with one sample per `samples` (`round_medians` each round's).
 fn floor_row(threads: usize, at: Fields, samples: Vec<f64>, round_medians: Vec<f64>) -> Row {
-    let mut row = Row::new(FLOOR, Kind::Floor, threads, at);
+    let mut row = Row::new("floor", Kind::Floor, threads, at);
     row.summary = stats::summarize(&samples);
     row.samples_wanted = samples.len();
     (row.raw_ns, row.samples_ns) = (samples.clone(), samples);

@@ -439,8 +439,6 @@ mod tests {
             row.note.as_deref(),
             Some("4 yield hand-offs of 1100 ns each")
         );
-        let regime = (row.kind, row.field("regime"));
-        assert_eq!(regime, (Kind::Floor, Some(&"yield-handoffs".into())));
         assert_eq!(handoffs_row(8, 4, &[]).median(), None);
         let floor = |samples: &[f64]| Floor {
             pinned_to: Some([0, 1]),

@@ -97,8 +97,7 @@ pub trait Benchmark {
     /// The name in reports, as on the command line: `bench barrier`.
     fn name(&self) -> String;
 
-    /// The lines above the tables; `floor` is the run's floor when [`Benchmark::floor_once`]
-    /// measured it before them.
+    /// The lines above the tables; `floor` is the run's, if [`Benchmark::floor_once`] measured it.
     fn header(&self, provenance: &Provenance, floor: Option<&Floor>) -> String;
 
     /// The settings the report records.
@@ -107,8 +106,7 @@ pub trait Benchmark {
     /// The tables, in the order run.
     fn tables(&self) -> Vec<TablePlan<Self::Contender>>;
 
-    /// One round of the row `plan` at `threads` threads: its raw samples, nothing dropped or
-    /// subtracted yet.
+    /// One round of row `plan` at `threads` threads: raw samples, none dropped or subtracted.
     fn measure(&self, plan: &RowPlan<Self::Contender>, threads: usize, round: usize) -> Row;
 
     /// How round `round`'s floor is sampled, for tables that measure one in every round.
@@ -116,8 +114,7 @@ pub trait Benchmark {
         floor::BRIEFLY
     }
 
-    /// How the run's floor is sampled before the header, when no table measures it in rounds;
-    /// `None`: the run has no floor.
+    /// The run's floor, sampled before the header if no table measures it in rounds; `None`: none.
     fn floor_once(&self) -> Option<Schedule> {
         None
     }
@@ -125,8 +122,7 @@ pub trait Benchmark {
     /// The table's columns, blocks, CSV keys and plots.
     fn layout(&self) -> Layout;
 
-    /// The ratios recorded among the rows of one table at one thread count (and of one block,
-    /// when the layout has blocks).
+    /// The ratios recorded among one table's rows at one thread count (and block, if any).
     fn ratios(&self, _table: &[&Row]) -> Vec<Ratio> {
         Vec::new()
     }
@@ -141,8 +137,7 @@ pub trait Benchmark {
         (0..table.rows.len()).collect()
     }
 
-    /// Sets what a table's merged rows yield besides their samples (speedups, bandwidths,
-    /// fractions), before its ratios.
+    /// Sets what a table's merged rows yield besides samples (speedups, bandwidths), before ratios.
     fn derive(&self, _table: &mut [Row]) {}
 
     /// The table as printed, with its ratio `records`, when not the one [`render::table`] of
@@ -157,13 +152,31 @@ pub trait Benchmark {
         None
     }
 
-    /// The title of `table`, whose measured rows are `rows`, on `cores` cores.
+    /// The title of `table`, whose measured rows are `rows`, on `cores` cores: `4 threads on 2
+    /// cores (oversubscribed), reference loop 509 ns per iteration` names the loop it hides.
     fn title(&self, table: &TablePlan<Self::Contender>, rows: &[&Row], cores: usize) -> String {
-        title(table.threads, cores, rows)
+        let threads = table.threads;
+        let plural = |count: usize| if count == 1 { "" } else { "s" };
+        let oversubscribed = match phasers::is_oversubscribed(threads) {
+            true => " (oversubscribed)",
+            false => "",
+        };
+        let looped = (rows.iter().find(|row| row.kind == Kind::Loop)).and_then(|row| {
+            Some(format!(
+                ", {} {} per iteration",
+                row.contender,
+                time(row.median()?)
+            ))
+        });
+        format!(
+            "{threads} thread{} on {cores} core{}{oversubscribed}{}",
+            plural(threads),
+            plural(cores),
+            looped.unwrap_or_default()
+        )
     }
 
-    /// Whether the report records `plan`'s row; `false` for a row only shown again (a floor
-    /// measured for an earlier table and reused).
+    /// Whether the report records `plan`'s row; `false` for one only shown again (a reused floor).
     fn recorded(&self, _plan: &RowPlan<Self::Contender>) -> bool {
         true
     }
@@ -186,7 +199,7 @@ pub fn run<B: Benchmark>(bench: &B, output: &OutputArgs) -> Result<Report, Strin
     let cores = provenance.machine.available_cores;
     let (mut rows, mut records, mut round_trips) = (Vec::new(), Vec::new(), Vec::new());
     for table in &tables {
-        let measured = interleave::measure_in(
+        let measured = interleave::measure(
             table,
             |round| bench.order(table, round),
             &progress,
@@ -287,29 +300,6 @@ fn mark(rows: &mut [Row], layout: &Layout, records: &[RatioRecord]) {
         .cloned()
         .collect();
     ratio::mark_rows(rows, &over, &records);
-}
-
-/// `4 threads on 2 cores (oversubscribed), reference loop 509 ns per iteration`: the loop a
-/// table hides is named with its cost.
-fn title(threads: usize, cores: usize, rows: &[&Row]) -> String {
-    let plural = |count: usize| if count == 1 { "" } else { "s" };
-    let oversubscribed = match phasers::is_oversubscribed(threads) {
-        true => " (oversubscribed)",
-        false => "",
-    };
-    let looped = (rows.iter().find(|row| row.kind == Kind::Loop)).and_then(|row| {
-        Some(format!(
-            ", {} {} per iteration",
-            row.contender,
-            time(row.median()?)
-        ))
-    });
-    format!(
-        "{threads} thread{} on {cores} core{}{oversubscribed}{}",
-        plural(threads),
-        plural(cores),
-        looped.unwrap_or_default()
-    )
 }
 
 /// The distinct values of the plot's slice keys over every row planned, in order.

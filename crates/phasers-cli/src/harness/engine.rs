@@ -35,8 +35,7 @@ pub enum Pacing {
     /// A control barrier before and after each round (the closing one timed), rounds never cut:
     /// for operations that need not hold every thread back, like a broadcast's root.
     Looped,
-    /// EPCC syncbench: [`delay`] before each iteration, a control barrier before and after each
-    /// round.
+    /// EPCC syncbench: [`delay`] before each iteration, a control barrier around each round.
     Epcc {
         /// Iterations of the delay loop.
         delay: u64,
@@ -80,9 +79,7 @@ impl Plan {
     }
 
     fn sampler(&self) -> Sampler {
-        Sampler::new(self.schedule)
-            .warm_up(self.warm_up)
-            .enough(self.enough)
+        Sampler::new(self.schedule, self.warm_up, self.enough)
     }
 }
 
@@ -121,7 +118,7 @@ impl Measured {
     /// A row that could not start: no samples, and `error`.
     pub fn failed(schedule: Schedule, error: String) -> Self {
         Measured {
-            sampler: Sampler::new(schedule),
+            sampler: Sampler::new(schedule, WARM_UP_EPISODES, None),
             error: Some(error),
             elapsed: Duration::ZERO,
             pin_note: None,
@@ -190,8 +187,7 @@ impl<W: Work> Seat<W> {
     }
 }
 
-/// What a thread hands back: thread 0 its sampler, a stamped row's threads their stamps, and
-/// why it stopped early, if it did.
+/// What a thread hands back: why it stopped early, thread 0's sampler, a stamped row's stamps.
 #[derive(Default)]
 struct Out {
     failure: Option<Failure>,
@@ -329,8 +325,7 @@ fn spawn<W: Work>(
     }
 }
 
-/// The stamps of every thread, iteration by iteration as the metrics (and the C baseline) lay
-/// them out; `None` when the row stamped nothing.
+/// Every thread's stamps, iteration by iteration as the C baseline lays them out; `None`: none.
 fn timeline(outs: &mut [Out]) -> Result<Option<Timeline>, String> {
     let iterations = outs[0].arrive.len();
     if iterations == 0 {
@@ -386,8 +381,7 @@ fn rounds<W: Work, const DELAY: bool, const CUT: bool>(
     }
 }
 
-/// Meets the others at `episode`, then reads the length of the round thread 0 published there:
-/// `None` once it published that the row is done.
+/// Meets the others at `episode` and reads the round thread 0 published there; `None`: done.
 fn next_round<W: Work>(
     seat: &mut Seat<W>,
     shared: &Rounds,
@@ -502,66 +496,56 @@ fn stamped<W: Work>(
     shared: &Rounds,
     plan: &Plan,
     mut sampler: Option<Sampler>,
-    stalls: (Option<&Stalls>, StallPolicy),
+    (stalls, policy): (Option<&Stalls>, StallPolicy),
 ) -> Out {
     let capacity = plan.schedule.samples.saturating_add(1);
-    let mut out = Out {
-        arrive: Vec::with_capacity(capacity),
-        ret: Vec::with_capacity(capacity),
-        ..Out::default()
-    };
-    out.failure = seat
-        .work
-        .prepare()
-        .and_then(|()| stamp(rank, &mut seat, shared, sampler.as_mut(), stalls, &mut out))
-        .err();
-    out.sampler = sampler;
-    out
-}
-
-/// The iterations of [`stamped`].
-fn stamp<W: Work>(
-    rank: usize,
-    seat: &mut Seat<W>,
-    shared: &Rounds,
-    mut sampler: Option<&mut Sampler>,
-    (stalls, policy): (Option<&Stalls>, StallPolicy),
-    out: &mut Out,
-) -> Result<(), Failure> {
-    let row_start = Instant::now();
-    for index in 0u64.. {
-        seat.meet(index)
-            .map_err(|failure| failure.about("the barrier between iterations"))?;
-        let stop = shared.stop_at.load(Ordering::Relaxed);
-        if stop != 0 && index >= stop {
-            break;
-        }
-        if let Some(stalls) = stalls {
-            policy.stall(stalls.get(index as usize, rank));
-        }
-        let arrive = nanos_since(shared.origin);
-        let chose = seat.work.iteration(index)?;
-        let ret = nanos_since(shared.origin);
-        out.arrive.push(arrive);
-        out.ret.push(ret);
-        if index == 0 {
-            seat.work.check()?;
-        }
-        if let Some(sampler) = &mut sampler {
-            out.chose.extend(chose);
-            let took = Duration::from_nanos(ret.saturating_sub(arrive));
-            if sampler
-                .after_round(1, 1, took, row_start.elapsed())
-                .is_none()
-            {
-                // Read after the next meeting, which orders it; read earlier (a thread still
-                // leaving this iteration's meeting), it names an iteration not reached yet.
-                shared.stop_at.store(index + 1, Ordering::Relaxed);
+    let (mut arrives, mut rets) = (Vec::with_capacity(capacity), Vec::with_capacity(capacity));
+    let mut chose_all = Vec::new();
+    let mut iterations = || -> Result<(), Failure> {
+        seat.work.prepare()?;
+        let row_start = Instant::now();
+        for index in 0u64.. {
+            seat.meet(index)
+                .map_err(|failure| failure.about("the barrier between iterations"))?;
+            let stop = shared.stop_at.load(Ordering::Relaxed);
+            if stop != 0 && index >= stop {
+                return Ok(());
             }
-            shared.done.fetch_add(1, Ordering::Relaxed);
+            if let Some(stalls) = stalls {
+                policy.stall(stalls.get(index as usize, rank));
+            }
+            let arrive = nanos_since(shared.origin);
+            let chose = seat.work.iteration(index)?;
+            let ret = nanos_since(shared.origin);
+            arrives.push(arrive);
+            rets.push(ret);
+            if index == 0 {
+                seat.work.check()?;
+            }
+            if let Some(sampler) = &mut sampler {
+                chose_all.extend(chose);
+                let took = Duration::from_nanos(ret.saturating_sub(arrive));
+                if sampler
+                    .after_round(1, 1, took, row_start.elapsed())
+                    .is_none()
+                {
+                    // Read after the next meeting, which orders it; read earlier (a thread still
+                    // leaving this iteration's meeting), it names an iteration not reached yet.
+                    shared.stop_at.store(index + 1, Ordering::Relaxed);
+                }
+                shared.done.fetch_add(1, Ordering::Relaxed);
+            }
         }
+        Ok(())
+    };
+    let failure = iterations().err();
+    Out {
+        failure,
+        sampler,
+        arrive: arrives,
+        ret: rets,
+        chose: chose_all,
     }
-    Ok(())
 }
 
 /// Nanoseconds from `origin` to now.
@@ -576,7 +560,6 @@ mod tests {
 
     use super::*;
     use crate::harness::stalls::Preset;
-    use crate::harness::work::Nothing;
 
     const MINUTE: Duration = Duration::from_secs(60);
 
@@ -594,35 +577,6 @@ mod tests {
         let watch = Watch::new("test", works.len(), MINUTE);
         let plan = Plan::new(schedule, pacing, MINUTE);
         threads(works, &plan, &watch)
-    }
-
-    /// A barrier that takes a while per episode, whatever it was calibrated at.
-    struct Slow(Participant);
-
-    impl Work for Slow {
-        const SYNCHRONIZED: bool = true;
-
-        fn iteration(&mut self, index: u64) -> Result<Option<&'static str>, Failure> {
-            std::thread::sleep(Duration::from_micros(100));
-            self.0.iteration(index)
-        }
-    }
-
-    #[test]
-    fn an_overlong_round_is_cut_and_every_thread_agrees_where() {
-        // Far more than fits in the budget: only a cut can end the first sample.
-        let schedule = schedule(1_000_000, 3, Duration::from_millis(50));
-        for pacing in [Pacing::BackToBack, Pacing::Epcc { delay: 10 }] {
-            let barrier = Barrier::with_algorithm(3, Algorithm::SenseReversing).unwrap();
-            let works: Vec<_> = barrier.participants().into_iter().map(Slow).collect();
-            let measured = run(works, schedule, pacing);
-            assert_eq!(measured.error, None);
-            let samples = measured.sampler.samples();
-            assert_eq!(samples.len(), 1);
-            assert!(samples[0].episodes < 1_000_000);
-            assert_eq!(measured.sampler.cut(), 1);
-            assert!(measured.sampler.capped());
-        }
     }
 
     /// A barrier whose third wait fails, as a broken barrier's would.
@@ -656,26 +610,14 @@ mod tests {
     fn looped_rows_run_every_planned_iteration_on_every_thread() {
         let calls = AtomicU64::new(0);
         let works = (0..3).map(|_| Count(&calls)).collect();
-        let measured = run(
-            works,
-            schedule(1000, 3, Duration::from_secs(20)),
-            Pacing::Looped,
-        );
+        let measured = run(works, schedule(1000, 3, MINUTE), Pacing::Looped);
         assert_eq!(
             (measured.error, measured.sampler.samples().len()),
             (None, 3)
         );
         // The warm-up round, then three samples of 1,000, on each of the three threads.
-        assert_eq!(
-            calls.load(Ordering::Relaxed),
-            3 * (WARM_UP_EPISODES + 3 * 1000)
-        );
-        let reference = run(
-            vec![Nothing; 2],
-            schedule(10, 2, Duration::from_secs(20)),
-            Pacing::Epcc { delay: 5 },
-        );
-        assert_eq!(reference.sampler.samples().len(), 2);
+        let expected = 3 * (WARM_UP_EPISODES + 3 * 1000);
+        assert_eq!(calls.load(Ordering::Relaxed), expected);
     }
 
     /// Sleeps a little per call; a bad one fails its third call, or with `wrong` its first check.
@@ -725,22 +667,6 @@ mod tests {
     }
 
     #[test]
-    fn every_stamped_thread_runs_the_same_iterations_between_meetings() {
-        let stalls = Stalls::generate(&Preset::Low.spread(), 3, 31, 1);
-        let timeline = sleepers(3, Some(stalls), 30, None).timeline.unwrap();
-        assert!((6..=31).contains(&timeline.iterations), "{timeline:?}");
-        assert_eq!(timeline.arrive_ns.len(), 3 * timeline.iterations);
-        assert_eq!(timeline.chose.len(), timeline.iterations);
-        for iteration in 1..timeline.iterations {
-            let ended = &timeline.return_ns[(iteration - 1) * 3..iteration * 3];
-            let started = &timeline.arrive_ns[iteration * 3..iteration * 3 + 3];
-            assert!(started.iter().min() >= ended.iter().max());
-        }
-        // The maximum caps the row: the warm-up and 4 measured.
-        assert_eq!(sleepers(2, None, 4, None).timeline.unwrap().iterations, 5);
-    }
-
-    #[test]
     fn a_failure_names_its_cause_not_its_echoes() {
         let measured = sleepers(3, None, 50, Some((1, false)));
         let error = measured.error.unwrap();
@@ -756,6 +682,11 @@ mod tests {
         let error = measured.error.unwrap();
         assert!(error.starts_with("thread 0: ") && error.contains("broken"));
         assert!(measured.sampler.samples().is_empty());
+        // A broken barrier is the echo above; any other error a cause.
+        let zero = Barrier::with_algorithm(0, Algorithm::Auto).unwrap_err();
+        assert!(matches!(Failure::from(zero), Failure::Cause(_)));
+        let about = Failure::Echo("broken".into()).about("wait");
+        assert_eq!(about, Failure::Echo("wait: broken".into()));
     }
 
     /// A thread of a row that counts its calls (meetings on the work included) in its own slot.
@@ -771,12 +702,12 @@ mod tests {
     }
 
     /// The rounds protocol with 64 threads on this machine's cores, far more threads than cores:
-    /// rounds cut short by the deadline still end at the same iteration on every thread (or a
-    /// thread would wait at a meeting nobody else reaches), and stamped iterations never overlap.
+    /// a round cut at the budget still ends at the same iteration on every thread (or a thread
+    /// would wait at a meeting nobody else reaches), and stamped iterations never overlap.
     #[test]
     fn sixty_four_oversubscribed_threads_agree_on_every_round() {
         const THREADS: usize = 64;
-        // More episodes than the budget allows, so rounds are cut while threads are preempted.
+        // Far more episodes than the budget allows: only a cut can end the first sample.
         let schedule = schedule(1_000_000, 2, Duration::from_millis(300));
         for pacing in [Pacing::BackToBack, Pacing::Epcc { delay: 10 }] {
             let tallies: Vec<AtomicU64> = (0..THREADS).map(|_| AtomicU64::new(0)).collect();
@@ -788,31 +719,27 @@ mod tests {
                 .collect();
             let measured = run(works, schedule, pacing.clone());
             assert_eq!(measured.error, None, "{pacing:?}");
-            assert!(!measured.sampler.samples().is_empty(), "{pacing:?}");
-            assert!(measured.sampler.cut() > 0, "{pacing:?}: no round was cut");
+            assert_eq!(measured.sampler.samples().len(), 1, "{pacing:?}");
+            assert_eq!(measured.sampler.cut(), 1, "{pacing:?}");
+            assert!(measured.sampler.capped(), "{pacing:?}");
             let first = tallies[0].load(Ordering::Relaxed);
             assert!(first > 0);
             for (rank, tally) in tallies.iter().enumerate() {
-                assert_eq!(
-                    tally.load(Ordering::Relaxed),
-                    first,
-                    "{pacing:?}: thread {rank}"
-                );
+                assert_eq!(tally.load(Ordering::Relaxed), first, "{pacing:?}: {rank}");
             }
         }
         let stalls = Stalls::generate(&Preset::Low.spread(), THREADS, 11, 1);
         let timeline = sleepers(THREADS, Some(stalls), 10, None).timeline.unwrap();
+        assert!((6..=11).contains(&timeline.iterations), "{timeline:?}");
         assert_eq!(timeline.arrive_ns.len(), THREADS * timeline.iterations);
+        assert_eq!(timeline.chose.len(), timeline.iterations);
         for iteration in 1..timeline.iterations {
-            let at = |stamps: &[u64], iteration: usize| {
-                stamps[iteration * THREADS..(iteration + 1) * THREADS].to_vec()
-            };
+            let at = |stamps: &[u64], i: usize| stamps[i * THREADS..(i + 1) * THREADS].to_vec();
             let ended = at(&timeline.return_ns, iteration - 1);
             let started = at(&timeline.arrive_ns, iteration);
-            assert!(
-                started.iter().min() >= ended.iter().max(),
-                "iteration {iteration}"
-            );
+            assert!(started.iter().min() >= ended.iter().max(), "{iteration}");
         }
+        // The maximum caps the row: the warm-up and 4 measured.
+        assert_eq!(sleepers(2, None, 4, None).timeline.unwrap().iterations, 5);
     }
 }

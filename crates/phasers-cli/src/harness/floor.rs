@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::affinity::{allowed_cpus, pin};
 use super::machine::smt_siblings;
-use super::schedule::{RoundClock, Sampler, Schedule};
+use super::schedule::{RoundClock, Sampler, Schedule, WARM_UP_EPISODES};
 use super::stats;
 use super::table::time;
 
@@ -47,24 +47,7 @@ pub const BRIEFLY: Schedule = Schedule {
     row_budget: Duration::from_secs(2),
 };
 
-/// Measures the round trip of one cache line between two threads, pinned to two different cores
-/// where the machine allows it.
-///
-/// ```
-/// use std::time::Duration;
-/// use phasers_cli::harness::floor::{floor_line, measure};
-/// use phasers_cli::harness::schedule::Schedule;
-///
-/// let floor = measure(Schedule {
-///     episodes: Some(100),
-///     samples: 2,
-///     target_sample: Duration::from_millis(1),
-///     row_budget: Duration::from_secs(1),
-/// });
-/// assert_eq!((floor.samples_ns.len(), floor.round_trips_per_sample), (2, 100));
-/// assert!(floor.min_ns.is_some_and(|ns| ns > 0.0));
-/// assert!(floor_line(&floor).starts_with("cache-line round trip between"));
-/// ```
+/// Measures a cache line's round trip between two threads, pinned to two cores where it can.
 pub fn measure(schedule: Schedule) -> Floor {
     let (cpus, mut notes) = choose_cpus();
     let line = CachePadded::new(AtomicU64::new(0));
@@ -159,7 +142,7 @@ fn choose_cpus() -> (Option<[usize; 2]>, Vec<String>) {
 /// The timing side: sends odd values and waits for each to come back incremented, in rounds sized
 /// by the sampler. Only this side counts, so it can cut a round on its own.
 fn ping(line: &AtomicU64, schedule: Schedule) -> Sampler {
-    let mut sampler = Sampler::new(schedule);
+    let mut sampler = Sampler::new(schedule, WARM_UP_EPISODES, None);
     let start = Instant::now();
     let mut sent = 1;
     let mut planned = sampler.first_round();

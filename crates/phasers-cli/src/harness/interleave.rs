@@ -8,11 +8,9 @@
 //! interleaved rounds, every row sees every state alike, and the rounds' disagreement says how
 //! far the machine drifted (see [`super::noise`]).
 //!
-//! The floor row is the least one iteration of that many threads can cost here: one cache-line
-//! round trip while every thread has a core; once threads outnumber cores, the threads sharing a
-//! core must each get to run, so `ceil(threads / cores)` yield hand-offs
-//! (`phasers::Floors::yield_handoff`). Dividing an oversubscribed barrier by the round trip would
-//! call "100x the floor" a barrier that is as good as the machine allows.
+//! The floor row is the least one iteration of that many threads can cost here ([`Regime`]): the
+//! threads sharing a core must each get to run, so dividing an oversubscribed barrier by the round
+//! trip would call "100x the floor" a barrier that is as good as the machine allows.
 
 use indicatif::ProgressBar;
 use phasers::Floors;
@@ -71,22 +69,11 @@ pub struct Measured {
     pub round_trips: Vec<Floor>,
 }
 
-/// Measures `table` in interleaved rounds: `row(plan, round)` measures one round of a row as a
-/// raw row, `floor_schedule(round)` how the round's floor is sampled; each test counts on
-/// `progress`.
+/// Measures `table` in interleaved rounds, each running the rows in the order `order(round)`
+/// gives as indices (twins measured back to back alternate which goes first): `row(plan, round)`
+/// measures one round of a row as a raw row, `floor_schedule(round)` how the round's floor is
+/// sampled; each test counts on `progress`.
 pub fn measure<C>(
-    table: &TablePlan<C>,
-    progress: &ProgressBar,
-    row: impl FnMut(&RowPlan<C>, usize) -> Row,
-    floor_schedule: impl Fn(usize) -> Schedule,
-) -> Measured {
-    let order = |_| (0..table.rows.len()).collect();
-    measure_in(table, order, progress, row, floor_schedule)
-}
-
-/// [`measure`], each round running the rows in the order `order(round)` gives as indices (twins
-/// measured back to back alternate which goes first).
-pub fn measure_in<C>(
     table: &TablePlan<C>,
     order: impl Fn(usize) -> Vec<usize>,
     progress: &ProgressBar,
@@ -94,7 +81,7 @@ pub fn measure_in<C>(
     floor_schedule: impl Fn(usize) -> Schedule,
 ) -> Measured {
     let threads = table.threads;
-    let handoffs = Regime::of(threads, phasers::available_cores()).handoffs();
+    let regime = Regime::of(threads, phasers::available_cores());
     let (mut round_trips, mut handoffs_ns) = (Vec::new(), Vec::new());
     let mut rounds: Vec<Vec<Row>> = vec![Vec::with_capacity(table.rounds); table.rows.len()];
     for round in 0..table.rounds {
@@ -108,7 +95,7 @@ pub fn measure_in<C>(
         if table.floor {
             step("floor");
             round_trips.push(floor::measure(floor_schedule(round)));
-            if handoffs.is_some() {
+            if regime != Regime::RoundTrip {
                 // A few milliseconds; measured in every round so that it drifts with the rows.
                 handoffs_ns.push(Floors::measure().yield_handoff().as_nanos() as f64);
             }
@@ -138,9 +125,9 @@ pub fn measure_in<C>(
             merged[index] = Some(row);
         }
     }
-    let floor = table.floor.then(|| match handoffs {
-        None => round_trip_row(threads, &round_trips),
-        Some(count) => handoffs_row(threads, count, &handoffs_ns),
+    let floor = table.floor.then(|| match regime {
+        Regime::RoundTrip => round_trip_row(threads, &round_trips),
+        Regime::YieldHandoffs(count) => handoffs_row(threads, count, &handoffs_ns),
     });
     Measured {
         rows: floor
@@ -156,9 +143,8 @@ pub fn measure_in<C>(
 /// than its own round's: the loop is local computation, which the machine's slow state barely
 /// touches, and one value over every round is more precise. The median, not EPCC's mean: one
 /// preempted sample of the loop (400 µs among 1 µs ones, seen on 2-core VMs) dragged the mean so
-/// far that the OpenMP rows came out negative. A loop that failed leaves the row without numbers
-/// rather than with wrong ones.
-pub fn merge_row(rounds: &[Row], reference: Option<&Row>, dropped: usize) -> Row {
+/// far that the OpenMP rows came out negative. A loop that failed leaves the row without numbers.
+fn merge_row(rounds: &[Row], reference: Option<&Row>, dropped: usize) -> Row {
     let Some(reference) = reference else {
         return merge(rounds, dropped, None);
     };
@@ -239,8 +225,7 @@ fn by_round<'a>(texts: impl Iterator<Item = Option<&'a str>>, rounds: usize) -> 
     seen.into_iter().map(said).collect()
 }
 
-/// The round trip measured in several rounds, as one measurement: every sample, and each distinct
-/// caveat once.
+/// The round trip measured in several rounds as one: every sample, each distinct caveat once.
 pub fn merge_floors(parts: &[Floor]) -> Floor {
     let samples_ns: Vec<f64> = parts.iter().flat_map(|f| f.samples_ns.clone()).collect();
     let mut notes: Vec<&str> = Vec::new();
@@ -288,13 +273,6 @@ impl Regime {
         }
     }
 
-    fn handoffs(self) -> Option<usize> {
-        match self {
-            Regime::RoundTrip => None,
-            Regime::YieldHandoffs(count) => Some(count),
-        }
-    }
-
     /// In words: `round trip`, `4 yield hand-offs`.
     pub fn describe(self) -> String {
         match self {
@@ -305,12 +283,9 @@ impl Regime {
     }
 }
 
-/// The contender of a table's floor row.
-pub const FLOOR: &str = "floor";
-
 /// A floor row of `threads` threads with one sample per `samples` (`round_medians` each round's).
 fn floor_row(threads: usize, at: Fields, samples: Vec<f64>, round_medians: Vec<f64>) -> Row {
-    let mut row = Row::new(FLOOR, Kind::Floor, threads, at);
+    let mut row = Row::new("floor", Kind::Floor, threads, at);
     row.summary = stats::summarize(&samples);
     row.samples_wanted = samples.len();
     (row.raw_ns, row.samples_ns) = (samples.clone(), samples);
@@ -328,12 +303,12 @@ pub fn round_trip_row(threads: usize, rounds: &[Floor]) -> Row {
     let mut row = floor_row(threads, at, merged.samples_ns, medians);
     row.iterations_per_sample = merged.round_trips_per_sample;
     row.round_samples = rounds.iter().map(|f| f.samples_ns.len()).collect();
-    row.note = Some(join(Regime::RoundTrip.describe(), merged.note));
+    let note = merged.note.map(|more| format!("; {more}"));
+    row.note = Some(format!("round trip{}", note.unwrap_or_default()));
     row
 }
 
-/// The hand-off floor row of `threads` threads, `count` hand-offs of `handoff_ns` (one measured
-/// in each round): a sample per round, their median the floor.
+/// The hand-off floor row: `count` hand-offs of `handoff_ns` (one per round), a sample per round.
 pub fn handoffs_row(threads: usize, count: usize, handoff_ns: &[f64]) -> Row {
     let per_round: Vec<f64> = handoff_ns.iter().map(|ns| ns * count as f64).collect();
     let at = (Fields::default().with("regime", "yield-handoffs")).with("yield_handoffs", count);
@@ -346,21 +321,13 @@ pub fn handoffs_row(threads: usize, count: usize, handoff_ns: &[f64]) -> Row {
     row
 }
 
-fn join(first: String, more: Option<String>) -> String {
-    more.map_or_else(|| first.clone(), |more| format!("{first}; {more}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn round(raw: &[f64]) -> Row {
-        let mut row = Row::new(
-            "auto",
-            Kind::Ours,
-            2,
-            Fields::default().with("mode", "epcc"),
-        );
+        let at = Fields::default().with("mode", "epcc");
+        let mut row = Row::new("auto", Kind::Ours, 2, at);
         row.raw_ns = raw.to_vec();
         row.resolved = Some("counting".into());
         row.sample_iterations = vec![10; raw.len()];
@@ -373,10 +340,7 @@ mod tests {
         // EPCC: the first sample of each round is a warm-up; the reference costs 10.
         let rounds = [round(&[900.0, 110.0, 130.0]), round(&[800.0, 310.0, 330.0])];
         let row = merge(&rounds, 1, Some(10.0));
-        assert_eq!(
-            (row.contender.as_str(), row.field("mode")),
-            ("auto", Some(&"epcc".into()))
-        );
+        assert_eq!(row.field("mode"), Some(&"epcc".into()));
         assert_eq!(row.raw_ns, vec![900.0, 110.0, 130.0, 800.0, 310.0, 330.0]);
         assert_eq!((row.round_samples.clone(), row.dropped), (vec![3, 3], 2));
         assert_eq!(row.samples_ns, vec![100.0, 120.0, 300.0, 320.0]);
@@ -391,14 +355,11 @@ mod tests {
         let row = merge(&[round(&[50.0]), round(&[70.0, 60.0])], 1, None);
         assert_eq!((row.samples_ns, row.dropped), (vec![50.0, 60.0], 1));
         assert_eq!(merge(&[round(&[50.0, 70.0])], 0, None).spread, None);
-    }
-
-    #[test]
-    fn errors_and_notes_say_which_rounds() {
+        // Errors and notes say which rounds they came from.
         let mut rounds = [round(&[1.0]), round(&[2.0]), round(&[3.0])];
-        for row in &mut rounds {
-            row.note = Some("pinned".into());
-        }
+        rounds
+            .iter_mut()
+            .for_each(|row| row.note = Some("pinned".into()));
         rounds[1].add_note("cut".into());
         rounds[2].note = Some("pinned; cut".into());
         rounds[2].error = Some("broken".into());
@@ -410,78 +371,7 @@ mod tests {
     }
 
     #[test]
-    fn every_round_subtracts_the_merged_loop_median_unless_it_failed() {
-        let reference = merge(&[round(&[1000.0, 90.0]), round(&[1000.0, 110.0])], 1, None);
-        let rounds = [round(&[5000.0, 300.0]), round(&[5000.0, 400.0])];
-        let row = merge_row(&rounds, Some(&reference), 1);
-        assert_eq!(
-            (row.reference_ns, row.samples_ns),
-            (Some(100.0), vec![200.0, 300.0])
-        );
-        let mut failed = round(&[]);
-        failed.error = Some("boom".into());
-        let row = merge_row(&[round(&[5000.0, 300.0, 400.0])], Some(&failed), 1);
-        assert!(row.summary.is_none() && row.samples_ns.is_empty() && row.spread.is_none());
-        assert!(row.error.unwrap().contains("boom"));
-    }
-
-    #[test]
-    fn each_thread_count_has_its_floor_row() {
-        assert_eq!(Regime::of(2, 2), Regime::RoundTrip);
-        assert_eq!(Regime::of(3, 2), Regime::YieldHandoffs(2));
-        assert_eq!(Regime::of(5, 2), Regime::YieldHandoffs(3));
-        assert_eq!(
-            Regime::of(3, 0),
-            Regime::YieldHandoffs(3),
-            "0 cores counts as 1"
-        );
-        // 8 threads on 2 cores: 4 hand-offs of about 1 µs, measured in three rounds.
-        let row = handoffs_row(8, 4, &[1000.0, 1200.0, 1100.0]);
-        assert_eq!(Regime::of_row(&row), Regime::YieldHandoffs(4));
-        assert_eq!(row.round_medians_ns, vec![4000.0, 4800.0, 4400.0]);
-        assert_eq!(
-            (row.median(), row.min(), row.spread),
-            (Some(4400.0), Some(4000.0), Some(1.2))
-        );
-        assert_eq!(
-            row.note.as_deref(),
-            Some("4 yield hand-offs of 1100 ns each")
-        );
-        assert_eq!(
-            (row.kind, row.field("regime")),
-            (Kind::Floor, Some(&"yield-handoffs".into()))
-        );
-        assert_eq!(handoffs_row(8, 4, &[]).median(), None);
-        let floor = |samples: &[f64]| Floor {
-            pinned_to: Some([0, 1]),
-            round_trips_per_sample: 1000,
-            samples_ns: samples.to_vec(),
-            min_ns: stats::min(samples),
-            median_ns: stats::median(samples),
-            note: Some("cut".into()),
-        };
-        let row = round_trip_row(2, &[floor(&[60.0, 70.0]), floor(&[300.0, 320.0])]);
-        assert_eq!(
-            (row.round_medians_ns.clone(), row.median()),
-            (vec![65.0, 310.0], Some(185.0))
-        );
-        assert_eq!(
-            (row.spread, row.note.as_deref()),
-            (Some(310.0 / 65.0), Some("round trip; cut"))
-        );
-        let merged = merge_floors(&[floor(&[60.0, 64.0]), floor(&[300.0])]);
-        assert_eq!(
-            (merged.samples_ns, merged.median_ns),
-            (vec![60.0, 64.0, 300.0], Some(64.0))
-        );
-        assert_eq!(
-            (merged.pinned_to, merged.note.as_deref()),
-            (Some([0, 1]), Some("cut"))
-        );
-    }
-
-    #[test]
-    fn a_table_runs_its_rows_in_rounds_and_subtracts_its_loop() {
+    fn a_table_runs_its_rows_in_rounds_and_subtracts_its_loop_unless_it_failed() {
         let plan = |name: &str, kind, subtracts| RowPlan {
             contender: (),
             name: name.into(),
@@ -489,18 +379,20 @@ mod tests {
             at: Fields::default(),
             subtracts,
         };
+        let rows = vec![
+            plan("loop", Kind::Loop, None),
+            plan("auto", Kind::Ours, Some(0)),
+        ];
+        let (rounds, dropped, floor) = (2, 0, false);
         let table = TablePlan {
             threads: 1,
-            rows: vec![
-                plan("loop", Kind::Loop, None),
-                plan("auto", Kind::Ours, Some(0)),
-            ],
-            rounds: 2,
-            dropped: 0,
-            floor: false,
+            rows,
+            rounds,
+            dropped,
+            floor,
         };
         let mut order = Vec::new();
-        let measured = measure_in(
+        let measured = measure(
             &table,
             |round| if round == 1 { vec![1, 0] } else { vec![0, 1] },
             &ProgressBar::hidden(),
@@ -515,10 +407,60 @@ mod tests {
         );
         assert_eq!(order, ["loop0", "auto0", "auto1", "loop1"]);
         assert_eq!(measured.rows[1].median(), Some(15.0));
-        assert_eq!(
-            measured.rows[1].resolution_ns,
-            Some(clock_step_ns().max(0.0))
-        );
+        let resolution = measured.rows[1].resolution_ns;
+        assert_eq!(resolution, Some(clock_step_ns().max(0.0)));
         assert_eq!(table.tests(), 4);
+        let mut failed = round(&[]);
+        failed.error = Some("boom".into());
+        let row = merge_row(&[round(&[5000.0, 300.0, 400.0])], Some(&failed), 1);
+        assert!(row.summary.is_none() && row.samples_ns.is_empty() && row.spread.is_none());
+        assert!(row.error.unwrap().contains("boom"));
+    }
+
+    #[test]
+    fn each_thread_count_has_its_floor_row() {
+        // 0 cores counts as 1.
+        for (threads, cores, regime) in [
+            (2, 2, None),
+            (3, 2, Some(2)),
+            (5, 2, Some(3)),
+            (3, 0, Some(3)),
+        ] {
+            let expected = regime.map_or(Regime::RoundTrip, Regime::YieldHandoffs);
+            assert_eq!(Regime::of(threads, cores), expected);
+        }
+        // 8 threads on 2 cores: 4 hand-offs of about 1 µs, measured in three rounds.
+        let row = handoffs_row(8, 4, &[1000.0, 1200.0, 1100.0]);
+        assert_eq!(Regime::of_row(&row), Regime::YieldHandoffs(4));
+        assert_eq!(row.round_medians_ns, vec![4000.0, 4800.0, 4400.0]);
+        let stats = (row.median(), row.min(), row.spread);
+        assert_eq!(stats, (Some(4400.0), Some(4000.0), Some(1.2)));
+        assert_eq!(
+            row.note.as_deref(),
+            Some("4 yield hand-offs of 1100 ns each")
+        );
+        assert_eq!(handoffs_row(8, 4, &[]).median(), None);
+        let floor = |samples: &[f64]| Floor {
+            pinned_to: Some([0, 1]),
+            round_trips_per_sample: 1000,
+            samples_ns: samples.to_vec(),
+            min_ns: stats::min(samples),
+            median_ns: stats::median(samples),
+            note: Some("cut".into()),
+        };
+        let row = round_trip_row(2, &[floor(&[60.0, 70.0]), floor(&[300.0, 320.0])]);
+        assert_eq!(row.round_medians_ns, vec![65.0, 310.0]);
+        assert_eq!(
+            (row.median(), row.spread),
+            (Some(185.0), Some(310.0 / 65.0))
+        );
+        assert_eq!(row.note.as_deref(), Some("round trip; cut"));
+        let merged = merge_floors(&[floor(&[60.0, 64.0]), floor(&[300.0])]);
+        assert_eq!(merged.samples_ns, vec![60.0, 64.0, 300.0]);
+        assert_eq!(
+            (merged.median_ns, merged.pinned_to),
+            (Some(64.0), Some([0, 1]))
+        );
+        assert_eq!(merged.note.as_deref(), Some("cut"));
     }
 }

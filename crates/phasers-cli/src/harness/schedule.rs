@@ -75,8 +75,9 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// A row that has not started.
-    pub fn new(schedule: Schedule) -> Self {
+    /// A row that has not started, of `warm_up` episodes in its first round, stopping also once
+    /// `enough` samples were taken and that long passed since the first.
+    pub fn new(schedule: Schedule, warm_up: u64, enough: Option<(usize, Duration)>) -> Self {
         Sampler {
             schedule,
             phase: Phase::WarmUp,
@@ -84,23 +85,10 @@ impl Sampler {
             samples: Vec::new(),
             capped: false,
             cut: 0,
-            warm_up: WARM_UP_EPISODES,
-            enough: None,
+            warm_up,
+            enough,
             measuring_since: Duration::ZERO,
         }
-    }
-
-    /// The same, with `episodes` in the warm-up round rather than [`WARM_UP_EPISODES`].
-    pub fn warm_up(self, episodes: u64) -> Self {
-        Sampler {
-            warm_up: episodes,
-            ..self
-        }
-    }
-
-    /// The same, stopping also once `enough` samples were taken and that long passed since the first.
-    pub fn enough(self, enough: Option<(usize, Duration)>) -> Self {
-        Sampler { enough, ..self }
     }
 
     /// Episodes in the first round (the warm-up).
@@ -303,31 +291,36 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
-    fn schedule(episodes: Option<u64>) -> Schedule {
-        Schedule {
+    fn fresh(episodes: Option<u64>) -> Sampler {
+        let schedule = Schedule {
             episodes,
             samples: 3,
             target_sample: 60 * MS,
             row_budget: Duration::from_secs(3),
-        }
+        };
+        Sampler::new(schedule, WARM_UP_EPISODES, None)
     }
 
     #[test]
-    fn fixed_episodes_skip_calibration() {
-        let mut sampler = Sampler::new(schedule(Some(1000)));
+    fn fixed_episodes_skip_calibration_and_stop_at_the_count_or_the_budget() {
+        let mut sampler = fresh(Some(1000));
         assert_eq!(sampler.first_round(), WARM_UP_EPISODES);
         assert_eq!(sampler.after_round(16, 16, MS / 10, MS), Some(1000));
         assert_eq!(sampler.after_round(1000, 1000, 2 * MS, 3 * MS), Some(1000));
         assert_eq!(sampler.after_round(1000, 1000, 4 * MS, 7 * MS), Some(1000));
         assert_eq!(sampler.after_round(1000, 1000, 2 * MS, 9 * MS), None);
         assert_eq!(sampler.per_episode_ns(), vec![2000.0, 4000.0, 2000.0]);
-        assert!(!sampler.capped());
-        assert_eq!(sampler.cut(), 0);
+        assert!(!sampler.capped() && sampler.cut() == 0);
+        // The warm-up alone blew the budget: one sample is still taken.
+        let mut sampler = fresh(Some(10));
+        assert_eq!(sampler.after_round(16, 16, 5000 * MS, 5000 * MS), Some(10));
+        assert_eq!(sampler.after_round(10, 10, 3000 * MS, 8000 * MS), None);
+        assert!(sampler.capped() && sampler.samples().len() == 1);
     }
 
     #[test]
-    fn calibration_grows_then_sizes_samples_to_the_target() {
-        let mut sampler = Sampler::new(schedule(None));
+    fn calibration_grows_then_sizes_samples_to_the_target_once_a_round_is_long_enough() {
+        let mut sampler = fresh(None);
         // 16 episodes in 16 µs: too short, grow by the capped factor.
         let next = sampler
             .after_round(16, 16, Duration::from_micros(16), MS)
@@ -338,27 +331,13 @@ mod tests {
         assert_eq!(sized, 6144);
         assert_eq!(sampler.episodes(), 6144);
         assert!(sampler.samples().is_empty());
-    }
-
-    #[test]
-    fn a_slow_warm_up_is_followed_by_one_calibration_round() {
-        let mut sampler = Sampler::new(schedule(None));
+        let mut sampler = fresh(None);
         // 16 episodes in 32 ms: maybe slow, maybe just the start; check with 16 more.
         assert_eq!(sampler.after_round(16, 16, 32 * MS, 32 * MS), Some(16));
         // 2 ms each indeed, so 30 per 60 ms sample.
         assert_eq!(sampler.after_round(16, 16, 32 * MS, 64 * MS), Some(30));
-    }
-
-    #[test]
-    fn budget_stops_a_row_after_at_least_one_sample() {
-        let mut sampler = Sampler::new(schedule(Some(10)));
-        // The warm-up alone blew the budget: one sample is still taken.
-        assert_eq!(sampler.after_round(16, 16, 5000 * MS, 5000 * MS), Some(10));
-        assert_eq!(sampler.after_round(10, 10, 3000 * MS, 8000 * MS), None);
-        assert_eq!(sampler.samples().len(), 1);
-        assert!(sampler.capped());
-        // Calibrated, that one sample is sized from the warm-up, and never to zero episodes.
-        let mut sampler = Sampler::new(schedule(None));
+        // Past the budget, the one sample is sized from the warm-up, and never to zero episodes.
+        let mut sampler = fresh(None);
         let next = sampler.after_round(16, 16, 10_000 * MS, 10_000 * MS);
         assert_eq!(next, Some(1));
     }
@@ -373,7 +352,7 @@ mod tests {
         };
         // Warm-up of 1 done 10 ms in; then `taken` samples, `since` ms after the warm-up.
         let run = |taken: u64, since: u64| {
-            let mut sampler = Sampler::new(stamped).warm_up(1).enough(Some((20, 50 * MS)));
+            let mut sampler = Sampler::new(stamped, 1, Some((20, 50 * MS)));
             assert_eq!(sampler.first_round(), 1);
             assert_eq!(sampler.after_round(1, 1, MS, 10 * MS), Some(1));
             let at = |i: u64| MS * (10 + since * i / taken) as u32;
@@ -388,7 +367,7 @@ mod tests {
 
     #[test]
     fn a_cut_sample_counts_and_resizes_the_next() {
-        let mut sampler = Sampler::new(schedule(None));
+        let mut sampler = fresh(None);
         assert_eq!(sampler.after_round(16, 16, 8 * MS, 8 * MS), Some(16));
         assert_eq!(sampler.after_round(16, 16, 8 * MS, 16 * MS), Some(120));
         // The barrier turned slow: only 12 of 120 episodes in 240 ms, 20 ms each.
@@ -398,17 +377,13 @@ mod tests {
     }
 
     #[test]
-    fn deadlines() {
-        let calibrated = Sampler::new(schedule(None));
+    fn deadlines_and_a_round_clock_that_reads_every_few_episodes_never_early() {
+        let calibrated = fresh(None);
         assert_eq!(calibrated.round_deadline(Duration::ZERO), 240 * MS);
         assert_eq!(calibrated.round_deadline(2900 * MS), 100 * MS);
         assert_eq!(calibrated.round_deadline(5000 * MS), Duration::ZERO);
-        let fixed = Sampler::new(schedule(Some(10)));
+        let fixed = fresh(Some(10));
         assert_eq!(fixed.round_deadline(1000 * MS), 2000 * MS);
-    }
-
-    #[test]
-    fn the_round_clock_reads_every_few_episodes_and_never_expires_early() {
         // The deadline has passed at once, but the clock is read only every so many episodes.
         for (planned, first) in [(CHECKS_PER_ROUND * 10, 10), (1_000_000, FIRST_CHECK)] {
             let mut clock = RoundClock::start(planned, Duration::ZERO);

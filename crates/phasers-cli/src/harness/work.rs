@@ -2,13 +2,10 @@
 //! its implementations for the library's handles, Rust's barrier and EPCC's reference loop.
 //!
 //! ```
-//! use phasers_cli::harness::work::WrongResult;
-//!
-//! let wrong = WrongResult::default();
+//! let wrong = phasers_cli::harness::work::WrongResult::default();
 //! wrong.record(|| "first".to_owned());
 //! wrong.record(|| "second".to_owned());
 //! assert_eq!(wrong.into_message().as_deref(), Some("first"));
-//! assert_eq!(WrongResult::default().into_message(), None);
 //! ```
 
 use std::sync::OnceLock;
@@ -136,19 +133,5 @@ impl WrongResult {
     /// The message kept, if any thread recorded one.
     pub fn into_message(self) -> Option<String> {
         self.0.into_inner()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_broken_barrier_is_an_echo_and_other_errors_are_causes() {
-        let broken = Failure::from(phasers::Error::Broken { by: 1, episode: 2 });
-        assert!(matches!(broken.about("wait"), Failure::Echo(m) if m.starts_with("wait: ")));
-        let zero = phasers::Barrier::with_algorithm(0, phasers::Algorithm::Auto).unwrap_err();
-        let zero = Failure::from(zero);
-        assert!(matches!(zero, Failure::Cause(_)));
     }
 }

@@ -242,114 +242,60 @@ pub fn failures(rows: &[Row], keys: &[&str]) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::harness::provenance::Provenance;
-    use crate::harness::result::{metric, Settings};
+    use crate::harness::result::metric;
 
-    fn report() -> Report {
+    #[test]
+    fn the_csv_plots_and_failures_name_every_row_by_its_point() {
         let at = Fields::default().with("app", "sor");
         let mut auto = Row::new("auto", Kind::Ours, 2, at.clone());
         auto.raw_ns = vec![10.0, 30.0];
         auto.finish(0, None);
-        auto.extra = Fields::default()
-            .with("cycles_per_nop", metric(&[4.0, 6.0]))
-            .with("chose", serde_json::json!({"a": 2, "b": 1}));
+        auto.extra.set("cycles_per_nop", metric(&[4.0, 6.0]));
+        auto.extra.set("chose", serde_json::json!({"a": 2, "b": 1}));
         let mut failed = Row::new("std", Kind::Baseline, 2, at);
         failed.error = Some("wrong result".into());
-        let settings = Settings {
-            method: String::new(),
-            threads: vec![2],
-            contenders: Vec::new(),
-            pinned: false,
-            debug_build: false,
-            own: Fields::default(),
-        };
-        let floor = Floor {
-            pinned_to: None,
-            round_trips_per_sample: 10,
-            samples_ns: vec![50.0],
-            min_ns: Some(50.0),
-            median_ns: Some(50.0),
-            note: None,
-        };
-        let provenance = Provenance::now("app", Vec::new());
-        Report {
-            provenance,
-            settings,
-            floor: Some(floor),
-            rows: vec![auto, failed],
+        // A row without the slice key is in every slice.
+        let mut floor = Row::new("memory floor", Kind::Floor, 2, Fields::default());
+        floor.raw_ns = vec![5.0];
+        floor.finish(0, None);
+        let run_floor = serde_json::json!({"round_trips_per_sample": 10, "samples_ns": [50.0], "median_ns": 50.0});
+        let report = Report {
+            provenance: Provenance::now("app", Vec::new()),
+            settings: Default::default(),
+            floor: Some(serde_json::from_value(run_floor).unwrap()),
+            rows: vec![auto, failed, floor],
             ratios: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn the_csv_has_the_core_columns_and_the_declared_keys() {
+        };
         let mut out = Vec::new();
-        csv(&mut out, &report(), &["app", "cycles_per_nop", "chose"]).unwrap();
+        csv(&mut out, &report, &["app", "cycles_per_nop", "chose"]).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "threads,oversubscribed,app,contender,kind,resolved,samples,min_ns,median_ns,mean_ns,ci95_ns,stddev_ns,reference_ns,spread,noisy,cycles_per_nop_min,cycles_per_nop_median,chose,note,error");
+        assert!(lines[1].starts_with("2,false,,cache-line round trip,floor,,1,50,50,50,,0,"));
         assert!(
-            lines[1].starts_with("2,false,,cache-line round trip,floor,,1,50,50,50,,0,"),
-            "{text}"
-        );
-        assert!(
-            lines[2].starts_with("2,")
-                && lines[2].contains(",sor,auto,ours,,2,10,20,20,")
-                && lines[2].ends_with(",4,5,a:2 b:1,,"),
-            "{text}"
+            lines[2].contains(",sor,auto,ours,,2,10,20,20,")
+                && lines[2].ends_with(",4,5,a:2 b:1,,")
         );
         assert!(lines[3].ends_with(",,,,wrong result"), "{text}");
-    }
-
-    #[test]
-    fn plots_are_named_by_slice_and_failures_by_point() {
+        let failure = failures(&report.rows, &["app", "size"]).unwrap_err();
         assert_eq!(
-            plot_path(Path::new("/t/run.svg"), &[]),
-            Path::new("/t/run.svg")
-        );
-        let values = ["sor".to_owned(), "60/30/10us".to_owned()];
-        assert_eq!(
-            plot_path(Path::new("run.svg"), &values),
-            Path::new("run-sor-60-30-10us.svg")
-        );
-        let report = report();
-        assert_eq!(
-            failures(&report.rows, &["app", "size"]).unwrap_err(),
+            failure,
             "1 row(s) failed: sor std with 2 threads: wrong result"
         );
-        let json = serde_json::to_value(&report).unwrap();
-        assert_eq!(
-            json["rows"][0]["cycles_per_nop"]["samples"],
-            serde_json::json!([4.0, 6.0])
+
+        let values = ["sor".to_owned(), "60/30/10us".to_owned()];
+        let path = plot_path(
+            &std::env::temp_dir().join(format!("files-{}.svg", std::process::id())),
+            &values,
         );
-        assert_eq!(
-            (
-                json["schema_version"].as_u64(),
-                json["floor"]["median_ns"].as_f64()
-            ),
-            (Some(4), Some(50.0))
-        );
-        let folder = std::env::temp_dir().join(format!("files-test-{}", std::process::id()));
-        std::fs::create_dir_all(&folder).unwrap();
+        assert!(path.ends_with(format!("files-{}-sor-60-30-10us.svg", std::process::id())));
         let spec = PlotSpec {
             slices: &["app"],
             y_label: "ns".into(),
         };
-        // A row without the slice key is in every slice.
-        let mut report = report;
-        let mut floor = Row::new("memory floor", Kind::Floor, 2, Fields::default());
-        floor.raw_ns = vec![5.0];
-        floor.finish(0, None);
-        report.rows.push(floor);
-        write_plot(
-            &folder.join("p.svg"),
-            &report,
-            &spec,
-            &[],
-            &["sor".to_owned()],
-        )
-        .unwrap();
-        let svg = std::fs::read_to_string(folder.join("p.svg")).unwrap();
+        write_plot(&path, &report, &spec, &[], &values[..1]).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
         assert!(svg.contains("auto") && svg.contains("memory floor"));
-        std::fs::remove_dir_all(&folder).unwrap();
     }
 }

@@ -10,31 +10,18 @@ pub struct Footnotes {
 }
 
 impl Footnotes {
-    /// The mark of `note`, numbering it if it is new.
-    pub fn mark(&mut self, note: &str) -> String {
-        let index = match self.notes.iter().position(|known| known == note) {
-            Some(index) => index,
-            None => {
+    /// The marks of `notes` that are there, joined (`[1][3]`); a new note gets the next number.
+    pub fn marks<'a>(&mut self, notes: impl IntoIterator<Item = Option<&'a str>>) -> String {
+        let mut marks = String::new();
+        for note in notes.into_iter().flatten().filter(|note| !note.is_empty()) {
+            let index = self.notes.iter().position(|known| known == note);
+            let index = index.unwrap_or_else(|| {
                 self.notes.push(note.to_owned());
                 self.notes.len() - 1
-            }
-        };
-        format!("[{}]", index + 1)
-    }
-
-    /// The marks of each of `notes` that is there, joined: `[1][3]`; empty with none.
-    pub fn marks<'a>(&mut self, notes: impl IntoIterator<Item = Option<&'a str>>) -> String {
-        notes
-            .into_iter()
-            .flatten()
-            .filter(|note| !note.is_empty())
-            .map(|note| self.mark(note))
-            .collect()
-    }
-
-    /// Whether no note was marked.
-    pub fn is_empty(&self) -> bool {
-        self.notes.is_empty()
+            });
+            marks.push_str(&format!("[{}]", index + 1));
+        }
+        marks
     }
 
     /// Every note under its number, wrapped to [`WIDTH`] with later lines indented past the
@@ -95,28 +82,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn long_notes_wrap_under_their_number() {
+    fn notes_are_numbered_once_and_wrap_under_their_number() {
         let mut notes = Footnotes::default();
         let long = "ERROR: the barrier returned an error in round 3 of 5; ".repeat(6);
-        assert_eq!(notes.mark(&long), "[1]");
-        assert_eq!(notes.marks([None, Some(""), Some("short")]), "[2]");
-        assert_eq!(notes.mark(&long), "[1]", "one number per note");
+        assert_eq!(notes.marks([Some(long.as_str()), None, Some("")]), "[1]");
+        assert_eq!(notes.marks([Some("short"), Some(long.as_str())]), "[2][1]");
         let text = notes.text();
-        assert!(
-            text.lines().all(|line| line.chars().count() <= WIDTH),
-            "{text}"
-        );
-        assert!(text.starts_with("[1] ERROR"), "{text}");
-        assert!(text.lines().nth(1).unwrap().starts_with("    "), "{text}");
-        assert!(text.lines().last().unwrap() == "[2] short", "{text}");
-        assert!(Footnotes::default().is_empty() && Footnotes::default().text().is_empty());
-    }
-
-    #[test]
-    fn prose_wraps_under_its_label_and_tables_stay() {
-        let text = wrap("note: ", &"word ".repeat(40));
         assert!(text.lines().all(|line| line.chars().count() <= WIDTH));
-        assert!(text.lines().nth(1).unwrap().starts_with("      word"));
+        assert!(text.starts_with("[1] ERROR") && text.ends_with("\n[2] short\n"));
+        assert!(text.lines().nth(1).unwrap().starts_with("    "), "{text}");
         let fitted = fit(&format!("a table  1.00x\n  {}\n", "long ".repeat(30)));
         assert!(fitted.starts_with("a table  1.00x\n  long"));
         assert!(fitted.lines().nth(2).unwrap().starts_with("      long"));

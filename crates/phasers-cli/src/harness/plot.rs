@@ -482,165 +482,123 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use SeriesKind::{Baseline, Ours, Reference};
 
-    /// Writes the plot and returns the SVG text, removing the file.
-    fn written(test: &str, plot: &Plot<'_>) -> Result<String, String> {
-        let path =
-            std::env::temp_dir().join(format!("phasers-plot-{}-{test}.svg", std::process::id()));
-        let result = write_svg(&path, plot);
-        let text = std::fs::read_to_string(&path);
-        let _ = std::fs::remove_file(&path);
-        result.map(|()| text.expect("the plot was written"))
-    }
+    type Points = Vec<(usize, f64)>;
 
-    fn series(name: &str, kind: SeriesKind, points: &[(usize, f64)]) -> Series {
-        let (name, points) = (name.to_owned(), points.to_vec());
-        Series { name, kind, points }
-    }
-
-    fn plot(series: &[Series], floor_ns: Option<f64>, cores: Option<usize>) -> Plot<'_> {
-        let (title, y_label) = ("cost per barrier", "ns per barrier");
-        Plot {
+    /// The SVG text of the plot of `series`, written to a file named after `test` and removed.
+    fn svg(
+        test: &str,
+        series: &[(&str, SeriesKind, Points)],
+        floor_ns: Option<f64>,
+        cores: Option<usize>,
+    ) -> Result<String, String> {
+        let series: Vec<Series> = series
+            .iter()
+            .map(|(name, kind, points)| Series {
+                name: name.to_string(),
+                kind: *kind,
+                points: points.clone(),
+            })
+            .collect();
+        let (title, y_label, series) = ("cost per barrier", "ns per barrier", &series);
+        let plot = Plot {
             title,
             y_label,
             series,
             floor_ns,
             cores,
-        }
-    }
-
-    fn curve(name: &str, kind: SeriesKind, base: f64, growth: f64) -> Series {
-        let points: Vec<_> = [1, 2, 4, 8, 16]
-            .map(|t| (t, base * (t as f64).powf(growth)))
-            .into();
-        series(name, kind, &points)
+        };
+        let path =
+            std::env::temp_dir().join(format!("phasers-plot-{}-{test}.svg", std::process::id()));
+        let written = write_svg(&path, &plot).map(|()| std::fs::read_to_string(&path).unwrap());
+        let _ = std::fs::remove_file(&path);
+        written
     }
 
     #[test]
-    fn every_plot_draws_its_lines_floor_and_oversubscription() {
-        use SeriesKind::{Baseline, Ours, Reference};
-        let realistic = vec![
+    fn plots_draw_lines_floor_and_oversubscription_and_leave_out_what_failed() {
+        let curve = |name, kind, base: f64, growth: f64| {
+            let points = [1, 2, 4, 8, 16].map(|t| (t, base * (t as f64).powf(growth)));
+            (name, kind, points.to_vec())
+        };
+        let realistic = [
             curve("dissemination", Ours, 8.0, 1.1),
-            curve("central sense-reversing", Ours, 6.0, 1.4),
             curve("reference", Reference, 12.0, 1.2),
             curve("std::sync::Barrier", Baseline, 60.0, 1.8),
             curve("pthread_barrier_t", Baseline, 90.0, 1.6),
         ];
-        let labels = [
+        let text = svg("realistic", &realistic, Some(70.0), Some(4)).unwrap();
+        assert!(text.trim_start().starts_with("<svg") && text.contains("<polyline"));
+        for part in [
             "\n1\n",
             "\n16\n",
             FLOOR_LABEL,
             OVERSUBSCRIBED_LABEL,
             "cost per barrier",
-        ];
-        let cases = [
-            (realistic, Some(70.0), Some(4), labels.to_vec(), ""),
-            // Failed points and series are left out of the line and the legend.
-            (
-                vec![
-                    series("survivor", Ours, &[(1, 5.0), (2, f64::NAN), (4, 40.0)]),
-                    series("casualty", Baseline, &[(1, f64::NAN)]),
-                ],
-                None,
-                None,
-                vec!["survivor"],
-                "casualty",
-            ),
-            // One point; nothing exceeds the cores.
-            (
-                vec![series("only", Ours, &[(4, 120.0)])],
-                Some(120.0),
-                Some(4),
-                vec!["only"],
-                OVERSUBSCRIBED_LABEL,
-            ),
-            // Decades apart: ticks at whole decades.
-            (
-                vec![
-                    series("fast", Ours, &[(1, 10.0), (2, 30.0), (4, 90.0)]),
-                    series("slow", Baseline, &[(1, 1e3), (2, 1e5), (4, 1e7)]),
-                ],
-                None,
-                Some(1),
-                vec!["10 ns", "1 µs", "10 ms", OVERSUBSCRIBED_LABEL],
-                "",
-            ),
-            // Extremes must not panic.
-            (
-                vec![
-                    series("tiny", Ours, &[(1, 1e-300), (2, f64::MIN_POSITIVE)]),
-                    series("huge", Baseline, &[(1, 1e300), (usize::MAX, f64::MAX)]),
-                ],
-                Some(f64::MAX),
-                Some(usize::MAX),
-                vec!["huge"],
-                "",
-            ),
-        ];
-        for (i, (series, floor, cores, present, absent)) in cases.iter().enumerate() {
-            let svg = written(&format!("case{i}"), &plot(series, *floor, *cores)).unwrap();
-            assert!(svg.trim_start().starts_with("<svg") && svg.contains("</svg>"));
-            assert!(svg.contains("<polyline") || svg.contains("<path"));
-            for text in present {
-                assert!(svg.contains(text), "case {i}: missing {text:?}");
-            }
-            assert!(
-                absent.is_empty() || !svg.contains(absent),
-                "case {i}: {absent}"
-            );
+        ] {
+            assert!(text.contains(part), "missing {part:?}");
         }
+        // Failed points and series are left out of the line and the legend.
+        let failed = [
+            ("survivor", Ours, vec![(1, 5.0), (2, f64::NAN), (4, 40.0)]),
+            ("casualty", Baseline, vec![(1, f64::NAN)]),
+        ];
+        let text = svg("failed", &failed, None, None).unwrap();
+        assert!(text.contains("survivor") && !text.contains("casualty"));
+        // One point; nothing exceeds the cores.
+        let one = [("only", Ours, vec![(4, 120.0)])];
+        let text = svg("one", &one, Some(120.0), Some(4)).unwrap();
+        assert!(text.contains("only") && !text.contains(OVERSUBSCRIBED_LABEL));
+        // Decades apart: ticks at whole decades.
+        let decades = [
+            ("fast", Ours, vec![(1, 10.0), (2, 30.0), (4, 90.0)]),
+            ("slow", Baseline, vec![(1, 1e3), (2, 1e5), (4, 1e7)]),
+        ];
+        let text = svg("decades", &decades, None, Some(1)).unwrap();
+        for part in ["10 ns", "1 µs", "10 ms", OVERSUBSCRIBED_LABEL] {
+            assert!(text.contains(part), "missing {part:?}");
+        }
+        // Extremes must not panic.
+        let extremes = [
+            ("tiny", Ours, vec![(1, 1e-300), (2, f64::MIN_POSITIVE)]),
+            ("huge", Baseline, vec![(1, 1e300), (usize::MAX, f64::MAX)]),
+        ];
+        let text = svg("extremes", &extremes, Some(f64::MAX), Some(usize::MAX)).unwrap();
+        assert!(text.contains("huge"));
         // Consecutive, sparse and crowded counts: the largest is always labelled.
         for counts in [vec![1, 2, 3, 4], vec![1, 2, 4, 8, 64], (1..=40).collect()] {
-            let points: Vec<_> = counts.iter().map(|&t| (t, 50.0 * t as f64)).collect();
-            let svg = written(
-                "counts",
-                &plot(&[series("ours", Ours, &points)], None, None),
-            );
-            let last = format!("\n{}\n", counts[counts.len() - 1]);
-            assert!(svg.unwrap().contains(&last), "{last}");
+            let points = counts.iter().map(|&t| (t, 50.0 * t as f64)).collect();
+            let text = svg("counts", &[("ours", Ours, points)], None, None).unwrap();
+            assert!(text.contains(&format!("\n{}\n", counts[counts.len() - 1])));
         }
     }
 
     #[test]
     fn nothing_drawable_or_writable_is_an_error_naming_the_file() {
         let bad = [
-            series(
-                "nan",
-                SeriesKind::Ours,
-                &[(1, f64::NAN), (2, f64::INFINITY)],
-            ),
-            series(
-                "neg",
-                SeriesKind::Baseline,
-                &[(1, -3.0), (2, 0.0), (0, 5.0)],
-            ),
+            ("nan", Ours, vec![(1, f64::NAN), (2, f64::INFINITY)]),
+            ("neg", Baseline, vec![(1, -3.0), (2, 0.0), (0, 5.0)]),
         ];
         for (test, series) in [("empty", &bad[..0]), ("all-bad", &bad[..])] {
-            let error = written(test, &plot(series, Some(50.0), Some(2))).unwrap_err();
+            let error = svg(test, series, Some(50.0), Some(2)).unwrap_err();
             assert!(
                 error.starts_with("nothing to plot: ") && error.contains(test),
                 "{error}"
             );
         }
-        let path = std::env::temp_dir()
-            .join("phasers-no-such-dir")
-            .join("plot.svg");
-        let good = [curve("a", SeriesKind::Ours, 1.0, 1.0)];
-        let error = write_svg(&path, &plot(&good, None, None)).unwrap_err();
-        assert!(error.contains("plot.svg"), "{error}");
+        let good = [("a", Ours, vec![(1, 1.0)])];
+        let error = svg("no-such-dir/plot", &good, None, None).unwrap_err();
+        assert!(error.starts_with("cannot write plot ") && error.contains("plot.svg"));
     }
 
     #[test]
     fn labels_and_ticks_fit_the_numbers() {
-        for (ns, text) in [
-            (10.0, "10 ns"),
-            (999.9999, "1 µs"),
-            (2500.0, "2.5 µs"),
-            (3e9, "3 s"),
-            (0.5, "0.5 ns"),
-        ] {
-            assert_eq!(format_ns(ns), text);
-        }
+        assert_eq!(format_ns(10.0), "10 ns");
+        assert_eq!(format_ns(999.9999), "1 µs");
+        assert_eq!(format_ns(2500.0), "2.5 µs");
+        assert_eq!(format_ns(3e9), "3 s");
+        assert_eq!(format_ns(0.5), "0.5 ns");
         let wide = cost_axis(10.0, 1e7);
         let wide = wide.bold_points();
         assert!(wide.contains(&1e3) && wide.len() <= 12, "{wide:?}");

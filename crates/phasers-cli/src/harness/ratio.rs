@@ -221,110 +221,65 @@ pub(crate) mod tests {
         row
     }
 
-    fn table() -> Vec<Row> {
-        let mut failed = row("cxx", Kind::Baseline, &[1.0]);
-        failed.error = Some("boom".into());
-        vec![
-            row("auto", Kind::Ours, &[50.0, 60.0, 70.0]),
-            row("std", Kind::Baseline, &[100.0, 100.0]),
-            row("pthread", Kind::Baseline, &[58.0, 58.0]),
-            failed,
-        ]
-    }
-
-    fn ratios() -> Vec<Ratio> {
-        let named = |name: &'static str| Pick::Named(name.into());
-        let ratio = |label: &str, denominator| Ratio {
-            label: label.into(),
-            numerator: named("auto"),
-            denominator,
-        };
-        vec![
-            ratio("auto / fastest standard", Pick::FastestKind(Kind::Baseline)),
-            ratio("auto / std", named("std")),
-            ratio("auto / cxx", named("cxx")),
-        ]
-    }
-
     #[test]
-    fn picks_skip_failed_rows_and_find_the_fastest() {
-        let rows = table();
-        let rows: Vec<&Row> = rows.iter().collect();
-        assert_eq!(
-            pick(&rows, &Pick::FastestKind(Kind::Baseline))
-                .unwrap()
-                .contender,
-            "pthread"
+    fn picks_skip_failed_rows_and_ratios_say_what_is_noisy_or_missing() {
+        let mut cxx = row("cxx", Kind::Baseline, &[1.0]);
+        cxx.error = Some("boom".into());
+        let (std, pthread) = (
+            row("std", Kind::Baseline, &[100.0; 2]),
+            row("pthread", Kind::Baseline, &[58.0; 2]),
         );
-        assert_eq!(pick(&rows, &Pick::Named("cxx".into())), None);
+        let mut rows = vec![
+            row("auto", Kind::Ours, &[50.0, 60.0, 70.0]),
+            std,
+            pthread,
+            cxx,
+        ];
+        let refs: Vec<&Row> = rows.iter().collect();
+        let who = |by: Pick| pick(&refs, &by).map(|row| row.contender.as_str());
+        assert_eq!(who(Pick::FastestKind(Kind::Baseline)), Some("pthread"));
+        assert_eq!(who(Pick::Kind(Kind::Baseline)), Some("std"));
+        assert_eq!(who(Pick::Named("cxx".into())), None);
         assert_eq!(
-            pick(&rows, &Pick::Kind(Kind::Baseline)).unwrap().contender,
-            "std"
+            who(Pick::FastestNamed(vec!["auto".into(), "std".into()])),
+            Some("auto")
         );
-        let names = Pick::FastestNamed(vec!["auto".into(), "std".into()]);
-        assert_eq!(pick(&rows, &names).unwrap().contender, "auto");
         let mut below = row("tiny", Kind::Ours, &[1.0]);
         below.resolution_ns = Some(2.0);
         assert_eq!(cost(&below), None, "below its resolution");
-    }
 
-    #[test]
-    fn records_keep_the_point_and_the_verdict_and_lines_say_what_is_missing() {
-        let rows = table();
-        let records = records(&rows.iter().collect::<Vec<_>>(), &ratios());
-        assert_eq!(records.len(), 2, "cxx failed");
-        let fastest = &records[0].record;
-        assert_eq!(
-            (fastest.denominator.as_str(), fastest.ratio),
-            ("pthread", 60.0 / 58.0)
-        );
-        assert!(fastest.noisy, "rounds ×1.40 > gap ×1.03");
-        let json = serde_json::to_value(&records[1]).unwrap();
-        assert_eq!(
-            (
-                json["app"].as_str(),
-                json["threads"].as_u64(),
-                json["noisy"].as_bool()
-            ),
-            (Some("sor"), Some(2), Some(false))
-        );
-        let text = lines("2 threads", &records, &ratios(), false);
+        let ratio = |label: &str, denominator| Ratio {
+            label: label.into(),
+            numerator: Pick::Named("auto".into()),
+            denominator,
+        };
+        let ratios = [
+            ratio("auto / fastest standard", Pick::FastestKind(Kind::Baseline)),
+            ratio("auto / cxx", Pick::Named("cxx".into())),
+        ];
+        let records = records(&refs, &ratios);
+        assert_eq!(records.len(), 1, "cxx failed");
+        let text = lines("2 threads", &records, &ratios, false);
+        for part in [
+            "60.0 ns / 58.0 ns = 1.03x~  (pthread)",
+            &format!("auto / cxx               {NOT_COMPUTED}"),
+            NOT_COMPUTED_NOTE,
+            NOISY_NOTE,
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
+        let verbose = lines("2 threads", &records, &ratios, true);
         assert!(
-            text.contains("60.0 ns / 58.0 ns = 1.03x~  (pthread)"),
-            "{text}"
+            verbose.contains("1.03x  noisy: rounds ×1.40 > gap ×1.03")
+                && !verbose.contains(NOISY_NOTE)
         );
-        assert!(
-            text.contains("auto / cxx")
-                && text.contains(NOT_COMPUTED)
-                && text.contains(NOT_COMPUTED_NOTE),
-            "{text}"
-        );
-        assert!(text.contains(NOISY_NOTE));
-        let verbose = lines("2 threads", &records, &ratios(), true);
-        assert!(
-            verbose.contains("noisy: rounds ×1.40 > gap ×1.03") && !verbose.contains(NOISY_NOTE),
-            "{verbose}"
-        );
-    }
 
-    #[test]
-    fn noisy_ratios_mark_the_rows_above_the_line() {
-        let mut rows = table();
-        let records = records(&rows.iter().collect::<Vec<_>>(), &ratios());
         mark_rows(&mut rows, &[("÷std", Pick::Named("std".into()))], &records);
-        assert_eq!(
-            rows[0].noise.as_deref(),
-            Some("auto / fastest standard: rounds ×1.40 > gap ×1.03")
-        );
-        assert!(
-            !rows[1].noisy && !rows[2].noisy,
-            "std over itself is not judged"
-        );
-        let text = grid(
-            "figure",
-            &["2".into(), "4".into()],
-            vec![("auto".into(), vec!["1.00x".into(), "-".into()])],
-        );
+        let noise = "auto / fastest standard: rounds ×1.40 > gap ×1.03";
+        assert_eq!(rows[0].noise.as_deref(), Some(noise));
+        assert!(!rows[1].noisy, "std over itself is not judged");
+        let cells = vec![("auto".into(), vec!["1.00x".into(), "-".into()])];
+        let text = grid("figure", &["2".into(), "4".into()], cells);
         assert_eq!(text, "figure\n          2  4\nauto  1.00x  -\n");
     }
 }

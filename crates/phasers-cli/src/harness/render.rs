@@ -9,7 +9,7 @@ use super::ratio::{self, Pick, NOISY_MARK, NOISY_NOTE};
 use super::resolution::below_text;
 use super::result::{Kind, Row};
 use super::stats::Summary;
-use super::table::{aligned, note_cell, threads_cell, time, Last};
+use super::table::{aligned, time, Last};
 
 /// What a benchmark's tables, CSV and plots show.
 #[derive(Debug, Clone, PartialEq)]
@@ -162,17 +162,14 @@ pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> Stri
             line[index] = format!("{}…", kept.trim_end());
         }
         let error = row.error.as_ref().map(|error| format!("ERROR: {error}"));
+        let noise = row.noise.as_ref().map(|noise| format!("noisy ({noise})"));
         line.push(match verbose {
-            true => note_cell(
-                row.error.as_deref(),
-                &[
-                    row.noise
-                        .as_ref()
-                        .map(|n| format!("noisy ({n})"))
-                        .as_deref(),
-                    row.note.as_deref(),
-                ],
-            ),
+            true => [&error, &noise, &row.note]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; "),
             false => notes.marks([
                 cut.then_some(label.as_str()),
                 error.as_deref(),
@@ -247,7 +244,11 @@ fn cell(
     };
     match column {
         Column::Label => row.label(),
-        Column::Threads => threads_cell(row.threads, row.oversubscribed),
+        Column::Threads => format!(
+            "{}{}",
+            row.threads,
+            if row.oversubscribed { "*" } else { "" }
+        ),
         Column::Key(key, _) => row.at.get(key).map_or_else(dash, plain),
         Column::Iterations => row.iterations_per_sample.to_string(),
         Column::Min => row.min().map_or_else(dash, time),
@@ -319,24 +320,24 @@ mod tests {
     use super::*;
     use crate::harness::ratio::tests::row;
 
-    fn layout() -> Layout {
+    #[test]
+    fn a_table_fits_100_columns_with_footnotes_and_verbose_has_everything() {
         let over = Column::Over {
             head: "÷std",
             by: Pick::Named("std".into()),
         };
-        let value = Column::Value {
-            key: "barriers",
-            head: "barriers",
-            format: Format::Fixed(0),
-        };
-        Layout {
-            concise: vec![Column::Label, Column::Median, over.clone(), value],
+        let (key, head, format) = ("barriers", "barriers", Format::Fixed(0));
+        let layout = Layout {
+            concise: vec![
+                Column::Label,
+                Column::Median,
+                over.clone(),
+                Column::Value { key, head, format },
+            ],
             verbose: vec![
                 Column::Threads,
                 Column::Label,
                 Column::MeanCi,
-                Column::Min,
-                Column::Median,
                 Column::Rounds,
                 over,
             ],
@@ -344,101 +345,68 @@ mod tests {
             hide: &[Kind::Loop],
             csv: &[],
             plot: None,
-        }
-    }
-
-    fn rows() -> Vec<Row> {
+        };
+        let budget = "3 of 5 samples: row stopped at its 4 s budget";
         let mut phaser = row("phaser flat + sum i64", Kind::Ours, &[300.0, 420.0, 307.0]);
         phaser.resolved = Some("tiers 1 (flat), degree 64, wait policy spin-then-park".into());
-        phaser.add_note("3 of 5 samples: row stopped at its 4 s budget".into());
+        phaser.add_note(budget.into());
         phaser.extra.set("barriers", 12);
         let mut tiny = row("ticket", Kind::Ours, &[1.5]);
-        tiny.resolution_ns = Some(6.0);
+        (tiny.resolution_ns, tiny.resolved) = (Some(6.0), Some("ticket".into()));
         let mut failed = row("mcs", Kind::Ours, &[]);
-        failed.error = Some("a thread panicked after waiting 60 s for the last arrival".into());
-        failed.add_note("3 of 5 samples: row stopped at its 4 s budget".into());
-        vec![
-            row("std", Kind::Baseline, &[330.0; 3]),
-            phaser,
-            tiny,
-            failed,
-            row("loop", Kind::Loop, &[9.0]),
-        ]
-    }
-
-    #[test]
-    fn a_default_table_fits_100_columns_with_notes_as_footnotes() {
-        let rows = rows();
-        let text = table(
-            "2 threads on 2 cores",
-            &rows.iter().collect::<Vec<_>>(),
-            &layout(),
-            false,
-        );
-        assert!(
-            text.lines().all(|line| line.chars().count() <= 100),
-            "{text}"
-        );
-        let line = |start: &str| {
-            text.lines()
-                .find(|line| line.starts_with(start))
-                .unwrap_or_else(|| panic!("{start}\n{text}"))
+        failed.error = Some("a thread panicked".into());
+        failed.add_note(budget.into());
+        let std = row("std", Kind::Baseline, &[330.0; 3]);
+        let mut rows = [std, phaser, tiny, failed, row("loop", Kind::Loop, &[9.0])];
+        let refs: Vec<&Row> = rows.iter().collect();
+        let text = table("2 threads", &refs, &layout, false);
+        let line = |text: &str, start: &str| {
+            let line = text.lines().find(|line| line.starts_with(start));
+            line.unwrap_or_else(|| panic!("{start}\n{text}")).to_owned()
         };
-        assert!(line("sor:").len() == 4 && !text.contains("loop"), "{text}");
-        let phaser = line("phaser flat + sum i64 → tiers 1 (flat), degree…");
+        assert!(text.lines().all(|line| line.chars().count() <= 100));
         assert!(
-            phaser.contains("307 ns") && phaser.contains("0.93x~") && phaser.contains("12"),
+            line(&text, "sor") == "sor:" && !text.contains("loop") && !text.contains("noisy (")
+        );
+        let phaser = line(&text, "phaser flat + sum i64 → tiers 1 (flat), degree…");
+        assert!(
+            phaser.contains("307 ns  0.93x~        12  [1][2]"),
             "{text}"
         );
-        assert!(
-            line("ticket").contains("< 6.0 ns") && text.contains(BELOW_NOTE),
-            "{text}"
-        );
+        assert!(line(&text, "ticket ").contains("< 6.0 ns"), "{text}");
         assert_eq!(
-            text.matches("row stopped at its 4 s budget").count(),
+            text.matches(budget).count(),
             1,
-            "one footnote for both rows: {text}"
+            "one footnote for both rows"
         );
-        assert!(
-            text.contains("] phaser flat + sum i64 → tiers 1 (flat), degree 64"),
-            "{text}"
-        );
-        assert!(
-            text.contains("ERROR: a thread panicked") && text.contains(NOISY_NOTE),
-            "{text}"
-        );
-        assert!(!text.contains("noisy ("), "{text}");
-    }
+        for part in [
+            BELOW_NOTE,
+            NOISY_NOTE,
+            "] phaser flat + sum i64 → tiers 1 (flat), degree 64, wait",
+            "] ERROR: a thread panicked",
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
 
-    #[test]
-    fn a_verbose_table_has_every_column_and_note_in_full() {
-        let mut rows = rows();
         rows[1].add_noise("÷std: rounds ×1.40 > gap ×1.07".into());
-        rows[1].threads = 4;
-        rows[1].oversubscribed = true;
-        let text = table("title", &rows.iter().collect::<Vec<_>>(), &layout(), true);
-        let phaser = text.lines().find(|line| line.starts_with("4*")).unwrap();
-        assert!(
-            phaser.contains("tiers 1 (flat), degree 64, wait policy spin-then-park"),
-            "{text}"
-        );
-        assert!(
-            phaser.contains("342 ns ± ")
-                && phaser.contains("×1.40")
-                && phaser.contains("noisy (÷std: rounds"),
-            "{text}"
-        );
-        assert!(phaser.contains("  -  "), "no std row at 4 threads: {text}");
-        assert!(
-            text.contains(
-                "ERROR: a thread panicked after waiting 60 s for the last arrival; 3 of 5"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains(OVERSUBSCRIBED_NOTE) && text.contains("rounds: the slowest round"),
-            "{text}"
-        );
-        assert!(text.lines().any(|line| line.chars().count() > 100));
+        (rows[1].threads, rows[1].oversubscribed) = (4, true);
+        let refs: Vec<&Row> = rows.iter().collect();
+        let text = table("title", &refs, &layout, true);
+        let phaser = line(&text, "4* ");
+        for part in [
+            "wait policy spin-then-park",
+            "342 ns ± ",
+            "×1.40",
+            "-  noisy (÷std: rounds ×1.40",
+        ] {
+            assert!(phaser.contains(part), "{part}: {text}");
+        }
+        for part in [
+            &format!("ERROR: a thread panicked; {budget}"),
+            OVERSUBSCRIBED_NOTE,
+            "rounds: the slowest round",
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
     }
 }

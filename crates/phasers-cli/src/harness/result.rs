@@ -12,7 +12,6 @@ use super::provenance::Provenance;
 use super::resolution::clock_step_ns;
 use super::schedule::Schedule;
 use super::stats::{self, Summary};
-use super::table::resolved_label;
 
 /// Named values in the order declared, written as the keys of the object that holds them.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -201,7 +200,12 @@ impl Row {
 
     /// The name with what it resolved to: `auto → mcs-tree`.
     pub fn label(&self) -> String {
-        resolved_label(&self.contender, self.resolved.as_deref())
+        match &self.resolved {
+            Some(resolved) if *resolved != self.contender => {
+                format!("{} → {resolved}", self.contender)
+            }
+            _ => self.contender.clone(),
+        }
     }
 
     /// Appends `note` to the row's notes.
@@ -296,7 +300,7 @@ pub struct RatioRecord {
 }
 
 /// The settings every report states, and the benchmark's own.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct Settings {
     /// The method, in words.
     pub method: String,

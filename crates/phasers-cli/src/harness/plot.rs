@@ -14,15 +14,16 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// What kind of line a series is, which sets its style.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Ordered as drawn: baselines underneath, ours on top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SeriesKind {
-    /// One of the `phasers` algorithms: a solid coloured line with round markers.
-    Ours,
-    /// The hand-written reference barrier: a thick black line.
-    Reference,
     /// A barrier we compare against (e.g. `std::sync::Barrier`): a dashed grey line with
     /// hollow markers of its own shape.
     Baseline,
+    /// The hand-written reference barrier: a thick black line.
+    Reference,
+    /// One of the `phasers` algorithms: a solid coloured line with round markers.
+    Ours,
 }
 
 /// One line of the plot.
@@ -86,24 +87,11 @@ const Y_PAD: f64 = 0.09;
 const X_PAD: f64 = 0.04;
 
 /// Our algorithms' colours: Tableau 10 without its grey, which belongs to the baselines.
-const OURS_COLOURS: [RGBColor; 9] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
+const OURS_COLOURS: [u32; 9] = [
+    0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b, 0xe377c2, 0xbcbd22, 0x17becf,
 ];
-
 /// Baselines stay grey so they read as background; shape and dash tell them apart.
-const BASELINE_COLOURS: [RGBColor; 3] = [
-    RGBColor(85, 85, 85),
-    RGBColor(140, 140, 140),
-    RGBColor(110, 110, 110),
-];
+const BASELINE_GREYS: [u8; 3] = [85, 140, 110];
 /// `(dash, gap)` lengths in pixels, cycled through baselines.
 const BASELINE_DASHES: [(u32, u32); 4] = [(9, 5), (3, 3), (14, 4), (6, 3)];
 /// Marker polygons ([`LineStyle::polygon`]) cycled through baselines: triangle, square, diamond,
@@ -135,11 +123,13 @@ impl LineStyle {
     }
 
     fn new(kind: SeriesKind, rank: usize) -> Self {
+        let [_, r, g, b] = OURS_COLOURS[rank % OURS_COLOURS.len()].to_be_bytes();
+        let grey = BASELINE_GREYS[rank % BASELINE_GREYS.len()];
         let (colour, width, dash, polygon, filled) = match kind {
-            SeriesKind::Ours => (OURS_COLOURS[rank % OURS_COLOURS.len()], 2, None, None, true),
+            SeriesKind::Ours => (RGBColor(r, g, b), 2, None, None, true),
             SeriesKind::Reference => (BLACK, 4, None, Some((4, 45.0)), true),
             SeriesKind::Baseline => (
-                BASELINE_COLOURS[rank % BASELINE_COLOURS.len()],
+                RGBColor(grey, grey, grey),
                 2,
                 Some(BASELINE_DASHES[rank % BASELINE_DASHES.len()]),
                 Some(BASELINE_MARKERS[rank % BASELINE_MARKERS.len()]),
@@ -376,11 +366,13 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
     // point; sized to the longest label, within bounds that keep the chart the main thing.
     let legend_style = text(16.0, &BLACK, (HPos::Left, VPos::Center));
     let labels: Vec<String> = lines.iter().map(|line| truncate(line.name, 40)).collect();
-    let mut label_width = 0;
-    for label in &labels {
-        label_width = label_width.max(canvas.estimate_text_size(label, &legend_style)?.0);
-    }
-    let legend_width = (label_width + 70).clamp(170, 380);
+    let widths = labels
+        .iter()
+        .map(|label| canvas.estimate_text_size(label, &legend_style));
+    let widths: Vec<u32> = widths
+        .map(|size| size.map(|(w, _)| w))
+        .collect::<Drawn<_>>()?;
+    let legend_width = (widths.into_iter().max().unwrap_or(0) + 70).clamp(170, 380);
     let (chart_area, legend_area) = body.split_horizontally(body.dim_in_pixel().0 - legend_width);
 
     let chart_width = chart_area.dim_in_pixel().0;
@@ -445,11 +437,7 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
 
     // Baselines first so ours are drawn over them where lines cross.
     let mut order: Vec<&Line<'_>> = lines.iter().collect();
-    order.sort_by_key(|l| match l.kind {
-        SeriesKind::Baseline => 0,
-        SeriesKind::Reference => 1,
-        SeriesKind::Ours => 2,
-    });
+    order.sort_by_key(|l| l.kind);
     for line in order {
         let points: Vec<(i32, i32)> = line.points.iter().map(|&p| to_px(p)).collect();
         draw_path(canvas, points.clone(), line.style.stroke(), line.style.dash)?;

@@ -91,7 +91,7 @@ pub fn pick<'a>(rows: &[&'a Row], pick: &Pick) -> Option<&'a Row> {
 }
 
 /// `top / bottom` as recorded, when both are sides.
-fn divide(label: &str, top: &Row, bottom: &Row) -> Option<RatioRecord> {
+pub(crate) fn divide(label: &str, top: &Row, bottom: &Row) -> Option<RatioRecord> {
     let record = noise::RatioRecord::of(top.threads, label.to_owned(), &side(top)?, &side(bottom)?);
     Some(RatioRecord {
         at: top.at.clone(),

@@ -134,27 +134,16 @@ pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> Stri
     let (mut blocks, mut block) = (Vec::new(), None);
     for row in &shown {
         let value = layout.block.and_then(|key| row.at.get(key)).map(plain);
-        if value.is_some() && value != block {
-            blocks.push((
-                cells.len(),
-                format!("{}:", value.clone().unwrap_or_default()),
-            ));
+        if let Some(name) = value.clone().filter(|_| value != block) {
+            blocks.push((cells.len(), name));
             block = value;
         }
-        let mut line: Vec<String> = columns
-            .iter()
-            .map(|column| {
-                cell(
-                    column,
-                    row,
-                    rows,
-                    layout.block,
-                    verbose,
-                    &mut below,
-                    &mut noisy,
-                )
-            })
-            .collect();
+        let cell = |column| cell(column, row, rows, layout.block, verbose);
+        let mut line: Vec<String> = columns.iter().map(cell).collect();
+        for (column, text) in columns.iter().zip(&line) {
+            below |= *column == Column::Median && text.starts_with('<');
+            noisy |= matches!(column, Column::Over { .. }) && text.ends_with(NOISY_MARK);
+        }
         let label = row.label();
         let cut = !verbose && label.chars().count() > LABEL_WIDTH;
         if let (true, Some(index)) = (cut, columns.iter().position(|c| *c == Column::Label)) {
@@ -181,7 +170,7 @@ pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> Stri
     let mut out = footnotes::wrap("", title);
     for (index, line) in aligned(&cells, Last::Free).lines().enumerate() {
         for (_, heading) in blocks.iter().filter(|(at, _)| *at == index) {
-            out.push_str(&format!("{heading}\n"));
+            out.push_str(&format!("{heading}:\n"));
         }
         out.push_str(&format!("{line}\n"));
     }
@@ -225,15 +214,8 @@ fn plain(value: &serde_json::Value) -> String {
         .map_or_else(|| value.to_string(), str::to_owned)
 }
 
-fn cell(
-    column: &Column,
-    row: &Row,
-    rows: &[&Row],
-    block: Option<&str>,
-    verbose: bool,
-    below: &mut bool,
-    noisy: &mut bool,
-) -> String {
+/// A row's cell of `column`: a noisy ratio ends in [`NOISY_MARK`] by default.
+fn cell(column: &Column, row: &Row, rows: &[&Row], block: Option<&str>, verbose: bool) -> String {
     let dash = || "-".to_owned();
     let stat = |summary: Option<Summary>, stat: Stat| {
         summary.map(|s| match stat {
@@ -244,20 +226,14 @@ fn cell(
     };
     match column {
         Column::Label => row.label(),
-        Column::Threads => format!(
-            "{}{}",
-            row.threads,
-            if row.oversubscribed { "*" } else { "" }
-        ),
+        Column::Threads if row.oversubscribed => format!("{}*", row.threads),
+        Column::Threads => row.threads.to_string(),
         Column::Key(key, _) => row.at.get(key).map_or_else(dash, plain),
         Column::Iterations => row.iterations_per_sample.to_string(),
         Column::Min => row.min().map_or_else(dash, time),
         Column::Median => match (row.median(), ratio::cost(row)) {
             (_, Some(cost)) => time(cost),
-            (Some(_), None) if row.error.is_none() => {
-                *below = true;
-                below_text(row.resolution_ns.unwrap_or(0.0))
-            }
+            (Some(_), None) if row.error.is_none() => below_text(row.resolution_ns.unwrap_or(0.0)),
             _ => dash(),
         },
         Column::MeanCi => row.summary.map_or_else(dash, |s| match s.ci95 {
@@ -288,30 +264,15 @@ fn cell(
                 .collect();
             let divisor =
                 ratio::pick(&table, by).filter(|divisor| divisor.contender != row.contender);
-            let record = divisor.and_then(|divisor| {
-                ratio::records(&[row, divisor], &[over(head, row, divisor)]).pop()
-            });
-            let Some(record) = record.map(|r| r.record) else {
+            let Some(record) = divisor.and_then(|divisor| ratio::divide(head, row, divisor)) else {
                 return dash();
             };
-            *noisy |= record.noisy && !verbose;
-            let mark = if record.noisy && !verbose {
-                NOISY_MARK
-            } else {
-                ""
+            let mark = match record.record.noisy && !verbose {
+                true => NOISY_MARK,
+                false => "",
             };
-            super::table::ratio(Some(record.ratio), Some(1.0)) + mark
+            super::table::ratio(Some(record.record.ratio), Some(1.0)) + mark
         }
-    }
-}
-
-/// `row / divisor` as a ratio of the two by name.
-fn over(head: &str, row: &Row, divisor: &Row) -> ratio::Ratio {
-    let named = |row: &Row| Pick::Named(row.contender.clone().into());
-    ratio::Ratio {
-        label: head.to_owned(),
-        numerator: named(row),
-        denominator: named(divisor),
     }
 }
 

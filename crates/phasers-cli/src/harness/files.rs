@@ -28,8 +28,7 @@ pub fn floor_row(floor: &Floor, threads: usize) -> Row {
     row
 }
 
-/// Creates the files `args` names before the run (a plot per slice, see [`plot_path`]) and turns
-/// on `--verbose`.
+/// Creates the files `args` names before the run (a plot per slice) and turns on `--verbose`.
 pub fn open(args: &OutputArgs, slices: &[Vec<String>]) -> Result<Outputs, String> {
     verbosity::request(args.verbose);
     let plots = args
@@ -114,7 +113,7 @@ pub fn write_plot(
             });
         series[index].points.push((row.threads, median));
     }
-    let what = [vec![report.provenance.benchmark.clone()], values.to_vec()]
+    let what = [&[report.provenance.benchmark.clone()][..], values]
         .concat()
         .join(" ");
     let title = format!("phasers {what}, {}", report.provenance.machine.summary());
@@ -160,6 +159,7 @@ pub fn csv(out: impl Write, report: &Report, keys: &[&str]) -> csv::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(&head)?;
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
+    let owned = |text: &Option<String>| text.clone().unwrap_or_default();
     for row in &rows {
         let s = row.summary;
         let mut line = vec![row.threads.to_string(), row.oversubscribed.to_string()];
@@ -168,47 +168,39 @@ pub fn csv(out: impl Write, report: &Report, keys: &[&str]) -> csv::Result<()> {
                 .iter()
                 .map(|key| row.at.get(key).map(text).unwrap_or_default()),
         );
-        line.extend([
-            row.contender.clone(),
-            text(&serde_json::json!(row.kind)),
-            row.resolved.clone().unwrap_or_default(),
-        ]);
-        line.push(s.map(|s| s.count.to_string()).unwrap_or_default());
+        let kind = text(&serde_json::json!(row.kind));
+        let samples = s.map(|s| s.count.to_string()).unwrap_or_default();
+        line.extend([row.contender.clone(), kind, owned(&row.resolved), samples]);
+        let (min, median, mean) = (s.map(|s| s.min), s.map(|s| s.median), s.map(|s| s.mean));
+        let (ci95, stddev) = (s.and_then(|s| s.ci95), s.map(|s| s.stddev));
         line.extend(
             [
-                s.map(|s| s.min),
-                s.map(|s| s.median),
-                s.map(|s| s.mean),
-                s.and_then(|s| s.ci95),
+                min,
+                median,
+                mean,
+                ci95,
+                stddev,
+                row.reference_ns,
+                row.spread,
             ]
             .map(number),
         );
-        line.extend([s.map(|s| s.stddev), row.reference_ns, row.spread].map(number));
         line.push(row.noisy.to_string());
         for key in &extra {
+            let metric = row.metric(key);
             match series(key) {
-                true => line.extend(
-                    [
-                        row.metric(key).map(|s| s.min),
-                        row.metric(key).map(|s| s.median),
-                    ]
-                    .map(number),
-                ),
+                true => line.extend([metric.map(|s| s.min), metric.map(|s| s.median)].map(number)),
                 false => line.push(row.extra.get(key).map(text).unwrap_or_default()),
             }
         }
-        line.extend([
-            row.note.clone().unwrap_or_default(),
-            row.error.clone().unwrap_or_default(),
-        ]);
+        line.extend([owned(&row.note), owned(&row.error)]);
         writer.write_record(&line)?;
     }
     writer.flush()?;
     Ok(())
 }
 
-/// A value as one cell: a string bare, nothing for null, an object `k:v k:v`, an array
-/// space-separated.
+/// A value as one cell: a string bare, null empty, an object `k:v k:v`, an array space-separated.
 fn text(value: &Value) -> String {
     match value {
         Value::Null => String::new(),
@@ -227,13 +219,11 @@ fn text(value: &Value) -> String {
 /// values of `keys` first), or `Ok` when none failed.
 pub fn failures(rows: &[Row], keys: &[&str]) -> Result<(), String> {
     super::failures::failures(rows.iter().filter_map(|row| {
-        let name = [slice(row, keys), vec![row.contender.clone()]]
-            .concat()
-            .join(" ");
+        let (error, threads) = (row.error.as_ref()?, row.threads);
+        let name = [slice(row, keys), vec![row.contender.clone()]].concat();
         Some(format!(
-            "{name} with {} threads: {}",
-            row.threads,
-            row.error.as_ref()?
+            "{} with {threads} threads: {error}",
+            name.join(" ")
         ))
     }))
 }

@@ -24,8 +24,7 @@ impl Footnotes {
         marks
     }
 
-    /// Every note under its number, wrapped to [`WIDTH`] with later lines indented past the
-    /// number; empty when there are none.
+    /// Every note under its number, wrapped to [`WIDTH`] with later lines indented past it.
     pub fn text(&self) -> String {
         self.notes
             .iter()
@@ -35,8 +34,7 @@ impl Footnotes {
     }
 }
 
-/// `text` after `first` (a label or a footnote's number), wrapped to [`WIDTH`], later lines
-/// indented to where the text starts; ends in a newline.
+/// `text` after `first`, wrapped to [`WIDTH`], later lines indented to where the text starts.
 pub fn wrap(first: &str, text: &str) -> String {
     let indent = " ".repeat(first.chars().count());
     let options = textwrap::Options::new(WIDTH)

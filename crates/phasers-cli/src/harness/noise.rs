@@ -10,9 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::stats;
 
-/// The slowest round's median over the fastest's (1.0: the rounds agreed). `None` with fewer than
-/// two rounds, or when a round's median is not above zero (EPCC costs near zero, or slightly
-/// negative, have no meaningful ratio).
+/// The slowest round's median over the fastest's (1.0: they agreed); `None` under two rounds, or
+/// when a round's median is not above zero (EPCC costs near zero have no meaningful ratio).
 pub fn spread(round_medians: &[f64]) -> Option<f64> {
     if round_medians.len() < 2 {
         return None;

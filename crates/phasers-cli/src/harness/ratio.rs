@@ -115,51 +115,43 @@ pub fn records(rows: &[&Row], ratios: &[Ratio]) -> Vec<RatioRecord> {
 /// (`not computed` when it has none); `--verbose` says why a ratio is noisy.
 pub fn lines(heading: &str, records: &[RatioRecord], ratios: &[Ratio], verbose: bool) -> String {
     let (mut noisy, mut missing) = (false, false);
-    let cells: Vec<Vec<String>> = ratios
-        .iter()
-        .map(
-            |r| match records.iter().find(|record| record.record.label == r.label) {
-                Some(RatioRecord { record, .. }) => {
-                    noisy |= record.noisy;
-                    let (a, b) = (record.numerator_ns, record.denominator_ns);
-                    let mark = match (verbose, record.noisy) {
-                        (true, _) => format!("  {}", record.mark()),
-                        (false, true) => NOISY_MARK.to_owned(),
-                        (false, false) => String::new(),
-                    };
-                    let fastest =
-                        matches!(r.denominator, Pick::FastestKind(_) | Pick::FastestNamed(_));
-                    let who = match fastest {
-                        true => format!("  ({})", record.denominator),
-                        false => String::new(),
-                    };
-                    let line = format!(
-                        "{} / {} = {}{mark}{who}",
-                        time(a),
-                        time(b),
-                        ratio(Some(a), Some(b))
-                    );
-                    vec![r.label.clone(), line.trim_end().to_owned()]
-                }
-                None => {
-                    missing = true;
-                    vec![r.label.clone(), NOT_COMPUTED.to_owned()]
-                }
-            },
-        )
-        .collect();
+    let mut cells: Vec<Vec<String>> = Vec::new();
+    for r in ratios {
+        let Some(RatioRecord { record, .. }) = records.iter().find(|x| x.record.label == r.label)
+        else {
+            missing = true;
+            cells.push(vec![r.label.clone(), NOT_COMPUTED.to_owned()]);
+            continue;
+        };
+        noisy |= record.noisy;
+        let mark = match (verbose, record.noisy) {
+            (true, _) => format!("  {}", record.mark()),
+            (false, true) => NOISY_MARK.to_owned(),
+            (false, false) => String::new(),
+        };
+        let who = match r.denominator {
+            Pick::FastestKind(_) | Pick::FastestNamed(_) => format!("  ({})", record.denominator),
+            _ => String::new(),
+        };
+        let (a, b) = (record.numerator_ns, record.denominator_ns);
+        let line = format!(
+            "{} / {} = {}{mark}{who}",
+            time(a),
+            time(b),
+            ratio(Some(a), Some(b))
+        );
+        cells.push(vec![r.label.clone(), line.trim_end().to_owned()]);
+    }
     let mut text = heading.to_owned();
     for line in aligned(&cells, Last::Free).lines() {
         text.push_str(&format!("\n  {line}"));
     }
-    for (used, note) in [
+    let notes = [
         (noisy && !verbose, NOISY_NOTE),
         (missing, NOT_COMPUTED_NOTE),
-    ] {
-        if used {
-            text.push('\n');
-            text.push_str(footnotes::wrap("  ", note).trim_end());
-        }
+    ];
+    for (_, note) in notes.into_iter().filter(|(used, _)| *used) {
+        text.push_str(&format!("\n{}", footnotes::wrap("  ", note).trim_end()));
     }
     text
 }
@@ -179,28 +171,24 @@ pub fn grid(title: &str, heads: &[String], lines: Vec<(String, Vec<String>)>) ->
 /// Marks noisy each row of one table whose ratio over a divisor of `over` (a table column, such
 /// as `÷floor`) is noisy, and each row above the line of a noisy ratio of `records`.
 pub fn mark_rows(rows: &mut [Row], over: &[(&str, Pick)], records: &[RatioRecord]) {
-    let mut marks = vec![Vec::new(); rows.len()];
-    {
-        let table: Vec<&Row> = rows.iter().collect();
-        for (index, row) in table.iter().enumerate() {
-            let judged = !matches!(row.kind, Kind::Floor | Kind::Loop);
-            for (column, by) in over.iter().filter(|_| judged) {
-                let divisor = pick(&table, by).filter(|divisor| divisor.contender != row.contender);
-                let record = divisor.and_then(|divisor| divide(column, row, divisor));
-                marks[index].extend(
-                    record
-                        .and_then(|r| r.record.noise)
-                        .map(|n| format!("{column}: {n}")),
-                );
-            }
-            let heads = records
-                .iter()
-                .map(|r| &r.record)
-                .filter(|r| r.numerator == row.contender);
-            marks[index]
-                .extend(heads.filter_map(|r| Some(format!("{}: {}", r.label, r.noise.as_ref()?))));
-        }
-    }
+    let table: Vec<&Row> = rows.iter().collect();
+    let marks = |row: &Row| -> Vec<String> {
+        let judged = !matches!(row.kind, Kind::Floor | Kind::Loop);
+        let columns = over.iter().filter(|_| judged).filter_map(|(column, by)| {
+            let divisor = pick(&table, by).filter(|divisor| divisor.contender != row.contender)?;
+            Some(format!(
+                "{column}: {}",
+                divide(column, row, divisor)?.record.noise?
+            ))
+        });
+        let heads = records
+            .iter()
+            .map(|r| &r.record)
+            .filter(|r| r.numerator == row.contender);
+        let heads = heads.filter_map(|r| Some(format!("{}: {}", r.label, r.noise.as_ref()?)));
+        columns.chain(heads).collect()
+    };
+    let marks: Vec<Vec<String>> = table.iter().map(|row| marks(row)).collect();
     for (row, marks) in rows.iter_mut().zip(marks) {
         marks.into_iter().for_each(|mark| row.add_noise(mark));
     }

@@ -65,11 +65,9 @@ pub fn median(values: &[f64]) -> Option<f64> {
     }
 }
 
-/// Student's t quantile at 0.975 (a two-sided 95% interval) for `dof` degrees of freedom.
-///
-/// Tabulated to 30 degrees of freedom, where the interval is most sensitive to it (EPCC's 20 outer
-/// repetitions give 19); above that a few anchor values, then the normal quantile. Between anchors
-/// the next smaller tabulated `dof` is used, which errs on the wide side.
+/// Student's t quantile at 0.975 (a two-sided 95% interval) for `dof` degrees of freedom: tabulated
+/// to 30, where it matters most (EPCC's 20 repetitions give 19), then anchors, each used up to the
+/// next (erring wide), then the normal quantile.
 pub fn t_975(dof: usize) -> f64 {
     const SMALL: [f64; 30] = [
         12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,

@@ -362,13 +362,11 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
     // point; sized to the longest label, within bounds that keep the chart the main thing.
     let legend_style = text(16.0, &BLACK, (HPos::Left, VPos::Center));
     let labels: Vec<String> = lines.iter().map(|line| truncate(line.name, 40)).collect();
-    let widths = labels
-        .iter()
-        .map(|label| canvas.estimate_text_size(label, &legend_style));
-    let widths: Vec<u32> = widths
-        .map(|size| size.map(|(w, _)| w))
-        .collect::<Drawn<_>>()?;
-    let legend_width = (widths.into_iter().max().unwrap_or(0) + 70).clamp(170, 380);
+    let mut label_width = 0;
+    for label in &labels {
+        label_width = label_width.max(canvas.estimate_text_size(label, &legend_style)?.0);
+    }
+    let legend_width = (label_width + 70).clamp(170, 380);
     let (chart_area, legend_area) = body.split_horizontally(body.dim_in_pixel().0 - legend_width);
 
     let chart_width = chart_area.dim_in_pixel().0;
@@ -450,13 +448,8 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
     canvas.draw(&Rectangle::new(frame, BLACK.mix(0.35).stroke_width(1)))?;
     for (i, (line, label)) in lines.iter().zip(&labels).enumerate() {
         let y = top + row * i as i32 + row / 2;
-        let (x0, x1) = (left + 10, left + 46);
-        draw_path(
-            canvas,
-            vec![(x0, y), (x1, y)],
-            line.style.stroke(),
-            line.style.dash,
-        )?;
+        let (x0, x1, stroke) = (left + 10, left + 46, line.style.stroke());
+        draw_path(canvas, vec![(x0, y), (x1, y)], stroke, line.style.dash)?;
         draw_marker(canvas, ((x0 + x1) / 2, y), &line.style)?;
         canvas.draw_text(label, &legend_style, (x1 + 10, y))?;
     }

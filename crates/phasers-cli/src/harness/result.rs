@@ -180,12 +180,10 @@ impl Row {
         serde_json::from_value(self.extra.get(key)?.clone()).ok()
     }
 
-    /// The name with what it resolved to: `auto → mcs-tree`.
+    /// The name with what it resolved to, when that differs: `auto → mcs-tree`.
     pub fn label(&self) -> String {
         match &self.resolved {
-            Some(resolved) if *resolved != self.contender => {
-                format!("{} → {resolved}", self.contender)
-            }
+            Some(to) if *to != self.contender => format!("{} → {to}", self.contender),
             _ => self.contender.clone(),
         }
     }
@@ -214,11 +212,9 @@ impl Row {
         self.error = measured.error;
         let taken = self.raw_ns.len();
         if taken < schedule.samples {
+            let budget = schedule.row_budget.as_secs_f64();
             let why = match sampler.capped() {
-                true => format!(
-                    "row stopped at its {} s budget",
-                    schedule.row_budget.as_secs_f64()
-                ),
+                true => format!("row stopped at its {budget} s budget"),
                 false => "stopped by the error".to_owned(),
             };
             self.add_note(format!("{taken} of {} samples: {why}", schedule.samples));

@@ -4,21 +4,13 @@
 /// Lays out `cells` in columns: the first left-aligned, numbers right-aligned, and the last
 /// left-aligned and unpadded when it is `Last::Free` (notes).
 pub fn aligned<L: AsRef<[String]>>(cells: &[L], last: Last) -> String {
-    let columns = cells
-        .iter()
-        .map(|line| line.as_ref().len())
-        .max()
-        .unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|column| {
-            cells
-                .iter()
-                .filter_map(|line| line.as_ref().get(column))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let mut widths: Vec<usize> = Vec::new();
+    for line in cells {
+        widths.resize(widths.len().max(line.as_ref().len()), 0);
+        for (width, cell) in widths.iter_mut().zip(line.as_ref()) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
     let mut out = String::new();
     for line in cells {
         let mut text = String::new();
@@ -26,7 +18,9 @@ pub fn aligned<L: AsRef<[String]>>(cells: &[L], last: Last) -> String {
             let pad = " ".repeat(widths[column] - cell.chars().count());
             match column {
                 0 => text.push_str(&format!("{cell}{pad}")),
-                c if c == columns - 1 && last == Last::Free => text.push_str(&format!("  {cell}")),
+                c if c == widths.len() - 1 && last == Last::Free => {
+                    text.push_str(&format!("  {cell}"))
+                }
                 _ => text.push_str(&format!("  {pad}{cell}")),
             }
         }

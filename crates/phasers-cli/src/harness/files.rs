@@ -95,22 +95,17 @@ pub fn write_plot(
         let Some(median) = row.median().filter(|_| row.error.is_none()) else {
             continue;
         };
-        let index = series
-            .iter()
-            .position(|line| line.name == row.contender)
-            .unwrap_or_else(|| {
-                let kind = match row.kind {
-                    Kind::Ours => SeriesKind::Ours,
-                    Kind::Reference | Kind::Floor => SeriesKind::Reference,
-                    Kind::Baseline | Kind::Loop | Kind::Ideal => SeriesKind::Baseline,
-                };
-                series.push(Series {
-                    name: row.contender.clone(),
-                    kind,
-                    points: Vec::new(),
-                });
-                series.len() - 1
-            });
+        let index = series.iter().position(|line| line.name == row.contender);
+        let index = index.unwrap_or_else(|| {
+            let kind = match row.kind {
+                Kind::Ours => SeriesKind::Ours,
+                Kind::Reference | Kind::Floor => SeriesKind::Reference,
+                Kind::Baseline | Kind::Loop | Kind::Ideal => SeriesKind::Baseline,
+            };
+            let (name, points) = (row.contender.clone(), Vec::new());
+            series.push(Series { name, kind, points });
+            series.len() - 1
+        });
         series[index].points.push((row.threads, median));
     }
     let what = [&[report.provenance.benchmark.clone()][..], values]

@@ -94,11 +94,10 @@ impl Outputs {
             [only] if failed.is_empty() => eprintln!("plot written to {}", only.display()),
             [first, ..] => eprintln!("{written} plot(s) written beside {}", first.display()),
         }
-        if failed.is_empty() {
-            Ok(())
-        } else {
-            Err(failed.join("; "))
-        }
+        failed
+            .is_empty()
+            .then_some(())
+            .ok_or_else(|| failed.join("; "))
     }
 }
 
@@ -131,9 +130,9 @@ pub fn write_csv_lines<T: Serialize>(
     lines: impl IntoIterator<Item = T>,
 ) -> csv::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
-    for line in lines {
-        writer.serialize(line)?;
-    }
+    lines
+        .into_iter()
+        .try_for_each(|line| writer.serialize(line))?;
     writer.flush()?;
     Ok(())
 }
@@ -148,11 +147,12 @@ mod tests {
 
     #[test]
     fn a_bad_path_fails_before_the_run_and_a_failed_plot_is_removed_and_named() {
-        let error = Outputs::create(Some(Path::new("/no/such/dir/r.json")), None, Vec::new());
-        assert!(error
-            .err()
-            .unwrap()
-            .starts_with("cannot create /no/such/dir/r.json"));
+        let json = Path::new("/no/such/dir/r.json");
+        let error = Outputs::create(Some(json), None, Vec::new()).err().unwrap();
+        assert!(
+            error.starts_with("cannot create /no/such/dir/r.json"),
+            "{error}"
+        );
         assert!(Outputs::create(None, None, vec![PathBuf::from("/no/such/dir/p.svg")]).is_err());
         let folder = std::env::temp_dir().join(format!("outputs-test-{}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
@@ -170,10 +170,7 @@ mod tests {
         let csv = std::fs::read_to_string(&csv).unwrap();
         assert_eq!(csv, "mcs,51.0\n");
         let json = std::fs::read_to_string(&json).unwrap();
-        assert!(
-            json.contains("\"mcs\",\n    51.0") && json.ends_with("]\n"),
-            "{json}"
-        );
+        assert!(json.contains("\"mcs\",\n    51.0") && json.ends_with("]\n"));
         std::fs::remove_dir_all(&folder).unwrap();
     }
 }

@@ -64,29 +64,18 @@ fn side(row: &Row) -> Option<Side> {
 
 /// The row of `rows` that `pick` names, when it ran without error.
 pub fn pick<'a>(rows: &[&'a Row], pick: &Pick) -> Option<&'a Row> {
-    let fastest = |of: &dyn Fn(&Row) -> bool| {
-        let measured = rows
-            .iter()
-            .filter(|row| of(row))
-            .filter_map(|row| Some((*row, cost(row)?)));
-        measured
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(row, _)| row)
+    let fits = |row: &Row| match pick {
+        Pick::Named(name) => row.contender == *name,
+        Pick::FastestNamed(names) => names.iter().any(|name| *name == row.contender),
+        Pick::Kind(kind) | Pick::FastestKind(kind) => row.kind == *kind,
     };
-    let ok = |row: &&&Row| row.error.is_none();
+    let mut candidates = rows.iter().copied().filter(|row| fits(row));
     match pick {
-        Pick::Named(name) => rows
-            .iter()
-            .filter(ok)
-            .find(|row| row.contender == *name)
-            .copied(),
-        Pick::Kind(kind) => rows
-            .iter()
-            .filter(ok)
-            .find(|row| row.kind == *kind)
-            .copied(),
-        Pick::FastestNamed(names) => fastest(&|row| names.iter().any(|n| *n == row.contender)),
-        Pick::FastestKind(kind) => fastest(&|row| row.kind == *kind),
+        Pick::Named(_) | Pick::Kind(_) => candidates.find(|row| row.error.is_none()),
+        Pick::FastestNamed(_) | Pick::FastestKind(_) => candidates
+            .filter_map(|row| Some((row, cost(row)?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(row, _)| row),
     }
 }
 

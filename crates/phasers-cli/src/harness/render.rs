@@ -8,7 +8,6 @@ use super::noise;
 use super::ratio::{self, Pick, NOISY_MARK, NOISY_NOTE};
 use super::resolution::below_text;
 use super::result::{Kind, Row};
-use super::stats::Summary;
 use super::table::{aligned, time, Last};
 
 /// What a benchmark's tables, CSV and plots show.
@@ -217,13 +216,6 @@ fn plain(value: &serde_json::Value) -> String {
 /// A row's cell of `column`: a noisy ratio ends in [`NOISY_MARK`] by default.
 fn cell(column: &Column, row: &Row, rows: &[&Row], block: Option<&str>, verbose: bool) -> String {
     let dash = || "-".to_owned();
-    let stat = |summary: Option<Summary>, stat: Stat| {
-        summary.map(|s| match stat {
-            Stat::Min => s.min,
-            Stat::Median => s.median,
-            Stat::Mean => s.mean,
-        })
-    };
     match column {
         Column::Label => row.label(),
         Column::Threads if row.oversubscribed => format!("{}*", row.threads),
@@ -241,9 +233,12 @@ fn cell(column: &Column, row: &Row, rows: &[&Row], block: Option<&str>, verbose:
             None => time(s.mean),
         }),
         Column::Rounds => noise::spread_text(row.spread),
-        Column::Metric {
-            key, stat: which, ..
-        } => stat(row.metric(key), *which).map_or_else(dash, |v| format!("{v:.1}")),
+        Column::Metric { key, stat, .. } => match (row.metric(key), stat) {
+            (Some(s), Stat::Min) => format!("{:.1}", s.min),
+            (Some(s), Stat::Median) => format!("{:.1}", s.median),
+            (Some(s), Stat::Mean) => format!("{:.1}", s.mean),
+            (None, _) => dash(),
+        },
         Column::Value { key, format, .. } => match (row.value(key), format) {
             (Some(value), Format::Fixed(decimals)) => format!("{value:.decimals$}"),
             (Some(value), Format::Time) => time(value),

@@ -36,16 +36,19 @@ impl Footnotes {
 
 /// `text` after `first`, wrapped to [`WIDTH`], later lines indented to where the text starts.
 pub fn wrap(first: &str, text: &str) -> String {
-    let indent = " ".repeat(first.chars().count());
+    wrap_with(first, &" ".repeat(first.chars().count()), text)
+}
+
+/// `text` wrapped to [`WIDTH`], its first line after `first`, later ones after `later`.
+fn wrap_with(first: &str, later: &str, text: &str) -> String {
     let options = textwrap::Options::new(WIDTH)
         .initial_indent(first)
-        .subsequent_indent(&indent);
-    let mut out = String::new();
-    for line in textwrap::wrap(text, options) {
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+        .subsequent_indent(later);
+    let lines = textwrap::wrap(text, options);
+    lines
+        .iter()
+        .map(|line| format!("{}\n", line.trim_end()))
+        .collect()
 }
 
 /// `text` with every line wider than [`WIDTH`] wrapped, later lines indented 4 more than its
@@ -53,20 +56,14 @@ pub fn wrap(first: &str, text: &str) -> String {
 pub fn fit(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        if line.chars().count() <= WIDTH {
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        let indent = line.len() - line.trim_start().len();
-        let first = &line[..indent];
-        let later = format!("{first}    ");
-        let options = textwrap::Options::new(WIDTH)
-            .initial_indent(first)
-            .subsequent_indent(&later);
-        for part in textwrap::wrap(line.trim_start(), options) {
-            out.push_str(part.trim_end());
-            out.push('\n');
+        let first = &line[..line.len() - line.trim_start().len()];
+        match line.chars().count() <= WIDTH {
+            true => out.push_str(&format!("{line}\n")),
+            false => out.push_str(&wrap_with(
+                first,
+                &format!("{first}    "),
+                line.trim_start(),
+            )),
         }
     }
     if !text.ends_with('\n') {

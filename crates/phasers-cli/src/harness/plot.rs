@@ -186,14 +186,11 @@ fn log_axis(lo: f64, hi: f64, bold: Vec<f64>, light: Vec<f64>) -> LogAxis {
         .with_light_points(light)
 }
 
-/// Widens the log range `lo..hi` by `pad` of its span each side, or to a range around it when
+/// Widens the log range `lo..hi` by `pad` of its span each side, first to `single` around it when
 /// it is a single value.
-fn padded_log_range(lo: f64, hi: f64, single_span: f64, pad: f64) -> (f64, f64) {
-    let (lo, hi) = if hi - lo < 1e-9 {
-        (lo - single_span / 2.0, hi + single_span / 2.0)
-    } else {
-        (lo, hi)
-    };
+fn padded_log_range(lo: f64, hi: f64, single: f64, pad: f64) -> (f64, f64) {
+    let half = if hi - lo < 1e-9 { single / 2.0 } else { 0.0 };
+    let (lo, hi) = (lo - half, hi + half);
     let span = hi - lo;
     (lo - span * pad, hi + span * pad)
 }
@@ -209,10 +206,10 @@ fn thread_axis(counts: &[usize], plot_width_px: f64) -> LogAxis {
     let min_gap = (digits * 8.0 + 10.0) / plot_width_px * (hi - lo);
     let mut labelled: Vec<f64> = Vec::new();
     for &c in all.iter().rev() {
-        if labelled
+        let gap = labelled
             .last()
-            .map_or(true, |right| right.log2() - c.log2() >= min_gap)
-        {
+            .map_or(f64::INFINITY, |right| right.log2() - c.log2());
+        if gap >= min_gap {
             labelled.push(c);
         }
     }
@@ -232,7 +229,7 @@ fn cost_axis(min_ns: f64, max_ns: f64) -> LogAxis {
             .collect()
     };
     let one_two_five = steps(&[1.0, 2.0, 5.0]);
-    let mut bold = match one_two_five.len() {
+    let bold = match one_two_five.len() {
         0..=2 => steps(&[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]),
         3..=8 => one_two_five,
         _ => steps(&[1.0]),
@@ -240,13 +237,10 @@ fn cost_axis(min_ns: f64, max_ns: f64) -> LogAxis {
     // Very wide spans (a broken run next to a good one) would crowd the axis; label every
     // n-th decade instead.
     let stride = bold.len().div_ceil(12).max(1);
-    if stride > 1 {
-        bold = bold.into_iter().step_by(stride).collect();
-    }
-    let light = if hi - lo <= 6.0 {
-        steps(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
-    } else {
-        Vec::new()
+    let bold = bold.into_iter().step_by(stride).collect();
+    let light = match hi - lo <= 6.0 {
+        true => steps(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]),
+        false => Vec::new(),
     };
     log_axis(10f64.powf(lo), 10f64.powf(hi), bold, light)
 }

@@ -31,12 +31,9 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
     }
     let count = values.len();
     let mean = values.iter().sum::<f64>() / count as f64;
-    let stddev = if count > 1 {
-        let squares: f64 = values.iter().map(|value| (value - mean).powi(2)).sum();
-        (squares / (count - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
+    // One sample's square is exactly 0, so its deviation is 0 with the divisor at least 1.
+    let squares: f64 = values.iter().map(|value| (value - mean).powi(2)).sum();
+    let stddev = (squares / (count - 1).max(1) as f64).sqrt();
     let ci95 = (count > 1).then(|| t_975(count - 1) * stddev / (count as f64).sqrt());
     Some(Summary {
         count,

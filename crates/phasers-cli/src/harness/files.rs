@@ -257,22 +257,15 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "threads,oversubscribed,app,contender,kind,resolved,samples,min_ns,median_ns,mean_ns,ci95_ns,stddev_ns,reference_ns,spread,noisy,cycles_per_nop_min,cycles_per_nop_median,chose,note,error");
         assert!(lines[1].starts_with("2,false,,cache-line round trip,floor,,1,50,50,50,,0,"));
-        assert!(
-            lines[2].contains(",sor,auto,ours,,2,10,20,20,")
-                && lines[2].ends_with(",4,5,a:2 b:1,,")
-        );
+        assert!(lines[2].contains(",sor,auto,ours,,2,10,20,20,"), "{text}");
+        assert!(lines[2].ends_with(",4,5,a:2 b:1,,"), "{text}");
         assert!(lines[3].ends_with(",,,,wrong result"), "{text}");
         let failure = failures(&report.rows, &["app", "size"]).unwrap_err();
-        assert_eq!(
-            failure,
-            "1 row(s) failed: sor std with 2 threads: wrong result"
-        );
+        assert!(failure.ends_with(" failed: sor std with 2 threads: wrong result"));
 
         let values = ["sor".to_owned(), "60/30/10us".to_owned()];
-        let path = plot_path(
-            &std::env::temp_dir().join(format!("files-{}.svg", std::process::id())),
-            &values,
-        );
+        let base = std::env::temp_dir().join(format!("files-{}.svg", std::process::id()));
+        let path = plot_path(&base, &values);
         assert!(path.ends_with(format!("files-{}-sor-60-30-10us.svg", std::process::id())));
         let spec = PlotSpec {
             slices: &["app"],

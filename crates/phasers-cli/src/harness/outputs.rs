@@ -149,10 +149,7 @@ mod tests {
     fn a_bad_path_fails_before_the_run_and_a_failed_plot_is_removed_and_named() {
         let json = Path::new("/no/such/dir/r.json");
         let error = Outputs::create(Some(json), None, Vec::new()).err().unwrap();
-        assert!(
-            error.starts_with("cannot create /no/such/dir/r.json"),
-            "{error}"
-        );
+        assert!(error.starts_with("cannot create /no/such/dir/r.json"));
         assert!(Outputs::create(None, None, vec![PathBuf::from("/no/such/dir/p.svg")]).is_err());
         let folder = std::env::temp_dir().join(format!("outputs-test-{}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();

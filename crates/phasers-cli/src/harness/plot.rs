@@ -544,10 +544,7 @@ mod tests {
         ];
         for (test, series) in [("empty", &bad[..0]), ("all-bad", &bad[..])] {
             let error = svg(test, series, Some(50.0), Some(2)).unwrap_err();
-            assert!(
-                error.starts_with("nothing to plot: ") && error.contains(test),
-                "{error}"
-            );
+            assert!(error.starts_with("nothing to plot: ") && error.contains(test));
         }
         let good = [("a", Ours, vec![(1, 1.0)])];
         let error = svg("no-such-dir/plot", &good, None, None).unwrap_err();

@@ -112,7 +112,7 @@ pub fn lines(heading: &str, records: &[RatioRecord], ratios: &[Ratio], verbose: 
             cells.push(vec![r.label.clone(), NOT_COMPUTED.to_owned()]);
             continue;
         };
-        noisy |= record.noisy;
+        noisy |= record.noisy && !verbose;
         let mark = match (verbose, record.noisy) {
             (true, _) => format!("  {}", record.mark()),
             (false, true) => NOISY_MARK.to_owned(),
@@ -123,22 +123,15 @@ pub fn lines(heading: &str, records: &[RatioRecord], ratios: &[Ratio], verbose: 
             _ => String::new(),
         };
         let (a, b) = (record.numerator_ns, record.denominator_ns);
-        let line = format!(
-            "{} / {} = {}{mark}{who}",
-            time(a),
-            time(b),
-            ratio(Some(a), Some(b))
-        );
+        let divided = ratio(Some(a), Some(b));
+        let line = format!("{} / {} = {divided}{mark}{who}", time(a), time(b));
         cells.push(vec![r.label.clone(), line.trim_end().to_owned()]);
     }
     let mut text = heading.to_owned();
     for line in aligned(&cells, Last::Free).lines() {
         text.push_str(&format!("\n  {line}"));
     }
-    let notes = [
-        (noisy && !verbose, NOISY_NOTE),
-        (missing, NOT_COMPUTED_NOTE),
-    ];
+    let notes = [(noisy, NOISY_NOTE), (missing, NOT_COMPUTED_NOTE)];
     for (_, note) in notes.into_iter().filter(|(used, _)| *used) {
         text.push_str(&format!("\n{}", footnotes::wrap("  ", note).trim_end()));
     }
@@ -165,16 +158,13 @@ pub fn mark_rows(rows: &mut [Row], over: &[(&str, Pick)], records: &[RatioRecord
         let judged = !matches!(row.kind, Kind::Floor | Kind::Loop);
         let columns = over.iter().filter(|_| judged).filter_map(|(column, by)| {
             let divisor = pick(&table, by).filter(|divisor| divisor.contender != row.contender)?;
-            Some(format!(
-                "{column}: {}",
-                divide(column, row, divisor)?.record.noise?
-            ))
+            let noise = divide(column, row, divisor)?.record.noise?;
+            Some(format!("{column}: {noise}"))
         });
-        let heads = records
-            .iter()
-            .map(|r| &r.record)
-            .filter(|r| r.numerator == row.contender);
-        let heads = heads.filter_map(|r| Some(format!("{}: {}", r.label, r.noise.as_ref()?)));
+        let heads = records.iter().filter_map(|RatioRecord { record: r, .. }| {
+            let noise = r.noise.as_ref().filter(|_| r.numerator == row.contender)?;
+            Some(format!("{}: {noise}", r.label))
+        });
         columns.chain(heads).collect()
     };
     let marks: Vec<Vec<String>> = table.iter().map(|row| marks(row)).collect();
@@ -202,14 +192,10 @@ pub(crate) mod tests {
     fn picks_skip_failed_rows_and_ratios_say_what_is_noisy_or_missing() {
         let mut cxx = row("cxx", Kind::Baseline, &[1.0]);
         cxx.error = Some("boom".into());
-        let (std, pthread) = (
-            row("std", Kind::Baseline, &[100.0; 2]),
-            row("pthread", Kind::Baseline, &[58.0; 2]),
-        );
         let mut rows = vec![
             row("auto", Kind::Ours, &[50.0, 60.0, 70.0]),
-            std,
-            pthread,
+            row("std", Kind::Baseline, &[100.0; 2]),
+            row("pthread", Kind::Baseline, &[58.0; 2]),
             cxx,
         ];
         let refs: Vec<&Row> = rows.iter().collect();
@@ -217,10 +203,8 @@ pub(crate) mod tests {
         assert_eq!(who(Pick::FastestKind(Kind::Baseline)), Some("pthread"));
         assert_eq!(who(Pick::Kind(Kind::Baseline)), Some("std"));
         assert_eq!(who(Pick::Named("cxx".into())), None);
-        assert_eq!(
-            who(Pick::FastestNamed(vec!["auto".into(), "std".into()])),
-            Some("auto")
-        );
+        let names = Pick::FastestNamed(vec!["auto".into(), "std".into()]);
+        assert_eq!(who(names), Some("auto"));
         let mut below = row("tiny", Kind::Ours, &[1.0]);
         below.resolution_ns = Some(2.0);
         assert_eq!(cost(&below), None, "below its resolution");
@@ -246,10 +230,8 @@ pub(crate) mod tests {
             assert!(text.contains(part), "{part}: {text}");
         }
         let verbose = lines("2 threads", &records, &ratios, true);
-        assert!(
-            verbose.contains("1.03x  noisy: rounds ×1.40 > gap ×1.03")
-                && !verbose.contains(NOISY_NOTE)
-        );
+        assert!(verbose.contains("1.03x  noisy: rounds ×1.40 > gap ×1.03"));
+        assert!(!verbose.contains(NOISY_NOTE));
 
         mark_rows(&mut rows, &[("÷std", Pick::Named("std".into()))], &records);
         let noise = "auto / fastest standard: rounds ×1.40 > gap ×1.03";

@@ -321,20 +321,12 @@ mod tests {
             line.unwrap_or_else(|| panic!("{start}\n{text}")).to_owned()
         };
         assert!(text.lines().all(|line| line.chars().count() <= 100));
-        assert!(
-            line(&text, "sor") == "sor:" && !text.contains("loop") && !text.contains("noisy (")
-        );
+        assert_eq!(line(&text, "sor"), "sor:");
+        assert!(!text.contains("loop") && !text.contains("noisy ("));
         let phaser = line(&text, "phaser flat + sum i64 → tiers 1 (flat), degree…");
-        assert!(
-            phaser.contains("307 ns  0.93x~        12  [1][2]"),
-            "{text}"
-        );
+        assert!(phaser.contains("307 ns  0.93x~        12  [1][2]"));
         assert!(line(&text, "ticket ").contains("< 6.0 ns"), "{text}");
-        assert_eq!(
-            text.matches(budget).count(),
-            1,
-            "one footnote for both rows"
-        );
+        assert_eq!(text.matches(budget).count(), 1, "one footnote for both");
         for part in [
             BELOW_NOTE,
             NOISY_NOTE,

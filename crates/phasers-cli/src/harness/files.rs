@@ -61,17 +61,14 @@ pub fn plot_path(base: &Path, values: &[String]) -> PathBuf {
         false => '-',
     };
     let values = values.iter().map(|value| value.chars().map(safe).collect());
-    let name = std::iter::once(stem.into_owned())
-        .chain(values)
-        .collect::<Vec<String>>()
-        .join("-");
-    base.with_file_name(format!("{name}.svg"))
+    let name: Vec<String> = std::iter::once(stem.into_owned()).chain(values).collect();
+    base.with_file_name(format!("{}.svg", name.join("-")))
 }
 
 /// A row's values of `keys`, those it has, as a slice of the plots or a failure's name.
 pub fn slice(row: &Row, keys: &[&str]) -> Vec<String> {
     keys.iter()
-        .filter_map(|key| row.at.get(key))
+        .filter_map(|k| row.at.get(k))
         .map(text)
         .collect()
 }
@@ -132,9 +129,8 @@ pub fn write_plot(
 pub fn csv(out: impl Write, report: &Report, keys: &[&str]) -> csv::Result<()> {
     let floor = report.floor.as_ref().map(|floor| floor_row(floor, 2));
     let rows: Vec<&Row> = floor.iter().chain(&report.rows).collect();
-    let (point, extra): (Vec<&str>, Vec<&str>) = keys
-        .iter()
-        .partition(|key| rows.iter().any(|row| row.at.get(key).is_some()));
+    let is_point = |key: &&&str| rows.iter().any(|row| row.at.get(key).is_some());
+    let (point, extra): (Vec<&str>, Vec<&str>) = keys.iter().partition(is_point);
     let series = |key: &str| rows.iter().any(|row| row.metric(key).is_some());
     let stat = |key: &str, stat: &str| match key.strip_suffix("_ns") {
         Some(stem) => format!("{stem}_{stat}_ns"),
@@ -158,34 +154,22 @@ pub fn csv(out: impl Write, report: &Report, keys: &[&str]) -> csv::Result<()> {
     for row in &rows {
         let s = row.summary;
         let mut line = vec![row.threads.to_string(), row.oversubscribed.to_string()];
-        line.extend(
-            point
-                .iter()
-                .map(|key| row.at.get(key).map(text).unwrap_or_default()),
-        );
+        let at = |fields: &Fields, key: &&str| fields.get(key).map(text).unwrap_or_default();
+        line.extend(point.iter().map(|key| at(&row.at, key)));
         let kind = text(&serde_json::json!(row.kind));
         let samples = s.map(|s| s.count.to_string()).unwrap_or_default();
         line.extend([row.contender.clone(), kind, owned(&row.resolved), samples]);
         let (min, median, mean) = (s.map(|s| s.min), s.map(|s| s.median), s.map(|s| s.mean));
         let (ci95, stddev) = (s.and_then(|s| s.ci95), s.map(|s| s.stddev));
-        line.extend(
-            [
-                min,
-                median,
-                mean,
-                ci95,
-                stddev,
-                row.reference_ns,
-                row.spread,
-            ]
-            .map(number),
-        );
+        let (reference, spread) = (row.reference_ns, row.spread);
+        let numbers = [min, median, mean, ci95, stddev, reference, spread];
+        line.extend(numbers.map(number));
         line.push(row.noisy.to_string());
         for key in &extra {
             let metric = row.metric(key);
             match series(key) {
                 true => line.extend([metric.map(|s| s.min), metric.map(|s| s.median)].map(number)),
-                false => line.push(row.extra.get(key).map(text).unwrap_or_default()),
+                false => line.push(at(&row.extra, key)),
             }
         }
         line.extend([owned(&row.note), owned(&row.error)]);

@@ -103,12 +103,11 @@ impl Outputs {
 
 /// Creates the output file at `path`, if any, before the run.
 pub fn open(path: Option<&Path>) -> Result<Option<OpenFile>, String> {
-    path.map(|path| {
-        File::create(path)
-            .map(|file| (path.to_owned(), BufWriter::new(file)))
-            .map_err(|error| cannot("create", path, error))
-    })
-    .transpose()
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let file = File::create(path).map_err(|error| cannot("create", path, error))?;
+    Ok(Some((path.to_owned(), BufWriter::new(file))))
 }
 
 /// Writes `value` as pretty JSON, with a final newline, to `out`, opened at `path`.

@@ -206,9 +206,7 @@ fn thread_axis(counts: &[usize], plot_width_px: f64) -> LogAxis {
     let min_gap = (digits * 8.0 + 10.0) / plot_width_px * (hi - lo);
     let mut labelled: Vec<f64> = Vec::new();
     for &c in all.iter().rev() {
-        let gap = labelled
-            .last()
-            .map_or(f64::INFINITY, |right| right.log2() - c.log2());
+        let gap = labelled.last().map_or(f64::MAX, |r| r.log2() - c.log2());
         if gap >= min_gap {
             labelled.push(c);
         }
@@ -455,24 +453,19 @@ mod tests {
     use super::*;
     use SeriesKind::{Baseline, Ours, Reference};
 
-    type Points = Vec<(usize, f64)>;
+    fn line(name: &str, kind: SeriesKind, points: &[(usize, f64)]) -> Series {
+        let (name, points) = (name.to_owned(), points.to_vec());
+        Series { name, kind, points }
+    }
 
     /// The SVG text of the plot of `series`, written to a file named after `test` and removed.
     fn svg(
         test: &str,
-        series: &[(&str, SeriesKind, Points)],
+        series: &[Series],
         floor_ns: Option<f64>,
         cores: Option<usize>,
     ) -> Result<String, String> {
-        let series: Vec<Series> = series
-            .iter()
-            .map(|(name, kind, points)| Series {
-                name: name.to_string(),
-                kind: *kind,
-                points: points.clone(),
-            })
-            .collect();
-        let (title, y_label, series) = ("cost per barrier", "ns per barrier", &series);
+        let (title, y_label) = ("cost per barrier", "ns per barrier");
         let plot = Plot {
             title,
             y_label,
@@ -490,8 +483,11 @@ mod tests {
     #[test]
     fn plots_draw_lines_floor_and_oversubscription_and_leave_out_what_failed() {
         let curve = |name, kind, base: f64, growth: f64| {
-            let points = [1, 2, 4, 8, 16].map(|t| (t, base * (t as f64).powf(growth)));
-            (name, kind, points.to_vec())
+            line(
+                name,
+                kind,
+                &[1, 2, 4, 8, 16].map(|t| (t, base * (t as f64).powf(growth))),
+            )
         };
         let realistic = [
             curve("dissemination", Ours, 8.0, 1.1),
@@ -511,42 +507,39 @@ mod tests {
             assert!(text.contains(part), "missing {part:?}");
         }
         // Failed points and series are left out of the line and the legend.
-        let failed = [
-            ("survivor", Ours, vec![(1, 5.0), (2, f64::NAN), (4, 40.0)]),
-            ("casualty", Baseline, vec![(1, f64::NAN)]),
-        ];
+        let survivor = line("survivor", Ours, &[(1, 5.0), (2, f64::NAN), (4, 40.0)]);
+        let failed = [survivor, line("casualty", Baseline, &[(1, f64::NAN)])];
         let text = svg("failed", &failed, None, None).unwrap();
         assert!(text.contains("survivor") && !text.contains("casualty"));
         // One point; nothing exceeds the cores.
-        let one = [("only", Ours, vec![(4, 120.0)])];
+        let one = [line("only", Ours, &[(4, 120.0)])];
         let text = svg("one", &one, Some(120.0), Some(4)).unwrap();
         assert!(text.contains("only") && !text.contains(OVERSUBSCRIBED_LABEL));
         // Extremes must not panic.
+        let tiny = line("tiny", Ours, &[(1, 1e-300), (2, f64::MIN_POSITIVE)]);
         let extremes = [
-            ("tiny", Ours, vec![(1, 1e-300), (2, f64::MIN_POSITIVE)]),
-            ("huge", Baseline, vec![(1, 1e300), (usize::MAX, f64::MAX)]),
+            tiny,
+            line("huge", Baseline, &[(1, 1e300), (usize::MAX, f64::MAX)]),
         ];
         let text = svg("extremes", &extremes, Some(f64::MAX), Some(usize::MAX)).unwrap();
         assert!(text.contains("huge"));
         // Consecutive, sparse and crowded counts: the largest is always labelled.
         for counts in [vec![1, 2, 3, 4], vec![1, 2, 4, 8, 64], (1..=40).collect()] {
-            let points = counts.iter().map(|&t| (t, 50.0 * t as f64)).collect();
-            let text = svg("counts", &[("ours", Ours, points)], None, None).unwrap();
+            let points: Vec<_> = counts.iter().map(|&t| (t, 50.0 * t as f64)).collect();
+            let text = svg("counts", &[line("ours", Ours, &points)], None, None).unwrap();
             assert!(text.contains(&format!("\n{}\n", counts[counts.len() - 1])));
         }
     }
 
     #[test]
     fn nothing_drawable_or_writable_is_an_error_naming_the_file() {
-        let bad = [
-            ("nan", Ours, vec![(1, f64::NAN), (2, f64::INFINITY)]),
-            ("neg", Baseline, vec![(1, -3.0), (2, 0.0), (0, 5.0)]),
-        ];
+        let nan = line("nan", Ours, &[(1, f64::NAN), (2, f64::INFINITY)]);
+        let bad = [nan, line("neg", Baseline, &[(1, -3.0), (2, 0.0), (0, 5.0)])];
         for (test, series) in [("empty", &bad[..0]), ("all-bad", &bad[..])] {
             let error = svg(test, series, Some(50.0), Some(2)).unwrap_err();
             assert!(error.starts_with("nothing to plot: ") && error.contains(test));
         }
-        let good = [("a", Ours, vec![(1, 1.0)])];
+        let good = [line("a", Ours, &[(1, 1.0)])];
         let error = svg("no-such-dir/plot", &good, None, None).unwrap_err();
         assert!(error.starts_with("cannot write plot ") && error.contains("plot.svg"));
     }

@@ -119,16 +119,11 @@ pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> Stri
     } else {
         &layout.concise
     };
-    let shown: Vec<&Row> = rows
-        .iter()
-        .copied()
-        .filter(|row| !layout.hide.contains(&row.kind))
-        .collect();
+    let hidden = |row: &&Row| layout.hide.contains(&row.kind);
+    let shown: Vec<&Row> = rows.iter().copied().filter(|r| !hidden(r)).collect();
     let (mut notes, mut below, mut noisy) = (Footnotes::default(), false, false);
-    let head = columns
-        .iter()
-        .map(head)
-        .chain([if verbose { "note" } else { "" }.into()]);
+    let last = if verbose { "note" } else { "" };
+    let head = columns.iter().map(head).chain([last.into()]);
     let mut cells: Vec<Vec<String>> = vec![head.collect()];
     let (mut blocks, mut block) = (Vec::new(), None);
     for row in &shown {
@@ -151,13 +146,9 @@ pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> Stri
         }
         let error = row.error.as_ref().map(|error| format!("ERROR: {error}"));
         let noise = row.noise.as_ref().map(|noise| format!("noisy ({noise})"));
+        let full = [&error, &noise, &row.note].into_iter().flatten().cloned();
         line.push(match verbose {
-            true => [&error, &noise, &row.note]
-                .into_iter()
-                .flatten()
-                .cloned()
-                .collect::<Vec<_>>()
-                .join("; "),
+            true => full.collect::<Vec<_>>().join("; "),
             false => notes.marks([
                 cut.then_some(label.as_str()),
                 error.as_deref(),
@@ -250,13 +241,11 @@ fn cell(column: &Column, row: &Row, rows: &[&Row], block: Option<&str>, verbose:
         // A floor or a loop over anything is no ratio anyone reads.
         Column::Over { .. } if matches!(row.kind, Kind::Floor | Kind::Loop) => dash(),
         Column::Over { head, by } => {
-            let same_block =
-                |other: &Row| block.map_or(true, |key| other.at.get(key) == row.at.get(key));
-            let table: Vec<&Row> = rows
-                .iter()
-                .copied()
-                .filter(|other| other.threads == row.threads && same_block(other))
-                .collect();
+            let same = |other: &&Row| {
+                let block = block.map_or(true, |key| other.at.get(key) == row.at.get(key));
+                other.threads == row.threads && block
+            };
+            let table: Vec<&Row> = rows.iter().copied().filter(same).collect();
             let divisor =
                 ratio::pick(&table, by).filter(|divisor| divisor.contender != row.contender);
             let Some(record) = divisor.and_then(|divisor| ratio::divide(head, row, divisor)) else {

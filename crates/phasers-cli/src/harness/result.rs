@@ -20,10 +20,7 @@ pub struct Fields(pub Vec<(String, Value)>);
 impl Fields {
     /// The value of `key`, if set.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0
-            .iter()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value)
+        self.0.iter().find_map(|(k, v)| (k == key).then_some(v))
     }
 
     /// Sets `key` to `value`, in place when it is already set, else last.
@@ -148,10 +145,8 @@ impl Row {
         self.dropped = dropped.min(self.raw_ns.len().saturating_sub(1));
         self.reference_ns = reference_ns;
         let minus = reference_ns.unwrap_or(0.0);
-        self.samples_ns = self.raw_ns[self.dropped..]
-            .iter()
-            .map(|raw| raw - minus)
-            .collect();
+        let kept = &self.raw_ns[self.dropped..];
+        self.samples_ns = kept.iter().map(|raw| raw - minus).collect();
         self.summary = stats::summarize(&self.samples_ns);
     }
 

@@ -13,10 +13,7 @@ use super::stats;
 /// The slowest round's median over the fastest's (1.0: they agreed); `None` under two rounds, or
 /// when a round's median is not above zero (EPCC costs near zero have no meaningful ratio).
 pub fn spread(round_medians: &[f64]) -> Option<f64> {
-    if round_medians.len() < 2 {
-        return None;
-    }
-    let min = stats::min(round_medians)?;
+    let min = stats::min(round_medians).filter(|_| round_medians.len() > 1)?;
     let max = round_medians.iter().copied().max_by(f64::total_cmp)?;
     (min > 0.0 && max.is_finite()).then(|| max / min)
 }
@@ -29,10 +26,7 @@ pub fn spread_text(spread: Option<f64>) -> String {
 /// Why the ratio `ratio` of two medians is noise, given the spreads of the two rows' rounds, or
 /// `None` when it is not noise or cannot be judged (see the module docs for the rule).
 pub fn judge(ratio: f64, spreads: [Option<f64>; 2]) -> Option<String> {
-    if !(ratio.is_finite() && ratio > 0.0) {
-        return None;
-    }
-    let gap = ratio.max(1.0 / ratio);
+    let gap = (ratio.is_finite() && ratio > 0.0).then(|| ratio.max(1.0 / ratio))?;
     let widest = spreads.into_iter().flatten().max_by(f64::total_cmp)?;
     (widest > gap).then(|| format!("rounds ×{widest:.2} > gap ×{gap:.2}"))
 }

@@ -267,25 +267,13 @@ mod tests {
 
     #[test]
     fn a_table_fits_100_columns_with_footnotes_and_verbose_has_everything() {
-        let over = Column::Over {
-            head: "÷std",
-            by: Pick::Named("std".into()),
-        };
+        use Column::{Label, MeanCi, Median, Rounds, Threads, Value};
+        let (head, by) = ("÷std", Pick::Named("std".into()));
+        let over = Column::Over { head, by };
         let (key, head, format) = ("barriers", "barriers", Format::Fixed(0));
         let layout = Layout {
-            concise: vec![
-                Column::Label,
-                Column::Median,
-                over.clone(),
-                Column::Value { key, head, format },
-            ],
-            verbose: vec![
-                Column::Threads,
-                Column::Label,
-                Column::MeanCi,
-                Column::Rounds,
-                over,
-            ],
+            concise: vec![Label, Median, over.clone(), Value { key, head, format }],
+            verbose: vec![Threads, Label, MeanCi, Rounds, over],
             block: Some("app"),
             hide: &[Kind::Loop],
             csv: &[],

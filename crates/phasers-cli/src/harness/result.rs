@@ -234,11 +234,9 @@ fn join(earlier: Option<String>, more: String) -> String {
 
 /// An extra series as a row records it: its samples and their summary in one object.
 pub fn metric(samples: &[f64]) -> Value {
-    let mut object = serde_json::Map::new();
+    let summary = serde_json::to_value(stats::summarize(samples)).unwrap_or_default();
+    let mut object = summary.as_object().cloned().unwrap_or_default();
     object.insert("samples".into(), samples.into());
-    if let Some(Value::Object(summary)) = stats::summarize(samples).map(|s| serde_json::json!(s)) {
-        object.extend(summary);
-    }
     Value::Object(object)
 }
 

@@ -259,21 +259,17 @@ fn format_ns(ns: f64) -> String {
     let v = rounded / scale;
     let decimals = (2 - v.log10().floor() as i32).max(0) as usize;
     let text = format!("{v:.decimals$}");
-    let text = if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        &text
-    };
+    let trimmed = text.trim_end_matches('0').trim_end_matches('.');
+    let text = if decimals > 0 { trimmed } else { &text };
     format!("{text} {unit}")
 }
 
 /// Shortens a legend label to `max_chars`, marking the cut.
 fn truncate(name: &str, max_chars: usize) -> String {
-    if name.chars().count() <= max_chars {
-        name.to_owned()
-    } else {
-        let kept: String = name.chars().take(max_chars.saturating_sub(1)).collect();
-        format!("{kept}…")
+    let kept: String = name.chars().take(max_chars.saturating_sub(1)).collect();
+    match name.chars().count() > max_chars {
+        true => kept + "…",
+        false => name.to_owned(),
     }
 }
 
@@ -284,11 +280,9 @@ type Drawn<T = ()> = Result<T, DrawingAreaErrorKind<std::io::Error>>;
 type Canvas<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// Sans-serif text of `size` px in `colour`, anchored at `at`.
-fn text(size: f64, colour: &'static RGBColor, at: (HPos, VPos)) -> TextStyle<'static> {
+fn text(size: f64, colour: &'static RGBColor, (h, v): (HPos, VPos)) -> TextStyle<'static> {
     let font = ("sans-serif", size).into_font();
-    TextStyle::from(font)
-        .color(colour)
-        .pos(Pos::new(at.0, at.1))
+    TextStyle::from(font).color(colour).pos(Pos::new(h, v))
 }
 
 /// Draws a line through `points` (pixels), dashed when `dash` is `(dash, gap)`.

@@ -67,10 +67,8 @@ pub fn plot_path(base: &Path, values: &[String]) -> PathBuf {
 
 /// A row's values of `keys`, those it has, as a slice of the plots or a failure's name.
 pub fn slice(row: &Row, keys: &[&str]) -> Vec<String> {
-    keys.iter()
-        .filter_map(|k| row.at.get(k))
-        .map(text)
-        .collect()
+    let values = keys.iter().filter_map(|key| row.at.get(key));
+    values.map(text).collect()
 }
 
 /// The median of each contender's rows of the slice `values` against threads, but the `hide`
@@ -105,10 +103,9 @@ pub fn write_plot(
         });
         series[index].points.push((row.threads, median));
     }
-    let what = [&[report.provenance.benchmark.clone()][..], values]
-        .concat()
-        .join(" ");
-    let title = format!("phasers {what}, {}", report.provenance.machine.summary());
+    let what = [&[report.provenance.benchmark.clone()][..], values].concat();
+    let (what, machine) = (what.join(" "), report.provenance.machine.summary());
+    let title = format!("phasers {what}, {machine}");
     let floor_ns = report.floor.as_ref().and_then(|floor| floor.median_ns);
     let cores = Some(report.provenance.machine.available_cores);
     plot::write_svg(

@@ -114,15 +114,13 @@ pub const OVERSUBSCRIBED_NOTE: &str = "* threads outnumber the available cores";
 
 /// `title`, then `rows` (but the hidden kinds) under `layout`'s columns, then the legends used.
 pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> String {
-    let columns = if verbose {
-        &layout.verbose
-    } else {
-        &layout.concise
+    let (columns, last) = match verbose {
+        true => (&layout.verbose, "note"),
+        false => (&layout.concise, ""),
     };
     let hidden = |row: &&Row| layout.hide.contains(&row.kind);
     let shown: Vec<&Row> = rows.iter().copied().filter(|r| !hidden(r)).collect();
     let (mut notes, mut below, mut noisy) = (Footnotes::default(), false, false);
-    let last = if verbose { "note" } else { "" };
     let head = columns.iter().map(head).chain([last.into()]);
     let mut cells: Vec<Vec<String>> = vec![head.collect()];
     let (mut blocks, mut block) = (Vec::new(), None);
@@ -147,13 +145,10 @@ pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> Stri
         let error = row.error.as_ref().map(|error| format!("ERROR: {error}"));
         let noise = row.noise.as_ref().map(|noise| format!("noisy ({noise})"));
         let full = [&error, &noise, &row.note].into_iter().flatten().cloned();
+        let cut_label = cut.then_some(label.as_str());
         line.push(match verbose {
             true => full.collect::<Vec<_>>().join("; "),
-            false => notes.marks([
-                cut.then_some(label.as_str()),
-                error.as_deref(),
-                row.note.as_deref(),
-            ]),
+            false => notes.marks([cut_label, error.as_deref(), row.note.as_deref()]),
         });
         cells.push(line);
     }

@@ -26,11 +26,8 @@ impl Footnotes {
 
     /// Every note under its number, wrapped to [`WIDTH`] with later lines indented past it.
     pub fn text(&self) -> String {
-        self.notes
-            .iter()
-            .enumerate()
-            .map(|(index, note)| wrap(&format!("[{}] ", index + 1), note))
-            .collect()
+        let numbered = |(index, note): (usize, &String)| wrap(&format!("[{}] ", index + 1), note);
+        self.notes.iter().enumerate().map(numbered).collect()
     }
 }
 
@@ -47,7 +44,7 @@ fn wrap_with(first: &str, later: &str, text: &str) -> String {
     let lines = textwrap::wrap(text, options);
     lines
         .iter()
-        .map(|line| format!("{}\n", line.trim_end()))
+        .map(|l| format!("{}\n", l.trim_end()))
         .collect()
 }
 

@@ -131,7 +131,7 @@ pub fn write_csv_lines<T: Serialize>(
     let mut writer = csv::Writer::from_writer(out);
     lines
         .into_iter()
-        .try_for_each(|line| writer.serialize(line))?;
+        .try_for_each(|row| writer.serialize(row))?;
     writer.flush()?;
     Ok(())
 }

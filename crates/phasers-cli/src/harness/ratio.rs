@@ -140,13 +140,10 @@ pub fn lines(heading: &str, records: &[RatioRecord], ratios: &[Ratio], verbose: 
 
 /// A grid of figures: `title`, then a head line and one line per `(label, cells)`.
 pub fn grid(title: &str, heads: &[String], lines: Vec<(String, Vec<String>)>) -> String {
-    let head = std::iter::once(String::new())
-        .chain(heads.iter().cloned())
-        .collect();
-    let lines = lines
-        .into_iter()
-        .map(|(label, cells)| [vec![label], cells].concat());
-    let cells: Vec<Vec<String>> = std::iter::once(head).chain(lines).collect();
+    let mut cells = vec![[&[String::new()][..], heads].concat()];
+    for (label, line) in lines {
+        cells.push([vec![label], line].concat());
+    }
     format!("{title}\n{}", aligned(&cells, Last::Number))
 }
 

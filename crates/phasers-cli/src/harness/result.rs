@@ -309,9 +309,8 @@ mod tests {
         assert_eq!(row.note.as_deref(), Some("a; b"));
         let text = serde_json::to_string(&row).unwrap();
         let order = "contender app size resolved barriers row_s".split(' ');
-        let at: Vec<usize> = order
-            .map(|key| text.find(&format!("\"{key}\"")).unwrap())
-            .collect();
+        let find = |key| text.find(&format!("\"{key}\"")).unwrap();
+        let at: Vec<usize> = order.map(find).collect();
         assert!(at.windows(2).all(|pair| pair[0] < pair[1]), "{text}");
     }
 }

@@ -16,11 +16,10 @@ pub fn aligned<L: AsRef<[String]>>(cells: &[L], last: Last) -> String {
         let mut text = String::new();
         for (column, cell) in line.as_ref().iter().enumerate() {
             let pad = " ".repeat(widths[column] - cell.chars().count());
+            let free = column + 1 == widths.len() && last == Last::Free;
             match column {
                 0 => text.push_str(&format!("{cell}{pad}")),
-                c if c == widths.len() - 1 && last == Last::Free => {
-                    text.push_str(&format!("  {cell}"))
-                }
+                _ if free => text.push_str(&format!("  {cell}")),
                 _ => text.push_str(&format!("  {pad}{cell}")),
             }
         }
@@ -43,15 +42,11 @@ pub enum Last {
 /// costs can be slightly negative (a barrier cheaper than the noise of its reference loop), so the
 /// sign is kept.
 pub fn time(ns: f64) -> String {
-    let magnitude = ns.abs();
-    if magnitude < 100.0 {
-        format!("{ns:.1} ns")
-    } else if magnitude < 10_000.0 {
-        format!("{ns:.0} ns")
-    } else if magnitude < 10_000_000.0 {
-        format!("{:.1} µs", ns / 1e3)
-    } else {
-        format!("{:.1} ms", ns / 1e6)
+    match ns.abs() {
+        magnitude if magnitude < 100.0 => format!("{ns:.1} ns"),
+        magnitude if magnitude < 10_000.0 => format!("{ns:.0} ns"),
+        magnitude if magnitude < 10_000_000.0 => format!("{:.1} µs", ns / 1e3),
+        _ => format!("{:.1} ms", ns / 1e6),
     }
 }
 

@@ -120,9 +120,8 @@ pub fn write_plot(
     )
 }
 
-/// One CSV line per row, the run's floor first: `threads, oversubscribed`, the point keys of
-/// `keys`, `contender, kind, resolved, samples`, the summary, `reference_ns, spread, noisy`, the
-/// extra keys of `keys` (a series `X_ns` as `X_min_ns, X_median_ns`), `note, error`.
+/// One CSV line per row, the run's floor first: `threads, oversubscribed`, the point `keys`, the
+/// core columns, the extra `keys` (a series `X_ns` as `X_min_ns, X_median_ns`), `note, error`.
 pub fn csv(out: impl Write, report: &Report, keys: &[&str]) -> csv::Result<()> {
     let floor = report.floor.as_ref().map(|floor| floor_row(floor, 2));
     let rows: Vec<&Row> = floor.iter().chain(&report.rows).collect();
@@ -224,7 +223,7 @@ mod tests {
         let mut floor = Row::new("memory floor", Kind::Floor, 2, Fields::default());
         floor.raw_ns = vec![5.0];
         floor.finish(0, None);
-        let run_floor = serde_json::json!({"round_trips_per_sample": 10, "samples_ns": [50.0], "median_ns": 50.0});
+        let run_floor = serde_json::json!({"round_trips_per_sample": 10, "samples_ns": [50.0]});
         let report = Report {
             provenance: Provenance::now("app", Vec::new()),
             settings: Default::default(),

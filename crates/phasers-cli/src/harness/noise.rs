@@ -23,8 +23,7 @@ pub fn spread_text(spread: Option<f64>) -> String {
     spread.map_or_else(|| "-".to_owned(), |spread| format!("×{spread:.2}"))
 }
 
-/// Why the ratio `ratio` of two medians is noise, given the spreads of the two rows' rounds, or
-/// `None` when it is not noise or cannot be judged (see the module docs for the rule).
+/// Why `ratio` is noise given the two rows' spreads (the rule is in the module docs), or `None`.
 pub fn judge(ratio: f64, spreads: [Option<f64>; 2]) -> Option<String> {
     let gap = (ratio.is_finite() && ratio > 0.0).then(|| ratio.max(1.0 / ratio))?;
     let widest = spreads.into_iter().flatten().max_by(f64::total_cmp)?;

@@ -93,8 +93,7 @@ const OURS_COLOURS: [u32; 9] = [
 const BASELINE_GREYS: [u8; 3] = [85, 140, 110];
 /// `(dash, gap)` lengths in pixels, cycled through baselines.
 const BASELINE_DASHES: [(u32, u32); 4] = [(9, 5), (3, 3), (14, 4), (6, 3)];
-/// Marker polygons ([`LineStyle::polygon`]) cycled through baselines: triangle, square, diamond,
-/// downward triangle, pentagon.
+/// Baselines' markers ([`LineStyle::polygon`]): triangle, square, diamond, down triangle, pentagon.
 const BASELINE_MARKERS: [(u32, f64); 5] = [(3, 0.0), (4, 45.0), (4, 0.0), (3, 180.0), (5, 0.0)];
 
 const FLOOR_LABEL: &str = "floor (cache-line round trip)";
@@ -186,8 +185,7 @@ fn log_axis(lo: f64, hi: f64, bold: Vec<f64>, light: Vec<f64>) -> LogAxis {
         .with_light_points(light)
 }
 
-/// Widens the log range `lo..hi` by `pad` of its span each side, first to `single` around it when
-/// it is a single value.
+/// Widens the log range `lo..hi` by `pad` of its span each side (first to `single` if a point).
 fn padded_log_range(lo: f64, hi: f64, single: f64, pad: f64) -> (f64, f64) {
     let half = if hi - lo < 1e-9 { single / 2.0 } else { 0.0 };
     let (lo, hi) = (lo - half, hi + half);
@@ -195,9 +193,8 @@ fn padded_log_range(lo: f64, hi: f64, single: f64, pad: f64) -> (f64, f64) {
     (lo - span * pad, hi + span * pad)
 }
 
-/// The x axis: log2 of the thread count, so doublings are evenly spaced and 1,2,3,4 still
-/// spreads out. Every measured count gets a grid line; labels are thinned so they never
-/// collide, from the largest count down, since that is where oversubscription shows.
+/// The x axis: log2 of threads, so doublings are evenly spaced; every count gets a grid line, and
+/// labels thin out from the largest count down (where oversubscription shows) so none collide.
 fn thread_axis(counts: &[usize], plot_width_px: f64) -> LogAxis {
     let all: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
     let (lo, hi) = padded_log_range(all[0].log2(), all[all.len() - 1].log2(), 2.0, X_PAD);
@@ -214,9 +211,8 @@ fn thread_axis(counts: &[usize], plot_width_px: f64) -> LogAxis {
     log_axis(lo.exp2(), hi.exp2(), labelled, all)
 }
 
-/// The y axis: log10 of nanoseconds, labelled at 1-2-5 steps when that gives a handful of
-/// labels, at whole decades when the data spans more, and with finer steps when it spans
-/// less.
+/// The y axis: log10 of ns, labelled at 1-2-5 steps when that gives a handful of labels, at whole
+/// decades when the data spans more, and at finer steps when it spans less.
 fn cost_axis(min_ns: f64, max_ns: f64) -> LogAxis {
     let (lo, hi) = padded_log_range(min_ns.log10(), max_ns.log10(), 1.0, Y_PAD);
     let in_range = |v: &f64| *v >= 10f64.powf(lo) && *v <= 10f64.powf(hi);

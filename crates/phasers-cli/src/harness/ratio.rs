@@ -45,8 +45,7 @@ pub struct Ratio {
     pub denominator: Pick,
 }
 
-/// `row`'s median when it ran without error and is above its resolution: the only medians that
-/// are anyone's best or a side of a ratio.
+/// `row`'s median when error-free and above its resolution: only such is a best or a ratio's side.
 pub fn cost(row: &Row) -> Option<f64> {
     let median = row.median().filter(|_| row.error.is_none())?;
     let resolution = row.resolution_ns.unwrap_or(0.0);

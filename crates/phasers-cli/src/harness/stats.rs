@@ -62,9 +62,8 @@ pub fn median(values: &[f64]) -> Option<f64> {
     }
 }
 
-/// Student's t quantile at 0.975 (a two-sided 95% interval) for `dof` degrees of freedom: tabulated
-/// to 30, where it matters most (EPCC's 20 repetitions give 19), then anchors, each used up to the
-/// next (erring wide), then the normal quantile.
+/// Student's t at 0.975 (two-sided 95%) for `dof` degrees of freedom: tabulated to 30 (EPCC's 20
+/// repetitions give 19), then anchors each used up to the next (erring wide), then the normal.
 pub fn t_975(dof: usize) -> f64 {
     const SMALL: [f64; 30] = [
         12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,

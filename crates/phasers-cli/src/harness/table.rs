@@ -38,9 +38,8 @@ pub enum Last {
     Free,
 }
 
-/// A duration in nanoseconds, in the unit that keeps it readable: `12.3 ns`, `45.6 µs`. EPCC
-/// costs can be slightly negative (a barrier cheaper than the noise of its reference loop), so the
-/// sign is kept.
+/// A duration in ns in a readable unit: `12.3 ns`, `45.6 µs`; the sign is kept, since EPCC costs
+/// can be slightly negative (a barrier cheaper than the noise of its reference loop).
 pub fn time(ns: f64) -> String {
     match ns.abs() {
         magnitude if magnitude < 100.0 => format!("{ns:.1} ns"),

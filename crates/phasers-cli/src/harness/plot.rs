@@ -322,10 +322,9 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
     let mut counts: Vec<usize> = points().map(|(t, _)| t as usize).collect();
     counts.sort_unstable();
     counts.dedup();
-    let (min_ns, max_ns) = (points().map(|(_, ns)| ns).chain(floor_ns))
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        });
+    let costs = || points().map(|(_, ns)| ns).chain(floor_ns);
+    let min_ns = costs().fold(f64::INFINITY, f64::min);
+    let max_ns = costs().fold(f64::NEG_INFINITY, f64::max);
 
     canvas.fill(&WHITE)?;
     let body = if plot.title.is_empty() {
@@ -353,14 +352,12 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
 
     let chart_width = chart_area.dim_in_pixel().0;
     let plot_width_px = f64::from((chart_width.saturating_sub(2 * MARGIN + Y_LABEL_AREA)).max(100));
+    let x_axis = thread_axis(&counts, plot_width_px);
     let mut chart = ChartBuilder::on(&chart_area)
         .margin(MARGIN)
         .x_label_area_size(X_LABEL_AREA)
         .y_label_area_size(Y_LABEL_AREA)
-        .build_cartesian_2d(
-            thread_axis(&counts, plot_width_px),
-            cost_axis(min_ns, max_ns),
-        )?;
+        .build_cartesian_2d(x_axis, cost_axis(min_ns, max_ns))?;
     chart
         .configure_mesh()
         .x_desc("threads")
@@ -387,10 +384,8 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
         canvas.draw_text(FLOOR_LABEL, &style, (px_range.end - 8, y + 4))?;
     }
 
-    let first_over = counts
-        .iter()
-        .find(|&&c| plot.cores.is_some_and(|n| n > 0 && c > n));
-    if let (Some(cores), Some(&first_over)) = (plot.cores, first_over) {
+    let over = |&&c: &&usize| plot.cores.is_some_and(|n| n > 0 && c > n);
+    if let (Some(cores), Some(&first_over)) = (plot.cores, counts.iter().find(over)) {
         // Halfway (on the log axis) between the core count and the first count beyond it.
         let boundary = ((cores as f64).log2() + (first_over as f64).log2()) / 2.0;
         let x = boundary.exp2().max(x_range.start);
@@ -402,10 +397,9 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
         let (w, _) = canvas.estimate_text_size(OVERSUBSCRIBED_LABEL, &style)?;
         // Right of the line unless that runs off the chart; the arrow still points at the
         // oversubscribed side either way.
-        let (anchor, tx) = if px + 6 + w as i32 <= px_range.end {
-            (HPos::Left, px + 6)
-        } else {
-            (HPos::Right, px - 6)
+        let (anchor, tx) = match px + 6 + w as i32 <= px_range.end {
+            true => (HPos::Left, px + 6),
+            false => (HPos::Right, px - 6),
         };
         let style = style.pos(Pos::new(anchor, VPos::Top));
         canvas.draw_text(OVERSUBSCRIBED_LABEL, &style, (tx, py_range.start + 6))?;

@@ -68,10 +68,8 @@ impl RatioRecord {
     /// `top / bottom` at `threads` threads, labelled `label`, or `None` when the bottom's median
     /// is not above zero (no meaningful ratio).
     pub fn of(threads: usize, label: String, top: &Side, bottom: &Side) -> Option<Self> {
-        if !(bottom.median_ns > 0.0 && top.median_ns.is_finite()) {
-            return None;
-        }
-        let ratio = top.median_ns / bottom.median_ns;
+        let valid = bottom.median_ns > 0.0 && top.median_ns.is_finite();
+        let ratio = valid.then(|| top.median_ns / bottom.median_ns)?;
         let noise = judge(ratio, [top.spread, bottom.spread]);
         Some(RatioRecord {
             threads,

@@ -52,15 +52,6 @@ pub fn cost(row: &Row) -> Option<f64> {
     (!super::resolution::below(median, resolution)).then_some(median)
 }
 
-/// `row` as a side of a ratio.
-fn side(row: &Row) -> Option<Side> {
-    Some(Side {
-        name: row.contender.clone(),
-        median_ns: cost(row)?,
-        spread: row.spread,
-    })
-}
-
 /// The row of `rows` that `pick` names, when it ran without error.
 pub fn pick<'a>(rows: &[&'a Row], pick: &Pick) -> Option<&'a Row> {
     let fits = |row: &Row| match pick {
@@ -80,6 +71,14 @@ pub fn pick<'a>(rows: &[&'a Row], pick: &Pick) -> Option<&'a Row> {
 
 /// `top / bottom` as recorded, when both are sides.
 pub(crate) fn divide(label: &str, top: &Row, bottom: &Row) -> Option<RatioRecord> {
+    let side = |row: &Row| {
+        let (name, median_ns, spread) = (row.contender.clone(), cost(row)?, row.spread);
+        Some(Side {
+            name,
+            median_ns,
+            spread,
+        })
+    };
     let record = noise::RatioRecord::of(top.threads, label.to_owned(), &side(top)?, &side(bottom)?);
     Some(RatioRecord {
         at: top.at.clone(),

@@ -2,7 +2,7 @@
 //! contender at one parameter point, with its raw samples, their summary and whatever else the
 //! benchmark measured beside them; a [`Report`] is the rows of a run with what heads them.
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::ser::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::engine::Measured;
@@ -41,11 +41,7 @@ impl Fields {
 
 impl Serialize for Fields {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (key, value) in &self.0 {
-            map.serialize_entry(key, value)?;
-        }
-        map.end()
+        serializer.collect_map(self.0.iter().map(|(key, value)| (key, value)))
     }
 }
 

@@ -247,10 +247,8 @@ mod tests {
         let base = std::env::temp_dir().join(format!("files-{}.svg", std::process::id()));
         let path = plot_path(&base, &values);
         assert!(path.ends_with(format!("files-{}-sor-60-30-10us.svg", std::process::id())));
-        let spec = PlotSpec {
-            slices: &["app"],
-            y_label: "ns".into(),
-        };
+        let (slices, y_label) = (&["app"][..], "ns".to_owned());
+        let spec = PlotSpec { slices, y_label };
         write_plot(&path, &report, &spec, &[], &values[..1]).unwrap();
         let svg = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_file(&path).unwrap();

@@ -53,11 +53,8 @@ impl Outputs {
             // Only checks the path: a plot is drawn in memory and written in one go.
             File::create(path).map_err(|error| cannot("create", path, error))?;
         }
-        Ok(Outputs {
-            json: open(json)?,
-            csv: open(csv)?,
-            plots,
-        })
+        let (json, csv) = (open(json)?, open(csv)?);
+        Ok(Outputs { json, csv, plots })
     }
 
     /// Writes `report` as JSON, the CSV with `csv`, and plot `i` at its path with `plot(i, path)`,

@@ -80,10 +80,8 @@ pub(crate) fn divide(label: &str, top: &Row, bottom: &Row) -> Option<RatioRecord
         })
     };
     let record = noise::RatioRecord::of(top.threads, label.to_owned(), &side(top)?, &side(bottom)?);
-    Some(RatioRecord {
-        at: top.at.clone(),
-        record: record?,
-    })
+    let (at, record) = (top.at.clone(), record?);
+    Some(RatioRecord { at, record })
 }
 
 /// The `ratios` of one table's `rows` with both sides measured.

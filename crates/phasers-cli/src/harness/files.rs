@@ -56,10 +56,8 @@ pub fn write(
 /// that is not a letter, digit, `.` or `_` becomes `-`: `60/30/10us` gives `60-30-10us`).
 pub fn plot_path(base: &Path, values: &[String]) -> PathBuf {
     let stem = base.file_stem().unwrap_or_default().to_string_lossy();
-    let safe = |c: char| match c.is_ascii_alphanumeric() || c == '.' || c == '_' {
-        true => c,
-        false => '-',
-    };
+    let keep = |c: char| c.is_ascii_alphanumeric() || c == '.' || c == '_';
+    let safe = |c: char| if keep(c) { c } else { '-' };
     let values = values.iter().map(|value| value.chars().map(safe).collect());
     let name: Vec<String> = std::iter::once(stem.into_owned()).chain(values).collect();
     base.with_file_name(format!("{}.svg", name.join("-")))

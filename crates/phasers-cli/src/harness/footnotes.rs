@@ -53,14 +53,10 @@ fn wrap_with(first: &str, later: &str, text: &str) -> String {
 pub fn fit(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        let first = &line[..line.len() - line.trim_start().len()];
+        let (first, rest) = line.split_at(line.len() - line.trim_start().len());
         match line.chars().count() <= WIDTH {
             true => out.push_str(&format!("{line}\n")),
-            false => out.push_str(&wrap_with(
-                first,
-                &format!("{first}    "),
-                line.trim_start(),
-            )),
+            false => out.push_str(&wrap_with(first, &format!("{first}    "), rest)),
         }
     }
     if !text.ends_with('\n') {

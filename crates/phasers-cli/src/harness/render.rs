@@ -246,10 +246,8 @@ fn cell(column: &Column, row: &Row, rows: &[&Row], block: Option<&str>, verbose:
             let Some(record) = divisor.and_then(|divisor| ratio::divide(head, row, divisor)) else {
                 return dash();
             };
-            let mark = match record.record.noisy && !verbose {
-                true => NOISY_MARK,
-                false => "",
-            };
+            let noisy = record.record.noisy && !verbose;
+            let mark = if noisy { NOISY_MARK } else { "" };
             super::table::ratio(Some(record.record.ratio), Some(1.0)) + mark
         }
     }

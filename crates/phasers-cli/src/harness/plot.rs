@@ -64,12 +64,10 @@ pub fn write_svg(path: &Path, plot: &Plot<'_>) -> Result<(), String> {
         ));
     }
     let mut svg = String::new();
-    render(
-        &SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area(),
-        plot,
-        &lines,
-    )
-    .map_err(|e| format!("cannot plot {}: {e}", path.display()))?;
+    let canvas = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+    let drawn = render(&canvas, plot, &lines);
+    drop(canvas);
+    drawn.map_err(|e| format!("cannot plot {}: {e}", path.display()))?;
     std::fs::write(path, svg).map_err(|e| format!("cannot write plot {}: {e}", path.display()))
 }
 
@@ -123,16 +121,13 @@ impl LineStyle {
     fn new(kind: SeriesKind, rank: usize) -> Self {
         let [_, r, g, b] = OURS_COLOURS[rank % OURS_COLOURS.len()].to_be_bytes();
         let grey = BASELINE_GREYS[rank % BASELINE_GREYS.len()];
+        let grey = RGBColor(grey, grey, grey);
+        let dashes = BASELINE_DASHES[rank % BASELINE_DASHES.len()];
+        let marker = BASELINE_MARKERS[rank % BASELINE_MARKERS.len()];
         let (colour, width, dash, polygon, filled) = match kind {
             SeriesKind::Ours => (RGBColor(r, g, b), 2, None, None, true),
             SeriesKind::Reference => (BLACK, 4, None, Some((4, 45.0)), true),
-            SeriesKind::Baseline => (
-                RGBColor(grey, grey, grey),
-                2,
-                Some(BASELINE_DASHES[rank % BASELINE_DASHES.len()]),
-                Some(BASELINE_MARKERS[rank % BASELINE_MARKERS.len()]),
-                false,
-            ),
+            SeriesKind::Baseline => (grey, 2, Some(dashes), Some(marker), false),
         };
         LineStyle {
             colour,

@@ -150,11 +150,10 @@ struct Line<'a> {
 
 /// Keeps the series that have something to draw and gives each its style.
 fn lines(series: &[Series]) -> Vec<Line<'_>> {
+    let drawable = |&(threads, ns): &(usize, f64)| threads > 0 && ns.is_finite() && ns > 0.0;
     let mut lines: Vec<Line<'_>> = Vec::new();
     for s in series {
-        let mut points: Vec<(usize, f64)> = (s.points.iter().copied())
-            .filter(|&(threads, ns)| threads > 0 && ns.is_finite() && ns > 0.0)
-            .collect();
+        let mut points: Vec<(usize, f64)> = s.points.iter().copied().filter(drawable).collect();
         if points.is_empty() {
             continue;
         }

@@ -194,9 +194,7 @@ fn head(column: &Column) -> String {
 
 /// A value as a cell: strings bare, numbers and the rest as JSON writes them.
 fn plain(value: &serde_json::Value) -> String {
-    value
-        .as_str()
-        .map_or_else(|| value.to_string(), str::to_owned)
+    value.as_str().map_or(value.to_string(), str::to_owned)
 }
 
 /// A row's cell of `column`: a noisy ratio ends in [`NOISY_MARK`] by default.

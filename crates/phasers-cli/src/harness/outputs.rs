@@ -91,10 +91,10 @@ impl Outputs {
             [only] if failed.is_empty() => eprintln!("plot written to {}", only.display()),
             [first, ..] => eprintln!("{written} plot(s) written beside {}", first.display()),
         }
-        failed
-            .is_empty()
-            .then_some(())
-            .ok_or_else(|| failed.join("; "))
+        match failed.is_empty() {
+            true => Ok(()),
+            false => Err(failed.join("; ")),
+        }
     }
 }
 
@@ -126,9 +126,9 @@ pub fn write_csv_lines<T: Serialize>(
     lines: impl IntoIterator<Item = T>,
 ) -> csv::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
-    lines
-        .into_iter()
-        .try_for_each(|row| writer.serialize(row))?;
+    for line in lines {
+        writer.serialize(line)?;
+    }
     writer.flush()?;
     Ok(())
 }

@@ -72,11 +72,10 @@ pub fn pick<'a>(rows: &[&'a Row], pick: &Pick) -> Option<&'a Row> {
 /// `top / bottom` as recorded, when both are sides.
 pub(crate) fn divide(label: &str, top: &Row, bottom: &Row) -> Option<RatioRecord> {
     let side = |row: &Row| {
-        let (name, median_ns, spread) = (row.contender.clone(), cost(row)?, row.spread);
         Some(Side {
-            name,
-            median_ns,
-            spread,
+            name: row.contender.clone(),
+            median_ns: cost(row)?,
+            spread: row.spread,
         })
     };
     let record = noise::RatioRecord::of(top.threads, label.to_owned(), &side(top)?, &side(bottom)?);

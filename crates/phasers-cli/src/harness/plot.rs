@@ -226,10 +226,8 @@ fn cost_axis(min_ns: f64, max_ns: f64) -> LogAxis {
     // n-th decade instead.
     let stride = bold.len().div_ceil(12).max(1);
     let bold = bold.into_iter().step_by(stride).collect();
-    let light = match hi - lo <= 6.0 {
-        true => steps(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]),
-        false => Vec::new(),
-    };
+    let digits = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
+    let light = steps(if hi - lo <= 6.0 { &digits } else { &[] });
     log_axis(10f64.powf(lo), 10f64.powf(hi), bold, light)
 }
 

@@ -100,7 +100,6 @@ const OVERSUBSCRIBED_LABEL: &str = "oversubscribed →";
 const OVERSUBSCRIBED_COLOUR: RGBColor = RGBColor(178, 34, 34);
 
 /// How one series is drawn, resolved from its kind and its rank among series of that kind.
-#[derive(Debug, Clone, Copy)]
 struct LineStyle {
     colour: RGBColor,
     width: u32,

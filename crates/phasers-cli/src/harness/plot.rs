@@ -140,8 +140,7 @@ impl LineStyle {
 
 /// A series reduced to what gets drawn.
 struct Line<'a> {
-    name: &'a str,
-    kind: SeriesKind,
+    series: &'a Series,
     style: LineStyle,
     /// Valid points, sorted by thread count so the line runs left to right.
     points: Vec<(f64, f64)>,
@@ -157,10 +156,12 @@ fn lines(series: &[Series]) -> Vec<Line<'_>> {
             continue;
         }
         points.sort_by_key(|&(threads, _)| threads);
-        let rank = lines.iter().filter(|line| line.kind == s.kind).count();
+        let rank = lines
+            .iter()
+            .filter(|line| line.series.kind == s.kind)
+            .count();
         lines.push(Line {
-            name: &s.name,
-            kind: s.kind,
+            series: s,
             style: LineStyle::new(s.kind, rank),
             points: points.into_iter().map(|(t, ns)| (t as f64, ns)).collect(),
         });
@@ -333,7 +334,7 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
     // The legend has a column of its own right of the chart, so it can never hide a data
     // point; sized to the longest label, within bounds that keep the chart the main thing.
     let legend_style = text(16.0, &BLACK, (HPos::Left, VPos::Center));
-    let labels: Vec<String> = lines.iter().map(|line| truncate(line.name, 40)).collect();
+    let labels: Vec<String> = lines.iter().map(|l| truncate(&l.series.name, 40)).collect();
     let mut label_width = 0;
     for label in &labels {
         label_width = label_width.max(canvas.estimate_text_size(label, &legend_style)?.0);
@@ -398,7 +399,7 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
 
     // Baselines first so ours are drawn over them where lines cross.
     let mut order: Vec<&Line<'_>> = lines.iter().collect();
-    order.sort_by_key(|l| l.kind);
+    order.sort_by_key(|l| l.series.kind);
     for line in order {
         let points: Vec<(i32, i32)> = line.points.iter().map(|&p| to_px(p)).collect();
         draw_path(canvas, points.clone(), line.style.stroke(), line.style.dash)?;

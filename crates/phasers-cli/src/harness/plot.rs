@@ -156,10 +156,7 @@ fn lines(series: &[Series]) -> Vec<Line<'_>> {
             continue;
         }
         points.sort_by_key(|&(threads, _)| threads);
-        let rank = lines
-            .iter()
-            .filter(|line| line.series.kind == s.kind)
-            .count();
+        let rank = lines.iter().filter(|l| l.series.kind == s.kind).count();
         lines.push(Line {
             series: s,
             style: LineStyle::new(s.kind, rank),

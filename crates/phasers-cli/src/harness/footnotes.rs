@@ -42,10 +42,7 @@ fn wrap_with(first: &str, later: &str, text: &str) -> String {
         .initial_indent(first)
         .subsequent_indent(later);
     let lines = textwrap::wrap(text, options);
-    lines
-        .iter()
-        .map(|l| format!("{}\n", l.trim_end()))
-        .collect()
+    lines.iter().flat_map(|l| [l.trim_end(), "\n"]).collect()
 }
 
 /// `text` with every line wider than [`WIDTH`] wrapped, later lines indented 4 more than its

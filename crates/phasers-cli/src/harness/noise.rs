@@ -86,10 +86,7 @@ impl RatioRecord {
 
     /// What a noisy ratio's line ends with; empty when it is not noisy.
     pub fn mark(&self) -> String {
-        self.noise
-            .as_ref()
-            .map(|noise| format!("noisy: {noise}"))
-            .unwrap_or_default()
+        self.noise.iter().map(|n| format!("noisy: {n}")).collect()
     }
 }
 

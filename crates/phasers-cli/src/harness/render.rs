@@ -223,13 +223,11 @@ fn cell(column: &Column, row: &Row, rows: &[&Row], block: Option<&str>, verbose:
             (Some(s), Stat::Mean) => format!("{:.1}", s.mean),
             (None, _) => dash(),
         },
-        Column::Value { key, format, .. } => match (row.value(key), format) {
-            (Some(value), Format::Fixed(decimals)) => format!("{value:.decimals$}"),
-            (Some(value), Format::Time) => time(value),
-            (None, _) => row
-                .field(key)
-                .filter(|v| !v.is_null())
-                .map_or_else(dash, plain),
+        Column::Value { key, format, .. } => match (row.value(key), row.field(key), format) {
+            (Some(value), _, Format::Fixed(decimals)) => format!("{value:.decimals$}"),
+            (Some(value), _, Format::Time) => time(value),
+            (None, Some(field), _) if !field.is_null() => plain(field),
+            _ => dash(),
         },
         // A floor or a loop over anything is no ratio anyone reads.
         Column::Over { .. } if matches!(row.kind, Kind::Floor | Kind::Loop) => dash(),

@@ -28,8 +28,7 @@ pub fn floor_row(floor: &Floor, threads: usize) -> Row {
     row
 }
 
-/// Creates the files `args` names before the run (a plot per slice, see [`plot_path`]) and turns
-/// on `--verbose`.
+/// Creates the files `args` names before the run (a plot per slice) and turns on `--verbose`.
 pub fn open(args: &OutputArgs, slices: &[Vec<String>]) -> Result<Outputs, String> {
     verbosity::request(args.verbose);
     let plots = args
@@ -57,24 +56,17 @@ pub fn write(
 /// that is not a letter, digit, `.` or `_` becomes `-`: `60/30/10us` gives `60-30-10us`).
 pub fn plot_path(base: &Path, values: &[String]) -> PathBuf {
     let stem = base.file_stem().unwrap_or_default().to_string_lossy();
-    let safe = |c: char| match c.is_ascii_alphanumeric() || c == '.' || c == '_' {
-        true => c,
-        false => '-',
-    };
+    let keep = |c: char| c.is_ascii_alphanumeric() || c == '.' || c == '_';
+    let safe = |c: char| if keep(c) { c } else { '-' };
     let values = values.iter().map(|value| value.chars().map(safe).collect());
-    let name = std::iter::once(stem.into_owned())
-        .chain(values)
-        .collect::<Vec<String>>()
-        .join("-");
-    base.with_file_name(format!("{name}.svg"))
+    let name: Vec<String> = std::iter::once(stem.into_owned()).chain(values).collect();
+    base.with_file_name(format!("{}.svg", name.join("-")))
 }
 
 /// A row's values of `keys`, those it has, as a slice of the plots or a failure's name.
 pub fn slice(row: &Row, keys: &[&str]) -> Vec<String> {
-    keys.iter()
-        .filter_map(|key| row.at.get(key))
-        .map(text)
-        .collect()
+    let values = keys.iter().filter_map(|key| row.at.get(key));
+    values.map(text).collect()
 }
 
 /// The median of each contender's rows of the slice `values` against threads, but the `hide`
@@ -96,28 +88,22 @@ pub fn write_plot(
         let Some(median) = row.median().filter(|_| row.error.is_none()) else {
             continue;
         };
-        let index = series
-            .iter()
-            .position(|line| line.name == row.contender)
-            .unwrap_or_else(|| {
-                let kind = match row.kind {
-                    Kind::Ours => SeriesKind::Ours,
-                    Kind::Reference | Kind::Floor => SeriesKind::Reference,
-                    Kind::Baseline | Kind::Loop | Kind::Ideal => SeriesKind::Baseline,
-                };
-                series.push(Series {
-                    name: row.contender.clone(),
-                    kind,
-                    points: Vec::new(),
-                });
-                series.len() - 1
-            });
+        let index = series.iter().position(|line| line.name == row.contender);
+        let index = index.unwrap_or_else(|| {
+            let kind = match row.kind {
+                Kind::Ours => SeriesKind::Ours,
+                Kind::Reference | Kind::Floor => SeriesKind::Reference,
+                Kind::Baseline | Kind::Loop | Kind::Ideal => SeriesKind::Baseline,
+            };
+            let (name, points) = (row.contender.clone(), Vec::new());
+            series.push(Series { name, kind, points });
+            series.len() - 1
+        });
         series[index].points.push((row.threads, median));
     }
-    let what = [vec![report.provenance.benchmark.clone()], values.to_vec()]
-        .concat()
-        .join(" ");
-    let title = format!("phasers {what}, {}", report.provenance.machine.summary());
+    let what = [&[report.provenance.benchmark.clone()][..], values].concat();
+    let (what, machine) = (what.join(" "), report.provenance.machine.summary());
+    let title = format!("phasers {what}, {machine}");
     let floor_ns = report.floor.as_ref().and_then(|floor| floor.median_ns);
     let cores = Some(report.provenance.machine.available_cores);
     plot::write_svg(
@@ -132,15 +118,13 @@ pub fn write_plot(
     )
 }
 
-/// One CSV line per row, the run's floor first: `threads, oversubscribed`, the point keys of
-/// `keys`, `contender, kind, resolved, samples`, the summary, `reference_ns, spread, noisy`, the
-/// extra keys of `keys` (a series `X_ns` as `X_min_ns, X_median_ns`), `note, error`.
+/// One CSV line per row, the run's floor first: `threads, oversubscribed`, the point `keys`, the
+/// core columns, the extra `keys` (a series `X_ns` as `X_min_ns, X_median_ns`), `note, error`.
 pub fn csv(out: impl Write, report: &Report, keys: &[&str]) -> csv::Result<()> {
     let floor = report.floor.as_ref().map(|floor| floor_row(floor, 2));
     let rows: Vec<&Row> = floor.iter().chain(&report.rows).collect();
-    let (point, extra): (Vec<&str>, Vec<&str>) = keys
-        .iter()
-        .partition(|key| rows.iter().any(|row| row.at.get(key).is_some()));
+    let is_point = |key: &&&str| rows.iter().any(|row| row.at.get(key).is_some());
+    let (point, extra): (Vec<&str>, Vec<&str>) = keys.iter().partition(is_point);
     let series = |key: &str| rows.iter().any(|row| row.metric(key).is_some());
     let stat = |key: &str, stat: &str| match key.strip_suffix("_ns") {
         Some(stem) => format!("{stem}_{stat}_ns"),
@@ -160,55 +144,36 @@ pub fn csv(out: impl Write, report: &Report, keys: &[&str]) -> csv::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(&head)?;
     let number = |value: Option<f64>| value.map(|value| value.to_string()).unwrap_or_default();
+    let owned = |text: &Option<String>| text.clone().unwrap_or_default();
     for row in &rows {
         let s = row.summary;
         let mut line = vec![row.threads.to_string(), row.oversubscribed.to_string()];
-        line.extend(
-            point
-                .iter()
-                .map(|key| row.at.get(key).map(text).unwrap_or_default()),
-        );
-        line.extend([
-            row.contender.clone(),
-            text(&serde_json::json!(row.kind)),
-            row.resolved.clone().unwrap_or_default(),
-        ]);
-        line.push(s.map(|s| s.count.to_string()).unwrap_or_default());
-        line.extend(
-            [
-                s.map(|s| s.min),
-                s.map(|s| s.median),
-                s.map(|s| s.mean),
-                s.and_then(|s| s.ci95),
-            ]
-            .map(number),
-        );
-        line.extend([s.map(|s| s.stddev), row.reference_ns, row.spread].map(number));
+        let at = |fields: &Fields, key: &&str| fields.get(key).map(text).unwrap_or_default();
+        line.extend(point.iter().map(|key| at(&row.at, key)));
+        let kind = text(&serde_json::json!(row.kind));
+        let samples = s.map(|s| s.count.to_string()).unwrap_or_default();
+        line.extend([row.contender.clone(), kind, owned(&row.resolved), samples]);
+        let (min, median, mean) = (s.map(|s| s.min), s.map(|s| s.median), s.map(|s| s.mean));
+        let (ci95, stddev) = (s.and_then(|s| s.ci95), s.map(|s| s.stddev));
+        let (reference, spread) = (row.reference_ns, row.spread);
+        let numbers = [min, median, mean, ci95, stddev, reference, spread];
+        line.extend(numbers.map(number));
         line.push(row.noisy.to_string());
         for key in &extra {
+            let metric = row.metric(key);
             match series(key) {
-                true => line.extend(
-                    [
-                        row.metric(key).map(|s| s.min),
-                        row.metric(key).map(|s| s.median),
-                    ]
-                    .map(number),
-                ),
-                false => line.push(row.extra.get(key).map(text).unwrap_or_default()),
+                true => line.extend([metric.map(|s| s.min), metric.map(|s| s.median)].map(number)),
+                false => line.push(at(&row.extra, key)),
             }
         }
-        line.extend([
-            row.note.clone().unwrap_or_default(),
-            row.error.clone().unwrap_or_default(),
-        ]);
+        line.extend([owned(&row.note), owned(&row.error)]);
         writer.write_record(&line)?;
     }
     writer.flush()?;
     Ok(())
 }
 
-/// A value as one cell: a string bare, nothing for null, an object `k:v k:v`, an array
-/// space-separated.
+/// A value as one cell: a string bare, null empty, an object `k:v k:v`, an array space-separated.
 fn text(value: &Value) -> String {
     match value {
         Value::Null => String::new(),
@@ -227,13 +192,11 @@ fn text(value: &Value) -> String {
 /// values of `keys` first), or `Ok` when none failed.
 pub fn failures(rows: &[Row], keys: &[&str]) -> Result<(), String> {
     super::failures::failures(rows.iter().filter_map(|row| {
-        let name = [slice(row, keys), vec![row.contender.clone()]]
-            .concat()
-            .join(" ");
+        let (error, threads) = (row.error.as_ref()?, row.threads);
+        let name = [slice(row, keys), vec![row.contender.clone()]].concat();
         Some(format!(
-            "{name} with {} threads: {}",
-            row.threads,
-            row.error.as_ref()?
+            "{} with {threads} threads: {error}",
+            name.join(" ")
         ))
     }))
 }
@@ -242,114 +205,51 @@ pub fn failures(rows: &[Row], keys: &[&str]) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::harness::provenance::Provenance;
-    use crate::harness::result::{metric, Settings};
+    use crate::harness::result::metric;
 
-    fn report() -> Report {
+    #[test]
+    fn the_csv_plots_and_failures_name_every_row_by_its_point() {
         let at = Fields::default().with("app", "sor");
         let mut auto = Row::new("auto", Kind::Ours, 2, at.clone());
         auto.raw_ns = vec![10.0, 30.0];
         auto.finish(0, None);
-        auto.extra = Fields::default()
-            .with("cycles_per_nop", metric(&[4.0, 6.0]))
-            .with("chose", serde_json::json!({"a": 2, "b": 1}));
+        auto.extra.set("cycles_per_nop", metric(&[4.0, 6.0]));
+        auto.extra.set("chose", serde_json::json!({"a": 2, "b": 1}));
         let mut failed = Row::new("std", Kind::Baseline, 2, at);
         failed.error = Some("wrong result".into());
-        let settings = Settings {
-            method: String::new(),
-            threads: vec![2],
-            contenders: Vec::new(),
-            pinned: false,
-            debug_build: false,
-            own: Fields::default(),
-        };
-        let floor = Floor {
-            pinned_to: None,
-            round_trips_per_sample: 10,
-            samples_ns: vec![50.0],
-            min_ns: Some(50.0),
-            median_ns: Some(50.0),
-            note: None,
-        };
-        let provenance = Provenance::now("app", Vec::new());
-        Report {
-            provenance,
-            settings,
-            floor: Some(floor),
-            rows: vec![auto, failed],
-            ratios: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn the_csv_has_the_core_columns_and_the_declared_keys() {
-        let mut out = Vec::new();
-        csv(&mut out, &report(), &["app", "cycles_per_nop", "chose"]).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "threads,oversubscribed,app,contender,kind,resolved,samples,min_ns,median_ns,mean_ns,ci95_ns,stddev_ns,reference_ns,spread,noisy,cycles_per_nop_min,cycles_per_nop_median,chose,note,error");
-        assert!(
-            lines[1].starts_with("2,false,,cache-line round trip,floor,,1,50,50,50,,0,"),
-            "{text}"
-        );
-        assert!(
-            lines[2].starts_with("2,")
-                && lines[2].contains(",sor,auto,ours,,2,10,20,20,")
-                && lines[2].ends_with(",4,5,a:2 b:1,,"),
-            "{text}"
-        );
-        assert!(lines[3].ends_with(",,,,wrong result"), "{text}");
-    }
-
-    #[test]
-    fn plots_are_named_by_slice_and_failures_by_point() {
-        assert_eq!(
-            plot_path(Path::new("/t/run.svg"), &[]),
-            Path::new("/t/run.svg")
-        );
-        let values = ["sor".to_owned(), "60/30/10us".to_owned()];
-        assert_eq!(
-            plot_path(Path::new("run.svg"), &values),
-            Path::new("run-sor-60-30-10us.svg")
-        );
-        let report = report();
-        assert_eq!(
-            failures(&report.rows, &["app", "size"]).unwrap_err(),
-            "1 row(s) failed: sor std with 2 threads: wrong result"
-        );
-        let json = serde_json::to_value(&report).unwrap();
-        assert_eq!(
-            json["rows"][0]["cycles_per_nop"]["samples"],
-            serde_json::json!([4.0, 6.0])
-        );
-        assert_eq!(
-            (
-                json["schema_version"].as_u64(),
-                json["floor"]["median_ns"].as_f64()
-            ),
-            (Some(4), Some(50.0))
-        );
-        let folder = std::env::temp_dir().join(format!("files-test-{}", std::process::id()));
-        std::fs::create_dir_all(&folder).unwrap();
-        let spec = PlotSpec {
-            slices: &["app"],
-            y_label: "ns".into(),
-        };
         // A row without the slice key is in every slice.
-        let mut report = report;
         let mut floor = Row::new("memory floor", Kind::Floor, 2, Fields::default());
         floor.raw_ns = vec![5.0];
         floor.finish(0, None);
-        report.rows.push(floor);
-        write_plot(
-            &folder.join("p.svg"),
-            &report,
-            &spec,
-            &[],
-            &["sor".to_owned()],
-        )
-        .unwrap();
-        let svg = std::fs::read_to_string(folder.join("p.svg")).unwrap();
+        let run_floor = serde_json::json!({"round_trips_per_sample": 10, "samples_ns": [50.0]});
+        let report = Report {
+            provenance: Provenance::now("app", Vec::new()),
+            settings: Default::default(),
+            floor: Some(serde_json::from_value(run_floor).unwrap()),
+            rows: vec![auto, failed, floor],
+            ratios: Vec::new(),
+        };
+        let mut out = Vec::new();
+        csv(&mut out, &report, &["app", "cycles_per_nop", "chose"]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "threads,oversubscribed,app,contender,kind,resolved,samples,min_ns,median_ns,mean_ns,ci95_ns,stddev_ns,reference_ns,spread,noisy,cycles_per_nop_min,cycles_per_nop_median,chose,note,error");
+        assert!(lines[1].starts_with("2,false,,cache-line round trip,floor,,1,50,50,50,,0,"));
+        assert!(lines[2].contains(",sor,auto,ours,,2,10,20,20,"), "{text}");
+        assert!(lines[2].ends_with(",4,5,a:2 b:1,,"), "{text}");
+        assert!(lines[3].ends_with(",,,,wrong result"), "{text}");
+        let failure = failures(&report.rows, &["app", "size"]).unwrap_err();
+        assert!(failure.ends_with(" failed: sor std with 2 threads: wrong result"));
+
+        let values = ["sor".to_owned(), "60/30/10us".to_owned()];
+        let base = std::env::temp_dir().join(format!("files-{}.svg", std::process::id()));
+        let path = plot_path(&base, &values);
+        assert!(path.ends_with(format!("files-{}-sor-60-30-10us.svg", std::process::id())));
+        let (slices, y_label) = (&["app"][..], "ns".to_owned());
+        let spec = PlotSpec { slices, y_label };
+        write_plot(&path, &report, &spec, &[], &values[..1]).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
         assert!(svg.contains("auto") && svg.contains("memory floor"));
-        std::fs::remove_dir_all(&folder).unwrap();
     }
 }

@@ -10,57 +10,39 @@ pub struct Footnotes {
 }
 
 impl Footnotes {
-    /// The mark of `note`, numbering it if it is new.
-    pub fn mark(&mut self, note: &str) -> String {
-        let index = match self.notes.iter().position(|known| known == note) {
-            Some(index) => index,
-            None => {
+    /// The marks of `notes` that are there, joined (`[1][3]`); a new note gets the next number.
+    pub fn marks<'a>(&mut self, notes: impl IntoIterator<Item = Option<&'a str>>) -> String {
+        let mut marks = String::new();
+        for note in notes.into_iter().flatten().filter(|note| !note.is_empty()) {
+            let index = self.notes.iter().position(|known| known == note);
+            let index = index.unwrap_or_else(|| {
                 self.notes.push(note.to_owned());
                 self.notes.len() - 1
-            }
-        };
-        format!("[{}]", index + 1)
+            });
+            marks.push_str(&format!("[{}]", index + 1));
+        }
+        marks
     }
 
-    /// The marks of each of `notes` that is there, joined: `[1][3]`; empty with none.
-    pub fn marks<'a>(&mut self, notes: impl IntoIterator<Item = Option<&'a str>>) -> String {
-        notes
-            .into_iter()
-            .flatten()
-            .filter(|note| !note.is_empty())
-            .map(|note| self.mark(note))
-            .collect()
-    }
-
-    /// Whether no note was marked.
-    pub fn is_empty(&self) -> bool {
-        self.notes.is_empty()
-    }
-
-    /// Every note under its number, wrapped to [`WIDTH`] with later lines indented past the
-    /// number; empty when there are none.
+    /// Every note under its number, wrapped to [`WIDTH`] with later lines indented past it.
     pub fn text(&self) -> String {
-        self.notes
-            .iter()
-            .enumerate()
-            .map(|(index, note)| wrap(&format!("[{}] ", index + 1), note))
-            .collect()
+        let numbered = |(index, note): (usize, &String)| wrap(&format!("[{}] ", index + 1), note);
+        self.notes.iter().enumerate().map(numbered).collect()
     }
 }
 
-/// `text` after `first` (a label or a footnote's number), wrapped to [`WIDTH`], later lines
-/// indented to where the text starts; ends in a newline.
+/// `text` after `first`, wrapped to [`WIDTH`], later lines indented to where the text starts.
 pub fn wrap(first: &str, text: &str) -> String {
-    let indent = " ".repeat(first.chars().count());
+    wrap_with(first, &" ".repeat(first.chars().count()), text)
+}
+
+/// `text` wrapped to [`WIDTH`], its first line after `first`, later ones after `later`.
+fn wrap_with(first: &str, later: &str, text: &str) -> String {
     let options = textwrap::Options::new(WIDTH)
         .initial_indent(first)
-        .subsequent_indent(&indent);
-    let mut out = String::new();
-    for line in textwrap::wrap(text, options) {
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+        .subsequent_indent(later);
+    let lines = textwrap::wrap(text, options);
+    lines.iter().flat_map(|l| [l.trim_end(), "\n"]).collect()
 }
 
 /// `text` with every line wider than [`WIDTH`] wrapped, later lines indented 4 more than its
@@ -68,20 +50,10 @@ pub fn wrap(first: &str, text: &str) -> String {
 pub fn fit(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        if line.chars().count() <= WIDTH {
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        let indent = line.len() - line.trim_start().len();
-        let first = &line[..indent];
-        let later = format!("{first}    ");
-        let options = textwrap::Options::new(WIDTH)
-            .initial_indent(first)
-            .subsequent_indent(&later);
-        for part in textwrap::wrap(line.trim_start(), options) {
-            out.push_str(part.trim_end());
-            out.push('\n');
+        let (first, rest) = line.split_at(line.len() - line.trim_start().len());
+        match line.chars().count() <= WIDTH {
+            true => out.push_str(&format!("{line}\n")),
+            false => out.push_str(&wrap_with(first, &format!("{first}    "), rest)),
         }
     }
     if !text.ends_with('\n') {
@@ -95,28 +67,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn long_notes_wrap_under_their_number() {
+    fn notes_are_numbered_once_and_wrap_under_their_number() {
         let mut notes = Footnotes::default();
         let long = "ERROR: the barrier returned an error in round 3 of 5; ".repeat(6);
-        assert_eq!(notes.mark(&long), "[1]");
-        assert_eq!(notes.marks([None, Some(""), Some("short")]), "[2]");
-        assert_eq!(notes.mark(&long), "[1]", "one number per note");
+        assert_eq!(notes.marks([Some(long.as_str()), None, Some("")]), "[1]");
+        assert_eq!(notes.marks([Some("short"), Some(long.as_str())]), "[2][1]");
         let text = notes.text();
-        assert!(
-            text.lines().all(|line| line.chars().count() <= WIDTH),
-            "{text}"
-        );
-        assert!(text.starts_with("[1] ERROR"), "{text}");
-        assert!(text.lines().nth(1).unwrap().starts_with("    "), "{text}");
-        assert!(text.lines().last().unwrap() == "[2] short", "{text}");
-        assert!(Footnotes::default().is_empty() && Footnotes::default().text().is_empty());
-    }
-
-    #[test]
-    fn prose_wraps_under_its_label_and_tables_stay() {
-        let text = wrap("note: ", &"word ".repeat(40));
         assert!(text.lines().all(|line| line.chars().count() <= WIDTH));
-        assert!(text.lines().nth(1).unwrap().starts_with("      word"));
+        assert!(text.starts_with("[1] ERROR") && text.ends_with("\n[2] short\n"));
+        assert!(text.lines().nth(1).unwrap().starts_with("    "), "{text}");
         let fitted = fit(&format!("a table  1.00x\n  {}\n", "long ".repeat(30)));
         assert!(fitted.starts_with("a table  1.00x\n  long"));
         assert!(fitted.lines().nth(2).unwrap().starts_with("      long"));

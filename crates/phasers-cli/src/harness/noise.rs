@@ -10,14 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use super::stats;
 
-/// The slowest round's median over the fastest's (1.0: the rounds agreed). `None` with fewer than
-/// two rounds, or when a round's median is not above zero (EPCC costs near zero, or slightly
-/// negative, have no meaningful ratio).
+/// The slowest round's median over the fastest's (1.0: they agreed); `None` under two rounds, or
+/// when a round's median is not above zero (EPCC costs near zero have no meaningful ratio).
 pub fn spread(round_medians: &[f64]) -> Option<f64> {
-    if round_medians.len() < 2 {
-        return None;
-    }
-    let min = stats::min(round_medians)?;
+    let min = stats::min(round_medians).filter(|_| round_medians.len() > 1)?;
     let max = round_medians.iter().copied().max_by(f64::total_cmp)?;
     (min > 0.0 && max.is_finite()).then(|| max / min)
 }
@@ -27,13 +23,9 @@ pub fn spread_text(spread: Option<f64>) -> String {
     spread.map_or_else(|| "-".to_owned(), |spread| format!("×{spread:.2}"))
 }
 
-/// Why the ratio `ratio` of two medians is noise, given the spreads of the two rows' rounds, or
-/// `None` when it is not noise or cannot be judged (see the module docs for the rule).
+/// Why `ratio` is noise given the two rows' spreads (the rule is in the module docs), or `None`.
 pub fn judge(ratio: f64, spreads: [Option<f64>; 2]) -> Option<String> {
-    if !(ratio.is_finite() && ratio > 0.0) {
-        return None;
-    }
-    let gap = ratio.max(1.0 / ratio);
+    let gap = (ratio.is_finite() && ratio > 0.0).then(|| ratio.max(1.0 / ratio))?;
     let widest = spreads.into_iter().flatten().max_by(f64::total_cmp)?;
     (widest > gap).then(|| format!("rounds ×{widest:.2} > gap ×{gap:.2}"))
 }
@@ -76,10 +68,8 @@ impl RatioRecord {
     /// `top / bottom` at `threads` threads, labelled `label`, or `None` when the bottom's median
     /// is not above zero (no meaningful ratio).
     pub fn of(threads: usize, label: String, top: &Side, bottom: &Side) -> Option<Self> {
-        if !(bottom.median_ns > 0.0 && top.median_ns.is_finite()) {
-            return None;
-        }
-        let ratio = top.median_ns / bottom.median_ns;
+        let valid = bottom.median_ns > 0.0 && top.median_ns.is_finite();
+        let ratio = valid.then(|| top.median_ns / bottom.median_ns)?;
         let noise = judge(ratio, [top.spread, bottom.spread]);
         Some(RatioRecord {
             threads,
@@ -96,10 +86,7 @@ impl RatioRecord {
 
     /// What a noisy ratio's line ends with; empty when it is not noisy.
     pub fn mark(&self) -> String {
-        self.noise
-            .as_ref()
-            .map(|noise| format!("noisy: {noise}"))
-            .unwrap_or_default()
+        self.noise.iter().map(|n| format!("noisy: {n}")).collect()
     }
 }
 
@@ -112,52 +99,23 @@ pub const LEGEND: &str = "rounds: the slowest round's median over the fastest's;
 mod tests {
     use super::*;
 
-    fn side(name: &str, median_ns: f64, spread: Option<f64>) -> Side {
-        Side {
-            name: name.into(),
-            median_ns,
-            spread,
-        }
-    }
-
-    #[test]
-    fn the_spread_is_the_slowest_round_over_the_fastest() {
-        assert_eq!(spread(&[100.0, 125.0, 110.0]), Some(1.25));
-        assert_eq!(spread(&[100.0]), None, "one round cannot disagree");
-        assert_eq!(spread(&[]), None);
-        assert_eq!(spread(&[-2.0, 5.0]), None, "no ratio of costs near zero");
-        assert_eq!(spread_text(Some(1.0804)), "×1.08");
-        assert_eq!(spread_text(None), "-");
-    }
-
     #[test]
     fn a_ratio_is_noisy_when_rounds_disagree_more_than_the_gap() {
-        // 105 vs 100 is a 5% gap; the first row's rounds disagree by 20%; the rule is symmetric.
-        let noise = judge(1.05, [Some(1.2), Some(1.01)]).unwrap();
-        assert_eq!(noise, "rounds ×1.20 > gap ×1.05");
+        assert_eq!(spread(&[100.0, 125.0, 110.0]), Some(1.25));
+        assert_eq!(spread(&[100.0]).or(spread(&[-2.0, 5.0])), None);
+        // 105 vs 100 is a 5% gap; one row's rounds disagree by 20%; the rule is symmetric.
+        let noise = judge(1.05, [Some(1.2), Some(1.01)]);
+        assert_eq!(noise.as_deref(), Some("rounds ×1.20 > gap ×1.05"));
         assert!(judge(100.0 / 105.0, [Some(1.01), Some(1.2)]).is_some());
-        // Twice as fast, with rounds within 30%: settled. No spreads, or no ratio: not judged.
-        for (ratio, spreads) in [
-            (0.5, [Some(1.3), Some(1.1)]),
-            (1.05, [None, None]),
-            (-1.0, [Some(9.0), None]),
-        ] {
-            assert_eq!(judge(ratio, spreads), None, "{ratio}");
-        }
-    }
-
-    #[test]
-    fn records_carry_the_verdict() {
-        let auto = side("auto", 105.0, Some(1.2));
-        let std = side("std::sync::Barrier", 100.0, Some(1.0));
-        let noisy = RatioRecord::of(2, "auto / std".into(), &auto, &std).unwrap();
-        assert!(noisy.noisy);
-        assert!((noisy.ratio - 1.05).abs() < 1e-12);
-        assert_eq!(noisy.mark(), "noisy: rounds ×1.20 > gap ×1.05");
-        let far = side("pthread", 1000.0, Some(1.1));
-        let clear = RatioRecord::of(2, "auto / pthread".into(), &auto, &far).unwrap();
-        assert!(!clear.noisy && clear.noise.is_none() && clear.mark().is_empty());
-        let zero = side("floor", 0.0, None);
-        assert_eq!(RatioRecord::of(2, "x".into(), &auto, &zero), None);
+        // Settled, no spreads, or no ratio: not noisy.
+        assert_eq!(judge(0.5, [Some(1.3), None]), None);
+        assert_eq!(judge(1.05, [None, None]), None);
+        assert_eq!(judge(-1.0, [Some(9.0), None]), None);
+        let side = |median_ns| Side {
+            name: "auto".into(),
+            median_ns,
+            spread: None,
+        };
+        assert_eq!(RatioRecord::of(2, "x".into(), &side(1.0), &side(0.0)), None);
     }
 }

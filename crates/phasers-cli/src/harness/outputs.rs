@@ -53,11 +53,8 @@ impl Outputs {
             // Only checks the path: a plot is drawn in memory and written in one go.
             File::create(path).map_err(|error| cannot("create", path, error))?;
         }
-        Ok(Outputs {
-            json: open(json)?,
-            csv: open(csv)?,
-            plots,
-        })
+        let (json, csv) = (open(json)?, open(csv)?);
+        Ok(Outputs { json, csv, plots })
     }
 
     /// Writes `report` as JSON, the CSV with `csv`, and plot `i` at its path with `plot(i, path)`,
@@ -94,22 +91,20 @@ impl Outputs {
             [only] if failed.is_empty() => eprintln!("plot written to {}", only.display()),
             [first, ..] => eprintln!("{written} plot(s) written beside {}", first.display()),
         }
-        if failed.is_empty() {
-            Ok(())
-        } else {
-            Err(failed.join("; "))
+        match failed.is_empty() {
+            true => Ok(()),
+            false => Err(failed.join("; ")),
         }
     }
 }
 
 /// Creates the output file at `path`, if any, before the run.
 pub fn open(path: Option<&Path>) -> Result<Option<OpenFile>, String> {
-    path.map(|path| {
-        File::create(path)
-            .map(|file| (path.to_owned(), BufWriter::new(file)))
-            .map_err(|error| cannot("create", path, error))
-    })
-    .transpose()
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let file = File::create(path).map_err(|error| cannot("create", path, error))?;
+    Ok(Some((path.to_owned(), BufWriter::new(file))))
 }
 
 /// Writes `value` as pretty JSON, with a final newline, to `out`, opened at `path`.
@@ -147,50 +142,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_bad_path_fails_before_the_run() {
-        let error = Outputs::create(Some(Path::new("/no/such/dir/r.json")), None, Vec::new())
-            .err()
-            .unwrap();
-        assert!(
-            error.starts_with("cannot create /no/such/dir/r.json"),
-            "{error}"
-        );
-        let plot = vec![PathBuf::from("/no/such/dir/p.svg")];
-        assert!(Outputs::create(None, None, plot).is_err());
-    }
-
-    #[test]
-    fn every_file_is_written_and_a_failed_plot_removed_and_named() {
+    fn a_bad_path_fails_before_the_run_and_a_failed_plot_is_removed_and_named() {
+        let json = Path::new("/no/such/dir/r.json");
+        let error = Outputs::create(Some(json), None, Vec::new()).err().unwrap();
+        assert!(error.starts_with("cannot create /no/such/dir/r.json"));
+        assert!(Outputs::create(None, None, vec![PathBuf::from("/no/such/dir/p.svg")]).is_err());
         let folder = std::env::temp_dir().join(format!("outputs-test-{}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
         let (json, csv) = (folder.join("r.json"), folder.join("r.csv"));
         let plots = vec![folder.join("a.svg"), folder.join("b.svg")];
         let outputs = Outputs::create(Some(&json), Some(&csv), plots.clone()).unwrap();
-        #[derive(Serialize)]
-        struct Line {
-            barrier: &'static str,
-            median_ns: f64,
-        }
-        let lines = [Line {
-            barrier: "mcs",
-            median_ns: 51.0,
-        }];
-        let error = outputs
-            .write(
-                &lines,
-                |out| write_csv_lines(out, &lines),
-                |index, path| match index {
-                    0 => std::fs::write(path, "<svg/>").map_err(|e| e.to_string()),
-                    _ => Err("nothing to draw in b".to_owned()),
-                },
-            )
-            .unwrap_err();
-        assert_eq!(error, "nothing to draw in b");
+        let lines = [("mcs", 51.0)];
+        let plot = |index, path: &Path| match index {
+            0 => std::fs::write(path, "<svg/>").map_err(|e| e.to_string()),
+            _ => Err("nothing to draw in b".to_owned()),
+        };
+        let error = outputs.write(&lines, |out| write_csv_lines(out, lines), plot);
+        assert_eq!(error.unwrap_err(), "nothing to draw in b");
         assert!(plots[0].exists() && !plots[1].exists());
         let csv = std::fs::read_to_string(&csv).unwrap();
-        assert_eq!(csv, "barrier,median_ns\nmcs,51.0\n");
+        assert_eq!(csv, "mcs,51.0\n");
         let json = std::fs::read_to_string(&json).unwrap();
-        assert!(json.contains("\"median_ns\": 51.0") && json.ends_with("]\n"));
+        assert!(json.contains("\"mcs\",\n    51.0") && json.ends_with("]\n"));
         std::fs::remove_dir_all(&folder).unwrap();
     }
 }

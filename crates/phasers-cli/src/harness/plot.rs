@@ -13,16 +13,16 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// What kind of line a series is, which sets its style.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What kind of line a series is, which sets its style; ordered as drawn, ours on top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SeriesKind {
-    /// One of the `phasers` algorithms: a solid coloured line with round markers.
-    Ours,
-    /// The hand-written reference barrier: a thick black line.
-    Reference,
     /// A barrier we compare against (e.g. `std::sync::Barrier`): a dashed grey line with
     /// hollow markers of its own shape.
     Baseline,
+    /// The hand-written reference barrier: a thick black line.
+    Reference,
+    /// One of the `phasers` algorithms: a solid coloured line with round markers.
+    Ours,
 }
 
 /// One line of the plot.
@@ -64,12 +64,10 @@ pub fn write_svg(path: &Path, plot: &Plot<'_>) -> Result<(), String> {
         ));
     }
     let mut svg = String::new();
-    render(
-        &SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area(),
-        plot,
-        &lines,
-    )
-    .map_err(|e| format!("cannot plot {}: {e}", path.display()))?;
+    let canvas = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+    let drawn = render(&canvas, plot, &lines);
+    drop(canvas);
+    drawn.map_err(|e| format!("cannot plot {}: {e}", path.display()))?;
     std::fs::write(path, svg).map_err(|e| format!("cannot write plot {}: {e}", path.display()))
 }
 
@@ -86,28 +84,14 @@ const Y_PAD: f64 = 0.09;
 const X_PAD: f64 = 0.04;
 
 /// Our algorithms' colours: Tableau 10 without its grey, which belongs to the baselines.
-const OURS_COLOURS: [RGBColor; 9] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
+const OURS_COLOURS: [u32; 9] = [
+    0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b, 0xe377c2, 0xbcbd22, 0x17becf,
 ];
-
 /// Baselines stay grey so they read as background; shape and dash tell them apart.
-const BASELINE_COLOURS: [RGBColor; 3] = [
-    RGBColor(85, 85, 85),
-    RGBColor(140, 140, 140),
-    RGBColor(110, 110, 110),
-];
+const BASELINE_GREYS: [u8; 3] = [85, 140, 110];
 /// `(dash, gap)` lengths in pixels, cycled through baselines.
 const BASELINE_DASHES: [(u32, u32); 4] = [(9, 5), (3, 3), (14, 4), (6, 3)];
-/// Marker polygons ([`LineStyle::polygon`]) cycled through baselines: triangle, square, diamond,
-/// downward triangle, pentagon.
+/// Baselines' markers ([`LineStyle::polygon`]): triangle, square, diamond, down triangle, pentagon.
 const BASELINE_MARKERS: [(u32, f64); 5] = [(3, 0.0), (4, 45.0), (4, 0.0), (3, 180.0), (5, 0.0)];
 
 const FLOOR_LABEL: &str = "floor (cache-line round trip)";
@@ -116,7 +100,6 @@ const OVERSUBSCRIBED_LABEL: &str = "oversubscribed →";
 const OVERSUBSCRIBED_COLOUR: RGBColor = RGBColor(178, 34, 34);
 
 /// How one series is drawn, resolved from its kind and its rank among series of that kind.
-#[derive(Debug, Clone, Copy)]
 struct LineStyle {
     colour: RGBColor,
     width: u32,
@@ -135,16 +118,15 @@ impl LineStyle {
     }
 
     fn new(kind: SeriesKind, rank: usize) -> Self {
+        let [_, r, g, b] = OURS_COLOURS[rank % OURS_COLOURS.len()].to_be_bytes();
+        let grey = BASELINE_GREYS[rank % BASELINE_GREYS.len()];
+        let grey = RGBColor(grey, grey, grey);
+        let dashes = BASELINE_DASHES[rank % BASELINE_DASHES.len()];
+        let marker = BASELINE_MARKERS[rank % BASELINE_MARKERS.len()];
         let (colour, width, dash, polygon, filled) = match kind {
-            SeriesKind::Ours => (OURS_COLOURS[rank % OURS_COLOURS.len()], 2, None, None, true),
+            SeriesKind::Ours => (RGBColor(r, g, b), 2, None, None, true),
             SeriesKind::Reference => (BLACK, 4, None, Some((4, 45.0)), true),
-            SeriesKind::Baseline => (
-                BASELINE_COLOURS[rank % BASELINE_COLOURS.len()],
-                2,
-                Some(BASELINE_DASHES[rank % BASELINE_DASHES.len()]),
-                Some(BASELINE_MARKERS[rank % BASELINE_MARKERS.len()]),
-                false,
-            ),
+            SeriesKind::Baseline => (grey, 2, Some(dashes), Some(marker), false),
         };
         LineStyle {
             colour,
@@ -158,8 +140,7 @@ impl LineStyle {
 
 /// A series reduced to what gets drawn.
 struct Line<'a> {
-    name: &'a str,
-    kind: SeriesKind,
+    series: &'a Series,
     style: LineStyle,
     /// Valid points, sorted by thread count so the line runs left to right.
     points: Vec<(f64, f64)>,
@@ -167,19 +148,17 @@ struct Line<'a> {
 
 /// Keeps the series that have something to draw and gives each its style.
 fn lines(series: &[Series]) -> Vec<Line<'_>> {
+    let drawable = |&(threads, ns): &(usize, f64)| threads > 0 && ns.is_finite() && ns > 0.0;
     let mut lines: Vec<Line<'_>> = Vec::new();
     for s in series {
-        let mut points: Vec<(usize, f64)> = (s.points.iter().copied())
-            .filter(|&(threads, ns)| threads > 0 && ns.is_finite() && ns > 0.0)
-            .collect();
+        let mut points: Vec<(usize, f64)> = s.points.iter().copied().filter(drawable).collect();
         if points.is_empty() {
             continue;
         }
         points.sort_by_key(|&(threads, _)| threads);
-        let rank = lines.iter().filter(|line| line.kind == s.kind).count();
+        let rank = lines.iter().filter(|l| l.series.kind == s.kind).count();
         lines.push(Line {
-            name: &s.name,
-            kind: s.kind,
+            series: s,
             style: LineStyle::new(s.kind, rank),
             points: points.into_iter().map(|(t, ns)| (t as f64, ns)).collect(),
         });
@@ -197,21 +176,16 @@ fn log_axis(lo: f64, hi: f64, bold: Vec<f64>, light: Vec<f64>) -> LogAxis {
         .with_light_points(light)
 }
 
-/// Widens the log range `lo..hi` by `pad` of its span each side, or to a range around it when
-/// it is a single value.
-fn padded_log_range(lo: f64, hi: f64, single_span: f64, pad: f64) -> (f64, f64) {
-    let (lo, hi) = if hi - lo < 1e-9 {
-        (lo - single_span / 2.0, hi + single_span / 2.0)
-    } else {
-        (lo, hi)
-    };
+/// Widens the log range `lo..hi` by `pad` of its span each side (first to `single` if a point).
+fn padded_log_range(lo: f64, hi: f64, single: f64, pad: f64) -> (f64, f64) {
+    let half = if hi - lo < 1e-9 { single / 2.0 } else { 0.0 };
+    let (lo, hi) = (lo - half, hi + half);
     let span = hi - lo;
     (lo - span * pad, hi + span * pad)
 }
 
-/// The x axis: log2 of the thread count, so doublings are evenly spaced and 1,2,3,4 still
-/// spreads out. Every measured count gets a grid line; labels are thinned so they never
-/// collide, from the largest count down, since that is where oversubscription shows.
+/// The x axis: log2 of threads, so doublings are evenly spaced; every count gets a grid line, and
+/// labels thin out from the largest count down (where oversubscription shows) so none collide.
 fn thread_axis(counts: &[usize], plot_width_px: f64) -> LogAxis {
     let all: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
     let (lo, hi) = padded_log_range(all[0].log2(), all[all.len() - 1].log2(), 2.0, X_PAD);
@@ -220,19 +194,16 @@ fn thread_axis(counts: &[usize], plot_width_px: f64) -> LogAxis {
     let min_gap = (digits * 8.0 + 10.0) / plot_width_px * (hi - lo);
     let mut labelled: Vec<f64> = Vec::new();
     for &c in all.iter().rev() {
-        if labelled
-            .last()
-            .map_or(true, |right| right.log2() - c.log2() >= min_gap)
-        {
+        let gap = labelled.last().map_or(f64::MAX, |r| r.log2() - c.log2());
+        if gap >= min_gap {
             labelled.push(c);
         }
     }
     log_axis(lo.exp2(), hi.exp2(), labelled, all)
 }
 
-/// The y axis: log10 of nanoseconds, labelled at 1-2-5 steps when that gives a handful of
-/// labels, at whole decades when the data spans more, and with finer steps when it spans
-/// less.
+/// The y axis: log10 of ns, labelled at 1-2-5 steps when that gives a handful of labels, at whole
+/// decades when the data spans more, and at finer steps when it spans less.
 fn cost_axis(min_ns: f64, max_ns: f64) -> LogAxis {
     let (lo, hi) = padded_log_range(min_ns.log10(), max_ns.log10(), 1.0, Y_PAD);
     let in_range = |v: &f64| *v >= 10f64.powf(lo) && *v <= 10f64.powf(hi);
@@ -243,7 +214,7 @@ fn cost_axis(min_ns: f64, max_ns: f64) -> LogAxis {
             .collect()
     };
     let one_two_five = steps(&[1.0, 2.0, 5.0]);
-    let mut bold = match one_two_five.len() {
+    let bold = match one_two_five.len() {
         0..=2 => steps(&[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]),
         3..=8 => one_two_five,
         _ => steps(&[1.0]),
@@ -251,19 +222,13 @@ fn cost_axis(min_ns: f64, max_ns: f64) -> LogAxis {
     // Very wide spans (a broken run next to a good one) would crowd the axis; label every
     // n-th decade instead.
     let stride = bold.len().div_ceil(12).max(1);
-    if stride > 1 {
-        bold = bold.into_iter().step_by(stride).collect();
-    }
-    let light = if hi - lo <= 6.0 {
-        steps(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
-    } else {
-        Vec::new()
-    };
+    let bold = bold.into_iter().step_by(stride).collect();
+    let digits = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
+    let light = steps(if hi - lo <= 6.0 { &digits } else { &[] });
     log_axis(10f64.powf(lo), 10f64.powf(hi), bold, light)
 }
 
-/// A duration in nanoseconds with a unit that keeps the number short: "500 ns", "1 µs",
-/// "2.5 ms".
+/// A duration in nanoseconds with a unit that keeps the number short: "500 ns", "2.5 ms".
 fn format_ns(ns: f64) -> String {
     if !ns.is_finite() || ns <= 0.0 {
         return format!("{ns} ns");
@@ -279,37 +244,30 @@ fn format_ns(ns: f64) -> String {
     let v = rounded / scale;
     let decimals = (2 - v.log10().floor() as i32).max(0) as usize;
     let text = format!("{v:.decimals$}");
-    let text = if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        &text
-    };
+    let trimmed = text.trim_end_matches('0').trim_end_matches('.');
+    let text = if decimals > 0 { trimmed } else { &text };
     format!("{text} {unit}")
 }
 
 /// Shortens a legend label to `max_chars`, marking the cut.
 fn truncate(name: &str, max_chars: usize) -> String {
-    if name.chars().count() <= max_chars {
-        name.to_owned()
-    } else {
-        let kept: String = name.chars().take(max_chars.saturating_sub(1)).collect();
-        format!("{kept}…")
+    let kept: String = name.chars().take(max_chars.saturating_sub(1)).collect();
+    match name.chars().count() > max_chars {
+        true => kept + "…",
+        false => name.to_owned(),
     }
 }
 
 /// What drawing on the in-memory SVG can fail with.
 type Drawn<T = ()> = Result<T, DrawingAreaErrorKind<std::io::Error>>;
 
-/// Everything is drawn in pixels on the whole canvas; the chart only lays out the axes and
-/// maps data to pixels.
+/// Everything is drawn in pixels on the whole canvas; the chart only lays out axes and maps data.
 type Canvas<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// Sans-serif text of `size` px in `colour`, anchored at `at`.
-fn text(size: f64, colour: &'static RGBColor, at: (HPos, VPos)) -> TextStyle<'static> {
+fn text(size: f64, colour: &'static RGBColor, (h, v): (HPos, VPos)) -> TextStyle<'static> {
     let font = ("sans-serif", size).into_font();
-    TextStyle::from(font)
-        .color(colour)
-        .pos(Pos::new(at.0, at.1))
+    TextStyle::from(font).color(colour).pos(Pos::new(h, v))
 }
 
 /// Draws a line through `points` (pixels), dashed when `dash` is `(dash, gap)`.
@@ -330,8 +288,7 @@ fn draw_marker(canvas: &Canvas<'_>, (x, y): (i32, i32), style: &LineStyle) -> Dr
     let Some((corners, turn)) = style.polygon else {
         return canvas.draw(&Circle::new((x, y), 4, style.colour.filled()));
     };
-    // Circumradii: a filled square 8 px across, hollow shapes a little larger since they are
-    // lighter.
+    // Circumradii: a filled square 8 px across, hollow shapes larger since they are lighter.
     let r = if style.filled { 5.7 } else { 7.0 };
     let mut points: Vec<(i32, i32)> = (0..corners)
         .map(|k| {
@@ -354,10 +311,9 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
     let mut counts: Vec<usize> = points().map(|(t, _)| t as usize).collect();
     counts.sort_unstable();
     counts.dedup();
-    let (min_ns, max_ns) = (points().map(|(_, ns)| ns).chain(floor_ns))
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        });
+    let costs = || points().map(|(_, ns)| ns).chain(floor_ns);
+    let min_ns = costs().fold(f64::INFINITY, f64::min);
+    let max_ns = costs().fold(f64::NEG_INFINITY, f64::max);
 
     canvas.fill(&WHITE)?;
     let body = if plot.title.is_empty() {
@@ -375,7 +331,7 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
     // The legend has a column of its own right of the chart, so it can never hide a data
     // point; sized to the longest label, within bounds that keep the chart the main thing.
     let legend_style = text(16.0, &BLACK, (HPos::Left, VPos::Center));
-    let labels: Vec<String> = lines.iter().map(|line| truncate(line.name, 40)).collect();
+    let labels: Vec<String> = lines.iter().map(|l| truncate(&l.series.name, 40)).collect();
     let mut label_width = 0;
     for label in &labels {
         label_width = label_width.max(canvas.estimate_text_size(label, &legend_style)?.0);
@@ -385,14 +341,12 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
 
     let chart_width = chart_area.dim_in_pixel().0;
     let plot_width_px = f64::from((chart_width.saturating_sub(2 * MARGIN + Y_LABEL_AREA)).max(100));
+    let x_axis = thread_axis(&counts, plot_width_px);
     let mut chart = ChartBuilder::on(&chart_area)
         .margin(MARGIN)
         .x_label_area_size(X_LABEL_AREA)
         .y_label_area_size(Y_LABEL_AREA)
-        .build_cartesian_2d(
-            thread_axis(&counts, plot_width_px),
-            cost_axis(min_ns, max_ns),
-        )?;
+        .build_cartesian_2d(x_axis, cost_axis(min_ns, max_ns))?;
     chart
         .configure_mesh()
         .x_desc("threads")
@@ -419,10 +373,8 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
         canvas.draw_text(FLOOR_LABEL, &style, (px_range.end - 8, y + 4))?;
     }
 
-    let first_over = counts
-        .iter()
-        .find(|&&c| plot.cores.is_some_and(|n| n > 0 && c > n));
-    if let (Some(cores), Some(&first_over)) = (plot.cores, first_over) {
+    let over = |&&c: &&usize| plot.cores.is_some_and(|n| n > 0 && c > n);
+    if let (Some(cores), Some(&first_over)) = (plot.cores, counts.iter().find(over)) {
         // Halfway (on the log axis) between the core count and the first count beyond it.
         let boundary = ((cores as f64).log2() + (first_over as f64).log2()) / 2.0;
         let x = boundary.exp2().max(x_range.start);
@@ -434,10 +386,9 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
         let (w, _) = canvas.estimate_text_size(OVERSUBSCRIBED_LABEL, &style)?;
         // Right of the line unless that runs off the chart; the arrow still points at the
         // oversubscribed side either way.
-        let (anchor, tx) = if px + 6 + w as i32 <= px_range.end {
-            (HPos::Left, px + 6)
-        } else {
-            (HPos::Right, px - 6)
+        let (anchor, tx) = match px + 6 + w as i32 <= px_range.end {
+            true => (HPos::Left, px + 6),
+            false => (HPos::Right, px - 6),
         };
         let style = style.pos(Pos::new(anchor, VPos::Top));
         canvas.draw_text(OVERSUBSCRIBED_LABEL, &style, (tx, py_range.start + 6))?;
@@ -445,11 +396,7 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
 
     // Baselines first so ours are drawn over them where lines cross.
     let mut order: Vec<&Line<'_>> = lines.iter().collect();
-    order.sort_by_key(|l| match l.kind {
-        SeriesKind::Baseline => 0,
-        SeriesKind::Reference => 1,
-        SeriesKind::Ours => 2,
-    });
+    order.sort_by_key(|l| l.series.kind);
     for line in order {
         let points: Vec<(i32, i32)> = line.points.iter().map(|&p| to_px(p)).collect();
         draw_path(canvas, points.clone(), line.style.stroke(), line.style.dash)?;
@@ -466,13 +413,8 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
     canvas.draw(&Rectangle::new(frame, BLACK.mix(0.35).stroke_width(1)))?;
     for (i, (line, label)) in lines.iter().zip(&labels).enumerate() {
         let y = top + row * i as i32 + row / 2;
-        let (x0, x1) = (left + 10, left + 46);
-        draw_path(
-            canvas,
-            vec![(x0, y), (x1, y)],
-            line.style.stroke(),
-            line.style.dash,
-        )?;
+        let (x0, x1, stroke) = (left + 10, left + 46, line.style.stroke());
+        draw_path(canvas, vec![(x0, y), (x1, y)], stroke, line.style.dash)?;
         draw_marker(canvas, ((x0 + x1) / 2, y), &line.style)?;
         canvas.draw_text(label, &legend_style, (x1 + 10, y))?;
     }
@@ -482,165 +424,106 @@ fn render(canvas: &Canvas<'_>, plot: &Plot<'_>, lines: &[Line<'_>]) -> Drawn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use SeriesKind::{Baseline, Ours, Reference};
 
-    /// Writes the plot and returns the SVG text, removing the file.
-    fn written(test: &str, plot: &Plot<'_>) -> Result<String, String> {
-        let path =
-            std::env::temp_dir().join(format!("phasers-plot-{}-{test}.svg", std::process::id()));
-        let result = write_svg(&path, plot);
-        let text = std::fs::read_to_string(&path);
-        let _ = std::fs::remove_file(&path);
-        result.map(|()| text.expect("the plot was written"))
-    }
-
-    fn series(name: &str, kind: SeriesKind, points: &[(usize, f64)]) -> Series {
+    fn line(name: &str, kind: SeriesKind, points: &[(usize, f64)]) -> Series {
         let (name, points) = (name.to_owned(), points.to_vec());
         Series { name, kind, points }
     }
 
-    fn plot(series: &[Series], floor_ns: Option<f64>, cores: Option<usize>) -> Plot<'_> {
+    /// The SVG text of the plot of `series`, written to a file named after `test` and removed.
+    fn svg(
+        test: &str,
+        series: &[Series],
+        floor_ns: Option<f64>,
+        cores: Option<usize>,
+    ) -> Result<String, String> {
         let (title, y_label) = ("cost per barrier", "ns per barrier");
-        Plot {
+        let plot = Plot {
             title,
             y_label,
             series,
             floor_ns,
             cores,
-        }
-    }
-
-    fn curve(name: &str, kind: SeriesKind, base: f64, growth: f64) -> Series {
-        let points: Vec<_> = [1, 2, 4, 8, 16]
-            .map(|t| (t, base * (t as f64).powf(growth)))
-            .into();
-        series(name, kind, &points)
+        };
+        let path =
+            std::env::temp_dir().join(format!("phasers-plot-{}-{test}.svg", std::process::id()));
+        let written = write_svg(&path, &plot).map(|()| std::fs::read_to_string(&path).unwrap());
+        let _ = std::fs::remove_file(&path);
+        written
     }
 
     #[test]
-    fn every_plot_draws_its_lines_floor_and_oversubscription() {
-        use SeriesKind::{Baseline, Ours, Reference};
-        let realistic = vec![
+    fn plots_draw_lines_floor_and_oversubscription_and_leave_out_what_failed() {
+        let curve = |name, kind, base: f64, growth: f64| {
+            line(
+                name,
+                kind,
+                &[1, 2, 4, 8, 16].map(|t| (t, base * (t as f64).powf(growth))),
+            )
+        };
+        let realistic = [
             curve("dissemination", Ours, 8.0, 1.1),
-            curve("central sense-reversing", Ours, 6.0, 1.4),
             curve("reference", Reference, 12.0, 1.2),
             curve("std::sync::Barrier", Baseline, 60.0, 1.8),
             curve("pthread_barrier_t", Baseline, 90.0, 1.6),
         ];
-        let labels = [
+        let text = svg("realistic", &realistic, Some(70.0), Some(4)).unwrap();
+        assert!(text.trim_start().starts_with("<svg") && text.contains("<polyline"));
+        for part in [
             "\n1\n",
             "\n16\n",
             FLOOR_LABEL,
             OVERSUBSCRIBED_LABEL,
             "cost per barrier",
-        ];
-        let cases = [
-            (realistic, Some(70.0), Some(4), labels.to_vec(), ""),
-            // Failed points and series are left out of the line and the legend.
-            (
-                vec![
-                    series("survivor", Ours, &[(1, 5.0), (2, f64::NAN), (4, 40.0)]),
-                    series("casualty", Baseline, &[(1, f64::NAN)]),
-                ],
-                None,
-                None,
-                vec!["survivor"],
-                "casualty",
-            ),
-            // One point; nothing exceeds the cores.
-            (
-                vec![series("only", Ours, &[(4, 120.0)])],
-                Some(120.0),
-                Some(4),
-                vec!["only"],
-                OVERSUBSCRIBED_LABEL,
-            ),
-            // Decades apart: ticks at whole decades.
-            (
-                vec![
-                    series("fast", Ours, &[(1, 10.0), (2, 30.0), (4, 90.0)]),
-                    series("slow", Baseline, &[(1, 1e3), (2, 1e5), (4, 1e7)]),
-                ],
-                None,
-                Some(1),
-                vec!["10 ns", "1 µs", "10 ms", OVERSUBSCRIBED_LABEL],
-                "",
-            ),
-            // Extremes must not panic.
-            (
-                vec![
-                    series("tiny", Ours, &[(1, 1e-300), (2, f64::MIN_POSITIVE)]),
-                    series("huge", Baseline, &[(1, 1e300), (usize::MAX, f64::MAX)]),
-                ],
-                Some(f64::MAX),
-                Some(usize::MAX),
-                vec!["huge"],
-                "",
-            ),
-        ];
-        for (i, (series, floor, cores, present, absent)) in cases.iter().enumerate() {
-            let svg = written(&format!("case{i}"), &plot(series, *floor, *cores)).unwrap();
-            assert!(svg.trim_start().starts_with("<svg") && svg.contains("</svg>"));
-            assert!(svg.contains("<polyline") || svg.contains("<path"));
-            for text in present {
-                assert!(svg.contains(text), "case {i}: missing {text:?}");
-            }
-            assert!(
-                absent.is_empty() || !svg.contains(absent),
-                "case {i}: {absent}"
-            );
+        ] {
+            assert!(text.contains(part), "missing {part:?}");
         }
+        // Failed points and series are left out of the line and the legend.
+        let survivor = line("survivor", Ours, &[(1, 5.0), (2, f64::NAN), (4, 40.0)]);
+        let failed = [survivor, line("casualty", Baseline, &[(1, f64::NAN)])];
+        let text = svg("failed", &failed, None, None).unwrap();
+        assert!(text.contains("survivor") && !text.contains("casualty"));
+        // One point; nothing exceeds the cores.
+        let one = [line("only", Ours, &[(4, 120.0)])];
+        let text = svg("one", &one, Some(120.0), Some(4)).unwrap();
+        assert!(text.contains("only") && !text.contains(OVERSUBSCRIBED_LABEL));
+        // Extremes must not panic.
+        let tiny = line("tiny", Ours, &[(1, 1e-300), (2, f64::MIN_POSITIVE)]);
+        let extremes = [
+            tiny,
+            line("huge", Baseline, &[(1, 1e300), (usize::MAX, f64::MAX)]),
+        ];
+        let text = svg("extremes", &extremes, Some(f64::MAX), Some(usize::MAX)).unwrap();
+        assert!(text.contains("huge"));
         // Consecutive, sparse and crowded counts: the largest is always labelled.
         for counts in [vec![1, 2, 3, 4], vec![1, 2, 4, 8, 64], (1..=40).collect()] {
             let points: Vec<_> = counts.iter().map(|&t| (t, 50.0 * t as f64)).collect();
-            let svg = written(
-                "counts",
-                &plot(&[series("ours", Ours, &points)], None, None),
-            );
-            let last = format!("\n{}\n", counts[counts.len() - 1]);
-            assert!(svg.unwrap().contains(&last), "{last}");
+            let text = svg("counts", &[line("ours", Ours, &points)], None, None).unwrap();
+            assert!(text.contains(&format!("\n{}\n", counts[counts.len() - 1])));
         }
     }
 
     #[test]
     fn nothing_drawable_or_writable_is_an_error_naming_the_file() {
-        let bad = [
-            series(
-                "nan",
-                SeriesKind::Ours,
-                &[(1, f64::NAN), (2, f64::INFINITY)],
-            ),
-            series(
-                "neg",
-                SeriesKind::Baseline,
-                &[(1, -3.0), (2, 0.0), (0, 5.0)],
-            ),
-        ];
+        let nan = line("nan", Ours, &[(1, f64::NAN), (2, f64::INFINITY)]);
+        let bad = [nan, line("neg", Baseline, &[(1, -3.0), (2, 0.0), (0, 5.0)])];
         for (test, series) in [("empty", &bad[..0]), ("all-bad", &bad[..])] {
-            let error = written(test, &plot(series, Some(50.0), Some(2))).unwrap_err();
-            assert!(
-                error.starts_with("nothing to plot: ") && error.contains(test),
-                "{error}"
-            );
+            let error = svg(test, series, Some(50.0), Some(2)).unwrap_err();
+            assert!(error.starts_with("nothing to plot: ") && error.contains(test));
         }
-        let path = std::env::temp_dir()
-            .join("phasers-no-such-dir")
-            .join("plot.svg");
-        let good = [curve("a", SeriesKind::Ours, 1.0, 1.0)];
-        let error = write_svg(&path, &plot(&good, None, None)).unwrap_err();
-        assert!(error.contains("plot.svg"), "{error}");
+        let good = [line("a", Ours, &[(1, 1.0)])];
+        let error = svg("no-such-dir/plot", &good, None, None).unwrap_err();
+        assert!(error.starts_with("cannot write plot ") && error.contains("plot.svg"));
     }
 
     #[test]
     fn labels_and_ticks_fit_the_numbers() {
-        for (ns, text) in [
-            (10.0, "10 ns"),
-            (999.9999, "1 µs"),
-            (2500.0, "2.5 µs"),
-            (3e9, "3 s"),
-            (0.5, "0.5 ns"),
-        ] {
-            assert_eq!(format_ns(ns), text);
-        }
+        assert_eq!(format_ns(10.0), "10 ns");
+        assert_eq!(format_ns(999.9999), "1 µs");
+        assert_eq!(format_ns(2500.0), "2.5 µs");
+        assert_eq!(format_ns(3e9), "3 s");
+        assert_eq!(format_ns(0.5), "0.5 ns");
         let wide = cost_axis(10.0, 1e7);
         let wide = wide.bold_points();
         assert!(wide.contains(&1e3) && wide.len() <= 12, "{wide:?}");

@@ -45,58 +45,42 @@ pub struct Ratio {
     pub denominator: Pick,
 }
 
-/// `row`'s median when it ran without error and is above its resolution: the only medians that
-/// are anyone's best or a side of a ratio.
+/// `row`'s median when error-free and above its resolution: only such is a best or a ratio's side.
 pub fn cost(row: &Row) -> Option<f64> {
     let median = row.median().filter(|_| row.error.is_none())?;
     let resolution = row.resolution_ns.unwrap_or(0.0);
     (!super::resolution::below(median, resolution)).then_some(median)
 }
 
-/// `row` as a side of a ratio.
-fn side(row: &Row) -> Option<Side> {
-    Some(Side {
-        name: row.contender.clone(),
-        median_ns: cost(row)?,
-        spread: row.spread,
-    })
-}
-
 /// The row of `rows` that `pick` names, when it ran without error.
 pub fn pick<'a>(rows: &[&'a Row], pick: &Pick) -> Option<&'a Row> {
-    let fastest = |of: &dyn Fn(&Row) -> bool| {
-        let measured = rows
-            .iter()
-            .filter(|row| of(row))
-            .filter_map(|row| Some((*row, cost(row)?)));
-        measured
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(row, _)| row)
+    let fits = |row: &Row| match pick {
+        Pick::Named(name) => row.contender == *name,
+        Pick::FastestNamed(names) => names.iter().any(|name| *name == row.contender),
+        Pick::Kind(kind) | Pick::FastestKind(kind) => row.kind == *kind,
     };
-    let ok = |row: &&&Row| row.error.is_none();
+    let mut candidates = rows.iter().copied().filter(|row| fits(row));
     match pick {
-        Pick::Named(name) => rows
-            .iter()
-            .filter(ok)
-            .find(|row| row.contender == *name)
-            .copied(),
-        Pick::Kind(kind) => rows
-            .iter()
-            .filter(ok)
-            .find(|row| row.kind == *kind)
-            .copied(),
-        Pick::FastestNamed(names) => fastest(&|row| names.iter().any(|n| *n == row.contender)),
-        Pick::FastestKind(kind) => fastest(&|row| row.kind == *kind),
+        Pick::Named(_) | Pick::Kind(_) => candidates.find(|row| row.error.is_none()),
+        Pick::FastestNamed(_) | Pick::FastestKind(_) => candidates
+            .filter_map(|row| Some((row, cost(row)?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(row, _)| row),
     }
 }
 
 /// `top / bottom` as recorded, when both are sides.
-fn divide(label: &str, top: &Row, bottom: &Row) -> Option<RatioRecord> {
+pub(crate) fn divide(label: &str, top: &Row, bottom: &Row) -> Option<RatioRecord> {
+    let side = |row: &Row| {
+        Some(Side {
+            name: row.contender.clone(),
+            median_ns: cost(row)?,
+            spread: row.spread,
+        })
+    };
     let record = noise::RatioRecord::of(top.threads, label.to_owned(), &side(top)?, &side(bottom)?);
-    Some(RatioRecord {
-        at: top.at.clone(),
-        record: record?,
-    })
+    let (at, record) = (top.at.clone(), record?);
+    Some(RatioRecord { at, record })
 }
 
 /// The `ratios` of one table's `rows` with both sides measured.
@@ -115,92 +99,67 @@ pub fn records(rows: &[&Row], ratios: &[Ratio]) -> Vec<RatioRecord> {
 /// (`not computed` when it has none); `--verbose` says why a ratio is noisy.
 pub fn lines(heading: &str, records: &[RatioRecord], ratios: &[Ratio], verbose: bool) -> String {
     let (mut noisy, mut missing) = (false, false);
-    let cells: Vec<Vec<String>> = ratios
-        .iter()
-        .map(
-            |r| match records.iter().find(|record| record.record.label == r.label) {
-                Some(RatioRecord { record, .. }) => {
-                    noisy |= record.noisy;
-                    let (a, b) = (record.numerator_ns, record.denominator_ns);
-                    let mark = match (verbose, record.noisy) {
-                        (true, _) => format!("  {}", record.mark()),
-                        (false, true) => NOISY_MARK.to_owned(),
-                        (false, false) => String::new(),
-                    };
-                    let fastest =
-                        matches!(r.denominator, Pick::FastestKind(_) | Pick::FastestNamed(_));
-                    let who = match fastest {
-                        true => format!("  ({})", record.denominator),
-                        false => String::new(),
-                    };
-                    let line = format!(
-                        "{} / {} = {}{mark}{who}",
-                        time(a),
-                        time(b),
-                        ratio(Some(a), Some(b))
-                    );
-                    vec![r.label.clone(), line.trim_end().to_owned()]
-                }
-                None => {
-                    missing = true;
-                    vec![r.label.clone(), NOT_COMPUTED.to_owned()]
-                }
-            },
-        )
-        .collect();
+    let mut cells: Vec<Vec<String>> = Vec::new();
+    for r in ratios {
+        let Some(RatioRecord { record, .. }) = records.iter().find(|x| x.record.label == r.label)
+        else {
+            missing = true;
+            cells.push(vec![r.label.clone(), NOT_COMPUTED.to_owned()]);
+            continue;
+        };
+        noisy |= record.noisy && !verbose;
+        let mark = match (verbose, record.noisy) {
+            (true, _) => format!("  {}", record.mark()),
+            (false, true) => NOISY_MARK.to_owned(),
+            (false, false) => String::new(),
+        };
+        let who = match r.denominator {
+            Pick::FastestKind(_) | Pick::FastestNamed(_) => format!("  ({})", record.denominator),
+            _ => String::new(),
+        };
+        let (a, b) = (record.numerator_ns, record.denominator_ns);
+        let divided = ratio(Some(a), Some(b));
+        let line = format!("{} / {} = {divided}{mark}{who}", time(a), time(b));
+        cells.push(vec![r.label.clone(), line.trim_end().to_owned()]);
+    }
     let mut text = heading.to_owned();
     for line in aligned(&cells, Last::Free).lines() {
         text.push_str(&format!("\n  {line}"));
     }
-    for (used, note) in [
-        (noisy && !verbose, NOISY_NOTE),
-        (missing, NOT_COMPUTED_NOTE),
-    ] {
-        if used {
-            text.push('\n');
-            text.push_str(footnotes::wrap("  ", note).trim_end());
-        }
+    let notes = [(noisy, NOISY_NOTE), (missing, NOT_COMPUTED_NOTE)];
+    for (_, note) in notes.into_iter().filter(|(used, _)| *used) {
+        text.push_str(&format!("\n{}", footnotes::wrap("  ", note).trim_end()));
     }
     text
 }
 
 /// A grid of figures: `title`, then a head line and one line per `(label, cells)`.
 pub fn grid(title: &str, heads: &[String], lines: Vec<(String, Vec<String>)>) -> String {
-    let head = std::iter::once(String::new())
-        .chain(heads.iter().cloned())
-        .collect();
-    let lines = lines
-        .into_iter()
-        .map(|(label, cells)| [vec![label], cells].concat());
-    let cells: Vec<Vec<String>> = std::iter::once(head).chain(lines).collect();
+    let mut cells = vec![[&[String::new()][..], heads].concat()];
+    for (label, line) in lines {
+        cells.push([vec![label], line].concat());
+    }
     format!("{title}\n{}", aligned(&cells, Last::Number))
 }
 
 /// Marks noisy each row of one table whose ratio over a divisor of `over` (a table column, such
 /// as `÷floor`) is noisy, and each row above the line of a noisy ratio of `records`.
 pub fn mark_rows(rows: &mut [Row], over: &[(&str, Pick)], records: &[RatioRecord]) {
-    let mut marks = vec![Vec::new(); rows.len()];
-    {
-        let table: Vec<&Row> = rows.iter().collect();
-        for (index, row) in table.iter().enumerate() {
-            let judged = !matches!(row.kind, Kind::Floor | Kind::Loop);
-            for (column, by) in over.iter().filter(|_| judged) {
-                let divisor = pick(&table, by).filter(|divisor| divisor.contender != row.contender);
-                let record = divisor.and_then(|divisor| divide(column, row, divisor));
-                marks[index].extend(
-                    record
-                        .and_then(|r| r.record.noise)
-                        .map(|n| format!("{column}: {n}")),
-                );
-            }
-            let heads = records
-                .iter()
-                .map(|r| &r.record)
-                .filter(|r| r.numerator == row.contender);
-            marks[index]
-                .extend(heads.filter_map(|r| Some(format!("{}: {}", r.label, r.noise.as_ref()?))));
-        }
-    }
+    let table: Vec<&Row> = rows.iter().collect();
+    let marks = |row: &Row| -> Vec<String> {
+        let judged = !matches!(row.kind, Kind::Floor | Kind::Loop);
+        let columns = over.iter().filter(|_| judged).filter_map(|(column, by)| {
+            let divisor = pick(&table, by).filter(|divisor| divisor.contender != row.contender)?;
+            let noise = divide(column, row, divisor)?.record.noise?;
+            Some(format!("{column}: {noise}"))
+        });
+        let heads = records.iter().filter_map(|RatioRecord { record: r, .. }| {
+            let noise = r.noise.as_ref().filter(|_| r.numerator == row.contender)?;
+            Some(format!("{}: {noise}", r.label))
+        });
+        columns.chain(heads).collect()
+    };
+    let marks: Vec<Vec<String>> = table.iter().map(|row| marks(row)).collect();
     for (row, marks) in rows.iter_mut().zip(marks) {
         marks.into_iter().for_each(|mark| row.add_noise(mark));
     }
@@ -221,110 +180,57 @@ pub(crate) mod tests {
         row
     }
 
-    fn table() -> Vec<Row> {
-        let mut failed = row("cxx", Kind::Baseline, &[1.0]);
-        failed.error = Some("boom".into());
-        vec![
-            row("auto", Kind::Ours, &[50.0, 60.0, 70.0]),
-            row("std", Kind::Baseline, &[100.0, 100.0]),
-            row("pthread", Kind::Baseline, &[58.0, 58.0]),
-            failed,
-        ]
-    }
-
-    fn ratios() -> Vec<Ratio> {
-        let named = |name: &'static str| Pick::Named(name.into());
-        let ratio = |label: &str, denominator| Ratio {
-            label: label.into(),
-            numerator: named("auto"),
-            denominator,
-        };
-        vec![
-            ratio("auto / fastest standard", Pick::FastestKind(Kind::Baseline)),
-            ratio("auto / std", named("std")),
-            ratio("auto / cxx", named("cxx")),
-        ]
-    }
-
     #[test]
-    fn picks_skip_failed_rows_and_find_the_fastest() {
-        let rows = table();
-        let rows: Vec<&Row> = rows.iter().collect();
-        assert_eq!(
-            pick(&rows, &Pick::FastestKind(Kind::Baseline))
-                .unwrap()
-                .contender,
-            "pthread"
-        );
-        assert_eq!(pick(&rows, &Pick::Named("cxx".into())), None);
-        assert_eq!(
-            pick(&rows, &Pick::Kind(Kind::Baseline)).unwrap().contender,
-            "std"
-        );
+    fn picks_skip_failed_rows_and_ratios_say_what_is_noisy_or_missing() {
+        let mut cxx = row("cxx", Kind::Baseline, &[1.0]);
+        cxx.error = Some("boom".into());
+        let mut rows = vec![
+            row("auto", Kind::Ours, &[50.0, 60.0, 70.0]),
+            row("std", Kind::Baseline, &[100.0; 2]),
+            row("pthread", Kind::Baseline, &[58.0; 2]),
+            cxx,
+        ];
+        let refs: Vec<&Row> = rows.iter().collect();
+        let who = |by: Pick| pick(&refs, &by).map(|row| row.contender.as_str());
+        assert_eq!(who(Pick::FastestKind(Kind::Baseline)), Some("pthread"));
+        assert_eq!(who(Pick::Kind(Kind::Baseline)), Some("std"));
+        assert_eq!(who(Pick::Named("cxx".into())), None);
         let names = Pick::FastestNamed(vec!["auto".into(), "std".into()]);
-        assert_eq!(pick(&rows, &names).unwrap().contender, "auto");
+        assert_eq!(who(names), Some("auto"));
         let mut below = row("tiny", Kind::Ours, &[1.0]);
         below.resolution_ns = Some(2.0);
         assert_eq!(cost(&below), None, "below its resolution");
-    }
 
-    #[test]
-    fn records_keep_the_point_and_the_verdict_and_lines_say_what_is_missing() {
-        let rows = table();
-        let records = records(&rows.iter().collect::<Vec<_>>(), &ratios());
-        assert_eq!(records.len(), 2, "cxx failed");
-        let fastest = &records[0].record;
-        assert_eq!(
-            (fastest.denominator.as_str(), fastest.ratio),
-            ("pthread", 60.0 / 58.0)
-        );
-        assert!(fastest.noisy, "rounds ×1.40 > gap ×1.03");
-        let json = serde_json::to_value(&records[1]).unwrap();
-        assert_eq!(
-            (
-                json["app"].as_str(),
-                json["threads"].as_u64(),
-                json["noisy"].as_bool()
-            ),
-            (Some("sor"), Some(2), Some(false))
-        );
-        let text = lines("2 threads", &records, &ratios(), false);
-        assert!(
-            text.contains("60.0 ns / 58.0 ns = 1.03x~  (pthread)"),
-            "{text}"
-        );
-        assert!(
-            text.contains("auto / cxx")
-                && text.contains(NOT_COMPUTED)
-                && text.contains(NOT_COMPUTED_NOTE),
-            "{text}"
-        );
-        assert!(text.contains(NOISY_NOTE));
-        let verbose = lines("2 threads", &records, &ratios(), true);
-        assert!(
-            verbose.contains("noisy: rounds ×1.40 > gap ×1.03") && !verbose.contains(NOISY_NOTE),
-            "{verbose}"
-        );
-    }
+        let ratio = |label: &str, denominator| Ratio {
+            label: label.into(),
+            numerator: Pick::Named("auto".into()),
+            denominator,
+        };
+        let ratios = [
+            ratio("auto / fastest standard", Pick::FastestKind(Kind::Baseline)),
+            ratio("auto / cxx", Pick::Named("cxx".into())),
+        ];
+        let records = records(&refs, &ratios);
+        assert_eq!(records.len(), 1, "cxx failed");
+        let text = lines("2 threads", &records, &ratios, false);
+        for part in [
+            "60.0 ns / 58.0 ns = 1.03x~  (pthread)",
+            &format!("auto / cxx               {NOT_COMPUTED}"),
+            NOT_COMPUTED_NOTE,
+            NOISY_NOTE,
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
+        let verbose = lines("2 threads", &records, &ratios, true);
+        assert!(verbose.contains("1.03x  noisy: rounds ×1.40 > gap ×1.03"));
+        assert!(!verbose.contains(NOISY_NOTE));
 
-    #[test]
-    fn noisy_ratios_mark_the_rows_above_the_line() {
-        let mut rows = table();
-        let records = records(&rows.iter().collect::<Vec<_>>(), &ratios());
         mark_rows(&mut rows, &[("÷std", Pick::Named("std".into()))], &records);
-        assert_eq!(
-            rows[0].noise.as_deref(),
-            Some("auto / fastest standard: rounds ×1.40 > gap ×1.03")
-        );
-        assert!(
-            !rows[1].noisy && !rows[2].noisy,
-            "std over itself is not judged"
-        );
-        let text = grid(
-            "figure",
-            &["2".into(), "4".into()],
-            vec![("auto".into(), vec!["1.00x".into(), "-".into()])],
-        );
+        let noise = "auto / fastest standard: rounds ×1.40 > gap ×1.03";
+        assert_eq!(rows[0].noise.as_deref(), Some(noise));
+        assert!(!rows[1].noisy, "std over itself is not judged");
+        let cells = vec![("auto".into(), vec!["1.00x".into(), "-".into()])];
+        let text = grid("figure", &["2".into(), "4".into()], cells);
         assert_eq!(text, "figure\n          2  4\nauto  1.00x  -\n");
     }
 }

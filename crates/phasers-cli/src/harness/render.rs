@@ -8,8 +8,7 @@ use super::noise;
 use super::ratio::{self, Pick, NOISY_MARK, NOISY_NOTE};
 use super::resolution::below_text;
 use super::result::{Kind, Row};
-use super::stats::Summary;
-use super::table::{aligned, note_cell, threads_cell, time, Last};
+use super::table::{aligned, time, Last};
 
 /// What a benchmark's tables, CSV and plots show.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,46 +114,28 @@ pub const OVERSUBSCRIBED_NOTE: &str = "* threads outnumber the available cores";
 
 /// `title`, then `rows` (but the hidden kinds) under `layout`'s columns, then the legends used.
 pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> String {
-    let columns = if verbose {
-        &layout.verbose
-    } else {
-        &layout.concise
+    let (columns, last) = match verbose {
+        true => (&layout.verbose, "note"),
+        false => (&layout.concise, ""),
     };
-    let shown: Vec<&Row> = rows
-        .iter()
-        .copied()
-        .filter(|row| !layout.hide.contains(&row.kind))
-        .collect();
+    let hidden = |row: &&Row| layout.hide.contains(&row.kind);
+    let shown: Vec<&Row> = rows.iter().copied().filter(|r| !hidden(r)).collect();
     let (mut notes, mut below, mut noisy) = (Footnotes::default(), false, false);
-    let head = columns
-        .iter()
-        .map(head)
-        .chain([if verbose { "note" } else { "" }.into()]);
+    let head = columns.iter().map(head).chain([last.into()]);
     let mut cells: Vec<Vec<String>> = vec![head.collect()];
     let (mut blocks, mut block) = (Vec::new(), None);
     for row in &shown {
         let value = layout.block.and_then(|key| row.at.get(key)).map(plain);
-        if value.is_some() && value != block {
-            blocks.push((
-                cells.len(),
-                format!("{}:", value.clone().unwrap_or_default()),
-            ));
+        if let Some(name) = value.clone().filter(|_| value != block) {
+            blocks.push((cells.len(), name));
             block = value;
         }
-        let mut line: Vec<String> = columns
-            .iter()
-            .map(|column| {
-                cell(
-                    column,
-                    row,
-                    rows,
-                    layout.block,
-                    verbose,
-                    &mut below,
-                    &mut noisy,
-                )
-            })
-            .collect();
+        let cell = |column| cell(column, row, rows, layout.block, verbose);
+        let mut line: Vec<String> = columns.iter().map(cell).collect();
+        for (column, text) in columns.iter().zip(&line) {
+            below |= *column == Column::Median && text.starts_with('<');
+            noisy |= matches!(column, Column::Over { .. }) && text.ends_with(NOISY_MARK);
+        }
         let label = row.label();
         let cut = !verbose && label.chars().count() > LABEL_WIDTH;
         if let (true, Some(index)) = (cut, columns.iter().position(|c| *c == Column::Label)) {
@@ -162,29 +143,19 @@ pub fn table(title: &str, rows: &[&Row], layout: &Layout, verbose: bool) -> Stri
             line[index] = format!("{}…", kept.trim_end());
         }
         let error = row.error.as_ref().map(|error| format!("ERROR: {error}"));
+        let noise = row.noise.as_ref().map(|noise| format!("noisy ({noise})"));
+        let full = [&error, &noise, &row.note].into_iter().flatten().cloned();
+        let cut_label = cut.then_some(label.as_str());
         line.push(match verbose {
-            true => note_cell(
-                row.error.as_deref(),
-                &[
-                    row.noise
-                        .as_ref()
-                        .map(|n| format!("noisy ({n})"))
-                        .as_deref(),
-                    row.note.as_deref(),
-                ],
-            ),
-            false => notes.marks([
-                cut.then_some(label.as_str()),
-                error.as_deref(),
-                row.note.as_deref(),
-            ]),
+            true => full.collect::<Vec<_>>().join("; "),
+            false => notes.marks([cut_label, error.as_deref(), row.note.as_deref()]),
         });
         cells.push(line);
     }
     let mut out = footnotes::wrap("", title);
     for (index, line) in aligned(&cells, Last::Free).lines().enumerate() {
         for (_, heading) in blocks.iter().filter(|(at, _)| *at == index) {
-            out.push_str(&format!("{heading}\n"));
+            out.push_str(&format!("{heading}:\n"));
         }
         out.push_str(&format!("{line}\n"));
     }
@@ -223,40 +194,22 @@ fn head(column: &Column) -> String {
 
 /// A value as a cell: strings bare, numbers and the rest as JSON writes them.
 fn plain(value: &serde_json::Value) -> String {
-    value
-        .as_str()
-        .map_or_else(|| value.to_string(), str::to_owned)
+    value.as_str().map_or(value.to_string(), str::to_owned)
 }
 
-fn cell(
-    column: &Column,
-    row: &Row,
-    rows: &[&Row],
-    block: Option<&str>,
-    verbose: bool,
-    below: &mut bool,
-    noisy: &mut bool,
-) -> String {
+/// A row's cell of `column`: a noisy ratio ends in [`NOISY_MARK`] by default.
+fn cell(column: &Column, row: &Row, rows: &[&Row], block: Option<&str>, verbose: bool) -> String {
     let dash = || "-".to_owned();
-    let stat = |summary: Option<Summary>, stat: Stat| {
-        summary.map(|s| match stat {
-            Stat::Min => s.min,
-            Stat::Median => s.median,
-            Stat::Mean => s.mean,
-        })
-    };
     match column {
         Column::Label => row.label(),
-        Column::Threads => threads_cell(row.threads, row.oversubscribed),
+        Column::Threads if row.oversubscribed => format!("{}*", row.threads),
+        Column::Threads => row.threads.to_string(),
         Column::Key(key, _) => row.at.get(key).map_or_else(dash, plain),
         Column::Iterations => row.iterations_per_sample.to_string(),
         Column::Min => row.min().map_or_else(dash, time),
         Column::Median => match (row.median(), ratio::cost(row)) {
             (_, Some(cost)) => time(cost),
-            (Some(_), None) if row.error.is_none() => {
-                *below = true;
-                below_text(row.resolution_ns.unwrap_or(0.0))
-            }
+            (Some(_), None) if row.error.is_none() => below_text(row.resolution_ns.unwrap_or(0.0)),
             _ => dash(),
         },
         Column::MeanCi => row.summary.map_or_else(dash, |s| match s.ci95 {
@@ -264,53 +217,35 @@ fn cell(
             None => time(s.mean),
         }),
         Column::Rounds => noise::spread_text(row.spread),
-        Column::Metric {
-            key, stat: which, ..
-        } => stat(row.metric(key), *which).map_or_else(dash, |v| format!("{v:.1}")),
-        Column::Value { key, format, .. } => match (row.value(key), format) {
-            (Some(value), Format::Fixed(decimals)) => format!("{value:.decimals$}"),
-            (Some(value), Format::Time) => time(value),
-            (None, _) => row
-                .field(key)
-                .filter(|v| !v.is_null())
-                .map_or_else(dash, plain),
+        Column::Metric { key, stat, .. } => match (row.metric(key), stat) {
+            (Some(s), Stat::Min) => format!("{:.1}", s.min),
+            (Some(s), Stat::Median) => format!("{:.1}", s.median),
+            (Some(s), Stat::Mean) => format!("{:.1}", s.mean),
+            (None, _) => dash(),
+        },
+        Column::Value { key, format, .. } => match (row.value(key), row.field(key), format) {
+            (Some(value), _, Format::Fixed(decimals)) => format!("{value:.decimals$}"),
+            (Some(value), _, Format::Time) => time(value),
+            (None, Some(field), _) if !field.is_null() => plain(field),
+            _ => dash(),
         },
         // A floor or a loop over anything is no ratio anyone reads.
         Column::Over { .. } if matches!(row.kind, Kind::Floor | Kind::Loop) => dash(),
         Column::Over { head, by } => {
-            let same_block =
-                |other: &Row| block.map_or(true, |key| other.at.get(key) == row.at.get(key));
-            let table: Vec<&Row> = rows
-                .iter()
-                .copied()
-                .filter(|other| other.threads == row.threads && same_block(other))
-                .collect();
+            let same = |other: &&Row| {
+                let block = block.map_or(true, |key| other.at.get(key) == row.at.get(key));
+                other.threads == row.threads && block
+            };
+            let table: Vec<&Row> = rows.iter().copied().filter(same).collect();
             let divisor =
                 ratio::pick(&table, by).filter(|divisor| divisor.contender != row.contender);
-            let record = divisor.and_then(|divisor| {
-                ratio::records(&[row, divisor], &[over(head, row, divisor)]).pop()
-            });
-            let Some(record) = record.map(|r| r.record) else {
+            let Some(record) = divisor.and_then(|divisor| ratio::divide(head, row, divisor)) else {
                 return dash();
             };
-            *noisy |= record.noisy && !verbose;
-            let mark = if record.noisy && !verbose {
-                NOISY_MARK
-            } else {
-                ""
-            };
-            super::table::ratio(Some(record.ratio), Some(1.0)) + mark
+            let noisy = record.record.noisy && !verbose;
+            let mark = if noisy { NOISY_MARK } else { "" };
+            super::table::ratio(Some(record.record.ratio), Some(1.0)) + mark
         }
-    }
-}
-
-/// `row / divisor` as a ratio of the two by name.
-fn over(head: &str, row: &Row, divisor: &Row) -> ratio::Ratio {
-    let named = |row: &Row| Pick::Named(row.contender.clone().into());
-    ratio::Ratio {
-        label: head.to_owned(),
-        numerator: named(row),
-        denominator: named(divisor),
     }
 }
 
@@ -319,126 +254,73 @@ mod tests {
     use super::*;
     use crate::harness::ratio::tests::row;
 
-    fn layout() -> Layout {
-        let over = Column::Over {
-            head: "÷std",
-            by: Pick::Named("std".into()),
-        };
-        let value = Column::Value {
-            key: "barriers",
-            head: "barriers",
-            format: Format::Fixed(0),
-        };
-        Layout {
-            concise: vec![Column::Label, Column::Median, over.clone(), value],
-            verbose: vec![
-                Column::Threads,
-                Column::Label,
-                Column::MeanCi,
-                Column::Min,
-                Column::Median,
-                Column::Rounds,
-                over,
-            ],
+    #[test]
+    fn a_table_fits_100_columns_with_footnotes_and_verbose_has_everything() {
+        use Column::{Label, MeanCi, Median, Rounds, Threads, Value};
+        let (head, by) = ("÷std", Pick::Named("std".into()));
+        let over = Column::Over { head, by };
+        let (key, head, format) = ("barriers", "barriers", Format::Fixed(0));
+        let layout = Layout {
+            concise: vec![Label, Median, over.clone(), Value { key, head, format }],
+            verbose: vec![Threads, Label, MeanCi, Rounds, over],
             block: Some("app"),
             hide: &[Kind::Loop],
             csv: &[],
             plot: None,
-        }
-    }
-
-    fn rows() -> Vec<Row> {
+        };
+        let budget = "3 of 5 samples: row stopped at its 4 s budget";
         let mut phaser = row("phaser flat + sum i64", Kind::Ours, &[300.0, 420.0, 307.0]);
         phaser.resolved = Some("tiers 1 (flat), degree 64, wait policy spin-then-park".into());
-        phaser.add_note("3 of 5 samples: row stopped at its 4 s budget".into());
+        phaser.add_note(budget.into());
         phaser.extra.set("barriers", 12);
         let mut tiny = row("ticket", Kind::Ours, &[1.5]);
-        tiny.resolution_ns = Some(6.0);
+        (tiny.resolution_ns, tiny.resolved) = (Some(6.0), Some("ticket".into()));
         let mut failed = row("mcs", Kind::Ours, &[]);
-        failed.error = Some("a thread panicked after waiting 60 s for the last arrival".into());
-        failed.add_note("3 of 5 samples: row stopped at its 4 s budget".into());
-        vec![
-            row("std", Kind::Baseline, &[330.0; 3]),
-            phaser,
-            tiny,
-            failed,
-            row("loop", Kind::Loop, &[9.0]),
-        ]
-    }
-
-    #[test]
-    fn a_default_table_fits_100_columns_with_notes_as_footnotes() {
-        let rows = rows();
-        let text = table(
-            "2 threads on 2 cores",
-            &rows.iter().collect::<Vec<_>>(),
-            &layout(),
-            false,
-        );
-        assert!(
-            text.lines().all(|line| line.chars().count() <= 100),
-            "{text}"
-        );
-        let line = |start: &str| {
-            text.lines()
-                .find(|line| line.starts_with(start))
-                .unwrap_or_else(|| panic!("{start}\n{text}"))
+        failed.error = Some("a thread panicked".into());
+        failed.add_note(budget.into());
+        let std = row("std", Kind::Baseline, &[330.0; 3]);
+        let mut rows = [std, phaser, tiny, failed, row("loop", Kind::Loop, &[9.0])];
+        let refs: Vec<&Row> = rows.iter().collect();
+        let text = table("2 threads", &refs, &layout, false);
+        let line = |text: &str, start: &str| {
+            let line = text.lines().find(|line| line.starts_with(start));
+            line.unwrap_or_else(|| panic!("{start}\n{text}")).to_owned()
         };
-        assert!(line("sor:").len() == 4 && !text.contains("loop"), "{text}");
-        let phaser = line("phaser flat + sum i64 → tiers 1 (flat), degree…");
-        assert!(
-            phaser.contains("307 ns") && phaser.contains("0.93x~") && phaser.contains("12"),
-            "{text}"
-        );
-        assert!(
-            line("ticket").contains("< 6.0 ns") && text.contains(BELOW_NOTE),
-            "{text}"
-        );
-        assert_eq!(
-            text.matches("row stopped at its 4 s budget").count(),
-            1,
-            "one footnote for both rows: {text}"
-        );
-        assert!(
-            text.contains("] phaser flat + sum i64 → tiers 1 (flat), degree 64"),
-            "{text}"
-        );
-        assert!(
-            text.contains("ERROR: a thread panicked") && text.contains(NOISY_NOTE),
-            "{text}"
-        );
-        assert!(!text.contains("noisy ("), "{text}");
-    }
+        assert!(text.lines().all(|line| line.chars().count() <= 100));
+        assert_eq!(line(&text, "sor"), "sor:");
+        assert!(!text.contains("loop") && !text.contains("noisy ("));
+        let phaser = line(&text, "phaser flat + sum i64 → tiers 1 (flat), degree…");
+        assert!(phaser.contains("307 ns  0.93x~        12  [1][2]"));
+        assert!(line(&text, "ticket ").contains("< 6.0 ns"), "{text}");
+        assert_eq!(text.matches(budget).count(), 1, "one footnote for both");
+        for part in [
+            BELOW_NOTE,
+            NOISY_NOTE,
+            "] phaser flat + sum i64 → tiers 1 (flat), degree 64, wait",
+            "] ERROR: a thread panicked",
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
 
-    #[test]
-    fn a_verbose_table_has_every_column_and_note_in_full() {
-        let mut rows = rows();
         rows[1].add_noise("÷std: rounds ×1.40 > gap ×1.07".into());
-        rows[1].threads = 4;
-        rows[1].oversubscribed = true;
-        let text = table("title", &rows.iter().collect::<Vec<_>>(), &layout(), true);
-        let phaser = text.lines().find(|line| line.starts_with("4*")).unwrap();
-        assert!(
-            phaser.contains("tiers 1 (flat), degree 64, wait policy spin-then-park"),
-            "{text}"
-        );
-        assert!(
-            phaser.contains("342 ns ± ")
-                && phaser.contains("×1.40")
-                && phaser.contains("noisy (÷std: rounds"),
-            "{text}"
-        );
-        assert!(phaser.contains("  -  "), "no std row at 4 threads: {text}");
-        assert!(
-            text.contains(
-                "ERROR: a thread panicked after waiting 60 s for the last arrival; 3 of 5"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains(OVERSUBSCRIBED_NOTE) && text.contains("rounds: the slowest round"),
-            "{text}"
-        );
-        assert!(text.lines().any(|line| line.chars().count() > 100));
+        (rows[1].threads, rows[1].oversubscribed) = (4, true);
+        let refs: Vec<&Row> = rows.iter().collect();
+        let text = table("title", &refs, &layout, true);
+        let phaser = line(&text, "4* ");
+        for part in [
+            "wait policy spin-then-park",
+            "342 ns ± ",
+            "×1.40",
+            "-  noisy (÷std: rounds ×1.40",
+        ] {
+            assert!(phaser.contains(part), "{part}: {text}");
+        }
+        for part in [
+            &format!("ERROR: a thread panicked; {budget}"),
+            OVERSUBSCRIBED_NOTE,
+            "rounds: the slowest round",
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
     }
 }

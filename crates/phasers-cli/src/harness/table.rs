@@ -4,29 +4,22 @@
 /// Lays out `cells` in columns: the first left-aligned, numbers right-aligned, and the last
 /// left-aligned and unpadded when it is `Last::Free` (notes).
 pub fn aligned<L: AsRef<[String]>>(cells: &[L], last: Last) -> String {
-    let columns = cells
-        .iter()
-        .map(|line| line.as_ref().len())
-        .max()
-        .unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|column| {
-            cells
-                .iter()
-                .filter_map(|line| line.as_ref().get(column))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let mut widths: Vec<usize> = Vec::new();
+    for line in cells {
+        widths.resize(widths.len().max(line.as_ref().len()), 0);
+        for (width, cell) in widths.iter_mut().zip(line.as_ref()) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
     let mut out = String::new();
     for line in cells {
         let mut text = String::new();
         for (column, cell) in line.as_ref().iter().enumerate() {
             let pad = " ".repeat(widths[column] - cell.chars().count());
+            let free = column + 1 == widths.len() && last == Last::Free;
             match column {
                 0 => text.push_str(&format!("{cell}{pad}")),
-                c if c == columns - 1 && last == Last::Free => text.push_str(&format!("  {cell}")),
+                _ if free => text.push_str(&format!("  {cell}")),
                 _ => text.push_str(&format!("  {pad}{cell}")),
             }
         }
@@ -45,19 +38,14 @@ pub enum Last {
     Free,
 }
 
-/// A duration in nanoseconds, in the unit that keeps it readable: `12.3 ns`, `45.6 µs`. EPCC
-/// costs can be slightly negative (a barrier cheaper than the noise of its reference loop), so the
-/// sign is kept.
+/// A duration in ns in a readable unit: `12.3 ns`, `45.6 µs`; the sign is kept, since EPCC costs
+/// can be slightly negative (a barrier cheaper than the noise of its reference loop).
 pub fn time(ns: f64) -> String {
-    let magnitude = ns.abs();
-    if magnitude < 100.0 {
-        format!("{ns:.1} ns")
-    } else if magnitude < 10_000.0 {
-        format!("{ns:.0} ns")
-    } else if magnitude < 10_000_000.0 {
-        format!("{:.1} µs", ns / 1e3)
-    } else {
-        format!("{:.1} ms", ns / 1e6)
+    match ns.abs() {
+        magnitude if magnitude < 100.0 => format!("{ns:.1} ns"),
+        magnitude if magnitude < 10_000.0 => format!("{ns:.0} ns"),
+        magnitude if magnitude < 10_000_000.0 => format!("{:.1} µs", ns / 1e3),
+        _ => format!("{:.1} ms", ns / 1e6),
     }
 }
 
@@ -72,90 +60,21 @@ pub fn ratio(numerator: Option<f64>, denominator: Option<f64>) -> String {
     }
 }
 
-/// A row's name with what it resolved to when that differs: `auto → mcs-tree`.
-pub fn resolved_label(name: &str, resolved: Option<&str>) -> String {
-    match resolved {
-        Some(resolved) if resolved != name => format!("{name} → {resolved}"),
-        _ => name.to_owned(),
-    }
-}
-
-/// A thread count as a table shows it: `4*` when the threads outnumber the cores.
-pub fn threads_cell(threads: usize, oversubscribed: bool) -> String {
-    format!("{threads}{}", if oversubscribed { "*" } else { "" })
-}
-
-/// The note column of a row: `ERROR: why; notes` when it failed, else its notes, `; `-separated.
-pub fn note_cell(error: Option<&str>, notes: &[Option<&str>]) -> String {
-    let parts: Vec<&str> = std::iter::once(error)
-        .chain(notes.iter().copied())
-        .flatten()
-        .collect();
-    match error {
-        Some(_) => format!("ERROR: {}", parts.join("; ")),
-        None => parts.join("; "),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn numbers_format_in_readable_units() {
-        for (ns, text) in [
-            (12.34, "12.3 ns"),
-            (1234.0, "1234 ns"),
-            (45_600.0, "45.6 µs"),
-            (12_300_000.0, "12.3 ms"),
-            (-3.25, "-3.2 ns"),
-            (-45_600.0, "-45.6 µs"),
-        ] {
-            assert_eq!(time(ns), text);
-        }
-        for (n, d, text) in [
-            (Some(300.0), Some(100.0), "3.00x"),
-            (Some(25_000.0), Some(10.0), "2500x"),
-            (None, Some(1.0), "-"),
-            (Some(1.0), Some(0.0), "-"),
-        ] {
-            assert_eq!(ratio(n, d), text);
-        }
-    }
-
-    #[test]
-    fn cells_say_what_resolved_oversubscribed_and_failed() {
-        assert_eq!(resolved_label("auto", Some("mcs-tree")), "auto → mcs-tree");
-        assert_eq!(resolved_label("mcs-tree", Some("mcs-tree")), "mcs-tree");
-        assert_eq!(resolved_label("std", None), "std");
-        assert_eq!(
-            (threads_cell(4, true), threads_cell(2, false)),
-            ("4*".into(), "2".into())
-        );
-        let failed = note_cell(Some("boom"), &[Some("3 of 5 samples")]);
-        assert_eq!(failed, "ERROR: boom; 3 of 5 samples");
-        assert_eq!(note_cell(None, &[None, Some("pinned")]), "pinned");
-        assert_eq!(note_cell(None, &[]), "");
-    }
-
-    #[test]
-    fn numbers_align_right_and_notes_left() {
-        let cells = |rows: &[[&str; 3]]| -> Vec<Vec<String>> {
-            rows.iter()
-                .map(|row| row.map(str::to_owned).to_vec())
-                .collect()
-        };
-        let notes = cells(&[
-            ["barrier", "median", "note"],
-            ["mcs", "51.0 ns", ""],
-            ["std", "312 ns", "slow"],
-        ]);
-        let text = "barrier   median  note\nmcs      51.0 ns\nstd       312 ns  slow\n";
-        assert_eq!(aligned(&notes, Last::Free), text);
-        let numbers = cells(&[["a", "1", "10"], ["bb", "100", "2"]]);
-        assert_eq!(
-            aligned(&numbers, Last::Number),
-            "a     1  10\nbb  100   2\n"
-        );
+    fn numbers_format_in_readable_units_and_align_right() {
+        assert_eq!(time(12.34), "12.3 ns");
+        assert_eq!(time(1234.0), "1234 ns");
+        assert_eq!(time(-45_600.0), "-45.6 µs");
+        assert_eq!(time(12_300_000.0), "12.3 ms");
+        assert_eq!(ratio(Some(2500.0), Some(1.0)), "2500x");
+        assert_eq!(ratio(Some(1.0), Some(0.0)), "-");
+        let cells = [["barrier", "median", "note"], ["mcs", "51.0 ns", ""]];
+        let cells = cells.map(|row| row.map(String::from));
+        let text = "barrier   median  note\nmcs      51.0 ns\n";
+        assert_eq!(aligned(&cells, Last::Free), text);
     }
 }

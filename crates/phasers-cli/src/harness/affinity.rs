@@ -26,18 +26,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_robin() {
-        assert_eq!(cpu_for(&[3, 5], 0), Some(3));
-        assert_eq!(cpu_for(&[3, 5], 3), Some(5));
+    fn pinned_threads_go_round_robin_over_cpus_this_process_may_use() {
+        assert_eq!(
+            [0, 3].map(|index| cpu_for(&[3, 5], index)),
+            [Some(3), Some(5)]
+        );
         assert_eq!(cpu_for(&[], 1), None);
-    }
-
-    #[test]
-    fn this_process_may_run_somewhere() {
-        let cpus = allowed_cpus();
-        assert!(!cpus.is_empty());
-        // Pinning to an allowed CPU works, on a thread of its own so the test harness is untouched.
-        let cpu = cpus[0];
+        let cpu = allowed_cpus()[0];
+        // On a thread of its own, so the test harness is untouched.
         assert!(std::thread::spawn(move || pin(cpu)).join().unwrap());
     }
 }

@@ -78,6 +78,7 @@ pub fn nanos(duration: Duration) -> u64 {
 mod tests {
     use super::*;
 
+    // tests/floors.rs: a report's measured floors, and those PHASERS_FLOORS sets, in its header.
     #[test]
     fn times_keep_two_or_three_digits_and_every_source_has_words() {
         let times = [190, 4_200, 22_499, 4_000_000].map(short_time);
@@ -91,11 +92,5 @@ mod tests {
         ] {
             assert_ne!(source_words(source.name()), "from an unknown source");
         }
-    }
-
-    #[test]
-    fn this_process_has_floors() {
-        let record = FloorsRecord::current().unwrap();
-        assert!(record.round_trip_ns > 0 && record.yield_ns > 0 && record.wake_ns > 0);
     }
 }

@@ -25,9 +25,7 @@ impl Header {
     /// the library's floors; the caller adds its units.
     ///
     /// ```
-    /// use phasers_cli::harness::floor::Floor;
-    /// use phasers_cli::harness::header::Header;
-    /// use phasers_cli::harness::provenance::Provenance;
+    /// use phasers_cli::harness::{floor::Floor, header::Header, provenance::Provenance};
     ///
     /// let provenance = Provenance::now("bench dynamic", Vec::new());
     /// let floor = Floor {
@@ -38,16 +36,13 @@ impl Header {
     ///     median_ns: Some(65.0),
     ///     note: None,
     /// };
-    /// let text = Header::with_floors(&provenance, "a growing team", "one run per size", &floor)
-    ///     .line("units", "per barrier")
-    ///     .finish();
-    /// assert!(text.starts_with("phasers bench dynamic: a growing team\nmethod:  one run per"));
-    /// let label = |line: &str| line.split(':').next().unwrap_or_default().to_owned();
-    /// // Long lines wrap, their later lines indented under the text.
-    /// let starts = text.lines().skip(1).filter(|line| !line.starts_with(' '));
-    /// let labels: Vec<String> = starts.map(label).collect();
-    /// assert_eq!(labels, ["method", "machine", "floor", "floors", "units"]);
-    /// assert!(text.contains("floor:   cache-line round trip between threads pinned to cpus 0"));
+    /// let text = Header::with_floors(&provenance, "a team", "one run per size", &floor).finish();
+    /// assert!(text.starts_with("phasers bench dynamic: a team\nmethod:  one run per size\n"));
+    /// // Each label starts a line; long lines wrap, their later lines indented under the text.
+    /// let labels: Vec<&str> = (text.lines().filter(|line| !line.starts_with(' ')))
+    ///     .map(|line| line.split(':').next().unwrap_or_default())
+    ///     .collect();
+    /// assert_eq!(labels, ["phasers bench dynamic", "method", "machine", "floor", "floors"]);
     /// ```
     pub fn with_floors(
         provenance: &Provenance,

@@ -6,13 +6,6 @@ pub use indicatif::ProgressBar;
 use indicatif::ProgressStyle;
 
 /// A bar over `total` steps, each one `unit` (`tests`, `rows`), with the time elapsed.
-///
-/// ```
-/// let bar = phasers_cli::harness::progress::bar(3, "tests");
-/// bar.inc(1);
-/// assert_eq!(bar.position(), 1);
-/// bar.finish_and_clear();
-/// ```
 pub fn bar(total: usize, unit: &str) -> ProgressBar {
     let bar = ProgressBar::new(total as u64);
     let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}, {{elapsed}} elapsed  {{msg}}");

@@ -12,20 +12,6 @@ use super::verbosity;
 
 /// `--hang-seconds`, `--json` and `--csv` (flatten them into the command's options; a benchmark
 /// whose rows count something other than rounds names it with `mut_arg`, as `bench reduce` does).
-///
-/// ```
-/// use clap::Parser;
-/// use phasers_cli::harness::run_args::RunArgs;
-///
-/// #[derive(Parser)]
-/// struct Options {
-///     #[command(flatten)]
-///     run: RunArgs,
-/// }
-///
-/// let options = Options::try_parse_from(["bench", "--hang-seconds", "5"]).unwrap();
-/// assert_eq!((options.run.hang_seconds.as_secs(), options.run.json), (5, None));
-/// ```
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Stop the whole run when a row completes no round for this many seconds: it is hung.

@@ -67,25 +67,3 @@ pub fn panic_message(panic: &(dyn Any + Send)) -> String {
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "(no message)".to_owned())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_row_that_progresses_is_watched_until_it_finishes() {
-        let done = AtomicU64::new(0);
-        let watch = Watch::new("test", 1, Duration::from_millis(200));
-        let start = Instant::now();
-        // Each look sees one more round, so 30 ms without finishing is never a hang.
-        watch_until(
-            || {
-                done.fetch_add(1, Ordering::Relaxed);
-                start.elapsed() >= Duration::from_millis(30)
-            },
-            &done,
-            &watch,
-        );
-        assert!(start.elapsed() >= Duration::from_millis(30));
-    }
-}

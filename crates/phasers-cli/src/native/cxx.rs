@@ -107,34 +107,3 @@ impl Drop for CxxHandle<'_> {
         self.barrier.live_handles.fetch_sub(1, Ordering::AcqRel);
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::native::tests::check_barrier_invariant;
-
-    #[test]
-    fn invariant_holds_for_1_3_and_8_threads() {
-        for threads in [1, 3, 8] {
-            let barrier = CxxBarrier::new(threads).unwrap();
-            check_barrier_invariant(barrier.handles(), 2000);
-            // Once the first handles are gone, a second set may run more episodes.
-            check_barrier_invariant(barrier.handles(), 10);
-        }
-    }
-
-    #[test]
-    fn zero_or_too_many_parties_is_an_error() {
-        let error = CxxBarrier::new(0).unwrap_err();
-        assert!(error.starts_with("std::barrier(0) refused: EINVAL"));
-        assert!(CxxBarrier::new(usize::MAX).is_err());
-    }
-
-    #[test]
-    #[should_panic(expected = "still alive")]
-    fn live_handles_are_not_handed_out_twice() {
-        let barrier = CxxBarrier::new(2).unwrap();
-        let _first = barrier.handles();
-        let _second = barrier.handles();
-    }
-}

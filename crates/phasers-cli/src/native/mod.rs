@@ -99,7 +99,7 @@ mod tests {
 
     /// Runs `episodes` episodes on one thread per handle: after the wait of episode k every thread
     /// has arrived at k, and none beyond k + 1 (this one has not arrived there yet).
-    pub(super) fn check_barrier_invariant<W: Work>(handles: Vec<W>, episodes: usize) {
+    fn check_barrier_invariant<W: Work>(handles: Vec<W>, episodes: usize) {
         let threads = handles.len();
         let arrivals = AtomicUsize::new(0);
         std::thread::scope(|s| {
@@ -110,14 +110,8 @@ mod tests {
                         arrivals.fetch_add(1, Ordering::SeqCst);
                         handle.iteration(episode as u64).unwrap();
                         let seen = arrivals.load(Ordering::SeqCst);
-                        assert!(
-                            seen >= (episode + 1) * threads,
-                            "left episode {episode} early"
-                        );
-                        assert!(
-                            seen < (episode + 2) * threads,
-                            "others ran past episode {episode}"
-                        );
+                        assert!(seen >= (episode + 1) * threads, "left {episode} early");
+                        assert!(seen < (episode + 2) * threads, "others ran past {episode}");
                     }
                 });
             }
@@ -126,9 +120,34 @@ mod tests {
     }
 
     #[test]
-    fn errors_are_named() {
-        let eagain = format!("EAGAIN: {}", std::io::Error::from_raw_os_error(11));
-        assert_eq!(describe_error(11), eagain);
+    fn the_native_barriers_keep_the_invariant_for_1_3_and_8_threads() {
+        for threads in [1, 3, 8] {
+            let pthread = PthreadBarrier::new(threads).unwrap();
+            check_barrier_invariant(pthread.handles(), 2000);
+            let cxx = CxxBarrier::new(threads).unwrap();
+            check_barrier_invariant(cxx.handles(), 2000);
+            // Once the first handles are gone, a second set may run more episodes.
+            check_barrier_invariant(cxx.handles(), 10);
+        }
+    }
+
+    #[test]
+    fn zero_or_too_many_parties_is_an_error_that_names_the_code() {
+        let error = PthreadBarrier::new(0).unwrap_err();
+        assert!(error.starts_with("pthread_barrier_init(0) failed: EINVAL"));
+        let error = CxxBarrier::new(0).unwrap_err();
+        assert!(error.starts_with("std::barrier(0) refused: EINVAL"));
+        // Above u32 on 64-bit targets, and above glibc's own limit either way.
+        assert!(PthreadBarrier::new(usize::MAX).is_err() && CxxBarrier::new(usize::MAX).is_err());
+        assert!(PthreadBarrier::new(u32::MAX as usize).is_err());
         assert_eq!(describe_error(-1), "a C++ exception was thrown");
+    }
+
+    #[test]
+    #[should_panic(expected = "still alive")]
+    fn live_cxx_handles_are_not_handed_out_twice() {
+        let barrier = CxxBarrier::new(2).unwrap();
+        let _first = barrier.handles();
+        let _second = barrier.handles();
     }
 }

@@ -83,26 +83,3 @@ impl Work for PthreadHandle<'_> {
         Ok(None)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::native::tests::check_barrier_invariant;
-
-    #[test]
-    fn invariant_holds_for_1_3_and_8_threads() {
-        for threads in [1, 3, 8] {
-            let barrier = PthreadBarrier::new(threads).unwrap();
-            check_barrier_invariant(barrier.handles(), 2000);
-        }
-    }
-
-    #[test]
-    fn zero_or_too_many_parties_is_an_error() {
-        let error = PthreadBarrier::new(0).unwrap_err();
-        assert!(error.starts_with("pthread_barrier_init(0) failed: EINVAL"));
-        // Above u32 on 64-bit targets, and above glibc's own limit either way.
-        assert!(PthreadBarrier::new(usize::MAX).is_err());
-        assert!(PthreadBarrier::new(u32::MAX as usize).is_err());
-    }
-}

@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use super::describe_error;
 
-/// Mirrors `phasers_omp_result` in `baselines.h`, which every OpenMP shim fills. The default is
-/// all zeros: status [`OK`].
+/// Mirrors `phasers_omp_result` in `baselines.h`, which every OpenMP shim fills.
 #[repr(C)]
 #[derive(Default)]
 pub(crate) struct RawRound {
@@ -19,13 +18,13 @@ pub(crate) struct RawRound {
     pub(crate) detail: i32,
 }
 
-/// The `status` values of `baselines.h`.
-pub(crate) const OK: i32 = 0;
-pub(crate) const INVALID: i32 = 1;
-pub(crate) const TOO_FEW_THREADS: i32 = 2;
+/// The `status` values of `baselines.h` (`STACK` is `omp_reduce.rs`'s).
+const OK: i32 = 0;
+const INVALID: i32 = 1;
+const TOO_FEW_THREADS: i32 = 2;
 const AFFINITY_QUERY: i32 = 3;
 const AFFINITY_SET: i32 = 4;
-pub(crate) const NO_MEMORY: i32 = 6;
+const NO_MEMORY: i32 = 6;
 pub(crate) const WRONG_COPY: i32 = 7;
 
 extern "C" {
@@ -55,16 +54,14 @@ extern "C" {
     );
 }
 
-/// What every iteration of an OpenMP round does after the delay; mirrors `PHASERS_OMP_LOOP` and
-/// its siblings in `baselines.h`.
+/// What every iteration of an OpenMP round does after the delay (`PHASERS_OMP_LOOP`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OmpWork {
     /// Nothing: EPCC's reference loop.
     Loop,
     /// `#pragma omp barrier`.
     Barrier,
-    /// `#pragma omp for reduction(+:a)` over one iteration per thread, the delay and `a += 1`
-    /// inside it: EPCC's reduction test as the seed gives it (its figure 9c).
+    /// `omp for reduction(+:a)`, one iteration per thread, delay and `a += 1` inside: EPCC's.
     Reduction,
 }
 
@@ -78,19 +75,17 @@ impl OmpWork {
     }
 }
 
-/// What every iteration of an OpenMP collective round does; mirrors `PHASERS_OMP_COLL_BARRIER`
-/// and its siblings in `baselines.h`.
+/// What every iteration of an OpenMP collective round does (`PHASERS_OMP_COLL_BARRIER`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OmpCollective {
     /// `#pragma omp barrier`.
     Barrier,
-    /// `#pragma omp for reduction(+:total)` of one u64 per thread, over one iteration per thread;
-    /// every thread then reads the sum and checks it.
+    /// `omp for reduction(+:total)` of one u64 per thread; every thread then checks the sum.
     AllreduceOne,
-    /// The root (the iteration number modulo the threads) copies its `words` u64 into a shared
-    /// buffer, a barrier, every other thread copies them out and checks them, a barrier.
+    /// Root (iteration mod threads) copies `words` u64 into a shared buffer, barrier, the others
+    /// copy them out and check them, barrier.
     Broadcast {
-        /// The length of the broadcast, in u64 words; at least 1.
+        /// The length, in u64 words; at least 1.
         words: usize,
     },
 }
@@ -113,19 +108,18 @@ impl OmpCollective {
     }
 }
 
-/// Held for the whole of a round. libgomp gives each thread that starts a parallel region its own
-/// team, so rounds started from two Rust threads at once would run side by side and measure
-/// each other.
-static ONE_ROUND_AT_A_TIME: Mutex<()> = Mutex::new(());
+/// Held for the whole of a round or array-reduction row. libgomp gives each thread that starts a
+/// parallel region its own team, so rounds started from two Rust threads at once would run side
+/// by side and measure each other.
+pub(crate) static ONE_ROUND_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// The work each OpenMP thread does before every barrier: EPCC's delay loop, the very function
-/// the Rust rows call.
+/// The work each OpenMP thread does before every barrier: the Rust rows' own delay loop.
 #[derive(Debug, Clone, Copy)]
 pub struct Delay {
-    /// Called as `function(arg)` on every OpenMP thread, every iteration. It must not panic: a
-    /// panic cannot unwind through C, and Rust aborts the process instead.
+    /// Called as `function(arg)` on every thread, every iteration; it must not panic (no unwinding
+    /// through C).
     pub function: extern "C" fn(u64),
-    /// The argument, e.g. the calibrated number of delay-loop iterations.
+    /// The argument, e.g. the calibrated delay-loop iterations.
     pub arg: u64,
 }
 
@@ -140,21 +134,17 @@ pub struct OmpRound {
     pub sum: i64,
 }
 
-/// Runs one EPCC round on a team of `threads` OpenMP threads: `iterations` times the delay (if
-/// any) and the `work`; returns the iterations run and the time, fork and join included.
+/// One EPCC round on `threads` OpenMP threads: `iterations` times the delay (if any) and `work`;
+/// the iterations run and the time, fork and join included.
 ///
-/// A barrier or reduction round past `deadline` is cut: every thread stops after the same
-/// iteration, within about a millisecond. The reference loop cannot be cut: only a barrier brings
-/// the cut to every thread in time.
+/// A barrier or reduction round past `deadline` is cut after the same iteration on every thread
+/// (within about a millisecond); the reference loop has no barrier to carry the cut, so it is not.
+/// With `pin`, thread t runs on the t-th CPU of the caller's mask (overriding `OMP_PROC_BIND`),
+/// and the caller, thread 0, gets its mask back; unpinned, the caller should not be pinned.
 ///
-/// With `pin`, OpenMP thread t runs on the t-th CPU (round robin) of the caller's affinity mask,
-/// overriding `OMP_PROC_BIND` and `GOMP_CPU_AFFINITY`; the caller becomes thread 0 and gets its
-/// mask back. Unpinned, the caller should not be pinned itself.
-///
-/// Rounds run one at a time. libgomp keeps a team for the next region started by the same thread,
-/// so calls from one long-lived thread measure warm teams, as EPCC does; it exits the process if
-/// it cannot create a thread, so `threads` must stay within what the system allows. `Err` on 0
-/// threads or more than `i32::MAX`, a smaller team (`OMP_THREAD_LIMIT`), or failed affinity calls.
+/// Rounds run one at a time; libgomp keeps a team for the next region of the same thread, so one
+/// long-lived caller measures warm teams, as EPCC does. libgomp exits if it cannot create a thread.
+/// `Err` on 0 or over `i32::MAX` threads, a smaller team (`OMP_THREAD_LIMIT`), failed affinity.
 pub fn omp_round(
     threads: usize,
     iterations: u64,
@@ -164,7 +154,7 @@ pub fn omp_round(
     deadline: Duration,
 ) -> Result<OmpRound, String> {
     let team = team_size(threads, 1)?;
-    let deadline_ns = u64::try_from(deadline.as_nanos()).unwrap_or(u64::MAX);
+    let deadline_ns = nanos(deadline);
     let (function, arg) = split(delay);
     let raw = one_round(|raw| {
         // SAFETY: `raw` is a valid place for the result; `function`, if any, is a safe
@@ -185,9 +175,8 @@ pub fn omp_round(
     raw.into_round("phasers_omp_round", &format!("{threads} threads"))
 }
 
-/// The OpenMP side of the seed's dynamic-parallelism benchmark (its figure 16a), once: for `nth`
-/// from 2 to `max_threads`, a `parallel for num_threads(nth)` region whose `nth` iterations each
-/// run the delay. `ran` counts the regions. The rules of [`omp_round`], with at least 2 threads.
+/// The seed's figure 16a once: for `nth` from 2 to `max_threads`, a `parallel for
+/// num_threads(nth)` region of `nth` delays; `ran` counts the regions. As [`omp_round`].
 pub fn omp_dynamic(max_threads: usize, delay: Option<Delay>) -> Result<OmpRound, String> {
     let team = team_size(max_threads, 2)?;
     let (function, arg) = split(delay);
@@ -199,10 +188,9 @@ pub fn omp_dynamic(max_threads: usize, delay: Option<Delay>) -> Result<OmpRound,
     )
 }
 
-/// Runs `iterations` of `work` back to back on `threads` OpenMP threads in one parallel region,
-/// after one untimed iteration; every result is checked on every thread. `elapsed` spans a barrier
-/// before the first timed iteration to one after the last: no fork, join or allocation. The rules
-/// of [`omp_round`]; `Err` also on a wrong result or a broadcast of no words.
+/// `iterations` of `work` back to back in one parallel region after an untimed one, every result
+/// checked on every thread; `elapsed` spans barrier to barrier (no fork, join or allocation). As
+/// [`omp_round`]; `Err` also on a wrong result or a broadcast of no words.
 pub fn omp_collective_round(
     threads: usize,
     iterations: u64,
@@ -229,7 +217,6 @@ pub fn omp_collective_round(
             raw.detail,
             work.name()
         )),
-        NO_MEMORY => Err(format!("out of memory allocating {asked}")),
         _ => raw.into_round("phasers_omp_collective_round", &asked),
     }
 }
@@ -246,7 +233,7 @@ fn one_round(shim: impl FnOnce(&mut RawRound)) -> RawRound {
 }
 
 /// `threads` as the C side takes it, when it is a team size OpenMP accepts and at least `least`.
-fn team_size(threads: usize, least: u32) -> Result<u32, String> {
+pub(crate) fn team_size(threads: usize, least: u32) -> Result<u32, String> {
     u32::try_from(threads)
         .ok()
         .filter(|&team| team >= least && team <= i32::MAX as u32)
@@ -258,6 +245,11 @@ fn team_size(threads: usize, least: u32) -> Result<u32, String> {
         })
 }
 
+/// Whole nanoseconds, for the C side (which reads u64::MAX as never).
+pub(crate) fn nanos(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}
+
 fn split(delay: Option<Delay>) -> (Option<extern "C" fn(u64)>, u64) {
     match delay {
         Some(delay) => (Some(delay.function), delay.arg),
@@ -266,8 +258,8 @@ fn split(delay: Option<Delay>) -> (Option<extern "C" fn(u64)>, u64) {
 }
 
 impl RawRound {
-    /// The round, or the error its status stands for; `call` and `asked` name what was asked.
-    fn into_round(self, call: &str, asked: &str) -> Result<OmpRound, String> {
+    /// The round, or the error its status stands for; `call` and `asked` name the request.
+    pub(crate) fn into_round(self, call: &str, asked: &str) -> Result<OmpRound, String> {
         match self.status {
             OK => Ok(OmpRound {
                 ran: self.ran,
@@ -288,6 +280,7 @@ impl RawRound {
                 "pthread_setaffinity_np failed on an OpenMP thread: {}",
                 describe_error(self.detail)
             )),
+            NO_MEMORY => Err(format!("out of memory allocating {asked}")),
             status => Err(format!("{call} returned unknown status {status}")),
         }
     }

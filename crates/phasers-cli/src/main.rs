@@ -112,8 +112,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// A hint for `phasers --threads 4`: options of a benchmark given with no command. `None` for
-/// any other mistake, which clap explains well enough.
+/// A hint for `phasers --threads 4` (a benchmark's options with no command); `None` otherwise.
 fn option_without_command(error: &clap::Error, args: &[String]) -> Option<String> {
     let starts_with_option = args.first().is_some_and(|first| first.starts_with("--"));
     if error.kind() != clap::error::ErrorKind::UnknownArgument || !starts_with_option {
@@ -128,8 +127,7 @@ fn option_without_command(error: &clap::Error, args: &[String]) -> Option<String
 
 /// Runs `command`, or the quick suite.
 fn run(command: Option<Command>) -> Result<(), String> {
-    // Every benchmark builds the library's objects, which refuse a malformed PHASERS_* variable:
-    // say so before measuring anything rather than in every row, minutes later. (`floors`
+    // A malformed PHASERS_* variable fails every row: say so before measuring anything. (`floors`
     // explains a bad PHASERS_FLOORS itself; the OpenMP child builds nothing.)
     if !matches!(
         command,
@@ -219,19 +217,16 @@ fn section<N: std::fmt::Display>(title: &str, items: Vec<(N, &str)>) {
     }
 }
 
-/// The quick suite's array-reduction part: 2 threads, 1,000 and 64,000 floats, no spread and
-/// the seed's largest, `reduce`, every contender and the floor (a few seconds).
+/// The quick suite's array reductions: every contender, two sizes and spreads (a few seconds).
 const QUICK_REDUCE: &str = "reduce --threads 2 --sizes 1000,64000 --spread none,high --mode reduce";
 
-/// The quick suite's team-collectives part: 2 members, every part, a one-line broadcast and the
-/// issue's 100,000 words, one alltoall block and one sync-mode length, with short rows (a couple
-/// of seconds).
+/// The quick suite's team collectives: every part, a line and the issue's 100,000 words, short
+/// rows (a couple of seconds).
 const QUICK_COLLECTIVES: &str = "collectives --threads 2 --words 8,100000 --blocks 64 \
     --sync-words 8 --time 0.03 --samples 5 --teams all,row";
 
-/// The quick suite's applications part: SOR and the interpreter at their small size, on 1 and 2
-/// threads, our `auto` against `std::sync::Barrier` and `pthread_barrier_t`, with the
-/// interpreter's NOP cost (about a second).
+/// The quick suite's applications: SOR and the interpreter, small, `auto` against std and pthread
+/// (about a second).
 const QUICK_APPS: &str =
     "app sor,interp --size small --threads 1,2 --sync auto,std,pthread --repeat 3 --nops 2000";
 
@@ -241,9 +236,7 @@ fn quick<A: Parser>(line: &str) -> Result<A, String> {
         .map_err(|error| format!("the default options do not parse: {error}"))
 }
 
-/// `phasers` with no command: `bench barrier` with its defaults, then the phaser comparison, the
-/// array-reduction comparison, the team-collectives comparison and the applications at 2
-/// threads. A failure in one part does not skip the others.
+/// `phasers` with no command (see [`Cli`]); a failure in one part does not skip the others.
 fn quick_suite() -> Result<(), String> {
     // The barrier part keeps its report for the verdict the suite ends with.
     let barrier_report = std::cell::RefCell::new(None);
@@ -276,10 +269,7 @@ fn quick_suite() -> Result<(), String> {
     }
 }
 
-// The commands that merged into others keep working for one release, hidden from `--help`, each
-// saying its new form in one line on stderr.
-
-/// The line an old name prints: what to type instead.
+/// The line an old name, hidden from `--help` for its last release, prints on stderr.
 fn renamed(old: &str, new: &str) -> String {
     format!(
         "note: `phasers {old}` is now `phasers {new}`; the old name works until the next release"
@@ -320,8 +310,7 @@ struct TuneArgs {
     json: Option<PathBuf>,
 }
 
-/// `tune`: `bench barrier --write-profile`, which measures the standard barriers too, so the
-/// tables the profile came from show them.
+/// `tune`: `bench barrier --write-profile` (whose tables show the standard barriers too).
 fn tune(args: TuneArgs) -> BarrierArgs {
     let mut new = String::from("bench barrier --write-profile");
     for (flag, path) in [("", &args.output), (" --json", &args.json)] {

@@ -1,8 +1,7 @@
 //! Rows measured in a fresh process (libgomp reads `OMP_WAIT_POLICY` once, when it loads): the
-//! parent's [`delegate`] runs this program's hidden [`SUBCOMMAND`] with the job's kind, one
-//! environment variable set and the job as JSON on stdin; the child's [`serve`] does the job and
-//! prints the result as JSON. Whatever goes wrong (the child cannot start, fails, prints something
-//! else, or hangs and is killed) comes back as an error saying so, for a failed row.
+//! parent's [`delegate`] runs this program's hidden [`SUBCOMMAND`] with one variable set and the
+//! job as JSON on stdin; the child's [`serve`] prints the result as JSON. Whatever goes wrong comes
+//! back as an error saying so, for a failed row.
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -12,8 +11,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-/// The hidden command every child runs; its one argument names the job (`phasers internal-child
-/// KIND`), so one command serves every kind of job.
+/// The hidden command every child runs: `phasers internal-child KIND`.
 pub const SUBCOMMAND: &str = "internal-child";
 
 /// Runs [`SUBCOMMAND`] `kind` with the variable `env` set, hands it `job` and parses the result
@@ -36,8 +34,7 @@ pub fn delegate<J: Serialize, T: DeserializeOwned>(
     measured.map_err(|error| format!("the child process with {}={} {error}", env.0, env.1))
 }
 
-/// The child's side: reads the job from stdin, does it with `work` and prints the result as one
-/// line of JSON.
+/// The child's side: reads the job from stdin, does it with `work`, prints the result as JSON.
 pub fn serve<J: DeserializeOwned, T: Serialize>(
     work: impl FnOnce(J) -> Result<T, String>,
 ) -> Result<(), String> {
@@ -54,8 +51,8 @@ pub fn serve<J: DeserializeOwned, T: Serialize>(
     Ok(())
 }
 
-/// Runs `command` with `input` on its stdin and parses what it prints. `Err` completes the
-/// sentence "the child process ...". A child still running after `limit` is killed.
+/// Runs `command` with `input` on stdin, killed after `limit`, and parses what it prints; `Err`
+/// completes "the child process ...".
 fn run<T: DeserializeOwned>(
     mut command: Command,
     input: String,
@@ -69,16 +66,15 @@ fn run<T: DeserializeOwned>(
         .map_err(|error| format!("could not start: {error}"))?;
     let (stdin, mut stdout, mut stderr) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take());
-    // Written from a thread of its own, so a large job cannot fill the pipe while the child's
-    // output fills the other one. Dropping the pipe afterwards tells the child the job is whole.
+    // Written from a thread of its own, so a large job and the child's output cannot both fill
+    // their pipes; dropping the pipe tells the child the job is whole.
     let writer = std::thread::spawn(move || {
         if let Some(mut stdin) = stdin {
             // A child that exits without reading says why on stderr, reported below.
             let _ = stdin.write_all(input.as_bytes());
         }
     });
-    // stdout ends when the child exits, so its reader tells the parent when that is, and the
-    // parent waits on a channel rather than polling the child.
+    // stdout ends when the child exits: its reader says when, so the parent need not poll.
     let (done, finished) = mpsc::channel();
     let stdout_reader = std::thread::spawn(move || {
         let text = read_all(stdout.as_mut());

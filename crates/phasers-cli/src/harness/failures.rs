@@ -1,8 +1,6 @@
-//! One error naming every row of a run that failed: a benchmark measures every row it can, prints
-//! its tables and writes its files, and only then fails, naming them all.
+//! One error naming every failed row, returned after every other row ran and was reported.
 
-/// `Err` naming every row in `failed` (each already described: what, where and why), or `Ok`
-/// when there is none.
+/// `Err` naming every row in `failed` (each already described: what, where and why), if any.
 ///
 /// ```
 /// use phasers_cli::harness::failures::failures;

@@ -57,8 +57,7 @@ impl Header {
             .floors(provenance)
     }
 
-    /// Adds `label:` and `text`, the text in the column after `machine:` and wrapped to 100
-    /// columns under itself; line breaks in `text` are taken as spaces.
+    /// Adds `label:` and `text`, aligned after `machine:` and wrapped to 100 columns under itself.
     pub fn line(mut self, label: &str, text: impl Display) -> Self {
         let label = format!("{:<8} ", format!("{label}:"));
         let text = text.to_string();
@@ -84,12 +83,7 @@ impl Header {
     }
 }
 
-/// Warns on stderr when this is a debug build, whose numbers mean little; `why` says what makes
-/// it slower besides the missing optimizations (`teams check every call`), if anything does.
-///
-/// ```
-/// phasers_cli::harness::header::warn_if_debug_build(None);
-/// ```
+/// Warns on stderr in a debug build, whose numbers mean little; `why` says what else slows it.
 pub fn warn_if_debug_build(why: Option<&str>) {
     if cfg!(debug_assertions) {
         let why = why.map(|why| format!("{why} and ")).unwrap_or_default();

@@ -1,6 +1,5 @@
-//! Whether a row fits in memory: a large array at many threads can need more than a small machine
-//! has, and a run that the kernel kills after an hour helps nobody. A benchmark estimates what a
-//! row needs and skips, with a note, the rows [`too_big`] refuses.
+//! Whether a row fits in memory: a benchmark skips, with a note, the rows [`too_big`] refuses
+//! rather than be killed by the kernel an hour in.
 
 /// The memory the kernel says is available without swapping (`MemAvailable`), in bytes.
 pub fn available() -> Option<u64> {

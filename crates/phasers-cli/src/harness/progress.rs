@@ -1,6 +1,5 @@
-//! The progress bar of a run. indicatif draws it on stderr and hides itself when stderr is not a
-//! terminal, so stdout carries only the tables; print them through [`ProgressBar::suspend`] so the
-//! bar does not tear them.
+//! The progress bar of a run, on stderr (hidden when it is not a terminal); print tables through
+//! [`ProgressBar::suspend`] so the bar does not tear them.
 
 pub use indicatif::ProgressBar;
 use indicatif::ProgressStyle;

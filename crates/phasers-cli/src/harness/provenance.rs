@@ -1,6 +1,5 @@
-//! What heads every report file. `docs/benchmark-json.md` documents every field; bump
-//! [`SCHEMA_VERSION`] on any change a reader could trip over (a renamed or removed field, a changed
-//! unit or meaning).
+//! What heads every report file (docs/benchmark-json.md); bump [`SCHEMA_VERSION`] on any change a
+//! reader could trip over (a renamed or removed field, a changed unit or meaning).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -12,8 +11,7 @@ use super::machine::Machine;
 /// The version of the JSON layout of every report (docs/benchmark-json.md).
 pub const SCHEMA_VERSION: u32 = 4;
 
-/// Which program wrote a report, for which benchmark, when, how and where; flattened into the
-/// report, so its fields are top-level fields of the JSON.
+/// Which program wrote a report, for which benchmark, when, how and where (top-level JSON fields).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
     /// [`SCHEMA_VERSION`] of the program that wrote the file.
@@ -28,8 +26,8 @@ pub struct Provenance {
     pub started_unix_s: u64,
     /// The machine the run was on.
     pub machine: Machine,
-    /// The floors the library derived its wait budgets from (`phasers floors` explains them);
-    /// `None` where it could not settle them, and in files written before they were recorded.
+    /// The floors the library derived its wait budgets from; `None` where it could not settle
+    /// them, and in older files.
     #[serde(default)]
     pub floors: Option<FloorsRecord>,
 }

@@ -1,5 +1,5 @@
-//! Hang detection: threads stuck in a barrier cannot be cancelled, so a row that makes no progress
-//! for too long stops the whole run with a message naming it.
+//! Hang detection: threads stuck in a barrier cannot be cancelled, so a row without progress for
+//! too long stops the run, named.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,14 +27,13 @@ impl Watch {
     }
 }
 
-/// Blocks until `finished` says every thread of the row has, looking every 20 ms or when unparked;
-/// exits the process if `rounds_done` stops growing for the watch's time.
+/// Blocks until `finished`, looking every 20 ms or when unparked; exits the process if
+/// `rounds_done` stops growing for the watch's time.
 pub fn watch_until(finished: impl Fn() -> bool, rounds_done: &AtomicU64, watch: &Watch) {
     let mut last_rounds = rounds_done.load(Ordering::Relaxed);
     let mut last_progress = Instant::now();
     while !finished() {
-        // Parked rather than asleep, so a row that ends sooner can wake the watcher by unparking
-        // it; a wake-up for any other reason only means one more look.
+        // Parked, so a row that ends sooner can wake it; any other wake-up is one more look.
         std::thread::park_timeout(WATCH_INTERVAL);
         let rounds = rounds_done.load(Ordering::Relaxed);
         if rounds != last_rounds {

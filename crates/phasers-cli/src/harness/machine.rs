@@ -99,16 +99,12 @@ pub fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
         .map(str::trim)
         .filter(|part| !part.is_empty())
     {
-        match part.split_once('-') {
-            Some((first, last)) => {
-                let (first, last): (usize, usize) = (first.parse().ok()?, last.parse().ok()?);
-                if first > last {
-                    return None;
-                }
-                cpus.extend(first..=last);
-            }
-            None => cpus.push(part.parse().ok()?),
+        let (first, last) = part.split_once('-').unwrap_or((part, part));
+        let (first, last): (usize, usize) = (first.parse().ok()?, last.parse().ok()?);
+        if first > last {
+            return None;
         }
+        cpus.extend(first..=last);
     }
     Some(cpus)
 }

@@ -56,23 +56,14 @@ extern "C" {
 
 /// What every iteration of an OpenMP round does after the delay (`PHASERS_OMP_LOOP`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
 pub enum OmpWork {
     /// Nothing: EPCC's reference loop.
-    Loop,
+    Loop = 0,
     /// `#pragma omp barrier`.
-    Barrier,
+    Barrier = 1,
     /// `omp for reduction(+:a)`, one iteration per thread, delay and `a += 1` inside: EPCC's.
-    Reduction,
-}
-
-impl OmpWork {
-    fn raw(self) -> i32 {
-        match self {
-            OmpWork::Loop => 0,
-            OmpWork::Barrier => 1,
-            OmpWork::Reduction => 2,
-        }
-    }
+    Reduction = 2,
 }
 
 /// What every iteration of an OpenMP collective round does (`PHASERS_OMP_COLL_BARRIER`, ...).
@@ -91,19 +82,12 @@ pub enum OmpCollective {
 }
 
 impl OmpCollective {
-    fn raw(self) -> (i32, u64) {
+    /// The shim's `work` and `words`, and the result's name in messages.
+    fn raw(self) -> (i32, u64, &'static str) {
         match self {
-            OmpCollective::Barrier => (1, 0),
-            OmpCollective::AllreduceOne => (2, 0),
-            OmpCollective::Broadcast { words } => (3, words as u64),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            OmpCollective::Barrier => "barrier",
-            OmpCollective::AllreduceOne => "allreduce",
-            OmpCollective::Broadcast { .. } => "broadcast",
+            OmpCollective::Barrier => (1, 0, "barrier"),
+            OmpCollective::AllreduceOne => (2, 0, "allreduce"),
+            OmpCollective::Broadcast { words } => (3, words as u64, "broadcast"),
         }
     }
 }
@@ -165,7 +149,7 @@ pub fn omp_round(
                 iterations,
                 function,
                 arg,
-                work.raw(),
+                work as i32,
                 pin,
                 deadline_ns,
                 raw,
@@ -198,24 +182,21 @@ pub fn omp_collective_round(
     pin: bool,
 ) -> Result<OmpRound, String> {
     let team = team_size(threads, 1)?;
-    let (raw_work, words) = work.raw();
+    let (raw_work, words, name) = work.raw();
     let raw = one_round(|raw| {
         // SAFETY: `raw` is a valid place for the result; the shim allocates every buffer it uses;
         // rounds do not overlap.
         unsafe { phasers_omp_collective_round(team, iterations, raw_work, words, pin, raw) }
     });
     let asked = match work {
-        OmpCollective::Barrier => format!("barriers on {threads} threads"),
-        OmpCollective::AllreduceOne => format!("an allreduce on {threads} threads"),
-        OmpCollective::Broadcast { words } => {
-            format!("a broadcast of {words} words on {threads} threads")
-        }
+        OmpCollective::Broadcast { words } => format!("a broadcast of {words} words"),
+        _ => format!("{name} rounds"),
     };
+    let asked = format!("{asked} on {threads} threads");
     match raw.status {
         WRONG_COPY => Err(format!(
-            "wrong result: OpenMP thread {}'s copy of the {} differed from what was sent",
-            raw.detail,
-            work.name()
+            "wrong result: OpenMP thread {}'s copy of the {name} differed from what was sent",
+            raw.detail
         )),
         _ => raw.into_round("phasers_omp_collective_round", &asked),
     }

@@ -418,19 +418,13 @@ mod tests {
             assert!(error.contains(message), "{line:?}: {error}");
         }
         assert!(command("").unwrap().is_none(), "the quick suite");
-    }
-
-    #[test]
-    fn an_option_without_a_command_gets_a_hint() {
+        // Options with no command get a hint; other mistakes get clap's message alone.
         let hint = |line: &str| {
             let args: Vec<String> = line.split_whitespace().map(String::from).collect();
             option_without_command(&command(line).unwrap_err(), &args)
         };
-        let hint_text = hint("--threads 4").unwrap();
-        assert!(
-            hint_text.contains("`phasers bench barrier --threads 4`"),
-            "{hint_text}"
-        );
+        let hint_text = hint("--threads 4").unwrap_or_default();
+        assert!(hint_text.contains("`phasers bench barrier --threads 4`"));
         assert_eq!(hint("frobnicate"), None);
     }
 

@@ -68,8 +68,7 @@ impl Header {
 
     /// Adds the machine's one-line summary.
     pub fn machine(self, provenance: &Provenance) -> Self {
-        let summary = provenance.machine.summary();
-        self.line("machine", summary)
+        self.line("machine", provenance.machine.summary())
     }
 
     /// Adds the library's floors (round trip, yield hand-off, wake-up).

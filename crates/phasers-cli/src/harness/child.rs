@@ -95,9 +95,9 @@ fn run<T: DeserializeOwned>(
             limit.as_secs_f64()
         ));
     }
-    let said = last_line(&err)
-        .map(|line| format!(": {line}"))
-        .unwrap_or_default();
+    // The child's error message, if any: the last line of stderr that says something.
+    let said = err.lines().map(str::trim).rfind(|line| !line.is_empty());
+    let said = said.map(|line| format!(": {line}")).unwrap_or_default();
     if !status.success() {
         return Err(format!("failed ({status}){said}"));
     }
@@ -116,11 +116,6 @@ fn read_all(pipe: Option<&mut impl Read>) -> String {
         let _ = pipe.read_to_string(&mut text);
     }
     text
-}
-
-/// The last line that says something: the child's error message, when it has one.
-fn last_line(text: &str) -> Option<&str> {
-    text.lines().map(str::trim).rfind(|line| !line.is_empty())
 }
 
 #[cfg(test)]

@@ -220,13 +220,11 @@ fn section<N: std::fmt::Display>(title: &str, items: Vec<(N, &str)>) {
 /// The quick suite's array reductions: every contender, two sizes and spreads (a few seconds).
 const QUICK_REDUCE: &str = "reduce --threads 2 --sizes 1000,64000 --spread none,high --mode reduce";
 
-/// The quick suite's team collectives: every part, a line and the issue's 100,000 words, short
-/// rows (a couple of seconds).
+/// The quick suite's team collectives: every part, 8 and 100,000 words, short rows (seconds).
 const QUICK_COLLECTIVES: &str = "collectives --threads 2 --words 8,100000 --blocks 64 \
     --sync-words 8 --time 0.03 --samples 5 --teams all,row";
 
-/// The quick suite's applications: SOR and the interpreter, small, `auto` against std and pthread
-/// (about a second).
+/// The quick suite's applications: SOR and the interpreter, small, auto, std, pthread (a second).
 const QUICK_APPS: &str =
     "app sor,interp --size small --threads 1,2 --sync auto,std,pthread --repeat 3 --nops 2000";
 

@@ -1,7 +1,6 @@
 //! Pinning threads to CPUs, for `--pin` and for the floor.
 
-/// The CPUs this process may run on, in the order the OS lists them; empty where the platform
-/// cannot say.
+/// The CPUs this process may run on, as the OS lists them; empty where it cannot say.
 pub fn allowed_cpus() -> Vec<usize> {
     core_affinity::get_core_ids()
         .unwrap_or_default()
@@ -15,8 +14,7 @@ pub fn pin(cpu: usize) -> bool {
     core_affinity::set_for_current(core_affinity::CoreId { id: cpu })
 }
 
-/// The CPU for thread `index` of a pinned row: round robin over `cpus`, so an oversubscribed row
-/// stacks its threads evenly.
+/// Thread `index`'s CPU in a pinned row: round robin, so oversubscribed threads stack evenly.
 pub fn cpu_for(cpus: &[usize], index: usize) -> Option<usize> {
     (!cpus.is_empty()).then(|| cpus[index % cpus.len()])
 }

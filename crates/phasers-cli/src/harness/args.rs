@@ -30,8 +30,7 @@ pub fn sorted_unique<T: Ord>(mut values: Vec<T>) -> Vec<T> {
     values
 }
 
-/// `values` without repeats, each where it first appears (an order the user chose, such as
-/// `--algorithms mcs,auto`, is kept).
+/// `values` without repeats, each where it first appears (`--algorithms mcs,auto` keeps order).
 pub fn first_of_each<T: PartialEq>(values: Vec<T>) -> Vec<T> {
     let mut kept: Vec<T> = Vec::with_capacity(values.len());
     for value in values {

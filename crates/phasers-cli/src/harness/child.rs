@@ -51,8 +51,7 @@ pub fn serve<J: DeserializeOwned, T: Serialize>(
     Ok(())
 }
 
-/// Runs `command` with `input` on stdin, killed after `limit`, and parses what it prints; `Err`
-/// completes "the child process ...".
+/// Runs `command` with `input` on stdin, killed after `limit`; `Err` completes "the child ...".
 fn run<T: DeserializeOwned>(
     mut command: Command,
     input: String,

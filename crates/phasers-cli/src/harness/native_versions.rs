@@ -13,8 +13,7 @@ extern "C" {
     fn phasers_libstdcxx_date() -> i64;
 }
 
-/// The compiler, libraries and OpenMP settings the native baselines ran with, for the report: a
-/// baseline's numbers mean little without them.
+/// What the native baselines were built with and ran on: their numbers mean little without it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NativeVersions {
     /// The compiler that built the C baselines, e.g. `GCC 12.2.0`.

@@ -27,8 +27,7 @@ impl Watch {
     }
 }
 
-/// Blocks until `finished`, looking every 20 ms or when unparked; exits the process if
-/// `rounds_done` stops growing for the watch's time.
+/// Blocks until `finished`, looking every 20 ms or when unparked; exits if `rounds_done` stalls.
 pub fn watch_until(finished: impl Fn() -> bool, rounds_done: &AtomicU64, watch: &Watch) {
     let mut last_rounds = rounds_done.load(Ordering::Relaxed);
     let mut last_progress = Instant::now();

@@ -34,7 +34,7 @@ impl CxxBarrier {
     /// Its row's name in tables, JSON and `phasers list`.
     pub const NAME: &'static str = "std::barrier (C++20)";
 
-    /// A barrier for `parties` threads; `Err` says why not (`std::barrier(0) refused: EINVAL: ...`).
+    /// A barrier for `parties` threads; `Err` says why (`std::barrier(0) refused: EINVAL: ...`).
     pub fn new(parties: usize) -> Result<Self, String> {
         let count = i64::try_from(parties)
             .map_err(|_| format!("std::barrier({parties}): more parties than ptrdiff_t holds"))?;

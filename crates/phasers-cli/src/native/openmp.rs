@@ -92,9 +92,8 @@ impl OmpCollective {
     }
 }
 
-/// Held for the whole of a round or array-reduction row. libgomp gives each thread that starts a
-/// parallel region its own team, so rounds started from two Rust threads at once would run side
-/// by side and measure each other.
+/// Held for a whole round or array-reduction row: libgomp gives each forking thread its own team,
+/// and two teams at once would measure each other.
 pub(crate) static ONE_ROUND_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// The work each OpenMP thread does before every barrier: the Rust rows' own delay loop.

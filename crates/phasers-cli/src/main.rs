@@ -112,8 +112,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// A hint for `phasers --threads 4`: options of a benchmark given with no command. `None` for
-/// any other mistake, which clap explains well enough.
+/// A hint for `phasers --threads 4` (a benchmark's options with no command); `None` otherwise.
 fn option_without_command(error: &clap::Error, args: &[String]) -> Option<String> {
     let starts_with_option = args.first().is_some_and(|first| first.starts_with("--"));
     if error.kind() != clap::error::ErrorKind::UnknownArgument || !starts_with_option {
@@ -128,8 +127,7 @@ fn option_without_command(error: &clap::Error, args: &[String]) -> Option<String
 
 /// Runs `command`, or the quick suite.
 fn run(command: Option<Command>) -> Result<(), String> {
-    // Every benchmark builds the library's objects, which refuse a malformed PHASERS_* variable:
-    // say so before measuring anything rather than in every row, minutes later. (`floors`
+    // A malformed PHASERS_* variable fails every row: say so before measuring anything. (`floors`
     // explains a bad PHASERS_FLOORS itself; the OpenMP child builds nothing.)
     if !matches!(
         command,
@@ -219,19 +217,14 @@ fn section<N: std::fmt::Display>(title: &str, items: Vec<(N, &str)>) {
     }
 }
 
-/// The quick suite's array-reduction part: 2 threads, 1,000 and 64,000 floats, no spread and
-/// the seed's largest, `reduce`, every contender and the floor (a few seconds).
+/// The quick suite's array reductions: every contender, two sizes and spreads (a few seconds).
 const QUICK_REDUCE: &str = "reduce --threads 2 --sizes 1000,64000 --spread none,high --mode reduce";
 
-/// The quick suite's team-collectives part: 2 members, every part, a one-line broadcast and the
-/// issue's 100,000 words, one alltoall block and one sync-mode length, with short rows (a couple
-/// of seconds).
+/// The quick suite's team collectives: every part, 8 and 100,000 words, short rows (seconds).
 const QUICK_COLLECTIVES: &str = "collectives --threads 2 --words 8,100000 --blocks 64 \
     --sync-words 8 --time 0.03 --samples 5 --teams all,row";
 
-/// The quick suite's applications part: SOR and the interpreter at their small size, on 1 and 2
-/// threads, our `auto` against `std::sync::Barrier` and `pthread_barrier_t`, with the
-/// interpreter's NOP cost (about a second).
+/// The quick suite's applications: SOR and the interpreter, small, auto, std, pthread (a second).
 const QUICK_APPS: &str =
     "app sor,interp --size small --threads 1,2 --sync auto,std,pthread --repeat 3 --nops 2000";
 
@@ -241,9 +234,7 @@ fn quick<A: Parser>(line: &str) -> Result<A, String> {
         .map_err(|error| format!("the default options do not parse: {error}"))
 }
 
-/// `phasers` with no command: `bench barrier` with its defaults, then the phaser comparison, the
-/// array-reduction comparison, the team-collectives comparison and the applications at 2
-/// threads. A failure in one part does not skip the others.
+/// `phasers` with no command (see [`Cli`]); a failure in one part does not skip the others.
 fn quick_suite() -> Result<(), String> {
     // The barrier part keeps its report for the verdict the suite ends with.
     let barrier_report = std::cell::RefCell::new(None);
@@ -276,10 +267,7 @@ fn quick_suite() -> Result<(), String> {
     }
 }
 
-// The commands that merged into others keep working for one release, hidden from `--help`, each
-// saying its new form in one line on stderr.
-
-/// The line an old name prints: what to type instead.
+/// The line an old name, hidden from `--help` for its last release, prints on stderr.
 fn renamed(old: &str, new: &str) -> String {
     format!(
         "note: `phasers {old}` is now `phasers {new}`; the old name works until the next release"
@@ -320,8 +308,7 @@ struct TuneArgs {
     json: Option<PathBuf>,
 }
 
-/// `tune`: `bench barrier --write-profile`, which measures the standard barriers too, so the
-/// tables the profile came from show them.
+/// `tune`: `bench barrier --write-profile` (whose tables show the standard barriers too).
 fn tune(args: TuneArgs) -> BarrierArgs {
     let mut new = String::from("bench barrier --write-profile");
     for (flag, path) in [("", &args.output), (" --json", &args.json)] {
@@ -362,27 +349,20 @@ mod tests {
         }
     }
 
-    /// EPCC by default: 20 outer repetitions after one dropped, in 5 rounds of 4 after one dropped
-    /// each, 100 ns of delay; back-to-back has no delay and drops nothing.
+    /// EPCC by default: 20 samples after one dropped, in 5 rounds, 100 ns of delay; back-to-back
+    /// has no delay and drops nothing. (tests/smoke.rs: fewer samples than rounds.)
     #[test]
     fn barrier_options_make_the_sweep() {
         Cli::command().debug_assert();
         for (line, expected) in [
-            (
-                "",
-                "Epcc 21-1 in 5 rounds of 5, None episodes, delay Some(100ns), 1s",
-            ),
-            (
-                "--samples 2",
-                "Epcc 3-1 in 2 rounds of 2, None episodes, delay Some(100ns), 1s",
-            ),
+            ("", "Epcc 21-1 5x5 None Some(100ns) 1s"),
             (
                 "--mode back-to-back --samples 7 --time 0.5",
-                "BackToBack 7-0 in 5 rounds of 2, None episodes, delay None, 500ms",
+                "BackToBack 7-0 5x2 None None 500ms",
             ),
             (
                 "--pin --time 0.25 --samples 3 --delay 1.5 --episodes 100",
-                "Epcc 4-1 in 3 rounds of 2, Some(100) episodes, delay Some(1.5µs), 250ms, pinned",
+                "Epcc 4-1 3x2 Some(100) Some(1.5µs) 250ms pinned",
             ),
         ] {
             let plan =
@@ -390,9 +370,9 @@ mod tests {
                     .measure
                     .sweep("bench barrier", vec![2], vec![Contender::Std]);
             let row = &plan.row;
-            let pinned = if row.pin { ", pinned" } else { "" };
+            let pinned = if row.pin { " pinned" } else { "" };
             let got = format!(
-                "{:?} {}-{} in {} rounds of {}, {:?} episodes, delay {:?}, {:?}{pinned}",
+                "{:?} {}-{} {}x{} {:?} {:?} {:?}{pinned}",
                 row.mode,
                 row.schedule.samples,
                 plan.dropped(),
@@ -405,31 +385,19 @@ mod tests {
             assert_eq!(got, expected, "{line:?}");
             assert_eq!(row.delay >= 1, plan.delay.is_some(), "{line:?}");
         }
-        let profile = |line| bench_args(line).write_profile;
-        assert_eq!(profile("--threads 2"), None);
-        assert_eq!(profile("--write-profile --threads 2"), Some(None));
-        assert_eq!(
-            profile("--write-profile p.json"),
-            Some(Some("p.json".into()))
-        );
+        assert_eq!(bench_args("--write-profile").write_profile, Some(None));
+        let error = bench_args("--rounds 10 --samples 5").measure.check();
+        assert!(error
+            .unwrap_err()
+            .contains("--rounds 10 is more than --samples 5"));
     }
 
-    /// Every option reaches its parser (the parsers' own cases are tested with them).
+    /// Every option reaches its parser (tests/smoke.rs: --threads, --algorithms, --time, --mode).
     #[test]
     fn bad_input_is_an_error_with_a_clear_message() {
         for (line, message) in [
-            ("bench barrier --threads 0", "at least 1 thread"),
             ("bench barrier --threads 1,,2", "not a thread count"),
             ("bench barrier --threads 100000", "allowed"),
-            (
-                "bench barrier --algorithms bogus",
-                "unknown barrier algorithm",
-            ),
-            (
-                "bench barrier --mode fast",
-                "possible values: epcc, back-to-back",
-            ),
-            ("bench barrier --time -1", "not a number of seconds"),
             ("bench barrier --delay -0.1", "not a delay"),
             ("bench barrier --samples 0", "0"),
             ("bench barrier --rounds 0", "0"),
@@ -438,54 +406,23 @@ mod tests {
             ("bench barrier --frobnicate", "unexpected argument"),
             ("frobnicate", "unrecognized subcommand"),
             ("app", "required"),
+            ("bench barrier --plot p.png", "must end in .svg"),
+            ("bench phaser --plot p.png", "must end in .svg"),
+            ("bench dynamic --plot p.png", "must end in .svg"),
+            ("bench reduce --plot p.png", "must end in .svg"),
+            ("app sor --plot p.png", "must end in .svg"),
         ] {
             let error = command(line).unwrap_err().to_string();
             assert!(error.contains(message), "{line:?}: {error}");
         }
         assert!(command("").unwrap().is_none(), "the quick suite");
-        assert!(matches!(command("list"), Ok(Some(Command::List))));
-    }
-
-    #[test]
-    fn a_plot_must_be_an_svg_file() {
-        for line in [
-            "bench barrier",
-            "bench phaser",
-            "bench dynamic",
-            "bench reduce",
-            "app sor",
-        ] {
-            let error = command(&format!("{line} --plot p.png"))
-                .unwrap_err()
-                .to_string();
-            assert!(error.contains("must end in .svg"), "{line}: {error}");
-            assert!(command(&format!("{line} --plot p.svg")).is_ok(), "{line}");
-        }
-    }
-
-    #[test]
-    fn rounds_are_at_most_the_samples() {
-        let error = bench_args("--rounds 10 --samples 5")
-            .measure
-            .check()
-            .unwrap_err();
-        assert!(
-            error.contains("--rounds 10 is more than --samples 5"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn an_option_without_a_command_gets_a_hint() {
+        // Options with no command get a hint; other mistakes get clap's message alone.
         let hint = |line: &str| {
             let args: Vec<String> = line.split_whitespace().map(String::from).collect();
             option_without_command(&command(line).unwrap_err(), &args)
         };
-        let hint_text = hint("--threads 4").unwrap();
-        assert!(
-            hint_text.contains("`phasers bench barrier --threads 4`"),
-            "{hint_text}"
-        );
+        let hint_text = hint("--threads 4").unwrap_or_default();
+        assert!(hint_text.contains("`phasers bench barrier --threads 4`"));
         assert_eq!(hint("frobnicate"), None);
     }
 
@@ -500,10 +437,7 @@ mod tests {
         };
         for (path, says) in [
             ("bench barrier", "Every algorithm against the floor"),
-            (
-                "bench phaser",
-                "Phasers, each thread a SigWait registration",
-            ),
+            ("bench phaser", "Phasers, each thread a SigWait"),
             ("bench dynamic", "A team growing from 2 to N threads"),
             ("bench reduce", "Array reductions"),
             ("bench collectives", "Team collectives"),
@@ -515,83 +449,57 @@ mod tests {
         }
         let (top, bench) = (help(""), help("bench"));
         assert!(!top.contains("tune") && !top.contains("internal"), "{top}");
-        assert!(
-            bench.contains("  phaser ") && !bench.contains("  tree "),
-            "{bench}"
-        );
-        assert!(!bench.contains("  reduction "), "{bench}");
+        let hidden = !bench.contains("  tree ") && !bench.contains("  reduction ");
+        assert!(bench.contains("  phaser ") && hidden, "{bench}");
     }
 
+    /// The figure `bench phaser` infers, and the old names' options (tests/smoke.rs: `tune`).
     #[test]
-    fn the_phaser_figure_comes_from_the_flag_or_the_tree_options() {
+    fn old_names_and_tree_options_become_the_new_commands() {
         let figure = |line: &str| match command(&format!("bench phaser {line}")) {
             Ok(Some(Command::Bench {
                 target: BenchTarget::Phaser(args),
             })) => args.figure(),
             other => panic!("{line} parsed as {other:?}"),
         };
-        assert_eq!(figure(""), Ok(Figure::Phase));
-        assert_eq!(figure("--figure reduction"), Ok(Figure::Reduction));
         assert_eq!(figure("--tiers 1,2"), Ok(Figure::Tree));
-        assert_eq!(figure("--figure tree --degrees 4"), Ok(Figure::Tree));
         let error = figure("--figure phase --tiers 2").unwrap_err();
         assert!(error.contains("add --figure tree"), "{error}");
-    }
-
-    /// The old names parse with their old options and become the new commands.
-    #[test]
-    fn old_names_become_the_new_commands() {
         let old = |line| match command(line) {
             Ok(Some(Command::Bench {
                 target: BenchTarget::Tree(args),
-            })) => (Figure::Tree, args),
+            })) => phaser_figure(line, Figure::Tree, args),
             Ok(Some(Command::Bench {
                 target: BenchTarget::Reduction(args),
-            })) => (Figure::Reduction, args),
+            })) => phaser_figure(line, Figure::Reduction, args),
             other => panic!("{line} parsed as {other:?}"),
         };
-        let (figure, args) = old("bench tree --threads 2 --tiers 1,2 --degrees 2");
-        let tree = phaser_figure("bench tree", figure, args).unwrap();
+        let tree = old("bench tree --threads 2 --tiers 1,2 --degrees 2").unwrap();
         assert_eq!(
             (tree.figure(), tree.tiers),
             (Ok(Figure::Tree), Some(vec![1, 2]))
         );
-        let (figure, args) = old("bench reduction --figure tree");
-        let error = phaser_figure("bench reduction", figure, args).unwrap_err();
+        let error = old("bench reduction --figure tree").unwrap_err();
         assert!(error.contains("--figure reduction"), "{error}");
-        let line = "tune --threads 1,2 --output p.json --json t.json --time 0.1";
+        let line = "tune --output p.json --json t.json --time 0.1";
         let Ok(Some(Command::Tune(args))) = command(line) else {
             panic!("tune parses")
         };
         let barrier = tune(args);
-        assert_eq!(barrier.threads, Some(vec![1, 2]));
-        assert_eq!(barrier.write_profile, Some(Some("p.json".into())));
         assert_eq!(barrier.output.json, Some("t.json".into()));
         assert_eq!(barrier.measure.time, Duration::from_millis(100));
-        let note = renamed("tune", "bench barrier --write-profile");
-        assert!(
-            note.contains("is now `phasers bench barrier --write-profile`"),
-            "{note}"
-        );
     }
 
-    /// Each benchmark's own options are tested with it; here: the commands reach them, and the
-    /// quick suite's parts parse and stay small.
+    /// The quick suite's parts parse and stay small (no test runs the whole suite: it takes
+    /// minutes; tests/widths.rs runs shorter copies of its parts).
     #[test]
-    fn every_benchmark_parses_and_the_quick_parts_are_small() {
-        assert!(command("bench reduce --threads 2,4").is_ok());
-        assert!(command("bench collectives --teams all,column --json c.json --csv c.csv").is_ok());
-        assert!(command("app all --sync all").is_ok());
+    fn the_quick_parts_parse_and_are_small() {
         let reduce: benches::reduce::ReduceArgs = quick(QUICK_REDUCE).unwrap();
         assert_eq!(reduce.threads, Some(vec![2]));
         assert_eq!(reduce.sizes, Some(vec![1000, 64_000]));
-        assert_eq!(reduce.spread.as_ref().map(Vec::len), Some(2));
-        assert!(reduce.algorithms.is_none(), "every contender");
         let collectives: collectives::CollectivesArgs = quick(QUICK_COLLECTIVES).unwrap();
         assert_eq!(collectives.threads, Some(vec![2]));
-        assert_eq!(collectives.words, Some(vec![8, 100_000]));
         assert_eq!(collectives.time, Duration::from_millis(30));
-        assert!(collectives.ops.is_none(), "every part");
         let apps: benches::app::AppArgs = quick(QUICK_APPS).unwrap();
         assert_eq!((apps.threads, apps.apps.len()), (Some(vec![1, 2]), 2));
     }

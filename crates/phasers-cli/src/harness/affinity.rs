@@ -1,7 +1,6 @@
 //! Pinning threads to CPUs, for `--pin` and for the floor.
 
-/// The CPUs this process may run on, in the order the OS lists them; empty where the platform
-/// cannot say.
+/// The CPUs this process may run on, as the OS lists them; empty where it cannot say.
 pub fn allowed_cpus() -> Vec<usize> {
     core_affinity::get_core_ids()
         .unwrap_or_default()
@@ -15,8 +14,7 @@ pub fn pin(cpu: usize) -> bool {
     core_affinity::set_for_current(core_affinity::CoreId { id: cpu })
 }
 
-/// The CPU for thread `index` of a pinned row: round robin over `cpus`, so an oversubscribed row
-/// stacks its threads evenly.
+/// Thread `index`'s CPU in a pinned row: round robin, so oversubscribed threads stack evenly.
 pub fn cpu_for(cpus: &[usize], index: usize) -> Option<usize> {
     (!cpus.is_empty()).then(|| cpus[index % cpus.len()])
 }
@@ -26,18 +24,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_robin() {
-        assert_eq!(cpu_for(&[3, 5], 0), Some(3));
-        assert_eq!(cpu_for(&[3, 5], 3), Some(5));
+    fn pinned_threads_go_round_robin_over_cpus_this_process_may_use() {
+        assert_eq!(
+            [0, 3].map(|index| cpu_for(&[3, 5], index)),
+            [Some(3), Some(5)]
+        );
         assert_eq!(cpu_for(&[], 1), None);
-    }
-
-    #[test]
-    fn this_process_may_run_somewhere() {
-        let cpus = allowed_cpus();
-        assert!(!cpus.is_empty());
-        // Pinning to an allowed CPU works, on a thread of its own so the test harness is untouched.
-        let cpu = cpus[0];
+        let cpu = allowed_cpus()[0];
+        // On a thread of its own, so the test harness is untouched.
         assert!(std::thread::spawn(move || pin(cpu)).join().unwrap());
     }
 }

@@ -30,8 +30,7 @@ pub fn sorted_unique<T: Ord>(mut values: Vec<T>) -> Vec<T> {
     values
 }
 
-/// `values` without repeats, each where it first appears (an order the user chose, such as
-/// `--algorithms mcs,auto`, is kept).
+/// `values` without repeats, each where it first appears (`--algorithms mcs,auto` keeps order).
 pub fn first_of_each<T: PartialEq>(values: Vec<T>) -> Vec<T> {
     let mut kept: Vec<T> = Vec::with_capacity(values.len());
     for value in values {
@@ -51,9 +50,8 @@ pub fn parse_within(text: &str, least: usize, most: usize, what: &str) -> Result
         .ok_or_else(|| format!("{text:?} is not a {what} from {least} to {most}"))
 }
 
-/// A whole number written the way sizes are on a command line: `4096`, `100_000`, `64k`
-/// (×1,000) or `16M` (×1,000,000); `None` when it is not one or overflows. The caller checks the
-/// range and says what it should have been.
+/// A size as a command line writes it: `4096`, `100_000`, `64k` (×1,000) or `16M` (×1,000,000);
+/// `None` when it is not one or overflows (the caller checks the range).
 pub fn parse_scaled(text: &str) -> Option<usize> {
     let trimmed = text.trim().replace('_', "");
     let (digits, scale) = match trimmed.as_bytes().last() {
@@ -71,8 +69,7 @@ pub fn command_line() -> Vec<String> {
         .collect()
 }
 
-/// Parses a `--plot` path: the plots are SVG, so a name that says otherwise (`x.png`) is refused
-/// rather than given SVG under the wrong name.
+/// Parses a `--plot` path, refusing a name that is not `.svg` rather than write SVG under it.
 pub fn parse_svg_path(text: &str) -> Result<std::path::PathBuf, String> {
     let path = std::path::PathBuf::from(text);
     match path.extension().and_then(|extension| extension.to_str()) {
@@ -88,41 +85,28 @@ pub fn parse_svg_path(text: &str) -> Result<std::path::PathBuf, String> {
 mod tests {
     use super::*;
 
+    // tests/smoke.rs and main.rs: each option refuses a bad value with its parser's message.
     #[test]
-    fn seconds_and_delays_parse_within_their_range() {
+    fn numbers_parse_within_their_range_as_the_command_line_writes_them() {
         assert_eq!(parse_seconds(" 0.25 "), Ok(Duration::from_millis(250)));
-        for bad in ["0", "-1", "soon", "nan", "inf", "86401"] {
-            let error = parse_seconds(bad).unwrap_err();
-            assert!(error.contains("not a number of seconds"), "{bad}");
+        for bad in ["0", "nan", "inf", "86401"] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
         }
         assert_eq!(parse_delay("1.5"), Ok(Duration::from_nanos(1500)));
         assert_eq!(parse_delay("0"), Ok(Duration::ZERO));
         assert_eq!(parse_delay("1000000"), Ok(Duration::from_secs(1)));
-        for bad in ["-0.1", "inf", "x", "1000001"] {
-            assert!(
-                parse_delay(bad).unwrap_err().contains("not a delay"),
-                "{bad}"
-            );
-        }
-    }
-
-    #[test]
-    fn numbers_and_lists_parse_as_the_command_line_writes_them() {
-        assert_eq!(sorted_unique(vec![4, 1, 4, 2]), vec![1, 2, 4]);
-        assert_eq!(
-            first_of_each(vec!["mcs", "auto", "mcs"]),
-            vec!["mcs", "auto"]
-        );
-        assert_eq!(parse_within(" 3 ", 2, 8, "degree"), Ok(3));
+        assert!(parse_delay("inf").is_err() && parse_delay("1000001").is_err());
         let error = parse_within("9", 2, 8, "degree").unwrap_err();
         assert_eq!(error, "\"9\" is not a degree from 2 to 8");
         let scaled = ["64k", " 16M ", "100_000", "1.5k"].map(parse_scaled);
-        assert_eq!(
-            scaled,
-            [Some(64_000), Some(16_000_000), Some(100_000), None]
-        );
-        assert!(!command_line().is_empty());
-        assert!(parse_svg_path("runs/b.svg").is_ok());
-        assert!(parse_svg_path("b.png").unwrap_err().contains("b.svg"));
+        let expected = [Some(64_000), Some(16_000_000), Some(100_000), None];
+        assert_eq!(scaled, expected);
+    }
+
+    #[test]
+    fn lists_lose_repeats_in_sorted_or_first_order() {
+        assert_eq!(sorted_unique(vec![4, 1, 4, 2]), vec![1, 2, 4]);
+        let kept = first_of_each(vec!["mcs", "auto", "mcs"]);
+        assert_eq!(kept, vec!["mcs", "auto"]);
     }
 }

@@ -1,7 +1,5 @@
-//! The library's floors as every report records them: the cache-line round trip, yield hand-off
-//! and wake-up that [`phasers::Floors`] measures once per process and derives every wait budget
-//! from. Tables are read against them (near a round trip per episode is at the floor, near a
-//! wake-up is parking), and a file from another machine can be told apart by them.
+//! The library's floors ([`phasers::Floors`]: round trip, yield hand-off, wake-up) as every report
+//! records them: tables are read against them, and they tell another machine's file apart.
 
 use std::time::Duration;
 
@@ -10,8 +8,7 @@ use serde::{Deserialize, Serialize};
 /// The floors the library used in the process that wrote a report (`floors` in the JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FloorsRecord {
-    /// A cache line's round trip between two cores, in ns: the least a barrier among threads on
-    /// two cores can cost per episode.
+    /// A cache line's round trip between two cores, in ns: the least a barrier episode can cost.
     pub round_trip_ns: u64,
     /// One hand-off of a core between two threads on it (`sched_yield`), in ns.
     pub yield_ns: u64,
@@ -33,8 +30,7 @@ impl FloorsRecord {
         }
     }
 
-    /// The floors every object of this process uses ([`phasers::Floors::current`]); `Err` with the
-    /// library's message when `PHASERS_FLOORS` cannot be parsed (see [`phasers::check_environment`]).
+    /// The floors every object of this process uses; `Err` when `PHASERS_FLOORS` does not parse.
     pub fn current() -> Result<Self, String> {
         phasers::Floors::current()
             .map(|floors| FloorsRecord::of(&floors))
@@ -54,8 +50,7 @@ pub fn source_words(source: &str) -> &'static str {
     }
 }
 
-/// `ns` with two or three significant digits, as a header line wants it: `65 ns`, `1.3 µs`,
-/// `18 µs`, `4.0 ms`.
+/// `ns` with two or three significant digits: `65 ns`, `1.3 µs`, `18 µs`, `4.0 ms`.
 pub fn short_time(ns: u64) -> String {
     let ns = ns as f64;
     if ns < 1e3 {
@@ -78,6 +73,7 @@ pub fn nanos(duration: Duration) -> u64 {
 mod tests {
     use super::*;
 
+    // tests/floors.rs: a report's measured floors, and those PHASERS_FLOORS sets, in its header.
     #[test]
     fn times_keep_two_or_three_digits_and_every_source_has_words() {
         let times = [190, 4_200, 22_499, 4_000_000].map(short_time);
@@ -91,11 +87,5 @@ mod tests {
         ] {
             assert_ne!(source_words(source.name()), "from an unknown source");
         }
-    }
-
-    #[test]
-    fn this_process_has_floors() {
-        let record = FloorsRecord::current().unwrap();
-        assert!(record.round_trip_ns > 0 && record.yield_ns > 0 && record.wake_ns > 0);
     }
 }

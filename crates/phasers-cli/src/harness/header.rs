@@ -25,9 +25,7 @@ impl Header {
     /// the library's floors; the caller adds its units.
     ///
     /// ```
-    /// use phasers_cli::harness::floor::Floor;
-    /// use phasers_cli::harness::header::Header;
-    /// use phasers_cli::harness::provenance::Provenance;
+    /// use phasers_cli::harness::{floor::Floor, header::Header, provenance::Provenance};
     ///
     /// let provenance = Provenance::now("bench dynamic", Vec::new());
     /// let floor = Floor {
@@ -38,16 +36,13 @@ impl Header {
     ///     median_ns: Some(65.0),
     ///     note: None,
     /// };
-    /// let text = Header::with_floors(&provenance, "a growing team", "one run per size", &floor)
-    ///     .line("units", "per barrier")
-    ///     .finish();
-    /// assert!(text.starts_with("phasers bench dynamic: a growing team\nmethod:  one run per"));
-    /// let label = |line: &str| line.split(':').next().unwrap_or_default().to_owned();
-    /// // Long lines wrap, their later lines indented under the text.
-    /// let starts = text.lines().skip(1).filter(|line| !line.starts_with(' '));
-    /// let labels: Vec<String> = starts.map(label).collect();
-    /// assert_eq!(labels, ["method", "machine", "floor", "floors", "units"]);
-    /// assert!(text.contains("floor:   cache-line round trip between threads pinned to cpus 0"));
+    /// let text = Header::with_floors(&provenance, "a team", "one run per size", &floor).finish();
+    /// assert!(text.starts_with("phasers bench dynamic: a team\nmethod:  one run per size\n"));
+    /// // Each label starts a line; long lines wrap, their later lines indented under the text.
+    /// let labels: Vec<&str> = (text.lines().filter(|line| !line.starts_with(' ')))
+    ///     .map(|line| line.split(':').next().unwrap_or_default())
+    ///     .collect();
+    /// assert_eq!(labels, ["phasers bench dynamic", "method", "machine", "floor", "floors"]);
     /// ```
     pub fn with_floors(
         provenance: &Provenance,
@@ -62,8 +57,7 @@ impl Header {
             .floors(provenance)
     }
 
-    /// Adds `label:` and `text`, the text in the column after `machine:` and wrapped to 100
-    /// columns under itself; line breaks in `text` are taken as spaces.
+    /// Adds `label:` and `text`, aligned after `machine:` and wrapped to 100 columns under itself.
     pub fn line(mut self, label: &str, text: impl Display) -> Self {
         let label = format!("{:<8} ", format!("{label}:"));
         let text = text.to_string();
@@ -74,8 +68,7 @@ impl Header {
 
     /// Adds the machine's one-line summary.
     pub fn machine(self, provenance: &Provenance) -> Self {
-        let summary = provenance.machine.summary();
-        self.line("machine", summary)
+        self.line("machine", provenance.machine.summary())
     }
 
     /// Adds the library's floors (round trip, yield hand-off, wake-up).
@@ -89,12 +82,7 @@ impl Header {
     }
 }
 
-/// Warns on stderr when this is a debug build, whose numbers mean little; `why` says what makes
-/// it slower besides the missing optimizations (`teams check every call`), if anything does.
-///
-/// ```
-/// phasers_cli::harness::header::warn_if_debug_build(None);
-/// ```
+/// Warns on stderr in a debug build, whose numbers mean little; `why` says what else slows it.
 pub fn warn_if_debug_build(why: Option<&str>) {
     if cfg!(debug_assertions) {
         let why = why.map(|why| format!("{why} and ")).unwrap_or_default();

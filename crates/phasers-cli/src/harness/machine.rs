@@ -7,8 +7,7 @@ use super::native_versions::{self, NativeVersions};
 /// The machine facts a report carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
-    /// Cores this process may run on ([`phasers::available_cores`]: affinity mask and cgroup
-    /// quota included); the "oversubscribed" of each table is relative to it.
+    /// Cores this process may run on ([`phasers::available_cores`]); tables' "oversubscribed".
     pub available_cores: usize,
     /// The CPU model from `/proc/cpuinfo`, when there is one.
     pub cpu_model: Option<String>,
@@ -20,7 +19,7 @@ pub struct Machine {
     pub phasers_wait: Option<String>,
     /// `PHASERS_SPIN`, when set: it changes every library barrier's spin budget.
     pub phasers_spin: Option<String>,
-    /// `PHASERS_WAKE`, when set: it changes how every release wakes sleepers (absent in old files).
+    /// `PHASERS_WAKE`, when set: how every release wakes sleepers (absent in old files).
     #[serde(default)]
     pub phasers_wake: Option<String>,
     /// The compilers and runtime libraries of the C/C++/OpenMP baselines.
@@ -74,8 +73,7 @@ fn env_var(name: &str) -> Option<String> {
     std::env::var_os(name).map(|value| value.to_string_lossy().into_owned())
 }
 
-/// The CPU model named in the text of `/proc/cpuinfo`. x86 says `model name`; other architectures
-/// use `Model`, `cpu model` or `Hardware`, and some say nothing.
+/// The CPU model in the text of `/proc/cpuinfo` (x86's `model name`, or another arch's key).
 pub fn cpu_model(cpuinfo: &str) -> Option<String> {
     const KEYS: [&str; 4] = ["model name", "cpu model", "Model", "Hardware"];
     KEYS.iter().find_map(|wanted| {
@@ -87,8 +85,7 @@ pub fn cpu_model(cpuinfo: &str) -> Option<String> {
     })
 }
 
-/// The CPUs that share a physical core with `cpu` (itself included), from Linux's topology files;
-/// `None` where the platform does not say.
+/// The CPUs that share a physical core with `cpu` (itself included), where Linux says.
 pub fn smt_siblings(cpu: usize) -> Option<Vec<usize>> {
     let path = format!("/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list");
     parse_cpu_list(std::fs::read_to_string(path).ok()?.trim())
@@ -102,16 +99,12 @@ pub fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
         .map(str::trim)
         .filter(|part| !part.is_empty())
     {
-        match part.split_once('-') {
-            Some((first, last)) => {
-                let (first, last): (usize, usize) = (first.parse().ok()?, last.parse().ok()?);
-                if first > last {
-                    return None;
-                }
-                cpus.extend(first..=last);
-            }
-            None => cpus.push(part.parse().ok()?),
+        let (first, last) = part.split_once('-').unwrap_or((part, part));
+        let (first, last): (usize, usize) = (first.parse().ok()?, last.parse().ok()?);
+        if first > last {
+            return None;
         }
+        cpus.extend(first..=last);
     }
     Some(cpus)
 }

@@ -1,13 +1,7 @@
-//! Whether a row fits in memory: a large array at many threads can need more than a small machine
-//! has, and a run that the kernel kills after an hour helps nobody. A benchmark estimates what a
-//! row needs and skips, with a note, the rows [`too_big`] refuses.
+//! Whether a row fits in memory: a benchmark skips, with a note, the rows [`too_big`] refuses
+//! rather than be killed by the kernel an hour in.
 
-/// The memory the kernel says is available without swapping (`MemAvailable`), in bytes, where it
-/// says.
-///
-/// ```
-/// assert!(phasers_cli::harness::memory::available().map_or(true, |bytes| bytes > 0));
-/// ```
+/// The memory the kernel says is available without swapping (`MemAvailable`), in bytes.
 pub fn available() -> Option<u64> {
     parse_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
 }
@@ -23,14 +17,6 @@ fn parse_available(meminfo: &str) -> Option<u64> {
 
 /// Why a row needing `needed` bytes should be skipped when `available` are free, if it should:
 /// it must leave a tenth for everything else. Nothing is skipped where the memory is not known.
-///
-/// ```
-/// use phasers_cli::harness::memory::too_big;
-///
-/// assert!(too_big(6_000_000_000, Some(4 << 30)).unwrap().contains("needs about 6.0 GB"));
-/// assert_eq!(too_big(1 << 20, Some(4 << 30)), None);
-/// assert_eq!(too_big(u64::MAX, None), None);
-/// ```
 pub fn too_big(needed: u64, available: Option<u64>) -> Option<String> {
     let available = available?;
     (needed > available / 10 * 9).then(|| {
@@ -47,21 +33,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn meminfo_is_read_in_kib() {
-        let text =
-            "MemTotal:       24000000 kB\nMemFree:        1000 kB\nMemAvailable:   22000000 kB\n";
+    fn meminfo_is_read_in_kib_and_rows_past_nine_tenths_of_it_are_skipped() {
+        let text = "MemTotal:       24000000 kB\nMemAvailable:   22000000 kB\n";
         assert_eq!(parse_available(text), Some(22_000_000 * 1024));
         assert_eq!(parse_available("MemTotal: 5 kB\n"), None);
         assert!(available().is_some_and(|bytes| bytes > 0));
-    }
-
-    #[test]
-    fn rows_past_nine_tenths_of_the_memory_are_skipped() {
         let gib = 1u64 << 30;
-        assert!(too_big(6_272_000_000, Some(4 * gib))
-            .unwrap()
-            .contains("6.3 GB"));
+        let error = too_big(6_272_000_000, Some(4 * gib)).unwrap();
+        assert!(error.contains("needs about 6.3 GB"), "{error}");
         assert_eq!(too_big(gib / 10 * 9, Some(gib)), None);
         assert!(too_big(gib / 10 * 9 + 1, Some(gib)).is_some());
+        assert_eq!(too_big(u64::MAX, None), None);
     }
 }

@@ -1,18 +1,10 @@
-//! The progress bar of a run. indicatif draws it on stderr and hides itself when stderr is not a
-//! terminal, so stdout carries only the tables; print them through [`ProgressBar::suspend`] so the
-//! bar does not tear them.
+//! The progress bar of a run, on stderr (hidden when it is not a terminal); print tables through
+//! [`ProgressBar::suspend`] so the bar does not tear them.
 
 pub use indicatif::ProgressBar;
 use indicatif::ProgressStyle;
 
 /// A bar over `total` steps, each one `unit` (`tests`, `rows`), with the time elapsed.
-///
-/// ```
-/// let bar = phasers_cli::harness::progress::bar(3, "tests");
-/// bar.inc(1);
-/// assert_eq!(bar.position(), 1);
-/// bar.finish_and_clear();
-/// ```
 pub fn bar(total: usize, unit: &str) -> ProgressBar {
     let bar = ProgressBar::new(total as u64);
     let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}, {{elapsed}} elapsed  {{msg}}");

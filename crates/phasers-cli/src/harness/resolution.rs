@@ -1,22 +1,16 @@
-//! The smallest cost a row can tell from nothing, so that a cost below it prints as `< 2.0 ns`
-//! rather than as a number (or a negative one), and is never anyone's best or side of a ratio.
-//!
-//! Every row is limited by the clock: a sample is two readings apart over its episodes, so it
-//! cannot resolve less than [`clock_step_ns`] over its episodes per sample. An EPCC row is also
-//! limited by its reference loop, whose median is subtracted: a barrier that adds less than the
-//! loop's own interquartile range cannot be told from the loop alone.
+//! The smallest cost a row can tell from nothing: below it a cost prints as `< 2.0 ns`, and is
+//! never anyone's best or side of a ratio. A sample cannot resolve less than [`clock_step_ns`] over
+//! its episodes; an EPCC row also not less than its reference loop's interquartile range.
 
 use std::sync::OnceLock;
 use std::time::Instant;
 
 use super::table::time;
 
-/// Readings of the clock taken to find its step: enough to catch the smallest step many times
-/// over, and still well under a millisecond.
+/// Readings of the clock taken to find its step: many steps, well under a millisecond.
 const CLOCK_READINGS: usize = 10_000;
 
-/// The smallest positive step between two readings of [`Instant::now`] in ns (its granularity, or
-/// the cost of a reading where that is coarser), measured once per process.
+/// The smallest positive step between two [`Instant::now`] readings in ns, measured once.
 pub fn clock_step_ns() -> f64 {
     static STEP: OnceLock<f64> = OnceLock::new();
     *STEP.get_or_init(|| {
@@ -38,8 +32,7 @@ pub fn clock_step_ns() -> f64 {
     })
 }
 
-/// The interquartile range of `values` (the 75th percentile minus the 25th, each interpolated
-/// between the two nearest values); `None` with fewer than two.
+/// The interquartile range of `values` (interpolated percentiles); `None` with fewer than two.
 pub fn interquartile_range(values: &[f64]) -> Option<f64> {
     if values.len() < 2 || values.iter().any(|value| !value.is_finite()) {
         return None;
@@ -59,8 +52,7 @@ pub fn below(median_ns: f64, resolution_ns: f64) -> bool {
     median_ns <= 0.0 || median_ns < resolution_ns
 }
 
-/// A cost below the resolution as a table prints it: `< 2.0 ns`, and `< 0.1 ns` for a resolution
-/// of nothing, which must not read as a cost of zero.
+/// A cost below the resolution as a table prints it: `< 2.0 ns` (at least `< 0.1 ns`, never 0).
 pub fn below_text(resolution_ns: f64) -> String {
     format!("< {}", time(resolution_ns.max(0.1)))
 }
@@ -70,14 +62,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_clock_steps_forward() {
+    fn the_clock_steps_forward_and_the_interquartile_range_ignores_outliers() {
         let step = clock_step_ns();
         assert!(step > 0.0 && step < 1e6, "{step}");
         assert_eq!(clock_step_ns(), step, "measured once");
-    }
-
-    #[test]
-    fn the_interquartile_range_ignores_the_outliers() {
         let samples = [100.0, 101.0, 102.0, 103.0, 400_000.0];
         assert_eq!(interquartile_range(&samples), Some(2.0));
         assert_eq!(interquartile_range(&[5.0]), None);
@@ -89,8 +77,8 @@ mod tests {
         assert!(below(-1.7, 0.0) && below(0.0, 0.0) && below(1.9, 2.0));
         assert!(!below(2.0, 2.0) && !below(50.0, 2.0));
         assert_eq!(
-            (below_text(1.96), below_text(0.0)),
-            ("< 2.0 ns".into(), "< 0.1 ns".into())
+            [below_text(1.96), below_text(0.0)],
+            ["< 2.0 ns", "< 0.1 ns"]
         );
     }
 }

@@ -1,5 +1,4 @@
-//! The options of a sweep benchmark's run that are not about what it measures: when a row counts
-//! as hung, and the report files.
+//! The options of a run that are not about what it measures: hangs, report files, verbosity.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,22 +9,7 @@ use super::args::parse_seconds;
 use super::outputs::Outputs;
 use super::verbosity;
 
-/// `--hang-seconds`, `--json` and `--csv` (flatten them into the command's options; a benchmark
-/// whose rows count something other than rounds names it with `mut_arg`, as `bench reduce` does).
-///
-/// ```
-/// use clap::Parser;
-/// use phasers_cli::harness::run_args::RunArgs;
-///
-/// #[derive(Parser)]
-/// struct Options {
-///     #[command(flatten)]
-///     run: RunArgs,
-/// }
-///
-/// let options = Options::try_parse_from(["bench", "--hang-seconds", "5"]).unwrap();
-/// assert_eq!((options.run.hang_seconds.as_secs(), options.run.json), (5, None));
-/// ```
+/// Flattened into a command's options (`bench reduce` renames "round" with `mut_arg`).
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Stop the whole run when a row completes no round for this many seconds: it is hung.
@@ -48,8 +32,7 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// Creates the JSON and CSV files named and the `plots`, before the run, and turns on the
-    /// detailed tables if `--verbose` asked for them.
+    /// Creates the files named and the `plots` before the run, and honours `--verbose`.
     pub fn open(&self, plots: Vec<PathBuf>) -> Result<Outputs, String> {
         verbosity::request(self.verbose);
         Outputs::create(self.json.as_deref(), self.csv.as_deref(), plots)

@@ -1,34 +1,25 @@
 //! Which thread counts a sweep runs.
 
-/// The most threads one row may start. Far beyond any useful sweep on today's machines, and low
-/// enough that a typo (`--threads 10000000`) is an error rather than an attempt to start millions
-/// of threads.
+use super::args::sorted_unique;
+
+/// The most threads one row may start: beyond any useful sweep, below a typo's millions.
 pub const MAX_THREADS: usize = 4096;
 
-/// The default sweep on a machine with `cores` available cores: 1, powers of two, the core count
-/// and twice the core count, up to twice the cores, sorted and without repeats. The upper half is
-/// oversubscribed, so every default run shows how a barrier degrades when threads outnumber cores.
+/// The default sweep on `cores` cores: 1, powers of two, the cores and twice them, up to twice the
+/// cores, so every default run shows how a barrier degrades when threads outnumber cores.
 pub fn default_thread_counts(cores: usize) -> Vec<usize> {
     let cores = cores.clamp(1, MAX_THREADS / 2);
-    let mut counts = vec![1, cores, 2 * cores];
-    let mut power = 2;
-    while power <= 2 * cores {
-        counts.push(power);
-        power *= 2;
-    }
-    counts.sort_unstable();
-    counts.dedup();
-    counts
+    let powers = std::iter::successors(Some(2), |power| Some(power * 2));
+    let powers = powers.take_while(|&power| power <= 2 * cores);
+    sorted_unique([1, cores, 2 * cores].into_iter().chain(powers).collect())
 }
 
-/// The sweep of `bench barrier --write-profile`: the default one, then further into
-/// oversubscription (4x the cores, and 64, a common team size), so the profile covers every regime.
+/// The sweep of `bench barrier --write-profile`: the default one, 4x the cores and 64 (a common
+/// team size), so the profile covers every regime.
 pub fn tune_thread_counts(cores: usize) -> Vec<usize> {
     let mut counts = default_thread_counts(cores);
     counts.extend([cores.saturating_mul(4).min(MAX_THREADS), 64]);
-    counts.sort_unstable();
-    counts.dedup();
-    counts
+    sorted_unique(counts)
 }
 
 /// Parses one entry of `--threads`.
@@ -50,6 +41,7 @@ pub fn parse_thread_count(text: &str) -> Result<usize, String> {
 mod tests {
     use super::*;
 
+    // tests/smoke.rs and main.rs: each way `--threads` is refused.
     #[test]
     fn sweeps_go_to_twice_the_cores_and_tuning_further() {
         for (cores, counts) in [
@@ -63,19 +55,5 @@ mod tests {
         }
         assert_eq!(tune_thread_counts(2), vec![1, 2, 4, 8, 64]);
         assert_eq!(tune_thread_counts(16), vec![1, 2, 4, 8, 16, 32, 64]);
-    }
-
-    #[test]
-    fn thread_counts_parse_or_explain() {
-        assert_eq!(parse_thread_count(" 3 "), Ok(3));
-        for (bad, why) in [
-            ("0", "at least 1"),
-            ("x", "not a thread count"),
-            ("-1", "not a"),
-            ("", "not a"),
-            ("100000", "allowed"),
-        ] {
-            assert!(parse_thread_count(bad).unwrap_err().contains(why), "{bad}");
-        }
     }
 }

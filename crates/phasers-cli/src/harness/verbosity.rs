@@ -1,16 +1,13 @@
-//! How much each benchmark prints: by default tables that fit 100 columns, with notes as numbered
-//! footnotes; with `--verbose`, every column and every note in full, as the tables were before
-//! they had to fit a terminal.
+//! How much each benchmark prints: tables that fit 100 columns with notes as footnotes, or with
+//! `--verbose` every column and note in full.
 //!
-//! The setting is the process's, not a parameter, because tables are printed deep inside each
-//! benchmark's run as it measures, and what a reader asked to see of stdout is the same for all of
-//! them. `--verbose` on any command (or on `phasers` alone, for the quick suite) turns it on; nothing
-//! turns it off, so a quick-suite part parsed without the flag keeps the suite's choice.
+//! The setting is the process's, not a parameter: tables are printed deep inside each run, and
+//! the reader's choice is the same for all. Nothing turns it off, so a quick-suite part parsed
+//! without the flag keeps the suite's choice.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The widest line, in characters, that the default output prints: a terminal of 100 columns
-/// shows every line whole.
+/// The widest line, in characters, that the default output prints.
 pub const WIDTH: usize = 100;
 
 static VERBOSE: AtomicBool = AtomicBool::new(false);

@@ -1,17 +1,11 @@
-//! The native baselines, the barriers C, C++ and OpenMP programmers reach for, built from
-//! `crates/phasers-cli/baselines/` by `build.rs` with the system GCC:
-//!
-//! - [`PthreadBarrier`] (glibc's `pthread_barrier_t`) and [`CxxBarrier`] (libstdc++'s C++20
-//!   `std::barrier<>`), waited on by the same Rust threads and harness as every Rust contender.
-//! - [`omp_round`]: libgomp's `omp barrier` and `omp for reduction`, which exist only among
-//!   OpenMP's own threads, so one call is one EPCC round run in C, fork and join included;
-//!   [`omp_dynamic`] the seed's dynamic-parallelism benchmark; [`SETTLE`] and
-//!   [`ACTIVE_WAIT_POLICY`] what every OpenMP row must know.
+//! The barriers C, C++ and OpenMP programmers reach for, built from `baselines/` by `build.rs`
+//! with the system GCC: [`PthreadBarrier`] and [`CxxBarrier`], waited on by Rust threads like
+//! every Rust contender; [`omp_round`] and its siblings, which run whole rounds in C because
+//! OpenMP's constructs exist only among its own threads.
 //!
 //! glibc's and libgomp's barriers make a `futex` wake call every episode even when nobody sleeps
-//! (about 150 ns against 45 for `std::barrier` with one thread on our 2-core machines): their
-//! design, not the shims', which are an opaque pointer and the call. No C++ exception crosses
-//! into Rust: the C++ entry points are `noexcept` and catch everything.
+//! (about 150 ns against 45 for `std::barrier` with one thread on 2 cores): their design, not the
+//! shims'. No C++ exception crosses into Rust: the C++ entry points are `noexcept`.
 
 pub mod cxx;
 pub mod omp_reduce;
@@ -28,17 +22,14 @@ pub use cxx::CxxBarrier;
 pub use openmp::{omp_collective_round, omp_dynamic, omp_round, Delay, OmpCollective, OmpWork};
 pub use pthread::PthreadBarrier;
 
-/// How long libgomp's idle threads may keep spinning after a region: up to 300,000 spins by
-/// default (`GOMP_SPINCOUNT`), some milliseconds. The next row waits this long, so on a small
-/// machine it does not share the cores with them.
+/// How long libgomp's idle threads may spin after a region (`GOMP_SPINCOUNT`, 300,000 spins): the
+/// next row waits this long so it does not share the cores with them.
 pub const SETTLE: Duration = Duration::from_millis(100);
 
-/// OpenMP as its users tune it: libgomp's waiting threads spin rather than sleep. libgomp reads
-/// it once, when it loads, so the rows that use it are measured by a child process.
+/// OpenMP as its users tune it (spin, never sleep); libgomp reads it once, so a child measures it.
 pub const ACTIVE_WAIT_POLICY: (&str, &str) = ("OMP_WAIT_POLICY", "active");
 
-/// What a shim returns in place of an errno value when it caught a C++ exception of no known
-/// kind (`PHASERS_NATIVE_EXCEPTION` in `baselines.h`).
+/// What a shim returns for a caught C++ exception of no known kind (`PHASERS_NATIVE_EXCEPTION`).
 const NATIVE_EXCEPTION: c_int = -1;
 
 /// An error code from a shim, as `EAGAIN: Resource temporarily unavailable (os error 11)`.
@@ -46,8 +37,7 @@ fn describe_error(code: c_int) -> String {
     if code == NATIVE_EXCEPTION {
         return "a C++ exception was thrown".to_owned();
     }
-    // The values are Linux's, the same on x86_64 and aarch64 (asm-generic); only the codes the
-    // shims can return are named.
+    // Linux's values (asm-generic: x86_64 and aarch64 alike), for the codes the shims return.
     let name = match code {
         1 => "EPERM",
         3 => "ESRCH",
@@ -69,8 +59,7 @@ struct RawBarrier {
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
 }
 
-/// The barrier a shim's create returned, or, when it returned none, `refused()` and the error
-/// code it wrote.
+/// The barrier a shim's create returned, or `refused()` and the error code it wrote.
 fn created(
     raw: *mut RawBarrier,
     error: c_int,
@@ -79,10 +68,7 @@ fn created(
     NonNull::new(raw).ok_or_else(|| format!("{}: {}", refused(), describe_error(error)))
 }
 
-/// A native wait failed, which the libraries only do on a corrupted barrier.
-///
-/// `phasers::Error` has no variant for a foreign library's error and no public constructor, so
-/// the handle panics instead: the harness catches the panic of a benchmark thread and reports the
+/// A native wait failed (only on a corrupted barrier): the harness reports the panicking thread's
 /// row as failed, naming the call and the code.
 #[cold]
 #[inline(never)]
@@ -99,7 +85,7 @@ mod tests {
 
     /// Runs `episodes` episodes on one thread per handle: after the wait of episode k every thread
     /// has arrived at k, and none beyond k + 1 (this one has not arrived there yet).
-    pub(super) fn check_barrier_invariant<W: Work>(handles: Vec<W>, episodes: usize) {
+    fn check_barrier_invariant<W: Work>(handles: Vec<W>, episodes: usize) {
         let threads = handles.len();
         let arrivals = AtomicUsize::new(0);
         std::thread::scope(|s| {
@@ -110,14 +96,8 @@ mod tests {
                         arrivals.fetch_add(1, Ordering::SeqCst);
                         handle.iteration(episode as u64).unwrap();
                         let seen = arrivals.load(Ordering::SeqCst);
-                        assert!(
-                            seen >= (episode + 1) * threads,
-                            "left episode {episode} early"
-                        );
-                        assert!(
-                            seen < (episode + 2) * threads,
-                            "others ran past episode {episode}"
-                        );
+                        assert!(seen >= (episode + 1) * threads, "left {episode} early");
+                        assert!(seen < (episode + 2) * threads, "others ran past {episode}");
                     }
                 });
             }
@@ -126,9 +106,34 @@ mod tests {
     }
 
     #[test]
-    fn errors_are_named() {
-        let eagain = format!("EAGAIN: {}", std::io::Error::from_raw_os_error(11));
-        assert_eq!(describe_error(11), eagain);
+    fn the_native_barriers_keep_the_invariant_for_1_3_and_8_threads() {
+        for threads in [1, 3, 8] {
+            let pthread = PthreadBarrier::new(threads).unwrap();
+            check_barrier_invariant(pthread.handles(), 2000);
+            let cxx = CxxBarrier::new(threads).unwrap();
+            check_barrier_invariant(cxx.handles(), 2000);
+            // Once the first handles are gone, a second set may run more episodes.
+            check_barrier_invariant(cxx.handles(), 10);
+        }
+    }
+
+    #[test]
+    fn zero_or_too_many_parties_is_an_error_that_names_the_code() {
+        let error = PthreadBarrier::new(0).unwrap_err();
+        assert!(error.starts_with("pthread_barrier_init(0) failed: EINVAL"));
+        let error = CxxBarrier::new(0).unwrap_err();
+        assert!(error.starts_with("std::barrier(0) refused: EINVAL"));
+        // Above u32 on 64-bit targets, and above glibc's own limit either way.
+        assert!(PthreadBarrier::new(usize::MAX).is_err() && CxxBarrier::new(usize::MAX).is_err());
+        assert!(PthreadBarrier::new(u32::MAX as usize).is_err());
         assert_eq!(describe_error(-1), "a C++ exception was thrown");
+    }
+
+    #[test]
+    #[should_panic(expected = "still alive")]
+    fn live_cxx_handles_are_not_handed_out_twice() {
+        let barrier = CxxBarrier::new(2).unwrap();
+        let _first = barrier.handles();
+        let _second = barrier.handles();
     }
 }

@@ -1,22 +1,22 @@
-//! OpenMP's array reduction, `reduction(+:arr[:n])`, through `baselines/omp_array_reduce.c`: the
-//! whole row runs in C (the reduction exists only among OpenMP's own threads) with the same stall
-//! table, stamps (`CLOCK_MONOTONIC`, what `Instant` reads on Linux), warm-up and stop rule.
+//! OpenMP's `reduction(+:arr[:n])` through `baselines/omp_array_reduce.c`: the whole row runs in C
+//! (the reduction exists only among OpenMP's threads) with the same stall table, stamps
+//! (`CLOCK_MONOTONIC`, as `Instant` on Linux), warm-up and stop rule.
 //!
-//! GCC `alloca`s each thread's private copy of the array (16 M floats: 64 MB of stack), so each
-//! row runs on a fresh master thread whose stack holds it, after raising the default stack size
-//! libgomp's new team threads get; the team ends with its master, so none spins into the next row.
-//! The C side checks every thread's stack and reports one too small instead of overflowing it.
+//! GCC `alloca`s each thread's private copy (16 M floats: 64 MB of stack), so each row runs on a
+//! fresh master thread with a stack that holds it, after raising libgomp's default thread stack;
+//! the team ends with its master, so none spins into the next row. The C side reports a stack too
+//! small rather than overflowing it.
 
 use std::ffi::c_int;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Mutex, PoisonError};
+use std::sync::PoisonError;
 use std::time::Duration;
 
 use phasers_cli::harness::engine::{Pacing, Plan, Timeline};
 use phasers_cli::harness::stalls::StallPolicy;
 use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
-use super::openmp::{RawRound as RawResult, INVALID, NO_MEMORY, OK, TOO_FEW_THREADS, WRONG_COPY};
+use super::openmp::{nanos, team_size, RawRound as RawResult, ONE_ROUND_AT_A_TIME, WRONG_COPY};
 
 /// Mirrors `phasers_omp_array_reduce_args` in `baselines.h`.
 #[repr(C)]
@@ -36,7 +36,7 @@ struct RawArgs {
     progress: *mut u64,
 }
 
-/// The `status` of `baselines.h` only this shim returns (the shared ones live in `openmp.rs`).
+/// The `status` of `baselines.h` only this shim returns.
 const STACK: i32 = 5;
 
 extern "C" {
@@ -45,15 +45,11 @@ extern "C" {
     fn phasers_omp_raise_default_stack(bytes: u64) -> c_int;
 }
 
-/// Held for a whole row: libgomp gives each master thread a team of its own, so rows started from
-/// two threads at once (tests run in parallel) would run side by side and measure each other.
-static ONE_ROW_AT_A_TIME: Mutex<()> = Mutex::new(());
-
 /// Stack the Rust side of the master thread needs besides what the C side asks for.
 const RUST_FRAMES: usize = 1 << 20;
 
-/// Runs `threads` reducing `len` floats (to all if `allreduce`) as `plan` says, `watch` guarding
-/// hangs; returns the stamps and the warm-up's result (thread 0's), or why it could not run.
+/// `threads` reduce `len` floats (to all if `allreduce`) as `plan` says, `watch` guarding hangs;
+/// the stamps and the warm-up's result (thread 0's).
 pub fn run(
     threads: usize,
     len: usize,
@@ -61,10 +57,7 @@ pub fn run(
     plan: &Plan,
     watch: &Watch,
 ) -> Result<(Timeline, Vec<f32>), String> {
-    let team = u32::try_from(threads)
-        .ok()
-        .filter(|&team| team >= 1 && team <= i32::MAX as u32)
-        .ok_or_else(|| format!("an OpenMP team of {threads} threads is not possible"))?;
+    let team = team_size(threads, 1)?;
     let Pacing::Stamped {
         stalls: Some(stalls),
     } = &plan.pacing
@@ -99,7 +92,7 @@ pub fn run(
     let progress = AtomicU64::new(0);
     let mut raw = RawResult::default();
     // A panic elsewhere while holding the lock leaves nothing inconsistent: it guards no data.
-    let _one_row = ONE_ROW_AT_A_TIME
+    let _one_row = ONE_ROUND_AT_A_TIME
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
     let watcher = std::thread::current();
@@ -118,8 +111,8 @@ pub fn run(
                     len: len as u64,
                     max_iterations: rows as u64,
                     min_iterations: min_iterations as u64,
-                    min_time_ns: duration_ns(min_time),
-                    budget_ns: duration_ns(plan.schedule.row_budget),
+                    min_time_ns: nanos(min_time),
+                    budget_ns: nanos(plan.schedule.row_budget),
                     stalls_ns: stalls.as_slice().as_ptr(),
                     arrive_ns: arrive_ns.as_mut_ptr(),
                     return_ns: return_ns.as_mut_ptr(),
@@ -139,8 +132,8 @@ pub fn run(
             .join()
             .map_err(|panic| format!("the OpenMP master panicked: {}", panic_message(&*panic)))
     })?;
-    decode(&raw, threads, stack)?;
-    let ran = usize::try_from(raw.ran).unwrap_or(usize::MAX).min(rows);
+    let ran = decode(raw, threads, len, stack)?;
+    let ran = usize::try_from(ran).unwrap_or(usize::MAX).min(rows);
     if ran == 0 {
         return Err("the OpenMP row ran no iteration".to_owned());
     }
@@ -156,21 +149,9 @@ pub fn run(
     Ok((timeline, first_result))
 }
 
-fn duration_ns(duration: Duration) -> u64 {
-    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
-}
-
-/// The error the C side's status stands for, if any.
-fn decode(raw: &RawResult, threads: usize, stack: u64) -> Result<(), String> {
+/// The iterations run, or the error the C side's status stands for.
+fn decode(raw: RawResult, threads: usize, len: usize, stack: u64) -> Result<u64, String> {
     match raw.status {
-        OK => Ok(()),
-        INVALID => Err(format!(
-            "phasers_omp_array_reduce refused a team of {threads} threads"
-        )),
-        TOO_FEW_THREADS => Err(format!(
-            "OpenMP gave a team of {} threads where {threads} were asked for (OMP_THREAD_LIMIT?)",
-            raw.detail
-        )),
         STACK => Err(format!(
             "an OpenMP thread has a {} KiB stack, too small for the private copy of the array \
              GCC puts there ({} KiB needed); set OMP_STACKSIZE={}M",
@@ -178,14 +159,14 @@ fn decode(raw: &RawResult, threads: usize, stack: u64) -> Result<(), String> {
             stack.div_ceil(1024),
             stack.div_ceil(1 << 20)
         )),
-        NO_MEMORY => Err("out of memory allocating the OpenMP row's arrays".to_owned()),
         WRONG_COPY => Err(format!(
             "wrong result: OpenMP thread {}'s allreduce copy differs from the shared sum",
             raw.detail
         )),
-        status => Err(format!(
-            "phasers_omp_array_reduce returned unknown status {status}"
-        )),
+        _ => {
+            let asked = format!("{len} floats on {threads} threads");
+            Ok(raw.into_round("phasers_omp_array_reduce", &asked)?.ran)
+        }
     }
 }
 
@@ -226,11 +207,11 @@ mod tests {
             detail: 8192,
             ..RawResult::default()
         };
-        let error = decode(&stack, 2, 65 << 20).unwrap_err();
+        let error = decode(stack, 2, 1, 65 << 20).unwrap_err();
         assert!(
             error.contains("8192 KiB") && error.contains("OMP_STACKSIZE=65M"),
             "{error}"
         );
-        assert!(decode(&RawResult::default(), 2, 0).is_ok());
+        assert_eq!(decode(RawResult::default(), 2, 1, 0), Ok(0));
     }
 }

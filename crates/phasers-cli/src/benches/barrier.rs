@@ -1066,7 +1066,7 @@ pub fn verdict(report: &Report) -> Vec<String> {
 }
 
 #[cfg(test)]
-pub(crate) use tests::{one_round, report_of, rounds_row};
+pub(crate) use tests::{report_of, rounds_row};
 
 #[cfg(test)]
 mod tests {

@@ -45,9 +45,11 @@ pub fn json_file(path: &Path) -> serde_json::Value {
 }
 
 /// A path named `name` in a scratch directory of this test binary (`suite` keeps the binaries'
-/// directories apart).
+/// directories apart). It lies under Cargo's `target/tmp`, so the reports every run writes (about
+/// a megabyte) go with `cargo clean` instead of piling up in the system's temporary directory.
 pub fn scratch(suite: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("phasers-{suite}-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("phasers-{suite}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     dir.join(name)
 }

@@ -65,8 +65,9 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum BenchTarget {
-    /// Every algorithm against the floor, the reference barrier and the standard barriers, at each
-    /// thread count; --write-profile also writes the profile `Algorithm::Auto` reads.
+    /// Every algorithm against the floor, the reference barrier, auto's protocol by hand (bare
+    /// counting) and the standard barriers, at each thread count; --write-profile also writes the
+    /// profile `Algorithm::Auto` reads.
     Barrier(BarrierArgs),
     /// Phasers, each thread a SigWait registration calling next(), in seed 000's figures:
     /// EPCC's barrier test against our best barriers and OpenMP's barrier, its reduction test

@@ -77,6 +77,7 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
     let baselines = names(&report["settings"], "baselines");
     for baseline in [
         "reference",
+        "bare counting",
         "std::sync::Barrier",
         "pthread_barrier_t",
         "std::barrier (C++20)",
@@ -130,12 +131,12 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
         );
     }
     let ratios = report["ratios"].as_array().unwrap();
-    assert!(
-        ratios
-            .iter()
-            .any(|ratio| ratio["label"] == "auto / std::sync::Barrier"),
-        "{ratios:?}"
-    );
+    for label in ["auto / std::sync::Barrier", "auto / bare counting"] {
+        assert!(
+            ratios.iter().any(|ratio| ratio["label"] == label),
+            "{label}: {ratios:?}"
+        );
+    }
     assert!(ratios.iter().all(|ratio| ratio["noisy"].is_boolean()));
 
     let table = std::fs::read_to_string(&csv).unwrap();
@@ -154,6 +155,15 @@ fn quick_suite_with_a_tiny_budget_reports_every_row() {
         "{stdout}"
     );
     assert!(stdout.contains("our best is"), "{stdout}");
+    // Auto over its protocol by hand, at each thread count.
+    let bare = stdout
+        .lines()
+        .skip_while(|line| !line.starts_with("auto ÷ bare protocol"));
+    let bare: Vec<&str> = bare.skip(1).take(threads.len()).collect();
+    for (line, count) in bare.iter().zip(&threads) {
+        assert!(line.starts_with(&format!("  {count} thread")), "{stdout}");
+    }
+    assert_eq!(bare.len(), threads.len(), "{stdout}");
     assert!(
         stdout.contains("rounds") && stdout.contains("noisy: a ratio whose rows' rounds disagree"),
         "{stdout}"
@@ -196,6 +206,7 @@ fn list_names_every_algorithm_and_baseline() {
         "tournament",
         "floor",
         "reference",
+        "bare counting",
         "std::sync::Barrier",
         "pthread_barrier_t",
         "std::barrier (C++20)",

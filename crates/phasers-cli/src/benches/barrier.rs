@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::hint::spin_loop;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::thread::yield_now;
 use std::time::{Duration, Instant};
 
@@ -52,6 +52,15 @@ const DEFAULT_ROUNDS: u16 = 5;
 
 /// The row users get without choosing.
 const AUTO: &str = "auto";
+
+/// The row of [`ReferenceBarrier`], the yardstick.
+const REFERENCE: &str = "reference";
+
+/// The row of [`BareCounting`].
+const BARE: &str = "bare counting";
+
+/// The algorithm [`BareCounting`] copies, as `auto`'s row names what it resolved to.
+const BARE_COPIES: &str = "counting";
 
 /// The verdict's outcome when a side failed or was not measured.
 const NO_COMPARISON: &str = "no comparison";
@@ -238,10 +247,17 @@ impl MeasureArgs {
             delay,
             time_per_test: self.time,
             ratios: Box::new(barrier_ratios),
-            // By default the verdict, which says the same for every thread count in one table.
-            summary: Box::new(|report: &Report, verbose: bool| match verbose {
-                true => at_each(report, barrier_lines),
-                false => Vec::new(),
+            // By default the verdict, which says the same for every thread count in one table,
+            // and auto over the bare protocol it runs, which it does not say.
+            summary: Box::new(|report: &Report, verbose: bool| {
+                let lines = match verbose {
+                    true => at_each(report, barrier_lines),
+                    false => Vec::new(),
+                };
+                lines
+                    .into_iter()
+                    .chain(bare_lines(report, verbose))
+                    .collect()
             }),
         }
     }
@@ -482,7 +498,12 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
             head,
             by: Pick::Kind(kind),
         };
-        let ratios = vec![over("÷ref", Kind::Reference), over("÷floor", Kind::Floor)];
+        // The reference by name: the bare protocol is a yardstick of the same kind.
+        let reference = Column::Over {
+            head: "÷ref",
+            by: Pick::Named(REFERENCE.into()),
+        };
+        let ratios = vec![reference, over("÷floor", Kind::Floor)];
         Layout {
             concise: [vec![Label, Median, Rounds], ratios.clone()].concat(),
             verbose: [vec![Label, MeanCi, Min, Median, Rounds], ratios].concat(),
@@ -510,6 +531,9 @@ impl<C: SweepContender> Benchmark for Sweep<C> {
 pub enum Contender {
     /// The hand-written sense-reversing barrier ([`ReferenceBarrier`]): the yardstick.
     Reference,
+    /// The counting protocol by hand ([`BareCounting`]): what `auto` costs without the
+    /// library's bookkeeping where it runs counting.
+    Bare,
     /// `std::sync::Barrier`: what a Rust user gets without this library.
     Std,
     /// POSIX `pthread_barrier_t` (glibc), through the C shim.
@@ -531,8 +555,9 @@ pub enum Contender {
 impl Contender {
     /// The reference and the baselines, heading every table; OpenMP both default and tuned
     /// (`OMP_WAIT_POLICY=active`), so our barriers are held against whichever is faster here.
-    pub const BASELINES: [Contender; 6] = [
+    pub const BASELINES: [Contender; 7] = [
         Contender::Reference,
+        Contender::Bare,
         Contender::Std,
         Contender::Pthread,
         Contender::CxxBarrier,
@@ -553,6 +578,12 @@ impl Contender {
             Contender::Reference => {
                 "hand-written centralized sense-reversing barrier (spin, yield every 64 spins): \
                  the yardstick every ratio divides by"
+            }
+            Contender::Bare => {
+                "hand-written copy of counting, auto's protocol at 1-2 threads and when threads \
+                 outnumber cores (two tagged counters, one fetch_sub, the last re-arms the other \
+                 and swaps the release; spin, yield every 64 spins), with none of the library's \
+                 bookkeeping: the summary's \"auto ÷ bare protocol\""
             }
             Contender::Std => "Rust's std::sync::Barrier (mutex + condition variable)",
             Contender::Pthread => "POSIX pthread_barrier_wait (glibc: futex-based, sleeps)",
@@ -582,7 +613,8 @@ impl Contender {
 impl SweepContender for Contender {
     fn name(self) -> Cow<'static, str> {
         match self {
-            Contender::Reference => "reference".into(),
+            Contender::Reference => REFERENCE.into(),
+            Contender::Bare => BARE.into(),
             Contender::Std => "std::sync::Barrier".into(),
             Contender::Pthread => PthreadBarrier::NAME.into(),
             Contender::CxxBarrier => CxxBarrier::NAME.into(),
@@ -596,7 +628,8 @@ impl SweepContender for Contender {
 
     fn kind(self) -> Kind {
         match self {
-            Contender::Reference => Kind::Reference,
+            // A yardstick like the reference: neither a standard barrier nor one of ours.
+            Contender::Reference | Contender::Bare => Kind::Reference,
             Contender::Phasers(_) => Kind::Ours,
             _ => Kind::Baseline,
         }
@@ -617,6 +650,7 @@ impl SweepContender for Contender {
             Contender::Reference => {
                 Ok(timing.threads(ReferenceBarrier::new(threads).handles(), &watch))
             }
+            Contender::Bare => Ok(timing.threads(BareCounting::new(threads).handles(), &watch)),
             Contender::Std => {
                 let barrier = std::sync::Barrier::new(threads);
                 Ok(timing.threads(vec![&barrier; threads], &watch))
@@ -763,6 +797,97 @@ impl Work for ReferenceHandle<'_> {
     }
 }
 
+/// The bits of a [`BareCounting`] counter above the count: the episode it is armed for.
+const BARE_TAG_SHIFT: u32 = 32;
+/// The tag keeps 31 bits, as the library's counting does (its bit 63 marks sleepers).
+const BARE_TAG_MASK: u64 = (1 << 31) - 1;
+/// The arrivals still expected.
+const BARE_COUNT_MASK: u64 = (1 << BARE_TAG_SHIFT) - 1;
+
+/// A counter armed for `episode`, expecting `parties` arrivals.
+fn bare_armed(episode: u64, parties: usize) -> u64 {
+    ((episode & BARE_TAG_MASK) << BARE_TAG_SHIFT) | parties as u64
+}
+
+/// The protocol of the library's `Counting` (`crates/phasers/src/barrier/counting.rs`), written
+/// out by hand, so "auto ÷ bare protocol" measures what `Barrier::wait` adds around it: the
+/// episode and roster bookkeeping, the broken and stall checks, the wait policy beyond spin then
+/// yield, the dispatch. Only for this benchmark.
+///
+/// The same atomics on the same lines: two counters on their own cache lines, used alternately,
+/// each a word tagged with the episode it is armed for over the arrivals still expected. An
+/// arrival is one `fetch_sub` on its episode's counter; the last re-arms the other counter with a
+/// plain store (everyone has arrived, so nobody still waits on it) and releases with a swap of the
+/// new tag, which the others poll for. The library's party count is an atomic because
+/// participants may leave; nobody leaves this one, so it is a plain field.
+#[derive(Debug)]
+pub struct BareCounting {
+    parties: usize,
+    counters: [CachePadded<AtomicU64>; 2],
+}
+
+impl BareCounting {
+    /// A barrier for `parties` threads (at least 1).
+    pub fn new(parties: usize) -> Self {
+        let parties = parties.max(1);
+        BareCounting {
+            parties,
+            counters: [0, 1]
+                .map(|episode| CachePadded::new(AtomicU64::new(bare_armed(episode, parties)))),
+        }
+    }
+
+    /// One handle per thread, each carrying only the episode it is at.
+    pub fn handles(&self) -> Vec<BareHandle<'_>> {
+        let handle = |_| BareHandle {
+            barrier: self,
+            episode: 0,
+        };
+        (0..self.parties).map(handle).collect()
+    }
+}
+
+/// One thread's handle on a [`BareCounting`].
+#[derive(Debug)]
+pub struct BareHandle<'a> {
+    barrier: &'a BareCounting,
+    episode: u64,
+}
+
+impl Work for BareHandle<'_> {
+    const SYNCHRONIZED: bool = true;
+
+    // Always inlined into the engine's loop, as the library's rows are (see `harness/work.rs`).
+    #[inline(always)]
+    fn iteration(&mut self, _: u64) -> Result<Option<&'static str>, Failure> {
+        let barrier = self.barrier;
+        let number = self.episode;
+        self.episode += 1;
+        let counter = &barrier.counters[(number & 1) as usize];
+        // AcqRel: the last arrival sees every arrival's prior writes before it releases them.
+        let before = counter.fetch_sub(1, Ordering::AcqRel);
+        if before & BARE_COUNT_MASK == 1 {
+            let next = &barrier.counters[((number + 1) & 1) as usize];
+            next.store(bare_armed(number + 1, barrier.parties), Ordering::Release);
+            // A swap, as the library's release (which looks for sleepers in the old word): the
+            // same atomics, so the ratio is the bookkeeping alone. Tag `number + 2`, count 0:
+            // the leader of `number + 1` arms it.
+            counter.swap(bare_armed(number + 2, 0), Ordering::AcqRel);
+        } else {
+            let mine = number & BARE_TAG_MASK;
+            let mut spins = 0u32;
+            while counter.load(Ordering::Acquire) >> BARE_TAG_SHIFT == mine {
+                spin_loop();
+                spins = spins.wrapping_add(1);
+                if spins % SPINS_PER_YIELD == 0 {
+                    yield_now();
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
 /// `f(rows, records)` of each thread count of `report`, those that say something.
 pub fn at_each(
     report: &Report,
@@ -875,6 +1000,54 @@ pub fn barrier_lines(rows: &[&Row], records: &[&RatioRecord]) -> Option<String> 
         text.push_str(&format!("\n  {line}"));
     }
     Some(text)
+}
+
+/// The summary's "auto ÷ bare protocol": at each thread count, `auto` over [`BareCounting`], the
+/// protocol `auto` runs there by hand (unless the line says auto runs another protocol), so the
+/// ratio is what the library's bookkeeping costs. `None` unless the sweep ran both rows.
+pub fn bare_lines(report: &Report, verbose: bool) -> Option<String> {
+    let label = format!("{AUTO} / {BARE}");
+    let ran = |name: &str| report.rows.iter().any(|row| row.contender == name);
+    if !(ran(AUTO) && ran(BARE)) {
+        return None;
+    }
+    let (mut noisy, mut missing, mut cells) = (false, false, Vec::new());
+    for &threads in &report.settings.threads {
+        let rows = rows_at(report, threads);
+        let Some(auto) = rows.iter().find(|row| row.contender == AUTO) else {
+            continue;
+        };
+        let records = report.ratios.iter().map(|r| &r.record);
+        let quotient = match records
+            .filter(|r| r.threads == threads)
+            .find(|r| r.label == label)
+        {
+            Some(record) => {
+                noisy |= record.noisy && !verbose;
+                ratio::quotient(record, verbose)
+            }
+            None => {
+                missing = true;
+                ratio::NOT_COMPUTED.to_owned()
+            }
+        };
+        let other = (auto.resolved.as_deref()).filter(|&runs| runs != BARE_COPIES);
+        let other = other.map(|_| "  (another protocol)");
+        let line = format!("{quotient}{}", other.unwrap_or_default());
+        cells.push([threads_text(threads), auto.label(), line]);
+    }
+    // The thread count and auto's label both left-aligned, as one first column.
+    let width = cells.iter().map(|[threads, ..]| threads.len()).max();
+    let cells = cells.into_iter().map(|[threads, label, line]| {
+        let width = width.unwrap_or_default();
+        vec![format!("{threads:<width$}  {label}"), line]
+    });
+    let mut text =
+        format!("{AUTO} ÷ bare protocol: what Barrier::wait adds to the protocol ({BARE})");
+    for line in aligned(&cells.collect::<Vec<_>>(), Last::Free).lines() {
+        text.push_str(&format!("\n  {line}"));
+    }
+    Some(text + &ratio::notes(noisy, missing))
 }
 
 /// Options of `phasers bench barrier`.
@@ -1138,28 +1311,79 @@ mod tests {
     }
 
     #[test]
-    fn names_are_distinct_and_no_thread_passes_the_reference_before_all_arrive() {
+    fn names_are_distinct_and_no_thread_passes_a_hand_written_barrier_before_all_arrive() {
         let names: std::collections::BTreeSet<_> = Contender::all().map(Contender::name).collect();
         assert_eq!(names.len(), Contender::all().count());
-        const THREADS: usize = 3;
+        hold_everyone_each_round(ReferenceBarrier::new(3).handles());
+        // The bare protocol at 1 thread (the leader every time), 2, and more than this machine's
+        // cores, where only its yields let it finish; its two counters alternate, so 200 rounds
+        // re-arm each a hundred times.
+        for threads in [1, 2, 3, 5] {
+            hold_everyone_each_round(BareCounting::new(threads).handles());
+        }
+    }
+
+    /// Runs 200 rounds of two iterations on one thread per handle, and checks that no thread
+    /// leaves an iteration before every thread has arrived at it.
+    fn hold_everyone_each_round<W: Work>(handles: Vec<W>) {
         const ROUNDS: u64 = 200;
-        let barrier = ReferenceBarrier::new(THREADS);
+        let threads = handles.len() as u64;
         let arrived = std::sync::atomic::AtomicU64::new(0);
         std::thread::scope(|s| {
-            for mut handle in barrier.handles() {
+            for mut handle in handles {
                 let arrived = &arrived;
                 s.spawn(move || {
                     for round in 0..ROUNDS {
                         arrived.fetch_add(1, Ordering::Relaxed);
                         handle.iteration(round).unwrap();
                         // Everyone arrived at this round before anyone left it.
-                        assert!(arrived.load(Ordering::Relaxed) >= (round + 1) * THREADS as u64);
+                        assert!(arrived.load(Ordering::Relaxed) >= (round + 1) * threads);
                         handle.iteration(round).unwrap();
                     }
                 });
             }
         });
-        assert_eq!(arrived.load(Ordering::Relaxed), ROUNDS * THREADS as u64);
+        assert_eq!(arrived.load(Ordering::Relaxed), ROUNDS * threads);
+    }
+
+    #[test]
+    fn auto_over_the_bare_protocol_at_each_thread_count_says_when_auto_runs_another() {
+        let auto = |threads, resolved: &str, medians: &[f64]| {
+            let mut auto = rounds_row(AUTO, Kind::Ours, threads, medians);
+            auto.resolved = Some(resolved.into());
+            auto
+        };
+        let bare = |threads, medians: &[f64]| rounds_row(BARE, Kind::Reference, threads, medians);
+        let mut failed = bare(8, &[30.0]);
+        failed.error = Some("boom".into());
+        let report = report_of(vec![
+            auto(1, "counting", &[11.0, 11.2, 11.1]),
+            bare(1, &[10.0, 10.1, 10.0]),
+            auto(2, "counting", &[40.0, 60.0, 50.0]),
+            bare(2, &[45.0, 46.0, 45.0]),
+            auto(4, "sense-reversing", &[90.0; 3]),
+            bare(4, &[60.0; 3]),
+            auto(8, "counting", &[20.0]),
+            failed,
+        ]);
+        assert_eq!(
+            bare_lines(&report, false).unwrap(),
+            "auto ÷ bare protocol: what Barrier::wait adds to the protocol (bare counting)
+  1 thread   auto → counting         11.1 ns / 10.0 ns = 1.11x
+  2 threads  auto → counting         50.0 ns / 45.0 ns = 1.11x~
+  4 threads  auto → sense-reversing  90.0 ns / 60.0 ns = 1.50x  (another protocol)
+  8 threads  auto → counting         not computed*
+  ~ unsettled: the rounds disagree by more than the rows differ (--verbose: by how much)
+  * a side failed, was not measured, or is below its resolution"
+        );
+        let verbose = bare_lines(&report, true).unwrap();
+        assert!(
+            verbose.contains("= 1.11x  noisy: rounds ×1.50 > gap ×1.11"),
+            "{verbose}"
+        );
+        // Without either row, no line at all.
+        let only_auto = report_of(vec![auto(1, "counting", &[11.0])]);
+        assert_eq!(bare_lines(&only_auto, false), None);
     }
 
     /// The round count and the uneven split are `main.rs`'s `barrier_options_make_the_sweep`.

@@ -15,8 +15,8 @@ pub const NOISY_MARK: &str = "~";
 pub const NOISY_NOTE: &str =
     "~ unsettled: the rounds disagree by more than the rows differ (--verbose: by how much)";
 
-/// What a ratio that cannot be divided says by default; [`NOT_COMPUTED_NOTE`] explains it.
-const NOT_COMPUTED: &str = "not computed*";
+/// What a ratio that cannot be divided says by default; [`notes`] explains it.
+pub const NOT_COMPUTED: &str = "not computed*";
 
 /// Why a ratio is not computed.
 const NOT_COMPUTED_NOTE: &str = "* a side failed, was not measured, or is below its resolution";
@@ -108,29 +108,40 @@ pub fn lines(heading: &str, records: &[RatioRecord], ratios: &[Ratio], verbose: 
             continue;
         };
         noisy |= record.noisy && !verbose;
-        let mark = match (verbose, record.noisy) {
-            (true, _) => format!("  {}", record.mark()),
-            (false, true) => NOISY_MARK.to_owned(),
-            (false, false) => String::new(),
-        };
         let who = match r.denominator {
             Pick::FastestKind(_) | Pick::FastestNamed(_) => format!("  ({})", record.denominator),
             _ => String::new(),
         };
-        let (a, b) = (record.numerator_ns, record.denominator_ns);
-        let divided = ratio(Some(a), Some(b));
-        let line = format!("{} / {} = {divided}{mark}{who}", time(a), time(b));
+        let line = format!("{}{who}", quotient(record, verbose));
         cells.push(vec![r.label.clone(), line.trim_end().to_owned()]);
     }
     let mut text = heading.to_owned();
     for line in aligned(&cells, Last::Free).lines() {
         text.push_str(&format!("\n  {line}"));
     }
+    text + &notes(noisy, missing)
+}
+
+/// One ratio as its line prints it: `60.0 ns / 58.0 ns = 1.03x`, with [`NOISY_MARK`] when noisy
+/// or, `--verbose`, by how much.
+pub fn quotient(record: &noise::RatioRecord, verbose: bool) -> String {
+    let mark = match (verbose, record.noisy) {
+        (true, _) => format!("  {}", record.mark()),
+        (false, true) => NOISY_MARK.to_owned(),
+        (false, false) => String::new(),
+    };
+    let (a, b) = (record.numerator_ns, record.denominator_ns);
+    let divided = ratio(Some(a), Some(b));
+    format!("{} / {} = {divided}{mark}", time(a), time(b))
+}
+
+/// The footnotes under ratio lines, each on its own line: [`NOISY_NOTE`] when a line is marked
+/// noisy, and why a ratio is [`NOT_COMPUTED`] when one is.
+pub fn notes(noisy: bool, missing: bool) -> String {
     let notes = [(noisy, NOISY_NOTE), (missing, NOT_COMPUTED_NOTE)];
-    for (_, note) in notes.into_iter().filter(|(used, _)| *used) {
-        text.push_str(&format!("\n{}", footnotes::wrap("  ", note).trim_end()));
-    }
-    text
+    let used = notes.into_iter().filter(|(used, _)| *used);
+    let lines = used.map(|(_, note)| format!("\n{}", footnotes::wrap("  ", note).trim_end()));
+    lines.collect()
 }
 
 /// A grid of figures: `title`, then a head line and one line per `(label, cells)`.

@@ -97,6 +97,14 @@ impl AnyAlgorithm {
     }
 }
 
+impl AnyAlgorithm {
+    /// [`AlgorithmImpl::wait`] for every algorithm but counting.
+    #[inline(never)]
+    fn wait_out_of_line(&self, local: &mut AnyLocal, episode: &Episode<'_>) -> Result<bool, Stop> {
+        dispatch!(self, local, |inner, state| inner.wait(state, episode))
+    }
+}
+
 impl AlgorithmImpl for AnyAlgorithm {
     type Local = AnyLocal;
 
@@ -133,9 +141,17 @@ impl AlgorithmImpl for AnyAlgorithm {
         }
     }
 
-    #[inline]
+    /// Counting inline, every other algorithm through one call: counting is `Auto`'s pick at 1-2
+    /// threads and whenever threads outnumber cores, where a call costs most (see `episode.rs`);
+    /// elsewhere a wait takes a cache-line transfer or more, which dwarfs the call.
+    #[inline(always)]
     fn wait(&self, local: &mut AnyLocal, episode: &Episode<'_>) -> Result<bool, Stop> {
-        dispatch!(self, local, |inner, state| inner.wait(state, episode))
+        if let (AnyAlgorithm::Counting(inner), AnyLocal::Counting(state)) = (self, &mut *local) {
+            return inner.wait(state, episode);
+        }
+        // A copy: the call takes its address, not that of the episode the counting path keeps
+        // in registers.
+        self.wait_out_of_line(local, &{ *episode })
     }
 
     fn leave(&self, local: &mut AnyLocal, episode: &Episode<'_>) -> Result<(), Error> {

@@ -88,6 +88,10 @@ impl Counting {
 
     /// Counts this participant's arrival; the last one re-arms the other counter, runs the action
     /// and releases. Returns whether this participant was the last.
+    ///
+    /// Inlined, as the rest of the wait is: out of line, the call would take the episode's
+    /// address and so make the wait store it before the `fetch_sub` (see `episode.rs`).
+    #[inline(always)]
     fn arrive(&self, episode: &Episode<'_>) -> bool {
         let number = episode.number();
         let before = self.counter(number).fetch_sub_quiet(1);
@@ -132,7 +136,10 @@ impl AlgorithmImpl for Counting {
         CountingLocal::default()
     }
 
-    #[inline]
+    // Always inlined, arrival included: `Auto`'s pick at 1-2 threads, where a call that takes the
+    // episode's address makes the wait store it before the arrival (see `episode.rs`); the slow
+    // path is out of line.
+    #[inline(always)]
     fn wait(&self, local: &mut CountingLocal, episode: &Episode<'_>) -> Result<bool, Stop> {
         if !local.arrived {
             if self.arrive(episode) {

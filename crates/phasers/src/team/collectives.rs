@@ -15,6 +15,9 @@ use crate::error::Error;
 
 impl Member {
     fn run<T: Copy + Send + 'static>(&mut self, call: Call<'_, T>) -> Result<()> {
+        if call.is_light() {
+            return self.run_light(&call);
+        }
         self.start(&call, false)?;
         self.progress(&call, Until::END)
             .expect("a blocking call runs to its end")

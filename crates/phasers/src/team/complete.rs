@@ -2,6 +2,7 @@
 
 use super::call::Call;
 use super::check::compare_all;
+use super::engine::{from_bits, to_bits, word_call};
 use super::kind::{Kind, Path};
 use super::meeting::InlineResult;
 use super::member::Member;
@@ -24,8 +25,10 @@ impl Member {
         let mut failure = shared.error_for(seq);
         // The posts are read only when the signatures differ, or when the call reads them anyway:
         // inline payloads are combined from them, and a split's colors and keys live there.
+        // A one-word call reads no post: its inputs are in the meeting's cells (see `word_call`).
+        let word = word_call(shared, call, post);
         let scan = !matched
-            || post.path == Path::Inline
+            || post.path == Path::Inline && !word
             || matches!(post.kind, Kind::BarrierChecked | Kind::Split);
         if failure.is_none() && scan {
             failure = compare_all(shared, seq, shared.checked);
@@ -35,6 +38,10 @@ impl Member {
         }
         if failure.is_none() {
             failure = match (post.path, post.kind) {
+                (Path::Inline, _) if word => {
+                    self.word_result(call, post);
+                    None
+                }
                 (Path::Inline, _) => self.inline_result(call, post).err(),
                 (Path::None, Kind::Split) => {
                     self.assign_splits(seq);
@@ -47,6 +54,33 @@ impl Member {
             shared.record_error(seq, error);
             shared.entry.line.failed.store(seq + 1, Ordering::Release);
         }
+    }
+
+    /// Every member's input of a one-word call combined in rank order, left in the meeting's
+    /// line next to the release word.
+    fn word_result<T: Copy + Send + 'static>(&self, call: &Call<'_, T>, post: &Post) {
+        let shared = &*self.shared;
+        let seq = post.seq;
+        let op = call
+            .op
+            .as_ref()
+            .expect("reductions always carry an operator (set by every reducing collective)");
+        // SAFETY: every member of a matched word call left an input of its own in its cell, an
+        // `Element` of at most 8 bytes (see `word_call`), before its arrival, which this
+        // completer's arrival acquired.
+        let mut acc: T = unsafe { from_bits(shared.entry.input(0)) };
+        for other in 1..shared.size {
+            // SAFETY: as above.
+            let theirs: T = unsafe { from_bits(shared.entry.input(other)) };
+            let dest = std::slice::from_mut(&mut acc);
+            if let Err(panic) = self.run_op(seq, op, dest, std::slice::from_ref(&theirs)) {
+                // As for `inline_result`: the others get `Broken`, and the panic goes on here.
+                shared.entry.line.failed.store(seq + 1, Ordering::Release);
+                shared.entry.release(seq);
+                std::panic::resume_unwind(panic);
+            }
+        }
+        shared.entry.put_word(to_bits(acc));
     }
 
     /// The root's payload for a broadcast, or every payload combined in rank order for a

@@ -288,7 +288,7 @@ fn word_allreduce_three_members_near_and_far_cells() {
 /// checked, and the completer may be a different member at every call.
 #[test]
 fn light_and_engine_calls_share_the_meeting() {
-    model_bounded(2, || {
+    model_bounded(3, || {
         on_members(2, SyncMode::AllSync, |m| {
             let size = m.parties();
             let rank = m.rank();
@@ -317,7 +317,7 @@ fn light_and_engine_calls_share_the_meeting() {
 /// from a reset arrival word.
 #[test]
 fn light_mismatch_then_light_calls() {
-    model_bounded(2, || {
+    model_bounded(3, || {
         on_members(2, SyncMode::AllSync, |m| {
             let error = if m.rank() == 0 {
                 m.barrier().unwrap_err()

@@ -2,6 +2,7 @@
 
 use super::call::Call;
 use super::check::compare_all;
+use super::combiner::Combiner;
 use super::engine::{from_bits, to_bits, word_call};
 use super::kind::{Kind, Path};
 use super::meeting::InlineResult;
@@ -52,35 +53,40 @@ impl Member {
         }
         if let Some(error) = failure {
             shared.record_error(seq, error);
-            shared.entry.line.failed.store(seq + 1, Ordering::Release);
+            shared.entry.failed.store(seq + 1, Ordering::Release);
         }
     }
 
     /// Every member's input of a one-word call combined in rank order, left in the meeting's
     /// line next to the release word.
     fn word_result<T: Copy + Send + 'static>(&self, call: &Call<'_, T>, post: &Post) {
-        let shared = &*self.shared;
-        let seq = post.seq;
         let op = call
             .op
             .as_ref()
             .expect("reductions always carry an operator (set by every reducing collective)");
+        self.combine_words(post.seq, op);
+    }
+
+    /// The body of [`word_result`](Self::word_result), which the light path calls directly.
+    #[inline]
+    pub(crate) fn combine_words<T: Copy + Send + 'static>(&self, seq: u64, op: &Combiner<'_, T>) {
+        let shared = &*self.shared;
         // SAFETY: every member of a matched word call left an input of its own in its cell, an
         // `Element` of at most 8 bytes (see `word_call`), before its arrival, which this
         // completer's arrival acquired.
-        let mut acc: T = unsafe { from_bits(shared.entry.input(0)) };
+        let mut acc: T = unsafe { from_bits(shared.entry.input(seq, 0)) };
         for other in 1..shared.size {
             // SAFETY: as above.
-            let theirs: T = unsafe { from_bits(shared.entry.input(other)) };
+            let theirs: T = unsafe { from_bits(shared.entry.input(seq, other)) };
             let dest = std::slice::from_mut(&mut acc);
             if let Err(panic) = self.run_op(seq, op, dest, std::slice::from_ref(&theirs)) {
                 // As for `inline_result`: the others get `Broken`, and the panic goes on here.
-                shared.entry.line.failed.store(seq + 1, Ordering::Release);
+                shared.entry.failed.store(seq + 1, Ordering::Release);
                 shared.entry.release(seq);
                 std::panic::resume_unwind(panic);
             }
         }
-        shared.entry.put_word(to_bits(acc));
+        shared.entry.put_word(seq, to_bits(acc));
     }
 
     /// The root's payload for a broadcast, or every payload combined in rank order for a
@@ -126,7 +132,7 @@ impl Member {
                 if let Err(panic) = self.run_op(seq, op, acc, src) {
                     // The others get `Broken` (recorded by `run_op`); this member's panic goes on
                     // once the meeting is released, since nobody uses its buffers any more.
-                    shared.entry.line.failed.store(seq + 1, Ordering::Release);
+                    shared.entry.failed.store(seq + 1, Ordering::Release);
                     shared.entry.release(seq);
                     std::panic::resume_unwind(panic);
                 }
@@ -134,11 +140,7 @@ impl Member {
         }
         // SAFETY: only the completer writes the result, before the release; the readers of the
         // previous result all arrived at this meeting, so are done with it.
-        shared
-            .entry
-            .line
-            .result
-            .with_mut(|r| unsafe { r.write(result) });
+        shared.entry.result.with_mut(|r| unsafe { r.write(result) });
         Ok(())
     }
 }

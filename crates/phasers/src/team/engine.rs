@@ -211,7 +211,7 @@ impl Member {
             // input holds `count` elements (checked by the collective, else the post is invalid
             // and the call is no word call).
             let value = unsafe { call.input.read() };
-            shared.entry.put_input(self.rank, to_bits(value));
+            shared.entry.put_input(seq, self.rank, to_bits(value));
         }
         let signature = if shared.checked {
             signature::of(post, call.op_code(), shared.signature_key)
@@ -228,7 +228,7 @@ impl Member {
             });
         }
         let shared: &TeamShared = &self.shared;
-        if let Some(matched) = shared.entry.arrive(shared.size, signature) {
+        if let Some(matched) = shared.entry.arrive(seq, shared.size, signature) {
             self.complete_entry(call, post, matched);
             shared.entry.release(seq);
         }
@@ -254,10 +254,10 @@ impl Member {
         debug_assert!(matches!(post.path, Path::None | Path::Inline));
         self.post_and_arrive(call, &post, error, false);
         let shared: &TeamShared = &self.shared;
-        let line = &shared.entry.line;
-        self.wait_for(&line.release, seq + 1, seq, true, Deadline::Never)
+        let release = shared.entry.release_word(seq);
+        self.wait_for(release, seq + 1, seq, true, Deadline::Never)
             .map_err(|stop| stopped(shared, stop))?;
-        if line.failed.load(Ordering::Acquire) == seq + 1 || post.invalid {
+        if shared.entry.failed.load(Ordering::Acquire) == seq + 1 || post.invalid {
             let error = self.error_of(seq);
             return Err(if post.invalid {
                 error
@@ -299,9 +299,14 @@ impl Member {
             let post = flight.post;
             match flight.step {
                 Step::Entry => {
-                    let line = &shared.entry.line;
                     if blocking {
-                        match self.wait_for(&line.release, post.seq + 1, post.seq, true, deadline) {
+                        match self.wait_for(
+                            shared.entry.release_word(post.seq),
+                            post.seq + 1,
+                            post.seq,
+                            true,
+                            deadline,
+                        ) {
                             Ok(()) => {}
                             Err(Stop::TimedOut) => return None,
                             Err(stop) => {
@@ -316,7 +321,8 @@ impl Member {
                         }
                         return finish(&mut self.in_flight, Err(stopped(shared, Stop::Broken)));
                     }
-                    if line.failed.load(Ordering::Acquire) == post.seq + 1 || post.invalid {
+                    let failed = shared.entry.failed.load(Ordering::Acquire);
+                    if failed == post.seq + 1 || post.invalid {
                         let mut error = self.error_of(post.seq);
                         if !post.invalid {
                             error = self.blame_others(&post, error);
@@ -351,7 +357,7 @@ impl Member {
                             let next = if post.closes_with_meeting() {
                                 let exit = self.exits;
                                 self.exits += 1;
-                                if shared.exit.arrive(shared.size, 0).is_some() {
+                                if shared.exit.arrive(exit, shared.size, 0).is_some() {
                                     shared.exit.release(exit);
                                 }
                                 Step::Exit { exit }
@@ -371,7 +377,7 @@ impl Member {
                         // when it is dropped; this wait then gives up, the call fails for all,
                         // and the finish below still waits for this member's readers, which
                         // always come, before returning.
-                        let exit_release = &shared.exit.line.release;
+                        let exit_release = shared.exit.release_word(exit);
                         match self.wait_for(exit_release, exit + 1, post.seq, true, deadline) {
                             Ok(()) => {}
                             Err(Stop::TimedOut) => return None,
@@ -417,7 +423,7 @@ impl Member {
     /// error is another member's bad argument, it says so and names every member whose arguments
     /// were bad, before that member's own message. Reads every post, on a failed call only.
     #[cold]
-    fn blame_others(&self, post: &Post, error: Error) -> Error {
+    pub(crate) fn blame_others(&self, post: &Post, error: Error) -> Error {
         let Error::InvalidArgument { message } = &error else {
             return error;
         };
@@ -497,15 +503,14 @@ impl Member {
             // SAFETY: a word call's `T` is an `Element` of at most 8 bytes (`word_call`); the
             // completer wrote the word before the release this member saw, and the next one
             // writes it only after this member arrives at the next meeting.
-            let value: T = unsafe { from_bits(shared.entry.word()) };
+            let value: T = unsafe { from_bits(shared.entry.word(post.seq)) };
             // SAFETY: the output holds `count` = 1 element (checked by the collective).
             unsafe { call.output.write(value) };
             return Ok(());
         }
-        let line = &shared.entry.line;
         // SAFETY: the meeting of call `post.seq` is released and the next meeting's completer
         // writes the result only after this member arrives there.
-        let result = line.result.with(|r| unsafe { *r });
+        let result = shared.entry.result.with(|r| unsafe { *r });
         if result.seq != post.seq || result.count != post.count || result.type_id != post.type_id {
             // Only an unchecked team gets here: a checked one compares every call at the meeting.
             return Err(Error::invalid(format!(

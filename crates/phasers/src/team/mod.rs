@@ -78,6 +78,7 @@ mod combiner;
 mod complete;
 mod engine;
 mod kind;
+mod light;
 mod meeting;
 mod member;
 mod movement;

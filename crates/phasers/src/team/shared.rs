@@ -126,8 +126,8 @@ impl TeamShared {
     #[cold]
     pub(crate) fn break_from(&self, seq: u64, rank: usize) {
         if self.broken.break_from_earliest(seq, rank) {
-            self.entry.line.release.wake_all();
-            self.exit.line.release.wake_all();
+            self.entry.wake_all();
+            self.exit.wake_all();
             for slot in self.slots.iter() {
                 slot.touched.wake_all();
             }

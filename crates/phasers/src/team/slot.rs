@@ -81,6 +81,19 @@ impl Slot {
         });
     }
 
+    /// Lets `fill` write the fields of the owner's post for call `seq` that a light call sets
+    /// (see `light.rs`): the post is not copied, and its other fields keep older values that no
+    /// reader of such a call looks at.
+    ///
+    /// # Safety
+    ///
+    /// As for [`write_post`](Self::write_post), and `fill` sets `seq`.
+    #[inline(always)]
+    pub(crate) unsafe fn write_fields(&self, seq: u64, fill: impl FnOnce(&mut Post)) {
+        // SAFETY: the caller's contract, as for `write_post`.
+        self.posts[(seq & 1) as usize].with_mut(|p| fill(unsafe { &mut *p }));
+    }
+
     /// A copy of the post for call `seq` (or a stale post, which `Post::same_call` rejects).
     ///
     /// # Safety

@@ -16,27 +16,12 @@ use super::engine::{from_bits, to_bits};
 use super::kind::{Kind, Path};
 use super::member::{stopped, Member};
 use super::shared::TeamShared;
-use super::signature::{self, Fields};
+use super::signature::{self, Fields, LightKey, LIGHT_BARRIER};
 use super::sync_mode::SyncMode;
 use crate::accumulator::{Element, Op};
 use crate::error::{Error, Result};
 use crate::primitive::Ordering;
 use crate::wait::Deadline;
-
-/// What a light call's signature depends on: on each light path every other field of
-/// [`Fields`] is fixed (a barrier: no data, no root, no value; a one-word allreduce: one element,
-/// inline, no root, no value; both blocking).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct LightKey {
-    kind: Kind,
-    mode: SyncMode,
-    type_id: TypeId,
-    op_code: u64,
-}
-
-/// Where a barrier's signature is kept in `Member::light_signatures`; a one-word allreduce's is in
-/// the other place, so that calls alternating between the two keep both.
-pub(crate) const LIGHT_BARRIER: usize = 0;
 
 /// What a light call posts besides its signature's fields.
 struct Extra {

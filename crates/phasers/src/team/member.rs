@@ -79,9 +79,9 @@ pub struct Member {
     /// The linear path's list of every input and output address, kept between calls.
     pub(crate) pointers: Cell<Vec<usize>>,
     /// The signature of the last light call of each path (see `light.rs`), with what it depends
-    /// on there: [`LIGHT_BARRIER`](super::light::LIGHT_BARRIER) for barriers, the other for
+    /// on there: [`LIGHT_BARRIER`](super::signature::LIGHT_BARRIER) for barriers, the other for
     /// one-word allreduces.
-    pub(crate) light_signatures: [Cell<Option<(super::light::LightKey, u64)>>; 2],
+    pub(crate) light_signatures: [Cell<Option<(super::signature::LightKey, u64)>>; 2],
 }
 
 // SAFETY: the only fields that are not `Send` by themselves are the raw pointers in the post of

@@ -87,6 +87,21 @@ pub(crate) struct Fields {
     pub(crate) value: u64,
 }
 
+/// What a light call's signature depends on (see `light.rs`): on each light path every other field of
+/// [`Fields`] is fixed (a barrier: no data, no root, no value; a one-word allreduce: one element,
+/// inline, no root, no value; both blocking).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LightKey {
+    pub(crate) kind: Kind,
+    pub(crate) mode: SyncMode,
+    pub(crate) type_id: TypeId,
+    pub(crate) op_code: u64,
+}
+
+/// Where a barrier's signature is kept in `Member::light_signatures`; a one-word allreduce's is in
+/// the other place, so that calls alternating between the two keep both.
+pub(crate) const LIGHT_BARRIER: usize = 0;
+
 /// [`of`] from the fields alone, for the light paths, which build no whole post (see
 /// `Member::barrier_light`).
 #[inline]

@@ -269,3 +269,73 @@ fn forgotten_pending_against_blocking_then_dropped() {
         other.join().unwrap();
     });
 }
+
+/// Issue 35's one-word calls: three members, so that (with loom's larger signal, one input in the
+/// meeting's first line) rank 0's input lies in the release line and ranks 1 and 2's in the far
+/// cells. Two calls check that a cell written for the second call never races with the
+/// completer's read of the first, and that the result word a waiter reads is its own call's.
+#[test]
+fn word_allreduce_three_members_near_and_far_cells() {
+    model_bounded(2, || {
+        on_members(3, SyncMode::AllSync, |m| allreduce_calls(m, 1, 2))
+    });
+}
+
+/// Issue 35's light path (a blocking call that ends at its meeting, with no state kept in the
+/// member) next to the engine's, on the same meetings: a barrier and a one-word allreduce take
+/// the light path, a non-blocking one-word allreduce the engine with the same meeting cells, and
+/// a two-word allreduce the light path with its payload in the posts. Each call's result is
+/// checked, and the completer may be a different member at every call.
+#[test]
+fn light_and_engine_calls_share_the_meeting() {
+    model_bounded(3, || {
+        on_members(2, SyncMode::AllSync, |m| {
+            let size = m.parties();
+            let rank = m.rank();
+            m.barrier().unwrap();
+            let mut out = [0u64];
+            m.allreduce(&[input(0, rank, 0)], &mut out, Op::Sum)
+                .unwrap();
+            assert_eq!(out.to_vec(), sum(size, 0, 1));
+            let data = [input(1, rank, 0)];
+            m.iallreduce(&data, &mut out, Op::Sum)
+                .unwrap()
+                .wait()
+                .unwrap();
+            assert_eq!(out.to_vec(), sum(size, 1, 1));
+            let data: Vec<u64> = (0..2).map(|i| input(2, rank, i)).collect();
+            let mut two = [0u64; 2];
+            m.allreduce(&data, &mut two, Op::Sum).unwrap();
+            assert_eq!(two.to_vec(), sum(size, 2, 2));
+        })
+    });
+}
+
+/// A light barrier against a one-word allreduce in a checked team: the signatures differ, the
+/// completer (either member) reads both posts, which the light path writes field by field, and
+/// both members get the same `Mismatch` naming the collectives; the next light call then meets
+/// from a reset arrival word.
+#[test]
+fn light_mismatch_then_light_calls() {
+    model_bounded(3, || {
+        on_members(2, SyncMode::AllSync, |m| {
+            let error = if m.rank() == 0 {
+                m.barrier().unwrap_err()
+            } else {
+                let mut out = [0u64];
+                m.allreduce(&[1u64], &mut out, Op::Sum).unwrap_err()
+            };
+            assert!(
+                matches!(
+                    error,
+                    phasers::Error::Mismatch {
+                        what: "collective",
+                        ..
+                    }
+                ),
+                "{error:?}"
+            );
+            allreduce_calls(m, 1, 1);
+        })
+    });
+}

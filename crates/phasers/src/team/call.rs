@@ -86,6 +86,20 @@ impl<'a, T> Call<'a, T> {
         }
     }
 
+    /// Whether the call, made blocking, ends at its opening meeting (see `Member::run_light`):
+    /// a barrier, or a broadcast or reduction of at most `INLINE_BYTES` whose arguments are good.
+    /// The same calls take `Path::None` or `Path::Inline` in `Member::start`.
+    pub(crate) fn is_light(&self) -> bool {
+        let bytes = self.count.saturating_mul(std::mem::size_of::<T>());
+        match self.kind {
+            Kind::Barrier | Kind::BarrierChecked => true,
+            Kind::Broadcast | Kind::Reduce | Kind::Allreduce => {
+                bytes <= super::post::INLINE_BYTES && self.local_error.is_none()
+            }
+            _ => false,
+        }
+    }
+
     /// The operator's name, for checked mode.
     pub(crate) fn op_name(&self) -> &'static str
     where

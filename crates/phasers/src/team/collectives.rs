@@ -15,6 +15,9 @@ use crate::error::Error;
 
 impl Member {
     fn run<T: Copy + Send + 'static>(&mut self, call: Call<'_, T>) -> Result<()> {
+        if call.is_light() {
+            return self.run_light(&call);
+        }
         self.start(&call, false)?;
         self.progress(&call, Until::END)
             .expect("a blocking call runs to its end")
@@ -48,6 +51,9 @@ impl Member {
     /// [`Error::Broken`] when the team is broken; [`Error::Mismatch`] (checked teams, the default) when
     /// another member called a different collective.
     pub fn barrier(&mut self) -> Result<()> {
+        if self.in_flight.is_none() {
+            return self.barrier_light();
+        }
         self.run(Call::<()>::new(Kind::Barrier))
     }
 
@@ -218,6 +224,17 @@ impl Member {
         output: &mut [T],
         op: Op<T>,
     ) -> Result<()> {
+        // Bitwise ops on floats are refused by `Combiner::builtin`, on the general path.
+        let refused = matches!(op, Op::And | Op::Or | Op::Xor) && !T::INTEGER;
+        let word = input.len() == 1
+            && output.len() == 1
+            && std::mem::size_of::<T>() <= std::mem::size_of::<u64>()
+            && self.shared.checked
+            && self.in_flight.is_none()
+            && !refused;
+        if word {
+            return self.allreduce_word(input, output, &op);
+        }
         let call = self.allreduce_call(input, output, Combiner::builtin(op));
         self.run(call)
     }

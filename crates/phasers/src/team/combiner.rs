@@ -36,16 +36,7 @@ impl<'a, T: Copy> Combiner<'a, T> {
         T: Element,
     {
         let name = op.name();
-        let code = match op {
-            Op::Sum => 1,
-            Op::Product => 2,
-            Op::Min => 3,
-            Op::Max => 4,
-            Op::And => 5,
-            Op::Or => 6,
-            Op::Xor => 7,
-            Op::Custom { .. } => 8,
-        };
+        let code = op_code(&op);
         Ok(Combiner::Builtin {
             name,
             code,
@@ -94,6 +85,21 @@ impl<'a, T: Copy> Combiner<'a, T> {
     #[inline]
     pub(crate) fn apply(&self, dest: &mut [T], src: &[T]) {
         ElementWise::accumulate(self, dest, src)
+    }
+}
+
+/// The word of a built-in op in a call's signature (see [`Combiner::code`]).
+#[inline]
+pub(crate) fn op_code<T>(op: &Op<T>) -> u64 {
+    match op {
+        Op::Sum => 1,
+        Op::Product => 2,
+        Op::Min => 3,
+        Op::Max => 4,
+        Op::And => 5,
+        Op::Or => 6,
+        Op::Xor => 7,
+        Op::Custom { .. } => 8,
     }
 }
 

@@ -2,6 +2,8 @@
 
 use super::call::Call;
 use super::check::compare_all;
+use super::combiner::Combiner;
+use super::engine::{from_bits, to_bits, word_call};
 use super::kind::{Kind, Path};
 use super::meeting::InlineResult;
 use super::member::Member;
@@ -24,8 +26,10 @@ impl Member {
         let mut failure = shared.error_for(seq);
         // The posts are read only when the signatures differ, or when the call reads them anyway:
         // inline payloads are combined from them, and a split's colors and keys live there.
+        // A one-word call reads no post: its inputs are in the meeting's cells (see `word_call`).
+        let word = word_call(shared, call, post);
         let scan = !matched
-            || post.path == Path::Inline
+            || post.path == Path::Inline && !word
             || matches!(post.kind, Kind::BarrierChecked | Kind::Split);
         if failure.is_none() && scan {
             failure = compare_all(shared, seq, shared.checked);
@@ -35,6 +39,10 @@ impl Member {
         }
         if failure.is_none() {
             failure = match (post.path, post.kind) {
+                (Path::Inline, _) if word => {
+                    self.word_result(call, post);
+                    None
+                }
                 (Path::Inline, _) => self.inline_result(call, post).err(),
                 (Path::None, Kind::Split) => {
                     self.assign_splits(seq);
@@ -45,8 +53,40 @@ impl Member {
         }
         if let Some(error) = failure {
             shared.record_error(seq, error);
-            shared.entry.line.failed.store(seq + 1, Ordering::Release);
+            shared.entry.failed.store(seq + 1, Ordering::Release);
         }
+    }
+
+    /// Every member's input of a one-word call combined in rank order, left in the meeting's
+    /// line next to the release word.
+    fn word_result<T: Copy + Send + 'static>(&self, call: &Call<'_, T>, post: &Post) {
+        let op = call
+            .op
+            .as_ref()
+            .expect("reductions always carry an operator (set by every reducing collective)");
+        self.combine_words(post.seq, op);
+    }
+
+    /// The body of [`word_result`](Self::word_result), which the light path calls directly.
+    #[inline]
+    pub(crate) fn combine_words<T: Copy + Send + 'static>(&self, seq: u64, op: &Combiner<'_, T>) {
+        let shared = &*self.shared;
+        // SAFETY: every member of a matched word call left an input of its own in its cell, an
+        // `Element` of at most 8 bytes (see `word_call`), before its arrival, which this
+        // completer's arrival acquired.
+        let mut acc: T = unsafe { from_bits(shared.entry.input(seq, 0)) };
+        for other in 1..shared.size {
+            // SAFETY: as above.
+            let theirs: T = unsafe { from_bits(shared.entry.input(seq, other)) };
+            let dest = std::slice::from_mut(&mut acc);
+            if let Err(panic) = self.run_op(seq, op, dest, std::slice::from_ref(&theirs)) {
+                // As for `inline_result`: the others get `Broken`, and the panic goes on here.
+                shared.entry.failed.store(seq + 1, Ordering::Release);
+                shared.entry.release(seq);
+                std::panic::resume_unwind(panic);
+            }
+        }
+        shared.entry.put_word(seq, to_bits(acc));
     }
 
     /// The root's payload for a broadcast, or every payload combined in rank order for a
@@ -92,7 +132,7 @@ impl Member {
                 if let Err(panic) = self.run_op(seq, op, acc, src) {
                     // The others get `Broken` (recorded by `run_op`); this member's panic goes on
                     // once the meeting is released, since nobody uses its buffers any more.
-                    shared.entry.line.failed.store(seq + 1, Ordering::Release);
+                    shared.entry.failed.store(seq + 1, Ordering::Release);
                     shared.entry.release(seq);
                     std::panic::resume_unwind(panic);
                 }
@@ -100,11 +140,7 @@ impl Member {
         }
         // SAFETY: only the completer writes the result, before the release; the readers of the
         // previous result all arrived at this meeting, so are done with it.
-        shared
-            .entry
-            .line
-            .result
-            .with_mut(|r| unsafe { r.write(result) });
+        shared.entry.result.with_mut(|r| unsafe { r.write(result) });
         Ok(())
     }
 }

@@ -79,6 +79,25 @@ impl Member {
 
         let seq = self.seq;
         self.seq += 1;
+        let (mut post, error) = self.make_post(call, seq, nonblocking);
+        if post.path == Path::Pull && post.staged {
+            // SAFETY: this member's readers are done (the wait above), and `T`'s alignment
+            // is at most the staging area's (`make_post` refuses larger ones).
+            post.input = unsafe { slot.stage(call.input_slice_for_staging()) };
+        }
+        self.post_and_arrive(call, &post, error, true);
+        Ok(())
+    }
+
+    /// This member's post for `call`, numbered `seq`, with its inline payload, and the error of
+    /// its own arguments if any (the post then says so, and takes no path).
+    #[inline(always)]
+    fn make_post<T: Copy + Send + 'static>(
+        &self,
+        call: &Call<'_, T>,
+        seq: u64,
+        nonblocking: bool,
+    ) -> (Post, Option<Error>) {
         let mut error = call.local_error.clone();
         if error.is_none() && std::mem::align_of::<T>() > std::mem::align_of::<super::post::Chunk>()
         {
@@ -92,26 +111,10 @@ impl Member {
             )));
         }
         let staged = nonblocking || self.mode == SyncMode::NoSync;
-        let bytes = call.count.saturating_mul(std::mem::size_of::<T>());
         let path = if error.is_some() {
             Path::None
         } else {
-            match call.kind {
-                Kind::Barrier | Kind::BarrierChecked | Kind::Split => Path::None,
-                Kind::Broadcast | Kind::Reduce | Kind::Allreduce if bytes <= INLINE_BYTES => {
-                    Path::Inline
-                }
-                Kind::Reduce | Kind::Allreduce if !staged => {
-                    let grouped = shared.reduce_algorithm != ReduceAlgorithm::Linear
-                        && call.op.as_ref().is_some_and(Combiner::runs_in_group);
-                    if grouped {
-                        Path::Group
-                    } else {
-                        Path::Linear
-                    }
-                }
-                _ => Path::Pull,
-            }
+            self.path_of(call, staged)
         };
 
         let mut post = Post::empty();
@@ -134,48 +137,141 @@ impl Member {
         post.input_len = call.input_len;
         post.output = call.output.cast();
         post.output_len = call.output_len;
-        match path {
-            Path::Inline => {
-                let carries = call.kind != Kind::Broadcast || call.root == self.rank;
-                if carries {
-                    // SAFETY: `bytes <= INLINE_BYTES` and the input holds `count` elements
-                    // (checked by the collective); the chunk is aligned to 64.
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(
-                            call.input.cast::<u8>(),
-                            post.inline.0.as_mut_ptr(),
-                            bytes,
-                        )
-                    };
+        if path == Path::Inline {
+            let carries = call.kind != Kind::Broadcast || call.root == self.rank;
+            if carries {
+                let bytes = call.count * std::mem::size_of::<T>();
+                // SAFETY: `bytes <= INLINE_BYTES` (the inline path's condition) and the input
+                // holds `count` elements (checked by the collective); the chunk is aligned to 64.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        call.input.cast::<u8>(),
+                        post.inline.0.as_mut_ptr(),
+                        bytes,
+                    )
+                };
+            }
+        }
+        (post, error)
+    }
+
+    /// How `call`'s data moves, for a call whose arguments are good: what every member of the
+    /// same call computes alike (see `Path`).
+    #[inline]
+    fn path_of<T: Copy>(&self, call: &Call<'_, T>, staged: bool) -> Path {
+        let bytes = call.count.saturating_mul(std::mem::size_of::<T>());
+        match call.kind {
+            Kind::Barrier | Kind::BarrierChecked | Kind::Split => Path::None,
+            Kind::Broadcast | Kind::Reduce | Kind::Allreduce if bytes <= INLINE_BYTES => {
+                Path::Inline
+            }
+            Kind::Reduce | Kind::Allreduce if !staged => {
+                let grouped = self.shared.reduce_algorithm != ReduceAlgorithm::Linear
+                    && call.op.as_ref().is_some_and(Combiner::runs_in_group);
+                if grouped {
+                    Path::Group
+                } else {
+                    Path::Linear
                 }
             }
-            Path::Pull if staged => {
-                // SAFETY: this member's readers are done (the wait above), and `T`'s alignment
-                // is at most the staging area's.
-                post.input = unsafe { slot.stage(call.input_slice_for_staging()) };
-            }
-            _ => {}
+            _ => Path::Pull,
         }
+    }
+
+    /// Writes `post` into this member's slot, records its own error, and arrives at the call's
+    /// opening meeting, completing and releasing it if it is the last. A one-word call leaves
+    /// its input in the meeting first (see [`word_call`]). `keep`: the call goes on in
+    /// [`progress`](Self::progress), so its state is kept in the member.
+    #[inline]
+    fn post_and_arrive<T: Copy + Send + 'static>(
+        &mut self,
+        call: &Call<'_, T>,
+        post: &Post,
+        error: Option<Error>,
+        keep: bool,
+    ) {
+        let shared: &TeamShared = &self.shared;
+        let seq = post.seq;
+        let word = word_call(shared, call, post);
+        let slot = &shared.slots[self.rank];
         // SAFETY: this member owns the slot, and every member has arrived at call `seq - 1`
         // (this member waited for its release, or drained it, before starting this call).
-        unsafe { slot.write_post(post) };
+        unsafe {
+            if keep {
+                slot.write_post(post);
+            } else {
+                slot.write_light_post(post, post.path == Path::Inline && !word);
+            }
+        }
         if let Some(error) = error {
             shared.record_error(seq, error);
         }
-        self.in_flight = Some(InFlight {
-            post,
-            staged,
-            step: Step::Entry,
-            panic: None,
-        });
+        if word {
+            // SAFETY: a word call holds one element of at most 8 bytes (`word_call`), and the
+            // input holds `count` elements (checked by the collective, else the post is invalid
+            // and the call is no word call).
+            let value = unsafe { call.input.read() };
+            shared.entry.put_input(seq, self.rank, to_bits(value));
+        }
         let signature = if shared.checked {
-            signature::of(&post, call.op_code(), shared.signature_key)
+            signature::of(post, call.op_code(), shared.signature_key)
         } else {
             0
         };
-        if let Some(matched) = shared.entry.arrive(shared.size, signature) {
-            self.complete_entry(call, &post, matched);
+        if keep {
+            // `run_light` holds the post itself: its call ends right after the meeting.
+            self.in_flight = Some(InFlight {
+                post: *post,
+                staged: post.staged,
+                step: Step::Entry,
+                panic: None,
+            });
+        }
+        let shared: &TeamShared = &self.shared;
+        if let Some(matched) = shared.entry.arrive(seq, shared.size, signature) {
+            self.complete_entry(call, post, matched);
             shared.entry.release(seq);
+        }
+    }
+
+    /// A blocking call whose data travels inside its opening meeting, or that has none: a barrier,
+    /// and a broadcast or reduction of up to [`INLINE_BYTES`]. Its whole protocol is the meeting,
+    /// so it skips what only calls that use each other's buffers need: the wait for this member's
+    /// readers (it stages nothing and lends no buffer), the call's state in the member, and the
+    /// steps after the meeting. It keeps every check: the broken state before it starts and in
+    /// the wait (on the waiter's slow path, as the barrier does), the signature in the arrival,
+    /// and the meeting's failure after it.
+    pub(crate) fn run_light<T: Copy + Send + 'static>(&mut self, call: &Call<'_, T>) -> Result<()> {
+        self.drain();
+        let shared: &TeamShared = &self.shared;
+        if shared.broken.is_broken_for(self.seq) {
+            return Err(shared.broken_error());
+        }
+        shared.roster.arrive(self.rank, self.seq);
+        let seq = self.seq;
+        self.seq += 1;
+        let (post, error) = self.make_post(call, seq, false);
+        debug_assert!(matches!(post.path, Path::None | Path::Inline));
+        self.post_and_arrive(call, &post, error, false);
+        let shared: &TeamShared = &self.shared;
+        let release = shared.entry.release_word(seq);
+        self.wait_for(release, seq + 1, seq, true, Deadline::Never)
+            .map_err(|stop| stopped(shared, stop))?;
+        if shared.entry.failed.load(Ordering::Acquire) == seq + 1 || post.invalid {
+            let error = self.error_of(seq);
+            return Err(if post.invalid {
+                error
+            } else {
+                self.blame_others(&post, error)
+            });
+        }
+        if post.path == Path::Inline {
+            return self.copy_inline_result(call, &post).map_err(|error| {
+                // As in `progress`: every member of the call fails with it.
+                shared.record_error(seq, error);
+                self.settle_debts(&post);
+                self.error_of(seq)
+            });
         }
         Ok(())
     }
@@ -203,9 +299,14 @@ impl Member {
             let post = flight.post;
             match flight.step {
                 Step::Entry => {
-                    let line = &shared.entry.line;
                     if blocking {
-                        match self.wait_for(&line.release, post.seq + 1, post.seq, true, deadline) {
+                        match self.wait_for(
+                            shared.entry.release_word(post.seq),
+                            post.seq + 1,
+                            post.seq,
+                            true,
+                            deadline,
+                        ) {
                             Ok(()) => {}
                             Err(Stop::TimedOut) => return None,
                             Err(stop) => {
@@ -220,7 +321,8 @@ impl Member {
                         }
                         return finish(&mut self.in_flight, Err(stopped(shared, Stop::Broken)));
                     }
-                    if line.failed.load(Ordering::Acquire) == post.seq + 1 || post.invalid {
+                    let failed = shared.entry.failed.load(Ordering::Acquire);
+                    if failed == post.seq + 1 || post.invalid {
                         let mut error = self.error_of(post.seq);
                         if !post.invalid {
                             error = self.blame_others(&post, error);
@@ -255,7 +357,7 @@ impl Member {
                             let next = if post.closes_with_meeting() {
                                 let exit = self.exits;
                                 self.exits += 1;
-                                if shared.exit.arrive(shared.size, 0).is_some() {
+                                if shared.exit.arrive(exit, shared.size, 0).is_some() {
                                     shared.exit.release(exit);
                                 }
                                 Step::Exit { exit }
@@ -275,7 +377,7 @@ impl Member {
                         // when it is dropped; this wait then gives up, the call fails for all,
                         // and the finish below still waits for this member's readers, which
                         // always come, before returning.
-                        let exit_release = &shared.exit.line.release;
+                        let exit_release = shared.exit.release_word(exit);
                         match self.wait_for(exit_release, exit + 1, post.seq, true, deadline) {
                             Ok(()) => {}
                             Err(Stop::TimedOut) => return None,
@@ -321,7 +423,7 @@ impl Member {
     /// error is another member's bad argument, it says so and names every member whose arguments
     /// were bad, before that member's own message. Reads every post, on a failed call only.
     #[cold]
-    fn blame_others(&self, post: &Post, error: Error) -> Error {
+    pub(crate) fn blame_others(&self, post: &Post, error: Error) -> Error {
         let Error::InvalidArgument { message } = &error else {
             return error;
         };
@@ -396,10 +498,19 @@ impl Member {
         if !wants {
             return Ok(());
         }
-        let line = &self.shared.entry.line;
+        let shared = &*self.shared;
+        if word_call(shared, call, post) {
+            // SAFETY: a word call's `T` is an `Element` of at most 8 bytes (`word_call`); the
+            // completer wrote the word before the release this member saw, and the next one
+            // writes it only after this member arrives at the next meeting.
+            let value: T = unsafe { from_bits(shared.entry.word(post.seq)) };
+            // SAFETY: the output holds `count` = 1 element (checked by the collective).
+            unsafe { call.output.write(value) };
+            return Ok(());
+        }
         // SAFETY: the meeting of call `post.seq` is released and the next meeting's completer
         // writes the result only after this member arrives there.
-        let result = line.result.with(|r| unsafe { *r });
+        let result = shared.entry.result.with(|r| unsafe { *r });
         if result.seq != post.seq || result.count != post.count || result.type_id != post.type_id {
             // Only an unchecked team gets here: a checked one compares every call at the meeting.
             return Err(Error::invalid(format!(
@@ -451,6 +562,63 @@ fn finish(in_flight: &mut Option<InFlight>, outcome: Result<()>) -> Option<Resul
         std::panic::resume_unwind(panic);
     }
     Some(outcome)
+}
+
+/// Whether `post`'s call is a one-word call: an allreduce of one element of at most 8 bytes with a
+/// built-in op, in a checked team. Each member then leaves its input in its cell of the opening
+/// meeting instead of the completer reading it from every post, and the completer leaves the
+/// result next to the release word, so that the call moves the same cache lines as a barrier.
+///
+/// Every member of a matched call agrees on this: the team's checking is the team's, and the kind,
+/// count, element type and operator (built-in or not) are in the signature. A member whose call
+/// differs makes the meeting fail before anyone reads a cell. Built-in ops take only
+/// [`Element`](crate::Element) types (integers and floats), for which every bit pattern is a
+/// value, so a cell is always safe to read as the completer's `T`, even were two signatures to
+/// collide.
+#[inline]
+pub(crate) fn word_call<T: Copy>(shared: &TeamShared, call: &Call<'_, T>, post: &Post) -> bool {
+    shared.checked
+        && post.kind == Kind::Allreduce
+        && post.path == Path::Inline
+        && post.count == 1
+        && std::mem::size_of::<T>() <= std::mem::size_of::<u64>()
+        && call.op.as_ref().is_some_and(Combiner::runs_in_group)
+}
+
+/// `value`'s bytes in the low bytes of a word (the rest zero); `T` has at most 8 bytes.
+#[inline]
+pub(crate) fn to_bits<T: Copy>(value: T) -> u64 {
+    debug_assert!(std::mem::size_of::<T>() <= 8);
+    let mut bits = 0u64;
+    // SAFETY: `T` has at most 8 bytes (every caller's `word_call`), which the word holds.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            (&value as *const T).cast::<u8>(),
+            (&mut bits as *mut u64).cast::<u8>(),
+            std::mem::size_of::<T>(),
+        )
+    };
+    bits
+}
+
+/// The `T` whose bytes [`to_bits`] put in `bits`.
+///
+/// # Safety
+///
+/// `T` has at most 8 bytes and every bit pattern of its size is a `T` (an
+/// [`Element`](crate::Element): see [`word_call`]).
+#[inline]
+pub(crate) unsafe fn from_bits<T: Copy>(bits: u64) -> T {
+    let mut value = std::mem::MaybeUninit::<T>::uninit();
+    // SAFETY: the caller's contract: the word holds `size_of::<T>()` bytes, all of them a `T`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            (&bits as *const u64).cast::<u8>(),
+            value.as_mut_ptr().cast::<u8>(),
+            std::mem::size_of::<T>(),
+        );
+        value.assume_init()
+    }
 }
 
 impl<T> Call<'_, T> {

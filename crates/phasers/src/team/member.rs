@@ -78,6 +78,10 @@ pub struct Member {
     pub(crate) groups: RefCell<Vec<(TypeId, Box<dyn Any + Send>)>>,
     /// The linear path's list of every input and output address, kept between calls.
     pub(crate) pointers: Cell<Vec<usize>>,
+    /// The signature of the last light call of each path (see `light.rs`), with what it depends
+    /// on there: [`LIGHT_BARRIER`](super::signature::LIGHT_BARRIER) for barriers, the other for
+    /// one-word allreduces.
+    pub(crate) light_signatures: [Cell<Option<(super::signature::LightKey, u64)>>; 2],
 }
 
 // SAFETY: the only fields that are not `Send` by themselves are the raw pointers in the post of
@@ -101,6 +105,7 @@ impl Member {
             settled: Cell::new(0),
             groups: RefCell::new(Vec::new()),
             pointers: Cell::new(Vec::new()),
+            light_signatures: [Cell::new(None), Cell::new(None)],
         }
     }
 
@@ -229,7 +234,7 @@ impl Member {
         } else {
             &shared.intact
         };
-        let watch = if std::ptr::eq(signal, &shared.entry.line.release) {
+        let watch = if shared.entry.releases_on(signal) {
             Watch::arrivals(shared)
         } else {
             Watch::progress(shared)
@@ -340,7 +345,6 @@ impl Member {
         // no readers either.
         let failed = shared
             .entry
-            .line
             .failed
             .load(crate::primitive::Ordering::Acquire)
             == last + 1;
@@ -378,7 +382,7 @@ impl Member {
         let shared = Arc::clone(&self.shared);
         if self
             .wait_for(
-                &shared.entry.line.release,
+                shared.entry.release_word(post.seq),
                 post.seq + 1,
                 post.seq,
                 true,
@@ -390,7 +394,6 @@ impl Member {
         }
         let failed = shared
             .entry
-            .line
             .failed
             .load(crate::primitive::Ordering::Acquire)
             == post.seq + 1;

@@ -33,8 +33,11 @@
 //! Every call opens with a meeting of all members (a counting barrier whose last arrival does
 //! the call's checks). Before arriving, each member posts its arguments and buffer addresses in
 //! its own slot; small reductions and broadcasts (up to 64 bytes) carry their data in the post,
-//! and the last arrival combines them into the meeting's line, so a one-word allreduce costs one
-//! barrier and a few cache lines. Larger data moves after the meeting: each member reads what it
+//! and the last arrival combines them into the meeting's line. A one-word allreduce of a checked
+//! team goes further: each member leaves its input in the meeting's own cache line (the one its
+//! arrival and the release use) and the result comes back in it, so it moves the lines a barrier
+//! moves. Blocking calls that end at the meeting (barriers, and these small data calls) take a
+//! light path that keeps no state in the member and skips the steps after the meeting. Larger data moves after the meeting: each member reads what it
 //! needs from the others' buffers and writes its own outputs, then tells each owner it is done.
 //! Blocking reductions of larger arrays use seed 003's algorithms, through the
 //! [`reduce`](crate::reduce) module's code: by default the linear one, inside the team's own
@@ -75,6 +78,7 @@ mod combiner;
 mod complete;
 mod engine;
 mod kind;
+mod light;
 mod meeting;
 mod member;
 mod movement;

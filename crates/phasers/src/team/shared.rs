@@ -73,8 +73,8 @@ impl TeamShared {
             groups: Mutex::new(Vec::new()),
             plan: tuning.plan(size),
             slots: (0..size).map(|_| Slot::new()).collect(),
-            entry: Meeting::new(),
-            exit: Meeting::new(),
+            entry: Meeting::new(size, true),
+            exit: Meeting::new(size, false),
             fault: AtomicU64::new(0),
             errors: Mutex::new(Vec::new()),
             splits: Mutex::new(Vec::new()),
@@ -126,8 +126,8 @@ impl TeamShared {
     #[cold]
     pub(crate) fn break_from(&self, seq: u64, rank: usize) {
         if self.broken.break_from_earliest(seq, rank) {
-            self.entry.line.release.wake_all();
-            self.exit.line.release.wake_all();
+            self.entry.wake_all();
+            self.exit.wake_all();
             for slot in self.slots.iter() {
                 slot.touched.wake_all();
             }

@@ -19,8 +19,9 @@
 use std::any::TypeId;
 use std::hash::{BuildHasher, Hash, Hasher};
 
-use super::kind::Kind;
+use super::kind::{Kind, Path};
 use super::post::Post;
+use super::sync_mode::SyncMode;
 
 /// The low bits of the arrival word count arrivals; they must hold more values than a meeting
 /// can see (at most [`MAX_MEMBERS`](super::MAX_MEMBERS) + 1, below 2^17).
@@ -58,6 +59,53 @@ pub(crate) fn new_key() -> u64 {
 /// is kept to a few nanoseconds.
 #[inline]
 pub(crate) fn of(post: &Post, op_code: u64, key: u64) -> u64 {
+    of_fields(
+        &Fields {
+            kind: post.kind,
+            path: post.path,
+            mode: post.mode,
+            blocking: post.blocking,
+            count: post.count,
+            root: post.root,
+            type_id: post.type_id,
+            value: post.value,
+        },
+        op_code,
+        key,
+    )
+}
+
+/// The fields of a post that its signature covers.
+pub(crate) struct Fields {
+    pub(crate) kind: Kind,
+    pub(crate) path: Path,
+    pub(crate) mode: SyncMode,
+    pub(crate) blocking: bool,
+    pub(crate) count: usize,
+    pub(crate) root: usize,
+    pub(crate) type_id: TypeId,
+    pub(crate) value: u64,
+}
+
+/// What a light call's signature depends on (see `light.rs`): on each light path every other field of
+/// [`Fields`] is fixed (a barrier: no data, no root, no value; a one-word allreduce: one element,
+/// inline, no root, no value; both blocking).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LightKey {
+    pub(crate) kind: Kind,
+    pub(crate) mode: SyncMode,
+    pub(crate) type_id: TypeId,
+    pub(crate) op_code: u64,
+}
+
+/// Where a barrier's signature is kept in `Member::light_signatures`; a one-word allreduce's is in
+/// the other place, so that calls alternating between the two keep both.
+pub(crate) const LIGHT_BARRIER: usize = 0;
+
+/// [`of`] from the fields alone, for the light paths, which build no whole post (see
+/// `Member::barrier_light`).
+#[inline]
+pub(crate) fn of_fields(post: &Fields, op_code: u64, key: u64) -> u64 {
     let op = if post.kind.combines() { op_code } else { 0 };
     let shape = post.kind as u64
         | (post.path as u64) << 8
@@ -146,7 +194,6 @@ impl Hasher for Words {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::team::kind::Path;
 
     fn post(kind: Kind, count: usize) -> Post {
         let mut post = Post::empty();

@@ -18,6 +18,10 @@
 //!   after its `next_single`).
 //! - **Accumulators across phases**: sends of two phases never mix, on flat and tree phasers, with a
 //!   signal-only sender that runs a phase ahead.
+//! - **An accumulator attached mid-run** (`accumulator_attached_mid_run_is_closed`): a flat
+//!   phaser with neither accumulator nor advance action releases each phase in its last
+//!   arrival's compare-and-swap; once a task attaches an accumulator and sends to it, the phase
+//!   of that send is closed with it, whichever task arrives last and whatever word it guessed.
 //! - **An unregistered observer** (`await_phase_races_the_advance`): a thread holding only the
 //!   `Phaser` waits for each phase while the tasks complete it; when its wait returns it sees every
 //!   signal of the phases completed, and it never misses a release.
@@ -299,6 +303,30 @@ impl<T> LoomOnly<T> {
 /// Two tasks run `phases` phases; a third thread, not registered, waits for phase 0 and then for
 /// whatever phase is in progress, with `await_phase`. Each return must come after every signal of
 /// the phases it reports complete, and report them in order.
+/// Task 1 runs three phases throughout; task 0 completes phase 0, then attaches a sum and sends
+/// 5 to it in phase 1. Phase 1's result must be 5: the attach marks the root before the send, so
+/// task 1, if it arrives last at phase 1 with the word it found at phase 0 as its guess, cannot
+/// release phase 1 without closing it.
+#[test]
+fn accumulator_attached_mid_run_is_closed() {
+    model_bounded(2, || {
+        let (phaser, mut main) = build(1, 2, Mode::SigWait);
+        let mut other = main.register(Mode::SigWait).unwrap();
+        let other_thread = thread::spawn(move || {
+            for phase in 0..3 {
+                assert_eq!(other.next().unwrap(), phase);
+            }
+        });
+        assert_eq!(main.next().unwrap(), 0);
+        let sum = Accumulator::<i64>::new(&phaser, Op::Sum).unwrap();
+        sum.send(&mut main, 5).unwrap();
+        assert_eq!(main.next().unwrap(), 1);
+        assert_eq!(sum.result(), 5);
+        assert_eq!(main.next().unwrap(), 2);
+        other_thread.join().unwrap();
+    });
+}
+
 fn observer_model(phases: usize, max_preemptions: usize) {
     for (tiers, degree) in shapes() {
         model_bounded(max_preemptions, move || {

@@ -94,6 +94,8 @@ pub use crate::tune::{Profile, ProfileEntry, ProfileStatus};
 pub use algorithm::BarrierAlgorithm;
 pub use any::AnyAlgorithm;
 pub use any_thread::{AnyThreadBarrier, BarrierInUse};
+#[cfg(test)]
+pub(crate) use auto_cost::builtin_choice;
 pub use builder::{BarrierBuilder, MAX_FAN_IN, MAX_PARTIES};
 pub use combining_tree::CombiningTree;
 pub use counting::Counting;

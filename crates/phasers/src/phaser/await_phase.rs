@@ -105,7 +105,7 @@ impl Phaser {
 
     fn await_until(&self, phase: u64, deadline: Deadline) -> Result<u64> {
         let core = &self.core;
-        let current = core.release.load();
+        let current = core.phase();
         if current > phase {
             return Ok(current);
         }
@@ -129,7 +129,11 @@ impl Phaser {
             phase,
             Some(Watch::arrivals(&**core)),
         );
-        match waiter.until(&core.release, |done| done > phase) {
+        let now_past = || {
+            let now = core.phase();
+            (now > phase).then_some(now)
+        };
+        match waiter.until_probe(&core.release, now_past) {
             Ok(released) => Ok(released),
             Err(Stop::Broken) => Err(core.stopped(phase)),
             Err(Stop::TimedOut) => Err(Error::Timeout {

@@ -10,6 +10,8 @@ use super::advance::{Advanced, OnAdvance, Panic};
 use super::cells::{Cells, Partial};
 use super::gather::{Finish, Hint, Lock, Source, Tree};
 use super::shape::Shape;
+use super::size_plan::releases_through_root;
+use super::word::Seen;
 use crate::error::Error;
 use crate::primitive::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::wait::{BrokenState, Signal, Stall, Tuning, Watched, Wording};
@@ -46,7 +48,11 @@ pub(crate) struct Roster {
 impl Core {
     pub(crate) fn new(shape: Shape, tuning: Tuning, advance: Option<OnAdvance>) -> Self {
         Core {
-            tree: Tree::new(shape),
+            tree: Tree::new(
+                shape,
+                advance.is_some(),
+                releases_through_root(tuning.round_trip()),
+            ),
             release: CachePadded::new(Signal::new(0)),
             gathered: CachePadded::new(Signal::new(0)),
             single_claim: CachePadded::new(AtomicU64::new(0)),
@@ -149,6 +155,41 @@ impl Core {
         }
     }
 
+    /// Whether `phase` has been released, read from the root word first.
+    ///
+    /// The root moves past a phase before its completer publishes the release word, and a flat
+    /// phaser's waiters spin on the root (see `Registration::wait_on`), so the root counts as the
+    /// release unless the phase's release was withheld: its `next_single` action holds it (the
+    /// action's runner publishes it), or the phaser stopped at it (it is never released). The
+    /// claim and the broken state, both read-mostly, are read only once the root has moved,
+    /// and the release word only then when one of them withheld it.
+    #[inline]
+    pub(crate) fn is_released(&self, phase: u64) -> bool {
+        self.tree.root_phase() > phase
+            && (self.released_at_root(phase) || self.release.load() > phase)
+    }
+
+    /// Whether the root's move past `phase`, which a caller saw, released it: the completer set
+    /// the claim and the broken state of a withheld phase before moving the root (the claim is
+    /// made before its claimer's signal, the break by the advance action), so a reader that saw
+    /// the root move sees them.
+    fn released_at_root(&self, phase: u64) -> bool {
+        self.single_claim.load(Ordering::Acquire) != phase + 1 && !self.broken.is_broken_for(phase)
+    }
+
+    /// The phase the phaser is in: every phase before it has been released. The release word
+    /// can lag the root (see [`is_released`](Self::is_released)), so a task that saw its phase
+    /// released through the root finds the phaser past it here too.
+    pub(crate) fn phase(&self) -> u64 {
+        let published = self.release.load();
+        let root = self.tree.root_phase();
+        if root > published && self.released_at_root(root - 1) {
+            root
+        } else {
+            published
+        }
+    }
+
     /// Whether the phaser was terminated (rather than broken by a lost registration).
     pub(crate) fn is_terminated(&self) -> bool {
         matches!(self.broken.breaker(), Some((TERMINATED, _)))
@@ -174,7 +215,7 @@ impl Core {
     }
 
     /// Signals `phase` at `leaf` with the task's `partials`, for registration `by`. `hint` is what
-    /// the task knows of its leaf. Returns the signallers seen there (see `Tree::arrive`) and, if
+    /// the task knows of its leaf. Returns what it found there (see `Tree::arrive`) and, if
     /// this signal completed a phase whose advance action panicked, the panic: the caller resumes
     /// it once its own state records the signal (the phaser is already broken and consistent).
     pub(crate) fn arrive(
@@ -185,7 +226,7 @@ impl Core {
         hint: Hint,
         view: &[Arc<Cells>],
         by: usize,
-    ) -> (u32, Option<Panic>) {
+    ) -> (Option<Seen>, Option<Panic>) {
         let mut lock = self.lock(view);
         let panicked = Cell::new(None);
         let finish = |phase, step| self.finish(phase, step, view, by, &panicked);

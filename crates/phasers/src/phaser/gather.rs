@@ -43,7 +43,7 @@ use crossbeam_utils::CachePadded;
 
 use super::cells::{Cells, Partial};
 use super::shape::Shape;
-use super::word::{State, Word, MAX_SIGNALLERS};
+use super::word::{Seen, State, Word, MAX_SIGNALLERS};
 use crate::primitive::{
     spin_loop, yield_now, Arc, AtomicUsize, Mutex, MutexGuard, Ordering, RwLock,
 };
@@ -124,8 +124,8 @@ pub(crate) enum Finish {
 /// What an arriving task knows of its leaf (see [`Tree::arrive`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Hint {
-    /// The signallers it saw there at its last arrival.
-    pub(crate) guess: Option<u32>,
+    /// What it found there at its last arrival.
+    pub(crate) guess: Option<Seen>,
     /// It saw the phase before this one released.
     pub(crate) settled: bool,
 }
@@ -151,6 +151,13 @@ impl Source<'_> {
 /// The tree of sub-phasers.
 pub(crate) struct Tree {
     shape: Shape,
+    /// The phaser has an advance action, which runs between the gather and the re-arm: its root
+    /// is marked `closes` from the start.
+    has_advance: bool,
+    /// The root's last arrival may release the phase in its own compare-and-swap (see
+    /// [`rearm_at_once`](Self::rearm_at_once)): this machine's cores are far enough apart for
+    /// releasing through the root to pay (see `size_plan::releases_through_root`).
+    through_root: bool,
     words: Box<[CachePadded<Word>]>,
     pub(crate) structure: Mutex<Structure>,
     accumulators: RwLock<Vec<Arc<Cells>>>,
@@ -162,12 +169,18 @@ pub(crate) struct Tree {
 pub(crate) struct Unusable;
 
 impl Tree {
-    pub(crate) fn new(shape: Shape) -> Self {
+    pub(crate) fn new(shape: Shape, has_advance: bool, through_root: bool) -> Self {
         let nodes = shape.nodes();
+        let inactive = State::open(0, 0, 0, false);
         Tree {
             shape,
+            has_advance,
+            through_root,
             words: (0..nodes)
-                .map(|_| CachePadded::new(Word::new(State::open(0, 0, 0, false))))
+                .map(|node| {
+                    let closes = node == 0 && has_advance;
+                    CachePadded::new(Word::new(State { closes, ..inactive }))
+                })
                 .collect(),
             structure: Mutex::new(Structure {
                 early: vec![BTreeMap::new(); nodes],
@@ -183,15 +196,45 @@ impl Tree {
         self.shape
     }
 
-    /// `source` signals `phase` at `node`. Returns whether this signal completed the root, in
-    /// which case `finish` was called for every phase it completed.
+    /// The phase the root is gathering: every phase before it has been gathered (a waiter still
+    /// asks [`Core`](super::core::Core) whether it was released).
+    #[inline]
+    pub(crate) fn root_phase(&self) -> u64 {
+        self.words[0].load().phase
+    }
+
+    /// Whether the root's last arrival moves it to the next phase in one change (see
+    /// [`rearm_at_once`](Self::rearm_at_once)), for now: no advance action, no accumulator. A
+    /// waiting rule reads this, never a correctness argument: the word's own `closes` mark
+    /// decides each completion.
+    #[inline]
+    pub(crate) fn releases_at_once(&self) -> bool {
+        self.through_root
+            && !self.has_advance
+            && self.accumulator_count.load(Ordering::Relaxed) == 0
+    }
+
+    /// Whether the arrival that finds `state` at `node`, as its last unarrived signaller, may
+    /// move `node` straight to the next phase, skipping the completing state: the phaser
+    /// releases through its root, `node` is the root, and closing the phase has nothing to do
+    /// before the re-arm (the word is not marked
+    /// `closes`: no advance action, no accumulator; and no signal made ahead to count in).
+    /// Waiters spinning on the root word then see one change per phase instead of two
+    /// (completing, then re-armed), each of which would take the line from the completer.
+    fn rearm_at_once(&self, node: usize, state: State) -> bool {
+        self.through_root && node == 0 && state.unarrived == 1 && !state.ahead && !state.closes
+    }
+
+    /// `source` signals `phase` at `node`. Returns what it found there, for its next guess.
     ///
-    /// `hint.guess` is the number of signallers the caller saw at `node` last time. With nothing to
-    /// deposit, the arrival first tries the word it would find if it were the phase's first
-    /// arrival: when right, the arrival costs one coherence transaction (a compare-and-swap)
-    /// instead of two (a load, then a compare-and-swap that must upgrade the line). Returns the
-    /// signallers seen, for the next guess. `hint.settled` says the caller has seen `phase - 1`
-    /// released (or `phase` is its first), so its leaf is at `phase - 1` or later.
+    /// `hint.guess` is what the caller found at `node` last time: how many signallers, and
+    /// whether the root is marked `closes`. With nothing to deposit, the arrival first tries the
+    /// word it would find if it were the phase's first arrival: when right, the arrival costs one
+    /// coherence transaction (a compare-and-swap) instead of two (a load, then a
+    /// compare-and-swap that must upgrade the line); when wrong, the failed compare-and-swap
+    /// returns the word, and the arrival goes on from it without loading it again.
+    /// `hint.settled` says the caller has seen `phase - 1` released (or `phase` is its first),
+    /// so its leaf is at `phase - 1` or later.
     pub(crate) fn arrive(
         &self,
         node: usize,
@@ -200,7 +243,7 @@ impl Tree {
         lock: &mut Lock<'_>,
         finish: &dyn Fn(u64, Finish),
         hint: Hint,
-    ) -> u32 {
+    ) -> Option<Seen> {
         let Hint { guess, settled } = hint;
         // A task that saw phase `phase - 1` released knows its leaf has completed that phase, so
         // the cells of `phase`'s parity are free and it may fold into them before it knows
@@ -209,33 +252,51 @@ impl Tree {
         if deposited {
             self.deposit(node, phase, &source, lock.view);
         }
-        if let Some(signallers) = guess.filter(|&s| s > 0 && (deposited || !source.deposits())) {
-            let expected = State::open(phase, signallers, signallers, false);
-            let arrived = State {
-                unarrived: signallers - 1,
-                ..expected
+        // What the word holds, when a failed guess told.
+        let mut seen = None;
+        if let Some(guess) = guess.filter(|_| deposited || !source.deposits()) {
+            let expected = guess.expected(phase);
+            let found = if self.rearm_at_once(node, expected) {
+                self.rearm(node, expected, finish)
+            } else {
+                let arrived = State {
+                    unarrived: expected.unarrived - 1,
+                    ..expected
+                };
+                self.words[node].replace(expected, arrived).map(|()| {
+                    if arrived.unarrived == 0 {
+                        self.complete(node, phase, arrived, lock, finish);
+                    }
+                })
             };
-            if self.words[node].replace(expected, arrived).is_ok() {
-                if arrived.unarrived == 0 {
-                    self.complete(node, phase, arrived, lock, finish);
-                }
-                return signallers;
+            match found {
+                Ok(()) => return expected.seen(),
+                Err(now) => seen = Some(now),
             }
         }
+        let mut deposited = deposited;
         let mut spins = 0u32;
         loop {
-            let state = self.words[node].load();
+            let state = seen.take().unwrap_or_else(|| self.words[node].load());
             if state.phase == phase && !state.is_completing() {
                 debug_assert!(state.unarrived >= 1, "a signaller arrived twice at {phase}");
                 // The phase cannot move on before this arrival, so the cells are this phase's.
                 if !deposited {
                     self.deposit(node, phase, &source, lock.view);
+                    deposited = true;
                 }
-                let state = self.decrement(node, state, 1, 0);
-                if state.unarrived == 0 {
-                    self.complete(node, phase, state, lock, finish);
+                if self.rearm_at_once(node, state) {
+                    match self.rearm(node, state, finish) {
+                        Ok(()) => return state.seen(),
+                        Err(now) => seen = Some(now),
+                    }
+                    continue;
                 }
-                return state.signallers;
+                let arrived = self.decrement(node, state, 1, 0);
+                if arrived.unarrived == 0 {
+                    self.complete(node, phase, arrived, lock, finish);
+                }
+                return arrived.seen();
             }
             if state.is_completing() {
                 // The completer is re-arming for the next phase; that takes a few stores, unless
@@ -254,9 +315,20 @@ impl Tree {
             debug_assert!(state.phase < phase, "{node} is past phase {phase}");
             debug_assert!(!deposited, "a settled task is never ahead of its leaf");
             if self.arrive_ahead(node, phase, &source, lock) {
-                return state.signallers;
+                return state.seen();
             }
         }
+    }
+
+    /// The last arrival at the root, found in `state`, moves it to the next phase and releases
+    /// the phase, when [`rearm_at_once`](Self::rearm_at_once) allowed it. Returns `false`, having
+    /// changed nothing, with the word as it is when it is no longer `state` (a registration
+    /// joined or left, or a signal ahead marked it): the caller looks again.
+    fn rearm(&self, node: usize, state: State, finish: &dyn Fn(u64, Finish)) -> Result<(), State> {
+        let next = State::open(state.phase + 1, state.signallers, state.signallers, false);
+        self.words[node].replace(state, next)?;
+        finish(state.phase, Finish::Release);
+        Ok(())
     }
 
     /// Records a signal for a phase the sub-phaser has not reached. Returns `false` when the
@@ -378,14 +450,46 @@ impl Tree {
         view.clone_from(&list);
     }
 
-    /// Attaches an accumulator: every later gather moves its cells up the tree.
+    /// Attaches an accumulator: every later gather moves its cells up the tree. The root is
+    /// marked `closes` first, before any task can send to the accumulator, so no phase it takes
+    /// part in is released without computing its result (see `word.rs`).
     pub(crate) fn add_accumulator(&self, cells: Arc<Cells>) {
+        self.mark_root_closes();
         let mut list = self
             .accumulators
             .write()
             .expect("no thread panics holding the accumulator list");
         list.push(cells);
         self.accumulator_count.store(list.len(), Ordering::Release);
+    }
+
+    /// Sets the root's `closes` mark, once its completer, if any, has re-armed it: nothing else
+    /// may change a completing word.
+    fn mark_root_closes(&self) {
+        let mut state = self.words[0].load();
+        let mut spins = 0u32;
+        while !state.closes {
+            if state.is_completing() {
+                // As an arrival waits for a completer (see `arrive`): a few stores, unless the
+                // completer was descheduled.
+                spins += 1;
+                if spins < 64 {
+                    spin_loop();
+                } else {
+                    yield_now();
+                }
+                state = self.words[0].load();
+                continue;
+            }
+            let marked = State {
+                closes: true,
+                ..state
+            };
+            match self.words[0].replace(state, marked) {
+                Ok(()) => return,
+                Err(now) => state = now,
+            }
+        }
     }
 
     /// Delivers `phase` of `node` upwards, then re-arms `node`; repeats while every signaller of
@@ -421,7 +525,10 @@ impl Tree {
                 (0, false)
             };
             let unarrived = state.signallers - early;
-            self.words[node].set(State::open(phase + 1, state.signallers, unarrived, ahead));
+            self.words[node].set(State {
+                closes: state.closes,
+                ..State::open(phase + 1, state.signallers, unarrived, ahead)
+            });
             if self.shape.parent(node).is_none() {
                 finish(phase, Finish::Release);
             }
@@ -459,7 +566,12 @@ impl Tree {
                 false
             }
         };
-        self.words[node].set(State::open(phase + 1, 0, 0, false));
+        // Nobody else changes a completing word: its mark is still the one to keep.
+        let closes = self.words[node].load().closes;
+        self.words[node].set(State {
+            closes,
+            ..State::open(phase + 1, 0, 0, false)
+        });
         if root {
             finish(phase, Finish::Release);
         }
@@ -547,7 +659,10 @@ impl Tree {
                     None => Ok(()),
                 };
                 if joined.is_ok() {
-                    self.words[node].set(State::open(phase, 1, 1, false));
+                    self.words[node].set(State {
+                        closes: state.closes,
+                        ..State::open(phase, 1, 1, false)
+                    });
                 }
                 lock.get().busy[node] = false;
                 return joined;

@@ -96,6 +96,7 @@ mod gather;
 mod next_all;
 mod registration;
 mod shape;
+mod size_plan;
 mod wait_group;
 mod word;
 
@@ -177,7 +178,7 @@ impl Phaser {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn phase(&self) -> u64 {
-        self.core.release.load()
+        self.core.phase()
     }
 
     /// The number of tiers of sub-phasers (1: flat).

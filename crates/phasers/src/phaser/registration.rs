@@ -9,10 +9,12 @@ use crossbeam_utils::CachePadded;
 use super::cells::{Cells, Partial};
 use super::core::Core;
 use super::gather::Hint;
+use super::size_plan::SizePlan;
+use super::word::Seen;
 use super::{Mode, Phaser};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, AtomicU64, Ordering};
-use crate::wait::{Deadline, Signal, SpinBudget, SpinPlan, Stop, Waiter, Watch};
+use crate::wait::{Deadline, Signal, SpinBudget, Stop, Waiter, Watch};
 
 /// A task's membership of a [`Phaser`]: what it may do (its [`Mode`]) and which phase it is in.
 ///
@@ -56,15 +58,15 @@ pub struct Registration {
     progress: Option<Arc<CachePadded<AtomicU64>>>,
     /// Accumulator contributions sent since the last signal, one partial per accumulator.
     partials: Vec<Partial>,
-    /// Signallers seen on the leaf at the last signal: the guess for the next one.
-    leaf_signallers: Option<u32>,
+    /// What the last signal found on the leaf: the guess for the next one.
+    leaf_seen: Option<Seen>,
     /// `Some(p)`: this task saw phase `p - 1` released (or `p` is 0), so its leaf has completed
     /// every phase before `p`. Unknown for a new child until its first wait.
     released_through: Option<u64>,
     /// This task's copy of the phaser's accumulator list (see `Tree::each_accumulator`).
     view: Vec<Arc<Cells>>,
-    /// The spin plan and the phaser size it was computed for.
-    plan: Cell<(usize, SpinPlan)>,
+    /// The spin plan and the waiting rule, for the phaser size they were computed for.
+    sized: Cell<SizePlan>,
     budget: SpinBudget,
 }
 
@@ -105,7 +107,7 @@ impl Registration {
         });
         drop(roster);
         let registrations = core.registrations.fetch_add(1, Ordering::Relaxed) + 1;
-        let plan = core.tuning.plan(registrations);
+        let sized = SizePlan::new(core, registrations);
         Ok(Registration {
             phaser: phaser.clone(),
             mode,
@@ -115,11 +117,11 @@ impl Registration {
             waited,
             progress,
             partials: Vec::new(),
-            leaf_signallers: None,
+            leaf_seen: None,
             released_through: (signalled == 0).then_some(0),
             view: Vec::new(),
-            plan: Cell::new((registrations, plan)),
-            budget: SpinBudget::new(plan),
+            sized: Cell::new(sized),
+            budget: SpinBudget::new(sized.plan),
         })
     }
 
@@ -485,12 +487,12 @@ impl Registration {
             .expect("signal-capable registrations sit on a leaf");
         let settled = self.released_through == Some(phase);
         let hint = Hint {
-            guess: self.leaf_signallers,
+            guess: self.leaf_seen,
             settled,
         };
         core.tree.refresh_view(&mut self.view);
         let (seen, panicked) = core.arrive(leaf, phase, &self.partials, hint, &self.view, self.id);
-        self.leaf_signallers = Some(seen);
+        self.leaf_seen = seen;
         for partial in &mut self.partials {
             partial.sent = false;
             partial.value = partial.cells.identity();
@@ -581,38 +583,76 @@ impl Registration {
         if self.mode.can_signal() && self.signalled == phase {
             self.signal()?;
         }
-        self.wait_on(&self.phaser.core.release, phase, deadline)?;
+        self.wait_for_release(phase, deadline)?;
         self.waited = phase + 1;
         self.released_through = Some(phase + 1);
         Ok(phase)
     }
 
-    /// The spin plan for the phaser's current size, recomputed only when the size changed.
-    fn plan(&self) -> SpinPlan {
+    /// Waits until `phase` is released. Where the phaser is flat, the library's barrier would
+    /// be the counting one at its size, and the root's last arrival releases the phase in one
+    /// change (no advance action or accumulator to run in between), the wait spins on the root
+    /// word, as the counting barrier's waiters spin on its counter: the last arrival's
+    /// compare-and-swap releases them, and the release word it publishes next is left to
+    /// sleepers and observers, a line the waiters no longer take from the completer on every
+    /// phase. Otherwise the waiters spin on the release word, which changes once per phase,
+    /// where the root changes once per arrival, and twice more as it completes with something
+    /// to run.
+    fn wait_for_release(&self, phase: u64, deadline: Deadline) -> Result<()> {
+        let core = &self.phaser.core;
+        let sized = self.sized();
+        if sized.spins_on_root && core.tree.releases_at_once() {
+            self.wait_until_probe(&sized, &core.release, phase, deadline, || {
+                core.is_released(phase).then_some(phase + 1)
+            })
+        } else {
+            self.wait_on(&core.release, phase, deadline)
+        }
+    }
+
+    /// The spin plan for the phaser's current size, and whether waits spin on the root word
+    /// (see [`wait_for_release`](Self::wait_for_release)), recomputed only when the size changed.
+    fn sized(&self) -> SizePlan {
         let core = &self.phaser.core;
         let registrations = core.registrations.load(Ordering::Relaxed);
-        let (size, plan) = self.plan.get();
-        if size == registrations {
-            return plan;
+        let sized = self.sized.get();
+        if sized.registrations == registrations {
+            return sized;
         }
-        let plan = core.tuning.plan(registrations);
-        self.plan.set((registrations, plan));
-        plan
+        let sized = SizePlan::new(core, registrations);
+        self.sized.set(sized);
+        sized
     }
 
     /// Waits until `signal` (the release or the gather word) passes `phase`.
     fn wait_on(&self, signal: &Signal, phase: u64, deadline: Deadline) -> Result<()> {
+        self.wait_until_probe(&self.sized(), signal, phase, deadline, || {
+            let value = signal.load();
+            (value > phase).then_some(value)
+        })
+    }
+
+    /// Waits for `phase` until `probe` returns a value, parking on `signal` (see
+    /// [`Waiter::until_probe`]).
+    #[inline]
+    fn wait_until_probe(
+        &self,
+        sized: &SizePlan,
+        signal: &Signal,
+        phase: u64,
+        deadline: Deadline,
+        probe: impl Fn() -> Option<u64>,
+    ) -> Result<()> {
         let core = &self.phaser.core;
-        let plan = self.plan();
         let waiter = Waiter::new(
-            &plan,
+            &sized.plan,
             &self.budget,
             deadline,
             &core.broken,
             phase,
             Some(Watch::arrivals(&**core)),
         );
-        match waiter.until(signal, |done| done > phase) {
+        match waiter.until_probe(signal, probe) {
             Ok(_) => Ok(()),
             Err(Stop::Broken) => Err(core.stopped(phase)),
             Err(Stop::TimedOut) => Err(Error::Timeout {

@@ -6,7 +6,8 @@
 //! |---|---|---|
 //! | 64..=127 | `phase` | the phase this sub-phaser is gathering |
 //! | 63 | `ahead` | some signaller has already signalled a later phase (see `Tree::arrive_ahead`) |
-//! | 31..=62 | `signallers` | signallers registered here: registrations on a leaf, active children above |
+//! | 62 | `closes` | the root only: completing a phase has work to do before the re-arm (an advance action, an accumulator); set once, kept for ever |
+//! | 31..=61 | `signallers` | signallers registered here: registrations on a leaf, active children above |
 //! | 0..=30 | `unarrived` | signallers that have not yet signalled `phase` |
 //!
 //! The whole phase sits in the word, so every compare-and-swap checks it: an operation that read
@@ -22,12 +23,20 @@
 //!
 //! While a sub-phaser is completing, nothing else changes its word: arrivals for later phases,
 //! registrations and drops wait until its completer re-arms it for the next phase.
+//!
+//! A root without `closes` skips the completing state: its last arrival moves it straight from
+//! `(p, s, 1)` to `(p + 1, s, s)` (see `Tree::rearm_at_once`). Because `closes` sits in the word,
+//! that compare-and-swap fails if an accumulator was attached since the arrival looked, and a
+//! task can only send to an accumulator once attaching it has marked the root.
+
+use std::num::NonZeroU64;
 
 use crate::primitive::{AtomicU128, Ordering};
 
 const COUNT_BITS: u32 = 31;
 const COUNT_MASK: u128 = (1 << COUNT_BITS) - 1;
 const AHEAD: u128 = 1 << 63;
+const CLOSES: u128 = 1 << 62;
 
 /// The most signallers one sub-phaser can hold: far more tasks than any machine runs.
 pub(crate) const MAX_SIGNALLERS: u32 = (1 << COUNT_BITS) - 1;
@@ -37,6 +46,7 @@ pub(crate) const MAX_SIGNALLERS: u32 = (1 << COUNT_BITS) - 1;
 pub(crate) struct State {
     pub(crate) phase: u64,
     pub(crate) ahead: bool,
+    pub(crate) closes: bool,
     pub(crate) signallers: u32,
     pub(crate) unarrived: u32,
 }
@@ -47,9 +57,23 @@ impl State {
         State {
             phase,
             ahead,
+            closes: false,
             signallers,
             unarrived,
         }
+    }
+
+    /// What an arrival that found this word keeps for its next guess (see `Tree::arrive`): all
+    /// of it but the phase and the `ahead` mark (only the signallers and `closes` are used);
+    /// nothing when there is no signaller to count.
+    pub(crate) fn seen(self) -> Option<Seen> {
+        let counted = State {
+            ahead: false,
+            ..self
+        };
+        NonZeroU64::new(counted.pack() as u64)
+            .filter(|_| self.signallers > 0)
+            .map(Seen)
     }
 
     /// Whether the last arrival of `phase` is delivering it: nothing else may change the word.
@@ -65,6 +89,7 @@ impl State {
     fn pack(self) -> u128 {
         (u128::from(self.phase) << 64)
             | if self.ahead { AHEAD } else { 0 }
+            | if self.closes { CLOSES } else { 0 }
             | (u128::from(self.signallers) << COUNT_BITS)
             | u128::from(self.unarrived)
     }
@@ -73,8 +98,28 @@ impl State {
         State {
             phase: (word >> 64) as u64,
             ahead: word & AHEAD != 0,
+            closes: word & CLOSES != 0,
             signallers: ((word >> COUNT_BITS) & COUNT_MASK) as u32,
             unarrived: (word & COUNT_MASK) as u32,
+        }
+    }
+}
+
+/// What an arrival found on its sub-phaser's word, less the phase and the `ahead` mark: the
+/// guess for its next arrival there (see `Tree::arrive`). Packed as the word's low half, one
+/// machine word, so that keeping it and reading it back never loads across smaller stores (a
+/// struct of its fields cost a stalled store-to-load forwarding on every signal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Seen(NonZeroU64);
+
+impl Seen {
+    /// The word the first arrival for `phase` finds, if the signallers are still those this
+    /// arrival found last time.
+    pub(crate) fn expected(self, phase: u64) -> State {
+        let found = State::unpack((u128::from(phase) << 64) | u128::from(self.0.get()));
+        State {
+            unarrived: found.signallers,
+            ..found
         }
     }
 }
@@ -129,10 +174,31 @@ mod tests {
         for state in [
             State::open(0, 1, 1, false),
             State::open(u64::MAX, MAX_SIGNALLERS, MAX_SIGNALLERS, true),
+            State {
+                closes: true,
+                ..State::open(7, MAX_SIGNALLERS, 1, true)
+            },
             State::open(1 << 40, MAX_SIGNALLERS, 0, false),
         ] {
             assert_eq!(State::unpack(state.pack()), state);
         }
+    }
+
+    #[test]
+    fn a_guess_keeps_the_signallers_and_the_mark_but_not_the_phase() {
+        let found = State {
+            closes: true,
+            ..State::open(9, 5, 3, true)
+        };
+        let expected = found.seen().unwrap().expected(10);
+        assert_eq!(
+            expected,
+            State {
+                closes: true,
+                ..State::open(10, 5, 5, false)
+            }
+        );
+        assert_eq!(State::open(9, 0, 0, false).seen(), None);
     }
 
     #[test]

@@ -130,6 +130,11 @@ impl Tuning {
         self.stall_after
     }
 
+    /// The cache-line round trip between two cores of this machine, as the floors in force say.
+    pub(crate) fn round_trip(self) -> Duration {
+        self.floors.round_trip()
+    }
+
     /// The policy in force after the environment's override.
     pub(crate) fn policy(self) -> WaitPolicy {
         self.policy

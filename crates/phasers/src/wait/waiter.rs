@@ -84,32 +84,48 @@ impl<'a> Waiter<'a> {
     /// Waits until `done(value)` holds for the value of `signal`, and returns that value.
     #[inline]
     pub(crate) fn until(&self, signal: &Signal, done: impl Fn(u64) -> bool) -> Result<u64, Stop> {
-        let value = signal.load();
-        if done(value) {
+        self.until_probe(signal, || {
+            let value = signal.load();
+            done(value).then_some(value)
+        })
+    }
+
+    /// Waits until `probe` returns a value, and returns it; parks on `signal` once the spin and
+    /// the yields ran out. For a wait whose condition shows first somewhere else than on the word
+    /// it sleeps on (a phaser's root word, before its release word). Whoever makes the condition
+    /// hold must change `signal` afterwards (or break the object), which wakes the sleepers: the
+    /// sleeper reads `signal` before its last probe, and sleeps only while `signal` still holds
+    /// what it read.
+    #[inline]
+    pub(crate) fn until_probe(
+        &self,
+        signal: &Signal,
+        probe: impl Fn() -> Option<u64>,
+    ) -> Result<u64, Stop> {
+        if let Some(value) = probe() {
             return Ok(value);
         }
-        self.until_slow(signal, done)
+        self.until_slow(signal, probe)
     }
 
     /// The spin phase, monomorphized for each condition so that the inner loop holds nothing but
-    /// a pause, a load and the condition: it reads only the word, and the broken state and the
-    /// clock are read between chunks of [`ROUNDS_PER_CHECK`] rounds and once it ran out.
+    /// a pause and the probe: it reads only the words the probe reads, and the broken state and
+    /// the clock are read between chunks of [`ROUNDS_PER_CHECK`] rounds and once it ran out.
     #[inline(never)]
-    fn until_slow<F: Fn(u64) -> bool>(&self, signal: &Signal, done: F) -> Result<u64, Stop> {
+    fn until_slow<P: Fn() -> Option<u64>>(&self, signal: &Signal, probe: P) -> Result<u64, Stop> {
         let mut left = self.budget.rounds();
         while left > 0 {
             let chunk = left.min(ROUNDS_PER_CHECK);
             for _ in 0..chunk {
                 spin_loop();
-                let value = signal.load();
-                if done(value) {
+                if let Some(value) = probe() {
                     self.budget.record(self.plan, WaitEnd::Spinning);
                     return Ok(value);
                 }
             }
             left -= chunk;
             if left > 0 {
-                match self.check(signal, &done) {
+                match self.check(&probe) {
                     Some(Ok(value)) => {
                         self.budget.record(self.plan, WaitEnd::Spinning);
                         return Ok(value);
@@ -119,16 +135,16 @@ impl<'a> Waiter<'a> {
                 }
             }
         }
-        self.after_spin(signal, &done)
+        self.after_spin(signal, &probe)
     }
 
     /// A wait whose spin phase ran out: yields, then parks, and adapts the spin budget to how
     /// the rest of the wait took.
     #[cold]
-    fn after_spin(&self, signal: &Signal, done: &dyn Fn(u64) -> bool) -> Result<u64, Stop> {
+    fn after_spin(&self, signal: &Signal, probe: &dyn Fn() -> Option<u64>) -> Result<u64, Stop> {
         // The clock is read only once the spin phase ran out: the fast waits never pay for it.
         let spin_ran_out = (!cfg!(phasers_loom)).then(Instant::now);
-        let (outcome, how) = self.yield_then_park(signal, done, spin_ran_out);
+        let (outcome, how) = self.yield_then_park(signal, probe, spin_ran_out);
         if outcome.is_ok() {
             let after = spin_ran_out.map(|at| at.elapsed());
             self.budget
@@ -144,7 +160,7 @@ impl<'a> Waiter<'a> {
     fn yield_then_park(
         &self,
         signal: &Signal,
-        done: &dyn Fn(u64) -> bool,
+        probe: &dyn Fn() -> Option<u64>,
         spin_ran_out: Option<Instant>,
     ) -> (Result<u64, Stop>, Ended) {
         let mut ended = Ended::OnOurCore;
@@ -156,7 +172,7 @@ impl<'a> Waiter<'a> {
             if before.is_some_and(|at| at.elapsed() >= self.plan.handoff) {
                 ended = Ended::AfterHandingOff;
             }
-            if let Some(outcome) = self.check(signal, done) {
+            if let Some(outcome) = self.check(probe) {
                 return (outcome, ended);
             }
         }
@@ -165,8 +181,10 @@ impl<'a> Waiter<'a> {
             .zip(self.watch)
             .and_then(|(since, watch)| watch.stalls_at(since));
         loop {
+            // Read before the probe: a change that made the condition hold after the probe looked
+            // also changes the word from this value, so the park below does not sleep through it.
             let raw = signal.load_raw();
-            if let Some(outcome) = self.check(signal, done) {
+            if let Some(outcome) = self.check(probe) {
                 return (outcome, ended);
             }
             if ended == Ended::OnOurCore {
@@ -183,9 +201,8 @@ impl<'a> Waiter<'a> {
     }
 
     /// The slow-path check: the condition, then the broken state, then the clock.
-    fn check(&self, signal: &Signal, done: &dyn Fn(u64) -> bool) -> Option<Result<u64, Stop>> {
-        let value = signal.load();
-        if done(value) {
+    fn check(&self, probe: &dyn Fn() -> Option<u64>) -> Option<Result<u64, Stop>> {
+        if let Some(value) = probe() {
             Some(Ok(value))
         } else if self.broken.is_broken_for(self.episode) {
             Some(Err(Stop::Broken))

@@ -156,7 +156,7 @@ pub(crate) struct Tree {
     has_advance: bool,
     /// The root's last arrival may release the phase in its own compare-and-swap (see
     /// [`rearm_at_once`](Self::rearm_at_once)): this machine's cores are far enough apart for
-    /// releasing through the root to pay (see `size_plan::releases_through_root`).
+    /// releasing through the root to pay (see `root_release::releases_through_root`).
     through_root: bool,
     words: Box<[CachePadded<Word>]>,
     pub(crate) structure: Mutex<Structure>,

@@ -95,6 +95,7 @@ mod counts;
 mod gather;
 mod next_all;
 mod registration;
+mod root_release;
 mod shape;
 mod size_plan;
 mod wait_group;

@@ -85,7 +85,7 @@ impl Ledger {
 }
 
 /// One test per phaser shape for each model function `name(tiers, degree, args...)`: `flat` (one
-/// tier of degree 2) and `tree` (two tiers of degree 2, so the tasks meet on different leaves).
+/// tier of degree 2) and `tree` (two tiers of degree 2).
 /// Separate tests rather than a loop over the shapes, so that the test harness runs the two
 /// searches in parallel: the tree's are the long ones.
 macro_rules! on_both_shapes {

@@ -12,16 +12,69 @@
 # Building phasers-mpi needs MPI (scripts/setup-mpi.sh), though its models never call it; where
 # no MPI is installed (no `mpicc`), its models are skipped with a note.
 #
+# Every model is a test of its own, and one model's search runs on one core, so the script builds
+# every model file first and then runs the models themselves LOOM_JOBS at a time (the number of
+# cores unless set), each test in a process of its own, from all files at once: `cargo test` would
+# run the files one after another, and a file whose longest model runs alone at its end leaves the
+# other cores idle. The longest models start first (see `FIRST` below). Each model prints one line
+# when it ends (its time and name); a failing model's whole output follows its line.
+#
 # Extra arguments go to the test binaries, e.g.:
 #   scripts/loom.sh counting::          # only the models whose name contains `counting::`
-#   scripts/loom.sh --nocapture         # print how many executions each model explored
+#   scripts/loom.sh --nocapture         # print how many executions each model explored, and in how long
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# One model, run by the pool below: `--one BINARY TEST EXTRA_ARGS...`.
+if [ "${1-}" = "--one" ]; then
+    binary=$2 test=$3
+    shift 3
+    log=$(mktemp)
+    start=$EPOCHREALTIME
+    status=0
+    "$binary" "$@" --exact "$test" --test-threads=1 >"$log" 2>&1 || status=$?
+    seconds=$(awk -v start="$start" -v end="$EPOCHREALTIME" 'BEGIN { printf "%6.1f", end - start }')
+    if [ "$status" -eq 0 ]; then
+        echo "ok     ${seconds} s  $(basename "$binary" | sed 's/-[0-9a-f]*$//') $test"
+        # With --nocapture: what the model printed (how many executions it explored).
+        grep -v -e '^$' -e '^ok$' -e '^running 1 test' -e '^test .* \.\.\. \(ok\)\?$' -e '^test result: ' "$log" ||
+            true
+    else
+        echo "FAILED ${seconds} s  $(basename "$binary" | sed 's/-[0-9a-f]*$//') $test (exit $status):"
+        cat "$log"
+    fi
+    rm -f "$log"
+    exit "$status"
+fi
 
 export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--cfg phasers_loom"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/loom"
 export CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
 export LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-2}"
+jobs="${LOOM_JOBS:-$(nproc)}"
+self="$PWD/scripts/loom.sh"
+
+# The models that take 30 s or more here (a 2-core Intel Xeon; seconds in the comments): started
+# first, longest first, so that no long one starts last while the other cores idle. Only an order:
+# a model missing from this list still runs, and a name that no longer exists is ignored. Update
+# it from `scripts/loom.sh --nocapture`, which prints each model's time.
+FIRST=(
+    loom_phaser_last_leave/the_last_leave_completes_its_phase_then_terminates_tree # 166
+    loom_phaser/join_while_gathering::tree                                         # 127
+    loom_leave/counting::three_threads                                             # 121
+    loom_break/counting_dropped_three_threads                                      # 112
+    loom_team/three_member_barriers                                                # 71
+    loom_team/word_allreduce_three_members_near_and_far_cells                      # 69
+    loom_reduce/dynamic_pairs::two_parties_root_1_reduce_twice                     # 63
+    loom_any_thread/two_parties_three_threads_tournament                           # 61
+    loom_break/tournament_loser_dropped_three_threads                              # 57
+    loom_reduce/mismatch::static_tree_three_parties_late_length                    # 53
+    loom_episodes/sense_reversing::three_parties_three_threads                     # 51
+    loom_leave/sense_reversing::three_threads                                      # 45
+    loom_break/mcs_tree_root_dropped_three_threads                                 # 44
+    loom_phaser/leave_while_gathering::tree                                        # 34
+    loom_wait_path/three_parties_counting                                          # 33
+)
 
 # `--test` arguments for every loom model file of crate directory $1.
 model_tests() {
@@ -31,17 +84,56 @@ model_tests() {
     done
 }
 
-start=$SECONDS
-mapfile -t tests < <(model_tests crates/phasers)
-cargo test --release -p phasers "${tests[@]}" -- "$@"
-echo "phasers loom models: $((${#tests[@]} / 2)) files in $((SECONDS - start)) s (LOOM_MAX_PREEMPTIONS=$LOOM_MAX_PREEMPTIONS)"
+# Builds the loom model files of crate $1 (crate directory $2) and prints their test binaries.
+build_models() {
+    local tests
+    mapfile -t tests < <(model_tests "$2")
+    cargo test --release -p "$1" "${tests[@]}" --no-run --message-format=json-render-diagnostics |
+        sed -n 's/.*"executable":"\([^"]*\)".*/\1/p'
+}
 
-mpi_start=$SECONDS
+start=$SECONDS
+mapfile -t binaries < <(build_models phasers crates/phasers)
+echo "phasers loom models: ${#binaries[@]} files built in $((SECONDS - start)) s"
 if command -v mpicc >/dev/null; then
-    mapfile -t tests < <(model_tests crates/phasers-mpi)
-    cargo test --release -p phasers-mpi "${tests[@]}" -- "$@"
-    echo "phasers-mpi loom models: $((${#tests[@]} / 2)) files in $((SECONDS - mpi_start)) s"
+    mpi_start=$SECONDS
+    mapfile -t mpi_binaries < <(build_models phasers-mpi crates/phasers-mpi)
+    echo "phasers-mpi loom models: ${#mpi_binaries[@]} files built in $((SECONDS - mpi_start)) s"
+    binaries+=("${mpi_binaries[@]}")
 else
     echo "phasers-mpi loom models skipped: no MPI installed (scripts/setup-mpi.sh installs it)"
 fi
-echo "loom models: $((SECONDS - start)) s in all"
+
+# Every model as `BINARY<TAB>TEST`, the longest first (FIRST), then the others file by file.
+models=()
+for binary in "${binaries[@]}"; do
+    file=$(basename "$binary" | sed 's/-[0-9a-f]*$//')
+    while IFS= read -r test; do
+        models+=("$file/$test"$'\t'"$binary"$'\t'"$test")
+    done < <("$binary" --list --format=terse "$@" | sed -n 's/: test$//p')
+done
+ordered=()
+for first in "${FIRST[@]}"; do
+    for model in "${models[@]}"; do
+        [ "${model%%$'\t'*}" = "$first" ] && ordered+=("${model#*$'\t'}")
+    done
+done
+for model in "${models[@]}"; do
+    listed=false
+    for first in "${FIRST[@]}"; do
+        [ "${model%%$'\t'*}" = "$first" ] && listed=true
+    done
+    "$listed" || ordered+=("${model#*$'\t'}")
+done
+
+run_start=$SECONDS
+echo "loom models: running ${#ordered[@]} models, $jobs at a time (LOOM_MAX_PREEMPTIONS=$LOOM_MAX_PREEMPTIONS)"
+status=0
+printf '%s\n' "${ordered[@]}" |
+    xargs -d '\n' -P "$jobs" -I '{}' bash -c 'IFS=$'"'\t'"' read -r binary test <<<"$1"; shift; exec bash "$0" --one "$binary" "$test" "$@"' "$self" '{}' "$@" ||
+    status=$?
+echo "loom models: ${#ordered[@]} models run in $((SECONDS - run_start)) s, $((SECONDS - start)) s in all with the builds"
+if [ "$status" -ne 0 ]; then
+    echo "loom models: some models FAILED (see FAILED above)" >&2
+    exit 1
+fi

@@ -84,8 +84,40 @@ impl Ledger {
     }
 }
 
-fn shapes() -> [(usize, usize); 2] {
-    [(1, 2), (2, 2)]
+/// One test per phaser shape for each model function `name(tiers, degree, args...)`: `flat` (one
+/// tier of degree 2) and `tree` (two tiers of degree 2).
+/// Separate tests rather than a loop over the shapes, so that the test harness runs the two
+/// searches in parallel: the tree's are the long ones.
+macro_rules! on_both_shapes {
+    ($($test:ident => $name:ident($($arg:expr),*);)*) => {$(
+        mod $test {
+            use super::*;
+
+            #[test]
+            fn flat() {
+                $name(1, 2 $(, $arg)*);
+            }
+
+            #[test]
+            fn tree() {
+                $name(2, 2 $(, $arg)*);
+            }
+        }
+    )*};
+}
+
+on_both_shapes! {
+    join_while_gathering => join_while_gathering();
+    leave_while_gathering => leave_while_gathering();
+    producer_and_consumer => producer_and_consumer();
+    accumulator_phases_do_not_mix => accumulator_phases_do_not_mix();
+    // The observer over both phases. Two preemptions take this three-thread model minutes, so it
+    // explores one; the next model explores two over one phase.
+    await_phase_races_the_advance => observer_model(PHASES, 1);
+    // The observer's wait for one phase with up to two preemptions: deeper schedules of the race
+    // between its park and the release.
+    await_phase_races_one_release_deeply => observer_model(1, 2);
+    on_advance_terminates_after_its_phase => on_advance_terminates_after_its_phase();
 }
 
 fn build(tiers: usize, degree: usize, mode: Mode) -> (Phaser, Registration) {
@@ -99,107 +131,98 @@ fn build(tiers: usize, degree: usize, mode: Mode) -> (Phaser, Registration) {
 
 /// Task 0 signals phase 0, registers task 2 (which starts at phase 1), then waits; task 1 runs
 /// both phases. Phase 0 must not wait for task 2; phase 1 must.
-#[test]
-fn join_while_gathering() {
-    for (tiers, degree) in shapes() {
-        model_bounded(2, move || {
-            let ledger = Ledger::new(3);
-            let (_phaser, mut main) = build(tiers, degree, Mode::SigWait);
-            let mut first = main.register(Mode::SigWait).unwrap();
-            let first_ledger = ledger.clone();
-            let first_thread = thread::spawn(move || {
-                for phase in 0..PHASES {
-                    first_ledger.mark(1, phase);
-                    assert_eq!(first.next().unwrap(), phase as u64);
-                    let expected: &[usize] = if phase == 0 { &[0, 1] } else { &[0, 1, 2] };
-                    first_ledger.check(expected.iter().copied(), phase);
-                }
-            });
-            ledger.mark(0, 0);
-            main.signal().unwrap();
-            let mut late = main.register(Mode::SigWait).unwrap();
-            assert_eq!(late.phase(), 1);
-            let late_ledger = ledger.clone();
-            let late_thread = thread::spawn(move || {
-                late_ledger.mark(2, 1);
-                assert_eq!(late.next().unwrap(), 1);
-                late_ledger.check([0, 1, 2], 1);
-            });
-            assert_eq!(main.wait().unwrap(), 0);
-            ledger.check([0, 1], 0);
-            ledger.mark(0, 1);
-            assert_eq!(main.next().unwrap(), 1);
-            ledger.check([0, 1, 2], 1);
-            first_thread.join().unwrap();
-            late_thread.join().unwrap();
+fn join_while_gathering(tiers: usize, degree: usize) {
+    model_bounded(2, move || {
+        let ledger = Ledger::new(3);
+        let (_phaser, mut main) = build(tiers, degree, Mode::SigWait);
+        let mut first = main.register(Mode::SigWait).unwrap();
+        let first_ledger = ledger.clone();
+        let first_thread = thread::spawn(move || {
+            for phase in 0..PHASES {
+                first_ledger.mark(1, phase);
+                assert_eq!(first.next().unwrap(), phase as u64);
+                let expected: &[usize] = if phase == 0 { &[0, 1] } else { &[0, 1, 2] };
+                first_ledger.check(expected.iter().copied(), phase);
+            }
         });
-    }
+        ledger.mark(0, 0);
+        main.signal().unwrap();
+        let mut late = main.register(Mode::SigWait).unwrap();
+        assert_eq!(late.phase(), 1);
+        let late_ledger = ledger.clone();
+        let late_thread = thread::spawn(move || {
+            late_ledger.mark(2, 1);
+            assert_eq!(late.next().unwrap(), 1);
+            late_ledger.check([0, 1, 2], 1);
+        });
+        assert_eq!(main.wait().unwrap(), 0);
+        ledger.check([0, 1], 0);
+        ledger.mark(0, 1);
+        assert_eq!(main.next().unwrap(), 1);
+        ledger.check([0, 1, 2], 1);
+        first_thread.join().unwrap();
+        late_thread.join().unwrap();
+    });
 }
 
 /// Three tasks complete phase 0; task 2 (alone on its leaf in the tree) drops while tasks 0 and 1
 /// gather phase 1, which must then complete without it.
-#[test]
-fn leave_while_gathering() {
-    for (tiers, degree) in shapes() {
-        model_bounded(2, move || {
-            let ledger = Ledger::new(3);
-            let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
-            let mut first = main.register(Mode::SigWait).unwrap();
-            let mut leaver = main.register(Mode::SigWait).unwrap();
-            let leaver_ledger = ledger.clone();
-            let leaver_thread = thread::spawn(move || {
-                leaver_ledger.mark(2, 0);
-                assert_eq!(leaver.next().unwrap(), 0);
-                drop(leaver);
-            });
-            let first_ledger = ledger.clone();
-            let first_thread = thread::spawn(move || {
-                for phase in 0..PHASES {
-                    first_ledger.mark(1, phase);
-                    assert_eq!(first.next().unwrap(), phase as u64);
-                    first_ledger.check([0, 1], phase);
-                }
-            });
-            for phase in 0..PHASES {
-                ledger.mark(0, phase);
-                assert_eq!(main.next().unwrap(), phase as u64);
-                ledger.check([0, 1], phase);
-            }
-            ledger.check([2], 0);
-            leaver_thread.join().unwrap();
-            first_thread.join().unwrap();
-            assert_eq!(phaser.phase(), PHASES as u64);
+fn leave_while_gathering(tiers: usize, degree: usize) {
+    model_bounded(2, move || {
+        let ledger = Ledger::new(3);
+        let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
+        let mut first = main.register(Mode::SigWait).unwrap();
+        let mut leaver = main.register(Mode::SigWait).unwrap();
+        let leaver_ledger = ledger.clone();
+        let leaver_thread = thread::spawn(move || {
+            leaver_ledger.mark(2, 0);
+            assert_eq!(leaver.next().unwrap(), 0);
+            drop(leaver);
         });
-    }
+        let first_ledger = ledger.clone();
+        let first_thread = thread::spawn(move || {
+            for phase in 0..PHASES {
+                first_ledger.mark(1, phase);
+                assert_eq!(first.next().unwrap(), phase as u64);
+                first_ledger.check([0, 1], phase);
+            }
+        });
+        for phase in 0..PHASES {
+            ledger.mark(0, phase);
+            assert_eq!(main.next().unwrap(), phase as u64);
+            ledger.check([0, 1], phase);
+        }
+        ledger.check([2], 0);
+        leaver_thread.join().unwrap();
+        first_thread.join().unwrap();
+        assert_eq!(phaser.phase(), PHASES as u64);
+    });
 }
 
 /// A signal-only producer and a wait-only consumer: the consumer sees each item once its phase
 /// completed, and the producer never waits (it may finish both phases before the consumer starts).
-#[test]
-fn producer_and_consumer() {
-    for (tiers, degree) in shapes() {
-        model_bounded(2, move || {
-            let ledger = Ledger::new(1);
-            let (_phaser, creator) = build(tiers, degree, Mode::SigWait);
-            let mut producer = creator.register(Mode::Sig).unwrap();
-            let mut consumer = creator.register(Mode::Wait).unwrap();
-            drop(creator);
-            let producer_ledger = ledger.clone();
-            let producer_thread = thread::spawn(move || {
-                for phase in 0..PHASES {
-                    producer_ledger.mark(0, phase);
-                    assert_eq!(producer.next().unwrap(), phase as u64);
-                }
-                // Kept until the consumer is done: dropping the last signaller terminates.
-                producer
-            });
+fn producer_and_consumer(tiers: usize, degree: usize) {
+    model_bounded(2, move || {
+        let ledger = Ledger::new(1);
+        let (_phaser, creator) = build(tiers, degree, Mode::SigWait);
+        let mut producer = creator.register(Mode::Sig).unwrap();
+        let mut consumer = creator.register(Mode::Wait).unwrap();
+        drop(creator);
+        let producer_ledger = ledger.clone();
+        let producer_thread = thread::spawn(move || {
             for phase in 0..PHASES {
-                assert_eq!(consumer.next().unwrap(), phase as u64);
-                ledger.check([0], phase);
+                producer_ledger.mark(0, phase);
+                assert_eq!(producer.next().unwrap(), phase as u64);
             }
-            drop(producer_thread.join().unwrap());
+            // Kept until the consumer is done: dropping the last signaller terminates.
+            producer
         });
-    }
+        for phase in 0..PHASES {
+            assert_eq!(consumer.next().unwrap(), phase as u64);
+            ledger.check([0], phase);
+        }
+        drop(producer_thread.join().unwrap());
+    });
 }
 
 /// Two `SigWaitSingle` tasks, two phases of `next_single`: one action per phase, after every
@@ -244,44 +267,41 @@ fn next_single_runs_once_between_gather_and_release() {
 /// Sends of consecutive phases never mix: on a tree phaser, a signal-only sender contributes
 /// to phase 1 while phase 0 may still be gathering, and each phase's result counts only its own
 /// sends.
-#[test]
-fn accumulator_phases_do_not_mix() {
-    for (tiers, degree) in shapes() {
-        model_bounded(2, move || {
-            let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
-            let sum = Accumulator::<u64>::new(&phaser, Op::Sum).unwrap();
-            let mut worker = main.register(Mode::SigWait).unwrap();
-            let mut feeder = main.register(Mode::Sig).unwrap();
-            let feeder_sum = sum.clone();
-            let feeder_thread = thread::spawn(move || {
-                for phase in 0..PHASES as u64 {
-                    feeder_sum.send(&mut feeder, 100 * (phase + 1)).unwrap();
-                    feeder.next().unwrap();
-                }
-                feeder
-            });
-            let worker_sum = sum.clone();
-            let worker_thread = thread::spawn(move || {
-                for phase in 0..PHASES as u64 {
-                    worker_sum.send(&mut worker, 10 * (phase + 1)).unwrap();
-                    worker.next().unwrap();
-                }
-            });
+fn accumulator_phases_do_not_mix(tiers: usize, degree: usize) {
+    model_bounded(2, move || {
+        let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
+        let sum = Accumulator::<u64>::new(&phaser, Op::Sum).unwrap();
+        let mut worker = main.register(Mode::SigWait).unwrap();
+        let mut feeder = main.register(Mode::Sig).unwrap();
+        let feeder_sum = sum.clone();
+        let feeder_thread = thread::spawn(move || {
             for phase in 0..PHASES as u64 {
-                sum.send(&mut main, phase + 1).unwrap();
-                main.next().unwrap();
-                // Phase 1 may already be complete when this task reads phase 0's result; it
-                // cannot be: phase 1 needs this task's signal.
-                assert_eq!(
-                    sum.result(),
-                    111 * (phase + 1),
-                    "the result of phase {phase}"
-                );
+                feeder_sum.send(&mut feeder, 100 * (phase + 1)).unwrap();
+                feeder.next().unwrap();
             }
-            worker_thread.join().unwrap();
-            drop(feeder_thread.join().unwrap());
+            feeder
         });
-    }
+        let worker_sum = sum.clone();
+        let worker_thread = thread::spawn(move || {
+            for phase in 0..PHASES as u64 {
+                worker_sum.send(&mut worker, 10 * (phase + 1)).unwrap();
+                worker.next().unwrap();
+            }
+        });
+        for phase in 0..PHASES as u64 {
+            sum.send(&mut main, phase + 1).unwrap();
+            main.next().unwrap();
+            // Phase 1 may already be complete when this task reads phase 0's result; it
+            // cannot be: phase 1 needs this task's signal.
+            assert_eq!(
+                sum.result(),
+                111 * (phase + 1),
+                "the result of phase {phase}"
+            );
+        }
+        worker_thread.join().unwrap();
+        drop(feeder_thread.join().unwrap());
+    });
 }
 
 /// Loom's cells are not `Send`, which an advance action must be: this lets a model's action
@@ -327,57 +347,41 @@ fn accumulator_attached_mid_run_is_closed() {
     });
 }
 
-fn observer_model(phases: usize, max_preemptions: usize) {
-    for (tiers, degree) in shapes() {
-        model_bounded(max_preemptions, move || {
-            let ledger = Ledger::new(2);
-            let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
-            let mut other = main.register(Mode::SigWait).unwrap();
-            let observer = phaser.clone();
-            let observer_ledger = ledger.clone();
-            let observer_thread = thread::spawn(move || {
-                let mut phase = 0;
-                while phase < phases as u64 {
-                    let next = observer.await_phase(phase).unwrap();
-                    assert!(next > phase, "await_phase({phase}) returned {next}");
-                    for done in phase..next {
-                        observer_ledger.check([0, 1], done as usize);
-                    }
-                    phase = next;
+fn observer_model(tiers: usize, degree: usize, phases: usize, max_preemptions: usize) {
+    model_bounded(max_preemptions, move || {
+        let ledger = Ledger::new(2);
+        let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
+        let mut other = main.register(Mode::SigWait).unwrap();
+        let observer = phaser.clone();
+        let observer_ledger = ledger.clone();
+        let observer_thread = thread::spawn(move || {
+            let mut phase = 0;
+            while phase < phases as u64 {
+                let next = observer.await_phase(phase).unwrap();
+                assert!(next > phase, "await_phase({phase}) returned {next}");
+                for done in phase..next {
+                    observer_ledger.check([0, 1], done as usize);
                 }
-                assert_eq!(phase, phases as u64, "no phase beyond the last is released");
-            });
-            let other_ledger = ledger.clone();
-            let other_thread = thread::spawn(move || {
-                for phase in 0..phases {
-                    other_ledger.mark(1, phase);
-                    assert_eq!(other.next().unwrap(), phase as u64);
-                }
-                // Kept until the main task is done, so the phaser does not terminate early.
-                other
-            });
-            for phase in 0..phases {
-                ledger.mark(0, phase);
-                assert_eq!(main.next().unwrap(), phase as u64);
+                phase = next;
             }
-            observer_thread.join().unwrap();
-            drop(other_thread.join().unwrap());
+            assert_eq!(phase, phases as u64, "no phase beyond the last is released");
         });
-    }
-}
-
-/// The observer over both phases. Two preemptions take this three-thread model minutes, so it
-/// explores one; the next model explores two over one phase.
-#[test]
-fn await_phase_races_the_advance() {
-    observer_model(PHASES, 1);
-}
-
-/// The observer's wait for one phase with up to two preemptions: deeper schedules of the race
-/// between its park and the release.
-#[test]
-fn await_phase_races_one_release_deeply() {
-    observer_model(1, 2);
+        let other_ledger = ledger.clone();
+        let other_thread = thread::spawn(move || {
+            for phase in 0..phases {
+                other_ledger.mark(1, phase);
+                assert_eq!(other.next().unwrap(), phase as u64);
+            }
+            // Kept until the main task is done, so the phaser does not terminate early.
+            other
+        });
+        for phase in 0..phases {
+            ledger.mark(0, phase);
+            assert_eq!(main.next().unwrap(), phase as u64);
+        }
+        observer_thread.join().unwrap();
+        drop(other_thread.join().unwrap());
+    });
 }
 
 /// Two `SigWait` tasks and a signal-only task that signals phases 0, 1 and 2 without waiting, on a
@@ -385,76 +389,73 @@ fn await_phase_races_one_release_deeply() {
 /// phase, and returns `Break` after phase 1. Both phases complete (each task reads the count once
 /// released: the action ran before), and every later wait returns `Terminated { phase: 2 }`
 /// although the producer may have signalled phase 2 before the `Break`.
-#[test]
-fn on_advance_terminates_after_its_phase() {
-    for (tiers, degree) in shapes() {
-        model_bounded(2, move || {
-            let ledger = Ledger::new(3);
-            let calls = Arc::new(UnsafeCell::new(0u64));
-            let captured = LoomOnly((ledger.clone(), calls.clone()));
-            let (phaser, main) = Phaser::builder()
-                .tiers(tiers)
-                .degree(degree)
-                .on_advance(move |phase, registered| {
-                    let (action_ledger, action_calls) = captured.get();
-                    assert_eq!(registered, 3);
-                    action_ledger.check([0, 1, 2], phase as usize);
-                    // SAFETY: the actions run one at a time, between a phase's gather and its
-                    // release; loom fails the model if two actions or a reader overlap.
-                    let before = action_calls.with_mut(|calls| unsafe {
-                        *calls += 1;
-                        *calls - 1
-                    });
-                    assert_eq!(before, phase, "one action per phase, in order");
-                    if phase == 1 {
-                        ControlFlow::Break(())
-                    } else {
-                        ControlFlow::Continue(())
-                    }
-                })
-                .build()
-                .expect("a valid shape");
-            let other = main.register(Mode::SigWait).unwrap();
-            let mut producer = main.register(Mode::Sig).unwrap();
-            let producer_ledger = ledger.clone();
-            let producer_thread = thread::spawn(move || {
-                for phase in 0..PHASES {
-                    producer_ledger.mark(2, phase);
-                    assert_eq!(producer.next().unwrap(), phase as u64);
+fn on_advance_terminates_after_its_phase(tiers: usize, degree: usize) {
+    model_bounded(2, move || {
+        let ledger = Ledger::new(3);
+        let calls = Arc::new(UnsafeCell::new(0u64));
+        let captured = LoomOnly((ledger.clone(), calls.clone()));
+        let (phaser, main) = Phaser::builder()
+            .tiers(tiers)
+            .degree(degree)
+            .on_advance(move |phase, registered| {
+                let (action_ledger, action_calls) = captured.get();
+                assert_eq!(registered, 3);
+                action_ledger.check([0, 1, 2], phase as usize);
+                // SAFETY: the actions run one at a time, between a phase's gather and its
+                // release; loom fails the model if two actions or a reader overlap.
+                let before = action_calls.with_mut(|calls| unsafe {
+                    *calls += 1;
+                    *calls - 1
+                });
+                assert_eq!(before, phase, "one action per phase, in order");
+                if phase == 1 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
                 }
-                // Phase 2: before the `Break` the signal goes in, after it the phaser refuses it.
-                match producer.next() {
-                    Ok(2) | Err(Error::Terminated { phase: 2 }) => {}
-                    other => panic!("the producer's signal of phase 2 gave {other:?}"),
-                }
-                producer
-            });
-            let run = move |task: usize,
-                            mut reg: Registration,
-                            ledger: Arc<Ledger>,
-                            calls: Arc<UnsafeCell<u64>>| {
-                for phase in 0..PHASES {
-                    ledger.mark(task, phase);
-                    assert_eq!(reg.next().unwrap(), phase as u64);
-                    // SAFETY: read after the release of `phase`, ordered after its action.
-                    let count = calls.with(|calls| unsafe { *calls });
-                    assert_eq!(
-                        count,
-                        phase as u64 + 1,
-                        "released before the action of {phase}"
-                    );
-                }
-                assert_eq!(reg.next(), Err(Error::Terminated { phase: 2 }));
-            };
-            let (other_ledger, other_calls) = (ledger.clone(), calls.clone());
-            let other_thread = thread::spawn(move || run(1, other, other_ledger, other_calls));
-            run(0, main, ledger, calls);
-            other_thread.join().unwrap();
-            drop(producer_thread.join().unwrap());
-            assert!(phaser.is_terminated());
-            assert_eq!(phaser.phase(), 2, "phase 2 is never released");
+            })
+            .build()
+            .expect("a valid shape");
+        let other = main.register(Mode::SigWait).unwrap();
+        let mut producer = main.register(Mode::Sig).unwrap();
+        let producer_ledger = ledger.clone();
+        let producer_thread = thread::spawn(move || {
+            for phase in 0..PHASES {
+                producer_ledger.mark(2, phase);
+                assert_eq!(producer.next().unwrap(), phase as u64);
+            }
+            // Phase 2: before the `Break` the signal goes in, after it the phaser refuses it.
+            match producer.next() {
+                Ok(2) | Err(Error::Terminated { phase: 2 }) => {}
+                other => panic!("the producer's signal of phase 2 gave {other:?}"),
+            }
+            producer
         });
-    }
+        let run = move |task: usize,
+                        mut reg: Registration,
+                        ledger: Arc<Ledger>,
+                        calls: Arc<UnsafeCell<u64>>| {
+            for phase in 0..PHASES {
+                ledger.mark(task, phase);
+                assert_eq!(reg.next().unwrap(), phase as u64);
+                // SAFETY: read after the release of `phase`, ordered after its action.
+                let count = calls.with(|calls| unsafe { *calls });
+                assert_eq!(
+                    count,
+                    phase as u64 + 1,
+                    "released before the action of {phase}"
+                );
+            }
+            assert_eq!(reg.next(), Err(Error::Terminated { phase: 2 }));
+        };
+        let (other_ledger, other_calls) = (ledger.clone(), calls.clone());
+        let other_thread = thread::spawn(move || run(1, other, other_ledger, other_calls));
+        run(0, main, ledger, calls);
+        other_thread.join().unwrap();
+        drop(producer_thread.join().unwrap());
+        assert!(phaser.is_terminated());
+        assert_eq!(phaser.phase(), 2, "phase 2 is never released");
+    });
 }
 
 /// A `WaitGroup` of three tasks on two threads: one task clones a third from its own clone and

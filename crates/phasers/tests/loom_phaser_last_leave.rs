@@ -60,41 +60,52 @@ impl Ledger {
     }
 }
 
+/// On a flat phaser: every task on the root.
 #[test]
-fn the_last_leave_completes_its_phase_then_terminates() {
-    for (tiers, degree) in [(1, 2), (2, 2)] {
-        model_bounded(2, move || {
-            let ledger = Ledger::new();
-            let (phaser, mut main) = Phaser::builder()
-                .tiers(tiers)
-                .degree(degree)
-                .build()
-                .expect("a valid shape");
-            let mut other = main.register(Mode::SigWait).unwrap();
-            let mut consumer = main.register(Mode::Wait).unwrap();
-            let consumer_ledger = ledger.clone();
-            let consumer_thread = thread::spawn(move || {
-                for phase in 0..2 {
-                    assert_eq!(consumer.wait(), Ok(phase as u64));
-                    consumer_ledger.check(phase);
-                }
-                assert_eq!(consumer.wait(), Err(Error::Terminated { phase: 2 }));
-            });
-            let other_ledger = ledger.clone();
-            let other_thread = thread::spawn(move || {
-                other_ledger.mark(1, 0);
-                assert_eq!(other.next(), Ok(0));
-                other_ledger.mark(1, 1);
-                drop(other);
-            });
-            ledger.mark(0, 0);
-            assert_eq!(main.next(), Ok(0));
-            ledger.mark(0, 1);
-            drop(main);
-            other_thread.join().unwrap();
-            consumer_thread.join().unwrap();
-            assert!(phaser.is_terminated());
-            assert_eq!(phaser.phase(), 2);
+fn the_last_leave_completes_its_phase_then_terminates_flat() {
+    last_leave(1, 2);
+}
+
+/// On a tree of two tiers of degree 2 (three tasks: two leaves). A test of its own rather than a
+/// loop over both shapes, so that the harness runs the two searches in parallel (this one is much
+/// the longer).
+#[test]
+fn the_last_leave_completes_its_phase_then_terminates_tree() {
+    last_leave(2, 2);
+}
+
+fn last_leave(tiers: usize, degree: usize) {
+    model_bounded(2, move || {
+        let ledger = Ledger::new();
+        let (phaser, mut main) = Phaser::builder()
+            .tiers(tiers)
+            .degree(degree)
+            .build()
+            .expect("a valid shape");
+        let mut other = main.register(Mode::SigWait).unwrap();
+        let mut consumer = main.register(Mode::Wait).unwrap();
+        let consumer_ledger = ledger.clone();
+        let consumer_thread = thread::spawn(move || {
+            for phase in 0..2 {
+                assert_eq!(consumer.wait(), Ok(phase as u64));
+                consumer_ledger.check(phase);
+            }
+            assert_eq!(consumer.wait(), Err(Error::Terminated { phase: 2 }));
         });
-    }
+        let other_ledger = ledger.clone();
+        let other_thread = thread::spawn(move || {
+            other_ledger.mark(1, 0);
+            assert_eq!(other.next(), Ok(0));
+            other_ledger.mark(1, 1);
+            drop(other);
+        });
+        ledger.mark(0, 0);
+        assert_eq!(main.next(), Ok(0));
+        ledger.mark(0, 1);
+        drop(main);
+        other_thread.join().unwrap();
+        consumer_thread.join().unwrap();
+        assert!(phaser.is_terminated());
+        assert_eq!(phaser.phase(), 2);
+    });
 }

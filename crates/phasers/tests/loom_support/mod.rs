@@ -88,15 +88,18 @@ pub fn model_bounded(max_preemptions: usize, f: impl Fn() + Sync + Send + 'stati
     builder.max_branches = 10_000;
     let executions = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = std::sync::Arc::clone(&executions);
+    let start = std::time::Instant::now();
     builder.check(move || {
         counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         f();
     });
-    // Shown with `--nocapture`: how many interleavings the model explored.
+    // Shown with `--nocapture`: how many interleavings the model explored, and in how long (the
+    // figures the bounds in the model files are chosen by).
     eprintln!(
-        "{}: {} executions, at most {bound} preemptions",
+        "{}: {} executions, at most {bound} preemptions, {:.1} s",
         std::thread::current().name().unwrap_or("model"),
-        executions.load(std::sync::atomic::Ordering::Relaxed)
+        executions.load(std::sync::atomic::Ordering::Relaxed),
+        start.elapsed().as_secs_f64()
     );
 }
 

@@ -227,9 +227,10 @@ impl Tree {
 
     /// `source` signals `phase` at `node`. Returns what it found there, for its next guess.
     ///
-    /// `hint.guess` is what the caller found at `node` last time: how many signallers, and
-    /// whether the root is marked `closes`. With nothing to deposit, the arrival first tries the
-    /// word it would find if it were the phase's first arrival: when right, the arrival costs one
+    /// `hint.guess` is what the caller found at `node` last time: how many signallers, how many
+    /// still to signal, and whether the root is marked `closes`. With nothing to deposit, the
+    /// arrival first tries the word it would find if it arrived in the same place again (see
+    /// `Seen::expected`): when right, the arrival costs one
     /// coherence transaction (a compare-and-swap) instead of two (a load, then a
     /// compare-and-swap that must upgrade the line); when wrong, the failed compare-and-swap
     /// returns the word, and the arrival goes on from it without loading it again.
@@ -296,7 +297,12 @@ impl Tree {
                 if arrived.unarrived == 0 {
                     self.complete(node, phase, arrived, lock, finish);
                 }
-                return arrived.seen();
+                // The word as this arrival found it, for its next guess.
+                return State {
+                    unarrived: arrived.unarrived + 1,
+                    ..arrived
+                }
+                .seen();
             }
             if state.is_completing() {
                 // The completer is re-arming for the next phase; that takes a few stores, unless

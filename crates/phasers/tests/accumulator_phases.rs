@@ -178,3 +178,41 @@ fn a_registration_of_another_phaser_is_refused() {
         other => panic!("expected InvalidArgument, got {other:?}"),
     }
 }
+
+/// The first accumulators keep their results beside the phaser's release word, the others in
+/// their own cells: twelve sums (more than that line holds) on three tasks each get their own
+/// result every phase.
+#[test]
+fn results_are_right_beyond_those_kept_beside_the_release_word() {
+    const ACCUMULATORS: u64 = 12;
+    const ROUNDS: u64 = 10;
+    let (phaser, creator) = Phaser::new(Mode::SigWait).expect("a phaser");
+    let sums: Vec<_> = (0..ACCUMULATORS)
+        .map(|_| Accumulator::<u64>::new(&phaser, Op::Sum).expect("a sum"))
+        .collect();
+    let children: Vec<_> = (0..2)
+        .map(|_| creator.register(Mode::SigWait).expect("a child"))
+        .collect();
+    within("twelve sums on three tasks", move || {
+        let sums = &sums;
+        std::thread::scope(|s| {
+            for (task, mut reg) in std::iter::once(creator).chain(children).enumerate() {
+                s.spawn(move || {
+                    for round in 0..ROUNDS {
+                        for (k, sum) in sums.iter().enumerate() {
+                            sum.send(&mut reg, (task as u64 + 1) * (k as u64 + 1) + round)
+                                .unwrap();
+                        }
+                        assert_eq!(reg.next(), Ok(2 * round));
+                        for (k, sum) in sums.iter().enumerate() {
+                            // Tasks 1, 2 and 3 each sent (k + 1) times their number, plus the round.
+                            assert_eq!(sum.result(), 6 * (k as u64 + 1) + 3 * round, "sum {k}");
+                        }
+                        // A phase with no sends, so nobody sends again before all have read.
+                        assert_eq!(reg.next(), Ok(2 * round + 1));
+                    }
+                });
+            }
+        });
+    });
+}

@@ -216,6 +216,8 @@ impl<T: Element> Op<T> {
 /// See the [module docs](self) for the semantics.
 pub struct Accumulator<T: Element> {
     cells: Arc<Cells>,
+    /// Its index among the phaser's accumulators, by attach order: where its result is kept.
+    index: usize,
     phaser: Phaser,
     _type: PhantomData<fn(T) -> T>,
 }
@@ -224,6 +226,7 @@ impl<T: Element> Clone for Accumulator<T> {
     fn clone(&self) -> Self {
         Accumulator {
             cells: self.cells.clone(),
+            index: self.index,
             phaser: self.phaser.clone(),
             _type: PhantomData,
         }
@@ -295,9 +298,10 @@ impl<T: Element> Accumulator<T> {
 
     fn build(phaser: &Phaser, op: Op<T>, reproducible: bool) -> Result<Self> {
         let cells = Arc::new(Cells::new(op.into_combine()?, phaser.nodes(), reproducible));
-        phaser.attach(cells.clone());
+        let index = phaser.attach(cells.clone());
         Ok(Accumulator {
             cells,
+            index,
             phaser: phaser.clone(),
             _type: PhantomData,
         })
@@ -360,7 +364,7 @@ impl<T: Element> Accumulator<T> {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn result(&self) -> T {
-        T::from_bits(self.cells.result())
+        T::from_bits(self.phaser.core.accumulator_result(self.index, &self.cells))
     }
 }
 

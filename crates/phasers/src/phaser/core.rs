@@ -9,6 +9,7 @@ use crossbeam_utils::CachePadded;
 use super::advance::{Advanced, OnAdvance, Panic};
 use super::cells::{Cells, Partial};
 use super::gather::{Finish, Hint, Lock, Source, Tree};
+use super::release_line::ReleaseLine;
 use super::root_release::releases_through_root;
 use super::shape::Shape;
 use super::word::Seen;
@@ -21,8 +22,9 @@ pub(crate) const TERMINATED: usize = usize::MAX;
 
 pub(crate) struct Core {
     pub(crate) tree: Tree,
-    /// Phases released: waiters of phase `p` wait until this exceeds `p`.
-    pub(crate) release: CachePadded<Signal>,
+    /// Phases released: waiters of phase `p` wait until this exceeds `p`. Its line also holds
+    /// the first accumulators' results.
+    pub(crate) release: CachePadded<ReleaseLine>,
     /// Phases gathered whose `next_single` action has yet to run: the action's runner waits here.
     pub(crate) gathered: CachePadded<Signal>,
     /// `p + 1` once some `next_single` caller of phase `p` has claimed the action.
@@ -53,7 +55,7 @@ impl Core {
                 advance.is_some(),
                 releases_through_root(tuning.round_trip()),
             ),
-            release: CachePadded::new(Signal::new(0)),
+            release: CachePadded::new(ReleaseLine::new()),
             gathered: CachePadded::new(Signal::new(0)),
             single_claim: CachePadded::new(AtomicU64::new(0)),
             broken: BrokenState::new(),
@@ -76,7 +78,8 @@ impl Core {
     /// The root's completer, in three steps (see [`Finish`]). `by` is the registration whose
     /// signal or drop is completing the phase; a panic of the advance action is left in
     /// `panicked` for that registration to resume once the gather is done (unwinding from inside
-    /// it would leave the root completing for ever).
+    /// it would leave the root completing for ever). Returns whether this step released `phase`
+    /// to its waiters.
     pub(crate) fn finish(
         &self,
         phase: u64,
@@ -84,14 +87,19 @@ impl Core {
         view: &[Arc<Cells>],
         by: usize,
         panicked: &Cell<Option<Panic>>,
-    ) {
+    ) -> bool {
         match step {
             Finish::Close => {
-                self.tree
-                    .each_accumulator(view, |cells| cells.finish(0, phase));
+                self.tree.each_accumulator_indexed(view, |index, cells| {
+                    let value = cells.finish(0, phase);
+                    if !self.release.store_result(index, value) {
+                        cells.store_result(value);
+                    }
+                });
                 if let Some(payload) = self.advance(phase, by) {
                     panicked.set(Some(payload));
                 }
+                false
             }
             Finish::Release => {
                 // A phase the phaser was terminated or broken at is never released, so that every
@@ -99,14 +107,16 @@ impl Core {
                 // action's `Break` at `p`, phase `p + 1` must not complete even when signals of
                 // tasks running ahead had already gathered it.
                 if self.broken.is_broken_for(phase) {
-                    return;
+                    return false;
                 }
                 // Releases are published at least once each and never go back, even when a phase
                 // of signal-only tasks overtakes this one (its root was re-armed first).
                 if self.single_claim.load(Ordering::Acquire) == phase + 1 {
                     self.gathered.publish_at_least(phase + 1);
+                    false
                 } else {
                     self.release.publish_at_least(phase + 1);
+                    true
                 }
             }
             Finish::Last => {
@@ -124,6 +134,7 @@ impl Core {
                 if self.broken.break_from(phase.saturating_add(1), TERMINATED) {
                     self.wake_all();
                 }
+                false
             }
         }
     }
@@ -190,6 +201,21 @@ impl Core {
         }
     }
 
+    /// Attaches an accumulator's cells; returns its index, by attach order. Its result starts as
+    /// the op's identity, set before any completion can see the accumulator.
+    pub(crate) fn attach(&self, cells: Arc<Cells>) -> usize {
+        let identity = cells.identity();
+        self.tree.add_accumulator(cells, |index| {
+            self.release.store_result(index, identity);
+        })
+    }
+
+    /// The latest result of the accumulator attached `index`-th, whose cells are `cells`: from
+    /// the release word's line if it is kept there, else from the cells.
+    pub(crate) fn accumulator_result(&self, index: usize, cells: &Cells) -> u64 {
+        self.release.result(index).unwrap_or_else(|| cells.result())
+    }
+
     /// Whether the phaser was terminated (rather than broken by a lost registration).
     pub(crate) fn is_terminated(&self) -> bool {
         matches!(self.broken.breaker(), Some((TERMINATED, _)))
@@ -215,9 +241,7 @@ impl Core {
     }
 
     /// Signals `phase` at `leaf` with the task's `partials`, for registration `by`. `hint` is what
-    /// the task knows of its leaf. Returns what it found there (see `Tree::arrive`) and, if
-    /// this signal completed a phase whose advance action panicked, the panic: the caller resumes
-    /// it once its own state records the signal (the phaser is already broken and consistent).
+    /// the task knows of its leaf. See [`Arrival`] for what it returns.
     pub(crate) fn arrive(
         &self,
         leaf: usize,
@@ -226,10 +250,18 @@ impl Core {
         hint: Hint,
         view: &[Arc<Cells>],
         by: usize,
-    ) -> (Option<Seen>, Option<Panic>) {
+    ) -> Arrival {
         let mut lock = self.lock(view);
         let panicked = Cell::new(None);
-        let finish = |phase, step| self.finish(phase, step, view, by, &panicked);
+        let released = Cell::new(false);
+        let finish = |completed, step| {
+            // Releases are published in phase order or overtaken by later ones (see
+            // `Finish::Release`), and a phaser stopped at a phase releases none after it, so a
+            // release of `phase` or later means `phase` is released.
+            if self.finish(completed, step, view, by, &panicked) && completed >= phase {
+                released.set(true);
+            }
+        };
         let seen = self.tree.arrive(
             leaf,
             phase,
@@ -239,7 +271,11 @@ impl Core {
             hint,
         );
         drop(lock);
-        (seen, panicked.into_inner())
+        Arrival {
+            seen,
+            released: released.get(),
+            panicked: panicked.into_inner(),
+        }
     }
 
     /// The error a wait for `phase` returns once the phaser is broken or terminated.
@@ -269,6 +305,19 @@ impl Core {
         self.release.wake_all();
         self.gathered.wake_all();
     }
+}
+
+/// What a signal did, for the registration that made it.
+pub(crate) struct Arrival {
+    /// What it found at its leaf (see `Tree::arrive`): the guess for its next signal.
+    pub(crate) seen: Option<Seen>,
+    /// It completed its phase and published the release: its own wait for the phase may return
+    /// at once, without reading the words the released tasks are taking from it for the next
+    /// phase (a cache-line transfer on every phase the completer would otherwise pay).
+    pub(crate) released: bool,
+    /// It completed a phase whose advance action panicked: the caller resumes the panic once its
+    /// own state records the signal (the phaser is already broken and consistent).
+    pub(crate) panicked: Option<Panic>,
 }
 
 /// How stall reports speak of phasers.

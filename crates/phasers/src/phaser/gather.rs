@@ -227,9 +227,10 @@ impl Tree {
 
     /// `source` signals `phase` at `node`. Returns what it found there, for its next guess.
     ///
-    /// `hint.guess` is what the caller found at `node` last time: how many signallers, and
-    /// whether the root is marked `closes`. With nothing to deposit, the arrival first tries the
-    /// word it would find if it were the phase's first arrival: when right, the arrival costs one
+    /// `hint.guess` is what the caller found at `node` last time: how many signallers, how many
+    /// still to signal, and whether the root is marked `closes`. With nothing to deposit, the
+    /// arrival first tries the word it would find if it arrived in the same place again (see
+    /// `Seen::expected`): when right, the arrival costs one
     /// coherence transaction (a compare-and-swap) instead of two (a load, then a
     /// compare-and-swap that must upgrade the line); when wrong, the failed compare-and-swap
     /// returns the word, and the arrival goes on from it without loading it again.
@@ -296,7 +297,12 @@ impl Tree {
                 if arrived.unarrived == 0 {
                     self.complete(node, phase, arrived, lock, finish);
                 }
-                return arrived.seen();
+                // The word as this arrival found it, for its next guess.
+                return State {
+                    unarrived: arrived.unarrived + 1,
+                    ..arrived
+                }
+                .seen();
             }
             if state.is_completing() {
                 // The completer is re-arming for the next phase; that takes a few stores, unless
@@ -421,20 +427,28 @@ impl Tree {
     /// the count read here includes it. Only then is the shared list read, under its lock, which
     /// every completer taking on every phase would otherwise contend for.
     pub(crate) fn each_accumulator(&self, view: &[Arc<Cells>], f: impl Fn(&Cells)) {
+        self.each_accumulator_indexed(view, |_, cells| f(cells));
+    }
+
+    /// [`each_accumulator`](Self::each_accumulator), with each accumulator's index by attach
+    /// order (the view and the list are both in that order).
+    pub(crate) fn each_accumulator_indexed(&self, view: &[Arc<Cells>], f: impl Fn(usize, &Cells)) {
         let count = self.accumulator_count.load(Ordering::Acquire);
         if count == 0 {
             return;
         }
         if view.len() == count {
-            view.iter().for_each(|cells| f(cells));
+            view.iter()
+                .enumerate()
+                .for_each(|(index, cells)| f(index, cells));
             return;
         }
         let list = self
             .accumulators
             .read()
             .expect("no thread panics holding the accumulator list");
-        for cells in list.iter() {
-            f(cells);
+        for (index, cells) in list.iter().enumerate() {
+            f(index, cells);
         }
     }
 
@@ -452,15 +466,20 @@ impl Tree {
 
     /// Attaches an accumulator: every later gather moves its cells up the tree. The root is
     /// marked `closes` first, before any task can send to the accumulator, so no phase it takes
-    /// part in is released without computing its result (see `word.rs`).
-    pub(crate) fn add_accumulator(&self, cells: Arc<Cells>) {
+    /// part in is released without computing its result (see `word.rs`). `prepare` runs with
+    /// the accumulator's index (by attach order) before any completion can see it; the index is
+    /// returned too.
+    pub(crate) fn add_accumulator(&self, cells: Arc<Cells>, prepare: impl FnOnce(usize)) -> usize {
         self.mark_root_closes();
         let mut list = self
             .accumulators
             .write()
             .expect("no thread panics holding the accumulator list");
+        let index = list.len();
+        prepare(index);
         list.push(cells);
         self.accumulator_count.store(list.len(), Ordering::Release);
+        index
     }
 
     /// Sets the root's `closes` mark, once its completer, if any, has re-armed it: nothing else

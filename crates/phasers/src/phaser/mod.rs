@@ -95,6 +95,7 @@ mod counts;
 mod gather;
 mod next_all;
 mod registration;
+mod release_line;
 mod root_release;
 mod shape;
 mod size_plan;
@@ -283,8 +284,10 @@ impl Phaser {
         self.core.is_terminated()
     }
 
-    pub(crate) fn attach(&self, cells: Arc<Cells>) {
-        self.core.tree.add_accumulator(cells);
+    /// Attaches an accumulator's cells; returns its index, by attach order (see
+    /// [`Core::accumulator_result`](core::Core::accumulator_result)).
+    pub(crate) fn attach(&self, cells: Arc<Cells>) -> usize {
+        self.core.attach(cells)
     }
 
     pub(crate) fn nodes(&self) -> usize {

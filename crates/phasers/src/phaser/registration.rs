@@ -491,8 +491,11 @@ impl Registration {
             settled,
         };
         core.tree.refresh_view(&mut self.view);
-        let (seen, panicked) = core.arrive(leaf, phase, &self.partials, hint, &self.view, self.id);
-        self.leaf_seen = seen;
+        let arrival = core.arrive(leaf, phase, &self.partials, hint, &self.view, self.id);
+        self.leaf_seen = arrival.seen;
+        if arrival.released {
+            self.released_through = Some(phase + 1);
+        }
         for partial in &mut self.partials {
             partial.sent = false;
             partial.value = partial.cells.identity();
@@ -501,7 +504,7 @@ impl Registration {
         // This signal completed a phase whose advance action panicked: the phaser is broken, and
         // the panic goes on in this task once its state records the signal (so that its drop,
         // during the unwinding or later, sees where it is).
-        if let Some(payload) = panicked {
+        if let Some(payload) = arrival.panicked {
             resume_unwind(payload);
         }
     }
@@ -583,7 +586,10 @@ impl Registration {
         if self.mode.can_signal() && self.signalled == phase {
             self.signal()?;
         }
-        self.wait_for_release(phase, deadline)?;
+        // The signal that completed the phase released it: nothing to wait for.
+        if self.released_through <= Some(phase) {
+            self.wait_for_release(phase, deadline)?;
+        }
         self.waited = phase + 1;
         self.released_through = Some(phase + 1);
         Ok(phase)
@@ -606,7 +612,7 @@ impl Registration {
                 core.is_released(phase).then_some(phase + 1)
             })
         } else {
-            self.wait_on(&core.release, phase, deadline)
+            self.wait_on(&sized, &core.release, phase, deadline)
         }
     }
 
@@ -624,9 +630,16 @@ impl Registration {
         sized
     }
 
-    /// Waits until `signal` (the release or the gather word) passes `phase`.
-    fn wait_on(&self, signal: &Signal, phase: u64, deadline: Deadline) -> Result<()> {
-        self.wait_until_probe(&self.sized(), signal, phase, deadline, || {
+    /// Waits until `signal` (the release or the gather word) passes `phase`, spinning as `sized`
+    /// plans.
+    fn wait_on(
+        &self,
+        sized: &SizePlan,
+        signal: &Signal,
+        phase: u64,
+        deadline: Deadline,
+    ) -> Result<()> {
+        self.wait_until_probe(sized, signal, phase, deadline, || {
             let value = signal.load();
             (value > phase).then_some(value)
         })
@@ -721,12 +734,12 @@ impl Registration {
         let runs = core.single_claim.fetch_max(phase + 1, Ordering::AcqRel) < phase + 1;
         self.signal_unchecked();
         if !runs {
-            self.wait_on(&core.release, phase, Deadline::Never)?;
+            self.wait_on(&self.sized(), &core.release, phase, Deadline::Never)?;
             self.waited = phase + 1;
             self.released_through = Some(phase + 1);
             return Ok(None);
         }
-        self.wait_on(&core.gathered, phase, Deadline::Never)?;
+        self.wait_on(&self.sized(), &core.gathered, phase, Deadline::Never)?;
         let outcome = catch_unwind(AssertUnwindSafe(action));
         match outcome {
             Ok(result) => {
@@ -809,7 +822,9 @@ impl Drop for Registration {
             let view = &self.view;
             let mut lock = core.lock(view);
             let panicked = Cell::new(None);
-            let finish = |phase, step| core.finish(phase, step, view, self.id, &panicked);
+            let finish = |phase, step| {
+                core.finish(phase, step, view, self.id, &panicked);
+            };
             core.tree.leave(
                 leaf,
                 phase,

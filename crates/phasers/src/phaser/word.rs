@@ -64,8 +64,7 @@ impl State {
     }
 
     /// What an arrival that found this word keeps for its next guess (see `Tree::arrive`): all
-    /// of it but the phase and the `ahead` mark (only the signallers and `closes` are used);
-    /// nothing when there is no signaller to count.
+    /// of it but the phase and the `ahead` mark; nothing when there is no signaller to count.
     pub(crate) fn seen(self) -> Option<Seen> {
         let counted = State {
             ahead: false,
@@ -113,14 +112,20 @@ impl State {
 pub(crate) struct Seen(NonZeroU64);
 
 impl Seen {
-    /// The word the first arrival for `phase` finds, if the signallers are still those this
-    /// arrival found last time.
+    /// The word this arrival finds for `phase` if the signallers are still those it found last
+    /// time, and it arrives in the same place among them (as many still to signal before it).
+    /// Tasks tend to keep their places from phase to phase: at two registrations the one that
+    /// completes a phase has the completion's work to do after the release, so the other
+    /// arrives first again, and the completer guessing "first" would fail its guess every
+    /// phase. A place that cannot be one (a completing word) guesses "first".
     pub(crate) fn expected(self, phase: u64) -> State {
         let found = State::unpack((u128::from(phase) << 64) | u128::from(self.0.get()));
-        State {
-            unarrived: found.signallers,
-            ..found
-        }
+        let unarrived = if (1..=found.signallers).contains(&found.unarrived) {
+            found.unarrived
+        } else {
+            found.signallers
+        };
+        State { unarrived, ..found }
     }
 }
 
@@ -195,10 +200,19 @@ mod tests {
             expected,
             State {
                 closes: true,
-                ..State::open(10, 5, 5, false)
+                ..State::open(10, 5, 3, false)
             }
         );
         assert_eq!(State::open(9, 0, 0, false).seen(), None);
+    }
+
+    #[test]
+    fn a_guess_from_a_completing_word_is_the_first_arrival() {
+        let completing = State::open(4, 3, 0, false);
+        assert_eq!(
+            completing.seen().unwrap().expected(5),
+            State::open(5, 3, 3, false)
+        );
     }
 
     #[test]

@@ -254,7 +254,9 @@ impl Reduce {
                  iteration, whose result is checked against the sequential sum, then at least \
                  {min} iterations ({large_min} from {LARGE_ARRAY} floats) and {} s per row, at \
                  most {max}, stopping {} s after the row's start; the same stalls for every \
-                 contender at a point (seed {})",
+                 contender at a point (seed {}); every row but the floor's in \
+                 {FLOOR_PAIRED_ROUNDS} rounds, each next to a round of the bandwidth floor, which \
+                 its ÷floor is held against (the machine's speed drifts between rows)",
                 args.min_time.as_secs_f64(),
                 budget.as_secs_f64(),
                 args.seed,
@@ -733,20 +735,99 @@ fn stamped<W: Work>(works: Vec<W>, point: &Point, stalled: bool, name: &str) -> 
     }
 }
 
-/// Measures `contender`'s row at `point`, whose sequential sum is `sum`, its samples of `metric`.
+/// Rounds a contender's row is measured in, each next to a round of the bandwidth floor (which
+/// goes first alternates), and its bandwidth held against the floor of those rounds. The 2-core
+/// VMs change speed for milliseconds at a time with nothing else running: the floor's own work at
+/// 64k floats (a single-threaded add over three 128 KB arrays) took a median of 4.2 µs in some
+/// 2.5 ms windows and 5.5-6.4 µs in others, in stretches of 5 to 100 ms, on the Xeon VM. A floor
+/// measured once before a block's rows could thus land in another state than a row measured
+/// tens of milliseconds later: at 64k floats, reduce, a linear row came out at 58% of such a
+/// floor and the auto row after it, running the same algorithm, at 62%, where rows paired with
+/// their floors measured 78-84% and 85-94% in three runs. Four rounds keep a round at 64k floats to a few milliseconds, about the length of the
+/// shortest stretches; the pairing, not the count, is what makes the comparison fair, so a
+/// machine with other stretches needs no other count.
+const FLOOR_PAIRED_ROUNDS: usize = 4;
+
+/// The key of the bandwidth of the floor a row was measured next to.
+const PAIRED_FLOOR: &str = "paired_floor_gb_s";
+
+impl Point {
+    /// Round `round` of `rounds` of a row at this point: its share of the iterations, of the time
+    /// and of the budget, and its own stretch of the stall table (the first row of which is its
+    /// warm-up's), so that the rounds together draw the stalls a single row would.
+    fn round(&self, round: usize, rounds: usize) -> Point {
+        let rounds = rounds.max(1);
+        let each = (self.max_iterations / rounds).max(1);
+        let start = (round * each * self.threads).min(self.stalls.len());
+        Point {
+            stalls: self.stalls[start..].to_vec(),
+            min_iterations: self.min_iterations.div_ceil(rounds).min(each),
+            min_time: self.min_time / rounds as u32,
+            max_iterations: each,
+            budget: self.budget / rounds as u32,
+            ..self.clone()
+        }
+    }
+}
+
+/// Measures `contender`'s row at `point`, whose sequential sum is `sum`, its samples of `metric`:
+/// the floor alone; any other contender in rounds, each next to a round of the floor, and its
+/// bandwidth as a fraction of the floor of those rounds.
 fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric) -> Row {
     let start = Instant::now();
     let (name, kind) = (contender.name(), contender.kind());
-    let timeline = match contender {
-        Contender::Floor => {
-            let bytes = point.mode.bytes(point.threads, point.len);
-            let shares = shares(bytes, floor_workers(point.threads)).into_iter();
-            let works = shares.map(|elements| StreamAdd {
-                elements,
-                ..StreamAdd::default()
-            });
-            stamped(works.collect(), point, false, name)
+    let mut row = point.row(name, kind);
+    if contender == Contender::Floor {
+        fill(&mut row, floor_stamps(point), None, point, metric);
+        compare_with_floor(&mut row, None);
+        row.row_s = start.elapsed().as_secs_f64();
+        return row;
+    }
+    let (mut rounds, mut floors) = (Vec::new(), Vec::new());
+    for round in 0..FLOOR_PAIRED_ROUNDS {
+        let at = point.round(round, FLOOR_PAIRED_ROUNDS);
+        let floor_first = round % 2 == 0;
+        if floor_first {
+            floors.push(floor_stamps(&at));
         }
+        let stamps = stamps(contender, &at, sum, name);
+        let failed = stamps.is_err();
+        rounds.push(stamps);
+        if !floor_first {
+            floors.push(floor_stamps(&at));
+        }
+        if failed {
+            break;
+        }
+    }
+    // A reduce completes when its root (rank 0) returns; the rest when the last one does.
+    let root = (point.mode == Collective::Reduce).then_some(0);
+    fill(&mut row, joined(rounds), root, point, metric);
+    let mut floor = point.row(FLOOR_NAME, Kind::Floor);
+    fill(&mut floor, joined(floors), None, point, metric);
+    compare_with_floor(&mut floor, None);
+    compare_with_floor(&mut row, Some(&floor));
+    row.extra
+        .set(PAIRED_FLOOR, json!(floor.value(BANDWIDTH[0])));
+    row.row_s = start.elapsed().as_secs_f64();
+    row
+}
+
+/// The stamps of the bandwidth floor at `point`.
+fn floor_stamps(point: &Point) -> Stamps {
+    let bytes = point.mode.bytes(point.threads, point.len);
+    let shares = shares(bytes, floor_workers(point.threads)).into_iter();
+    let works = shares.map(|elements| StreamAdd {
+        elements,
+        ..StreamAdd::default()
+    });
+    stamped(works.collect(), point, false, FLOOR_NAME)
+}
+
+/// The stamps of one row of `contender` (not the floor) at `point`.
+fn stamps(contender: Contender, point: &Point, sum: &Arc<[f32]>, name: &str) -> Stamps {
+    match contender {
+        Contender::Floor => floor_stamps(point),
         Contender::Ours(algorithm) => Reduction::<f32>::builder(point.threads)
             .op(Op::Sum)
             .algorithm(algorithm)
@@ -764,13 +845,26 @@ fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric
             let limit = point.budget + point.hang_after + Duration::from_secs(5);
             child::delegate(OMP_ACTIVE_KIND, ACTIVE_WAIT_POLICY, point, limit)
         }
-    };
-    let mut row = point.row(name, kind);
-    // A reduce completes when its root (rank 0) returns; the rest when the last one does.
-    let root = (kind != Kind::Floor && point.mode == Collective::Reduce).then_some(0);
-    fill(&mut row, timeline, root, point, metric);
-    row.row_s = start.elapsed().as_secs_f64();
-    row
+    }
+}
+
+/// The rounds of one row as one timeline: the first round whole, the later ones without their
+/// warm-up, which the first round's stands for; the first failure if any round failed.
+fn joined(rounds: Vec<Stamps>) -> Stamps {
+    let mut rounds = rounds.into_iter();
+    let mut all = rounds.next().unwrap_or(Err("no round ran".to_owned()))?;
+    for round in rounds {
+        let round = round?;
+        let skip = WARM_UP.min(round.iterations);
+        let stamps = skip * round.threads;
+        all.iterations += round.iterations - skip;
+        all.arrive_ns
+            .extend(round.arrive_ns.get(stamps..).unwrap_or(&[]));
+        all.return_ns
+            .extend(round.return_ns.get(stamps..).unwrap_or(&[]));
+        all.chose.extend(round.chose.get(skip..).unwrap_or(&[]));
+    }
+    Ok(all)
 }
 
 /// The OpenMP row of `point`, in this process, its warm-up's result checked against `sum`.
@@ -889,7 +983,8 @@ impl Benchmark for Reduce {
             "per iteration; median: of the {} (--metric), over the measured iterations; GB/s: the \
              bytes an optimal reduction moves over the median time from the first arrival to \
              completion (for the floor, its slowest worker's own time); ÷floor: that over the \
-             bandwidth floor's; ÷omp: the median over OpenMP's; --verbose: min and median of the \
+             bandwidth of the floor measured in the rounds alternating with the row's (the floor \
+             row shown ran alone, before the block); ÷omp: the median over OpenMP's; --verbose: min and median of the \
              time from the last arrival to completion, of the total time in the reduction summed \
              over participants, and of the window from first to last arrival",
             self.metric.describe()
@@ -995,18 +1090,16 @@ impl Benchmark for Reduce {
     fn measure(&self, plan: &RowPlan<Self::Contender>, _: usize, _: usize) -> Row {
         let (contender, point) = &plan.contender;
         let key = (point.threads, point.len, point.mode);
-        let floor = self.floors.borrow().get(&key).cloned();
-        if let (Contender::Floor, Some(floor)) = (contender, &floor) {
+        if let (Contender::Floor, Some(floor)) = (contender, self.floors.borrow().get(&key)) {
             return floor.clone();
         }
-        let mut row = match self.prepare(point) {
+        let row = match self.prepare(point) {
             Err(why) => Row {
                 note: Some(format!("not run: {why}")),
                 ..point.row(&plan.name, plan.kind)
             },
             Ok(sum) => measure(*contender, point, &sum, self.metric),
         };
-        compare_with_floor(&mut row, floor.as_ref());
         if row.kind == Kind::Floor {
             self.floors.borrow_mut().insert(key, row.clone());
         }
@@ -1381,6 +1474,44 @@ mod tests {
                     });
                 }
             });
+        }
+    }
+
+    /// The rounds of a row share its iterations, time and budget, and read consecutive stretches
+    /// of its stall table; joined, they are one timeline with one warm-up.
+    #[test]
+    fn paired_rounds_split_a_row_and_join_back_with_one_warm_up() {
+        let options = "--threads 2 --sizes 1000 --spread low --mode reduce --max-iterations 10 \
+            --min-iterations 4";
+        let point = points(options).pop().unwrap();
+        assert_eq!(point.stalls.len(), 2 * (10 + WARM_UP));
+        let rounds: Vec<Point> = (0..4).map(|round| point.round(round, 4)).collect();
+        for (index, round) in rounds.iter().enumerate() {
+            assert_eq!(round.max_iterations, 2);
+            assert_eq!(round.min_iterations, 1);
+            assert_eq!(round.budget, point.budget / 4);
+            assert_eq!(round.stalls[..], point.stalls[index * 2 * 2..]);
+        }
+        let stamps = |start: u64| Timeline {
+            threads: 2,
+            iterations: 2,
+            arrive_ns: vec![start, start + 1, start + 10, start + 11],
+            return_ns: vec![start + 5, start + 6, start + 15, start + 16],
+            chose: vec!["warm-up", "linear"],
+        };
+        let joined = joined(vec![Ok(stamps(0)), Ok(stamps(100))]).unwrap();
+        assert_eq!(joined.iterations, 3);
+        assert_eq!(joined.arrive_ns, [0, 1, 10, 11, 110, 111]);
+        assert_eq!(joined.return_ns, [5, 6, 15, 16, 115, 116]);
+        assert_eq!(joined.chose, ["warm-up", "linear", "linear"]);
+        let failed = joined_error(vec![Ok(stamps(0)), Err("hung".to_owned())]);
+        assert_eq!(failed, "hung");
+    }
+
+    fn joined_error(rounds: Vec<Stamps>) -> String {
+        match joined(rounds) {
+            Ok(_) => panic!("a failed round must fail the row"),
+            Err(error) => error,
         }
     }
 

@@ -211,7 +211,9 @@ impl<T> Shared<T> {
         if self.configured != ReduceAlgorithm::Auto {
             return;
         }
-        if episode % SAMPLE_EVERY == 0 && !cfg!(phasers_loom) {
+        // From the second call on: the first call's arrivals follow each thread's setup
+        // (spawning, allocating), not the program's spread.
+        if episode % SAMPLE_EVERY == 1 && !cfg!(phasers_loom) {
             if let Some(sample) = self.measured_spread(episode) {
                 self.auto.add_sample(sample);
             }

@@ -179,11 +179,10 @@ fn a_registration_of_another_phaser_is_refused() {
     }
 }
 
-/// The first accumulators keep their results beside the phaser's release word, the others in
-/// their own cells: twelve sums (more than that line holds) on three tasks each get their own
-/// result every phase.
+/// Twelve sums on three tasks each get their own result every phase, read by every task as soon
+/// as it is released.
 #[test]
-fn results_are_right_beyond_those_kept_beside_the_release_word() {
+fn twelve_accumulators_each_get_their_own_result_every_phase() {
     const ACCUMULATORS: u64 = 12;
     const ROUNDS: u64 = 10;
     let (phaser, creator) = Phaser::new(Mode::SigWait).expect("a phaser");

@@ -216,8 +216,6 @@ impl<T: Element> Op<T> {
 /// See the [module docs](self) for the semantics.
 pub struct Accumulator<T: Element> {
     cells: Arc<Cells>,
-    /// Its index among the phaser's accumulators, by attach order: where its result is kept.
-    index: usize,
     phaser: Phaser,
     _type: PhantomData<fn(T) -> T>,
 }
@@ -226,7 +224,6 @@ impl<T: Element> Clone for Accumulator<T> {
     fn clone(&self) -> Self {
         Accumulator {
             cells: self.cells.clone(),
-            index: self.index,
             phaser: self.phaser.clone(),
             _type: PhantomData,
         }
@@ -298,10 +295,9 @@ impl<T: Element> Accumulator<T> {
 
     fn build(phaser: &Phaser, op: Op<T>, reproducible: bool) -> Result<Self> {
         let cells = Arc::new(Cells::new(op.into_combine()?, phaser.nodes(), reproducible));
-        let index = phaser.attach(cells.clone());
+        phaser.attach(cells.clone());
         Ok(Accumulator {
             cells,
-            index,
             phaser: phaser.clone(),
             _type: PhantomData,
         })
@@ -364,7 +360,7 @@ impl<T: Element> Accumulator<T> {
     /// # Ok::<(), phasers::Error>(())
     /// ```
     pub fn result(&self) -> T {
-        T::from_bits(self.phaser.core.accumulator_result(self.index, &self.cells))
+        T::from_bits(self.cells.result())
     }
 }
 

@@ -155,16 +155,10 @@ impl Cells {
         self.cells[node][parity].swap(self.combine.identity, Ordering::AcqRel)
     }
 
-    /// Publishes a result of the accumulator, when the phaser does not keep it beside its release
-    /// word (see `phaser/release_line.rs`).
-    pub(crate) fn store_result(&self, value: u64) {
-        self.result.store(value, Ordering::Release);
-    }
-
-    /// Computes `phase`'s result from the root's cell and the early values; the caller publishes
-    /// it. Only the root's completer calls this, once per phase, in phase order.
-    pub(crate) fn finish(&self, root: usize, phase: u64) -> u64 {
-        if self.reproducible {
+    /// Computes `phase`'s result from the root's cell and the early values, and publishes it.
+    /// Only the root's completer calls this, once per phase, in phase order.
+    pub(crate) fn finish(&self, root: usize, phase: u64) {
+        let value = if self.reproducible {
             let mut partials = self
                 .collected
                 .lock()
@@ -188,6 +182,7 @@ impl Cells {
                 self.has_early.store(!early.is_empty(), Ordering::Release);
             }
             value
-        }
+        };
+        self.result.store(value, Ordering::Release);
     }
 }

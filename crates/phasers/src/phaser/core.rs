@@ -9,7 +9,6 @@ use crossbeam_utils::CachePadded;
 use super::advance::{Advanced, OnAdvance, Panic};
 use super::cells::{Cells, Partial};
 use super::gather::{Finish, Hint, Lock, Source, Tree};
-use super::release_line::ReleaseLine;
 use super::root_release::releases_through_root;
 use super::shape::Shape;
 use super::word::Seen;
@@ -22,9 +21,8 @@ pub(crate) const TERMINATED: usize = usize::MAX;
 
 pub(crate) struct Core {
     pub(crate) tree: Tree,
-    /// Phases released: waiters of phase `p` wait until this exceeds `p`. Its line also holds
-    /// the first accumulators' results.
-    pub(crate) release: CachePadded<ReleaseLine>,
+    /// Phases released: waiters of phase `p` wait until this exceeds `p`.
+    pub(crate) release: CachePadded<Signal>,
     /// Phases gathered whose `next_single` action has yet to run: the action's runner waits here.
     pub(crate) gathered: CachePadded<Signal>,
     /// `p + 1` once some `next_single` caller of phase `p` has claimed the action.
@@ -55,7 +53,7 @@ impl Core {
                 advance.is_some(),
                 releases_through_root(tuning.round_trip()),
             ),
-            release: CachePadded::new(ReleaseLine::new()),
+            release: CachePadded::new(Signal::new(0)),
             gathered: CachePadded::new(Signal::new(0)),
             single_claim: CachePadded::new(AtomicU64::new(0)),
             broken: BrokenState::new(),
@@ -90,12 +88,8 @@ impl Core {
     ) -> bool {
         match step {
             Finish::Close => {
-                self.tree.each_accumulator_indexed(view, |index, cells| {
-                    let value = cells.finish(0, phase);
-                    if !self.release.store_result(index, value) {
-                        cells.store_result(value);
-                    }
-                });
+                self.tree
+                    .each_accumulator(view, |cells| cells.finish(0, phase));
                 if let Some(payload) = self.advance(phase, by) {
                     panicked.set(Some(payload));
                 }
@@ -199,21 +193,6 @@ impl Core {
         } else {
             published
         }
-    }
-
-    /// Attaches an accumulator's cells; returns its index, by attach order. Its result starts as
-    /// the op's identity, set before any completion can see the accumulator.
-    pub(crate) fn attach(&self, cells: Arc<Cells>) -> usize {
-        let identity = cells.identity();
-        self.tree.add_accumulator(cells, |index| {
-            self.release.store_result(index, identity);
-        })
-    }
-
-    /// The latest result of the accumulator attached `index`-th, whose cells are `cells`: from
-    /// the release word's line if it is kept there, else from the cells.
-    pub(crate) fn accumulator_result(&self, index: usize, cells: &Cells) -> u64 {
-        self.release.result(index).unwrap_or_else(|| cells.result())
     }
 
     /// Whether the phaser was terminated (rather than broken by a lost registration).

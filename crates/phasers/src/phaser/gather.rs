@@ -427,28 +427,20 @@ impl Tree {
     /// the count read here includes it. Only then is the shared list read, under its lock, which
     /// every completer taking on every phase would otherwise contend for.
     pub(crate) fn each_accumulator(&self, view: &[Arc<Cells>], f: impl Fn(&Cells)) {
-        self.each_accumulator_indexed(view, |_, cells| f(cells));
-    }
-
-    /// [`each_accumulator`](Self::each_accumulator), with each accumulator's index by attach
-    /// order (the view and the list are both in that order).
-    pub(crate) fn each_accumulator_indexed(&self, view: &[Arc<Cells>], f: impl Fn(usize, &Cells)) {
         let count = self.accumulator_count.load(Ordering::Acquire);
         if count == 0 {
             return;
         }
         if view.len() == count {
-            view.iter()
-                .enumerate()
-                .for_each(|(index, cells)| f(index, cells));
+            view.iter().for_each(|cells| f(cells));
             return;
         }
         let list = self
             .accumulators
             .read()
             .expect("no thread panics holding the accumulator list");
-        for (index, cells) in list.iter().enumerate() {
-            f(index, cells);
+        for cells in list.iter() {
+            f(cells);
         }
     }
 
@@ -466,20 +458,15 @@ impl Tree {
 
     /// Attaches an accumulator: every later gather moves its cells up the tree. The root is
     /// marked `closes` first, before any task can send to the accumulator, so no phase it takes
-    /// part in is released without computing its result (see `word.rs`). `prepare` runs with
-    /// the accumulator's index (by attach order) before any completion can see it; the index is
-    /// returned too.
-    pub(crate) fn add_accumulator(&self, cells: Arc<Cells>, prepare: impl FnOnce(usize)) -> usize {
+    /// part in is released without computing its result (see `word.rs`).
+    pub(crate) fn add_accumulator(&self, cells: Arc<Cells>) {
         self.mark_root_closes();
         let mut list = self
             .accumulators
             .write()
             .expect("no thread panics holding the accumulator list");
-        let index = list.len();
-        prepare(index);
         list.push(cells);
         self.accumulator_count.store(list.len(), Ordering::Release);
-        index
     }
 
     /// Sets the root's `closes` mark, once its completer, if any, has re-armed it: nothing else

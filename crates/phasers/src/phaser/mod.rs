@@ -95,7 +95,6 @@ mod counts;
 mod gather;
 mod next_all;
 mod registration;
-mod release_line;
 mod root_release;
 mod shape;
 mod size_plan;
@@ -284,10 +283,8 @@ impl Phaser {
         self.core.is_terminated()
     }
 
-    /// Attaches an accumulator's cells; returns its index, by attach order (see
-    /// [`Core::accumulator_result`](core::Core::accumulator_result)).
-    pub(crate) fn attach(&self, cells: Arc<Cells>) -> usize {
-        self.core.attach(cells)
+    pub(crate) fn attach(&self, cells: Arc<Cells>) {
+        self.core.tree.add_accumulator(cells);
     }
 
     pub(crate) fn nodes(&self) -> usize {

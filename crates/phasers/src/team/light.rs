@@ -132,15 +132,9 @@ impl Member {
             // SAFETY: as above.
             let theirs: T = unsafe { from_bits(shared.entry.input(seq, other)) };
             acc = match op {
-                Op::Sum => acc.add(theirs),
-                Op::Product => acc.mul(theirs),
-                Op::Min => Element::min(acc, theirs),
-                Op::Max => Element::max(acc, theirs),
-                Op::And => acc.bitwise(theirs, |x, y| x & y),
-                Op::Or => acc.bitwise(theirs, |x, y| x | y),
-                Op::Xor => acc.bitwise(theirs, |x, y| x ^ y),
-                Op::Custom { combine, .. } => {
-                    match catch_unwind(AssertUnwindSafe(|| combine(acc, theirs))) {
+                // Only a user's op can panic.
+                Op::Custom { .. } => {
+                    match catch_unwind(AssertUnwindSafe(|| op.apply(acc, theirs))) {
                         Ok(value) => value,
                         Err(panic) => {
                             let broken = Error::Broken {
@@ -154,6 +148,7 @@ impl Member {
                         }
                     }
                 }
+                builtin => builtin.apply(acc, theirs),
             };
         }
         shared.entry.put_word(seq, to_bits(acc));
@@ -178,7 +173,6 @@ impl Member {
         // For stall reports, as in `start`.
         shared.roster.arrive(self.rank, seq);
         self.seq += 1;
-        let mode = fields.mode;
         // SAFETY: this member owns the slot, and every member has arrived at call `seq - 1`
         // (this member waited for its release, or drained it, before starting this call).
         unsafe {
@@ -189,9 +183,9 @@ impl Member {
                 post.type_id = fields.type_id;
                 post.kind = fields.kind;
                 post.path = fields.path;
-                post.mode = mode;
+                post.mode = fields.mode;
                 post.invalid = false;
-                post.staged = mode == SyncMode::NoSync;
+                post.staged = fields.mode == SyncMode::NoSync;
                 post.blocking = fields.blocking;
                 post.value = fields.value;
                 post.op = extra.op;

@@ -230,8 +230,8 @@ impl Member {
                 // A loop of light calls finds the post of its parity as the same call two calls
                 // back left it: only `seq` changed. Every store here must drain before the
                 // arrival's locked add, so the fields are compared (loads of this member's own
-                // line) and written only when they differ: 17 stores before the arrival became
-                // 1 (see `Post::holds_light`).
+                // line) and written only when they differ: the barrier's 16 store instructions
+                // into the post became 1 (objdump of `Member::barrier`, x86-64).
                 if !post.holds_light(fields, extra) {
                     post.put_light(fields, extra);
                 }

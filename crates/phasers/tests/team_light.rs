@@ -70,6 +70,19 @@ fn word_allreduce_of_every_element_type() {
                 let mut word = [0u32];
                 m.allreduce(&[1 << r], &mut word, Op::Or).unwrap();
                 assert_eq!(word, [31]);
+                // Member r clears bit r + 1: bits 1 to 5 end up cleared.
+                let mut mask = [0u32];
+                m.allreduce(&[!(1u32 << (r + 1))], &mut mask, Op::And)
+                    .unwrap();
+                assert_eq!(mask, [!0b11_1110]);
+                let mut parity = [0u64];
+                m.allreduce(&[r as u64 + 1], &mut parity, Op::Xor).unwrap();
+                // 1 ^ 2 ^ 3 ^ 4 ^ 5.
+                assert_eq!(parity, [1]);
+                let mut small_max = [0i32];
+                m.allreduce(&[r as i32 - 2], &mut small_max, Op::Max)
+                    .unwrap();
+                assert_eq!(small_max, [2]);
                 let mut float = [0f32];
                 m.allreduce(&[r as f32 * 0.5], &mut float, Op::Max).unwrap();
                 assert_eq!(float, [2.0]);

@@ -90,10 +90,14 @@ pub struct CollectivesArgs {
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub samples: u16,
 
-    /// Rounds of `--ops checked`: each measures every checked row and its unchecked twin back to
-    /// back, alternating which goes first; figure (d) shows the rounds' ratios' median and range.
-    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=100))]
-    pub rounds: u16,
+    /// Interleaved rounds at each N: round 1 of every row (every part), then round 2, and so on,
+    /// each with its share of the samples, so that a shared machine drifting between a fast and a
+    /// slow state moves every row alike and the ratios within one N (the ÷ columns, figures
+    /// (a)-(e)) hold. Checked twins run back to back, alternating which goes first; figure (d)
+    /// shows the rounds' ratios' median and range [default: --samples, one sample per round;
+    /// at most --samples].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub rounds: Option<u16>,
 
     /// Pin each row's threads to the available CPUs, round robin.
     #[arg(long)]
@@ -344,11 +348,21 @@ impl Collectives {
             words: given_or(&args.words, &default_words()),
             blocks: given_or(&args.blocks, &DEFAULT_BLOCKS),
             sync_words: given_or(&args.sync_words, &DEFAULT_SYNC_WORDS),
-            rounds: usize::from(args.rounds),
+            rounds: usize::from(args.rounds.unwrap_or(args.samples).min(args.samples)),
             plan,
             available: memory::available(),
             memcpy: RefCell::default(),
         }
+    }
+
+    /// Round `index` of each row: its share of the samples (the first rounds take the remainder)
+    /// and of the row's budget, each round with its own warm-up and calibration on a fresh team.
+    fn round(&self, index: usize) -> Plan {
+        let (rounds, samples) = (self.rounds, self.plan.schedule.samples);
+        let mut plan = self.plan.clone();
+        plan.schedule.samples = samples / rounds + usize::from(index < samples % rounds);
+        plan.schedule.row_budget = self.plan.schedule.row_budget / rounds as u32;
+        plan
     }
 
     /// `--columns`, or the smallest power of two whose square holds `members` (8 for 64 and 32).
@@ -450,11 +464,14 @@ impl Benchmark for Collectives {
         let contenders = first_of_each(rows.map(|row| row.name).collect());
         let sample_ms = schedule.target_sample.as_secs_f64() * 1e3;
         let budget_s = schedule.row_budget.as_secs_f64();
+        let rounds = self.rounds;
         let method = format!(
             "each row runs one operation back to back on one thread per member (a fresh team of \
              N; a baseline: N threads): warm-up, calibration, then {samples} samples of rounds of \
              about {sample_ms:.1} ms, timed on the first thread between control barriers (at most \
-             {budget_s:.1} s per row). Broadcast roots rotate (iteration modulo team size); every \
+             {budget_s:.1} s per row), split into {rounds} rounds interleaved with every other \
+             row's at the same N (round 1 of each row, then round 2...), each on a fresh team with \
+             its own warm-up. Broadcast roots rotate (iteration modulo team size); every \
              result is checked (a word per call, all in the first). split_grid's row and column \
              teams all run at once. OpenMP rows run each round in one parallel region between \
              two barriers"
@@ -483,22 +500,23 @@ impl Benchmark for Collectives {
         }
     }
 
+    /// One table per member count holding every part's rows, so that the rounds interleave all
+    /// the rows a ratio at that count may divide (allreduce ÷ the Auto barrier crosses parts):
+    /// issue 35 saw a 2-core VM change state between two parts' tables and skew such a ratio.
     fn tables(&self) -> Vec<TablePlan<Job>> {
-        let table = |members, part| {
-            let checked = part == Part::Checked;
-            TablePlan {
-                threads: members,
-                rows: self.rows(part, members),
-                rounds: if checked { self.rounds } else { 1 },
-                dropped: 0,
-                floor: false,
-            }
+        let table = |&members: &usize| TablePlan {
+            threads: members,
+            rows: (self.parts.iter())
+                .flat_map(|&part| self.rows(part, members))
+                .collect(),
+            rounds: self.rounds,
+            dropped: 0,
+            floor: false,
         };
-        let at = |&n: &usize| self.parts.iter().map(move |&part| table(n, part));
-        self.members.iter().flat_map(at).collect()
+        self.members.iter().map(table).collect()
     }
 
-    fn measure(&self, plan: &RowPlan<Job>, n: usize, _: usize) -> Row {
+    fn measure(&self, plan: &RowPlan<Job>, n: usize, round: usize) -> Row {
         let job = plan.contender;
         let members = if job.who == Contender::Memcpy { 1 } else { n };
         let mut row = Row::new(&plan.name, plan.kind, members, plan.at.clone());
@@ -514,7 +532,7 @@ impl Benchmark for Collectives {
             row.add_note(format!("not run: {why}"));
             return row;
         }
-        let plan = &self.plan;
+        let plan = &self.round(round);
         let measured = match job.who {
             Contender::Team(shape, checked, sync) => {
                 let team = match checked {
@@ -571,7 +589,7 @@ impl Benchmark for Collectives {
             }
         };
         let wrong = row.error.take();
-        row.record(measured, &self.plan.schedule);
+        row.record(measured, &plan.schedule);
         // A wrong result is the root cause of anything that followed.
         row.error = wrong.or(row.error.take());
         row
@@ -592,13 +610,19 @@ impl Benchmark for Collectives {
         }
     }
 
-    /// Odd rounds of `--ops checked` run each unchecked twin first: checking costs a few
+    /// Odd rounds run each unchecked twin of `--ops checked` first: checking costs a few
     /// nanoseconds, far below a shared machine's drift between rows a second apart, so twins run
-    /// back to back and figure (d) divides their medians round by round.
+    /// back to back and figure (d) divides their medians round by round. The twins are adjacent
+    /// pairs from the part's first row.
     fn order(&self, table: &TablePlan<Job>, round: usize) -> Vec<usize> {
-        let checked = table.rows.first().map(|row| row.contender.part) == Some(Part::Checked);
-        let swap = usize::from(checked && round % 2 == 1);
-        (0..table.rows.len()).map(|index| index ^ swap).collect()
+        let checked = |index: usize| table.rows[index].contender.part == Part::Checked;
+        let first = (0..table.rows.len()).find(|&index| checked(index));
+        (0..table.rows.len())
+            .map(|index| match first {
+                Some(first) if round % 2 == 1 && checked(index) => first + ((index - first) ^ 1),
+                _ => index,
+            })
+            .collect()
     }
 
     /// Each row's payload, teams and bandwidths and a broadcast's fraction of its memcpy's.
@@ -646,35 +670,33 @@ impl Benchmark for Collectives {
         verbose: bool,
     ) -> Option<String> {
         let copies = self.memcpy.borrow();
-        let part = table.rows.first().map(|row| row.contender.part);
+        let part = |row: &Row| row.field("part").and_then(Value::as_str).map(str::to_owned);
+        let broadcast = Some(name(Part::Broadcast));
         let mut shown: Vec<&Row> = Vec::new();
         // The run's round trip heads the output once; each memcpy shows before its broadcasts.
         for &row in rows.iter().filter(|row| row.kind != Kind::Floor) {
             if let Operation::Broadcast(words) = Operation::of(row) {
                 let last = shown.last().map(|last| Operation::of(last));
-                let new = last != Some(Operation::of(row)) && part == Some(Part::Broadcast);
+                let new = last != Some(Operation::of(row)) && part(row) == broadcast;
                 shown.extend(copy_of(&copies, words).filter(|_| new));
             }
             shown.push(row);
         }
-        let first = part == self.parts.first().copied();
-        let mut out = String::new();
-        if first {
-            out = heading(table.threads, self.columns_for(table.threads));
-        }
-        let point = |row: &&Row| (row.field("part").cloned(), Operation::of(row));
+        let mut out = heading(table.threads, self.columns_for(table.threads));
+        let point = |row: &&Row| (part(row), Operation::of(row));
         for block in shown.chunk_by(|a, b| point(a) == point(b)) {
             let mut title = Operation::of(block[0]).label();
-            if let Some(part @ (Part::Checked | Part::SyncModes)) = part {
-                title = format!("{title}, {}", name(part));
+            let block_part = part(block[0]);
+            for named in [Part::Checked, Part::SyncModes].map(name) {
+                if block_part.as_deref() == Some(named.as_str()) {
+                    title = format!("{title}, {named}");
+                }
             }
             let mut layout = self.layout();
             (layout.concise, layout.verbose) = columns(block);
             out.push_str(&render::table(&title, block, &layout, verbose));
         }
-        // The parts of one member count follow each other without a blank line.
-        let last = part == self.parts.last().copied();
-        Some(if last { out } else { out.trim_end().to_owned() })
+        Some(out)
     }
 
     fn summary(&self, report: &Report, verbose: bool) -> Vec<String> {
@@ -1371,18 +1393,64 @@ mod tests {
         assert_eq!(rounds(None, Some(&rows[1])), "-");
         assert_eq!(bench.figures(&[]).matches("not measured").count(), 5);
 
-        // The memcpy is measured once, in the first broadcast table, and shown in every one.
+        // One table per member count, of every part's rows, in three interleaved rounds. The
+        // memcpy is measured once, in the first table, and shown in every one.
         let tables = bench.tables();
-        let of = |p| tables.iter().filter(move |t| t.rows[0].contender.part == p);
+        assert_eq!(
+            tables
+                .iter()
+                .map(|t| (t.threads, t.rounds))
+                .collect::<Vec<_>>(),
+            [(2, 3), (4, 3)]
+        );
+        let parts = |t: &TablePlan<Job>| {
+            let mut parts: Vec<Part> = t.rows.iter().map(|r| r.contender.part).collect();
+            parts.dedup();
+            parts
+        };
+        assert_eq!(parts(&tables[1]), Part::value_variants());
         let copies = |t: &TablePlan<Job>| t.rows.iter().filter(|r| r.contender.op == copy).count();
-        assert_eq!(of(Part::Broadcast).map(copies).collect::<Vec<_>>(), [1, 0]);
-        let refs: Vec<&Row> = rows.iter().collect();
-        let table = of(Part::Broadcast).next_back().unwrap();
-        let shown = bench.show(table, &refs, &[], false).unwrap();
+        assert_eq!(tables.iter().map(copies).collect::<Vec<_>>(), [1, 0]);
+        let refs: Vec<&Row> = rows.iter().filter(|row| row.threads <= 2).collect();
+        let shown = bench.show(&tables[1], &refs, &[], false).unwrap();
         assert!(shown.contains("memcpy 100 words"), "{shown}");
-        let checked = of(Part::Checked).next().unwrap();
-        assert_eq!(bench.order(checked, 0), [0, 1, 2, 3, 4, 5]);
-        let swapped = bench.order(checked, 1);
-        assert_eq!(swapped, [1, 0, 3, 2, 5, 4], "twins swap in odd rounds");
+        assert!(
+            shown.contains("barrier, checked") && shown.contains("sync-modes"),
+            "{shown}"
+        );
+        // Every row in every round; only the checked twins (adjacent, anywhere in the table)
+        // swap, in odd rounds.
+        let table = &tables[1];
+        let even = bench.order(table, 0);
+        assert_eq!(even, (0..table.rows.len()).collect::<Vec<_>>());
+        let odd = bench.order(table, 1);
+        let checked: Vec<usize> = (0..odd.len())
+            .filter(|&i| table.rows[i].contender.part == Part::Checked)
+            .collect();
+        assert_eq!(checked.len(), 6);
+        for (index, &ran) in odd.iter().enumerate() {
+            let twin = checked
+                .contains(&index)
+                .then(|| checked[(index - checked[0]) ^ 1]);
+            assert_eq!(ran, twin.unwrap_or(index), "row {index} in an odd round");
+        }
+        // Three rounds of ten samples: 4, 3 and 3, each with a third of the budget.
+        let ten = run("--samples 10 --rounds 3");
+        let shares: Vec<usize> = (0..3).map(|r| ten.round(r).schedule.samples).collect();
+        assert_eq!(shares, [4, 3, 3]);
+        assert_eq!(
+            ten.round(2).schedule.row_budget,
+            ten.plan.schedule.row_budget / 3
+        );
+        assert_eq!(
+            run("--samples 4").rounds,
+            4,
+            "one sample per round by default"
+        );
+        assert_eq!(
+            run("--samples 4 --rounds 9").rounds,
+            4,
+            "at most one round per sample"
+        );
     }
 }

@@ -49,7 +49,6 @@ mod element;
 pub use element::Element;
 
 use std::marker::PhantomData;
-use std::sync::Arc as StdArc;
 
 use crate::error::{Error, Result};
 // The cells an accumulator's values travel in belong to the phaser's gather (see
@@ -153,21 +152,24 @@ impl<T> Op<T> {
 }
 
 impl<T: Element> Op<T> {
+    /// `a` combined with `b`: the one mapping of each op to its binary function, which the
+    /// accumulators and the teams' one-word calls share. A bitwise op applies to integers only:
+    /// every constructor refuses it on floats before anything is combined.
+    #[inline]
+    pub(crate) fn apply(&self, a: T, b: T) -> T {
+        match self {
+            Op::Sum => a.add(b),
+            Op::Product => a.mul(b),
+            Op::Min => a.min(b),
+            Op::Max => a.max(b),
+            Op::And => a.bitwise(b, |x, y| x & y),
+            Op::Or => a.bitwise(b, |x, y| x | y),
+            Op::Xor => a.bitwise(b, |x, y| x ^ y),
+            Op::Custom { combine, .. } => combine(a, b),
+        }
+    }
+
     fn into_combine(self) -> Result<Combine> {
-        let typed =
-            |identity: T, f: StdArc<dyn Fn(T, T) -> T + Send + Sync>, wrapping_add| Combine {
-                identity: identity.to_bits(),
-                wrapping_add,
-                apply: Box::new(move |a, b| f(T::from_bits(a), T::from_bits(b)).to_bits()),
-                order: |a, b| T::from_bits(a).total_cmp(T::from_bits(b)),
-            };
-        let bitwise = |identity: T, op: fn(u64, u64) -> u64| {
-            typed(
-                identity,
-                StdArc::new(move |a: T, b: T| a.bitwise(b, op)),
-                false,
-            )
-        };
         if matches!(self, Op::And | Op::Or | Op::Xor) && !T::INTEGER {
             return Err(Error::invalid(format!(
                 "Op::{} is a bitwise operator and applies to integers only, not {}; use Sum, \
@@ -176,17 +178,21 @@ impl<T: Element> Op<T> {
                 std::any::type_name::<T>()
             )));
         }
-        // Integer sums of 64-bit patterns wrap like the integer type itself (the upper half of a
-        // 32-bit type's pattern is dropped when it is read back), so they need only `fetch_add`.
-        Ok(match self {
-            Op::Sum => typed(T::ZERO, StdArc::new(T::add), T::INTEGER),
-            Op::Product => typed(T::ONE, StdArc::new(T::mul), false),
-            Op::Min => typed(T::MAX, StdArc::new(T::min), false),
-            Op::Max => typed(T::MIN, StdArc::new(T::max), false),
-            Op::And => bitwise(T::from_bits(u64::MAX), |a, b| a & b),
-            Op::Or => bitwise(T::ZERO, |a, b| a | b),
-            Op::Xor => bitwise(T::ZERO, |a, b| a ^ b),
-            Op::Custom { identity, combine } => typed(identity, combine, false),
+        let identity = match &self {
+            Op::Sum | Op::Or | Op::Xor => T::ZERO,
+            Op::Product => T::ONE,
+            Op::Min => T::MAX,
+            Op::Max => T::MIN,
+            Op::And => T::from_bits(u64::MAX),
+            Op::Custom { identity, .. } => *identity,
+        };
+        Ok(Combine {
+            identity: identity.to_bits(),
+            // Integer sums of 64-bit patterns wrap like the integer type itself (the upper half of
+            // a 32-bit type's pattern is dropped when it is read back): one `fetch_add` does.
+            wrapping_add: matches!(self, Op::Sum) && T::INTEGER,
+            apply: Box::new(move |a, b| self.apply(T::from_bits(a), T::from_bits(b)).to_bits()),
+            order: |a, b| T::from_bits(a).total_cmp(T::from_bits(b)),
         })
     }
 }

@@ -95,7 +95,7 @@ pub struct CollectivesArgs {
     /// slow state moves every row alike and the ratios within one N (the ÷ columns, figures
     /// (a)-(e)) hold. Checked twins run back to back, alternating which goes first; figure (d)
     /// shows the rounds' ratios' median and range [default: --samples, one sample per round;
-    /// at most --samples].
+    /// at most --samples, as in `bench barrier`].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub rounds: Option<u16>,
 
@@ -348,6 +348,7 @@ impl Collectives {
             words: given_or(&args.words, &default_words()),
             blocks: given_or(&args.blocks, &DEFAULT_BLOCKS),
             sync_words: given_or(&args.sync_words, &DEFAULT_SYNC_WORDS),
+            // `check` refused more rounds than samples.
             rounds: usize::from(args.rounds.unwrap_or(args.samples).min(args.samples)),
             plan,
             available: memory::available(),
@@ -711,11 +712,25 @@ fn copy_of(copies: &[Row], words: usize) -> Option<&Row> {
 
 /// Runs `phasers bench collectives`.
 pub fn run(args: &CollectivesArgs) -> Result<(), String> {
+    check(args)?;
     let mut output = OutputArgs::default();
     (output.json, output.csv) = (args.run.json.clone(), args.run.csv.clone());
     output.verbose = args.run.verbose;
     let report = bench::run(&Collectives::new(args), &output)?;
     files::failures(&report.rows, &["op", "words", "block", "team"])
+}
+
+/// Refuses options that contradict each other, before anything is measured (the same words as
+/// `bench barrier`'s check).
+fn check(args: &CollectivesArgs) -> Result<(), String> {
+    match args.rounds {
+        Some(rounds) if rounds > args.samples => Err(format!(
+            "--rounds {rounds} is more than --samples {}: each round needs at least one sample; \
+             ask for at most {0} rounds, or more samples",
+            args.samples
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// `N = 4 on 2 cores; split_grid(2): 2 row team(s) of 2, 2 column team(s) of 2`.
@@ -1447,10 +1462,11 @@ mod tests {
             4,
             "one sample per round by default"
         );
-        assert_eq!(
-            run("--samples 4 --rounds 9").rounds,
-            4,
-            "at most one round per sample"
+        let refused = check(&parse("--samples 4 --rounds 9").unwrap()).unwrap_err();
+        assert!(
+            refused.contains("--rounds 9 is more than --samples 4"),
+            "{refused}"
         );
+        assert_eq!(check(&parse("--samples 4 --rounds 4").unwrap()), Ok(()));
     }
 }

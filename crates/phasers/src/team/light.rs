@@ -15,72 +15,13 @@ use super::combiner::op_code;
 use super::engine::{from_bits, to_bits};
 use super::kind::{Kind, Path};
 use super::member::{stopped, Member};
-use super::post::Post;
+use super::post::{Fields, LightExtra};
 use super::shared::TeamShared;
-use super::signature::{self, Fields, LightKey, LIGHT_BARRIER};
-use super::sync_mode::SyncMode;
+use super::signature::{self, LightKey, LIGHT_BARRIER};
 use crate::accumulator::{Element, Op};
 use crate::error::{Error, Result};
 use crate::primitive::Ordering;
 use crate::wait::Deadline;
-
-/// What a light call posts besides its signature's fields.
-#[derive(Clone, Copy)]
-struct Extra {
-    op: &'static str,
-    type_name: &'static str,
-    input: *const u8,
-    output: *mut u8,
-    /// Elements in the input and in the output.
-    len: usize,
-}
-
-impl Post {
-    /// Whether this post already holds, in every field but `seq`, what
-    /// [`put_light`](Self::put_light) would write. Strings and pointers compare by address: a
-    /// post says which `&'static str` and buffers its call passed, not what they contain.
-    #[inline(always)]
-    fn holds_light(&self, fields: &Fields, extra: &Extra) -> bool {
-        self.count == fields.count
-            && self.root == fields.root
-            && self.type_id == fields.type_id
-            && self.kind == fields.kind
-            && self.path == fields.path
-            && self.mode == fields.mode
-            && !self.invalid
-            && self.staged == (fields.mode == SyncMode::NoSync)
-            && self.blocking == fields.blocking
-            && self.value == fields.value
-            && std::ptr::eq(self.op, extra.op)
-            && std::ptr::eq(self.type_name, extra.type_name)
-            && self.input == extra.input
-            && self.input_len == extra.len
-            && self.output == extra.output
-            && self.output_len == extra.len
-    }
-
-    /// Writes the fields of a light call's post that others may read (all but `seq`, which the
-    /// caller writes): those calls compare, and those the meeting and a dropped member read.
-    #[inline(always)]
-    fn put_light(&mut self, fields: &Fields, extra: &Extra) {
-        self.count = fields.count;
-        self.root = fields.root;
-        self.type_id = fields.type_id;
-        self.kind = fields.kind;
-        self.path = fields.path;
-        self.mode = fields.mode;
-        self.invalid = false;
-        self.staged = fields.mode == SyncMode::NoSync;
-        self.blocking = fields.blocking;
-        self.value = fields.value;
-        self.op = extra.op;
-        self.type_name = extra.type_name;
-        self.input = extra.input;
-        self.input_len = extra.len;
-        self.output = extra.output;
-        self.output_len = extra.len;
-    }
-}
 
 impl Member {
     /// [`barrier`](Member::barrier) with no call in flight.
@@ -96,7 +37,7 @@ impl Member {
             type_id: TypeId::of::<()>(),
             value: 0,
         };
-        let extra = Extra {
+        let extra = LightExtra {
             op: "",
             type_name: std::any::type_name::<()>(),
             input: std::ptr::null(),
@@ -138,7 +79,7 @@ impl Member {
             type_id: TypeId::of::<T>(),
             value: 0,
         };
-        let extra = Extra {
+        let extra = LightExtra {
             op: op.name(),
             type_name: std::any::type_name::<T>(),
             input: input.as_ptr().cast(),
@@ -210,7 +151,7 @@ impl Member {
     fn light_begin(
         &mut self,
         fields: &Fields,
-        extra: &Extra,
+        extra: &LightExtra,
         op_code: u64,
         word: Option<u64>,
     ) -> Result<(u64, Option<bool>)> {

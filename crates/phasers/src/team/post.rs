@@ -108,3 +108,73 @@ impl Post {
             && matches!(self.path, Path::Pull | Path::Linear | Path::Group)
     }
 }
+
+/// The fields of a post that its signature covers.
+pub(crate) struct Fields {
+    pub(crate) kind: Kind,
+    pub(crate) path: Path,
+    pub(crate) mode: SyncMode,
+    pub(crate) blocking: bool,
+    pub(crate) count: usize,
+    pub(crate) root: usize,
+    pub(crate) type_id: TypeId,
+    pub(crate) value: u64,
+}
+
+/// What a light call (`light.rs`) posts besides its signature's fields.
+#[derive(Clone, Copy)]
+pub(crate) struct LightExtra {
+    pub(crate) op: &'static str,
+    pub(crate) type_name: &'static str,
+    pub(crate) input: *const u8,
+    pub(crate) output: *mut u8,
+    /// Elements in the input and in the output.
+    pub(crate) len: usize,
+}
+
+impl Post {
+    /// Whether this post already holds, in every field but `seq`, what
+    /// [`put_light`](Self::put_light) would write. Strings and pointers compare by address: a
+    /// post says which `&'static str` and buffers its call passed, not what they contain.
+    #[inline(always)]
+    pub(crate) fn holds_light(&self, fields: &Fields, extra: &LightExtra) -> bool {
+        self.count == fields.count
+            && self.root == fields.root
+            && self.type_id == fields.type_id
+            && self.kind == fields.kind
+            && self.path == fields.path
+            && self.mode == fields.mode
+            && !self.invalid
+            && self.staged == (fields.mode == SyncMode::NoSync)
+            && self.blocking == fields.blocking
+            && self.value == fields.value
+            && std::ptr::eq(self.op, extra.op)
+            && std::ptr::eq(self.type_name, extra.type_name)
+            && self.input == extra.input
+            && self.input_len == extra.len
+            && self.output == extra.output
+            && self.output_len == extra.len
+    }
+
+    /// Writes the fields of a light call's post that others may read (all but `seq`, which the
+    /// caller writes): those calls compare, and those the meeting and a dropped member read.
+    #[inline(always)]
+    pub(crate) fn put_light(&mut self, fields: &Fields, extra: &LightExtra) {
+        self.count = fields.count;
+        self.root = fields.root;
+        self.type_id = fields.type_id;
+        self.kind = fields.kind;
+        self.path = fields.path;
+        self.mode = fields.mode;
+        self.invalid = false;
+        self.staged = fields.mode == SyncMode::NoSync;
+        self.blocking = fields.blocking;
+        self.value = fields.value;
+        self.op = extra.op;
+        self.type_name = extra.type_name;
+        self.input = extra.input;
+        self.input_len = extra.len;
+        self.output = extra.output;
+        self.output_len = extra.len;
+    }
+}

@@ -19,8 +19,8 @@
 use std::any::TypeId;
 use std::hash::{BuildHasher, Hash, Hasher};
 
-use super::kind::{Kind, Path};
-use super::post::Post;
+use super::kind::Kind;
+use super::post::{Fields, Post};
 use super::sync_mode::SyncMode;
 
 /// The low bits of the arrival word count arrivals; they must hold more values than a meeting
@@ -73,18 +73,6 @@ pub(crate) fn of(post: &Post, op_code: u64, key: u64) -> u64 {
         op_code,
         key,
     )
-}
-
-/// The fields of a post that its signature covers.
-pub(crate) struct Fields {
-    pub(crate) kind: Kind,
-    pub(crate) path: Path,
-    pub(crate) mode: SyncMode,
-    pub(crate) blocking: bool,
-    pub(crate) count: usize,
-    pub(crate) root: usize,
-    pub(crate) type_id: TypeId,
-    pub(crate) value: u64,
 }
 
 /// What a light call's signature depends on (see `light.rs`): on each light path every other field of
@@ -193,6 +181,7 @@ impl Hasher for Words {
 
 #[cfg(test)]
 mod tests {
+    use super::super::kind::Path;
     use super::*;
 
     fn post(kind: Kind, count: usize) -> Post {

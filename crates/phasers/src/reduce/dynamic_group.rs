@@ -9,13 +9,13 @@
 //! nothing when it has no core to run on. Workers return when the call completes.
 
 use super::call::{Bail, Call};
-use super::handle::Reducer;
+use super::handle::Caller;
 
 pub(crate) fn work_until_complete<T: Copy + Send + Sync + 'static>(
-    me: &Reducer<T>,
+    me: &Caller<'_, T>,
     call: &Call<T>,
 ) -> Result<(), Bail> {
-    let shared = &me.shared;
+    let shared = me.shared;
     let episode = call.episode;
     loop {
         let seen = shared.board.load();

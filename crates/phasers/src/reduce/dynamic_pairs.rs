@@ -22,10 +22,10 @@
 //! workforce (see [`dynamic_group`](super::dynamic_group)).
 
 use super::call::{Bail, Call, Role};
-use super::handle::Reducer;
+use super::handle::Caller;
 use super::signature::{Signature, KIND_ALLREDUCE};
 use super::slot::{tag, CALLED, OFFERED, TAKEN};
-use crate::primitive::{Arc, Ordering};
+use crate::primitive::Ordering;
 
 const EMPTY: u64 = 0;
 
@@ -38,11 +38,11 @@ fn unpacked(word: u64) -> (usize, usize) {
 }
 
 pub(crate) fn run<T: Copy + Send + Sync + 'static>(
-    me: &mut Reducer<T>,
+    me: &mut Caller<'_, T>,
     call: &Call<T>,
     group: bool,
 ) -> Result<Role, Bail> {
-    let shared = Arc::clone(&me.shared);
+    let shared = me.shared;
     let episode = call.episode;
     let parties = shared.parties;
     let slot = &shared.slots[me.rank];
@@ -129,11 +129,11 @@ fn pair_up(
 /// breaks first, the participant takes itself back out of the word; if a master was faster, it
 /// serves the job as usual (the master always posts it).
 fn wait_to_be_taken<T: Copy + Send + Sync + 'static>(
-    me: &mut Reducer<T>,
+    me: &mut Caller<'_, T>,
     call: &Call<T>,
     mine: u64,
 ) -> Result<Role, Bail> {
-    let shared = Arc::clone(&me.shared);
+    let shared = me.shared;
     let episode = call.episode;
     let slot = &shared.slots[me.rank];
     if me

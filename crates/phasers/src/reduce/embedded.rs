@@ -53,7 +53,9 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         } else {
             (KIND_REDUCE, self.rank == root)
         };
-        let outcome = self.run(kind, root, input, output, has_output, kernel)?;
+        let outcome = self
+            .caller()
+            .run(kind, root, input, output, has_output, kernel)?;
         Ok(outcome.algorithm())
     }
 }

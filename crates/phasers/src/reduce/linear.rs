@@ -10,7 +10,7 @@ use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::call::{Bail, Call, Role};
-use super::handle::Reducer;
+use super::handle::Caller;
 use super::kernel::ElementWise;
 use super::signature::KIND_ALLREDUCE;
 use crate::primitive::Ordering;
@@ -20,20 +20,20 @@ use crate::primitive::Ordering;
 const BLOCK: usize = 2048;
 
 pub(crate) fn run<T: Copy + Send + Sync + 'static>(
-    me: &mut Reducer<T>,
+    me: &mut Caller<'_, T>,
     call: &Call<T>,
 ) -> Result<Role, Bail> {
     meet(me, true)?;
-    let shared = &*me.shared;
+    let shared = me.shared;
     // Everyone reads the same slots, so everyone finds the same mismatch, if any, and either
     // everyone combines or nobody does.
     if let Some(len) = agreed_len(me, call) {
         // The pointer lists are reused from call to call: no allocation on the hot path.
-        let mut pointers = std::mem::take(&mut me.pointers);
+        let mut pointers = std::mem::take(me.pointers);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             combine_share(me, call, len, &mut pointers)
         }));
-        me.pointers = pointers;
+        *me.pointers = pointers;
         if let Err(payload) = outcome {
             // The others may be reading this participant's input: meet them before unwinding on.
             shared.break_from(call.episode, me.rank);
@@ -51,12 +51,12 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
 /// Combines this participant's share of the first `len` elements, and for allreduce copies it to
 /// every output.
 fn combine_share<T: Copy + Send + Sync + 'static>(
-    me: &Reducer<T>,
+    me: &Caller<'_, T>,
     call: &Call<T>,
     len: usize,
     pointers: &mut Vec<usize>,
 ) {
-    let shared = &*me.shared;
+    let shared = me.shared;
     let parties = shared.parties;
     pointers.clear();
     pointers.extend(
@@ -169,8 +169,11 @@ unsafe fn reduce_block<T: Copy, K: ElementWise<T> + ?Sized>(
 ///
 /// The length returned is also the shortest of every input and of every output the call writes,
 /// so the combination stays inside every buffer whatever the comparison decided.
-fn agreed_len<T: Copy + Send + Sync + 'static>(me: &Reducer<T>, call: &Call<T>) -> Option<usize> {
-    let shared = &me.shared;
+fn agreed_len<T: Copy + Send + Sync + 'static>(
+    me: &Caller<'_, T>,
+    call: &Call<T>,
+) -> Option<usize> {
+    let shared = me.shared;
     let first = shared.slots[0].signature();
     let mut len = first.len;
     let mut poisoned = first.poisoned;
@@ -197,11 +200,11 @@ fn agreed_len<T: Copy + Send + Sync + 'static>(me: &Reducer<T>, call: &Call<T>) 
 
 /// Waits until every participant arrived at this meeting. The first meeting gives up when the
 /// group breaks (nobody has touched anyone's buffers yet, unless the meeting completed, which the
-/// re-check in [`Reducer::wait`] catches); the second never does, because the others may still be
+/// re-check in [`Caller::wait`] catches); the second never does, because the others may still be
 /// reading this participant's input, and they always arrive (nothing between the meetings
 /// blocks, and a panicking operator is caught and counted).
-fn meet<T: Copy + Send + Sync + 'static>(me: &Reducer<T>, checked: bool) -> Result<(), Bail> {
-    let shared = &me.shared;
+fn meet<T: Copy + Send + Sync + 'static>(me: &Caller<'_, T>, checked: bool) -> Result<(), Bail> {
+    let shared = me.shared;
     let parties = shared.parties as u64;
     let ticket = shared.meeting_tickets.fetch_add(1, Ordering::AcqRel);
     let meeting = ticket / parties;

@@ -3,13 +3,13 @@
 
 use super::algorithm::ReduceAlgorithm;
 use super::call::{Bail, Call, Role};
-use super::handle::Reducer;
+use super::handle::{Caller, Reducer};
 use super::kernel::Kernel;
 use super::signature::{self, KIND_ALLREDUCE, KIND_REDUCE};
 use super::slot::{tag, OFFERED, WITHDRAWN};
 use super::{dynamic_group, dynamic_pairs, linear, static_tree};
 use crate::error::{Error, Result};
-use crate::primitive::{Arc, Ordering};
+use crate::primitive::Ordering;
 
 /// What a call did: its number, the algorithm that ran, and whether this participant's output
 /// holds the result.
@@ -265,17 +265,20 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         output: &mut [T],
         has_output: bool,
     ) -> Result<ReduceOutcome> {
-        let shared = Arc::clone(&self.shared);
+        let mut me = self.caller();
+        let shared = me.shared;
         let Some(kernel) = shared.kernel.as_ref() else {
             // Only a group embedded in a team has no operator of its own, and its handles stay
-            // inside the team, which calls `run` with each call's operator.
+            // inside the team, which calls `Caller::run` with each call's operator.
             return Err(Error::invalid(
                 "this reduction handle has no operator of its own; it belongs to a team",
             ));
         };
-        self.run(kind, shared.root, input, output, has_output, kernel)
+        me.run(kind, shared.root, input, output, has_output, kernel)
     }
+}
 
+impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
     /// Runs one call with `root` receiving `reduce`'s result and `kernel` as this participant's
     /// operator: the group's own for a [`Reduction`](crate::Reduction), each call's for a team.
     /// Every participant of the call must pass the same kind, root and operator.
@@ -288,8 +291,8 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         has_output: bool,
         kernel: &Kernel<T>,
     ) -> Result<ReduceOutcome> {
-        let shared = Arc::clone(&self.shared);
-        let episode = self.episode;
+        let shared = self.shared;
+        let episode = *self.episode;
         if shared.broken.is_broken_for(episode) {
             return Err(shared.broken_error());
         }
@@ -363,7 +366,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
             }
         };
         let outcome = outcome.and_then(|role| self.finish(&call, role, algorithm));
-        self.episode += 1;
+        *self.episode += 1;
         match outcome {
             Ok(()) => {}
             Err(Bail::Broken) => return Err(shared.broken_error()),
@@ -384,13 +387,8 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
 
     /// The rest of the call once this participant's part of the algorithm is done: helping (for
     /// `DynamicGroup`), waiting for the result where it is needed, and copying it.
-    fn finish(
-        &mut self,
-        call: &Call<T>,
-        role: Role,
-        algorithm: ReduceAlgorithm,
-    ) -> Result<(), Bail> {
-        let shared = Arc::clone(&self.shared);
+    fn finish(&self, call: &Call<T>, role: Role, algorithm: ReduceAlgorithm) -> Result<(), Bail> {
+        let shared = self.shared;
         let needs_result = !call.out.is_null();
         match role {
             Role::Done => return Ok(()),
@@ -420,7 +418,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
     /// gives up on a broken group it must withdraw that offer, or, if the last pair already took
     /// it, wait until the pair is done with it (it always finishes; see [`Job`](super::job)).
     fn settle_out_offer(&self, call: &Call<T>) {
-        let shared = &self.shared;
+        let shared = self.shared;
         let offer = &shared.slots[self.rank].out_offer;
         let offered = tag(call.episode, OFFERED);
         if offer.load() != offered
@@ -453,7 +451,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
     }
 
     /// A group of one: the result is the input.
-    fn alone(&mut self, call: &Call<T>) -> Result<Role, Bail> {
+    fn alone(&self, call: &Call<T>) -> Result<Role, Bail> {
         if !call.out.is_null() && !call.poisoned {
             // SAFETY: `input` and `out` are the caller's slices of `len` elements, distinct
             // (one is shared, the other exclusive).

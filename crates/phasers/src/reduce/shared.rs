@@ -184,7 +184,7 @@ impl<T> Shared<T> {
             .broken
             .breaker()
             .expect("broken_error is only called once the group is broken");
-        // A mismatch in call `e` fails the group from call `e + 1` (see `Reducer::complete`).
+        // A mismatch in call `e` fails the group from call `e + 1` (see `Caller::complete`).
         if episode > 0 && self.is_mismatched(episode - 1) {
             if let Some(mismatch) = self.mismatch_for(episode - 1) {
                 return mismatch;

@@ -11,16 +11,16 @@
 //! for a fixed N.
 
 use super::call::{Bail, Call, Role};
-use super::handle::Reducer;
+use super::handle::Caller;
 use super::signature::{Signature, KIND_ALLREDUCE};
 use super::slot::{tag, CALLED, OFFERED, TAKEN, WITHDRAWN};
 use crate::primitive::Ordering;
 
 pub(crate) fn run<T: Copy + Send + Sync + 'static>(
-    me: &mut Reducer<T>,
+    me: &mut Caller<'_, T>,
     call: &Call<T>,
 ) -> Result<Role, Bail> {
-    let shared = crate::primitive::Arc::clone(&me.shared);
+    let shared = me.shared;
     let parties = shared.parties;
     let position = shared.virtual_rank(me.rank, call.root);
     let episode = call.episode;
@@ -71,12 +71,12 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
 /// before a master took the offer, the offer is withdrawn and nothing of this participant's is in
 /// anyone's hands.
 fn offer_and_serve<T: Copy + Send + Sync + 'static>(
-    me: &mut Reducer<T>,
+    me: &mut Caller<'_, T>,
     call: &Call<T>,
     acc: *const T,
     held: Signature,
 ) -> Result<Role, Bail> {
-    let shared = crate::primitive::Arc::clone(&me.shared);
+    let shared = me.shared;
     let episode = call.episode;
     let slot = &shared.slots[me.rank];
     slot.publish_acc(acc as usize, held);

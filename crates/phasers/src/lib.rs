@@ -110,6 +110,8 @@ pub mod barrier;
 mod environment;
 mod error;
 mod mode;
+#[cfg(test)]
+mod phase_wrap_tests;
 pub mod phaser;
 mod primitive;
 pub mod reduce;

@@ -168,9 +168,12 @@ impl Core {
     /// action's runner publishes it), or the phaser stopped at it (it is never released). The
     /// claim and the broken state, both read-mostly, are read only once the root has moved,
     /// and the release word only then when one of them withheld it.
+    ///
+    /// Only for a signaller's own phase: the root is then at `phase` or one past it, well within
+    /// the window the root's word is read in (see `word.rs`).
     #[inline]
     pub(crate) fn is_released(&self, phase: u64) -> bool {
-        self.tree.root_phase() > phase
+        self.tree.root_phase(phase) > phase
             && (self.released_at_root(phase) || self.release.load() > phase)
     }
 
@@ -184,10 +187,12 @@ impl Core {
 
     /// The phase the phaser is in: every phase before it has been released. The release word
     /// can lag the root (see [`is_released`](Self::is_released)), so a task that saw its phase
-    /// released through the root finds the phaser past it here too.
+    /// released through the root finds the phaser past it here too. The root is read near the
+    /// release word, which holds the whole phase and lags the root only by the completions whose
+    /// completers have yet to publish them.
     pub(crate) fn phase(&self) -> u64 {
         let published = self.release.load();
-        let root = self.tree.root_phase();
+        let root = self.tree.root_phase(published);
         if root > published && self.released_at_root(root - 1) {
             root
         } else {

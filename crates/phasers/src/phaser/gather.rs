@@ -197,10 +197,11 @@ impl Tree {
     }
 
     /// The phase the root is gathering: every phase before it has been gathered (a waiter still
-    /// asks [`Core`](super::core::Core) whether it was released).
+    /// asks [`Core`](super::core::Core) whether it was released). Read as the phase nearest
+    /// `near`, which must be within `word::WINDOW` of it (see `word.rs`).
     #[inline]
-    pub(crate) fn root_phase(&self) -> u64 {
-        self.words[0].load().phase
+    pub(crate) fn root_phase(&self, near: u64) -> u64 {
+        self.words[0].load(near).phase
     }
 
     /// Whether the root's last arrival moves it to the next phase in one change (see
@@ -278,7 +279,7 @@ impl Tree {
         let mut deposited = deposited;
         let mut spins = 0u32;
         loop {
-            let state = seen.take().unwrap_or_else(|| self.words[node].load());
+            let state = seen.take().unwrap_or_else(|| self.words[node].load(phase));
             if state.phase == phase && !state.is_completing() {
                 debug_assert!(state.unarrived >= 1, "a signaller arrived twice at {phase}");
                 // The phase cannot move on before this arrival, so the cells are this phase's.
@@ -347,7 +348,7 @@ impl Tree {
         lock: &mut Lock<'_>,
     ) -> bool {
         lock.get();
-        let state = self.words[node].load();
+        let state = self.words[node].load(phase);
         if state.is_completing() {
             lock.pause();
             return false;
@@ -472,7 +473,9 @@ impl Tree {
     /// Sets the root's `closes` mark, once its completer, if any, has re-armed it: nothing else
     /// may change a completing word.
     fn mark_root_closes(&self) {
-        let mut state = self.words[0].load();
+        // Any phase serves as `near` here: the mark is set on the word as read, whose tag the
+        // compare-and-swap checks, and the phase read is never used.
+        let mut state = self.words[0].load(0);
         let mut spins = 0u32;
         while !state.closes {
             if state.is_completing() {
@@ -484,7 +487,7 @@ impl Tree {
                 } else {
                     yield_now();
                 }
-                state = self.words[0].load();
+                state = self.words[0].load(0);
                 continue;
             }
             let marked = State {
@@ -511,7 +514,7 @@ impl Tree {
         let mut known = Some(completing);
         loop {
             // Nobody else changes a completing word, so the state the caller left it in is current.
-            let state = known.take().unwrap_or_else(|| self.words[node].load());
+            let state = known.take().unwrap_or_else(|| self.words[node].load(phase));
             debug_assert!(state.phase == phase && state.unarrived == 0);
             if state.signallers == 0 {
                 self.deactivate(node, phase, lock, finish);
@@ -573,7 +576,7 @@ impl Tree {
             }
         };
         // Nobody else changes a completing word: its mark is still the one to keep.
-        let closes = self.words[node].load().closes;
+        let closes = self.words[node].load(phase).closes;
         self.words[node].set(State {
             closes,
             ..State::open(phase + 1, 0, 0, false)
@@ -598,7 +601,7 @@ impl Tree {
     ) {
         loop {
             lock.get();
-            let state = self.words[node].load();
+            let state = self.words[node].load(phase);
             if state.is_completing() {
                 lock.pause();
                 continue;
@@ -653,7 +656,7 @@ impl Tree {
             if lock.get().busy[node] {
                 return Err(Unusable);
             }
-            let state = self.words[node].load();
+            let state = self.words[node].load(phase);
             if state.is_completing() {
                 lock.pause();
                 continue;

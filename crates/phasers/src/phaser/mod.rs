@@ -99,7 +99,7 @@ mod root_release;
 mod shape;
 mod size_plan;
 mod wait_group;
-mod word;
+pub(crate) mod word;
 
 pub use crate::mode::Mode;
 pub use builder::PhaserBuilder;

@@ -10,7 +10,7 @@ use super::cells::{Cells, Partial};
 use super::core::Core;
 use super::gather::Hint;
 use super::size_plan::SizePlan;
-use super::word::Seen;
+use super::word::{Seen, MAX_RUN_AHEAD, MAX_SIGNALLERS};
 use super::{Mode, Phaser};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, AtomicU64, Ordering};
@@ -82,12 +82,16 @@ impl Registration {
     ) -> Result<Registration> {
         let core: &Core = &phaser.core;
         let leaf = if mode.can_signal() {
+            // Only a signal-capable registration registers signallers, and its phase is never
+            // behind the phaser's (the phaser cannot complete a phase it has not signalled), so
+            // the new signaller's leaf is within the window its word is read in (see `word.rs`).
+            debug_assert!(core.phase() <= signalled.saturating_add(MAX_RUN_AHEAD));
             let mut lock = core.lock(&[]);
             let leaf = core.tree.place(near, signalled, &mut lock).map_err(|_| {
                 Error::invalid(format!(
                     "no sub-phaser can take another signaller for phase {signalled}: the \
-                     registering task's leaf already holds {} signallers",
-                    super::word::MAX_SIGNALLERS
+                     registering task's leaf already holds {MAX_SIGNALLERS} signallers; build the \
+                     phaser with more tiers (PhaserBuilder::tiers) to hold more"
                 ))
             })?;
             Some(leaf)
@@ -418,7 +422,9 @@ impl Registration {
     ///
     /// A wait-capable registration signals once per phase: a second `signal` before its
     /// [`wait`](Self::wait) is refused (Java would count it as another party's `arrive`). A
-    /// [`Mode::Sig`] registration never waits, so each `signal` is the next phase's, running ahead.
+    /// [`Mode::Sig`] registration never waits, so each `signal` is the next phase's, running ahead:
+    /// up to 2^27 (134,217,728) phases ahead of the phaser, where its next `signal` waits until
+    /// the others catch up (the early signals it made meanwhile take memory, a map entry each).
     ///
     /// ```
     /// use phasers::{Error, Mode, Phaser};
@@ -465,6 +471,9 @@ impl Registration {
         if core.broken.is_broken_for(self.signalled) {
             return Err(core.stopped(self.signalled));
         }
+        if !self.mode.can_wait() {
+            self.wait_for_room()?;
+        }
         self.signal_unchecked();
         Ok(())
     }
@@ -507,6 +516,24 @@ impl Registration {
         if let Some(payload) = arrival.panicked {
             resume_unwind(payload);
         }
+    }
+
+    /// Holds a signal-only registration back while it is [`MAX_RUN_AHEAD`] phases ahead of the
+    /// phaser, so that its leaf stays within the window its word is read in (see `word.rs`).
+    /// Far more phases than any early-signal map fits in memory, so in practice the check is one
+    /// comparison.
+    fn wait_for_room(&self) -> Result<()> {
+        let core = &self.phaser.core;
+        let far_ahead = |now: u64| self.signalled >= now.saturating_add(MAX_RUN_AHEAD);
+        if !far_ahead(core.phase()) {
+            return Ok(());
+        }
+        let sized = self.sized();
+        let behind = self.signalled - MAX_RUN_AHEAD;
+        self.wait_until_probe(&sized, &core.release, behind, Deadline::Never, || {
+            let now = core.phase();
+            (!far_ahead(now)).then_some(now)
+        })
     }
 
     /// Waits for the phase this task is in to complete, signalling it first if it has not, and
@@ -607,7 +634,10 @@ impl Registration {
     fn wait_for_release(&self, phase: u64, deadline: Deadline) -> Result<()> {
         let core = &self.phaser.core;
         let sized = self.sized();
-        if sized.spins_on_root && core.tree.releases_at_once() {
+        // Only a signaller spins on the root: its phase is at most one behind the root's, where a
+        // wait-only registration may lag any number of phases, further than the root's word can
+        // be read from (see `word.rs`); it waits on the release word, which holds the whole phase.
+        if sized.spins_on_root && self.mode.can_signal() && core.tree.releases_at_once() {
             self.wait_until_probe(&sized, &core.release, phase, deadline, || {
                 core.is_released(phase).then_some(phase + 1)
             })

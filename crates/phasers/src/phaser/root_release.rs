@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// The round trip from which releasing through the root word pays: the last arrival moving the
 /// root straight to the next phase (see `Tree::rearm_at_once`), and waiters spinning on the root
-/// rather than on the release word. A waiter on the root takes the line its peers' 16-byte
+/// rather than on the release word. A waiter on the root takes the line its peers'
 /// compare-and-swaps need, where a waiter on the release word takes only the line the completer
 /// writes after them: it saves that second transfer, about half a round trip per phase, and
 /// costs a fixed amount of contention and work on the root. Measured on the 2-core AMD EPYC VM
@@ -14,8 +14,11 @@ use std::time::Duration;
 /// placements its host alternates between): at a 50-60 ns round trip the two together cost
 /// 15-20 ns per phase, at 200-230 ns they saved 50-70 ns, so the two cross near 90 ns. It adapts
 /// through the round trip, measured on each machine at run time (or set by `PHASERS_FLOORS`); a
-/// CPU whose 16-byte compare-and-swap costs far more or less than this one's would move the
-/// crossover itself.
+/// CPU whose compare-and-swap costs far more or less than this one's would move the crossover
+/// itself. The crossover was measured with the 16-byte word of the time (`cmpxchg16b`); the
+/// 8-byte word since then makes the root's work cheaper, which can only lower it, so where cores
+/// are close (below 90 ns) the release word may now be the slower choice: to be measured again
+/// on the EPYC VM.
 const ROOT_RELEASE_FROM_ROUND_TRIP: Duration = Duration::from_nanos(90);
 
 /// Whether a phaser releases through its root word (see [`ROOT_RELEASE_FROM_ROUND_TRIP`]) on a

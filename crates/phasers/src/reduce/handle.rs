@@ -90,8 +90,9 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
 /// to the group's state (`shared`, a plain reference that borrows nothing of the `Caller`) while
 /// it changes the participant's own (`&mut self`). Borrowing it from the handle instead would
 /// keep the handle borrowed, and an `Arc::clone` to get around that costs two read-modify-writes
-/// of the count, on a line every participant's calls write: a cache-line transfer each, six per
-/// call, 0.6 µs of a two-party allreduce of one float on the 2-core Xeon VM.
+/// of the count, on a line every participant's calls write: a cache-line transfer each. On the
+/// 2-core Xeon VM they cost a two-party allreduce of one float 0.15-0.25 µs with the linear
+/// algorithm (of about 1 µs) and 0.4 µs with the static tree, which cloned at every step.
 pub(crate) struct Caller<'a, T> {
     pub(crate) shared: &'a Shared<T>,
     pub(crate) rank: usize,

@@ -54,6 +54,9 @@ pub struct Registration {
     signalled: u64,
     /// The next phase this registration will wait for.
     waited: u64,
+    /// A signal-only registration may signal every phase before this one without reading the
+    /// phaser's phase: it is [`MAX_RUN_AHEAD`] past the phase it last read (see `wait_for_room`).
+    room_until: u64,
     /// The roster's copy of `signalled`, read by timed-out waiters to name who is missing.
     progress: Option<Arc<CachePadded<AtomicU64>>>,
     /// Accumulator contributions sent since the last signal, one partial per accumulator.
@@ -119,6 +122,7 @@ impl Registration {
             leaf,
             signalled,
             waited,
+            room_until: 0,
             progress,
             partials: Vec::new(),
             leaf_seen: None,
@@ -520,20 +524,26 @@ impl Registration {
 
     /// Holds a signal-only registration back while it is [`MAX_RUN_AHEAD`] phases ahead of the
     /// phaser, so that its leaf stays within the window its word is read in (see `word.rs`).
-    /// Far more phases than any early-signal map fits in memory, so in practice the check is one
-    /// comparison.
-    fn wait_for_room(&self) -> Result<()> {
-        let core = &self.phaser.core;
-        let far_ahead = |now: u64| self.signalled >= now.saturating_add(MAX_RUN_AHEAD);
-        if !far_ahead(core.phase()) {
+    /// The phaser's phase only grows, so a phase read once leaves room for `MAX_RUN_AHEAD`
+    /// signals past it: the phaser's lines are read once per 2^27 signals, not on every one.
+    fn wait_for_room(&mut self) -> Result<()> {
+        if self.signalled < self.room_until {
             return Ok(());
         }
-        let sized = self.sized();
-        let behind = self.signalled - MAX_RUN_AHEAD;
-        self.wait_until_probe(&sized, &core.release, behind, Deadline::Never, || {
-            let now = core.phase();
-            (!far_ahead(now)).then_some(now)
-        })
+        let core = &self.phaser.core;
+        let far_ahead = |now: u64| self.signalled >= now.saturating_add(MAX_RUN_AHEAD);
+        let mut now = core.phase();
+        if far_ahead(now) {
+            let sized = self.sized();
+            let behind = self.signalled - MAX_RUN_AHEAD;
+            self.wait_until_probe(&sized, &core.release, behind, Deadline::Never, || {
+                let now = core.phase();
+                (!far_ahead(now)).then_some(now)
+            })?;
+            now = core.phase();
+        }
+        self.room_until = now.saturating_add(MAX_RUN_AHEAD);
+        Ok(())
     }
 
     /// Waits for the phase this task is in to complete, signalling it first if it has not, and

@@ -610,8 +610,17 @@ impl Reduces for Merging {
 }
 
 /// The bandwidth floor: a STREAM-like add on `min(N, cores)` threads moving [`Collective::bytes`],
-/// timed by its slowest worker's own call (a worker late to leave the barrier cannot lower it);
+/// timed as the reductions are, from the first worker's start to the last one's return;
 /// write-allocate reads count for neither side.
+///
+/// It was timed by its slowest worker's own call, which cannot see whether the workers ran at
+/// the same time. The OS sometimes runs both threads of a 2-thread row on one CPU for tens of
+/// milliseconds (the Xeon VM, `--threads 2 --sizes 65536 --spread none`, reduce: a floor row whose
+/// workers' own calls took 5.2 µs, but 13.2 µs from the first start to the last return, with
+/// 8 µs between their starts; the reduction rows beside it, sharing a CPU too, took 16-19 µs
+/// where they take 5-7 µs, and came out at 28% and 35% of that floor). Timed from the first start,
+/// a floor whose workers share a CPU shows it; in rounds where they ran side by side the two
+/// timings agree within 1-2%.
 #[derive(Default)]
 struct StreamAdd {
     elements: usize,
@@ -802,6 +811,13 @@ fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric
     }
     // A reduce completes when its root (rank 0) returns; the rest when the last one does.
     let root = (point.mode == Collective::Reduce).then_some(0);
+    let by_round: Vec<Option<f64>> = (rounds.iter().zip(&floors))
+        .map(|(round, floor)| round_fraction(round, floor, root))
+        .collect();
+    let bytes = point.mode.bytes(point.threads, point.len) as f64;
+    let round_floors: Vec<Option<f64>> = (floors.iter())
+        .map(|floor| Some(bytes / round_median(floor, None)?))
+        .collect();
     fill(&mut row, joined(rounds), root, point, metric);
     let mut floor = point.row(FLOOR_NAME, Kind::Floor);
     fill(&mut floor, joined(floors), None, point, metric);
@@ -809,8 +825,51 @@ fn measure(contender: Contender, point: &Point, sum: &Arc<[f32]>, metric: Metric
     compare_with_floor(&mut row, Some(&floor));
     row.extra
         .set(PAIRED_FLOOR, json!(floor.value(BANDWIDTH[0])));
+    row.extra.set(ROUND_FRACTIONS, json!(by_round));
+    row.extra.set(ROUND_FLOORS, json!(round_floors));
+    if let Some(note) = straddling(&by_round) {
+        row.add_note(note);
+    }
     row.row_s = start.elapsed().as_secs_f64();
     row
+}
+
+/// The key of a row's bandwidth over its floor's in each round alone (null for a failed round).
+const ROUND_FRACTIONS: &str = "round_fractions_of_floor";
+
+/// The key of the bandwidth of the floor in each round, in GB/s (null for a failed round).
+const ROUND_FLOORS: &str = "round_floors_gb_s";
+
+/// The median time from the first arrival to completion of one round, if it ran.
+fn round_median(stamps: &Stamps, root: Option<usize>) -> Option<f64> {
+    let timeline = stamps.as_ref().ok()?;
+    stats::median(&series(timeline, root)[3]).filter(|&ns| ns > 0.0)
+}
+
+/// A round's bandwidth as a fraction of the floor measured next to it: the floor's median time
+/// from the first arrival to completion over the round's.
+fn round_fraction(round: &Stamps, floor: &Stamps, root: Option<usize>) -> Option<f64> {
+    Some(round_median(floor, None)? / round_median(round, root)?)
+}
+
+/// A note giving every round's fraction of the floor when some rounds meet the bandwidth goal and
+/// others do not: the row's one figure, pooled over its rounds, would hide which.
+fn straddling(by_round: &[Option<f64>]) -> Option<String> {
+    let measured: Vec<f64> = by_round.iter().flatten().copied().collect();
+    let below = measured.iter().filter(|&&f| f < BANDWIDTH_GOAL).count();
+    if below == 0 || below == measured.len() {
+        return None;
+    }
+    let each: Vec<String> = measured
+        .iter()
+        .map(|f| format!("{:.0}%", f * 100.0))
+        .collect();
+    Some(format!(
+        "÷floor by round: {} ({below} of {} under the {:.0}% goal)",
+        each.join(", "),
+        measured.len(),
+        BANDWIDTH_GOAL * 100.0
+    ))
 }
 
 /// The stamps of the bandwidth floor at `point`.
@@ -877,13 +936,14 @@ fn openmp(point: &Point, sum: &[f32], name: &str) -> Stamps {
     Ok(timeline)
 }
 
-/// Sets the row's bandwidth, its bytes over a median time in GB/s (bytes per ns), and that as a
-/// fraction of `floor`'s: a reduction's time from the first arrival to completion, the floor's
-/// slowest worker's own call.
+/// Sets the row's bandwidth, its bytes over its median time from the first arrival to completion
+/// in GB/s (bytes per ns), and that as a fraction of `floor`'s.
 fn compare_with_floor(row: &mut Row, floor: Option<&Row>) {
     let own = row.kind == Kind::Floor;
-    let key = [METRICS[3], METRICS[4]][usize::from(own)];
-    let ns = row.metric(key).map(|m| m.median).filter(|&ns| ns > 0.0);
+    let ns = row
+        .metric(METRICS[3])
+        .map(|m| m.median)
+        .filter(|&ns| ns > 0.0);
     let bandwidth = ns.map(|ns| row.value("bytes").unwrap_or(0.0) / ns);
     let floor = match own {
         true => bandwidth,
@@ -982,7 +1042,8 @@ impl Benchmark for Reduce {
         let units = format!(
             "per iteration; median: of the {} (--metric), over the measured iterations; GB/s: the \
              bytes an optimal reduction moves over the median time from the first arrival to \
-             completion (for the floor, its slowest worker's own time); ÷floor: that over the \
+             completion (for the floor, from its first worker's start to its last one's return); \
+             ÷floor: that over the \
              bandwidth of the floor measured in the rounds alternating with the row's (the floor \
              row shown ran alone, before the block); ÷omp: the median over OpenMP's; --verbose: min and median of the \
              time from the last arrival to completion, of the total time in the reduction summed \
@@ -1207,6 +1268,13 @@ const OPENMP_SIZES: [usize; 3] = [1_000, 64_000, 16_000_000];
 /// A point of the summaries: N, length, collective and spread.
 type At<'a> = (usize, usize, Collective, &'a str);
 
+/// The lowest of a row's per-round fractions of the floor (see [`round_fraction`]).
+fn worst_round(row: &Row) -> Option<f64> {
+    let rounds = row.extra.get(ROUND_FRACTIONS)?.as_array()?;
+    let fractions = rounds.iter().filter_map(Value::as_f64);
+    fractions.min_by(f64::total_cmp)
+}
+
 /// Whether `at`, at `threads`, is the point `want`.
 fn is_at(at: &Fields, threads: usize, (n, len, mode, spread): At) -> bool {
     threads == n
@@ -1286,7 +1354,7 @@ impl Reduce {
     fn bandwidth(&self, rows: &[Row]) -> String {
         let title = format!(
             "(2) large arrays (from {LARGE_FROM} floats): allreduce bandwidth as a fraction of the \
-             floor's (goal: {:.0}% or more)",
+             floor's (goal: {:.0}% or more), over all rounds / in the worst round",
             BANDWIDTH_GOAL * 100.0
         );
         let sizes = sizes(rows, |len| len >= LARGE_FROM);
@@ -1306,12 +1374,15 @@ impl Reduce {
         for name in names {
             let at = |(len, n)| find(rows, name, (n, len, Collective::Allreduce, &spread));
             let fractions: Vec<_> = points().map(|p| at(p)?.value(BANDWIDTH[1])).collect();
+            let worst: Vec<_> = points().map(|p| worst_round(at(p)?)).collect();
             let mut measured = fractions.iter().flatten().peekable();
             if measured.peek().is_some() && measured.all(|&f| f >= BANDWIDTH_GOAL) {
                 meeting.push(name);
             }
-            let cell = |f: &Option<f64>| f.map_or("-".into(), |f| format!("{:.0}%", f * 100.0));
-            lines.push((name.to_owned(), fractions.iter().map(cell).collect()));
+            let percent = |f: Option<f64>| f.map_or("-".into(), |f| format!("{:.0}%", f * 100.0));
+            let cells = (fractions.iter().zip(&worst))
+                .map(|(&all, &worst)| format!("{} / {}", percent(all), percent(worst)));
+            lines.push((name.to_owned(), cells.collect()));
         }
         let meeting = match meeting.is_empty() {
             true => "none".to_owned(),
@@ -1365,6 +1436,20 @@ impl Reduce {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A round under the goal beside rounds above it is named, never pooled away; rows whose
+    /// rounds agree about the goal get no note, and a failed round counts for neither side.
+    #[test]
+    fn rounds_on_both_sides_of_the_goal_are_listed() {
+        let note = straddling(&[Some(0.28), Some(1.02), None, Some(0.94)]).unwrap();
+        assert_eq!(
+            note,
+            "÷floor by round: 28%, 102%, 94% (1 of 3 under the 70% goal)"
+        );
+        assert_eq!(straddling(&[Some(0.8), Some(0.9)]), None);
+        assert_eq!(straddling(&[Some(0.5), Some(0.6), None]), None);
+        assert_eq!(straddling(&[]), None);
+    }
 
     /// The run of the options `extra`, separated by spaces.
     fn parsed(extra: &str) -> Result<Reduce, String> {

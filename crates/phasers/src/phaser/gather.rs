@@ -7,11 +7,11 @@
 //! A signal is one compare-and-swap on the signaller's leaf. The signal that brings the count to
 //! zero makes its sender the sub-phaser's *completer*: it moves the accumulator cells up, signals
 //! the parent the same way (so the last signaller of each sub-phaser climbs one level, and no task
-//! ever polls another's flag). When it completes the root it computes the accumulators' results,
-//! re-arms the root, and releases every waiter through one word. Unwinding, each completer
-//! re-arms its sub-phaser for the next phase. A completing sub-phaser's word changes only by its
-//! completer; everything else that needs it waits (briefly: the completer is running, not waiting
-//! on anyone).
+//! ever polls another's flag). When it completes the root it closes the accumulators (their root
+//! cells become the phase's results, see `root_line.rs`), re-arms the root, and releases every
+//! waiter through one word. Unwinding, each completer re-arms its sub-phaser for the next phase.
+//! A completing sub-phaser's word changes only by its completer; everything else that needs it
+//! waits (briefly: the completer is running, not waiting on anyone).
 //!
 //! # Signalling ahead
 //!
@@ -109,8 +109,8 @@ pub(crate) enum Source<'a> {
 /// The root completer's steps for a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Finish {
-    /// Every signal is in: compute the accumulators' results, before the root is re-armed (the
-    /// cells of this phase's parity are reused two phases later).
+    /// Every signal is in: close the accumulators (see `Cells::close`) and run the advance
+    /// action, before the root is re-armed.
     Close,
     /// The root is re-armed: release the waiters (or hand the phase to the `next_single` runner).
     /// Re-arming first means released tasks find the root open, rather than spinning while the

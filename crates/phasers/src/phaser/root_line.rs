@@ -38,11 +38,15 @@
 
 use crossbeam_utils::CachePadded;
 
-use super::word::Word;
+use super::word::{Word, TAG_PERIOD};
 use crate::primitive::{AtomicU64, Ordering};
 
 /// How many phases' root cells an accumulator keeps (see the module's documentation).
 pub(crate) const PHASES_KEPT: usize = 4;
+
+// The cells are named by the tag's low bits: the tag's period must be a multiple of their count,
+// so that the tag's wrap keeps their order.
+const _: () = assert!(TAG_PERIOD % PHASES_KEPT as u64 == 0);
 
 /// One accumulator's root cells, indexed by phase modulo [`PHASES_KEPT`].
 pub(crate) type RootCells = [AtomicU64; PHASES_KEPT];

@@ -73,9 +73,8 @@ const TAG_SHIFT: u32 = 34;
 /// accumulators (see `phase_wrap_tests.rs`); everything below derives from it.
 const TAG_BITS: u32 = if cfg!(test) { 4 } else { 64 - TAG_SHIFT };
 const TAG_MASK: u64 = (1 << TAG_BITS) - 1;
-// The root's accumulator cells are named by the tag's low bits (see `root_line.rs`): the tag's
-// range must be a multiple of their count, so the tag's wrap keeps their order.
-const _: () = assert!((1u64 << TAG_BITS) % super::root_line::PHASES_KEPT as u64 == 0);
+/// How many phases a tag takes to come round again.
+pub(crate) const TAG_PERIOD: u64 = 1 << TAG_BITS;
 
 /// How far from its reader's `near` a word's phase may be and still be read right.
 pub(crate) const WINDOW: u64 = 1 << (TAG_BITS - 1);

@@ -300,8 +300,7 @@ impl<T: Element> Accumulator<T> {
     }
 
     fn build(phaser: &Phaser, op: Op<T>, reproducible: bool) -> Result<Self> {
-        let cells = Arc::new(Cells::new(op.into_combine()?, phaser.nodes(), reproducible));
-        phaser.attach(cells.clone());
+        let cells = phaser.attach(op.into_combine()?, reproducible);
         Ok(Accumulator {
             cells,
             phaser: phaser.clone(),

@@ -1,12 +1,13 @@
 //! An accumulator's shared state, type-erased to 64-bit patterns so the phaser's gather can move
 //! contributions without knowing their type.
 //!
-//! Each sub-phaser has two cells, one per phase parity: the phase being gathered and the next
-//! one, which signal-only tasks may already be contributing to. A task folds its phase's partial
-//! into its leaf's cell just before it arrives; the sub-phaser's completer moves the cell's value
-//! into its parent's cell just before it arrives there; the root's completer turns the root cell
-//! into the phase's result. Values that reach a sub-phaser ahead of its phase wait in `early`
-//! until the root finishes that phase.
+//! Each sub-phaser below the root has two cells, one per phase parity: the phase being gathered
+//! and the next one, which signal-only tasks may already be contributing to. A task folds its
+//! phase's partial into its leaf's cell just before it arrives; the sub-phaser's completer moves
+//! the cell's value into its parent's cell just before it arrives there. The root has four cells,
+//! one per phase modulo 4, and once a phase is released its root cell is the phase's result (see
+//! `root_line.rs`; the first plain accumulator's root cells share the root word's line). Values
+//! that reach a sub-phaser ahead of its phase wait in `early` until the root finishes that phase.
 //!
 //! Reproducible accumulators skip the cells: every task's partial is kept, and the root's
 //! completer sorts a phase's partials into a fixed order before combining them.
@@ -24,6 +25,7 @@ use std::collections::BTreeMap;
 
 use crossbeam_utils::CachePadded;
 
+use super::root_line::{empty_cells, slot, RootCells, RootLine};
 use crate::primitive::{Arc, AtomicBool, AtomicU64, Mutex, Ordering};
 
 /// How two bit patterns combine, and in which order reproducible partials are combined.
@@ -47,23 +49,47 @@ pub(crate) struct Partial {
 pub(crate) struct Cells {
     combine: Combine,
     reproducible: bool,
-    /// Two cells per sub-phaser, indexed `[node][phase % 2]`.
+    /// Two cells per sub-phaser below the root, indexed `[node - 1][phase % 2]`.
     cells: Box<[CachePadded<[AtomicU64; 2]>]>,
+    /// The phaser's root line: its word tells [`result`](Self::result) the phase, and its cells
+    /// are this accumulator's root cells when `inline`.
+    root: Arc<CachePadded<RootLine>>,
+    inline: bool,
+    /// The root cells when not `inline` (unused then, as by a reproducible accumulator).
+    own: CachePadded<RootCells>,
     /// Values for phases that had not yet reached the sub-phaser they were sent to.
     early: Mutex<BTreeMap<u64, u64>>,
     has_early: AtomicBool,
     /// Reproducible mode: each phase's partials, combined in sorted order at the root.
     collected: Mutex<BTreeMap<u64, Vec<u64>>>,
+    /// Reproducible mode: the result of the most recently finished phase.
     result: CachePadded<AtomicU64>,
 }
 
 impl Cells {
-    pub(crate) fn new(combine: Combine, nodes: usize, reproducible: bool) -> Self {
+    /// An accumulator's cells on a phaser of `nodes` sub-phasers whose root line is `root`.
+    /// `inline`: its root cells are the root line's, which the caller has claimed for it.
+    pub(crate) fn new(
+        combine: Combine,
+        nodes: usize,
+        reproducible: bool,
+        root: Arc<CachePadded<RootLine>>,
+        inline: bool,
+    ) -> Self {
         let identity = combine.identity;
+        if inline {
+            // Claimed for this accumulator alone; no task can send to it before it is built.
+            for cell in &root.cells {
+                cell.store(identity, Ordering::Release);
+            }
+        }
         Cells {
-            cells: (0..nodes)
+            cells: (1..nodes)
                 .map(|_| CachePadded::new([AtomicU64::new(identity), AtomicU64::new(identity)]))
                 .collect(),
+            root,
+            inline,
+            own: CachePadded::new(empty_cells(identity)),
             early: Mutex::new(BTreeMap::new()),
             has_early: AtomicBool::new(false),
             collected: Mutex::new(BTreeMap::new()),
@@ -85,14 +111,33 @@ impl Cells {
         self.reproducible
     }
 
-    /// The result of the most recently finished phase.
-    pub(crate) fn result(&self) -> u64 {
-        self.result.load(Ordering::Acquire)
+    fn root_cells(&self) -> &RootCells {
+        if self.inline {
+            &self.root.cells
+        } else {
+            &self.own
+        }
     }
 
-    /// Folds `value` into `node`'s cell for a phase of parity `parity`, which `node` is gathering.
-    pub(crate) fn fold(&self, node: usize, parity: usize, value: u64) {
-        let cell = &self.cells[node][parity];
+    /// `node`'s cell for `phase`, which `node` is gathering.
+    fn cell(&self, node: usize, phase: u64) -> &AtomicU64 {
+        match node {
+            0 => &self.root_cells()[slot(phase)],
+            _ => &self.cells[node - 1][(phase % 2) as usize],
+        }
+    }
+
+    /// The result of the most recently finished phase.
+    pub(crate) fn result(&self) -> u64 {
+        if self.reproducible {
+            return self.result.load(Ordering::Acquire);
+        }
+        self.root.result(self.root_cells())
+    }
+
+    /// Folds `value` into `node`'s cell for `phase`, which `node` is gathering.
+    pub(crate) fn fold(&self, node: usize, phase: u64, value: u64) {
+        let cell = self.cell(node, phase);
         if self.combine.wrapping_add {
             cell.fetch_add(value, Ordering::AcqRel);
             return;
@@ -129,14 +174,14 @@ impl Cells {
             .push(value);
     }
 
-    /// Moves `child`'s cell into `parent`'s, for a phase of parity `parity`.
-    pub(crate) fn transfer(&self, child: usize, parent: usize, parity: usize) {
+    /// Moves `child`'s cell into `parent`'s, for `phase`.
+    pub(crate) fn transfer(&self, child: usize, parent: usize, phase: u64) {
         if self.reproducible {
             return;
         }
-        let value = self.take(child, parity);
+        let value = self.take(child, phase);
         if value != self.combine.identity {
-            self.fold(parent, parity, value);
+            self.fold(parent, phase, value);
         }
     }
 
@@ -145,20 +190,29 @@ impl Cells {
         if self.reproducible {
             return;
         }
-        let value = self.take(child, (phase % 2) as usize);
+        let value = self.take(child, phase);
         if value != self.combine.identity {
             self.fold_early(phase, value);
         }
     }
 
-    fn take(&self, node: usize, parity: usize) -> u64 {
-        self.cells[node][parity].swap(self.combine.identity, Ordering::AcqRel)
+    /// Empties a cell below the root (root cells are never taken: see `root_line.rs`).
+    fn take(&self, node: usize, phase: u64) -> u64 {
+        debug_assert_ne!(node, 0, "root cells are results, never taken");
+        self.cell(node, phase)
+            .swap(self.combine.identity, Ordering::AcqRel)
     }
 
-    /// Computes `phase`'s result from the root's cell and the early values, and publishes it.
-    /// Only the root's completer calls this, once per phase, in phase order.
-    pub(crate) fn finish(&self, root: usize, phase: u64) {
-        let value = if self.reproducible {
+    /// Makes `phase`'s root cell its result once the root releases it, and readies the next
+    /// phase's: folds in the values sent to `phase` ahead of the root, and empties the root cell
+    /// of `phase + 1` (see `root_line.rs`). Reproducible mode: combines the phase's partials in
+    /// their fixed order and publishes the result.
+    ///
+    /// Only the root's last arrival calls this, for the phase it completes. A plain accumulator
+    /// allows it before the arrival's compare-and-swap, whether that then succeeds or not, and
+    /// more than once per phase; a reproducible one only once, in the completing state.
+    pub(crate) fn close(&self, phase: u64) {
+        if self.reproducible {
             let mut partials = self
                 .collected
                 .lock()
@@ -166,23 +220,35 @@ impl Cells {
                 .remove(&phase)
                 .unwrap_or_default();
             partials.sort_unstable_by(|a, b| (self.combine.order)(*a, *b));
-            partials
+            let value = partials
                 .into_iter()
-                .fold(self.combine.identity, |acc, v| self.combine(acc, v))
-        } else {
-            let mut value = self.take(root, (phase % 2) as usize);
-            if self.has_early.load(Ordering::Acquire) {
-                let mut early = self
-                    .early
-                    .lock()
-                    .expect("no thread panics holding the early map");
-                if let Some(extra) = early.remove(&phase) {
-                    value = self.combine(value, extra);
-                }
-                self.has_early.store(!early.is_empty(), Ordering::Release);
+                .fold(self.combine.identity, |acc, v| self.combine(acc, v));
+            self.result.store(value, Ordering::Release);
+            return;
+        }
+        if self.has_early.load(Ordering::Acquire) {
+            let mut early = self
+                .early
+                .lock()
+                .expect("no thread panics holding the early map");
+            if let Some(extra) = early.remove(&phase) {
+                self.fold(0, phase, extra);
             }
-            value
-        };
-        self.result.store(value, Ordering::Release);
+            self.has_early.store(!early.is_empty(), Ordering::Release);
+        }
+        self.cell(0, phase + 1)
+            .store(self.combine.identity, Ordering::Release);
+    }
+
+    /// `phase` completes as the phaser's last, by the last leave (see `Finish::Last`): its result
+    /// stays that of the phase before, which is what a task reading it once every registration
+    /// is gone wants, so `phase`'s root cell takes that result (the sends made in `phase` by
+    /// tasks that then left are dropped).
+    pub(crate) fn keep_previous(&self, phase: u64) {
+        if self.reproducible {
+            return;
+        }
+        let previous = self.cell(0, phase.wrapping_sub(1)).load(Ordering::Acquire);
+        self.cell(0, phase).store(previous, Ordering::Release);
     }
 }

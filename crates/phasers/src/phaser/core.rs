@@ -88,8 +88,7 @@ impl Core {
     ) -> bool {
         match step {
             Finish::Close => {
-                self.tree
-                    .each_accumulator(view, |cells| cells.finish(0, phase));
+                self.tree.each_accumulator(view, |cells| cells.close(phase));
                 if let Some(payload) = self.advance(phase, by) {
                     panicked.set(Some(payload));
                 }
@@ -114,11 +113,13 @@ impl Core {
                 }
             }
             Finish::Last => {
-                // The accumulators are left alone: the last leave's phase ends the run rather than
+                // The accumulators are not closed: the last leave's phase ends the run rather than
                 // being a step of it, so their results stay those of the phase before, which is
                 // what a task reading them once every registration is gone wants. Sends made in
                 // it by tasks that then left without signalling are dropped, as before the last
                 // leave completed its phase.
+                self.tree
+                    .each_accumulator(view, |cells| cells.keep_previous(phase));
                 if let Some(payload) = self.advance(phase, by) {
                     panicked.set(Some(payload));
                 }

@@ -7,11 +7,11 @@
 //! A signal is one compare-and-swap on the signaller's leaf. The signal that brings the count to
 //! zero makes its sender the sub-phaser's *completer*: it moves the accumulator cells up, signals
 //! the parent the same way (so the last signaller of each sub-phaser climbs one level, and no task
-//! ever polls another's flag). When it completes the root it computes the accumulators' results,
-//! re-arms the root, and releases every waiter through one word. Unwinding, each completer
-//! re-arms its sub-phaser for the next phase. A completing sub-phaser's word changes only by its
-//! completer; everything else that needs it waits (briefly: the completer is running, not waiting
-//! on anyone).
+//! ever polls another's flag). When it completes the root it closes the accumulators (their root
+//! cells become the phase's results, see `root_line.rs`), re-arms the root, and releases every
+//! waiter through one word. Unwinding, each completer re-arms its sub-phaser for the next phase.
+//! A completing sub-phaser's word changes only by its completer; everything else that needs it
+//! waits (briefly: the completer is running, not waiting on anyone).
 //!
 //! # Signalling ahead
 //!
@@ -41,11 +41,12 @@ use std::collections::BTreeMap;
 
 use crossbeam_utils::CachePadded;
 
-use super::cells::{Cells, Partial};
+use super::cells::{Cells, Combine, Partial};
+use super::root_line::RootLine;
 use super::shape::Shape;
 use super::word::{Seen, State, Word, MAX_SIGNALLERS};
 use crate::primitive::{
-    spin_loop, yield_now, Arc, AtomicUsize, Mutex, MutexGuard, Ordering, RwLock,
+    spin_loop, yield_now, Arc, AtomicBool, AtomicUsize, Mutex, MutexGuard, Ordering, RwLock,
 };
 
 /// What the structure lock protects.
@@ -108,8 +109,8 @@ pub(crate) enum Source<'a> {
 /// The root completer's steps for a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Finish {
-    /// Every signal is in: compute the accumulators' results, before the root is re-armed (the
-    /// cells of this phase's parity are reused two phases later).
+    /// Every signal is in: close the accumulators (see `Cells::close`) and run the advance
+    /// action, before the root is re-armed.
     Close,
     /// The root is re-armed: release the waiters (or hand the phase to the `next_single` runner).
     /// Re-arming first means released tasks find the root open, rather than spinning while the
@@ -158,7 +159,14 @@ pub(crate) struct Tree {
     /// [`rearm_at_once`](Self::rearm_at_once)): this machine's cores are far enough apart for
     /// releasing through the root to pay (see `root_release::releases_through_root`).
     through_root: bool,
+    /// The root's word, with the first plain accumulator's root cells (see `root_line.rs`).
+    root: Arc<CachePadded<RootLine>>,
+    /// The words of the sub-phasers below the root, indexed `node - 1`.
     words: Box<[CachePadded<Word>]>,
+    /// The root line's cells were given to an accumulator.
+    root_cells_taken: AtomicBool,
+    /// A reproducible accumulator was attached: its root is marked `closes`.
+    has_reproducible: AtomicBool,
     pub(crate) structure: Mutex<Structure>,
     accumulators: RwLock<Vec<Arc<Cells>>>,
     accumulator_count: AtomicUsize,
@@ -176,12 +184,15 @@ impl Tree {
             shape,
             has_advance,
             through_root,
-            words: (0..nodes)
-                .map(|node| {
-                    let closes = node == 0 && has_advance;
-                    CachePadded::new(Word::new(State { closes, ..inactive }))
-                })
+            root: Arc::new(RootLine::new(Word::new(State {
+                closes: has_advance,
+                ..inactive
+            }))),
+            words: (1..nodes)
+                .map(|_| CachePadded::new(Word::new(inactive)))
                 .collect(),
+            root_cells_taken: AtomicBool::new(false),
+            has_reproducible: AtomicBool::new(false),
             structure: Mutex::new(Structure {
                 early: vec![BTreeMap::new(); nodes],
                 busy: vec![false; nodes],
@@ -196,30 +207,39 @@ impl Tree {
         self.shape
     }
 
+    /// `node`'s word.
+    #[inline]
+    fn word(&self, node: usize) -> &Word {
+        match node {
+            0 => &self.root.word,
+            _ => &self.words[node - 1],
+        }
+    }
+
     /// The phase the root is gathering: every phase before it has been gathered (a waiter still
     /// asks [`Core`](super::core::Core) whether it was released). Read as the phase nearest
     /// `near`, which must be within `word::WINDOW` of it (see `word.rs`).
     #[inline]
     pub(crate) fn root_phase(&self, near: u64) -> u64 {
-        self.words[0].load(near).phase
+        self.root.word.load(near).phase
     }
 
     /// Whether the root's last arrival moves it to the next phase in one change (see
-    /// [`rearm_at_once`](Self::rearm_at_once)), for now: no advance action, no accumulator. A
-    /// waiting rule reads this, never a correctness argument: the word's own `closes` mark
-    /// decides each completion.
+    /// [`rearm_at_once`](Self::rearm_at_once)), for now: no advance action, no reproducible
+    /// accumulator. A waiting rule reads this, never a correctness argument: the word's own
+    /// `closes` mark decides each completion.
     #[inline]
     pub(crate) fn releases_at_once(&self) -> bool {
-        self.through_root
-            && !self.has_advance
-            && self.accumulator_count.load(Ordering::Relaxed) == 0
+        self.through_root && !self.has_advance && !self.has_reproducible.load(Ordering::Relaxed)
     }
 
     /// Whether the arrival that finds `state` at `node`, as its last unarrived signaller, may
     /// move `node` straight to the next phase, skipping the completing state: the phaser
     /// releases through its root, `node` is the root, and closing the phase has nothing to do
     /// before the re-arm (the word is not marked
-    /// `closes`: no advance action, no accumulator; and no signal made ahead to count in).
+    /// `closes`: no advance action, no reproducible accumulator; and no signal made ahead to count
+    /// in). Plain accumulators allow it: the arrival readies their root cells before its
+    /// compare-and-swap (see [`rearm`](Self::rearm)).
     /// Waiters spinning on the root word then see one change per phase instead of two
     /// (completing, then re-armed), each of which would take the line from the completer.
     fn rearm_at_once(&self, node: usize, state: State) -> bool {
@@ -251,21 +271,46 @@ impl Tree {
         // the cells of `phase`'s parity are free and it may fold into them before it knows
         // whether its leaf has re-armed yet.
         let deposited = settled && source.deposits();
+        let expected = guess
+            .filter(|_| deposited || !source.deposits())
+            .map(|guess| guess.expected(phase));
+        // The guess says this arrival is the root's last (a task arriving at the root: the
+        // phaser is flat). Readying the accumulators must follow the other arrivals' deposits and
+        // the values sent ahead to this phase, with the list of accumulators they sent to. A
+        // settled task has them all already: a value sent ahead to this phase was recorded
+        // before the signal ahead marked the root, which the completer of the phase before
+        // (that this task saw released) read, and no value can be sent ahead to this phase now
+        // that the root is at it; the other deposits go into the phase's own root cell, which
+        // readying leaves alone (see `root_line.rs`), and an accumulator attached since is
+        // empty. So it readies them first, then deposits, then re-arms: its deposit's transfer
+        // brings the line, and the compare-and-swap follows at once, before a waiter spinning on
+        // the root takes the line back. Readying is harmless if the guess fails.
+        let readied =
+            settled && expected.is_some_and(|expected| self.rearm_at_once(node, expected));
+        if readied {
+            debug_assert!(matches!(source, Source::Task(_)) && node == 0);
+            self.each_accumulator(lock.view, |cells| cells.close(phase));
+        }
         if deposited {
             self.deposit(node, phase, &source, lock.view);
         }
         // What the word holds, when a failed guess told.
         let mut seen = None;
-        if let Some(guess) = guess.filter(|_| deposited || !source.deposits()) {
-            let expected = guess.expected(phase);
+        if let Some(expected) = expected {
             let found = if self.rearm_at_once(node, expected) {
-                self.rearm(node, expected, finish)
+                // Without accumulators there is nothing to ready. With them, a task that is not
+                // settled reads the word back first: it acquires the other arrivals.
+                if readied || self.accumulator_count.load(Ordering::Acquire) == 0 {
+                    self.release_at_once(node, expected, finish)
+                } else {
+                    Err(self.word(node).load(phase))
+                }
             } else {
                 let arrived = State {
                     unarrived: expected.unarrived - 1,
                     ..expected
                 };
-                self.words[node].replace(expected, arrived).map(|()| {
+                self.word(node).replace(expected, arrived).map(|()| {
                     if arrived.unarrived == 0 {
                         self.complete(node, phase, arrived, lock, finish);
                     }
@@ -279,7 +324,7 @@ impl Tree {
         let mut deposited = deposited;
         let mut spins = 0u32;
         loop {
-            let state = seen.take().unwrap_or_else(|| self.words[node].load(phase));
+            let state = seen.take().unwrap_or_else(|| self.word(node).load(phase));
             if state.phase == phase && !state.is_completing() {
                 debug_assert!(state.unarrived >= 1, "a signaller arrived twice at {phase}");
                 // The phase cannot move on before this arrival, so the cells are this phase's.
@@ -288,22 +333,29 @@ impl Tree {
                     deposited = true;
                 }
                 if self.rearm_at_once(node, state) {
-                    match self.rearm(node, state, finish) {
+                    match self.rearm(node, state, lock.view, finish) {
                         Ok(()) => return state.seen(),
                         Err(now) => seen = Some(now),
                     }
                     continue;
                 }
-                let arrived = self.decrement(node, state, 1, 0);
+                // One attempt: when another arrival (or a registration) changed the word, the
+                // loop looks at it again, so that an arrival that became the root's last one
+                // re-arms it at once rather than leaving it completing.
+                let arrived = State {
+                    unarrived: state.unarrived - 1,
+                    ..state
+                };
+                if let Err(now) = self.word(node).replace(state, arrived) {
+                    debug_assert_eq!(now.phase, phase, "{node} moved past {phase} without it");
+                    seen = Some(now);
+                    continue;
+                }
                 if arrived.unarrived == 0 {
                     self.complete(node, phase, arrived, lock, finish);
                 }
                 // The word as this arrival found it, for its next guess.
-                return State {
-                    unarrived: arrived.unarrived + 1,
-                    ..arrived
-                }
-                .seen();
+                return state.seen();
             }
             if state.is_completing() {
                 // The completer is re-arming for the next phase; that takes a few stores, unless
@@ -328,12 +380,36 @@ impl Tree {
     }
 
     /// The last arrival at the root, found in `state`, moves it to the next phase and releases
-    /// the phase, when [`rearm_at_once`](Self::rearm_at_once) allowed it. Returns `false`, having
-    /// changed nothing, with the word as it is when it is no longer `state` (a registration
-    /// joined or left, or a signal ahead marked it): the caller looks again.
-    fn rearm(&self, node: usize, state: State, finish: &dyn Fn(u64, Finish)) -> Result<(), State> {
+    /// the phase, when [`rearm_at_once`](Self::rearm_at_once) allowed it. Returns the word as it
+    /// is when it is no longer `state` (a registration joined or left, or a signal ahead marked
+    /// it), having changed nothing the caller must undo: the caller looks again.
+    ///
+    /// With accumulators, `state` must have been read from the word (not guessed): it acquires
+    /// every other arrival of the phase, with their deposits and the values they sent ahead, and
+    /// the list of accumulators they sent to. Each accumulator's root cells are readied before
+    /// the compare-and-swap (see `Cells::close`), so that a task released by it finds the
+    /// phase's results; if it fails, they stay ready (see `root_line.rs`).
+    fn rearm(
+        &self,
+        node: usize,
+        state: State,
+        view: &[Arc<Cells>],
+        finish: &dyn Fn(u64, Finish),
+    ) -> Result<(), State> {
+        self.each_accumulator(view, |cells| cells.close(state.phase));
+        self.release_at_once(node, state, finish)
+    }
+
+    /// [`rearm`](Self::rearm) once the accumulators are ready: the compare-and-swap and the
+    /// release.
+    fn release_at_once(
+        &self,
+        node: usize,
+        state: State,
+        finish: &dyn Fn(u64, Finish),
+    ) -> Result<(), State> {
         let next = State::open(state.phase + 1, state.signallers, state.signallers, false);
-        self.words[node].replace(state, next)?;
+        self.word(node).replace(state, next)?;
         finish(state.phase, Finish::Release);
         Ok(())
     }
@@ -348,7 +424,7 @@ impl Tree {
         lock: &mut Lock<'_>,
     ) -> bool {
         lock.get();
-        let state = self.words[node].load(phase);
+        let state = self.word(node).load(phase);
         if state.is_completing() {
             lock.pause();
             return false;
@@ -360,7 +436,7 @@ impl Tree {
             ahead: true,
             ..state
         };
-        if self.words[node].replace(state, marked).is_err() {
+        if self.word(node).replace(state, marked).is_err() {
             return false;
         }
         *lock.get().early[node].entry(phase).or_insert(0) += 1;
@@ -377,7 +453,7 @@ impl Tree {
                 signallers: state.signallers - leavers,
                 ..state
             };
-            match self.words[node].replace(state, new) {
+            match self.word(node).replace(state, new) {
                 Ok(()) => return new,
                 Err(now) => {
                     debug_assert_eq!(now.phase, state.phase);
@@ -388,18 +464,17 @@ impl Tree {
     }
 
     fn deposit(&self, node: usize, phase: u64, source: &Source<'_>, view: &[Arc<Cells>]) {
-        let parity = (phase % 2) as usize;
         match *source {
             Source::Task(partials) => {
                 for partial in partials
                     .iter()
                     .filter(|p| p.sent && !p.cells.is_reproducible())
                 {
-                    partial.cells.fold(node, parity, partial.value);
+                    partial.cells.fold(node, phase, partial.value);
                 }
             }
             Source::Child(child) => {
-                self.each_accumulator(view, |cells| cells.transfer(child, node, parity))
+                self.each_accumulator(view, |cells| cells.transfer(child, node, phase))
             }
         }
     }
@@ -457,11 +532,30 @@ impl Tree {
         view.clone_from(&list);
     }
 
-    /// Attaches an accumulator: every later gather moves its cells up the tree. The root is
-    /// marked `closes` first, before any task can send to the accumulator, so no phase it takes
-    /// part in is released without computing its result (see `word.rs`).
+    /// New cells for an accumulator combining with `combine`: the root line's root cells if it
+    /// is the first plain accumulator, cells of its own otherwise (see `root_line.rs`).
+    pub(crate) fn cells(&self, combine: Combine, reproducible: bool) -> Cells {
+        let inline = !reproducible && !self.root_cells_taken.swap(true, Ordering::AcqRel);
+        Cells::new(
+            combine,
+            self.shape.nodes(),
+            reproducible,
+            self.root.clone(),
+            inline,
+        )
+    }
+
+    /// Attaches an accumulator: every later gather moves its cells up the tree. A reproducible
+    /// one marks the root `closes` first, before any task can send to it, so no phase it takes
+    /// part in is released without computing its result (see `word.rs`). A plain one needs no
+    /// mark: its cells are all empty, and every root arrival that readies the root cells (see
+    /// [`rearm`](Self::rearm)) after a send to it, which was made after this, finds it in the
+    /// list.
     pub(crate) fn add_accumulator(&self, cells: Arc<Cells>) {
-        self.mark_root_closes();
+        if cells.is_reproducible() {
+            self.has_reproducible.store(true, Ordering::Relaxed);
+            self.mark_root_closes();
+        }
         let mut list = self
             .accumulators
             .write()
@@ -475,7 +569,7 @@ impl Tree {
     fn mark_root_closes(&self) {
         // Any phase serves as `near` here: the mark is set on the word as read, whose tag the
         // compare-and-swap checks, and the phase read is never used.
-        let mut state = self.words[0].load(0);
+        let mut state = self.root.word.load(0);
         let mut spins = 0u32;
         while !state.closes {
             if state.is_completing() {
@@ -487,14 +581,14 @@ impl Tree {
                 } else {
                     yield_now();
                 }
-                state = self.words[0].load(0);
+                state = self.root.word.load(0);
                 continue;
             }
             let marked = State {
                 closes: true,
                 ..state
             };
-            match self.words[0].replace(state, marked) {
+            match self.root.word.replace(state, marked) {
                 Ok(()) => return,
                 Err(now) => state = now,
             }
@@ -514,7 +608,7 @@ impl Tree {
         let mut known = Some(completing);
         loop {
             // Nobody else changes a completing word, so the state the caller left it in is current.
-            let state = known.take().unwrap_or_else(|| self.words[node].load(phase));
+            let state = known.take().unwrap_or_else(|| self.word(node).load(phase));
             debug_assert!(state.phase == phase && state.unarrived == 0);
             if state.signallers == 0 {
                 self.deactivate(node, phase, lock, finish);
@@ -534,7 +628,7 @@ impl Tree {
                 (0, false)
             };
             let unarrived = state.signallers - early;
-            self.words[node].set(State {
+            self.word(node).set(State {
                 closes: state.closes,
                 ..State::open(phase + 1, state.signallers, unarrived, ahead)
             });
@@ -576,8 +670,8 @@ impl Tree {
             }
         };
         // Nobody else changes a completing word: its mark is still the one to keep.
-        let closes = self.words[node].load(phase).closes;
-        self.words[node].set(State {
+        let closes = self.word(node).load(phase).closes;
+        self.word(node).set(State {
             closes,
             ..State::open(phase + 1, 0, 0, false)
         });
@@ -601,7 +695,7 @@ impl Tree {
     ) {
         loop {
             lock.get();
-            let state = self.words[node].load(phase);
+            let state = self.word(node).load(phase);
             if state.is_completing() {
                 lock.pause();
                 continue;
@@ -627,7 +721,7 @@ impl Tree {
                 ahead: still_ahead,
                 ..state
             };
-            if self.words[node].replace(state, new).is_err() {
+            if self.word(node).replace(state, new).is_err() {
                 continue;
             }
             let early = &mut lock.get().early[node];
@@ -656,7 +750,7 @@ impl Tree {
             if lock.get().busy[node] {
                 return Err(Unusable);
             }
-            let state = self.words[node].load(phase);
+            let state = self.word(node).load(phase);
             if state.is_completing() {
                 lock.pause();
                 continue;
@@ -668,7 +762,7 @@ impl Tree {
                     None => Ok(()),
                 };
                 if joined.is_ok() {
-                    self.words[node].set(State {
+                    self.word(node).set(State {
                         closes: state.closes,
                         ..State::open(phase, 1, 1, false)
                     });
@@ -692,7 +786,7 @@ impl Tree {
                     ..state
                 }
             };
-            if self.words[node].replace(state, new).is_err() {
+            if self.word(node).replace(state, new).is_err() {
                 continue;
             }
             let early = &mut lock.get().early[node];

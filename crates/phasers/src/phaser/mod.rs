@@ -95,6 +95,7 @@ mod counts;
 mod gather;
 mod next_all;
 mod registration;
+mod root_line;
 mod root_release;
 mod shape;
 mod size_plan;
@@ -283,12 +284,11 @@ impl Phaser {
         self.core.is_terminated()
     }
 
-    pub(crate) fn attach(&self, cells: Arc<Cells>) {
-        self.core.tree.add_accumulator(cells);
-    }
-
-    pub(crate) fn nodes(&self) -> usize {
-        self.core.tree.shape().nodes()
+    /// Attaches a new accumulator combining with `combine` and returns its cells.
+    pub(crate) fn attach(&self, combine: Combine, reproducible: bool) -> Arc<Cells> {
+        let cells = Arc::new(self.core.tree.cells(combine, reproducible));
+        self.core.tree.add_accumulator(cells.clone());
+        cells
     }
 }
 

@@ -634,8 +634,9 @@ impl Registration {
 
     /// Waits until `phase` is released. Where the phaser is flat, the library's barrier would
     /// be the counting one at its size, and the root's last arrival releases the phase in one
-    /// change (no advance action or accumulator to run in between), the wait spins on the root
-    /// word, as the counting barrier's waiters spin on its counter: the last arrival's
+    /// change (no advance action or reproducible accumulator to run in between; a plain
+    /// accumulator's results sit in the root word's line, see `root_line.rs`), the wait spins on
+    /// the root word, as the counting barrier's waiters spin on its counter: the last arrival's
     /// compare-and-swap releases them, and the release word it publishes next is left to
     /// sleepers and observers, a line the waiters no longer take from the completer on every
     /// phase. Otherwise the waiters spin on the release word, which changes once per phase,

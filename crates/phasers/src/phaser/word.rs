@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | 34..=63 | `tag` | the phase this sub-phaser is gathering, modulo 2^30 |
 //! | 33 | `ahead` | some signaller has already signalled a later phase (see `Tree::arrive_ahead`) |
-//! | 32 | `closes` | the root only: completing a phase has work to do before the re-arm (an advance action, an accumulator); set once, kept for ever |
+//! | 32 | `closes` | the root only: completing a phase has work to do between the gather and the re-arm (an advance action, a reproducible accumulator); set once, kept for ever |
 //! | 16..=31 | `signallers` | signallers registered here: registrations on a leaf, active children above |
 //! | 0..=15 | `unarrived` | signallers that have not yet signalled `phase` |
 //!
@@ -53,9 +53,11 @@
 //! registrations and drops wait until its completer re-arms it for the next phase.
 //!
 //! A root without `closes` skips the completing state: its last arrival moves it straight from
-//! `(p, s, 1)` to `(p + 1, s, s)` (see `Tree::rearm_at_once`). Because `closes` sits in the word,
-//! that compare-and-swap fails if an accumulator was attached since the arrival looked, and a
-//! task can only send to an accumulator once attaching it has marked the root.
+//! `(p, s, 1)` to `(p + 1, s, s)` (see `Tree::rearm_at_once`). Plain accumulators do not mark the
+//! root: that arrival readies their root cells before its compare-and-swap, which the cells allow
+//! whether or not the compare-and-swap then succeeds (see `root_line.rs`). Because `closes` sits
+//! in the word, that compare-and-swap fails if a reproducible accumulator was attached since the
+//! arrival looked, and a task can only send to one once attaching it has marked the root.
 
 use std::num::NonZeroU64;
 
@@ -71,6 +73,8 @@ const TAG_SHIFT: u32 = 34;
 /// accumulators (see `phase_wrap_tests.rs`); everything below derives from it.
 const TAG_BITS: u32 = if cfg!(test) { 4 } else { 64 - TAG_SHIFT };
 const TAG_MASK: u64 = (1 << TAG_BITS) - 1;
+/// How many phases a tag takes to come round again.
+pub(crate) const TAG_PERIOD: u64 = 1 << TAG_BITS;
 
 /// How far from its reader's `near` a word's phase may be and still be read right.
 pub(crate) const WINDOW: u64 = 1 << (TAG_BITS - 1);
@@ -215,6 +219,13 @@ impl Word {
             )
             .map(|_| ())
             .map_err(|actual| State::unpack(actual, current.phase))
+    }
+
+    /// The tag alone: the phase modulo 2^30. Its low bits are the phase's, which is all the
+    /// root's accumulator results need (see `root_line.rs`); no `near` is needed to read them.
+    #[inline]
+    pub(crate) fn tag(&self) -> u64 {
+        self.0.load(Ordering::Acquire) >> TAG_SHIFT
     }
 
     /// Sets the word outright: only the completer of a completing word, or the holder of the

@@ -2,6 +2,7 @@
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
@@ -14,7 +15,7 @@ use super::word::{Seen, MAX_RUN_AHEAD, MAX_SIGNALLERS};
 use super::{Mode, Phaser};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, AtomicU64, Ordering};
-use crate::wait::{Deadline, Signal, SpinBudget, Stop, Waiter, Watch};
+use crate::wait::{Deadline, Signal, SpinBudget, Stop, TaskWaiter, Waiter, WakerKey, Watch};
 
 /// A task's membership of a [`Phaser`]: what it may do (its [`Mode`]) and which phase it is in.
 ///
@@ -611,25 +612,77 @@ impl Registration {
     }
 
     fn wait_until(&mut self, deadline: Deadline) -> Result<u64> {
-        if !self.mode.can_wait() {
-            return Err(Error::Capability {
-                operation: "wait",
-                needed: "a wait-capable mode",
-                mode: self.mode,
-                hint: "a signal-only registration never waits; call signal() or next()",
-            });
+        self.check_can_wait()?;
+        let (phase, unreleased) = self.begin_wait()?;
+        if unreleased {
+            self.wait_for_release(phase, deadline)?;
         }
+        self.end_wait(phase);
+        Ok(phase)
+    }
+
+    /// The part of a wait before the waiting, for a wait-capable registration: signals the phase
+    /// it waits for if it has not. Returns that phase, and whether it may still be unreleased
+    /// (`false` when this registration's own signal released it, or saw it released).
+    pub(super) fn begin_wait(&mut self) -> Result<(u64, bool)> {
+        debug_assert!(self.mode.can_wait());
         let phase = self.waited;
         if self.mode.can_signal() && self.signalled == phase {
             self.signal()?;
         }
         // The signal that completed the phase released it: nothing to wait for.
-        if self.released_through <= Some(phase) {
-            self.wait_for_release(phase, deadline)?;
-        }
+        Ok((phase, self.released_through <= Some(phase)))
+    }
+
+    /// Records that `phase`, the one [`begin_wait`](Self::begin_wait) returned, was released.
+    pub(super) fn end_wait(&mut self, phase: u64) {
         self.waited = phase + 1;
         self.released_through = Some(phase + 1);
-        Ok(phase)
+    }
+
+    /// The check a wait-capable registration's wait makes before it waits: its mode can wait.
+    pub(super) fn check_can_wait(&self) -> Result<()> {
+        if self.mode.can_wait() {
+            return Ok(());
+        }
+        Err(Error::Capability {
+            operation: "wait",
+            needed: "a wait-capable mode",
+            mode: self.mode,
+            hint: "a signal-only registration never waits; call signal() or next()",
+        })
+    }
+
+    /// One poll of an async task's wait for `phase` to be released (see `wait::TaskWaiter`),
+    /// with the task's waker stored on the release word under `key`. The probe is the blocking
+    /// wait's (see [`wait_for_release`](Self::wait_for_release)): the root for a signaller of a
+    /// phaser that releases at once, else the release word. A poll never spins, so the spin plan
+    /// plays no part.
+    pub(super) fn poll_release(
+        &self,
+        phase: u64,
+        key: &mut Option<WakerKey>,
+        waker: &Waker,
+    ) -> Poll<Result<()>> {
+        let core = &self.phaser.core;
+        let on_root = self.mode.can_signal() && core.tree.releases_at_once();
+        let probe = || {
+            let released = if on_root {
+                core.is_released(phase)
+            } else {
+                core.release.load() > phase
+            };
+            released.then_some(phase + 1)
+        };
+        TaskWaiter::new(&core.broken, phase)
+            .poll_probe(&core.release, key, waker, probe)
+            .map(|outcome| outcome.map(|_| ()).map_err(|_| core.stopped(phase)))
+    }
+
+    /// Forgets the waker stored by [`poll_release`](Self::poll_release) under `key`: the task
+    /// no longer waits.
+    pub(super) fn forget_waker(&self, key: WakerKey) {
+        self.phaser.core.release.remove_waker(key);
     }
 
     /// Waits until `phase` is released. Where the phaser is flat, the library's barrier would

@@ -138,11 +138,13 @@ mod futex;
 mod model;
 mod plan;
 mod policy;
+mod poll;
 mod roster;
 mod signal;
 mod stall;
 mod tuning;
 mod waiter;
+mod wakers;
 
 pub(crate) use broken::BrokenState;
 pub(crate) use budget::SpinBudget;
@@ -150,6 +152,7 @@ pub(crate) use config::WaitConfig;
 pub use floors::{Floors, FloorsSource};
 pub(crate) use plan::SpinPlan;
 pub use policy::{WaitPolicy, MAX_SPIN_ROUNDS};
+pub(crate) use poll::TaskWaiter;
 pub(crate) use roster::Roster;
 pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};
 pub use stall::{
@@ -158,3 +161,4 @@ pub use stall::{
 pub(crate) use stall::{Stall, Watch, Watched, Wording};
 pub(crate) use tuning::Tuning;
 pub(crate) use waiter::{Deadline, Stop, Waiter};
+pub(crate) use wakers::WakerKey;

@@ -20,6 +20,10 @@
 //! fails, or the waiter sleeps first and the writer's wake finds it. When nobody set `PARKED`, a
 //! writer touches only the word: no lock and no system call.
 //!
+//! Async tasks wait here too, without sleeping: a task stores its waker beside the futex and
+//! sets `PARKED` by the same compare-and-swap, and every release that sees `PARKED` also wakes the
+//! stored wakers (see `wakers.rs` and `poll.rs`).
+//!
 //! Sleepers wait on one futex word per signal, which a release bumps before it wakes them, all
 //! with one system call or through a tree of sleepers waking sleepers, as their plan asked (see
 //! `futex.rs`); validation is ordered against the wake by that epoch (see `Signal::sleep`). On
@@ -35,7 +39,10 @@
 //! eyes, which both bounds the schedules of several waiting threads and lets loom check that no
 //! wake-up is lost. Timed sleeps never reach the futex under loom (see [`Signal::park`]).
 
+use std::task::Waker;
+
 use super::futex::Futex;
+use super::wakers::{WakerKey, Wakers};
 use crate::primitive::{AtomicU64, Ordering};
 
 const PARKED: u64 = 1 << 63;
@@ -47,6 +54,8 @@ pub(crate) struct Signal {
     word: AtomicU64,
     /// Where untimed sleepers sleep, so one system call wakes them all (see [`Signal::sleep`]).
     futex: Futex,
+    /// The wakers of async tasks waiting here, woken with the sleepers (see `wakers.rs`).
+    wakers: Wakers,
 }
 
 impl Signal {
@@ -55,6 +64,7 @@ impl Signal {
         Signal {
             word: AtomicU64::new(value),
             futex: Futex::new(),
+            wakers: Wakers::new(),
         }
     }
 
@@ -276,20 +286,34 @@ impl Signal {
         }
     }
 
-    /// Wakes the threads parked on this word, the way they asked (see `futex.rs`). Cold: called
-    /// only when `PARKED` was seen.
+    /// Stores the waker of a task about to wait on this word (see `wakers.rs`), in the slot of
+    /// `key` if it is still the task's. The task then marks the word with
+    /// [`mark_parked`](Self::mark_parked) and validates it, as a sleeper does (see `poll.rs`).
+    pub(crate) fn store_waker(&self, key: Option<WakerKey>, waker: &Waker) -> WakerKey {
+        self.wakers.store(key, waker)
+    }
+
+    /// Forgets the waker of a task that no longer waits.
+    pub(crate) fn remove_waker(&self, key: WakerKey) {
+        self.wakers.remove(key);
+    }
+
+    /// Wakes the threads parked on this word, the way they asked (see `futex.rs`), and the tasks
+    /// waiting on it. Cold: called only when `PARKED` was seen.
     #[cold]
     fn release_sleepers(&self) {
         self.futex.release();
         self.unpark_timed_sleepers();
+        self.wakers.wake_all();
     }
 
-    /// Wakes every thread parked on this word at once, including those a tree release set aside:
-    /// for an object that breaks, whose waiters must all notice now.
+    /// Wakes every thread parked on this word at once, including those a tree release set aside,
+    /// and every task waiting on it: for an object that breaks, whose waiters must all notice now.
     #[cold]
     pub(crate) fn wake_all(&self) {
         self.futex.wake_all();
         self.unpark_timed_sleepers();
+        self.wakers.wake_all();
     }
 }
 

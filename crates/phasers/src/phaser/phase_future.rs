@@ -1,0 +1,267 @@
+//! The async forms of a registration's `next` and `wait`: a future that signals when first
+//! polled, then awaits the phase's release through the release word's wakers (see
+//! `wait/poll.rs`), on any executor.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use super::Registration;
+use crate::error::Result;
+use crate::wait::WakerKey;
+
+impl Registration {
+    /// [`next`](Self::next) for an async task: a future that signals this task's phase when
+    /// first polled and completes with the phase once the phase is released, without blocking the
+    /// thread that polls it. It needs no runtime: any executor, or a hand-written loop, can poll it,
+    /// and blocking threads and tasks can share one phaser.
+    ///
+    /// The checks and errors are `next`'s, returned by the first poll; a signal-only registration
+    /// signals and completes in that poll (only one running 2^27 phases ahead of the phaser would
+    /// block there, as `signal` does, until the others catch up). A task never spins: each poll
+    /// probes the release once, and the task is woken by the release (or by the phaser breaking).
+    /// A task's wait has no timer, so it reports no stall and has no timeout of its own.
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::sync::Arc;
+    /// use std::task::{Context, Poll, Wake, Waker};
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// /// Wakes the thread that polls: enough of an executor for one future.
+    /// struct Unpark(std::thread::Thread);
+    /// impl Wake for Unpark {
+    ///     fn wake(self: Arc<Self>) {
+    ///         self.0.unpark();
+    ///     }
+    /// }
+    /// fn block_on<F: Future>(future: F) -> F::Output {
+    ///     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    ///     let mut future = pin!(future);
+    ///     loop {
+    ///         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    ///             Poll::Ready(output) => return output,
+    ///             Poll::Pending => std::thread::park(),
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let (_phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let mut task = main.register(Mode::SigWait)?;
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || {
+    ///         for phase in 0..3 {
+    ///             assert_eq!(block_on(task.next_async()).unwrap(), phase);
+    ///         }
+    ///     });
+    ///     for phase in 0..3 {
+    ///         assert_eq!(main.next().unwrap(), phase); // a blocking thread on the same phaser
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Cancellation
+    ///
+    /// Dropping the future before its first poll does nothing. Dropping it after (the task has
+    /// signalled, and not seen the phase released) leaves a split phase, as after
+    /// [`signal`](Self::signal): this registration's next [`next`](Self::next), [`wait`](Self::wait)
+    /// or async form waits for the phase already signalled and returns it, without signalling again.
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::task::{Context, Poll, Waker};
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// # use std::sync::Arc;
+    /// # use std::task::Wake;
+    /// # struct Nothing;
+    /// # impl Wake for Nothing { fn wake(self: Arc<Self>) {} }
+    /// # let waker = Waker::from(Arc::new(Nothing)); // `Waker::noop()` needs Rust 1.85
+    /// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let mut other = main.register(Mode::SigWait)?;
+    /// {
+    ///     let mut next = pin!(main.next_async());
+    ///     let pending = next.as_mut().poll(&mut Context::from_waker(&waker));
+    ///     assert!(pending.is_pending()); // signalled; `other` has not
+    /// } // dropped: phase 0 signalled, not waited for
+    /// assert_eq!(main.phase(), 1);
+    /// other.signal()?;
+    /// assert_eq!(main.next()?, 0); // waits for phase 0 only
+    /// assert_eq!(phaser.phase(), 1);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`next`](Self::next): [`Error::Broken`](crate::Error::Broken) when another registration
+    /// was lost in a panic (also while the task waits), [`Error::Terminated`](crate::Error::Terminated)
+    /// once the phaser cannot advance.
+    pub fn next_async(&mut self) -> PhaseFuture<'_> {
+        PhaseFuture::new(self, Call::Next)
+    }
+
+    /// [`wait`](Self::wait) for an async task: a future that, when first polled, signals the
+    /// phase this task is in if it has not, and completes with the phase once it is released.
+    /// Polled, cancelled and woken as [`next_async`](Self::next_async).
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::task::{Context, Poll, Waker};
+    /// use phasers::{Mode, Phaser};
+    ///
+    /// # use std::sync::Arc;
+    /// # use std::task::Wake;
+    /// # struct Nothing;
+    /// # impl Wake for Nothing { fn wake(self: Arc<Self>) {} }
+    /// # let waker = Waker::from(Arc::new(Nothing)); // `Waker::noop()` needs Rust 1.85
+    /// let (_phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// main.signal()?; // the only signaller: phase 0 is released
+    /// let mut wait = pin!(main.wait_async());
+    /// let polled = wait.as_mut().poll(&mut Context::from_waker(&waker));
+    /// assert!(matches!(polled, Poll::Ready(Ok(0))));
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`wait`](Self::wait): [`Error::Capability`](crate::Error::Capability) for a signal-only
+    /// registration, from the first poll.
+    pub fn wait_async(&mut self) -> PhaseFuture<'_> {
+        PhaseFuture::new(self, Call::Wait)
+    }
+}
+
+/// Which blocking call a [`PhaseFuture`] stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Call {
+    Next,
+    Wait,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Not polled yet: nothing done.
+    Start,
+    /// Signalled (if this registration signals); waiting for this phase's release.
+    Waiting(u64),
+    /// Completed: the output was returned.
+    Done,
+}
+
+/// The future of [`Registration::next_async`] and [`Registration::wait_async`]: the phase
+/// completed, once it is released, or the error the blocking call would return.
+///
+/// It holds the registration (`&mut`) until it completes or is dropped. Polling it again after it
+/// completed panics, as futures may.
+///
+/// ```
+/// use std::future::Future;
+/// use std::pin::Pin;
+/// use std::task::{Context, Poll, Waker};
+/// use phasers::{phaser::PhaseFuture, Mode, Phaser};
+/// # use std::sync::Arc;
+/// # use std::task::Wake;
+/// # struct Nothing;
+/// # impl Wake for Nothing { fn wake(self: Arc<Self>) {} }
+/// # let waker = Waker::from(Arc::new(Nothing)); // `Waker::noop()` needs Rust 1.85
+///
+/// let (_phaser, mut main) = Phaser::new(Mode::SigWait)?;
+/// let mut next: PhaseFuture<'_> = main.next_async(); // `Unpin`: no pinning needed
+/// let polled = Pin::new(&mut next).poll(&mut Context::from_waker(&waker));
+/// assert!(matches!(polled, Poll::Ready(Ok(0)))); // the only signaller: released at once
+/// # Ok::<(), phasers::Error>(())
+/// ```
+#[must_use = "a future does nothing until it is polled (awaited)"]
+#[derive(Debug)]
+pub struct PhaseFuture<'a> {
+    registration: &'a mut Registration,
+    call: Call,
+    state: State,
+    /// Where this task's waker is stored on the release word, if it stored one.
+    key: Option<WakerKey>,
+}
+
+impl<'a> PhaseFuture<'a> {
+    fn new(registration: &'a mut Registration, call: Call) -> Self {
+        PhaseFuture {
+            registration,
+            call,
+            state: State::Start,
+            key: None,
+        }
+    }
+
+    /// The first poll's work: the blocking call's checks and signal. `Ok(Err(phase))` when the
+    /// phase must still be awaited, `Ok(Ok(phase))` when the call is already complete.
+    fn begin(&mut self) -> Result<std::result::Result<u64, u64>> {
+        let registration = &mut *self.registration;
+        if self.call == Call::Next && !registration.mode().can_wait() {
+            // A signal-only `next`: signals and returns, as the blocking one.
+            let phase = registration.phase();
+            registration.signal()?;
+            return Ok(Ok(phase));
+        }
+        registration.check_can_wait()?;
+        let (phase, unreleased) = registration.begin_wait()?;
+        if unreleased {
+            return Ok(Err(phase));
+        }
+        registration.end_wait(phase);
+        Ok(Ok(phase))
+    }
+
+    /// Drops the stored waker, if any: the task no longer waits.
+    fn forget_waker(&mut self) {
+        if let Some(key) = self.key.take() {
+            self.registration.forget_waker(key);
+        }
+    }
+}
+
+impl Future for PhaseFuture<'_> {
+    type Output = Result<u64>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<u64>> {
+        let this = self.get_mut();
+        let phase = match this.state {
+            State::Start => match this.begin() {
+                Ok(Err(phase)) => phase,
+                done => {
+                    this.state = State::Done;
+                    return Poll::Ready(done.map(|complete| complete.unwrap_or_else(|p| p)));
+                }
+            },
+            State::Waiting(phase) => phase,
+            State::Done => panic!("a PhaseFuture was polled after it completed"),
+        };
+        this.state = State::Waiting(phase);
+        let outcome = match this
+            .registration
+            .poll_release(phase, &mut this.key, cx.waker())
+        {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(outcome) => outcome,
+        };
+        this.forget_waker();
+        this.state = State::Done;
+        // A broken phaser leaves the registration where the blocking wait leaves it: waiting for
+        // the phase, so every later wait reports the break too.
+        outcome
+            .map(|()| {
+                this.registration.end_wait(phase);
+                phase
+            })
+            .into()
+    }
+}
+
+impl Drop for PhaseFuture<'_> {
+    fn drop(&mut self) {
+        // Cancelled while waiting: the signal stays (a split phase, see `next_async`).
+        self.forget_waker();
+    }
+}

@@ -1,0 +1,89 @@
+//! An async task's wait: the poll that stands for a thread's spin, yield and park.
+//!
+//! A poll never spins: it probes the condition once, and when it does not hold yet it stores the
+//! task's waker on the signal (see `wakers.rs`), marks the word `PARKED` from the raw value it
+//! read before the probe (the compare-and-swap a sleeping thread makes, see `signal.rs`), and
+//! checks again before it returns `Pending`.
+//!
+//! # Why no release is missed
+//!
+//! Whoever makes the condition hold changes the signal's word afterwards with an RMW, and wakes
+//! the stored wakers if the value it replaced had `PARKED`, taking them under the list's lock.
+//! After storing its waker, the task checks that the word still holds the raw value it marked
+//! (`expected`). If it does, the writer's RMW comes after that value in the word's order, so it
+//! sees `PARKED`, and its lock of the list comes after the task's store: had it come before, the
+//! RMW would happen before the task's check, which could then not read the value the RMW
+//! replaced. So the release finds the waker. If the word moved, the task probes again from the
+//! new value.
+//!
+//! The check after the store is what closes the race when the word already had `PARKED` (another
+//! waiter set it): then [`Signal::mark_parked`] compares nothing, and a release between the
+//! task's first read and its store takes the other waiters' wakers, clears `PARKED`, and would
+//! leave this one stored on a word that no later release marks as waited on. The broken state is
+//! checked again after the store for the same reason: an object that breaks wakes every stored
+//! waker without changing the word, so a task that stored its waker after that wake sees the
+//! break in its check. `tests/loom_async.rs` models both, and fails without the check.
+//!
+//! A task that is woken polls again and takes a new slot if the release took its old one; a
+//! waker woken for a release that was not the task's own (an earlier phase) costs one poll.
+
+use std::task::{Poll, Waker};
+
+use super::wakers::WakerKey;
+use super::{BrokenState, Signal, Stop};
+
+/// One task's wait for one episode: the object's broken state and the episode it waits for.
+pub(crate) struct TaskWaiter<'a> {
+    broken: &'a BrokenState,
+    episode: u64,
+}
+
+impl<'a> TaskWaiter<'a> {
+    pub(crate) fn new(broken: &'a BrokenState, episode: u64) -> Self {
+        TaskWaiter { broken, episode }
+    }
+
+    /// One poll of a wait until `probe` returns a value, for a task woken through `waker`,
+    /// whose waker is stored on `signal` under `key` (updated here). Whoever makes the
+    /// condition hold must change `signal` afterwards (or break the object), as for
+    /// [`Waiter::until_probe`](super::Waiter::until_probe).
+    pub(crate) fn poll_probe(
+        &self,
+        signal: &Signal,
+        key: &mut Option<WakerKey>,
+        waker: &Waker,
+        probe: impl Fn() -> Option<u64>,
+    ) -> Poll<Result<u64, Stop>> {
+        loop {
+            // Read before the probe: a change that made the condition hold after the probe
+            // looked also moves the word from this value.
+            let raw = signal.load_raw();
+            if let Some(outcome) = self.check(&probe) {
+                return Poll::Ready(outcome);
+            }
+            *key = Some(signal.store_waker(*key, waker));
+            let Some(expected) = signal.mark_parked(raw) else {
+                continue; // the word moved: probe again from its new value
+            };
+            // The second probe (see the module docs): after the store, so that a release or a
+            // break either finds the waker or is seen here.
+            if let Some(outcome) = self.check(&probe) {
+                return Poll::Ready(outcome);
+            }
+            if signal.load_raw() == expected {
+                return Poll::Pending;
+            }
+        }
+    }
+
+    /// The condition, then the broken state.
+    fn check(&self, probe: &impl Fn() -> Option<u64>) -> Option<Result<u64, Stop>> {
+        if let Some(value) = probe() {
+            Some(Ok(value))
+        } else if self.broken.is_broken_for(self.episode) {
+            Some(Err(Stop::Broken))
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! Loom models of async tasks on a phaser: a task's waker stored on the release word while the
+//! phase is being released (see `src/wait/poll.rs` and `src/wait/wakers.rs`).
+//!
+//! There is no executor under loom: each task runs on a loom thread that polls its
+//! `next_async` future by hand and, on `Pending`, parks until its waker unparks it. A waker that
+//! a release fails to wake therefore leaves the thread parked for ever, which loom reports as a
+//! deadlock. The waker also counts its wakes: a task that resumes must have been woken.
+//!
+//! - `tasks_and_a_thread`: two async tasks and a blocking thread, three phases. Two waiters of
+//!   one phase is what makes the poll's check after storing its waker necessary: when one has
+//!   already marked the word `PARKED`, the other's mark compares nothing, and a release between
+//!   its first probe and its store would take only the first one's waker. Without that check the
+//!   model deadlocks.
+//! - `task_between_two_releases`: a wait-only task waits for phase 1 while phase 0's release, on
+//!   a word a sleeper marked, may land between its first probe and its store; it must notice the
+//!   word moved (its phase still unreleased) and mark it again. Without that it deadlocks.
+//! - `task_sees_termination`: a task awaits a phase that a force-termination ends; the break
+//!   wakes the stored wakers without changing the release word, and the task must see it.
+//!
+//! After each phase every task checks that all three signalled it: the barrier invariant, with
+//! visibility (the counts are written before the signals and read after the release).
+//!
+//! Run with `scripts/loom.sh`.
+#![cfg(phasers_loom)]
+
+mod loom_support;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Wake, Waker};
+
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::Arc;
+use loom::thread;
+use loom_support::model_bounded;
+use phasers::{Error, Mode, Phaser, Registration};
+
+const PHASES: usize = 3;
+const TASKS: usize = 3;
+
+/// Wakes a loom thread parked in [`block_on`], and counts its wakes.
+struct Unpark {
+    thread: thread::Thread,
+    woken: AtomicUsize,
+}
+
+impl Wake for Unpark {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.woken.fetch_add(1, Ordering::Release);
+        self.thread.unpark();
+    }
+}
+
+/// The executor of one loom thread: polls one future at a time by hand, parking between polls.
+struct Poller {
+    unpark: std::sync::Arc<Unpark>,
+    waker: Waker,
+    /// How often the thread returned from `park`, over all its futures (the park token outlives
+    /// a future: a wake may land in a poll that then completes, its token left for the next
+    /// future's first park).
+    resumes: usize,
+}
+
+impl Poller {
+    fn new() -> Self {
+        let unpark = std::sync::Arc::new(Unpark {
+            thread: thread::current(),
+            woken: AtomicUsize::new(0),
+        });
+        Poller {
+            waker: Waker::from(unpark.clone()),
+            unpark,
+            resumes: 0,
+        }
+    }
+
+    /// Polls `future` until it completes.
+    fn block_on<F: Future + Unpin>(&mut self, mut future: F) -> F::Output {
+        let mut context = Context::from_waker(&self.waker);
+        loop {
+            match Pin::new(&mut future).poll(&mut context) {
+                Poll::Ready(output) => return output,
+                Poll::Pending => {
+                    thread::park();
+                    // Every resume consumes the token of a distinct unpark, and a waker counts
+                    // before it unparks: the thread cannot have resumed more often than woken.
+                    self.resumes += 1;
+                    let woken = self.unpark.woken.load(Ordering::Acquire);
+                    assert!(
+                        woken >= self.resumes,
+                        "a pending task resumed without a wake"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// How many tasks signalled each phase, counted before their signal.
+struct Arrivals([AtomicUsize; PHASES]);
+
+impl Arrivals {
+    fn new() -> Arc<Self> {
+        Arc::new(Arrivals(std::array::from_fn(|_| AtomicUsize::new(0))))
+    }
+
+    fn arrive(&self, phase: usize) {
+        self.0[phase].fetch_add(1, Ordering::Release);
+    }
+
+    /// Once `phase` is released, every task's count is visible.
+    fn check(&self, phase: usize) {
+        assert_eq!(
+            self.0[phase].load(Ordering::Acquire),
+            TASKS,
+            "phase {phase} released before every task signalled it"
+        );
+    }
+}
+
+fn build(tiers: usize, degree: usize) -> (Phaser, Registration) {
+    Phaser::builder()
+        .tiers(tiers)
+        .degree(degree)
+        .mode(Mode::SigWait)
+        .build()
+        .expect("a valid shape")
+}
+
+fn tasks_and_a_thread(tiers: usize, degree: usize, max_preemptions: usize) {
+    model_bounded(max_preemptions, move || {
+        let arrivals = Arrivals::new();
+        let (_phaser, mut main) = build(tiers, degree);
+        let tasks: Vec<_> = main
+            .register_many(Mode::SigWait, TASKS - 1)
+            .unwrap()
+            .into_iter()
+            .map(|mut task| {
+                let arrivals = arrivals.clone();
+                thread::spawn(move || {
+                    let mut poller = Poller::new();
+                    for phase in 0..PHASES {
+                        arrivals.arrive(phase);
+                        let completed = poller.block_on(task.next_async());
+                        assert_eq!(completed.unwrap(), phase as u64);
+                        arrivals.check(phase);
+                    }
+                    // Kept until every task is done: the last signaller's drop would terminate.
+                    task
+                })
+            })
+            .collect();
+        for phase in 0..PHASES {
+            arrivals.arrive(phase);
+            assert_eq!(main.next().unwrap(), phase as u64);
+            arrivals.check(phase);
+        }
+        for task in tasks {
+            drop(task.join().unwrap());
+        }
+    });
+}
+
+#[test]
+fn tasks_and_a_thread_flat() {
+    tasks_and_a_thread(1, 2, 2);
+}
+
+/// Two tiers: the release comes down from the root, and a task's probe reads the release word.
+#[test]
+fn tasks_and_a_thread_tree() {
+    tasks_and_a_thread(2, 2, 1);
+}
+
+/// A wait-only task that enters phase 1 before phase 0 is released (its parent had signalled
+/// phase 0), beside a thread that sleeps on phase 0. The release of phase 0 clears `PARKED` without
+/// completing the task's wait: a task that stored its waker after that release, on the word
+/// the sleeper had marked, must see that the word moved and mark it again, or the release of
+/// phase 1 (which may find no sleeper) never wakes it.
+#[test]
+fn task_between_two_releases() {
+    model_bounded(2, || {
+        let (_phaser, mut main) = build(1, 2);
+        let mut other = main.register(Mode::SigWait).unwrap();
+        main.signal().unwrap();
+        let mut consumer = main.register(Mode::Wait).unwrap();
+        assert_eq!(consumer.phase(), 1);
+        let task = thread::spawn(move || {
+            let completed = Poller::new().block_on(consumer.wait_async());
+            assert_eq!(completed.unwrap(), 1);
+        });
+        let other = thread::spawn(move || {
+            for phase in 0..2 {
+                assert_eq!(other.next().unwrap(), phase);
+            }
+            other
+        });
+        assert_eq!(main.wait().unwrap(), 0);
+        main.signal().unwrap();
+        task.join().unwrap();
+        drop(other.join().unwrap());
+    });
+}
+
+/// A task waits for phase 0, which another task never signals; a thread force-terminates the
+/// phaser. The termination changes no release word, so only its wake of the stored wakers, and the
+/// task's check of the broken state after storing its waker, end the wait.
+#[test]
+fn task_sees_termination() {
+    model_bounded(2, || {
+        let (phaser, mut main) = build(1, 2);
+        let silent = main.register(Mode::SigWait).unwrap();
+        let task = thread::spawn(move || {
+            let outcome = Poller::new().block_on(main.next_async());
+            assert_eq!(outcome, Err(Error::Terminated { phase: 0 }));
+            main
+        });
+        phaser.force_terminate();
+        drop(task.join().unwrap());
+        drop(silent);
+    });
+}

@@ -402,8 +402,9 @@ impl Benchmark for AsyncTasks<'_> {
         let shape = match args.degree {
             Some(degree) => format!("the fewest tiers of degree {degree} that hold N"),
             None => format!(
-                "flat up to {FLAT_MOST} participants (one sub-phaser's most), then two tiers of \
-                 degree ceil(sqrt N)"
+                "flat up to {} participants (one sub-phaser's most), then two tiers of \
+                 degree ceil(sqrt N)",
+                thousands(FLAT_MOST)
             ),
         };
         let phases_text = match args.phases {

@@ -29,6 +29,7 @@ fn bench_async_measures_every_contender_at_each_task_count() {
         assert!(stdout.contains(title), "no table {title:?}:\n{stdout}");
     }
     for row in [
+        "floor: a yield_now per task, no sync",
         "phaser next_async, tasks → tiers 1 (flat)",
         "tokio::sync::Barrier, tasks",
         "phaser next(), OS threads → tiers 1 (flat)",
@@ -44,7 +45,7 @@ fn bench_async_measures_every_contender_at_each_task_count() {
     let report = json_file(&json);
     assert_eq!(report["benchmark"], "bench async");
     let rows = report["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 6, "3 contenders at 2 task counts");
+    assert_eq!(rows.len(), 8, "the floor and 3 contenders at 2 task counts");
     for row in rows {
         assert!(row["error"].is_null(), "{row}");
         // One dropped sample and one kept, of 20 phases of every task.

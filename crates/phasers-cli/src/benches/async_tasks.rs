@@ -2,11 +2,14 @@
 //! Three contenders at each N: our phaser's `next_async`, one task per registration;
 //! `tokio::sync::Barrier::new(N)`, one task per party, on the same runtime; and, up to a cap, N OS
 //! threads blocking in the phaser's `next()` (more threads than that on a few cores measure only
-//! the scheduler). A sample is P phases, timed by the first participant; its cost is given per
-//! participant per phase (time / (P x N)) and per phase.
+//! the scheduler). A floor row first: N tasks that each `yield_now` once a phase with no
+//! synchronization, what one poll and one re-schedule of every task costs, under which no async
+//! barrier on this runtime can go. A sample is P phases, timed by the first participant (the
+//! floor's from a gate to the last task's end); its cost is given per participant per phase
+//! (time / (P x N)) and per phase.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -76,10 +79,14 @@ const FLAT_MOST: usize = 65_535;
 const PHASER_ASYNC: &str = "phaser next_async, tasks";
 const TOKIO_BARRIER: &str = "tokio::sync::Barrier, tasks";
 const PHASER_THREADS: &str = "phaser next(), OS threads";
+const YIELD_FLOOR: &str = "floor: a yield_now per task, no sync";
 
 /// What one row runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Contender {
+    /// One tokio task per participant, each `yield_now().await` once a phase: the scheduler's
+    /// floor.
+    YieldFloor,
     /// One tokio task per registration, each `next_async().await`.
     PhaserAsync,
     /// One tokio task per party of `tokio::sync::Barrier::new(N)`, each `wait().await`.
@@ -94,12 +101,14 @@ impl Contender {
             Contender::PhaserAsync => PHASER_ASYNC,
             Contender::TokioBarrier => TOKIO_BARRIER,
             Contender::PhaserThreads => PHASER_THREADS,
+            Contender::YieldFloor => YIELD_FLOOR,
         }
     }
 
     fn kind(self) -> Kind {
         match self {
             Contender::TokioBarrier => Kind::Baseline,
+            Contender::YieldFloor => Kind::Floor,
             Contender::PhaserAsync | Contender::PhaserThreads => Kind::Ours,
         }
     }
@@ -180,11 +189,37 @@ fn registrations(
     Ok((phaser, std::iter::once(creator).chain(children).collect()))
 }
 
-/// What one round of a row ran: the first participant's clock at the start and after every
-/// sample's last phase, and what the phaser resolved to.
+/// What one round of a row ran: its samples, and what the phaser resolved to.
 struct Timed {
-    marks: Vec<Instant>,
+    samples: Vec<Duration>,
     resolved: Option<String>,
+}
+
+impl Timed {
+    /// The samples between the first participant's `marks`.
+    fn marked(marks: &[Instant], resolved: Option<String>) -> Timed {
+        let spans = marks.windows(2).map(|pair| pair[1].duration_since(pair[0]));
+        Timed {
+            samples: spans.collect(),
+            resolved,
+        }
+    }
+}
+
+/// When each sample of the floor started and ended, and how many tasks finished it.
+struct Spans {
+    starts: Mutex<Vec<Option<Instant>>>,
+    ends: Mutex<Vec<Option<Instant>>>,
+    finished: Vec<AtomicU64>,
+}
+
+impl Spans {
+    fn mark(&self, marks: &Mutex<Vec<Option<Instant>>>, sample: usize) {
+        // A poisoned lock means a task panicked: the join reports it.
+        if let Ok(mut marks) = marks.lock() {
+            marks[sample] = Some(Instant::now());
+        }
+    }
 }
 
 /// The clock of the first participant: it reads the time before its first phase and after each
@@ -214,6 +249,7 @@ impl AsyncTasks<'_> {
             Contender::PhaserAsync => self.phaser_async(tasks, clock),
             Contender::TokioBarrier => self.tokio_barrier(tasks, clock),
             Contender::PhaserThreads => phaser_threads(self.args.degree, tasks, clock),
+            Contender::YieldFloor => self.yield_floor(tasks, clock),
         }
     }
 
@@ -246,10 +282,7 @@ impl AsyncTasks<'_> {
             })
             .collect();
         let marks = self.join(handles)?;
-        Ok(Timed {
-            marks,
-            resolved: Some(resolved),
-        })
+        Ok(Timed::marked(&marks, Some(resolved)))
     }
 
     /// Each task waits `clock.total` times; exactly one task leads each phase, which the count
@@ -280,8 +313,51 @@ impl AsyncTasks<'_> {
         if led != clock.total {
             return Err(format!("{led} leaders in {} phases", clock.total));
         }
+        Ok(Timed::marked(&marks, None))
+    }
+
+    /// Each task yields `clock.phases` times a sample. Nothing else orders the tasks, so the
+    /// first task's clock would say nothing of the others' (tokio runs a task that yields again
+    /// soon): each sample starts when every task has passed a gate (a `tokio::sync::Barrier`,
+    /// untimed) and ends when the last task has yielded its phases.
+    fn yield_floor(&self, tasks: usize, clock: Clock) -> Result<Timed, String> {
+        let samples = (clock.total / clock.phases) as usize;
+        let gate = Arc::new(tokio::sync::Barrier::new(tasks));
+        let spans = Arc::new(Spans {
+            starts: Mutex::new(vec![None; samples]),
+            ends: Mutex::new(vec![None; samples]),
+            finished: (0..samples).map(|_| AtomicU64::new(0)).collect(),
+        });
+        let handles: Vec<_> = (0..tasks)
+            .map(|_| {
+                let (gate, spans) = (gate.clone(), spans.clone());
+                self.runtime.spawn(async move {
+                    for sample in 0..samples {
+                        if gate.wait().await.is_leader() {
+                            spans.mark(&spans.starts, sample);
+                        }
+                        for _ in 0..clock.phases {
+                            tokio::task::yield_now().await;
+                        }
+                        let finished = spans.finished[sample].fetch_add(1, Ordering::AcqRel) + 1;
+                        if finished == tasks as u64 {
+                            spans.mark(&spans.ends, sample);
+                        }
+                    }
+                    Ok(Vec::new())
+                })
+            })
+            .collect();
+        self.join(handles)?;
+        let (starts, ends) = (spans.starts.lock(), spans.ends.lock());
+        let (starts, ends) = (starts.as_deref(), ends.as_deref());
+        let pairs = starts.into_iter().flatten().zip(ends.into_iter().flatten());
+        let samples = pairs.map(|(start, end)| match (start, end) {
+            (Some(start), Some(end)) => Ok(end.saturating_duration_since(*start)),
+            _ => Err("a sample was not marked".to_owned()),
+        });
         Ok(Timed {
-            marks,
+            samples: samples.collect::<Result<_, _>>()?,
             resolved: None,
         })
     }
@@ -365,10 +441,7 @@ fn phaser_threads(degree: Option<usize>, tasks: usize, clock: Clock) -> Result<T
         }
         failure.map_or_else(|| first.ok_or_else(|| "no threads ran".to_owned()), Err)
     })?;
-    Ok(Timed {
-        marks,
-        resolved: Some(resolved),
-    })
+    Ok(Timed::marked(&marks, Some(resolved)))
 }
 
 impl Benchmark for AsyncTasks<'_> {
@@ -416,7 +489,9 @@ impl Benchmark for AsyncTasks<'_> {
              round(s), contenders in turn), the first sample dropped; one participant times the \
              samples. P = {phases_text}. Phaser rows: SigWait registrations, {shape}; each checks \
              the phase number next_async / next returns. tokio::sync::Barrier::new(N): the \
-             count of leaders must equal the phases. Blocking OS threads run only up to N = {} \
+             count of leaders must equal the phases. The floor: each task yield_now()s once a \
+             phase, nothing synchronized (a poll and a re-schedule per task), timed from a gate \
+             to the last task's end. Blocking OS threads run only up to N = {} \
              (--max-threads): more threads on a few cores measure the scheduler",
             args.samples + 1,
             args.rounds,
@@ -434,7 +509,7 @@ impl Benchmark for AsyncTasks<'_> {
         Settings {
             method,
             threads: self.tasks.clone(),
-            contenders: [PHASER_ASYNC, TOKIO_BARRIER, PHASER_THREADS]
+            contenders: [YIELD_FLOOR, PHASER_ASYNC, TOKIO_BARRIER, PHASER_THREADS]
                 .map(str::to_owned)
                 .to_vec(),
             pinned: false,
@@ -446,9 +521,13 @@ impl Benchmark for AsyncTasks<'_> {
     fn tables(&self) -> Vec<TablePlan<Contender>> {
         let plan = |tasks: usize| {
             let threads = (tasks <= self.args.max_threads).then_some(Contender::PhaserThreads);
-            let contenders = [Contender::PhaserAsync, Contender::TokioBarrier]
-                .into_iter()
-                .chain(threads);
+            let contenders = [
+                Contender::YieldFloor,
+                Contender::PhaserAsync,
+                Contender::TokioBarrier,
+            ]
+            .into_iter()
+            .chain(threads);
             let rows = contenders.map(|contender| RowPlan {
                 contender,
                 name: contender.name().to_owned(),
@@ -481,8 +560,7 @@ impl Benchmark for AsyncTasks<'_> {
         match self.once(plan.contender, tasks, phases) {
             Ok(timed) => {
                 row.resolved = timed.resolved;
-                for pair in timed.marks.windows(2) {
-                    let elapsed = pair[1].duration_since(pair[0]);
+                for elapsed in timed.samples {
                     row.raw_ns.push(nanos(elapsed) / task_phases as f64);
                     row.sample_iterations.push(task_phases);
                 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use phasers::{Mode, Phaser, Registration};
-use phasers_cli::harness::args::{parse_within, sorted_unique};
+use phasers_cli::harness::args::{parse_seconds, parse_within, sorted_unique};
 use phasers_cli::harness::bench::{self, Benchmark};
 use phasers_cli::harness::files;
 use phasers_cli::harness::floor::Floor;
@@ -26,7 +26,7 @@ use phasers_cli::harness::ratio::{Pick, Ratio};
 use phasers_cli::harness::render::{Column, Format, Layout, PlotSpec};
 use phasers_cli::harness::result::{Fields, Kind, Report, Row, Settings};
 use phasers_cli::harness::table::{aligned, Last};
-use phasers_cli::harness::watchdog::panic_message;
+use phasers_cli::harness::watchdog::{panic_message, watch_until, Watch};
 
 use super::phaser::shape_label;
 
@@ -58,6 +58,10 @@ pub struct AsyncArgs {
     /// N <= degree) [default: flat up to 65,535 participants, then two tiers of degree ceil(sqrt N)].
     #[arg(long, value_name = "D", value_parser = |text: &str| parse_within(text, 2, 65_535, "degree"))]
     degree: Option<usize>,
+
+    /// Stop the whole run when a row completes no phase for this many seconds: it is hung.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
+    hang_seconds: Duration,
 
     /// `--json`, `--csv`, `--plot` and `--verbose`.
     #[command(flatten)]
@@ -223,17 +227,23 @@ impl Spans {
 }
 
 /// The clock of the first participant: it reads the time before its first phase and after each
-/// sample's `phases`; the others read nothing.
-#[derive(Debug, Clone, Copy)]
+/// sample's `phases`, and counts its phases for the watchdog; the others do neither.
+#[derive(Debug, Clone)]
 struct Clock {
     phases: u64,
     total: u64,
+    progress: Arc<AtomicU64>,
 }
 
 impl Clock {
     /// The times to mark, as phases completed: 0, then every `phases` up to `total`.
-    fn marks(self, completed: u64) -> bool {
+    fn marks(&self, completed: u64) -> bool {
         completed % self.phases == 0
+    }
+
+    /// One more phase completed: the watchdog stops a row whose count stalls.
+    fn tick(&self) {
+        self.progress.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -244,24 +254,27 @@ impl AsyncTasks<'_> {
         let clock = Clock {
             phases,
             total: phases * samples,
+            progress: Arc::new(AtomicU64::new(0)),
         };
+        let watch = Watch::new(contender.name(), tasks, self.args.hang_seconds);
         match contender {
-            Contender::PhaserAsync => self.phaser_async(tasks, clock),
-            Contender::TokioBarrier => self.tokio_barrier(tasks, clock),
-            Contender::PhaserThreads => phaser_threads(self.args.degree, tasks, clock),
-            Contender::YieldFloor => self.yield_floor(tasks, clock),
+            Contender::PhaserAsync => self.phaser_async(tasks, clock, &watch),
+            Contender::TokioBarrier => self.tokio_barrier(tasks, clock, &watch),
+            Contender::PhaserThreads => phaser_threads(self.args.degree, tasks, clock, &watch),
+            Contender::YieldFloor => self.yield_floor(tasks, clock, &watch),
         }
     }
 
     /// Each task awaits `next_async` `clock.total` times and checks that it returns the phase it
     /// awaited (a task whose phase is wrong stops, so the row fails rather than hangs: its
     /// registration's drop deregisters it).
-    fn phaser_async(&self, tasks: usize, clock: Clock) -> Result<Timed, String> {
+    fn phaser_async(&self, tasks: usize, clock: Clock, watch: &Watch) -> Result<Timed, String> {
         let (phaser, registrations) = registrations(self.args.degree, tasks)?;
         let resolved = shape_label(phaser.tiers(), phaser.degree());
         drop(phaser);
         let handles: Vec<_> = (registrations.into_iter().enumerate())
             .map(|(index, mut registration)| {
+                let clock = clock.clone();
                 self.runtime.spawn(async move {
                     let mut marks = Vec::new();
                     for phase in 0..clock.total {
@@ -275,24 +288,27 @@ impl AsyncTasks<'_> {
                                 "task {index} awaited phase {phase}, next_async returned {done}"
                             ));
                         }
+                        if index == 0 {
+                            clock.tick();
+                        }
                     }
                     marks.push(Instant::now());
                     Ok(marks)
                 })
             })
             .collect();
-        let marks = self.join(handles)?;
+        let marks = self.join(handles, &clock, watch)?;
         Ok(Timed::marked(&marks, Some(resolved)))
     }
 
     /// Each task waits `clock.total` times; exactly one task leads each phase, which the count
     /// of leaders checks (the barrier has no phase number to return).
-    fn tokio_barrier(&self, tasks: usize, clock: Clock) -> Result<Timed, String> {
+    fn tokio_barrier(&self, tasks: usize, clock: Clock, watch: &Watch) -> Result<Timed, String> {
         let barrier = Arc::new(tokio::sync::Barrier::new(tasks));
         let leaders = Arc::new(AtomicU64::new(0));
         let handles: Vec<_> = (0..tasks)
             .map(|index| {
-                let (barrier, leaders) = (barrier.clone(), leaders.clone());
+                let (barrier, leaders, clock) = (barrier.clone(), leaders.clone(), clock.clone());
                 self.runtime.spawn(async move {
                     let mut marks = Vec::new();
                     for phase in 0..clock.total {
@@ -302,13 +318,16 @@ impl AsyncTasks<'_> {
                         if barrier.wait().await.is_leader() {
                             leaders.fetch_add(1, Ordering::Relaxed);
                         }
+                        if index == 0 {
+                            clock.tick();
+                        }
                     }
                     marks.push(Instant::now());
                     Ok(marks)
                 })
             })
             .collect();
-        let marks = self.join(handles)?;
+        let marks = self.join(handles, &clock, watch)?;
         let led = leaders.load(Ordering::Relaxed);
         if led != clock.total {
             return Err(format!("{led} leaders in {} phases", clock.total));
@@ -320,7 +339,7 @@ impl AsyncTasks<'_> {
     /// first task's clock would say nothing of the others' (tokio runs a task that yields again
     /// soon): each sample starts when every task has passed a gate (a `tokio::sync::Barrier`,
     /// untimed) and ends when the last task has yielded its phases.
-    fn yield_floor(&self, tasks: usize, clock: Clock) -> Result<Timed, String> {
+    fn yield_floor(&self, tasks: usize, clock: Clock, watch: &Watch) -> Result<Timed, String> {
         let samples = (clock.total / clock.phases) as usize;
         let gate = Arc::new(tokio::sync::Barrier::new(tasks));
         let spans = Arc::new(Spans {
@@ -329,8 +348,8 @@ impl AsyncTasks<'_> {
             finished: (0..samples).map(|_| AtomicU64::new(0)).collect(),
         });
         let handles: Vec<_> = (0..tasks)
-            .map(|_| {
-                let (gate, spans) = (gate.clone(), spans.clone());
+            .map(|index| {
+                let (gate, spans, clock) = (gate.clone(), spans.clone(), clock.clone());
                 self.runtime.spawn(async move {
                     for sample in 0..samples {
                         if gate.wait().await.is_leader() {
@@ -338,6 +357,9 @@ impl AsyncTasks<'_> {
                         }
                         for _ in 0..clock.phases {
                             tokio::task::yield_now().await;
+                            if index == 0 {
+                                clock.tick();
+                            }
                         }
                         let finished = spans.finished[sample].fetch_add(1, Ordering::AcqRel) + 1;
                         if finished == tasks as u64 {
@@ -348,7 +370,7 @@ impl AsyncTasks<'_> {
                 })
             })
             .collect();
-        self.join(handles)?;
+        self.join(handles, &clock, watch)?;
         let (starts, ends) = (spans.starts.lock(), spans.ends.lock());
         let (starts, ends) = (starts.as_deref(), ends.as_deref());
         let pairs = starts.into_iter().flatten().zip(ends.into_iter().flatten());
@@ -362,38 +384,61 @@ impl AsyncTasks<'_> {
         })
     }
 
-    /// Awaits every task; the first's marks, or the first failure.
+    /// Awaits every task; the first's marks, or the first failure. A task stuck in a barrier
+    /// never ends, so this thread watches `clock`'s count while a task of the runtime joins them,
+    /// and stops the run when it stalls for `--hang-seconds`.
     fn join(
         &self,
         handles: Vec<tokio::task::JoinHandle<Result<Vec<Instant>, String>>>,
+        clock: &Clock,
+        watch: &Watch,
     ) -> Result<Vec<Instant>, String> {
-        self.runtime.block_on(async {
-            let mut first = None;
-            let mut failure = None;
-            for handle in handles {
-                // Every task is awaited, so none outlives its round whatever happened.
-                let outcome = match handle.await {
-                    Ok(outcome) => outcome,
-                    Err(error) => Err(format!("a task failed: {error}")),
-                };
-                match outcome {
-                    Ok(marks) => {
-                        first.get_or_insert(marks);
-                    }
-                    Err(error) => failure = failure.or(Some(error)),
-                }
-            }
-            failure.map_or_else(|| first.ok_or_else(|| "no tasks ran".to_owned()), Err)
-        })
+        let driver = std::thread::current();
+        let joiner = self.runtime.spawn(async move {
+            let joined = join_all(handles).await;
+            // Tell the watcher at once, rather than at its next look.
+            driver.unpark();
+            joined
+        });
+        watch_until(|| joiner.is_finished(), &clock.progress, watch);
+        (self.runtime.block_on(joiner)).unwrap_or_else(|error| Err(format!("the join: {error}")))
     }
 }
 
+/// Awaits every task in `handles`: the first's output, or the first failure.
+async fn join_all(
+    handles: Vec<tokio::task::JoinHandle<Result<Vec<Instant>, String>>>,
+) -> Result<Vec<Instant>, String> {
+    let mut first = None;
+    let mut failure = None;
+    for handle in handles {
+        // Every task is awaited, so none outlives its round whatever happened.
+        let outcome = match handle.await {
+            Ok(outcome) => outcome,
+            Err(error) => Err(format!("a task failed: {error}")),
+        };
+        match outcome {
+            Ok(marks) => {
+                first.get_or_insert(marks);
+            }
+            Err(error) => failure = failure.or(Some(error)),
+        }
+    }
+    failure.map_or_else(|| first.ok_or_else(|| "no tasks ran".to_owned()), Err)
+}
+
 /// Each of `tasks` OS threads calls `next()` `clock.total` times, checking the phase it returns.
-fn phaser_threads(degree: Option<usize>, tasks: usize, clock: Clock) -> Result<Timed, String> {
+fn phaser_threads(
+    degree: Option<usize>,
+    tasks: usize,
+    clock: Clock,
+    watch: &Watch,
+) -> Result<Timed, String> {
     let (phaser, registrations) = registrations(degree, tasks)?;
     let resolved = shape_label(phaser.tiers(), phaser.degree());
     drop(phaser);
     let work = |index: usize, mut registration: Registration| {
+        let clock = clock.clone();
         move || -> Result<Vec<Instant>, String> {
             let mut marks = Vec::new();
             for phase in 0..clock.total {
@@ -406,6 +451,9 @@ fn phaser_threads(degree: Option<usize>, tasks: usize, clock: Clock) -> Result<T
                     return Err(format!(
                         "thread {index} awaited phase {phase}, next returned {done}"
                     ));
+                }
+                if index == 0 {
+                    clock.tick();
                 }
             }
             marks.push(Instant::now());
@@ -426,6 +474,11 @@ fn phaser_threads(degree: Option<usize>, tasks: usize, clock: Clock) -> Result<T
                 }
             }
         }
+        watch_until(
+            || threads.iter().all(|thread| thread.is_finished()),
+            &clock.progress,
+            watch,
+        );
         let mut first = None;
         for thread in threads {
             match thread.join() {

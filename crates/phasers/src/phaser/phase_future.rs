@@ -17,8 +17,10 @@ impl Registration {
     /// and blocking threads and tasks can share one phaser.
     ///
     /// The checks and errors are `next`'s, returned by the first poll; a signal-only registration
-    /// signals and completes in that poll. A task never spins: each poll probes the release once,
-    /// and the task is woken by the release (or by the phaser breaking).
+    /// signals and completes in that poll (only one running 2^27 phases ahead of the phaser would
+    /// block there, as `signal` does, until the others catch up). A task never spins: each poll
+    /// probes the release once, and the task is woken by the release (or by the phaser breaking).
+    /// A task's wait has no timer, so it reports no stall and has no timeout of its own.
     ///
     /// ```
     /// use std::future::Future;

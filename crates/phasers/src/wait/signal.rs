@@ -20,6 +20,10 @@
 //! fails, or the waiter sleeps first and the writer's wake finds it. When nobody set `PARKED`, a
 //! writer touches only the word: no lock and no system call.
 //!
+//! Async tasks wait here too, without sleeping: a task stores its waker beside the futex and
+//! sets `PARKED` by the same compare-and-swap, and every release that sees `PARKED` also wakes the
+//! stored wakers (see `wakers.rs` and `poll.rs`).
+//!
 //! Sleepers wait on one futex word per signal, which a release bumps before it wakes them, all
 //! with one system call or through a tree of sleepers waking sleepers, as their plan asked (see
 //! `futex.rs`); validation is ordered against the wake by that epoch (see `Signal::sleep`). On

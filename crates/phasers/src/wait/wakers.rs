@@ -16,9 +16,15 @@
 //! a new slot. A task that stops waiting (its future is dropped) empties its slot, so its
 //! waker, which may keep the task's memory alive, is not held until the next release.
 //!
-//! Wakers are woken outside the lock: `wake` runs the executor's code, which may poll the task
-//! at once on this thread, and that poll stores a waker here again.
+//! Wakers are woken outside the list's lock: `wake` runs the executor's code, which may poll the
+//! task at once on this thread, and that poll stores a waker here again. The object's own locks
+//! may be held, though: a phaser releases some phases (a registration leaving, signals that ran
+//! ahead) under its structure lock, where it also wakes its sleepers. Executors schedule a woken
+//! task rather than run it inside `wake`, which is all this needs. A `wake` that panics does not
+//! keep the others from being woken: the first panic goes on once every waker was woken, through
+//! the release, as a panicking advance action's would.
 
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::task::Waker;
 
 use crate::primitive::{Mutex, MutexGuard};
@@ -103,8 +109,14 @@ impl Wakers {
             list.round += 1;
             std::mem::take(&mut list.slots)
         };
+        let mut panicked = None;
         for waker in taken.into_iter().flatten() {
-            waker.wake();
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| waker.wake())) {
+                panicked.get_or_insert(payload);
+            }
+        }
+        if let Some(payload) = panicked {
+            resume_unwind(payload);
         }
     }
 }
@@ -138,6 +150,23 @@ mod tests {
         assert_ne!(again, key);
         wakers.wake_all();
         assert_eq!(count.0.load(Ordering::Relaxed), 2);
+    }
+
+    /// A waker that panics (an executor's bug) does not keep the others from being woken.
+    #[test]
+    fn a_panicking_waker_does_not_stop_the_others() {
+        struct Panics;
+        impl Wake for Panics {
+            fn wake(self: Arc<Self>) {
+                panic!("a broken executor");
+            }
+        }
+        let (wakers, count) = (Wakers::new(), Arc::new(Count::default()));
+        wakers.store(None, &Waker::from(Arc::new(Panics)));
+        wakers.store(None, &Waker::from(count.clone()));
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| wakers.wake_all()));
+        assert!(outcome.is_err());
+        assert_eq!(count.0.load(Ordering::Relaxed), 1);
     }
 
     #[test]

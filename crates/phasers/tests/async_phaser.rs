@@ -1,0 +1,498 @@
+//! `Registration::next_async` and `wait_async`: async tasks and blocking threads on one phaser,
+//! accumulators, cancellation, a phaser broken while tasks wait, and 64 tasks on 2 threads.
+//!
+//! No runtime: `block_on` parks the polling thread until the waker unparks it, and `Pool` runs
+//! many tasks on a few threads, each task re-queued by its waker. Every wait that could hang is
+//! bounded by `within`, which fails the test instead.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::{pin, Pin};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use phasers::{Accumulator, Error, Mode, Op, Phaser, PhaserBuilder, Registration};
+
+/// How long any one test may wait for something before it counts as hung.
+const HANG: Duration = Duration::from_secs(60);
+
+/// Wakes the thread that polls.
+struct Unpark(std::thread::Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// Polls `future` on this thread until it completes, parking between polls.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut context = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+            return output;
+        }
+        std::thread::park();
+    }
+}
+
+/// A waker that does nothing, for polls whose wake is not needed (`Waker::noop` needs Rust 1.85).
+fn nothing() -> Waker {
+    struct Nothing;
+    impl Wake for Nothing {
+        fn wake(self: Arc<Self>) {}
+    }
+    Waker::from(Arc::new(Nothing))
+}
+
+/// Polls `future` once.
+fn poll_once<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
+    Pin::new(future).poll(&mut Context::from_waker(&nothing()))
+}
+
+/// Runs `f` on a thread of its own and returns its result, failing the test if it takes longer
+/// than [`HANG`].
+fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || sender.send(f()));
+    receiver
+        .recv_timeout(HANG)
+        .expect("a wait hung (or its thread panicked)")
+}
+
+type Task = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// One task of a [`Pool`]: its future, and whether it is queued.
+struct Job {
+    future: Mutex<Option<Task>>,
+    queued: AtomicBool,
+    pool: Arc<Shared>,
+}
+
+struct Shared {
+    queue: Mutex<VecDeque<Arc<Job>>>,
+    ready: Condvar,
+    /// Tasks not yet complete.
+    left: AtomicUsize,
+}
+
+impl Wake for Job {
+    fn wake(self: Arc<Self>) {
+        if !self.queued.swap(true, Ordering::AcqRel) {
+            let pool = self.pool.clone();
+            pool.queue.lock().unwrap().push_back(self);
+            pool.ready.notify_one();
+        }
+    }
+}
+
+/// Many tasks on a few threads: enough of an executor to run thousands of tasks on two threads.
+struct Pool;
+
+impl Pool {
+    /// Runs every task to completion on `threads` threads.
+    fn run(threads: usize, tasks: Vec<Task>) {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(VecDeque::new()),
+            ready: Condvar::new(),
+            left: AtomicUsize::new(tasks.len()),
+        });
+        for task in tasks {
+            let job = Arc::new(Job {
+                future: Mutex::new(Some(task)),
+                queued: AtomicBool::new(true),
+                pool: shared.clone(),
+            });
+            shared.queue.lock().unwrap().push_back(job);
+        }
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let shared = &shared;
+                s.spawn(move || Pool::work(shared));
+            }
+        });
+    }
+
+    fn work(shared: &Arc<Shared>) {
+        loop {
+            let job = {
+                let mut queue = shared.queue.lock().unwrap();
+                loop {
+                    if shared.left.load(Ordering::Acquire) == 0 {
+                        return;
+                    }
+                    if let Some(job) = queue.pop_front() {
+                        break job;
+                    }
+                    queue = shared.ready.wait_timeout(queue, HANG).unwrap().0;
+                }
+            };
+            job.queued.store(false, Ordering::Release);
+            let waker = Waker::from(job.clone());
+            let mut slot = job.future.lock().unwrap();
+            let Some(future) = slot.as_mut() else {
+                continue; // completed already; a late wake queued it again
+            };
+            if future
+                .as_mut()
+                .poll(&mut Context::from_waker(&waker))
+                .is_ready()
+            {
+                *slot = None;
+                if shared.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    let _queue = shared.queue.lock().unwrap();
+                    shared.ready.notify_all();
+                }
+            }
+        }
+    }
+}
+
+/// How many parties signalled each phase, counted before their signals: once a phase is released,
+/// its count must be every party (the barrier invariant).
+struct Ledger {
+    arrived: Vec<AtomicUsize>,
+    parties: usize,
+}
+
+impl Ledger {
+    fn new(parties: usize, phases: usize) -> Arc<Self> {
+        Arc::new(Ledger {
+            arrived: (0..phases).map(|_| AtomicUsize::new(0)).collect(),
+            parties,
+        })
+    }
+
+    fn arrive(&self, phase: u64) {
+        self.arrived[phase as usize].fetch_add(1, Ordering::Release);
+    }
+
+    fn check(&self, phase: u64) {
+        let arrived = self.arrived[phase as usize].load(Ordering::Acquire);
+        assert_eq!(
+            arrived, self.parties,
+            "phase {phase} was released after {arrived} of {} signals",
+            self.parties
+        );
+    }
+}
+
+/// What party `party` sends in `phase`; the sum over the parties is what every party checks.
+fn contribution(party: usize, phase: u64) -> i64 {
+    (party as i64 + 1) * 1000 + phase as i64
+}
+
+fn expected_sum(parties: usize, phase: u64) -> i64 {
+    (0..parties).map(|party| contribution(party, phase)).sum()
+}
+
+/// A blocking thread and `tasks` async tasks on `threads` threads share one phaser built by
+/// `builder`, for `phases` phases; every party sends to a sum accumulator and checks the sum and
+/// the barrier invariant after each phase.
+fn mixed_parties(builder: PhaserBuilder, tasks: usize, threads: usize, phases: u64) {
+    let (phaser, mut main) = builder.mode(Mode::SigWait).build().unwrap();
+    let sum = Accumulator::<i64>::new(&phaser, Op::Sum).unwrap();
+    let parties = tasks + 1;
+    let ledger = Ledger::new(parties, phases as usize);
+    let futures: Vec<Task> = main
+        .register_many(Mode::SigWait, tasks)
+        .unwrap()
+        .into_iter()
+        .enumerate()
+        .map(|(index, mut registration)| {
+            let (sum, ledger) = (sum.clone(), ledger.clone());
+            let party = index + 1;
+            Box::pin(async move {
+                for phase in 0..phases {
+                    sum.send(&mut registration, contribution(party, phase))
+                        .unwrap();
+                    ledger.arrive(phase);
+                    assert_eq!(registration.next_async().await.unwrap(), phase);
+                    ledger.check(phase);
+                    assert_eq!(sum.result(), expected_sum(parties, phase));
+                }
+            }) as Task
+        })
+        .collect();
+    within(move || {
+        std::thread::scope(|s| {
+            s.spawn(|| Pool::run(threads, futures));
+            for phase in 0..phases {
+                sum.send(&mut main, contribution(0, phase)).unwrap();
+                ledger.arrive(phase);
+                assert_eq!(main.next().unwrap(), phase);
+                ledger.check(phase);
+                assert_eq!(sum.result(), expected_sum(parties, phase));
+            }
+        });
+        assert_eq!(phaser.phase(), phases);
+    });
+}
+
+#[test]
+fn a_thread_and_tasks_share_a_flat_phaser() {
+    mixed_parties(Phaser::builder().tiers(1), 7, 2, 200);
+}
+
+#[test]
+fn a_thread_and_tasks_share_a_tiered_phaser() {
+    mixed_parties(Phaser::builder().tiers(2).degree(2), 7, 2, 200);
+}
+
+/// Each task on a thread of its own, blocked in `block_on`: every task's waker is a parked
+/// thread, and the release wakes it through the phaser's wakers, beside threads that park in the
+/// kernel on the same word.
+#[test]
+fn tasks_on_threads_of_their_own_and_blocking_threads() {
+    const PHASES: u64 = 300;
+    let (phaser, main) = Phaser::builder().tiers(2).degree(2).build().unwrap();
+    let ledger = Ledger::new(6, PHASES as usize);
+    let registrations = main.register_many(Mode::SigWait, 6).unwrap();
+    drop(main);
+    within(move || {
+        std::thread::scope(|s| {
+            for (index, mut registration) in registrations.into_iter().enumerate() {
+                let ledger = ledger.clone();
+                s.spawn(move || {
+                    for phase in 0..PHASES {
+                        ledger.arrive(phase);
+                        let completed = if index % 2 == 0 {
+                            block_on(registration.next_async())
+                        } else {
+                            registration.next()
+                        };
+                        assert_eq!(completed.unwrap(), phase);
+                        ledger.check(phase);
+                    }
+                    registration
+                });
+            }
+        });
+        let _ = phaser;
+    });
+}
+
+/// Split phases: `signal` then `wait_async`, and `wait_async` signalling itself.
+#[test]
+fn wait_async_after_signal_and_without() {
+    let (_phaser, mut main) = Phaser::new(Mode::SigWait).unwrap();
+    let mut other = main.register(Mode::SigWait).unwrap();
+    within(move || {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for phase in 0..100 {
+                    other.signal().unwrap();
+                    assert_eq!(block_on(other.wait_async()).unwrap(), phase);
+                }
+            });
+            for phase in 0..100 {
+                assert_eq!(block_on(main.wait_async()).unwrap(), phase);
+            }
+        });
+    });
+}
+
+#[test]
+fn signal_only_and_wait_only_registrations() {
+    let (phaser, creator) = Phaser::new(Mode::SigWait).unwrap();
+    let mut producer = creator.register(Mode::Sig).unwrap();
+    let mut consumer = creator.register(Mode::Wait).unwrap();
+    drop(creator);
+    // A signal-only `next_async` signals and completes in its first poll, as `next` returns.
+    assert!(matches!(
+        poll_once(&mut producer.next_async()),
+        Poll::Ready(Ok(0))
+    ));
+    // It never waits: `wait_async` fails as `wait` does, from its first poll.
+    let refused = poll_once(&mut producer.wait_async());
+    assert!(
+        matches!(refused, Poll::Ready(Err(Error::Capability { .. }))),
+        "{refused:?}"
+    );
+    assert_eq!(producer.phase(), 1);
+    assert_eq!(block_on(consumer.next_async()).unwrap(), 0);
+    let mut pending = consumer.wait_async();
+    assert!(poll_once(&mut pending).is_pending());
+    drop(pending); // a wait-only registration signals nothing: nothing is left behind
+    producer.signal().unwrap();
+    assert_eq!(block_on(consumer.wait_async()).unwrap(), 1);
+    assert_eq!(phaser.phase(), 2);
+}
+
+/// A future dropped before its first poll did nothing: the phase is neither signalled nor waited.
+#[test]
+fn dropped_before_its_first_poll() {
+    let (phaser, mut main) = Phaser::new(Mode::SigWait).unwrap();
+    let mut other = main.register(Mode::SigWait).unwrap();
+    drop(main.next_async());
+    drop(main.wait_async());
+    assert_eq!(main.phase(), 0);
+    assert_eq!(phaser.arrived(), 0);
+    other.signal().unwrap();
+    assert_eq!(phaser.phase(), 0, "phase 0 must still wait for main");
+    assert_eq!(main.next().unwrap(), 0);
+    assert_eq!(other.wait().unwrap(), 0);
+    assert_eq!(phaser.phase(), 1);
+}
+
+/// A future dropped after its signal leaves a split phase: the next `next()` waits for the phase
+/// already signalled, without signalling again, and the phases after it run as usual.
+#[test]
+fn dropped_after_signalling_then_next() {
+    let (phaser, mut main) = Phaser::new(Mode::SigWait).unwrap();
+    let mut other = main.register(Mode::SigWait).unwrap();
+    let mut next = main.next_async();
+    assert!(poll_once(&mut next).is_pending());
+    drop(next);
+    assert_eq!(main.phase(), 1, "signalled phase 0");
+    assert_eq!(phaser.arrived(), 1);
+    // A second future does not signal phase 0 again (that would be refused, or corrupt the
+    // count): it waits for it, like the blocking `wait` after `signal`.
+    let mut again = main.next_async();
+    assert!(poll_once(&mut again).is_pending());
+    drop(again);
+    assert_eq!(phaser.arrived(), 1);
+    within(move || {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for phase in 0..50 {
+                    assert_eq!(other.next().unwrap(), phase);
+                }
+            });
+            for phase in 0..50 {
+                assert_eq!(main.next().unwrap(), phase);
+            }
+        });
+        assert_eq!(phaser.phase(), 50);
+    });
+}
+
+/// A future dropped while its waker is stored leaves the stored waker behind for nothing: the
+/// release does not wake the dropped task's waker.
+#[test]
+fn a_dropped_future_is_not_woken() {
+    struct Count(AtomicU64);
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let (_phaser, mut main) = Phaser::new(Mode::SigWait).unwrap();
+    let mut other = main.register(Mode::SigWait).unwrap();
+    let count = Arc::new(Count(AtomicU64::new(0)));
+    let waker = Waker::from(count.clone());
+    let mut next = main.next_async();
+    assert!(Pin::new(&mut next)
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    drop(next);
+    other.signal().unwrap(); // releases phase 0
+    assert_eq!(count.0.load(Ordering::Relaxed), 0);
+    assert_eq!(main.wait().unwrap(), 0);
+}
+
+/// A registration dropped while its thread panics breaks the phaser: a task waiting then, and one
+/// that starts later, get the blocking form's `Error::Broken`.
+#[test]
+fn broken_by_a_panic_while_tasks_wait() {
+    let (phaser, mut main) = Phaser::new(Mode::SigWait).unwrap();
+    let mut waiter = main.register(Mode::SigWait).unwrap();
+    let doomed = main.register(Mode::SigWait).unwrap();
+    let doomed_id = doomed.id();
+    main.signal().unwrap();
+    let (polled, started) = mpsc::channel();
+    let task = std::thread::spawn(move || {
+        let mut next = pin!(waiter.next_async());
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut context = Context::from_waker(&waker);
+        assert!(next.as_mut().poll(&mut context).is_pending());
+        polled.send(()).unwrap();
+        loop {
+            if let Poll::Ready(outcome) = next.as_mut().poll(&mut context) {
+                return outcome;
+            }
+            std::thread::park();
+        }
+    });
+    started.recv_timeout(HANG).unwrap();
+    let panicked = std::thread::spawn(move || {
+        let _doomed = doomed;
+        panic!("the task holding the registration panics");
+    })
+    .join();
+    assert!(panicked.is_err());
+    let outcome = within(move || task.join().unwrap());
+    let broken = Error::Broken {
+        by: doomed_id,
+        episode: 0,
+    };
+    assert_eq!(outcome, Err(broken.clone()));
+    let _ = &phaser;
+    // A later future fails as the blocking wait does.
+    assert_eq!(block_on(main.wait_async()), main.wait());
+    let mut late = main.register(Mode::Wait);
+    assert!(late.is_err() || block_on(late.as_mut().unwrap().wait_async()).is_err());
+}
+
+/// `force_terminate` ends the wait of a task with the blocking form's `Terminated`.
+#[test]
+fn terminated_while_a_task_waits() {
+    let (phaser, mut main) = Phaser::new(Mode::SigWait).unwrap();
+    let _silent = main.register(Mode::SigWait).unwrap();
+    let task = std::thread::spawn(move || block_on(main.next_async()));
+    std::thread::sleep(Duration::from_millis(20));
+    phaser.force_terminate();
+    assert_eq!(
+        within(move || task.join().unwrap()),
+        Err(Error::Terminated { phase: 0 })
+    );
+}
+
+/// 64 tasks on 2 threads, 300 phases: no task starts phase `p + 1` before all signalled `p`.
+/// Some tasks split their phases (`signal`, then `wait_async`); the others use `next_async`.
+#[test]
+fn sixty_four_tasks_on_two_threads() {
+    stress(Phaser::builder().tiers(1), 64, 300);
+    stress(Phaser::builder().tiers(3).degree(4), 64, 300);
+}
+
+fn stress(builder: PhaserBuilder, tasks: usize, phases: u64) {
+    let (phaser, main) = builder.mode(Mode::SigWait).build().unwrap();
+    let ledger = Ledger::new(tasks, phases as usize);
+    let futures: Vec<Task> = main
+        .register_many(Mode::SigWait, tasks)
+        .unwrap()
+        .into_iter()
+        .enumerate()
+        .map(|(index, registration)| {
+            let ledger = ledger.clone();
+            Box::pin(run_phases(registration, ledger, phases, index % 4 == 0)) as Task
+        })
+        .collect();
+    drop(main);
+    within(move || {
+        Pool::run(2, futures);
+        // The last task's drop completes the phase it was in, then terminates the phaser.
+        assert_eq!(phaser.phase(), phases + 1);
+        assert!(phaser.is_terminated());
+    });
+}
+
+async fn run_phases(mut registration: Registration, ledger: Arc<Ledger>, phases: u64, split: bool) {
+    for phase in 0..phases {
+        ledger.arrive(phase);
+        let completed = if split {
+            registration.signal().unwrap();
+            registration.wait_async().await
+        } else {
+            registration.next_async().await
+        };
+        assert_eq!(completed.unwrap(), phase);
+        ledger.check(phase);
+    }
+}

@@ -371,12 +371,15 @@ impl AsyncTasks<'_> {
             })
             .collect();
         self.join(handles, &clock, watch)?;
+        let unmarked = || "a sample of the floor was not marked".to_owned();
         let (starts, ends) = (spans.starts.lock(), spans.ends.lock());
-        let (starts, ends) = (starts.as_deref(), ends.as_deref());
-        let pairs = starts.into_iter().flatten().zip(ends.into_iter().flatten());
-        let samples = pairs.map(|(start, end)| match (start, end) {
+        let (starts, ends) = (
+            starts.map_err(|_| unmarked())?,
+            ends.map_err(|_| unmarked())?,
+        );
+        let samples = starts.iter().zip(ends.iter()).map(|pair| match pair {
             (Some(start), Some(end)) => Ok(end.saturating_duration_since(*start)),
-            _ => Err("a sample was not marked".to_owned()),
+            _ => Err(unmarked()),
         });
         Ok(Timed {
             samples: samples.collect::<Result<_, _>>()?,
@@ -724,8 +727,8 @@ fn goal(report: &Report) -> Option<String> {
         (records.find(|record| record.record.threads == tasks && record.record.label == RATIO))
             .map(|record| record.record.ratio)
     };
-    let ten = at(10_000)?;
-    let met = ten <= 0.5 && at(100_000).map_or(true, |hundred| hundred <= ten.max(0.5));
+    // "No higher at 100,000": the same bound, where 100,000 ran.
+    let met = at(10_000)? <= 0.5 && at(100_000).map_or(true, |hundred| hundred <= 0.5);
     let verdict = match met {
         true => "met",
         false => "not met",

@@ -496,3 +496,10 @@ async fn run_phases(mut registration: Registration, ledger: Arc<Ledger>, phases:
         ledger.check(phase);
     }
 }
+
+/// A thousand tasks on two threads, on the default phaser: a scale no thread per participant
+/// reaches on two cores.
+#[test]
+fn a_thousand_tasks_on_two_threads() {
+    stress(Phaser::builder(), 1000, 50);
+}

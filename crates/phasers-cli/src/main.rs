@@ -90,6 +90,10 @@ enum BenchTarget {
     /// unchecked; every sync mode) on the team of all and split_grid's sub-teams, against
     /// std::sync::Barrier, our Barrier, OpenMP and memcpy (seed 004's MPP suite).
     Collectives(collectives::CollectivesArgs),
+    /// A phase among N async tasks on a tokio runtime of 2 worker threads: the phaser's
+    /// `next_async` (one task per registration) against `tokio::sync::Barrier` and, up to
+    /// --max-threads, OS threads blocking in `next()`; per task per phase and per phase.
+    Async(benches::async_tasks::AsyncArgs),
 }
 
 fn main() -> ExitCode {
@@ -166,6 +170,7 @@ fn run(command: Option<Command>) -> Result<(), String> {
             }
             BenchTarget::Reduce(args) => benches::reduce::run(&args),
             BenchTarget::Collectives(args) => collectives::run(&args),
+            BenchTarget::Async(args) => benches::async_tasks::run(&args),
         },
         None => quick_suite(),
     }

@@ -20,7 +20,7 @@ mod cli_support;
 use cli_support::{json_file, phasers, scratch, succeeded};
 
 /// Each benchmark, with options that keep it to a second or two on 2 cores.
-const RUNS: [(&str, &str); 8] = [
+const RUNS: [(&str, &str); 9] = [
     (
         "bench barrier",
         "bench barrier --threads 2 --time 0.02 --samples 2",
@@ -51,6 +51,10 @@ const RUNS: [(&str, &str); 8] = [
     (
         "app",
         "app sor,interp --size small --threads 2 --sync auto,std --repeat 1 --nops 200",
+    ),
+    (
+        "bench async",
+        "bench async --tasks 2 --phases 4 --rounds 1 --samples 1",
     ),
 ];
 

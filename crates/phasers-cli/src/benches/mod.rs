@@ -3,6 +3,7 @@
 //! app's `timed`, so imports go barrier ← phaser ← dynamic → app and never back.
 
 pub mod app;
+pub mod async_tasks;
 pub mod barrier;
 pub mod collectives;
 pub mod dynamic;

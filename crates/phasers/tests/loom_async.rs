@@ -38,8 +38,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use loom_support::model_bounded;
-use phasers::{Error, Mode, Phaser, Registration};
+use loom_support::{model_bounded, phaser_of_shape};
+use phasers::{Error, Mode};
 
 const PHASES: usize = 3;
 const TASKS: usize = 3;
@@ -128,19 +128,10 @@ impl Arrivals {
     }
 }
 
-fn build(tiers: usize, degree: usize) -> (Phaser, Registration) {
-    Phaser::builder()
-        .tiers(tiers)
-        .degree(degree)
-        .mode(Mode::SigWait)
-        .build()
-        .expect("a valid shape")
-}
-
 fn tasks_and_a_thread(tiers: usize, degree: usize, phases: usize, max_preemptions: usize) {
     model_bounded(max_preemptions, move || {
         let arrivals = Arrivals::new();
-        let (_phaser, mut main) = build(tiers, degree);
+        let (_phaser, mut main) = phaser_of_shape(tiers, degree, Mode::SigWait);
         let tasks: Vec<_> = main
             .register_many(Mode::SigWait, TASKS - 1)
             .unwrap()
@@ -196,7 +187,7 @@ fn tasks_and_a_thread_tree() {
 #[test]
 fn task_between_two_releases() {
     model_bounded(2, || {
-        let (_phaser, mut main) = build(1, 2);
+        let (_phaser, mut main) = phaser_of_shape(1, 2, Mode::SigWait);
         let mut other = main.register(Mode::SigWait).unwrap();
         main.signal().unwrap();
         let mut consumer = main.register(Mode::Wait).unwrap();
@@ -224,7 +215,7 @@ fn task_between_two_releases() {
 #[test]
 fn task_sees_termination() {
     model_bounded(2, || {
-        let (phaser, mut main) = build(1, 2);
+        let (phaser, mut main) = phaser_of_shape(1, 2, Mode::SigWait);
         let silent = main.register(Mode::SigWait).unwrap();
         let task = thread::spawn(move || {
             let outcome = Poller::new().block_on(main.next_async());

@@ -43,7 +43,7 @@ use std::ops::ControlFlow;
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
-use loom_support::model_bounded;
+use loom_support::{model_bounded, phaser_of_shape};
 use phasers::{Accumulator, Error, Mode, Op, Phaser, Registration, WaitGroup};
 
 const PHASES: usize = 2;
@@ -120,21 +120,12 @@ on_both_shapes! {
     on_advance_terminates_after_its_phase => on_advance_terminates_after_its_phase();
 }
 
-fn build(tiers: usize, degree: usize, mode: Mode) -> (Phaser, Registration) {
-    Phaser::builder()
-        .tiers(tiers)
-        .degree(degree)
-        .mode(mode)
-        .build()
-        .expect("a valid shape")
-}
-
 /// Task 0 signals phase 0, registers task 2 (which starts at phase 1), then waits; task 1 runs
 /// both phases. Phase 0 must not wait for task 2; phase 1 must.
 fn join_while_gathering(tiers: usize, degree: usize) {
     model_bounded(2, move || {
         let ledger = Ledger::new(3);
-        let (_phaser, mut main) = build(tiers, degree, Mode::SigWait);
+        let (_phaser, mut main) = phaser_of_shape(tiers, degree, Mode::SigWait);
         let mut first = main.register(Mode::SigWait).unwrap();
         let first_ledger = ledger.clone();
         let first_thread = thread::spawn(move || {
@@ -170,7 +161,7 @@ fn join_while_gathering(tiers: usize, degree: usize) {
 fn leave_while_gathering(tiers: usize, degree: usize) {
     model_bounded(2, move || {
         let ledger = Ledger::new(3);
-        let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
+        let (phaser, mut main) = phaser_of_shape(tiers, degree, Mode::SigWait);
         let mut first = main.register(Mode::SigWait).unwrap();
         let mut leaver = main.register(Mode::SigWait).unwrap();
         let leaver_ledger = ledger.clone();
@@ -204,7 +195,7 @@ fn leave_while_gathering(tiers: usize, degree: usize) {
 fn producer_and_consumer(tiers: usize, degree: usize) {
     model_bounded(2, move || {
         let ledger = Ledger::new(1);
-        let (_phaser, creator) = build(tiers, degree, Mode::SigWait);
+        let (_phaser, creator) = phaser_of_shape(tiers, degree, Mode::SigWait);
         let mut producer = creator.register(Mode::Sig).unwrap();
         let mut consumer = creator.register(Mode::Wait).unwrap();
         drop(creator);
@@ -232,7 +223,7 @@ fn next_single_runs_once_between_gather_and_release() {
     model_bounded(2, || {
         let ledger = Ledger::new(2);
         let actions = Arc::new(UnsafeCell::new(0usize));
-        let (_phaser, main) = build(1, 2, Mode::SigWaitSingle);
+        let (_phaser, main) = phaser_of_shape(1, 2, Mode::SigWaitSingle);
         let other = main.register(Mode::SigWaitSingle).unwrap();
         let run = move |task: usize,
                         mut reg: Registration,
@@ -269,7 +260,7 @@ fn next_single_runs_once_between_gather_and_release() {
 /// sends.
 fn accumulator_phases_do_not_mix(tiers: usize, degree: usize) {
     model_bounded(2, move || {
-        let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
+        let (phaser, mut main) = phaser_of_shape(tiers, degree, Mode::SigWait);
         let sum = Accumulator::<u64>::new(&phaser, Op::Sum).unwrap();
         let mut worker = main.register(Mode::SigWait).unwrap();
         let mut feeder = main.register(Mode::Sig).unwrap();
@@ -330,7 +321,7 @@ impl<T> LoomOnly<T> {
 #[test]
 fn accumulator_attached_mid_run_is_closed() {
     model_bounded(2, || {
-        let (phaser, mut main) = build(1, 2, Mode::SigWait);
+        let (phaser, mut main) = phaser_of_shape(1, 2, Mode::SigWait);
         let mut other = main.register(Mode::SigWait).unwrap();
         let other_thread = thread::spawn(move || {
             for phase in 0..3 {
@@ -350,7 +341,7 @@ fn accumulator_attached_mid_run_is_closed() {
 fn observer_model(tiers: usize, degree: usize, phases: usize, max_preemptions: usize) {
     model_bounded(max_preemptions, move || {
         let ledger = Ledger::new(2);
-        let (phaser, mut main) = build(tiers, degree, Mode::SigWait);
+        let (phaser, mut main) = phaser_of_shape(tiers, degree, Mode::SigWait);
         let mut other = main.register(Mode::SigWait).unwrap();
         let observer = phaser.clone();
         let observer_ledger = ledger.clone();

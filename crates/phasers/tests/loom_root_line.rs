@@ -18,17 +18,8 @@
 mod loom_support;
 
 use loom::thread;
-use loom_support::model_bounded;
-use phasers::{Accumulator, Mode, Op, Phaser, Registration};
-
-fn build(tiers: usize, degree: usize) -> (Phaser, Registration) {
-    Phaser::builder()
-        .tiers(tiers)
-        .degree(degree)
-        .mode(Mode::SigWait)
-        .build()
-        .expect("a valid shape")
-}
+use loom_support::{model_bounded, phaser_of_shape};
+use phasers::{Accumulator, Mode, Op};
 
 /// What task `task` sends in `phase`: its own bit of the phase.
 fn sent(task: u64, phase: u64) -> u64 {
@@ -45,7 +36,7 @@ const PHASES: u64 = 3;
 #[test]
 fn rearm_races_a_join_and_a_leave() {
     model_bounded(2, || {
-        let (phaser, mut main) = build(1, 2);
+        let (phaser, mut main) = phaser_of_shape(1, 2, Mode::SigWait);
         let sum = Accumulator::<u64>::new(&phaser, Op::Sum).unwrap();
         let mut other = main.register(Mode::SigWait).unwrap();
         let other_sum = sum.clone();
@@ -89,7 +80,7 @@ fn phase_of(value: u64) -> Option<u64> {
 
 fn result_races_the_completions(tiers: usize, degree: usize) {
     model_bounded(2, move || {
-        let (phaser, mut main) = build(tiers, degree);
+        let (phaser, mut main) = phaser_of_shape(tiers, degree, Mode::SigWait);
         let sum = Accumulator::<u64>::new(&phaser, Op::Sum).unwrap();
         let mut other = main.register(Mode::SigWait).unwrap();
         let other_sum = sum.clone();

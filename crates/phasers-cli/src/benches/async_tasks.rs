@@ -245,6 +245,27 @@ impl Clock {
     fn tick(&self) {
         self.progress.fetch_add(1, Ordering::Relaxed);
     }
+
+    /// Checks what participant `index`'s wait for `phase` (a `call` of a `who`, for the message)
+    /// returned, and ticks the clock for the first participant.
+    fn check(
+        &self,
+        (who, index): (&str, usize),
+        call: &str,
+        phase: u64,
+        returned: phasers::Result<u64>,
+    ) -> Result<(), String> {
+        let done = returned.map_err(|error| format!("{who} {index}, phase {phase}: {error}"))?;
+        if done != phase {
+            return Err(format!(
+                "{who} {index} awaited phase {phase}, {call} returned {done}"
+            ));
+        }
+        if index == 0 {
+            self.tick();
+        }
+        Ok(())
+    }
 }
 
 impl AsyncTasks<'_> {
@@ -281,16 +302,8 @@ impl AsyncTasks<'_> {
                         if index == 0 && clock.marks(phase) {
                             marks.push(Instant::now());
                         }
-                        let done = (registration.next_async().await)
-                            .map_err(|error| format!("task {index}, phase {phase}: {error}"))?;
-                        if done != phase {
-                            return Err(format!(
-                                "task {index} awaited phase {phase}, next_async returned {done}"
-                            ));
-                        }
-                        if index == 0 {
-                            clock.tick();
-                        }
+                        let returned = registration.next_async().await;
+                        clock.check(("task", index), "next_async", phase, returned)?;
                     }
                     marks.push(Instant::now());
                     Ok(marks)
@@ -448,16 +461,7 @@ fn phaser_threads(
                 if index == 0 && clock.marks(phase) {
                     marks.push(Instant::now());
                 }
-                let done = (registration.next())
-                    .map_err(|error| format!("thread {index}, phase {phase}: {error}"))?;
-                if done != phase {
-                    return Err(format!(
-                        "thread {index} awaited phase {phase}, next returned {done}"
-                    ));
-                }
-                if index == 0 {
-                    clock.tick();
-                }
+                clock.check(("thread", index), "next", phase, registration.next())?;
             }
             marks.push(Instant::now());
             Ok(marks)

@@ -36,7 +36,7 @@ use std::time::Duration;
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
-use phasers::{Algorithm, Barrier, Error, Participant, WaitResult};
+use phasers::{Algorithm, Barrier, Error, Mode, Participant, Phaser, Registration, WaitResult};
 
 /// One barrier configuration under test.
 #[derive(Debug, Clone, Copy)]
@@ -462,4 +462,14 @@ pub fn run_episodes(
         assert_one_leader_each(&reports, episodes);
         assert_eq!(ledger.completions(), episodes);
     });
+}
+
+/// A phaser of `tiers` and `degree` whose creator registers in `mode`, for the phaser models.
+pub fn phaser_of_shape(tiers: usize, degree: usize, mode: Mode) -> (Phaser, Registration) {
+    Phaser::builder()
+        .tiers(tiers)
+        .degree(degree)
+        .mode(mode)
+        .build()
+        .expect("a valid shape")
 }

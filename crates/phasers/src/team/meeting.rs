@@ -62,7 +62,7 @@ impl MeetingLine {
 }
 
 /// How many one-word inputs fit in a meeting line after the release, arrival and result words:
-/// 3 with the futex signal of 24 bytes (Linux). Under loom a signal is larger, and one input
+/// 2 with the futex signal of 32 bytes (Linux). Under loom a signal is larger, and one input
 /// still lies there, so that the models cover both places an input can be.
 const NEAR: usize = {
     let free = 64usize.saturating_sub(std::mem::size_of::<Signal>() + 16) / 8;

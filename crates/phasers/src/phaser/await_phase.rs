@@ -103,18 +103,35 @@ impl Phaser {
         self.await_until(phase, Deadline::At(deadline))
     }
 
-    fn await_until(&self, phase: u64, deadline: Deadline) -> Result<u64> {
+    /// What a wait for `phase` returns without waiting, if anything: the checks every form of
+    /// [`await_phase`](Self::await_phase) makes first, in this order, so the async form reports
+    /// what the blocking one does.
+    pub(super) fn settled(&self, phase: u64) -> Option<Result<u64>> {
         let core = &self.core;
         let current = core.phase();
         if current > phase {
-            return Ok(current);
+            return Some(Ok(current));
         }
         if core.is_stopped_for(phase) {
-            return Err(core.stopped(phase));
+            return Some(Err(core.stopped(phase)));
         }
         if current < phase {
-            return Ok(current);
+            return Some(Ok(current));
         }
+        None
+    }
+
+    /// The probe of a wait for `phase`: the phase in progress, once it is past `phase`.
+    pub(super) fn past(&self, phase: u64) -> Option<u64> {
+        let now = self.core.phase();
+        (now > phase).then_some(now)
+    }
+
+    fn await_until(&self, phase: u64, deadline: Deadline) -> Result<u64> {
+        if let Some(settled) = self.settled(phase) {
+            return settled;
+        }
+        let core = &self.core;
         // A waiter of its own: the observer has no registration to keep a spin budget in. The
         // plan counts it among the phaser's waiters.
         let plan = core
@@ -129,11 +146,7 @@ impl Phaser {
             phase,
             Some(Watch::arrivals(&**core)),
         );
-        let now_past = || {
-            let now = core.phase();
-            (now > phase).then_some(now)
-        };
-        match waiter.until_probe(&core.release, now_past) {
+        match waiter.until_probe(&core.release, || self.past(phase)) {
             Ok(released) => Ok(released),
             Err(Stop::Broken) => Err(core.stopped(phase)),
             Err(Stop::TimedOut) => Err(Error::Timeout {

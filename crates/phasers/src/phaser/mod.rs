@@ -21,7 +21,8 @@
 //!   the advance action sees 0 registrations), and the phaser ends after it.
 //! - Timeouts ([`Registration::next_timeout`], [`Registration::next_deadline`]) name the
 //!   registrations that have not signalled, and leave the signal in place.
-//! - [`Phaser::await_phase`] waits for a phase without a registration, and [`Phaser::arrived`] and
+//! - [`Phaser::await_phase`] waits for a phase without a registration
+//!   ([`Phaser::await_phase_async`] in an async task), and [`Phaser::arrived`] and
 //!   [`Phaser::unarrived`] count the signals of the phase in progress.
 //! - [`PhaserBuilder::on_advance`] runs an action as each phase completes, which may end the
 //!   phaser.
@@ -88,6 +89,7 @@
 
 mod advance;
 mod await_phase;
+mod await_phase_future;
 mod builder;
 mod cells;
 mod core;
@@ -101,9 +103,11 @@ mod root_release;
 mod shape;
 mod size_plan;
 mod wait_group;
+mod wait_group_future;
 pub(crate) mod word;
 
 pub use crate::mode::Mode;
+pub use await_phase_future::AwaitPhaseFuture;
 pub use builder::PhaserBuilder;
 pub(crate) use cells::{Cells, Combine};
 pub use next_all::next_all;
@@ -111,6 +115,7 @@ pub use phase_future::PhaseFuture;
 pub use registration::Registration;
 pub use shape::MAX_SUB_PHASERS;
 pub use wait_group::WaitGroup;
+pub use wait_group_future::WaitGroupFuture;
 
 use std::time::Duration;
 

@@ -29,7 +29,8 @@ use crate::primitive::Mutex;
 ///
 /// A waiter that has waited past the stall time reports who it waits for, like every wait of the
 /// crate (`PHASERS_STALL`, see [`crate::wait`]); [`wait_timeout`](Self::wait_timeout) and
-/// [`wait_deadline`](Self::wait_deadline) give up instead.
+/// [`wait_deadline`](Self::wait_deadline) give up instead. An async task waits with
+/// [`wait_async`](Self::wait_async), without blocking its thread.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -177,20 +178,26 @@ impl WaitGroup {
 
     /// Signals this clone's part, then waits with `wait` for phase 0 to complete.
     fn wait_with(self, wait: impl FnOnce(&Phaser) -> Result<u64>) -> Result<()> {
+        let registration = self.signal_done()?;
+        let outcome = wait(registration.phaser());
+        drop(registration);
+        outcome.map(|_| ())
+    }
+
+    /// What every wait does before it waits: takes this clone's registration and signals its
+    /// part of phase 0. The caller keeps the registration until its wait is over, so the phase
+    /// it waits for is completed by the other clones' drops, never ended by this one's: dropped
+    /// after signalling, it would be a leave in phase 1, the last of which terminates the phaser.
+    pub(super) fn signal_done(self) -> Result<Registration> {
         let mut registration = match self.handle {
             Handle::Live(registration) => registration
                 .into_inner()
                 .unwrap_or_else(|poisoned| poisoned.into_inner()),
             Handle::Failed(err) => return Err(err),
         };
-        // A signal-only signal never blocks. The registration is kept until the wait is over, so
-        // the phase it waits for is completed by the other clones' drops, never ended by this
-        // one's: dropped after signalling, it would be a leave in phase 1, the last of which
-        // terminates the phaser.
+        // A signal-only signal never blocks.
         registration.signal()?;
-        let outcome = wait(registration.phaser());
-        drop(registration);
-        outcome.map(|_| ())
+        Ok(registration)
     }
 
     /// Outstanding tasks: clones alive and not waiting.

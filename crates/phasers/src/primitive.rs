@@ -7,9 +7,20 @@
 #[cfg(not(phasers_loom))]
 mod imp {
     pub(crate) use std::hint::spin_loop;
-    pub(crate) use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+    pub(crate) use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
     pub(crate) use std::sync::{Arc, Mutex, MutexGuard, RwLock};
     pub(crate) use std::thread::yield_now;
+
+    /// A small number that tells this thread from the others: threads get 0, 1, 2, ... in the
+    /// order they first ask, so the first threads to ask get distinct numbers (a hash of the
+    /// thread's id would make two of a few threads collide as often as not).
+    pub(crate) fn thread_index() -> usize {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        std::thread_local! {
+            static INDEX: usize = NEXT.fetch_add(1, Ordering::Relaxed);
+        }
+        INDEX.with(|index| *index)
+    }
 
     /// The atomic behind a sub-phaser's word (`phaser/word.rs`); see the loom build's.
     pub(crate) use std::sync::atomic::AtomicU64 as WordAtomic;
@@ -37,9 +48,20 @@ mod imp {
 mod imp {
     pub(crate) use loom::cell::UnsafeCell;
     pub(crate) use loom::hint::spin_loop;
-    pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+    pub(crate) use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
     pub(crate) use loom::sync::{Arc, Mutex, MutexGuard, RwLock};
     pub(crate) use loom::thread::yield_now;
+
+    /// The std build's thread number, from loom's thread id: the same in every execution of a
+    /// model, as loom's replay needs (a process-wide counter would go on counting across them).
+    /// The id's number is read from its `Debug` form, `ThreadId(N)`: the id itself also holds
+    /// the execution's number, so hashing it made the models nondeterministic.
+    pub(crate) fn thread_index() -> usize {
+        let id = format!("{:?}", loom::thread::current().id());
+        id.bytes()
+            .filter(u8::is_ascii_digit)
+            .fold(0, |number, digit| number * 10 + usize::from(digit - b'0'))
+    }
 
     /// A sub-phaser's word (`phaser/word.rs`) under loom: a loom mutex, as atomic as the word, on
     /// which loom explores every order of the operations, each one sequentially consistent. With

@@ -35,7 +35,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Wake, Waker};
 
-use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 use loom_support::{model_bounded, phaser_of_shape};
@@ -45,9 +45,16 @@ const PHASES: usize = 3;
 const TASKS: usize = 3;
 
 /// Wakes a loom thread parked in [`block_on`], and counts its wakes.
+///
+/// A wake sets `notified` before it unparks, and the poller parks only while `notified` is
+/// clear, as executors keep a task's "notified" state: loom drops an unpark that reaches a thread
+/// blocked on a loom mutex (it makes the thread runnable and saves no token, where `std` would
+/// save one), so a wake landing while the task stores its waker under a lock left it parked
+/// forever in the models, a deadlock of the harness and not of the library.
 struct Unpark {
     thread: thread::Thread,
     woken: AtomicUsize,
+    notified: AtomicBool,
 }
 
 impl Wake for Unpark {
@@ -57,6 +64,9 @@ impl Wake for Unpark {
 
     fn wake_by_ref(self: &std::sync::Arc<Self>) {
         self.woken.fetch_add(1, Ordering::Release);
+        // A swap, not a store: under loom the poller's swap could miss a plain store that came
+        // before it (a load right after the store, in the waking thread, read the old value).
+        self.notified.swap(true, Ordering::AcqRel);
         self.thread.unpark();
     }
 }
@@ -65,9 +75,9 @@ impl Wake for Unpark {
 struct Poller {
     unpark: std::sync::Arc<Unpark>,
     waker: Waker,
-    /// How often the thread returned from `park`, over all its futures (the park token outlives
-    /// a future: a wake may land in a poll that then completes, its token left for the next
-    /// future's first park).
+    /// How often the thread resumed on a wake's notice, over all its futures (a notice outlives
+    /// a future: a wake may land in a poll that then completes, its notice left for the next
+    /// future's first wait).
     resumes: usize,
 }
 
@@ -76,6 +86,7 @@ impl Poller {
         let unpark = std::sync::Arc::new(Unpark {
             thread: thread::current(),
             woken: AtomicUsize::new(0),
+            notified: AtomicBool::new(false),
         });
         Poller {
             waker: Waker::from(unpark.clone()),
@@ -91,9 +102,11 @@ impl Poller {
             match Pin::new(&mut future).poll(&mut context) {
                 Poll::Ready(output) => return output,
                 Poll::Pending => {
-                    thread::park();
-                    // Every resume consumes the token of a distinct unpark, and a waker counts
-                    // before it unparks: the thread cannot have resumed more often than woken.
+                    while !self.unpark.notified.swap(false, Ordering::Acquire) {
+                        thread::park();
+                    }
+                    // Every resume consumes a distinct wake's notice, and a waker counts before
+                    // it notifies: the thread cannot have resumed more often than woken.
                     self.resumes += 1;
                     let woken = self.unpark.woken.load(Ordering::Acquire);
                     assert!(

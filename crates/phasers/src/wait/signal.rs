@@ -54,13 +54,14 @@ pub(crate) struct Signal {
     word: AtomicU64,
     /// Where untimed sleepers sleep, so one system call wakes them all (see [`Signal::sleep`]).
     futex: Futex,
-    /// The wakers of async tasks waiting here, woken with the sleepers (see `wakers.rs`). Boxed:
-    /// inline, the list's lock and vector took the signal from 24 bytes to 64, which pushed the
-    /// words that objects lay out beside their signal (a team meeting's arrival word and inputs,
-    /// see `team/meeting.rs`) onto a second cache line: the 2-thread team barrier went from
-    /// 0.96-1.01x to 1.21-1.32x the Auto barrier (2-core Xeon VM, 2026-11-30). The pointer costs 8
-    /// bytes, and the box is touched only by tasks and by releases that saw `PARKED`.
-    wakers: Box<Wakers>,
+    /// The wakers of async tasks waiting here, woken with the sleepers (see `wakers.rs`): a
+    /// pointer, null until a task waits. The list inline (its lock and vector) took the signal
+    /// from 24 bytes to 64, which pushed the words that objects lay out beside their signal (a
+    /// team meeting's arrival word and inputs, see `team/meeting.rs`) onto a second cache line:
+    /// the 2-thread team barrier went from 0.96-1.01x to 1.21-1.32x the Auto barrier (2-core Xeon
+    /// VM, 2026-11-30). The pointer costs 8 bytes, and is followed only by tasks and by releases
+    /// that saw `PARKED`.
+    wakers: Wakers,
 }
 
 impl Signal {
@@ -69,7 +70,7 @@ impl Signal {
         Signal {
             word: AtomicU64::new(value),
             futex: Futex::new(),
-            wakers: Box::new(Wakers::new()),
+            wakers: Wakers::new(),
         }
     }
 

@@ -37,7 +37,9 @@ pub(crate) mod sealed {
 
     /// What an algorithm provides. `wait` must be resumable: when it returns
     /// `Err(Stop::TimedOut)`, `local` records where the participant stopped, and the next call
-    /// continues from there in the same episode.
+    /// continues from there in the same episode. Timeouts rely on it, and so do async tasks,
+    /// whose every poll is a call that stops this way where it would wait (see `episode.rs`);
+    /// `wait` must therefore wait only through [`Episode::wait_until`].
     pub trait AlgorithmImpl: Send + Sync + Sized + 'static {
         /// A participant's private state: its position in the structure, and where to resume.
         type Local: Send + 'static;

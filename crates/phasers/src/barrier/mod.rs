@@ -9,6 +9,9 @@
 //! - [`wait_timeout`](Participant::wait_timeout) and [`wait_deadline`](Participant::wait_deadline)
 //!   return [`Error::Timeout`](crate::Error::Timeout) naming the ranks that have not arrived; the
 //!   arrival stays in place, and waiting again completes the same episode.
+//! - [`wait_async`](Participant::wait_async) is `wait` for an async task, on any executor: a
+//!   [`BarrierFuture`] of the same result and errors, which never blocks its thread; tasks and
+//!   blocking threads can share one barrier, with any algorithm.
 //! - A participant that panics breaks the barrier: the others' waits return
 //!   [`Error::Broken`](crate::Error::Broken) within milliseconds.
 //! - A barrier of one party never blocks; zero parties, or more than [`MAX_PARTIES`], is an
@@ -74,6 +77,7 @@ mod any;
 mod any_thread;
 mod auto;
 mod auto_cost;
+mod barrier_future;
 mod builder;
 mod combining_tree;
 mod completion;
@@ -96,6 +100,7 @@ pub use any::AnyAlgorithm;
 pub use any_thread::{AnyThreadBarrier, BarrierInUse};
 #[cfg(test)]
 pub(crate) use auto_cost::builtin_choice;
+pub use barrier_future::BarrierFuture;
 pub use builder::{BarrierBuilder, MAX_FAN_IN, MAX_PARTIES};
 pub use combining_tree::CombiningTree;
 pub use counting::Counting;

@@ -1,8 +1,9 @@
 //! `Participant`: one rank's handle on a barrier.
 
+use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
-use super::episode::{BreakOnPanic, Episode, Parts};
+use super::episode::{BreakOnPanic, Episode, Parts, StoredWaker, TaskPoll};
 use super::shared::{Barrier, Shared};
 use super::{AnyAlgorithm, BarrierAlgorithm};
 use crate::error::{Error, Result};
@@ -445,6 +446,61 @@ impl<A: BarrierAlgorithm> Participant<A> {
                 self.pending = true;
                 Err(self.stopped(stop, number))
             }
+        }
+    }
+
+    /// One poll of [`wait_async`](Self::wait_async)'s future: the blocking wait's steps, with a
+    /// task's deadline (see `episode.rs`), so that every wait the algorithm makes is one poll
+    /// and a condition that does not hold yet stops it as a timeout would. That stop leaves the
+    /// arrival in place and the participant pending, as a timeout does, and the next poll
+    /// resumes it; `stored` is where the task's waker is stored, kept by the future between polls.
+    ///
+    /// Separate from [`wait_until`](Self::wait_until), whose inlined fast path stays as it was.
+    pub(crate) fn poll_wait(
+        &mut self,
+        waker: &Waker,
+        stored: &mut Option<StoredWaker>,
+    ) -> Poll<Result<WaitResult>> {
+        self.check_usable()?;
+        let shared = &*self.shared;
+        let number = self.episode;
+        shared.roster.arrive(self.rank, number);
+        let task = TaskPoll::new(waker, stored);
+        let episode = Episode::new(
+            number,
+            self.rank,
+            &self.spin_budget,
+            task.deadline(),
+            shared.parts(),
+        );
+        match shared.algorithm.wait(&mut self.local, &episode) {
+            Ok(leader) => {
+                self.pending = false;
+                self.episode = number + 1;
+                Poll::Ready(Ok(WaitResult {
+                    episode: number,
+                    leader,
+                }))
+            }
+            Err(stop) => {
+                // The arrival stays in place, as after a timeout: the next poll, or the next
+                // wait of any kind, resumes this episode.
+                self.pending = true;
+                match stop {
+                    // A task's wait has no deadline: this stop means "not yet".
+                    Stop::TimedOut => Poll::Pending,
+                    Stop::Broken => Poll::Ready(Err(self.stopped(stop, number))),
+                }
+            }
+        }
+    }
+
+    /// Drops the waker a task left stored on one of this barrier's signals, if any.
+    pub(crate) fn forget_waker(&self, stored: &mut Option<StoredWaker>) {
+        if let Some(stored) = stored.take() {
+            // SAFETY: `stored` was filled by `poll_wait` on this participant, so its signal is
+            // one of this barrier's, which `self.shared` keeps alive.
+            unsafe { stored.forget() };
         }
     }
 

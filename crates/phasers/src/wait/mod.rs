@@ -160,5 +160,5 @@ pub use stall::{
 };
 pub(crate) use stall::{Stall, Watch, Watched, Wording};
 pub(crate) use tuning::Tuning;
-pub(crate) use waiter::{Deadline, Stop, Waiter};
+pub(crate) use waiter::{Deadline, Stop, TaskRef, Waiter};
 pub(crate) use wakers::WakerKey;

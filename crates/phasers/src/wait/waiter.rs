@@ -1,5 +1,6 @@
 //! The waiting loop: spin, then yield, then park, until a word satisfies a condition.
 
+use std::ptr::NonNull;
 use std::time::Instant;
 
 use super::budget::{Ended, SpinBudget, WaitEnd};
@@ -13,11 +14,31 @@ use crate::primitive::{spin_loop, yield_now};
 const ROUNDS_PER_CHECK: u32 = 1 << 10;
 
 /// When a wait gives up.
+///
+/// `Task` is no deadline but a barrier task's poll (see `barrier/episode.rs`): the wait probes
+/// once, stores the task's waker, and stops with [`Stop::TimedOut`] instead of spinning, so that
+/// the algorithm records where it stopped as after a timeout. The pointer is to that file's
+/// `TaskPoll`, on the polling call's stack; only `barrier/` makes and reads it. It rides here
+/// rather than in the episode because it fits beside `Instant`'s niche: the enum stays the size
+/// of `Option<Instant>`, and the blocking wait's episode stays as small (see the test below).
+/// A [`Waiter`] is never made with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Deadline {
     Never,
     At(Instant),
+    Task(TaskRef),
 }
+
+/// The address of a barrier task's poll, for [`Deadline::Task`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TaskRef(pub(crate) NonNull<()>);
+
+// SAFETY: an address, which `barrier/episode.rs` dereferences only during the poll that made it,
+// on that poll's thread; a deadline that holds it is `Send` and `Sync` as the other variants, so
+// that the types that hold a `Deadline` stay so.
+unsafe impl Send for TaskRef {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for TaskRef {}
 
 impl Deadline {
     /// `timeout` from now; a timeout so long that no `Instant` can hold its end never passes.
@@ -29,7 +50,7 @@ impl Deadline {
 
     fn has_passed(self) -> bool {
         match self {
-            Deadline::Never => false,
+            Deadline::Never | Deadline::Task(_) => false,
             // Loom has no clock; a timed wait that reaches its slow path models every timeout.
             Deadline::At(_) if cfg!(phasers_loom) => true,
             Deadline::At(at) => Instant::now() >= at,
@@ -38,7 +59,7 @@ impl Deadline {
 
     fn instant(self) -> Option<Instant> {
         match self {
-            Deadline::Never => None,
+            Deadline::Never | Deadline::Task(_) => None,
             Deadline::At(at) => Some(at),
         }
     }
@@ -234,6 +255,16 @@ mod tests {
     use super::*;
     use crate::wait::plan::WakeFanout;
     use std::time::Duration;
+
+    /// The task variant rides in `Instant`'s niche: a deadline, and so an episode, is no bigger
+    /// for it (see `barrier/episode.rs`).
+    #[test]
+    fn a_task_deadline_costs_no_space() {
+        assert_eq!(
+            std::mem::size_of::<Deadline>(),
+            std::mem::size_of::<Option<Instant>>()
+        );
+    }
 
     fn plan() -> SpinPlan {
         SpinPlan {

@@ -1,0 +1,184 @@
+//! The async form of a participant's wait: a future that arrives when first polled, then awaits
+//! the episode's release through the signals' wakers (see `episode.rs` and `wait/poll.rs`), on
+//! any executor.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use super::episode::StoredWaker;
+use super::participant::{Participant, WaitResult};
+use super::BarrierAlgorithm;
+use crate::error::Result;
+
+impl<A: BarrierAlgorithm> Participant<A> {
+    /// [`wait`](Self::wait) for an async task: a future that arrives at the barrier when first
+    /// polled and completes with the same [`WaitResult`] once every participant has arrived,
+    /// without blocking the thread that polls it. It needs no runtime: any executor, or a
+    /// hand-written loop, can poll it, and blocking threads and tasks can share one barrier.
+    ///
+    /// Every [`Algorithm`](crate::Algorithm) supports it. A task never spins: each poll goes
+    /// through the algorithm's steps as far as it can, probing each condition once, and the task
+    /// is woken by whoever makes the condition it stopped at hold (or by the barrier breaking). A
+    /// task's wait has no timer, so it reports no stall and has no timeout of its own; the
+    /// completion action runs in the poll of the episode's leader, when that is a task.
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::sync::Arc;
+    /// use std::task::{Context, Poll, Wake, Waker};
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// /// Wakes the thread that polls: enough of an executor for one future.
+    /// struct Unpark(std::thread::Thread);
+    /// impl Wake for Unpark {
+    ///     fn wake(self: Arc<Self>) {
+    ///         self.0.unpark();
+    ///     }
+    /// }
+    /// fn block_on<F: Future>(future: F) -> F::Output {
+    ///     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    ///     let mut future = pin!(future);
+    ///     loop {
+    ///         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    ///             Poll::Ready(output) => return output,
+    ///             Poll::Pending => std::thread::park(),
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let barrier = Barrier::with_algorithm(2, Algorithm::Dissemination)?;
+    /// let mut handles = barrier.participants();
+    /// let (mut task, mut thread) = (handles.pop().unwrap(), handles.pop().unwrap());
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || {
+    ///         for episode in 0..3 {
+    ///             assert_eq!(block_on(task.wait_async()).unwrap().episode(), episode);
+    ///         }
+    ///     });
+    ///     for episode in 0..3 {
+    ///         assert_eq!(thread.wait().unwrap().episode(), episode); // a blocking thread
+    ///     }
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Cancellation
+    ///
+    /// Dropping the future before its first poll does nothing. Dropping it after (the task has
+    /// arrived, and not seen the episode complete) leaves the arrival in place, as a wait that
+    /// timed out does: the participant [`is_pending`](Self::is_pending), and its next
+    /// [`wait`](Self::wait), timed wait or `wait_async` completes the same episode without
+    /// arriving again. The episode's other participants are not held back by the drop: they are
+    /// released once everyone has arrived, this task included.
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::task::{Context, Poll, Waker};
+    /// use phasers::{Algorithm, Barrier};
+    ///
+    /// # use std::sync::Arc;
+    /// # use std::task::Wake;
+    /// # struct Nothing;
+    /// # impl Wake for Nothing { fn wake(self: Arc<Self>) {} }
+    /// # let waker = Waker::from(Arc::new(Nothing)); // `Waker::noop()` needs Rust 1.85
+    /// let barrier = Barrier::with_algorithm(2, Algorithm::Counting)?;
+    /// let mut handles = barrier.participants();
+    /// let (mut second, mut first) = (handles.pop().unwrap(), handles.pop().unwrap());
+    /// {
+    ///     let mut wait = pin!(first.wait_async());
+    ///     let pending = wait.as_mut().poll(&mut Context::from_waker(&waker));
+    ///     assert!(pending.is_pending()); // arrived; rank 1 has not
+    /// } // dropped: the arrival stays
+    /// assert!(first.is_pending());
+    /// assert!(second.wait()?.is_leader()); // rank 1 arrives last: episode 0 completes
+    /// assert_eq!(first.wait()?.episode(), 0); // resumes episode 0, without arriving again
+    /// assert!(!first.is_pending());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`wait`](Self::wait): [`Error::Broken`](crate::Error::Broken) when a participant
+    /// panicked or was dropped (also while the task waits),
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) after [`leave`](Self::leave),
+    /// from the first poll.
+    pub fn wait_async(&mut self) -> BarrierFuture<'_, A> {
+        BarrierFuture {
+            participant: self,
+            stored: None,
+            done: false,
+        }
+    }
+}
+
+/// The future of [`Participant::wait_async`]: the episode's [`WaitResult`] once every participant
+/// has arrived, or the error the blocking [`wait`](Participant::wait) would return.
+///
+/// It holds the participant (`&mut`) until it completes or is dropped. Polling it again after it
+/// completed panics, as futures may.
+///
+/// ```
+/// use std::future::Future;
+/// use std::pin::Pin;
+/// use std::task::{Context, Poll, Waker};
+/// use phasers::{barrier::BarrierFuture, Algorithm, Barrier};
+/// # use std::sync::Arc;
+/// # use std::task::Wake;
+/// # struct Nothing;
+/// # impl Wake for Nothing { fn wake(self: Arc<Self>) {} }
+/// # let waker = Waker::from(Arc::new(Nothing)); // `Waker::noop()` needs Rust 1.85
+///
+/// let barrier = Barrier::with_algorithm(1, Algorithm::Tournament)?;
+/// let mut only = barrier.participant(0)?;
+/// let mut wait: BarrierFuture<'_, _> = only.wait_async(); // `Unpin`: no pinning needed
+/// let polled = Pin::new(&mut wait).poll(&mut Context::from_waker(&waker));
+/// // The only participant: episode 0 completes in the first poll, and it led it.
+/// assert!(matches!(polled, Poll::Ready(Ok(result)) if result.episode() == 0 && result.is_leader()));
+/// # Ok::<(), phasers::Error>(())
+/// ```
+#[must_use = "a future does nothing until it is polled (awaited)"]
+pub struct BarrierFuture<'a, A: BarrierAlgorithm = super::AnyAlgorithm> {
+    participant: &'a mut Participant<A>,
+    /// Where this task's waker is stored, and on which signal, if it stored one.
+    stored: Option<StoredWaker>,
+    /// Completed: the output was returned.
+    done: bool,
+}
+
+impl<A: BarrierAlgorithm> Future for BarrierFuture<'_, A> {
+    type Output = Result<WaitResult>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<WaitResult>> {
+        let this = self.get_mut();
+        assert!(!this.done, "a BarrierFuture was polled after it completed");
+        let outcome = match this.participant.poll_wait(cx.waker(), &mut this.stored) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(outcome) => outcome,
+        };
+        this.participant.forget_waker(&mut this.stored);
+        this.done = true;
+        // A broken barrier leaves the participant where the blocking wait leaves it: pending at
+        // the episode, so every later wait reports the break too.
+        Poll::Ready(outcome)
+    }
+}
+
+impl<A: BarrierAlgorithm> Drop for BarrierFuture<'_, A> {
+    fn drop(&mut self) {
+        // Cancelled while waiting: the arrival stays (see `Participant::wait_async`).
+        self.participant.forget_waker(&mut self.stored);
+    }
+}
+
+impl<A: BarrierAlgorithm> std::fmt::Debug for BarrierFuture<'_, A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BarrierFuture")
+            .field("participant", &self.participant)
+            .field("waker_stored", &self.stored.is_some())
+            .field("done", &self.done)
+            .finish()
+    }
+}

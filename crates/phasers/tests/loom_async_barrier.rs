@@ -1,0 +1,190 @@
+//! Loom models of a barrier participant that waits as an async task
+//! (`Participant::wait_async`), beside one that waits as a thread: the task's waker stored on the
+//! word it stopped at while the other participant arrives and releases (see
+//! `src/barrier/episode.rs` and `src/wait/poll.rs`).
+//!
+//! There is no executor under loom: the task runs on a loom thread that polls its future by hand
+//! and, on `Pending`, parks until its waker unparks it. A waker that a release fails to wake
+//! leaves the thread parked for ever, which loom reports as a deadlock. The waker also counts its
+//! wakes: a task that resumes must have been woken.
+//!
+//! - Two participants, one a task and the other a blocking thread, two episodes, with the shared
+//!   harness's checks (the barrier invariant with visibility, the completion action once per
+//!   episode, one leader each): for counting, whose task waits on the arrival word itself; for
+//!   dissemination with either rank the task (rank 1 stops at its round's flag, then at the
+//!   leader's release word, so its waker key must follow the word: reusing the flag's key on the
+//!   release word's list fails the model); and for the MCS tree's root as a task.
+//! - `counting_two_tasks_and_a_thread`: three participants, two of them tasks waiting on one
+//!   word, one episode. The second waiter finds the word `PARKED` already; without the poll's
+//!   check after storing its waker (`src/wait/poll.rs`) the model deadlocks.
+//!
+//! About 16 s in all on a 2-core VM at two preemptions (the three-party model 6.5-9 s).
+//!
+//! Run with `scripts/loom.sh`.
+#![cfg(phasers_loom)]
+
+mod loom_support;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Wake, Waker};
+
+use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use loom::thread;
+use loom_support::{
+    assert_one_leader_each, model_bounded, scenario, wait_checked, Config, Led, COUNTING,
+    DISSEMINATION, MCS_TREE,
+};
+
+const EPISODES: u64 = 2;
+
+/// Wakes a loom thread parked in [`Poller::block_on`], and counts its wakes.
+///
+/// A wake sets `notified` before it unparks, and the poller parks only while `notified` is
+/// clear, as executors keep a task's "notified" state: loom drops an unpark that reaches a thread
+/// blocked on a loom mutex (it makes the thread runnable and saves no token, where `std` would
+/// save one), so a wake landing while the task stores its waker under a lock left it parked
+/// forever in the models, a deadlock of the harness and not of the library.
+struct Unpark {
+    thread: thread::Thread,
+    woken: AtomicUsize,
+    notified: AtomicBool,
+}
+
+impl Wake for Unpark {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.woken.fetch_add(1, Ordering::Release);
+        // A swap, not a store: under loom the poller's swap could miss a plain store that came
+        // before it (a load right after the store, in the waking thread, read the old value).
+        self.notified.swap(true, Ordering::AcqRel);
+        self.thread.unpark();
+    }
+}
+
+/// The executor of one loom thread: polls one future at a time by hand, parking between polls.
+struct Poller {
+    unpark: std::sync::Arc<Unpark>,
+    waker: Waker,
+    /// How often the thread resumed on a wake's notice, over all its futures (a notice outlives
+    /// a future: a wake may land in a poll that then completes, its notice left for the next
+    /// future's first wait).
+    resumes: usize,
+}
+
+impl Poller {
+    fn new() -> Self {
+        let unpark = std::sync::Arc::new(Unpark {
+            thread: thread::current(),
+            woken: AtomicUsize::new(0),
+            notified: AtomicBool::new(false),
+        });
+        Poller {
+            waker: Waker::from(unpark.clone()),
+            unpark,
+            resumes: 0,
+        }
+    }
+
+    /// Polls `future` until it completes.
+    fn block_on<F: Future + Unpin>(&mut self, mut future: F) -> F::Output {
+        let mut context = Context::from_waker(&self.waker);
+        loop {
+            match Pin::new(&mut future).poll(&mut context) {
+                Poll::Ready(output) => return output,
+                Poll::Pending => {
+                    while !self.unpark.notified.swap(false, Ordering::Acquire) {
+                        thread::park();
+                    }
+                    // Every resume consumes a distinct wake's notice, and a waker counts before
+                    // it notifies: the thread cannot have resumed more often than woken.
+                    self.resumes += 1;
+                    let woken = self.unpark.woken.load(Ordering::Acquire);
+                    assert!(
+                        woken >= self.resumes,
+                        "a pending task resumed without a wake"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `parties` participants, each on its own loom thread, for `episodes` episodes of `config`: the
+/// ranks in `tasks` wait as tasks, the others as threads.
+fn tasks_and_threads(config: Config, parties: usize, tasks: &'static [usize], episodes: u64) {
+    model_bounded(2, move || {
+        let groups: Vec<Vec<usize>> = (0..parties).map(|rank| vec![rank]).collect();
+        let groups: Vec<&[usize]> = groups.iter().map(Vec::as_slice).collect();
+        let (reports, ledger) = scenario(
+            config,
+            parties,
+            episodes as usize,
+            &groups,
+            move |group, ledger| {
+                let mut led = Led::new();
+                for mut participant in group {
+                    let rank = participant.rank();
+                    let mut poller = tasks.contains(&rank).then(Poller::new);
+                    for episode in 0..episodes {
+                        let leader = match &mut poller {
+                            Some(poller) => {
+                                ledger.arrive(rank, episode);
+                                let result =
+                                    poller.block_on(participant.wait_async()).unwrap_or_else(
+                                        |error| panic!("task, episode {episode}: {error}"),
+                                    );
+                                ledger.check_release(rank, episode, result);
+                                assert!(!participant.is_pending());
+                                result.is_leader()
+                            }
+                            None => wait_checked(&mut participant, ledger, episode),
+                        };
+                        if leader {
+                            led.push(episode);
+                        }
+                    }
+                    // Dropped here, after its last episode: it breaks only episodes nobody waits for.
+                }
+                led
+            },
+        );
+        assert_one_leader_each(&reports, episodes);
+        assert_eq!(ledger.completions(), episodes);
+    });
+}
+
+#[test]
+fn counting_task_and_thread() {
+    tasks_and_threads(COUNTING, 2, &[0], EPISODES);
+}
+
+/// Rank 0 leads: it waits for its round's flag only.
+#[test]
+fn dissemination_leading_task_and_thread() {
+    tasks_and_threads(DISSEMINATION, 2, &[0], EPISODES);
+}
+
+/// Rank 1 waits for its round's flag, then for the leader's release (there is a completion
+/// action): its waker key must follow it from the flag's list to the release word's.
+#[test]
+fn dissemination_task_and_leading_thread() {
+    tasks_and_threads(DISSEMINATION, 2, &[1], EPISODES);
+}
+
+/// Rank 0, the root, waits for its child's arrival bit.
+#[test]
+fn mcs_tree_leading_task_and_thread() {
+    tasks_and_threads(MCS_TREE, 2, &[0], EPISODES);
+}
+
+/// Two tasks and a thread on one counting word: the second waiter finds the word marked
+/// `PARKED` already, so only the poll's check after storing its waker keeps a release between
+/// its first probe and its store from being missed.
+#[test]
+fn counting_two_tasks_and_a_thread() {
+    tasks_and_threads(COUNTING, 3, &[0, 1], 1);
+}

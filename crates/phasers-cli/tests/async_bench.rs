@@ -31,6 +31,7 @@ fn bench_async_measures_every_contender_at_each_task_count() {
     for row in [
         "floor: a yield_now per task, no sync",
         "phaser next_async, tasks → tiers 1 (flat)",
+        "Barrier wait_async, tasks → Auto → ",
         "tokio::sync::Barrier, tasks",
         "phaser next(), OS threads → tiers 1 (flat)",
     ] {
@@ -40,12 +41,17 @@ fn bench_async_measures_every_contender_at_each_task_count() {
             "{row:?} at each N:\n{stdout}"
         );
     }
-    assert!(stdout.contains("phaser next_async / tokio::sync::Barrier"));
+    assert!(stdout.contains("ours / tokio::sync::Barrier, per task per phase"));
+    assert!(stdout.contains("Barrier wait_async (to 16,384)"));
 
     let report = json_file(&json);
     assert_eq!(report["benchmark"], "bench async");
     let rows = report["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 8, "the floor and 3 contenders at 2 task counts");
+    assert_eq!(
+        rows.len(),
+        10,
+        "the floor and 4 contenders at 2 task counts"
+    );
     for row in rows {
         assert!(row["error"].is_null(), "{row}");
         // One dropped sample and one kept, of 20 phases of every task.
@@ -60,7 +66,8 @@ fn bench_async_measures_every_contender_at_each_task_count() {
             "{row}"
         );
     }
-    assert_eq!(report["ratios"].as_array().unwrap().len(), 2);
+    // Phaser and barrier over tokio, at each N.
+    assert_eq!(report["ratios"].as_array().unwrap().len(), 4);
 }
 
 #[test]

@@ -31,6 +31,8 @@
 
 #![allow(dead_code)] // each model file uses its own part of the harness
 
+pub mod poller;
+
 use std::time::Duration;
 
 use loom::cell::UnsafeCell;

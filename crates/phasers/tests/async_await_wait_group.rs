@@ -7,29 +7,20 @@
 
 use std::future::Future;
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 mod executor_support;
-use executor_support::{block_on, within, Pool, Task, Unpark, HANG};
+use executor_support::{block_on, within, Count, Pool, Task, Unpark, HANG};
 
 use phasers::phaser::{AwaitPhaseFuture, WaitGroupFuture};
 use phasers::{Error, Mode, Phaser, WaitGroup};
 
 /// How long a test lets a thread settle into a wait before it acts.
 const SETTLE: Duration = Duration::from_millis(30);
-
-/// Counts its wakes: a waker whose wake a test checks for.
-struct Count(AtomicU64);
-
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
-}
 
 /// Polls `future` once with `waker`.
 fn poll_with<F: Future + Unpin>(future: &mut F, waker: &Waker) -> Poll<F::Output> {
@@ -58,7 +49,7 @@ impl Future for YieldNow {
 fn await_phase_async_returns_the_phase_once_released() {
     let (phaser, mut main) = Phaser::new(Mode::SigWait).unwrap();
     let mut other = main.register(Mode::SigWait).unwrap();
-    let count = Arc::new(Count(AtomicU64::new(0)));
+    let count = Count::new();
     let waker = Waker::from(count.clone());
     let mut watch: AwaitPhaseFuture<'_> = phaser.await_phase_async(0);
     assert!(poll_with(&mut watch, &waker).is_pending());
@@ -68,10 +59,7 @@ fn await_phase_async_returns_the_phase_once_released() {
         "phase 0 still waits for `other`"
     );
     other.signal().unwrap(); // releases phase 0: wakes the task
-    assert!(
-        count.0.load(Ordering::Relaxed) >= 1,
-        "the release woke no one"
-    );
+    assert!(count.wakes() >= 1, "the release woke no one");
     assert_eq!(poll_with(&mut watch, &waker), Poll::Ready(Ok(1)));
     drop(watch);
     // The checks of the first poll, as the blocking form's.
@@ -91,7 +79,7 @@ fn await_phase_async_returns_the_phase_once_released() {
 #[should_panic(expected = "polled after it completed")]
 fn await_phase_async_polled_after_completion_panics() {
     let (phaser, _main) = Phaser::new(Mode::SigWait).unwrap();
-    let waker = Waker::from(Arc::new(Count(AtomicU64::new(0))));
+    let waker = Waker::from(Count::new());
     let mut watch = phaser.await_phase_async(5); // ahead: at once
     assert_eq!(poll_with(&mut watch, &waker), Poll::Ready(Ok(0)));
     let _ = poll_with(&mut watch, &waker);
@@ -162,7 +150,7 @@ fn await_phase_async_reports_termination_like_the_blocking_form() {
         within(move || task.join().unwrap()),
         Err(Error::Terminated { phase: 0 })
     );
-    let waker = Waker::from(Arc::new(Count(AtomicU64::new(0))));
+    let waker = Waker::from(Count::new());
     assert_eq!(
         poll_with(&mut phaser.await_phase_async(0), &waker),
         Poll::Ready(phaser.await_phase(0))
@@ -215,7 +203,7 @@ fn await_phase_async_reports_a_break_like_the_blocking_form() {
 fn a_dropped_await_phase_async_leaves_nothing_behind() {
     let (phaser, mut main) = Phaser::new(Mode::SigWait).unwrap();
     let mut other = main.register(Mode::SigWait).unwrap();
-    let count = Arc::new(Count(AtomicU64::new(0)));
+    let count = Count::new();
     let waker = Waker::from(count.clone());
     drop(phaser.await_phase_async(0)); // never polled
     for _ in 0..100 {
@@ -226,11 +214,7 @@ fn a_dropped_await_phase_async_leaves_nothing_behind() {
     assert_eq!(phaser.arrived(), 0, "an observer signals nothing");
     main.signal().unwrap();
     other.signal().unwrap(); // releases phase 0
-    assert_eq!(
-        count.0.load(Ordering::Relaxed),
-        0,
-        "a dropped future was woken"
-    );
+    assert_eq!(count.wakes(), 0, "a dropped future was woken");
     assert_eq!(main.wait().unwrap(), 0);
     assert_eq!(other.wait().unwrap(), 0);
     // The phaser goes on, and a new observer is woken by the next release.
@@ -339,7 +323,7 @@ fn a_panicking_clone_breaks_wait_async() {
         "{async_outcome:?}"
     );
     assert_eq!(async_outcome, blocking_outcome);
-    let waker = Waker::from(Arc::new(Count(AtomicU64::new(0))));
+    let waker = Waker::from(Count::new());
     assert_eq!(
         poll_with(&mut later.wait_async(), &waker),
         Poll::Ready(async_outcome)
@@ -353,7 +337,7 @@ fn a_panicking_clone_breaks_wait_async() {
 fn a_dropped_wait_async_keeps_the_group_usable() {
     let group = WaitGroup::new();
     let task = group.clone();
-    let count = Arc::new(Count(AtomicU64::new(0)));
+    let count = Count::new();
     let waker = Waker::from(count.clone());
     drop(group.clone().wait_async()); // never polled: the clone is dropped
     for _ in 0..10 {
@@ -374,11 +358,7 @@ fn a_dropped_wait_async_keeps_the_group_usable() {
         assert_eq!(async_waiter.join().unwrap(), Ok(()));
         assert_eq!(blocking_waiter.join().unwrap(), Ok(()));
     });
-    assert_eq!(
-        count.0.load(Ordering::Relaxed),
-        0,
-        "a dropped future was woken"
-    );
+    assert_eq!(count.wakes(), 0, "a dropped future was woken");
 }
 
 /// A future dropped mid-wait while its thread unwinds (a task that panicked after it started
@@ -390,7 +370,7 @@ fn a_wait_async_dropped_while_panicking_mid_wait_does_not_break_the_group() {
     let task = group.clone();
     let member = group.clone();
     let panicked = std::thread::spawn(move || {
-        let waker = Waker::from(Arc::new(Count(AtomicU64::new(0))));
+        let waker = Waker::from(Count::new());
         let mut wait = member.wait_async();
         assert!(poll_with(&mut wait, &waker).is_pending());
         panic!("the waiting task panics, dropping its future");

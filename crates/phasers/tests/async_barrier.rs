@@ -10,11 +10,11 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 mod executor_support;
-use executor_support::{block_on, poll_once, within, Pool, Task};
+use executor_support::{block_on, poll_once, within, Count, Pool, Task};
 
 use phasers::{Algorithm, Barrier, Error, Participant, WaitResult};
 
@@ -217,18 +217,12 @@ fn a_dropped_future_is_resumed_by_wait_async() {
 /// waker that was still stored would be woken, and count).
 #[test]
 fn a_dropped_future_leaves_no_waker() {
-    struct Count(AtomicUsize);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
     for algorithm in Algorithm::CONCRETE {
         within(move || {
             let barrier = Barrier::with_algorithm(2, algorithm).unwrap();
             let mut handles = barrier.participants();
             let (mut second, mut first) = (handles.pop().unwrap(), handles.pop().unwrap());
-            let count = Arc::new(Count(AtomicUsize::new(0)));
+            let count = Count::new();
             let waker = Waker::from(count.clone());
             {
                 let mut wait = first.wait_async();
@@ -242,7 +236,7 @@ fn a_dropped_future_leaves_no_waker() {
                 s.spawn(|| second.wait().unwrap());
                 assert_eq!(first.wait().unwrap().episode(), 0);
             });
-            assert_eq!(count.0.load(Ordering::Relaxed), 0, "{algorithm}");
+            assert_eq!(count.wakes(), 0, "{algorithm}");
         });
     }
 }
@@ -251,12 +245,6 @@ fn a_dropped_future_leaves_no_waker() {
 /// rounds of dissemination and the tournament, a tree's levels).
 #[test]
 fn a_completed_future_leaves_no_waker() {
-    struct Count(AtomicUsize);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
     for algorithm in Algorithm::CONCRETE {
         within(move || {
             let barrier = Barrier::builder(4)
@@ -266,7 +254,7 @@ fn a_completed_future_leaves_no_waker() {
                 .unwrap();
             let mut handles = barrier.participants();
             let mut first = handles.remove(0);
-            let count = Arc::new(Count(AtomicUsize::new(0)));
+            let count = Count::new();
             let waker = Waker::from(count.clone());
             let mut wait = first.wait_async();
             assert!(Pin::new(&mut wait)

@@ -6,14 +6,14 @@
 
 use std::future::Future;
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 mod executor_support;
-use executor_support::{block_on, poll_once, within, Pool, Task, Unpark, HANG};
+use executor_support::{block_on, poll_once, within, Count, Pool, Task, Unpark, HANG};
 
 use phasers::{Accumulator, Error, Mode, Op, Phaser, PhaserBuilder, Registration};
 
@@ -240,15 +240,9 @@ fn dropped_after_signalling_then_next() {
 /// release does not wake the dropped task's waker.
 #[test]
 fn a_dropped_future_is_not_woken() {
-    struct Count(AtomicU64);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
     let (_phaser, mut main) = Phaser::new(Mode::SigWait).unwrap();
     let mut other = main.register(Mode::SigWait).unwrap();
-    let count = Arc::new(Count(AtomicU64::new(0)));
+    let count = Count::new();
     let waker = Waker::from(count.clone());
     let mut next = main.next_async();
     assert!(Pin::new(&mut next)
@@ -256,7 +250,7 @@ fn a_dropped_future_is_not_woken() {
         .is_pending());
     drop(next);
     other.signal().unwrap(); // releases phase 0
-    assert_eq!(count.0.load(Ordering::Relaxed), 0);
+    assert_eq!(count.wakes(), 0);
     assert_eq!(main.wait().unwrap(), 0);
 }
 

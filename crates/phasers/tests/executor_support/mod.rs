@@ -39,6 +39,27 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
+/// Counts its wakes: a waker whose wakes a test checks for.
+pub struct Count(pub AtomicUsize);
+
+impl Count {
+    /// A fresh count of 0.
+    pub fn new() -> Arc<Count> {
+        Arc::new(Count(AtomicUsize::new(0)))
+    }
+
+    /// The wakes so far.
+    pub fn wakes(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+impl Wake for Count {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 /// A waker that does nothing, for polls whose wake is not needed (`Waker::noop` needs Rust 1.85).
 pub fn nothing() -> Waker {
     struct Nothing;

@@ -141,6 +141,56 @@ fn tasks_on_threads_of_their_own_and_blocking_threads() {
     });
 }
 
+/// Seed 000's dynamic parallelism: a task registers children from inside its async body (here
+/// at phases 2, 5 and 8), each child joins at the parent's current phase, runs three phases as a
+/// task of its own and leaves by dropping its registration, while a sibling task and the parent
+/// go on. Every wait returns the phase it waited for.
+#[test]
+fn a_task_registers_children_from_inside() {
+    const PHASES: u64 = 12;
+    const LIFE: u64 = 3;
+    let (phaser, parent) = Phaser::new(Mode::SigWait).unwrap();
+    let sibling = parent.register(Mode::SigWait).unwrap();
+    within(move || {
+        let sibling = std::thread::spawn(move || {
+            let mut sibling = sibling;
+            block_on(async {
+                for phase in 0..PHASES {
+                    assert_eq!(sibling.next_async().await.unwrap(), phase);
+                }
+            });
+            sibling // kept until the parent is done: its drop would be a leave
+        });
+        let mut parent = parent;
+        let children = block_on(async {
+            let mut children = Vec::new();
+            for phase in 0..PHASES {
+                // A child ends within the parent's phases: one still registered after them
+                // would wait for the parent forever.
+                if phase % 3 == 2 && phase + LIFE <= PHASES {
+                    let mut child = parent.register(Mode::SigWait).unwrap();
+                    assert_eq!(child.phase(), phase, "a child joins at its parent's phase");
+                    children.push(std::thread::spawn(move || {
+                        block_on(async {
+                            for own in phase..phase + LIFE {
+                                assert_eq!(child.next_async().await.unwrap(), own);
+                            }
+                        });
+                        drop(child); // leaves: the phases after its life do not wait for it
+                    }));
+                }
+                assert_eq!(parent.next_async().await.unwrap(), phase);
+            }
+            children
+        });
+        for child in children {
+            child.join().unwrap();
+        }
+        drop(sibling.join().unwrap());
+        assert_eq!(phaser.phase(), PHASES);
+    });
+}
+
 /// Split phases: `signal` then `wait_async`, and `wait_async` signalling itself.
 #[test]
 fn wait_async_after_signal_and_without() {

@@ -6,10 +6,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::episode::StoredWaker;
 use super::participant::{Participant, WaitResult};
 use super::BarrierAlgorithm;
 use crate::error::Result;
+use crate::wait::StoredWaker;
 
 impl<A: BarrierAlgorithm> Participant<A> {
     /// [`wait`](Self::wait) for an async task: a future that arrives at the barrier when first

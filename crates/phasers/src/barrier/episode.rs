@@ -29,17 +29,14 @@
 //!
 //! A waker key names a slot of one signal's list, and an algorithm may wait on another signal at
 //! its next stop (dissemination's rounds, a tree's levels): the key is kept with its signal's
-//! address ([`StoredWaker`]), and dropped from that signal before the task waits on another.
+//! address ([`StoredWaker`](crate::wait::StoredWaker)), and dropped from that signal before the
+//! task waits on another (see `wait/poll.rs`, which teams' task waits share).
 
-use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::ptr::NonNull;
-use std::task::{Poll, Waker};
 
 use crate::barrier::completion::Completion;
 use crate::wait::{
-    BrokenState, Deadline, Signal, SpinBudget, SpinPlan, Stop, TaskRef, TaskWaiter, Waiter,
-    WakerKey, Watch, Watched,
+    poll_task, BrokenState, Deadline, Signal, SpinBudget, SpinPlan, Stop, Waiter, Watch, Watched,
 };
 
 /// What breaks the barrier when the completion action panics: its shared state, so that an
@@ -157,98 +154,6 @@ impl<'a> Episode<'a> {
 #[inline(never)]
 fn wait_slow(waiter: Waiter<'_>, signal: &Signal, done: impl Fn(u64) -> bool) -> Result<u64, Stop> {
     waiter.until(signal, done)
-}
-
-/// Where a task's waker is stored: the slot's key, and the signal whose list the key names.
-///
-/// The address is that of a signal of the barrier the task's participant belongs to: the
-/// participant holds the barrier, and the future that keeps this borrows the participant, so the
-/// signal outlives it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct StoredWaker {
-    signal: NonNull<Signal>,
-    key: WakerKey,
-}
-
-// SAFETY: a shared reference to a `Signal` (which is `Sync`) and a plain key; see the type's docs
-// for why the signal outlives it.
-unsafe impl Send for StoredWaker {}
-// SAFETY: as for `Send`.
-unsafe impl Sync for StoredWaker {}
-
-impl StoredWaker {
-    /// Drops the waker from its signal's list.
-    ///
-    /// # Safety
-    ///
-    /// The signal must still exist: the caller holds (or borrows) a participant of the barrier
-    /// the signal belongs to.
-    pub(crate) unsafe fn forget(self) {
-        // SAFETY: the caller keeps the barrier, and so the signal, alive.
-        unsafe { self.signal.as_ref() }.remove_waker(self.key);
-    }
-}
-
-/// What a task's poll hands its episode, through [`Deadline::Task`]: the task's waker, and where
-/// its waker is stored (updated by the poll).
-pub(crate) struct TaskPoll<'a> {
-    waker: &'a Waker,
-    stored: &'a Cell<Option<StoredWaker>>,
-}
-
-impl<'a> TaskPoll<'a> {
-    pub(crate) fn new(waker: &'a Waker, stored: &'a mut Option<StoredWaker>) -> Self {
-        TaskPoll {
-            waker,
-            stored: Cell::from_mut(stored),
-        }
-    }
-
-    /// The deadline that makes an episode's waits polls of this task. The episode must not
-    /// outlive `self`.
-    pub(crate) fn deadline(&self) -> Deadline {
-        Deadline::Task(TaskRef(NonNull::from(self).cast()))
-    }
-}
-
-/// [`Episode::wait_until`] for a task (see the module docs): one poll, and [`Stop::TimedOut`]
-/// when the condition does not hold yet, with the task's waker stored on `signal`.
-#[cold]
-#[inline(never)]
-fn poll_task(
-    task: TaskRef,
-    broken: &BrokenState,
-    number: u64,
-    signal: &Signal,
-    done: impl Fn(u64) -> bool,
-) -> Result<u64, Stop> {
-    // SAFETY: only `TaskPoll::deadline` makes a task deadline, from a `TaskPoll` that outlives
-    // the episode that holds it (`Participant::poll_wait` keeps both on its stack), and the
-    // episode is what calls this.
-    let task = unsafe { task.0.cast::<TaskPoll<'_>>().as_ref() };
-    let mut key = match task.stored.take() {
-        Some(stored) if std::ptr::eq(stored.signal.as_ptr(), signal) => Some(stored.key),
-        Some(stored) => {
-            // SAFETY: the stored signal is one of this barrier's, which the polling participant
-            // holds.
-            unsafe { stored.forget() };
-            None
-        }
-        None => None,
-    };
-    let outcome = TaskWaiter::new(broken, number).poll_probe(signal, &mut key, task.waker, || {
-        let value = signal.load();
-        done(value).then_some(value)
-    });
-    task.stored.set(key.map(|key| StoredWaker {
-        signal: NonNull::from(signal),
-        key,
-    }));
-    match outcome {
-        Poll::Ready(outcome) => outcome,
-        // Not yet: stopped as after a timeout, so that the algorithm resumes here.
-        Poll::Pending => Err(Stop::TimedOut),
-    }
 }
 
 /// [`Episode::complete`]'s action, out of line: it is given the episode's parts rather than the

@@ -3,12 +3,12 @@
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
-use super::episode::{BreakOnPanic, Episode, Parts, StoredWaker, TaskPoll};
+use super::episode::{BreakOnPanic, Episode, Parts};
 use super::shared::{Barrier, Shared};
 use super::{AnyAlgorithm, BarrierAlgorithm};
 use crate::error::{Error, Result};
 use crate::primitive::Arc;
-use crate::wait::{Deadline, SpinBudget, Stop};
+use crate::wait::{Deadline, SpinBudget, Stop, StoredWaker, TaskPoll};
 
 /// What a completed wait reports.
 ///

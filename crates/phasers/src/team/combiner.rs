@@ -25,8 +25,11 @@ pub(crate) enum Combiner<'a, T> {
     },
     /// The caller's function, borrowed for a blocking call.
     Borrowed(&'a (dyn Fn(T, T) -> T + 'a)),
-    /// The caller's function, owned by a pending call.
-    Owned(Box<dyn Fn(T, T) -> T + 'a>),
+    /// The caller's function, owned by a pending call; `Send`, so that the [`Pending`] that
+    /// holds it is, and an async task can hold the call across an `.await`.
+    ///
+    /// [`Pending`]: super::Pending
+    Owned(Box<dyn Fn(T, T) -> T + Send + 'a>),
 }
 
 impl<'a, T: Copy> Combiner<'a, T> {

@@ -43,7 +43,10 @@ use crate::wait::{Deadline, Stop};
 pub(crate) enum Until {
     /// Not at all: stop where the call would wait (`Pending::test`).
     NoWait,
-    /// Until the deadline passes; with [`Deadline::Never`], to the end of the call.
+    /// Until the deadline passes; with [`Deadline::Never`], to the end of the call. With
+    /// [`Deadline::Task`], one poll of an async task ([`CollectiveFuture`](super::CollectiveFuture)):
+    /// each wait looks once and stores the task's waker (see [`Member::wait_for`]), and a staged
+    /// call also waits for its readers before it ends (see [`progress`](Member::progress)).
     Deadline(Deadline),
 }
 
@@ -294,6 +297,7 @@ impl Member {
             Until::NoWait => (false, Deadline::Never),
             Until::Deadline(deadline) => (true, deadline),
         };
+        let task = matches!(deadline, Deadline::Task(_));
         loop {
             let flight = self.in_flight.as_ref()?;
             let post = flight.post;
@@ -392,7 +396,10 @@ impl Member {
                     self.in_flight.as_mut()?.step = Step::Finish;
                 }
                 Step::Finish => {
-                    if !flight.staged {
+                    // A task also waits for the readers of a staged call, which a thread leaves
+                    // to its next call's start: that start would block the task's thread, and the
+                    // readers may be tasks queued behind it on the same executor.
+                    if !flight.staged || task {
                         // Unchecked, so it never gives up on a break: only its deadline ends it.
                         let slot = &shared.slots[self.rank];
                         let touched =

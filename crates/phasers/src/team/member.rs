@@ -9,7 +9,7 @@ use super::shared::TeamShared;
 use super::sync_mode::SyncMode;
 use crate::error::Error;
 use crate::primitive::Arc;
-use crate::wait::{Deadline, Signal, SpinBudget, Stop, Waiter, Watch};
+use crate::wait::{poll_task, BrokenState, Deadline, Signal, SpinBudget, Stop, Waiter, Watch};
 
 /// Where a call stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,6 +220,12 @@ impl Member {
     /// call (the roster `start` keeps); the other waits (for this member's readers, or at a
     /// closing meeting) wait for members that began it and are still moving data, which the
     /// roster cannot tell apart.
+    ///
+    /// With [`Deadline::Task`] (a task's poll, see [`CollectiveFuture`](super::CollectiveFuture))
+    /// a signal short of `target` at first look is polled once through
+    /// [`poll_task`](crate::wait::poll_task), which stores the task's waker on it and stops with
+    /// [`Stop::TimedOut`] when it is still short, as a timed wait that gave up: the call stays
+    /// where it was, and the next poll resumes it there.
     pub(crate) fn wait_for(
         &self,
         signal: &Signal,
@@ -228,12 +234,46 @@ impl Member {
         checked: bool,
         deadline: Deadline,
     ) -> Result<(), Stop> {
+        // The first look, before anything else: most waits end here. The waiter below looks
+        // again before it spins.
+        if signal.load() >= target {
+            return Ok(());
+        }
         let shared = &*self.shared;
         let broken = if checked {
             &shared.broken
         } else {
             &shared.intact
         };
+        let outcome = if let Deadline::Task(task) = deadline {
+            poll_task(task, broken, seq, signal, |value| value >= target).map(|_| ())
+        } else {
+            self.wait_slow(signal, target, seq, broken, deadline)
+        };
+        match outcome {
+            Ok(()) => Ok(()),
+            // The waiter looks at the signal before the broken state, so it may have missed a
+            // signal that reached `target` just before the team broke. A member that breaks the
+            // team from a call it was in does so only after seeing that call's meeting released
+            // (see `Drop`), and the broken state was read with `Acquire`: this second look sees
+            // that release. Without it, a member could give up on a meeting that did release,
+            // and the others would count it as a reader that never comes.
+            Err(Stop::Broken) if signal.load() >= target => Ok(()),
+            Err(stop) => Err(stop),
+        }
+    }
+
+    /// [`wait_for`](Self::wait_for) for a thread, once the signal was short of `target` at first
+    /// look: spin, yield, park, as before tasks could wait here (one call site: it inlines).
+    fn wait_slow(
+        &self,
+        signal: &Signal,
+        target: u64,
+        seq: u64,
+        broken: &BrokenState,
+        deadline: Deadline,
+    ) -> Result<(), Stop> {
+        let shared = &*self.shared;
         let watch = if shared.entry.releases_on(signal) {
             Watch::arrivals(shared)
         } else {
@@ -247,17 +287,7 @@ impl Member {
             seq,
             Some(watch),
         );
-        match waiter.until(signal, |value| value >= target) {
-            Ok(_) => Ok(()),
-            // The waiter looks at the signal before the broken state, so it may have missed a
-            // signal that reached `target` just before the team broke. A member that breaks the
-            // team from a call it was in does so only after seeing that call's meeting released
-            // (see `Drop`), and the broken state was read with `Acquire`: this second look sees
-            // that release. Without it, a member could give up on a meeting that did release,
-            // and the others would count it as a reader that never comes.
-            Err(Stop::Broken) if signal.load() >= target => Ok(()),
-            Err(stop) => Err(stop),
-        }
+        waiter.until(signal, |value| value >= target).map(|_| ())
     }
 
     /// Tells each member whose buffers this one was to use in its call that it is done.

@@ -73,6 +73,7 @@ mod arguments;
 mod builder;
 mod call;
 mod check;
+mod collective_future;
 mod collectives;
 mod combiner;
 mod complete;
@@ -94,6 +95,7 @@ mod sync_mode;
 
 pub(crate) use builder::checked_from_env;
 pub use builder::{Team, TeamBuilder, CHECKED_ENV, MAX_MEMBERS};
+pub use collective_future::CollectiveFuture;
 pub use kind::Kind;
 pub use member::Member;
 pub use pending::Pending;

@@ -175,7 +175,7 @@ impl Member {
         root: usize,
         input: &'a [T],
         output: &'a mut [T],
-        op: impl Fn(T, T) -> T + 'a,
+        op: impl Fn(T, T) -> T + Send + 'a,
     ) -> Result<Pending<'a, T>> {
         let call = self.reduce_call(root, input, output, Ok(Combiner::Owned(Box::new(op))));
         Pending::start(self, call)
@@ -245,7 +245,7 @@ impl Member {
         &'a mut self,
         input: &'a [T],
         output: &'a mut [T],
-        op: impl Fn(T, T) -> T + 'a,
+        op: impl Fn(T, T) -> T + Send + 'a,
     ) -> Result<Pending<'a, T>> {
         let call = self.allreduce_call(input, output, Ok(Combiner::Owned(Box::new(op))));
         Pending::start(self, call)
@@ -444,7 +444,7 @@ impl Member {
         &'a mut self,
         input: &'a [T],
         output: &'a mut [T],
-        op: impl Fn(T, T) -> T + 'a,
+        op: impl Fn(T, T) -> T + Send + 'a,
     ) -> Result<Pending<'a, T>> {
         let call = self.scan_call(
             Kind::ScanInclusive,
@@ -518,7 +518,7 @@ impl Member {
         &'a mut self,
         input: &'a [T],
         output: &'a mut [T],
-        op: impl Fn(T, T) -> T + 'a,
+        op: impl Fn(T, T) -> T + Send + 'a,
     ) -> Result<Pending<'a, T>> {
         let call = self.scan_call(
             Kind::ScanExclusive,

@@ -1,12 +1,13 @@
 //! A non-blocking collective in progress.
 
+use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use super::call::Call;
 use super::engine::Until;
 use super::member::Member;
 use crate::error::Result;
-use crate::wait::Deadline;
+use crate::wait::{Deadline, StoredWaker, TaskPoll};
 
 /// A collective started by one of [`Member`]'s `i`-methods (`ibroadcast`, `iallreduce`, ...).
 ///
@@ -59,8 +60,21 @@ pub struct Pending<'a, T: Copy + Send + 'static> {
     outcome: Option<Result<()>>,
 }
 
+// SAFETY: the fields that are not `Send` by themselves are the call's raw parts: its buffers,
+// borrowed for `'a` as `&[T]` and `&mut [T]` with `T: Copy + Send` (the input is only ever copied
+// from, by value, and the outputs written with values of `T`; the team's other members already do
+// both from their own threads), and its operator, which the `i`-methods make only as a built-in
+// kernel (`Send` and `Sync`) or an owned `Send` closure (`Combiner::Owned`), never as the
+// borrowed one of the blocking forms (asserted in `start`). So the call can go on from another
+// thread, as an async task's may.
+unsafe impl<T: Copy + Send + 'static> Send for Pending<'_, T> {}
+
 impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
     pub(crate) fn start(member: &'a mut Member, call: Call<'a, T>) -> Result<Self> {
+        debug_assert!(
+            !matches!(call.op, Some(super::combiner::Combiner::Borrowed(_))),
+            "a pending call owns its operator (see the `Send` impl)"
+        );
         member.start(&call, true)?;
         Ok(Pending {
             member,
@@ -219,6 +233,34 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
         match &self.outcome {
             Some(outcome) => outcome.clone(),
             None => Err(self.member.timed_out()),
+        }
+    }
+
+    /// One poll of [`wait_async`](Self::wait_async)'s future: the call taken as far as it goes
+    /// without waiting, the task's waker stored on the signal it stopped at (in `stored`).
+    pub(crate) fn poll_wait(
+        &mut self,
+        waker: &Waker,
+        stored: &mut Option<StoredWaker>,
+    ) -> Poll<Result<()>> {
+        if self.outcome.is_none() {
+            let task = TaskPoll::new(waker, stored);
+            self.outcome = self
+                .member
+                .progress(&self.call, Until::Deadline(task.deadline()));
+        }
+        match &self.outcome {
+            Some(outcome) => Poll::Ready(outcome.clone()),
+            None => Poll::Pending,
+        }
+    }
+
+    /// Drops the waker a task left stored on one of the team's signals, if any.
+    pub(crate) fn forget_waker(&self, stored: &mut Option<StoredWaker>) {
+        if let Some(stored) = stored.take() {
+            // SAFETY: `stored` was filled by `poll_wait` on this call, so its signal is one of
+            // this member's team's, which the member (borrowed here) keeps alive.
+            unsafe { stored.forget() };
         }
     }
 

@@ -27,10 +27,12 @@
 //! A task that is woken polls again and takes a new slot if the release took its old one; a
 //! waker woken for a release that was not the task's own (an earlier phase) costs one poll.
 
+use std::cell::Cell;
+use std::ptr::NonNull;
 use std::task::{Poll, Waker};
 
 use super::wakers::WakerKey;
-use super::{BrokenState, Signal, Stop};
+use super::{BrokenState, Deadline, Signal, Stop, TaskRef};
 
 /// One task's wait for one episode: the object's broken state and the episode it waits for.
 pub(crate) struct TaskWaiter<'a> {
@@ -85,5 +87,107 @@ impl<'a> TaskWaiter<'a> {
         } else {
             None
         }
+    }
+}
+
+/// Where a task's waker is stored: the slot's key, and the signal whose list the key names.
+///
+/// The address is that of a signal of the object (a barrier, a team) the task's handle belongs
+/// to: the handle holds the object, and the future that keeps this borrows the handle, so the
+/// signal outlives it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StoredWaker {
+    signal: NonNull<Signal>,
+    key: WakerKey,
+}
+
+// SAFETY: a shared reference to a `Signal` (which is `Sync`) and a plain key; see the type's docs
+// for why the signal outlives it.
+unsafe impl Send for StoredWaker {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for StoredWaker {}
+
+impl StoredWaker {
+    /// Drops the waker from its signal's list.
+    ///
+    /// # Safety
+    ///
+    /// The signal must still exist: the caller holds (or borrows) a handle of the object the
+    /// signal belongs to.
+    pub(crate) unsafe fn forget(self) {
+        // SAFETY: the caller keeps the object, and so the signal, alive.
+        unsafe { self.signal.as_ref() }.remove_waker(self.key);
+    }
+}
+
+/// What a task's poll hands the waits it makes, through [`Deadline::Task`]: the task's waker, and
+/// where its waker is stored (updated by the poll).
+pub(crate) struct TaskPoll<'a> {
+    waker: &'a Waker,
+    stored: &'a Cell<Option<StoredWaker>>,
+}
+
+impl<'a> TaskPoll<'a> {
+    pub(crate) fn new(waker: &'a Waker, stored: &'a mut Option<StoredWaker>) -> Self {
+        TaskPoll {
+            waker,
+            stored: Cell::from_mut(stored),
+        }
+    }
+
+    /// The deadline that makes a wait a poll of this task (see [`poll_task`]). Whatever holds the
+    /// deadline must not outlive `self`.
+    pub(crate) fn deadline(&self) -> Deadline {
+        Deadline::Task(TaskRef(NonNull::from(self).cast()))
+    }
+}
+
+/// A wait with [`Deadline::Task`] whose condition did not hold at first look: one poll of the
+/// task (probe, store its waker on `signal`, mark `PARKED`, probe again, through
+/// [`TaskWaiter::poll_probe`]), and [`Stop::TimedOut`] when `done` does not hold yet, with the
+/// task's waker stored on `signal`, so that the caller stops as after a timeout and resumes
+/// there at the next poll. Barriers (`barrier/episode.rs`) and teams (`team/member.rs`) wait
+/// this way.
+///
+/// A key names a slot of one signal's list, and the next stop may be on another signal: the key
+/// is kept with its signal's address, and dropped from that signal before the task waits on
+/// another.
+///
+/// `task` must come from [`TaskPoll::deadline`], from a `TaskPoll` still alive (the polling
+/// call keeps it on its stack for as long as the waits it makes).
+#[cold]
+#[inline(never)]
+pub(crate) fn poll_task(
+    task: TaskRef,
+    broken: &BrokenState,
+    episode: u64,
+    signal: &Signal,
+    done: impl Fn(u64) -> bool,
+) -> Result<u64, Stop> {
+    // SAFETY: only `TaskPoll::deadline` makes a task deadline, from a `TaskPoll` that outlives
+    // the waits that hold it (see above).
+    let task = unsafe { task.0.cast::<TaskPoll<'_>>().as_ref() };
+    let mut key = match task.stored.take() {
+        Some(stored) if std::ptr::eq(stored.signal.as_ptr(), signal) => Some(stored.key),
+        Some(stored) => {
+            // SAFETY: the stored signal is one of the same object's, which the polling handle
+            // holds.
+            unsafe { stored.forget() };
+            None
+        }
+        None => None,
+    };
+    let outcome = TaskWaiter::new(broken, episode).poll_probe(signal, &mut key, task.waker, || {
+        let value = signal.load();
+        done(value).then_some(value)
+    });
+    task.stored.set(key.map(|key| StoredWaker {
+        signal: NonNull::from(signal),
+        key,
+    }));
+    match outcome {
+        Poll::Ready(outcome) => outcome,
+        // Not yet: stopped as after a timeout, so that the caller resumes here.
+        Poll::Pending => Err(Stop::TimedOut),
     }
 }

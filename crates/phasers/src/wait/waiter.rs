@@ -15,10 +15,11 @@ const ROUNDS_PER_CHECK: u32 = 1 << 10;
 
 /// When a wait gives up.
 ///
-/// `Task` is no deadline but a barrier task's poll (see `barrier/episode.rs`): the wait probes
-/// once, stores the task's waker, and stops with [`Stop::TimedOut`] instead of spinning, so that
-/// the algorithm records where it stopped as after a timeout. The pointer is to that file's
-/// `TaskPoll`, on the polling call's stack; only `barrier/` makes and reads it. It rides here
+/// `Task` is no deadline but an async task's poll (see `poll.rs`'s `poll_task`; barriers and
+/// teams wait this way): the wait probes once, stores the task's waker, and stops with
+/// [`Stop::TimedOut`] instead of spinning, so that the caller records where it stopped as after
+/// a timeout. The pointer is to a `TaskPoll` (`poll.rs`), on the polling call's stack; only
+/// `TaskPoll::deadline` makes it and only `poll_task` reads it. It rides here
 /// rather than in the episode because it fits beside `Instant`'s niche: the enum stays the size
 /// of `Option<Instant>`, and the blocking wait's episode stays as small (see the test below).
 /// A [`Waiter`] is never made with it.
@@ -29,11 +30,11 @@ pub(crate) enum Deadline {
     Task(TaskRef),
 }
 
-/// The address of a barrier task's poll, for [`Deadline::Task`].
+/// The address of an async task's poll, for [`Deadline::Task`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TaskRef(pub(crate) NonNull<()>);
 
-// SAFETY: an address, which `barrier/episode.rs` dereferences only during the poll that made it,
+// SAFETY: an address, which `poll.rs` dereferences only during the poll that made it,
 // on that poll's thread; a deadline that holds it is `Send` and `Sync` as the other variants, so
 // that the types that hold a `Deadline` stay so.
 unsafe impl Send for TaskRef {}

@@ -365,16 +365,22 @@ fn a_dropped_member_breaks_the_team_for_waiting_tasks() {
                 Box::pin(async move {
                     let mine = [m.rank() as u64; 50];
                     let mut all = [0u64; 200];
-                    let outcome = match m.rank() {
-                        0 => m.ibarrier().unwrap().wait_async().await,
-                        1 => m.iallgather(&mine, &mut all).unwrap().wait_async().await,
-                        _ => {
-                            let mut sum = [0u64; 50];
-                            let mut pending = m.iallreduce(&mine, &mut sum, Op::Sum).unwrap();
-                            let outcome = pending.wait_async().await;
-                            outcome
+                    let rank = m.rank();
+                    // The drop may also come before the call starts: its `i`-method then
+                    // returns the error.
+                    let outcome: phasers::Result<()> = async {
+                        match rank {
+                            0 => m.ibarrier()?.wait_async().await,
+                            1 => m.iallgather(&mine, &mut all)?.wait_async().await,
+                            _ => {
+                                let mut sum = [0u64; 50];
+                                let mut pending = m.iallreduce(&mine, &mut sum, Op::Sum)?;
+                                let outcome = pending.wait_async().await;
+                                outcome
+                            }
                         }
-                    };
+                    }
+                    .await;
                     results.lock().unwrap().push(outcome);
                 })
             })

@@ -14,9 +14,11 @@ use crate::wait::{Deadline, StoredWaker, TaskPoll};
 /// It borrows the member and the call's buffers until it is dropped, so neither can be used
 /// (nor the outputs read) before the call is over: misuse fails to compile. The call makes
 /// progress only in this member's own calls to [`test`](Self::test), [`wait`](Self::wait),
-/// [`wait_timeout`](Self::wait_timeout) and [`wait_deadline`](Self::wait_deadline): there is no
-/// background thread. Members may wait in any order; the call completes once every member has
-/// started it and each has tested or waited until done.
+/// [`wait_timeout`](Self::wait_timeout), [`wait_deadline`](Self::wait_deadline) and, in an async
+/// task, the polls of [`wait_async`](Self::wait_async)'s future: there is no background thread.
+/// Members may wait in any order; the call completes once every member has started it and each
+/// has tested or waited until done. A `Pending` is `Send` (an `i`-method's operator must be), so
+/// an async task may hold it across an `.await`.
 ///
 /// `wait_timeout` is how a collective's wait is bounded: `member.ibarrier()?.wait_timeout(d)`
 /// returns [`Error::Timeout`](crate::Error::Timeout) if the others have not all come within `d`,

@@ -458,7 +458,8 @@ impl std::fmt::Debug for Member {
 pub(crate) fn stopped(shared: &TeamShared, stop: Stop) -> Error {
     match stop {
         Stop::Broken => shared.broken_error(),
-        // Only `Pending`'s timed waits have a deadline, and they stop before getting here.
+        // Only `Pending`'s timed waits and task polls have a deadline, and they stop before
+        // getting here.
         Stop::TimedOut => unreachable!("a timed-out wait leaves its call in progress"),
     }
 }

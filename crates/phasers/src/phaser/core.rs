@@ -9,6 +9,7 @@ use crossbeam_utils::CachePadded;
 use super::advance::{Advanced, OnAdvance, Panic};
 use super::cells::{Cells, Partial};
 use super::gather::{Finish, Hint, Lock, Source, Tree};
+use super::progress::{self, Progress};
 use super::root_release::releases_through_root;
 use super::shape::Shape;
 use super::word::Seen;
@@ -42,7 +43,9 @@ pub(crate) struct Core {
 
 pub(crate) struct Roster {
     pub(crate) next_id: usize,
-    pub(crate) signalled: BTreeMap<usize, Arc<CachePadded<AtomicU64>>>,
+    pub(crate) signalled: BTreeMap<usize, Progress>,
+    /// Where new registrations' progress cells come from.
+    pub(crate) supply: progress::Supply,
 }
 
 impl Core {
@@ -62,6 +65,7 @@ impl Core {
             roster: Mutex::new(Roster {
                 next_id: 0,
                 signalled: BTreeMap::new(),
+                supply: progress::Supply::default(),
             }),
             stall: Stall::new(tuning.stall_after()),
             advance,
@@ -281,7 +285,7 @@ impl Core {
         roster
             .signalled
             .iter()
-            .filter(|(_, next)| next.load(Ordering::Relaxed) <= phase)
+            .filter(|(_, next)| next.cell().load(Ordering::Relaxed) <= phase)
             .map(|(&id, _)| id)
             .collect()
     }

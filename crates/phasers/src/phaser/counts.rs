@@ -103,7 +103,7 @@ impl Phaser {
         let arrived = roster
             .signalled
             .values()
-            .filter(|next| next.load(Ordering::Relaxed) > phase)
+            .filter(|next| next.cell().load(Ordering::Relaxed) > phase)
             .count();
         (roster.signalled.len(), arrived)
     }

@@ -97,6 +97,7 @@ mod counts;
 mod gather;
 mod next_all;
 mod phase_future;
+mod progress;
 mod registration;
 mod root_line;
 mod root_release;

@@ -5,16 +5,15 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
-use crossbeam_utils::CachePadded;
-
 use super::cells::{Cells, Partial};
 use super::core::Core;
 use super::gather::Hint;
+use super::progress::Progress;
 use super::size_plan::SizePlan;
 use super::word::{Seen, MAX_RUN_AHEAD, MAX_SIGNALLERS};
 use super::{Mode, Phaser};
 use crate::error::{Error, Result};
-use crate::primitive::{Arc, AtomicU64, Ordering};
+use crate::primitive::{Arc, Ordering};
 use crate::wait::{Deadline, Signal, SpinBudget, Stop, TaskWaiter, Waiter, WakerKey, Watch};
 
 /// A task's membership of a [`Phaser`]: what it may do (its [`Mode`]) and which phase it is in.
@@ -59,7 +58,7 @@ pub struct Registration {
     /// phaser's phase: it is [`MAX_RUN_AHEAD`] past the phase it last read (see `wait_for_room`).
     room_until: u64,
     /// The roster's copy of `signalled`, read by timed-out waiters to name who is missing.
-    progress: Option<Arc<CachePadded<AtomicU64>>>,
+    progress: Option<Progress>,
     /// Accumulator contributions sent since the last signal, one partial per accumulator.
     partials: Vec<Partial>,
     /// What the last signal found on the leaf: the guess for the next one.
@@ -109,7 +108,8 @@ impl Registration {
         let id = roster.next_id;
         roster.next_id += 1;
         let progress = mode.can_signal().then(|| {
-            let progress = Arc::new(CachePadded::new(AtomicU64::new(signalled)));
+            let registered = roster.signalled.len();
+            let progress = roster.supply.take(signalled, registered);
             roster.signalled.insert(id, progress.clone());
             progress
         });
@@ -494,7 +494,7 @@ impl Registration {
             partial.cells.collect(phase, partial.value);
         }
         if let Some(progress) = &self.progress {
-            progress.store(phase + 1, Ordering::Relaxed);
+            progress.cell().store(phase + 1, Ordering::Relaxed);
         }
         let leaf = self
             .leaf

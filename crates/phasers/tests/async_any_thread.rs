@@ -327,3 +327,38 @@ fn a_blocking_call_waits_for_its_rank_from_a_task() {
     });
     assert_eq!(result, (1, 1));
 }
+
+/// A completion action that panics in a task's poll: the panic continues out of the poll, the
+/// barrier breaks, and the other calls (tasks that had arrived, a later blocking call) get
+/// `Broken`; the future dropped while unwinding gives its participant back once, and `settle`
+/// returns.
+#[test]
+fn a_completion_action_panicking_in_a_task_breaks_the_barrier() {
+    let barrier = phasers::Barrier::builder(3)
+        .algorithm(Algorithm::Counting)
+        .on_completion(|| panic!("boom in the completion action"))
+        .build()
+        .unwrap();
+    let barrier = AnyThreadBarrier::from_barrier(barrier).unwrap();
+    let mut first = barrier.wait_async();
+    assert!(poll_once(&mut first).is_pending());
+    let mut second = barrier.wait_async();
+    assert!(poll_once(&mut second).is_pending());
+    // The last call: Counting's last arrival leads and runs the action in its poll.
+    let last = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        block_on(barrier.wait_async())
+    }));
+    let payload = last.expect_err("the action's panic continues out of the poll");
+    assert!(payload
+        .downcast_ref::<&str>()
+        .is_some_and(|text| text.contains("boom")));
+    assert!(barrier.is_broken());
+    assert!(matches!(block_on(first), Err(Error::Broken { .. })));
+    assert!(matches!(block_on(second), Err(Error::Broken { .. })));
+    assert!(matches!(barrier.wait(), Err(Error::Broken { .. })));
+    assert!(matches!(
+        block_on(barrier.wait_async()),
+        Err(Error::Broken { .. })
+    ));
+    within(move || barrier.settle().unwrap());
+}

@@ -111,6 +111,16 @@ use crate::Algorithm;
 /// assert!(matches!(barrier.wait(), Err(Error::Broken { .. })));
 /// ```
 ///
+/// # Async tasks
+///
+/// [`wait_async`](Self::wait_async) is the same call for an async task. A task cannot hold the
+/// slot's lock across its polls, so it takes its rank's participant out of the slot for its wait
+/// and puts it back when done; a later call of the rank waits for it as it waits for a blocking
+/// holder to unlock, and the argument above is unchanged (the holder's episode has every call
+/// already, so its task is woken and gives the participant back without any new call). Dropping
+/// such a future before it completed breaks the barrier, as a timed wait that gives up does, and
+/// for the same reason.
+///
 /// # Destroying
 ///
 /// [`settle`](AnyThreadBarrier::settle) is what `pthread_barrier_destroy` needs: it returns once
@@ -274,8 +284,9 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     ///
     /// # Errors
     ///
-    /// [`Error::Broken`] when a completion action panicked or a timed wait gave up (see
-    /// [`wait_timeout`](Self::wait_timeout)), so the barrier cannot be relied on any more: every
+    /// [`Error::Broken`] when a completion action panicked, a timed wait gave up (see
+    /// [`wait_timeout`](Self::wait_timeout)) or an unfinished [`wait_async`](Self::wait_async)
+    /// was dropped, so the barrier cannot be relied on any more: every
     /// later call returns it too, without blocking.
     #[inline]
     pub fn wait(&self) -> Result<WaitResult> {

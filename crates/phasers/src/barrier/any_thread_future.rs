@@ -92,9 +92,9 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// not polled: the drop finishes its wait, and the barrier goes on.
     ///
     /// (A future dropped while still waiting for the previous call of its rank to leave has not
-    /// arrived yet, but the episode is one call short all the same; the barrier breaks from the
-    /// episode its place numbers, or, when calls of its rank overtook each other, the one
-    /// before.)
+    /// arrived yet, but an episode is one call short all the same; the barrier breaks from the
+    /// episode its place numbers, which, when a later call of its rank overtook it, is one before
+    /// the episode left short.)
     ///
     /// ```
     /// use std::future::Future;

@@ -89,7 +89,9 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// does: every other call waiting at its episode and every later call returns
     /// [`Error::Broken`] instead of waiting for a call that will never come, and nobody arrives
     /// twice for one call. The one exception is a future whose episode completed while it was
-    /// not polled: the drop finishes its wait, and the barrier goes on.
+    /// not polled: the drop finishes its wait, and the barrier goes on. (A last call that arrives
+    /// in the instant between the drop's last look and its break still completes the episode for
+    /// the others, as beside a timed wait that gives up; the barrier is broken all the same.)
     ///
     /// (A future dropped while still waiting for the previous call of its rank to leave has not
     /// arrived yet, but an episode is one call short all the same; the barrier breaks from the
@@ -265,8 +267,7 @@ impl<A: BarrierAlgorithm> Future for AnyThreadFuture<'_, A> {
                         Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
                         // A blocking call of this rank is still leaving its (complete) episode.
                         Err(TryLockError::WouldBlock) => {
-                            cx.waker().wake_by_ref();
-                            return Poll::Pending;
+                            return requeue(cx);
                         }
                     };
                     match &mut slot.participant {
@@ -274,8 +275,7 @@ impl<A: BarrierAlgorithm> Future for AnyThreadFuture<'_, A> {
                         // An async call of this rank has it, and gives it back once polled.
                         Ok(None) => {
                             drop(slot);
-                            cx.waker().wake_by_ref();
-                            return Poll::Pending;
+                            return requeue(cx);
                         }
                         Err(lost) => {
                             let lost = lost.clone();
@@ -343,6 +343,17 @@ impl<A: BarrierAlgorithm> fmt::Debug for AnyThreadFuture<'_, A> {
             .field("state", &state)
             .finish()
     }
+}
+
+/// The queued task's `Pending`: it wakes itself, to be polled again once the executor has run
+/// the others (the rank's holder among them). Under loom, whose models poll by hand on a thread
+/// of their own, the thread also yields, so that the model runs the holder rather than an
+/// endless re-poll.
+fn requeue<T>(cx: &mut Context<'_>) -> Poll<T> {
+    cx.waker().wake_by_ref();
+    #[cfg(phasers_loom)]
+    crate::primitive::yield_now();
+    Poll::Pending
 }
 
 /// A waker for the drop's last look, which nobody needs woken (`Waker::noop` needs Rust 1.85).

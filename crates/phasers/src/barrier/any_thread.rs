@@ -9,7 +9,7 @@ use crossbeam_utils::CachePadded;
 
 use super::{AnyAlgorithm, Barrier, BarrierAlgorithm, Participant, WaitResult};
 use crate::error::{Error, Result};
-use crate::primitive::{yield_now, AtomicU64, Mutex, Ordering};
+use crate::primitive::{yield_now, AtomicU64, Mutex, MutexGuard, Ordering};
 use crate::wait::WaitPolicy;
 use crate::Algorithm;
 
@@ -111,6 +111,16 @@ use crate::Algorithm;
 /// assert!(matches!(barrier.wait(), Err(Error::Broken { .. })));
 /// ```
 ///
+/// # Async tasks
+///
+/// [`wait_async`](Self::wait_async) is the same call for an async task. A task cannot hold the
+/// slot's lock across its polls, so it takes its rank's participant out of the slot for its wait
+/// and puts it back when done; a later call of the rank waits for it as it waits for a blocking
+/// holder to unlock, and the argument above is unchanged (the holder's episode has every call
+/// already, so its task is woken and gives the participant back without any new call). Dropping
+/// such a future before it completed breaks the barrier, as a timed wait that gives up does, and
+/// for the same reason.
+///
 /// # Destroying
 ///
 /// [`settle`](AnyThreadBarrier::settle) is what `pthread_barrier_destroy` needs: it returns once
@@ -118,21 +128,27 @@ use crate::Algorithm;
 /// [`BarrierInUse`] when some call waits at an episode that has not completed.
 pub struct AnyThreadBarrier<A: BarrierAlgorithm = AnyAlgorithm> {
     /// How many calls to `wait` have started; call `t` takes rank `t % parties`.
-    tickets: CachePadded<AtomicU64>,
+    pub(super) tickets: CachePadded<AtomicU64>,
     /// One slot per rank, each on its own cache lines.
-    slots: Box<[CachePadded<Mutex<Slot<A>>>]>,
+    pub(super) slots: Box<[CachePadded<Mutex<Slot<A>>>]>,
+    /// Per rank, the async calls dropped after taking a ticket of that rank and before taking
+    /// its participant (see `any_thread_future.rs`): counted here rather than in the slot's
+    /// `calls`, whose lock such a drop must not wait for, so that `settle` knows they left.
+    pub(super) abandoned: Box<[AtomicU64]>,
     /// The barrier the participants belong to, for its parties, algorithm and broken state.
-    barrier: Barrier<A>,
+    pub(super) barrier: Barrier<A>,
 }
 
 /// One rank's participant and how many calls have taken it.
-struct Slot<A: BarrierAlgorithm> {
-    /// The rank's participant, or, once a timed wait on it gave up and dropped it (which broke
-    /// the barrier), the error that every later call on this slot returns.
-    participant: Result<Participant<A>>,
-    /// Calls that have locked this slot. Counted as soon as the lock is taken, so whoever holds the
-    /// lock knows that every counted call has left (see `settle`).
-    calls: u64,
+pub(super) struct Slot<A: BarrierAlgorithm> {
+    /// The rank's participant; `None` while an async call has it (see `any_thread_future.rs`),
+    /// which gives it back when it is done; or, once a timed wait on it gave up and dropped it
+    /// (which broke the barrier), the error that every later call on this slot returns.
+    pub(super) participant: Result<Option<Participant<A>>>,
+    /// Calls that have taken this slot's participant. Counted as soon as the call has it, so
+    /// whoever holds the lock while the participant is in the slot knows that every counted call
+    /// has left (see `settle`).
+    pub(super) calls: u64,
 }
 
 impl AnyThreadBarrier {
@@ -227,11 +243,12 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
                 parties - participants.len()
             )));
         }
+        let abandoned = (0..parties).map(|_| AtomicU64::new(0)).collect();
         let slots = participants
             .into_iter()
             .map(|participant| {
                 CachePadded::new(Mutex::new(Slot {
-                    participant: Ok(participant),
+                    participant: Ok(Some(participant)),
                     calls: 0,
                 }))
             })
@@ -239,6 +256,7 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
         Ok(AnyThreadBarrier {
             tickets: CachePadded::new(AtomicU64::new(0)),
             slots,
+            abandoned,
             barrier,
         })
     }
@@ -266,8 +284,9 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     ///
     /// # Errors
     ///
-    /// [`Error::Broken`] when a completion action panicked or a timed wait gave up (see
-    /// [`wait_timeout`](Self::wait_timeout)), so the barrier cannot be relied on any more: every
+    /// [`Error::Broken`] when a completion action panicked, a timed wait gave up (see
+    /// [`wait_timeout`](Self::wait_timeout)) or an unfinished [`wait_async`](Self::wait_async)
+    /// was dropped, so the barrier cannot be relied on any more: every
     /// later call returns it too, without blocking.
     #[inline]
     pub fn wait(&self) -> Result<WaitResult> {
@@ -360,19 +379,12 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
         // the slot's lock and the barrier itself (see `settle` for the one reader of the count).
         let ticket = self.tickets.fetch_add(1, Ordering::Relaxed);
         let rank = (ticket % self.slots.len() as u64) as usize;
-        // A poisoned slot means a completion action panicked in an earlier wait on this slot; that
-        // panic broke the barrier, and the participant reports `Error::Broken` below rather than
-        // this call panicking too. The lock is taken without a deadline: its holder is the
-        // previous call of this rank, whose episode has every call already (its tickets were all
-        // taken before this one), so it completes or breaks without waiting for anyone new.
-        let mut slot = self.slots[rank]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        slot.calls += 1;
-        let participant = match &mut slot.participant {
-            Ok(participant) => participant,
-            // A timed wait gave up on this slot earlier and broke the barrier.
-            Err(lost) => return Err(lost.clone()),
+        // The lock is taken without a deadline: its holder is the previous call of this rank,
+        // whose episode has every call already (its tickets were all taken before this one), so
+        // it completes or breaks without waiting for anyone new.
+        let mut slot = self.lock_slot(rank)?;
+        let Ok(Some(participant)) = &mut slot.participant else {
+            unreachable!("lock_slot returns a slot holding its participant")
         };
         let Some(deadline) = deadline else {
             return participant.wait();
@@ -401,6 +413,38 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
                 })
             }
             done => done,
+        }
+    }
+
+    /// Locks slot `rank` once its participant is in it. An async call of this rank may have it
+    /// (see `any_thread_future.rs`): its episode, like a blocking holder's, has every call
+    /// already, so it gives the participant back without waiting for anyone new, once its task is
+    /// polled; meanwhile this call yields its core. The error of a slot whose participant was
+    /// lost (a timed wait gave up, or an async call was dropped, breaking the barrier). Either
+    /// way the call is counted in the slot's `calls`.
+    fn lock_slot(&self, rank: usize) -> Result<MutexGuard<'_, Slot<A>>> {
+        loop {
+            // A poisoned slot means a completion action panicked in an earlier wait on this slot;
+            // that panic broke the barrier, and the participant reports `Error::Broken` rather
+            // than this call panicking too.
+            let mut slot = self.slots[rank]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            match &slot.participant {
+                Ok(Some(_)) => {
+                    slot.calls += 1;
+                    return Ok(slot);
+                }
+                Err(lost) => {
+                    let lost = lost.clone();
+                    slot.calls += 1;
+                    return Err(lost);
+                }
+                Ok(None) => {
+                    drop(slot);
+                    yield_now();
+                }
+            }
         }
     }
 
@@ -453,12 +497,19 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
                 // whole wait, so a held lock is never waited on blindly: once the ticket count
                 // moves, the barrier is counted again (and is then in use).
                 loop {
+                    // A participant out with an async call (`Ok(None)`) is still in use by a
+                    // counted call: not settled yet.
+                    let settled = |slot: &Slot<A>| {
+                        (!matches!(slot.participant, Ok(None))).then_some(slot.calls)
+                    };
                     let calls = match slot.try_lock() {
-                        Ok(guard) => Some(guard.calls),
-                        Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner().calls),
+                        Ok(guard) => settled(&guard),
+                        Err(TryLockError::Poisoned(poisoned)) => settled(&poisoned.into_inner()),
                         Err(TryLockError::WouldBlock) => None,
                     };
-                    if calls.is_some_and(|calls| calls >= owed) {
+                    // Acquire: pairs with the dropped call's increment, its last touch.
+                    let abandoned = self.abandoned[rank].load(Ordering::Acquire);
+                    if calls.is_some_and(|calls| calls + abandoned >= owed) {
                         break;
                     }
                     if self.tickets.load(Ordering::Relaxed) != taken {

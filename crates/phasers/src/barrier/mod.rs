@@ -75,6 +75,7 @@
 mod algorithm;
 mod any;
 mod any_thread;
+mod any_thread_future;
 mod auto;
 mod auto_cost;
 mod barrier_future;
@@ -98,6 +99,7 @@ pub use crate::tune::{Profile, ProfileEntry, ProfileStatus};
 pub use algorithm::BarrierAlgorithm;
 pub use any::AnyAlgorithm;
 pub use any_thread::{AnyThreadBarrier, BarrierInUse};
+pub use any_thread_future::AnyThreadFuture;
 #[cfg(test)]
 pub(crate) use auto_cost::builtin_choice;
 pub use barrier_future::BarrierFuture;

@@ -102,6 +102,7 @@ mod registration;
 mod root_line;
 mod root_release;
 mod shape;
+mod single_future;
 mod size_plan;
 mod wait_group;
 mod wait_group_future;
@@ -115,6 +116,7 @@ pub use next_all::next_all;
 pub use phase_future::PhaseFuture;
 pub use registration::Registration;
 pub use shape::MAX_SUB_PHASERS;
+pub use single_future::SingleFuture;
 pub use wait_group::WaitGroup;
 pub use wait_group_future::WaitGroupFuture;
 

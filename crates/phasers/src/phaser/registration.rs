@@ -800,6 +800,23 @@ impl Registration {
     /// between [`signal`](Self::signal) and [`wait`](Self::wait); [`Error::Broken`] or
     /// [`Error::Terminated`] when the phaser cannot advance.
     pub fn next_single<R>(&mut self, action: impl FnOnce() -> R) -> Result<Option<R>> {
+        let (phase, runs) = self.begin_single()?;
+        let core = self.phaser.core.clone();
+        if !runs {
+            self.wait_on(&self.sized(), &core.release, phase, Deadline::Never)?;
+            self.end_wait(phase);
+            return Ok(None);
+        }
+        self.wait_on(&self.sized(), &core.gathered, phase, Deadline::Never)?;
+        Ok(Some(self.run_single(phase, action)))
+    }
+
+    /// The part of [`next_single`](Self::next_single) before its wait: the checks, the claim of
+    /// the phase's action, and the signal. Returns the phase, and whether this registration
+    /// claimed the action (it then waits for the phase to be gathered, on `core.gathered`, and
+    /// runs it; the others wait for the release). The claim comes before the signal, so the
+    /// phase's completer sees it and hands the phase to the runner instead of releasing it.
+    pub(super) fn begin_single(&mut self) -> Result<(u64, bool)> {
         if !self.mode.can_single() {
             return Err(Error::Capability {
                 operation: "next_single",
@@ -822,28 +839,57 @@ impl Registration {
         }
         let runs = core.single_claim.fetch_max(phase + 1, Ordering::AcqRel) < phase + 1;
         self.signal_unchecked();
-        if !runs {
-            self.wait_on(&self.sized(), &core.release, phase, Deadline::Never)?;
-            self.waited = phase + 1;
-            self.released_through = Some(phase + 1);
-            return Ok(None);
-        }
-        self.wait_on(&self.sized(), &core.gathered, phase, Deadline::Never)?;
-        let outcome = catch_unwind(AssertUnwindSafe(action));
-        match outcome {
+        Ok((phase, runs))
+    }
+
+    /// Runs the action of `phase`, which this registration claimed and which has been gathered,
+    /// then releases the phase. If the action panics, the phaser breaks (see
+    /// [`abandon_single`](Self::abandon_single)) and the panic continues here.
+    pub(super) fn run_single<R>(&mut self, phase: u64, action: impl FnOnce() -> R) -> R {
+        match catch_unwind(AssertUnwindSafe(action)) {
             Ok(result) => {
-                core.release.publish_at_least(phase + 1);
-                self.waited = phase + 1;
-                self.released_through = Some(phase + 1);
-                Ok(Some(result))
+                self.phaser.core.release.publish_at_least(phase + 1);
+                self.end_wait(phase);
+                result
             }
             Err(payload) => {
-                if core.broken.break_from(phase, self.id) {
-                    core.wake_all();
-                }
+                self.abandon_single(phase);
                 resume_unwind(payload);
             }
         }
+    }
+
+    /// The action of `phase`, which this registration claimed, will never run (it panicked, or
+    /// its future was dropped): breaks the phaser at `phase` in this registration's name, so that
+    /// every wait for the phase reports [`Error::Broken`] instead of waiting for a release that
+    /// only the action's runner could publish.
+    pub(super) fn abandon_single(&self, phase: u64) {
+        let core = &self.phaser.core;
+        if core.broken.break_from(phase, self.id) {
+            core.wake_all();
+        }
+    }
+
+    /// One poll of the action runner's wait for `phase` to be gathered, with the task's waker
+    /// stored on the gather word under `key`; as [`poll_release`](Self::poll_release) on the
+    /// release word. The completer publishes the gather word (an RMW that wakes the stored
+    /// wakers), and a break wakes them too (`Core::wake_all`).
+    pub(super) fn poll_gathered(
+        &self,
+        phase: u64,
+        key: &mut Option<WakerKey>,
+        waker: &Waker,
+    ) -> Poll<Result<()>> {
+        let core = &self.phaser.core;
+        let probe = || (core.gathered.load() > phase).then_some(phase + 1);
+        TaskWaiter::new(&core.broken, phase)
+            .poll_probe(&core.gathered, key, waker, probe)
+            .map(|outcome| outcome.map(|_| ()).map_err(|_| core.stopped(phase)))
+    }
+
+    /// Forgets the waker stored by [`poll_gathered`](Self::poll_gathered) under `key`.
+    pub(super) fn forget_gathered_waker(&self, key: WakerKey) {
+        self.phaser.core.gathered.remove_waker(key);
     }
 
     /// Adds `value` to this task's partial for `cells` (combined with `combine`).

@@ -1,0 +1,366 @@
+//! The async form of [`AnyThreadBarrier::wait`]: a future that takes a ticket when first polled,
+//! borrows its rank's participant out of the slot, and waits as that participant through
+//! [`Participant::poll_wait`], the poll behind [`BarrierFuture`](super::BarrierFuture), so it adds
+//! no wait of its own.
+//!
+//! A blocking call holds its slot's lock for its whole wait; a task cannot hold a lock across
+//! polls (its guard is not `Send`, and a task must not block its thread waiting for one), so it
+//! takes the participant out of the slot (`Ok(None)` marks it lent) and puts it back when it is
+//! done. A later call of the same rank, blocking or async, waits meanwhile exactly as it waits
+//! for a blocking holder to unlock: the holder's episode has every call already (see the type
+//! docs of `AnyThreadBarrier`), so the participant comes back once the holder's task is polled.
+//!
+//! A dropped call cannot withdraw what it did (see `AnyThreadBarrier`'s "A timed wait that gives
+//! up breaks the barrier"), so a future dropped after its first poll and before it completed
+//! breaks the barrier, as a timed wait that gives up does, unless its episode turns out to have
+//! completed already.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, PoisonError, TryLockError};
+use std::task::{Context, Poll, Wake, Waker};
+
+use super::episode::StoredWaker;
+use super::{AnyAlgorithm, AnyThreadBarrier, BarrierAlgorithm, Participant, WaitResult};
+use crate::error::{Error, Result};
+use crate::primitive::Ordering;
+
+impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
+    /// [`wait`](Self::wait) for an async task: a future that takes this call's place among the
+    /// calls when first polled (its rank, as a blocking call takes it) and completes with the
+    /// same [`WaitResult`] once `parties` calls have arrived at its episode, without blocking the
+    /// thread that polls it. Blocking threads and tasks can share one barrier; any executor can
+    /// poll it. The pairing rule is `wait`'s: the calls must pair up.
+    ///
+    /// It waits as its rank's [`Participant`] does in
+    /// [`Participant::wait_async`](super::Participant::wait_async): no spinning, woken by the
+    /// condition it stopped at (or by the barrier breaking); no timer, so no stall report and no
+    /// timeout of its own. One wait is different: while the previous call of its rank has not
+    /// left yet (it is still being released), the task wakes itself and returns `Pending`, to be
+    /// polled again, rather than blocking its thread; that call's episode already has every
+    /// call, so this is brief.
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::sync::Arc;
+    /// use std::task::{Context, Poll, Wake, Waker};
+    /// use phasers::AnyThreadBarrier;
+    ///
+    /// /// Wakes the thread that polls: enough of an executor for one future.
+    /// struct Unpark(std::thread::Thread);
+    /// impl Wake for Unpark {
+    ///     fn wake(self: Arc<Self>) {
+    ///         self.0.unpark();
+    ///     }
+    /// }
+    /// fn block_on<F: Future>(future: F) -> F::Output {
+    ///     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    ///     let mut future = pin!(future);
+    ///     loop {
+    ///         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    ///             Poll::Ready(output) => return output,
+    ///             Poll::Pending => std::thread::park(),
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let barrier = AnyThreadBarrier::new(2);
+    /// std::thread::scope(|s| {
+    ///     let task = s.spawn(|| {
+    ///         (0..3).map(|_| block_on(barrier.wait_async()).unwrap().episode()).collect::<Vec<_>>()
+    ///     });
+    ///     for episode in 0..3 {
+    ///         assert_eq!(barrier.wait().unwrap().episode(), episode); // a blocking thread
+    ///     }
+    ///     assert_eq!(task.join().unwrap(), vec![0, 1, 2]);
+    /// });
+    /// barrier.settle()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Cancellation
+    ///
+    /// Dropping the future before its first poll does nothing. After it, the call has taken its
+    /// place, and has arrived or is about to; an arrival cannot be withdrawn, and, as the calls
+    /// are anonymous, no later call can take it over (see the [type docs](AnyThreadBarrier)). So
+    /// a future dropped before it completed **breaks the barrier**, as a timed wait that gives up
+    /// does: every other call waiting at its episode and every later call returns
+    /// [`Error::Broken`] instead of waiting for a call that will never come, and nobody arrives
+    /// twice for one call. The one exception is a future whose episode completed while it was
+    /// not polled: the drop finishes its wait, and the barrier goes on. (A last call that arrives
+    /// in the instant between the drop's last look and its break still completes the episode for
+    /// the others, as beside a timed wait that gives up; the barrier is broken all the same.)
+    ///
+    /// (A future dropped while still waiting for the previous call of its rank to leave has not
+    /// arrived yet, but an episode is one call short all the same; the barrier breaks from the
+    /// episode its place numbers, which, when a later call of its rank overtook it, is one before
+    /// the episode left short.)
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::Pin;
+    /// use std::task::{Context, Poll, Waker};
+    /// use phasers::{AnyThreadBarrier, Error};
+    ///
+    /// # use std::sync::Arc;
+    /// # use std::task::Wake;
+    /// # struct Nothing;
+    /// # impl Wake for Nothing { fn wake(self: Arc<Self>) {} }
+    /// # let waker = Waker::from(Arc::new(Nothing)); // `Waker::noop()` needs Rust 1.85
+    /// let barrier = AnyThreadBarrier::new(2);
+    /// {
+    ///     let mut wait = barrier.wait_async();
+    ///     let pending = Pin::new(&mut wait).poll(&mut Context::from_waker(&waker));
+    ///     assert!(pending.is_pending()); // arrived; the other call has not come
+    /// } // dropped: the arrival stays, so episode 0 can never complete as counted
+    /// assert!(barrier.is_broken());
+    /// assert!(matches!(barrier.wait(), Err(Error::Broken { .. }))); // at once, no hang
+    /// barrier.settle()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`wait`](Self::wait): [`Error::Broken`] when a completion action panicked, a timed
+    /// wait gave up or an async call was dropped (also while the task waits).
+    pub fn wait_async(&self) -> AnyThreadFuture<'_, A> {
+        AnyThreadFuture {
+            barrier: self,
+            state: State::Start,
+        }
+    }
+}
+
+enum State<A: BarrierAlgorithm> {
+    /// Not polled yet: nothing done.
+    Start,
+    /// Took `ticket`: waiting for its rank's participant to be in the slot.
+    Queued { ticket: u64 },
+    /// Holds its rank's participant (the slot marks it lent) and has arrived.
+    Waiting {
+        rank: usize,
+        participant: Participant<A>,
+        /// Where this task's waker is stored, and on which signal, if it stored one.
+        stored: Option<StoredWaker>,
+    },
+    /// Completed: the output was returned and the participant given back.
+    Done,
+}
+
+/// The future of [`AnyThreadBarrier::wait_async`]: the episode's [`WaitResult`] once `parties`
+/// calls have arrived at it, or the error the blocking [`wait`](AnyThreadBarrier::wait) would
+/// return.
+///
+/// It borrows the barrier until it completes or is dropped; dropping it after its first poll and
+/// before it completes breaks the barrier (see
+/// [`wait_async`](AnyThreadBarrier::wait_async)). It is `Unpin`. Polling it again after it
+/// completed panics, as futures may.
+///
+/// ```
+/// use std::future::Future;
+/// use std::pin::Pin;
+/// use std::task::{Context, Poll, Waker};
+/// use phasers::{barrier::AnyThreadFuture, AnyThreadBarrier};
+/// # use std::sync::Arc;
+/// # use std::task::Wake;
+/// # struct Nothing;
+/// # impl Wake for Nothing { fn wake(self: Arc<Self>) {} }
+/// # let waker = Waker::from(Arc::new(Nothing)); // `Waker::noop()` needs Rust 1.85
+///
+/// let barrier = AnyThreadBarrier::new(1);
+/// let mut wait: AnyThreadFuture<'_> = barrier.wait_async();
+/// let polled = Pin::new(&mut wait).poll(&mut Context::from_waker(&waker));
+/// // The only party: episode 0 completes in the first poll, and this call led it.
+/// assert!(matches!(polled, Poll::Ready(Ok(result)) if result.episode() == 0 && result.is_leader()));
+/// # Ok::<(), phasers::Error>(())
+/// ```
+#[must_use = "a future does nothing until it is polled (awaited)"]
+pub struct AnyThreadFuture<'a, A: BarrierAlgorithm = AnyAlgorithm> {
+    barrier: &'a AnyThreadBarrier<A>,
+    state: State<A>,
+}
+
+impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
+    /// Puts `participant` back in slot `rank`. The lock is held only briefly while the
+    /// participant is lent (the other calls of the rank see it lent and let go at once).
+    fn give_back(&self, rank: usize, participant: Participant<A>) {
+        let mut slot = self.barrier.slots[rank]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        debug_assert!(matches!(slot.participant, Ok(None)));
+        slot.participant = Ok(Some(participant));
+    }
+
+    /// The drop of a future that took its place and did not complete: breaks the barrier, unless
+    /// its episode completed meanwhile (see [`AnyThreadBarrier::wait_async`]).
+    fn abandon(&mut self) {
+        let parties = self.barrier.slots.len() as u64;
+        match std::mem::replace(&mut self.state, State::Done) {
+            State::Start | State::Done => {}
+            State::Queued { ticket } => {
+                // No arrival was made, but the call's place was taken: its episode is one call
+                // short. Broken from the episode its place numbers, without the slot (its holder
+                // may be a task that only this thread can poll).
+                let rank = (ticket % parties) as usize;
+                self.barrier
+                    .barrier
+                    .shared
+                    .break_from(ticket / parties, rank);
+                self.barrier.abandoned[rank].fetch_add(1, Ordering::Release);
+            }
+            State::Waiting {
+                rank,
+                mut participant,
+                mut stored,
+            } => {
+                // The episode may have completed since the last poll: then finish the wait
+                // quietly and give the participant back. Not while unwinding: the poll may run
+                // the completion action, whose panic would then abort.
+                let outcome = if std::thread::panicking() {
+                    Poll::Pending
+                } else {
+                    participant.poll_wait(&noop_waker(), &mut stored)
+                };
+                participant.forget_waker(&mut stored);
+                if outcome.is_ready() {
+                    self.give_back(rank, participant);
+                    return;
+                }
+                // As a timed wait that gives up: the slot keeps the error, and dropping the
+                // participant breaks the barrier from its episode on, waking every waiter.
+                let episode = participant.episode();
+                {
+                    let mut slot = self.barrier.slots[rank]
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    slot.participant = Err(Error::Broken { by: rank, episode });
+                }
+                drop(participant);
+            }
+        }
+    }
+}
+
+impl<A: BarrierAlgorithm> Unpin for AnyThreadFuture<'_, A> {}
+
+impl<A: BarrierAlgorithm> Future for AnyThreadFuture<'_, A> {
+    type Output = Result<WaitResult>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<WaitResult>> {
+        let this = self.get_mut();
+        let barrier = this.barrier;
+        loop {
+            match &mut this.state {
+                State::Start => {
+                    // Relaxed, as in `wait`: the ticket only chooses a slot.
+                    let ticket = barrier.tickets.fetch_add(1, Ordering::Relaxed);
+                    this.state = State::Queued { ticket };
+                }
+                State::Queued { ticket } => {
+                    let rank = (*ticket % barrier.slots.len() as u64) as usize;
+                    let mut slot = match barrier.slots[rank].try_lock() {
+                        Ok(slot) => slot,
+                        // A completion action panicked in an earlier wait on this slot: the
+                        // participant reports the break (see `AnyThreadBarrier::lock_slot`).
+                        Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+                        // A blocking call of this rank is still leaving its (complete) episode.
+                        Err(TryLockError::WouldBlock) => {
+                            return requeue(cx);
+                        }
+                    };
+                    match &mut slot.participant {
+                        Ok(Some(_)) => {}
+                        // An async call of this rank has it, and gives it back once polled.
+                        Ok(None) => {
+                            drop(slot);
+                            return requeue(cx);
+                        }
+                        Err(lost) => {
+                            let lost = lost.clone();
+                            slot.calls += 1;
+                            drop(slot);
+                            this.state = State::Done;
+                            return Poll::Ready(Err(lost));
+                        }
+                    }
+                    let Ok(participant) = &mut slot.participant else {
+                        unreachable!("checked above")
+                    };
+                    let participant = participant.take().expect("checked above");
+                    slot.calls += 1;
+                    drop(slot);
+                    this.state = State::Waiting {
+                        rank,
+                        participant,
+                        stored: None,
+                    };
+                }
+                State::Waiting {
+                    rank,
+                    participant,
+                    stored,
+                } => {
+                    let outcome = match participant.poll_wait(cx.waker(), stored) {
+                        Poll::Pending => return Poll::Pending,
+                        Poll::Ready(outcome) => outcome,
+                    };
+                    participant.forget_waker(stored);
+                    let rank = *rank;
+                    let State::Waiting { participant, .. } =
+                        std::mem::replace(&mut this.state, State::Done)
+                    else {
+                        unreachable!("matched above")
+                    };
+                    // Broken or not, the participant goes back: a broken one reports the break
+                    // to every later call of its rank.
+                    this.give_back(rank, participant);
+                    return Poll::Ready(outcome);
+                }
+                State::Done => panic!("an AnyThreadFuture was polled after it completed"),
+            }
+        }
+    }
+}
+
+impl<A: BarrierAlgorithm> Drop for AnyThreadFuture<'_, A> {
+    fn drop(&mut self) {
+        self.abandon();
+    }
+}
+
+impl<A: BarrierAlgorithm> fmt::Debug for AnyThreadFuture<'_, A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            State::Start => "start",
+            State::Queued { .. } => "queued for its rank",
+            State::Waiting { .. } => "arrived",
+            State::Done => "done",
+        };
+        f.debug_struct("AnyThreadFuture")
+            .field("barrier", &self.barrier)
+            .field("state", &state)
+            .finish()
+    }
+}
+
+/// The queued task's `Pending`: it wakes itself, to be polled again once the executor has run
+/// the others (the rank's holder among them). Under loom, whose models poll by hand on a thread
+/// of their own, the thread also yields, so that the model runs the holder rather than an
+/// endless re-poll.
+fn requeue<T>(cx: &mut Context<'_>) -> Poll<T> {
+    cx.waker().wake_by_ref();
+    #[cfg(phasers_loom)]
+    crate::primitive::yield_now();
+    Poll::Pending
+}
+
+/// A waker for the drop's last look, which nobody needs woken (`Waker::noop` needs Rust 1.85).
+fn noop_waker() -> Waker {
+    struct Nothing;
+    impl Wake for Nothing {
+        fn wake(self: Arc<Self>) {}
+    }
+    Waker::from(Arc::new(Nothing))
+}

@@ -21,10 +21,10 @@ use std::pin::Pin;
 use std::sync::{Arc, PoisonError, TryLockError};
 use std::task::{Context, Poll, Wake, Waker};
 
-use super::episode::StoredWaker;
 use super::{AnyAlgorithm, AnyThreadBarrier, BarrierAlgorithm, Participant, WaitResult};
 use crate::error::{Error, Result};
 use crate::primitive::Ordering;
+use crate::wait::StoredWaker;
 
 impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// [`wait`](Self::wait) for an async task: a future that takes this call's place among the

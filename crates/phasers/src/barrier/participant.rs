@@ -495,6 +495,14 @@ impl<A: BarrierAlgorithm> Participant<A> {
         }
     }
 
+    /// The error of a task's wait whose deadline passed while [`poll_wait`](Self::poll_wait)
+    /// left it pending at its episode: the blocking timed wait's, for the same episode.
+    #[cold]
+    pub(crate) fn timed_out(&self) -> Error {
+        debug_assert!(self.pending, "only a wait stopped at its episode times out");
+        self.stopped(Stop::TimedOut, self.episode)
+    }
+
     /// Drops the waker a task left stored on one of this barrier's signals, if any.
     pub(crate) fn forget_waker(&self, stored: &mut Option<StoredWaker>) {
         if let Some(stored) = stored.take() {

@@ -487,7 +487,8 @@ impl<A: BarrierAlgorithm> Participant<A> {
                 // wait of any kind, resumes this episode.
                 self.pending = true;
                 match stop {
-                    // A task's wait has no deadline: this stop means "not yet".
+                    // The poll has no deadline (a timed future looks at its own after this, see
+                    // `barrier_future.rs`): this stop means "not yet".
                     Stop::TimedOut => Poll::Pending,
                     Stop::Broken => Poll::Ready(Err(self.stopped(stop, number))),
                 }

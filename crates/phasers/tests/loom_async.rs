@@ -20,6 +20,11 @@
 //!   wakes the stored wakers without changing the release word, and the task must see it in its
 //!   check after the store. Without that it deadlocks.
 //!
+//! - `timed_task_times_out_without_a_timer`: a task's `next_async().timeout(..)` while the other
+//!   party signals. Loom has no clock, so a timed poll that finds the phase unreleased times out
+//!   at once (as a blocking timed wait's slow path does there) and no timer thread is started;
+//!   the timed-out task's next wait completes the same phase.
+//!
 //! After each phase every party checks that all three signalled it: the barrier invariant, with
 //! visibility (the counts are written before the signals and read after the release).
 //!
@@ -37,6 +42,7 @@ use loom::thread;
 use loom_support::poller::Poller;
 use loom_support::{model_bounded, phaser_of_shape};
 use phasers::{Error, Mode};
+use std::time::Duration;
 
 const PHASES: usize = 3;
 const TASKS: usize = 3;
@@ -160,5 +166,40 @@ fn task_sees_termination() {
         phaser.force_terminate();
         drop(task.join().unwrap());
         drop(silent);
+    });
+}
+
+/// A timed task and a signalling thread: under loom a timed poll that finds the phase unreleased
+/// times out (loom has no clock, and no timer runs), with the error of the blocking form, and
+/// the task's next wait completes phase 0 without signalling again.
+#[test]
+fn timed_task_times_out_without_a_timer() {
+    model_bounded(2, || {
+        let (_phaser, mut main) = phaser_of_shape(1, 2, Mode::SigWait);
+        let mut other = main.register(Mode::SigWait).unwrap();
+        let other_id = other.id();
+        let task = thread::spawn(move || {
+            let mut poller = Poller::new();
+            let timed = main.next_async().timeout(Duration::from_secs(3600));
+            match poller.block_on(timed) {
+                Ok(phase) => assert_eq!(phase, 0),
+                Err(Error::Timeout {
+                    episode,
+                    missing,
+                    resumable,
+                }) => {
+                    assert_eq!(episode, 0);
+                    assert!(resumable);
+                    assert!(missing.iter().all(|&id| id == other_id), "{missing:?}");
+                    assert_eq!(main.phase(), 1); // signalled once
+                    assert_eq!(poller.block_on(main.next_async()).unwrap(), 0);
+                }
+                Err(other) => panic!("{other:?}"),
+            }
+            main
+        });
+        assert_eq!(other.next().unwrap(), 0);
+        drop(task.join().unwrap());
+        drop(other);
     });
 }

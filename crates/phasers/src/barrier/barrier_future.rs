@@ -5,11 +5,12 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use super::participant::{Participant, WaitResult};
 use super::BarrierAlgorithm;
 use crate::error::Result;
-use crate::wait::StoredWaker;
+use crate::wait::{StoredWaker, TaskDeadline};
 
 impl<A: BarrierAlgorithm> Participant<A> {
     /// [`wait`](Self::wait) for an async task: a future that arrives at the barrier when first
@@ -19,9 +20,11 @@ impl<A: BarrierAlgorithm> Participant<A> {
     ///
     /// Every [`Algorithm`](crate::Algorithm) supports it. A task never spins: each poll goes
     /// through the algorithm's steps as far as it can, probing each condition once, and the task
-    /// is woken by whoever makes the condition it stopped at hold (or by the barrier breaking). A
-    /// task's wait has no timer, so it reports no stall and has no timeout of its own; the
-    /// completion action runs in the poll of the episode's leader, when that is a task.
+    /// is woken by whoever makes the condition it stopped at hold (or by the barrier breaking).
+    /// It waits without a deadline unless given one with [`BarrierFuture::timeout`] or
+    /// [`BarrierFuture::deadline`] (the async [`wait_timeout`](Self::wait_timeout)); a task's
+    /// wait reports no stall. The completion action runs in the poll of the episode's leader,
+    /// when that is a task.
     ///
     /// ```
     /// use std::future::Future;
@@ -110,6 +113,7 @@ impl<A: BarrierAlgorithm> Participant<A> {
             participant: self,
             stored: None,
             done: false,
+            deadline: TaskDeadline::none(),
         }
     }
 }
@@ -146,6 +150,102 @@ pub struct BarrierFuture<'a, A: BarrierAlgorithm = super::AnyAlgorithm> {
     stored: Option<StoredWaker>,
     /// Completed: the output was returned.
     done: bool,
+    /// When the wait gives up, if ever.
+    deadline: TaskDeadline,
+}
+
+impl<A: BarrierAlgorithm> BarrierFuture<'_, A> {
+    /// Gives up waiting after `timeout` (counted from this call) with the
+    /// [`Error::Timeout`](crate::Error::Timeout) that [`Participant::wait_timeout`] returns: the
+    /// episode, the ranks that have not arrived, and resumable. The arrival stays in place, as
+    /// after the blocking timeout: the participant [`is_pending`](Participant::is_pending), and
+    /// its next wait of any kind completes the same episode without arriving again. A timeout
+    /// too long for the clock to hold its end (such as [`Duration::MAX`]) never expires.
+    ///
+    /// The deadline is checked only when a poll stops at a condition that does not hold yet, so
+    /// the first poll still arrives, and completes if that completed the episode. A timer thread
+    /// (`futures-timer`'s, one per process) wakes the task at the deadline; a future without a
+    /// deadline never starts it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Algorithm, Barrier, Error};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let barrier = Barrier::with_algorithm(2, Algorithm::Dissemination)?;
+    /// let mut handles = barrier.participants();
+    /// let (mut late, mut first) = (handles.pop().unwrap(), handles.pop().unwrap());
+    /// // `block_on` stands for any executor: `first.wait_async().timeout(...).await` in a task.
+    /// let err = block_on(first.wait_async().timeout(Duration::from_millis(5))).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, resumable: true }
+    ///     if *missing == [1]));
+    /// assert!(first.is_pending()); // arrived at episode 0; not again
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| late.wait().unwrap());
+    ///     let resumed = block_on(first.wait_async().timeout(Duration::MAX)).unwrap();
+    ///     assert_eq!(resumed.episode(), 0);
+    /// });
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.deadline = TaskDeadline::after(timeout);
+        self
+    }
+
+    /// Gives up waiting at `deadline`, as [`timeout`](Self::timeout) does after its duration (the
+    /// async [`Participant::wait_deadline`]). A deadline already past still arrives in the first
+    /// poll, and completes if that completed the episode.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers::{Algorithm, Barrier, Error};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let barrier = Barrier::with_algorithm(2, Algorithm::Counting)?;
+    /// let mut handles = barrier.participants();
+    /// let (mut last, mut first) = (handles.pop().unwrap(), handles.pop().unwrap());
+    /// let soon = Instant::now() + Duration::from_millis(5);
+    /// let err = block_on(first.wait_async().deadline(soon)).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, .. } if *missing == [1]));
+    /// // Past deadlines: the last arrival completes episode 0, and `first` resumes it at once.
+    /// assert!(block_on(last.wait_async().deadline(soon))?.is_leader());
+    /// assert_eq!(block_on(first.wait_async().deadline(soon))?.episode(), 0);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = TaskDeadline::at(deadline);
+        self
+    }
 }
 
 impl<A: BarrierAlgorithm> Future for BarrierFuture<'_, A> {
@@ -155,7 +255,9 @@ impl<A: BarrierAlgorithm> Future for BarrierFuture<'_, A> {
         let this = self.get_mut();
         assert!(!this.done, "a BarrierFuture was polled after it completed");
         let outcome = match this.participant.poll_wait(cx.waker(), &mut this.stored) {
-            Poll::Pending => return Poll::Pending,
+            Poll::Pending if !this.deadline.has_passed(cx) => return Poll::Pending,
+            // Timed out: the participant stays pending at its episode, as after `wait_timeout`.
+            Poll::Pending => Err(this.participant.timed_out()),
             Poll::Ready(outcome) => outcome,
         };
         this.participant.forget_waker(&mut this.stored);
@@ -179,6 +281,7 @@ impl<A: BarrierAlgorithm> std::fmt::Debug for BarrierFuture<'_, A> {
             .field("participant", &self.participant)
             .field("waker_stored", &self.stored.is_some())
             .field("done", &self.done)
+            .field("deadline", &self.deadline)
             .finish()
     }
 }

@@ -487,12 +487,21 @@ impl<A: BarrierAlgorithm> Participant<A> {
                 // wait of any kind, resumes this episode.
                 self.pending = true;
                 match stop {
-                    // A task's wait has no deadline: this stop means "not yet".
+                    // The poll has no deadline (a timed future looks at its own after this, see
+                    // `barrier_future.rs`): this stop means "not yet".
                     Stop::TimedOut => Poll::Pending,
                     Stop::Broken => Poll::Ready(Err(self.stopped(stop, number))),
                 }
             }
         }
+    }
+
+    /// The error of a task's wait whose deadline passed while [`poll_wait`](Self::poll_wait)
+    /// left it pending at its episode: the blocking timed wait's, for the same episode.
+    #[cold]
+    pub(crate) fn timed_out(&self) -> Error {
+        debug_assert!(self.pending, "only a wait stopped at its episode times out");
+        self.stopped(Stop::TimedOut, self.episode)
     }
 
     /// Drops the waker a task left stored on one of this barrier's signals, if any.

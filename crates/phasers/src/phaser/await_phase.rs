@@ -9,7 +9,10 @@
 use std::time::{Duration, Instant};
 
 use super::Phaser;
-use crate::error::{Error, Result};
+use crate::error::Result;
+// The docs' links: the timeouts' error is made by `Core::timed_out`.
+#[cfg(doc)]
+use crate::error::Error;
 use crate::primitive::Ordering;
 use crate::wait::{Deadline, SpinBudget, Stop, Waiter, Watch};
 
@@ -149,11 +152,7 @@ impl Phaser {
         match waiter.until_probe(&core.release, || self.past(phase)) {
             Ok(released) => Ok(released),
             Err(Stop::Broken) => Err(core.stopped(phase)),
-            Err(Stop::TimedOut) => Err(Error::Timeout {
-                episode: phase,
-                missing: core.missing(phase),
-                resumable: true,
-            }),
+            Err(Stop::TimedOut) => Err(core.timed_out(phase)),
         }
     }
 }

@@ -8,11 +8,12 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use super::Phaser;
 use crate::error::Result;
-use crate::wait::{TaskWaiter, WakerKey};
+use crate::wait::{TaskDeadline, TaskWaiter, WakerKey};
 
 impl Phaser {
     /// [`await_phase`](Self::await_phase) for an async task: a future that completes with the
@@ -23,8 +24,10 @@ impl Phaser {
     /// The result and errors are `await_phase`'s: the first poll makes its checks (a phase that
     /// completed, or one later than the phase in progress, returns at once; an ended phaser fails
     /// at once), and each later poll probes the release once and stores the task's waker on it,
-    /// so the task is woken by the release (or by the phaser breaking or terminating). A task's
-    /// wait has no timer: it reports no stall and has no timeout of its own.
+    /// so the task is woken by the release (or by the phaser breaking or terminating). It waits
+    /// without a deadline unless given one with [`AwaitPhaseFuture::timeout`] or
+    /// [`AwaitPhaseFuture::deadline`] (the async [`await_phase_timeout`](Self::await_phase_timeout));
+    /// a task's wait reports no stall.
     ///
     /// ```
     /// use std::future::Future;
@@ -99,6 +102,7 @@ impl Phaser {
         AwaitPhaseFuture {
             phaser: self,
             watch: PhaseWatch::new(phase),
+            deadline: TaskDeadline::none(),
         }
     }
 }
@@ -132,6 +136,94 @@ impl Phaser {
 pub struct AwaitPhaseFuture<'a> {
     phaser: &'a Phaser,
     watch: PhaseWatch,
+    /// When the wait gives up, if ever.
+    deadline: TaskDeadline,
+}
+
+impl AwaitPhaseFuture<'_> {
+    /// Gives up waiting after `timeout` (counted from this call) with the
+    /// [`Error::Timeout`](crate::Error::Timeout) that [`Phaser::await_phase_timeout`] returns:
+    /// the episode is the phase awaited, `missing` the registrations that have not signalled it,
+    /// and it is resumable (an observer holds nothing back, so awaiting the phase again simply
+    /// waits again). A timeout too long for the clock to hold its end (such as
+    /// [`Duration::MAX`]) never expires.
+    ///
+    /// The deadline is checked only when a poll finds the phase in progress, so the first poll's
+    /// checks still return what they find. A timer thread (`futures-timer`'s, one per process)
+    /// wakes the task at the deadline; a future without a deadline never starts it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Error, Mode, Phaser};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let late = main.register(Mode::SigWait)?;
+    /// main.signal()?;
+    /// // `block_on` stands for any executor: `phaser.await_phase_async(0).timeout(...).await`.
+    /// let err = block_on(phaser.await_phase_async(0).timeout(Duration::from_millis(5))).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, resumable: true }
+    ///     if *missing == [late.id()]));
+    /// drop(late); // it deregisters: phase 0 completes without it
+    /// assert_eq!(block_on(phaser.await_phase_async(0).timeout(Duration::MAX))?, 1);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.deadline = TaskDeadline::after(timeout);
+        self
+    }
+
+    /// Gives up waiting at `deadline`, as [`timeout`](Self::timeout) does after its duration (the
+    /// async [`Phaser::await_phase_deadline`]). A deadline already past still returns the new
+    /// phase if the phase awaited has completed.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers::{Error, Mode, Phaser};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let (phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let soon = Instant::now() + Duration::from_millis(5);
+    /// let err = block_on(phaser.await_phase_async(0).deadline(soon)).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, .. } if *missing == [main.id()]));
+    /// main.next()?;
+    /// assert_eq!(block_on(phaser.await_phase_async(0).deadline(soon))?, 1); // past, but completed
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = TaskDeadline::at(deadline);
+        self
+    }
 }
 
 impl Future for AwaitPhaseFuture<'_> {
@@ -139,7 +231,7 @@ impl Future for AwaitPhaseFuture<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<u64>> {
         let this = self.get_mut();
-        this.watch.poll(this.phaser, cx.waker())
+        this.watch.poll(this.phaser, cx, &mut this.deadline)
     }
 }
 
@@ -181,8 +273,15 @@ impl PhaseWatch {
     }
 
     /// One poll: the blocking wait's checks in the first, then one probe of the release with the
-    /// blocking observer's probe. Forgets the waker once it completes.
-    pub(super) fn poll(&mut self, phaser: &Phaser, waker: &Waker) -> Poll<Result<u64>> {
+    /// blocking observer's probe, and, if the phase is still in progress, a look at `deadline`
+    /// (the owner's: a wait group's future has none before its first poll makes this watch).
+    /// Forgets the waker once it completes or times out.
+    pub(super) fn poll(
+        &mut self,
+        phaser: &Phaser,
+        cx: &mut Context<'_>,
+        deadline: &mut TaskDeadline,
+    ) -> Poll<Result<u64>> {
         let phase = self.phase;
         match self.state {
             State::Start => {
@@ -199,15 +298,16 @@ impl PhaseWatch {
         let outcome = match TaskWaiter::new(&core.broken, phase).poll_probe(
             &core.release,
             &mut self.key,
-            waker,
+            cx.waker(),
             || phaser.past(phase),
         ) {
-            Poll::Pending => return Poll::Pending,
-            Poll::Ready(outcome) => outcome,
+            Poll::Pending if !deadline.has_passed(cx) => return Poll::Pending,
+            Poll::Pending => Err(core.timed_out(phase)),
+            Poll::Ready(outcome) => outcome.map_err(|_| core.stopped(phase)),
         };
         self.forget_waker(phaser);
         self.state = State::Done;
-        Poll::Ready(outcome.map_err(|_| core.stopped(phase)))
+        Poll::Ready(outcome)
     }
 
     /// Drops the stored waker, if any: the task no longer waits.

@@ -276,6 +276,17 @@ impl Core {
         }
     }
 
+    /// The error a wait for `phase` returns once its deadline passed: every timed wait of a
+    /// phaser, blocking or async, names the registrations that have not signalled, and can be
+    /// waited again.
+    pub(crate) fn timed_out(&self, phase: u64) -> Error {
+        Error::Timeout {
+            episode: phase,
+            missing: self.missing(phase),
+            resumable: true,
+        }
+    }
+
     /// Ids of the signal-capable registrations that have not signalled `phase`.
     pub(crate) fn missing(&self, phase: u64) -> Vec<usize> {
         let roster = self

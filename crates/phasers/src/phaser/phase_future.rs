@@ -5,10 +5,11 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use super::Registration;
 use crate::error::Result;
-use crate::wait::WakerKey;
+use crate::wait::{TaskDeadline, WakerKey};
 
 impl Registration {
     /// [`next`](Self::next) for an async task: a future that signals this task's phase when
@@ -20,7 +21,9 @@ impl Registration {
     /// signals and completes in that poll (only one running 2^27 phases ahead of the phaser would
     /// block there, as `signal` does, until the others catch up). A task never spins: each poll
     /// probes the release once, and the task is woken by the release (or by the phaser breaking).
-    /// A task's wait has no timer, so it reports no stall and has no timeout of its own.
+    /// It waits without a deadline unless given one with [`PhaseFuture::timeout`] or
+    /// [`PhaseFuture::deadline`] (the async [`next_timeout`](Self::next_timeout)); a task's wait
+    /// reports no stall.
     ///
     /// ```
     /// use std::future::Future;
@@ -144,8 +147,10 @@ enum Call {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
-    /// Not polled yet: nothing done.
-    Start,
+    /// Not polled yet: nothing done. The call is needed only by the first poll, so it rides in
+    /// this variant, beside the tag, rather than in a field of the future: that keeps the future
+    /// at 64 bytes with its deadline's pointer added.
+    Start(Call),
     /// Signalled (if this registration signals); waiting for this phase's release.
     Waiting(u64),
     /// Completed: the output was returned.
@@ -179,27 +184,116 @@ enum State {
 #[derive(Debug)]
 pub struct PhaseFuture<'a> {
     registration: &'a mut Registration,
-    call: Call,
     state: State,
     /// Where this task's waker is stored on the release word, if it stored one.
     key: Option<WakerKey>,
+    /// When the wait gives up, if ever.
+    deadline: TaskDeadline,
 }
 
 impl<'a> PhaseFuture<'a> {
     fn new(registration: &'a mut Registration, call: Call) -> Self {
         PhaseFuture {
             registration,
-            call,
-            state: State::Start,
+            state: State::Start(call),
             key: None,
+            deadline: TaskDeadline::none(),
         }
+    }
+
+    /// Gives up waiting after `timeout` (counted from this call) with the
+    /// [`Error::Timeout`](crate::Error::Timeout) that [`Registration::next_timeout`] (or
+    /// [`wait_timeout`](Registration::wait_timeout)) returns: the episode is the phase, `missing`
+    /// the registrations that have not signalled it, and it is resumable. The signal stays in
+    /// place, as after the blocking timeout: this registration's next `next`, `wait` or async
+    /// form waits for the same phase, without signalling again. A timeout too long for the
+    /// clock to hold its end (such as [`Duration::MAX`]) never expires.
+    ///
+    /// The deadline is checked only when a poll finds the phase unreleased, so the first poll
+    /// still signals, and completes if that released the phase. A timer thread
+    /// (`futures-timer`'s, one per process) wakes the task at the deadline; a future without a
+    /// deadline never starts it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Error, Mode, Phaser};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let (_phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let mut late = main.register(Mode::SigWait)?;
+    /// // `block_on` stands for any executor: `main.next_async().timeout(...).await` in a task.
+    /// let err = block_on(main.next_async().timeout(Duration::from_millis(5))).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, resumable: true }
+    ///     if *missing == [late.id()]));
+    /// late.signal()?;
+    /// // The signal stayed: the next wait completes phase 0 without signalling again.
+    /// assert_eq!(block_on(main.next_async().timeout(Duration::MAX))?, 0);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.deadline = TaskDeadline::after(timeout);
+        self
+    }
+
+    /// Gives up waiting at `deadline`, as [`timeout`](Self::timeout) does after its duration (the
+    /// async [`Registration::next_deadline`]). A deadline already past still signals in the first
+    /// poll, and completes if that released the phase.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers::{Error, Mode, Phaser};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let (_phaser, mut main) = Phaser::new(Mode::SigWait)?;
+    /// let mut late = main.register(Mode::SigWait)?;
+    /// let soon = Instant::now() + Duration::from_millis(5);
+    /// let err = block_on(main.next_async().deadline(soon)).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, .. } if *missing == [late.id()]));
+    /// // Past deadlines: `late`'s signal completes phase 0, and `main`'s wait sees it at once.
+    /// assert_eq!(block_on(late.next_async().deadline(soon))?, 0);
+    /// assert_eq!(block_on(main.next_async().deadline(soon))?, 0);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = TaskDeadline::at(deadline);
+        self
     }
 
     /// The first poll's work: the blocking call's checks and signal. `Ok(Err(phase))` when the
     /// phase must still be awaited, `Ok(Ok(phase))` when the call is already complete.
-    fn begin(&mut self) -> Result<std::result::Result<u64, u64>> {
+    fn begin(&mut self, call: Call) -> Result<std::result::Result<u64, u64>> {
         let registration = &mut *self.registration;
-        if self.call == Call::Next && !registration.mode().can_wait() {
+        if call == Call::Next && !registration.mode().can_wait() {
             // A signal-only `next`: signals and returns, as the blocking one.
             let phase = registration.phase();
             registration.signal()?;
@@ -228,7 +322,7 @@ impl Future for PhaseFuture<'_> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<u64>> {
         let this = self.get_mut();
         let phase = match this.state {
-            State::Start => match this.begin() {
+            State::Start(call) => match this.begin(call) {
                 Ok(Err(phase)) => phase,
                 done => {
                     this.state = State::Done;
@@ -243,7 +337,10 @@ impl Future for PhaseFuture<'_> {
             .registration
             .poll_release(phase, &mut this.key, cx.waker())
         {
-            Poll::Pending => return Poll::Pending,
+            Poll::Pending if !this.deadline.has_passed(cx) => return Poll::Pending,
+            // Timed out: the signal stays, as after `next_timeout`, and so does `waited`, so the
+            // next wait of any kind waits for this phase.
+            Poll::Pending => Err(this.registration.phaser().core.timed_out(phase)),
             Poll::Ready(outcome) => outcome,
         };
         this.forget_waker();

@@ -757,11 +757,7 @@ impl Registration {
         match waiter.until_probe(signal, probe) {
             Ok(_) => Ok(()),
             Err(Stop::Broken) => Err(core.stopped(phase)),
-            Err(Stop::TimedOut) => Err(Error::Timeout {
-                episode: phase,
-                missing: core.missing(phase),
-                resumable: true,
-            }),
+            Err(Stop::TimedOut) => Err(core.timed_out(phase)),
         }
     }
 

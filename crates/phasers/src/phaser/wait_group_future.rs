@@ -5,10 +5,12 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
+use std::time::{Duration, Instant};
 
 use super::await_phase_future::PhaseWatch;
 use super::{Registration, WaitGroup};
 use crate::error::Result;
+use crate::wait::TaskDeadline;
 
 impl WaitGroup {
     /// [`wait`](Self::wait) for an async task: a future that marks this task done when first
@@ -19,8 +21,9 @@ impl WaitGroup {
     /// The first poll does what `wait` does before it waits (signals this clone's part, or
     /// returns the error [`new`](Self::new) kept); each later poll probes the release once and
     /// stores the task's waker on it, so the task is woken by the last clone's drop (or by a
-    /// panicking task's). A task's wait has no timer: it reports no stall and has no timeout of
-    /// its own.
+    /// panicking task's). It waits without a deadline unless given one with
+    /// [`WaitGroupFuture::timeout`] or [`WaitGroupFuture::deadline`] (the async
+    /// [`wait_timeout`](Self::wait_timeout)); a task's wait reports no stall.
     ///
     /// ```
     /// use std::future::Future;
@@ -106,6 +109,7 @@ impl WaitGroup {
     pub fn wait_async(self) -> WaitGroupFuture {
         WaitGroupFuture {
             state: State::Start(self),
+            deadline: TaskDeadline::none(),
         }
     }
 }
@@ -147,6 +151,92 @@ enum State {
 #[derive(Debug)]
 pub struct WaitGroupFuture {
     state: State,
+    /// When the wait gives up, if ever.
+    deadline: TaskDeadline,
+}
+
+impl WaitGroupFuture {
+    /// Gives up waiting after `timeout` (counted from this call) with the
+    /// [`Error::Timeout`](crate::Error::Timeout) that [`WaitGroup::wait_timeout`] returns, whose
+    /// `missing` lists the registration ids of the clones still alive. As there, the clone is
+    /// consumed either way (its task counts as done), so the timed-out wait cannot be resumed;
+    /// keep another clone to wait again. A timeout too long for the clock to hold its end (such
+    /// as [`Duration::MAX`]) never expires.
+    ///
+    /// The deadline is checked only when a poll finds clones outstanding, so the first poll
+    /// still marks this task done, and completes if no other clone was left. A timer thread
+    /// (`futures-timer`'s, one per process) wakes the task at the deadline; a future without a
+    /// deadline never starts it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Error, WaitGroup};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let group = WaitGroup::new();
+    /// let never_done = group.clone();
+    /// // `block_on` stands for any executor: `group.clone().wait_async().timeout(...).await`.
+    /// let err = block_on(group.clone().wait_async().timeout(Duration::from_millis(5))).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { ref missing, .. } if missing.len() == 2)); // `group`, `never_done`
+    /// drop(never_done);
+    /// assert_eq!(block_on(group.wait_async().timeout(Duration::MAX)), Ok(()));
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.deadline = TaskDeadline::after(timeout);
+        self
+    }
+
+    /// Gives up waiting at `deadline`, as [`timeout`](Self::timeout) does after its duration (the
+    /// async [`WaitGroup::wait_deadline`]). A deadline already past still marks this task done,
+    /// and completes if no other clone was left.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use phasers::{Error, WaitGroup};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let group = WaitGroup::new();
+    /// let tasks: Vec<WaitGroup> = (0..3).map(|_| group.clone()).collect();
+    /// let soon = Instant::now() + Duration::from_millis(5);
+    /// let err = block_on(group.clone().wait_async().deadline(soon)).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { ref missing, .. } if missing.len() == 4));
+    /// drop(tasks);
+    /// assert_eq!(block_on(group.wait_async().deadline(soon)), Ok(())); // nobody left: at once
+    /// ```
+    pub fn deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = TaskDeadline::at(deadline);
+        self
+    }
 }
 
 impl Future for WaitGroupFuture {
@@ -166,8 +256,8 @@ impl Future for WaitGroupFuture {
         let State::Waiting(registration, watch) = &mut this.state else {
             panic!("a WaitGroupFuture was polled after it completed");
         };
-        let outcome = ready!(watch.poll(registration.phaser(), cx.waker()));
-        // The wait is over: the registration goes, as in the blocking wait.
+        let outcome = ready!(watch.poll(registration.phaser(), cx, &mut this.deadline));
+        // The wait is over (or timed out): the registration goes, as in the blocking wait.
         this.state = State::Done;
         Poll::Ready(outcome.map(|_| ()))
     }

@@ -142,6 +142,7 @@ mod poll;
 mod roster;
 mod signal;
 mod stall;
+mod task_deadline;
 mod tuning;
 mod waiter;
 mod wakers;
@@ -159,6 +160,7 @@ pub use stall::{
     clear_stall_hook, has_stall_hook, set_stall_hook, StallReport, DEFAULT_STALL_AFTER, STALL_ENV,
 };
 pub(crate) use stall::{Stall, Watch, Watched, Wording};
+pub(crate) use task_deadline::TaskDeadline;
 pub(crate) use tuning::Tuning;
 pub(crate) use waiter::{Deadline, Stop, TaskRef, Waiter};
 pub(crate) use wakers::WakerKey;

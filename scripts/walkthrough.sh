@@ -67,6 +67,10 @@ else
     cargo test
 fi
 
+# examples/README.md: seed 000's dynamic team as async tasks (issue 36), exactly as printed
+step 'cargo run --release -p phasers-apps --example async_phased'
+cargo run --release -p phasers-apps --example async_phased
+
 # crates/phasers-capi/README.md: its C, C++ and Fortran lines, each block exactly as printed, into
 # a scratch prefix, with every program built run (the test says which block it runs).
 # Under --ci this is a second run of a test `cargo test` ran: the same build, and the test makes its

@@ -8,7 +8,7 @@
 mod imp {
     pub(crate) use std::hint::spin_loop;
     pub(crate) use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
-    pub(crate) use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+    pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
     pub(crate) use std::thread::yield_now;
 
     /// A small number that tells this thread from the others: threads get 0, 1, 2, ... in the
@@ -49,7 +49,7 @@ mod imp {
     pub(crate) use loom::cell::UnsafeCell;
     pub(crate) use loom::hint::spin_loop;
     pub(crate) use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
-    pub(crate) use loom::sync::{Arc, Mutex, MutexGuard, RwLock};
+    pub(crate) use loom::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
     pub(crate) use loom::thread::yield_now;
 
     /// The std build's thread number, from loom's thread id: the same in every execution of a

@@ -9,7 +9,7 @@ use crossbeam_utils::CachePadded;
 
 use super::{AnyAlgorithm, Barrier, BarrierAlgorithm, Participant, WaitResult};
 use crate::error::{Error, Result};
-use crate::primitive::{yield_now, AtomicU64, Mutex, MutexGuard, Ordering};
+use crate::primitive::{yield_now, AtomicU64, Condvar, Mutex, MutexGuard, Ordering};
 use crate::wait::WaitPolicy;
 use crate::Algorithm;
 
@@ -130,13 +130,41 @@ pub struct AnyThreadBarrier<A: BarrierAlgorithm = AnyAlgorithm> {
     /// How many calls to `wait` have started; call `t` takes rank `t % parties`.
     pub(super) tickets: CachePadded<AtomicU64>,
     /// One slot per rank, each on its own cache lines.
-    pub(super) slots: Box<[CachePadded<Mutex<Slot<A>>>]>,
+    pub(super) slots: Box<[CachePadded<SlotLock<A>>]>,
     /// Per rank, the async calls dropped after taking a ticket of that rank and before taking
     /// its participant (see `any_thread_future.rs`): counted here rather than in the slot's
     /// `calls`, whose lock such a drop must not wait for, so that `settle` knows they left.
     pub(super) abandoned: Box<[AtomicU64]>,
     /// The barrier the participants belong to, for its parties, algorithm and broken state.
     pub(super) barrier: Barrier<A>,
+}
+
+/// A rank's slot, and the condition its calls wait on while an async call has the participant
+/// (they park there rather than yield for as long as the task takes to be polled).
+pub(super) struct SlotLock<A: BarrierAlgorithm> {
+    pub(super) slot: Mutex<Slot<A>>,
+    /// Notified when an async call gives the participant back, or loses it (see
+    /// `any_thread_future.rs`).
+    pub(super) returned: Condvar,
+}
+
+impl<A: BarrierAlgorithm> SlotLock<A> {
+    fn new(slot: Slot<A>) -> Self {
+        SlotLock {
+            slot: Mutex::new(slot),
+            returned: Condvar::new(),
+        }
+    }
+
+    /// Puts the participant of an async call back (`Ok`), or the error of its loss, and wakes the
+    /// calls waiting for it.
+    pub(super) fn give_back(&self, participant: Result<Participant<A>>) {
+        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        debug_assert!(matches!(slot.participant, Ok(None)));
+        slot.participant = participant.map(Some);
+        drop(slot);
+        self.returned.notify_all();
+    }
 }
 
 /// One rank's participant and how many calls have taken it.
@@ -247,7 +275,7 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
         let slots = participants
             .into_iter()
             .map(|participant| {
-                CachePadded::new(Mutex::new(Slot {
+                CachePadded::new(SlotLock::new(Slot {
                     participant: Ok(Some(participant)),
                     calls: 0,
                 }))
@@ -419,17 +447,16 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// Locks slot `rank` once its participant is in it. An async call of this rank may have it
     /// (see `any_thread_future.rs`): its episode, like a blocking holder's, has every call
     /// already, so it gives the participant back without waiting for anyone new, once its task is
-    /// polled; meanwhile this call yields its core. The error of a slot whose participant was
-    /// lost (a timed wait gave up, or an async call was dropped, breaking the barrier). Either
-    /// way the call is counted in the slot's `calls`.
+    /// polled; meanwhile this call sleeps on the slot's condition, which the give-back notifies.
+    /// The error of a slot whose participant was lost (a timed wait gave up, or an async call was
+    /// dropped, breaking the barrier). Either way the call is counted in the slot's `calls`.
     fn lock_slot(&self, rank: usize) -> Result<MutexGuard<'_, Slot<A>>> {
+        let lock = &self.slots[rank];
+        // A poisoned slot means a completion action panicked in an earlier wait on this slot;
+        // that panic broke the barrier, and the participant reports `Error::Broken` rather than
+        // this call panicking too.
+        let mut slot = lock.slot.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
-            // A poisoned slot means a completion action panicked in an earlier wait on this slot;
-            // that panic broke the barrier, and the participant reports `Error::Broken` rather
-            // than this call panicking too.
-            let mut slot = self.slots[rank]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
             match &slot.participant {
                 Ok(Some(_)) => {
                     slot.calls += 1;
@@ -441,8 +468,10 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
                     return Err(lost);
                 }
                 Ok(None) => {
-                    drop(slot);
-                    yield_now();
+                    slot = lock
+                        .returned
+                        .wait(slot)
+                        .unwrap_or_else(PoisonError::into_inner);
                 }
             }
         }
@@ -502,7 +531,7 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
                     let settled = |slot: &Slot<A>| {
                         (!matches!(slot.participant, Ok(None))).then_some(slot.calls)
                     };
-                    let calls = match slot.try_lock() {
+                    let calls = match slot.slot.try_lock() {
                         Ok(guard) => settled(&guard),
                         Err(TryLockError::Poisoned(poisoned)) => settled(&poisoned.into_inner()),
                         Err(TryLockError::WouldBlock) => None,

@@ -18,7 +18,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, PoisonError, TryLockError};
+use std::sync::{Arc, TryLockError};
 use std::task::{Context, Poll, Wake, Waker};
 
 use super::{AnyAlgorithm, AnyThreadBarrier, BarrierAlgorithm, Participant, WaitResult};
@@ -183,14 +183,9 @@ pub struct AnyThreadFuture<'a, A: BarrierAlgorithm = AnyAlgorithm> {
 }
 
 impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
-    /// Puts `participant` back in slot `rank`. The lock is held only briefly while the
-    /// participant is lent (the other calls of the rank see it lent and let go at once).
+    /// Puts `participant` back in slot `rank`, waking the calls of the rank that wait for it.
     fn give_back(&self, rank: usize, participant: Participant<A>) {
-        let mut slot = self.barrier.slots[rank]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        debug_assert!(matches!(slot.participant, Ok(None)));
-        slot.participant = Ok(Some(participant));
+        self.barrier.slots[rank].give_back(Ok(participant));
     }
 
     /// The drop of a future that took its place and did not complete: breaks the barrier, unless
@@ -231,12 +226,7 @@ impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
                 // As a timed wait that gives up: the slot keeps the error, and dropping the
                 // participant breaks the barrier from its episode on, waking every waiter.
                 let episode = participant.episode();
-                {
-                    let mut slot = self.barrier.slots[rank]
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner);
-                    slot.participant = Err(Error::Broken { by: rank, episode });
-                }
+                self.barrier.slots[rank].give_back(Err(Error::Broken { by: rank, episode }));
                 drop(participant);
             }
         }
@@ -260,7 +250,7 @@ impl<A: BarrierAlgorithm> Future for AnyThreadFuture<'_, A> {
                 }
                 State::Queued { ticket } => {
                     let rank = (*ticket % barrier.slots.len() as u64) as usize;
-                    let mut slot = match barrier.slots[rank].try_lock() {
+                    let mut slot = match barrier.slots[rank].slot.try_lock() {
                         Ok(slot) => slot,
                         // A completion action panicked in an earlier wait on this slot: the
                         // participant reports the break (see `AnyThreadBarrier::lock_slot`).

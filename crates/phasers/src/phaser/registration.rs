@@ -797,13 +797,15 @@ impl Registration {
     /// [`Error::Terminated`] when the phaser cannot advance.
     pub fn next_single<R>(&mut self, action: impl FnOnce() -> R) -> Result<Option<R>> {
         let (phase, runs) = self.begin_single()?;
-        let core = self.phaser.core.clone();
+        // Borrowed, not cloned: a clone is an RMW on the count every registration shares.
+        let core = &self.phaser.core;
+        // The runner waits for the phase to be gathered, the others for its release.
+        let signal = if runs { &core.gathered } else { &core.release };
+        self.wait_on(&self.sized(), signal, phase, Deadline::Never)?;
         if !runs {
-            self.wait_on(&self.sized(), &core.release, phase, Deadline::Never)?;
             self.end_wait(phase);
             return Ok(None);
         }
-        self.wait_on(&self.sized(), &core.gathered, phase, Deadline::Never)?;
         Ok(Some(self.run_single(phase, action)))
     }
 
@@ -828,7 +830,9 @@ impl Registration {
                 self.waited
             )));
         }
-        let core = self.phaser.core.clone();
+        // Borrowed, not cloned, until the signal: a clone is an RMW on the count every
+        // registration shares.
+        let core = &self.phaser.core;
         let phase = self.signalled;
         if core.broken.is_broken_for(phase) {
             return Err(core.stopped(phase));

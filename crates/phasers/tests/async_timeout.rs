@@ -1,8 +1,10 @@
 //! `.timeout()` and `.deadline()` on the async waits (`PhaseFuture`, `AwaitPhaseFuture`,
-//! `WaitGroupFuture`, `BarrierFuture`): for each, a timeout that fires with the blocking form's
-//! error and is resumed, a deadline already past that still completes, a timeout that does not
-//! fire, 64 tasks on 2 threads of which some time out and retry, and a timed future dropped
-//! mid-wait (its timer goes with it, and the object stays consistent).
+//! `WaitGroupFuture`, `BarrierFuture`, `CollectiveFuture`, `AnyThreadFuture`): for each, a
+//! timeout that fires with the blocking form's error and is resumed (an `AnyThreadFuture`'s
+//! breaks the barrier, as `wait_timeout` does), a deadline already past that still completes, a
+//! timeout that does not fire, 32 or 64 tasks on 2 threads of which some time out, and a timed
+//! future dropped mid-wait (its timer goes with it, and the object stays consistent).
+//! (`SingleFuture` has no deadline: see its docs.)
 //!
 //! No runtime: the tasks run on `executor_support`'s `block_on` and `Pool`, and every wait that
 //! could hang is bounded by its `within` (and the resumed waits by a timeout of `HANG`).
@@ -17,7 +19,10 @@ use std::time::{Duration, Instant};
 mod executor_support;
 use executor_support::{block_on, within, Count, Pool, Task, HANG};
 
-use phasers::{Algorithm, Barrier, Error, Mode, Participant, Phaser, WaitGroup};
+use phasers::{
+    Algorithm, AnyThreadBarrier, Barrier, Error, Member, Mode, Op, Participant, Phaser, Team,
+    WaitGroup, WaitResult,
+};
 
 /// The timeout of the waits that must time out: long enough that a test sees the timer, not the
 /// first poll, end the wait.
@@ -736,4 +741,370 @@ fn barrier_sixty_four_tasks_time_out_and_retry() {
             );
         });
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CollectiveFuture: `Pending::wait_async`
+
+/// Member 0's allreduce times out with member 1 missing; the blocking timeout returns the same
+/// error; the call stays pending, and once member 1 comes the next timed wait finishes it.
+#[test]
+fn collective_timeout_fires_and_the_call_resumes() {
+    within(|| {
+        let team = Team::new(2).unwrap();
+        let (mut first, mut late) = (team.participant(0).unwrap(), team.participant(1).unwrap());
+        let (input, mut sums) = ([1u64, 2, 3], [0u64; 3]);
+        let mut pending = first.iallreduce(&input, &mut sums, Op::Sum).unwrap();
+        let start = Instant::now();
+        let err = block_on(pending.wait_async().timeout(SHORT)).unwrap_err();
+        waited_since(start);
+        assert_eq!(timeout_fields(err.clone()), (0, vec![1], true));
+        assert_eq!(
+            pending.wait_timeout(Duration::from_millis(1)),
+            Err(err.clone())
+        );
+        // A past deadline times out the same way at once, and the call is still in progress.
+        assert_eq!(
+            block_on(pending.wait_async().deadline(Instant::now())),
+            Err(err)
+        );
+        assert_eq!(pending.test(), Ok(false));
+        let late = std::thread::spawn(move || {
+            let mut theirs = [0u64; 3];
+            let call = late.iallreduce(&[10, 20, 30], &mut theirs, Op::Sum);
+            call.unwrap().wait().unwrap();
+            assert_eq!(theirs, [11, 22, 33]);
+            // The team goes on: call 1 as usual, with member 0 as a task.
+            late.ibarrier().unwrap().wait().unwrap();
+            late
+        });
+        assert_eq!(block_on(pending.wait_async().timeout(HANG)), Ok(()));
+        // Over: every later poll or wait returns the outcome again.
+        assert_eq!(
+            block_on(pending.wait_async().deadline(Instant::now())),
+            Ok(())
+        );
+        assert_eq!(pending.wait(), Ok(())); // consumes it, ending its borrow of `sums`
+        assert_eq!(sums, [11, 22, 33]);
+        let mut barrier = first.ibarrier().unwrap();
+        assert_eq!(block_on(barrier.wait_async().timeout(HANG)), Ok(()));
+        drop(barrier);
+        drop(late.join().unwrap());
+    });
+}
+
+#[test]
+fn collective_deadline_already_past_still_completes() {
+    within(|| {
+        let past = Instant::now();
+        // The only member: the call completes in the first poll.
+        let mut only = Team::new(1).unwrap().participant(0).unwrap();
+        let (input, mut max) = ([3i32, 9], [0i32; 2]);
+        let mut pending = only.iallreduce(&input, &mut max, Op::Max).unwrap();
+        assert_eq!(block_on(pending.wait_async().deadline(past)), Ok(()));
+        drop(pending);
+        assert_eq!(max, [3, 9]);
+        // Not over in the first poll: a timeout at once, the call left pending; the blocking
+        // wait finishes it once member 1 comes.
+        let team = Team::new(2).unwrap();
+        let (mut first, mut second) = (team.participant(0).unwrap(), team.participant(1).unwrap());
+        let mut pending = first.ibarrier().unwrap();
+        let err = block_on(pending.wait_async().deadline(past)).unwrap_err();
+        assert_eq!(timeout_fields(err), (0, vec![1], true));
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                second.ibarrier().unwrap().wait().unwrap();
+                second
+            });
+            assert_eq!(pending.wait(), Ok(()));
+        });
+    });
+}
+
+#[test]
+fn collective_timeout_that_does_not_fire() {
+    within(|| {
+        let team = Team::new(2).unwrap();
+        let (mut first, mut late) = (team.participant(0).unwrap(), team.participant(1).unwrap());
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                for round in 0..2u64 {
+                    std::thread::sleep(SETTLE);
+                    let (mine, mut sum) = ([round], [0u64]);
+                    let call = late.iallreduce(&mine, &mut sum, Op::Sum);
+                    call.unwrap().wait().unwrap();
+                    assert_eq!(sum, [2 * round]);
+                }
+                late
+            });
+            for round in 0..2u64 {
+                let (mine, mut sum) = ([round], [0u64]);
+                let mut call = first.iallreduce(&mine, &mut sum, Op::Sum).unwrap();
+                let wait = call.wait_async();
+                // A timeout too long for the clock never expires.
+                let wait = if round == 0 {
+                    wait.timeout(HANG)
+                } else {
+                    wait.timeout(Duration::MAX)
+                };
+                assert_eq!(block_on(wait), Ok(()));
+                drop(call);
+                assert_eq!(sum, [2 * round]);
+            }
+        });
+    });
+}
+
+/// A timed future polled once (timer armed) and dropped: the timer goes with it, and the call
+/// stays pending for a later wait to finish.
+#[test]
+fn collective_dropped_timed_future_leaves_the_call_pending() {
+    within(|| {
+        let team = Team::new(2).unwrap();
+        let (mut first, mut second) = (team.participant(0).unwrap(), team.participant(1).unwrap());
+        let mut pending = first.ibarrier().unwrap();
+        let count = Count::new();
+        let waker = Waker::from(count.clone());
+        {
+            let mut wait = pending.wait_async().timeout(SHORT);
+            assert!(poll_with(&mut wait, &waker).is_pending());
+        }
+        std::thread::sleep(3 * SHORT);
+        assert_eq!(count.wakes(), 0, "a dropped future's timer fired");
+        assert_released(&count, "a dropped future");
+        assert_eq!(pending.test(), Ok(false));
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                second.ibarrier().unwrap().wait().unwrap();
+                second
+            });
+            assert_eq!(pending.wait(), Ok(()));
+        });
+        assert_eq!(count.wakes(), 0);
+    });
+}
+
+/// 32 members as tasks on 2 threads through 10 allreduces; a quarter time out whenever their
+/// poll finds the call unfinished, others some times, and each retries the same pending call
+/// until it is over. Every sum is right, and each timeout names the call and not its member.
+#[test]
+fn collective_thirty_two_tasks_time_out_and_retry() {
+    const TASKS: usize = 32;
+    const ROUNDS: u64 = 10;
+    within(|| {
+        let team = Team::new(TASKS).unwrap();
+        let timeouts = Arc::new(AtomicUsize::new(0));
+        let tasks: Vec<Task> = team
+            .participants()
+            .into_iter()
+            .map(|member: Member| {
+                let timeouts = timeouts.clone();
+                let timeout = pool_timeout(member.rank());
+                Box::pin(async move {
+                    let mut member = member;
+                    let rank = member.rank();
+                    for round in 0..ROUNDS {
+                        let (mine, mut sum) = ([round + rank as u64], [0u64]);
+                        let mut call = member.iallreduce(&mine, &mut sum, Op::Sum).unwrap();
+                        loop {
+                            let wait = call.wait_async();
+                            let wait = match timeout {
+                                Some(timeout) => wait.timeout(timeout),
+                                None => wait,
+                            };
+                            match wait.await {
+                                Ok(()) => break,
+                                Err(err) => {
+                                    let (episode, missing, resumable) = timeout_fields(err);
+                                    assert_eq!(episode, round);
+                                    assert!(resumable);
+                                    assert!(!missing.contains(&rank), "{missing:?}");
+                                    timeouts.fetch_add(1, Ordering::Relaxed);
+                                    yield_now().await;
+                                }
+                            }
+                        }
+                        drop(call);
+                        let n = TASKS as u64;
+                        assert_eq!(sum, [n * round + n * (n - 1) / 2]);
+                    }
+                    // Kept until every round is done: dropping it would break the team.
+                    drop(member);
+                }) as Task
+            })
+            .collect();
+        Pool::run(2, tasks);
+        assert!(timeouts.load(Ordering::Relaxed) > 0, "no task timed out");
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// AnyThreadFuture: `AnyThreadBarrier::wait_async`
+
+/// Runs `wait` as the second call of three at episode 0, after a blocking thread's call (so the
+/// calls take ranks 0 and 1, the same for either form): returns the wait's error and the
+/// thread's.
+fn any_thread_timeout_beside_a_thread(
+    wait: impl FnOnce(&AnyThreadBarrier) -> phasers::Result<WaitResult>,
+) -> (Error, Error) {
+    let barrier = AnyThreadBarrier::new(3);
+    let (mine, theirs) = std::thread::scope(|s| {
+        let thread = s.spawn(|| barrier.wait());
+        // The thread's call has taken its place (rank 0) before this one takes rank 1.
+        while !format!("{barrier:?}").contains("calls_started: 1") {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        std::thread::sleep(SETTLE);
+        let mine = wait(&barrier).unwrap_err();
+        (mine, thread.join().unwrap().unwrap_err())
+    });
+    assert!(barrier.is_broken());
+    // Every later call, blocking or async, reports the break at once.
+    assert!(matches!(
+        barrier.wait(),
+        Err(Error::Broken { episode: 0, .. })
+    ));
+    assert!(matches!(
+        block_on(barrier.wait_async().timeout(HANG)),
+        Err(Error::Broken { episode: 0, .. })
+    ));
+    barrier.settle().unwrap();
+    (mine, theirs)
+}
+
+/// The async timeout returns the blocking one's error (episode, missing, not resumable) and
+/// breaks the barrier the same way: the waiting thread gets the same `Error::Broken`.
+#[test]
+fn any_thread_timeout_fires_and_breaks_the_barrier_as_the_blocking_one() {
+    within(|| {
+        let start = Instant::now();
+        let (err, thread_err) =
+            any_thread_timeout_beside_a_thread(|b| block_on(b.wait_async().timeout(SHORT)));
+        waited_since(start);
+        assert_eq!(timeout_fields(err.clone()), (0, vec![2], false));
+        assert_eq!(thread_err, Error::Broken { by: 1, episode: 0 });
+        let (blocking, blocking_thread) =
+            any_thread_timeout_beside_a_thread(|b| b.wait_timeout(SHORT));
+        assert_eq!(err, blocking);
+        assert_eq!(thread_err, blocking_thread);
+        let (deadline, _) = any_thread_timeout_beside_a_thread(|b| {
+            block_on(b.wait_async().deadline(Instant::now() + SHORT))
+        });
+        assert_eq!(deadline, blocking);
+    });
+}
+
+#[test]
+fn any_thread_deadline_already_past_still_completes() {
+    within(|| {
+        let past = Instant::now();
+        // A barrier of one: every call completes its episode.
+        let one = AnyThreadBarrier::new(1);
+        for episode in 0..3 {
+            let result = block_on(one.wait_async().deadline(past)).unwrap();
+            assert_eq!((result.episode(), result.is_leader()), (episode, true));
+        }
+        one.settle().unwrap();
+        // The last call of two: completes the episode the thread waits at.
+        let pair = AnyThreadBarrier::new(2);
+        std::thread::scope(|s| {
+            let thread = s.spawn(|| pair.wait());
+            std::thread::sleep(SETTLE);
+            let result = block_on(pair.wait_async().deadline(past)).unwrap();
+            assert_eq!(result.episode(), 0);
+            assert_eq!(thread.join().unwrap().unwrap().episode(), 0);
+        });
+        assert!(!pair.is_broken());
+        // Alone: gives up at once, and breaks the barrier.
+        let err = block_on(pair.wait_async().deadline(past)).unwrap_err();
+        assert_eq!(timeout_fields(err.clone()), (1, vec![1], false));
+        assert!(pair.is_broken());
+        pair.settle().unwrap();
+    });
+}
+
+#[test]
+fn any_thread_timeout_that_does_not_fire() {
+    within(|| {
+        let barrier = AnyThreadBarrier::new(2);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for episode in 0..3 {
+                    std::thread::sleep(SETTLE);
+                    assert_eq!(barrier.wait().unwrap().episode(), episode);
+                }
+            });
+            for episode in 0..3 {
+                let wait = barrier.wait_async();
+                // A timeout too long for the clock never expires.
+                let wait = match episode {
+                    0 => wait.timeout(HANG),
+                    1 => wait.timeout(Duration::MAX),
+                    _ => wait.deadline(Instant::now() + HANG),
+                };
+                assert_eq!(block_on(wait).unwrap().episode(), episode);
+            }
+        });
+        assert!(!barrier.is_broken());
+        barrier.settle().unwrap();
+    });
+}
+
+/// 32 tasks on 2 threads: 10 episodes with deadlines that do not fire (or none), then one that
+/// only half the tasks reach, with short timeouts: the first to give up breaks the barrier, so
+/// every one of them returns its own timeout (not resumable) or the break, at that episode.
+#[test]
+fn any_thread_thirty_two_tasks_time_out_and_break() {
+    const TASKS: usize = 32;
+    const EPISODES: u64 = 10;
+    within(|| {
+        let barrier = Arc::new(AnyThreadBarrier::new(TASKS));
+        let (timeouts, broken) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let tasks: Vec<Task> = (0..TASKS)
+            .map(|number| {
+                let barrier = barrier.clone();
+                let (timeouts, broken) = (timeouts.clone(), broken.clone());
+                Box::pin(async move {
+                    for episode in 0..EPISODES {
+                        let wait = barrier.wait_async();
+                        let wait = match number % 3 {
+                            0 => wait.timeout(HANG),
+                            1 => wait.timeout(Duration::MAX),
+                            _ => wait,
+                        };
+                        assert_eq!(wait.await.unwrap().episode(), episode);
+                    }
+                    if number % 2 == 1 {
+                        return; // never reaches the last episode
+                    }
+                    let timeout = SHORT + Duration::from_millis(number as u64);
+                    match barrier.wait_async().timeout(timeout).await {
+                        Err(Error::Timeout {
+                            episode,
+                            missing,
+                            resumable,
+                        }) => {
+                            assert_eq!((episode, resumable), (EPISODES, false));
+                            assert!(missing.len() >= TASKS / 2, "{missing:?}");
+                            timeouts.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(Error::Broken { episode, .. }) => {
+                            assert_eq!(episode, EPISODES);
+                            broken.fetch_add(1, Ordering::Relaxed);
+                        }
+                        other => panic!("the last episode completed: {other:?}"),
+                    }
+                }) as Task
+            })
+            .collect();
+        Pool::run(2, tasks);
+        let (timeouts, broken) = (
+            timeouts.load(Ordering::Relaxed),
+            broken.load(Ordering::Relaxed),
+        );
+        assert!(timeouts >= 1, "no task timed out");
+        assert_eq!(timeouts + broken, TASKS / 2);
+        assert!(barrier.is_broken());
+        barrier.settle().unwrap();
+    });
 }

@@ -20,11 +20,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, TryLockError};
 use std::task::{Context, Poll, Wake, Waker};
+use std::time::{Duration, Instant};
 
 use super::{AnyAlgorithm, AnyThreadBarrier, BarrierAlgorithm, Participant, WaitResult};
 use crate::error::{Error, Result};
 use crate::primitive::Ordering;
-use crate::wait::StoredWaker;
+use crate::wait::{StoredWaker, TaskDeadline};
 
 impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// [`wait`](Self::wait) for an async task: a future that takes this call's place among the
@@ -35,8 +36,9 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     ///
     /// It waits as its rank's [`Participant`] does in
     /// [`Participant::wait_async`](super::Participant::wait_async): no spinning, woken by the
-    /// condition it stopped at (or by the barrier breaking); no timer, so no stall report and no
-    /// timeout of its own. One wait is different: while the previous call of its rank has not
+    /// condition it stopped at (or by the barrier breaking); no stall report, and no deadline
+    /// unless given one with [`AnyThreadFuture::timeout`] or [`AnyThreadFuture::deadline`] (the
+    /// async [`wait_timeout`](Self::wait_timeout), which breaks the barrier as it does). One wait is different: while the previous call of its rank has not
     /// left yet (it is still being released), the task wakes itself and returns `Pending`, to be
     /// polled again, rather than blocking its thread; that call's episode already has every
     /// call, so this is brief.
@@ -129,6 +131,7 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
         AnyThreadFuture {
             barrier: self,
             state: State::Start,
+            deadline: TaskDeadline::none(),
         }
     }
 }
@@ -180,12 +183,145 @@ enum State<A: BarrierAlgorithm> {
 pub struct AnyThreadFuture<'a, A: BarrierAlgorithm = AnyAlgorithm> {
     barrier: &'a AnyThreadBarrier<A>,
     state: State<A>,
+    /// When the wait gives up (breaking the barrier), if ever.
+    deadline: TaskDeadline,
+}
+
+impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
+    /// Gives up waiting after `timeout` (counted from this call) exactly as
+    /// [`AnyThreadBarrier::wait_timeout`] does: the future returns the same
+    /// [`Error::Timeout`] (`episode` the episode it waited for, one `missing` entry per call that
+    /// had not arrived, `resumable: false`) and **breaks the barrier**, so every other call
+    /// waiting at the episode and every later call returns [`Error::Broken`]. A timeout too long
+    /// for the clock to hold its end (such as [`Duration::MAX`]) never expires.
+    ///
+    /// As for the blocking form, the deadline bounds the wait for the other calls of this
+    /// episode: the first poll still takes the call's place and arrives (and completes, if it is
+    /// the last call), the wait for the previous call of its rank to leave has no deadline, and
+    /// when every call of the episode had arrived by the deadline and only the release is on its
+    /// way, the wait completes instead. A timer thread (`futures-timer`'s, one per process) wakes
+    /// the task at the deadline; a future without a deadline never starts it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{AnyThreadBarrier, Error};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let barrier = AnyThreadBarrier::new(2);
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| barrier.wait().unwrap());
+    ///     // `block_on` stands for any executor: `barrier.wait_async().timeout(...).await`.
+    ///     let both = block_on(barrier.wait_async().timeout(Duration::from_secs(60)));
+    ///     assert_eq!(both.unwrap().episode(), 0); // both came in time
+    /// });
+    /// // Alone at episode 1: this call gives up and breaks the barrier.
+    /// let err = block_on(barrier.wait_async().timeout(Duration::from_millis(5))).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 1, ref missing, resumable: false }
+    ///     if missing.len() == 1));
+    /// assert!(barrier.is_broken());
+    /// assert!(matches!(block_on(barrier.wait_async()), Err(Error::Broken { .. })));
+    /// barrier.settle()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.deadline = TaskDeadline::after(timeout);
+        self
+    }
+
+    /// Gives up waiting at `deadline`, as [`timeout`](Self::timeout) does after its duration (the
+    /// async [`AnyThreadBarrier::wait_deadline`]): a call that gives up **breaks the barrier**. A
+    /// deadline already past still arrives in the first poll: it completes the episode if this
+    /// call is the last to arrive, and otherwise gives up at once.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use phasers::{AnyThreadBarrier, Error};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let past = Instant::now();
+    /// // A barrier of one: the only call completes its episode, whatever the deadline.
+    /// let one = AnyThreadBarrier::new(1);
+    /// assert!(block_on(one.wait_async().deadline(past))?.is_leader());
+    ///
+    /// let pair = AnyThreadBarrier::new(2);
+    /// let err = block_on(pair.wait_async().deadline(past)).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, resumable: false, .. }));
+    /// assert!(pair.is_broken());
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = TaskDeadline::at(deadline);
+        self
+    }
 }
 
 impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
     /// Puts `participant` back in slot `rank`, waking the calls of the rank that wait for it.
     fn give_back(&self, rank: usize, participant: Participant<A>) {
         self.barrier.slots[rank].give_back(Ok(participant));
+    }
+
+    /// A timed-out wait's end, as in `AnyThreadBarrier::wait_until`: the slot keeps the break,
+    /// dropping the participant breaks the barrier from the episode on (waking every waiter),
+    /// and the error is the blocking timeout's, not resumable. `timed_out` is the participant's
+    /// (resumable) timeout; the state is `Waiting`, its waker already forgotten.
+    #[cold]
+    fn give_up(&mut self, timed_out: Error) -> Error {
+        let State::Waiting {
+            rank, participant, ..
+        } = std::mem::replace(&mut self.state, State::Done)
+        else {
+            unreachable!("only a waiting call times out")
+        };
+        let Error::Timeout {
+            episode, missing, ..
+        } = timed_out
+        else {
+            unreachable!("`Participant::timed_out` is a timeout")
+        };
+        {
+            let mut slot = self.barrier.slots[rank]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            debug_assert!(matches!(slot.participant, Ok(None)));
+            slot.participant = Err(Error::Broken { by: rank, episode });
+        }
+        drop(participant);
+        Error::Timeout {
+            episode,
+            missing,
+            resumable: false,
+        }
     }
 
     /// The drop of a future that took its place and did not complete: breaks the barrier, unless
@@ -293,7 +429,20 @@ impl<A: BarrierAlgorithm> Future for AnyThreadFuture<'_, A> {
                     stored,
                 } => {
                     let outcome = match participant.poll_wait(cx.waker(), stored) {
-                        Poll::Pending => return Poll::Pending,
+                        Poll::Pending if !this.deadline.has_passed(cx) => return Poll::Pending,
+                        Poll::Pending => match participant.timed_out() {
+                            // Every call of the episode has arrived (the roster only
+                            // under-reports arrivals): the release needs nobody else, so wait for
+                            // it rather than break an episode that is completing, as
+                            // `wait_timeout` does. The waker stays stored on the signal.
+                            Error::Timeout { missing, .. } if missing.is_empty() => {
+                                return Poll::Pending
+                            }
+                            timed_out => {
+                                participant.forget_waker(stored);
+                                return Poll::Ready(Err(this.give_up(timed_out)));
+                            }
+                        },
                         Poll::Ready(outcome) => outcome,
                     };
                     participant.forget_waker(stored);
@@ -331,6 +480,7 @@ impl<A: BarrierAlgorithm> fmt::Debug for AnyThreadFuture<'_, A> {
         f.debug_struct("AnyThreadFuture")
             .field("barrier", &self.barrier)
             .field("state", &state)
+            .field("deadline", &self.deadline)
             .finish()
     }
 }

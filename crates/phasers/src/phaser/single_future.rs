@@ -29,7 +29,9 @@ impl Registration {
     /// The runner's task runs the action inside the poll that sees the phase gathered: an action
     /// that blocks blocks that poll's thread. A task never spins: each poll probes its word once
     /// and the task is woken by the gather (the runner), the release (the others) or a break. A
-    /// task's wait has no timer, so it reports no stall and has no timeout of its own.
+    /// task's wait has no timer, so it reports no stall, and [`SingleFuture`] has no
+    /// `.timeout()` or `.deadline()` (see [its docs](SingleFuture#no-deadline) for why, and what
+    /// to use instead).
     ///
     /// ```
     /// use std::future::Future;
@@ -191,6 +193,23 @@ enum State {
 /// assert!(matches!(polled, Poll::Ready(Ok(Some(42))))); // the only signaller: ran at once
 /// # Ok::<(), phasers::Error>(())
 /// ```
+///
+/// # No deadline
+///
+/// Unlike [`PhaseFuture`](super::PhaseFuture) and the crate's other futures, it has no
+/// `.timeout()` or `.deadline()`, as [`next_single`](Registration::next_single) has no timed
+/// form. A follower could give up as [`next_async`](Registration::next_async)`().timeout()`
+/// does (its signal stays: a split phase), but the runner cannot: only it can run the action
+/// and release the phase, and a timeout cannot hand the action over (`next_single` refuses in
+/// the split phase it would leave), so a runner that gives up must break the phaser, as its
+/// drop does. Which registration is the runner is decided by the first poll, so a deadline
+/// would sometimes time out quietly and sometimes break the phaser for everyone.
+///
+/// To bound the wait anyway, drop the future at the deadline (for example with
+/// `tokio::time::timeout`, or a `select!` on a timer): that is the cancellation documented at
+/// [`next_single_async`](Registration::next_single_async), whose effect
+/// [`holds_action`](Self::holds_action) tells beforehand: a follower's signal stays and its
+/// next `wait_async().timeout(..)` resumes the phase, a runner's drop breaks the phaser.
 #[must_use = "a future does nothing until it is polled (awaited)"]
 pub struct SingleFuture<'a, F> {
     registration: &'a mut Registration,

@@ -5,10 +5,11 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use super::pending::Pending;
 use crate::error::Result;
-use crate::wait::StoredWaker;
+use crate::wait::{StoredWaker, TaskDeadline};
 
 impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
     /// [`wait`](Self::wait) for an async task: a future that completes with the call's result
@@ -20,8 +21,9 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
     ///
     /// A task never spins: each poll takes the call through its steps as far as it can, probing
     /// each condition once, and the task is woken by whoever makes the condition it stopped at
-    /// hold (or by the team breaking). It has no timer, so it reports no stall and has no
-    /// timeout of its own. Where a thread's `wait` returns as soon as its outputs are written, the
+    /// hold (or by the team breaking). It reports no stall, and waits without a deadline unless
+    /// given one with [`CollectiveFuture::timeout`] or [`CollectiveFuture::deadline`] (the async
+    /// [`wait_timeout`](Self::wait_timeout)). Where a thread's `wait` returns as soon as its outputs are written, the
     /// future also waits until the others have read this member's staged input, which a thread's
     /// next call would wait for as it starts: so the member's next `i`-method starts at once, and
     /// never blocks the task's thread waiting for tasks queued behind it. Complete a task's calls
@@ -148,6 +150,7 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
         CollectiveFuture {
             pending: self,
             stored: None,
+            deadline: TaskDeadline::none(),
         }
     }
 }
@@ -158,7 +161,8 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
 /// It borrows the [`Pending`] (`&mut`) until it completes or is dropped, and is `Send` when the
 /// `Pending` is (always: an `i`-method's operator is `Send`), so a task on a multi-threaded
 /// executor can hold it across an `.await`. Polling it again after it completed returns the
-/// same outcome again.
+/// same outcome again (after a timeout: takes the call further, and times out again at once
+/// unless the call is over).
 ///
 /// ```
 /// use std::future::Future;
@@ -188,6 +192,115 @@ pub struct CollectiveFuture<'p, 'a, T: Copy + Send + 'static> {
     pending: &'p mut Pending<'a, T>,
     /// Where this task's waker is stored, and on which signal, if it stored one.
     stored: Option<StoredWaker>,
+    /// When the wait gives up, if ever.
+    deadline: TaskDeadline,
+}
+
+impl<T: Copy + Send + 'static> CollectiveFuture<'_, '_, T> {
+    /// Gives up waiting after `timeout` (counted from this call) with the
+    /// [`Error::Timeout`](crate::Error::Timeout) that [`Pending::wait_timeout`] returns: the
+    /// call's number on this team, the members that had not started it, and resumable. The call
+    /// stays pending where the last poll left it, as after the blocking timeout: `wait`, `test`,
+    /// a timed wait or another `wait_async` finishes it. A timeout too long for the clock to hold
+    /// its end (such as [`Duration::MAX`]) never expires.
+    ///
+    /// The deadline is checked only when a poll stops at a condition that does not hold yet, so
+    /// the first poll still takes the call as far as it goes, and completes it if it can. A timer
+    /// thread (`futures-timer`'s, one per process) wakes the task at the deadline; a future
+    /// without a deadline never starts it. As the future also waits for the others to read this
+    /// member's staged input (see [`wait_async`](Pending::wait_async)), it can time out with
+    /// `missing` empty: every member started the call, and the call is not over for this one yet.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use phasers::{Error, Op, Team};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let team = Team::new(2)?;
+    /// let (mut first, mut late) = (team.participant(0)?, team.participant(1)?);
+    /// let (input, mut sums) = ([1u64, 2], [0u64; 2]);
+    /// let mut pending = first.iallreduce(&input, &mut sums, Op::Sum)?;
+    /// // `block_on` stands for any executor: `pending.wait_async().timeout(...).await` in a task.
+    /// let err = block_on(pending.wait_async().timeout(Duration::from_millis(5))).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, resumable: true }
+    ///     if *missing == [1]));
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || {
+    ///         let mut theirs = [0u64; 2];
+    ///         late.iallreduce(&[10, 20], &mut theirs, Op::Sum).unwrap().wait().unwrap();
+    ///         assert_eq!(theirs, [11, 22]);
+    ///     });
+    ///     // The call stayed pending: a later wait finishes it.
+    ///     block_on(pending.wait_async().timeout(Duration::MAX)).unwrap();
+    /// });
+    /// drop(pending); // it borrows `sums`
+    /// assert_eq!(sums, [11, 22]);
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.deadline = TaskDeadline::after(timeout);
+        self
+    }
+
+    /// Gives up waiting at `deadline`, as [`timeout`](Self::timeout) does after its duration (the
+    /// async [`Pending::wait_deadline`]). A deadline already past still takes the call as far as
+    /// it goes in the first poll, and completes a call that is ready.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use phasers::{Error, Team};
+    /// # use std::future::Future;
+    /// # use std::pin::pin;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # struct Unpark(std::thread::Thread);
+    /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = pin!(future);
+    /// #     loop {
+    /// #         match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             Poll::Ready(output) => return output,
+    /// #             Poll::Pending => std::thread::park(),
+    /// #         }
+    /// #     }
+    /// # }
+    ///
+    /// let mut only = Team::new(1)?.participant(0)?;
+    /// let past = Instant::now();
+    /// // The only member: the call completes in the first poll, deadline or not.
+    /// block_on(only.ibarrier()?.wait_async().deadline(past))?;
+    ///
+    /// let team = Team::new(2)?;
+    /// let (mut first, mut second) = (team.participant(0)?, team.participant(1)?);
+    /// let mut pending = first.ibarrier()?;
+    /// let err = block_on(pending.wait_async().deadline(past)).unwrap_err();
+    /// assert!(matches!(err, Error::Timeout { episode: 0, ref missing, .. } if *missing == [1]));
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || second.ibarrier().unwrap().wait().unwrap());
+    ///     pending.wait() // the call stayed pending: the blocking wait finishes it
+    /// })?;
+    /// # Ok::<(), phasers::Error>(())
+    /// ```
+    pub fn deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = TaskDeadline::at(deadline);
+        self
+    }
 }
 
 impl<T: Copy + Send + 'static> Future for CollectiveFuture<'_, '_, T> {
@@ -196,7 +309,9 @@ impl<T: Copy + Send + 'static> Future for CollectiveFuture<'_, '_, T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
         let this = self.get_mut();
         let outcome = match this.pending.poll_wait(cx.waker(), &mut this.stored) {
-            Poll::Pending => return Poll::Pending,
+            Poll::Pending if !this.deadline.has_passed(cx) => return Poll::Pending,
+            // Timed out: the call stays pending where this poll left it, as after `wait_timeout`.
+            Poll::Pending => Err(this.pending.timed_out()),
             Poll::Ready(outcome) => outcome,
         };
         this.pending.forget_waker(&mut this.stored);
@@ -216,6 +331,7 @@ impl<T: Copy + Send + 'static> std::fmt::Debug for CollectiveFuture<'_, '_, T> {
         f.debug_struct("CollectiveFuture")
             .field("pending", &self.pending)
             .field("waker_stored", &self.stored.is_some())
+            .field("deadline", &self.deadline)
             .finish()
     }
 }

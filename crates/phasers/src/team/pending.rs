@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use super::call::Call;
 use super::engine::Until;
 use super::member::Member;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::wait::{Deadline, StoredWaker, TaskPoll};
 
 /// A collective started by one of [`Member`]'s `i`-methods (`ibroadcast`, `iallreduce`, ...).
@@ -255,6 +255,13 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
             Some(outcome) => Poll::Ready(outcome.clone()),
             None => Poll::Pending,
         }
+    }
+
+    /// The error of a task's wait whose deadline passed while [`poll_wait`](Self::poll_wait)
+    /// left the call in progress: the blocking timed wait's.
+    #[cold]
+    pub(crate) fn timed_out(&self) -> Error {
+        self.member.timed_out()
     }
 
     /// Drops the waker a task left stored on one of the team's signals, if any.

@@ -309,13 +309,7 @@ impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
         else {
             unreachable!("`Participant::timed_out` is a timeout")
         };
-        {
-            let mut slot = self.barrier.slots[rank]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            debug_assert!(matches!(slot.participant, Ok(None)));
-            slot.participant = Err(Error::Broken { by: rank, episode });
-        }
+        self.barrier.slots[rank].give_back(Err(Error::Broken { by: rank, episode }));
         drop(participant);
         Error::Timeout {
             episode,

@@ -77,7 +77,10 @@ pub(crate) struct Supply {
 impl Supply {
     /// A cell holding `phase` for a new registration, which joins `registered` others.
     pub(crate) fn take(&mut self, phase: u64, registered: usize) -> Progress {
-        let progress = if registered < crate::available_cores() {
+        // Under loom every atomic is an object each execution tracks, and a block holds 512:
+        // the models keep a cell each, as before blocks (nothing in a block needs modelling: a
+        // cell has one writer, and its readers hold the roster's lock).
+        let progress = if cfg!(phasers_loom) || registered < crate::available_cores() {
             Progress::Alone(Arc::new(CachePadded::new(AtomicU64::new(0))))
         } else {
             let (block, taken) = match self.filling.take() {

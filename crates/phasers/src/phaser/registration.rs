@@ -667,10 +667,23 @@ impl Registration {
         key: &mut Option<WakerKey>,
         waker: &Waker,
     ) -> Poll<Result<()>> {
+        self.poll_past(&self.phaser.core.release, phase, key, waker)
+    }
+
+    /// One poll of a task's wait until `word` (the release or the gather word) is past `phase`,
+    /// with its waker stored on `word` under `key`.
+    #[inline]
+    fn poll_past(
+        &self,
+        word: &Signal,
+        phase: u64,
+        key: &mut Option<WakerKey>,
+        waker: &Waker,
+    ) -> Poll<Result<()>> {
         let core = &self.phaser.core;
-        let probe = || (core.release.load() > phase).then_some(phase + 1);
+        let probe = || (word.load() > phase).then_some(phase + 1);
         TaskWaiter::new(&core.broken, phase)
-            .poll_probe(&core.release, key, waker, probe)
+            .poll_probe(word, key, waker, probe)
             .map(|outcome| outcome.map(|_| ()).map_err(|_| core.stopped(phase)))
     }
 
@@ -880,11 +893,7 @@ impl Registration {
         key: &mut Option<WakerKey>,
         waker: &Waker,
     ) -> Poll<Result<()>> {
-        let core = &self.phaser.core;
-        let probe = || (core.gathered.load() > phase).then_some(phase + 1);
-        TaskWaiter::new(&core.broken, phase)
-            .poll_probe(&core.gathered, key, waker, probe)
-            .map(|outcome| outcome.map(|_| ()).map_err(|_| core.stopped(phase)))
+        self.poll_past(&self.phaser.core.gathered, phase, key, waker)
     }
 
     /// Forgets the waker stored by [`poll_gathered`](Self::poll_gathered) under `key`.

@@ -35,11 +35,11 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     ///
     /// It waits as its rank's [`Participant`] does in
     /// [`Participant::wait_async`](super::Participant::wait_async): no spinning, woken by the
-    /// condition it stopped at (or by the barrier breaking); no timer, so no stall report and no
-    /// timeout of its own. One wait is different: while the previous call of its rank has not
-    /// left yet (it is still being released), the task wakes itself and returns `Pending`, to be
-    /// polled again, rather than blocking its thread; that call's episode already has every
-    /// call, so this is brief.
+    /// condition it stopped at (or by the barrier breaking); no timeout of its own, and its stall
+    /// is reported by the process's stall watchdog (see [`wait`](crate::wait), *Stalls*). One
+    /// wait is different: while the previous call of its rank has not left yet (it is still
+    /// being released), the task wakes itself and returns `Pending`, to be polled again, rather
+    /// than blocking its thread; that call's episode already has every call, so this is brief.
     ///
     /// ```
     /// use std::future::Future;

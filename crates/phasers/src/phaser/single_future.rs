@@ -29,7 +29,8 @@ impl Registration {
     /// The runner's task runs the action inside the poll that sees the phase gathered: an action
     /// that blocks blocks that poll's thread. A task never spins: each poll probes its word once
     /// and the task is woken by the gather (the runner), the release (the others) or a break. A
-    /// task's wait has no timer, so it reports no stall and has no timeout of its own.
+    /// task's wait has no timeout of its own; its stall is reported by the process's stall
+    /// watchdog (see [`wait`](crate::wait), *Stalls*).
     ///
     /// ```
     /// use std::future::Future;

@@ -36,12 +36,13 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     ///
     /// It waits as its rank's [`Participant`] does in
     /// [`Participant::wait_async`](super::Participant::wait_async): no spinning, woken by the
-    /// condition it stopped at (or by the barrier breaking); no stall report, and no deadline
+    /// condition it stopped at (or by the barrier breaking); its stall is reported by the
+    /// process's stall watchdog (see [`wait`](crate::wait), *Stalls*), and it has no deadline
     /// unless given one with [`AnyThreadFuture::timeout`] or [`AnyThreadFuture::deadline`] (the
-    /// async [`wait_timeout`](Self::wait_timeout), which breaks the barrier as it does). One wait is different: while the previous call of its rank has not
-    /// left yet (it is still being released), the task wakes itself and returns `Pending`, to be
-    /// polled again, rather than blocking its thread; that call's episode already has every
-    /// call, so this is brief.
+    /// async [`wait_timeout`](Self::wait_timeout), which breaks the barrier as it does). One wait
+    /// is different: while the previous call of its rank has not left yet (it is still being
+    /// released), the task wakes itself and returns `Pending`, to be polled again, rather than
+    /// blocking its thread; that call's episode already has every call, so this is brief.
     ///
     /// ```
     /// use std::future::Future;

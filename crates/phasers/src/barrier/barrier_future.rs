@@ -23,8 +23,8 @@ impl<A: BarrierAlgorithm> Participant<A> {
     /// is woken by whoever makes the condition it stopped at hold (or by the barrier breaking).
     /// It waits without a deadline unless given one with [`BarrierFuture::timeout`] or
     /// [`BarrierFuture::deadline`] (the async [`wait_timeout`](Self::wait_timeout)); a task's
-    /// wait reports no stall. The completion action runs in the poll of the episode's leader,
-    /// when that is a task.
+    /// stall is reported by the process's stall watchdog (see [`wait`](crate::wait), *Stalls*).
+    /// The completion action runs in the poll of the episode's leader, when that is a task.
     ///
     /// ```
     /// use std::future::Future;

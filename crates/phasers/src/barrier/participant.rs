@@ -8,7 +8,7 @@ use super::shared::{Barrier, Shared};
 use super::{AnyAlgorithm, BarrierAlgorithm};
 use crate::error::{Error, Result};
 use crate::primitive::Arc;
-use crate::wait::{Deadline, SpinBudget, Stop, StoredWaker, TaskPoll};
+use crate::wait::{watch_task, Deadline, SpinBudget, Stop, StoredWaker, TaskPoll};
 
 /// What a completed wait reports.
 ///
@@ -488,8 +488,12 @@ impl<A: BarrierAlgorithm> Participant<A> {
                 self.pending = true;
                 match stop {
                     // The poll has no deadline (a timed future looks at its own after this, see
-                    // `barrier_future.rs`): this stop means "not yet".
-                    Stop::TimedOut => Poll::Pending,
+                    // `barrier_future.rs`): this stop means "not yet". The task waits, so the
+                    // stall watchdog watches the episode for it.
+                    Stop::TimedOut => {
+                        watch_task(&self.shared, number);
+                        Poll::Pending
+                    }
                     Stop::Broken => Poll::Ready(Err(self.stopped(stop, number))),
                 }
             }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::Phaser;
 use crate::error::Result;
-use crate::wait::{TaskDeadline, TaskWaiter, WakerKey};
+use crate::wait::{watch_task, TaskDeadline, TaskWaiter, WakerKey};
 
 impl Phaser {
     /// [`await_phase`](Self::await_phase) for an async task: a future that completes with the
@@ -27,7 +27,8 @@ impl Phaser {
     /// so the task is woken by the release (or by the phaser breaking or terminating). It waits
     /// without a deadline unless given one with [`AwaitPhaseFuture::timeout`] or
     /// [`AwaitPhaseFuture::deadline`] (the async [`await_phase_timeout`](Self::await_phase_timeout));
-    /// a task's wait reports no stall.
+    /// a task's stall is reported by the process's stall watchdog (see [`wait`](crate::wait),
+    /// *Stalls*).
     ///
     /// ```
     /// use std::future::Future;
@@ -301,7 +302,11 @@ impl PhaseWatch {
             cx.waker(),
             || phaser.past(phase),
         ) {
-            Poll::Pending if !deadline.has_passed(cx) => return Poll::Pending,
+            Poll::Pending if !deadline.has_passed(cx) => {
+                // The task waits: the stall watchdog watches the phase for it.
+                watch_task(core, phase);
+                return Poll::Pending;
+            }
             Poll::Pending => Err(core.timed_out(phase)),
             Poll::Ready(outcome) => outcome.map_err(|_| core.stopped(phase)),
         };

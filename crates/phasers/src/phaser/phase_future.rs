@@ -22,8 +22,8 @@ impl Registration {
     /// block there, as `signal` does, until the others catch up). A task never spins: each poll
     /// probes the release once, and the task is woken by the release (or by the phaser breaking).
     /// It waits without a deadline unless given one with [`PhaseFuture::timeout`] or
-    /// [`PhaseFuture::deadline`] (the async [`next_timeout`](Self::next_timeout)); a task's wait
-    /// reports no stall.
+    /// [`PhaseFuture::deadline`] (the async [`next_timeout`](Self::next_timeout)); a task's stall
+    /// is reported by the process's stall watchdog (see [`wait`](crate::wait), *Stalls*).
     ///
     /// ```
     /// use std::future::Future;

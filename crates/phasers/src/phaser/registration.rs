@@ -14,7 +14,9 @@ use super::word::{Seen, MAX_RUN_AHEAD, MAX_SIGNALLERS};
 use super::{Mode, Phaser};
 use crate::error::{Error, Result};
 use crate::primitive::{Arc, Ordering};
-use crate::wait::{Deadline, Signal, SpinBudget, Stop, TaskWaiter, Waiter, WakerKey, Watch};
+use crate::wait::{
+    watch_task, Deadline, Signal, SpinBudget, Stop, TaskWaiter, Waiter, WakerKey, Watch,
+};
 
 /// A task's membership of a [`Phaser`]: what it may do (its [`Mode`]) and which phase it is in.
 ///
@@ -682,9 +684,14 @@ impl Registration {
     ) -> Poll<Result<()>> {
         let core = &self.phaser.core;
         let probe = || (word.load() > phase).then_some(phase + 1);
-        TaskWaiter::new(&core.broken, phase)
+        let polled = TaskWaiter::new(&core.broken, phase)
             .poll_probe(word, key, waker, probe)
-            .map(|outcome| outcome.map(|_| ()).map_err(|_| core.stopped(phase)))
+            .map(|outcome| outcome.map(|_| ()).map_err(|_| core.stopped(phase)));
+        if polled.is_pending() {
+            // The task waits: the stall watchdog watches the phase for it.
+            watch_task(core, phase);
+        }
+        polled
     }
 
     /// Forgets the waker stored by [`poll_release`](Self::poll_release) under `key`: the task

@@ -29,9 +29,9 @@ impl Registration {
     /// The runner's task runs the action inside the poll that sees the phase gathered: an action
     /// that blocks blocks that poll's thread. A task never spins: each poll probes its word once
     /// and the task is woken by the gather (the runner), the release (the others) or a break. A
-    /// task's wait has no timer, so it reports no stall, and [`SingleFuture`] has no
-    /// `.timeout()` or `.deadline()` (see [its docs](SingleFuture#no-deadline) for why, and what
-    /// to use instead).
+    /// task's stall is reported by the process's stall watchdog (see [`wait`](crate::wait),
+    /// *Stalls*), and [`SingleFuture`] has no `.timeout()` or `.deadline()` (see
+    /// [its docs](SingleFuture#no-deadline) for why, and what to use instead).
     ///
     /// ```
     /// use std::future::Future;

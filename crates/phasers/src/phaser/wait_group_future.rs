@@ -23,7 +23,8 @@ impl WaitGroup {
     /// stores the task's waker on it, so the task is woken by the last clone's drop (or by a
     /// panicking task's). It waits without a deadline unless given one with
     /// [`WaitGroupFuture::timeout`] or [`WaitGroupFuture::deadline`] (the async
-    /// [`wait_timeout`](Self::wait_timeout)); a task's wait reports no stall.
+    /// [`wait_timeout`](Self::wait_timeout)); a task's stall is reported by the process's stall
+    /// watchdog (see [`wait`](crate::wait), *Stalls*).
     ///
     /// ```
     /// use std::future::Future;

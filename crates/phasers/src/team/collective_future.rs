@@ -21,13 +21,15 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
     ///
     /// A task never spins: each poll takes the call through its steps as far as it can, probing
     /// each condition once, and the task is woken by whoever makes the condition it stopped at
-    /// hold (or by the team breaking). It reports no stall, and waits without a deadline unless
-    /// given one with [`CollectiveFuture::timeout`] or [`CollectiveFuture::deadline`] (the async
-    /// [`wait_timeout`](Self::wait_timeout)). Where a thread's `wait` returns as soon as its outputs are written, the
-    /// future also waits until the others have read this member's staged input, which a thread's
-    /// next call would wait for as it starts: so the member's next `i`-method starts at once, and
-    /// never blocks the task's thread waiting for tasks queued behind it. Complete a task's calls
-    /// this way (not with [`test`](Self::test) or `wait`) for that to hold.
+    /// hold (or by the team breaking). It waits without a deadline unless given one with
+    /// [`CollectiveFuture::timeout`] or [`CollectiveFuture::deadline`] (the async
+    /// [`wait_timeout`](Self::wait_timeout)); a stall waiting for members that have not begun the
+    /// call is reported by the process's stall watchdog (see [`wait`](crate::wait), *Stalls*).
+    /// Where a thread's `wait` returns as soon as its outputs are written, the future also waits
+    /// until the others have read this member's staged input, which a thread's next call would
+    /// wait for as it starts: so the member's next `i`-method starts at once, and never blocks the
+    /// task's thread waiting for tasks queued behind it. Complete a task's calls this way (not
+    /// with [`test`](Self::test) or `wait`) for that to hold.
     ///
     /// ```
     /// use std::future::Future;

@@ -7,7 +7,7 @@ use super::call::Call;
 use super::engine::Until;
 use super::member::Member;
 use crate::error::{Error, Result};
-use crate::wait::{Deadline, StoredWaker, TaskPoll};
+use crate::wait::{watch_task, Deadline, StoredWaker, TaskPoll};
 
 /// A collective started by one of [`Member`]'s `i`-methods (`ibroadcast`, `iallreduce`, ...).
 ///
@@ -253,7 +253,12 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
         }
         match &self.outcome {
             Some(outcome) => Poll::Ready(outcome.clone()),
-            None => Poll::Pending,
+            None => {
+                // The task waits in this call (the member counted it when it began, so its
+                // number is one less): the stall watchdog watches it.
+                watch_task(&self.member.shared, self.member.seq.saturating_sub(1));
+                Poll::Pending
+            }
         }
     }
 

@@ -128,6 +128,11 @@
 //! moment, so the one that notices was asleep anyway. Waits that are meant to last longer than the
 //! stall time (a consumer waiting an hour for a producer's phase) should set a longer one on their
 //! object, or `Duration::MAX` for none.
+//!
+//! An async task's wait reports too, though a stalled task is never polled again: the task marks
+//! the episode it waits in (one load, one write per episode), and a watchdog thread, started by
+//! the first task that waits on an object with reports on, makes the report for it, for episodes
+//! someone is missing from (see `wait/README.md`, *Stalls of async tasks*).
 
 mod broken;
 mod budget;
@@ -159,7 +164,7 @@ pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};
 pub use stall::{
     clear_stall_hook, has_stall_hook, set_stall_hook, StallReport, DEFAULT_STALL_AFTER, STALL_ENV,
 };
-pub(crate) use stall::{Stall, Watch, Watched, Wording};
+pub(crate) use stall::{watch_task, Stall, Watch, Watched, Wording};
 pub(crate) use task_deadline::TaskDeadline;
 pub(crate) use tuning::Tuning;
 pub(crate) use waiter::{Deadline, Stop, TaskRef, Waiter};

@@ -20,14 +20,24 @@
 //! so an episode reported later than a newer one is dropped: waiters of a newer episode have
 //! already said what holds the object up.
 //!
+//! # Async tasks
+//!
+//! A task has no sleep with a timeout to notice its stall in, and a stalled task is never polled
+//! again. So a task whose poll leaves it waiting marks the object instead ([`Stall::task_parked`],
+//! one load when another task already marked the episode), and the process's stall watchdog
+//! (`watchdog.rs`) reports for it through [`Watch::report_for_tasks`]: the same report, through
+//! the same latch, so an episode that threads and tasks both wait in is reported once.
+//!
 //! # Under loom
 //!
 //! Loom has no clock: stall reports are off in loom builds, so the models explore the same
-//! protocol as before (untimed sleeps).
+//! protocol as before (untimed sleeps), and tasks mark nothing.
 
 use std::time::{Duration, Instant};
 
 use super::report::{deliver, StallReport, Wording};
+#[cfg(not(phasers_loom))]
+use crate::primitive::AtomicBool;
 use crate::primitive::{AtomicU64, Ordering};
 
 /// One object's stall time and its report latch.
@@ -35,6 +45,14 @@ pub(crate) struct Stall {
     after: Option<Duration>,
     /// The last episode reported, plus one; 0 before the first report.
     reported: AtomicU64,
+    /// The latest episode an async task was left waiting in, plus one; 0 before the first. Only
+    /// the first task to wait in an episode writes it; the watchdog reads it. Compiled out under
+    /// loom, as all that uses it: no watchdog there (see `watchdog.rs`).
+    #[cfg(not(phasers_loom))]
+    parked: AtomicU64,
+    /// The object is in the watchdog's list (it is added once, by the first task that waits).
+    #[cfg(not(phasers_loom))]
+    watched: AtomicBool,
 }
 
 impl Stall {
@@ -44,7 +62,37 @@ impl Stall {
         Stall {
             after: after.filter(|_| !cfg!(phasers_loom)),
             reported: AtomicU64::new(0),
+            #[cfg(not(phasers_loom))]
+            parked: AtomicU64::new(0),
+            #[cfg(not(phasers_loom))]
+            watched: AtomicBool::new(false),
         }
+    }
+
+    /// Marks that an async task's poll left it waiting in `episode`. `true` for the one call that
+    /// should add the object to the watchdog's list (the first of the object's life). The tasks
+    /// after the first of an episode only load the word, so the line is written once per episode,
+    /// not once per task. `Relaxed`: the watchdog only needs to see the word move eventually.
+    #[cfg(not(phasers_loom))]
+    #[inline]
+    pub(crate) fn task_parked(&self, episode: u64) -> bool {
+        if self.parked.load(Ordering::Relaxed) > episode {
+            return false;
+        }
+        self.parked.fetch_max(episode + 1, Ordering::Relaxed);
+        !self.watched.load(Ordering::Relaxed) && !self.watched.swap(true, Ordering::Relaxed)
+    }
+
+    /// The latest episode a task was left waiting in, plus one; 0 before the first.
+    #[cfg(not(phasers_loom))]
+    pub(crate) fn parked(&self) -> u64 {
+        self.parked.load(Ordering::Relaxed)
+    }
+
+    /// Whether `episode` (or a later one) was reported already.
+    #[cfg(not(phasers_loom))]
+    fn has_reported(&self, episode: u64) -> bool {
+        self.reported.load(Ordering::Relaxed) > episode
     }
 
     /// The stall time in force; `None` when reports are off.
@@ -132,6 +180,36 @@ impl<'a> Watch<'a> {
             since.elapsed(),
             object.wording(),
         ));
+    }
+}
+
+#[cfg(not(phasers_loom))]
+impl Watch<'_> {
+    /// The watchdog's report for tasks left waiting in `episode` since at least `since`: as
+    /// [`report`](Self::report), but only while someone is missing. A task marks the episode it
+    /// waits in and nothing when that wait ends, so an episode nobody is missing from is one that
+    /// completed (or whose release is late, which a blocking waiter reports but the watchdog
+    /// cannot tell apart). `true` once the episode is reported, by this call or an earlier one.
+    #[cold]
+    pub(crate) fn report_for_tasks(&self, episode: u64, since: Instant) -> bool {
+        let object = self.object;
+        if object.stall().has_reported(episode) {
+            return true;
+        }
+        let missing = object.missing(episode);
+        if missing.is_empty() {
+            return false;
+        }
+        if object.stall().claim(episode) {
+            deliver(&StallReport::new(
+                object.describe(),
+                episode,
+                Some(missing),
+                since.elapsed(),
+                object.wording(),
+            ));
+        }
+        true
     }
 }
 

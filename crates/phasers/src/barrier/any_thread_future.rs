@@ -18,14 +18,14 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, TryLockError};
-use std::task::{Context, Poll, Wake, Waker};
+use std::sync::TryLockError;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use super::{AnyAlgorithm, AnyThreadBarrier, BarrierAlgorithm, Participant, WaitResult};
 use crate::error::{Error, Result};
 use crate::primitive::Ordering;
-use crate::wait::{StoredWaker, TaskDeadline};
+use crate::wait::{noop_waker, StoredWaker, TaskDeadline};
 
 impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// [`wait`](Self::wait) for an async task: a future that takes this call's place among the
@@ -48,7 +48,7 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// use std::future::Future;
     /// use std::pin::pin;
     /// use std::sync::Arc;
-    /// use std::task::{Context, Poll, Wake, Waker};
+    /// use std::task::{Context, Poll, Waker};
     /// use phasers::AnyThreadBarrier;
     ///
     /// /// Wakes the thread that polls: enough of an executor for one future.
@@ -209,7 +209,7 @@ impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
     /// # use std::future::Future;
     /// # use std::pin::pin;
     /// # use std::sync::Arc;
-    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # use std::task::{Context, Poll, Waker};
     /// # struct Unpark(std::thread::Thread);
     /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
     /// # fn block_on<F: Future>(future: F) -> F::Output {
@@ -255,7 +255,7 @@ impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
     /// # use std::future::Future;
     /// # use std::pin::pin;
     /// # use std::sync::Arc;
-    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # use std::task::{Context, Poll, Waker};
     /// # struct Unpark(std::thread::Thread);
     /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
     /// # fn block_on<F: Future>(future: F) -> F::Output {
@@ -489,13 +489,4 @@ fn requeue<T>(cx: &mut Context<'_>) -> Poll<T> {
     #[cfg(phasers_loom)]
     crate::primitive::yield_now();
     Poll::Pending
-}
-
-/// A waker for the drop's last look, which nobody needs woken (`Waker::noop` needs Rust 1.85).
-fn noop_waker() -> Waker {
-    struct Nothing;
-    impl Wake for Nothing {
-        fn wake(self: Arc<Self>) {}
-    }
-    Waker::from(Arc::new(Nothing))
 }

@@ -11,9 +11,9 @@
 use super::call::{Bail, Call};
 use super::handle::Caller;
 
-pub(crate) fn work_until_complete<T: Copy + Send + Sync + 'static>(
+pub(crate) async fn work_until_complete<T: Copy + Send + Sync + 'static>(
     me: &Caller<'_, T>,
-    call: &Call<T>,
+    call: &Call<'_, T>,
 ) -> Result<(), Bail> {
     let shared = me.shared;
     let episode = call.episode;
@@ -34,6 +34,7 @@ pub(crate) fn work_until_complete<T: Copy + Send + Sync + 'static>(
         if shared.completed.load() > episode {
             return Ok(());
         }
-        me.wait(&shared.board, |now| now != seen, true)?;
+        me.wait(&shared.board, move |now| now != seen, true)
+            .await?;
     }
 }

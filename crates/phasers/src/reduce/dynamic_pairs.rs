@@ -25,6 +25,7 @@ use super::call::{Bail, Call, Role};
 use super::handle::Caller;
 use super::signature::{Signature, KIND_ALLREDUCE};
 use super::slot::{tag, CALLED, OFFERED, TAKEN};
+use super::task_wait::OnCancel;
 use crate::primitive::Ordering;
 
 const EMPTY: u64 = 0;
@@ -37,9 +38,9 @@ fn unpacked(word: u64) -> (usize, usize) {
     (((word >> 32) - 1) as usize, (word & 0xFFFF_FFFF) as usize)
 }
 
-pub(crate) fn run<T: Copy + Send + Sync + 'static>(
+pub(crate) async fn run<T: Copy + Send + Sync + 'static>(
     me: &mut Caller<'_, T>,
-    call: &Call<T>,
+    call: &Call<'_, T>,
     group: bool,
 ) -> Result<Role, Bail> {
     let shared = me.shared;
@@ -57,7 +58,7 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
     let mut held = call.signature();
     loop {
         let Some((partner, partner_count)) = pair_up(word, me.rank, count) else {
-            return wait_to_be_taken(me, call, packed(me.rank, count));
+            return wait_to_be_taken(me, call, packed(me.rank, count)).await;
         };
         let mut combined = me.check_partner(call, held, partner);
         let total = count + partner_count;
@@ -84,13 +85,26 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
         }
         let theirs = shared.slots[partner].acc.load(Ordering::Relaxed) as *const T;
         let len = combined.unwrap_or(0);
-        me.run_pair(call, partner, dest, acc, theirs, len, group)?;
-        acc = dest;
-        count = total;
+        // A task cancelled while its last pair runs still completes the call once the job is
+        // done: a root whose output the pair writes waits for that without giving up.
+        let rank = me.rank;
+        let completion = last.then(|| {
+            OnCancel::new(move || {
+                shared.break_from(episode, rank);
+                shared.complete_when_done(rank, episode, call.len);
+            })
+        });
+        let paired = me
+            .run_pair(call, partner, dest, acc, theirs, len, group)
+            .await;
+        completion.map(OnCancel::disarm);
+        paired?;
         if last {
             me.complete(episode, call.len);
             return Ok(Role::Completed);
         }
+        acc = dest;
+        count = total;
         held = Signature {
             len,
             poisoned: combined.is_none(),
@@ -128,16 +142,18 @@ fn pair_up(
 /// Waits in the word until a master takes this participant, then serves its job. If the group
 /// breaks first, the participant takes itself back out of the word; if a master was faster, it
 /// serves the job as usual (the master always posts it).
-fn wait_to_be_taken<T: Copy + Send + Sync + 'static>(
+async fn wait_to_be_taken<T: Copy + Send + Sync + 'static>(
     me: &mut Caller<'_, T>,
-    call: &Call<T>,
+    call: &Call<'_, T>,
     mine: u64,
 ) -> Result<Role, Bail> {
     let shared = me.shared;
     let episode = call.episode;
     let slot = &shared.slots[me.rank];
+    let called = tag(episode, CALLED);
     if me
-        .wait(&slot.offer, |v| v == tag(episode, CALLED), true)
+        .wait(&slot.offer, move |v| v == called, true)
+        .await
         .is_err()
     {
         let word = &shared.pairing[(episode % 2) as usize];
@@ -148,6 +164,6 @@ fn wait_to_be_taken<T: Copy + Send + Sync + 'static>(
             return Err(Bail::Broken);
         }
     }
-    me.serve(call)?;
+    me.serve(call).await?;
     Ok(Role::Consumed)
 }

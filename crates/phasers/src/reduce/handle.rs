@@ -5,12 +5,12 @@
 
 use std::mem::MaybeUninit;
 
-use super::algorithm::ReduceAlgorithm;
 use super::call::{Bail, Call};
 use super::kernel::Kernel;
 use super::shared::Shared;
 use super::signature::Signature;
 use super::slot::{tag, CALLED};
+use super::task_wait::SignalWait;
 use crate::primitive::{Arc, Ordering};
 use crate::wait::{Deadline, Signal, SpinBudget, Stall, Stop, Waiter, Watch, Watched, Wording};
 
@@ -62,9 +62,14 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         }
     }
 
-    /// This handle as a call sees it: each field borrowed on its own, the group's state through
-    /// a plain reference.
+    /// This handle as a blocking call sees it: each field borrowed on its own, the group's state
+    /// through a plain reference.
     pub(crate) fn caller(&mut self) -> Caller<'_, T> {
+        self.caller_for(false)
+    }
+
+    /// This handle as a call sees it; `task`: the call runs in an async task, whose waits poll.
+    pub(crate) fn caller_for(&mut self, task: bool) -> Caller<'_, T> {
         let Reducer {
             shared,
             rank,
@@ -76,7 +81,9 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         } = self;
         Caller {
             shared: &**shared,
+            object: shared,
             rank: *rank,
+            task,
             episode,
             job_seq,
             scratch,
@@ -95,7 +102,12 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
 /// algorithm (of about 1 µs) and 0.4 µs with the static tree, which cloned at every step.
 pub(crate) struct Caller<'a, T> {
     pub(crate) shared: &'a Shared<T>,
+    /// The handle's hold on the group, which a task's wait hands the stall watchdog.
+    pub(crate) object: &'a Arc<Shared<T>>,
     pub(crate) rank: usize,
+    /// Whether the call runs in an async task: its waits poll instead of blocking, and its
+    /// buffers are the group's (see `reduce_future.rs`).
+    pub(crate) task: bool,
     /// The handle's call number: this call's until the call has run, then the next one's.
     pub(crate) episode: &'a mut u64,
     job_seq: &'a mut u64,
@@ -105,28 +117,18 @@ pub(crate) struct Caller<'a, T> {
     budget: &'a SpinBudget,
 }
 
-impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
-    /// Marks call `episode` complete and makes `Auto`'s choice for a later call. A mismatched
-    /// call first fails the group from the next call on: a participant that returned from this
-    /// call before the mismatch was found (its data consumed) learns of it there, and one that
-    /// already waits in the next call is woken instead of waiting for participants that will not
-    /// come. Calls complete in order, so the earliest mismatch is the one that fails the group.
-    /// (Only a handle dropped at a later call before this one completes can break the group
-    /// first, from that later call; the calls in between then run as usual.)
+impl<'a, T: Copy + Send + Sync + 'static> Caller<'a, T> {
+    /// Marks call `episode` complete (see [`Shared::complete`]).
     pub(crate) fn complete(&self, episode: u64, len: usize) {
-        let shared = self.shared;
-        if shared.is_mismatched(episode) {
-            shared.break_from(episode + 1, self.rank);
-        }
-        shared.completed.publish_at_least(episode + 1);
-        if shared.configured == ReduceAlgorithm::DynamicGroup {
-            shared.bump_board();
-        }
-        shared.after_completion(episode, len);
+        self.shared.complete(episode, len, self.rank);
     }
 
     /// A scratch buffer of `len` elements for a participant without an output.
     pub(crate) fn scratch_for(&mut self, len: usize) -> *mut T {
+        if self.task {
+            // A task's buffers are the group's, which outlive a cancelled call.
+            return self.shared.staging[self.rank].work();
+        }
         if self.scratch.len() < len {
             self.scratch.reserve(len - self.scratch.len());
             // SAFETY: `MaybeUninit` needs no initialization, and the capacity was just reserved.
@@ -143,11 +145,28 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
 
     /// Waits until `done` holds for `signal`'s value. A `checked` wait gives up when the group
     /// breaks, unless the condition holds by then (a release that raced with the break still
-    /// counts: others may already be using this participant's buffers).
-    pub(crate) fn wait(
+    /// counts: others may already be using this participant's buffers). A thread blocks in the
+    /// wait's poll; a task polls (see `task_wait.rs`).
+    pub(crate) fn wait<'s, F: Fn(u64) -> bool + Unpin>(
+        &'s self,
+        signal: &'s Signal,
+        done: F,
+        checked: bool,
+    ) -> SignalWait<'s, 'a, T, F> {
+        SignalWait {
+            me: self,
+            signal,
+            done,
+            checked,
+            key: None,
+        }
+    }
+
+    /// A thread's wait (see [`wait`](Self::wait)).
+    pub(crate) fn block_until(
         &self,
         signal: &Signal,
-        done: impl Fn(u64) -> bool,
+        done: &impl Fn(u64) -> bool,
         checked: bool,
     ) -> Result<u64, Bail> {
         let shared = self.shared;
@@ -164,7 +183,7 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
             *self.episode,
             Some(Watch::arrivals(shared)),
         );
-        match waiter.until(signal, &done) {
+        match waiter.until(signal, done) {
             Ok(value) => Ok(value),
             Err(Stop::Broken) => {
                 let value = signal.load();
@@ -181,7 +200,7 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
     /// Helps job `seq` of `owner`'s slot, then waits until it is done: every buffer the job
     /// touches is then free again. If the operator panicked here, the group breaks and the panic
     /// is returned to travel on.
-    pub(crate) fn help_until_done(
+    pub(crate) async fn help_until_done(
         &self,
         owner: usize,
         seq: u64,
@@ -190,16 +209,16 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
         let shared = self.shared;
         let job = &shared.jobs[owner];
         let helped = job.help(seq, kernel, || shared.break_from(*self.episode, self.rank));
-        let _ = self.wait(job.done(), |done| done >= seq, false);
+        let _ = self.wait(job.done(), move |done| done >= seq, false).await;
         helped.map_err(Bail::Panicked)
     }
 
     /// As a master: posts `dest = mine op theirs` as this participant's next job, calls the
     /// slave `slave` to help, helps, and waits until the job is done.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn run_pair(
+    pub(crate) async fn run_pair(
         &mut self,
-        call: &Call<T>,
+        call: &Call<'_, T>,
         slave: usize,
         dest: *mut T,
         mine: *const T,
@@ -218,18 +237,19 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
         if wake_workforce {
             shared.bump_board();
         }
-        self.help_until_done(self.rank, seq, call.kernel)
+        self.help_until_done(self.rank, seq, call.kernel).await
     }
 
     /// As a slave whose offer was taken: waits for the job, helps it, and waits until it is done.
-    pub(crate) fn serve(&self, call: &Call<T>) -> Result<(), Bail> {
+    pub(crate) async fn serve(&self, call: &Call<'_, T>) -> Result<(), Bail> {
         let episode = call.episode;
         let shared = self.shared;
         let slot = &shared.slots[self.rank];
-        let _ = self.wait(&slot.offer, |v| v == tag(episode, CALLED), false);
+        let called = tag(episode, CALLED);
+        let _ = self.wait(&slot.offer, move |v| v == called, false).await;
         let master = slot.master.load(Ordering::Relaxed);
         let seq = slot.job.load(Ordering::Relaxed);
-        self.help_until_done(master, seq, call.kernel)
+        self.help_until_done(master, seq, call.kernel).await
     }
 
     /// Compares the data this participant is about to combine (`mine`) with `other`'s offer, and
@@ -237,7 +257,7 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
     /// side already was, or they differ; a new difference is recorded for everyone).
     pub(crate) fn check_partner(
         &self,
-        call: &Call<T>,
+        call: &Call<'_, T>,
         mine: Signature,
         other: usize,
     ) -> Option<usize> {

@@ -81,6 +81,11 @@ impl Job {
         &self.done
     }
 
+    /// The sequence number of the job posted last.
+    pub(crate) fn posted(&self) -> u64 {
+        self.cursor.load(Ordering::Acquire) >> CHUNK_BITS
+    }
+
     /// Posts job `seq` (greater than every earlier one of this slot, whose jobs have all
     /// finished): `dest[..len] = a[..len] op b[..len]`. A job of length 0 is finished at once.
     pub(crate) fn post<T>(&self, seq: u64, dest: *mut T, a: *const T, b: *const T, len: usize) {
@@ -108,8 +113,7 @@ impl Job {
         kernel: &Kernel<T>,
         broken: impl Fn(),
     ) -> Result<(), Panic> {
-        let seq = self.cursor.load(Ordering::Acquire) >> CHUNK_BITS;
-        self.help(seq, kernel, broken)
+        self.help(self.posted(), kernel, broken)
     }
 
     /// Claims and runs chunks of job `seq` until none is left. Returns the panic of the operator,

@@ -12,19 +12,36 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use super::call::{Bail, Call, Role};
 use super::handle::Caller;
 use super::kernel::ElementWise;
+use super::shared::Shared;
 use super::signature::KIND_ALLREDUCE;
+use super::task_wait::OnCancel;
 use crate::primitive::Ordering;
 
 /// Elements per block: a block of the result and of each input stays in L1 while it is combined
 /// and copied out.
 const BLOCK: usize = 2048;
 
-pub(crate) fn run<T: Copy + Send + Sync + 'static>(
+pub(crate) async fn run<T: Copy + Send + Sync + 'static>(
     me: &mut Caller<'_, T>,
-    call: &Call<T>,
+    call: &Call<'_, T>,
 ) -> Result<Role, Bail> {
-    meet(me, true)?;
     let shared = me.shared;
+    let first = arrive(shared);
+    // A task cancelled in the first meeting still owes the others: see `leave_first`.
+    let rank = me.rank;
+    let owed = OnCancel::new(move || {
+        shared.break_from(call.episode, rank);
+        if leave_first(shared, first) == Left::TooLate {
+            arrive(shared);
+        }
+    });
+    let met = me
+        .wait(&shared.meetings, move |done| done > first, true)
+        .await;
+    owed.disarm();
+    if met.is_err() && leave_first(shared, first) == Left::Withdrawn {
+        return Err(Bail::Broken);
+    }
     // Everyone reads the same slots, so everyone finds the same mismatch, if any, and either
     // everyone combines or nobody does.
     if let Some(len) = agreed_len(me, call) {
@@ -37,11 +54,11 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
         if let Err(payload) = outcome {
             // The others may be reading this participant's input: meet them before unwinding on.
             shared.break_from(call.episode, me.rank);
-            meet(me, false)?;
+            meet_again(me).await;
             return Err(Bail::Panicked(payload));
         }
     }
-    meet(me, false)?;
+    meet_again(me).await;
     if me.rank == call.root {
         me.complete(call.episode, call.len);
     }
@@ -198,19 +215,60 @@ fn agreed_len<T: Copy + Send + Sync + 'static>(
     (!poisoned).then_some(len)
 }
 
-/// Waits until every participant arrived at this meeting. The first meeting gives up when the
-/// group breaks (nobody has touched anyone's buffers yet, unless the meeting completed, which the
-/// re-check in [`Caller::wait`] catches); the second never does, because the others may still be
-/// reading this participant's input, and they always arrive (nothing between the meetings
-/// blocks, and a panicking operator is caught and counted).
-fn meet<T: Copy + Send + Sync + 'static>(me: &Caller<'_, T>, checked: bool) -> Result<(), Bail> {
-    let shared = me.shared;
+/// Arrives at the next meeting, and returns its number.
+fn arrive<T>(shared: &Shared<T>) -> u64 {
     let parties = shared.parties as u64;
     let ticket = shared.meeting_tickets.fetch_add(1, Ordering::AcqRel);
     let meeting = ticket / parties;
     if ticket % parties == parties - 1 {
         shared.meetings.publish_at_least(meeting + 1);
     }
-    me.wait(&shared.meetings, |done| done > meeting, checked)?;
-    Ok(())
+    meeting
+}
+
+/// How a participant's attempt to leave the first meeting went.
+#[derive(PartialEq, Eq)]
+enum Left {
+    /// It took its arrival back: the meeting cannot complete without it, and nobody will read
+    /// its buffers in this call.
+    Withdrawn,
+    /// Everyone had arrived: the others read its buffers, and wait for it at the second meeting.
+    TooLate,
+}
+
+/// Takes this participant's arrival at `meeting` back, unless everyone has arrived. A
+/// participant that gives up on a broken group does this, and so does a task whose call is
+/// cancelled (then it arrives at the second meeting on its way out if it was too late).
+///
+/// Without it, a participant that gave up could leave the meeting one arrival short, and a late
+/// arrival (one that looked at the broken state just before the break) could then complete it
+/// and read the buffers of a participant that returned. With it, the meeting completes only with
+/// everyone present: the last arrival's increment and a withdrawal's decrement are both
+/// read-modify-writes of the count, so one of them comes first.
+fn leave_first<T>(shared: &Shared<T>, meeting: u64) -> Left {
+    let complete_at = (meeting + 1) * shared.parties as u64;
+    let tickets = &shared.meeting_tickets;
+    let mut count = tickets.load(Ordering::Acquire);
+    loop {
+        if count >= complete_at {
+            return Left::TooLate;
+        }
+        match tickets.compare_exchange(count, count - 1, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return Left::Withdrawn,
+            Err(now) => count = now,
+        }
+    }
+}
+
+/// The second meeting: nobody reads this participant's input or writes its output any more once
+/// everyone arrived. The wait never gives up, because the others may still be using this
+/// participant's buffers, and they always arrive: nothing between the meetings waits, a
+/// panicking operator is caught and counted, and a task cancelled after the first meeting
+/// arrives on its way out (see [`leave_first`]).
+async fn meet_again<T: Copy + Send + Sync + 'static>(me: &Caller<'_, T>) {
+    let shared = me.shared;
+    let meeting = arrive(shared);
+    let _ = me
+        .wait(&shared.meetings, move |done| done > meeting, false)
+        .await;
 }

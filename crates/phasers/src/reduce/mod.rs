@@ -79,11 +79,14 @@ mod handle;
 mod job;
 mod kernel;
 mod linear;
+mod reduce_future;
 mod reducer;
 mod shared;
 mod signature;
 mod slot;
+mod staging;
 mod static_tree;
+mod task_wait;
 
 pub use algorithm::ReduceAlgorithm;
 pub use builder::{Reduction, ReductionBuilder, MAX_PARTIES};

@@ -7,6 +7,7 @@ use super::handle::{Caller, Reducer};
 use super::kernel::Kernel;
 use super::signature::{self, KIND_ALLREDUCE, KIND_REDUCE};
 use super::slot::{tag, OFFERED, WITHDRAWN};
+use super::task_wait::{run_inline, OnCancel};
 use super::{dynamic_group, dynamic_pairs, linear, static_tree};
 use crate::error::{Error, Result};
 use crate::primitive::Ordering;
@@ -281,8 +282,24 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
 impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
     /// Runs one call with `root` receiving `reduce`'s result and `kernel` as this participant's
     /// operator: the group's own for a [`Reduction`](crate::Reduction), each call's for a team.
-    /// Every participant of the call must pass the same kind, root and operator.
+    /// Every participant of the call must pass the same kind, root and operator. Blocks the
+    /// thread until the call is done.
     pub(crate) fn run(
+        &mut self,
+        kind: usize,
+        root: usize,
+        input: &[T],
+        output: &mut [T],
+        has_output: bool,
+        kernel: &Kernel<T>,
+    ) -> Result<ReduceOutcome> {
+        debug_assert!(!self.task);
+        run_inline(self.steps(kind, root, input, output, has_output, kernel))
+    }
+
+    /// The steps of one call (see [`run`](Self::run)), for a thread or a task (see
+    /// `task_wait.rs`).
+    pub(crate) async fn steps(
         &mut self,
         kind: usize,
         root: usize,
@@ -304,7 +321,10 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
         // Call `e` may reuse what call `e - 2` used (pairing word, choice slot): wait until it
         // completed. Almost always it has, and this is one load.
         if episode >= 2 {
-            if let Err(Bail::Broken) = self.wait(&shared.completed, |c| c + 1 >= episode, true) {
+            let reusable = self
+                .wait(&shared.completed, move |c| c + 1 >= episode, true)
+                .await;
+            if let Err(Bail::Broken) = reusable {
                 return Err(shared.broken_error());
             }
         }
@@ -352,20 +372,29 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
         );
         slot.arrived_at
             .store(shared.stamp(episode), Ordering::Relaxed);
+        // From here on the others count on this participant for the call: one that leaves
+        // before its part is done (a task whose future was dropped) breaks the group there.
+        let rank = self.rank;
+        let cancelled = OnCancel::new(move || shared.break_from(episode, rank));
 
         let outcome = if shared.parties == 1 {
             self.alone(&call)
         } else {
             match algorithm {
-                ReduceAlgorithm::Linear => linear::run(self, &call),
-                ReduceAlgorithm::StaticTree => static_tree::run(self, &call),
+                ReduceAlgorithm::Linear => linear::run(self, &call).await,
+                ReduceAlgorithm::StaticTree => static_tree::run(self, &call).await,
                 ReduceAlgorithm::DynamicPairs | ReduceAlgorithm::DynamicGroup => {
-                    dynamic_pairs::run(self, &call, algorithm == ReduceAlgorithm::DynamicGroup)
+                    let group = algorithm == ReduceAlgorithm::DynamicGroup;
+                    dynamic_pairs::run(self, &call, group).await
                 }
                 ReduceAlgorithm::Auto => unreachable!("Auto is resolved above"),
             }
         };
-        let outcome = outcome.and_then(|role| self.finish(&call, role, algorithm));
+        let outcome = match outcome {
+            Ok(role) => self.finish(&call, role, algorithm).await,
+            Err(bail) => Err(bail),
+        };
+        cancelled.disarm();
         *self.episode += 1;
         match outcome {
             Ok(()) => {}
@@ -387,7 +416,12 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
 
     /// The rest of the call once this participant's part of the algorithm is done: helping (for
     /// `DynamicGroup`), waiting for the result where it is needed, and copying it.
-    fn finish(&self, call: &Call<T>, role: Role, algorithm: ReduceAlgorithm) -> Result<(), Bail> {
+    async fn finish(
+        &self,
+        call: &Call<'_, T>,
+        role: Role,
+        algorithm: ReduceAlgorithm,
+    ) -> Result<(), Bail> {
         let shared = self.shared;
         let needs_result = !call.out.is_null();
         match role {
@@ -395,14 +429,15 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
             Role::Completed => {}
             Role::Consumed => {
                 if algorithm == ReduceAlgorithm::DynamicGroup {
-                    if let Err(bail) = dynamic_group::work_until_complete(self, call) {
-                        self.settle_out_offer(call);
+                    if let Err(bail) = dynamic_group::work_until_complete(self, call).await {
+                        self.settle_out_offer(call).await;
                         return Err(bail);
                     }
                 } else if needs_result {
                     let episode = call.episode;
-                    if let Err(bail) = self.wait(&shared.completed, |c| c > episode, true) {
-                        self.settle_out_offer(call);
+                    let completed = self.wait(&shared.completed, move |c| c > episode, true);
+                    if let Err(bail) = completed.await {
+                        self.settle_out_offer(call).await;
                         return Err(bail);
                     }
                 }
@@ -417,7 +452,7 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
     /// Under the dynamic algorithms the last pair writes the root's output: before the root
     /// gives up on a broken group it must withdraw that offer, or, if the last pair already took
     /// it, wait until the pair is done with it (it always finishes; see [`Job`](super::job)).
-    fn settle_out_offer(&self, call: &Call<T>) {
+    async fn settle_out_offer(&self, call: &Call<'_, T>) {
         let shared = self.shared;
         let offer = &shared.slots[self.rank].out_offer;
         let offered = tag(call.episode, OFFERED);
@@ -429,7 +464,9 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
             return;
         }
         let episode = call.episode;
-        let _ = self.wait(&shared.completed, |c| c > episode, false);
+        let _ = self
+            .wait(&shared.completed, move |c| c > episode, false)
+            .await;
     }
 
     /// Copies an allreduce's result from where the tree algorithms' last pair left it.

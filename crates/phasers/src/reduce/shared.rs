@@ -12,7 +12,10 @@ use super::kernel::Kernel;
 use super::slot::Slot;
 use crate::error::Error;
 use crate::primitive::{AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering, UnsafeCell};
-use crate::wait::{BrokenState, Roster, Signal, SpinPlan, Stall, Tuning, WaitPolicy};
+use super::staging::Staging;
+use crate::wait::{
+    BrokenState, Deadline, Roster, Signal, SpinBudget, SpinPlan, Stall, Tuning, WaitPolicy, Waiter,
+};
 
 pub(crate) struct Shared<T> {
     pub(crate) parties: usize,
@@ -57,9 +60,12 @@ pub(crate) struct Shared<T> {
     /// The calls each participant has arrived at, and the stall latch, for stall reports.
     pub(crate) roster: Roster,
     pub(crate) stall: Stall,
+    /// Each participant's copies of its buffers for calls from async tasks (see `staging.rs`).
+    pub(crate) staging: Box<[Staging<T>]>,
 }
 
-// SAFETY: `result` is the only field that is not `Sync` by itself. Only the last pair of a call
+// SAFETY: `result` and `staging` are the only fields that are not `Sync` by themselves; for
+// `staging`, see `staging.rs` (only its owner resizes it, when nobody reads it). `result`: Only the last pair of a call
 // writes it (the master resizes it before posting the job, the pair's chunks fill it), and
 // readers copy from it only after the call completed; the next call's last pair forms only after
 // every participant arrived at that call, so after every copy of this one. `T` crosses threads by
@@ -109,7 +115,47 @@ impl<T> Shared<T> {
             origin: Instant::now(),
             roster: Roster::new(parties),
             stall: Stall::new(tuning.stall_after()),
+            staging: (0..parties).map(|_| Staging::new()).collect(),
         }
+    }
+
+    /// Marks call `episode` complete and makes `Auto`'s choice for a later call. A mismatched
+    /// call first fails the group from the next call on: a participant that returned from this
+    /// call before the mismatch was found (its data consumed) learns of it there, and one that
+    /// already waits in the next call is woken instead of waiting for participants that will not
+    /// come. Calls complete in order, so the earliest mismatch is the one that fails the group.
+    /// (Only a handle dropped at a later call before this one completes can break the group
+    /// first, from that later call; the calls in between then run as usual.)
+    pub(crate) fn complete(&self, episode: u64, len: usize, rank: usize) {
+        if self.is_mismatched(episode) {
+            self.break_from(episode + 1, rank);
+        }
+        self.completed.publish_at_least(episode + 1);
+        if self.configured == ReduceAlgorithm::DynamicGroup {
+            self.bump_board();
+        }
+        self.after_completion(episode, len);
+    }
+
+    /// Completes call `episode` for `rank`'s task, cancelled while its last pair ran: once the
+    /// pair's job is done, since the root may be waiting for its output. The wait blocks the
+    /// thread that drops the future, briefly: every chunk still running was claimed in some
+    /// thread's poll or call, which runs it to the end without waiting for anyone.
+    #[cold]
+    pub(crate) fn complete_when_done(&self, rank: usize, episode: u64, len: usize) {
+        let job = &self.jobs[rank];
+        let seq = job.posted();
+        let budget = SpinBudget::new(self.plan);
+        let waiter = Waiter::new(
+            &self.plan,
+            &budget,
+            Deadline::Never,
+            &self.intact,
+            episode,
+            None,
+        );
+        let _ = waiter.until(job.done(), |done| done >= seq);
+        self.complete(episode, len, rank);
     }
 
     /// Wakes the `DynamicGroup` workforce: a job was posted or a call completed.

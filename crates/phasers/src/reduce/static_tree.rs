@@ -16,9 +16,9 @@ use super::signature::{Signature, KIND_ALLREDUCE};
 use super::slot::{tag, CALLED, OFFERED, TAKEN, WITHDRAWN};
 use crate::primitive::Ordering;
 
-pub(crate) fn run<T: Copy + Send + Sync + 'static>(
+pub(crate) async fn run<T: Copy + Send + Sync + 'static>(
     me: &mut Caller<'_, T>,
-    call: &Call<T>,
+    call: &Call<'_, T>,
 ) -> Result<Role, Bail> {
     let shared = me.shared;
     let parties = shared.parties;
@@ -30,13 +30,14 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
     let mut distance = 1;
     while distance < parties {
         if position % (2 * distance) == distance {
-            return offer_and_serve(me, call, acc, held);
+            return offer_and_serve(me, call, acc, held).await;
         }
         let partner_position = position + distance;
         if partner_position < parties {
             let partner = shared.real_rank(partner_position, call.root);
             let offer = &shared.slots[partner].offer;
-            me.wait(offer, |v| v == tag(episode, OFFERED), true)?;
+            let offered = tag(episode, OFFERED);
+            me.wait(offer, move |v| v == offered, true).await?;
             if offer
                 .compare_publish(tag(episode, OFFERED), tag(episode, TAKEN))
                 .is_err()
@@ -53,7 +54,8 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
                 call.work
             };
             let theirs = shared.slots[partner].acc.load(Ordering::Relaxed) as *const T;
-            me.run_pair(call, partner, dest, acc, theirs, len, false)?;
+            me.run_pair(call, partner, dest, acc, theirs, len, false)
+                .await?;
             acc = dest;
             held = Signature {
                 len,
@@ -70,9 +72,9 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
 /// As the slave of this round: offers `acc` and serves the master's job. If the group breaks
 /// before a master took the offer, the offer is withdrawn and nothing of this participant's is in
 /// anyone's hands.
-fn offer_and_serve<T: Copy + Send + Sync + 'static>(
+async fn offer_and_serve<T: Copy + Send + Sync + 'static>(
     me: &mut Caller<'_, T>,
-    call: &Call<T>,
+    call: &Call<'_, T>,
     acc: *const T,
     held: Signature,
 ) -> Result<Role, Bail> {
@@ -81,8 +83,10 @@ fn offer_and_serve<T: Copy + Send + Sync + 'static>(
     let slot = &shared.slots[me.rank];
     slot.publish_acc(acc as usize, held);
     slot.offer.publish(tag(episode, OFFERED));
+    let called = tag(episode, CALLED);
     if me
-        .wait(&slot.offer, |v| v == tag(episode, CALLED), true)
+        .wait(&slot.offer, move |v| v == called, true)
+        .await
         .is_err()
         && slot
             .offer
@@ -91,6 +95,6 @@ fn offer_and_serve<T: Copy + Send + Sync + 'static>(
     {
         return Err(Bail::Broken);
     }
-    me.serve(call)?;
+    me.serve(call).await?;
     Ok(Role::Consumed)
 }

@@ -29,7 +29,7 @@
 
 use std::cell::Cell;
 use std::ptr::NonNull;
-use std::task::{Poll, Waker};
+use std::task::{Poll, RawWaker, RawWakerVTable, Waker};
 
 use super::wakers::WakerKey;
 use super::{BrokenState, Deadline, Signal, Stop, TaskRef};
@@ -190,4 +190,17 @@ pub(crate) fn poll_task(
         // Not yet: stopped as after a timeout, so that the caller resumes here.
         Poll::Pending => Err(Stop::TimedOut),
     }
+}
+
+/// A waker that wakes nobody, for a poll whose caller never waits for a wake-up: a blocking
+/// reduction runs its steps in one poll (see `reduce/task_wait.rs`), and a dropped
+/// `AnyThreadFuture` takes a last look. `Waker::noop` needs Rust 1.85; this one allocates nothing
+/// either, since a blocking reduction makes one per call.
+pub(crate) fn noop_waker() -> Waker {
+    const NOTHING: RawWaker = RawWaker::new(std::ptr::null(), &VTABLE);
+    static VTABLE: RawWakerVTable = RawWakerVTable::new(|_| NOTHING, |_| {}, |_| {}, |_| {});
+    // SAFETY: no function of the vtable reads the data pointer, and each does what its contract
+    // asks of a waker that wakes nothing: `clone` returns another such waker, the others do
+    // nothing. The pointer and the vtable are both `'static`.
+    unsafe { Waker::from_raw(NOTHING) }
 }

@@ -163,6 +163,7 @@ impl<'a, T: Copy + Send + Sync + 'static> Caller<'a, T> {
     }
 
     /// A thread's wait (see [`wait`](Self::wait)).
+    #[inline]
     pub(crate) fn block_until(
         &self,
         signal: &Signal,

@@ -1,6 +1,8 @@
 //! The steps every call goes through whatever the algorithm: checks, the choice of algorithm,
 //! running it, and handing out the result.
 
+use std::pin::pin;
+
 use super::algorithm::ReduceAlgorithm;
 use super::call::{Bail, Call, Role};
 use super::handle::{Caller, Reducer};
@@ -294,7 +296,7 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
         kernel: &Kernel<T>,
     ) -> Result<ReduceOutcome> {
         debug_assert!(!self.task);
-        run_inline(self.steps(kind, root, input, output, has_output, kernel))
+        run_inline(pin!(self.steps(kind, root, input, output, has_output, kernel)))
     }
 
     /// The steps of one call (see [`run`](Self::run)), for a thread or a task (see

@@ -11,7 +11,7 @@
 //! lives in the `async fn`'s state, so no algorithm needs a resumable copy of itself.
 
 use std::future::Future;
-use std::pin::{pin, Pin};
+use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use super::call::Bail;
@@ -33,6 +33,7 @@ impl<T: Copy + Send + Sync + 'static, F: Fn(u64) -> bool + Unpin> Future
 {
     type Output = Result<u64, Bail>;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let me = this.me;
@@ -88,9 +89,10 @@ impl<T, F> Drop for SignalWait<'_, '_, T, F> {
 }
 
 /// Runs the steps of a blocking call. Every wait in them blocks inside the poll, so one poll
-/// finishes them, and the waker is never used.
-pub(crate) fn run_inline<F: Future>(steps: F) -> F::Output {
-    let steps = pin!(steps);
+/// finishes them, and the waker is never used. The steps come pinned where they were made: a
+/// move would copy the whole state of the call.
+#[inline]
+pub(crate) fn run_inline<F: Future>(steps: Pin<&mut F>) -> F::Output {
     match steps.poll(&mut Context::from_waker(&noop_waker())) {
         Poll::Ready(outcome) => outcome,
         Poll::Pending => unreachable!("a blocking reduction's waits finish inside its one poll"),

@@ -11,30 +11,55 @@
 use super::call::{Bail, Call};
 use super::handle::Caller;
 
-pub(crate) async fn work_until_complete<T: Copy + Send + Sync + 'static>(
+pub(crate) fn work_until_complete<T: Copy + Send + Sync + 'static>(
+    me: &Caller<'_, T>,
+    call: &Call<'_, T>,
+) -> Result<(), Bail> {
+    let completed = |me: &Caller<'_, T>| me.shared.completed.load() > call.episode;
+    loop {
+        let seen = me.shared.board.load();
+        if completed(me) {
+            return Ok(());
+        }
+        help_everyone(me, call)?;
+        if completed(me) {
+            return Ok(());
+        }
+        me.wait(&me.shared.board, |now| now != seen, true)?;
+    }
+}
+
+/// [`work_until_complete`] for a task.
+pub(crate) async fn work_until_complete_in_task<T: Copy + Send + Sync + 'static>(
+    me: &Caller<'_, T>,
+    call: &Call<'_, T>,
+) -> Result<(), Bail> {
+    let completed = |me: &Caller<'_, T>| me.shared.completed.load() > call.episode;
+    loop {
+        let seen = me.shared.board.load();
+        if completed(me) {
+            return Ok(());
+        }
+        help_everyone(me, call)?;
+        if completed(me) {
+            return Ok(());
+        }
+        me.wait_in_task(&me.shared.board, move |now| now != seen, true)
+            .await?;
+    }
+}
+
+/// Claims chunks of every job that has some left. Returns the panic of the operator here, if it
+/// panicked: the group is then broken and the job still finishes (the chunk was counted), so the
+/// participant stops helping and unwinds.
+fn help_everyone<T: Copy + Send + Sync + 'static>(
     me: &Caller<'_, T>,
     call: &Call<'_, T>,
 ) -> Result<(), Bail> {
     let shared = me.shared;
-    let episode = call.episode;
-    loop {
-        let seen = shared.board.load();
-        if shared.completed.load() > episode {
-            return Ok(());
-        }
-        for job in shared.jobs.iter() {
-            if let Err(payload) = job.help_current(call.kernel, || {
-                shared.break_from(episode, me.rank);
-            }) {
-                // The group is broken and the job still finishes (the chunk was counted): stop
-                // helping and unwind.
-                return Err(Bail::Panicked(payload));
-            }
-        }
-        if shared.completed.load() > episode {
-            return Ok(());
-        }
-        me.wait(&shared.board, move |now| now != seen, true)
-            .await?;
+    for job in shared.jobs.iter() {
+        job.help_current(call.kernel, || shared.break_from(call.episode, me.rank))
+            .map_err(Bail::Panicked)?;
     }
+    Ok(())
 }

@@ -26,7 +26,7 @@ use super::handle::Caller;
 use super::signature::{Signature, KIND_ALLREDUCE};
 use super::slot::{tag, CALLED, OFFERED, TAKEN};
 use super::task_wait::OnCancel;
-use crate::primitive::Ordering;
+use crate::primitive::{AtomicU64, Ordering};
 
 const EMPTY: u64 = 0;
 
@@ -38,86 +38,173 @@ fn unpacked(word: u64) -> (usize, usize) {
     (((word >> 32) - 1) as usize, (word & 0xFFFF_FFFF) as usize)
 }
 
-pub(crate) async fn run<T: Copy + Send + Sync + 'static>(
+pub(crate) fn run<T: Copy + Send + Sync + 'static>(
+    me: &mut Caller<'_, T>,
+    call: &Call<'_, T>,
+    group: bool,
+) -> Result<Role, Bail> {
+    let (word, mut held) = enter(me, call);
+    let mut acc = call.input;
+    let mut count = 1;
+    loop {
+        let Some((partner, partner_count)) = pair_up(word, me.rank, count) else {
+            let mine = packed(me.rank, count);
+            let called = tag(call.episode, CALLED);
+            let slot = &me.shared.slots[me.rank];
+            if me.wait(&slot.offer, |v| v == called, true).is_err() && leave(word, mine) {
+                return Err(Bail::Broken);
+            }
+            me.serve(call)?;
+            return Ok(Role::Consumed);
+        };
+        count += partner_count;
+        let pair = pair_with(me, call, partner, held, count);
+        me.run_pair(call, partner, pair.dest, acc, pair.theirs, pair.len, group)?;
+        if pair.last {
+            me.complete(call.episode, call.len);
+            return Ok(Role::Completed);
+        }
+        (acc, held) = (pair.dest as *const T, pair.held);
+        me.shared.slots[me.rank].publish_acc(acc as usize, held);
+    }
+}
+
+/// [`run`] for a task.
+pub(crate) async fn run_in_task<T: Copy + Send + Sync + 'static>(
     me: &mut Caller<'_, T>,
     call: &Call<'_, T>,
     group: bool,
 ) -> Result<Role, Bail> {
     let shared = me.shared;
-    let episode = call.episode;
-    let parties = shared.parties;
-    let slot = &shared.slots[me.rank];
-    if call.kind != KIND_ALLREDUCE && !call.out.is_null() {
-        // The root: its output is the last pair's destination, offered like data (see `slot`).
-        slot.out_offer.publish(tag(episode, OFFERED));
-    }
-    let word = &shared.pairing[(episode % 2) as usize];
+    let (word, mut held) = enter(me, call);
     let mut acc = call.input;
     let mut count = 1;
-    // What `acc` holds: this participant's input, then what its pairs combined.
-    let mut held = call.signature();
     loop {
         let Some((partner, partner_count)) = pair_up(word, me.rank, count) else {
-            return wait_to_be_taken(me, call, packed(me.rank, count)).await;
-        };
-        let mut combined = me.check_partner(call, held, partner);
-        let total = count + partner_count;
-        let last = total == parties;
-        let mut dest = call.work;
-        if last {
-            if let Some(len) = combined {
-                if call.kind == KIND_ALLREDUCE {
-                    dest = me.result_buffer(len);
-                } else {
-                    let root = &shared.slots[call.root];
-                    let taken = root
-                        .out_offer
-                        .compare_publish(tag(episode, OFFERED), tag(episode, TAKEN));
-                    // A root that withdrew gave up on a broken group; there is nowhere to write.
-                    // The root's output is as long as its input (its own check), so as long as
-                    // the pair's data; the minimum keeps inside it whatever the checks decided.
-                    combined = taken
-                        .ok()
-                        .map(|_| len.min(root.out_len.load(Ordering::Relaxed)));
-                    dest = root.out.load(Ordering::Relaxed) as *mut T;
-                }
+            let mine = packed(me.rank, count);
+            let called = tag(call.episode, CALLED);
+            let slot = &shared.slots[me.rank];
+            let waited = me.wait_in_task(&slot.offer, move |v| v == called, true).await;
+            if waited.is_err() && leave(word, mine) {
+                return Err(Bail::Broken);
             }
-        }
-        let theirs = shared.slots[partner].acc.load(Ordering::Relaxed) as *const T;
-        let len = combined.unwrap_or(0);
+            me.serve_in_task(call).await?;
+            return Ok(Role::Consumed);
+        };
+        count += partner_count;
+        let pair = pair_with(me, call, partner, held, count);
         // A task cancelled while its last pair runs still completes the call once the job is
         // done: a root whose output the pair writes waits for that without giving up.
-        let rank = me.rank;
-        let completion = last.then(|| {
+        let (rank, episode) = (me.rank, call.episode);
+        let completion = pair.last.then(|| {
             OnCancel::new(move || {
                 shared.break_from(episode, rank);
                 shared.complete_when_done(rank, episode, call.len);
             })
         });
         let paired = me
-            .run_pair(call, partner, dest, acc, theirs, len, group)
+            .run_pair_in_task(call, partner, pair.dest, acc, pair.theirs, pair.len, group)
             .await;
         completion.map(OnCancel::disarm);
         paired?;
-        if last {
+        if pair.last {
             me.complete(episode, call.len);
             return Ok(Role::Completed);
         }
-        acc = dest;
-        count = total;
-        held = Signature {
+        (acc, held) = (pair.dest as *const T, pair.held);
+        shared.slots[me.rank].publish_acc(acc as usize, held);
+    }
+}
+
+/// The call's start: the root offers its output, which the last pair writes (see `slot`).
+/// Returns the call's pairing word, and what this participant's data holds (its own input).
+#[inline]
+fn enter<'s, T: Copy + Send + Sync + 'static>(
+    me: &Caller<'s, T>,
+    call: &Call<'_, T>,
+) -> (&'s AtomicU64, Signature) {
+    let shared = me.shared;
+    if call.kind != KIND_ALLREDUCE && !call.out.is_null() {
+        shared.slots[me.rank]
+            .out_offer
+            .publish(tag(call.episode, OFFERED));
+    }
+    (&shared.pairing[(call.episode % 2) as usize], call.signature())
+}
+
+/// A participant waiting in the word that gave up on a broken group takes itself back out,
+/// unless a master took it first (then it serves the job as usual: the master always posts it).
+/// Returns whether it left.
+#[inline]
+fn leave(word: &AtomicU64, mine: u64) -> bool {
+    word.compare_exchange(mine, EMPTY, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
+}
+
+/// What a master combines with the partner it took.
+struct Pair<T> {
+    dest: *mut T,
+    theirs: *const T,
+    len: usize,
+    /// What `dest` holds afterwards.
+    held: Signature,
+    /// Whether this pair combines the last two parts: the call completes with it.
+    last: bool,
+}
+
+/// As the master of a pair whose data will hold `count` participants' inputs: checks the
+/// partner's data against this participant's, and chooses where the pair writes. The last pair
+/// writes the final buffer: the group's result for allreduce, the root's output for reduce.
+#[inline]
+fn pair_with<T: Copy + Send + Sync + 'static>(
+    me: &Caller<'_, T>,
+    call: &Call<'_, T>,
+    partner: usize,
+    held: Signature,
+    count: usize,
+) -> Pair<T> {
+    let shared = me.shared;
+    let episode = call.episode;
+    let mut combined = me.check_partner(call, held, partner);
+    let last = count == shared.parties;
+    let mut dest = call.work;
+    if last {
+        if let Some(len) = combined {
+            if call.kind == KIND_ALLREDUCE {
+                dest = me.result_buffer(len);
+            } else {
+                let root = &shared.slots[call.root];
+                let taken = root
+                    .out_offer
+                    .compare_publish(tag(episode, OFFERED), tag(episode, TAKEN));
+                // A root that withdrew gave up on a broken group; there is nowhere to write.
+                // The root's output is as long as its input (its own check), so as long as
+                // the pair's data; the minimum keeps inside it whatever the checks decided.
+                combined = taken
+                    .ok()
+                    .map(|_| len.min(root.out_len.load(Ordering::Relaxed)));
+                dest = root.out.load(Ordering::Relaxed) as *mut T;
+            }
+        }
+    }
+    let len = combined.unwrap_or(0);
+    Pair {
+        dest,
+        theirs: shared.slots[partner].acc.load(Ordering::Relaxed) as *const T,
+        len,
+        held: Signature {
             len,
             poisoned: combined.is_none(),
             ..held
-        };
-        slot.publish_acc(acc as usize, held);
+        },
+        last,
     }
 }
 
 /// The seed's `get_neighbor`: either this participant is now the one waiting (`None`), or it took
 /// the one that was waiting, returned with its count.
 fn pair_up(
-    word: &crate::primitive::AtomicU64,
+    word: &AtomicU64,
     rank: usize,
     count: usize,
 ) -> Option<(usize, usize)> {
@@ -137,33 +224,4 @@ fn pair_up(
             }
         }
     }
-}
-
-/// Waits in the word until a master takes this participant, then serves its job. If the group
-/// breaks first, the participant takes itself back out of the word; if a master was faster, it
-/// serves the job as usual (the master always posts it).
-async fn wait_to_be_taken<T: Copy + Send + Sync + 'static>(
-    me: &mut Caller<'_, T>,
-    call: &Call<'_, T>,
-    mine: u64,
-) -> Result<Role, Bail> {
-    let shared = me.shared;
-    let episode = call.episode;
-    let slot = &shared.slots[me.rank];
-    let called = tag(episode, CALLED);
-    if me
-        .wait(&slot.offer, move |v| v == called, true)
-        .await
-        .is_err()
-    {
-        let word = &shared.pairing[(episode % 2) as usize];
-        if word
-            .compare_exchange(mine, EMPTY, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-        {
-            return Err(Bail::Broken);
-        }
-    }
-    me.serve(call).await?;
-    Ok(Role::Consumed)
 }

@@ -6,6 +6,7 @@
 use std::mem::MaybeUninit;
 
 use super::call::{Bail, Call};
+use super::job::{Job, Panic};
 use super::kernel::Kernel;
 use super::shared::Shared;
 use super::signature::Signature;
@@ -119,6 +120,7 @@ pub(crate) struct Caller<'a, T> {
 
 impl<'a, T: Copy + Send + Sync + 'static> Caller<'a, T> {
     /// Marks call `episode` complete (see [`Shared::complete`]).
+    #[inline]
     pub(crate) fn complete(&self, episode: u64, len: usize) {
         self.shared.complete(episode, len, self.rank);
     }
@@ -145,9 +147,31 @@ impl<'a, T: Copy + Send + Sync + 'static> Caller<'a, T> {
 
     /// Waits until `done` holds for `signal`'s value. A `checked` wait gives up when the group
     /// breaks, unless the condition holds by then (a release that raced with the break still
-    /// counts: others may already be using this participant's buffers). A thread blocks in the
-    /// wait's poll; a task polls (see `task_wait.rs`).
-    pub(crate) fn wait<'s, F: Fn(u64) -> bool + Unpin>(
+    /// counts: others may already be using this participant's buffers).
+    pub(crate) fn wait(
+        &self,
+        signal: &Signal,
+        done: impl Fn(u64) -> bool,
+        checked: bool,
+    ) -> Result<u64, Bail> {
+        let shared = self.shared;
+        let waiter = Waiter::new(
+            &shared.plan,
+            self.budget,
+            Deadline::Never,
+            shared.broken_state(checked),
+            *self.episode,
+            Some(Watch::arrivals(shared)),
+        );
+        match waiter.until(signal, &done) {
+            Ok(value) => Ok(value),
+            Err(Stop::Broken) => settle_broken(signal, done),
+            Err(Stop::TimedOut) => unreachable!("reductions wait without a deadline"),
+        }
+    }
+
+    /// [`wait`](Self::wait) for a task: a poll of the task (see `task_wait.rs`).
+    pub(crate) fn wait_in_task<'s, F: Fn(u64) -> bool + Unpin>(
         &'s self,
         signal: &'s Signal,
         done: F,
@@ -162,62 +186,49 @@ impl<'a, T: Copy + Send + Sync + 'static> Caller<'a, T> {
         }
     }
 
-    /// A thread's wait (see [`wait`](Self::wait)).
-    #[inline]
-    pub(crate) fn block_until(
-        &self,
-        signal: &Signal,
-        done: &impl Fn(u64) -> bool,
-        checked: bool,
-    ) -> Result<u64, Bail> {
-        let shared = self.shared;
-        let broken = if checked {
-            &shared.broken
-        } else {
-            &shared.intact
-        };
-        let waiter = Waiter::new(
-            &shared.plan,
-            self.budget,
-            Deadline::Never,
-            broken,
-            *self.episode,
-            Some(Watch::arrivals(shared)),
-        );
-        match waiter.until(signal, done) {
-            Ok(value) => Ok(value),
-            Err(Stop::Broken) => {
-                let value = signal.load();
-                if done(value) {
-                    Ok(value)
-                } else {
-                    Err(Bail::Broken)
-                }
-            }
-            Err(Stop::TimedOut) => unreachable!("reductions wait without a deadline"),
-        }
-    }
-
     /// Helps job `seq` of `owner`'s slot, then waits until it is done: every buffer the job
     /// touches is then free again. If the operator panicked here, the group breaks and the panic
     /// is returned to travel on.
-    pub(crate) async fn help_until_done(
+    #[inline]
+    pub(crate) fn help_until_done(
         &self,
         owner: usize,
         seq: u64,
         kernel: &Kernel<T>,
     ) -> Result<(), Bail> {
-        let shared = self.shared;
-        let job = &shared.jobs[owner];
-        let helped = job.help(seq, kernel, || shared.break_from(*self.episode, self.rank));
-        let _ = self.wait(job.done(), move |done| done >= seq, false).await;
+        let job = &self.shared.jobs[owner];
+        let helped = self.help(job, seq, kernel);
+        let _ = self.wait(job.done(), |done| done >= seq, false);
         helped.map_err(Bail::Panicked)
+    }
+
+    /// [`help_until_done`](Self::help_until_done) for a task.
+    pub(crate) async fn help_until_done_in_task(
+        &self,
+        owner: usize,
+        seq: u64,
+        kernel: &Kernel<T>,
+    ) -> Result<(), Bail> {
+        let job = &self.shared.jobs[owner];
+        let helped = self.help(job, seq, kernel);
+        let _ = self
+            .wait_in_task(job.done(), move |done| done >= seq, false)
+            .await;
+        helped.map_err(Bail::Panicked)
+    }
+
+    /// Runs chunks of job `seq` while it has some left; an operator's panic breaks the group.
+    #[inline]
+    fn help(&self, job: &Job, seq: u64, kernel: &Kernel<T>) -> Result<(), Panic> {
+        let shared = self.shared;
+        job.help(seq, kernel, || shared.break_from(*self.episode, self.rank))
     }
 
     /// As a master: posts `dest = mine op theirs` as this participant's next job, calls the
     /// slave `slave` to help, helps, and waits until the job is done.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn run_pair(
+    #[inline]
+    pub(crate) fn run_pair(
         &mut self,
         call: &Call<'_, T>,
         slave: usize,
@@ -227,30 +238,73 @@ impl<'a, T: Copy + Send + Sync + 'static> Caller<'a, T> {
         len: usize,
         wake_workforce: bool,
     ) -> Result<(), Bail> {
-        let episode = call.episode;
+        let seq = self.post_pair(call, slave, dest, mine, theirs, len, wake_workforce);
+        self.help_until_done(self.rank, seq, call.kernel)
+    }
+
+    /// [`run_pair`](Self::run_pair) for a task.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn run_pair_in_task(
+        &mut self,
+        call: &Call<'_, T>,
+        slave: usize,
+        dest: *mut T,
+        mine: *const T,
+        theirs: *const T,
+        len: usize,
+        wake_workforce: bool,
+    ) -> Result<(), Bail> {
+        let seq = self.post_pair(call, slave, dest, mine, theirs, len, wake_workforce);
+        self.help_until_done_in_task(self.rank, seq, call.kernel)
+            .await
+    }
+
+    /// Posts a pair's job and calls its slave; returns the job's number.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn post_pair(
+        &mut self,
+        call: &Call<'_, T>,
+        slave: usize,
+        dest: *mut T,
+        mine: *const T,
+        theirs: *const T,
+        len: usize,
+        wake_workforce: bool,
+    ) -> u64 {
         let seq = self.next_job();
         let shared = self.shared;
         shared.jobs[self.rank].post(seq, dest, mine, theirs, len);
         let slave_slot = &shared.slots[slave];
         slave_slot.master.store(self.rank, Ordering::Relaxed);
         slave_slot.job.store(seq, Ordering::Relaxed);
-        slave_slot.offer.publish(tag(episode, CALLED));
+        slave_slot.offer.publish(tag(call.episode, CALLED));
         if wake_workforce {
             shared.bump_board();
         }
-        self.help_until_done(self.rank, seq, call.kernel).await
+        seq
     }
 
     /// As a slave whose offer was taken: waits for the job, helps it, and waits until it is done.
-    pub(crate) async fn serve(&self, call: &Call<'_, T>) -> Result<(), Bail> {
-        let episode = call.episode;
-        let shared = self.shared;
-        let slot = &shared.slots[self.rank];
-        let called = tag(episode, CALLED);
-        let _ = self.wait(&slot.offer, move |v| v == called, false).await;
-        let master = slot.master.load(Ordering::Relaxed);
-        let seq = slot.job.load(Ordering::Relaxed);
-        self.help_until_done(master, seq, call.kernel).await
+    #[inline]
+    pub(crate) fn serve(&self, call: &Call<'_, T>) -> Result<(), Bail> {
+        let slot = &self.shared.slots[self.rank];
+        let called = tag(call.episode, CALLED);
+        let _ = self.wait(&slot.offer, |v| v == called, false);
+        let (master, seq) = slot.master_and_job();
+        self.help_until_done(master, seq, call.kernel)
+    }
+
+    /// [`serve`](Self::serve) for a task.
+    pub(crate) async fn serve_in_task(&self, call: &Call<'_, T>) -> Result<(), Bail> {
+        let slot = &self.shared.slots[self.rank];
+        let called = tag(call.episode, CALLED);
+        let _ = self
+            .wait_in_task(&slot.offer, move |v| v == called, false)
+            .await;
+        let (master, seq) = slot.master_and_job();
+        self.help_until_done_in_task(master, seq, call.kernel)
+            .await
     }
 
     /// Compares the data this participant is about to combine (`mine`) with `other`'s offer, and
@@ -288,6 +342,16 @@ impl<'a, T: Copy + Send + Sync + 'static> Caller<'a, T> {
             }
             result.as_mut_ptr() as *mut T
         })
+    }
+}
+
+/// A wait stopped by the group's break: a condition that came with the break still counts.
+pub(crate) fn settle_broken(signal: &Signal, done: impl Fn(u64) -> bool) -> Result<u64, Bail> {
+    let value = signal.load();
+    if done(value) {
+        Ok(value)
+    } else {
+        Err(Bail::Broken)
     }
 }
 

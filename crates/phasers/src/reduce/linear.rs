@@ -11,6 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::call::{Bail, Call, Role};
 use super::handle::Caller;
+use super::job::Panic;
 use super::kernel::ElementWise;
 use super::shared::Shared;
 use super::signature::KIND_ALLREDUCE;
@@ -21,7 +22,24 @@ use crate::primitive::Ordering;
 /// and copied out.
 const BLOCK: usize = 2048;
 
-pub(crate) async fn run<T: Copy + Send + Sync + 'static>(
+pub(crate) fn run<T: Copy + Send + Sync + 'static>(
+    me: &mut Caller<'_, T>,
+    call: &Call<'_, T>,
+) -> Result<Role, Bail> {
+    let shared = me.shared;
+    let first = arrive(shared);
+    let met = me.wait(&shared.meetings, |done| done > first, true);
+    if met.is_err() && leave_first(shared, first) == Left::Withdrawn {
+        return Err(Bail::Broken);
+    }
+    let combined = combine(me, call);
+    let second = arrive(shared);
+    let _ = me.wait(&shared.meetings, |done| done > second, false);
+    finish(me, call, combined)
+}
+
+/// [`run`] for a task.
+pub(crate) async fn run_in_task<T: Copy + Send + Sync + 'static>(
     me: &mut Caller<'_, T>,
     call: &Call<'_, T>,
 ) -> Result<Role, Bail> {
@@ -36,29 +54,51 @@ pub(crate) async fn run<T: Copy + Send + Sync + 'static>(
         }
     });
     let met = me
-        .wait(&shared.meetings, move |done| done > first, true)
+        .wait_in_task(&shared.meetings, move |done| done > first, true)
         .await;
     owed.disarm();
     if met.is_err() && leave_first(shared, first) == Left::Withdrawn {
         return Err(Bail::Broken);
     }
-    // Everyone reads the same slots, so everyone finds the same mismatch, if any, and either
-    // everyone combines or nobody does.
-    if let Some(len) = agreed_len(me, call) {
-        // The pointer lists are reused from call to call: no allocation on the hot path.
-        let mut pointers = std::mem::take(me.pointers);
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            combine_share(me, call, len, &mut pointers)
-        }));
-        *me.pointers = pointers;
-        if let Err(payload) = outcome {
-            // The others may be reading this participant's input: meet them before unwinding on.
-            shared.break_from(call.episode, me.rank);
-            meet_again(me).await;
-            return Err(Bail::Panicked(payload));
-        }
+    let combined = combine(me, call);
+    let second = arrive(shared);
+    let _ = me
+        .wait_in_task(&shared.meetings, move |done| done > second, false)
+        .await;
+    finish(me, call, combined)
+}
+
+/// Between the meetings: this participant's share of the combination, unless the call is
+/// poisoned. Everyone reads the same slots, so everyone finds the same mismatch, if any, and
+/// either everyone combines or nobody does. An operator's panic breaks the group, and is
+/// returned to go on once the second meeting passed: the others may be reading this
+/// participant's input until then.
+fn combine<T: Copy + Send + Sync + 'static>(
+    me: &mut Caller<'_, T>,
+    call: &Call<'_, T>,
+) -> Result<(), Panic> {
+    let Some(len) = agreed_len(me, call) else {
+        return Ok(());
+    };
+    // The pointer lists are reused from call to call: no allocation on the hot path.
+    let mut pointers = std::mem::take(me.pointers);
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        combine_share(me, call, len, &mut pointers)
+    }));
+    *me.pointers = pointers;
+    if outcome.is_err() {
+        me.shared.break_from(call.episode, me.rank);
     }
-    meet_again(me).await;
+    outcome
+}
+
+/// After the second meeting: the root completes the call, unless an operator panicked here.
+fn finish<T: Copy + Send + Sync + 'static>(
+    me: &Caller<'_, T>,
+    call: &Call<'_, T>,
+    combined: Result<(), Panic>,
+) -> Result<Role, Bail> {
+    combined.map_err(Bail::Panicked)?;
     if me.rank == call.root {
         me.complete(call.episode, call.len);
     }
@@ -216,6 +256,12 @@ fn agreed_len<T: Copy + Send + Sync + 'static>(
 }
 
 /// Arrives at the next meeting, and returns its number.
+///
+/// The first meeting's wait gives up when the group breaks (nobody has touched anyone's buffers
+/// yet, unless everyone arrived: see [`leave_first`]). The second's never does, because the
+/// others may still be reading this participant's input, and they always arrive: nothing between
+/// the meetings waits, a panicking operator is caught and counted, and a task cancelled after the
+/// first meeting arrives on its way out.
 fn arrive<T>(shared: &Shared<T>) -> u64 {
     let parties = shared.parties as u64;
     let ticket = shared.meeting_tickets.fetch_add(1, Ordering::AcqRel);
@@ -258,17 +304,4 @@ fn leave_first<T>(shared: &Shared<T>, meeting: u64) -> Left {
             Err(now) => count = now,
         }
     }
-}
-
-/// The second meeting: nobody reads this participant's input or writes its output any more once
-/// everyone arrived. The wait never gives up, because the others may still be using this
-/// participant's buffers, and they always arrive: nothing between the meetings waits, a
-/// panicking operator is caught and counted, and a task cancelled after the first meeting
-/// arrives on its way out (see [`leave_first`]).
-async fn meet_again<T: Copy + Send + Sync + 'static>(me: &Caller<'_, T>) {
-    let shared = me.shared;
-    let meeting = arrive(shared);
-    let _ = me
-        .wait(&shared.meetings, move |done| done > meeting, false)
-        .await;
 }

@@ -140,7 +140,7 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
             shared.staging[me.rank].prepare(input, has_output.then_some(&*output))
         };
         let outcome = me
-            .steps(kind, shared.root, staged_input, staged_output, has_output, kernel)
+            .run_in_task(kind, shared.root, staged_input, staged_output, has_output, kernel)
             .await?;
         if has_output {
             output.copy_from_slice(staged_output);

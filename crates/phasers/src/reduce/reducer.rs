@@ -1,15 +1,13 @@
 //! The steps every call goes through whatever the algorithm: checks, the choice of algorithm,
 //! running it, and handing out the result.
 
-use std::pin::pin;
-
 use super::algorithm::ReduceAlgorithm;
 use super::call::{Bail, Call, Role};
 use super::handle::{Caller, Reducer};
 use super::kernel::Kernel;
 use super::signature::{self, KIND_ALLREDUCE, KIND_REDUCE};
 use super::slot::{tag, OFFERED, WITHDRAWN};
-use super::task_wait::{run_inline, OnCancel};
+use super::task_wait::OnCancel;
 use super::{dynamic_group, dynamic_pairs, linear, static_tree};
 use crate::error::{Error, Result};
 use crate::primitive::Ordering;
@@ -284,24 +282,8 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
 impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
     /// Runs one call with `root` receiving `reduce`'s result and `kernel` as this participant's
     /// operator: the group's own for a [`Reduction`](crate::Reduction), each call's for a team.
-    /// Every participant of the call must pass the same kind, root and operator. Blocks the
-    /// thread until the call is done.
+    /// Every participant of the call must pass the same kind, root and operator.
     pub(crate) fn run(
-        &mut self,
-        kind: usize,
-        root: usize,
-        input: &[T],
-        output: &mut [T],
-        has_output: bool,
-        kernel: &Kernel<T>,
-    ) -> Result<ReduceOutcome> {
-        debug_assert!(!self.task);
-        run_inline(pin!(self.steps(kind, root, input, output, has_output, kernel)))
-    }
-
-    /// The steps of one call (see [`run`](Self::run)), for a thread or a task (see
-    /// `task_wait.rs`).
-    pub(crate) async fn steps(
         &mut self,
         kind: usize,
         root: usize,
@@ -312,6 +294,80 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
     ) -> Result<ReduceOutcome> {
         let shared = self.shared;
         let episode = *self.episode;
+        let poisoned = self.open(input, output, has_output)?;
+        if episode >= 2 {
+            if let Err(Bail::Broken) = self.wait(&shared.completed, |c| c + 1 >= episode, true) {
+                return Err(shared.broken_error());
+            }
+        }
+        let (call, algorithm) = self.arrive(kind, root, input, output, has_output, poisoned, kernel);
+        let outcome = if shared.parties == 1 {
+            self.alone(&call)
+        } else {
+            match algorithm {
+                ReduceAlgorithm::Linear => linear::run(self, &call),
+                ReduceAlgorithm::StaticTree => static_tree::run(self, &call),
+                ReduceAlgorithm::DynamicPairs | ReduceAlgorithm::DynamicGroup => {
+                    dynamic_pairs::run(self, &call, algorithm == ReduceAlgorithm::DynamicGroup)
+                }
+                ReduceAlgorithm::Auto => unreachable!("Auto is resolved above"),
+            }
+        };
+        let outcome = outcome.and_then(|role| self.finish(&call, role, algorithm));
+        self.conclude(&call, algorithm, has_output, outcome)
+    }
+
+    /// [`run`](Self::run) for a task (see `reduce_future.rs`): the same steps, each wait a poll.
+    pub(crate) async fn run_in_task(
+        &mut self,
+        kind: usize,
+        root: usize,
+        input: &[T],
+        output: &mut [T],
+        has_output: bool,
+        kernel: &Kernel<T>,
+    ) -> Result<ReduceOutcome> {
+        let shared = self.shared;
+        let episode = *self.episode;
+        let poisoned = self.open(input, output, has_output)?;
+        if episode >= 2 {
+            let reusable = self
+                .wait_in_task(&shared.completed, move |c| c + 1 >= episode, true)
+                .await;
+            if let Err(Bail::Broken) = reusable {
+                return Err(shared.broken_error());
+            }
+        }
+        let (call, algorithm) = self.arrive(kind, root, input, output, has_output, poisoned, kernel);
+        // From here on the others count on this participant for the call: one that leaves
+        // before its part is done (its future dropped) breaks the group there.
+        let rank = self.rank;
+        let cancelled = OnCancel::new(move || shared.break_from(episode, rank));
+        let outcome = if shared.parties == 1 {
+            self.alone(&call)
+        } else {
+            match algorithm {
+                ReduceAlgorithm::Linear => linear::run_in_task(self, &call).await,
+                ReduceAlgorithm::StaticTree => static_tree::run_in_task(self, &call).await,
+                ReduceAlgorithm::DynamicPairs | ReduceAlgorithm::DynamicGroup => {
+                    let group = algorithm == ReduceAlgorithm::DynamicGroup;
+                    dynamic_pairs::run_in_task(self, &call, group).await
+                }
+                ReduceAlgorithm::Auto => unreachable!("Auto is resolved above"),
+            }
+        };
+        let outcome = match outcome {
+            Ok(role) => self.finish_in_task(&call, role, algorithm).await,
+            Err(bail) => Err(bail),
+        };
+        cancelled.disarm();
+        self.conclude(&call, algorithm, has_output, outcome)
+    }
+
+    /// The call's first checks: returns whether this participant's own arguments poison it.
+    fn open(&self, input: &[T], output: &[T], has_output: bool) -> Result<bool> {
+        let shared = self.shared;
+        let episode = *self.episode;
         if shared.broken.is_broken_for(episode) {
             return Err(shared.broken_error());
         }
@@ -320,16 +376,26 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
             let error = signature::output_length(self.rank, input.len(), output.len());
             shared.record_mismatch(episode, error);
         }
-        // Call `e` may reuse what call `e - 2` used (pairing word, choice slot): wait until it
-        // completed. Almost always it has, and this is one load.
-        if episode >= 2 {
-            let reusable = self
-                .wait(&shared.completed, move |c| c + 1 >= episode, true)
-                .await;
-            if let Err(Bail::Broken) = reusable {
-                return Err(shared.broken_error());
-            }
-        }
+        // The caller then waits until call `e - 2` completed: call `e` may reuse what it used
+        // (pairing word, choice slot). Almost always it has, and this is one load.
+        Ok(poisoned)
+    }
+
+    /// Chooses the call's algorithm and publishes this participant's data: from here on the
+    /// others count on it for the call.
+    #[allow(clippy::too_many_arguments)]
+    fn arrive<'k>(
+        &mut self,
+        kind: usize,
+        root: usize,
+        input: &[T],
+        output: &mut [T],
+        has_output: bool,
+        poisoned: bool,
+        kernel: &'k Kernel<T>,
+    ) -> (Call<'k, T>, ReduceAlgorithm) {
+        let shared = self.shared;
+        let episode = *self.episode;
         let algorithm = match shared.configured {
             ReduceAlgorithm::Auto if shared.parties == 1 => ReduceAlgorithm::Linear,
             // One fixed order for every call: the choice must not depend on history.
@@ -374,29 +440,19 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
         );
         slot.arrived_at
             .store(shared.stamp(episode), Ordering::Relaxed);
-        // From here on the others count on this participant for the call: one that leaves
-        // before its part is done (a task whose future was dropped) breaks the group there.
-        let rank = self.rank;
-        let cancelled = OnCancel::new(move || shared.break_from(episode, rank));
+        (call, algorithm)
+    }
 
-        let outcome = if shared.parties == 1 {
-            self.alone(&call)
-        } else {
-            match algorithm {
-                ReduceAlgorithm::Linear => linear::run(self, &call).await,
-                ReduceAlgorithm::StaticTree => static_tree::run(self, &call).await,
-                ReduceAlgorithm::DynamicPairs | ReduceAlgorithm::DynamicGroup => {
-                    let group = algorithm == ReduceAlgorithm::DynamicGroup;
-                    dynamic_pairs::run(self, &call, group).await
-                }
-                ReduceAlgorithm::Auto => unreachable!("Auto is resolved above"),
-            }
-        };
-        let outcome = match outcome {
-            Ok(role) => self.finish(&call, role, algorithm).await,
-            Err(bail) => Err(bail),
-        };
-        cancelled.disarm();
+    /// Ends the call: the next call's number, and what this one returns.
+    fn conclude(
+        &mut self,
+        call: &Call<'_, T>,
+        algorithm: ReduceAlgorithm,
+        has_output: bool,
+        outcome: Result<(), Bail>,
+    ) -> Result<ReduceOutcome> {
+        let shared = self.shared;
+        let episode = call.episode;
         *self.episode += 1;
         match outcome {
             Ok(()) => {}
@@ -418,57 +474,79 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
 
     /// The rest of the call once this participant's part of the algorithm is done: helping (for
     /// `DynamicGroup`), waiting for the result where it is needed, and copying it.
-    async fn finish(
+    fn finish(&self, call: &Call<'_, T>, role: Role, algorithm: ReduceAlgorithm) -> Result<(), Bail> {
+        let shared = self.shared;
+        let episode = call.episode;
+        if let Role::Consumed = role {
+            let waited = if algorithm == ReduceAlgorithm::DynamicGroup {
+                dynamic_group::work_until_complete(self, call)
+            } else if !call.out.is_null() {
+                self.wait(&shared.completed, |c| c > episode, true).map(drop)
+            } else {
+                Ok(())
+            };
+            if let Err(bail) = waited {
+                if self.out_offer_taken(call) {
+                    let _ = self.wait(&shared.completed, |c| c > episode, false);
+                }
+                return Err(bail);
+            }
+        }
+        self.copy_result_of(call, role);
+        Ok(())
+    }
+
+    /// [`finish`](Self::finish) for a task.
+    async fn finish_in_task(
         &self,
         call: &Call<'_, T>,
         role: Role,
         algorithm: ReduceAlgorithm,
     ) -> Result<(), Bail> {
         let shared = self.shared;
-        let needs_result = !call.out.is_null();
-        match role {
-            Role::Done => return Ok(()),
-            Role::Completed => {}
-            Role::Consumed => {
-                if algorithm == ReduceAlgorithm::DynamicGroup {
-                    if let Err(bail) = dynamic_group::work_until_complete(self, call).await {
-                        self.settle_out_offer(call).await;
-                        return Err(bail);
-                    }
-                } else if needs_result {
-                    let episode = call.episode;
-                    let completed = self.wait(&shared.completed, move |c| c > episode, true);
-                    if let Err(bail) = completed.await {
-                        self.settle_out_offer(call).await;
-                        return Err(bail);
-                    }
+        let episode = call.episode;
+        if let Role::Consumed = role {
+            let waited = if algorithm == ReduceAlgorithm::DynamicGroup {
+                dynamic_group::work_until_complete_in_task(self, call).await
+            } else if !call.out.is_null() {
+                self.wait_in_task(&shared.completed, move |c| c > episode, true)
+                    .await
+                    .map(drop)
+            } else {
+                Ok(())
+            };
+            if let Err(bail) = waited {
+                if self.out_offer_taken(call) {
+                    let _ = self
+                        .wait_in_task(&shared.completed, move |c| c > episode, false)
+                        .await;
                 }
+                return Err(bail);
             }
         }
-        if call.kind == KIND_ALLREDUCE && !shared.is_mismatched(call.episode) {
-            self.copy_result(call);
-        }
+        self.copy_result_of(call, role);
         Ok(())
     }
 
     /// Under the dynamic algorithms the last pair writes the root's output: before the root
     /// gives up on a broken group it must withdraw that offer, or, if the last pair already took
-    /// it, wait until the pair is done with it (it always finishes; see [`Job`](super::job)).
-    async fn settle_out_offer(&self, call: &Call<'_, T>) {
-        let shared = self.shared;
-        let offer = &shared.slots[self.rank].out_offer;
+    /// it (`true`), wait until the pair is done with it, that is until the call completes (it
+    /// always does; see [`Job`](super::job)).
+    fn out_offer_taken(&self, call: &Call<'_, T>) -> bool {
+        let offer = &self.shared.slots[self.rank].out_offer;
         let offered = tag(call.episode, OFFERED);
-        if offer.load() != offered
-            || offer
+        offer.load() == offered
+            && offer
                 .compare_publish(offered, tag(call.episode, WITHDRAWN))
-                .is_ok()
-        {
-            return;
+                .is_err()
+    }
+
+    /// An allreduce's copy of the result, where the algorithm left it in the group's buffer.
+    fn copy_result_of(&self, call: &Call<'_, T>, role: Role) {
+        let copies = !matches!(role, Role::Done) && call.kind == KIND_ALLREDUCE;
+        if copies && !self.shared.is_mismatched(call.episode) {
+            self.copy_result(call);
         }
-        let episode = call.episode;
-        let _ = self
-            .wait(&shared.completed, move |c| c > episode, false)
-            .await;
     }
 
     /// Copies an allreduce's result from where the tree algorithms' last pair left it.

@@ -126,6 +126,7 @@ impl<T> Shared<T> {
     /// come. Calls complete in order, so the earliest mismatch is the one that fails the group.
     /// (Only a handle dropped at a later call before this one completes can break the group
     /// first, from that later call; the calls in between then run as usual.)
+    #[inline]
     pub(crate) fn complete(&self, episode: u64, len: usize, rank: usize) {
         if self.is_mismatched(episode) {
             self.break_from(episode + 1, rank);
@@ -156,6 +157,17 @@ impl<T> Shared<T> {
         );
         let _ = waiter.until(job.done(), |done| done >= seq);
         self.complete(episode, len, rank);
+    }
+
+    /// What a wait gives up on: the group's break for a `checked` wait; for the others, which
+    /// must not give up because others still use this participant's buffers, a state that
+    /// never breaks.
+    pub(crate) fn broken_state(&self, checked: bool) -> &BrokenState {
+        if checked {
+            &self.broken
+        } else {
+            &self.intact
+        }
     }
 
     /// Wakes the `DynamicGroup` workforce: a job was posted or a call completed.

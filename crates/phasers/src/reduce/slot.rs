@@ -97,6 +97,14 @@ impl Slot {
         self.kind.store(signature.kind_word(), Ordering::Relaxed);
     }
 
+    /// Whose job slot to help, and which job: read by a slave once its offer is `CALLED`.
+    pub(crate) fn master_and_job(&self) -> (usize, u64) {
+        (
+            self.master.load(Ordering::Relaxed),
+            self.job.load(Ordering::Relaxed),
+        )
+    }
+
     /// The signature of the data this participant offers. Read after the `Acquire` that made its
     /// offer (or the meeting) visible.
     pub(crate) fn signature(&self) -> Signature {

@@ -67,6 +67,16 @@
 //!   even then: an offer of its data is withdrawn or served (see the `slot` module).
 //! - Reductions have no timeout: a participant that never calls leaves the others waiting (parked
 //!   after a short spin) until its handle is dropped.
+//!
+//! # In async tasks
+//!
+//! [`Reducer::reduce_async`] and [`Reducer::allreduce_async`] are the same calls for a task, on
+//! any executor: a task that would wait stores its waker and returns `Pending`, so thousands of
+//! participants can share a few threads, and tasks and threads can share a group. A task's call
+//! works on copies of its buffers that the group owns (its input copied in at the first poll, the
+//! result copied out when the call completes: the price is those copies), so that dropping the
+//! future is safe at any point. Dropped before its first poll, it did nothing; dropped after, it
+//! breaks the group at that call, as a dropped handle does: nobody waits for it for ever.
 
 mod algorithm;
 mod auto;

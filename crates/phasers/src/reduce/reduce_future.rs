@@ -16,48 +16,61 @@ use super::signature::{KIND_ALLREDUCE, KIND_REDUCE};
 use crate::error::{Error, Result};
 
 impl<T: Copy + Send + Sync + 'static> Reducer<T> {
-    /// [`reduce`](Self::reduce) for an async task: the task waits without blocking its thread.
+    /// [`reduce`](Self::reduce) for an async task: the task waits without blocking its thread,
+    /// on any executor (the future needs nothing but its waker).
     ///
-    /// The call runs on the group's copies of `input` and of the root's `output` (copied in when
-    /// the future is first polled, and the result copied out when it completes), so that dropping
-    /// the future is safe at any point:
+    /// The call runs on the group's copies of `input` and of the root's `output`: the input is
+    /// copied in at the first poll, and the result copied out when the call completes. That is
+    /// what makes dropping the future safe at any point, since the others may still be reading
+    /// this participant's data or writing its result when it is dropped:
     /// - before its first poll, nothing happened: the call can be made again;
     /// - after it, the call cannot complete, and the group breaks there, as when a handle is
     ///   dropped: every participant's calls from then on return
-    ///   [`Error::Broken`](crate::Error::Broken), this one's included, and nobody waits for ever.
+    ///   [`Error::Broken`](crate::Error::Broken) naming this one, its own included, and nobody
+    ///   waits for ever.
     ///
-    /// Reductions have no deadline, blocking or async; a task that must give up drops the future.
+    /// Tasks and threads may share a group, call by call. Reductions have no deadline, blocking
+    /// or async; a task that must give up drops the future.
     ///
     /// ```
     /// use phasers::{Op, Reduction};
+    /// # use std::future::Future;
+    /// # use std::sync::Arc;
+    /// # use std::task::{Context, Poll, Wake, Waker};
+    /// # /// Polls `future` on this thread, parking between polls: a minimal executor.
+    /// # fn block_on<F: Future>(future: F) -> F::Output {
+    /// #     struct Unpark(std::thread::Thread);
+    /// #     impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark() } }
+    /// #     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    /// #     let mut future = std::pin::pin!(future);
+    /// #     loop {
+    /// #         if let Poll::Ready(out) = future.as_mut().poll(&mut Context::from_waker(&waker)) {
+    /// #             return out;
+    /// #         }
+    /// #         std::thread::park();
+    /// #     }
+    /// # }
     ///
     /// let group = Reduction::<u64>::new(3, Op::Sum)?;
-    /// let runtime = tokio::runtime::Builder::new_multi_thread()
-    ///     .worker_threads(2)
-    ///     .build()
-    ///     .unwrap();
-    /// let tasks: Vec<_> = group
-    ///     .participants()
-    ///     .into_iter()
-    ///     .map(|mut p| {
-    ///         runtime.spawn(async move {
+    /// std::thread::scope(|s| {
+    ///     for mut p in group.participants() {
+    ///         // Each participant a task, here on an executor of its own.
+    ///         s.spawn(move || block_on(async move {
     ///             let mut total = [0];
-    ///             let outcome = p.reduce_async(&[p.rank() as u64 + 1], &mut total).await?;
-    ///             Ok::<_, phasers::Error>((outcome.has_result(), total[0]))
-    ///         })
-    ///     })
-    ///     .collect();
-    /// for (rank, task) in tasks.into_iter().enumerate() {
-    ///     let (has_result, total) = runtime.block_on(task).unwrap()?;
-    ///     // Rank 0 is the root: it alone receives 1 + 2 + 3.
-    ///     assert_eq!((has_result, total), (rank == 0, if rank == 0 { 6 } else { 0 }));
-    /// }
+    ///             let outcome = p.reduce_async(&[p.rank() as u64 + 1], &mut total).await.unwrap();
+    ///             // Rank 0 is the root: it alone receives 1 + 2 + 3.
+    ///             assert_eq!(outcome.has_result(), p.is_root());
+    ///             assert_eq!(total[0], if p.is_root() { 6 } else { 0 });
+    ///         }));
+    ///     }
+    /// });
     /// # Ok::<(), phasers::Error>(())
     /// ```
     ///
     /// # Errors
     ///
-    /// As [`reduce`](Self::reduce).
+    /// As [`reduce`](Self::reduce), and [`Error::Broken`](crate::Error::Broken) after a future
+    /// of this group was dropped in the middle of a call.
     pub fn reduce_async<'a>(
         &'a mut self,
         input: &'a [T],
@@ -68,45 +81,39 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
     }
 
     /// [`allreduce`](Self::allreduce) for an async task, with the copies and the cancellation of
-    /// [`reduce_async`](Self::reduce_async). Tasks and threads may share a group.
+    /// [`reduce_async`](Self::reduce_async).
     ///
     /// ```
-    /// use phasers::{Op, ReduceAlgorithm, Reduction};
+    /// use std::future::Future;
+    /// use std::pin::pin;
+    /// use std::task::{Context, Poll, Waker};
+    /// use phasers::{Error, Op, Reduction};
     ///
-    /// let group = Reduction::<f64>::builder(4)
-    ///     .op(Op::Max)
-    ///     .algorithm(ReduceAlgorithm::DynamicPairs)
-    ///     .build()?;
-    /// let mut handles = group.participants().into_iter();
-    /// let mut thread_side = handles.next().unwrap();
-    /// let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    /// std::thread::scope(|s| {
-    ///     // One participant is a thread, blocking in `allreduce`.
-    ///     s.spawn(move || {
-    ///         let mut out = [0.0; 2];
-    ///         thread_side.allreduce(&[0.0, -0.0], &mut out).unwrap();
-    ///         assert_eq!(out, [3.0, 0.0]);
-    ///     });
-    ///     // Three are tasks, all on this one thread.
-    ///     runtime.block_on(async {
-    ///         let tasks = handles.map(|mut p| async move {
-    ///             let mine = [p.rank() as f64, -(p.rank() as f64)];
-    ///             let mut out = [0.0; 2];
-    ///             p.allreduce_async(&mine, &mut out).await.unwrap();
-    ///             assert_eq!(out, [3.0, 0.0]);
-    ///         });
-    ///         let tasks: Vec<_> = tasks.map(|task| runtime.spawn(task)).collect();
-    ///         for task in tasks {
-    ///             task.await.unwrap();
-    ///         }
-    ///     });
-    /// });
+    /// # use std::sync::Arc;
+    /// # use std::task::Wake;
+    /// # struct Nothing;
+    /// # impl Wake for Nothing { fn wake(self: Arc<Self>) {} }
+    /// # let waker = Waker::from(Arc::new(Nothing)); // `Waker::noop()` needs Rust 1.85
+    /// let mut cx = Context::from_waker(&waker);
+    /// let group = Reduction::<f64>::new(2, Op::Max)?;
+    /// let mut handles = group.participants();
+    /// let (mut thread_side, mut task_side) = (handles.pop().unwrap(), handles.pop().unwrap());
+    /// let mut out = [0.0];
+    /// {
+    ///     let mut call = pin!(task_side.allreduce_async(&[1.5], &mut out));
+    ///     // The first poll arrives; rank 1 has not, so the task would wait.
+    ///     assert!(call.as_mut().poll(&mut cx).is_pending());
+    /// } // dropped in the middle of call 0: the group breaks there
+    /// let broken = Error::Broken { by: 0, episode: 0 };
+    /// assert_eq!(thread_side.allreduce(&[2.5], &mut out), Err(broken.clone()));
+    /// let mut again = pin!(task_side.allreduce_async(&[1.5], &mut out));
+    /// assert_eq!(again.as_mut().poll(&mut cx), Poll::Ready(Err(broken)));
     /// # Ok::<(), phasers::Error>(())
     /// ```
     ///
     /// # Errors
     ///
-    /// As [`allreduce`](Self::allreduce).
+    /// As [`reduce_async`](Self::reduce_async).
     pub fn allreduce_async<'a>(
         &'a mut self,
         input: &'a [T],

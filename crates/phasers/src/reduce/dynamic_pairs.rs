@@ -84,7 +84,9 @@ pub(crate) async fn run_in_task<T: Copy + Send + Sync + 'static>(
             let mine = packed(me.rank, count);
             let called = tag(call.episode, CALLED);
             let slot = &shared.slots[me.rank];
-            let waited = me.wait_in_task(&slot.offer, move |v| v == called, true).await;
+            let waited = me
+                .wait_in_task(&slot.offer, move |v| v == called, true)
+                .await;
             if waited.is_err() && leave(word, mine) {
                 return Err(Bail::Broken);
             }
@@ -129,7 +131,10 @@ fn enter<'s, T: Copy + Send + Sync + 'static>(
             .out_offer
             .publish(tag(call.episode, OFFERED));
     }
-    (&shared.pairing[(call.episode % 2) as usize], call.signature())
+    (
+        &shared.pairing[(call.episode % 2) as usize],
+        call.signature(),
+    )
 }
 
 /// A participant waiting in the word that gave up on a broken group takes itself back out,
@@ -203,11 +208,7 @@ fn pair_with<T: Copy + Send + Sync + 'static>(
 
 /// The seed's `get_neighbor`: either this participant is now the one waiting (`None`), or it took
 /// the one that was waiting, returned with its count.
-fn pair_up(
-    word: &AtomicU64,
-    rank: usize,
-    count: usize,
-) -> Option<(usize, usize)> {
+fn pair_up(word: &AtomicU64, rank: usize, count: usize) -> Option<(usize, usize)> {
     let mine = packed(rank, count);
     loop {
         match word.compare_exchange(EMPTY, mine, Ordering::AcqRel, Ordering::Acquire) {

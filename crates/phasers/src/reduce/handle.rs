@@ -303,8 +303,7 @@ impl<'a, T: Copy + Send + Sync + 'static> Caller<'a, T> {
             .wait_in_task(&slot.offer, move |v| v == called, false)
             .await;
         let (master, seq) = slot.master_and_job();
-        self.help_until_done_in_task(master, seq, call.kernel)
-            .await
+        self.help_until_done_in_task(master, seq, call.kernel).await
     }
 
     /// Compares the data this participant is about to combine (`mine`) with `other`'s offer, and

@@ -143,11 +143,17 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
         }
         // SAFETY: this handle is the copies' owner; its earlier calls all finished or broke the
         // group (checked just above), and this call has published nothing yet.
-        let (staged_input, staged_output) = unsafe {
-            shared.staging[me.rank].prepare(input, has_output.then_some(&*output))
-        };
+        let (staged_input, staged_output) =
+            unsafe { shared.staging[me.rank].prepare(input, has_output.then_some(&*output)) };
         let outcome = me
-            .run_in_task(kind, shared.root, staged_input, staged_output, has_output, kernel)
+            .run_in_task(
+                kind,
+                shared.root,
+                staged_input,
+                staged_output,
+                has_output,
+                kernel,
+            )
             .await?;
         if has_output {
             output.copy_from_slice(staged_output);

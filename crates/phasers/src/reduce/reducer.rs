@@ -300,7 +300,8 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
                 return Err(shared.broken_error());
             }
         }
-        let (call, algorithm) = self.arrive(kind, root, input, output, has_output, poisoned, kernel);
+        let (call, algorithm) =
+            self.arrive(kind, root, input, output, has_output, poisoned, kernel);
         let outcome = if shared.parties == 1 {
             self.alone(&call)
         } else {
@@ -338,7 +339,8 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
                 return Err(shared.broken_error());
             }
         }
-        let (call, algorithm) = self.arrive(kind, root, input, output, has_output, poisoned, kernel);
+        let (call, algorithm) =
+            self.arrive(kind, root, input, output, has_output, poisoned, kernel);
         // From here on the others count on this participant for the call: one that leaves
         // before its part is done (its future dropped) breaks the group there.
         let rank = self.rank;
@@ -474,14 +476,20 @@ impl<T: Copy + Send + Sync + 'static> Caller<'_, T> {
 
     /// The rest of the call once this participant's part of the algorithm is done: helping (for
     /// `DynamicGroup`), waiting for the result where it is needed, and copying it.
-    fn finish(&self, call: &Call<'_, T>, role: Role, algorithm: ReduceAlgorithm) -> Result<(), Bail> {
+    fn finish(
+        &self,
+        call: &Call<'_, T>,
+        role: Role,
+        algorithm: ReduceAlgorithm,
+    ) -> Result<(), Bail> {
         let shared = self.shared;
         let episode = call.episode;
         if let Role::Consumed = role {
             let waited = if algorithm == ReduceAlgorithm::DynamicGroup {
                 dynamic_group::work_until_complete(self, call)
             } else if !call.out.is_null() {
-                self.wait(&shared.completed, |c| c > episode, true).map(drop)
+                self.wait(&shared.completed, |c| c > episode, true)
+                    .map(drop)
             } else {
                 Ok(())
             };

@@ -10,9 +10,9 @@ use super::auto::{AutoState, SAMPLE_EVERY};
 use super::job::Job;
 use super::kernel::Kernel;
 use super::slot::Slot;
+use super::staging::Staging;
 use crate::error::Error;
 use crate::primitive::{AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering, UnsafeCell};
-use super::staging::Staging;
 use crate::wait::{
     BrokenState, Deadline, Roster, Signal, SpinBudget, SpinPlan, Stall, Tuning, WaitPolicy, Waiter,
 };

@@ -119,7 +119,10 @@ fn partner_at<'s, T: Copy + Send + Sync + 'static>(
     let shared = me.shared;
     (partner_position < shared.parties).then(|| {
         let partner = shared.real_rank(partner_position, call.root);
-        (partner, (&shared.slots[partner].offer, tag(call.episode, OFFERED)))
+        (
+            partner,
+            (&shared.slots[partner].offer, tag(call.episode, OFFERED)),
+        )
     })
 }
 

@@ -44,15 +44,11 @@ impl<T: Copy + Send + Sync + 'static, F: Fn(u64) -> bool + Unpin> Future
         let broken = me.shared.broken_state(this.checked);
         let signal = this.signal;
         let done = &this.done;
-        let polled = TaskWaiter::new(broken, episode).poll_probe(
-            signal,
-            &mut this.key,
-            cx.waker(),
-            || {
+        let polled =
+            TaskWaiter::new(broken, episode).poll_probe(signal, &mut this.key, cx.waker(), || {
                 let value = signal.load();
                 done(value).then_some(value)
-            },
-        );
+            });
         match polled {
             Poll::Ready(Ok(value)) => Poll::Ready(Ok(value)),
             Poll::Ready(Err(_)) => Poll::Ready(settle_broken(signal, done)),

@@ -537,7 +537,7 @@ fn a_future_dropped_while_others_are_mid_call() {
                 completed_in_all += within(move || {
                     let mut completed = 0;
                     for round in 0..ROUNDS {
-                        let seed = 0x9E37_79B9_7F4A_7C15 ^ (round + 1) * 0x1000_0001;
+                        let seed = 0x9E37_79B9_7F4A_7C15 ^ ((round + 1) * 0x1000_0001);
                         completed += race_round(algorithm, mode, dropped, seed) as u32;
                     }
                     completed

@@ -107,7 +107,9 @@ pub(crate) async fn run_in_task<T: Copy + Send + Sync + 'static>(
         let paired = me
             .run_pair_in_task(call, partner, pair.dest, acc, pair.theirs, pair.len, group)
             .await;
-        completion.map(OnCancel::disarm);
+        if let Some(completion) = completion {
+            completion.disarm();
+        }
         paired?;
         if pair.last {
             me.complete(episode, call.len);

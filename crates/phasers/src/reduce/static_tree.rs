@@ -30,7 +30,7 @@ pub(crate) fn run<T: Copy + Send + Sync + 'static>(
     while distance < shared.parties {
         if position % (2 * distance) == distance {
             let called = offer(me, call, acc, held);
-            if me.wait(&called.0, |v| v == called.1, true).is_err() && withdraw(call, called) {
+            if me.wait(called.0, |v| v == called.1, true).is_err() && withdraw(call, called) {
                 return Err(Bail::Broken);
             }
             me.serve(call)?;

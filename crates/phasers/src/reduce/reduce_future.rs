@@ -23,7 +23,8 @@ impl<T: Copy + Send + Sync + 'static> Reducer<T> {
     /// copied in at the first poll, and the result copied out when the call completes. That is
     /// what makes dropping the future safe at any point, since the others may still be reading
     /// this participant's data or writing its result when it is dropped:
-    /// - before its first poll, nothing happened: the call can be made again;
+    /// - before the task arrived (its first poll, unless that poll found call `e - 2` not yet
+    ///   marked complete, a wait of nanoseconds), nothing happened: the call can be made again;
     /// - after it, the call cannot complete, and the group breaks there, as when a handle is
     ///   dropped: every participant's calls from then on return
     ///   [`Error::Broken`](crate::Error::Broken) naming this one, its own included, and nobody

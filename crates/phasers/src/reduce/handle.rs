@@ -11,7 +11,6 @@ use super::kernel::Kernel;
 use super::shared::Shared;
 use super::signature::Signature;
 use super::slot::{tag, CALLED};
-use super::task_wait::SignalWait;
 use crate::primitive::{Arc, Ordering};
 use crate::wait::{Deadline, Signal, SpinBudget, Stall, Stop, Waiter, Watch, Watched, Wording};
 
@@ -167,22 +166,6 @@ impl<'a, T: Copy + Send + Sync + 'static> Caller<'a, T> {
             Ok(value) => Ok(value),
             Err(Stop::Broken) => settle_broken(signal, done),
             Err(Stop::TimedOut) => unreachable!("reductions wait without a deadline"),
-        }
-    }
-
-    /// [`wait`](Self::wait) for a task: a poll of the task (see `task_wait.rs`).
-    pub(crate) fn wait_in_task<'s, F: Fn(u64) -> bool + Unpin>(
-        &'s self,
-        signal: &'s Signal,
-        done: F,
-        checked: bool,
-    ) -> SignalWait<'s, 'a, T, F> {
-        SignalWait {
-            me: self,
-            signal,
-            done,
-            checked,
-            key: None,
         }
     }
 

@@ -31,6 +31,24 @@ pub(crate) struct SignalWait<'s, 'c, T, F> {
     pub(super) key: Option<WakerKey>,
 }
 
+impl<'a, T: Copy + Send + Sync + 'static> Caller<'a, T> {
+    /// [`wait`](Caller::wait) for a task: a poll of the task (see `task_wait.rs`).
+    pub(crate) fn wait_in_task<'s, F: Fn(u64) -> bool + Unpin>(
+        &'s self,
+        signal: &'s Signal,
+        done: F,
+        checked: bool,
+    ) -> SignalWait<'s, 'a, T, F> {
+        SignalWait {
+            me: self,
+            signal,
+            done,
+            checked,
+            key: None,
+        }
+    }
+}
+
 impl<T: Copy + Send + Sync + 'static, F: Fn(u64) -> bool + Unpin> Future
     for SignalWait<'_, '_, T, F>
 {

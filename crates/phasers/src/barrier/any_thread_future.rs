@@ -48,7 +48,7 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// use std::future::Future;
     /// use std::pin::pin;
     /// use std::sync::Arc;
-    /// use std::task::{Context, Poll, Waker};
+    /// use std::task::{Context, Poll, Wake, Waker};
     /// use phasers::AnyThreadBarrier;
     ///
     /// /// Wakes the thread that polls: enough of an executor for one future.
@@ -209,7 +209,7 @@ impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
     /// # use std::future::Future;
     /// # use std::pin::pin;
     /// # use std::sync::Arc;
-    /// # use std::task::{Context, Poll, Waker};
+    /// # use std::task::{Context, Poll, Wake, Waker};
     /// # struct Unpark(std::thread::Thread);
     /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
     /// # fn block_on<F: Future>(future: F) -> F::Output {
@@ -255,7 +255,7 @@ impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
     /// # use std::future::Future;
     /// # use std::pin::pin;
     /// # use std::sync::Arc;
-    /// # use std::task::{Context, Poll, Waker};
+    /// # use std::task::{Context, Poll, Wake, Waker};
     /// # struct Unpark(std::thread::Thread);
     /// # impl Wake for Unpark { fn wake(self: Arc<Self>) { self.0.unpark(); } }
     /// # fn block_on<F: Future>(future: F) -> F::Output {

@@ -295,6 +295,35 @@ fn dropped_while_queued_for_its_rank_breaks_the_barrier() {
     within(move || barrier.settle().unwrap());
 }
 
+/// A task queued behind another task of its rank does not wake itself to be polled again (a
+/// busy re-poll for as long as the other task waits): it is woken once, when the other task
+/// gives the rank back, and then takes the next episode.
+#[test]
+fn a_task_queued_behind_a_task_is_woken_by_the_give_back() {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll, Waker};
+    let barrier = AnyThreadBarrier::with_algorithm(2, Algorithm::Counting).unwrap();
+    let mut first = barrier.wait_async(); // ticket 0: rank 0, episode 0
+    assert!(poll_once(&mut first).is_pending());
+    // Ticket 1: rank 1, completes episode 0.
+    assert_eq!(block_on(barrier.wait_async()).unwrap().episode(), 0);
+    let count = executor_support::Count::new();
+    let waker = Waker::from(count.clone());
+    let mut third = barrier.wait_async(); // ticket 2: rank 0, still lent to `first`
+    let mut poll_third = || Pin::new(&mut third).poll(&mut Context::from_waker(&waker));
+    assert!(poll_third().is_pending());
+    assert!(poll_third().is_pending()); // polled again: one waker kept, not two
+    assert_eq!(count.wakes(), 0, "a queued task must not wake itself");
+    assert_eq!(block_on(&mut first).unwrap().episode(), 0); // gives rank 0 back
+    assert_eq!(count.wakes(), 1);
+    assert!(poll_third().is_pending()); // took rank 0, arrived at episode 1
+    assert_eq!(block_on(barrier.wait_async()).unwrap().episode(), 1); // ticket 3
+    assert!(matches!(poll_third(), Poll::Ready(Ok(result)) if result.episode() == 1));
+    drop((first, third));
+    within(move || barrier.settle().unwrap());
+}
+
 /// A blocking call of a rank whose participant a task holds waits for the task to give it back,
 /// and takes the next episode.
 #[test]

@@ -883,7 +883,7 @@ fn outcomes_match_the_blocking_forms() {
 /// ranks that have not come; when they come, the call completes and nothing more is reported.
 #[test]
 fn a_task_stalled_in_a_reduction_is_reported() {
-    use stall_support::{serial, take_reports};
+    use stall_support::{one_report, serial, take_reports};
     const STALL: Duration = Duration::from_millis(200);
     const LATE: Duration = Duration::from_secs(3);
     let _serial = serial();
@@ -909,18 +909,8 @@ fn a_task_stalled_in_a_reduction_is_reported() {
         let mut out = output_for(&early, mode_of(1), len_of(1));
         let mut future = start(&mut early, mode_of(1), &mine, &mut out);
         assert!(poll_once(&mut future).is_pending());
-        let mut reports = Vec::new();
-        while reports.is_empty() && start_at.elapsed() < LATE {
-            std::thread::sleep(Duration::from_millis(10));
-            reports = take_reports();
-        }
-        std::thread::sleep(STALL * 2);
-        reports.extend(take_reports());
-        let [(came, report)] = &reports[..] else {
-            let lines: Vec<_> = reports.iter().map(|(_, r)| r.to_string()).collect();
-            panic!("expected one stall report within {LATE:?}, got {lines:#?}");
-        };
-        assert!(came.duration_since(start_at) >= STALL, "{report}");
+        let (report, came) = one_report(start_at, LATE, STALL);
+        assert!(came >= STALL, "{report}");
         assert_eq!(report.object(), "Reduction (StaticTree, 3 participants)");
         assert_eq!(report.episode(), 1);
         assert_eq!(report.missing(), Some(&[1, 2][..]));

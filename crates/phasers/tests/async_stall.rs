@@ -30,18 +30,7 @@ const QUIET: Duration = Duration::from_millis(1200);
 /// Waits up to [`LATE`] for the first report, then a little more for a second one that must not
 /// come; returns the one report and how long after `start` it came.
 fn one_report(start: Instant) -> (StallReport, Duration) {
-    let mut reports = Vec::new();
-    while reports.is_empty() && start.elapsed() < LATE {
-        std::thread::sleep(Duration::from_millis(10));
-        reports = take_reports();
-    }
-    std::thread::sleep(STALL * 2);
-    reports.extend(take_reports());
-    let [(came, report)] = &reports[..] else {
-        let lines: Vec<_> = reports.iter().map(|(_, r)| r.to_string()).collect();
-        panic!("expected one stall report within {LATE:?}, got {lines:#?}");
-    };
-    (report.clone(), came.duration_since(start))
+    stall_support::one_report(start, LATE, STALL)
 }
 
 fn assert_quiet() {

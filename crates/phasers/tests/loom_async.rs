@@ -11,7 +11,9 @@
 //!   one phase is what makes the poll's check after storing its waker necessary: when one has
 //!   already marked the word `PARKED`, the other's mark compares nothing, and a release between
 //!   its first probe and its store would take only the first one's waker. Without that check the
-//!   models deadlock.
+//!   models deadlock. In the tree the release comes from a sub-phaser's completer, which wakes
+//!   the waiters only after it has re-armed its sub-phaser (`OwedWakes` in `src/phaser/core.rs`):
+//!   the tree model deadlocks if that owed wake is never paid.
 //! - `task_between_two_releases`: a wait-only task waits for phase 1 while phase 0's release, on
 //!   a word a sleeper marked, may land between its first probe and its store; it must notice the
 //!   word moved (its phase still unreleased) and mark it again. Without that it deadlocks (as does

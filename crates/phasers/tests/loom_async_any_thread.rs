@@ -8,6 +8,9 @@
 //!   the task still holds, or the task one a blocking call still holds (the task then re-polls
 //!   itself). Each episode has exactly 2 calls and one leader, a call leaving episode `e` has
 //!   seen `(e + 1) * 2` arrivals, and `settle` returns at once.
+//! - `two_tasks_and_a_thread_share_a_pool_of_calls`: the same with two tasks, so that a task may
+//!   queue behind the other task of its rank: it stores its waker in the slot, and the other's
+//!   give-back must wake it (a lost wake leaves its poller parked, which loom reports).
 //! - `a_dropped_arrival_breaks_the_barrier`: a task arrives and its future is dropped while a
 //!   blocking call arrives at the same episode (before or after the drop): the blocking call
 //!   returns `Broken`, or its result if it completed the episode first (as a last call may beside
@@ -34,7 +37,17 @@ const CALLS: u64 = 4;
 fn a_task_and_two_threads_share_a_pool_of_calls() {
     // One preemption: 1.5 s. Two passed once too (1.2 million executions, 98 s on the 2-core
     // VM), too long to run every time.
-    model_bounded(1, || {
+    share_a_pool_of_calls([true, false, false]);
+}
+
+#[test]
+fn two_tasks_and_a_thread_share_a_pool_of_calls() {
+    share_a_pool_of_calls([true, true, false]);
+}
+
+/// Three loom threads, each a task (`true`) or a blocking thread, take the 4 calls of a pool.
+fn share_a_pool_of_calls(tasks: [bool; 3]) {
+    model_bounded(1, move || {
         let barrier = Arc::new(
             AnyThreadBarrier::with_algorithm(PARTIES as usize, Algorithm::Counting).unwrap(),
         );
@@ -58,7 +71,7 @@ fn a_task_and_two_threads_share_a_pool_of_calls() {
                 made
             })
         };
-        let threads = [spawn(true), spawn(false), spawn(false)];
+        let threads = tasks.map(spawn);
         let all: Vec<(u64, bool)> = threads
             .into_iter()
             .flat_map(|t| t.join().unwrap())

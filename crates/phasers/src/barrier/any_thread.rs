@@ -2,7 +2,9 @@
 //! correctness argument are in the type's docs.
 
 use std::fmt;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{PoisonError, TryLockError};
+use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
@@ -157,13 +159,24 @@ impl<A: BarrierAlgorithm> SlotLock<A> {
     }
 
     /// Puts the participant of an async call back (`Ok`), or the error of its loss, and wakes the
-    /// calls waiting for it.
+    /// calls waiting for it: threads on the condition, tasks through their wakers (outside the
+    /// lock, as `wait/wakers.rs` does; a `wake` that panics does not keep the others asleep).
     pub(super) fn give_back(&self, participant: Result<Participant<A>>) {
         let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
         debug_assert!(matches!(slot.participant, Ok(None)));
         slot.participant = participant.map(Some);
+        let queued = std::mem::take(&mut slot.queued);
         drop(slot);
         self.returned.notify_all();
+        let mut panicked = None;
+        for waker in queued {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| waker.wake())) {
+                panicked.get_or_insert(payload);
+            }
+        }
+        if let Some(payload) = panicked {
+            resume_unwind(payload);
+        }
     }
 }
 
@@ -177,6 +190,12 @@ pub(super) struct Slot<A: BarrierAlgorithm> {
     /// whoever holds the lock while the participant is in the slot knows that every counted call
     /// has left (see `settle`).
     pub(super) calls: u64,
+    /// The wakers of tasks whose call is queued for this rank while an async call has the
+    /// participant: [`SlotLock::give_back`] wakes them. A task stores its waker under the lock in
+    /// which it found the participant lent, and the give-back takes the wakers under the same
+    /// lock, so none is missed. A queued future dropped before then leaves its waker here until
+    /// that give-back, which wakes its task once for nothing.
+    pub(super) queued: Vec<Waker>,
 }
 
 impl AnyThreadBarrier {
@@ -278,6 +297,7 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
                 CachePadded::new(SlotLock::new(Slot {
                     participant: Ok(Some(participant)),
                     calls: 0,
+                    queued: Vec::new(),
                 }))
             })
             .collect();

@@ -40,9 +40,10 @@ impl<A: BarrierAlgorithm> AnyThreadBarrier<A> {
     /// process's stall watchdog (see [`wait`](crate::wait), *Stalls*), and it has no deadline
     /// unless given one with [`AnyThreadFuture::timeout`] or [`AnyThreadFuture::deadline`] (the
     /// async [`wait_timeout`](Self::wait_timeout), which breaks the barrier as it does). One wait
-    /// is different: while the previous call of its rank has not left yet (it is still being
-    /// released), the task wakes itself and returns `Pending`, to be polled again, rather than
-    /// blocking its thread; that call's episode already has every call, so this is brief.
+    /// is different: the wait for the previous call of its rank to leave (its episode already
+    /// has every call, so this is brief). When that call is a task's, this task is woken when
+    /// that one gives the rank back; when it is a blocking thread's, still being released, the
+    /// task wakes itself and returns `Pending`, to be polled again, rather than block its thread.
     ///
     /// ```
     /// use std::future::Future;
@@ -393,10 +394,17 @@ impl<A: BarrierAlgorithm> Future for AnyThreadFuture<'_, A> {
                     };
                     match &mut slot.participant {
                         Ok(Some(_)) => {}
-                        // An async call of this rank has it, and gives it back once polled.
+                        // An async call of this rank has it, and gives it back once polled: that
+                        // give-back wakes this task (see `Slot::queued`).
                         Ok(None) => {
-                            drop(slot);
-                            return requeue(cx);
+                            if !slot
+                                .queued
+                                .iter()
+                                .any(|queued| queued.will_wake(cx.waker()))
+                            {
+                                slot.queued.push(cx.waker().clone());
+                            }
+                            return Poll::Pending;
                         }
                         Err(lost) => {
                             let lost = lost.clone();
@@ -480,8 +488,10 @@ impl<A: BarrierAlgorithm> fmt::Debug for AnyThreadFuture<'_, A> {
     }
 }
 
-/// The queued task's `Pending`: it wakes itself, to be polled again once the executor has run
-/// the others (the rank's holder among them). Under loom, whose models poll by hand on a thread
+/// The `Pending` of a task queued behind a blocking call of its rank: it wakes itself, to be
+/// polled again once the executor has run the others. A blocking call leaves by unlocking the
+/// slot, which tells no task; a waker list it had to look at would cost every blocking call.
+/// Under loom, whose models poll by hand on a thread
 /// of their own, the thread also yields, so that the model runs the holder rather than an
 /// endless re-poll.
 fn requeue<T>(cx: &mut Context<'_>) -> Poll<T> {

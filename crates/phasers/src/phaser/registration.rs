@@ -6,7 +6,7 @@ use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use super::cells::{Cells, Partial};
-use super::core::Core;
+use super::core::{Core, OwedWakes};
 use super::gather::Hint;
 use super::progress::Progress;
 use super::size_plan::SizePlan;
@@ -973,8 +973,9 @@ impl Drop for Registration {
             let view = &self.view;
             let mut lock = core.lock(view);
             let panicked = Cell::new(None);
+            let owed = OwedWakes::default();
             let finish = |phase, step| {
-                core.finish(phase, step, view, self.id, &panicked);
+                core.finish(phase, step, view, self.id, &panicked, &owed);
             };
             core.tree.leave(
                 leaf,
@@ -985,6 +986,7 @@ impl Drop for Registration {
             );
             core.tree.unplace(leaf, &mut lock);
             drop(lock);
+            core.pay(&owed);
             // This drop completed a phase whose advance action panicked: the phaser is broken and
             // the tree consistent, so the panic goes on here, as it would have in a signal.
             if let Some(payload) = panicked.into_inner() {

@@ -112,13 +112,29 @@ impl Signal {
     /// smaller one only for that instant.
     #[inline]
     pub(crate) fn publish_at_least(&self, value: u64) {
+        if self.publish_at_least_owing(value) {
+            self.release_sleepers();
+        }
+    }
+
+    /// [`publish_at_least`](Self::publish_at_least), leaving the wake of the sleepers to the
+    /// caller: returns whether it owes [`release_sleepers`](Self::release_sleepers). For a
+    /// completer with more to do before the waiters run (see `OwedWakes` in `phaser/core.rs`):
+    /// waking 100,000 tasks takes milliseconds, and what it leaves undone meanwhile, others wait
+    /// for. Until it pays, only the sleepers that marked the word before the publish wait on;
+    /// every later waiter sees the new value.
+    #[inline]
+    pub(crate) fn publish_at_least_owing(&self, value: u64) -> bool {
+        debug_assert!(value <= MAX_VALUE);
         let mut value = value;
+        let mut owed = false;
         loop {
-            let old = self.publish(value);
-            if old <= value {
-                return;
+            let old = self.word.swap(value, Ordering::AcqRel);
+            owed |= old & PARKED != 0;
+            if old & !PARKED <= value {
+                return owed;
             }
-            value = old;
+            value = old & !PARKED;
         }
     }
 
@@ -307,7 +323,7 @@ impl Signal {
     /// Wakes the threads parked on this word, the way they asked (see `futex.rs`), and the tasks
     /// waiting on it. Cold: called only when `PARKED` was seen.
     #[cold]
-    fn release_sleepers(&self) {
+    pub(crate) fn release_sleepers(&self) {
         self.futex.release();
         self.unpark_timed_sleepers();
         self.wakers.wake_all();

@@ -48,6 +48,23 @@ pub fn take_reports() -> Vec<(Instant, StallReport)> {
     std::mem::take(&mut *REPORTS.lock().unwrap_or_else(PoisonError::into_inner))
 }
 
+/// Waits up to `late` after `start` for the first report, then twice `stall` more for a second
+/// one that must not come; returns the one report and how long after `start` it came.
+pub fn one_report(start: Instant, late: Duration, stall: Duration) -> (StallReport, Duration) {
+    let mut reports = Vec::new();
+    while reports.is_empty() && start.elapsed() < late {
+        std::thread::sleep(Duration::from_millis(10));
+        reports = take_reports();
+    }
+    std::thread::sleep(stall * 2);
+    reports.extend(take_reports());
+    let [(came, report)] = &reports[..] else {
+        let lines: Vec<_> = reports.iter().map(|(_, r)| r.to_string()).collect();
+        panic!("expected one stall report within {late:?}, got {lines:#?}");
+    };
+    (report.clone(), came.duration_since(start))
+}
+
 /// Waits until some report came or `deadline` passed.
 fn await_report(deadline: Instant) {
     while REPORTS

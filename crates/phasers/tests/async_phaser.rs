@@ -411,3 +411,75 @@ async fn run_phases(mut registration: Registration, ledger: Arc<Ledger>, phases:
 fn a_thousand_tasks_on_two_threads() {
     stress(Phaser::builder(), 1000, 50);
 }
+
+/// A phaser, its creator's registration and `waiters` more.
+fn waiting_tasks(waiters: usize) -> (Phaser, Registration, Vec<Registration>) {
+    let (phaser, main) = Phaser::new(Mode::SigWait).unwrap();
+    let others = main.register_many(Mode::SigWait, waiters).unwrap();
+    (phaser, main, others)
+}
+
+/// The task whose arrival releases a phase that many tasks wait for wakes them a batch per poll
+/// (wakes past a worker's run queue would spill into its executor's shared queue): its future
+/// stays pending, woken by itself, until every waiter is woken, each exactly once.
+#[test]
+fn the_releasing_task_wakes_many_waiters_over_several_polls() {
+    let (_phaser, mut main, mut others) = waiting_tasks(1_000);
+    let waiters = Count::new();
+    let waiter_waker = Waker::from(waiters.clone());
+    let mut futures: Vec<_> = others.iter_mut().map(|other| other.next_async()).collect();
+    for future in &mut futures {
+        let polled = Pin::new(future).poll(&mut Context::from_waker(&waiter_waker));
+        assert!(polled.is_pending());
+    }
+    let releaser = Count::new();
+    let releaser_waker = Waker::from(releaser.clone());
+    let mut next = main.next_async();
+    let mut polls = 0;
+    let released = loop {
+        polls += 1;
+        match Pin::new(&mut next).poll(&mut Context::from_waker(&releaser_waker)) {
+            Poll::Ready(released) => break released,
+            Poll::Pending => {
+                assert_eq!(
+                    releaser.wakes(),
+                    polls,
+                    "a paying task wakes itself each poll"
+                );
+                assert!(
+                    waiters.wakes() < 1_000,
+                    "woke every waiter, yet stayed pending"
+                );
+            }
+        }
+    };
+    assert_eq!(released.unwrap(), 0);
+    assert!(polls > 1, "1,000 wakes were made in one poll");
+    assert_eq!(waiters.wakes(), 1_000);
+    for future in &mut futures {
+        let polled = Pin::new(future).poll(&mut Context::from_waker(&waiter_waker));
+        assert!(matches!(polled, Poll::Ready(Ok(0))));
+    }
+}
+
+/// A releasing task dropped before it woke every waiter (cancelled, or its runtime shut down)
+/// wakes the rest as it drops: no waiter is left asleep on a released phase.
+#[test]
+fn a_releasing_task_dropped_while_waking_wakes_the_rest() {
+    let (_phaser, mut main, mut others) = waiting_tasks(1_000);
+    let waiters = Count::new();
+    let waiter_waker = Waker::from(waiters.clone());
+    let mut futures: Vec<_> = others.iter_mut().map(|other| other.next_async()).collect();
+    for future in &mut futures {
+        let polled = Pin::new(future).poll(&mut Context::from_waker(&waiter_waker));
+        assert!(polled.is_pending());
+    }
+    let mut next = main.next_async();
+    let polled = Pin::new(&mut next).poll(&mut Context::from_waker(&Waker::from(Count::new())));
+    assert!(polled.is_pending(), "1,000 wakes were made in one poll");
+    assert!(waiters.wakes() < 1_000);
+    drop(next);
+    assert_eq!(waiters.wakes(), 1_000);
+    // The phase was released all the same, and the releaser's next wait goes on from it.
+    assert_eq!(main.phase(), 1);
+}

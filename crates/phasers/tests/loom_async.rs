@@ -14,6 +14,10 @@
 //!   models deadlock. In the tree the release comes from a sub-phaser's completer, which wakes
 //!   the waiters only after it has re-armed its sub-phaser (`OwedWakes` in `src/phaser/core.rs`):
 //!   the tree model deadlocks if that owed wake is never paid.
+//! - `three_tasks_flat`: three async tasks, two phases. The task whose arrival completes a phase
+//!   owes the other two their wakes, and pays them a batch per poll (one wake per poll under
+//!   loom; see `src/wait/batched_wakes.rs`), waking itself in between. The model deadlocks if a
+//!   wake owed past the first poll is never paid.
 //! - `task_between_two_releases`: a wait-only task waits for phase 1 while phase 0's release, on
 //!   a word a sleeper marked, may land between its first probe and its store; it must notice the
 //!   word moved (its phase still unreleased) and mark it again. Without that it deadlocks (as does
@@ -31,7 +35,9 @@
 //! visibility (the counts are written before the signals and read after the release).
 //!
 //! The file takes about 30 s on a 2-core VM (the tree model 11-14 s, the others 7 s or less);
-//! three phases at two preemptions took 63 s for the flat model alone, hence the split.
+//! three phases at two preemptions took 63 s for the flat model alone, hence the split. On the
+//! 2-core Xeon VM of 2026-12-01 the whole file took 123 s run one model at a time (the tree 65 s,
+//! the flat 30 s); `three_tasks_flat` runs at one preemption, 7 s, where two took 243 s.
 //!
 //! Run with `scripts/loom.sh`.
 #![cfg(phasers_loom)]
@@ -72,6 +78,18 @@ impl Arrivals {
 }
 
 fn tasks_and_a_thread(tiers: usize, degree: usize, phases: usize, max_preemptions: usize) {
+    tasks_and_main(tiers, degree, phases, max_preemptions, false);
+}
+
+/// Two tasks on threads of their own, and `main` on the model's thread: blocking in `next`, or
+/// a task too when `main_is_task`.
+fn tasks_and_main(
+    tiers: usize,
+    degree: usize,
+    phases: usize,
+    max_preemptions: usize,
+    main_is_task: bool,
+) {
     model_bounded(max_preemptions, move || {
         let arrivals = Arrivals::new();
         let (_phaser, mut main) = phaser_of_shape(tiers, degree, Mode::SigWait);
@@ -94,11 +112,26 @@ fn tasks_and_a_thread(tiers: usize, degree: usize, phases: usize, max_preemption
                 })
             })
             .collect();
-        for phase in 0..phases {
-            arrivals.arrive(phase);
-            assert_eq!(main.next().unwrap(), phase as u64);
-            arrivals.check(phase);
-        }
+        let main_loop = move || {
+            let mut poller = Poller::new();
+            for phase in 0..phases {
+                arrivals.arrive(phase);
+                let completed = match main_is_task {
+                    true => poller.block_on(main.next_async()),
+                    false => main.next(),
+                };
+                assert_eq!(completed.unwrap(), phase as u64);
+                arrivals.check(phase);
+            }
+            main
+        };
+        // A task may be woken after it saw its phase released (a release's wakes are paid
+        // later), and loom's `join` cannot take an unpark while it blocks: a task on the
+        // model's thread would get one there, so `main` runs on a thread of its own as a task.
+        let _main = match main_is_task {
+            true => thread::spawn(main_loop).join().unwrap(),
+            false => main_loop(),
+        };
         for task in tasks {
             drop(task.join().unwrap());
         }
@@ -114,6 +147,13 @@ fn tasks_and_a_thread_flat() {
 #[test]
 fn tasks_and_a_thread_flat_three_phases() {
     tasks_and_a_thread(1, 2, 3, 1);
+}
+
+/// Three tasks: the one whose arrival releases a phase owes the other two their wakes, and
+/// (loom's batch being one wake per poll) pays the second in a later poll of its own.
+#[test]
+fn three_tasks_flat() {
+    tasks_and_main(1, 2, 2, 1, true);
 }
 
 /// Two tiers: the release comes down from the root, and a task's probe reads the release word.

@@ -317,10 +317,10 @@ impl Core {
     /// Wakes the sleepers that the releases of an arrival or a leave found (see [`OwedWakes`]).
     pub(crate) fn pay(&self, owed: &OwedWakes) {
         if owed.release.get() {
-            self.release.release_sleepers();
+            self.release.release_sleepers_batching();
         }
         if owed.gathered.get() {
-            self.gathered.release_sleepers();
+            self.gathered.release_sleepers_batching();
         }
     }
 }

@@ -134,6 +134,7 @@
 //! the first task that waits on an object with reports on, makes the report for it, for episodes
 //! someone is missing from (see `wait/README.md`, *Stalls of async tasks*).
 
+pub(crate) mod batched_wakes;
 mod broken;
 mod budget;
 mod config;
@@ -152,6 +153,7 @@ mod tuning;
 mod waiter;
 mod wakers;
 
+pub(crate) use batched_wakes::BatchedWakes;
 pub(crate) use broken::BrokenState;
 pub(crate) use budget::SpinBudget;
 pub(crate) use config::WaitConfig;

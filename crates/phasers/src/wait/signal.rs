@@ -41,6 +41,7 @@
 
 use std::task::Waker;
 
+use super::batched_wakes;
 use super::futex::Futex;
 use super::wakers::{WakerKey, Wakers};
 use crate::primitive::{AtomicU64, Ordering};
@@ -327,6 +328,24 @@ impl Signal {
         self.futex.release();
         self.unpark_timed_sleepers();
         self.wakers.wake_all();
+    }
+
+    /// [`release_sleepers`](Self::release_sleepers), except that where a task's arrival runs
+    /// with a sink installed on this thread, the task wakers go there, for that task to wake a
+    /// batch per poll (see `batched_wakes.rs`). Threads are woken at once either way.
+    #[cold]
+    pub(crate) fn release_sleepers_batching(&self) {
+        self.futex.release();
+        self.unpark_timed_sleepers();
+        // Under loom none at once, so that two or three tasks already exercise the batches.
+        let at_once = if cfg!(phasers_loom) {
+            0
+        } else {
+            batched_wakes::WAKES_PER_POLL
+        };
+        if !batched_wakes::into_sink(|sink| self.wakers.wake_or_take(at_once, sink)) {
+            self.wakers.wake_all();
+        }
     }
 
     /// Wakes every thread parked on this word at once, including those a tree release set aside,

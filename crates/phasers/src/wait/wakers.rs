@@ -40,6 +40,7 @@
 //! keep the others from being woken: the first panic goes on once every waker was woken, through
 //! the release, as a panicking advance action's would.
 
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::task::Waker;
 
@@ -215,10 +216,40 @@ impl Wakers {
     /// only by releases that saw `PARKED`, and by objects that break.
     #[cold]
     pub(crate) fn wake_all(&self) {
+        self.wake_or_take(usize::MAX, &mut VecDeque::new());
+    }
+
+    /// Takes every stored waker, waking at once those of the first shards while they come to
+    /// at most `at_once` wakers, and moving the rest into `owed`, to be woken by the caller
+    /// (see `batched_wakes.rs`). A release of a few tasks thus wakes them as `wake_all` does,
+    /// with no vector to allocate.
+    #[cold]
+    pub(crate) fn wake_or_take(&self, at_once: usize, owed: &mut VecDeque<Waker>) {
+        let mut woken: usize = 0;
+        let mut panicked = None;
+        self.take_all(|taken| {
+            let count = taken.iter().flatten().count();
+            if owed.is_empty() && woken.saturating_add(count) <= at_once {
+                woken += count;
+                let wake = catch_unwind(AssertUnwindSafe(|| wake_each(taken.drain(..).flatten())));
+                if let Err(payload) = wake {
+                    panicked.get_or_insert(payload);
+                }
+            } else {
+                owed.extend(taken.drain(..).flatten());
+            }
+        });
+        if let Some(payload) = panicked {
+            resume_unwind(payload);
+        }
+    }
+
+    /// Takes each shard's slots, beginning a new round there, and hands them to `each` outside
+    /// the shard's lock; `each` must leave the vector empty, and the shard keeps it as its spare.
+    fn take_all(&self, mut each: impl FnMut(&mut Vec<Option<Waker>>)) {
         let Some(shards) = self.installed_for_release() else {
             return;
         };
-        let mut panicked = None;
         for shard in shards.shards.iter() {
             let mut taken = {
                 let mut list = shard.lock();
@@ -230,19 +261,29 @@ impl Wakers {
                 let spare = std::mem::take(&mut list.spare);
                 std::mem::replace(&mut list.slots, spare)
             };
-            for waker in taken.drain(..).flatten() {
-                if let Err(payload) = catch_unwind(AssertUnwindSafe(|| waker.wake())) {
-                    panicked.get_or_insert(payload);
-                }
-            }
+            // A panicking `wake` (see `wake_each`) unwinds only once every waker was woken, so
+            // the vector is empty here whatever `each` did.
+            each(&mut taken);
+            debug_assert!(taken.is_empty());
             let mut list = shard.lock();
             if list.spare.capacity() < taken.capacity() {
                 list.spare = taken;
             }
         }
-        if let Some(payload) = panicked {
-            resume_unwind(payload);
+    }
+}
+
+/// Wakes every waker of `wakers`. A `wake` that panics does not keep the others from being woken:
+/// the first panic goes on once every waker was woken.
+pub(crate) fn wake_each(wakers: impl IntoIterator<Item = Waker>) {
+    let mut panicked = None;
+    for waker in wakers {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| waker.wake())) {
+            panicked.get_or_insert(payload);
         }
+    }
+    if let Some(payload) = panicked {
+        resume_unwind(payload);
     }
 }
 

@@ -15,6 +15,7 @@ use std::time::Duration;
 mod executor_support;
 use executor_support::{block_on, poll_once, within, Count, Pool, Task, Unpark, HANG};
 
+use phasers::phaser::PhaseFuture;
 use phasers::{Accumulator, Error, Mode, Op, Phaser, PhaserBuilder, Registration};
 
 /// How many parties signalled each phase, counted before their signals: once a phase is released,
@@ -419,6 +420,20 @@ fn waiting_tasks(waiters: usize) -> (Phaser, Registration, Vec<Registration>) {
     (phaser, main, others)
 }
 
+/// A `next_async` of each of `registrations`, polled once with `waker`: each signalled and
+/// waits, its waker stored.
+fn waiting<'a>(registrations: &'a mut [Registration], waker: &Waker) -> Vec<PhaseFuture<'a>> {
+    let mut futures: Vec<_> = registrations
+        .iter_mut()
+        .map(Registration::next_async)
+        .collect();
+    for future in &mut futures {
+        let polled = Pin::new(future).poll(&mut Context::from_waker(waker));
+        assert!(polled.is_pending());
+    }
+    futures
+}
+
 /// The task whose arrival releases a phase that many tasks wait for wakes them a batch per poll
 /// (wakes past a worker's run queue would spill into its executor's shared queue): its future
 /// stays pending, woken by itself, until every waiter is woken, each exactly once.
@@ -427,11 +442,7 @@ fn the_releasing_task_wakes_many_waiters_over_several_polls() {
     let (_phaser, mut main, mut others) = waiting_tasks(1_000);
     let waiters = Count::new();
     let waiter_waker = Waker::from(waiters.clone());
-    let mut futures: Vec<_> = others.iter_mut().map(|other| other.next_async()).collect();
-    for future in &mut futures {
-        let polled = Pin::new(future).poll(&mut Context::from_waker(&waiter_waker));
-        assert!(polled.is_pending());
-    }
+    let mut futures = waiting(&mut others, &waiter_waker);
     let releaser = Count::new();
     let releaser_waker = Waker::from(releaser.clone());
     let mut next = main.next_async();
@@ -469,11 +480,7 @@ fn a_releasing_task_dropped_while_waking_wakes_the_rest() {
     let (_phaser, mut main, mut others) = waiting_tasks(1_000);
     let waiters = Count::new();
     let waiter_waker = Waker::from(waiters.clone());
-    let mut futures: Vec<_> = others.iter_mut().map(|other| other.next_async()).collect();
-    for future in &mut futures {
-        let polled = Pin::new(future).poll(&mut Context::from_waker(&waiter_waker));
-        assert!(polled.is_pending());
-    }
+    let _waiting = waiting(&mut others, &waiter_waker);
     let mut next = main.next_async();
     let polled = Pin::new(&mut next).poll(&mut Context::from_waker(&Waker::from(Count::new())));
     assert!(polled.is_pending(), "1,000 wakes were made in one poll");

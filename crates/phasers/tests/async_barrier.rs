@@ -9,14 +9,17 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 mod executor_support;
-use executor_support::{block_on, poll_once, within, Count, Pool, Task};
+use executor_support::{
+    block_on, poll_each_pending, poll_once, poll_while_paying, within, Count, Pool, Task,
+};
 
-use phasers::{Algorithm, Barrier, Error, Participant, WaitResult};
+use phasers::barrier::BarrierFuture;
+use phasers::{Algorithm, Barrier, Error, Mode, Participant, Phaser, Registration, WaitResult};
 
 /// How many participants arrived at each episode, counted before their arrivals, and how many
 /// led each: once an episode completes for anyone, its count must be every party (the barrier
@@ -483,4 +486,115 @@ fn the_future_is_send() {
     let mut only = barrier.participant(0).unwrap();
     let wait = only.wait_async();
     send(&wait);
+}
+
+/// The algorithms whose leader releases everyone through one word, so that its release finds
+/// every waiting task (a tree's root wakes only its children).
+const ONE_RELEASE_WORD: [Algorithm; 3] = [
+    Algorithm::Counting,
+    Algorithm::SenseReversing,
+    Algorithm::Ticket,
+];
+
+/// A barrier of `algorithm` for `waiters` participants and a last one.
+fn waiting_tasks(algorithm: Algorithm, waiters: usize) -> (Barrier, Participant, Vec<Participant>) {
+    let barrier = Barrier::with_algorithm(waiters + 1, algorithm).unwrap();
+    let mut handles = barrier.participants();
+    let last = handles.pop().unwrap();
+    (barrier, last, handles)
+}
+
+/// A `wait_async` of each of `participants`, polled once with `waker`: each arrived and waits.
+fn waiting<'a>(participants: &'a mut [Participant], waker: &Waker) -> Vec<BarrierFuture<'a>> {
+    let mut futures: Vec<_> = participants
+        .iter_mut()
+        .map(Participant::wait_async)
+        .collect();
+    poll_each_pending(&mut futures, waker);
+    futures
+}
+
+/// The task whose arrival completes an episode that many tasks wait for wakes them a batch per
+/// poll (wakes past a worker's run queue would spill into its executor's shared queue): its
+/// future stays pending, woken by itself, until every waiter is woken, each exactly once.
+#[test]
+fn the_leading_task_wakes_many_waiters_over_several_polls() {
+    for algorithm in ONE_RELEASE_WORD {
+        let (_barrier, mut last, mut others) = waiting_tasks(algorithm, 1_000);
+        let waiters = Count::new();
+        let waiter_waker = Waker::from(waiters.clone());
+        let mut futures = waiting(&mut others, &waiter_waker);
+        let (completed, polls) = poll_while_paying(&mut last.wait_async(), || {
+            assert!(
+                waiters.wakes() < 1_000,
+                "{algorithm}: woke all, stayed pending"
+            );
+        });
+        let completed = completed.unwrap();
+        assert!(
+            completed.is_leader() && completed.episode() == 0,
+            "{algorithm}"
+        );
+        assert!(polls > 1, "{algorithm}: 1,000 wakes were made in one poll");
+        assert_eq!(waiters.wakes(), 1_000, "{algorithm}");
+        for future in &mut futures {
+            let polled = Pin::new(future).poll(&mut Context::from_waker(&waiter_waker));
+            assert!(
+                matches!(polled, Poll::Ready(Ok(result)) if result.episode() == 0),
+                "{algorithm}"
+            );
+        }
+    }
+}
+
+/// A leading task dropped before it woke every waiter (cancelled, or its runtime shut down)
+/// wakes the rest as it drops: no waiter is left asleep on a completed episode.
+#[test]
+fn a_leading_task_dropped_while_waking_wakes_the_rest() {
+    let (_barrier, mut last, mut others) = waiting_tasks(Algorithm::Counting, 1_000);
+    let waiters = Count::new();
+    let _waiting = waiting(&mut others, &Waker::from(waiters.clone()));
+    let mut wait = last.wait_async();
+    assert!(poll_once(&mut wait).is_pending(), "1,000 wakes in one poll");
+    assert!(waiters.wakes() < 1_000);
+    drop(wait);
+    assert_eq!(waiters.wakes(), 1_000);
+    // The episode completed all the same: the leader's next wait is for the next one.
+    assert_eq!((last.episode(), last.is_pending()), (1, false));
+}
+
+/// A release that the completion action makes inside a task's poll (here a blocking `next` on
+/// a phaser) wakes its waiters at once: only the task's own release is paid a batch per poll.
+/// Paid after the action instead, an action that went on to wait for those tasks would wait
+/// forever.
+#[test]
+fn a_release_inside_a_completion_action_wakes_its_waiters_at_once() {
+    within(|| {
+        let (_phaser, main) = Phaser::new(Mode::SigWait).unwrap();
+        let mut others = main.register_many(Mode::SigWait, 1_000).unwrap();
+        let waiters = Count::new();
+        let waiter_waker = Waker::from(waiters.clone());
+        let mut futures: Vec<_> = others.iter_mut().map(Registration::next_async).collect();
+        poll_each_pending(&mut futures, &waiter_waker);
+        let main = Mutex::new(main);
+        let woken_during_action = Arc::new(AtomicUsize::new(0));
+        let (seen, counted) = (woken_during_action.clone(), waiters.clone());
+        let barrier = Barrier::builder(1)
+            .algorithm(Algorithm::Counting)
+            .on_completion(move || {
+                let mut main = main.lock().unwrap();
+                // The first episode only: later ones would wait for the tasks' next signals.
+                if main.phase() == 0 {
+                    assert_eq!(main.next().unwrap(), 0);
+                    seen.store(counted.wakes(), Ordering::Relaxed);
+                }
+            })
+            .build()
+            .unwrap();
+        let mut only = barrier.participant(0).unwrap();
+        let polled = poll_once(&mut only.wait_async());
+        assert_eq!(woken_during_action.load(Ordering::Relaxed), 1_000);
+        // The barrier's own release found no task waiting: it completes in this poll.
+        assert!(matches!(polled, Poll::Ready(Ok(result)) if result.is_leader()));
+    });
 }

@@ -5,15 +5,19 @@
 //! could hang is bounded by its `within`.
 
 use std::future::Future;
+use std::ops::ControlFlow;
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 mod executor_support;
-use executor_support::{block_on, poll_once, within, Count, Pool, Task, Unpark, HANG};
+use executor_support::{
+    block_on, poll_each_pending, poll_once, poll_while_paying, within, Count, Pool, Task, Unpark,
+    HANG,
+};
 
 use phasers::phaser::PhaseFuture;
 use phasers::{Accumulator, Error, Mode, Op, Phaser, PhaserBuilder, Registration};
@@ -427,10 +431,7 @@ fn waiting<'a>(registrations: &'a mut [Registration], waker: &Waker) -> Vec<Phas
         .iter_mut()
         .map(Registration::next_async)
         .collect();
-    for future in &mut futures {
-        let polled = Pin::new(future).poll(&mut Context::from_waker(waker));
-        assert!(polled.is_pending());
-    }
+    poll_each_pending(&mut futures, waker);
     futures
 }
 
@@ -443,27 +444,12 @@ fn the_releasing_task_wakes_many_waiters_over_several_polls() {
     let waiters = Count::new();
     let waiter_waker = Waker::from(waiters.clone());
     let mut futures = waiting(&mut others, &waiter_waker);
-    let releaser = Count::new();
-    let releaser_waker = Waker::from(releaser.clone());
-    let mut next = main.next_async();
-    let mut polls = 0;
-    let released = loop {
-        polls += 1;
-        match Pin::new(&mut next).poll(&mut Context::from_waker(&releaser_waker)) {
-            Poll::Ready(released) => break released,
-            Poll::Pending => {
-                assert_eq!(
-                    releaser.wakes(),
-                    polls,
-                    "a paying task wakes itself each poll"
-                );
-                assert!(
-                    waiters.wakes() < 1_000,
-                    "woke every waiter, yet stayed pending"
-                );
-            }
-        }
-    };
+    let (released, polls) = poll_while_paying(&mut main.next_async(), || {
+        assert!(
+            waiters.wakes() < 1_000,
+            "woke every waiter, yet stayed pending"
+        );
+    });
     assert_eq!(released.unwrap(), 0);
     assert!(polls > 1, "1,000 wakes were made in one poll");
     assert_eq!(waiters.wakes(), 1_000);
@@ -489,4 +475,36 @@ fn a_releasing_task_dropped_while_waking_wakes_the_rest() {
     assert_eq!(waiters.wakes(), 1_000);
     // The phase was released all the same, and the releaser's next wait goes on from it.
     assert_eq!(main.phase(), 1);
+}
+
+/// A release that user code makes inside a task's poll (here a blocking `next` in the advance
+/// action that the task's arrival runs) wakes its waiters at once: only the task's own release
+/// is paid a batch per poll. Paid after the action instead, the waiters of a phaser the action
+/// goes on to wait on would never run, and the action would wait for them forever.
+#[test]
+fn a_release_inside_an_advance_action_wakes_its_waiters_at_once() {
+    within(|| {
+        let (_inner, inner_main, mut inner_others) = waiting_tasks(1_000);
+        let waiters = Count::new();
+        let waiter_waker = Waker::from(waiters.clone());
+        let _waiting = waiting(&mut inner_others, &waiter_waker);
+        let inner_main = Mutex::new(inner_main);
+        let woken_during_action = Arc::new(AtomicUsize::new(0));
+        let (seen, counted) = (woken_during_action.clone(), waiters.clone());
+        let (_outer, mut outer) = Phaser::builder()
+            .on_advance(move |phase, _| {
+                // Phase 0 only: the drop of `outer` at the end advances the phaser once more.
+                if phase == 0 {
+                    assert_eq!(inner_main.lock().unwrap().next().unwrap(), 0);
+                    seen.store(counted.wakes(), Ordering::Relaxed);
+                }
+                ControlFlow::Continue(())
+            })
+            .build()
+            .unwrap();
+        let polled = poll_once(&mut outer.next_async());
+        assert_eq!(woken_during_action.load(Ordering::Relaxed), 1_000);
+        // The outer release found no task waiting: nothing owed, so it completes in this poll.
+        assert!(matches!(polled, Poll::Ready(Ok(0))));
+    });
 }

@@ -348,7 +348,7 @@ impl<A: BarrierAlgorithm> AnyThreadFuture<'_, A> {
                 let outcome = if std::thread::panicking() {
                     Poll::Pending
                 } else {
-                    participant.poll_wait(&noop_waker(), &mut stored)
+                    participant.poll_wait(&noop_waker(), &mut stored, None)
                 };
                 participant.forget_waker(&mut stored);
                 if outcome.is_ready() {
@@ -431,7 +431,7 @@ impl<A: BarrierAlgorithm> Future for AnyThreadFuture<'_, A> {
                     participant,
                     stored,
                 } => {
-                    let outcome = match participant.poll_wait(cx.waker(), stored) {
+                    let outcome = match participant.poll_wait(cx.waker(), stored, None) {
                         Poll::Pending if !this.deadline.has_passed(cx) => return Poll::Pending,
                         Poll::Pending => match participant.timed_out() {
                             // Every call of the episode has arrived (the roster only

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use super::participant::{Participant, WaitResult};
 use super::BarrierAlgorithm;
 use crate::error::Result;
-use crate::wait::{StoredWaker, TaskDeadline};
+use crate::wait::batched_wakes::Owing;
+use crate::wait::{BatchedWakes, StoredWaker, TaskDeadline};
 
 impl<A: BarrierAlgorithm> Participant<A> {
     /// [`wait`](Self::wait) for an async task: a future that arrives at the barrier when first
@@ -25,6 +26,16 @@ impl<A: BarrierAlgorithm> Participant<A> {
     /// [`BarrierFuture::deadline`] (the async [`wait_timeout`](Self::wait_timeout)); a task's
     /// stall is reported by the process's stall watchdog (see [`wait`](crate::wait), *Stalls*).
     /// The completion action runs in the poll of the episode's leader, when that is a task.
+    ///
+    /// Where one word releases everyone (the counting, sense-reversing and ticket barriers, and
+    /// dissemination's release after a completion action), a leading task wakes the tasks that
+    /// wait: in the same poll when they are a few hundred or fewer, and otherwise a few hundred
+    /// per poll, waking itself in between, so that a work-stealing executor's per-worker run
+    /// queue does not spill into its shared queue (see BENCHMARKS.md, *Async tasks*). Its future
+    /// completes once every waiter is woken, and dropping it before wakes the rest at once.
+    /// Blocked threads, and the tasks that a release made by the completion action wakes, are
+    /// woken at once. So, as for any task of an executor, a task that blocks the worker thread
+    /// it shares with the leading task delays those wakes.
     ///
     /// ```
     /// use std::future::Future;
@@ -112,7 +123,7 @@ impl<A: BarrierAlgorithm> Participant<A> {
         BarrierFuture {
             participant: self,
             stored: None,
-            done: false,
+            stage: Stage::Waiting,
             deadline: TaskDeadline::none(),
         }
     }
@@ -148,10 +159,21 @@ pub struct BarrierFuture<'a, A: BarrierAlgorithm = super::AnyAlgorithm> {
     participant: &'a mut Participant<A>,
     /// Where this task's waker is stored, and on which signal, if it stored one.
     stored: Option<StoredWaker>,
-    /// Completed: the output was returned.
-    done: bool,
+    stage: Stage,
     /// When the wait gives up, if ever.
     deadline: TaskDeadline,
+}
+
+/// How far a [`BarrierFuture`] has gone.
+#[derive(Debug)]
+enum Stage {
+    /// Arrived or about to: each poll resumes the wait.
+    Waiting,
+    /// Led the episode and released it, and still waking the tasks the release owes, a batch per
+    /// poll (see `wait/batched_wakes.rs`). Boxed: only the leader is ever here.
+    Paying(Box<Owing<WaitResult>>),
+    /// Completed: the output was returned.
+    Done,
 }
 
 impl<A: BarrierAlgorithm> BarrierFuture<'_, A> {
@@ -253,15 +275,40 @@ impl<A: BarrierAlgorithm> Future for BarrierFuture<'_, A> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<WaitResult>> {
         let this = self.get_mut();
-        assert!(!this.done, "a BarrierFuture was polled after it completed");
-        let outcome = match this.participant.poll_wait(cx.waker(), &mut this.stored) {
+        match &mut this.stage {
+            Stage::Waiting => {}
+            Stage::Paying(owing) => {
+                // The episode is complete: no deadline applies any more.
+                let paid = owing.poll_pay(cx);
+                if paid.is_ready() {
+                    this.stage = Stage::Done;
+                }
+                return paid.map(Ok);
+            }
+            Stage::Done => panic!("a BarrierFuture was polled after it completed"),
+        }
+        // Dropping `owed` wakes them all: so does every outcome but this task's own release,
+        // which wakes them a batch per poll.
+        let mut owed = BatchedWakes::default();
+        let polled = (this.participant).poll_wait(cx.waker(), &mut this.stored, Some(&mut owed));
+        let outcome = match polled {
             Poll::Pending if !this.deadline.has_passed(cx) => return Poll::Pending,
             // Timed out: the participant stays pending at its episode, as after `wait_timeout`.
             Poll::Pending => Err(this.participant.timed_out()),
+            Poll::Ready(Ok(result)) if !owed.is_paid() => {
+                this.participant.forget_waker(&mut this.stored);
+                let mut owing = Box::new(Owing::new(result, owed));
+                let paid = owing.poll_pay(cx);
+                this.stage = match paid {
+                    Poll::Ready(_) => Stage::Done,
+                    Poll::Pending => Stage::Paying(owing),
+                };
+                return paid.map(Ok);
+            }
             Poll::Ready(outcome) => outcome,
         };
         this.participant.forget_waker(&mut this.stored);
-        this.done = true;
+        this.stage = Stage::Done;
         // A broken barrier leaves the participant where the blocking wait leaves it: pending at
         // the episode, so every later wait reports the break too.
         Poll::Ready(outcome)
@@ -280,7 +327,7 @@ impl<A: BarrierAlgorithm> std::fmt::Debug for BarrierFuture<'_, A> {
         f.debug_struct("BarrierFuture")
             .field("participant", &self.participant)
             .field("waker_stored", &self.stored.is_some())
-            .field("done", &self.done)
+            .field("stage", &self.stage)
             .field("deadline", &self.deadline)
             .finish()
     }

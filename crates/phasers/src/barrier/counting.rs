@@ -108,9 +108,8 @@ impl Counting {
         // which `number - 1` used: a plain store re-arms it, overlapping its line's transfer with
         // the release below.
         self.counter(number + 1).rearm(armed(number + 1, parties));
-        episode.complete();
         // Tag `number + 2`, count 0: not armed yet; the leader of `number + 1` arms it.
-        self.counter(number).publish(armed(number + 2, 0));
+        episode.complete_and_publish(self.counter(number), armed(number + 2, 0));
         true
     }
 }

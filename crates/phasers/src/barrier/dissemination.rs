@@ -113,8 +113,7 @@ impl AlgorithmImpl for Dissemination {
         let leader = rank == 0;
         if let Some(release) = &self.release {
             if leader {
-                episode.complete();
-                release.publish(number + 1);
+                episode.complete_and_publish(release, number + 1);
             } else {
                 episode.wait_until(release, |released| released > number)?;
             }

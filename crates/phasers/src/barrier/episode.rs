@@ -36,7 +36,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::barrier::completion::Completion;
 use crate::wait::{
-    poll_task, BrokenState, Deadline, Signal, SpinBudget, SpinPlan, Stop, Waiter, Watch, Watched,
+    poll_task, publish_for_task, BrokenState, Deadline, Signal, SpinBudget, SpinPlan, Stop, Waiter,
+    Watch, Watched,
 };
 
 /// What breaks the barrier when the completion action panics: its shared state, so that an
@@ -146,6 +147,20 @@ impl<'a> Episode<'a> {
             return;
         }
         run_completion(self.completion, self.breaker, self.number, self.rank);
+    }
+
+    /// The leader's last steps where one word releases everyone: the completion action, then
+    /// `value` published on `release`. A task's leader wakes the tasks waiting there a batch per
+    /// poll (see `wait/batched_wakes.rs`); a thread's wakes them all at once.
+    #[inline]
+    pub(crate) fn complete_and_publish(&self, release: &Signal, value: u64) {
+        self.complete();
+        match self.deadline {
+            Deadline::Task(task) => publish_for_task(task, release, value),
+            _ => {
+                release.publish(value);
+            }
+        }
     }
 }
 

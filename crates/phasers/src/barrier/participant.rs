@@ -8,7 +8,7 @@ use super::shared::{Barrier, Shared};
 use super::{AnyAlgorithm, BarrierAlgorithm};
 use crate::error::{Error, Result};
 use crate::primitive::Arc;
-use crate::wait::{watch_task, Deadline, SpinBudget, Stop, StoredWaker, TaskPoll};
+use crate::wait::{watch_task, BatchedWakes, Deadline, SpinBudget, Stop, StoredWaker, TaskPoll};
 
 /// What a completed wait reports.
 ///
@@ -453,19 +453,22 @@ impl<A: BarrierAlgorithm> Participant<A> {
     /// task's deadline (see `episode.rs`), so that every wait the algorithm makes is one poll
     /// and a condition that does not hold yet stops it as a timeout would. That stop leaves the
     /// arrival in place and the participant pending, as a timeout does, and the next poll
-    /// resumes it; `stored` is where the task's waker is stored, kept by the future between polls.
+    /// resumes it; `stored` is where the task's waker is stored, kept by the future between polls,
+    /// and `owed`, if given, where a release this poll makes leaves the task wakes it owes past a
+    /// first batch (else it wakes them all at once).
     ///
     /// Separate from [`wait_until`](Self::wait_until), whose inlined fast path stays as it was.
     pub(crate) fn poll_wait(
         &mut self,
         waker: &Waker,
         stored: &mut Option<StoredWaker>,
+        owed: Option<&mut BatchedWakes>,
     ) -> Poll<Result<WaitResult>> {
         self.check_usable()?;
         let shared = &*self.shared;
         let number = self.episode;
         shared.roster.arrive(self.rank, number);
-        let task = TaskPoll::new(waker, stored);
+        let task = TaskPoll::new(waker, stored, owed);
         let episode = Episode::new(
             number,
             self.rank,

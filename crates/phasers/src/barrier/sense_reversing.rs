@@ -77,8 +77,7 @@ impl SenseReversing {
         }
         let parties = self.arrival.parties.load(Ordering::Relaxed);
         self.arrival.remaining.store(parties, Ordering::Relaxed);
-        episode.complete();
-        self.release.publish(episode.number() + 1);
+        episode.complete_and_publish(&self.release, episode.number() + 1);
         true
     }
 }

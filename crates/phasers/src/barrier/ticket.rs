@@ -86,8 +86,7 @@ impl AlgorithmImpl for Ticket {
                 "ticket taken for another episode"
             );
             if ticket == (number + 1) * self.parties - 1 {
-                episode.complete();
-                self.served.publish(number + 1);
+                episode.complete_and_publish(&self.served, number + 1);
                 return Ok(true);
             }
             local.arrived = true;

@@ -2,7 +2,8 @@
 //! roster of who has signalled what.
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::task::Waker;
 
 use crossbeam_utils::CachePadded;
 
@@ -15,7 +16,7 @@ use super::shape::Shape;
 use super::word::Seen;
 use crate::error::Error;
 use crate::primitive::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
-use crate::wait::{BrokenState, Signal, Stall, Tuning, Watched, Wording};
+use crate::wait::{batched_wakes, BrokenState, Signal, Stall, Tuning, Watched, Wording};
 
 /// The `by` a termination records in the broken state, to tell it from a lost registration.
 pub(crate) const TERMINATED: usize = usize::MAX;
@@ -246,33 +247,36 @@ impl Core {
         view: &[Arc<Cells>],
         by: usize,
     ) -> Arrival {
-        let mut lock = self.lock(view);
-        let panicked = Cell::new(None);
-        let released = Cell::new(false);
-        let owed = OwedWakes::default();
-        let finish = |completed, step| {
-            // Releases are published in phase order or overtaken by later ones (see
-            // `Finish::Release`), and a phaser stopped at a phase releases none after it, so a
-            // release of `phase` or later means `phase` is released.
-            if self.finish(completed, step, view, by, &panicked, &owed) && completed >= phase {
-                released.set(true);
+        // Claimed before the advance action runs, so that releases the action makes wake at once.
+        batched_wakes::while_claimed(|sink| {
+            let mut lock = self.lock(view);
+            let panicked = Cell::new(None);
+            let released = Cell::new(false);
+            let owed = OwedWakes::default();
+            let finish = |completed, step| {
+                // Releases are published in phase order or overtaken by later ones (see
+                // `Finish::Release`), and a phaser stopped at a phase releases none after it, so
+                // a release of `phase` or later means `phase` is released.
+                if self.finish(completed, step, view, by, &panicked, &owed) && completed >= phase {
+                    released.set(true);
+                }
+            };
+            let seen = self.tree.arrive(
+                leaf,
+                phase,
+                Source::Task(partials),
+                &mut lock,
+                &finish,
+                hint,
+            );
+            drop(lock);
+            self.pay(&owed, sink);
+            Arrival {
+                seen,
+                released: released.get(),
+                panicked: panicked.into_inner(),
             }
-        };
-        let seen = self.tree.arrive(
-            leaf,
-            phase,
-            Source::Task(partials),
-            &mut lock,
-            &finish,
-            hint,
-        );
-        drop(lock);
-        self.pay(&owed);
-        Arrival {
-            seen,
-            released: released.get(),
-            panicked: panicked.into_inner(),
-        }
+        })
     }
 
     /// The error a wait for `phase` returns once the phaser is broken or terminated.
@@ -314,13 +318,15 @@ impl Core {
         self.gathered.wake_all();
     }
 
-    /// Wakes the sleepers that the releases of an arrival or a leave found (see [`OwedWakes`]).
-    pub(crate) fn pay(&self, owed: &OwedWakes) {
+    /// Wakes the sleepers that the releases of an arrival or a leave found (see [`OwedWakes`]);
+    /// the tasks among them go into `sink` past a first batch, when a task's arrival gave one
+    /// (see `wait/batched_wakes.rs`).
+    pub(crate) fn pay(&self, owed: &OwedWakes, mut sink: Option<&mut VecDeque<Waker>>) {
         if owed.release.get() {
-            self.release.release_sleepers_batching();
+            self.release.release_sleepers_into(sink.as_deref_mut());
         }
         if owed.gathered.get() {
-            self.gathered.release_sleepers_batching();
+            self.gathered.release_sleepers_into(sink);
         }
     }
 }

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::Registration;
 use crate::error::Result;
-use crate::wait::{batched_wakes, BatchedWakes, TaskDeadline, WakerKey};
+use crate::wait::batched_wakes::{self, Owing};
+use crate::wait::{TaskDeadline, WakerKey};
 
 impl Registration {
     /// [`next`](Self::next) for an async task: a future that signals this task's phase when
@@ -31,8 +32,9 @@ impl Registration {
     /// into its shared queue (at 10,000 and 100,000 tasks on tokio, a phase took a fifth to a
     /// third less; see BENCHMARKS.md). Its future completes once every waiter is woken, and
     /// dropping it before wakes the rest at once. Threads blocked in [`next`](Self::next) are
-    /// woken at once either way. So, as for any task of an executor, a task that blocks the
-    /// worker thread it shares with the releasing task delays those wakes.
+    /// woken at once either way, and so is every task that a release made by the advance action
+    /// (user code, run in this poll) wakes. So, as for any task of an executor, a task that
+    /// blocks the worker thread it shares with the releasing task delays those wakes.
     ///
     /// ```
     /// use std::future::Future;
@@ -165,16 +167,9 @@ enum State {
     /// Released the phase itself, and still waking the tasks the release owes, a batch per poll
     /// (see `wait/batched_wakes.rs`). Boxed: only the task that released a phase is ever here,
     /// and the box keeps every waiting task's future as small as before.
-    Paying(Box<Paying>),
+    Paying(Box<Owing<u64>>),
     /// Completed: the output was returned.
     Done,
-}
-
-#[derive(Debug)]
-struct Paying {
-    /// The phase released, the future's output once every wake is made.
-    phase: u64,
-    wakes: BatchedWakes,
 }
 
 /// The future of [`Registration::next_async`] and [`Registration::wait_async`]: the phase
@@ -341,14 +336,12 @@ impl Future for PhaseFuture<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<u64>> {
         let this = self.get_mut();
-        if let State::Paying(paying) = &mut this.state {
-            if !paying.wakes.pay_some() {
-                cx.waker().wake_by_ref();
-                return Poll::Pending;
+        if let State::Paying(owing) = &mut this.state {
+            let paid = owing.poll_pay(cx);
+            if paid.is_ready() {
+                this.state = State::Done;
             }
-            let phase = paying.phase;
-            this.state = State::Done;
-            return Poll::Ready(Ok(phase));
+            return paid.map(Ok);
         }
         let phase = match this.state {
             State::Start(call) => {
@@ -358,14 +351,13 @@ impl Future for PhaseFuture<'_> {
                 match begun {
                     Ok(Err(phase)) => phase,
                     Ok(Ok(phase)) if !owed.is_paid() => {
-                        let mut wakes = owed;
-                        if wakes.pay_some() {
-                            this.state = State::Done;
-                            return Poll::Ready(Ok(phase));
-                        }
-                        this.state = State::Paying(Box::new(Paying { phase, wakes }));
-                        cx.waker().wake_by_ref();
-                        return Poll::Pending;
+                        let mut owing = Box::new(Owing::new(phase, owed));
+                        let paid = owing.poll_pay(cx);
+                        this.state = match paid {
+                            Poll::Ready(_) => State::Done,
+                            Poll::Pending => State::Paying(owing),
+                        };
+                        return paid.map(Ok);
                     }
                     done => {
                         this.state = State::Done;

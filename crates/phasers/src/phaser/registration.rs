@@ -986,7 +986,8 @@ impl Drop for Registration {
             );
             core.tree.unplace(leaf, &mut lock);
             drop(lock);
-            core.pay(&owed);
+            // A leave runs in no task's poll: its wakes are made at once.
+            core.pay(&owed, None);
             // This drop completed a phase whose advance action panicked: the phaser is broken and
             // the tree consistent, so the panic goes on here, as it would have in a signal.
             if let Some(payload) = panicked.into_inner() {

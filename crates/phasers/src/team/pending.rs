@@ -246,7 +246,7 @@ impl<'a, T: Copy + Send + 'static> Pending<'a, T> {
         stored: &mut Option<StoredWaker>,
     ) -> Poll<Result<()>> {
         if self.outcome.is_none() {
-            let task = TaskPoll::new(waker, stored);
+            let task = TaskPoll::new(waker, stored, None);
             self.outcome = self
                 .member
                 .progress(&self.call, Until::Deadline(task.deadline()));

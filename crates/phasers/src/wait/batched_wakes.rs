@@ -16,12 +16,25 @@
 //!
 //! # How
 //!
-//! [`collect`] runs a task's arrival with a sink installed on its thread: a release made there
-//! (see `Core::pay`) still wakes every sleeping thread at once, and puts the task wakers it took
+//! A task's release hands its signal a sink, and `Signal::release_sleepers_into` still wakes every
+//! sleeping thread at once, and the first batch of tasks, and puts the other task wakers it took
 //! into the sink rather than waking them. The task then holds them as [`BatchedWakes`], wakes the
-//! first [`WAKES_PER_POLL`] and wakes itself; each later poll pays the next batch, in the order
-//! the tasks stored their wakers (woken from the end instead, a phase took about 20% longer:
-//! the order the tasks run in matters), until none is owed.
+//! next [`WAKES_PER_POLL`] and wakes itself ([`Owing`]); each later poll pays the next batch, in
+//! the order the tasks stored their wakers (woken from the end instead, a phase took about 20%
+//! longer: the order the tasks run in matters), until none is owed.
+//!
+//! The sink reaches the release two ways:
+//! - a barrier's `wait_async` passes it down in its poll (`TaskPoll`, `publish_for_task` in
+//!   `poll.rs`), as it passes the task's waker;
+//! - a phaser's `next_async` runs its arrival in [`collect`], which installs the sink on the
+//!   thread, and the arrival (`Core::arrive`) claims it ([`while_claimed`]) before it runs any
+//!   user code. The phaser's arrival goes through layers that blocking waits share, which the
+//!   thread spares from carrying it.
+//!
+//! Only the task's own release pays this way. What user code its arrival runs (an advance
+//! action, a completion action, a custom accumulator's combine) finds no sink, so a release it
+//! makes (a blocking `next` on another phaser) wakes its tasks at once: paid after the action
+//! returned, they would never run for an action that then waited for them.
 //!
 //! # What it relies on
 //!
@@ -33,7 +46,7 @@
 
 use std::cell::Cell;
 use std::collections::VecDeque;
-use std::task::Waker;
+use std::task::{Context, Poll, Waker};
 
 use super::wakers::wake_each;
 
@@ -43,7 +56,7 @@ use super::wakers::wake_each;
 /// 2026-12-01): 64 per poll, 214-250 ns; 128, 206-260 ns; 256, 203-246 ns; 512, where the queue
 /// overflows again, 248-333 ns. Where a queue is smaller, the batch overflows it as every wake
 /// did before: no worse than waking all at once. Under loom, 1, so that two or three tasks
-/// already pay over several polls (and `Signal::release_sleepers_batching` wakes none at once).
+/// already pay over several polls (and `Signal::release_sleepers_into` wakes none at once).
 pub(crate) const WAKES_PER_POLL: usize = if cfg!(phasers_loom) { 1 } else { 256 };
 
 #[cfg(not(phasers_loom))]
@@ -85,20 +98,35 @@ pub(crate) fn collect<R>(arrive: impl FnOnce() -> R) -> (R, BatchedWakes) {
     (returned, owed)
 }
 
-/// Passes `out` the sink installed on this thread, if any; returns whether there was one.
-pub(crate) fn into_sink(out: impl FnOnce(&mut VecDeque<Waker>)) -> bool {
-    let sink = SINK.with(Cell::get);
-    // SAFETY: a non-null pointer was installed by `collect` on this thread and points to a
-    // vector of `collect`'s, which it leaves alone until `arrive` returns or unwinds, and takes
-    // the pointer down before it touches the vector again; nothing else reaches the vector
-    // meanwhile, and `out` (a take of a signal's wakers) cannot call back into this file.
-    match unsafe { sink.as_mut() } {
-        Some(collected) => {
-            out(collected);
-            true
+/// Runs `release` with this thread's sink, if a task's arrival installed one (see [`collect`]),
+/// taken off the thread meanwhile. The arrival that makes a release claims the sink when it
+/// starts, before it runs any user code (an advance action, a completion action): a release
+/// that such code makes (a blocking `next` on another phaser, say) finds no sink, and wakes its
+/// tasks at once. Collected for later instead, they would be woken only after the action
+/// returned, and an action that went on to wait for those tasks would wait forever.
+pub(crate) fn while_claimed<R>(release: impl FnOnce(Option<&mut VecDeque<Waker>>) -> R) -> R {
+    /// Puts the sink back however `release` ends, for a later arrival of the same poll.
+    struct PutBack(*mut VecDeque<Waker>);
+    impl Drop for PutBack {
+        fn drop(&mut self) {
+            if !self.0.is_null() {
+                SINK.with(|sink| sink.set(self.0));
+            }
         }
-        None => false,
     }
+    let claimed = PutBack(SINK.with(|sink| {
+        let installed = sink.get();
+        if !installed.is_null() {
+            sink.set(std::ptr::null_mut());
+        }
+        installed
+    }));
+    // SAFETY: a non-null pointer was installed by `collect` on this thread and points to a
+    // vector of `collect`'s, which it leaves alone until `arrive` returns or unwinds: this call
+    // runs inside `arrive` (nothing else installs the pointer), and the reference it lends cannot
+    // outlive `release`. Nothing else reaches the vector meanwhile: the pointer is off the thread
+    // until `PutBack` drops, after `release` has returned or unwound.
+    release(unsafe { claimed.0.as_mut() })
 }
 
 /// Wakes a task owes, oldest first. Dropping them wakes the rest.
@@ -108,6 +136,11 @@ pub(crate) struct BatchedWakes {
 }
 
 impl BatchedWakes {
+    /// Where a release puts the wakes it owes (see `Signal::release_sleepers_into`).
+    pub(crate) fn sink(&mut self) -> &mut VecDeque<Waker> {
+        &mut self.wakers
+    }
+
     /// Whether every owed wake was made.
     pub(crate) fn is_paid(&self) -> bool {
         self.wakers.is_empty()
@@ -122,6 +155,30 @@ impl BatchedWakes {
     }
 }
 
+/// A future's output, held back until the wakes its release owes are made: the state of a task
+/// that released a phase or an episode and is paying, a batch per poll.
+#[derive(Debug)]
+pub(crate) struct Owing<T> {
+    output: T,
+    wakes: BatchedWakes,
+}
+
+impl<T: Copy> Owing<T> {
+    pub(crate) fn new(output: T, wakes: BatchedWakes) -> Self {
+        Owing { output, wakes }
+    }
+
+    /// Pays the next batch: the output once every wake is made, else `Pending` with the task
+    /// woken, so that its executor polls it again for the next batch.
+    pub(crate) fn poll_pay(&mut self, cx: &mut Context<'_>) -> Poll<T> {
+        if self.wakes.pay_some() {
+            return Poll::Ready(self.output);
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
 impl std::fmt::Debug for BatchedWakes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BatchedWakes")
@@ -132,6 +189,10 @@ impl std::fmt::Debug for BatchedWakes {
 
 impl Drop for BatchedWakes {
     fn drop(&mut self) {
+        // Every task poll drops one, nearly always empty: nothing more to look at then.
+        if self.wakers.is_empty() {
+            return;
+        }
         let rest = std::mem::take(&mut self.wakers);
         if std::thread::panicking() {
             // Unwinding already: a second panic would abort.
@@ -163,15 +224,20 @@ mod tests {
     #[test]
     fn a_sink_collects_only_inside_collect_and_is_paid_a_batch_at_a_time() {
         let count = Arc::new(Count(AtomicUsize::new(0)));
-        assert!(!into_sink(|_| unreachable!("no sink outside collect")));
+        assert!(
+            while_claimed(|sink| sink.is_none()),
+            "no sink outside collect"
+        );
         let ((), mut owed) = collect(|| {
-            assert!(into_sink(
-                |sink| sink.extend(counted(&count, WAKES_PER_POLL + 3))
-            ));
+            while_claimed(|sink| {
+                sink.expect("collect installed one")
+                    .extend(counted(&count, WAKES_PER_POLL + 3))
+            });
         });
-        assert!(!into_sink(|_| unreachable!(
+        assert!(
+            while_claimed(|sink| sink.is_none()),
             "the sink is gone after collect"
-        )));
+        );
         assert_eq!(count.0.load(Ordering::Relaxed), 0, "collected, not woken");
         assert!(!owed.pay_some());
         assert_eq!(count.0.load(Ordering::Relaxed), WAKES_PER_POLL);
@@ -184,7 +250,7 @@ mod tests {
     fn dropping_owed_wakes_wakes_the_rest() {
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let ((), owed) = collect(|| {
-            into_sink(|sink| sink.extend(counted(&count, 5)));
+            while_claimed(|sink| sink.unwrap().extend(counted(&count, 5)));
         });
         drop(owed);
         assert_eq!(count.0.load(Ordering::Relaxed), 5);
@@ -195,30 +261,55 @@ mod tests {
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             collect(|| {
-                into_sink(|sink| sink.extend(counted(&count, 4)));
+                while_claimed(|sink| sink.unwrap().extend(counted(&count, 4)));
                 panic!("an advance action panicked");
             })
         }));
         assert!(caught.is_err());
         assert_eq!(count.0.load(Ordering::Relaxed), 4);
-        assert!(!into_sink(|_| unreachable!(
+        assert!(
+            while_claimed(|sink| sink.is_none()),
             "the sink is gone after the panic"
-        )));
+        );
     }
 
     #[test]
     fn a_nested_collect_keeps_the_outer_sink() {
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let ((), outer) = collect(|| {
-            into_sink(|sink| sink.extend(counted(&count, 1)));
+            while_claimed(|sink| sink.unwrap().extend(counted(&count, 1)));
             let ((), inner) = collect(|| {
-                into_sink(|sink| sink.extend(counted(&count, 2)));
+                while_claimed(|sink| sink.unwrap().extend(counted(&count, 2)));
             });
             drop(inner);
-            into_sink(|sink| sink.extend(counted(&count, 1)));
+            while_claimed(|sink| sink.unwrap().extend(counted(&count, 1)));
         });
         assert_eq!(count.0.load(Ordering::Relaxed), 2);
         drop(outer);
         assert_eq!(count.0.load(Ordering::Relaxed), 4);
+    }
+
+    /// What runs inside a claim (an arrival's advance or completion action) finds no sink, and
+    /// the sink is back once the claim ends, also by a panic.
+    #[test]
+    fn a_claimed_sink_is_off_the_thread_until_the_claim_ends() {
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let ((), owed) = collect(|| {
+            while_claimed(|sink| {
+                assert!(sink.is_some());
+                assert!(
+                    while_claimed(|nested| nested.is_none()),
+                    "claimed once only"
+                );
+            });
+            let unwound = std::panic::catch_unwind(|| {
+                while_claimed(|_| panic!("a completion action panicked"));
+            });
+            assert!(unwound.is_err());
+            while_claimed(|sink| sink.unwrap().extend(counted(&count, 3)));
+        });
+        assert_eq!(count.0.load(Ordering::Relaxed), 0);
+        drop(owed);
+        assert_eq!(count.0.load(Ordering::Relaxed), 3);
     }
 }

@@ -160,7 +160,7 @@ pub(crate) use config::WaitConfig;
 pub use floors::{Floors, FloorsSource};
 pub(crate) use plan::SpinPlan;
 pub use policy::{WaitPolicy, MAX_SPIN_ROUNDS};
-pub(crate) use poll::{noop_waker, poll_task, StoredWaker, TaskPoll, TaskWaiter};
+pub(crate) use poll::{noop_waker, poll_task, publish_for_task, StoredWaker, TaskPoll, TaskWaiter};
 pub(crate) use roster::Roster;
 pub(crate) use signal::{Signal, MAX_VALUE as MAX_SIGNAL_VALUE};
 pub use stall::{

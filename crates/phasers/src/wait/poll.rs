@@ -31,6 +31,7 @@ use std::cell::Cell;
 use std::ptr::NonNull;
 use std::task::{Poll, RawWaker, RawWakerVTable, Waker};
 
+use super::batched_wakes::BatchedWakes;
 use super::wakers::WakerKey;
 use super::{BrokenState, Deadline, Signal, Stop, TaskRef};
 
@@ -120,18 +121,26 @@ impl StoredWaker {
     }
 }
 
-/// What a task's poll hands the waits it makes, through [`Deadline::Task`]: the task's waker, and
-/// where its waker is stored (updated by the poll).
+/// What a task's poll hands the waits it makes, through [`Deadline::Task`]: the task's waker,
+/// where its waker is stored (updated by the poll), and where a release the poll makes puts the
+/// task wakes it owes (see [`publish_for_task`]).
 pub(crate) struct TaskPoll<'a> {
     waker: &'a Waker,
     stored: &'a Cell<Option<StoredWaker>>,
+    /// `None` where the poll wakes every task it releases at once.
+    owed: Cell<Option<&'a mut BatchedWakes>>,
 }
 
 impl<'a> TaskPoll<'a> {
-    pub(crate) fn new(waker: &'a Waker, stored: &'a mut Option<StoredWaker>) -> Self {
+    pub(crate) fn new(
+        waker: &'a Waker,
+        stored: &'a mut Option<StoredWaker>,
+        owed: Option<&'a mut BatchedWakes>,
+    ) -> Self {
         TaskPoll {
             waker,
             stored: Cell::from_mut(stored),
+            owed: Cell::new(owed),
         }
     }
 
@@ -140,6 +149,25 @@ impl<'a> TaskPoll<'a> {
     pub(crate) fn deadline(&self) -> Deadline {
         Deadline::Task(TaskRef(NonNull::from(self).cast()))
     }
+}
+
+/// The release of a task's poll, made by publishing `value` on `release`: the tasks it wakes past
+/// a first batch go to the poll's owed wakes, for the task to wake a batch per poll (see
+/// `batched_wakes.rs`), or are all woken at once where the poll has none. Barriers' leaders
+/// release this way (`Episode::complete_and_publish`). The wakes travel in the task's poll, not
+/// through the thread, so releases that user code makes meanwhile (a completion action's) never
+/// join them.
+///
+/// `task` must come from [`TaskPoll::deadline`], from a `TaskPoll` still alive.
+#[cold]
+#[inline(never)]
+pub(crate) fn publish_for_task(task: TaskRef, release: &Signal, value: u64) {
+    // SAFETY: only `TaskPoll::deadline` makes a task deadline, from a `TaskPoll` that outlives
+    // the waits and releases that hold it (see `poll_task`).
+    let task = unsafe { task.0.cast::<TaskPoll<'_>>().as_ref() };
+    let mut owed = task.owed.take();
+    release.publish_into(value, owed.as_deref_mut().map(BatchedWakes::sink));
+    task.owed.set(owed);
 }
 
 /// A wait with [`Deadline::Task`] whose condition did not hold at first look: one poll of the

@@ -39,6 +39,7 @@
 //! eyes, which both bounds the schedules of several waiting threads and lets loom check that no
 //! wake-up is lost. Timed sleeps never reach the futex under loom (see [`Signal::park`]).
 
+use std::collections::VecDeque;
 use std::task::Waker;
 
 use super::batched_wakes;
@@ -94,6 +95,19 @@ impl Signal {
         let old = self.word.swap(value, Ordering::AcqRel);
         if old & PARKED != 0 {
             self.release_sleepers();
+        }
+        old & !PARKED
+    }
+
+    /// [`publish`](Self::publish) for the release of a task's arrival: the tasks it wakes go
+    /// into `sink`, when there is one, past a first batch (see
+    /// [`release_sleepers_into`](Self::release_sleepers_into)).
+    #[inline]
+    pub(crate) fn publish_into(&self, value: u64, sink: Option<&mut VecDeque<Waker>>) -> u64 {
+        debug_assert!(value <= MAX_VALUE);
+        let old = self.word.swap(value, Ordering::AcqRel);
+        if old & PARKED != 0 {
+            self.release_sleepers_into(sink);
         }
         old & !PARKED
     }
@@ -330,11 +344,14 @@ impl Signal {
         self.wakers.wake_all();
     }
 
-    /// [`release_sleepers`](Self::release_sleepers), except that where a task's arrival runs
-    /// with a sink installed on this thread, the task wakers go there, for that task to wake a
-    /// batch per poll (see `batched_wakes.rs`). Threads are woken at once either way.
+    /// [`release_sleepers`](Self::release_sleepers), except that given the sink of a task's
+    /// arrival (see `batched_wakes.rs`), it puts the task wakers there, beyond a first batch, for
+    /// that task to wake a batch per poll. Threads are woken at once either way.
     #[cold]
-    pub(crate) fn release_sleepers_batching(&self) {
+    pub(crate) fn release_sleepers_into(&self, sink: Option<&mut VecDeque<Waker>>) {
+        let Some(sink) = sink else {
+            return self.release_sleepers();
+        };
         self.futex.release();
         self.unpark_timed_sleepers();
         // Under loom none at once, so that two or three tasks already exercise the batches.
@@ -343,9 +360,7 @@ impl Signal {
         } else {
             batched_wakes::WAKES_PER_POLL
         };
-        if !batched_wakes::into_sink(|sink| self.wakers.wake_or_take(at_once, sink)) {
-            self.wakers.wake_all();
-        }
+        self.wakers.wake_or_take(at_once, sink);
     }
 
     /// Wakes every thread parked on this word at once, including those a tree release set aside,

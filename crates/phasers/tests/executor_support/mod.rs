@@ -74,6 +74,40 @@ pub fn poll_once<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
     Pin::new(future).poll(&mut Context::from_waker(&nothing()))
 }
 
+/// Polls each of `futures` once with `waker`, each of which must then wait (`Pending`).
+pub fn poll_each_pending<F: Future + Unpin>(futures: &mut [F], waker: &Waker) {
+    for future in futures {
+        let polled = Pin::new(future).poll(&mut Context::from_waker(waker));
+        assert!(polled.is_pending(), "a future that should wait completed");
+    }
+}
+
+/// Polls `future` with a waker of its own until it completes, for a task that pays the wakes its
+/// release owes a batch per poll: each `Pending` must have woken the task itself, and
+/// `each_pending` checks what else holds then. Returns the output and the number of polls.
+pub fn poll_while_paying<F: Future + Unpin>(
+    future: &mut F,
+    mut each_pending: impl FnMut(),
+) -> (F::Output, usize) {
+    let itself = Count::new();
+    let waker = Waker::from(itself.clone());
+    let mut polls = 0;
+    loop {
+        polls += 1;
+        match Pin::new(&mut *future).poll(&mut Context::from_waker(&waker)) {
+            Poll::Ready(output) => return (output, polls),
+            Poll::Pending => {
+                assert_eq!(
+                    itself.wakes(),
+                    polls,
+                    "a paying task wakes itself each poll"
+                );
+                each_pending();
+            }
+        }
+    }
+}
+
 /// Runs `f` on a thread of its own and returns its result, failing the test if it takes longer
 /// than [`HANG`].
 pub fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {

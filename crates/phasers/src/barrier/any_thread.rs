@@ -2,7 +2,6 @@
 //! correctness argument are in the type's docs.
 
 use std::fmt;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{PoisonError, TryLockError};
 use std::task::Waker;
 use std::time::{Duration, Instant};
@@ -12,7 +11,7 @@ use crossbeam_utils::CachePadded;
 use super::{AnyAlgorithm, Barrier, BarrierAlgorithm, Participant, WaitResult};
 use crate::error::{Error, Result};
 use crate::primitive::{yield_now, AtomicU64, Condvar, Mutex, MutexGuard, Ordering};
-use crate::wait::WaitPolicy;
+use crate::wait::{wake_each, WaitPolicy};
 use crate::Algorithm;
 
 /// A barrier that any thread may wait on without a rank, like [`std::sync::Barrier`] and
@@ -168,15 +167,7 @@ impl<A: BarrierAlgorithm> SlotLock<A> {
         let queued = std::mem::take(&mut slot.queued);
         drop(slot);
         self.returned.notify_all();
-        let mut panicked = None;
-        for waker in queued {
-            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| waker.wake())) {
-                panicked.get_or_insert(payload);
-            }
-        }
-        if let Some(payload) = panicked {
-            resume_unwind(payload);
-        }
+        wake_each(queued);
     }
 }
 

@@ -208,14 +208,8 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
-    use std::task::Wake;
 
-    struct Count(AtomicUsize);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
+    use crate::wait::wakers::tests::Count;
 
     fn counted(count: &Arc<Count>, wakers: usize) -> Vec<Waker> {
         (0..wakers).map(|_| Waker::from(count.clone())).collect()

@@ -170,4 +170,4 @@ pub(crate) use stall::{watch_task, Stall, Watch, Watched, Wording};
 pub(crate) use task_deadline::TaskDeadline;
 pub(crate) use tuning::Tuning;
 pub(crate) use waiter::{Deadline, Stop, TaskRef, Waiter};
-pub(crate) use wakers::WakerKey;
+pub(crate) use wakers::{wake_each, WakerKey};

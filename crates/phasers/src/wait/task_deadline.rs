@@ -103,15 +103,9 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
-    use std::task::{Wake, Waker};
+    use std::task::Waker;
 
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
+    use crate::wait::wakers::tests::Count;
 
     /// An untimed deadline stays one pointer: the futures that hold one grow by no more.
     #[test]

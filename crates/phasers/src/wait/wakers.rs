@@ -326,18 +326,19 @@ fn shard_count() -> usize {
 }
 
 #[cfg(all(test, not(phasers_loom)))]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
     use std::task::Wake;
 
+    /// Counts its wakes: the waker of the unit tests that check who is woken, and how often.
     #[derive(Default)]
-    struct Count(AtomicUsize);
+    pub(crate) struct Count(pub(crate) AtomicUsize);
 
     impl Wake for Count {
         fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::Relaxed);
+            self.0.fetch_add(1, Ordering::SeqCst);
         }
     }
 
